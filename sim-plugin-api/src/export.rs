@@ -1,0 +1,189 @@
+//! The machinery behind [`export_plugin!`](crate::export_plugin): panic capture inside the
+//! plugin library and the items the macro refers to.
+
+use std::cell::RefCell;
+use std::sync::Once;
+
+thread_local! {
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs (once per library) a panic hook that records the message and location of a
+/// panic instead of printing it, so that [`crate::guard`] can report it to the engine.
+///
+/// Each plugin library has its own copy of std and therefore its own hook: this affects
+/// only the library that calls it.
+pub fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic payload".to_string());
+            let text = match info.location() {
+                Some(l) => format!("{message} (at {}:{}:{})", l.file(), l.line(), l.column()),
+                None => message,
+            };
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(text));
+        }));
+    });
+}
+
+/// The message recorded by the hook for the last panic on this thread, if any.
+pub fn take_panic_message() -> Option<String> {
+    LAST_PANIC.with(|p| p.borrow_mut().take())
+}
+
+/// The symbol abi_stable looks up in a library. It must equal
+/// `abi_stable::library::ROOT_MODULE_LOADER_NAME` (checked by a test); the macro needs it as
+/// a literal.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __root_module_symbol {
+    () => {
+        "_1as_0lib_1header_0root_bmodule_bloader"
+    };
+}
+
+/// Exports the plugin library's root module: lists its factories and creates their objects,
+/// catching panics at every entry point.
+///
+/// ```ignore
+/// sim_plugin_api::export_plugin! {
+///     sensor "my_sensor" {
+///         serves: ["my_type"],
+///         description: "What it measures",
+///         create: MySensor::create,   // fn(&SensorConfig, &WorldRef) -> Result<impl Sensor, PluginError>
+///     }
+///     system "my_system" {
+///         serves: ["acme::MySystem"],
+///         description: "What it does",
+///         create: MySystem::create,   // fn(&SystemConfig, &WorldRef) -> Result<impl System, PluginError>
+///     }
+/// }
+/// ```
+///
+/// Use it once, at the root of a `cdylib` crate.
+#[macro_export]
+macro_rules! export_plugin {
+    (
+        $(
+            $kind:ident $name:literal {
+                serves: [$($serve:literal),* $(,)?],
+                description: $desc:literal,
+                create: $create:path $(,)?
+            }
+        )*
+    ) => {
+        #[doc(hidden)]
+        mod __simcore_plugin_export {
+            #[allow(unused_imports)]
+            use super::*;
+            use $crate::__private as p;
+
+            static FACTORIES: &[p::FactoryInfo] = &[
+                $(
+                    p::FactoryInfo {
+                        name: p::RStr::from_str($name),
+                        kind: $crate::__plugin_kind!($kind),
+                        serves: p::RSlice::from_slice(&[$(p::RStr::from_str($serve)),*]),
+                        version: p::RStr::from_str(env!("CARGO_PKG_VERSION")),
+                        description: p::RStr::from_str($desc),
+                    },
+                )*
+            ];
+
+            extern "C" fn factories() -> p::RSlice<'static, p::FactoryInfo> {
+                p::RSlice::from_slice(FACTORIES)
+            }
+
+            #[allow(unused_variables)]
+            extern "C" fn create_sensor(
+                factory: p::RStr<'_>,
+                config: &p::SensorConfig<'_>,
+                world: p::WorldRef<'_>,
+            ) -> p::RResult<p::SensorBox, p::PluginError> {
+                $( $crate::__create_arm!(sensor, $kind, factory, $name, $create, config, world); )*
+                p::unknown_factory(factory, p::PluginKind::SENSOR)
+            }
+
+            #[allow(unused_variables)]
+            extern "C" fn create_system(
+                factory: p::RStr<'_>,
+                config: &p::SystemConfig<'_>,
+                world: p::WorldRef<'_>,
+            ) -> p::RResult<p::SystemBox, p::PluginError> {
+                $( $crate::__create_arm!(system, $kind, factory, $name, $create, config, world); )*
+                p::unknown_factory(factory, p::PluginKind::SYSTEM)
+            }
+
+            extern "C" fn extension(_name: p::RStr<'_>) -> p::ROption<p::Extension<'static>> {
+                p::ROption::RNone
+            }
+
+            fn root_module() -> p::PluginModule_Ref {
+                $crate::export::install_panic_hook();
+                p::module(factories, create_sensor, create_system, extension)
+            }
+
+            extern "C" fn erased_root_module() -> p::RootModuleResult {
+                p::call_root_module_loader(root_module)
+            }
+
+            #[allow(unsafe_code)]
+            #[unsafe(export_name = $crate::__root_module_symbol!())]
+            #[used]
+            pub static LIB_HEADER: p::LibHeader = {
+                // SAFETY: `erased_root_module` returns the module type named here, which is
+                // what abi_stable requires of the constructor of a library header.
+                unsafe { p::LibHeader::from_constructor::<p::PluginModule_Ref>(
+                    erased_root_module,
+                    p::CheckTypeLayout::Yes,
+                ) }
+            };
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __plugin_kind {
+    (sensor) => {
+        $crate::PluginKind::SENSOR
+    };
+    (system) => {
+        $crate::PluginKind::SYSTEM
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __create_arm {
+    (sensor, sensor, $factory:ident, $name:literal, $create:path, $config:ident, $world:ident) => {
+        if $factory.as_str() == $name {
+            return $crate::guard(|| {
+                let sensor = $create($config, &$world)?;
+                Ok($crate::SensorAbi_TO::from_value(
+                    $crate::GuardedSensor(sensor),
+                    $crate::__private::TD_Opaque,
+                ))
+            });
+        }
+    };
+    (system, system, $factory:ident, $name:literal, $create:path, $config:ident, $world:ident) => {
+        if $factory.as_str() == $name {
+            return $crate::guard(|| {
+                let system = $create($config, &$world)?;
+                Ok($crate::SystemAbi_TO::from_value(
+                    $crate::GuardedSystem(system),
+                    $crate::__private::TD_Opaque,
+                ))
+            });
+        }
+    };
+    (sensor, system, $($rest:tt)*) => {};
+    (system, sensor, $($rest:tt)*) => {};
+}

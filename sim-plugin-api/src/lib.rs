@@ -1,0 +1,162 @@
+//! # sim-plugin-api: the stable plugin ABI of simcore
+//!
+//! Sensor and system (world/model) plugins are `cdylib` crates that depend on this crate
+//! only. The engine loads them at run time through [abi_stable], which checks, before any
+//! plugin code runs, that the library was built against the same major version of this crate
+//! and that every type crossing the boundary has the layout the engine expects. A library
+//! that fails a check is refused with a one-line reason; it never crashes the engine.
+//!
+//! The version of this crate is the ABI epoch: a plugin built against 1.x loads into every
+//! engine built against a later 1.y. To keep that promise the traits and structs reachable
+//! from the root module are frozen within 1.x, and new capabilities are added as
+//! [`Extension`]s looked up by name; message types are a non-exhaustive enum ([`Payload`]).
+//!
+//! ## Writing a sensor plugin
+//!
+//! `Cargo.toml`:
+//!
+//! ```toml
+//! [package]
+//! name = "acme-sim-height"
+//! version = "0.1.0"
+//! edition = "2024"
+//!
+//! [lib]
+//! crate-type = ["cdylib", "rlib"]
+//!
+//! [dependencies]
+//! sim-plugin-api = "1"
+//! ```
+//!
+//! `src/lib.rs`: a sensor that reports the height of its link above the world origin, for an
+//! SDF `<sensor type="height">` with an optional `<offset>` element.
+//!
+//! ```
+//! use sim_plugin_api::{
+//!     Outputs, Payload, PluginError, Sensor, SensorConfig, UpdateContext, WorldRef,
+//!     export_plugin,
+//! };
+//!
+//! pub struct HeightSensor {
+//!     link: sim_plugin_api::EntityId,
+//!     offset: f64,
+//! }
+//!
+//! impl HeightSensor {
+//!     pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+//!         // The plugin owns its configuration: read the `<sensor>` element's text.
+//!         let sdf = config.sdf.as_str();
+//!         let offset = match (sdf.find("<offset>"), sdf.find("</offset>")) {
+//!             (Some(a), Some(b)) => sdf[a + 8..b].trim().parse().map_err(|_| {
+//!                 PluginError::config(format!("{}: <offset> must be a number", config.scoped_name))
+//!             })?,
+//!             _ => 0.0,
+//!         };
+//!         Ok(HeightSensor { link: config.link, offset })
+//!     }
+//! }
+//!
+//! impl Sensor for HeightSensor {
+//!     fn update(
+//!         &mut self,
+//!         _ctx: &UpdateContext,
+//!         world: &WorldRef<'_>,
+//!         out: &mut Outputs<'_>,
+//!     ) -> Result<(), PluginError> {
+//!         let state = world.kinematics_of(self.link).ok_or_else(|| {
+//!             PluginError::runtime("the sensor's link no longer exists")
+//!         })?;
+//!         out.publish("", Payload::Double(state.pose.position.z + self.offset));
+//!         Ok(())
+//!     }
+//! }
+//!
+//! export_plugin! {
+//!     sensor "height" {
+//!         serves: ["height"],
+//!         description: "Height of the link above the world origin",
+//!         create: HeightSensor::create,
+//!     }
+//! }
+//!
+//! // The sensor can be tested without the engine, against a fixed world:
+//! # fn main() {
+//! use sim_plugin_api::{testing::StaticWorld, EntityId, KinematicState, Pose, Vec3};
+//! let link = EntityId(10);
+//! let mut world = StaticWorld::default();
+//! world.set_kinematics(link, KinematicState {
+//!     pose: Pose::new(Vec3::new(0.0, 0.0, 2.5), Default::default()),
+//!     ..Default::default()
+//! });
+//! let sdf = r#"<sensor name="h" type="height"><offset>0.5</offset></sensor>"#;
+//! let config = sim_plugin_api::testing::sensor_config("m::l::h", "height", link, sdf);
+//! let outputs = world.with(|w| {
+//!     let mut sensor = HeightSensor::create(&config, &w).unwrap();
+//!     sim_plugin_api::testing::run_update(&mut sensor, &w)
+//! });
+//! assert!(matches!(outputs[0].payload.as_enum(), Ok(Payload::Double(z)) if *z == 3.0));
+//! # }
+//! ```
+//!
+//! Build it with `cargo build --release`, put `libacme_sim_height.so` in a directory on the
+//! plugin search path (`simcore run --plugin-path DIR`, `SIMCORE_PLUGIN_PATH`, the run
+//! manifest, or beside the `simcore` executable) and use `<sensor type="height">` in a world.
+//! `simcore plugins` lists what the engine found.
+//!
+//! ## Rules of the boundary
+//!
+//! - Only `#[repr(C)]` `StableAbi` data and the traits here cross; each library has its own
+//!   copy of std, allocator, logger and panic hook. Log through [`WorldView::log`].
+//! - Panics never unwind across: [`export_plugin!`] catches them at every entry point and
+//!   returns a [`PluginError`]; the engine reports it and disables that plugin.
+//! - Sensors run in parallel with each other (`Send`); the engine owns the threads, so a
+//!   plugin should not start thread pools. Batch ray casts: one [`WorldView::cast_rays`] call
+//!   per scan.
+//! - Libraries are never unloaded.
+#![allow(non_local_definitions, non_camel_case_types)]
+
+// abi_stable's `#[derive(StableAbi)]` and `#[sabi_trait]` expand to `unsafe impl`s and
+// unsafe vtable shims, so the modules that use them allow `unsafe_code`. The only
+// hand-written unsafe code is in `extension` and the export macro, each with a SAFETY note.
+pub mod export;
+#[allow(unsafe_code)]
+mod extension;
+#[allow(unsafe_code)]
+mod math;
+#[allow(unsafe_code)]
+mod messages;
+#[cfg(feature = "noise")]
+pub mod noise;
+#[allow(unsafe_code)]
+mod plugin;
+#[doc(hidden)]
+pub mod __private;
+pub mod testing;
+#[allow(unsafe_code)]
+mod types;
+#[allow(unsafe_code)]
+mod world;
+
+pub use abi_stable;
+pub use extension::Extension;
+pub use math::{Pose, Quat, Vec3};
+pub use messages::*;
+pub use plugin::*;
+pub use types::*;
+pub use world::*;
+
+/// The major version of the plugin ABI this crate defines.
+pub const ABI_MAJOR: u32 = 1;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn root_module_symbol_matches_abi_stable() {
+        assert_eq!(crate::__root_module_symbol!(), abi_stable::library::ROOT_MODULE_LOADER_NAME);
+    }
+
+    #[test]
+    fn abi_major_matches_crate_version() {
+        assert_eq!(env!("CARGO_PKG_VERSION_MAJOR"), crate::ABI_MAJOR.to_string());
+    }
+}
