@@ -1,0 +1,5 @@
+//! # sim-core: the simcore engine
+#![allow(missing_docs)]
+
+pub mod sdf;
+pub mod world;

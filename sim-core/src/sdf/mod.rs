@@ -1,0 +1,1 @@
+//! SDF text -> [`crate::world::World`].

@@ -1,0 +1,289 @@
+//! The pure data model of a world, as read from SDF: worlds, models, links, collisions,
+//! visuals, sensors and plugins, with poses and source locations. No physics engine and no
+//! plugin types live here; the geometric types (`Vec3`, `Quat`, `Pose`) are the plain-data
+//! ones of `sim-plugin-api`, shared so that poses cross into plugins without conversion.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use sim_plugin_api::{Pose, Quat, Vec3};
+
+/// Where an element was read from: file, 1-based line and column.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    /// The file (None for inline text).
+    pub file: Option<Arc<PathBuf>>,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+}
+
+impl std::fmt::Display for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.file {
+            Some(p) => write!(f, "{}:{}:{}", p.display(), self.line, self.column),
+            None => write!(f, "<inline>:{}:{}", self.line, self.column),
+        }
+    }
+}
+
+/// A world: the root of everything simulated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct World {
+    /// `<world name>`.
+    pub name: String,
+    /// The SDF version the document declared.
+    pub sdf_version: String,
+    /// Physics settings.
+    pub physics: Physics,
+    /// Gravity, m/s^2 (default 0 0 -9.8).
+    pub gravity: Vec3,
+    /// Magnetic field, T (default as SDF).
+    pub magnetic_field: Vec3,
+    /// `<spherical_coordinates>`, if given.
+    pub spherical_coordinates: Option<SphericalCoordinates>,
+    /// Top-level models, in document order.
+    pub models: Vec<Model>,
+    /// World plugins.
+    pub plugins: Vec<PluginSpec>,
+    /// Where `<world>` is.
+    pub span: Span,
+}
+
+/// `<physics>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Physics {
+    /// `<max_step_size>`, s (default 0.001).
+    pub max_step_size: f64,
+    /// `<real_time_factor>` (default 1).
+    pub real_time_factor: f64,
+    /// `@type` (default `ode`; informational, the engine is rapier).
+    pub engine: String,
+}
+
+impl Default for Physics {
+    fn default() -> Self {
+        Physics { max_step_size: 0.001, real_time_factor: 1.0, engine: "ode".into() }
+    }
+}
+
+/// `<spherical_coordinates>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SphericalCoordinates {
+    /// `<surface_model>` (EARTH_WGS84, MOON_SCS, CUSTOM_SURFACE).
+    pub surface_model: String,
+    /// Latitude of the origin, degrees.
+    pub latitude_deg: f64,
+    /// Longitude of the origin, degrees.
+    pub longitude_deg: f64,
+    /// Elevation of the origin, m.
+    pub elevation: f64,
+    /// Heading, degrees.
+    pub heading_deg: f64,
+    /// Equatorial axis, m.
+    pub equatorial_axis: f64,
+    /// Polar axis, m.
+    pub polar_axis: f64,
+}
+
+/// A model (possibly nested).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    /// `<model name>`.
+    pub name: String,
+    /// Pose relative to the parent model (or the world).
+    pub pose: Pose,
+    /// `<static>`.
+    pub is_static: bool,
+    /// `<self_collide>`.
+    pub self_collide: bool,
+    /// Links, in document order.
+    pub links: Vec<Link>,
+    /// Nested models.
+    pub models: Vec<Model>,
+    /// Model plugins.
+    pub plugins: Vec<PluginSpec>,
+    /// Where `<model>` is.
+    pub span: Span,
+}
+
+/// A link: one rigid body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    /// `<link name>`.
+    pub name: String,
+    /// Pose relative to the model.
+    pub pose: Pose,
+    /// Mass properties.
+    pub inertial: Inertial,
+    /// `<gravity>` (default true).
+    pub gravity: bool,
+    /// `<kinematic>` (default false).
+    pub kinematic: bool,
+    /// Collision elements.
+    pub collisions: Vec<Collision>,
+    /// Visual elements.
+    pub visuals: Vec<Visual>,
+    /// Sensors attached to the link.
+    pub sensors: Vec<SensorSpec>,
+    /// Where `<link>` is.
+    pub span: Span,
+}
+
+/// `<inertial>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inertial {
+    /// Mass, kg (default 1).
+    pub mass: f64,
+    /// Pose of the centre of mass and inertia frame relative to the link.
+    pub pose: Pose,
+    /// Inertia tensor `[ixx, ixy, ixz, iyy, iyz, izz]` about the centre of mass, in the
+    /// inertial frame (default identity).
+    pub inertia: [f64; 6],
+}
+
+impl Default for Inertial {
+    fn default() -> Self {
+        Inertial { mass: 1.0, pose: Pose::IDENTITY, inertia: [1.0, 0.0, 0.0, 1.0, 0.0, 1.0] }
+    }
+}
+
+/// A `<collision>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Collision {
+    /// Name.
+    pub name: String,
+    /// Pose relative to the link.
+    pub pose: Pose,
+    /// Shape.
+    pub geometry: Geometry,
+    /// `<laser_retro>`.
+    pub laser_retro: f64,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// A `<visual>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Visual {
+    /// Name.
+    pub name: String,
+    /// Pose relative to the link.
+    pub pose: Pose,
+    /// Shape.
+    pub geometry: Geometry,
+    /// `<material><diffuse>` RGBA (default opaque mid grey).
+    pub diffuse: [f32; 4],
+    /// `<laser_retro>`.
+    pub laser_retro: f64,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// `<geometry>`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Geometry {
+    /// `<box><size>`.
+    Box {
+        /// Edge lengths.
+        size: Vec3,
+    },
+    /// `<sphere><radius>`.
+    Sphere {
+        /// Radius.
+        radius: f64,
+    },
+    /// `<cylinder>` along the local Z axis.
+    Cylinder {
+        /// Radius.
+        radius: f64,
+        /// Length.
+        length: f64,
+    },
+    /// `<capsule>` along the local Z axis.
+    Capsule {
+        /// Radius.
+        radius: f64,
+        /// Length of the cylindrical part.
+        length: f64,
+    },
+    /// `<ellipsoid><radii>`.
+    Ellipsoid {
+        /// Semi-axes.
+        radii: Vec3,
+    },
+    /// `<plane>`: an infinite plane (the size is for display only).
+    Plane {
+        /// Normal.
+        normal: Vec3,
+        /// Visual size.
+        size: [f64; 2],
+    },
+    /// `<empty>`.
+    Empty,
+}
+
+/// A `<sensor>`: the common fields; the type-specific element stays in `sdf` for the plugin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SensorSpec {
+    /// `<sensor name>`.
+    pub name: String,
+    /// `<sensor type>` as written (aliases such as `ray` are kept; the loader maps them).
+    pub sensor_type: String,
+    /// Pose relative to the link.
+    pub pose: Pose,
+    /// `<always_on>`: read, but (as in Gazebo) it does not gate updates.
+    pub always_on: bool,
+    /// `<update_rate>`, Hz (0: every step; negative values become 0).
+    pub update_rate: f64,
+    /// `<visualize>`.
+    pub visualize: bool,
+    /// `<topic>` (None for the default name).
+    pub topic: Option<String>,
+    /// `<frame_id>` (None: the scoped sensor name).
+    pub frame_id: Option<String>,
+    /// `<enable_metrics>`.
+    pub enable_metrics: bool,
+    /// `<active>` (simcore; default true): an inactive sensor never updates.
+    pub active: bool,
+    /// `<triggered>` (sensor-level, or inside `<camera>`).
+    pub triggered: bool,
+    /// `<trigger_topic>` (default `<topic>/trigger`).
+    pub trigger_topic: Option<String>,
+    /// The whole `<sensor>` element as XML text.
+    pub sdf: String,
+    /// Sensor plugins (`<plugin>` inside the sensor).
+    pub plugins: Vec<PluginSpec>,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// A `<plugin filename name>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PluginSpec {
+    /// `filename`: the library (a bare name, resolved on the plugin search path).
+    pub filename: String,
+    /// `name`: the factory / class name.
+    pub name: String,
+    /// The whole `<plugin>` element as XML text.
+    pub sdf: String,
+    /// Where it is.
+    pub span: Span,
+}
+
+impl World {
+    /// Visits every model, depth first, with its scoped name (`a::b::c`).
+    pub fn visit_models<'a>(&'a self, mut f: impl FnMut(&str, &'a Model)) {
+        fn rec<'a>(prefix: &str, m: &'a Model, f: &mut impl FnMut(&str, &'a Model)) {
+            let scoped = if prefix.is_empty() { m.name.clone() } else { format!("{prefix}::{}", m.name) };
+            f(&scoped, m);
+            for n in &m.models {
+                rec(&scoped, n, f);
+            }
+        }
+        for m in &self.models {
+            rec("", m, &mut f);
+        }
+    }
+}
