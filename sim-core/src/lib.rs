@@ -3,3 +3,8 @@
 
 pub mod sdf;
 pub mod world;
+pub mod physics;
+pub mod transport;
+pub mod plugins;
+pub mod sensors;
+pub mod systems;

@@ -1,0 +1,114 @@
+//! The engine's table of entities: ids, kinds, names and the physics handles behind them.
+
+use rapier3d::prelude::RigidBodyHandle;
+use sim_plugin_api::{EntityId, EntityKind, Pose};
+use std::collections::HashMap;
+
+/// What the engine keeps per entity kind.
+#[derive(Clone, Debug)]
+pub(crate) enum EntityData {
+    World,
+    Model {
+        /// Links of this model (not of nested models).
+        links: Vec<EntityId>,
+        /// The link whose motion the model frame follows, and the model frame in that link's
+        /// frame.
+        canonical: Option<(EntityId, Pose)>,
+        /// Pose of the model in the world at load time (used while it has no links).
+        initial_pose: Pose,
+        is_static: bool,
+    },
+    Link {
+        body: RigidBodyHandle,
+        /// Index into the per-link motion table.
+        slot: usize,
+    },
+    Collision {
+        link: EntityId,
+        pose: Pose,
+        laser_retro: f64,
+    },
+    Visual {
+        link: EntityId,
+        pose: Pose,
+        diffuse: [f32; 4],
+        laser_retro: f64,
+    },
+    Sensor {
+        link: EntityId,
+        pose: Pose,
+    },
+}
+
+/// One entity.
+#[derive(Clone, Debug)]
+pub(crate) struct Entity {
+    pub kind: EntityKind,
+    pub parent: EntityId,
+    pub name: String,
+    pub scoped_name: String,
+    /// The model this entity belongs to (itself for a model; NONE for the world).
+    pub model: EntityId,
+    pub data: EntityData,
+    pub removed: bool,
+}
+
+/// All entities, indexed by id (ids are dense, starting at 1 for the world).
+#[derive(Debug, Default)]
+pub(crate) struct Entities {
+    list: Vec<Entity>,
+    by_name: HashMap<String, EntityId>,
+}
+
+impl Entities {
+    pub fn add(&mut self, e: Entity) -> EntityId {
+        let id = EntityId(self.list.len() as u64 + 1);
+        // Models, links and sensors win name clashes with collisions and visuals, which may
+        // legitimately share names with each other and with their link's sensors.
+        let strong = !matches!(e.kind, EntityKind::COLLISION | EntityKind::VISUAL);
+        if strong {
+            self.by_name.insert(e.scoped_name.clone(), id);
+        } else {
+            self.by_name.entry(e.scoped_name.clone()).or_insert(id);
+        }
+        self.list.push(e);
+        id
+    }
+
+    pub fn get(&self, id: EntityId) -> Option<&Entity> {
+        let i = id.0.checked_sub(1)? as usize;
+        self.list.get(i).filter(|e| !e.removed)
+    }
+
+    pub fn get_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
+        let i = id.0.checked_sub(1)? as usize;
+        self.list.get_mut(i).filter(|e| !e.removed)
+    }
+
+    pub fn by_name(&self, scoped: &str) -> Option<EntityId> {
+        self.by_name.get(scoped).copied().filter(|id| self.get(*id).is_some())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (EntityId, &Entity)> {
+        self.list
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.removed)
+            .map(|(i, e)| (EntityId(i as u64 + 1), e))
+    }
+
+    /// Whether `model` is `ancestor` or nested (at any depth) inside it.
+    pub fn is_within(&self, model: EntityId, ancestor: EntityId) -> bool {
+        let mut cur = model;
+        for _ in 0..256 {
+            if cur == ancestor {
+                return true;
+            }
+            match self.get(cur) {
+                Some(e) if e.kind == EntityKind::MODEL => cur = e.parent,
+                _ => return false,
+            }
+        }
+        false
+    }
+}

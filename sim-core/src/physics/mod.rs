@@ -1,0 +1,788 @@
+//! The physics adapter: the only module that names rapier types.
+//!
+//! [`Physics::build`] turns a [`World`] into a rapier [`PhysicsWorld`]: one rigid body per
+//! link (fixed for static models, position-based kinematic for `<kinematic>` links), one
+//! collider per `<collision>` (mass comes from `<inertial>`, not from collider density), and
+//! one visual-only collider per `<visual>` in its own interaction group, so that visuals never
+//! touch anything but can be ray cast. [`Physics::step`] advances one fixed step and computes
+//! each link's acceleration by finite difference of the velocity of its origin across the
+//! step. [`Physics::view`] gives the read-only [`WorldView`] plugins see.
+
+mod convert;
+mod entities;
+
+use crate::world::{Geometry, Link, Model, World};
+use convert::*;
+pub(crate) use entities::{Entities, Entity, EntityData};
+use rapier3d::prelude::*;
+use rayon::prelude::*;
+use sim_plugin_api::{
+    Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState, LogLevel,
+    ModelInfo, Pose, Quat, Ray as ApiRay, RayCastOptions, RayHit, RayTarget, SimTime,
+    SphericalCoordinates, SurfaceInfo, Vec3, WorldView,
+    abi_stable::std_types::{ROption, RSlice, RSliceMut, RStr, RVec},
+};
+
+/// Collision colliders are members of this group (and collide with each other).
+const GROUP_COLLISION: Group = Group::GROUP_1;
+/// Visual colliders are members of this group (and collide with nothing).
+const GROUP_VISUAL: Group = Group::GROUP_2;
+/// A bit no collider is a member of: only queries carry it, so visuals can be found by
+/// ray casts without ever forming contact pairs.
+const GROUP_QUERY: Group = Group::GROUP_32;
+
+/// Below this many rays a batch is cast on the calling thread.
+const PARALLEL_RAY_THRESHOLD: usize = 512;
+
+/// Default diffuse colour of surfaces without a material.
+pub const DEFAULT_DIFFUSE: [f32; 4] = [0.7, 0.7, 0.7, 1.0];
+
+/// A world that could not be built in rapier.
+#[derive(Debug, thiserror::Error)]
+#[error("{span}: {message}")]
+pub struct BuildError {
+    /// Where the offending element is.
+    pub span: crate::world::Span,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Motion bookkeeping of one link, for finite-difference accelerations.
+#[derive(Clone, Debug)]
+struct LinkMotion {
+    body: RigidBodyHandle,
+    velocity: Vec3,
+    angular_velocity: Vec3,
+    acceleration: Vec3,
+    angular_acceleration: Vec3,
+}
+
+/// A command for the physics world, queued by plugins and applied before a step.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PhysicsCommand {
+    /// Teleport a model or link.
+    SetPose(EntityId, Pose),
+    /// Set the velocity of a model or link (of its origin, world frame).
+    SetVelocity(EntityId, Vec3, Vec3),
+    /// Apply a force at the link origin and a torque for the next step.
+    ApplyWrench(EntityId, Vec3, Vec3),
+}
+
+/// The simulated world in rapier, with the entity table.
+pub struct Physics {
+    pw: PhysicsWorld,
+    pub(crate) entities: Entities,
+    motion: Vec<LinkMotion>,
+    time: SimTime,
+    step: SimTime,
+    iteration: u64,
+    gravity: Vec3,
+    magnetic_field: Vec3,
+    spherical: Option<SphericalCoordinates>,
+    world_name: String,
+    wrenched: Vec<RigidBodyHandle>,
+}
+
+impl std::fmt::Debug for Physics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Physics")
+            .field("world", &self.world_name)
+            .field("time", &self.time)
+            .field("bodies", &self.pw.bodies.len())
+            .field("colliders", &self.pw.colliders.len())
+            .finish()
+    }
+}
+
+impl Physics {
+    /// Builds `world` in rapier.
+    pub fn build(world: &World) -> Result<Physics, BuildError> {
+        let step_s = world.physics.max_step_size;
+        if !(step_s.is_finite() && step_s > 0.0) {
+            return Err(BuildError {
+                span: world.span.clone(),
+                message: format!("max_step_size must be positive, got {step_s}"),
+            });
+        }
+        let mut pw = PhysicsWorld::default();
+        pw.gravity = vec_to_rapier(world.gravity);
+        let ip = &mut pw.integration_parameters;
+        ip.dt = step_s as f32;
+        // SDF worlds are in metres; Gazebo caps neither speed nor rotation per step, so
+        // lift rapier's safety caps (400 m/s by default).
+        ip.length_unit = 1.0;
+        ip.normalized_max_linear_velocity = Real::MAX;
+
+        let mut physics = Physics {
+            pw,
+            entities: Entities::default(),
+            motion: Vec::new(),
+            time: SimTime::ZERO,
+            step: SimTime::from_nanos((step_s * 1e9).round() as i64),
+            iteration: 0,
+            gravity: world.gravity,
+            magnetic_field: world.magnetic_field,
+            spherical: world.spherical_coordinates.as_ref().map(|s| SphericalCoordinates {
+                latitude_deg: s.latitude_deg,
+                longitude_deg: s.longitude_deg,
+                elevation: s.elevation,
+                heading_deg: s.heading_deg,
+                equatorial_axis: s.equatorial_axis,
+                polar_axis: s.polar_axis,
+            }),
+            world_name: world.name.clone(),
+            wrenched: Vec::new(),
+        };
+        let world_id = physics.entities.add(Entity {
+            kind: EntityKind::WORLD,
+            parent: EntityId::NONE,
+            name: world.name.clone(),
+            scoped_name: world.name.clone(),
+            model: EntityId::NONE,
+            data: EntityData::World,
+            removed: false,
+        });
+        debug_assert_eq!(world_id, EntityId::WORLD);
+        for model in &world.models {
+            physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false)?;
+        }
+        // Fill the broad phase so that queries work before the first step.
+        physics.pw.detect_collisions(&(), &());
+        Ok(physics)
+    }
+
+    fn add_model(
+        &mut self,
+        model: &Model,
+        parent: EntityId,
+        prefix: &str,
+        parent_pose: Pose,
+        parent_static: bool,
+    ) -> Result<EntityId, BuildError> {
+        let scoped = if prefix.is_empty() {
+            model.name.clone()
+        } else {
+            format!("{prefix}::{}", model.name)
+        };
+        let pose = parent_pose.compose(model.pose);
+        let is_static = parent_static || model.is_static;
+        let id = self.entities.add(Entity {
+            kind: EntityKind::MODEL,
+            parent,
+            name: model.name.clone(),
+            scoped_name: scoped.clone(),
+            model: EntityId::NONE,
+            data: EntityData::Model {
+                links: Vec::new(),
+                canonical: None,
+                initial_pose: pose,
+                is_static,
+            },
+            removed: false,
+        });
+        if let Some(e) = self.entities.get_mut(id) {
+            e.model = id;
+        }
+        let mut links = Vec::new();
+        for link in &model.links {
+            links.push(self.add_link(link, id, &scoped, pose, is_static)?);
+        }
+        let canonical = model.links.first().map(|l| (links[0], l.pose.inverse()));
+        if let Some(Entity { data: EntityData::Model { links: l, canonical: c, .. }, .. }) =
+            self.entities.get_mut(id)
+        {
+            *l = links;
+            *c = canonical;
+        }
+        for nested in &model.models {
+            self.add_model(nested, id, &scoped, pose, is_static)?;
+        }
+        Ok(id)
+    }
+
+    fn add_link(
+        &mut self,
+        link: &Link,
+        model: EntityId,
+        model_scoped: &str,
+        model_pose: Pose,
+        is_static: bool,
+    ) -> Result<EntityId, BuildError> {
+        let scoped = format!("{model_scoped}::{}", link.name);
+        let pose = model_pose.compose(link.pose);
+        let id_guess = EntityId(self.entities.iter().count() as u64 + 1);
+        let builder = if is_static {
+            RigidBodyBuilder::fixed()
+        } else if link.kinematic {
+            RigidBodyBuilder::kinematic_position_based()
+        } else {
+            RigidBodyBuilder::dynamic()
+        };
+        let inertial = &link.inertial;
+        let r = inertial.pose.orientation.to_matrix();
+        let [ixx, ixy, ixz, iyy, iyz, izz] = inertial.inertia;
+        let i = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]];
+        // Inertia in the link frame: R I R^T.
+        let mut il = [[0.0f64; 3]; 3];
+        for (a, row) in il.iter_mut().enumerate() {
+            for (b, v) in row.iter_mut().enumerate() {
+                *v = (0..3)
+                    .flat_map(|k| (0..3).map(move |l| (k, l)))
+                    .map(|(k, l)| r[a][k] * i[k][l] * r[b][l])
+                    .sum();
+            }
+        }
+        let mat = rapier3d::math::Matrix::from_cols_array(&[
+            il[0][0] as f32,
+            il[1][0] as f32,
+            il[2][0] as f32,
+            il[0][1] as f32,
+            il[1][1] as f32,
+            il[2][1] as f32,
+            il[0][2] as f32,
+            il[1][2] as f32,
+            il[2][2] as f32,
+        ]);
+        let mprops = MassProperties::with_inertia_matrix(
+            vec_to_rapier(inertial.pose.position),
+            inertial.mass as f32,
+            mat,
+        );
+        let body = builder
+            .pose(pose_to_rapier(pose))
+            .additional_mass_properties(mprops)
+            .gravity_scale(if link.gravity { 1.0 } else { 0.0 })
+            .allow_fast_rotation(true)
+            .user_data(id_guess.0 as u128)
+            .build();
+        let handle = self.pw.bodies.insert(body);
+        let slot = self.motion.len();
+        self.motion.push(LinkMotion {
+            body: handle,
+            velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+            acceleration: Vec3::ZERO,
+            angular_acceleration: Vec3::ZERO,
+        });
+        let id = self.entities.add(Entity {
+            kind: EntityKind::LINK,
+            parent: model,
+            name: link.name.clone(),
+            scoped_name: scoped.clone(),
+            model,
+            data: EntityData::Link { body: handle, slot },
+            removed: false,
+        });
+        debug_assert_eq!(id, id_guess);
+
+        for c in &link.collisions {
+            let Some(shape) = shape_for(&c.geometry, &c.span)? else { continue };
+            let cid = EntityId(self.entities.iter().count() as u64 + 1);
+            let collider = shape
+                .position(pose_to_rapier(c.pose.compose(shape_offset(&c.geometry))))
+                .density(0.0)
+                .friction(1.0)
+                .collision_groups(InteractionGroups::new(
+                    GROUP_COLLISION,
+                    GROUP_COLLISION | GROUP_QUERY,
+                    InteractionTestMode::And,
+                ))
+                .user_data(pack_user_data(cid, model))
+                .build();
+            self.pw.colliders.insert_with_parent(collider, handle, &mut self.pw.bodies);
+            let got = self.entities.add(Entity {
+                kind: EntityKind::COLLISION,
+                parent: id,
+                name: c.name.clone(),
+                scoped_name: format!("{scoped}::{}", c.name),
+                model,
+                data: EntityData::Collision {
+                    link: id,
+                    pose: c.pose,
+                    laser_retro: c.laser_retro,
+                },
+                removed: false,
+            });
+            debug_assert_eq!(got, cid);
+        }
+        for v in &link.visuals {
+            let Some(shape) = shape_for(&v.geometry, &v.span)? else { continue };
+            let vid = EntityId(self.entities.iter().count() as u64 + 1);
+            let collider = shape
+                .position(pose_to_rapier(v.pose.compose(shape_offset(&v.geometry))))
+                .density(0.0)
+                .collision_groups(InteractionGroups::new(
+                    GROUP_VISUAL,
+                    GROUP_QUERY,
+                    InteractionTestMode::And,
+                ))
+                .user_data(pack_user_data(vid, model))
+                .build();
+            self.pw.colliders.insert_with_parent(collider, handle, &mut self.pw.bodies);
+            let got = self.entities.add(Entity {
+                kind: EntityKind::VISUAL,
+                parent: id,
+                name: v.name.clone(),
+                scoped_name: format!("{scoped}::{}", v.name),
+                model,
+                data: EntityData::Visual {
+                    link: id,
+                    pose: v.pose,
+                    diffuse: v.diffuse,
+                    laser_retro: v.laser_retro,
+                },
+                removed: false,
+            });
+            debug_assert_eq!(got, vid);
+        }
+        for s in &link.sensors {
+            self.entities.add(Entity {
+                kind: EntityKind::SENSOR,
+                parent: id,
+                name: s.name.clone(),
+                scoped_name: format!("{scoped}::{}", s.name),
+                model,
+                data: EntityData::Sensor { link: id, pose: s.pose },
+                removed: false,
+            });
+        }
+        Ok(id)
+    }
+
+    /// Current sim time.
+    pub fn time(&self) -> SimTime {
+        self.time
+    }
+
+    /// The fixed step.
+    pub fn step_size(&self) -> SimTime {
+        self.step
+    }
+
+    /// Steps completed.
+    pub fn iteration(&self) -> u64 {
+        self.iteration
+    }
+
+    /// Number of rigid bodies and colliders (for summaries).
+    pub fn counts(&self) -> (usize, usize) {
+        (self.pw.bodies.len(), self.pw.colliders.len())
+    }
+
+    /// Looks up an entity id by scoped name.
+    pub fn entity_id(&self, scoped_name: &str) -> Option<EntityId> {
+        self.entities.by_name(scoped_name)
+    }
+
+    /// Scoped name of an entity.
+    pub fn scoped_name(&self, id: EntityId) -> Option<&str> {
+        self.entities.get(id).map(|e| e.scoped_name.as_str())
+    }
+
+    /// Advances one fixed step and updates the finite-difference accelerations.
+    pub fn step(&mut self) {
+        self.pw.step();
+        let dt = self.step.as_secs_f64();
+        for m in &mut self.motion {
+            let Some(body) = self.pw.bodies.get(m.body) else { continue };
+            let (v, w) = origin_velocity(body);
+            m.acceleration = (v - m.velocity).scale(1.0 / dt);
+            m.angular_acceleration = (w - m.angular_velocity).scale(1.0 / dt);
+            m.velocity = v;
+            m.angular_velocity = w;
+        }
+        for h in self.wrenched.drain(..) {
+            if let Some(b) = self.pw.bodies.get_mut(h) {
+                b.reset_forces(false);
+                b.reset_torques(false);
+            }
+        }
+        self.time = SimTime::from_nanos(self.time.nanos + self.step.nanos);
+        self.iteration += 1;
+    }
+
+    /// Applies a queued command. Returns a message for the user when it cannot be applied.
+    pub fn apply(&mut self, command: &PhysicsCommand) -> Result<(), String> {
+        match *command {
+            PhysicsCommand::SetPose(id, pose) => {
+                let targets = self.rigid_targets(id)?;
+                let current = self.frame_pose(id).ok_or_else(|| unknown(id))?;
+                let delta = pose.compose(current.inverse());
+                for (_, h) in targets {
+                    if let Some(b) = self.pw.bodies.get_mut(h) {
+                        let p = delta.compose(pose_from_rapier(b.position()));
+                        b.set_position(pose_to_rapier(p), true);
+                        if b.is_kinematic() {
+                            b.set_next_kinematic_position(pose_to_rapier(p));
+                        }
+                    }
+                }
+                // Queries in this tick must see the teleported bodies.
+                self.pw.detect_collisions(&(), &());
+                Ok(())
+            }
+            PhysicsCommand::SetVelocity(id, lin, ang) => {
+                let origin = self.frame_pose(id).ok_or_else(|| unknown(id))?.position;
+                for (_, h) in self.rigid_targets(id)? {
+                    if let Some(b) = self.pw.bodies.get_mut(h) {
+                        let com = vec_from_rapier(b.center_of_mass());
+                        let v = lin + ang.cross(com - origin);
+                        b.set_linvel(vec_to_rapier(v), true);
+                        b.set_angvel(vec_to_rapier(ang), true);
+                    }
+                }
+                Ok(())
+            }
+            PhysicsCommand::ApplyWrench(id, force, torque) => {
+                let entity = self.entities.get(id).ok_or_else(|| unknown(id))?;
+                let EntityData::Link { body, .. } = entity.data else {
+                    return Err(format!(
+                        "a wrench can only be applied to a link; `{}` is a {}",
+                        entity.scoped_name,
+                        entity.kind.name()
+                    ));
+                };
+                if let Some(b) = self.pw.bodies.get_mut(body) {
+                    let origin = b.translation();
+                    b.add_force_at_point(vec_to_rapier(force), origin, true);
+                    b.add_torque(vec_to_rapier(torque), true);
+                    self.wrenched.push(body);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Bodies that move with an entity: a link's body, or every body of a model and the
+    /// models nested in it.
+    fn rigid_targets(&self, id: EntityId) -> Result<Vec<(EntityId, RigidBodyHandle)>, String> {
+        let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
+        match &e.data {
+            EntityData::Link { body, .. } => Ok(vec![(id, *body)]),
+            EntityData::Model { .. } => Ok(self
+                .entities
+                .iter()
+                .filter_map(|(lid, l)| match l.data {
+                    EntityData::Link { body, .. } if self.entities.is_within(l.model, id) => {
+                        Some((lid, body))
+                    }
+                    _ => None,
+                })
+                .collect()),
+            _ => Err(format!(
+                "`{}` is a {}; only models and links can be moved",
+                e.scoped_name,
+                e.kind.name()
+            )),
+        }
+    }
+
+    fn frame_pose(&self, id: EntityId) -> Option<Pose> {
+        self.kinematics_of(id).map(|k| k.pose)
+    }
+
+    fn link_state(&self, link: EntityId) -> Option<KinematicState> {
+        let EntityData::Link { body, slot } = self.entities.get(link)?.data else { return None };
+        let b = self.pw.bodies.get(body)?;
+        let m = &self.motion[slot];
+        let (v, w) = origin_velocity(b);
+        Some(KinematicState {
+            pose: pose_from_rapier(b.position()),
+            linear_velocity: v,
+            angular_velocity: w,
+            linear_acceleration: m.acceleration,
+            angular_acceleration: m.angular_acceleration,
+        })
+    }
+
+    /// The motion of any entity's frame (see [`WorldView::kinematics`]).
+    pub fn kinematics_of(&self, id: EntityId) -> Option<KinematicState> {
+        let e = self.entities.get(id)?;
+        match &e.data {
+            EntityData::World => Some(KinematicState::default()),
+            EntityData::Link { .. } => self.link_state(id),
+            EntityData::Model { canonical, initial_pose, .. } => match canonical {
+                Some((link, offset)) => Some(offset_state(self.link_state(*link)?, *offset)),
+                None => Some(KinematicState { pose: *initial_pose, ..Default::default() }),
+            },
+            EntityData::Collision { link, pose, .. }
+            | EntityData::Visual { link, pose, .. }
+            | EntityData::Sensor { link, pose } => {
+                Some(offset_state(self.link_state(*link)?, *pose))
+            }
+        }
+    }
+
+    /// The read-only view plugins see, attributing log records to `caller`.
+    pub fn view<'a>(&'a self, caller: &'a str) -> PhysicsView<'a> {
+        PhysicsView { physics: self, caller }
+    }
+
+    fn model_aabb(&self, links: &[EntityId]) -> Option<Aabb> {
+        let mut acc: Option<rapier3d::parry::bounding_volume::Aabb> = None;
+        for l in links {
+            let Some(EntityData::Link { body, .. }) = self.entities.get(*l).map(|e| &e.data) else {
+                continue;
+            };
+            let Some(b) = self.pw.bodies.get(*body) else { continue };
+            for ch in b.colliders() {
+                let Some(c) = self.pw.colliders.get(*ch) else { continue };
+                if c.collision_groups().memberships != GROUP_COLLISION {
+                    continue;
+                }
+                let bb = c.compute_aabb();
+                acc = Some(match acc {
+                    Some(a) => a.merged(&bb),
+                    None => bb,
+                });
+            }
+        }
+        acc.map(|a| Aabb { min: vec_from_rapier(a.mins), max: vec_from_rapier(a.maxs) })
+    }
+
+    fn cast(&self, rays: &[ApiRay], options: &RayCastOptions, hits: &mut [RayHit]) -> u32 {
+        let target = if options.target == RayTarget::VISUAL { GROUP_VISUAL } else { GROUP_COLLISION };
+        let groups = InteractionGroups::new(GROUP_QUERY, target, InteractionTestMode::And);
+        let exclude = options.exclude_model;
+        let entities = &self.entities;
+        let not_excluded =
+            move |_h: ColliderHandle, c: &Collider| !entities.is_within(unpack_model(c.user_data), exclude);
+        let max = options.max_distance.min(f32::MAX as f64) as f32;
+        let cast_chunk = |rays: &[ApiRay], hits: &mut [RayHit]| -> u32 {
+            let mut filter = QueryFilter::default().groups(groups);
+            if !exclude.is_none() {
+                filter = filter.predicate(&not_excluded);
+            }
+            let qp = self.pw.broad_phase.as_query_pipeline(
+                self.pw.narrow_phase.query_dispatcher(),
+                &self.pw.bodies,
+                &self.pw.colliders,
+                filter,
+            );
+            let mut n = 0;
+            for (r, h) in rays.iter().zip(hits.iter_mut()) {
+                let ray = Ray::new(vec_to_rapier(r.origin), vec_to_rapier(r.direction.normalized()));
+                *h = match qp.cast_ray_and_get_normal(&ray, max, true) {
+                    Some((ch, hit)) => {
+                        n += 1;
+                        let ud = self.pw.colliders.get(ch).map(|c| c.user_data).unwrap_or(0);
+                        RayHit {
+                            distance: hit.time_of_impact as f64,
+                            normal: vec_from_rapier(hit.normal),
+                            entity: EntityId(ud as u64),
+                            model: unpack_model(ud),
+                        }
+                    }
+                    None => RayHit::MISS,
+                };
+            }
+            n
+        };
+        let len = rays.len().min(hits.len());
+        let (rays, hits) = (&rays[..len], &mut hits[..len]);
+        if len < PARALLEL_RAY_THRESHOLD {
+            cast_chunk(rays, hits)
+        } else {
+            rays.par_chunks(256).zip(hits.par_chunks_mut(256)).map(|(r, h)| cast_chunk(r, h)).sum()
+        }
+    }
+}
+
+fn unknown(id: EntityId) -> String {
+    format!("no entity with id {}", id.0)
+}
+
+fn pack_user_data(entity: EntityId, model: EntityId) -> u128 {
+    (entity.0 as u128) | ((model.0 as u128) << 64)
+}
+
+fn unpack_model(ud: u128) -> EntityId {
+    EntityId((ud >> 64) as u64)
+}
+
+/// Velocity of the body's frame origin and its angular velocity, world frame.
+fn origin_velocity(b: &RigidBody) -> (Vec3, Vec3) {
+    let v = b.velocity_at_point(b.translation());
+    (vec_from_rapier(v), vec_from_rapier(b.angvel()))
+}
+
+/// The motion of a frame fixed at `offset` in a moving frame with motion `s`.
+fn offset_state(s: KinematicState, offset: Pose) -> KinematicState {
+    let r = s.pose.orientation.rotate(offset.position);
+    let w = s.angular_velocity;
+    let al = s.angular_acceleration;
+    KinematicState {
+        pose: s.pose.compose(offset),
+        linear_velocity: s.linear_velocity + w.cross(r),
+        angular_velocity: w,
+        linear_acceleration: s.linear_acceleration + al.cross(r) + w.cross(w.cross(r)),
+        angular_acceleration: al,
+    }
+}
+
+/// Rapier's cylinders and cones are along Y; SDF's along Z.
+fn shape_offset(g: &Geometry) -> Pose {
+    match g {
+        Geometry::Cylinder { .. } => {
+            Pose::new(Vec3::ZERO, Quat::from_rpy(std::f64::consts::FRAC_PI_2, 0.0, 0.0))
+        }
+        _ => Pose::IDENTITY,
+    }
+}
+
+fn shape_for(g: &Geometry, span: &crate::world::Span) -> Result<Option<ColliderBuilder>, BuildError> {
+    let err = |message: String| BuildError { span: span.clone(), message };
+    Ok(Some(match g {
+        Geometry::Box { size } => {
+            ColliderBuilder::cuboid(size.x as f32 / 2.0, size.y as f32 / 2.0, size.z as f32 / 2.0)
+        }
+        Geometry::Sphere { radius } => ColliderBuilder::ball(*radius as f32),
+        Geometry::Cylinder { radius, length } => {
+            ColliderBuilder::cylinder(*length as f32 / 2.0, *radius as f32)
+        }
+        Geometry::Capsule { radius, length } => {
+            ColliderBuilder::capsule_z(*length as f32 / 2.0, *radius as f32)
+        }
+        Geometry::Ellipsoid { radii } => {
+            // rapier has no ellipsoid: use the convex hull of a dense sampling of its surface.
+            let mut pts = Vec::new();
+            let (nu, nv) = (24, 12);
+            for i in 0..=nv {
+                let v = std::f64::consts::PI * i as f64 / nv as f64;
+                for j in 0..nu {
+                    let u = 2.0 * std::f64::consts::PI * j as f64 / nu as f64;
+                    pts.push(Vector::new(
+                        (radii.x * v.sin() * u.cos()) as f32,
+                        (radii.y * v.sin() * u.sin()) as f32,
+                        (radii.z * v.cos()) as f32,
+                    ));
+                }
+            }
+            ColliderBuilder::convex_hull(&pts)
+                .ok_or_else(|| err("could not build the ellipsoid's hull".into()))?
+        }
+        Geometry::Plane { normal, .. } => {
+            let n = normal.normalized();
+            if n.length() == 0.0 {
+                return Err(err("a plane's normal must not be zero".into()));
+            }
+            ColliderBuilder::new(SharedShape::halfspace(vec_to_rapier(n).normalize()))
+        }
+        Geometry::Empty => return Ok(None),
+    }))
+}
+
+/// The [`WorldView`] of a [`Physics`] for one plugin.
+pub struct PhysicsView<'a> {
+    physics: &'a Physics,
+    caller: &'a str,
+}
+
+impl WorldView for PhysicsView<'_> {
+    fn sim_time(&self) -> SimTime {
+        self.physics.time
+    }
+    fn step_size(&self) -> SimTime {
+        self.physics.step
+    }
+    fn world_name(&self) -> RStr<'_> {
+        RStr::from_str(&self.physics.world_name)
+    }
+    fn gravity(&self) -> Vec3 {
+        self.physics.gravity
+    }
+    fn magnetic_field(&self) -> Vec3 {
+        self.physics.magnetic_field
+    }
+    fn spherical_coordinates(&self) -> ROption<SphericalCoordinates> {
+        self.physics.spherical.into()
+    }
+    fn entity_by_name(&self, scoped_name: RStr<'_>) -> EntityId {
+        self.physics.entities.by_name(scoped_name.as_str()).unwrap_or(EntityId::NONE)
+    }
+    fn entity_info(&self, id: EntityId) -> ROption<EntityInfo<'_>> {
+        self.physics
+            .entities
+            .get(id)
+            .map(|e| EntityInfo {
+                id,
+                kind: e.kind,
+                parent: e.parent,
+                name: RStr::from_str(&e.name),
+                scoped_name: RStr::from_str(&e.scoped_name),
+            })
+            .into()
+    }
+    fn models(&self, out: &mut RVec<ModelInfo>) {
+        out.clear();
+        for (id, e) in self.physics.entities.iter() {
+            if let EntityData::Model { links, is_static, .. } = &e.data {
+                let aabb = self.physics.model_aabb(links);
+                out.push(ModelInfo {
+                    id,
+                    parent: e.parent,
+                    is_static: *is_static,
+                    has_collision: aabb.is_some(),
+                    aabb: aabb.unwrap_or_default(),
+                });
+            }
+        }
+    }
+    fn kinematics(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, KinematicState>) -> u32 {
+        let mut known = 0;
+        for (id, o) in ids.iter().zip(out.iter_mut()) {
+            match self.physics.kinematics_of(*id) {
+                Some(k) => {
+                    *o = k;
+                    known += 1;
+                }
+                None => *o = KinematicState::default(),
+            }
+        }
+        known
+    }
+    fn joint_states(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, JointState>) -> u32 {
+        // The minimal world model has no joints yet: every id is unknown.
+        let n = ids.len().min(out.len());
+        out[..n].iter_mut().for_each(|o| *o = JointState::default());
+        0
+    }
+    fn surfaces(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, SurfaceInfo>) -> u32 {
+        let mut known = 0;
+        for (id, o) in ids.iter().zip(out.iter_mut()) {
+            *o = match self.physics.entities.get(*id).map(|e| &e.data) {
+                Some(EntityData::Visual { diffuse, laser_retro, .. }) => {
+                    known += 1;
+                    SurfaceInfo { diffuse: *diffuse, laser_retro: *laser_retro }
+                }
+                Some(EntityData::Collision { laser_retro, .. }) => {
+                    known += 1;
+                    SurfaceInfo { diffuse: DEFAULT_DIFFUSE, laser_retro: *laser_retro }
+                }
+                _ => SurfaceInfo::default(),
+            };
+        }
+        known
+    }
+    fn cast_rays(
+        &self,
+        rays: RSlice<'_, ApiRay>,
+        options: &RayCastOptions,
+        mut hits: RSliceMut<'_, RayHit>,
+    ) -> u32 {
+        self.physics.cast(rays.as_slice(), options, hits.as_mut_slice())
+    }
+    fn log(&self, level: LogLevel, message: RStr<'_>) {
+        let (who, msg) = (self.caller, message.as_str());
+        match level {
+            LogLevel::ERROR => tracing::error!(target: "plugin", "{who}: {msg}"),
+            LogLevel::WARN => tracing::warn!(target: "plugin", "{who}: {msg}"),
+            LogLevel::INFO => tracing::info!(target: "plugin", "{who}: {msg}"),
+            LogLevel::DEBUG => tracing::debug!(target: "plugin", "{who}: {msg}"),
+            _ => tracing::trace!(target: "plugin", "{who}: {msg}"),
+        }
+    }
+    fn extension(&self, _name: RStr<'_>) -> ROption<Extension<'_>> {
+        ROption::RNone
+    }
+}

@@ -1,0 +1,257 @@
+//! Plugin libraries: the search path, loading with abi_stable's checks, and the registry
+//! that maps SDF sensor types and `<plugin filename name>` to factories.
+//!
+//! Every shared library (`.so`, `.dylib`, `.dll`) directly inside a search directory is
+//! opened and checked: the library must export a simcore root module, built against the same
+//! major version of `sim-plugin-api`, with layouts abi_stable accepts. A library that fails is
+//! *refused* with a one-line reason (the full abi_stable report goes to the debug log); it
+//! never stops the others from loading. When two directories hold a library of the same file
+//! name, the first on the path wins and the other is reported as shadowed. Libraries are
+//! never unloaded.
+
+mod search_path;
+
+pub use search_path::{PluginPathError, SearchPath, check_library_name, normalize_library_name};
+
+use abi_stable::library::{LibraryError, lib_header_from_path};
+use abi_stable::library::RootModule;
+use sim_plugin_api::{FactoryInfo, PluginKind, PluginModule_Ref};
+use std::path::{Path, PathBuf};
+
+/// One factory of a loaded library.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FactoryDesc {
+    /// Factory name.
+    pub name: String,
+    /// Sensor or system.
+    pub kind: PluginKind,
+    /// SDF sensor types or plugin names served.
+    pub serves: Vec<String>,
+    /// Factory version.
+    pub version: String,
+    /// One-line description.
+    pub description: String,
+}
+
+impl FactoryDesc {
+    fn from_info(info: &FactoryInfo) -> Self {
+        FactoryDesc {
+            name: info.name.to_string(),
+            kind: info.kind,
+            serves: info.serves.iter().map(|s| s.to_string()).collect(),
+            version: info.version.to_string(),
+            description: info.description.to_string(),
+        }
+    }
+}
+
+/// A library that loaded.
+pub struct PluginLibrary {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Its file name.
+    pub file_name: String,
+    /// `sim-plugin-api` version it was built against.
+    pub abi_version: String,
+    /// Its factories.
+    pub factories: Vec<FactoryDesc>,
+    /// The root module.
+    pub module: PluginModule_Ref,
+}
+
+impl std::fmt::Debug for PluginLibrary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PluginLibrary")
+            .field("path", &self.path)
+            .field("abi_version", &self.abi_version)
+            .field("factories", &self.factories)
+            .finish()
+    }
+}
+
+/// A library that was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// Where it is.
+    pub path: PathBuf,
+    /// One line: why.
+    pub reason: String,
+}
+
+/// Everything found on the search path.
+#[derive(Debug, Default)]
+pub struct Registry {
+    /// The directories searched, in order.
+    pub search_path: SearchPath,
+    /// Libraries loaded, in search order.
+    pub libraries: Vec<PluginLibrary>,
+    /// Libraries refused, with reasons.
+    pub refused: Vec<Refused>,
+    /// Libraries skipped because an earlier directory has one of the same name: (skipped,
+    /// the one used).
+    pub shadowed: Vec<(PathBuf, PathBuf)>,
+}
+
+/// The factory chosen for a sensor or system.
+#[derive(Clone, Copy, Debug)]
+pub struct Resolved<'a> {
+    /// Its library.
+    pub library: &'a PluginLibrary,
+    /// The factory.
+    pub factory: &'a FactoryDesc,
+}
+
+impl Registry {
+    /// Opens every library on `search_path`.
+    pub fn discover(search_path: SearchPath) -> Registry {
+        let mut reg = Registry { search_path, ..Default::default() };
+        let mut seen: Vec<(String, PathBuf)> = Vec::new();
+        let dirs = reg.search_path.dirs().to_vec();
+        for dir in dirs {
+            let Ok(read) = std::fs::read_dir(&dir) else { continue };
+            let mut files: Vec<PathBuf> = read
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && is_shared_library(p))
+                .collect();
+            files.sort();
+            for path in files {
+                let file_name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+                if let Some((_, first)) = seen.iter().find(|(n, _)| *n == file_name) {
+                    reg.shadowed.push((path.clone(), first.clone()));
+                    continue;
+                }
+                seen.push((file_name.clone(), path.clone()));
+                match load_library(&path) {
+                    Ok(lib) => reg.libraries.push(lib),
+                    Err(reason) => reg.refused.push(Refused { path, reason }),
+                }
+            }
+        }
+        reg
+    }
+
+    /// The factory serving SDF sensor type `sensor_type` (the first on the search path).
+    pub fn sensor_factory(&self, sensor_type: &str) -> Option<Resolved<'_>> {
+        self.libraries.iter().find_map(|library| {
+            library
+                .factories
+                .iter()
+                .find(|f| f.kind == PluginKind::SENSOR && f.serves.iter().any(|s| s == sensor_type))
+                .map(|factory| Resolved { library, factory })
+        })
+    }
+
+    /// The factory for `<plugin filename name>`: the library is found by name on the search
+    /// path (`foo`, `libfoo.so` and `foo-bar` for `libfoo_bar.so` all work), then the system
+    /// factory that serves `name` (or its first system factory when `name` is empty).
+    pub fn system_factory(&self, filename: &str, name: &str) -> Result<Resolved<'_>, String> {
+        check_library_name(filename).map_err(|e| e.to_string())?;
+        let wanted = normalize_library_name(filename);
+        let library = self
+            .libraries
+            .iter()
+            .find(|l| normalize_library_name(&l.file_name) == wanted)
+            .ok_or_else(|| {
+                let refused = self
+                    .refused
+                    .iter()
+                    .find(|r| {
+                        r.path.file_name().is_some_and(|f| normalize_library_name(&f.to_string_lossy()) == wanted)
+                    })
+                    .map(|r| format!(" (a library of that name was refused: {})", r.reason))
+                    .unwrap_or_default();
+                format!(
+                    "no plugin library `{filename}` on the plugin search path [{}]{refused}",
+                    self.search_path
+                )
+            })?;
+        let systems = || library.factories.iter().filter(|f| f.kind == PluginKind::SYSTEM);
+        let factory = if name.is_empty() {
+            systems().next()
+        } else {
+            systems().find(|f| f.serves.iter().any(|s| s == name) || f.name == name)
+        };
+        factory.map(|factory| Resolved { library, factory }).ok_or_else(|| {
+            let served: Vec<String> = systems().flat_map(|f| f.serves.clone()).collect();
+            format!(
+                "library `{}` has no system plugin named `{name}` (it provides: {})",
+                library.file_name,
+                if served.is_empty() { "none".to_string() } else { served.join(", ") }
+            )
+        })
+    }
+
+    /// Every SDF sensor type some library serves, sorted.
+    pub fn served_sensor_types(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .libraries
+            .iter()
+            .flat_map(|l| l.factories.iter())
+            .filter(|f| f.kind == PluginKind::SENSOR)
+            .flat_map(|f| f.serves.iter().cloned())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+fn is_shared_library(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+}
+
+/// Opens one library and checks it. The error is a one-line reason.
+pub fn load_library(path: &Path) -> Result<PluginLibrary, String> {
+    let header = lib_header_from_path(path).map_err(|e| describe(&e))?;
+    let abi_version = header.version_strings().to_string();
+    let module = header.init_root_module::<PluginModule_Ref>().map_err(|e| describe(&e))?;
+    let factories = (module.factories())().iter().map(FactoryDesc::from_info).collect();
+    Ok(PluginLibrary {
+        file_name: path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+        path: path.to_path_buf(),
+        abi_version,
+        factories,
+        module,
+    })
+}
+
+/// One line for the user; the full report (abi_stable's layout errors run to thousands of
+/// lines) goes to the debug log.
+fn describe(e: &LibraryError) -> String {
+    let engine = env_api_version();
+    let line = match e {
+        LibraryError::OpenError { err, .. } => {
+            let text = err.to_string();
+            format!("cannot be opened: {}", text.lines().next().unwrap_or("unknown error"))
+        }
+        LibraryError::GetSymbolError { .. } => "not a simcore plugin: it exports no abi_stable root module \
+             (plugins are built with sim_plugin_api::export_plugin!)"
+            .to_string(),
+        LibraryError::InvalidAbiHeader(_) => {
+            "built with an incompatible version of abi_stable; rebuild it against this engine's sim-plugin-api"
+                .to_string()
+        }
+        LibraryError::IncompatibleVersionNumber { actual_version, .. } => format!(
+            "built against sim-plugin-api {actual_version}, but this engine speaks ABI {}.x \
+             (sim-plugin-api {engine}); rebuild the plugin against sim-plugin-api {}.x",
+            sim_plugin_api::ABI_MAJOR,
+            sim_plugin_api::ABI_MAJOR
+        ),
+        LibraryError::AbiInstability(_) => format!(
+            "its plugin ABI layout does not match this engine's (sim-plugin-api {engine}); \
+             it was built against an older or modified sim-plugin-api: rebuild it \
+             (run with SIMCORE_LOG=debug for abi_stable's full report)"
+        ),
+        LibraryError::RootModule { err, .. } => format!("its root module failed while loading: {err}"),
+        LibraryError::ParseVersionError(err) => format!("its version string is unreadable: {err}"),
+        other => other.to_string().lines().next().unwrap_or("refused").to_string(),
+    };
+    tracing::debug!(target: "simcore::plugins", "library refused: {line}\n{e}");
+    line
+}
+
+/// The `sim-plugin-api` version this engine was built with.
+pub fn env_api_version() -> String {
+    let v = <PluginModule_Ref as RootModule>::VERSION_STRINGS;
+    v.version.to_string()
+}

@@ -1,0 +1,447 @@
+//! The sensor manager: schedules sensors by Gazebo's rules, updates the due ones in parallel
+//! against the read-only world, and publishes their outputs in sensor order.
+//!
+//! Per step, for each sensor in load order (gz-sensors `Sensor::Update`, DESIGN §4):
+//! 1. triggered mode: the sensor is due only if a message arrived on its trigger topic since
+//!    its last update (that counts as a forced update); otherwise it never updates;
+//! 2. a sensor with a positive rate that is not yet due, and not forced, is skipped;
+//! 3. an inactive sensor is skipped unless forced;
+//! 4. after an update due on rate, the next update time advances by whole periods past now.
+//!
+//! Every output message gets its header from the engine: stamp = sim time of the update,
+//! frame_id = the sensor's frame (unless the plugin set one), seq = a counter per sensor and
+//! topic from 0. With `<enable_metrics>`, each update also publishes the real and sim update
+//! rates on `<topic>/performance_metrics`.
+//!
+//! A plugin that returns an error or panics is disabled and reported; the simulation and the
+//! other sensors carry on. Its object is leaked rather than dropped, so no more of its code
+//! runs.
+
+mod timing;
+
+pub use timing::Schedule;
+
+use crate::physics::Physics;
+use crate::transport::{Bus, Subscription};
+use crate::world::Span;
+use rayon::prelude::*;
+use sim_plugin_api::{
+    EntityId, Message, Payload, PluginError, Pose, SensorBox, SensorMetrics, SimTime,
+    UpdateContext, WorldView_TO,
+    abi_stable::{
+        sabi_trait::TD_Opaque,
+        std_types::{RBox, RString, RVec},
+    },
+};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Everything the engine resolved about one `<sensor>` before creating its plugin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SensorSetup {
+    /// The sensor entity.
+    pub entity: EntityId,
+    /// Its link.
+    pub link: EntityId,
+    /// Its link's model.
+    pub model: EntityId,
+    /// `<sensor name>`.
+    pub name: String,
+    /// `model::link::sensor`.
+    pub scoped_name: String,
+    /// SDF type as written.
+    pub sensor_type: String,
+    /// The resolved topic.
+    pub topic: String,
+    /// The frame id of its messages.
+    pub frame_id: String,
+    /// `<update_rate>`.
+    pub update_rate: f64,
+    /// Whether it starts active.
+    pub active: bool,
+    /// Triggered mode.
+    pub triggered: bool,
+    /// The trigger topic (used in triggered mode).
+    pub trigger_topic: String,
+    /// `<enable_metrics>`.
+    pub enable_metrics: bool,
+    /// Pose in the link frame.
+    pub pose: Pose,
+    /// The `<sensor>` element text.
+    pub sdf: String,
+    /// Where it is.
+    pub span: Span,
+    /// Seed of its random streams.
+    pub seed: u64,
+}
+
+/// Derives a sensor's seed from the run seed and its scoped name (FNV-1a, then a SplitMix64
+/// finaliser), so that noise does not depend on load order or thread scheduling.
+pub fn derive_seed(run_seed: u64, scoped_name: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in scoped_name.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut z = h ^ run_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Per-sensor counters, for the run summary.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SensorReport {
+    /// `model::link::sensor`.
+    pub scoped_name: String,
+    /// SDF type.
+    pub sensor_type: String,
+    /// Its topic.
+    pub topic: String,
+    /// The library serving it.
+    pub library: String,
+    /// Updates performed.
+    pub updates: u64,
+    /// Messages published.
+    pub messages: u64,
+    /// Errors returned (the first disables the sensor).
+    pub errors: u64,
+    /// Messages on its topics lost by slow subscribers.
+    pub dropped: u64,
+    /// Why it was disabled, if it was.
+    pub disabled: Option<String>,
+}
+
+struct OutTopic {
+    key: RString,
+    topic: Arc<str>,
+    seq: u64,
+}
+
+struct Slot {
+    setup: SensorSetup,
+    library: String,
+    plugin: Option<SensorBox>,
+    schedule: Schedule,
+    active: bool,
+    trigger: Option<Subscription>,
+    force_next: bool,
+    frame_id: RString,
+    topics: Vec<OutTopic>,
+    metrics_topic: Option<Arc<str>>,
+    metrics_seq: u64,
+    last_sim: Option<SimTime>,
+    last_wall: Option<Instant>,
+    update_count: u64,
+    report: SensorReport,
+    out: RVec<Message>,
+    // Scratch for one step.
+    due: bool,
+    forced: bool,
+    result: Option<Result<(), PluginError>>,
+}
+
+/// A sensor plugin disabled during a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SensorFailure {
+    /// `model::link::sensor`.
+    pub scoped_name: String,
+    /// Where it was declared.
+    pub span: Span,
+    /// The plugin's error.
+    pub error: String,
+}
+
+/// All sensors of a simulation.
+#[derive(Default)]
+pub struct SensorManager {
+    slots: Vec<Slot>,
+}
+
+impl std::fmt::Debug for SensorManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SensorManager").field("sensors", &self.slots.len()).finish()
+    }
+}
+
+impl SensorManager {
+    /// An empty manager.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a sensor whose plugin has been created. Subscribes to its trigger topic.
+    pub fn add(&mut self, setup: SensorSetup, plugin: SensorBox, library: String, bus: &mut Bus) {
+        let trigger = setup.triggered.then(|| bus.subscribe(&setup.trigger_topic, 64));
+        let main = bus.intern(&setup.topic);
+        let metrics_topic = setup
+            .enable_metrics
+            .then(|| bus.intern(&format!("{}/performance_metrics", setup.topic)));
+        let report = SensorReport {
+            scoped_name: setup.scoped_name.clone(),
+            sensor_type: setup.sensor_type.clone(),
+            topic: setup.topic.clone(),
+            library: library.clone(),
+            ..Default::default()
+        };
+        self.slots.push(Slot {
+            schedule: Schedule::new(setup.update_rate),
+            active: setup.active,
+            frame_id: RString::from(setup.frame_id.as_str()),
+            topics: vec![OutTopic { key: RString::new(), topic: main, seq: 0 }],
+            metrics_topic,
+            metrics_seq: 0,
+            trigger,
+            force_next: false,
+            library,
+            plugin: Some(plugin),
+            last_sim: None,
+            last_wall: None,
+            update_count: 0,
+            report,
+            out: RVec::new(),
+            due: false,
+            forced: false,
+            result: None,
+            setup,
+        });
+    }
+
+    /// Number of sensors.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether there are no sensors.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The sensors' setups, in load order.
+    pub fn setups(&self) -> impl Iterator<Item = &SensorSetup> {
+        self.slots.iter().map(|s| &s.setup)
+    }
+
+    fn slot_mut(&mut self, entity: EntityId) -> Option<&mut Slot> {
+        self.slots.iter_mut().find(|s| s.setup.entity == entity)
+    }
+
+    /// Pauses or resumes a sensor. Returns false for an unknown sensor.
+    pub fn set_active(&mut self, entity: EntityId, active: bool) -> bool {
+        self.slot_mut(entity).map(|s| s.active = active).is_some()
+    }
+
+    /// Forces an update at the next step, whatever the rate, the active flag and the trigger
+    /// (it does not move the next update time).
+    pub fn force_update(&mut self, entity: EntityId) -> bool {
+        self.slot_mut(entity).map(|s| s.force_next = true).is_some()
+    }
+
+    /// Time went backwards: every schedule restarts and plugins are told to reset.
+    pub fn reset(&mut self, physics: &Physics) -> Vec<SensorFailure> {
+        let mut failures = Vec::new();
+        for s in &mut self.slots {
+            s.schedule.reset();
+            s.last_sim = None;
+            s.last_wall = None;
+            if let Some(p) = s.plugin.as_mut() {
+                let view = physics.view(&s.setup.scoped_name);
+                let r = p.reset(WorldView_TO::from_ptr(&view, TD_Opaque)).into_result();
+                if let Err(e) = r {
+                    failures.push(disable(s, e));
+                }
+            }
+        }
+        failures
+    }
+
+    /// Passes a run-time parameter to a sensor's plugin.
+    pub fn set_parameter(
+        &mut self,
+        entity: EntityId,
+        key: &str,
+        value: &str,
+        physics: &Physics,
+    ) -> Result<(), String> {
+        let s = self.slot_mut(entity).ok_or_else(|| format!("no sensor with id {}", entity.0))?;
+        let p = s.plugin.as_mut().ok_or_else(|| format!("sensor `{}` is disabled", s.setup.scoped_name))?;
+        let view = physics.view(&s.setup.scoped_name);
+        p.set_parameter(key.into(), value.into(), WorldView_TO::from_ptr(&view, TD_Opaque))
+            .into_result()
+            .map_err(|e| e.to_string())
+    }
+
+    /// Updates every due sensor at `now` against `physics` (in parallel on `pool` when given)
+    /// and publishes their outputs on `bus` in sensor order. Returns the sensors disabled in
+    /// this step.
+    pub fn update(
+        &mut self,
+        now: SimTime,
+        physics: &Physics,
+        bus: &mut Bus,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Vec<SensorFailure> {
+        let mut any = false;
+        for s in &mut self.slots {
+            s.due = false;
+            s.result = None;
+            if s.plugin.is_none() {
+                continue;
+            }
+            let mut force = std::mem::take(&mut s.force_next);
+            if let Some(t) = &s.trigger {
+                if t.has_pending() {
+                    t.drain();
+                    force = true;
+                }
+                if !force {
+                    continue;
+                }
+            }
+            if !force && !s.schedule.is_due(now) {
+                continue;
+            }
+            if !s.active && !force {
+                continue;
+            }
+            s.due = true;
+            s.forced = force;
+            any = true;
+        }
+        if !any {
+            return Vec::new();
+        }
+        let step = physics.step_size();
+        let run = |s: &mut Slot| {
+            if !s.due {
+                return;
+            }
+            let Some(plugin) = s.plugin.as_mut() else { return };
+            let ctx = UpdateContext {
+                now,
+                dt: s.last_sim.map_or(SimTime::ZERO, |l| SimTime::from_nanos((now.nanos - l.nanos).max(0))),
+                step,
+                update_count: s.update_count,
+                forced: s.forced,
+            };
+            let view = physics.view(&s.setup.scoped_name);
+            s.out.clear();
+            let r = plugin.update(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut s.out);
+            s.result = Some(r.into_result());
+        };
+        let parallel = pool.filter(|p| p.current_num_threads() > 1);
+        match parallel {
+            Some(pool) => pool.install(|| self.slots.par_iter_mut().for_each(run)),
+            None => self.slots.iter_mut().for_each(run),
+        }
+        let wall = Instant::now();
+        let mut failures = Vec::new();
+        for s in &mut self.slots {
+            let Some(result) = s.result.take() else { continue };
+            if let Err(e) = result {
+                failures.push(disable(s, e));
+                continue;
+            }
+            if !s.forced {
+                s.schedule.advance(now);
+            }
+            s.update_count += 1;
+            s.report.updates += 1;
+            publish_outputs(s, now, bus);
+            if let Some(topic) = s.metrics_topic.clone() {
+                let metrics = SensorMetrics {
+                    name: RString::from(s.setup.scoped_name.as_str()),
+                    real_update_rate: s.last_wall.map_or(0.0, |l| rate(wall.duration_since(l).as_secs_f64())),
+                    sim_update_rate: s.last_sim.map_or(0.0, |l| rate((now.nanos - l.nanos) as f64 * 1e-9)),
+                    nominal_update_rate: s.schedule.rate_hz(),
+                };
+                let mut m = Message::new("", Payload::SensorMetrics(RBox::new(metrics)));
+                m.header.stamp = now;
+                m.header.frame_id = s.frame_id.clone();
+                m.header.seq = s.metrics_seq;
+                s.metrics_seq += 1;
+                bus.publish(topic, m);
+            }
+            s.last_sim = Some(now);
+            s.last_wall = Some(wall);
+        }
+        failures
+    }
+
+    /// Per-sensor counters, with drops read from the bus.
+    pub fn reports(&self, bus: &Bus) -> Vec<SensorReport> {
+        self.slots
+            .iter()
+            .map(|s| {
+                let mut r = s.report.clone();
+                r.dropped = s.topics.iter().map(|t| bus.stats(&t.topic).dropped).sum::<u64>()
+                    + s.metrics_topic.as_ref().map_or(0, |t| bus.stats(t).dropped);
+                r
+            })
+            .collect()
+    }
+
+    /// Every topic the sensors have published on so far, plus their main and trigger topics.
+    pub fn topics(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for s in &self.slots {
+            v.extend(s.topics.iter().map(|t| t.topic.to_string()));
+            if let Some(t) = &s.metrics_topic {
+                v.push(t.to_string());
+            }
+            if s.setup.triggered {
+                v.push(s.setup.trigger_topic.clone());
+            }
+        }
+        v
+    }
+
+    /// The library file serving each sensor, in load order.
+    pub fn libraries(&self) -> impl Iterator<Item = (&SensorSetup, &str)> {
+        self.slots.iter().map(|s| (&s.setup, s.library.as_str()))
+    }
+}
+
+fn rate(dt: f64) -> f64 {
+    if dt > 0.0 { 1.0 / dt } else { 0.0 }
+}
+
+fn disable(s: &mut Slot, e: PluginError) -> SensorFailure {
+    s.report.errors += 1;
+    let error = e.message.to_string();
+    s.report.disabled = Some(error.clone());
+    // Leak rather than drop: a plugin that failed may fail again in its destructor, and the
+    // library is never unloaded anyway.
+    if let Some(p) = s.plugin.take() {
+        std::mem::forget(p);
+    }
+    SensorFailure { scoped_name: s.setup.scoped_name.clone(), span: s.setup.span.clone(), error }
+}
+
+fn publish_outputs(s: &mut Slot, now: SimTime, bus: &mut Bus) {
+    for mut m in s.out.drain(..) {
+        let idx = match s.topics.iter().position(|t| t.key == m.topic) {
+            Some(i) => i,
+            None => {
+                let resolved = if m.topic.starts_with('/') {
+                    m.topic.to_string()
+                } else {
+                    format!("{}/{}", s.setup.topic, m.topic)
+                };
+                let topic = bus.intern(&resolved);
+                s.topics.push(OutTopic { key: m.topic.clone(), topic, seq: 0 });
+                s.topics.len() - 1
+            }
+        };
+        let t = &mut s.topics[idx];
+        m.header.stamp = now;
+        if m.header.frame_id.is_empty() {
+            m.header.frame_id = s.frame_id.clone();
+        }
+        m.header.seq = t.seq;
+        t.seq += 1;
+        m.topic = RString::new();
+        s.report.messages += 1;
+        bus.publish(t.topic.clone(), m);
+    }
+}

@@ -1,0 +1,327 @@
+//! System (world and model) plugins: their hooks around the physics step and the queue of
+//! commands they issue.
+//!
+//! Per step, in load order: each system's `pre_step` receives the messages that arrived on
+//! its subscriptions since the previous step and queues commands; the engine then applies all
+//! commands in order (plugin order, then issue order) and steps the physics; then each
+//! system's `post_step` reads the new state and publishes. A system that errors or panics is
+//! disabled and reported.
+
+use crate::physics::{Physics, PhysicsCommand};
+use crate::transport::{Bus, Subscription, validate_topic};
+use crate::world::Span;
+use sim_plugin_api::{
+    Commands, CommandsMut, Commands_TO, EntityFactory, EntityId, Extension, JointCommand, Message,
+    PluginError, Pose, SimTime, StepContext, SystemBox, Vec3, WorldView_TO,
+    abi_stable::{
+        sabi_trait::TD_Opaque,
+        std_types::{ROption, RStr, RString, RVec},
+    },
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Everything resolved about one `<plugin>` before creating it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SystemSetup {
+    /// The entity it is attached to (world, model or sensor).
+    pub entity: EntityId,
+    /// That entity's scoped name.
+    pub entity_name: String,
+    /// `<plugin name>`.
+    pub name: String,
+    /// `<plugin filename>`.
+    pub filename: String,
+    /// The `<plugin>` element text.
+    pub sdf: String,
+    /// Where it is.
+    pub span: Span,
+    /// Seed of its random streams.
+    pub seed: u64,
+    /// Prefix of its relative topics (`/world/<w>` or `/model/<m>`).
+    pub namespace: String,
+}
+
+/// A command a system queued.
+#[derive(Clone, Debug)]
+pub enum QueuedCommand {
+    /// A change to the physics world.
+    Physics(PhysicsCommand),
+    /// A joint command.
+    Joint(JointCommand),
+    /// A request to create a model.
+    Spawn(EntityFactory, u64),
+    /// A request to remove a model.
+    Remove(EntityId),
+    /// A message to publish (topic resolved).
+    Publish(String, Message),
+    /// Pause or resume a sensor.
+    SensorActive(EntityId, bool),
+    /// A run-time sensor parameter.
+    SensorParameter(EntityId, String, String),
+}
+
+/// The engine's implementation of [`Commands`]: a queue.
+#[derive(Debug)]
+pub struct CommandQueue {
+    namespace: String,
+    next_ticket: u64,
+    /// Commands in issue order.
+    pub commands: Vec<QueuedCommand>,
+}
+
+impl CommandQueue {
+    /// An empty queue resolving relative topics against `namespace`.
+    pub fn new(namespace: &str) -> Self {
+        CommandQueue { namespace: namespace.to_string(), next_ticket: 1, commands: Vec::new() }
+    }
+
+    /// Runs `f` with this queue as a plugin sees it.
+    pub fn with<R>(&mut self, f: impl FnOnce(CommandsMut<'_>) -> R) -> R {
+        f(Commands_TO::from_ptr(self, TD_Opaque))
+    }
+}
+
+/// Resolves a system's topic: absolute as is, relative below its namespace.
+pub fn resolve_topic(namespace: &str, topic: &str) -> String {
+    if topic.starts_with('/') { topic.to_string() } else { format!("{namespace}/{topic}") }
+}
+
+impl Commands for CommandQueue {
+    fn set_pose(&mut self, entity: EntityId, pose: Pose) {
+        self.commands.push(QueuedCommand::Physics(PhysicsCommand::SetPose(entity, pose)));
+    }
+    fn set_velocity(&mut self, entity: EntityId, linear: Vec3, angular: Vec3) {
+        self.commands.push(QueuedCommand::Physics(PhysicsCommand::SetVelocity(entity, linear, angular)));
+    }
+    fn apply_wrench(&mut self, entity: EntityId, force: Vec3, torque: Vec3) {
+        self.commands.push(QueuedCommand::Physics(PhysicsCommand::ApplyWrench(entity, force, torque)));
+    }
+    fn joint_command(&mut self, command: &JointCommand) {
+        self.commands.push(QueuedCommand::Joint(*command));
+    }
+    fn spawn(&mut self, request: &EntityFactory) -> u64 {
+        let t = self.next_ticket;
+        self.next_ticket += 1;
+        self.commands.push(QueuedCommand::Spawn(request.clone(), t));
+        t
+    }
+    fn remove(&mut self, entity: EntityId) {
+        self.commands.push(QueuedCommand::Remove(entity));
+    }
+    fn publish(&mut self, mut message: Message) {
+        let topic = resolve_topic(&self.namespace, &message.topic);
+        message.topic = RString::new();
+        self.commands.push(QueuedCommand::Publish(topic, message));
+    }
+    fn set_sensor_active(&mut self, sensor: EntityId, active: bool) {
+        self.commands.push(QueuedCommand::SensorActive(sensor, active));
+    }
+    fn set_sensor_parameter(&mut self, sensor: EntityId, key: RStr<'_>, value: RStr<'_>) {
+        self.commands.push(QueuedCommand::SensorParameter(sensor, key.to_string(), value.to_string()));
+    }
+    fn extension(&mut self, _name: RStr<'_>) -> ROption<Extension<'_>> {
+        ROption::RNone
+    }
+}
+
+/// Per-system counters, for the run summary.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SystemReport {
+    /// `<plugin name>`.
+    pub name: String,
+    /// The entity it is attached to.
+    pub entity_name: String,
+    /// The library serving it.
+    pub library: String,
+    /// Messages published.
+    pub messages: u64,
+    /// Commands issued.
+    pub commands: u64,
+    /// Why it was disabled, if it was.
+    pub disabled: Option<String>,
+}
+
+/// A system plugin disabled during a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SystemFailure {
+    /// `<plugin name>` and its entity.
+    pub name: String,
+    /// Where it was declared.
+    pub span: Span,
+    /// The plugin's error.
+    pub error: String,
+}
+
+struct Slot {
+    setup: SystemSetup,
+    plugin: Option<SystemBox>,
+    subscriptions: Vec<Subscription>,
+    seq: HashMap<Arc<str>, u64>,
+    report: SystemReport,
+    out: RVec<Message>,
+}
+
+/// All system plugins of a simulation.
+#[derive(Default)]
+pub struct SystemManager {
+    slots: Vec<Slot>,
+}
+
+impl std::fmt::Debug for SystemManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SystemManager").field("systems", &self.slots.len()).finish()
+    }
+}
+
+impl SystemManager {
+    /// An empty manager.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a created system and subscribes to the topics it asks for. An invalid topic
+    /// name is an error.
+    pub fn add(
+        &mut self,
+        setup: SystemSetup,
+        plugin: SystemBox,
+        library: String,
+        bus: &mut Bus,
+    ) -> Result<(), String> {
+        let mut subscriptions = Vec::new();
+        for t in plugin.subscriptions() {
+            let topic = validate_topic(&resolve_topic(&setup.namespace, &t)).map_err(|e| e.to_string())?;
+            subscriptions.push(bus.subscribe(&topic, 1024));
+        }
+        let report = SystemReport {
+            name: setup.name.clone(),
+            entity_name: setup.entity_name.clone(),
+            library,
+            ..Default::default()
+        };
+        self.slots.push(Slot {
+            setup,
+            plugin: Some(plugin),
+            subscriptions,
+            seq: HashMap::new(),
+            report,
+            out: RVec::new(),
+        });
+        Ok(())
+    }
+
+    /// Number of systems.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Runs every system's `pre_step` and returns the commands they queued, in order.
+    pub fn pre_step(
+        &mut self,
+        now: SimTime,
+        iteration: u64,
+        physics: &Physics,
+    ) -> (Vec<QueuedCommand>, Vec<SystemFailure>) {
+        let mut all = Vec::new();
+        let mut failures = Vec::new();
+        for s in &mut self.slots {
+            let Some(plugin) = s.plugin.as_mut() else { continue };
+            let mut inbox: Vec<Message> = Vec::new();
+            for sub in &s.subscriptions {
+                for env in sub.drain() {
+                    let mut m = env.message.clone();
+                    m.topic = RString::from(&*env.topic);
+                    inbox.push(m);
+                }
+            }
+            let ctx = StepContext { now, step: physics.step_size(), iteration, entity: s.setup.entity };
+            let view = physics.view(&s.setup.name);
+            let mut queue = CommandQueue::new(&s.setup.namespace);
+            let r = queue
+                .with(|cmds| {
+                    plugin.pre_step(&ctx, inbox.as_slice().into(), WorldView_TO::from_ptr(&view, TD_Opaque), cmds)
+                })
+                .into_result();
+            match r {
+                Ok(()) => {
+                    s.report.commands += queue.commands.len() as u64;
+                    all.extend(queue.commands);
+                }
+                Err(e) => failures.push(disable(s, e)),
+            }
+        }
+        (all, failures)
+    }
+
+    /// Runs every system's `post_step` and publishes what they output.
+    pub fn post_step(&mut self, iteration: u64, physics: &Physics, bus: &mut Bus) -> Vec<SystemFailure> {
+        let now = physics.time();
+        let mut failures = Vec::new();
+        for s in &mut self.slots {
+            let Some(plugin) = s.plugin.as_mut() else { continue };
+            let ctx = StepContext { now, step: physics.step_size(), iteration, entity: s.setup.entity };
+            let view = physics.view(&s.setup.name);
+            s.out.clear();
+            let r = plugin.post_step(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut s.out).into_result();
+            if let Err(e) = r {
+                failures.push(disable(s, e));
+                continue;
+            }
+            let outputs: Vec<Message> = s.out.drain(..).collect();
+            for m in outputs {
+                let topic = resolve_topic(&s.setup.namespace, &m.topic);
+                publish_from(s, &topic, m, now, bus);
+            }
+        }
+        failures
+    }
+
+    /// Publishes a message queued by system `index` with a command.
+    pub fn publish_command(&mut self, topic: &str, message: Message, now: SimTime, bus: &mut Bus) {
+        // Commands carry no origin; their sequence numbers are per topic across systems.
+        if let Some(s) = self.slots.first_mut() {
+            publish_from(s, topic, message, now, bus);
+        } else {
+            bus.publish(bus_topic(bus, topic), message);
+        }
+    }
+
+    /// Per-system counters.
+    pub fn reports(&self) -> Vec<SystemReport> {
+        self.slots.iter().map(|s| s.report.clone()).collect()
+    }
+}
+
+fn bus_topic(bus: &mut Bus, topic: &str) -> Arc<str> {
+    bus.intern(topic)
+}
+
+fn publish_from(s: &mut Slot, topic: &str, mut m: Message, now: SimTime, bus: &mut Bus) {
+    let key = bus.intern(topic);
+    let seq = s.seq.entry(key.clone()).or_insert(0);
+    m.header.stamp = now;
+    m.header.seq = *seq;
+    *seq += 1;
+    m.topic = RString::new();
+    s.report.messages += 1;
+    bus.publish(key, m);
+}
+
+fn disable(s: &mut Slot, e: PluginError) -> SystemFailure {
+    let error = e.message.to_string();
+    s.report.disabled = Some(error.clone());
+    if let Some(p) = s.plugin.take() {
+        std::mem::forget(p);
+    }
+    SystemFailure {
+        name: format!("{} (on {})", s.setup.name, s.setup.entity_name),
+        span: s.setup.span.clone(),
+        error,
+    }
+}

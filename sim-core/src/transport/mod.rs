@@ -1,0 +1,228 @@
+//! In-process topic bus.
+//!
+//! Publishing never blocks the simulation: each subscriber has a bounded queue, and when it
+//! is full the subscriber's *oldest* message is dropped to make room and the loss is counted
+//! (per subscriber and per topic) so that run summaries can report it.
+
+mod naming;
+
+pub use naming::{TopicError, default_sensor_topic, sanitize_topic_part, validate_topic};
+
+use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};
+use sim_plugin_api::Message;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A message as it travels on the bus: its resolved topic and the message.
+#[derive(Debug)]
+pub struct Envelope {
+    /// The absolute topic it was published on.
+    pub topic: Arc<str>,
+    /// The message, header filled.
+    pub message: Message,
+}
+
+/// The receiving end of a subscription.
+#[derive(Debug)]
+pub struct Subscription {
+    topic: Arc<str>,
+    receiver: Receiver<Arc<Envelope>>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl Subscription {
+    /// The topic subscribed to.
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+    /// Takes every message queued so far, oldest first.
+    pub fn drain(&self) -> Vec<Arc<Envelope>> {
+        self.receiver.try_iter().collect()
+    }
+    /// Whether a message is queued.
+    pub fn has_pending(&self) -> bool {
+        !self.receiver.is_empty()
+    }
+    /// Takes the next message, waiting up to `timeout`.
+    pub fn recv_timeout(&self, timeout: std::time::Duration) -> Option<Arc<Envelope>> {
+        self.receiver.recv_timeout(timeout).ok()
+    }
+    /// Messages this subscriber lost because its queue was full.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}
+
+#[derive(Debug)]
+struct Subscriber {
+    sender: Sender<Arc<Envelope>>,
+    /// A second receiver, used only to discard the oldest message when the queue is full.
+    evictor: Receiver<Arc<Envelope>>,
+    dropped: Arc<AtomicU64>,
+}
+
+#[derive(Debug, Default)]
+struct TopicEntry {
+    subscribers: Vec<Subscriber>,
+    published: u64,
+    dropped: u64,
+}
+
+/// Per-topic counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopicStats {
+    /// Messages published.
+    pub published: u64,
+    /// Messages lost by slow subscribers.
+    pub dropped: u64,
+    /// Current subscribers.
+    pub subscribers: usize,
+}
+
+/// The topic bus. Owned by the simulation thread; subscriptions may be read from any thread.
+#[derive(Debug, Default)]
+pub struct Bus {
+    topics: HashMap<Arc<str>, TopicEntry>,
+}
+
+impl Bus {
+    /// An empty bus.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Subscribes to `topic` with a queue of `capacity` messages (at least 1).
+    pub fn subscribe(&mut self, topic: &str, capacity: usize) -> Subscription {
+        let (sender, receiver) = bounded(capacity.max(1));
+        let dropped = Arc::new(AtomicU64::new(0));
+        let key = self.intern(topic);
+        self.topics.entry(key.clone()).or_default().subscribers.push(Subscriber {
+            sender,
+            evictor: receiver.clone(),
+            dropped: dropped.clone(),
+        });
+        Subscription { topic: key, receiver, dropped }
+    }
+
+    /// Returns the shared name of `topic`, creating its entry if needed.
+    pub fn intern(&mut self, topic: &str) -> Arc<str> {
+        if let Some((k, _)) = self.topics.get_key_value(topic) {
+            return k.clone();
+        }
+        let k: Arc<str> = Arc::from(topic);
+        self.topics.insert(k.clone(), TopicEntry::default());
+        k
+    }
+
+    /// Whether anyone listens on `topic`.
+    pub fn has_subscribers(&self, topic: &str) -> bool {
+        self.topics.get(topic).is_some_and(|t| !t.subscribers.is_empty())
+    }
+
+    /// Publishes without blocking. Subscribers whose receiving end is gone are removed.
+    pub fn publish(&mut self, topic: Arc<str>, message: Message) {
+        let entry = self.topics.entry(topic.clone()).or_default();
+        entry.published += 1;
+        if entry.subscribers.is_empty() {
+            return;
+        }
+        let envelope = Arc::new(Envelope { topic, message });
+        let mut lost = 0;
+        entry.subscribers.retain(|s| {
+            let mut item = envelope.clone();
+            loop {
+                match s.sender.try_send(item) {
+                    Ok(()) => return true,
+                    Err(TrySendError::Disconnected(_)) => return false,
+                    Err(TrySendError::Full(back)) => {
+                        item = back;
+                        if s.evictor.try_recv().is_ok() {
+                            s.dropped.fetch_add(1, Ordering::Relaxed);
+                            lost += 1;
+                        }
+                    }
+                }
+            }
+        });
+        entry.dropped += lost;
+    }
+
+    /// Counters of one topic.
+    pub fn stats(&self, topic: &str) -> TopicStats {
+        self.topics
+            .get(topic)
+            .map(|t| TopicStats {
+                published: t.published,
+                dropped: t.dropped,
+                subscribers: t.subscribers.len(),
+            })
+            .unwrap_or_default()
+    }
+
+    /// Every topic that has been published on or subscribed to, sorted.
+    pub fn topics(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.topics.keys().map(|k| k.to_string()).collect();
+        v.sort();
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::Payload;
+
+    fn msg(v: f64) -> Message {
+        Message::new("", Payload::Double(v))
+    }
+
+    fn value(e: &Envelope) -> f64 {
+        match e.message.payload.as_enum() {
+            Ok(Payload::Double(v)) => *v,
+            other => panic!("unexpected payload {other:?}"),
+        }
+    }
+
+    #[test]
+    fn fan_out_in_order() {
+        let mut bus = Bus::new();
+        let a = bus.subscribe("/t", 10);
+        let b = bus.subscribe("/t", 10);
+        let other = bus.subscribe("/u", 10);
+        let t = bus.intern("/t");
+        for i in 0..3 {
+            bus.publish(t.clone(), msg(i as f64));
+        }
+        assert_eq!(a.drain().iter().map(|e| value(e)).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0]);
+        assert_eq!(b.drain().len(), 3);
+        assert!(other.drain().is_empty());
+        assert_eq!(bus.stats("/t"), TopicStats { published: 3, dropped: 0, subscribers: 2 });
+    }
+
+    #[test]
+    fn slow_subscriber_loses_oldest_and_is_counted() {
+        let mut bus = Bus::new();
+        let slow = bus.subscribe("/t", 2);
+        let fast = bus.subscribe("/t", 100);
+        let t = bus.intern("/t");
+        for i in 0..5 {
+            bus.publish(t.clone(), msg(i as f64));
+        }
+        assert_eq!(slow.drain().iter().map(|e| value(e)).collect::<Vec<_>>(), vec![3.0, 4.0]);
+        assert_eq!(slow.dropped(), 3);
+        assert_eq!(fast.drain().len(), 5);
+        assert_eq!(fast.dropped(), 0);
+        assert_eq!(bus.stats("/t").dropped, 3);
+    }
+
+    #[test]
+    fn dropped_subscription_is_removed() {
+        let mut bus = Bus::new();
+        let s = bus.subscribe("/t", 1);
+        drop(s);
+        let t = bus.intern("/t");
+        bus.publish(t, msg(1.0));
+        assert_eq!(bus.stats("/t").subscribers, 0);
+    }
+}
