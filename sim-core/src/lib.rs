@@ -8,3 +8,6 @@ pub mod transport;
 pub mod plugins;
 pub mod sensors;
 pub mod systems;
+pub mod runner;
+pub mod manifest;
+pub mod echo;

@@ -1,1 +1,322 @@
-fn main() {}
+//! The `simcore` command: `simcore run WORLD`, `simcore plugins`.
+
+mod cli;
+
+use clap::Parser;
+use cli::{Cli, Command, PathArgs, RunArgs};
+use sim_core::manifest::Manifest;
+use sim_core::plugins::{Registry, SearchPath};
+use sim_core::runner::{LoadError, RunLimit, RunSummary, SimOptions, Simulation, install_ctrl_c};
+use sim_plugin_api::{PluginKind, SimTime};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// Exit codes: 0 ok, 1 a runtime failure (a plugin disabled), 2 bad input or usage.
+const EXIT_RUNTIME: u8 = 1;
+const EXIT_INPUT: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_INPUT } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    init_logging(cli.verbose);
+    let code = match cli.command {
+        Command::Run(args) => run(args),
+        Command::Plugins(paths) => plugins(paths),
+    };
+    ExitCode::from(code)
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SIMCORE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .with_target(false)
+        .try_init();
+}
+
+fn error(msg: impl std::fmt::Display) {
+    eprintln!("error: {msg}");
+}
+
+struct Settings {
+    world: PathBuf,
+    manifest: Manifest,
+}
+
+fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, String> {
+    let mut manifest = match &paths.manifest {
+        Some(p) => Manifest::load(p).map_err(|e| e.to_string())?,
+        None => Manifest::default(),
+    };
+    let world = match world_arg {
+        Some(w) if w.extension().is_some_and(|e| e == "toml") => {
+            let m = Manifest::load(w).map_err(|e| e.to_string())?;
+            let world = m.world.clone().ok_or_else(|| {
+                format!("{}: the manifest names no world (add `world = \"path/to/world.sdf\"`)", w.display())
+            })?;
+            manifest.seed = m.seed.or(manifest.seed);
+            manifest.real_time_factor = m.real_time_factor.or(manifest.real_time_factor);
+            manifest.threads = m.threads.or(manifest.threads);
+            manifest.plugin_paths.extend(m.plugin_paths);
+            world
+        }
+        Some(w) => w.to_path_buf(),
+        None => manifest.world.clone().unwrap_or_default(),
+    };
+    Ok(Settings { world, manifest })
+}
+
+fn registry(paths: &PathArgs, manifest: &Manifest) -> Registry {
+    Registry::discover(SearchPath::standard(&paths.plugin_path, &manifest.plugin_paths))
+}
+
+fn run(args: RunArgs) -> u8 {
+    let s = match settings(Some(&args.world), &args.paths) {
+        Ok(s) => s,
+        Err(e) => {
+            error(e);
+            return EXIT_INPUT;
+        }
+    };
+    if let Some(d) = args.duration
+        && !(d.is_finite() && d >= 0.0)
+    {
+        error(format!("--duration must be a non-negative number of seconds, got {d}"));
+        return EXIT_INPUT;
+    }
+    if let Some(r) = args.rtf
+        && !(r.is_finite() && r >= 0.0)
+    {
+        error(format!("--rtf must be >= 0, got {r}"));
+        return EXIT_INPUT;
+    }
+    if args.threads == Some(0) {
+        error("--threads must be at least 1");
+        return EXIT_INPUT;
+    }
+    let world = match sim_core::sdf::load(&s.world) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("{}", e.render(None));
+            return EXIT_INPUT;
+        }
+    };
+    let rtf = args.rtf.or(s.manifest.real_time_factor).unwrap_or(world.physics.real_time_factor);
+    let threads = args
+        .threads
+        .or(s.manifest.threads)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let options = SimOptions { seed: args.seed.or(s.manifest.seed).unwrap_or(0), threads };
+    let registry = registry(&args.paths, &s.manifest);
+    let mut sim = match Simulation::new(world, registry, &options) {
+        Ok(sim) => sim,
+        Err(LoadError::Plugins(problems)) => {
+            error(format!("{}: the world cannot run: {} plugin problem(s)", s.world.display(), problems.len()));
+            for p in &problems {
+                eprintln!("  {}: {}", p.span, p.subject);
+                eprintln!("      {}", p.message);
+            }
+            return EXIT_INPUT;
+        }
+        Err(e) => {
+            error(format!("{}: {e}", s.world.display()));
+            return EXIT_INPUT;
+        }
+    };
+    for w in sim.warnings() {
+        tracing::warn!("{w}");
+    }
+    if args.list {
+        for t in sim.topics() {
+            println!("{t}");
+        }
+        return 0;
+    }
+    let known = sim.topics();
+    let mut subs = Vec::new();
+    for t in &args.echo {
+        let topic = match sim_core::transport::validate_topic(t) {
+            Ok(t) => t,
+            Err(e) => {
+                error(format!("--echo: {e}"));
+                return EXIT_INPUT;
+            }
+        };
+        if !known.contains(&topic) {
+            eprintln!(
+                "warning: nothing in this world publishes on `{topic}` yet; its topics are:\n  {}",
+                known.join("\n  ")
+            );
+        }
+        subs.push(sim.bus_mut().subscribe(&topic, 1 << 16));
+    }
+    let limit = match (args.steps, args.duration) {
+        (Some(n), _) => RunLimit::Steps(n),
+        (None, Some(d)) => RunLimit::Duration(SimTime::from_secs_f64(d)),
+        (None, None) => RunLimit::Forever,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    install_ctrl_c(stop.clone());
+    let progress = std::io::stderr().is_terminal().then(|| {
+        let pb = indicatif::ProgressBar::new_spinner();
+        pb.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg}").expect("valid template"));
+        pb
+    });
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut echo_failed = false;
+    let started = Instant::now();
+    let mut last_draw = Instant::now();
+    let (mut last_sim, mut last_wall) = (SimTime::ZERO, Instant::now());
+    let summary = sim.run(limit, rtf, &stop, |sim| {
+        if !subs.is_empty() && !echo_failed {
+            let mut wrote = false;
+            for sub in &subs {
+                for env in sub.drain() {
+                    let v = sim_core::echo::message_json(&env.topic, &env.message);
+                    if writeln!(out, "{v}").is_err() {
+                        echo_failed = true;
+                    }
+                    wrote = true;
+                }
+            }
+            if wrote && out.flush().is_err() {
+                echo_failed = true;
+            }
+        }
+        if let Some(pb) = &progress
+            && last_draw.elapsed() >= Duration::from_millis(100)
+        {
+            let now = sim.time();
+            let wall = last_wall.elapsed().as_secs_f64();
+            let rate = (now.nanos - last_sim.nanos) as f64 * 1e-9 / wall.max(1e-9);
+            pb.set_message(format!(
+                "sim {:.3} s | real-time factor {:.2} | wall {:.1} s",
+                now.as_secs_f64(),
+                rate,
+                started.elapsed().as_secs_f64()
+            ));
+            pb.tick();
+            last_draw = Instant::now();
+            (last_sim, last_wall) = (now, Instant::now());
+        }
+    });
+    if let Some(pb) = progress {
+        pb.finish_and_clear();
+    }
+    let _ = out.flush();
+    print_summary(&summary, &s.world);
+    if summary.failures.is_empty() { 0 } else { EXIT_RUNTIME }
+}
+
+fn print_summary(s: &RunSummary, world: &Path) {
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(
+        e,
+        "{}{}: {} steps, sim time {:.3} s, wall time {:.3} s, real-time factor {:.2}",
+        world.display(),
+        if s.interrupted { " (interrupted)" } else { "" },
+        s.steps,
+        s.sim_time.as_secs_f64(),
+        s.wall_time.as_secs_f64(),
+        s.real_time_factor()
+    );
+    if !s.sensors.is_empty() {
+        let w = s.sensors.iter().map(|r| r.scoped_name.len()).max().unwrap_or(6).max(6);
+        let _ = writeln!(e, "  {:<w$}  {:>8}  {:>10}  {:>6}  {:>7}  topic", "sensor", "updates", "rate (Hz)", "errors", "dropped");
+        let sim_s = s.sim_time.as_secs_f64();
+        for r in &s.sensors {
+            let rate = if sim_s > 0.0 { r.updates as f64 / sim_s } else { 0.0 };
+            let _ = writeln!(
+                e,
+                "  {:<w$}  {:>8}  {:>10.2}  {:>6}  {:>7}  {}",
+                r.scoped_name, r.updates, rate, r.errors, r.dropped, r.topic
+            );
+            if let Some(d) = &r.disabled {
+                let _ = writeln!(e, "  {:<w$}  disabled: {d}", "");
+            }
+        }
+    }
+    for r in &s.systems {
+        let _ = writeln!(
+            e,
+            "  plugin {} on {} ({}): {} messages, {} commands{}",
+            r.name,
+            r.entity_name,
+            r.library,
+            r.messages,
+            r.commands,
+            r.disabled.as_ref().map(|d| format!(", disabled: {d}")).unwrap_or_default()
+        );
+    }
+    for f in &s.failures {
+        let _ = writeln!(e, "error: at sim time {:.3} s, {} was disabled: {} ({})", f.time.as_secs_f64(), f.subject, f.error, f.span);
+    }
+}
+
+fn plugins(paths: PathArgs) -> u8 {
+    let s = match settings(None, &paths) {
+        Ok(s) => s,
+        Err(e) => {
+            error(e);
+            return EXIT_INPUT;
+        }
+    };
+    let reg = registry(&paths, &s.manifest);
+    let mut o = std::io::stdout().lock();
+    let _ = writeln!(o, "plugin search path (engine ABI {}):", sim_core::plugins::env_api_version());
+    for d in reg.search_path.dirs() {
+        let _ = writeln!(o, "  {}{}", d.display(), if d.is_dir() { "" } else { "  (missing)" });
+    }
+    let _ = writeln!(o);
+    if reg.libraries.is_empty() {
+        let _ = writeln!(o, "no plugin libraries found");
+    }
+    for l in &reg.libraries {
+        let _ = writeln!(o, "{}  (ABI {})", l.path.display(), l.abi_version);
+        for f in &l.factories {
+            let serves = if f.kind == PluginKind::SENSOR { "sensor types" } else { "plugin names" };
+            let _ = writeln!(
+                o,
+                "  {} {} {}: {} {} — {}",
+                f.kind.name(),
+                f.name,
+                f.version,
+                serves,
+                f.serves.join(", "),
+                f.description
+            );
+        }
+    }
+    if !reg.refused.is_empty() {
+        let _ = writeln!(o, "\nrefused:");
+        for r in &reg.refused {
+            let _ = writeln!(o, "  {}: {}", r.path.display(), r.reason);
+        }
+    }
+    if !reg.shadowed.is_empty() {
+        let _ = writeln!(o, "\nshadowed (an earlier directory has a library of the same name):");
+        for (skipped, used) in &reg.shadowed {
+            let _ = writeln!(o, "  {} (using {})", skipped.display(), used.display());
+        }
+    }
+    0
+}

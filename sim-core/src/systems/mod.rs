@@ -166,6 +166,7 @@ struct Slot {
 #[derive(Default)]
 pub struct SystemManager {
     slots: Vec<Slot>,
+    command_seq: HashMap<Arc<str>, u64>,
 }
 
 impl std::fmt::Debug for SystemManager {
@@ -282,24 +283,20 @@ impl SystemManager {
         failures
     }
 
-    /// Publishes a message queued by system `index` with a command.
-    pub fn publish_command(&mut self, topic: &str, message: Message, now: SimTime, bus: &mut Bus) {
-        // Commands carry no origin; their sequence numbers are per topic across systems.
-        if let Some(s) = self.slots.first_mut() {
-            publish_from(s, topic, message, now, bus);
-        } else {
-            bus.publish(bus_topic(bus, topic), message);
-        }
+    /// Publishes a message a system queued with [`Commands::publish`] (topic resolved).
+    pub fn publish_command(&mut self, topic: &str, mut message: Message, now: SimTime, bus: &mut Bus) {
+        let key = bus.intern(topic);
+        let seq = self.command_seq.entry(key.clone()).or_insert(0);
+        message.header.stamp = now;
+        message.header.seq = *seq;
+        *seq += 1;
+        bus.publish(key, message);
     }
 
     /// Per-system counters.
     pub fn reports(&self) -> Vec<SystemReport> {
         self.slots.iter().map(|s| s.report.clone()).collect()
     }
-}
-
-fn bus_topic(bus: &mut Bus, topic: &str) -> Arc<str> {
-    bus.intern(topic)
 }
 
 fn publish_from(s: &mut Slot, topic: &str, mut m: Message, now: SimTime, bus: &mut Bus) {

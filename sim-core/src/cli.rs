@@ -1,0 +1,70 @@
+//! The `simcore` command line (thin over the library).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Headless, reproducible robot simulation with run-time sensor plugins.
+#[derive(Debug, Parser)]
+#[command(name = "simcore", version, about, long_about = None)]
+pub struct Cli {
+    /// More log output (-v info, -vv debug); SIMCORE_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a world (an SDF file, or a TOML run manifest naming one).
+    Run(RunArgs),
+    /// List the plugin libraries on the search path, what they provide, and what was refused.
+    Plugins(PathArgs),
+}
+
+/// Where plugins and run settings come from.
+#[derive(Debug, Args, Clone, Default)]
+pub struct PathArgs {
+    /// A directory searched for plugin libraries before SIMCORE_PLUGIN_PATH, the manifest's
+    /// directories and the directory of the simcore executable (repeatable).
+    #[arg(long = "plugin-path", value_name = "DIR")]
+    pub plugin_path: Vec<PathBuf>,
+    /// A TOML run manifest (world, seed, real_time_factor, threads, plugin_paths).
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+}
+
+/// `simcore run`.
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    /// The world: an SDF file or a TOML manifest.
+    #[arg(value_name = "WORLD")]
+    pub world: PathBuf,
+    /// Stop after this many steps.
+    #[arg(long, conflicts_with = "duration")]
+    pub steps: Option<u64>,
+    /// Stop after this much sim time, in seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+    /// Real-time factor (default: the manifest's, else the world's <real_time_factor>,
+    /// else 1); 0 runs as fast as possible.
+    #[arg(long, value_name = "X")]
+    pub rtf: Option<f64>,
+    /// Run seed for every noise stream (default: the manifest's, else 0).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads for sensor updates (default: the manifest's, else the number of CPUs).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print the messages of TOPIC as JSON lines on stdout (repeatable).
+    #[arg(long, value_name = "TOPIC")]
+    pub echo: Vec<String>,
+    /// Print the world's topics after loading it, then exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Plugin search path and manifest.
+    #[command(flatten)]
+    pub paths: PathArgs,
+}

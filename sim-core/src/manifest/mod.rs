@@ -1,0 +1,132 @@
+//! The TOML run manifest: which world to run and how.
+//!
+//! ```toml
+//! world = "worlds/imu_drop.sdf"     # relative to this file
+//! seed = 7                          # run seed (default 0)
+//! real_time_factor = 0              # 0: as fast as possible (default: the world's)
+//! threads = 2                       # sensor worker threads (default 1)
+//! plugin_paths = ["plugins"]        # extra plugin directories, relative to this file
+//! ```
+//!
+//! Unknown keys are errors (a typo must not be silently ignored).
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// A manifest as written.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The world file.
+    pub world: Option<PathBuf>,
+    /// Run seed.
+    pub seed: Option<u64>,
+    /// Real-time factor.
+    pub real_time_factor: Option<f64>,
+    /// Sensor worker threads.
+    pub threads: Option<usize>,
+    /// Plugin directories.
+    #[serde(default)]
+    pub plugin_paths: Vec<PathBuf>,
+}
+
+/// A manifest that could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// The file could not be read.
+    #[error("{path}: cannot read the manifest: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The TOML is invalid.
+    #[error("{path}:{line}:{column}: invalid manifest: {message}")]
+    Toml {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A value is out of range.
+    #[error("{path}: invalid manifest: {message}")]
+    Value {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Manifest {
+    /// Reads a manifest; relative paths in it are resolved against its directory.
+    pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ManifestError::Io { path: path.to_path_buf(), source })?;
+        let mut m: Manifest = toml::from_str(&text).map_err(|e| {
+            let (line, column) = e
+                .span()
+                .map(|s| {
+                    let before = &text[..s.start.min(text.len())];
+                    let line = before.matches('\n').count() + 1;
+                    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                    (line, column)
+                })
+                .unwrap_or((1, 1));
+            ManifestError::Toml {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: e.message().to_string(),
+            }
+        })?;
+        if let Some(r) = m.real_time_factor
+            && !(r.is_finite() && r >= 0.0)
+        {
+            return Err(ManifestError::Value {
+                path: path.to_path_buf(),
+                message: format!("real_time_factor must be >= 0, got {r}"),
+            });
+        }
+        if m.threads == Some(0) {
+            return Err(ManifestError::Value {
+                path: path.to_path_buf(),
+                message: "threads must be at least 1".into(),
+            });
+        }
+        let base = path.parent().unwrap_or(Path::new("."));
+        m.world = m.world.map(|w| base.join(w));
+        m.plugin_paths = m.plugin_paths.iter().map(|p| base.join(p)).collect();
+        Ok(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_and_resolves_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("run.toml");
+        std::fs::write(&p, "world = \"w.sdf\"\nseed = 3\nplugin_paths = [\"libs\"]\n").unwrap();
+        let m = Manifest::load(&p).unwrap();
+        assert_eq!(m.world, Some(dir.path().join("w.sdf")));
+        assert_eq!(m.seed, Some(3));
+        assert_eq!(m.plugin_paths, vec![dir.path().join("libs")]);
+    }
+
+    #[test]
+    fn unknown_key_names_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("run.toml");
+        std::fs::write(&p, "seed = 3\nwrold = \"w.sdf\"\n").unwrap();
+        let e = Manifest::load(&p).unwrap_err().to_string();
+        assert!(e.contains(":2:1:") && e.contains("wrold"), "{e}");
+    }
+}

@@ -1,0 +1,624 @@
+//! The simulation: builds a world with its plugins, steps it, paces it, and summarises it.
+//!
+//! One iteration at sim time `t`:
+//! 1. due sensors update in parallel against the read-only state at `t` (the state the
+//!    previous step produced), and their outputs are published in sensor order;
+//! 2. systems' `pre_step` hooks run with the messages delivered to their subscriptions, and
+//!    their commands are applied in order;
+//! 3. the physics advances one fixed step to `t + dt`;
+//! 4. systems' `post_step` hooks run against the new state.
+//!
+//! So an N-step run samples sensors at `0, dt, ..., (N-1) dt`, each sample being the state
+//! after the step that led to it: a 10 Hz sensor updates exactly 10 times in a 1 s run.
+
+use crate::physics::{BuildError, Physics};
+use crate::plugins::{Registry, Resolved};
+use crate::sensors::{SensorFailure, SensorManager, SensorReport, SensorSetup, derive_seed};
+use crate::systems::{QueuedCommand, SystemFailure, SystemManager, SystemReport, SystemSetup};
+use crate::transport::{Bus, default_sensor_topic, validate_topic};
+use crate::world::{Model, PluginSpec, Span, World};
+use sim_plugin_api::{
+    EntityId, SensorConfig, SimTime, SourceLocation, SystemConfig, WorldView_TO,
+    abi_stable::{sabi_trait::TD_Opaque, std_types::RStr},
+};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Options that shape a simulation (not how long it runs).
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    /// Run seed: every noise stream derives from it and the sensor's scoped name.
+    pub seed: u64,
+    /// Worker threads for sensor updates (1: on the simulation thread).
+    pub threads: usize,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions { seed: 0, threads: 1 }
+    }
+}
+
+/// One problem found while resolving and creating plugins.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PluginProblem {
+    /// The element that needs the plugin.
+    pub span: Span,
+    /// What needs it (`sensor model::link::imu (type imu)`).
+    pub subject: String,
+    /// What is wrong and what to do.
+    pub message: String,
+}
+
+impl std::fmt::Display for PluginProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}: {}", self.span, self.subject, self.message)
+    }
+}
+
+/// Why a simulation could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The world could not be built in the physics engine.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// Plugins could not be resolved or created (all problems, not just the first).
+    #[error("{} plugin problem(s):\n{}", .0.len(), .0.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
+    Plugins(Vec<PluginProblem>),
+    /// The worker thread pool could not be started.
+    #[error("cannot start {0} worker threads: {1}")]
+    Threads(usize, String),
+}
+
+/// A plugin disabled while running.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeFailure {
+    /// Sim time of the failure.
+    pub time: SimTime,
+    /// Which plugin.
+    pub subject: String,
+    /// Where it was declared.
+    pub span: Span,
+    /// Its error.
+    pub error: String,
+}
+
+/// A world being simulated.
+pub struct Simulation {
+    world: World,
+    physics: Physics,
+    bus: Bus,
+    sensors: SensorManager,
+    systems: SystemManager,
+    registry: Registry,
+    pool: Option<rayon::ThreadPool>,
+    failures: Vec<RuntimeFailure>,
+    warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for Simulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation")
+            .field("world", &self.world.name)
+            .field("physics", &self.physics)
+            .field("sensors", &self.sensors)
+            .field("systems", &self.systems)
+            .finish()
+    }
+}
+
+struct Pending<'a> {
+    sensors: Vec<(SensorSetup, Resolved<'a>)>,
+    systems: Vec<(SystemSetup, Resolved<'a>)>,
+    problems: Vec<PluginProblem>,
+}
+
+impl Simulation {
+    /// Builds `world` with the plugins found in `registry`. Every sensor type and plugin name
+    /// is resolved first and all problems are reported together.
+    pub fn new(world: World, registry: Registry, options: &SimOptions) -> Result<Simulation, LoadError> {
+        let physics = Physics::build(&world)?;
+        let mut bus = Bus::new();
+        let mut sensors = SensorManager::new();
+        let mut systems = SystemManager::new();
+        let mut pending = Pending { sensors: Vec::new(), systems: Vec::new(), problems: Vec::new() };
+        let world_ns = format!("/world/{}", crate::transport::sanitize_topic_part(&world.name));
+        for p in &world.plugins {
+            resolve_system(&registry, &physics, p, EntityId::WORLD, &world.name, &world_ns, options, &mut pending);
+        }
+        for m in &world.models {
+            resolve_model(&registry, &physics, &world, m, &[], options, &mut pending);
+        }
+        let mut problems = std::mem::take(&mut pending.problems);
+
+        // Create the plugins (configuration errors are collected too).
+        for (setup, r) in pending.sensors {
+            let config = SensorConfig {
+                name: RStr::from_str(&setup.name),
+                scoped_name: RStr::from_str(&setup.scoped_name),
+                sensor_type: RStr::from_str(&setup.sensor_type),
+                topic: RStr::from_str(&setup.topic),
+                frame_id: RStr::from_str(&setup.frame_id),
+                world_name: RStr::from_str(&world.name),
+                sensor: setup.entity,
+                link: setup.link,
+                model: setup.model,
+                pose: setup.pose,
+                update_rate: setup.update_rate,
+                seed: setup.seed,
+                sdf: RStr::from_str(&setup.sdf),
+                source: source_location(&setup.span),
+            };
+            let view = physics.view(&setup.scoped_name);
+            let created = (r.library.module.create_sensor())(
+                RStr::from_str(&r.factory.name),
+                &config,
+                WorldView_TO::from_ptr(&view, TD_Opaque),
+            );
+            match created.into_result() {
+                Ok(plugin) => sensors.add(setup, plugin, r.library.file_name.clone(), &mut bus),
+                Err(e) => problems.push(PluginProblem {
+                    span: setup.span.clone(),
+                    subject: sensor_subject(&setup),
+                    message: format!("{} (from {})", e.message, r.library.file_name),
+                }),
+            }
+        }
+        for (setup, r) in pending.systems {
+            let config = SystemConfig {
+                name: RStr::from_str(&setup.name),
+                filename: RStr::from_str(&setup.filename),
+                entity: setup.entity,
+                entity_name: RStr::from_str(&setup.entity_name),
+                world_name: RStr::from_str(&world.name),
+                seed: setup.seed,
+                sdf: RStr::from_str(&setup.sdf),
+                source: source_location(&setup.span),
+            };
+            let view = physics.view(&setup.name);
+            let created = (r.library.module.create_system())(
+                RStr::from_str(&r.factory.name),
+                &config,
+                WorldView_TO::from_ptr(&view, TD_Opaque),
+            );
+            let subject = format!("plugin `{}` (filename `{}`)", setup.name, setup.filename);
+            let span = setup.span.clone();
+            match created.into_result() {
+                Ok(plugin) => {
+                    if let Err(message) = systems.add(setup, plugin, r.library.file_name.clone(), &mut bus) {
+                        problems.push(PluginProblem { span, subject, message });
+                    }
+                }
+                Err(e) => problems.push(PluginProblem {
+                    span,
+                    subject,
+                    message: format!("{} (from {})", e.message, r.library.file_name),
+                }),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(LoadError::Plugins(problems));
+        }
+        let pool = if options.threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(options.threads)
+                    .thread_name(|i| format!("simcore-worker-{i}"))
+                    .build()
+                    .map_err(|e| LoadError::Threads(options.threads, e.to_string()))?,
+            )
+        } else {
+            None
+        };
+        let warnings = registry
+            .refused
+            .iter()
+            .map(|r| format!("plugin library {} refused: {}", r.path.display(), r.reason))
+            .collect();
+        Ok(Simulation { world, physics, bus, sensors, systems, registry, pool, failures: Vec::new(), warnings })
+    }
+
+    /// The world as loaded.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The physics state.
+    pub fn physics(&self) -> &Physics {
+        &self.physics
+    }
+
+    /// The topic bus (to subscribe before stepping).
+    pub fn bus_mut(&mut self) -> &mut Bus {
+        &mut self.bus
+    }
+
+    /// The topic bus.
+    pub fn bus(&self) -> &Bus {
+        &self.bus
+    }
+
+    /// The sensor manager.
+    pub fn sensors_mut(&mut self) -> &mut SensorManager {
+        &mut self.sensors
+    }
+
+    /// The sensor manager.
+    pub fn sensors(&self) -> &SensorManager {
+        &self.sensors
+    }
+
+    /// The plugin registry used.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Warnings from loading (refused libraries).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Plugins disabled so far.
+    pub fn failures(&self) -> &[RuntimeFailure] {
+        &self.failures
+    }
+
+    /// Current sim time.
+    pub fn time(&self) -> SimTime {
+        self.physics.time()
+    }
+
+    /// Runs one iteration (see the module docs). Returns the plugins disabled in it.
+    pub fn step(&mut self) -> &[RuntimeFailure] {
+        let before = self.failures.len();
+        let now = self.physics.time();
+        let sf = self.sensors.update(now, &self.physics, &mut self.bus, self.pool.as_ref());
+        self.record_sensor_failures(now, sf);
+        let (commands, yf) = self.systems.pre_step(now, self.physics.iteration(), &self.physics);
+        self.record_system_failures(now, yf);
+        for c in commands {
+            self.apply(c, now);
+        }
+        self.physics.step();
+        let yf = self.systems.post_step(self.physics.iteration(), &self.physics, &mut self.bus);
+        self.record_system_failures(self.physics.time(), yf);
+        &self.failures[before..]
+    }
+
+    fn apply(&mut self, command: QueuedCommand, now: SimTime) {
+        match command {
+            QueuedCommand::Physics(c) => {
+                if let Err(e) = self.physics.apply(&c) {
+                    tracing::warn!("command {c:?} not applied: {e}");
+                }
+            }
+            QueuedCommand::Publish(topic, m) => self.systems.publish_command(&topic, m, now, &mut self.bus),
+            QueuedCommand::SensorActive(id, active) => {
+                if !self.sensors.set_active(id, active) {
+                    tracing::warn!("set_sensor_active: no sensor with id {}", id.0);
+                }
+            }
+            QueuedCommand::SensorParameter(id, key, value) => {
+                if let Err(e) = self.sensors.set_parameter(id, &key, &value, &self.physics) {
+                    tracing::warn!("set_sensor_parameter `{key}`: {e}");
+                }
+            }
+            QueuedCommand::Joint(j) => {
+                tracing::warn!("joint command for entity {} ignored: this world has no joints", j.joint.0)
+            }
+            QueuedCommand::Spawn(req, ticket) => tracing::warn!(
+                "spawn request {ticket} for `{}` refused: creating models at run time is not available in this engine version",
+                req.name
+            ),
+            QueuedCommand::Remove(id) => tracing::warn!(
+                "remove request for entity {} refused: removing models at run time is not available in this engine version",
+                id.0
+            ),
+        }
+    }
+
+    fn record_sensor_failures(&mut self, time: SimTime, f: Vec<SensorFailure>) {
+        for f in f {
+            tracing::error!("{}: sensor `{}` disabled: {}", f.span, f.scoped_name, f.error);
+            self.failures.push(RuntimeFailure {
+                time,
+                subject: format!("sensor {}", f.scoped_name),
+                span: f.span,
+                error: f.error,
+            });
+        }
+    }
+
+    fn record_system_failures(&mut self, time: SimTime, f: Vec<SystemFailure>) {
+        for f in f {
+            tracing::error!("{}: plugin {} disabled: {}", f.span, f.name, f.error);
+            self.failures.push(RuntimeFailure { time, subject: format!("plugin {}", f.name), span: f.span, error: f.error });
+        }
+    }
+
+    /// Runs until `limit` or until `stop` is set, pacing to `rtf` (0: as fast as possible).
+    /// `on_step` runs after every iteration (echo, progress).
+    pub fn run(
+        &mut self,
+        limit: RunLimit,
+        rtf: f64,
+        stop: &AtomicBool,
+        mut on_step: impl FnMut(&mut Simulation),
+    ) -> RunSummary {
+        let start = Instant::now();
+        let steps0 = self.physics.iteration();
+        let t0 = self.physics.time();
+        let step = self.physics.step_size();
+        let period = if rtf > 0.0 {
+            Some(Duration::from_secs_f64(step.as_secs_f64() / rtf))
+        } else {
+            None
+        };
+        let mut anchor = Instant::now();
+        let mut paced_steps: u32 = 0;
+        let mut interrupted = false;
+        loop {
+            let done = self.physics.iteration() - steps0;
+            if limit.reached(done, step) {
+                break;
+            }
+            if stop.load(Ordering::Relaxed) {
+                interrupted = true;
+                break;
+            }
+            self.step();
+            on_step(self);
+            if let Some(p) = period {
+                paced_steps += 1;
+                let target = anchor + p * paced_steps;
+                let now = Instant::now();
+                if target > now {
+                    sleep_until(target);
+                } else if now - target > p * 10 {
+                    // Falling behind: do not try to catch up (as Gazebo).
+                    anchor = now;
+                    paced_steps = 0;
+                }
+            }
+        }
+        let wall = start.elapsed();
+        let sim = SimTime::from_nanos(self.physics.time().nanos - t0.nanos);
+        RunSummary {
+            steps: self.physics.iteration() - steps0,
+            sim_time: sim,
+            wall_time: wall,
+            interrupted,
+            sensors: self.sensors.reports(&self.bus),
+            systems: self.systems.reports(),
+            failures: self.failures.clone(),
+        }
+    }
+
+    /// Topics known after loading: those of sensors and systems, and any published so far.
+    pub fn topics(&self) -> Vec<String> {
+        let mut v = self.bus.topics();
+        v.extend(self.sensors.topics());
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+fn sleep_until(target: Instant) {
+    // Sleep most of the way, then spin for accuracy (as Gazebo's pacing).
+    let now = Instant::now();
+    if target > now + Duration::from_micros(300) {
+        std::thread::sleep(target - now - Duration::from_micros(200));
+    }
+    while Instant::now() < target {
+        std::hint::spin_loop();
+    }
+}
+
+/// How long to run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RunLimit {
+    /// A number of steps.
+    Steps(u64),
+    /// A sim-time duration.
+    Duration(SimTime),
+    /// Until stopped.
+    Forever,
+}
+
+impl RunLimit {
+    fn reached(&self, done: u64, step: SimTime) -> bool {
+        match *self {
+            RunLimit::Steps(n) => done >= n,
+            RunLimit::Duration(d) => done as i128 * step.nanos as i128 >= d.nanos as i128,
+            RunLimit::Forever => false,
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// Steps taken.
+    pub steps: u64,
+    /// Sim time advanced.
+    pub sim_time: SimTime,
+    /// Wall time taken.
+    pub wall_time: Duration,
+    /// Whether it was stopped (Ctrl-C) before its limit.
+    pub interrupted: bool,
+    /// Per sensor.
+    pub sensors: Vec<SensorReport>,
+    /// Per system plugin.
+    pub systems: Vec<SystemReport>,
+    /// Plugins disabled.
+    pub failures: Vec<RuntimeFailure>,
+}
+
+impl RunSummary {
+    /// Sim time over wall time.
+    pub fn real_time_factor(&self) -> f64 {
+        let w = self.wall_time.as_secs_f64();
+        if w > 0.0 { self.sim_time.as_secs_f64() / w } else { 0.0 }
+    }
+}
+
+fn source_location(span: &Span) -> SourceLocation<'_> {
+    SourceLocation {
+        file: span.file.as_ref().map(|f| RStr::from_str(f.to_str().unwrap_or(""))).unwrap_or(RStr::from_str("")),
+        line: span.line,
+        column: span.column,
+    }
+}
+
+fn sensor_subject(s: &SensorSetup) -> String {
+    format!("sensor `{}` (type `{}`)", s.scoped_name, s.sensor_type)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resolve_system<'a>(
+    registry: &'a Registry,
+    physics: &Physics,
+    p: &PluginSpec,
+    entity: EntityId,
+    entity_name: &str,
+    namespace: &str,
+    options: &SimOptions,
+    pending: &mut Pending<'a>,
+) {
+    let _ = physics;
+    let setup = SystemSetup {
+        entity,
+        entity_name: entity_name.to_string(),
+        name: p.name.clone(),
+        filename: p.filename.clone(),
+        sdf: p.sdf.clone(),
+        span: p.span.clone(),
+        seed: derive_seed(options.seed, &format!("{entity_name}::plugin::{}", p.name)),
+        namespace: namespace.to_string(),
+    };
+    match registry.system_factory(&p.filename, &p.name) {
+        Ok(r) => pending.systems.push((setup, r)),
+        Err(message) => pending.problems.push(PluginProblem {
+            span: p.span.clone(),
+            subject: format!("plugin `{}` (filename `{}`)", p.name, p.filename),
+            message,
+        }),
+    }
+}
+
+fn resolve_model<'a>(
+    registry: &'a Registry,
+    physics: &Physics,
+    world: &World,
+    model: &Model,
+    parents: &[&str],
+    options: &SimOptions,
+    pending: &mut Pending<'a>,
+) {
+    let mut path: Vec<&str> = parents.to_vec();
+    path.push(&model.name);
+    let scoped_model = path.join("::");
+    let model_id = physics.entity_id(&scoped_model).unwrap_or(EntityId::NONE);
+    let model_ns = format!(
+        "/model/{}",
+        path.iter().map(|p| crate::transport::sanitize_topic_part(p)).collect::<Vec<_>>().join("/model/")
+    );
+    for link in &model.links {
+        let scoped_link = format!("{scoped_model}::{}", link.name);
+        let link_id = physics.entity_id(&scoped_link).unwrap_or(EntityId::NONE);
+        for s in &link.sensors {
+            let scoped = format!("{scoped_link}::{}", s.name);
+            let entity = physics.entity_id(&scoped).unwrap_or(EntityId::NONE);
+            let topic = match &s.topic {
+                Some(t) => match validate_topic(t) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        pending.problems.push(PluginProblem {
+                            span: s.span.clone(),
+                            subject: format!("sensor `{scoped}` (type `{}`)", s.sensor_type),
+                            message: format!("{e}; fix <topic> or remove it to use the default name"),
+                        });
+                        continue;
+                    }
+                },
+                None => default_sensor_topic(&world.name, &path, &link.name, &s.name, &s.sensor_type),
+            };
+            let trigger_topic = match &s.trigger_topic {
+                Some(t) => match validate_topic(t) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        pending.problems.push(PluginProblem {
+                            span: s.span.clone(),
+                            subject: format!("sensor `{scoped}` (type `{}`)", s.sensor_type),
+                            message: format!("{e}; fix <trigger_topic>"),
+                        });
+                        continue;
+                    }
+                },
+                None => format!("{topic}/trigger"),
+            };
+            let setup = SensorSetup {
+                entity,
+                link: link_id,
+                model: model_id,
+                name: s.name.clone(),
+                scoped_name: scoped.clone(),
+                sensor_type: s.sensor_type.clone(),
+                topic,
+                frame_id: s.frame_id.clone().unwrap_or_else(|| scoped.clone()),
+                update_rate: s.update_rate,
+                active: s.active,
+                triggered: s.triggered,
+                trigger_topic,
+                enable_metrics: s.enable_metrics,
+                pose: s.pose,
+                sdf: s.sdf.clone(),
+                span: s.span.clone(),
+                seed: derive_seed(options.seed, &scoped),
+            };
+            match registry.sensor_factory(&s.sensor_type) {
+                Some(r) => pending.sensors.push((setup, r)),
+                None => pending.problems.push(PluginProblem {
+                    span: s.span.clone(),
+                    subject: sensor_subject(&setup),
+                    message: no_sensor_library(registry, &s.sensor_type),
+                }),
+            }
+            for p in &s.plugins {
+                resolve_system(registry, physics, p, entity, &scoped, &model_ns, options, pending);
+            }
+        }
+    }
+    for p in &model.plugins {
+        resolve_system(registry, physics, p, model_id, &scoped_model, &model_ns, options, pending);
+    }
+    for nested in &model.models {
+        resolve_model(registry, physics, world, nested, &path, options, pending);
+    }
+}
+
+fn no_sensor_library(registry: &Registry, sensor_type: &str) -> String {
+    let served = registry.served_sensor_types();
+    let mut m = format!(
+        "no plugin library serves sensor type `{sensor_type}`; types served: {}; plugin search path: [{}]",
+        if served.is_empty() { "none".to_string() } else { served.join(", ") },
+        registry.search_path
+    );
+    if !registry.refused.is_empty() {
+        let refused: Vec<String> = registry
+            .refused
+            .iter()
+            .map(|r| format!("{} ({})", r.path.display(), r.reason))
+            .collect();
+        m.push_str(&format!("; refused libraries: {}", refused.join("; ")));
+    }
+    m.push_str("; add the directory of the plugin that serves it with --plugin-path or SIMCORE_PLUGIN_PATH");
+    m
+}
+
+/// Sets `stop` on Ctrl-C (once per process; later calls reuse the first flag).
+pub fn install_ctrl_c(stop: Arc<AtomicBool>) {
+    let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+}
