@@ -269,6 +269,16 @@ impl Simulation {
         self.physics.time()
     }
 
+    /// Runs only the sensor pass of an iteration at the current time (for benchmarks and
+    /// tools that measure sensors apart from the physics step). Returns the plugins disabled.
+    pub fn update_sensors(&mut self) -> &[RuntimeFailure] {
+        let before = self.failures.len();
+        let now = self.physics.time();
+        let sf = self.sensors.update(now, &self.physics, &mut self.bus, self.pool.as_ref());
+        self.record_sensor_failures(now, sf);
+        &self.failures[before..]
+    }
+
     /// Runs one iteration (see the module docs). Returns the plugins disabled in it.
     pub fn step(&mut self) -> &[RuntimeFailure] {
         let before = self.failures.len();

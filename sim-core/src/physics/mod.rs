@@ -109,9 +109,9 @@ impl Physics {
         let ip = &mut pw.integration_parameters;
         ip.dt = step_s as f32;
         // SDF worlds are in metres; Gazebo caps neither speed nor rotation per step, so
-        // lift rapier's safety caps (400 m/s by default).
+        // lift rapier's safety caps (400 m/s by default; rotation is uncapped per body below).
         ip.length_unit = 1.0;
-        ip.normalized_max_linear_velocity = Real::MAX;
+        ip.normalized_max_linear_velocity = 1.0e6;
 
         let mut physics = Physics {
             pw,
@@ -146,8 +146,7 @@ impl Physics {
         for model in &world.models {
             physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false)?;
         }
-        // Fill the broad phase so that queries work before the first step.
-        physics.pw.detect_collisions(&(), &());
+        physics.refresh_queries();
         Ok(physics)
     }
 
@@ -349,6 +348,22 @@ impl Physics {
         Ok(id)
     }
 
+    /// Brings the broad phase up to date without integrating, so that ray casts see new and
+    /// teleported bodies before the next step.
+    ///
+    /// rapier's collision pipeline consumes the "modified" marks of bodies without telling the
+    /// island manager (it passes no islands), so a body inserted or moved and then refreshed
+    /// this way would never be simulated. Marking every body modified again hands them to the
+    /// next physics step's own bookkeeping.
+    fn refresh_queries(&mut self) {
+        self.pw.detect_collisions(&(), &());
+        let handles: Vec<RigidBodyHandle> = self.pw.bodies.iter().map(|(h, _)| h).collect();
+        for h in handles {
+            // `get_mut` re-queues the body in the modified set.
+            let _ = self.pw.bodies.get_mut(h);
+        }
+    }
+
     /// Current sim time.
     pub fn time(&self) -> SimTime {
         self.time
@@ -418,7 +433,7 @@ impl Physics {
                     }
                 }
                 // Queries in this tick must see the teleported bodies.
-                self.pw.detect_collisions(&(), &());
+                self.refresh_queries();
                 Ok(())
             }
             PhysicsCommand::SetVelocity(id, lin, ang) => {
@@ -784,5 +799,125 @@ impl WorldView for PhysicsView<'_> {
     }
     fn extension(&self, _name: RStr<'_>) -> ROption<Extension<'_>> {
         ROption::RNone
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world(models: &str) -> World {
+        crate::sdf::parse_str(
+            &format!(
+                r#"<sdf version="1.9"><world name="w">
+                <model name="ground"><static>true</static><link name="l">
+                  <collision name="c"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision>
+                  <visual name="v"><geometry><plane><normal>0 0 1</normal></plane></geometry><material><diffuse>0 1 0 1</diffuse></material></visual>
+                </link></model>{models}</world></sdf>"#
+            ),
+            None,
+        )
+        .expect("valid world")
+    }
+
+    const BOX: &str = r#"<model name="box"><pose>0 0 2 0 0 0</pose><link name="body">
+        <inertial><mass>2</mass></inertial>
+        <collision name="c"><laser_retro>7</laser_retro><geometry><box><size>0.2 0.2 0.2</size></box></geometry></collision>
+        <visual name="v"><geometry><sphere><radius>0.5</radius></sphere></geometry><material><diffuse>1 0 0 1</diffuse></material></visual>
+        <sensor name="s" type="imu"><pose>0.1 0 0 0 0 0</pose></sensor>
+        </link></model>"#;
+
+    fn down(x: f64, y: f64, z: f64) -> ApiRay {
+        ApiRay { origin: Vec3::new(x, y, z), direction: Vec3::new(0.0, 0.0, -1.0) }
+    }
+
+    #[test]
+    fn bodies_fall_under_gravity_and_accelerations_are_finite_differences() {
+        let mut p = Physics::build(&world(BOX)).unwrap();
+        let id = p.entity_id("box::body").unwrap();
+        for _ in 0..100 {
+            p.step();
+        }
+        let k = p.kinematics_of(id).unwrap();
+        // v = g t, z = 2 - g t^2 / 2 (semi-implicit Euler: within a step's worth).
+        assert!((k.linear_velocity.z + 0.98).abs() < 1e-3, "{:?}", k.linear_velocity);
+        assert!((k.pose.position.z - (2.0 - 0.5 * 9.8 * 0.01)).abs() < 1e-3, "{:?}", k.pose.position);
+        assert!((k.linear_acceleration.z + 9.8).abs() < 1e-3, "{:?}", k.linear_acceleration);
+        assert_eq!(p.time(), SimTime::from_nanos(100_000_000));
+        // The sensor frame follows the link with its offset.
+        let s = p.kinematics_of(p.entity_id("box::body::s").unwrap()).unwrap();
+        assert!((s.pose.position.x - 0.1).abs() < 1e-6);
+        assert!((s.linear_acceleration.z + 9.8).abs() < 1e-3);
+    }
+
+    #[test]
+    fn rays_see_collisions_or_visuals_before_the_first_step() {
+        let p = Physics::build(&world(BOX)).unwrap();
+        let view = p.view("test");
+        let mut hits = [RayHit::MISS; 3];
+        let rays = [down(0.0, 0.0, 5.0), down(3.0, 0.0, 5.0), down(0.0, 0.0, -1.0)];
+        let opts = RayCastOptions { max_distance: 100.0, target: RayTarget::COLLISION, exclude_model: EntityId::NONE };
+        assert_eq!(view.cast_rays(RSlice::from_slice(&rays), &opts, RSliceMut::from_mut_slice(&mut hits)), 3);
+        assert!((hits[0].distance - 2.9).abs() < 1e-5, "top of the 0.2 m box at z=2.1: {:?}", hits[0]);
+        assert_eq!(p.scoped_name(hits[0].entity), Some("box::body::c"));
+        assert_eq!(p.scoped_name(hits[0].model), Some("box"));
+        assert!((hits[1].distance - 5.0).abs() < 1e-5, "the ground: {:?}", hits[1]);
+        assert_eq!(hits[2].distance, 0.0, "inside the solid ground half-space");
+
+        let opts = RayCastOptions { target: RayTarget::VISUAL, ..opts };
+        view.cast_rays(RSlice::from_slice(&rays), &opts, RSliceMut::from_mut_slice(&mut hits));
+        assert!((hits[0].distance - 2.5).abs() < 1e-5, "top of the 0.5 m visual sphere: {:?}", hits[0]);
+        assert_eq!(p.scoped_name(hits[0].entity), Some("box::body::v"));
+        let mut surf = [SurfaceInfo::default(); 2];
+        view.surfaces(RSlice::from_slice(&[hits[0].entity, hits[1].entity]), RSliceMut::from_mut_slice(&mut surf));
+        assert_eq!(surf[0].diffuse, [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(surf[1].diffuse, [0.0, 1.0, 0.0, 1.0]);
+
+        let opts = RayCastOptions { exclude_model: p.entity_id("box").unwrap(), target: RayTarget::COLLISION, ..opts };
+        view.cast_rays(RSlice::from_slice(&rays), &opts, RSliceMut::from_mut_slice(&mut hits));
+        assert!((hits[0].distance - 5.0).abs() < 1e-5, "own model excluded: {:?}", hits[0]);
+    }
+
+    #[test]
+    fn parallel_batches_match_serial_casts() {
+        let p = Physics::build(&world(BOX)).unwrap();
+        let view = p.view("test");
+        let rays: Vec<ApiRay> = (0..2000).map(|i| down(-1.0 + i as f64 * 0.001, 0.0, 5.0)).collect();
+        let opts = RayCastOptions { max_distance: 100.0, target: RayTarget::COLLISION, exclude_model: EntityId::NONE };
+        let mut batch = vec![RayHit::MISS; rays.len()];
+        view.cast_rays(RSlice::from_slice(&rays), &opts, RSliceMut::from_mut_slice(&mut batch));
+        for (r, b) in rays.iter().zip(&batch) {
+            let mut one = [RayHit::MISS];
+            view.cast_rays(RSlice::from_slice(std::slice::from_ref(r)), &opts, RSliceMut::from_mut_slice(&mut one));
+            assert_eq!(one[0], *b);
+        }
+    }
+
+    #[test]
+    fn teleport_is_seen_by_rays_at_once_and_the_body_still_simulates() {
+        let mut p = Physics::build(&world(BOX)).unwrap();
+        p.step();
+        let model = p.entity_id("box").unwrap();
+        p.apply(&PhysicsCommand::SetPose(model, Pose::from_xyz_rpy(5.0, 0.0, 3.0, 0.0, 0.0, 0.0))).unwrap();
+        let opts = RayCastOptions { max_distance: 100.0, target: RayTarget::COLLISION, exclude_model: EntityId::NONE };
+        let mut hit = [RayHit::MISS];
+        p.view("t").cast_rays(RSlice::from_slice(&[down(5.0, 0.0, 10.0)]), &opts, RSliceMut::from_mut_slice(&mut hit));
+        assert!((hit[0].distance - 6.9).abs() < 1e-4, "{:?}", hit[0]);
+        let z0 = p.kinematics_of(model).unwrap().pose.position.z;
+        for _ in 0..10 {
+            p.step();
+        }
+        assert!(p.kinematics_of(model).unwrap().pose.position.z < z0, "the teleported body keeps falling");
+    }
+
+    #[test]
+    fn models_report_collision_aabbs() {
+        let p = Physics::build(&world(BOX)).unwrap();
+        let mut out = RVec::new();
+        p.view("t").models(&mut out);
+        assert_eq!(out.len(), 2);
+        let b = out.iter().find(|m| Some(m.id) == p.entity_id("box")).unwrap();
+        assert!(b.has_collision && !b.is_static);
+        assert!((b.aabb.min.z - 1.9).abs() < 1e-4 && (b.aabb.max.z - 2.1).abs() < 1e-4, "{:?}", b.aabb);
     }
 }

@@ -120,7 +120,7 @@ impl Bus {
         self.topics.get(topic).is_some_and(|t| !t.subscribers.is_empty())
     }
 
-    /// Publishes without blocking. Subscribers whose receiving end is gone are removed.
+    /// Publishes without blocking. Subscribers whose [`Subscription`] was dropped are removed.
     pub fn publish(&mut self, topic: Arc<str>, message: Message) {
         let entry = self.topics.entry(topic.clone()).or_default();
         entry.published += 1;
@@ -130,6 +130,11 @@ impl Bus {
         let envelope = Arc::new(Envelope { topic, message });
         let mut lost = 0;
         entry.subscribers.retain(|s| {
+            // The subscription and the bus share the drop counter: when the bus holds the only
+            // reference, the subscription is gone (its queue stays open through `evictor`).
+            if Arc::strong_count(&s.dropped) == 1 {
+                return false;
+            }
             let mut item = envelope.clone();
             loop {
                 match s.sender.try_send(item) {

@@ -1,0 +1,315 @@
+//! `cargo xtask bench`: every figure beside a baseline measured in the same run.
+//!
+//! - plugin call overhead: one IMU update through the loaded cdylib vs the same code called
+//!   directly through the rlib (goal: under 50 ns more per update);
+//! - sensor manager throughput: 1,000 IMUs updated every step, excluding the physics step
+//!   (goal: at least 5 million updates per second of wall time on one core), beside the bare
+//!   loop of direct rlib updates;
+//! - engine step vs raw rapier: 1,000 boxes (10x10x10 grid, 1 ms step) dropped on a plane,
+//!   stepped by simcore with no sensors vs the same scene in a bare rapier program (goal:
+//!   within 5 %).
+//!
+//! The table is written to `target/bench-results.md` and `.json`.
+
+use criterion::{Criterion, criterion_group};
+use rapier3d::prelude::*;
+use sim_benches::{Row, criterion_mean_ns, write_table};
+use sim_core::physics::Physics;
+use sim_core::plugins::{Registry, SearchPath, load_library};
+use sim_core::runner::{SimOptions, Simulation};
+use sim_plugin_api::{
+    EntityId, Outputs, Pose, Sensor, SensorConfig, SimTime, SourceLocation, UpdateContext, WorldView_TO,
+    abi_stable::{
+        sabi_trait::TD_Opaque,
+        std_types::{RStr, RVec},
+    },
+};
+use simcore_plugin_imu::ImuSensor;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn plugin_dir() -> PathBuf {
+    std::env::var_os("SIMCORE_BENCH_PLUGIN_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release"))
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("SIMCORE_BENCH_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"))
+}
+
+fn imu_world(models: usize, sensors_per_model: usize) -> String {
+    let mut s = String::from(
+        r#"<sdf version="1.9"><world name="bench"><physics type="ode"><max_step_size>0.001</max_step_size></physics>"#,
+    );
+    for m in 0..models {
+        s.push_str(&format!(
+            r#"<model name="m{m}"><static>true</static><pose>{} 0 1 0 0 0</pose><link name="l">"#,
+            m as f64 * 0.5
+        ));
+        for k in 0..sensors_per_model {
+            s.push_str(&format!(r#"<sensor name="imu{k}" type="imu"><update_rate>0</update_rate></sensor>"#));
+        }
+        s.push_str("</link></model>");
+    }
+    s.push_str("</world></sdf>");
+    s
+}
+
+fn plugin_call(c: &mut Criterion) {
+    let world = sim_core::sdf::parse_str(&imu_world(1, 1), None).expect("bench world");
+    let physics = Physics::build(&world).expect("builds");
+    let link = physics.entity_id("m0::l").expect("link");
+    let sdf = r#"<sensor name="imu0" type="imu"/>"#;
+    let config = SensorConfig {
+        name: RStr::from_str("imu0"),
+        scoped_name: RStr::from_str("m0::l::imu0"),
+        sensor_type: RStr::from_str("imu"),
+        topic: RStr::from_str("/imu"),
+        frame_id: RStr::from_str("m0::l::imu0"),
+        world_name: RStr::from_str("bench"),
+        sensor: EntityId::NONE,
+        link,
+        model: EntityId::NONE,
+        pose: Pose::IDENTITY,
+        update_rate: 0.0,
+        seed: 1,
+        sdf: RStr::from_str(sdf),
+        source: SourceLocation { file: RStr::from_str(""), line: 0, column: 0 },
+    };
+    let view = physics.view("bench");
+    let path = plugin_dir().join(format!(
+        "{}simcore_plugin_imu.{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_EXTENSION
+    ));
+    let lib = load_library(&path).unwrap_or_else(|e| panic!("{}: {e} (run `cargo xtask bench`)", path.display()));
+    let mut through_abi = (lib.module.create_sensor())(
+        RStr::from_str("imu"),
+        &config,
+        WorldView_TO::from_ptr(&view, TD_Opaque),
+    )
+    .into_result()
+    .expect("created through the ABI");
+    let wref = WorldView_TO::from_ptr(&view, TD_Opaque);
+    let mut direct = ImuSensor::create(&config, &wref).expect("created directly");
+    let ctx = UpdateContext {
+        now: SimTime::ZERO,
+        dt: SimTime::from_nanos(1_000_000),
+        step: SimTime::from_nanos(1_000_000),
+        update_count: 1,
+        forced: false,
+    };
+    let mut out = RVec::with_capacity(4);
+    let mut g = c.benchmark_group("plugin_call");
+    g.bench_function("imu_update_direct_rlib", |b| {
+        b.iter(|| {
+            out.clear();
+            direct.update(&ctx, &wref, &mut Outputs::new(&mut out)).expect("update");
+            black_box(&out);
+        })
+    });
+    g.bench_function("imu_update_through_cdylib", |b| {
+        b.iter(|| {
+            out.clear();
+            through_abi
+                .update(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut out)
+                .into_result()
+                .expect("update");
+            black_box(&out);
+        })
+    });
+    g.finish();
+}
+
+fn sensor_manager(c: &mut Criterion) {
+    let world = sim_core::sdf::parse_str(&imu_world(100, 10), None).expect("bench world");
+    let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
+    let mut sim = Simulation::new(world.clone(), reg, &SimOptions { seed: 1, threads: 1 }).expect("loads");
+    assert_eq!(sim.sensors().len(), 1000);
+    // Baseline: the same 1,000 sensors updated directly through the rlib.
+    let physics = Physics::build(&world).expect("builds");
+    let view = physics.view("bench");
+    let wref = WorldView_TO::from_ptr(&view, TD_Opaque);
+    let mut direct: Vec<ImuSensor> = sim
+        .sensors()
+        .setups()
+        .map(|s| {
+            let config = SensorConfig {
+                name: RStr::from_str(&s.name),
+                scoped_name: RStr::from_str(&s.scoped_name),
+                sensor_type: RStr::from_str("imu"),
+                topic: RStr::from_str(&s.topic),
+                frame_id: RStr::from_str(&s.frame_id),
+                world_name: RStr::from_str("bench"),
+                sensor: s.entity,
+                link: s.link,
+                model: s.model,
+                pose: s.pose,
+                update_rate: 0.0,
+                seed: s.seed,
+                sdf: RStr::from_str(&s.sdf),
+                source: SourceLocation { file: RStr::from_str(""), line: 0, column: 0 },
+            };
+            ImuSensor::create(&config, &wref).expect("created")
+        })
+        .collect();
+    let ctx = UpdateContext {
+        now: SimTime::ZERO,
+        dt: SimTime::from_nanos(1_000_000),
+        step: SimTime::from_nanos(1_000_000),
+        update_count: 1,
+        forced: false,
+    };
+    let mut g = c.benchmark_group("sensor_manager");
+    g.bench_function("1000_imus_direct_loop", |b| {
+        let mut out = RVec::with_capacity(4);
+        b.iter(|| {
+            for s in direct.iter_mut() {
+                out.clear();
+                s.update(&ctx, &wref, &mut Outputs::new(&mut out)).expect("update");
+                black_box(&out);
+            }
+        })
+    });
+    g.bench_function("1000_imus_manager_one_core", |b| {
+        b.iter(|| {
+            assert!(sim.update_sensors().is_empty());
+        })
+    });
+    g.finish();
+}
+
+fn boxes_world() -> String {
+    let mut s = String::from(
+        r#"<sdf version="1.9"><world name="boxes"><physics type="ode"><max_step_size>0.001</max_step_size></physics>
+        <model name="ground"><static>true</static><link name="l"><collision name="c"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision></link></model>"#,
+    );
+    for i in 0..10 {
+        for j in 0..10 {
+            for k in 0..10 {
+                s.push_str(&format!(
+                    r#"<model name="b{i}_{j}_{k}"><pose>{} {} {} 0 0 0</pose><link name="l"><inertial><mass>1</mass><inertia><ixx>0.0417</ixx><iyy>0.0417</iyy><izz>0.0417</izz></inertia></inertial><collision name="c"><geometry><box><size>0.5 0.5 0.5</size></box></geometry></collision></link></model>"#,
+                    i as f64 * 0.75,
+                    j as f64 * 0.75,
+                    0.5 + k as f64 * 0.75
+                ));
+            }
+        }
+    }
+    s.push_str("</world></sdf>");
+    s
+}
+
+/// The same scene in a bare rapier program, configured as simcore configures it.
+fn raw_rapier() -> PhysicsWorld {
+    let mut w = PhysicsWorld::default();
+    w.gravity = Vector::new(0.0, 0.0, -9.8);
+    w.integration_parameters.dt = 0.001;
+    w.integration_parameters.length_unit = 1.0;
+    w.integration_parameters.normalized_max_linear_velocity = Real::MAX;
+    let ground = w.insert_body(RigidBodyBuilder::fixed());
+    w.insert_collider(ColliderBuilder::new(SharedShape::halfspace(Vector::Z)).density(0.0).friction(1.0), Some(ground));
+    for i in 0..10 {
+        for j in 0..10 {
+            for k in 0..10 {
+                let b = RigidBodyBuilder::dynamic()
+                    .translation(Vector::new(i as f32 * 0.75, j as f32 * 0.75, 0.5 + k as f32 * 0.75))
+                    .additional_mass_properties(MassProperties::new(Vector::ZERO, 1.0, Vector::splat(0.0417)))
+                    .allow_fast_rotation(true);
+                let h = w.insert_body(b);
+                w.insert_collider(ColliderBuilder::cuboid(0.25, 0.25, 0.25).density(0.0).friction(1.0), Some(h));
+            }
+        }
+    }
+    w
+}
+
+fn engine_step(c: &mut Criterion) {
+    let world = sim_core::sdf::parse_str(&boxes_world(), None).expect("bench world");
+    let mut g = c.benchmark_group("engine_step");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    g.bench_function("1000_boxes_raw_rapier", |b| {
+        b.iter_custom(|iters| {
+            let mut w = raw_rapier();
+            let t = Instant::now();
+            for _ in 0..iters {
+                w.step();
+            }
+            t.elapsed()
+        })
+    });
+    g.bench_function("1000_boxes_simcore", |b| {
+        b.iter_custom(|iters| {
+            let reg = Registry::discover(SearchPath::new(&[], None, &[], None));
+            let mut sim = Simulation::new(world.clone(), reg, &SimOptions { seed: 0, threads: 1 }).expect("loads");
+            let t = Instant::now();
+            for _ in 0..iters {
+                sim.step();
+            }
+            t.elapsed()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, plugin_call, sensor_manager, engine_step);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    let t = target_dir();
+    let get = |id: &str| criterion_mean_ns(&t, id);
+    let mut rows = Vec::new();
+    if let (Some(abi), Some(direct)) =
+        (get("plugin_call/imu_update_through_cdylib"), get("plugin_call/imu_update_direct_rlib"))
+    {
+        rows.push(Row {
+            name: "IMU update through the cdylib".into(),
+            ns: abi,
+            baseline: "same update called directly (rlib)".into(),
+            baseline_ns: direct,
+            goal: "overhead < 50 ns".into(),
+            met: abi - direct < 50.0,
+            note: format!("overhead {:.1} ns", abi - direct),
+        });
+    }
+    if let (Some(mgr), Some(direct)) =
+        (get("sensor_manager/1000_imus_manager_one_core"), get("sensor_manager/1000_imus_direct_loop"))
+    {
+        let rate = 1000.0 / (mgr * 1e-9);
+        rows.push(Row {
+            name: "sensor manager, 1,000 IMUs every step".into(),
+            ns: mgr / 1000.0,
+            baseline: "direct rlib update loop".into(),
+            baseline_ns: direct / 1000.0,
+            goal: ">= 5,000,000 updates/s on one core".into(),
+            met: rate >= 5e6,
+            note: format!("{:.2} M updates/s", rate / 1e6),
+        });
+    }
+    if let (Some(sim), Some(raw)) = (get("engine_step/1000_boxes_simcore"), get("engine_step/1000_boxes_raw_rapier")) {
+        rows.push(Row {
+            name: "step, 1,000 boxes, no sensors".into(),
+            ns: sim,
+            baseline: "bare rapier step, same scene".into(),
+            baseline_ns: raw,
+            goal: "within 5 % of raw rapier".into(),
+            met: sim <= raw * 1.05,
+            note: format!("{:+.1} % vs raw", (sim / raw - 1.0) * 100.0),
+        });
+    }
+    if rows.is_empty() {
+        return;
+    }
+    match write_table(&t, &rows) {
+        Ok((md, _)) => {
+            println!("\n{}", std::fs::read_to_string(&md).unwrap_or_default());
+            println!("written to {}", md.display());
+        }
+        Err(e) => eprintln!("cannot write the results table: {e}"),
+    }
+}

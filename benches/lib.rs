@@ -1,0 +1,60 @@
+//! Benchmark helpers shared by the benches: scene builders and the results table.
+
+use std::path::{Path, PathBuf};
+
+/// One benchmark figure beside its baseline.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// What is measured.
+    pub name: String,
+    /// Its time per operation, ns.
+    pub ns: f64,
+    /// The baseline's name.
+    pub baseline: String,
+    /// The baseline's time per operation, ns.
+    pub baseline_ns: f64,
+    /// The goal, in words.
+    pub goal: String,
+    /// Whether the goal is met.
+    pub met: bool,
+    /// A derived figure (e.g. updates per second).
+    pub note: String,
+}
+
+/// Mean time of a criterion benchmark, from `target/criterion/<id>/new/estimates.json`.
+pub fn criterion_mean_ns(target: &Path, id: &str) -> Option<f64> {
+    let p = target.join("criterion").join(id).join("new").join("estimates.json");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
+    v["mean"]["point_estimate"].as_f64()
+}
+
+/// Writes the table as Markdown and JSON under `target`.
+pub fn write_table(target: &Path, rows: &[Row]) -> std::io::Result<(PathBuf, PathBuf)> {
+    let mut md = String::from(
+        "| benchmark | time/op | baseline | baseline time/op | ratio (baseline/bench) | figure | goal | met |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut json = Vec::new();
+    for r in rows {
+        let ratio = r.baseline_ns / r.ns;
+        md.push_str(&format!(
+            "| {} | {:.1} ns | {} | {:.1} ns | {:.3} | {} | {} | {} |\n",
+            r.name,
+            r.ns,
+            r.baseline,
+            r.baseline_ns,
+            ratio,
+            r.note,
+            r.goal,
+            if r.met { "yes" } else { "no" }
+        ));
+        json.push(serde_json::json!({
+            "name": r.name, "ns_per_op": r.ns, "baseline": r.baseline, "baseline_ns_per_op": r.baseline_ns,
+            "ratio": ratio, "figure": r.note, "goal": r.goal, "met": r.met,
+        }));
+    }
+    let m = target.join("bench-results.md");
+    let j = target.join("bench-results.json");
+    std::fs::write(&m, md)?;
+    std::fs::write(&j, serde_json::to_string_pretty(&json).unwrap_or_default())?;
+    Ok((m, j))
+}

@@ -1,0 +1,157 @@
+//! The `simcore` binary end to end: example worlds, echo, plugin listing, exit codes.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn every_example_world_runs() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let worlds = std::fs::read_dir(workspace().join("worlds")).unwrap();
+    let mut n = 0;
+    for w in worlds {
+        let p = w.unwrap().path();
+        if p.extension().is_none_or(|e| e != "sdf") {
+            continue;
+        }
+        let o = simcore(&[
+            "run",
+            p.to_str().unwrap(),
+            "--rtf",
+            "0",
+            "--duration",
+            "0.5",
+            "--plugin-path",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{} failed: {}", p.display(), stderr(&o));
+        assert!(stderr(&o).contains("500 steps"), "{}", stderr(&o));
+        n += 1;
+    }
+    assert!(n >= 1);
+}
+
+#[test]
+fn echo_prints_imu_json_lines() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let topic = "/world/imu_drop/model/box/link/body/sensor/imu/imu";
+    let o = simcore(&[
+        "run",
+        "worlds/imu_drop.sdf",
+        "--rtf",
+        "0",
+        "--duration",
+        "2",
+        "--echo",
+        topic,
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!(lines.len(), 200, "a 100 Hz IMU over 2 s");
+    for (i, l) in lines.iter().enumerate() {
+        assert_eq!(l["topic"], topic);
+        assert_eq!(l["type"], "IMU");
+        assert_eq!(l["header"]["seq"], i as u64);
+        assert_eq!(l["header"]["frame_id"], "box::body::imu");
+        let ns = l["header"]["stamp"]["sec"].as_i64().unwrap() * 1_000_000_000 + l["header"]["stamp"]["nsec"].as_i64().unwrap();
+        assert_eq!(ns, i as i64 * 10_000_000);
+    }
+    // Falling at first (about 0), resting at the end (about +9.8 on z).
+    let z = |l: &serde_json::Value| l["linear_acceleration"]["z"].as_f64().unwrap();
+    assert!(z(&lines[20]).abs() < 0.2, "{}", z(&lines[20]));
+    assert!((z(&lines[199]) - 9.8).abs() < 0.2, "{}", z(&lines[199]));
+    // The summary goes to stderr, not into the JSON stream.
+    let e = stderr(&o);
+    assert!(e.contains("box::body::imu") && e.contains("200"), "{e}");
+}
+
+#[test]
+fn plugins_lists_libraries_factories_and_refusals() {
+    let dir = stage(&["simcore_plugin_imu", "simcore_fixture_foreign", "simcore_fixture_testkit"]);
+    let o = simcore(&["plugins", "--plugin-path", dir.path().to_str().unwrap()]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains(&lib_file("simcore_plugin_imu")), "{out}");
+    assert!(out.contains("sensor imu") && out.contains("sensor types imu"), "{out}");
+    assert!(out.contains("system pusher") && out.contains("simcore::fixtures::Pusher"), "{out}");
+    assert!(out.contains(&format!("(ABI {})", sim_core::plugins::env_api_version())), "{out}");
+    assert!(out.contains("refused:") && out.contains("not a simcore plugin"), "{out}");
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_file() {
+    let o = simcore(&["run", "worlds/no_such_world.sdf", "--duration", "0.1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no_such_world.sdf"), "{}", stderr(&o));
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.sdf");
+    std::fs::write(&bad, "<sdf version=\"1.9\">\n  <world name=\"w\">\n    <model name=\"m\">\n  </world>\n</sdf>\n").unwrap();
+    let o = simcore(&["run", bad.to_str().unwrap(), "--duration", "0.1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("broken.sdf:"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn unserved_sensor_type_exits_2() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let w = tmp.path().join("w.sdf");
+    std::fs::write(&w, world(&box_model("box", 1.0, r#"<sensor name="x" type="sonar_x"/>"#))).unwrap();
+    let o = simcore(&["run", w.to_str().unwrap(), "--duration", "0.1", "--plugin-path", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("w.sdf:") && e.contains("sonar_x"), "{e}");
+}
+
+#[test]
+fn a_panicking_plugin_exits_1_after_completing_the_run() {
+    let dir = stage(&["simcore_fixture_testkit", "simcore_plugin_imu"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let w = tmp.path().join("w.sdf");
+    let sensors = format!(
+        "{}{}",
+        r#"<sensor name="bad" type="fixture_panic"><update_rate>10</update_rate><panic_after>2</panic_after></sensor>"#,
+        imu("s", 10.0, "")
+    );
+    std::fs::write(&w, world(&box_model("box", 0.1, &sensors))).unwrap();
+    let o = simcore(&[
+        "run",
+        w.to_str().unwrap(),
+        "--rtf",
+        "0",
+        "--duration",
+        "1",
+        "--echo",
+        "/world/test/model/box/link/body/sensor/s/imu",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(json_lines(&stdout(&o)).len(), 10, "the IMU published through the whole run");
+    let e = stderr(&o);
+    assert!(e.contains("1000 steps") && e.contains("disabled") && e.contains("fixture panic"), "{e}");
+}
+
+#[test]
+fn manifest_runs_a_world() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("run.toml");
+    std::fs::write(
+        &m,
+        format!(
+            "world = \"{}\"\nseed = 5\nreal_time_factor = 0\nthreads = 2\nplugin_paths = [\"{}\"]\n",
+            workspace().join("worlds/imu_drop.sdf").display(),
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let o = simcore(&["run", m.to_str().unwrap(), "--steps", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("100 steps"));
+}

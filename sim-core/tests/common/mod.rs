@@ -1,0 +1,166 @@
+//! Shared helpers of the integration tests: building the real plugin libraries the tests
+//! load, staging them in per-test directories, and running the real `simcore` binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("sim-core is in the workspace").to_path_buf()
+}
+
+/// Packages whose libraries the tests load.
+const PLUGIN_PACKAGES: &[&str] = &[
+    "simcore-plugin-imu",
+    "simcore-fixture-testkit",
+    "simcore-fixture-foreign",
+    "simcore-fixture-wrong-major",
+];
+
+/// Builds the plugin libraries (once per test process) into their own target directory, so
+/// that this works while `cargo test` holds the lock of the main one, and so that test
+/// fixtures never land beside the real plugins. Returns the directory holding them.
+pub fn plugin_build_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let target = workspace().join("target").join("test-plugins");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut c = Command::new(cargo);
+        c.current_dir(workspace()).args(["build", "--quiet", "--target-dir"]).arg(&target);
+        for p in PLUGIN_PACKAGES {
+            c.args(["-p", p]);
+        }
+        // Do not inherit flags meant for the test build itself (coverage, sanitizers).
+        c.env_remove("RUSTFLAGS").env_remove("CARGO_ENCODED_RUSTFLAGS");
+        let out = c.output().expect("cargo runs");
+        assert!(
+            out.status.success(),
+            "building the plugin libraries failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        target.join("debug")
+    })
+}
+
+/// The file name of a library on this platform (`libname.so`).
+pub fn lib_file(crate_name: &str) -> String {
+    format!("{}{crate_name}.{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_EXTENSION)
+}
+
+/// A fresh directory holding copies of the named libraries (crate names, e.g.
+/// `simcore_plugin_imu`).
+pub fn stage(libs: &[&str]) -> tempfile::TempDir {
+    let src = plugin_build_dir();
+    let dir = tempfile::tempdir().expect("temp dir");
+    for l in libs {
+        let f = lib_file(l);
+        std::fs::copy(src.join(&f), dir.path().join(&f)).unwrap_or_else(|e| panic!("copy {f}: {e}"));
+    }
+    dir
+}
+
+/// Runs the real `simcore` binary with `args`, only `plugin_dir` on the plugin path
+/// (the environment variable is cleared so the developer's setting cannot interfere).
+pub fn simcore(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args(args)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(workspace())
+        .output()
+        .expect("simcore runs")
+}
+
+/// Stdout of a run as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Stderr of a run as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Parses JSON lines.
+pub fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+use sim_core::plugins::{Registry, SearchPath};
+use sim_core::runner::{SimOptions, Simulation};
+use sim_core::transport::Subscription;
+use sim_plugin_api::{Payload, Vec3};
+
+/// A registry over exactly `dir` (no environment, no executable directory).
+pub fn registry_in(dir: &Path) -> Registry {
+    Registry::discover(SearchPath::new(&[dir.to_path_buf()], None, &[], None))
+}
+
+/// Builds a simulation from inline SDF with the libraries in `dir`.
+pub fn sim_from(sdf: &str, dir: &Path, seed: u64, threads: usize) -> Simulation {
+    let world = sim_core::sdf::parse_str(sdf, None).unwrap_or_else(|e| panic!("{}", e.render(None)));
+    Simulation::new(world, registry_in(dir), &SimOptions { seed, threads })
+        .unwrap_or_else(|e| panic!("simulation does not load: {e}"))
+}
+
+/// A world named `test` with a ground plane and the given models.
+pub fn world(models: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="test">
+    <physics type="ode"><max_step_size>0.001</max_step_size><real_time_factor>0</real_time_factor></physics>
+    <model name="ground">
+      <static>true</static>
+      <link name="link">
+        <collision name="c"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision>
+      </link>
+    </model>
+    {models}
+  </world>
+</sdf>"#
+    )
+}
+
+/// A 0.2 m box model `name` at height `z` whose link `body` carries `sensors`.
+pub fn box_model(name: &str, z: f64, sensors: &str) -> String {
+    format!(
+        r#"<model name="{name}">
+      <pose>0 0 {z} 0 0 0</pose>
+      <link name="body">
+        <inertial><mass>1</mass><inertia><ixx>0.0067</ixx><iyy>0.0067</iyy><izz>0.0067</izz></inertia></inertial>
+        <collision name="c"><geometry><box><size>0.2 0.2 0.2</size></box></geometry></collision>
+        {sensors}
+      </link>
+    </model>"#
+    )
+}
+
+/// An IMU sensor element.
+pub fn imu(name: &str, rate: f64, extra: &str) -> String {
+    format!(r#"<sensor name="{name}" type="imu"><update_rate>{rate}</update_rate>{extra}</sensor>"#)
+}
+
+/// The IMU's linear acceleration in a message.
+pub fn imu_accel(p: &Payload) -> Vec3 {
+    match p {
+        Payload::Imu(i) => i.linear_acceleration,
+        other => panic!("not an IMU message: {other:?}"),
+    }
+}
+
+/// Drains a subscription into (stamp ns, seq, payload) triples.
+pub fn collect(sub: &Subscription) -> Vec<(i64, u64, Payload)> {
+    sub.drain()
+        .iter()
+        .map(|e| {
+            let p = e.message.payload.as_enum().expect("known payload").clone();
+            (e.message.header.stamp.nanos, e.message.header.seq, p)
+        })
+        .collect()
+}

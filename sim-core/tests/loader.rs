@@ -1,0 +1,145 @@
+//! The plugin loader against real shared libraries: the IMU plugin, a plugin that panics, a
+//! library that is not a plugin, one built for another ABI major version, and world files
+//! that try to name libraries outside the search path.
+
+mod common;
+
+use common::*;
+use sim_core::runner::{LoadError, SimOptions, Simulation};
+use sim_plugin_api::{Payload, PluginKind};
+
+#[test]
+fn real_imu_library_loads_with_its_factory() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let reg = registry_in(dir.path());
+    assert!(reg.refused.is_empty(), "{:?}", reg.refused);
+    assert_eq!(reg.libraries.len(), 1);
+    let lib = &reg.libraries[0];
+    assert_eq!(lib.file_name, lib_file("simcore_plugin_imu"));
+    assert_eq!(lib.abi_version, sim_core::plugins::env_api_version());
+    let f = &lib.factories[0];
+    assert_eq!((f.name.as_str(), f.kind), ("imu", PluginKind::SENSOR));
+    assert_eq!(f.serves, vec!["imu".to_string()]);
+    assert!(reg.sensor_factory("imu").is_some());
+}
+
+#[test]
+fn foreign_and_wrong_major_libraries_are_refused_with_reasons() {
+    let dir = stage(&["simcore_fixture_foreign", "simcore_fixture_wrong_major", "simcore_plugin_imu"]);
+    std::fs::write(dir.path().join(lib_file("not_even_elf")), b"plain text").unwrap();
+    let reg = registry_in(dir.path());
+    assert_eq!(reg.libraries.len(), 1, "the IMU still loads beside refused libraries");
+    let reason = |name: &str| {
+        reg.refused
+            .iter()
+            .find(|r| r.path.file_name().unwrap().to_string_lossy() == lib_file(name))
+            .unwrap_or_else(|| panic!("{name} was not refused: {:?}", reg.refused))
+            .reason
+            .clone()
+    };
+    let foreign = reason("simcore_fixture_foreign");
+    assert!(foreign.contains("not a simcore plugin"), "{foreign}");
+    let major = reason("simcore_fixture_wrong_major");
+    assert!(major.contains("2.0.0") && major.contains("ABI 1.x"), "{major}");
+    let garbage = reason("not_even_elf");
+    assert!(garbage.contains("cannot be opened"), "{garbage}");
+    for r in &reg.refused {
+        assert!(!r.reason.contains('\n'), "reasons are one line: {}", r.reason);
+    }
+}
+
+#[test]
+fn a_panicking_sensor_is_disabled_and_the_run_goes_on() {
+    let dir = stage(&["simcore_fixture_testkit", "simcore_plugin_imu"]);
+    let sensors = format!(
+        "{}{}",
+        r#"<sensor name="bad" type="fixture_panic"><update_rate>100</update_rate><panic_after>3</panic_after></sensor>"#,
+        imu("s", 100.0, "")
+    );
+    let mut sim = sim_from(&world(&box_model("box", 0.1, &sensors)), dir.path(), 0, 2);
+    let bad = sim.bus_mut().subscribe("/world/test/model/box/link/body/sensor/bad/fixture_panic", 100);
+    let good = sim.bus_mut().subscribe("/world/test/model/box/link/body/sensor/s/imu", 1000);
+    for _ in 0..500 {
+        sim.step();
+    }
+    assert_eq!(bad.drain().len(), 3, "the data published before the panic survives");
+    assert_eq!(good.drain().len(), 50, "the other sensor keeps publishing");
+    let f = sim.failures();
+    assert_eq!(f.len(), 1);
+    assert!(f[0].subject.contains("box::body::bad"));
+    assert!(f[0].error.contains("fixture panic at update 3"), "{}", f[0].error);
+    assert_eq!(f[0].time.nanos, 30_000_000);
+}
+
+#[test]
+fn a_system_plugin_commands_and_publishes() {
+    let dir = stage(&["simcore_fixture_testkit"]);
+    let model = r#"<model name="cart">
+      <pose>0 0 5 0 0 0</pose>
+      <link name="body">
+        <gravity>false</gravity>
+        <inertial><mass>1</mass></inertial>
+        <collision name="c"><geometry><sphere><radius>0.1</radius></sphere></geometry></collision>
+      </link>
+      <plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Pusher"/>
+    </model>"#;
+    let mut sim = sim_from(&world(model), dir.path(), 0, 1);
+    let poses = sim.bus_mut().subscribe("/model/cart/pose", 10_000);
+    let cmd = sim.bus_mut().intern("/model/cart/cmd_vel");
+    let twist = sim_plugin_api::Twist { linear: sim_plugin_api::Vec3::new(1.0, 0.0, 0.0), ..Default::default() };
+    sim.bus_mut().publish(cmd, sim_plugin_api::Message::new("", Payload::Twist(twist)));
+    for _ in 0..1000 {
+        sim.step();
+    }
+    let p = poses.drain();
+    assert_eq!(p.len(), 1000);
+    match p.last().unwrap().message.payload.as_enum() {
+        Ok(Payload::Pose(np)) => {
+            assert_eq!(np.name.as_str(), "cart");
+            assert!((np.pose.position.x - 1.0).abs() < 1e-3, "moved {:?}", np.pose.position);
+            assert!((np.pose.position.z - 5.0).abs() < 1e-6);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn load_problems(sdf: &str, dir: &std::path::Path) -> Vec<String> {
+    let world = sim_core::sdf::parse_str(sdf, None).expect("valid SDF");
+    match Simulation::new(world, registry_in(dir), &SimOptions::default()) {
+        Err(LoadError::Plugins(p)) => p.iter().map(|p| p.to_string()).collect(),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("the world loaded"),
+    }
+}
+
+#[test]
+fn world_files_cannot_name_libraries_outside_the_search_path() {
+    let dir = stage(&["simcore_fixture_testkit"]);
+    let plugin = |f: &str| {
+        format!(r#"<model name="m"><link name="l"/><plugin filename="{f}" name="simcore::fixtures::Pusher"/></model>"#)
+    };
+    for evil in ["../evil", "/tmp/libevil.so", "sub/dir/libx.so"] {
+        let p = load_problems(&world(&plugin(evil)), dir.path());
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].contains("is not allowed"), "{}", p[0]);
+    }
+    let p = load_problems(&world(&plugin("no_such_library")), dir.path());
+    assert!(p[0].contains("no plugin library `no_such_library`"), "{}", p[0]);
+}
+
+#[test]
+fn all_plugin_problems_are_reported_together() {
+    let dir = stage(&["simcore_plugin_imu", "simcore_fixture_wrong_major"]);
+    let sensors = format!(
+        "{}{}{}",
+        r#"<sensor name="sonar" type="sonar_x"/>"#,
+        r#"<sensor name="bad_topic" type="imu"><topic>has space</topic></sensor>"#,
+        r#"<sensor name="bad_noise" type="imu"><imu><linear_acceleration><x><noise type="pink"/></x></linear_acceleration></imu></sensor>"#,
+    );
+    let p = load_problems(&world(&box_model("box", 1.0, &sensors)), dir.path());
+    assert_eq!(p.len(), 3, "{p:#?}");
+    assert!(p[0].contains("no plugin library serves sensor type `sonar_x`") && p[0].contains("imu"), "{}", p[0]);
+    assert!(p[0].contains("refused libraries") && p[0].contains("2.0.0"), "{}", p[0]);
+    assert!(p[1].contains("invalid topic name"), "{}", p[1]);
+    assert!(p[2].contains("box::body::bad_noise") && p[2].contains("pink"), "{}", p[2]);
+}

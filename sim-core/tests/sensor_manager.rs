@@ -1,0 +1,146 @@
+//! The sensor manager's timing rules, with the real IMU and fixture plugins loaded from their
+//! shared libraries and a real rapier world.
+
+mod common;
+
+use common::*;
+use sim_plugin_api::{Message, Payload};
+
+const IMU_TOPIC: &str = "/world/test/model/box/link/body/sensor/s/imu";
+
+fn updates_in_one_second(rate: f64) -> Vec<(i64, u64, Payload)> {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let mut sim = sim_from(&world(&box_model("box", 0.1, &imu("s", rate, ""))), dir.path(), 0, 1);
+    let sub = sim.bus_mut().subscribe(IMU_TOPIC, 10_000);
+    for _ in 0..1000 {
+        sim.step();
+    }
+    collect(&sub)
+}
+
+#[test]
+fn ten_hertz_updates_ten_times_a_second_with_exact_stamps() {
+    let u = updates_in_one_second(10.0);
+    assert_eq!(u.len(), 10);
+    let stamps: Vec<i64> = u.iter().map(|x| x.0).collect();
+    assert_eq!(stamps, (0..10).map(|k| k * 100_000_000).collect::<Vec<_>>());
+}
+
+#[test]
+fn zero_and_negative_rates_update_every_step() {
+    assert_eq!(updates_in_one_second(0.0).len(), 1000);
+    assert_eq!(updates_in_one_second(-3.0).len(), 1000);
+}
+
+#[test]
+fn thirty_hertz_is_exactly_thirty_not_thirty_one() {
+    assert_eq!(updates_in_one_second(30.0).len(), 30);
+}
+
+#[test]
+fn seq_counts_from_zero_per_sensor() {
+    let u = updates_in_one_second(50.0);
+    let seqs: Vec<u64> = u.iter().map(|x| x.1).collect();
+    assert_eq!(seqs, (0..50).collect::<Vec<_>>());
+}
+
+#[test]
+fn inactive_sensor_never_updates_but_a_forced_update_runs() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let sensor = imu("s", 0.0, "<active>false</active>");
+    let mut sim = sim_from(&world(&box_model("box", 0.1, &sensor)), dir.path(), 0, 1);
+    let sub = sim.bus_mut().subscribe(IMU_TOPIC, 10_000);
+    for _ in 0..100 {
+        sim.step();
+    }
+    assert!(collect(&sub).is_empty(), "an inactive sensor published");
+    let id = sim.physics().entity_id("box::body::s").expect("sensor entity");
+    assert!(sim.sensors_mut().force_update(id));
+    sim.step();
+    sim.step();
+    let u = collect(&sub);
+    assert_eq!(u.len(), 1, "a forced update runs once");
+    assert_eq!(u[0].0, 100_000_000);
+}
+
+#[test]
+fn triggered_sensor_updates_only_after_a_trigger_message() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let sensor = imu("s", 100.0, "<triggered>true</triggered>");
+    let mut sim = sim_from(&world(&box_model("box", 0.1, &sensor)), dir.path(), 0, 1);
+    let sub = sim.bus_mut().subscribe(IMU_TOPIC, 10_000);
+    for _ in 0..50 {
+        sim.step();
+    }
+    assert!(collect(&sub).is_empty(), "a triggered sensor updated without a trigger");
+    let trigger = sim.bus_mut().intern(&format!("{IMU_TOPIC}/trigger"));
+    sim.bus_mut().publish(trigger.clone(), Message::new("", Payload::Boolean(true)));
+    for _ in 0..50 {
+        sim.step();
+    }
+    let u = collect(&sub);
+    assert_eq!(u.len(), 1, "one trigger, one update");
+    assert_eq!(u[0].0, 50_000_000, "it updates at the first step after the trigger");
+    // Two triggers before one step still give one update.
+    sim.bus_mut().publish(trigger.clone(), Message::new("", Payload::Boolean(true)));
+    sim.bus_mut().publish(trigger, Message::new("", Payload::Boolean(true)));
+    sim.step();
+    sim.step();
+    assert_eq!(collect(&sub).len(), 1);
+}
+
+#[test]
+fn frame_id_topic_and_metrics() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let sensor = imu(
+        "s",
+        100.0,
+        "<topic>custom/imu</topic><frame_id>imu_frame</frame_id><enable_metrics>true</enable_metrics>",
+    );
+    let mut sim = sim_from(&world(&box_model("box", 0.1, &sensor)), dir.path(), 0, 1);
+    let sub = sim.bus_mut().subscribe("/custom/imu", 100);
+    let metrics = sim.bus_mut().subscribe("/custom/imu/performance_metrics", 100);
+    for _ in 0..100 {
+        sim.step();
+    }
+    let msgs = sub.drain();
+    assert_eq!(msgs.len(), 10);
+    assert!(msgs.iter().all(|m| m.message.header.frame_id.as_str() == "imu_frame"));
+    let m = metrics.drain();
+    assert_eq!(m.len(), 10);
+    match m[5].message.payload.as_enum() {
+        Ok(Payload::SensorMetrics(s)) => {
+            assert_eq!(s.nominal_update_rate, 100.0);
+            assert!((s.sim_update_rate - 100.0).abs() < 1e-9, "{}", s.sim_update_rate);
+            assert!(s.real_update_rate > 0.0);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn default_frame_id_is_the_scoped_name_and_dt_is_passed() {
+    let dir = stage(&["simcore_fixture_testkit"]);
+    let sensor = r#"<sensor name="count" type="fixture_counter"><update_rate>20</update_rate></sensor>"#;
+    let mut sim = sim_from(&world(&box_model("box", 0.1, sensor)), dir.path(), 0, 1);
+    let base = "/world/test/model/box/link/body/sensor/count/fixture_counter";
+    let counts = sim.bus_mut().subscribe(base, 100);
+    let dts = sim.bus_mut().subscribe(&format!("{base}/dt"), 100);
+    for _ in 0..200 {
+        sim.step();
+    }
+    let c = counts.drain();
+    assert_eq!(c.len(), 4);
+    assert!(c.iter().all(|m| m.message.header.frame_id.as_str() == "box::body::count"));
+    let d: Vec<f64> = dts
+        .drain()
+        .iter()
+        .map(|m| match m.message.payload.as_enum() {
+            Ok(Payload::Double(d)) => *d,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(d, vec![0.0, 0.05, 0.05, 0.05]);
+    // Each output topic has its own sequence.
+    assert_eq!(c.iter().map(|m| m.message.header.seq).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+}

@@ -1,0 +1,107 @@
+//! Project tasks, run as `cargo xtask <task>`:
+//!
+//! - `run WORLD [simcore run options]`: build the engine and the plugins, then run a world
+//!   (real-time paced unless `--rtf` says otherwise);
+//! - `test`: build everything and run every test;
+//! - `bench [criterion filter]`: build the plugins in release mode and run the benchmarks;
+//!   the results table is written to `target/bench-results.md` and `.json`;
+//! - `ci`: formatting, clippy with warnings denied, then `test`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (task, rest) = match args.split_first() {
+        Some((t, r)) => (t.as_str(), r),
+        None => {
+            eprintln!("usage: cargo xtask <run WORLD [options] | test | bench [filter] | ci>");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match task {
+        "run" => run(rest),
+        "test" => test(),
+        "bench" => bench(rest),
+        "ci" => ci(),
+        other => Err(format!("unknown task `{other}` (run, test, bench, ci)")),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the workspace").to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+fn status(mut c: Command) -> Result<u8, String> {
+    let s = c.status().map_err(|e| format!("cannot start {c:?}: {e}"))?;
+    Ok(s.code().map_or(1, |c| c as u8))
+}
+
+fn check(c: Command) -> Result<(), String> {
+    match status(c)? {
+        0 => Ok(()),
+        code => Err(format!("a step failed (exit code {code})")),
+    }
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
+}
+
+fn run(args: &[String]) -> Result<u8, String> {
+    if args.is_empty() {
+        return Err("usage: cargo xtask run WORLD [simcore run options]".into());
+    }
+    // The dev profile optimises the physics dependencies, so it runs worlds at full speed
+    // and shares its build with the tests.
+    let mut build = cargo();
+    build.args(["build", "--quiet"]);
+    check(build)?;
+    let exe = target_dir().join("debug").join(format!("simcore{}", std::env::consts::EXE_SUFFIX));
+    let mut c = Command::new(exe);
+    c.arg("run").args(args);
+    status(c)
+}
+
+fn test() -> Result<u8, String> {
+    let mut build = cargo();
+    build.args(["build", "--workspace", "--all-targets"]);
+    check(build)?;
+    let mut t = cargo();
+    t.args(["test", "--workspace"]);
+    status(t)
+}
+
+fn bench(args: &[String]) -> Result<u8, String> {
+    let mut build = cargo();
+    build.args(["build", "--release", "-p", "simcore-plugin-imu"]);
+    check(build)?;
+    let mut b = cargo();
+    b.args(["bench", "-p", "sim-benches", "--bench", "engine", "--"]).args(args);
+    b.env("SIMCORE_BENCH_PLUGIN_DIR", target_dir().join("release"));
+    b.env("SIMCORE_BENCH_OUT", target_dir());
+    status(b)
+}
+
+fn ci() -> Result<u8, String> {
+    let mut fmt = cargo();
+    fmt.args(["fmt", "--all", "--", "--check"]);
+    check(fmt)?;
+    let mut clippy = cargo();
+    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    check(clippy)?;
+    test()
+}
