@@ -1,1 +1,2 @@
+//! The `simcore` command.
 fn main() {}
