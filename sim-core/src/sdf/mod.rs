@@ -1,1 +1,258 @@
 //! SDF text -> [`crate::world::World`].
+//!
+//! [`load`] reads a world file, [`parse_str`] reads SDF text. Both return the first problem
+//! found as an [`SdfError`] that names the file, line and column, the element, what is wrong
+//! and what to do ([`SdfError::render`] prints it as a compiler-style report).
+//!
+//! # What is read
+//!
+//! SDFormat 1.0 to 1.12 documents with exactly one `<world>`: physics, gravity, magnetic field,
+//! spherical coordinates, models (nested too) with links, inertials, collisions and visuals of
+//! the primitive shapes, sensors and plugins. Defaults are those of SDF 1.12. Elements the
+//! engine does not use (scene, lights, GUI, surface parameters...) are skipped. Elements that
+//! would change the world if they were skipped (`<include>`, `<joint>`, `<frame>`,
+//! `<population>`, mesh and heightmap shapes, poses relative to other frames, automatic
+//! inertia) are reported as not supported yet rather than dropped.
+//!
+//! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
+//! `--`, undeclared namespace prefixes such as `<gz:policies>`), and uses the first of a
+//! repeated single element (with a warning in the log).
+//!
+//! # Structure
+//!
+//! A `Reader` carries the file, the source text and the declared version; there is one
+//! function per element (`world`, `physics`, `model`, `link`, `inertial`, `collision`,
+//! `visual`, `geometry`, `sensor`, `plugin`, `pose`...), each returning its part of the data
+//! model or the first error inside it.
+
+#![warn(missing_docs)]
+
+mod error;
+mod lenient;
+mod model;
+mod reader;
+mod sensor;
+mod shapes;
+mod world;
+
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+use std::path::Path;
+use std::sync::Arc;
+
+pub use error::{ErrorKind, SdfError};
+
+use crate::world::World;
+use reader::{Reader, Version, children, describe, is_sdf_element, tag};
+
+/// Reads the SDF world file at `path`.
+///
+/// A file that cannot be read (or is not UTF-8) is an [`SdfError`] naming the file; anything
+/// wrong inside it is an [`SdfError`] with its line and column.
+pub fn load(path: &Path) -> Result<World, SdfError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        SdfError::without_position(
+            ErrorKind::Io,
+            Some(path.to_path_buf()),
+            format!("cannot read the file: {e}"),
+            "check the path and that the file is readable",
+        )
+    })?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let good = String::from_utf8_lossy(&bytes[..valid]).into_owned();
+            let (line, column) = error::line_col(&good, valid);
+            let mut err = SdfError::without_position(
+                ErrorKind::Io,
+                Some(path.to_path_buf()),
+                "the file is not valid UTF-8",
+                "save the file as UTF-8 (SDF files are XML text)",
+            );
+            err.line = line;
+            err.column = column;
+            err.source_text = Some(Arc::new(String::from_utf8_lossy(&bytes).into_owned()));
+            return Err(err);
+        }
+    };
+    parse_str(&text, Some(path))
+}
+
+/// Reads SDF text. `file` is only used in spans and error messages.
+pub fn parse_str(text: &str, file: Option<&Path>) -> Result<World, SdfError> {
+    let file = file.map(|f| Arc::new(f.to_path_buf()));
+    let mut prepared = lenient::normalise(text);
+    // A prefix declared somewhere but not in scope where it is used is dropped, one at a time.
+    for _ in 0..16 {
+        let prefix = match parse_xml(&prepared) {
+            Ok(doc) => return read_document(&doc, text, file),
+            Err(roxmltree::Error::UnknownNamespace(prefix, _)) => prefix,
+            Err(e) => return Err(xml_error(&e, text, file)),
+        };
+        prepared = Cow::Owned(lenient::drop_prefix(&prepared, &prefix));
+    }
+    match parse_xml(&prepared) {
+        Ok(doc) => read_document(&doc, text, file),
+        Err(e) => Err(xml_error(&e, text, file)),
+    }
+}
+
+/// Parses XML (no DTDs: SDF does not use them, and they open the door to entity expansion).
+fn parse_xml(text: &str) -> Result<roxmltree::Document<'_>, roxmltree::Error> {
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: false,
+        ..Default::default()
+    };
+    roxmltree::Document::parse_with_options(text, options)
+}
+
+/// The error for text that is not well-formed XML.
+fn xml_error(e: &roxmltree::Error, text: &str, file: Option<Arc<std::path::PathBuf>>) -> SdfError {
+    let pos = e.pos();
+    let full = e.to_string();
+    let message = full
+        .strip_suffix(&format!(" at {pos}"))
+        .unwrap_or(&full)
+        .to_string();
+    let (line, column) = match e {
+        roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+            error::line_col(text, text.trim_end().len())
+        }
+        roxmltree::Error::DtdDetected => error::line_col(text, text.find("<!DOCTYPE").unwrap_or(0)),
+        _ => (pos.row.max(1), pos.col.max(1)),
+    };
+    let hint = match e {
+        roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+            "the file ends before the root element is closed: add the missing closing tags"
+        }
+        roxmltree::Error::UnknownToken(_) => {
+            "check for text after the closing </sdf> tag, a second root element or a stray `<`"
+        }
+        roxmltree::Error::UnexpectedCloseTag(..) => {
+            "every opening tag needs a matching closing tag"
+        }
+        roxmltree::Error::NoRootNode => "the file must contain an <sdf version=\"...\"> element",
+        roxmltree::Error::DtdDetected => {
+            "remove the <!DOCTYPE> declaration: SDF files do not use one"
+        }
+        _ => "fix the XML syntax at this position",
+    };
+    SdfError {
+        kind: ErrorKind::Xml,
+        file: file.as_deref().cloned(),
+        line,
+        column,
+        element: String::new(),
+        message: format!("not well-formed XML: {message}"),
+        hint: hint.to_string(),
+        source_text: Some(Arc::new(text.to_string())),
+    }
+}
+
+/// Reads the `<sdf>` root and its one `<world>`.
+fn read_document(
+    doc: &roxmltree::Document,
+    source: &str,
+    file: Option<Arc<std::path::PathBuf>>,
+) -> Result<World, SdfError> {
+    let root = doc.root_element();
+    // A provisional reader for errors before the version is known.
+    let mut r = Reader {
+        file,
+        source,
+        version: Version::NEWEST,
+        lines: error::LineIndex::new(source),
+    };
+    if tag(root) != "sdf" || !is_sdf_element(root) {
+        let hint = if tag(root) == "gazebo" {
+            "this is a pre-SDF Gazebo file: convert it to SDFormat (root <sdf version=\"1.12\">)"
+        } else {
+            "an SDF file starts with <sdf version=\"1.12\"> and ends with </sdf>"
+        };
+        return Err(r.error(
+            root,
+            ErrorKind::Invalid,
+            format!(
+                "the root element must be <sdf>, found <{}>",
+                root.tag_name().name()
+            ),
+            hint,
+        ));
+    }
+    let supported = format!(
+        "simcore reads SDFormat {} to {}",
+        Version::OLDEST,
+        Version::NEWEST
+    );
+    r.version = match root.attribute("version") {
+        None => {
+            return Err(r.error(
+                root,
+                ErrorKind::Version,
+                "<sdf> has no `version` attribute",
+                format!("add the version the file is written for, e.g. <sdf version=\"1.12\"> ({supported})"),
+            ));
+        }
+        Some(v) => match Version::parse(v) {
+            Some(version) if version.is_supported() => version,
+            _ => {
+                return Err(r.attr_error(
+                    root,
+                    "version",
+                    ErrorKind::Version,
+                    format!("unsupported SDF version \"{v}\""),
+                    format!("{supported}; declare one of them, e.g. version=\"1.12\""),
+                ));
+            }
+        },
+    };
+
+    let mut world = None;
+    for w in children(root, "world") {
+        if world.is_some() {
+            return Err(r.error(
+                w,
+                ErrorKind::Unsupported,
+                "more than one <world> in this file",
+                "simcore simulates one world per file: keep one <world> and move the other to its own file",
+            ));
+        }
+        world = Some(w);
+    }
+    let Some(world) = world else {
+        let what = root.children().find(|c| is_sdf_element(*c));
+        return Err(match what {
+            Some(node) if tag(node) == "model" => r.error(
+                node,
+                ErrorKind::Missing,
+                "this file describes a model, not a world: a <world> is needed",
+                "wrap the model in <world name=\"default\"> ... </world>, or include it from a world file",
+            ),
+            Some(node) => r.error(
+                node,
+                ErrorKind::Missing,
+                format!("no <world> in this file (found {})", describe(node)),
+                "simcore runs worlds: put the models in <world name=\"default\"> ... </world>",
+            ),
+            None => r.error(
+                root,
+                ErrorKind::Missing,
+                "no <world> in this file",
+                "simcore runs worlds: add <world name=\"default\"> ... </world> inside <sdf>",
+            ),
+        });
+    };
+    if let Some(model) = children(root, "model").next() {
+        return Err(r.error(
+            model,
+            ErrorKind::Invalid,
+            "a <model> next to the <world> is not part of the world",
+            "move the <model> inside the <world>",
+        ));
+    }
+    r.world(world)
+}

@@ -1,0 +1,299 @@
+//! `<model>`, `<link>`, `<inertial>`.
+
+use std::collections::HashMap;
+
+use roxmltree::Node;
+
+use super::error::{ErrorKind, SdfError};
+use super::reader::{MAX_MODEL_DEPTH, Reader, is_sdf_element, tag};
+use crate::world::{Inertial, Link, Model};
+
+/// The names already used by siblings of one kind (links of a model, models of a world...),
+/// with the line each was defined on.
+#[derive(Default)]
+pub(crate) struct Siblings(HashMap<String, u32>);
+
+impl Siblings {
+    /// Records `name` for `node`; fails if a sibling of the same kind already has it.
+    pub(crate) fn insert(
+        &mut self,
+        r: &Reader,
+        node: Node,
+        name: &str,
+        scope: &str,
+    ) -> Result<(), SdfError> {
+        let line = r.span(node).line;
+        if let Some(first) = self.0.get(name) {
+            let kind = tag(node);
+            return Err(r.attr_error(
+                node,
+                "name",
+                ErrorKind::Duplicate,
+                format!(
+                    "a <{kind}> named \"{name}\" already exists in this {scope} (line {first})"
+                ),
+                format!("give each <{kind}> in the same {scope} a different name"),
+            ));
+        }
+        self.0.insert(name.to_string(), line);
+        Ok(())
+    }
+}
+
+/// The frame names a pose inside `model` may use as `relative_to` and still mean the model's
+/// own frame: `__model__`, and the model's name unless a child entity has that name.
+fn model_frames(model: Node, name: &str) -> Vec<String> {
+    let shadowed = model.children().any(|c| {
+        is_sdf_element(c)
+            && matches!(tag(c), "link" | "model" | "joint" | "frame")
+            && c.attribute("name") == Some(name)
+    });
+    let mut frames = vec!["__model__".to_string()];
+    if !shadowed {
+        frames.push(name.to_string());
+    }
+    frames
+}
+
+impl Reader<'_> {
+    /// `<model name>`, at nesting `depth` (1 for a top-level model). `parent_frames` are the
+    /// names its pose may be `relative_to` (those of the enclosing model's frame, or `world`).
+    pub(super) fn model(
+        &self,
+        node: Node,
+        parent_frames: &[&str],
+        depth: usize,
+    ) -> Result<Model, SdfError> {
+        if depth > MAX_MODEL_DEPTH {
+            return Err(self.error(
+                node,
+                ErrorKind::Invalid,
+                format!("models are nested more than {MAX_MODEL_DEPTH} deep"),
+                "flatten the model hierarchy",
+            ));
+        }
+        let name = self.entity_name(node, true)?;
+        if let Some(frame) = node.attribute("placement_frame")
+            && !frame.trim().is_empty()
+        {
+            return Err(self.attr_error(
+                node,
+                "placement_frame",
+                ErrorKind::Unsupported,
+                "placement_frame is not supported yet by this reader",
+                "remove placement_frame and give the model's <pose> directly",
+            ));
+        }
+        let pose = self.pose(node, parent_frames)?;
+        let own_frames = model_frames(node, &name);
+        let own_frames: Vec<&str> = own_frames.iter().map(String::as_str).collect();
+        let is_static = self.child_bool(node, "static", false)?;
+        let self_collide = self.child_bool(node, "self_collide", false)?;
+
+        let mut links = Vec::new();
+        let mut models = Vec::new();
+        let mut plugins = Vec::new();
+        let (mut link_names, mut model_names) = (Siblings::default(), Siblings::default());
+        for c in node.children().filter(|c| is_sdf_element(*c)) {
+            match tag(c) {
+                "link" => {
+                    let link = self.link(c, &own_frames)?;
+                    link_names.insert(self, c, &link.name, "model")?;
+                    links.push(link);
+                }
+                "model" => {
+                    let nested = self.model(c, &own_frames, depth + 1)?;
+                    model_names.insert(self, c, &nested.name, "model")?;
+                    models.push(nested);
+                }
+                "plugin" => plugins.push(self.plugin(c)?),
+                "include" => return Err(self.include_unsupported(c)),
+                "joint" => return Err(self.joint_unsupported(c)),
+                "frame" => return Err(self.frame_unsupported(c)),
+                _ => {}
+            }
+        }
+        Ok(Model {
+            name,
+            pose,
+            is_static,
+            self_collide,
+            links,
+            models,
+            plugins,
+            span: self.span(node),
+        })
+    }
+
+    /// `<link name>`; `model_frames` are the names of its model's frame.
+    fn link(&self, node: Node, model_frames: &[&str]) -> Result<Link, SdfError> {
+        let name = self.entity_name(node, true)?;
+        let pose = self.pose(node, model_frames)?;
+        let inertial = match self.child(node, "inertial") {
+            Some(i) => self.inertial(i, &name)?,
+            None => Inertial::default(),
+        };
+        let gravity = self.child_bool(node, "gravity", true)?;
+        let kinematic = self.child_bool(node, "kinematic", false)?;
+
+        let (mut collisions, mut visuals, mut sensors) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut collision_names, mut visual_names, mut sensor_names) = (
+            Siblings::default(),
+            Siblings::default(),
+            Siblings::default(),
+        );
+        for c in node.children().filter(|c| is_sdf_element(*c)) {
+            match tag(c) {
+                "collision" => {
+                    let collision = self.collision(c, &name)?;
+                    collision_names.insert(self, c, &collision.name, "link")?;
+                    collisions.push(collision);
+                }
+                "visual" => {
+                    let visual = self.visual(c, &name)?;
+                    visual_names.insert(self, c, &visual.name, "link")?;
+                    visuals.push(visual);
+                }
+                "sensor" => {
+                    let sensor = self.sensor(c, &name)?;
+                    sensor_names.insert(self, c, &sensor.name, "link")?;
+                    sensors.push(sensor);
+                }
+                _ => {}
+            }
+        }
+        Ok(Link {
+            name,
+            pose,
+            inertial,
+            gravity,
+            kinematic,
+            collisions,
+            visuals,
+            sensors,
+            span: self.span(node),
+        })
+    }
+
+    /// `<inertial>` of the link named `link`.
+    fn inertial(&self, node: Node, link: &str) -> Result<Inertial, SdfError> {
+        if self.bool_attr(node, "auto", false)? {
+            return Err(self.attr_error(
+                node,
+                "auto",
+                ErrorKind::Unsupported,
+                "automatic inertia (`auto=\"true\"`) is not supported yet by this reader",
+                "give <mass> and <inertia> explicitly",
+            ));
+        }
+        let defaults = Inertial::default();
+        let mass = match self.child(node, "mass") {
+            Some(m) => {
+                let v = self.f64_of(Some(m))?.unwrap_or(defaults.mass);
+                if v <= 0.0 {
+                    return Err(self.error_at(
+                        self.text(m).start(),
+                        m,
+                        ErrorKind::Invalid,
+                        format!("the mass of link \"{link}\" must be greater than 0, found {v}"),
+                        "give the mass in kg; for a body that must not move, make the model <static>",
+                    ));
+                }
+                v
+            }
+            None => defaults.mass,
+        };
+        let pose = self.pose(node, &[link])?;
+        let inertia = match self.child(node, "inertia") {
+            Some(i) => {
+                let d = defaults.inertia;
+                let inertia = [
+                    self.child_f64(i, "ixx", d[0])?,
+                    self.child_f64(i, "ixy", d[1])?,
+                    self.child_f64(i, "ixz", d[2])?,
+                    self.child_f64(i, "iyy", d[3])?,
+                    self.child_f64(i, "iyz", d[4])?,
+                    self.child_f64(i, "izz", d[5])?,
+                ];
+                if let Some(problem) = inertia_problem(inertia) {
+                    return Err(self.error(
+                        i,
+                        ErrorKind::Invalid,
+                        format!("invalid inertia for link \"{link}\": {problem}"),
+                        "give the moments of inertia (kg·m²) about the centre of mass: ixx, iyy, izz > 0, \
+                         each at most the sum of the other two, with small products ixy, ixz, iyz",
+                    ));
+                }
+                inertia
+            }
+            None => defaults.inertia,
+        };
+        Ok(Inertial {
+            mass,
+            pose,
+            inertia,
+        })
+    }
+}
+
+/// Why the inertia tensor `[ixx, ixy, ixz, iyy, iyz, izz]` cannot be a rigid body's, if it
+/// cannot: it must be positive definite and its principal moments must satisfy the triangle
+/// inequality (as gz-math's `MassMatrix3::IsValid`, with a small relative tolerance).
+pub(crate) fn inertia_problem(i: [f64; 6]) -> Option<String> {
+    let [ixx, ixy, ixz, iyy, iyz, izz] = i;
+    let m = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]];
+    let mut moments = symmetric_eigenvalues(m);
+    if !moments.iter().all(|v| v.is_finite()) {
+        return Some("its values are too large to be a body's inertia".to_string());
+    }
+    moments.sort_by(f64::total_cmp);
+    let [a, b, c] = moments;
+    let scale = ixx.abs().max(iyy.abs()).max(izz.abs());
+    let tolerance = 1e-12 * scale;
+    let shown = format!("{}, {}, {}", fmt_g(a), fmt_g(b), fmt_g(c));
+    if a <= 0.0 {
+        Some(format!(
+            "the tensor is not positive definite (principal moments {shown})"
+        ))
+    } else if a + b + tolerance < c {
+        Some(format!(
+            "the principal moments {shown} break the triangle inequality ({} + {} < {})",
+            fmt_g(a),
+            fmt_g(b),
+            fmt_g(c)
+        ))
+    } else {
+        None
+    }
+}
+
+/// A number in the shortest form that reads back the same, rounded to 6 significant digits
+/// for messages.
+fn fmt_g(v: f64) -> String {
+    let r = format!("{v:.6e}").parse::<f64>().unwrap_or(v);
+    format!("{r}")
+}
+
+/// Eigenvalues of a symmetric 3x3 matrix (closed form, Smith 1961).
+fn symmetric_eigenvalues(m: [[f64; 3]; 3]) -> [f64; 3] {
+    let p1 = m[0][1] * m[0][1] + m[0][2] * m[0][2] + m[1][2] * m[1][2];
+    if p1 == 0.0 {
+        return [m[0][0], m[1][1], m[2][2]];
+    }
+    let q = (m[0][0] + m[1][1] + m[2][2]) / 3.0;
+    let p2 = (m[0][0] - q).powi(2) + (m[1][1] - q).powi(2) + (m[2][2] - q).powi(2) + 2.0 * p1;
+    let p = (p2 / 6.0).sqrt();
+    let mut b = m;
+    for (r, row) in b.iter_mut().enumerate() {
+        for (c, v) in row.iter_mut().enumerate() {
+            *v = (m[r][c] - if r == c { q } else { 0.0 }) / p;
+        }
+    }
+    let det = b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1])
+        - b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0])
+        + b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0]);
+    let phi = (det / 2.0).clamp(-1.0, 1.0).acos() / 3.0;
+    let e1 = q + 2.0 * p * phi.cos();
+    let e3 = q + 2.0 * p * (phi + 2.0 * std::f64::consts::PI / 3.0).cos();
+    [e1, 3.0 * q - e1 - e3, e3]
+}

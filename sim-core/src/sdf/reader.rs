@@ -1,0 +1,651 @@
+//! The [`Reader`] context (file, source text, SDF version) and the helpers every element
+//! function uses: child lookup, typed values with exact error positions, names, poses.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use roxmltree::Node;
+
+use super::error::{ErrorKind, LineIndex, SdfError};
+use crate::world::{Pose, Quat, Span, Vec3};
+
+/// An SDF version `major.minor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Version {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl Version {
+    /// The oldest version this reader accepts.
+    pub const OLDEST: Version = Version::new(1, 0);
+    /// The newest version this reader accepts.
+    pub const NEWEST: Version = Version::new(1, 12);
+
+    pub const fn new(major: u32, minor: u32) -> Version {
+        Version { major, minor }
+    }
+
+    /// Parses `"1.6"`; None for anything else (`"1.6.0"`, `"2"`, `""`...).
+    pub fn parse(s: &str) -> Option<Version> {
+        let (major, minor) = s.trim().split_once('.')?;
+        let digits =
+            |t: &str| !t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit());
+        if !digits(major) || !digits(minor) {
+            return None;
+        }
+        Some(Version::new(major.parse().ok()?, minor.parse().ok()?))
+    }
+
+    /// Whether this reader knows this version.
+    pub fn is_supported(self) -> bool {
+        (Version::OLDEST..=Version::NEWEST).contains(&self)
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// The text of a value element, with where it starts in the source.
+pub(crate) struct Text {
+    /// The text (entities decoded).
+    pub value: String,
+    /// Byte offset of the text in the source (the element itself when it has no text).
+    pub offset: usize,
+    /// Whether `value` is exactly the source text at `offset` (no entities, CDATA or comments),
+    /// so that a token's offset inside `value` is also its offset in the source.
+    pub exact: bool,
+}
+
+impl Text {
+    /// The whitespace-separated tokens with their byte offsets in the source.
+    pub fn tokens(&self) -> Vec<(usize, &str)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in self
+            .value
+            .char_indices()
+            .chain(std::iter::once((self.value.len(), ' ')))
+        {
+            match (c.is_whitespace(), start) {
+                (false, None) => start = Some(i),
+                (true, Some(s)) => {
+                    let at = if self.exact {
+                        self.offset + s
+                    } else {
+                        self.offset
+                    };
+                    out.push((at, &self.value[s..i]));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The text without surrounding whitespace.
+    pub fn trimmed(&self) -> &str {
+        self.value.trim()
+    }
+
+    /// Offset of the first non-blank character (where a caret for the whole value goes).
+    pub fn start(&self) -> usize {
+        match self.tokens().first() {
+            Some(&(at, _)) => at,
+            None => self.offset,
+        }
+    }
+}
+
+/// Reading context: everything an element function needs besides the node itself. One per
+/// document; the full reader will add include resolution and frame graphs here.
+pub(crate) struct Reader<'s> {
+    /// The file being read, shared by every [`Span`].
+    pub file: Option<Arc<PathBuf>>,
+    /// The source text as given (errors quote it; `sdf` texts are sliced from it).
+    pub source: &'s str,
+    /// The version the document declares.
+    pub version: Version,
+    /// Line starts of `source`.
+    pub lines: LineIndex,
+}
+
+/// The largest depth of nested models accepted (deeper input is certainly not a real world,
+/// and the recursion must stay bounded).
+pub(crate) const MAX_MODEL_DEPTH: usize = 64;
+
+impl<'s> Reader<'s> {
+    // ----- positions and errors -------------------------------------------------------------
+
+    /// Where `node` starts.
+    pub fn span(&self, node: Node) -> Span {
+        let (line, column) = self.lines.line_col(self.source, node.range().start);
+        Span {
+            file: self.file.clone(),
+            line,
+            column,
+        }
+    }
+
+    /// An error at byte `offset`, about `node`.
+    pub fn error_at(
+        &self,
+        offset: usize,
+        node: Node,
+        kind: ErrorKind,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> SdfError {
+        let (line, column) = self.lines.line_col(self.source, offset);
+        SdfError {
+            kind,
+            file: self.file.as_deref().cloned(),
+            line,
+            column,
+            element: describe(node),
+            message: message.into(),
+            hint: hint.into(),
+            source_text: Some(Arc::new(self.source.to_string())),
+        }
+    }
+
+    /// An error at the start of `node`.
+    pub fn error(
+        &self,
+        node: Node,
+        kind: ErrorKind,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> SdfError {
+        self.error_at(node.range().start, node, kind, message, hint)
+    }
+
+    /// The "not supported yet" error for an element this reader does not handle.
+    pub fn unsupported(&self, node: Node, what: &str, hint: &str) -> SdfError {
+        self.error(
+            node,
+            ErrorKind::Unsupported,
+            format!("{what} not supported yet by this reader"),
+            hint,
+        )
+    }
+
+    // ----- elements -------------------------------------------------------------------------
+
+    /// The first child element named `name`. SDF allows each of these once; as libsdformat,
+    /// a repeated one is ignored (with a warning).
+    pub fn child<'n>(&self, parent: Node<'n, 'n>, name: &str) -> Option<Node<'n, 'n>> {
+        let mut found = children(parent, name);
+        let first = found.next();
+        if let Some(again) = found.next() {
+            let span = self.span(again);
+            tracing::warn!(
+                "{span}: <{name}> appears more than once in {}; only the first is used",
+                describe(parent)
+            );
+        }
+        first
+    }
+
+    /// The text of `node`.
+    pub fn text(&self, node: Node) -> Text {
+        let texts: Vec<Node> = node.children().filter(|c| c.is_text()).collect();
+        let value: String = texts.iter().filter_map(|t| t.text()).collect();
+        match texts.as_slice() {
+            [only] => {
+                let range = only.range();
+                let exact = self.source.get(range.clone()) == Some(value.as_str());
+                Text {
+                    value,
+                    offset: range.start,
+                    exact,
+                }
+            }
+            [first, ..] => Text {
+                value,
+                offset: first.range().start,
+                exact: false,
+            },
+            [] => Text {
+                value,
+                offset: node.range().start,
+                exact: false,
+            },
+        }
+    }
+
+    /// The source text of the whole element, exactly as written.
+    pub fn element_source(&self, node: Node) -> String {
+        self.source
+            .get(node.range())
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    // ----- attributes -----------------------------------------------------------------------
+
+    /// A required attribute, e.g. `name`: must be present and not blank.
+    pub fn required_attr(&self, node: Node, attr: &str, hint: &str) -> Result<String, SdfError> {
+        match node.attribute(attr) {
+            Some(v) if !v.trim().is_empty() => Ok(v.to_string()),
+            Some(_) => Err(self.attr_error(
+                node,
+                attr,
+                ErrorKind::Invalid,
+                format!("the `{attr}` attribute of <{}> is empty", tag(node)),
+                hint,
+            )),
+            None => Err(self.error(
+                node,
+                ErrorKind::Missing,
+                format!("<{}> has no `{attr}` attribute", tag(node)),
+                hint,
+            )),
+        }
+    }
+
+    /// An error about attribute `attr` of `node`, placed at its value.
+    pub fn attr_error(
+        &self,
+        node: Node,
+        attr: &str,
+        kind: ErrorKind,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> SdfError {
+        let at = node
+            .attribute_node(attr)
+            .map_or(node.range().start, |a| a.range_value().start);
+        self.error_at(at, node, kind, message, hint)
+    }
+
+    /// A boolean attribute (`true/false/1/0`), `default` when absent.
+    pub fn bool_attr(&self, node: Node, attr: &str, default: bool) -> Result<bool, SdfError> {
+        match node.attribute(attr) {
+            None => Ok(default),
+            Some(v) if v.trim().is_empty() => Ok(default),
+            Some(v) => parse_bool(v).ok_or_else(|| {
+                self.attr_error(
+                    node,
+                    attr,
+                    ErrorKind::Invalid,
+                    format!("`{attr}` must be a boolean, found \"{v}\""),
+                    "write true or false (1 and 0 are accepted too)",
+                )
+            }),
+        }
+    }
+
+    /// The `name` attribute of an entity (model, link, collision, ...): required, and free of
+    /// `::` (the scope separator); since SDF 1.7 `world` and `__*__` names are reserved for
+    /// models and links (`reserved` true).
+    pub fn entity_name(&self, node: Node, reserved: bool) -> Result<String, SdfError> {
+        let kind = tag(node);
+        let name = self.required_attr(
+            node,
+            "name",
+            &format!("give the <{kind}> a unique name, e.g. <{kind} name=\"my_{kind}\">"),
+        )?;
+        if name.contains("::") {
+            return Err(self.attr_error(
+                node,
+                "name",
+                ErrorKind::Invalid,
+                format!("the name \"{name}\" contains `::`, which separates scopes in SDF"),
+                "rename it without `::` (nest a <model> to make a scope)",
+            ));
+        }
+        if reserved
+            && self.version >= Version::new(1, 7)
+            && (name == "world"
+                || (name.len() > 4 && name.starts_with("__") && name.ends_with("__")))
+        {
+            return Err(self.attr_error(
+                node,
+                "name",
+                ErrorKind::Invalid,
+                format!(
+                    "the name \"{name}\" is reserved in SDF (`world` and names like `__name__`)"
+                ),
+                "choose another name",
+            ));
+        }
+        Ok(name)
+    }
+
+    // ----- typed values ---------------------------------------------------------------------
+
+    /// The numbers of `node` (must be exactly one of the `counts`); None when the element is
+    /// empty. `what` names the expected layout for messages, e.g. "x y z".
+    pub fn numbers(
+        &self,
+        node: Node,
+        counts: &[usize],
+        what: &str,
+    ) -> Result<Option<Vec<f64>>, SdfError> {
+        let text = self.text(node);
+        let tokens = text.tokens();
+        if tokens.is_empty() {
+            return Ok(None);
+        }
+        let mut values = Vec::with_capacity(tokens.len());
+        for &(at, tok) in &tokens {
+            values.push(self.number(node, at, tok)?);
+        }
+        if !counts.contains(&tokens.len()) {
+            let expected = match counts {
+                [n] => format!("{n}"),
+                _ => counts
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            };
+            let plural = |n: usize| if n == 1 { "number" } else { "numbers" };
+            let last = counts.last().copied().unwrap_or(1);
+            return Err(self.error_at(
+                text.start(),
+                node,
+                ErrorKind::Invalid,
+                format!(
+                    "<{}> needs {expected} {} ({what}), found {}: \"{}\"",
+                    tag(node),
+                    plural(last),
+                    tokens.len(),
+                    text.trimmed()
+                ),
+                format!(
+                    "write {expected} {} separated by spaces: {what}",
+                    plural(last)
+                ),
+            ));
+        }
+        Ok(Some(values))
+    }
+
+    /// One finite number token.
+    fn number(&self, node: Node, at: usize, tok: &str) -> Result<f64, SdfError> {
+        match tok.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            Ok(_) => Err(self.error_at(
+                at,
+                node,
+                ErrorKind::Invalid,
+                format!("<{}> must be a finite number, found \"{tok}\"", tag(node)),
+                "infinite and NaN values are not allowed here",
+            )),
+            Err(_) => Err(self.error_at(
+                at,
+                node,
+                ErrorKind::Invalid,
+                format!("<{}> expects a number, found \"{tok}\"", tag(node)),
+                "write a decimal number such as 0.5 or 1e-3",
+            )),
+        }
+    }
+
+    /// A single number element, None when absent or empty.
+    pub fn f64_of(&self, node: Option<Node>) -> Result<Option<f64>, SdfError> {
+        let Some(node) = node else { return Ok(None) };
+        Ok(self
+            .numbers(node, &[1], "one value")?
+            .and_then(|v| v.first().copied()))
+    }
+
+    /// The number in child `name` of `parent`, `default` when absent.
+    pub fn child_f64(&self, parent: Node, name: &str, default: f64) -> Result<f64, SdfError> {
+        Ok(self.f64_of(self.child(parent, name))?.unwrap_or(default))
+    }
+
+    /// A strictly positive number in child `name`, `default` when absent.
+    pub fn child_positive(
+        &self,
+        parent: Node,
+        name: &str,
+        default: f64,
+        hint: &str,
+    ) -> Result<f64, SdfError> {
+        let Some(node) = self.child(parent, name) else {
+            return Ok(default);
+        };
+        let v = self.f64_of(Some(node))?.unwrap_or(default);
+        if v <= 0.0 {
+            return Err(self.error_at(
+                self.text(node).start(),
+                node,
+                ErrorKind::Invalid,
+                format!("<{name}> must be greater than 0, found {v}"),
+                hint,
+            ));
+        }
+        Ok(v)
+    }
+
+    /// A 3-vector in child `name`, `default` when absent.
+    pub fn child_vec3(&self, parent: Node, name: &str, default: Vec3) -> Result<Vec3, SdfError> {
+        match self.child(parent, name) {
+            Some(node) => self.vec3_of(node, default),
+            None => Ok(default),
+        }
+    }
+
+    /// The 3-vector of `node`, `default` when it is empty.
+    pub fn vec3_of(&self, node: Node, default: Vec3) -> Result<Vec3, SdfError> {
+        Ok(match self.numbers(node, &[3], "x y z")? {
+            Some(v) => Vec3::new(v[0], v[1], v[2]),
+            None => default,
+        })
+    }
+
+    /// A 3-vector with all components > 0 (sizes, radii).
+    pub fn child_positive_vec3(
+        &self,
+        parent: Node,
+        name: &str,
+        default: Vec3,
+        hint: &str,
+    ) -> Result<Vec3, SdfError> {
+        let Some(node) = self.child(parent, name) else {
+            return Ok(default);
+        };
+        let v = self.vec3_of(node, default)?;
+        if v.to_array().iter().any(|&c| c <= 0.0) {
+            return Err(self.error_at(
+                self.text(node).start(),
+                node,
+                ErrorKind::Invalid,
+                format!(
+                    "every component of <{name}> must be greater than 0, found {} {} {}",
+                    v.x, v.y, v.z
+                ),
+                hint,
+            ));
+        }
+        Ok(v)
+    }
+
+    /// The boolean in child `name` of `parent`, `default` when absent or empty.
+    pub fn child_bool(&self, parent: Node, name: &str, default: bool) -> Result<bool, SdfError> {
+        Ok(self.bool_of(self.child(parent, name))?.unwrap_or(default))
+    }
+
+    /// The boolean of `node` (`true/false/1/0`, any case), None when absent or empty.
+    pub fn bool_of(&self, node: Option<Node>) -> Result<Option<bool>, SdfError> {
+        let Some(node) = node else { return Ok(None) };
+        let text = self.text(node);
+        let t = text.trimmed();
+        if t.is_empty() {
+            return Ok(None);
+        }
+        parse_bool(t).map(Some).ok_or_else(|| {
+            self.error_at(
+                text.start(),
+                node,
+                ErrorKind::Invalid,
+                format!("<{}> must be a boolean, found \"{t}\"", tag(node)),
+                "write true or false (1 and 0 are accepted too)",
+            )
+        })
+    }
+
+    /// The trimmed text of child `name`, None when absent or blank.
+    pub fn child_string(&self, parent: Node, name: &str) -> Option<String> {
+        let node = self.child(parent, name)?;
+        let text = self.text(node);
+        let t = text.trimmed();
+        (!t.is_empty()).then(|| t.to_string())
+    }
+
+    // ----- poses ----------------------------------------------------------------------------
+
+    /// The `<pose>` child of `parent` (identity when absent or empty).
+    ///
+    /// `frames` lists the names `@relative_to` (or the older `@frame`) may give: those that
+    /// mean the default frame (the parent's). Any other frame needs the frame graph of the
+    /// full reader and is reported as not supported yet.
+    pub fn pose(&self, parent: Node, frames: &[&str]) -> Result<Pose, SdfError> {
+        match self.child(parent, "pose") {
+            Some(node) => self.pose_of(node, frames),
+            None => Ok(Pose::IDENTITY),
+        }
+    }
+
+    /// The pose written in `node`: `x y z roll pitch yaw` (radians, or degrees with
+    /// `@degrees="true"`), or `x y z qx qy qz qw` with `@rotation_format="quat_xyzw"`.
+    pub fn pose_of(&self, node: Node, frames: &[&str]) -> Result<Pose, SdfError> {
+        for attr in ["relative_to", "frame"] {
+            let Some(frame) = node.attribute(attr) else {
+                continue;
+            };
+            let frame = frame.trim();
+            if !frame.is_empty() && !frames.contains(&frame) {
+                let known = if frames.is_empty() {
+                    "the default frame".to_string()
+                } else {
+                    frames
+                        .iter()
+                        .map(|f| format!("\"{f}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                return Err(self.attr_error(
+                    node,
+                    attr,
+                    ErrorKind::Unsupported,
+                    format!("relative_to frames are not supported yet by this reader (`{attr}=\"{frame}\"`)"),
+                    format!("give the pose in the parent's frame: leave `{attr}` empty (accepted here: {known})"),
+                ));
+            }
+        }
+        let quat = match node.attribute("rotation_format").map(str::trim) {
+            None | Some("") | Some("euler_rpy") => false,
+            Some("quat_xyzw") => true,
+            Some(other) => {
+                return Err(self.attr_error(
+                    node,
+                    "rotation_format",
+                    ErrorKind::Invalid,
+                    format!("unknown rotation_format \"{other}\""),
+                    "use euler_rpy (x y z roll pitch yaw) or quat_xyzw (x y z qx qy qz qw)",
+                ));
+            }
+        };
+        let degrees = self.bool_attr(node, "degrees", false)?;
+        if quat {
+            let Some(v) = self.numbers(node, &[7], "x y z qx qy qz qw")? else {
+                return Ok(Pose::IDENTITY);
+            };
+            let q = Quat::new(v[3], v[4], v[5], v[6]);
+            let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
+            if !(norm > 1e-12 && norm.is_finite()) {
+                return Err(self.error_at(
+                    self.text(node).start(),
+                    node,
+                    ErrorKind::Invalid,
+                    "the quaternion of this pose is zero",
+                    "give a unit quaternion qx qy qz qw, e.g. 0 0 0 1 for no rotation",
+                ));
+            }
+            Ok(Pose::new(Vec3::new(v[0], v[1], v[2]), q.normalized()))
+        } else {
+            let Some(v) = self.numbers(node, &[6], "x y z roll pitch yaw")? else {
+                return Ok(Pose::IDENTITY);
+            };
+            let k = if degrees {
+                std::f64::consts::PI / 180.0
+            } else {
+                1.0
+            };
+            Ok(Pose::from_xyz_rpy(
+                v[0],
+                v[1],
+                v[2],
+                v[3] * k,
+                v[4] * k,
+                v[5] * k,
+            ))
+        }
+    }
+}
+
+/// The SDF child elements of `parent` named `name`, in document order. Namespaced elements
+/// (`<gz:...>`) are never SDF elements.
+pub(crate) fn children<'n, 'a>(
+    parent: Node<'n, 'n>,
+    name: &'a str,
+) -> impl Iterator<Item = Node<'n, 'n>> + use<'n, 'a> {
+    parent
+        .children()
+        .filter(move |c| is_sdf_element(*c) && c.tag_name().name() == name)
+}
+
+/// Whether `node` is an element of SDF itself (not a namespaced extension).
+pub(crate) fn is_sdf_element(node: Node) -> bool {
+    node.is_element() && node.tag_name().namespace().is_none()
+}
+
+/// The tag name of `node`.
+pub(crate) fn tag<'n>(node: Node<'n, '_>) -> &'n str {
+    node.tag_name().name()
+}
+
+/// How `node` is named in messages: `<link name="base">`, or for an unnamed element
+/// `<mass> in <link name="base">` (its nearest named ancestor).
+pub(crate) fn describe(node: Node) -> String {
+    fn one(n: Node) -> String {
+        match n.attribute("name") {
+            Some(name) => format!("<{} name=\"{name}\">", tag(n)),
+            None => format!("<{}>", tag(n)),
+        }
+    }
+    if !node.is_element() {
+        return String::new();
+    }
+    let mut s = one(node);
+    if node.attribute("name").is_none()
+        && let Some(owner) = node
+            .ancestors()
+            .skip(1)
+            .find(|a| a.is_element() && a.attribute("name").is_some())
+    {
+        s.push_str(" in ");
+        s.push_str(&one(owner));
+    }
+    s
+}
+
+/// SDF booleans: `true`, `false`, `1`, `0` (any case, surrounding blanks ignored).
+pub(crate) fn parse_bool(s: &str) -> Option<bool> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("true") || t == "1" {
+        Some(true)
+    } else if t.eq_ignore_ascii_case("false") || t == "0" {
+        Some(false)
+    } else {
+        None
+    }
+}

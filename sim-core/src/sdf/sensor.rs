@@ -1,0 +1,91 @@
+//! `<sensor>` and `<plugin>`.
+
+use roxmltree::Node;
+
+use super::error::{ErrorKind, SdfError};
+use super::reader::{Reader, Version, children};
+use crate::world::{PluginSpec, SensorSpec};
+
+impl Reader<'_> {
+    /// `<sensor name type>` of the link named `link`. The type-specific configuration stays in
+    /// `sdf`, the element's source text, for the sensor plugin.
+    pub(super) fn sensor(&self, node: Node, link: &str) -> Result<SensorSpec, SdfError> {
+        let name = self.entity_name(node, false)?;
+        let sensor_type = self
+            .required_attr(
+                node,
+                "type",
+                "name the kind of sensor, e.g. <sensor name=\"imu\" type=\"imu\">",
+            )?
+            .trim()
+            .to_string();
+        let pose = self.pose(node, &[link])?;
+        // Negative rates mean "as fast as possible", as 0 (gz-sensors does the same).
+        let update_rate = self.child_f64(node, "update_rate", 0.0)?.max(0.0);
+        let topic = self
+            .child_string(node, "topic")
+            .filter(|t| t != "__default__");
+        let frame_id = self
+            .child_string(node, "frame_id")
+            .or_else(|| self.child_string(node, "gz_frame_id"));
+        // Triggering is configured on the sensor (simcore) or, as in Gazebo, in <camera>.
+        let camera = children(node, "camera").next();
+        let mut triggered = self.bool_of(self.child(node, "triggered"))?;
+        let mut trigger_topic = self.child_string(node, "trigger_topic");
+        if let Some(camera) = camera {
+            if triggered.is_none() {
+                triggered = self.bool_of(self.child(camera, "triggered"))?;
+            }
+            if trigger_topic.is_none() {
+                trigger_topic = self.child_string(camera, "trigger_topic");
+            }
+        }
+        let plugins = children(node, "plugin")
+            .map(|p| self.plugin(p))
+            .collect::<Result<_, _>>()?;
+        Ok(SensorSpec {
+            sensor_type,
+            pose,
+            always_on: self.child_bool(node, "always_on", false)?,
+            update_rate,
+            visualize: self.child_bool(node, "visualize", false)?,
+            topic,
+            frame_id,
+            enable_metrics: self.child_bool(node, "enable_metrics", false)?,
+            active: self.child_bool(node, "active", true)?,
+            triggered: triggered.unwrap_or(false),
+            trigger_topic,
+            sdf: self.element_source(node),
+            plugins,
+            span: self.span(node),
+            name,
+        })
+    }
+
+    /// `<plugin filename name>`. `name` is optional since SDF 1.10 (then empty).
+    pub(super) fn plugin(&self, node: Node) -> Result<PluginSpec, SdfError> {
+        let filename = self.required_attr(
+            node,
+            "filename",
+            "name the plugin library, e.g. <plugin filename=\"simcore-plugin-imu\" name=\"...\">",
+        )?;
+        let name = match node.attribute("name") {
+            Some(n) => n.to_string(),
+            None if self.version >= Version::new(1, 10) => String::new(),
+            None => {
+                return Err(self.error(
+                    node,
+                    ErrorKind::Missing,
+                    format!("<plugin> has no `name` attribute (required before SDF 1.10; this file declares {})", self.version),
+                    "add name=\"...\" (the plugin's class or factory name), or declare <sdf version=\"1.10\"> or newer",
+                ));
+            }
+        };
+        Ok(PluginSpec {
+            filename,
+            name,
+            sdf: self.element_source(node),
+            span: self.span(node),
+        })
+    }
+}

@@ -1,0 +1,176 @@
+//! `<collision>`, `<visual>`, `<geometry>`, `<material>`.
+
+use roxmltree::Node;
+
+use super::error::{ErrorKind, SdfError};
+use super::reader::{Reader, is_sdf_element, tag};
+use crate::world::{Collision, Geometry, Vec3, Visual};
+
+/// The shapes this reader builds.
+const SHAPES: [&str; 7] = [
+    "box",
+    "sphere",
+    "cylinder",
+    "capsule",
+    "ellipsoid",
+    "plane",
+    "empty",
+];
+/// Shapes of SDF that this reader does not build yet.
+const LATER_SHAPES: [&str; 5] = ["mesh", "heightmap", "polyline", "image", "cone"];
+
+/// The diffuse colour of a visual without `<material><diffuse>`: opaque mid grey.
+pub(crate) const DEFAULT_DIFFUSE: [f32; 4] = [0.7, 0.7, 0.7, 1.0];
+
+impl Reader<'_> {
+    /// `<collision name>` of the link named `link`.
+    pub(super) fn collision(&self, node: Node, link: &str) -> Result<Collision, SdfError> {
+        let name = self.entity_name(node, false)?;
+        Ok(Collision {
+            pose: self.pose(node, &[link])?,
+            geometry: self.geometry(node)?,
+            laser_retro: self.child_f64(node, "laser_retro", 0.0)?,
+            span: self.span(node),
+            name,
+        })
+    }
+
+    /// `<visual name>` of the link named `link`.
+    pub(super) fn visual(&self, node: Node, link: &str) -> Result<Visual, SdfError> {
+        let name = self.entity_name(node, false)?;
+        let diffuse = match self
+            .child(node, "material")
+            .and_then(|m| self.child(m, "diffuse"))
+        {
+            Some(d) => match self.numbers(d, &[3, 4], "red green blue [alpha], from 0 to 1")? {
+                Some(v) => [
+                    v[0] as f32,
+                    v[1] as f32,
+                    v[2] as f32,
+                    v.get(3).map_or(1.0, |&a| a as f32),
+                ],
+                None => DEFAULT_DIFFUSE,
+            },
+            None => DEFAULT_DIFFUSE,
+        };
+        Ok(Visual {
+            pose: self.pose(node, &[link])?,
+            geometry: self.geometry(node)?,
+            diffuse,
+            laser_retro: self.child_f64(node, "laser_retro", 0.0)?,
+            span: self.span(node),
+            name,
+        })
+    }
+
+    /// The `<geometry>` of a collision or visual `owner`: exactly one shape. As libsdformat,
+    /// an absent `<geometry>` is the empty shape (a visual may exist only to carry plugins);
+    /// a `<geometry>` without a shape this reader recognises is an error (likely a typo).
+    fn geometry(&self, owner: Node) -> Result<Geometry, SdfError> {
+        let Some(g) = self.child(owner, "geometry") else {
+            return Ok(Geometry::Empty);
+        };
+        let elements: Vec<Node> = g.children().filter(|c| is_sdf_element(*c)).collect();
+        let shapes: Vec<Node> = elements
+            .iter()
+            .copied()
+            .filter(|c| SHAPES.contains(&tag(*c)) || LATER_SHAPES.contains(&tag(*c)))
+            .collect();
+        match shapes.as_slice() {
+            [] => {
+                let found = match elements.first() {
+                    Some(e) => format!(" (<{}> is not a shape)", tag(*e)),
+                    None => String::new(),
+                };
+                Err(self.error(
+                    g,
+                    ErrorKind::Missing,
+                    format!("<geometry> has no shape{found}"),
+                    format!(
+                        "use one of {}; <empty/> for no shape",
+                        SHAPES[..6].join(", ")
+                    ),
+                ))
+            }
+            [shape] => self.shape(*shape),
+            [first, second, ..] => Err(self.error(
+                *second,
+                ErrorKind::Invalid,
+                format!(
+                    "<geometry> has more than one shape (<{}> and <{}>)",
+                    tag(*first),
+                    tag(*second)
+                ),
+                "a <geometry> holds one shape: put the other in its own <collision> or <visual>",
+            )),
+        }
+    }
+
+    /// One shape element.
+    fn shape(&self, s: Node) -> Result<Geometry, SdfError> {
+        let metres = "sizes are in metres and must be positive";
+        Ok(match tag(s) {
+            "box" => Geometry::Box {
+                size: self.child_positive_vec3(s, "size", Vec3::new(1.0, 1.0, 1.0), metres)?,
+            },
+            "sphere" => Geometry::Sphere {
+                radius: self.child_positive(s, "radius", 1.0, metres)?,
+            },
+            "cylinder" => Geometry::Cylinder {
+                radius: self.child_positive(s, "radius", 1.0, metres)?,
+                length: self.child_positive(s, "length", 1.0, metres)?,
+            },
+            "capsule" => Geometry::Capsule {
+                radius: self.child_positive(s, "radius", 0.5, metres)?,
+                length: self.child_positive(s, "length", 1.0, metres)?,
+            },
+            "ellipsoid" => Geometry::Ellipsoid {
+                radii: self.child_positive_vec3(s, "radii", Vec3::new(1.0, 1.0, 1.0), metres)?,
+            },
+            "plane" => {
+                let normal = self.child_vec3(s, "normal", Vec3::new(0.0, 0.0, 1.0))?;
+                if normal.length() == 0.0 {
+                    let at = self.child(s, "normal").map_or(s, |n| n);
+                    return Err(self.error_at(
+                        self.text(at).start(),
+                        at,
+                        ErrorKind::Invalid,
+                        "the normal of a <plane> must not be zero",
+                        "give the direction the plane faces, e.g. 0 0 1",
+                    ));
+                }
+                let size = match self.child(s, "size") {
+                    Some(n) => {
+                        match self.numbers(n, &[2], "x y")? {
+                            Some(v) if v[0] > 0.0 && v[1] > 0.0 => [v[0], v[1]],
+                            Some(v) => {
+                                return Err(self.error_at(
+                                self.text(n).start(),
+                                n,
+                                ErrorKind::Invalid,
+                                format!("both components of <size> must be greater than 0, found {} {}", v[0], v[1]),
+                                metres,
+                            ));
+                            }
+                            None => [1.0, 1.0],
+                        }
+                    }
+                    None => [1.0, 1.0],
+                };
+                Geometry::Plane { normal, size }
+            }
+            "empty" => Geometry::Empty,
+            other => {
+                let what = match self.child_string(s, "uri") {
+                    Some(uri) => format!("<{other}> geometry (\"{uri}\") is"),
+                    None => format!("<{other}> geometry is"),
+                };
+                return Err(self.unsupported(
+                    s,
+                    &what,
+                    "approximate the shape with box, sphere, cylinder, capsule or ellipsoid for now",
+                ));
+            }
+        })
+    }
+}

@@ -1,0 +1,1851 @@
+//! Unit tests of the SDF reader: every element, default and error class, with positions.
+
+use std::f64::consts::PI;
+use std::path::Path;
+
+use super::world::{DEFAULT_GRAVITY, DEFAULT_MAGNETIC_FIELD, WGS84_EQUATORIAL, WGS84_POLAR};
+use super::*;
+use crate::world::{Geometry, Pose, Quat, Vec3, World};
+
+// ----- helpers ----------------------------------------------------------------------------
+
+/// A document of version `version` whose world contains `body`.
+fn doc(version: &str, body: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\"?>\n<sdf version=\"{version}\">\n<world name=\"w\">\n{body}\n</world>\n</sdf>\n"
+    )
+}
+
+#[track_caller]
+fn ok(text: &str) -> World {
+    match parse_str(text, None) {
+        Ok(w) => w,
+        Err(e) => panic!("expected success:\n{}", e.render(None)),
+    }
+}
+
+#[track_caller]
+fn ok_body(body: &str) -> World {
+    ok(&doc("1.12", body))
+}
+
+#[track_caller]
+fn err(text: &str) -> SdfError {
+    match parse_str(text, None) {
+        Ok(w) => panic!("expected an error, got {w:#?}"),
+        Err(e) => e,
+    }
+}
+
+/// 1-based line and column of the `n`th (0-based) occurrence of `needle` in `text`.
+#[track_caller]
+fn pos_of(text: &str, needle: &str, n: usize) -> (u32, u32) {
+    let offset = text
+        .match_indices(needle)
+        .nth(n)
+        .unwrap_or_else(|| panic!("{needle:?} not in the text"))
+        .0;
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line as u32, col as u32)
+}
+
+/// Asserts the error's kind, that it points at the first `needle`, and that its message
+/// contains `words`.
+#[track_caller]
+fn check(e: &SdfError, kind: ErrorKind, text: &str, needle: &str, words: &str) {
+    check_nth(e, kind, text, needle, 0, words);
+}
+
+#[track_caller]
+fn check_nth(e: &SdfError, kind: ErrorKind, text: &str, needle: &str, n: usize, words: &str) {
+    let report = e.render(None);
+    assert_eq!(e.kind, kind, "{report}");
+    assert_eq!(
+        (e.line, e.column),
+        pos_of(text, needle, n),
+        "wrong position:\n{report}"
+    );
+    assert!(
+        e.message.contains(words),
+        "message lacks {words:?}:\n{report}"
+    );
+    assert!(!e.hint.is_empty(), "no hint:\n{report}");
+}
+
+/// The first link of the first model.
+fn link_of(w: &World) -> &crate::world::Link {
+    &w.models[0].links[0]
+}
+
+fn model_with_link(link_body: &str) -> String {
+    format!("<model name=\"m\"><link name=\"l\">\n{link_body}\n</link></model>")
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[track_caller]
+fn assert_pose(p: &Pose, xyz: [f64; 3], q: Quat) {
+    let a = p.orientation.to_matrix();
+    let b = q.to_matrix();
+    let same_rot = (0..3).all(|i| (0..3).all(|j| (a[i][j] - b[i][j]).abs() < 1e-9));
+    let same_pos = p
+        .position
+        .to_array()
+        .iter()
+        .zip(xyz)
+        .all(|(a, b)| close(*a, b));
+    assert!(same_pos && same_rot, "pose {p:?} != {xyz:?} {q:?}");
+}
+
+// ----- root and version -------------------------------------------------------------------
+
+#[test]
+fn every_version_from_1_0_to_1_12_is_accepted() {
+    for minor in 0..=12 {
+        let v = format!("1.{minor}");
+        let w = ok(&format!("<sdf version=\"{v}\"><world name=\"w\"/></sdf>"));
+        assert_eq!(w.sdf_version, v);
+    }
+    // Blanks around the version are tolerated.
+    assert_eq!(
+        ok("<sdf version=' 1.6 '><world name='w'/></sdf>").sdf_version,
+        "1.6"
+    );
+}
+
+#[test]
+fn unknown_versions_are_errors_naming_the_supported_ones() {
+    for bad in [
+        "2.0",
+        "1.13",
+        "garbage",
+        "1.6.0",
+        "",
+        "1",
+        "-1.6",
+        "99999999999.1",
+    ] {
+        let text = format!("<sdf version=\"{bad}\"><world name=\"w\"/></sdf>");
+        let e = err(&text);
+        check(
+            &e,
+            ErrorKind::Version,
+            &text,
+            &format!("{bad}\">"),
+            "unsupported SDF version",
+        );
+        assert!(e.hint.contains("1.0 to 1.12"), "{}", e.hint);
+    }
+}
+
+#[test]
+fn a_missing_version_is_an_error() {
+    let text = "<?xml version='1.0'?>\n  <sdf>\n<world name='w'/></sdf>";
+    let e = err(text);
+    check(&e, ErrorKind::Version, text, "<sdf>", "no `version`");
+    assert!(e.hint.contains("1.0 to 1.12"));
+}
+
+#[test]
+fn the_root_must_be_sdf() {
+    let text = "<gazebo version='1.0'><world name='w'/></gazebo>";
+    let e = err(text);
+    check(
+        &e,
+        ErrorKind::Invalid,
+        text,
+        "<gazebo",
+        "root element must be <sdf>",
+    );
+    assert!(e.hint.contains("pre-SDF"));
+    let text = "<robot name='r'/>";
+    check(
+        &err(text),
+        ErrorKind::Invalid,
+        text,
+        "<robot",
+        "found <robot>",
+    );
+}
+
+#[test]
+fn a_model_file_is_not_a_world() {
+    let text = "<sdf version='1.8'>\n  <model name='m'><link name='l'/></model>\n</sdf>";
+    let e = err(text);
+    check(
+        &e,
+        ErrorKind::Missing,
+        text,
+        "<model",
+        "a <world> is needed",
+    );
+    assert!(e.hint.contains("<world name=\"default\">"));
+}
+
+#[test]
+fn a_document_without_world_is_an_error() {
+    let text = "<sdf version='1.8'>\n</sdf>";
+    check(&err(text), ErrorKind::Missing, text, "<sdf", "no <world>");
+    let text = "<sdf version='1.8'>\n <light name='sun' type='directional'/></sdf>";
+    check(&err(text), ErrorKind::Missing, text, "<light", "no <world>");
+}
+
+#[test]
+fn only_one_world_per_file() {
+    let text = "<sdf version='1.8'>\n<world name='a'/>\n<world name='b'/>\n</sdf>";
+    check(
+        &err(text),
+        ErrorKind::Unsupported,
+        text,
+        "<world name='b'",
+        "more than one <world>",
+    );
+}
+
+#[test]
+fn a_model_beside_the_world_is_an_error() {
+    let text = "<sdf version='1.8'>\n<world name='a'/>\n<model name='m'/>\n</sdf>";
+    check(
+        &err(text),
+        ErrorKind::Invalid,
+        text,
+        "<model",
+        "not part of the world",
+    );
+}
+
+// ----- XML and leniency -------------------------------------------------------------------
+
+#[test]
+fn malformed_xml_is_reported_where_it_is() {
+    let text =
+        "<sdf version='1.8'>\n<world name='w'>\n  <model name='m'>\n  </link>\n</world></sdf>";
+    let e = err(text);
+    check(&e, ErrorKind::Xml, text, "</link>", "not well-formed XML");
+    assert!(
+        !e.message.contains(" at "),
+        "position repeated in message: {}",
+        e.message
+    );
+
+    let text = "<sdf version='1.8'>\n<world name='w'>\n";
+    let e = err(text);
+    assert_eq!(e.kind, ErrorKind::Xml);
+    assert!(e.line >= 1);
+
+    let text = "<sdf version='1.8'><world name='w'/></sdf>\n<sdf/>";
+    assert_eq!(err(text).kind, ErrorKind::Xml);
+
+    let text = "<!DOCTYPE sdf [<!ENTITY a 'b'>]>\n<sdf version='1.8'><world name='w'/></sdf>";
+    check(
+        &err(text),
+        ErrorKind::Xml,
+        text,
+        "<!DOCTYPE",
+        "not well-formed XML",
+    );
+
+    for text in ["", "   ", "hello", "<"] {
+        let e = err(text);
+        assert!(e.line >= 1 && e.column >= 1, "{e:?}");
+    }
+}
+
+#[test]
+fn what_libsdformat_tolerates_is_read() {
+    let text = r#"   <?xml version="1.0"?>
+<!-- usage: simcore run --rtf 0 world.sdf -->
+<sdf version="1.9">
+  <world name="w">
+    <gz:policies><physics_engine>x</physics_engine></gz:policies>
+    <plugin filename="p" name="n" custom:attr="1">
+      <gz::system_priority>10</gz::system_priority>
+      <pose>not a pose</pose>
+    </plugin>
+    <model name="m"><gz:pose>1 2</gz:pose><pose>1 2 3 0 0 0</pose></model>
+  </world>
+</sdf>"#;
+    let w = ok(text);
+    assert_eq!(w.plugins[0].filename, "p");
+    assert!(
+        w.plugins[0]
+            .sdf
+            .contains("<gz::system_priority>10</gz::system_priority>")
+    );
+    assert!(w.plugins[0].sdf.contains("custom:attr=\"1\""));
+    // Namespaced elements are not SDF's: <gz:pose> is not the model's pose.
+    assert_pose(&w.models[0].pose, [1.0, 2.0, 3.0], Quat::IDENTITY);
+
+    // Stray text before the root, and a prefix declared only out of scope.
+    let text = "?xml version='1.0'?>\n<sdf version='1.9' xmlns:k='u'><world name='w'>\
+                <a xmlns:q='v'/><q:b/></world></sdf>";
+    ok(text);
+}
+
+#[test]
+fn a_utf8_bom_is_accepted() {
+    ok("\u{feff}<sdf version='1.6'><world name='w'/></sdf>");
+}
+
+// ----- world ------------------------------------------------------------------------------
+
+#[test]
+fn world_defaults() {
+    let w = ok("<sdf version='1.12'><world name='empty'/></sdf>");
+    assert_eq!(w.name, "empty");
+    assert_eq!(w.physics, crate::world::Physics::default());
+    assert_eq!(w.physics.max_step_size, 0.001);
+    assert_eq!(w.physics.real_time_factor, 1.0);
+    assert_eq!(w.physics.engine, "ode");
+    assert_eq!(w.gravity, Vec3::new(0.0, 0.0, -9.8));
+    assert_eq!(
+        w.magnetic_field,
+        Vec3::new(5.5645e-6, 22.8758e-6, -42.3884e-6)
+    );
+    assert_eq!(w.spherical_coordinates, None);
+    assert!(w.models.is_empty() && w.plugins.is_empty());
+    assert_eq!((w.span.line, w.span.column), (1, 21));
+    assert_eq!(w.span.file, None);
+}
+
+#[test]
+fn world_name_is_required() {
+    let text = "<sdf version='1.12'>\n  <world>\n</world></sdf>";
+    let e = err(text);
+    check(
+        &e,
+        ErrorKind::Missing,
+        text,
+        "<world>",
+        "no `name` attribute",
+    );
+    assert_eq!(e.element, "<world>");
+    let text = "<sdf version='1.12'>\n  <world name=' '>\n</world></sdf>";
+    check(&err(text), ErrorKind::Invalid, text, " '>", "empty");
+}
+
+#[test]
+fn physics_values() {
+    let w = ok_body(
+        "<physics name='fast' type='dart'><max_step_size>0.004</max_step_size>\
+         <real_time_factor>0</real_time_factor><real_time_update_rate>250</real_time_update_rate></physics>",
+    );
+    assert_eq!(w.physics.max_step_size, 0.004);
+    assert_eq!(w.physics.real_time_factor, 0.0);
+    assert_eq!(w.physics.engine, "dart");
+    // Empty elements keep their defaults.
+    let w = ok_body("<physics><max_step_size/><real_time_factor> </real_time_factor></physics>");
+    assert_eq!(w.physics, crate::world::Physics::default());
+}
+
+#[test]
+fn the_default_physics_is_chosen_else_the_first() {
+    let w = ok_body(
+        "<physics name='a'><max_step_size>0.01</max_step_size></physics>\
+         <physics name='b' default='true'><max_step_size>0.02</max_step_size></physics>\
+         <physics name='c'><max_step_size>0.03</max_step_size></physics>",
+    );
+    assert_eq!(w.physics.max_step_size, 0.02);
+    let w = ok_body(
+        "<physics name='a' default='false'><max_step_size>0.01</max_step_size></physics>\
+         <physics name='b'><max_step_size>0.02</max_step_size></physics>",
+    );
+    assert_eq!(w.physics.max_step_size, 0.01);
+    let text = doc("1.12", "<physics default='maybe'/>");
+    check(&err(&text), ErrorKind::Invalid, &text, "maybe", "boolean");
+}
+
+#[test]
+fn physics_limits() {
+    let text = doc(
+        "1.12",
+        "<physics>\n  <max_step_size>0</max_step_size></physics>",
+    );
+    let e = err(&text);
+    check(&e, ErrorKind::Invalid, &text, "0</max", "greater than 0");
+    assert_eq!(e.element, "<max_step_size> in <world name=\"w\">");
+    let text = doc(
+        "1.12",
+        "<physics><max_step_size>-0.1</max_step_size></physics>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "-0.1",
+        "greater than 0",
+    );
+    let text = doc(
+        "1.12",
+        "<physics><real_time_factor> -2</real_time_factor></physics>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "-2",
+        "must not be negative",
+    );
+    let text = doc(
+        "1.12",
+        "<physics><max_step_size>1ms</max_step_size></physics>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "1ms",
+        "expects a number",
+    );
+}
+
+#[test]
+fn gravity_and_magnetic_field() {
+    let w = ok_body("<gravity>0 0 -1.62</gravity><magnetic_field>1e-5 0 0</magnetic_field>");
+    assert_eq!(w.gravity, Vec3::new(0.0, 0.0, -1.62));
+    assert_eq!(w.magnetic_field, Vec3::new(1e-5, 0.0, 0.0));
+    let text = doc("1.12", "<gravity>0 -9.8</gravity>");
+    let e = err(&text);
+    check(
+        &e,
+        ErrorKind::Invalid,
+        &text,
+        "0 -9.8",
+        "needs 3 numbers (x y z), found 2",
+    );
+    let text = doc("1.12", "<gravity>0 0 -9.8 1</gravity>");
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "0 0 -9.8 1",
+        "found 4",
+    );
+    let text = doc("1.12", "<gravity>0 nan -9.8</gravity>");
+    check(&err(&text), ErrorKind::Invalid, &text, "nan", "finite");
+    let text = doc("1.12", "<gravity>0 0 -inf</gravity>");
+    check(&err(&text), ErrorKind::Invalid, &text, "-inf", "finite");
+}
+
+#[test]
+fn sdf_1_5_gravity_inside_physics_is_honoured() {
+    let body = "<physics type='ode'><gravity>0 0 -3.7</gravity><magnetic_field>1 2 3</magnetic_field></physics>";
+    let w = ok(&doc("1.5", body));
+    assert_eq!(w.gravity, Vec3::new(0.0, 0.0, -3.7));
+    assert_eq!(w.magnetic_field, Vec3::new(1.0, 2.0, 3.0));
+    let w = ok(&doc("1.4", body));
+    assert_eq!(w.gravity, Vec3::new(0.0, 0.0, -3.7));
+    // The world's own element wins.
+    let w = ok(&doc("1.5", &format!("<gravity>0 0 -1</gravity>{body}")));
+    assert_eq!(w.gravity, Vec3::new(0.0, 0.0, -1.0));
+    // From 1.6 on, gravity inside physics is not SDF any more (libsdformat ignores it).
+    let w = ok(&doc("1.6", body));
+    assert_eq!(w.gravity, DEFAULT_GRAVITY);
+    assert_eq!(w.magnetic_field, DEFAULT_MAGNETIC_FIELD);
+    // Bad values there are still reported where they are.
+    let text = doc("1.5", "<physics><gravity>0 0</gravity></physics>");
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "0 0<",
+        "needs 3 numbers",
+    );
+}
+
+#[test]
+fn spherical_coordinates() {
+    let w = ok_body("<spherical_coordinates/>");
+    let s = w.spherical_coordinates.expect("present");
+    assert_eq!(s.surface_model, "EARTH_WGS84");
+    assert_eq!(
+        (s.latitude_deg, s.longitude_deg, s.elevation, s.heading_deg),
+        (0.0, 0.0, 0.0, 0.0)
+    );
+    assert_eq!(
+        (s.equatorial_axis, s.polar_axis),
+        (WGS84_EQUATORIAL, WGS84_POLAR)
+    );
+    assert_eq!(
+        (s.equatorial_axis, s.polar_axis),
+        (6378137.0, 6356752.314245)
+    );
+
+    let w = ok_body(
+        "<spherical_coordinates><surface_model>CUSTOM_SURFACE</surface_model>\
+         <world_frame_orientation>ENU</world_frame_orientation>\
+         <latitude_deg>-22.9</latitude_deg><longitude_deg>-43.2</longitude_deg>\
+         <elevation>10</elevation><heading_deg>90</heading_deg>\
+         <surface_axis_equatorial>1000</surface_axis_equatorial>\
+         <surface_axis_polar>900</surface_axis_polar></spherical_coordinates>",
+    );
+    let s = w.spherical_coordinates.expect("present");
+    assert_eq!(s.surface_model, "CUSTOM_SURFACE");
+    assert_eq!(
+        (s.latitude_deg, s.longitude_deg, s.elevation, s.heading_deg),
+        (-22.9, -43.2, 10.0, 90.0)
+    );
+    assert_eq!((s.equatorial_axis, s.polar_axis), (1000.0, 900.0));
+
+    let text = doc(
+        "1.12",
+        "<spherical_coordinates><surface_model>MARS</surface_model></spherical_coordinates>",
+    );
+    let e = err(&text);
+    check(
+        &e,
+        ErrorKind::Invalid,
+        &text,
+        "MARS",
+        "unknown surface model",
+    );
+    assert!(e.hint.contains("EARTH_WGS84"));
+    let text = doc(
+        "1.12",
+        "<spherical_coordinates><surface_axis_polar>0</surface_axis_polar></spherical_coordinates>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "0</",
+        "greater than 0",
+    );
+}
+
+#[test]
+fn elements_the_engine_does_not_use_are_skipped() {
+    let w = ok_body(
+        "<scene><ambient>1 1 1 1</ambient></scene><light name='sun' type='directional'/>\
+         <gui fullscreen='0'/><actor name='a'/><atmosphere type='adiabatic'/><wind/>\
+         <state world_name='w'/><audio/><unknown_thing>x</unknown_thing>",
+    );
+    assert!(w.models.is_empty());
+}
+
+#[test]
+fn includes_joints_frames_and_populations_are_not_supported_yet() {
+    let text = doc(
+        "1.12",
+        "<model name='a'/>\n  <include>\n<uri>model://box</uri></include>",
+    );
+    let e = err(&text);
+    check(
+        &e,
+        ErrorKind::Unsupported,
+        &text,
+        "<include>",
+        "not supported yet by this reader",
+    );
+    assert!(e.message.contains("model://box"), "{}", e.message);
+
+    let text = doc(
+        "1.12",
+        "<joint name='j' type='fixed'><parent>world</parent><child>m</child></joint>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "<joint",
+        "joints are not supported yet",
+    );
+    let text = doc("1.12", "<frame name='f'/>");
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "<frame",
+        "not supported yet",
+    );
+    let text = doc(
+        "1.12",
+        "<population name='p'><model name='m'/></population>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "<population",
+        "not supported yet",
+    );
+
+    let text = doc(
+        "1.12",
+        "<model name='m'><link name='a'/><link name='b'/>\n<joint name='j' type='revolute'/></model>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "<joint",
+        "joints are not supported yet",
+    );
+    let text = doc(
+        "1.12",
+        "<model name='m'><include><uri>x</uri></include></model>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "<include>",
+        "<include>",
+    );
+    let text = doc(
+        "1.12",
+        "<model name='m'><frame name='f' attached_to='l'/></model>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "<frame",
+        "<frame>",
+    );
+}
+
+// ----- plugins ----------------------------------------------------------------------------
+
+#[test]
+fn plugins() {
+    let plugin = "<plugin filename=\"libfoo.so\" name=\"foo::Bar\">\n  <gain>2</gain>\n</plugin>";
+    let text = doc("1.6", plugin);
+    let w = ok(&text);
+    let p = &w.plugins[0];
+    assert_eq!(
+        (p.filename.as_str(), p.name.as_str()),
+        ("libfoo.so", "foo::Bar")
+    );
+    assert_eq!(p.sdf, plugin);
+    assert_eq!((p.span.line, p.span.column), pos_of(&text, "<plugin", 0));
+    // Self-closing.
+    assert_eq!(
+        ok(&doc("1.6", "<plugin filename='a' name='b'/>")).plugins[0].sdf,
+        "<plugin filename='a' name='b'/>"
+    );
+}
+
+#[test]
+fn plugin_name_is_optional_since_1_10() {
+    assert_eq!(
+        ok(&doc("1.10", "<plugin filename='a'/>")).plugins[0].name,
+        ""
+    );
+    assert_eq!(
+        ok(&doc("1.12", "<plugin filename='a'/>")).plugins[0].name,
+        ""
+    );
+    let text = doc("1.9", "<plugin filename='a'/>");
+    let e = err(&text);
+    check(
+        &e,
+        ErrorKind::Missing,
+        &text,
+        "<plugin",
+        "no `name` attribute",
+    );
+    assert!(e.message.contains("1.9"));
+    let text = doc("1.12", "<plugin name='a'/>");
+    check(
+        &err(&text),
+        ErrorKind::Missing,
+        &text,
+        "<plugin",
+        "no `filename` attribute",
+    );
+}
+
+// ----- models -----------------------------------------------------------------------------
+
+#[test]
+fn model_fields_and_defaults() {
+    let w = ok_body(
+        "<model name='a'/><model name='b'><static>true</static><self_collide>1</self_collide><pose>1 2 3 0 0 0</pose></model>",
+    );
+    let (a, b) = (&w.models[0], &w.models[1]);
+    assert_eq!(a.name, "a");
+    assert!(!a.is_static && !a.self_collide);
+    assert_eq!(a.pose, Pose::IDENTITY);
+    assert!(b.is_static && b.self_collide);
+    assert_pose(&b.pose, [1.0, 2.0, 3.0], Quat::IDENTITY);
+}
+
+#[test]
+fn model_names() {
+    let text = doc("1.12", "<model>\n</model>");
+    check(
+        &err(&text),
+        ErrorKind::Missing,
+        &text,
+        "<model>",
+        "no `name` attribute",
+    );
+    let text = doc("1.12", "<model name='a::b'/>");
+    let e = err(&text);
+    check(&e, ErrorKind::Invalid, &text, "a::b", "contains `::`");
+    assert_eq!(e.element, "<model name=\"a::b\">");
+    // Reserved names since 1.7.
+    let text = doc("1.7", "<model name='__model__'/>");
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "__model__",
+        "reserved",
+    );
+    let text = doc("1.7", "<model name='m'><link name='world'/></model>");
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "world'/>",
+        "reserved",
+    );
+    ok(&doc("1.6", "<model name='__model__'/>"));
+}
+
+#[test]
+fn duplicate_sibling_names() {
+    let text = doc(
+        "1.12",
+        "<model name='a'/>\n<model name='b'/>\n<model name='a'/>",
+    );
+    let e = err(&text);
+    check_nth(
+        &e,
+        ErrorKind::Duplicate,
+        &text,
+        "a'/>",
+        1,
+        "a <model> named \"a\" already exists in this world (line 4)",
+    );
+    let text = doc(
+        "1.12",
+        "<model name='m'><link name='l'/><link name='l'/></model>",
+    );
+    check_nth(
+        &err(&text),
+        ErrorKind::Duplicate,
+        &text,
+        "l'/>",
+        1,
+        "a <link> named \"l\"",
+    );
+    let text = doc(
+        "1.12",
+        "<model name='m'><model name='n'/><model name='n'/></model>",
+    );
+    check_nth(
+        &err(&text),
+        ErrorKind::Duplicate,
+        &text,
+        "n'/>",
+        1,
+        "a <model> named \"n\"",
+    );
+    // Same name, different kinds: fine.
+    ok(&doc(
+        "1.12",
+        &model_with_link("<collision name='x'/><visual name='x'/><sensor name='x' type='imu'/>"),
+    ));
+    // Same name in different scopes: fine.
+    ok(&doc(
+        "1.12",
+        "<model name='a'><link name='l'/></model><model name='b'><link name='l'/></model>",
+    ));
+}
+
+#[test]
+fn nested_models_and_scoped_names() {
+    let w = ok_body(
+        "<model name='outer'><pose>1 0 0 0 0 0</pose><link name='base'/>\
+           <model name='mid'><pose relative_to='__model__'>0 1 0 0 0 0</pose>\
+             <model name='inner'><pose relative_to='mid'>0 0 1 0 0 0</pose><link name='tip'/></model>\
+           </model>\
+         </model>",
+    );
+    let mut scoped = Vec::new();
+    w.visit_models(|name, m| scoped.push((name.to_string(), m.links.len())));
+    assert_eq!(
+        scoped,
+        [
+            ("outer".into(), 1),
+            ("outer::mid".into(), 0),
+            ("outer::mid::inner".into(), 1)
+        ]
+    );
+    let inner = &w.models[0].models[0].models[0];
+    assert_pose(&inner.pose, [0.0, 0.0, 1.0], Quat::IDENTITY);
+}
+
+#[test]
+fn deep_nesting_is_bounded() {
+    let depth = 80;
+    let mut body = String::new();
+    for i in 0..depth {
+        body.push_str(&format!("<model name='m{i}'>"));
+    }
+    for _ in 0..depth {
+        body.push_str("</model>");
+    }
+    let text = doc("1.12", &body);
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "<model name='m64'>",
+        "nested more than 64 deep",
+    );
+}
+
+#[test]
+fn placement_frame_is_not_supported_yet() {
+    let text = doc(
+        "1.12",
+        "<model name='m' placement_frame='l'><link name='l'/></model>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "l'><link",
+        "placement_frame",
+    );
+    ok(&doc(
+        "1.12",
+        "<model name='m' placement_frame='' canonical_link='l'><link name='l'/></model>",
+    ));
+}
+
+// ----- poses ------------------------------------------------------------------------------
+
+#[test]
+fn poses_in_radians_degrees_and_quaternions() {
+    let w = ok_body("<model name='m'><pose>1 2 3 0.1 0.2 0.3</pose></model>");
+    assert_pose(
+        &w.models[0].pose,
+        [1.0, 2.0, 3.0],
+        Quat::from_rpy(0.1, 0.2, 0.3),
+    );
+    assert_eq!(
+        w.models[0].pose,
+        Pose::from_xyz_rpy(1.0, 2.0, 3.0, 0.1, 0.2, 0.3)
+    );
+
+    let w = ok_body("<model name='m'><pose degrees='true'>1 2 3 90 0 180</pose></model>");
+    assert_pose(
+        &w.models[0].pose,
+        [1.0, 2.0, 3.0],
+        Quat::from_rpy(PI / 2.0, 0.0, PI),
+    );
+    let w = ok_body(
+        "<model name='m'><pose degrees='false' rotation_format='euler_rpy'>0 0 0 1 0 0</pose></model>",
+    );
+    assert_pose(&w.models[0].pose, [0.0; 3], Quat::from_rpy(1.0, 0.0, 0.0));
+
+    let h = (0.5f64).sqrt();
+    let w = ok_body(
+        "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0.7071067811865476 0.7071067811865476</pose></model>",
+    );
+    assert_pose(
+        &w.models[0].pose,
+        [1.0, 2.0, 3.0],
+        Quat::new(0.0, 0.0, h, h),
+    );
+    // Quaternions are normalised; `degrees` does not apply to them.
+    let w = ok_body(
+        "<model name='m'><pose rotation_format='quat_xyzw' degrees='true'>0 0 0 0 0 2 2</pose></model>",
+    );
+    assert_pose(&w.models[0].pose, [0.0; 3], Quat::new(0.0, 0.0, h, h));
+
+    // Empty poses are the identity; blanks and line breaks separate numbers.
+    let w = ok_body(
+        "<model name='m'><pose/></model><model name='n'><pose>\n 1\t2 3\n 0 0 0 </pose></model>",
+    );
+    assert_eq!(w.models[0].pose, Pose::IDENTITY);
+    assert_pose(&w.models[1].pose, [1.0, 2.0, 3.0], Quat::IDENTITY);
+}
+
+#[test]
+fn pose_errors() {
+    let text = doc("1.12", "<model name='m'><pose>1 2 3 0 0</pose></model>");
+    let e = err(&text);
+    check(
+        &e,
+        ErrorKind::Invalid,
+        &text,
+        "1 2 3 0 0",
+        "needs 6 numbers (x y z roll pitch yaw), found 5",
+    );
+    assert_eq!(e.element, "<pose> in <model name=\"m\">");
+
+    let text = doc("1.12", "<model name='m'><pose>1 2 x 0 0 0</pose></model>");
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "x 0 0 0",
+        "expects a number, found \"x\"",
+    );
+
+    let text = doc(
+        "1.12",
+        "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0</pose></model>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "1 2 3 0 0 0<",
+        "needs 7 numbers (x y z qx qy qz qw), found 6",
+    );
+
+    let text = doc(
+        "1.12",
+        "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0 0</pose></model>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "1 2 3 0 0 0 0",
+        "quaternion of this pose is zero",
+    );
+
+    let text = doc(
+        "1.12",
+        "<model name='m'><pose rotation_format='axis_angle'>0 0 0 0 0 0</pose></model>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "axis_angle",
+        "unknown rotation_format",
+    );
+
+    let text = doc(
+        "1.12",
+        "<model name='m'><pose degrees='yes'>0 0 0 0 0 0</pose></model>",
+    );
+    check(&err(&text), ErrorKind::Invalid, &text, "yes", "boolean");
+}
+
+#[test]
+fn pose_relative_to_the_parent_only() {
+    // Accepted: empty, or naming the frame the pose is in anyway.
+    ok_body(
+        "<model name='m'><pose relative_to='world'>0 0 0 0 0 0</pose>\
+           <link name='l'><pose relative_to='__model__'/>\
+             <inertial><pose relative_to='l'/></inertial>\
+             <collision name='c'><pose relative_to='l'/></collision>\
+             <visual name='v'><pose relative_to=''/></visual>\
+             <sensor name='s' type='imu'><pose relative_to='l'/></sensor></link>\
+           <link name='k'><pose relative_to='m'/></link>\
+           <model name='n'><pose relative_to='__model__'/></model>\
+         </model>",
+    );
+    ok(&doc(
+        "1.6",
+        "<model name='m'><pose frame=''>0 0 0 0 0 0</pose></model>",
+    ));
+
+    let text = doc(
+        "1.12",
+        "<model name='m'><link name='a'/><link name='b'><pose relative_to='a'>1 0 0 0 0 0</pose></link></model>",
+    );
+    let e = err(&text);
+    check(
+        &e,
+        ErrorKind::Unsupported,
+        &text,
+        "a'>1",
+        "relative_to frames are not supported yet by this reader",
+    );
+    assert!(e.hint.contains("__model__"), "{}", e.hint);
+
+    let text = doc(
+        "1.12",
+        "<model name='m'><pose relative_to='__model__'/></model>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "__model__'/>",
+        "relative_to",
+    );
+    let text = doc("1.6", "<model name='m'><pose frame='f'/></model>");
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "f'/>",
+        "`frame=\"f\"`",
+    );
+    // A child named like the model shadows the model's name.
+    let text = doc(
+        "1.12",
+        "<model name='m'><link name='m'/><link name='k'><pose relative_to='m'/></link></model>",
+    );
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "m'/></link>",
+        "relative_to",
+    );
+}
+
+// ----- links and inertials ----------------------------------------------------------------
+
+#[test]
+fn link_defaults_and_values() {
+    let w = ok_body(&model_with_link(""));
+    let l = link_of(&w);
+    assert_eq!(l.name, "l");
+    assert_eq!(l.pose, Pose::IDENTITY);
+    assert!(l.gravity && !l.kinematic);
+    assert_eq!(l.inertial, crate::world::Inertial::default());
+    assert_eq!(l.inertial.mass, 1.0);
+    assert_eq!(l.inertial.inertia, [1.0, 0.0, 0.0, 1.0, 0.0, 1.0]);
+    assert!(l.collisions.is_empty() && l.visuals.is_empty() && l.sensors.is_empty());
+
+    let w = ok_body(&model_with_link(
+        "<pose>0 0 1 0 0 0</pose><gravity>false</gravity><kinematic>TRUE</kinematic>\
+         <self_collide>true</self_collide><velocity_decay/><light name='lamp' type='point'/>",
+    ));
+    let l = link_of(&w);
+    assert!(!l.gravity && l.kinematic);
+    assert_pose(&l.pose, [0.0, 0.0, 1.0], Quat::IDENTITY);
+
+    let text = doc("1.12", &model_with_link("<gravity>on</gravity>"));
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "on<",
+        "must be a boolean, found \"on\"",
+    );
+    let text = doc("1.12", "<model name='m'><link/></model>");
+    check(
+        &err(&text),
+        ErrorKind::Missing,
+        &text,
+        "<link/>",
+        "no `name`",
+    );
+}
+
+#[test]
+fn inertial_values() {
+    let w = ok_body(&model_with_link(
+        "<inertial><mass>2.5</mass><pose>0.1 0 0 0 0 0</pose>\
+         <inertia><ixx>0.2</ixx><ixy>0.01</ixy><ixz>0</ixz><iyy>0.3</iyy><iyz>0</iyz><izz>0.4</izz></inertia></inertial>",
+    ));
+    let i = &link_of(&w).inertial;
+    assert_eq!(i.mass, 2.5);
+    assert_pose(&i.pose, [0.1, 0.0, 0.0], Quat::IDENTITY);
+    assert_eq!(i.inertia, [0.2, 0.01, 0.0, 0.3, 0.0, 0.4]);
+    // Partial inertia: the rest defaults.
+    let w = ok_body(&model_with_link(
+        "<inertial><inertia><ixx>1.5</ixx></inertia></inertial>",
+    ));
+    assert_eq!(link_of(&w).inertial.inertia, [1.5, 0.0, 0.0, 1.0, 0.0, 1.0]);
+    assert_eq!(link_of(&w).inertial.mass, 1.0);
+    // Limit cases of the triangle inequality (a thin disc) are valid.
+    ok_body(&model_with_link(
+        "<inertial><inertia><ixx>0.25</ixx><iyy>0.25</iyy><izz>0.5</izz></inertia></inertial>",
+    ));
+}
+
+#[test]
+fn mass_must_be_positive() {
+    for bad in ["0", "-1"] {
+        let text = doc(
+            "1.12",
+            &model_with_link(&format!("<inertial>\n<mass>{bad}</mass></inertial>")),
+        );
+        let e = err(&text);
+        check(
+            &e,
+            ErrorKind::Invalid,
+            &text,
+            &format!("{bad}</mass>"),
+            "mass of link \"l\" must be greater than 0",
+        );
+        assert_eq!(e.element, "<mass> in <link name=\"l\">");
+    }
+}
+
+#[test]
+fn inertia_must_be_physical() {
+    let text = doc(
+        "1.12",
+        &model_with_link(
+            "<inertial><mass>1</mass>\n  <inertia><ixx>-1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial>",
+        ),
+    );
+    let e = err(&text);
+    check(
+        &e,
+        ErrorKind::Invalid,
+        &text,
+        "<inertia>",
+        "invalid inertia for link \"l\": the tensor is not positive definite",
+    );
+
+    let text = doc(
+        "1.12",
+        &model_with_link(
+            "<inertial><inertia><ixx>1.11</ixx><iyy>100.11</iyy><izz>1.01</izz></inertia></inertial>",
+        ),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "<inertia>",
+        "triangle inequality",
+    );
+
+    // Large products of inertia make the tensor indefinite.
+    let text = doc(
+        "1.12",
+        &model_with_link("<inertial><inertia><ixy>2</ixy></inertia></inertial>"),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "<inertia>",
+        "not positive definite",
+    );
+    // Zero inertia is not a body's.
+    let text = doc(
+        "1.12",
+        &model_with_link(
+            "<inertial><inertia><ixx>0</ixx><iyy>0</iyy><izz>0</izz></inertia></inertial>",
+        ),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "<inertia>",
+        "not positive definite",
+    );
+    // Values too large to square stay an error, not a silent pass.
+    let text = doc(
+        "1.12",
+        &model_with_link("<inertial><inertia><ixy>1e200</ixy></inertia></inertial>"),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "<inertia>",
+        "invalid inertia",
+    );
+}
+
+#[test]
+fn automatic_inertia_is_not_supported_yet() {
+    let text = doc("1.11", &model_with_link("<inertial auto='true'/>"));
+    check(
+        &err(&text),
+        ErrorKind::Unsupported,
+        &text,
+        "true'/>",
+        "automatic inertia",
+    );
+    ok(&doc("1.11", &model_with_link("<inertial auto='false'/>")));
+}
+
+// ----- collisions, visuals, geometry ------------------------------------------------------
+
+fn geometry_of(shape: &str) -> Geometry {
+    let w = ok_body(&model_with_link(&format!(
+        "<collision name='c'><geometry>{shape}</geometry></collision>"
+    )));
+    link_of(&w).collisions[0].geometry.clone()
+}
+
+#[test]
+fn shape_defaults() {
+    assert_eq!(
+        geometry_of("<box/>"),
+        Geometry::Box {
+            size: Vec3::new(1.0, 1.0, 1.0)
+        }
+    );
+    assert_eq!(geometry_of("<sphere/>"), Geometry::Sphere { radius: 1.0 });
+    assert_eq!(
+        geometry_of("<cylinder/>"),
+        Geometry::Cylinder {
+            radius: 1.0,
+            length: 1.0
+        }
+    );
+    assert_eq!(
+        geometry_of("<capsule/>"),
+        Geometry::Capsule {
+            radius: 0.5,
+            length: 1.0
+        }
+    );
+    assert_eq!(
+        geometry_of("<ellipsoid/>"),
+        Geometry::Ellipsoid {
+            radii: Vec3::new(1.0, 1.0, 1.0)
+        }
+    );
+    assert_eq!(
+        geometry_of("<plane/>"),
+        Geometry::Plane {
+            normal: Vec3::new(0.0, 0.0, 1.0),
+            size: [1.0, 1.0]
+        }
+    );
+    assert_eq!(geometry_of("<empty/>"), Geometry::Empty);
+}
+
+#[test]
+fn shape_values() {
+    assert_eq!(
+        geometry_of("<box><size>1 2 3</size></box>"),
+        Geometry::Box {
+            size: Vec3::new(1.0, 2.0, 3.0)
+        }
+    );
+    assert_eq!(
+        geometry_of("<sphere><radius>0.25</radius></sphere>"),
+        Geometry::Sphere { radius: 0.25 }
+    );
+    assert_eq!(
+        geometry_of("<cylinder><radius>0.1</radius><length>2</length></cylinder>"),
+        Geometry::Cylinder {
+            radius: 0.1,
+            length: 2.0
+        }
+    );
+    assert_eq!(
+        geometry_of("<capsule><radius>0.2</radius><length>0.6</length></capsule>"),
+        Geometry::Capsule {
+            radius: 0.2,
+            length: 0.6
+        }
+    );
+    assert_eq!(
+        geometry_of("<ellipsoid><radii>0.1 0.2 0.3</radii></ellipsoid>"),
+        Geometry::Ellipsoid {
+            radii: Vec3::new(0.1, 0.2, 0.3)
+        }
+    );
+    assert_eq!(
+        geometry_of("<plane><normal>0 1 0</normal><size>100 50</size></plane>"),
+        Geometry::Plane {
+            normal: Vec3::new(0.0, 1.0, 0.0),
+            size: [100.0, 50.0]
+        }
+    );
+}
+
+#[test]
+fn shape_sizes_must_be_positive() {
+    for (shape, needle, words) in [
+        (
+            "<box><size>1 0 1</size></box>",
+            "1 0 1",
+            "every component of <size> must be greater than 0",
+        ),
+        ("<box><size>1 1</size></box>", "1 1<", "needs 3 numbers"),
+        (
+            "<sphere><radius>-1</radius></sphere>",
+            "-1",
+            "<radius> must be greater than 0",
+        ),
+        (
+            "<cylinder><radius>1</radius><length>0</length></cylinder>",
+            "0</length",
+            "<length> must be greater than 0",
+        ),
+        (
+            "<capsule><radius>0</radius></capsule>",
+            "0</radius",
+            "<radius> must be greater than 0",
+        ),
+        (
+            "<ellipsoid><radii>1 1 -1</radii></ellipsoid>",
+            "1 1 -1",
+            "<radii> must be greater than 0",
+        ),
+        (
+            "<plane><normal>0 0 0</normal></plane>",
+            "0 0 0<",
+            "normal of a <plane> must not be zero",
+        ),
+        ("<plane><size>1 0</size></plane>", "1 0<", "greater than 0"),
+        (
+            "<plane><size>1 1 1</size></plane>",
+            "1 1 1",
+            "needs 2 numbers (x y), found 3",
+        ),
+        (
+            "<sphere><radius>big</radius></sphere>",
+            "big",
+            "expects a number",
+        ),
+    ] {
+        let text = doc(
+            "1.12",
+            &model_with_link(&format!(
+                "<collision name='c'><geometry>{shape}</geometry></collision>"
+            )),
+        );
+        check(&err(&text), ErrorKind::Invalid, &text, needle, words);
+    }
+}
+
+#[test]
+fn geometry_needs_exactly_one_known_shape() {
+    let text = doc(
+        "1.12",
+        &model_with_link("<visual name='v'><geometry><box/>\n<sphere/></geometry></visual>"),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "<sphere/>",
+        "more than one shape (<box> and <sphere>)",
+    );
+    let text = doc(
+        "1.12",
+        &model_with_link("<visual name='v'>\n<geometry><bx/></geometry></visual>"),
+    );
+    let e = err(&text);
+    check(
+        &e,
+        ErrorKind::Missing,
+        &text,
+        "<geometry>",
+        "no shape (<bx> is not a shape)",
+    );
+    let text = doc(
+        "1.12",
+        &model_with_link("<visual name='v'><geometry/></visual>"),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Missing,
+        &text,
+        "<geometry/>",
+        "no shape",
+    );
+    // Without <geometry> at all, as libsdformat: the empty shape.
+    let w = ok_body(&model_with_link(
+        "<visual name='v'><plugin filename='f' name='n'/></visual>",
+    ));
+    assert_eq!(link_of(&w).visuals[0].geometry, Geometry::Empty);
+}
+
+#[test]
+fn meshes_heightmaps_and_polylines_are_not_supported_yet() {
+    for (shape, words) in [
+        (
+            "<mesh><uri>model://robot/meshes/base.dae</uri></mesh>",
+            "<mesh> geometry (\"model://robot/meshes/base.dae\") is not supported yet",
+        ),
+        (
+            "<heightmap><uri>file://h.png</uri></heightmap>",
+            "<heightmap> geometry",
+        ),
+        (
+            "<polyline><point>0 0</point><height>1</height></polyline>",
+            "<polyline> geometry is not supported yet",
+        ),
+        ("<cone/>", "<cone> geometry"),
+    ] {
+        let text = doc(
+            "1.12",
+            &model_with_link(&format!(
+                "<collision name='c'><geometry>\n{shape}</geometry></collision>"
+            )),
+        );
+        let needle = &shape[..shape.find(['>', '/']).unwrap_or(1)];
+        check(&err(&text), ErrorKind::Unsupported, &text, needle, words);
+    }
+}
+
+#[test]
+fn collision_and_visual_fields() {
+    let w = ok_body(&model_with_link(
+        "<collision name='c'><pose>0 0 0.5 0 0 0</pose><laser_retro>100</laser_retro>\
+           <geometry><sphere/></geometry><surface><friction/></surface></collision>\
+         <visual name='v'><pose>1 0 0 0 0 0</pose><laser_retro>7</laser_retro><geometry><box/></geometry>\
+           <material><ambient>1 0 0 1</ambient><diffuse>0.1 0.2 0.3</diffuse></material></visual>\
+         <visual name='w'><geometry><box/></geometry><material><diffuse>0.1 0.2 0.3 0.5</diffuse></material></visual>\
+         <visual name='x'><geometry><box/></geometry></visual>\
+         <visual name='y'><geometry><box/></geometry><material><script><name>Gazebo/Grey</name></script></material></visual>",
+    ));
+    let l = link_of(&w);
+    let c = &l.collisions[0];
+    assert_eq!((c.name.as_str(), c.laser_retro), ("c", 100.0));
+    assert_pose(&c.pose, [0.0, 0.0, 0.5], Quat::IDENTITY);
+    let v = &l.visuals;
+    assert_eq!(v[0].name, "v");
+    assert_eq!(v[0].laser_retro, 7.0);
+    assert_pose(&v[0].pose, [1.0, 0.0, 0.0], Quat::IDENTITY);
+    assert_eq!(v[0].diffuse, [0.1, 0.2, 0.3, 1.0]);
+    assert_eq!(v[1].diffuse, [0.1, 0.2, 0.3, 0.5]);
+    assert_eq!(v[2].diffuse, [0.7, 0.7, 0.7, 1.0]);
+    assert_eq!(v[3].diffuse, [0.7, 0.7, 0.7, 1.0]);
+    assert_eq!(
+        (v[2].laser_retro, l.collisions[0].geometry.clone()),
+        (0.0, Geometry::Sphere { radius: 1.0 })
+    );
+
+    let text = doc(
+        "1.12",
+        &model_with_link("<visual name='v'><material><diffuse>1 0</diffuse></material></visual>"),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "1 0<",
+        "needs 3 or 4 numbers",
+    );
+    let text = doc(
+        "1.12",
+        &model_with_link(
+            "<visual name='v'><material><diffuse>1 0 0 1 1</diffuse></material></visual>",
+        ),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "1 0 0 1 1",
+        "found 5",
+    );
+    let text = doc(
+        "1.12",
+        &model_with_link("<collision name='c'><laser_retro>high</laser_retro></collision>"),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "high",
+        "expects a number",
+    );
+    let text = doc(
+        "1.12",
+        &model_with_link("<collision><geometry><box/></geometry></collision>"),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Missing,
+        &text,
+        "<collision>",
+        "no `name`",
+    );
+    let text = doc(
+        "1.12",
+        &model_with_link("<collision name='c'/><collision name='c'/>"),
+    );
+    check_nth(
+        &err(&text),
+        ErrorKind::Duplicate,
+        &text,
+        "c'/>",
+        1,
+        "a <collision> named \"c\" already exists in this link",
+    );
+    let text = doc(
+        "1.12",
+        &model_with_link("<visual name='v'/><visual name='v'/>"),
+    );
+    check_nth(
+        &err(&text),
+        ErrorKind::Duplicate,
+        &text,
+        "v'/>",
+        1,
+        "a <visual> named \"v\"",
+    );
+}
+
+// ----- sensors ----------------------------------------------------------------------------
+
+#[test]
+fn sensor_defaults() {
+    let sensor = "<sensor name='imu' type='imu'/>";
+    let text = doc("1.12", &model_with_link(sensor));
+    let w = ok(&text);
+    let s = &link_of(&w).sensors[0];
+    assert_eq!((s.name.as_str(), s.sensor_type.as_str()), ("imu", "imu"));
+    assert_eq!(s.pose, Pose::IDENTITY);
+    assert!(!s.always_on && !s.visualize && !s.enable_metrics && !s.triggered);
+    assert!(s.active);
+    assert_eq!(s.update_rate, 0.0);
+    assert_eq!(
+        (s.topic.clone(), s.frame_id.clone(), s.trigger_topic.clone()),
+        (None, None, None)
+    );
+    assert_eq!(s.sdf, sensor);
+    assert!(s.plugins.is_empty());
+    assert_eq!((s.span.line, s.span.column), pos_of(&text, "<sensor", 0));
+}
+
+#[test]
+fn sensor_values() {
+    let sensor = "<sensor name=\"lidar\" type=\"gpu_lidar\">\n\
+          <pose>0 0 0.3 0 0 0</pose>\n\
+          <always_on>1</always_on>\n\
+          <update_rate>10</update_rate>\n\
+          <visualize>true</visualize>\n\
+          <topic>scan</topic>\n\
+          <frame_id>lidar_frame</frame_id>\n\
+          <enable_metrics>true</enable_metrics>\n\
+          <active>false</active>\n\
+          <triggered>true</triggered>\n\
+          <trigger_topic>go</trigger_topic>\n\
+          <lidar><scan><horizontal><samples>640</samples></horizontal></scan></lidar>\n\
+          <plugin filename=\"noise\" name=\"n\"><stddev>0.01</stddev></plugin>\n\
+        </sensor>";
+    let w = ok_body(&model_with_link(sensor));
+    let s = &link_of(&w).sensors[0];
+    assert_eq!(s.sensor_type, "gpu_lidar");
+    assert_pose(&s.pose, [0.0, 0.0, 0.3], Quat::IDENTITY);
+    assert!(s.always_on && s.visualize && s.enable_metrics && s.triggered);
+    assert!(!s.active);
+    assert_eq!(s.update_rate, 10.0);
+    assert_eq!(s.topic.as_deref(), Some("scan"));
+    assert_eq!(s.frame_id.as_deref(), Some("lidar_frame"));
+    assert_eq!(s.trigger_topic.as_deref(), Some("go"));
+    assert_eq!(s.sdf, sensor);
+    assert_eq!(s.plugins.len(), 1);
+    assert_eq!(s.plugins[0].filename, "noise");
+    assert_eq!(
+        s.plugins[0].sdf,
+        "<plugin filename=\"noise\" name=\"n\"><stddev>0.01</stddev></plugin>"
+    );
+}
+
+#[test]
+fn sensor_special_values() {
+    let sensors = "<sensor name='a' type='imu'><update_rate>-5</update_rate><topic>__default__</topic>\
+                     <gz_frame_id>old_frame</gz_frame_id></sensor>\
+                   <sensor name='b' type='imu'><topic> </topic><frame_id/>\
+                     <gz_frame_id>ignored?</gz_frame_id></sensor>\
+                   <sensor name='c' type='camera'><camera><triggered>true</triggered>\
+                     <trigger_topic>/cam/trigger</trigger_topic></camera></sensor>\
+                   <sensor name='d' type='camera'><triggered>false</triggered><trigger_topic>own</trigger_topic>\
+                     <camera><triggered>true</triggered><trigger_topic>cam</trigger_topic></camera></sensor>";
+    let w = ok_body(&model_with_link(sensors));
+    let s = &link_of(&w).sensors;
+    assert_eq!(s[0].update_rate, 0.0);
+    assert_eq!(s[0].topic, None);
+    assert_eq!(s[0].frame_id.as_deref(), Some("old_frame"));
+    assert_eq!(s[1].topic, None);
+    // An empty <frame_id> falls back to the deprecated element.
+    assert_eq!(s[1].frame_id.as_deref(), Some("ignored?"));
+    assert!(s[2].triggered);
+    assert_eq!(s[2].trigger_topic.as_deref(), Some("/cam/trigger"));
+    assert!(!s[3].triggered);
+    assert_eq!(s[3].trigger_topic.as_deref(), Some("own"));
+}
+
+#[test]
+fn sensor_errors() {
+    let text = doc(
+        "1.12",
+        &model_with_link("<sensor name='s' type='imu'><update_rate>fast</update_rate></sensor>"),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "fast",
+        "<update_rate> expects a number, found \"fast\"",
+    );
+    let text = doc("1.12", &model_with_link("<sensor name='s'/>"));
+    check(
+        &err(&text),
+        ErrorKind::Missing,
+        &text,
+        "<sensor",
+        "no `type` attribute",
+    );
+    let text = doc("1.12", &model_with_link("<sensor type='imu'/>"));
+    check(
+        &err(&text),
+        ErrorKind::Missing,
+        &text,
+        "<sensor",
+        "no `name` attribute",
+    );
+    let text = doc(
+        "1.12",
+        &model_with_link("<sensor name='s' type='imu'><active>no</active></sensor>"),
+    );
+    check(&err(&text), ErrorKind::Invalid, &text, "no<", "boolean");
+    let text = doc(
+        "1.12",
+        &model_with_link("<sensor name='s' type='imu'/><sensor name='s' type='gps'/>"),
+    );
+    check_nth(
+        &err(&text),
+        ErrorKind::Duplicate,
+        &text,
+        "s' type",
+        1,
+        "a <sensor> named \"s\"",
+    );
+    let text = doc(
+        "1.12",
+        &model_with_link("<sensor name='s' type='imu'><plugin name='p'/></sensor>"),
+    );
+    check(
+        &err(&text),
+        ErrorKind::Missing,
+        &text,
+        "<plugin",
+        "no `filename`",
+    );
+}
+
+// ----- values -----------------------------------------------------------------------------
+
+#[test]
+fn booleans_accept_true_false_1_0() {
+    for (text, value) in [
+        ("true", true),
+        ("1", true),
+        ("True", true),
+        (" false ", false),
+        ("0", false),
+        ("FALSE", false),
+    ] {
+        let w = ok_body(&format!("<model name='m'><static>{text}</static></model>"));
+        assert_eq!(w.models[0].is_static, value, "{text}");
+    }
+    for bad in ["yes", "2", "t", "true false"] {
+        let text = doc(
+            "1.12",
+            &format!("<model name='m'><static>{bad}</static></model>"),
+        );
+        check(
+            &err(&text),
+            ErrorKind::Invalid,
+            &text,
+            &format!("{bad}<"),
+            "must be a boolean",
+        );
+    }
+}
+
+#[test]
+fn entities_and_comments_in_values() {
+    let w = ok_body(
+        "<gravity>0 <!-- x --> 0 -1</gravity><model name='a&amp;b'><pose>&#49; 0 0 0 0 0</pose></model>",
+    );
+    assert_eq!(w.gravity, Vec3::new(0.0, 0.0, -1.0));
+    assert_eq!(w.models[0].name, "a&b");
+    assert_pose(&w.models[0].pose, [1.0, 0.0, 0.0], Quat::IDENTITY);
+    // Inexact text (an entity) still gives an error at the value.
+    let text = doc("1.12", "<gravity>&#48; x 0</gravity>");
+    check(
+        &err(&text),
+        ErrorKind::Invalid,
+        &text,
+        "&#48;",
+        "expects a number",
+    );
+}
+
+// ----- errors: display and rendering ------------------------------------------------------
+
+#[test]
+fn display_is_one_line() {
+    let text = doc(
+        "1.12",
+        &model_with_link("<inertial><mass>-1</mass></inertial>"),
+    );
+    let e = err(&text);
+    let (line, col) = pos_of(&text, "-1", 0);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "<inline>:{line}:{col}: {} (in <mass> in <link name=\"l\">)",
+            e.message
+        )
+    );
+    let e = parse_str(&text, Some(Path::new("worlds/arm.sdf"))).expect_err("invalid");
+    assert!(e.to_string().starts_with(&format!(
+        "worlds/arm.sdf:{line}:{col}: the mass of link \"l\""
+    )));
+    assert_eq!(e.file.as_deref(), Some(Path::new("worlds/arm.sdf")));
+}
+
+#[test]
+fn render_shows_the_line_and_a_caret() {
+    let text = "<sdf version='1.12'>\n<world name='w'>\n<model name='m'><link name='l'>\n    <inertial><mass>-1</mass></inertial>\n</link></model></world></sdf>";
+    let e = parse_str(text, Some(Path::new("arm.sdf"))).expect_err("invalid");
+    let report = e.render(None);
+    let lines: Vec<&str> = report.lines().collect();
+    assert_eq!(lines[0], format!("error: {}", e.message));
+    assert_eq!(lines[1], "  --> arm.sdf:4:21");
+    assert_eq!(lines[2], "  |");
+    assert_eq!(lines[3], "4 |     <inertial><mass>-1</mass></inertial>");
+    assert_eq!(lines[4], "  |                     ^");
+    assert_eq!(lines[5], "  = in <mass> in <link name=\"l\">");
+    assert!(lines[6].starts_with("  = help: give the mass in kg"));
+    // The caret sits under the column.
+    assert_eq!(lines[4].find('^'), lines[3].find("-1"));
+    // A source passed explicitly is used instead of the kept one.
+    let other = "a\nb\nc\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n";
+    assert!(e.render(Some(other)).contains("4 | xxxx"));
+    // Without any source, the line is left out.
+    let mut bare = e.clone();
+    bare.source_text = None;
+    assert!(!bare.render(None).contains('^'));
+}
+
+#[test]
+fn render_keeps_tabs_and_cuts_long_lines() {
+    let text =
+        "<sdf version='1.12'>\n<world name='w'>\n\t\t<gravity>0 0 x</gravity>\n</world></sdf>";
+    let e = err(text);
+    let report = e.render(None);
+    let caret_line = format!("\n  | \t\t{}^\n", " ".repeat(13));
+    assert!(report.contains(&caret_line), "{report}");
+
+    let long = format!(
+        "<sdf version='1.12'><world name='w'>{}<gravity>0 0 x</gravity></world></sdf>",
+        " ".repeat(300)
+    );
+    let e = err(&long);
+    let report = e.render(None);
+    let lines: Vec<&str> = report.lines().collect();
+    assert!(lines[3].len() < 130 && lines[3].contains("..."), "{report}");
+    let caret = lines[4].find('^').expect("caret");
+    assert_eq!(&lines[3][caret..caret + 1], "x", "{report}");
+}
+
+#[test]
+fn debug_leaves_out_the_source() {
+    let text = doc(
+        "1.12",
+        &format!("<!-- {} -->\n<gravity>0</gravity>", "y".repeat(1000)),
+    );
+    let e = err(&text);
+    let debug = format!("{e:?}");
+    assert!(
+        !debug.contains("yyyy") && debug.contains("bytes"),
+        "{debug}"
+    );
+}
+
+// ----- load -------------------------------------------------------------------------------
+
+#[test]
+fn load_reads_a_file_and_spans_name_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("w.sdf");
+    std::fs::write(
+        &path,
+        doc("1.9", "<model name='m'><link name='l'/></model>"),
+    )
+    .expect("write");
+    let w = load(&path).expect("loads");
+    assert_eq!(w.span.file.as_deref(), Some(&path));
+    assert_eq!(w.models[0].links[0].span.file.as_deref(), Some(&path));
+    assert_eq!(
+        w.models[0].span.to_string(),
+        format!("{}:4:1", path.display())
+    );
+    assert_eq!(w.models[0].links[0].span.line, 4);
+    assert_eq!(w.models[0].links[0].span.column, 17);
+}
+
+#[test]
+fn an_unreadable_file_is_an_error_naming_it() {
+    let path = Path::new("no/such/dir/world.sdf");
+    let e = load(path).expect_err("missing");
+    assert_eq!(e.kind, ErrorKind::Io);
+    assert_eq!(e.file.as_deref(), Some(path));
+    assert_eq!((e.line, e.column), (0, 0));
+    assert!(
+        e.to_string()
+            .starts_with("no/such/dir/world.sdf: cannot read the file"),
+        "{e}"
+    );
+    let report = e.render(None);
+    assert!(
+        report.contains("--> no/such/dir/world.sdf\n") && report.contains("= help:"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_an_error_with_its_position() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("latin1.sdf");
+    std::fs::write(&path, b"<sdf version='1.6'>\n<world name='caf\xe9'/></sdf>").expect("write");
+    let e = load(&path).expect_err("not utf-8");
+    assert_eq!(e.kind, ErrorKind::Io);
+    assert_eq!((e.line, e.column), (2, 17));
+    assert!(e.message.contains("UTF-8"));
+}
+
+// ----- robustness -------------------------------------------------------------------------
+
+#[test]
+fn no_input_makes_the_reader_panic() {
+    let text = doc(
+        "1.5",
+        "<physics><gravity>0 0 -9.8</gravity><max_step_size>0.001</max_step_size></physics>\
+         <spherical_coordinates><latitude_deg>1</latitude_deg></spherical_coordinates>\
+         <plugin filename='f' name='n'><x/></plugin>\
+         <model name='m'><pose rotation_format='quat_xyzw'>0 0 0 0 0 0 1</pose>\
+           <link name='l'><inertial><mass>2</mass><inertia><ixx>1</ixx></inertia></inertial>\
+             <collision name='c'><geometry><box><size>1 1 1</size></box></geometry></collision>\
+             <visual name='v'><geometry><plane/></geometry><material><diffuse>1 0 0</diffuse></material></visual>\
+             <sensor name='s' type='camera'><camera><triggered>1</triggered></camera></sensor></link>\
+           <model name='n'><pose degrees='true'>0 0 0 90 0 0</pose></model></model>",
+    );
+    // Every truncation, and every single-byte corruption into a few troublesome bytes.
+    let mut cases: Vec<String> = (0..=text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .map(|i| text[..i].to_string())
+        .collect();
+    for (i, _) in text.char_indices().step_by(3) {
+        for c in ["<", ">", "\"", "'", "&", ":", "-", " ", "\u{e9}"] {
+            let mut t = text.clone();
+            t.replace_range(i..i + 1, c);
+            cases.push(t);
+        }
+    }
+    for case in &cases {
+        match std::panic::catch_unwind(|| parse_str(case, None)) {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                assert!(
+                    e.line >= 1 && e.column >= 1,
+                    "no position for {case:?}: {e:?}"
+                );
+                let _ = e.render(None);
+            }
+            Err(_) => panic!("panic on {case:?}"),
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! `<world>`, `<physics>`, `<spherical_coordinates>`.
+
+use roxmltree::Node;
+
+use super::error::{ErrorKind, SdfError};
+use super::model::Siblings;
+use super::reader::{Reader, Version, children, is_sdf_element, tag};
+use crate::world::{Physics, SphericalCoordinates, Vec3, World};
+
+/// SDF's default gravity, m/s².
+pub(crate) const DEFAULT_GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -9.8);
+/// SDF 1.12's default magnetic field, T.
+pub(crate) const DEFAULT_MAGNETIC_FIELD: Vec3 = Vec3::new(5.5645e-6, 22.8758e-6, -42.3884e-6);
+/// WGS84 semi-major (equatorial) axis, m.
+pub(crate) const WGS84_EQUATORIAL: f64 = 6_378_137.0;
+/// WGS84 semi-minor (polar) axis, m.
+pub(crate) const WGS84_POLAR: f64 = 6_356_752.314245;
+
+/// The surface models `<spherical_coordinates><surface_model>` may name.
+const SURFACE_MODELS: [&str; 3] = ["EARTH_WGS84", "MOON_SCS", "CUSTOM_SURFACE"];
+
+impl Reader<'_> {
+    /// `<world name>`.
+    pub(super) fn world(&self, node: Node) -> Result<World, SdfError> {
+        let name = self.entity_name(node, false)?;
+        let physics_node = self.chosen_physics(node)?;
+        let physics = match physics_node {
+            Some(p) => self.physics(p)?,
+            None => Physics::default(),
+        };
+        // SDF 1.5 and older kept gravity and the magnetic field inside <physics>.
+        let legacy = |name: &str| {
+            physics_node
+                .filter(|_| self.version <= Version::new(1, 5))
+                .and_then(|p| self.child(p, name))
+        };
+        let gravity = match self.child(node, "gravity").or_else(|| legacy("gravity")) {
+            Some(g) => self.vec3_of(g, DEFAULT_GRAVITY)?,
+            None => DEFAULT_GRAVITY,
+        };
+        let magnetic_field = match self
+            .child(node, "magnetic_field")
+            .or_else(|| legacy("magnetic_field"))
+        {
+            Some(m) => self.vec3_of(m, DEFAULT_MAGNETIC_FIELD)?,
+            None => DEFAULT_MAGNETIC_FIELD,
+        };
+        let spherical_coordinates = match self.child(node, "spherical_coordinates") {
+            Some(s) => Some(self.spherical_coordinates(s)?),
+            None => None,
+        };
+
+        let mut models = Vec::new();
+        let mut plugins = Vec::new();
+        let mut model_names = Siblings::default();
+        for c in node.children().filter(|c| is_sdf_element(*c)) {
+            match tag(c) {
+                "model" => {
+                    let model = self.model(c, &["world"], 1)?;
+                    model_names.insert(self, c, &model.name, "world")?;
+                    models.push(model);
+                }
+                "plugin" => plugins.push(self.plugin(c)?),
+                "include" => return Err(self.include_unsupported(c)),
+                "joint" => return Err(self.joint_unsupported(c)),
+                "frame" => return Err(self.frame_unsupported(c)),
+                "population" => {
+                    return Err(self.unsupported(
+                        c,
+                        "<population> is",
+                        "write the models of the population out one by one",
+                    ));
+                }
+                _ => {}
+            }
+        }
+
+        Ok(World {
+            name,
+            sdf_version: self.version.to_string(),
+            physics,
+            gravity,
+            magnetic_field,
+            spherical_coordinates,
+            models,
+            plugins,
+            span: self.span(node),
+        })
+    }
+
+    /// The `<physics>` the world runs with: the one with `default="true"`, else the first.
+    fn chosen_physics<'n>(&self, world: Node<'n, 'n>) -> Result<Option<Node<'n, 'n>>, SdfError> {
+        let mut first = None;
+        for p in children(world, "physics") {
+            if self.bool_attr(p, "default", false)? {
+                return Ok(Some(p));
+            }
+            first = first.or(Some(p));
+        }
+        Ok(first)
+    }
+
+    /// `<physics type>`.
+    fn physics(&self, node: Node) -> Result<Physics, SdfError> {
+        let defaults = Physics::default();
+        let max_step_size = self.child_positive(
+            node,
+            "max_step_size",
+            defaults.max_step_size,
+            "the step size is in seconds, e.g. 0.001",
+        )?;
+        let real_time_factor = match self.child(node, "real_time_factor") {
+            Some(n) => {
+                let v = self.f64_of(Some(n))?.unwrap_or(defaults.real_time_factor);
+                if v < 0.0 {
+                    return Err(self.error_at(
+                        self.text(n).start(),
+                        n,
+                        ErrorKind::Invalid,
+                        format!("<real_time_factor> must not be negative, found {v}"),
+                        "1 runs at real time, 2 twice as fast; 0 runs as fast as possible",
+                    ));
+                }
+                v
+            }
+            None => defaults.real_time_factor,
+        };
+        let engine = match node.attribute("type").map(str::trim) {
+            Some(t) if !t.is_empty() => t.to_string(),
+            _ => defaults.engine,
+        };
+        Ok(Physics {
+            max_step_size,
+            real_time_factor,
+            engine,
+        })
+    }
+
+    /// `<spherical_coordinates>`.
+    fn spherical_coordinates(&self, node: Node) -> Result<SphericalCoordinates, SdfError> {
+        let surface_model = match self.child(node, "surface_model") {
+            Some(n) => {
+                let text = self.text(n);
+                let value = text.trimmed();
+                if value.is_empty() {
+                    SURFACE_MODELS[0].to_string()
+                } else if SURFACE_MODELS.contains(&value) {
+                    value.to_string()
+                } else {
+                    return Err(self.error_at(
+                        text.start(),
+                        n,
+                        ErrorKind::Invalid,
+                        format!("unknown surface model \"{value}\""),
+                        format!("use one of {}", SURFACE_MODELS.join(", ")),
+                    ));
+                }
+            }
+            None => SURFACE_MODELS[0].to_string(),
+        };
+        let axis_hint = "the axes of the reference ellipsoid are in metres";
+        Ok(SphericalCoordinates {
+            surface_model,
+            latitude_deg: self.child_f64(node, "latitude_deg", 0.0)?,
+            longitude_deg: self.child_f64(node, "longitude_deg", 0.0)?,
+            elevation: self.child_f64(node, "elevation", 0.0)?,
+            heading_deg: self.child_f64(node, "heading_deg", 0.0)?,
+            equatorial_axis: self.child_positive(
+                node,
+                "surface_axis_equatorial",
+                WGS84_EQUATORIAL,
+                axis_hint,
+            )?,
+            polar_axis: self.child_positive(node, "surface_axis_polar", WGS84_POLAR, axis_hint)?,
+        })
+    }
+
+    /// The error for an `<include>` (world or model).
+    pub(super) fn include_unsupported(&self, node: Node) -> SdfError {
+        let what = match self.child_string(node, "uri") {
+            Some(uri) => format!("<include> (of \"{uri}\") is"),
+            None => "<include> is".to_string(),
+        };
+        self.unsupported(
+            node,
+            &what,
+            "paste the included model's <model> element here instead",
+        )
+    }
+
+    /// The error for a `<joint>` (world or model).
+    pub(super) fn joint_unsupported(&self, node: Node) -> SdfError {
+        self.unsupported(
+            node,
+            "joints are",
+            "remove the joint, or split the bodies into separate models for now",
+        )
+    }
+
+    /// The error for a `<frame>` (world or model).
+    pub(super) fn frame_unsupported(&self, node: Node) -> SdfError {
+        self.unsupported(
+            node,
+            "<frame> elements are",
+            "give poses in the parent's frame instead of through a named frame",
+        )
+    }
+}
