@@ -23,7 +23,11 @@ pub struct Row {
 
 /// Mean time of a criterion benchmark, from `target/criterion/<id>/new/estimates.json`.
 pub fn criterion_mean_ns(target: &Path, id: &str) -> Option<f64> {
-    let p = target.join("criterion").join(id).join("new").join("estimates.json");
+    let p = target
+        .join("criterion")
+        .join(id)
+        .join("new")
+        .join("estimates.json");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
     v["mean"]["point_estimate"].as_f64()
 }

@@ -18,7 +18,8 @@ use sim_core::physics::Physics;
 use sim_core::plugins::{Registry, SearchPath, load_library};
 use sim_core::runner::{SimOptions, Simulation};
 use sim_plugin_api::{
-    EntityId, Outputs, Pose, Sensor, SensorConfig, SimTime, SourceLocation, UpdateContext, WorldView_TO,
+    EntityId, Outputs, Pose, Sensor, SensorConfig, SimTime, SourceLocation, UpdateContext,
+    WorldView_TO,
     abi_stable::{
         sabi_trait::TD_Opaque,
         std_types::{RStr, RVec},
@@ -51,7 +52,9 @@ fn imu_world(models: usize, sensors_per_model: usize) -> String {
             m as f64 * 0.5
         ));
         for k in 0..sensors_per_model {
-            s.push_str(&format!(r#"<sensor name="imu{k}" type="imu"><update_rate>0</update_rate></sensor>"#));
+            s.push_str(&format!(
+                r#"<sensor name="imu{k}" type="imu"><update_rate>0</update_rate></sensor>"#
+            ));
         }
         s.push_str("</link></model>");
     }
@@ -78,7 +81,11 @@ fn plugin_call(c: &mut Criterion) {
         update_rate: 0.0,
         seed: 1,
         sdf: RStr::from_str(sdf),
-        source: SourceLocation { file: RStr::from_str(""), line: 0, column: 0 },
+        source: SourceLocation {
+            file: RStr::from_str(""),
+            line: 0,
+            column: 0,
+        },
     };
     let view = physics.view("bench");
     let path = plugin_dir().join(format!(
@@ -86,7 +93,8 @@ fn plugin_call(c: &mut Criterion) {
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_EXTENSION
     ));
-    let lib = load_library(&path).unwrap_or_else(|e| panic!("{}: {e} (run `cargo xtask bench`)", path.display()));
+    let lib = load_library(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run `cargo xtask bench`)", path.display()));
     let mut through_abi = (lib.module.create_sensor())(
         RStr::from_str("imu"),
         &config,
@@ -108,7 +116,9 @@ fn plugin_call(c: &mut Criterion) {
     g.bench_function("imu_update_direct_rlib", |b| {
         b.iter(|| {
             out.clear();
-            direct.update(&ctx, &wref, &mut Outputs::new(&mut out)).expect("update");
+            direct
+                .update(&ctx, &wref, &mut Outputs::new(&mut out))
+                .expect("update");
             black_box(&out);
         })
     });
@@ -128,7 +138,15 @@ fn plugin_call(c: &mut Criterion) {
 fn sensor_manager(c: &mut Criterion) {
     let world = sim_core::sdf::parse_str(&imu_world(100, 10), None).expect("bench world");
     let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
-    let mut sim = Simulation::new(world.clone(), reg, &SimOptions { seed: 1, threads: 1 }).expect("loads");
+    let mut sim = Simulation::new(
+        world.clone(),
+        reg,
+        &SimOptions {
+            seed: 1,
+            threads: 1,
+        },
+    )
+    .expect("loads");
     assert_eq!(sim.sensors().len(), 1000);
     // Baseline: the same 1,000 sensors updated directly through the rlib.
     let physics = Physics::build(&world).expect("builds");
@@ -152,7 +170,11 @@ fn sensor_manager(c: &mut Criterion) {
                 update_rate: 0.0,
                 seed: s.seed,
                 sdf: RStr::from_str(&s.sdf),
-                source: SourceLocation { file: RStr::from_str(""), line: 0, column: 0 },
+                source: SourceLocation {
+                    file: RStr::from_str(""),
+                    line: 0,
+                    column: 0,
+                },
             };
             ImuSensor::create(&config, &wref).expect("created")
         })
@@ -170,7 +192,8 @@ fn sensor_manager(c: &mut Criterion) {
         b.iter(|| {
             for s in direct.iter_mut() {
                 out.clear();
-                s.update(&ctx, &wref, &mut Outputs::new(&mut out)).expect("update");
+                s.update(&ctx, &wref, &mut Outputs::new(&mut out))
+                    .expect("update");
                 black_box(&out);
             }
         })
@@ -212,16 +235,34 @@ fn raw_rapier() -> PhysicsWorld {
     w.integration_parameters.length_unit = 1.0;
     w.integration_parameters.normalized_max_linear_velocity = Real::MAX;
     let ground = w.insert_body(RigidBodyBuilder::fixed());
-    w.insert_collider(ColliderBuilder::new(SharedShape::halfspace(Vector::Z)).density(0.0).friction(1.0), Some(ground));
+    w.insert_collider(
+        ColliderBuilder::new(SharedShape::halfspace(Vector::Z))
+            .density(0.0)
+            .friction(1.0),
+        Some(ground),
+    );
     for i in 0..10 {
         for j in 0..10 {
             for k in 0..10 {
                 let b = RigidBodyBuilder::dynamic()
-                    .translation(Vector::new(i as f32 * 0.75, j as f32 * 0.75, 0.5 + k as f32 * 0.75))
-                    .additional_mass_properties(MassProperties::new(Vector::ZERO, 1.0, Vector::splat(0.0417)))
+                    .translation(Vector::new(
+                        i as f32 * 0.75,
+                        j as f32 * 0.75,
+                        0.5 + k as f32 * 0.75,
+                    ))
+                    .additional_mass_properties(MassProperties::new(
+                        Vector::ZERO,
+                        1.0,
+                        Vector::splat(0.0417),
+                    ))
                     .allow_fast_rotation(true);
                 let h = w.insert_body(b);
-                w.insert_collider(ColliderBuilder::cuboid(0.25, 0.25, 0.25).density(0.0).friction(1.0), Some(h));
+                w.insert_collider(
+                    ColliderBuilder::cuboid(0.25, 0.25, 0.25)
+                        .density(0.0)
+                        .friction(1.0),
+                    Some(h),
+                );
             }
         }
     }
@@ -245,7 +286,15 @@ fn engine_step(c: &mut Criterion) {
     g.bench_function("1000_boxes_simcore", |b| {
         b.iter_custom(|iters| {
             let reg = Registry::discover(SearchPath::new(&[], None, &[], None));
-            let mut sim = Simulation::new(world.clone(), reg, &SimOptions { seed: 0, threads: 1 }).expect("loads");
+            let mut sim = Simulation::new(
+                world.clone(),
+                reg,
+                &SimOptions {
+                    seed: 0,
+                    threads: 1,
+                },
+            )
+            .expect("loads");
             let t = Instant::now();
             for _ in 0..iters {
                 sim.step();
@@ -264,9 +313,10 @@ fn main() {
     let t = target_dir();
     let get = |id: &str| criterion_mean_ns(&t, id);
     let mut rows = Vec::new();
-    if let (Some(abi), Some(direct)) =
-        (get("plugin_call/imu_update_through_cdylib"), get("plugin_call/imu_update_direct_rlib"))
-    {
+    if let (Some(abi), Some(direct)) = (
+        get("plugin_call/imu_update_through_cdylib"),
+        get("plugin_call/imu_update_direct_rlib"),
+    ) {
         rows.push(Row {
             name: "IMU update through the cdylib".into(),
             ns: abi,
@@ -277,9 +327,10 @@ fn main() {
             note: format!("overhead {:.1} ns", abi - direct),
         });
     }
-    if let (Some(mgr), Some(direct)) =
-        (get("sensor_manager/1000_imus_manager_one_core"), get("sensor_manager/1000_imus_direct_loop"))
-    {
+    if let (Some(mgr), Some(direct)) = (
+        get("sensor_manager/1000_imus_manager_one_core"),
+        get("sensor_manager/1000_imus_direct_loop"),
+    ) {
         let rate = 1000.0 / (mgr * 1e-9);
         rows.push(Row {
             name: "sensor manager, 1,000 IMUs every step".into(),
@@ -291,7 +342,10 @@ fn main() {
             note: format!("{:.2} M updates/s", rate / 1e6),
         });
     }
-    if let (Some(sim), Some(raw)) = (get("engine_step/1000_boxes_simcore"), get("engine_step/1000_boxes_raw_rapier")) {
+    if let (Some(sim), Some(raw)) = (
+        get("engine_step/1000_boxes_simcore"),
+        get("engine_step/1000_boxes_raw_rapier"),
+    ) {
         rows.push(Row {
             name: "step, 1,000 boxes, no sensors".into(),
             ns: sim,

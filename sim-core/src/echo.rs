@@ -47,7 +47,10 @@ pub fn message_json(topic: &str, m: &Message) -> Value {
     o.insert("topic".into(), json!(topic));
     let (ty, data) = match m.payload.as_enum() {
         Ok(p) => (p.type_name(), payload_json(p)),
-        Err(_) => ("Unknown", json!({"note": "a message type this engine version does not know"})),
+        Err(_) => (
+            "Unknown",
+            json!({"note": "a message type this engine version does not know"}),
+        ),
     };
     o.insert("type".into(), json!(ty));
     o.insert(
@@ -73,7 +76,9 @@ fn payload_json(p: &Payload) -> Value {
         Payload::Vector3(v) => vec3(*v),
         Payload::Twist(t) => twist(*t),
         Payload::Pose(p) => json!({"name": p.name.as_str(), "pose": pose(p.pose)}),
-        Payload::PoseList(v) => json!({"pose": v.iter().map(|p| json!({"name": p.name.as_str(), "pose": pose(p.pose)})).collect::<Vec<_>>()}),
+        Payload::PoseList(v) => {
+            json!({"pose": v.iter().map(|p| json!({"name": p.name.as_str(), "pose": pose(p.pose)})).collect::<Vec<_>>()})
+        }
         Payload::Imu(i) => {
             let mut o = json!({
                 "entity_name": i.entity_name.as_str(),
@@ -129,7 +134,9 @@ fn payload_json(p: &Payload) -> Value {
             "vertical_reference": num(a.vertical_reference),
         }),
         Payload::Magnetometer(f) => json!({"field_tesla": vec3(*f)}),
-        Payload::FluidPressure { pressure, variance } => json!({"pressure": num(*pressure), "variance": num(*variance)}),
+        Payload::FluidPressure { pressure, variance } => {
+            json!({"pressure": num(*pressure), "variance": num(*variance)})
+        }
         Payload::Odometry(o) => json!({"pose": pose(o.pose), "twist": twist(o.twist)}),
         Payload::BatteryState(b) => json!({
             "voltage": num(b.voltage), "current": num(b.current), "charge": num(b.charge),

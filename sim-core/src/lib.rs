@@ -1,13 +1,13 @@
 //! # sim-core: the simcore engine
 #![allow(missing_docs)]
 
-pub mod sdf;
-pub mod world;
+pub mod echo;
+pub mod manifest;
 pub mod physics;
-pub mod transport;
 pub mod plugins;
+pub mod runner;
+pub mod sdf;
 pub mod sensors;
 pub mod systems;
-pub mod runner;
-pub mod manifest;
-pub mod echo;
+pub mod transport;
+pub mod world;

@@ -70,7 +70,10 @@ fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, Stri
         Some(w) if w.extension().is_some_and(|e| e == "toml") => {
             let m = Manifest::load(w).map_err(|e| e.to_string())?;
             let world = m.world.clone().ok_or_else(|| {
-                format!("{}: the manifest names no world (add `world = \"path/to/world.sdf\"`)", w.display())
+                format!(
+                    "{}: the manifest names no world (add `world = \"path/to/world.sdf\"`)",
+                    w.display()
+                )
             })?;
             manifest.seed = m.seed.or(manifest.seed);
             manifest.real_time_factor = m.real_time_factor.or(manifest.real_time_factor);
@@ -85,7 +88,10 @@ fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, Stri
 }
 
 fn registry(paths: &PathArgs, manifest: &Manifest) -> Registry {
-    Registry::discover(SearchPath::standard(&paths.plugin_path, &manifest.plugin_paths))
+    Registry::discover(SearchPath::standard(
+        &paths.plugin_path,
+        &manifest.plugin_paths,
+    ))
 }
 
 fn run(args: RunArgs) -> u8 {
@@ -99,7 +105,9 @@ fn run(args: RunArgs) -> u8 {
     if let Some(d) = args.duration
         && !(d.is_finite() && d >= 0.0)
     {
-        error(format!("--duration must be a non-negative number of seconds, got {d}"));
+        error(format!(
+            "--duration must be a non-negative number of seconds, got {d}"
+        ));
         return EXIT_INPUT;
     }
     if let Some(r) = args.rtf
@@ -119,17 +127,27 @@ fn run(args: RunArgs) -> u8 {
             return EXIT_INPUT;
         }
     };
-    let rtf = args.rtf.or(s.manifest.real_time_factor).unwrap_or(world.physics.real_time_factor);
+    let rtf = args
+        .rtf
+        .or(s.manifest.real_time_factor)
+        .unwrap_or(world.physics.real_time_factor);
     let threads = args
         .threads
         .or(s.manifest.threads)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let options = SimOptions { seed: args.seed.or(s.manifest.seed).unwrap_or(0), threads };
+    let options = SimOptions {
+        seed: args.seed.or(s.manifest.seed).unwrap_or(0),
+        threads,
+    };
     let registry = registry(&args.paths, &s.manifest);
     let mut sim = match Simulation::new(world, registry, &options) {
         Ok(sim) => sim,
         Err(LoadError::Plugins(problems)) => {
-            error(format!("{}: the world cannot run: {} plugin problem(s)", s.world.display(), problems.len()));
+            error(format!(
+                "{}: the world cannot run: {} plugin problem(s)",
+                s.world.display(),
+                problems.len()
+            ));
             for p in &problems {
                 eprintln!("  {}: {}", p.span, p.subject);
                 eprintln!("      {}", p.message);
@@ -177,7 +195,9 @@ fn run(args: RunArgs) -> u8 {
     install_ctrl_c(stop.clone());
     let progress = std::io::stderr().is_terminal().then(|| {
         let pb = indicatif::ProgressBar::new_spinner();
-        pb.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg}").expect("valid template"));
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg}").expect("valid template"),
+        );
         pb
     });
     let stdout = std::io::stdout();
@@ -224,7 +244,11 @@ fn run(args: RunArgs) -> u8 {
     }
     let _ = out.flush();
     print_summary(&summary, &s.world);
-    if summary.failures.is_empty() { 0 } else { EXIT_RUNTIME }
+    if summary.failures.is_empty() {
+        0
+    } else {
+        EXIT_RUNTIME
+    }
 }
 
 fn print_summary(s: &RunSummary, world: &Path) {
@@ -240,11 +264,25 @@ fn print_summary(s: &RunSummary, world: &Path) {
         s.real_time_factor()
     );
     if !s.sensors.is_empty() {
-        let w = s.sensors.iter().map(|r| r.scoped_name.len()).max().unwrap_or(6).max(6);
-        let _ = writeln!(e, "  {:<w$}  {:>8}  {:>10}  {:>6}  {:>7}  topic", "sensor", "updates", "rate (Hz)", "errors", "dropped");
+        let w = s
+            .sensors
+            .iter()
+            .map(|r| r.scoped_name.len())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let _ = writeln!(
+            e,
+            "  {:<w$}  {:>8}  {:>10}  {:>6}  {:>7}  topic",
+            "sensor", "updates", "rate (Hz)", "errors", "dropped"
+        );
         let sim_s = s.sim_time.as_secs_f64();
         for r in &s.sensors {
-            let rate = if sim_s > 0.0 { r.updates as f64 / sim_s } else { 0.0 };
+            let rate = if sim_s > 0.0 {
+                r.updates as f64 / sim_s
+            } else {
+                0.0
+            };
             let _ = writeln!(
                 e,
                 "  {:<w$}  {:>8}  {:>10.2}  {:>6}  {:>7}  {}",
@@ -264,11 +302,21 @@ fn print_summary(s: &RunSummary, world: &Path) {
             r.library,
             r.messages,
             r.commands,
-            r.disabled.as_ref().map(|d| format!(", disabled: {d}")).unwrap_or_default()
+            r.disabled
+                .as_ref()
+                .map(|d| format!(", disabled: {d}"))
+                .unwrap_or_default()
         );
     }
     for f in &s.failures {
-        let _ = writeln!(e, "error: at sim time {:.3} s, {} was disabled: {} ({})", f.time.as_secs_f64(), f.subject, f.error, f.span);
+        let _ = writeln!(
+            e,
+            "error: at sim time {:.3} s, {} was disabled: {} ({})",
+            f.time.as_secs_f64(),
+            f.subject,
+            f.error,
+            f.span
+        );
     }
 }
 
@@ -282,9 +330,18 @@ fn plugins(paths: PathArgs) -> u8 {
     };
     let reg = registry(&paths, &s.manifest);
     let mut o = std::io::stdout().lock();
-    let _ = writeln!(o, "plugin search path (engine ABI {}):", sim_core::plugins::env_api_version());
+    let _ = writeln!(
+        o,
+        "plugin search path (engine ABI {}):",
+        sim_core::plugins::env_api_version()
+    );
     for d in reg.search_path.dirs() {
-        let _ = writeln!(o, "  {}{}", d.display(), if d.is_dir() { "" } else { "  (missing)" });
+        let _ = writeln!(
+            o,
+            "  {}{}",
+            d.display(),
+            if d.is_dir() { "" } else { "  (missing)" }
+        );
     }
     let _ = writeln!(o);
     if reg.libraries.is_empty() {
@@ -293,7 +350,11 @@ fn plugins(paths: PathArgs) -> u8 {
     for l in &reg.libraries {
         let _ = writeln!(o, "{}  (ABI {})", l.path.display(), l.abi_version);
         for f in &l.factories {
-            let serves = if f.kind == PluginKind::SENSOR { "sensor types" } else { "plugin names" };
+            let serves = if f.kind == PluginKind::SENSOR {
+                "sensor types"
+            } else {
+                "plugin names"
+            };
             let _ = writeln!(
                 o,
                 "  {} {} {}: {} {} — {}",
@@ -313,7 +374,10 @@ fn plugins(paths: PathArgs) -> u8 {
         }
     }
     if !reg.shadowed.is_empty() {
-        let _ = writeln!(o, "\nshadowed (an earlier directory has a library of the same name):");
+        let _ = writeln!(
+            o,
+            "\nshadowed (an earlier directory has a library of the same name):"
+        );
         for (skipped, used) in &reg.shadowed {
             let _ = writeln!(o, "  {} (using {})", skipped.display(), used.display());
         }

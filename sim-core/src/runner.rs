@@ -36,7 +36,10 @@ pub struct SimOptions {
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 0, threads: 1 }
+        SimOptions {
+            seed: 0,
+            threads: 1,
+        }
     }
 }
 
@@ -117,15 +120,35 @@ struct Pending<'a> {
 impl Simulation {
     /// Builds `world` with the plugins found in `registry`. Every sensor type and plugin name
     /// is resolved first and all problems are reported together.
-    pub fn new(world: World, registry: Registry, options: &SimOptions) -> Result<Simulation, LoadError> {
+    pub fn new(
+        world: World,
+        registry: Registry,
+        options: &SimOptions,
+    ) -> Result<Simulation, LoadError> {
         let physics = Physics::build(&world)?;
         let mut bus = Bus::new();
         let mut sensors = SensorManager::new();
         let mut systems = SystemManager::new();
-        let mut pending = Pending { sensors: Vec::new(), systems: Vec::new(), problems: Vec::new() };
-        let world_ns = format!("/world/{}", crate::transport::sanitize_topic_part(&world.name));
+        let mut pending = Pending {
+            sensors: Vec::new(),
+            systems: Vec::new(),
+            problems: Vec::new(),
+        };
+        let world_ns = format!(
+            "/world/{}",
+            crate::transport::sanitize_topic_part(&world.name)
+        );
         for p in &world.plugins {
-            resolve_system(&registry, &physics, p, EntityId::WORLD, &world.name, &world_ns, options, &mut pending);
+            resolve_system(
+                &registry,
+                &physics,
+                p,
+                EntityId::WORLD,
+                &world.name,
+                &world_ns,
+                options,
+                &mut pending,
+            );
         }
         for m in &world.models {
             resolve_model(&registry, &physics, &world, m, &[], options, &mut pending);
@@ -186,8 +209,14 @@ impl Simulation {
             let span = setup.span.clone();
             match created.into_result() {
                 Ok(plugin) => {
-                    if let Err(message) = systems.add(setup, plugin, r.library.file_name.clone(), &mut bus) {
-                        problems.push(PluginProblem { span, subject, message });
+                    if let Err(message) =
+                        systems.add(setup, plugin, r.library.file_name.clone(), &mut bus)
+                    {
+                        problems.push(PluginProblem {
+                            span,
+                            subject,
+                            message,
+                        });
                     }
                 }
                 Err(e) => problems.push(PluginProblem {
@@ -216,7 +245,17 @@ impl Simulation {
             .iter()
             .map(|r| format!("plugin library {} refused: {}", r.path.display(), r.reason))
             .collect();
-        Ok(Simulation { world, physics, bus, sensors, systems, registry, pool, failures: Vec::new(), warnings })
+        Ok(Simulation {
+            world,
+            physics,
+            bus,
+            sensors,
+            systems,
+            registry,
+            pool,
+            failures: Vec::new(),
+            warnings,
+        })
     }
 
     /// The world as loaded.
@@ -274,7 +313,9 @@ impl Simulation {
     pub fn update_sensors(&mut self) -> &[RuntimeFailure] {
         let before = self.failures.len();
         let now = self.physics.time();
-        let sf = self.sensors.update(now, &self.physics, &mut self.bus, self.pool.as_ref());
+        let sf = self
+            .sensors
+            .update(now, &self.physics, &mut self.bus, self.pool.as_ref());
         self.record_sensor_failures(now, sf);
         &self.failures[before..]
     }
@@ -283,15 +324,21 @@ impl Simulation {
     pub fn step(&mut self) -> &[RuntimeFailure] {
         let before = self.failures.len();
         let now = self.physics.time();
-        let sf = self.sensors.update(now, &self.physics, &mut self.bus, self.pool.as_ref());
+        let sf = self
+            .sensors
+            .update(now, &self.physics, &mut self.bus, self.pool.as_ref());
         self.record_sensor_failures(now, sf);
-        let (commands, yf) = self.systems.pre_step(now, self.physics.iteration(), &self.physics);
+        let (commands, yf) = self
+            .systems
+            .pre_step(now, self.physics.iteration(), &self.physics);
         self.record_system_failures(now, yf);
         for c in commands {
             self.apply(c, now);
         }
         self.physics.step();
-        let yf = self.systems.post_step(self.physics.iteration(), &self.physics, &mut self.bus);
+        let yf = self
+            .systems
+            .post_step(self.physics.iteration(), &self.physics, &mut self.bus);
         self.record_system_failures(self.physics.time(), yf);
         &self.failures[before..]
     }
@@ -303,7 +350,9 @@ impl Simulation {
                     tracing::warn!("command {c:?} not applied: {e}");
                 }
             }
-            QueuedCommand::Publish(topic, m) => self.systems.publish_command(&topic, m, now, &mut self.bus),
+            QueuedCommand::Publish(topic, m) => {
+                self.systems.publish_command(&topic, m, now, &mut self.bus)
+            }
             QueuedCommand::SensorActive(id, active) => {
                 if !self.sensors.set_active(id, active) {
                     tracing::warn!("set_sensor_active: no sensor with id {}", id.0);
@@ -315,7 +364,10 @@ impl Simulation {
                 }
             }
             QueuedCommand::Joint(j) => {
-                tracing::warn!("joint command for entity {} ignored: this world has no joints", j.joint.0)
+                tracing::warn!(
+                    "joint command for entity {} ignored: this world has no joints",
+                    j.joint.0
+                )
             }
             QueuedCommand::Spawn(req, ticket) => tracing::warn!(
                 "spawn request {ticket} for `{}` refused: creating models at run time is not available in this engine version",
@@ -330,7 +382,12 @@ impl Simulation {
 
     fn record_sensor_failures(&mut self, time: SimTime, f: Vec<SensorFailure>) {
         for f in f {
-            tracing::error!("{}: sensor `{}` disabled: {}", f.span, f.scoped_name, f.error);
+            tracing::error!(
+                "{}: sensor `{}` disabled: {}",
+                f.span,
+                f.scoped_name,
+                f.error
+            );
             self.failures.push(RuntimeFailure {
                 time,
                 subject: format!("sensor {}", f.scoped_name),
@@ -343,7 +400,12 @@ impl Simulation {
     fn record_system_failures(&mut self, time: SimTime, f: Vec<SystemFailure>) {
         for f in f {
             tracing::error!("{}: plugin {} disabled: {}", f.span, f.name, f.error);
-            self.failures.push(RuntimeFailure { time, subject: format!("plugin {}", f.name), span: f.span, error: f.error });
+            self.failures.push(RuntimeFailure {
+                time,
+                subject: format!("plugin {}", f.name),
+                span: f.span,
+                error: f.error,
+            });
         }
     }
 
@@ -470,13 +532,21 @@ impl RunSummary {
     /// Sim time over wall time.
     pub fn real_time_factor(&self) -> f64 {
         let w = self.wall_time.as_secs_f64();
-        if w > 0.0 { self.sim_time.as_secs_f64() / w } else { 0.0 }
+        if w > 0.0 {
+            self.sim_time.as_secs_f64() / w
+        } else {
+            0.0
+        }
     }
 }
 
 fn source_location(span: &Span) -> SourceLocation<'_> {
     SourceLocation {
-        file: span.file.as_ref().map(|f| RStr::from_str(f.to_str().unwrap_or(""))).unwrap_or(RStr::from_str("")),
+        file: span
+            .file
+            .as_ref()
+            .map(|f| RStr::from_str(f.to_str().unwrap_or("")))
+            .unwrap_or(RStr::from_str("")),
         line: span.line,
         column: span.column,
     }
@@ -533,7 +603,10 @@ fn resolve_model<'a>(
     let model_id = physics.entity_id(&scoped_model).unwrap_or(EntityId::NONE);
     let model_ns = format!(
         "/model/{}",
-        path.iter().map(|p| crate::transport::sanitize_topic_part(p)).collect::<Vec<_>>().join("/model/")
+        path.iter()
+            .map(|p| crate::transport::sanitize_topic_part(p))
+            .collect::<Vec<_>>()
+            .join("/model/")
     );
     for link in &model.links {
         let scoped_link = format!("{scoped_model}::{}", link.name);
@@ -548,12 +621,16 @@ fn resolve_model<'a>(
                         pending.problems.push(PluginProblem {
                             span: s.span.clone(),
                             subject: format!("sensor `{scoped}` (type `{}`)", s.sensor_type),
-                            message: format!("{e}; fix <topic> or remove it to use the default name"),
+                            message: format!(
+                                "{e}; fix <topic> or remove it to use the default name"
+                            ),
                         });
                         continue;
                     }
                 },
-                None => default_sensor_topic(&world.name, &path, &link.name, &s.name, &s.sensor_type),
+                None => {
+                    default_sensor_topic(&world.name, &path, &link.name, &s.name, &s.sensor_type)
+                }
             };
             let trigger_topic = match &s.trigger_topic {
                 Some(t) => match validate_topic(t) {
@@ -597,12 +674,23 @@ fn resolve_model<'a>(
                 }),
             }
             for p in &s.plugins {
-                resolve_system(registry, physics, p, entity, &scoped, &model_ns, options, pending);
+                resolve_system(
+                    registry, physics, p, entity, &scoped, &model_ns, options, pending,
+                );
             }
         }
     }
     for p in &model.plugins {
-        resolve_system(registry, physics, p, model_id, &scoped_model, &model_ns, options, pending);
+        resolve_system(
+            registry,
+            physics,
+            p,
+            model_id,
+            &scoped_model,
+            &model_ns,
+            options,
+            pending,
+        );
     }
     for nested in &model.models {
         resolve_model(registry, physics, world, nested, &path, options, pending);
@@ -613,7 +701,11 @@ fn no_sensor_library(registry: &Registry, sensor_type: &str) -> String {
     let served = registry.served_sensor_types();
     let mut m = format!(
         "no plugin library serves sensor type `{sensor_type}`; types served: {}; plugin search path: [{}]",
-        if served.is_empty() { "none".to_string() } else { served.join(", ") },
+        if served.is_empty() {
+            "none".to_string()
+        } else {
+            served.join(", ")
+        },
         registry.search_path
     );
     if !registry.refused.is_empty() {

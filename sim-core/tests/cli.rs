@@ -55,7 +55,8 @@ fn echo_prints_imu_json_lines() {
         assert_eq!(l["type"], "IMU");
         assert_eq!(l["header"]["seq"], i as u64);
         assert_eq!(l["header"]["frame_id"], "box::body::imu");
-        let ns = l["header"]["stamp"]["sec"].as_i64().unwrap() * 1_000_000_000 + l["header"]["stamp"]["nsec"].as_i64().unwrap();
+        let ns = l["header"]["stamp"]["sec"].as_i64().unwrap() * 1_000_000_000
+            + l["header"]["stamp"]["nsec"].as_i64().unwrap();
         assert_eq!(ns, i as i64 * 10_000_000);
     }
     // Falling at first (about 0), resting at the end (about +9.8 on z).
@@ -69,15 +70,31 @@ fn echo_prints_imu_json_lines() {
 
 #[test]
 fn plugins_lists_libraries_factories_and_refusals() {
-    let dir = stage(&["simcore_plugin_imu", "simcore_fixture_foreign", "simcore_fixture_testkit"]);
+    let dir = stage(&[
+        "simcore_plugin_imu",
+        "simcore_fixture_foreign",
+        "simcore_fixture_testkit",
+    ]);
     let o = simcore(&["plugins", "--plugin-path", dir.path().to_str().unwrap()]);
     assert!(o.status.success());
     let out = stdout(&o);
     assert!(out.contains(&lib_file("simcore_plugin_imu")), "{out}");
-    assert!(out.contains("sensor imu") && out.contains("sensor types imu"), "{out}");
-    assert!(out.contains("system pusher") && out.contains("simcore::fixtures::Pusher"), "{out}");
-    assert!(out.contains(&format!("(ABI {})", sim_core::plugins::env_api_version())), "{out}");
-    assert!(out.contains("refused:") && out.contains("not a simcore plugin"), "{out}");
+    assert!(
+        out.contains("sensor imu") && out.contains("sensor types imu"),
+        "{out}"
+    );
+    assert!(
+        out.contains("system pusher") && out.contains("simcore::fixtures::Pusher"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("(ABI {})", sim_core::plugins::env_api_version())),
+        "{out}"
+    );
+    assert!(
+        out.contains("refused:") && out.contains("not a simcore plugin"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -88,7 +105,11 @@ fn bad_input_exits_2_naming_the_file() {
 
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("broken.sdf");
-    std::fs::write(&bad, "<sdf version=\"1.9\">\n  <world name=\"w\">\n    <model name=\"m\">\n  </world>\n</sdf>\n").unwrap();
+    std::fs::write(
+        &bad,
+        "<sdf version=\"1.9\">\n  <world name=\"w\">\n    <model name=\"m\">\n  </world>\n</sdf>\n",
+    )
+    .unwrap();
     let o = simcore(&["run", bad.to_str().unwrap(), "--duration", "0.1"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
@@ -101,8 +122,23 @@ fn unserved_sensor_type_exits_2() {
     let dir = stage(&["simcore_plugin_imu"]);
     let tmp = tempfile::tempdir().unwrap();
     let w = tmp.path().join("w.sdf");
-    std::fs::write(&w, world(&box_model("box", 1.0, r#"<sensor name="x" type="sonar_x"/>"#))).unwrap();
-    let o = simcore(&["run", w.to_str().unwrap(), "--duration", "0.1", "--plugin-path", dir.path().to_str().unwrap()]);
+    std::fs::write(
+        &w,
+        world(&box_model(
+            "box",
+            1.0,
+            r#"<sensor name="x" type="sonar_x"/>"#,
+        )),
+    )
+    .unwrap();
+    let o = simcore(&[
+        "run",
+        w.to_str().unwrap(),
+        "--duration",
+        "0.1",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(e.contains("w.sdf:") && e.contains("sonar_x"), "{e}");
@@ -132,9 +168,16 @@ fn a_panicking_plugin_exits_1_after_completing_the_run() {
         dir.path().to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert_eq!(json_lines(&stdout(&o)).len(), 10, "the IMU published through the whole run");
+    assert_eq!(
+        json_lines(&stdout(&o)).len(),
+        10,
+        "the IMU published through the whole run"
+    );
     let e = stderr(&o);
-    assert!(e.contains("1000 steps") && e.contains("disabled") && e.contains("fixture panic"), "{e}");
+    assert!(
+        e.contains("1000 steps") && e.contains("disabled") && e.contains("fixture panic"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -9,7 +9,11 @@ use sim_plugin_api::Payload;
 const TOPIC: &str = "/world/test/model/box/link/body/sensor/s/imu";
 
 fn noise(stddev: f64) -> String {
-    let axis = |a: &str| format!("<{a}><noise type=\"gaussian\"><mean>0</mean><stddev>{stddev}</stddev></noise></{a}>");
+    let axis = |a: &str| {
+        format!(
+            "<{a}><noise type=\"gaussian\"><mean>0</mean><stddev>{stddev}</stddev></noise></{a}>"
+        )
+    };
     format!(
         "<imu><angular_velocity>{}{}{}</angular_velocity><linear_acceleration>{}{}{}</linear_acceleration></imu>",
         axis("x"),
@@ -24,7 +28,12 @@ fn noise(stddev: f64) -> String {
 #[test]
 fn at_rest_on_the_ground_reads_plus_g() {
     let dir = stage(&["simcore_plugin_imu"]);
-    let mut sim = sim_from(&world(&box_model("box", 0.1, &imu("s", 100.0, ""))), dir.path(), 0, 1);
+    let mut sim = sim_from(
+        &world(&box_model("box", 0.1, &imu("s", 100.0, ""))),
+        dir.path(),
+        0,
+        1,
+    );
     let sub = sim.bus_mut().subscribe(TOPIC, 10_000);
     for _ in 0..2000 {
         sim.step();
@@ -43,7 +52,12 @@ fn at_rest_on_the_ground_reads_plus_g() {
 #[test]
 fn in_free_fall_reads_about_zero() {
     let dir = stage(&["simcore_plugin_imu"]);
-    let mut sim = sim_from(&world(&box_model("box", 50.0, &imu("s", 0.0, ""))), dir.path(), 0, 1);
+    let mut sim = sim_from(
+        &world(&box_model("box", 50.0, &imu("s", 0.0, ""))),
+        dir.path(),
+        0,
+        1,
+    );
     let sub = sim.bus_mut().subscribe(TOPIC, 10_000);
     for _ in 0..500 {
         sim.step();
@@ -62,12 +76,21 @@ fn in_free_fall_reads_about_zero() {
 fn noise_statistics_within_k_sigma() {
     let dir = stage(&["simcore_plugin_imu"]);
     let sigma = 0.05;
-    let mut sim = sim_from(&world(&box_model("box", 0.1, &imu("s", 0.0, &noise(sigma)))), dir.path(), 42, 1);
+    let mut sim = sim_from(
+        &world(&box_model("box", 0.1, &imu("s", 0.0, &noise(sigma)))),
+        dir.path(),
+        42,
+        1,
+    );
     let sub = sim.bus_mut().subscribe(TOPIC, 100_000);
     for _ in 0..5000 {
         sim.step();
     }
-    let z: Vec<f64> = collect(&sub).iter().filter(|x| x.0 >= 1_000_000_000).map(|x| imu_accel(&x.2).z).collect();
+    let z: Vec<f64> = collect(&sub)
+        .iter()
+        .filter(|x| x.0 >= 1_000_000_000)
+        .map(|x| imu_accel(&x.2).z)
+        .collect();
     let n = z.len() as f64;
     let mean = z.iter().sum::<f64>() / n;
     let sd = (z.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
@@ -78,15 +101,26 @@ fn noise_statistics_within_k_sigma() {
 
 fn transcript(seed: u64, threads: usize) -> Vec<String> {
     let dir = stage(&["simcore_plugin_imu"]);
-    let sensors = format!("{}{}", imu("s", 0.0, &noise(0.1)), imu("t", 250.0, &noise(0.3)));
-    let models = format!("{}{}", box_model("box", 1.0, &sensors), box_model("other", 3.0, &imu("s", 100.0, &noise(0.2))));
+    let sensors = format!(
+        "{}{}",
+        imu("s", 0.0, &noise(0.1)),
+        imu("t", 250.0, &noise(0.3))
+    );
+    let models = format!(
+        "{}{}",
+        box_model("box", 1.0, &sensors),
+        box_model("other", 3.0, &imu("s", 100.0, &noise(0.2)))
+    );
     let mut sim = sim_from(&world(&models), dir.path(), seed, threads);
     let topics = [
         TOPIC.to_string(),
         "/world/test/model/box/link/body/sensor/t/imu".into(),
         "/world/test/model/other/link/body/sensor/s/imu".into(),
     ];
-    let subs: Vec<_> = topics.iter().map(|t| sim.bus_mut().subscribe(t, 100_000)).collect();
+    let subs: Vec<_> = topics
+        .iter()
+        .map(|t| sim.bus_mut().subscribe(t, 100_000))
+        .collect();
     for _ in 0..1500 {
         sim.step();
     }
@@ -113,7 +147,12 @@ fn one_and_two_worker_threads_give_identical_output() {
 #[test]
 fn messages_carry_header_and_entity_name() {
     let dir = stage(&["simcore_plugin_imu"]);
-    let mut sim = sim_from(&world(&box_model("box", 0.1, &imu("s", 100.0, ""))), dir.path(), 0, 1);
+    let mut sim = sim_from(
+        &world(&box_model("box", 0.1, &imu("s", 100.0, ""))),
+        dir.path(),
+        0,
+        1,
+    );
     let sub = sim.bus_mut().subscribe(TOPIC, 100);
     for _ in 0..30 {
         sim.step();

@@ -25,10 +25,18 @@ fn real_imu_library_loads_with_its_factory() {
 
 #[test]
 fn foreign_and_wrong_major_libraries_are_refused_with_reasons() {
-    let dir = stage(&["simcore_fixture_foreign", "simcore_fixture_wrong_major", "simcore_plugin_imu"]);
+    let dir = stage(&[
+        "simcore_fixture_foreign",
+        "simcore_fixture_wrong_major",
+        "simcore_plugin_imu",
+    ]);
     std::fs::write(dir.path().join(lib_file("not_even_elf")), b"plain text").unwrap();
     let reg = registry_in(dir.path());
-    assert_eq!(reg.libraries.len(), 1, "the IMU still loads beside refused libraries");
+    assert_eq!(
+        reg.libraries.len(),
+        1,
+        "the IMU still loads beside refused libraries"
+    );
     let reason = |name: &str| {
         reg.refused
             .iter()
@@ -40,11 +48,18 @@ fn foreign_and_wrong_major_libraries_are_refused_with_reasons() {
     let foreign = reason("simcore_fixture_foreign");
     assert!(foreign.contains("not a simcore plugin"), "{foreign}");
     let major = reason("simcore_fixture_wrong_major");
-    assert!(major.contains("2.0.0") && major.contains("ABI 1.x"), "{major}");
+    assert!(
+        major.contains("2.0.0") && major.contains("ABI 1.x"),
+        "{major}"
+    );
     let garbage = reason("not_even_elf");
     assert!(garbage.contains("cannot be opened"), "{garbage}");
     for r in &reg.refused {
-        assert!(!r.reason.contains('\n'), "reasons are one line: {}", r.reason);
+        assert!(
+            !r.reason.contains('\n'),
+            "reasons are one line: {}",
+            r.reason
+        );
     }
 }
 
@@ -57,17 +72,30 @@ fn a_panicking_sensor_is_disabled_and_the_run_goes_on() {
         imu("s", 100.0, "")
     );
     let mut sim = sim_from(&world(&box_model("box", 0.1, &sensors)), dir.path(), 0, 2);
-    let bad = sim.bus_mut().subscribe("/world/test/model/box/link/body/sensor/bad/fixture_panic", 100);
-    let good = sim.bus_mut().subscribe("/world/test/model/box/link/body/sensor/s/imu", 1000);
+    let bad = sim.bus_mut().subscribe(
+        "/world/test/model/box/link/body/sensor/bad/fixture_panic",
+        100,
+    );
+    let good = sim
+        .bus_mut()
+        .subscribe("/world/test/model/box/link/body/sensor/s/imu", 1000);
     for _ in 0..500 {
         sim.step();
     }
-    assert_eq!(bad.drain().len(), 3, "the data published before the panic survives");
+    assert_eq!(
+        bad.drain().len(),
+        3,
+        "the data published before the panic survives"
+    );
     assert_eq!(good.drain().len(), 50, "the other sensor keeps publishing");
     let f = sim.failures();
     assert_eq!(f.len(), 1);
     assert!(f[0].subject.contains("box::body::bad"));
-    assert!(f[0].error.contains("fixture panic at update 3"), "{}", f[0].error);
+    assert!(
+        f[0].error.contains("fixture panic at update 3"),
+        "{}",
+        f[0].error
+    );
     assert_eq!(f[0].time.nanos, 30_000_000);
 }
 
@@ -86,8 +114,12 @@ fn a_system_plugin_commands_and_publishes() {
     let mut sim = sim_from(&world(model), dir.path(), 0, 1);
     let poses = sim.bus_mut().subscribe("/model/cart/pose", 10_000);
     let cmd = sim.bus_mut().intern("/model/cart/cmd_vel");
-    let twist = sim_plugin_api::Twist { linear: sim_plugin_api::Vec3::new(1.0, 0.0, 0.0), ..Default::default() };
-    sim.bus_mut().publish(cmd, sim_plugin_api::Message::new("", Payload::Twist(twist)));
+    let twist = sim_plugin_api::Twist {
+        linear: sim_plugin_api::Vec3::new(1.0, 0.0, 0.0),
+        ..Default::default()
+    };
+    sim.bus_mut()
+        .publish(cmd, sim_plugin_api::Message::new("", Payload::Twist(twist)));
     for _ in 0..1000 {
         sim.step();
     }
@@ -96,7 +128,11 @@ fn a_system_plugin_commands_and_publishes() {
     match p.last().unwrap().message.payload.as_enum() {
         Ok(Payload::Pose(np)) => {
             assert_eq!(np.name.as_str(), "cart");
-            assert!((np.pose.position.x - 1.0).abs() < 1e-3, "moved {:?}", np.pose.position);
+            assert!(
+                (np.pose.position.x - 1.0).abs() < 1e-3,
+                "moved {:?}",
+                np.pose.position
+            );
             assert!((np.pose.position.z - 5.0).abs() < 1e-6);
         }
         other => panic!("{other:?}"),
@@ -116,7 +152,9 @@ fn load_problems(sdf: &str, dir: &std::path::Path) -> Vec<String> {
 fn world_files_cannot_name_libraries_outside_the_search_path() {
     let dir = stage(&["simcore_fixture_testkit"]);
     let plugin = |f: &str| {
-        format!(r#"<model name="m"><link name="l"/><plugin filename="{f}" name="simcore::fixtures::Pusher"/></model>"#)
+        format!(
+            r#"<model name="m"><link name="l"/><plugin filename="{f}" name="simcore::fixtures::Pusher"/></model>"#
+        )
     };
     for evil in ["../evil", "/tmp/libevil.so", "sub/dir/libx.so"] {
         let p = load_problems(&world(&plugin(evil)), dir.path());
@@ -124,7 +162,11 @@ fn world_files_cannot_name_libraries_outside_the_search_path() {
         assert!(p[0].contains("is not allowed"), "{}", p[0]);
     }
     let p = load_problems(&world(&plugin("no_such_library")), dir.path());
-    assert!(p[0].contains("no plugin library `no_such_library`"), "{}", p[0]);
+    assert!(
+        p[0].contains("no plugin library `no_such_library`"),
+        "{}",
+        p[0]
+    );
 }
 
 #[test]
@@ -138,8 +180,20 @@ fn all_plugin_problems_are_reported_together() {
     );
     let p = load_problems(&world(&box_model("box", 1.0, &sensors)), dir.path());
     assert_eq!(p.len(), 3, "{p:#?}");
-    assert!(p[0].contains("no plugin library serves sensor type `sonar_x`") && p[0].contains("imu"), "{}", p[0]);
-    assert!(p[0].contains("refused libraries") && p[0].contains("2.0.0"), "{}", p[0]);
+    assert!(
+        p[0].contains("no plugin library serves sensor type `sonar_x`") && p[0].contains("imu"),
+        "{}",
+        p[0]
+    );
+    assert!(
+        p[0].contains("refused libraries") && p[0].contains("2.0.0"),
+        "{}",
+        p[0]
+    );
     assert!(p[1].contains("invalid topic name"), "{}", p[1]);
-    assert!(p[2].contains("box::body::bad_noise") && p[2].contains("pink"), "{}", p[2]);
+    assert!(
+        p[2].contains("box::body::bad_noise") && p[2].contains("pink"),
+        "{}",
+        p[2]
+    );
 }

@@ -10,7 +10,12 @@ const IMU_TOPIC: &str = "/world/test/model/box/link/body/sensor/s/imu";
 
 fn updates_in_one_second(rate: f64) -> Vec<(i64, u64, Payload)> {
     let dir = stage(&["simcore_plugin_imu"]);
-    let mut sim = sim_from(&world(&box_model("box", 0.1, &imu("s", rate, ""))), dir.path(), 0, 1);
+    let mut sim = sim_from(
+        &world(&box_model("box", 0.1, &imu("s", rate, ""))),
+        dir.path(),
+        0,
+        1,
+    );
     let sub = sim.bus_mut().subscribe(IMU_TOPIC, 10_000);
     for _ in 0..1000 {
         sim.step();
@@ -54,7 +59,10 @@ fn inactive_sensor_never_updates_but_a_forced_update_runs() {
         sim.step();
     }
     assert!(collect(&sub).is_empty(), "an inactive sensor published");
-    let id = sim.physics().entity_id("box::body::s").expect("sensor entity");
+    let id = sim
+        .physics()
+        .entity_id("box::body::s")
+        .expect("sensor entity");
     assert!(sim.sensors_mut().force_update(id));
     sim.step();
     sim.step();
@@ -72,18 +80,27 @@ fn triggered_sensor_updates_only_after_a_trigger_message() {
     for _ in 0..50 {
         sim.step();
     }
-    assert!(collect(&sub).is_empty(), "a triggered sensor updated without a trigger");
+    assert!(
+        collect(&sub).is_empty(),
+        "a triggered sensor updated without a trigger"
+    );
     let trigger = sim.bus_mut().intern(&format!("{IMU_TOPIC}/trigger"));
-    sim.bus_mut().publish(trigger.clone(), Message::new("", Payload::Boolean(true)));
+    sim.bus_mut()
+        .publish(trigger.clone(), Message::new("", Payload::Boolean(true)));
     for _ in 0..50 {
         sim.step();
     }
     let u = collect(&sub);
     assert_eq!(u.len(), 1, "one trigger, one update");
-    assert_eq!(u[0].0, 50_000_000, "it updates at the first step after the trigger");
+    assert_eq!(
+        u[0].0, 50_000_000,
+        "it updates at the first step after the trigger"
+    );
     // Two triggers before one step still give one update.
-    sim.bus_mut().publish(trigger.clone(), Message::new("", Payload::Boolean(true)));
-    sim.bus_mut().publish(trigger, Message::new("", Payload::Boolean(true)));
+    sim.bus_mut()
+        .publish(trigger.clone(), Message::new("", Payload::Boolean(true)));
+    sim.bus_mut()
+        .publish(trigger, Message::new("", Payload::Boolean(true)));
     sim.step();
     sim.step();
     assert_eq!(collect(&sub).len(), 1);
@@ -99,19 +116,28 @@ fn frame_id_topic_and_metrics() {
     );
     let mut sim = sim_from(&world(&box_model("box", 0.1, &sensor)), dir.path(), 0, 1);
     let sub = sim.bus_mut().subscribe("/custom/imu", 100);
-    let metrics = sim.bus_mut().subscribe("/custom/imu/performance_metrics", 100);
+    let metrics = sim
+        .bus_mut()
+        .subscribe("/custom/imu/performance_metrics", 100);
     for _ in 0..100 {
         sim.step();
     }
     let msgs = sub.drain();
     assert_eq!(msgs.len(), 10);
-    assert!(msgs.iter().all(|m| m.message.header.frame_id.as_str() == "imu_frame"));
+    assert!(
+        msgs.iter()
+            .all(|m| m.message.header.frame_id.as_str() == "imu_frame")
+    );
     let m = metrics.drain();
     assert_eq!(m.len(), 10);
     match m[5].message.payload.as_enum() {
         Ok(Payload::SensorMetrics(s)) => {
             assert_eq!(s.nominal_update_rate, 100.0);
-            assert!((s.sim_update_rate - 100.0).abs() < 1e-9, "{}", s.sim_update_rate);
+            assert!(
+                (s.sim_update_rate - 100.0).abs() < 1e-9,
+                "{}",
+                s.sim_update_rate
+            );
             assert!(s.real_update_rate > 0.0);
         }
         other => panic!("{other:?}"),
@@ -121,7 +147,8 @@ fn frame_id_topic_and_metrics() {
 #[test]
 fn default_frame_id_is_the_scoped_name_and_dt_is_passed() {
     let dir = stage(&["simcore_fixture_testkit"]);
-    let sensor = r#"<sensor name="count" type="fixture_counter"><update_rate>20</update_rate></sensor>"#;
+    let sensor =
+        r#"<sensor name="count" type="fixture_counter"><update_rate>20</update_rate></sensor>"#;
     let mut sim = sim_from(&world(&box_model("box", 0.1, sensor)), dir.path(), 0, 1);
     let base = "/world/test/model/box/link/body/sensor/count/fixture_counter";
     let counts = sim.bus_mut().subscribe(base, 100);
@@ -131,7 +158,10 @@ fn default_frame_id_is_the_scoped_name_and_dt_is_passed() {
     }
     let c = counts.drain();
     assert_eq!(c.len(), 4);
-    assert!(c.iter().all(|m| m.message.header.frame_id.as_str() == "box::body::count"));
+    assert!(
+        c.iter()
+            .all(|m| m.message.header.frame_id.as_str() == "box::body::count")
+    );
     let d: Vec<f64> = dts
         .drain()
         .iter()
@@ -142,5 +172,8 @@ fn default_frame_id_is_the_scoped_name_and_dt_is_passed() {
         .collect();
     assert_eq!(d, vec![0.0, 0.05, 0.05, 0.05]);
     // Each output topic has its own sequence.
-    assert_eq!(c.iter().map(|m| m.message.header.seq).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    assert_eq!(
+        c.iter().map(|m| m.message.header.seq).collect::<Vec<_>>(),
+        vec![0, 1, 2, 3]
+    );
 }

@@ -31,13 +31,23 @@ pub fn module(
     ) -> RResult<SystemBox, PluginError>,
     extension: extern "C" fn(RStr<'_>) -> ROption<Extension<'static>>,
 ) -> PluginModule_Ref {
-    PluginModule { factories, create_sensor, create_system, extension }.leak_into_prefix()
+    PluginModule {
+        factories,
+        create_sensor,
+        create_system,
+        extension,
+    }
+    .leak_into_prefix()
 }
 
 /// The error for a factory name the library does not have.
 pub fn unknown_factory<T>(factory: RStr<'_>, kind: PluginKind) -> RResult<T, PluginError> {
     RResult::RErr(PluginError::new(
         crate::ErrorCode::UNKNOWN_FACTORY,
-        format!("this library has no {} factory named `{}`", kind.name(), factory),
+        format!(
+            "this library has no {} factory named `{}`",
+            kind.name(),
+            factory
+        ),
     ))
 }

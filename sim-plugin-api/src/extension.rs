@@ -21,7 +21,9 @@
 //! methods to an extension trait and older plugins keep working; a plugin newer than the
 //! engine simply gets `None` and can fall back.
 
-use abi_stable::{RRef, StableAbi, abi_stability::check_layout_compatibility, type_layout::TypeLayout};
+use abi_stable::{
+    RRef, StableAbi, abi_stability::check_layout_compatibility, type_layout::TypeLayout,
+};
 
 /// A type-checked, borrowed object handed across the boundary by name.
 #[repr(C)]
@@ -40,13 +42,18 @@ impl<'a> Extension<'a> {
         // the requested type's layout is compatible with `T::LAYOUT`.
         #[allow(unsafe_code)]
         let object = unsafe { object.transmute::<()>() };
-        Extension { layout: T::LAYOUT, object }
+        Extension {
+            layout: T::LAYOUT,
+            object,
+        }
     }
 
     /// The object as a `T`, if `T` (as the caller was compiled) is layout-compatible with
     /// what the provider built. `None` when the versions do not fit.
     pub fn get<T: StableAbi>(self) -> Option<&'a T> {
-        check_layout_compatibility(T::LAYOUT, self.layout).into_result().ok()?;
+        check_layout_compatibility(T::LAYOUT, self.layout)
+            .into_result()
+            .ok()?;
         // SAFETY: abi_stable's layout check above guarantees that a `T` as the caller sees it
         // is a valid prefix-compatible view of the object the provider wrapped in `new`.
         #[allow(unsafe_code)]
@@ -57,7 +64,9 @@ impl<'a> Extension<'a> {
 
 impl core::fmt::Debug for Extension<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Extension").field("type", &self.layout.full_type().to_string()).finish()
+        f.debug_struct("Extension")
+            .field("type", &self.layout.full_type().to_string())
+            .finish()
     }
 }
 
@@ -95,12 +104,17 @@ mod tests {
         let c = Counter { value: 7 };
         let ext = Extension::new(&c);
         assert_eq!(ext.get::<Counter>().map(|c| c.value), Some(7));
-        assert!(ext.get::<Other>().is_none(), "an incompatible type must be refused");
+        assert!(
+            ext.get::<Other>().is_none(),
+            "an incompatible type must be refused"
+        );
 
         let hello = Hello;
         let obj: Greeter_TO<'_, RRef<'_, ()>> = Greeter_TO::from_ptr(RRef::new(&hello), TD_Opaque);
         let ext = Extension::new(&obj);
-        let back = ext.get::<Greeter_TO<'_, RRef<'_, ()>>>().expect("same trait");
+        let back = ext
+            .get::<Greeter_TO<'_, RRef<'_, ()>>>()
+            .expect("same trait");
         assert_eq!(back.greet(), 42);
         assert!(ext.get::<Counter>().is_none());
     }

@@ -118,6 +118,8 @@
 // abi_stable's `#[derive(StableAbi)]` and `#[sabi_trait]` expand to `unsafe impl`s and
 // unsafe vtable shims, so the modules that use them allow `unsafe_code`. The only
 // hand-written unsafe code is in `extension` and the export macro, each with a SAFETY note.
+#[doc(hidden)]
+pub mod __private;
 pub mod export;
 #[allow(unsafe_code)]
 mod extension;
@@ -129,8 +131,6 @@ mod messages;
 pub mod noise;
 #[allow(unsafe_code)]
 mod plugin;
-#[doc(hidden)]
-pub mod __private;
 pub mod testing;
 #[allow(unsafe_code)]
 mod types;
@@ -152,11 +152,17 @@ pub const ABI_MAJOR: u32 = 1;
 mod tests {
     #[test]
     fn root_module_symbol_matches_abi_stable() {
-        assert_eq!(crate::__root_module_symbol!(), abi_stable::library::ROOT_MODULE_LOADER_NAME);
+        assert_eq!(
+            crate::__root_module_symbol!(),
+            abi_stable::library::ROOT_MODULE_LOADER_NAME
+        );
     }
 
     #[test]
     fn abi_major_matches_crate_version() {
-        assert_eq!(env!("CARGO_PKG_VERSION_MAJOR"), crate::ABI_MAJOR.to_string());
+        assert_eq!(
+            env!("CARGO_PKG_VERSION_MAJOR"),
+            crate::ABI_MAJOR.to_string()
+        );
     }
 }

@@ -103,7 +103,12 @@ impl Default for Quat {
 
 impl Quat {
     /// The identity rotation.
-    pub const IDENTITY: Quat = Quat { x: 0.0, y: 0.0, z: 0.0, w: 1.0 };
+    pub const IDENTITY: Quat = Quat {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+        w: 1.0,
+    };
 
     /// Builds a quaternion from its components (not normalised).
     pub const fn new(x: f64, y: f64, z: f64, w: f64) -> Self {
@@ -201,11 +206,17 @@ pub struct Pose {
 
 impl Pose {
     /// The identity transform.
-    pub const IDENTITY: Pose = Pose { position: Vec3::ZERO, orientation: Quat::IDENTITY };
+    pub const IDENTITY: Pose = Pose {
+        position: Vec3::ZERO,
+        orientation: Quat::IDENTITY,
+    };
 
     /// Builds a pose from a position and an orientation.
     pub const fn new(position: Vec3, orientation: Quat) -> Self {
-        Pose { position, orientation }
+        Pose {
+            position,
+            orientation,
+        }
     }
 
     /// Builds a pose from SDF's six numbers `x y z roll pitch yaw`.
@@ -224,7 +235,10 @@ impl Pose {
     /// The inverse transform.
     pub fn inverse(self) -> Pose {
         let inv = self.orientation.inverse();
-        Pose { position: -inv.rotate(self.position), orientation: inv }
+        Pose {
+            position: -inv.rotate(self.position),
+            orientation: inv,
+        }
     }
 
     /// Maps a point given in this frame into the parent frame.
@@ -247,7 +261,10 @@ mod tests {
         let (r, p, y) = q.to_rpy();
         assert!((r - 0.1).abs() < 1e-12 && (p + 0.4).abs() < 1e-12 && (y - 2.0).abs() < 1e-12);
         let yaw90 = Quat::from_rpy(0.0, 0.0, core::f64::consts::FRAC_PI_2);
-        assert!(close(yaw90.rotate(Vec3::new(1.0, 0.0, 0.0)), Vec3::new(0.0, 1.0, 0.0)));
+        assert!(close(
+            yaw90.rotate(Vec3::new(1.0, 0.0, 0.0)),
+            Vec3::new(0.0, 1.0, 0.0)
+        ));
     }
 
     #[test]
@@ -258,6 +275,9 @@ mod tests {
         let back = a.inverse().compose(ab);
         assert!(close(back.position, b.position));
         let p = Vec3::new(0.3, -0.7, 2.0);
-        assert!(close(ab.transform_point(p), a.transform_point(b.transform_point(p))));
+        assert!(close(
+            ab.transform_point(p),
+            a.transform_point(b.transform_point(p))
+        ));
     }
 }

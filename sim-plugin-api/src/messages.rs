@@ -45,7 +45,11 @@ pub struct Message {
 impl Message {
     /// A message with an empty header (the engine stamps sensor outputs).
     pub fn new(topic: impl Into<RString>, payload: Payload) -> Self {
-        Message { topic: topic.into(), header: Header::default(), payload: Payload_NE::new(payload) }
+        Message {
+            topic: topic.into(),
+            header: Header::default(),
+            payload: Payload_NE::new(payload),
+        }
     }
 }
 

@@ -58,7 +58,10 @@ impl NoiseParams {
 
 /// Derives the seed of stream `stream` of a sensor whose seed is `seed` (SplitMix64 mix).
 pub fn stream_seed(seed: u64, stream: u64) -> u64 {
-    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(0x632B_E59B_D9B4_E019);
+    let mut z = seed
+        ^ stream
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(0x632B_E59B_D9B4_E019);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -108,7 +111,9 @@ impl GaussianNoise {
         }
         let white = if p.stddev > 0.0 {
             // Normal::new only fails for a non-finite or negative deviation, excluded above.
-            Normal::new(p.mean, p.stddev).map(|n| n.sample(&mut self.rng)).unwrap_or(p.mean)
+            Normal::new(p.mean, p.stddev)
+                .map(|n| n.sample(&mut self.rng))
+                .unwrap_or(p.mean)
         } else {
             p.mean
         };
@@ -137,7 +142,12 @@ mod tests {
     use super::*;
 
     fn gaussian(mean: f64, stddev: f64) -> NoiseParams {
-        NoiseParams { kind: NoiseKind::Gaussian, mean, stddev, ..Default::default() }
+        NoiseParams {
+            kind: NoiseKind::Gaussian,
+            mean,
+            stddev,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -160,17 +170,31 @@ mod tests {
         let vc: Vec<f64> = (0..10).map(|_| c.apply(0.0, 0.0)).collect();
         assert_eq!(va, vb);
         assert_ne!(va, vc);
-        let mut none = GaussianNoise::new(NoiseParams { stddev: 5.0, ..Default::default() }, 1);
+        let mut none = GaussianNoise::new(
+            NoiseParams {
+                stddev: 5.0,
+                ..Default::default()
+            },
+            1,
+        );
         assert_eq!(none.apply(2.0, 1.0), 2.0);
     }
 
     #[test]
     fn bias_sign_and_precision() {
-        let p = NoiseParams { kind: NoiseKind::Gaussian, bias_mean: 0.3, ..Default::default() };
+        let p = NoiseParams {
+            kind: NoiseKind::Gaussian,
+            bias_mean: 0.3,
+            ..Default::default()
+        };
         let biases: Vec<f64> = (0..200).map(|s| GaussianNoise::new(p, s).bias()).collect();
         assert!(biases.iter().all(|b| b.abs() == 0.3));
         assert!(biases.iter().any(|b| *b > 0.0) && biases.iter().any(|b| *b < 0.0));
-        let q = NoiseParams { kind: NoiseKind::Gaussian, precision: 0.25, ..Default::default() };
+        let q = NoiseParams {
+            kind: NoiseKind::Gaussian,
+            precision: 0.25,
+            ..Default::default()
+        };
         assert_eq!(GaussianNoise::new(q, 0).apply(1.1, 0.0), 1.0);
     }
 
@@ -194,6 +218,9 @@ mod tests {
         let sd = (values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / values.len() as f64).sqrt();
         // Gazebo's discretisation has the stationary deviation sigma_b * sqrt(tau / 2).
         let expected = 0.1 * (0.5f64).sqrt();
-        assert!((sd - expected).abs() < 0.01, "stationary stddev {sd}, expected {expected}");
+        assert!(
+            (sd - expected).abs() < 0.01,
+            "stationary stddev {sd}, expected {expected}"
+        );
     }
 }

@@ -283,7 +283,9 @@ pub trait Sensor: Send + 'static {
         _value: &str,
         _world: &WorldRef<'_>,
     ) -> Result<(), PluginError> {
-        Err(PluginError::unsupported(format!("this sensor has no run-time parameter `{key}`")))
+        Err(PluginError::unsupported(format!(
+            "this sensor has no run-time parameter `{key}`"
+        )))
     }
 
     /// Sim time went backwards: forget history (reference poses, noise state as needed).
@@ -335,7 +337,10 @@ pub trait System: Send + 'static {
         _world: &WorldRef<'_>,
         _commands: &mut CommandsMut<'_>,
     ) -> Result<Message, PluginError> {
-        Err(PluginError::new(ErrorCode::NOT_FOUND, format!("no service `{service}`")))
+        Err(PluginError::new(
+            ErrorCode::NOT_FOUND,
+            format!("no service `{service}`"),
+        ))
     }
     /// Sim time went backwards.
     fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
@@ -362,7 +367,10 @@ pub fn guard<T>(f: impl FnOnce() -> Result<T, PluginError>) -> RResult<T, Plugin
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic payload".to_string())
             });
-            RErr(PluginError::new(ErrorCode::PANIC, format!("plugin panicked: {message}")))
+            RErr(PluginError::new(
+                ErrorCode::PANIC,
+                format!("plugin panicked: {message}"),
+            ))
         }
     }
 }
@@ -423,7 +431,10 @@ impl<S: System> SystemAbi for GuardedSystem<S> {
         world: WorldRef<'_>,
         mut commands: CommandsMut<'_>,
     ) -> RResult<(), PluginError> {
-        guard(|| self.0.pre_step(ctx, inbox.as_slice(), &world, &mut commands))
+        guard(|| {
+            self.0
+                .pre_step(ctx, inbox.as_slice(), &world, &mut commands)
+        })
     }
     fn post_step(
         &mut self,
@@ -440,7 +451,10 @@ impl<S: System> SystemAbi for GuardedSystem<S> {
         world: WorldRef<'_>,
         mut commands: CommandsMut<'_>,
     ) -> RResult<Message, PluginError> {
-        guard(|| self.0.call(service.as_str(), request, &world, &mut commands))
+        guard(|| {
+            self.0
+                .call(service.as_str(), request, &world, &mut commands)
+        })
     }
     fn reset(&mut self, world: WorldRef<'_>) -> RResult<(), PluginError> {
         guard(|| self.0.reset(&world))

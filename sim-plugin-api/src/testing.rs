@@ -93,7 +93,12 @@ impl WorldView for StaticWorld {
                     *o = *s;
                     known += 1;
                 }
-                None => *o = KinematicState { pose: Pose::IDENTITY, ..Default::default() },
+                None => {
+                    *o = KinematicState {
+                        pose: Pose::IDENTITY,
+                        ..Default::default()
+                    }
+                }
             }
         }
         known
@@ -118,7 +123,10 @@ impl WorldView for StaticWorld {
         0
     }
     fn log(&self, level: LogLevel, message: RStr<'_>) {
-        self.logs.lock().unwrap_or_else(|e| e.into_inner()).push((level, message.to_string()));
+        self.logs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((level, message.to_string()));
     }
     fn extension(&self, _name: RStr<'_>) -> ROption<Extension<'_>> {
         ROption::RNone
@@ -148,7 +156,11 @@ pub fn sensor_config<'a>(
         update_rate: 0.0,
         seed: 0,
         sdf: sdf.into(),
-        source: SourceLocation { file: RStr::from_str(""), line: 0, column: 0 },
+        source: SourceLocation {
+            file: RStr::from_str(""),
+            line: 0,
+            column: 0,
+        },
     }
 }
 

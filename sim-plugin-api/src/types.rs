@@ -23,7 +23,9 @@ impl SimTime {
     }
     /// From seconds, rounded to the nearest nanosecond.
     pub fn from_secs_f64(secs: f64) -> Self {
-        SimTime { nanos: (secs * 1e9).round() as i64 }
+        SimTime {
+            nanos: (secs * 1e9).round() as i64,
+        }
     }
     /// As seconds.
     pub fn as_secs_f64(self) -> f64 {
@@ -31,7 +33,10 @@ impl SimTime {
     }
     /// Whole seconds and the nanoseconds within the second (for message stamps).
     pub fn to_sec_nsec(self) -> (i64, i32) {
-        (self.nanos.div_euclid(1_000_000_000), self.nanos.rem_euclid(1_000_000_000) as i32)
+        (
+            self.nanos.div_euclid(1_000_000_000),
+            self.nanos.rem_euclid(1_000_000_000) as i32,
+        )
     }
 }
 
@@ -169,7 +174,10 @@ pub struct PluginError {
 impl PluginError {
     /// An error with a code and a message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        PluginError { code, message: RString::from(message.into()) }
+        PluginError {
+            code,
+            message: RString::from(message.into()),
+        }
     }
     /// An [`ErrorCode::INVALID_CONFIG`] error.
     pub fn config(message: impl Into<String>) -> Self {

@@ -285,20 +285,34 @@ impl WorldRef<'_> {
     /// The motion of one entity (see [`WorldView::kinematics`]); `None` if the id is unknown.
     pub fn kinematics_of(&self, id: EntityId) -> Option<KinematicState> {
         let mut out = [KinematicState::default()];
-        let known = self.kinematics(RSlice::from_slice(&[id]), RSliceMut::from_mut_slice(&mut out));
+        let known = self.kinematics(
+            RSlice::from_slice(&[id]),
+            RSliceMut::from_mut_slice(&mut out),
+        );
         (known == 1).then_some(out[0])
     }
 
     /// The scoped name of an entity, if it exists.
     pub fn scoped_name_of(&self, id: EntityId) -> Option<String> {
-        self.entity_info(id).into_option().map(|i| i.scoped_name.to_string())
+        self.entity_info(id)
+            .into_option()
+            .map(|i| i.scoped_name.to_string())
     }
 
     /// Casts a batch of rays into a caller-owned buffer (resized to fit): the convenient form
     /// of [`WorldView::cast_rays`].
-    pub fn cast_ray_batch(&self, rays: &[Ray], options: &RayCastOptions, hits: &mut Vec<RayHit>) -> u32 {
+    pub fn cast_ray_batch(
+        &self,
+        rays: &[Ray],
+        options: &RayCastOptions,
+        hits: &mut Vec<RayHit>,
+    ) -> u32 {
         hits.resize(rays.len(), RayHit::MISS);
-        self.cast_rays(RSlice::from_slice(rays), options, RSliceMut::from_mut_slice(hits))
+        self.cast_rays(
+            RSlice::from_slice(rays),
+            options,
+            RSliceMut::from_mut_slice(hits),
+        )
     }
 
     /// Logs a message at `level`.

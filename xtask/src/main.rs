@@ -36,7 +36,10 @@ fn main() -> ExitCode {
 }
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask is inside the workspace")
+        .to_path_buf()
 }
 
 fn cargo() -> Command {
@@ -58,7 +61,9 @@ fn check(c: Command) -> Result<(), String> {
 }
 
 fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
 }
 
 fn run(args: &[String]) -> Result<u8, String> {
@@ -70,7 +75,9 @@ fn run(args: &[String]) -> Result<u8, String> {
     let mut build = cargo();
     build.args(["build", "--quiet"]);
     check(build)?;
-    let exe = target_dir().join("debug").join(format!("simcore{}", std::env::consts::EXE_SUFFIX));
+    let exe = target_dir()
+        .join("debug")
+        .join(format!("simcore{}", std::env::consts::EXE_SUFFIX));
     let mut c = Command::new(exe);
     c.arg("run").args(args);
     status(c)
@@ -90,7 +97,8 @@ fn bench(args: &[String]) -> Result<u8, String> {
     build.args(["build", "--release", "-p", "simcore-plugin-imu"]);
     check(build)?;
     let mut b = cargo();
-    b.args(["bench", "-p", "sim-benches", "--bench", "engine", "--"]).args(args);
+    b.args(["bench", "-p", "sim-benches", "--bench", "engine", "--"])
+        .args(args);
     b.env("SIMCORE_BENCH_PLUGIN_DIR", target_dir().join("release"));
     b.env("SIMCORE_BENCH_OUT", target_dir());
     status(b)
@@ -101,7 +109,14 @@ fn ci() -> Result<u8, String> {
     fmt.args(["fmt", "--all", "--", "--check"]);
     check(fmt)?;
     let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    clippy.args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]);
     check(clippy)?;
     test()
 }

@@ -66,8 +66,10 @@ pub enum ManifestError {
 impl Manifest {
     /// Reads a manifest; relative paths in it are resolved against its directory.
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ManifestError::Io { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let mut m: Manifest = toml::from_str(&text).map_err(|e| {
             let (line, column) = e
                 .span()
@@ -114,7 +116,11 @@ mod tests {
     fn reads_and_resolves_paths() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("run.toml");
-        std::fs::write(&p, "world = \"w.sdf\"\nseed = 3\nplugin_paths = [\"libs\"]\n").unwrap();
+        std::fs::write(
+            &p,
+            "world = \"w.sdf\"\nseed = 3\nplugin_paths = [\"libs\"]\n",
+        )
+        .unwrap();
         let m = Manifest::load(&p).unwrap();
         assert_eq!(m.world, Some(dir.path().join("w.sdf")));
         assert_eq!(m.seed, Some(3));

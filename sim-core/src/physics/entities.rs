@@ -86,7 +86,10 @@ impl Entities {
     }
 
     pub fn by_name(&self, scoped: &str) -> Option<EntityId> {
-        self.by_name.get(scoped).copied().filter(|id| self.get(*id).is_some())
+        self.by_name
+            .get(scoped)
+            .copied()
+            .filter(|id| self.get(*id).is_some())
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (EntityId, &Entity)> {

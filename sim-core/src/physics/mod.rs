@@ -122,14 +122,17 @@ impl Physics {
             iteration: 0,
             gravity: world.gravity,
             magnetic_field: world.magnetic_field,
-            spherical: world.spherical_coordinates.as_ref().map(|s| SphericalCoordinates {
-                latitude_deg: s.latitude_deg,
-                longitude_deg: s.longitude_deg,
-                elevation: s.elevation,
-                heading_deg: s.heading_deg,
-                equatorial_axis: s.equatorial_axis,
-                polar_axis: s.polar_axis,
-            }),
+            spherical: world
+                .spherical_coordinates
+                .as_ref()
+                .map(|s| SphericalCoordinates {
+                    latitude_deg: s.latitude_deg,
+                    longitude_deg: s.longitude_deg,
+                    elevation: s.elevation,
+                    heading_deg: s.heading_deg,
+                    equatorial_axis: s.equatorial_axis,
+                    polar_axis: s.polar_axis,
+                }),
             world_name: world.name.clone(),
             wrenched: Vec::new(),
         };
@@ -187,8 +190,15 @@ impl Physics {
             links.push(self.add_link(link, id, &scoped, pose, is_static)?);
         }
         let canonical = model.links.first().map(|l| (links[0], l.pose.inverse()));
-        if let Some(Entity { data: EntityData::Model { links: l, canonical: c, .. }, .. }) =
-            self.entities.get_mut(id)
+        if let Some(Entity {
+            data:
+                EntityData::Model {
+                    links: l,
+                    canonical: c,
+                    ..
+                },
+            ..
+        }) = self.entities.get_mut(id)
         {
             *l = links;
             *c = canonical;
@@ -275,7 +285,9 @@ impl Physics {
         debug_assert_eq!(id, id_guess);
 
         for c in &link.collisions {
-            let Some(shape) = shape_for(&c.geometry, &c.span)? else { continue };
+            let Some(shape) = shape_for(&c.geometry, &c.span)? else {
+                continue;
+            };
             let cid = EntityId(self.entities.iter().count() as u64 + 1);
             let collider = shape
                 .position(pose_to_rapier(c.pose.compose(shape_offset(&c.geometry))))
@@ -288,7 +300,9 @@ impl Physics {
                 ))
                 .user_data(pack_user_data(cid, model))
                 .build();
-            self.pw.colliders.insert_with_parent(collider, handle, &mut self.pw.bodies);
+            self.pw
+                .colliders
+                .insert_with_parent(collider, handle, &mut self.pw.bodies);
             let got = self.entities.add(Entity {
                 kind: EntityKind::COLLISION,
                 parent: id,
@@ -305,7 +319,9 @@ impl Physics {
             debug_assert_eq!(got, cid);
         }
         for v in &link.visuals {
-            let Some(shape) = shape_for(&v.geometry, &v.span)? else { continue };
+            let Some(shape) = shape_for(&v.geometry, &v.span)? else {
+                continue;
+            };
             let vid = EntityId(self.entities.iter().count() as u64 + 1);
             let collider = shape
                 .position(pose_to_rapier(v.pose.compose(shape_offset(&v.geometry))))
@@ -317,7 +333,9 @@ impl Physics {
                 ))
                 .user_data(pack_user_data(vid, model))
                 .build();
-            self.pw.colliders.insert_with_parent(collider, handle, &mut self.pw.bodies);
+            self.pw
+                .colliders
+                .insert_with_parent(collider, handle, &mut self.pw.bodies);
             let got = self.entities.add(Entity {
                 kind: EntityKind::VISUAL,
                 parent: id,
@@ -341,7 +359,10 @@ impl Physics {
                 name: s.name.clone(),
                 scoped_name: format!("{scoped}::{}", s.name),
                 model,
-                data: EntityData::Sensor { link: id, pose: s.pose },
+                data: EntityData::Sensor {
+                    link: id,
+                    pose: s.pose,
+                },
                 removed: false,
             });
         }
@@ -399,7 +420,9 @@ impl Physics {
         self.pw.step();
         let dt = self.step.as_secs_f64();
         for m in &mut self.motion {
-            let Some(body) = self.pw.bodies.get(m.body) else { continue };
+            let Some(body) = self.pw.bodies.get(m.body) else {
+                continue;
+            };
             let (v, w) = origin_velocity(body);
             m.acceleration = (v - m.velocity).scale(1.0 / dt);
             m.angular_acceleration = (w - m.angular_velocity).scale(1.0 / dt);
@@ -497,7 +520,9 @@ impl Physics {
     }
 
     fn link_state(&self, link: EntityId) -> Option<KinematicState> {
-        let EntityData::Link { body, slot } = self.entities.get(link)?.data else { return None };
+        let EntityData::Link { body, slot } = self.entities.get(link)?.data else {
+            return None;
+        };
         let b = self.pw.bodies.get(body)?;
         let m = &self.motion[slot];
         let (v, w) = origin_velocity(b);
@@ -516,9 +541,16 @@ impl Physics {
         match &e.data {
             EntityData::World => Some(KinematicState::default()),
             EntityData::Link { .. } => self.link_state(id),
-            EntityData::Model { canonical, initial_pose, .. } => match canonical {
+            EntityData::Model {
+                canonical,
+                initial_pose,
+                ..
+            } => match canonical {
                 Some((link, offset)) => Some(offset_state(self.link_state(*link)?, *offset)),
-                None => Some(KinematicState { pose: *initial_pose, ..Default::default() }),
+                None => Some(KinematicState {
+                    pose: *initial_pose,
+                    ..Default::default()
+                }),
             },
             EntityData::Collision { link, pose, .. }
             | EntityData::Visual { link, pose, .. }
@@ -530,7 +562,10 @@ impl Physics {
 
     /// The read-only view plugins see, attributing log records to `caller`.
     pub fn view<'a>(&'a self, caller: &'a str) -> PhysicsView<'a> {
-        PhysicsView { physics: self, caller }
+        PhysicsView {
+            physics: self,
+            caller,
+        }
     }
 
     fn model_aabb(&self, links: &[EntityId]) -> Option<Aabb> {
@@ -539,9 +574,13 @@ impl Physics {
             let Some(EntityData::Link { body, .. }) = self.entities.get(*l).map(|e| &e.data) else {
                 continue;
             };
-            let Some(b) = self.pw.bodies.get(*body) else { continue };
+            let Some(b) = self.pw.bodies.get(*body) else {
+                continue;
+            };
             for ch in b.colliders() {
-                let Some(c) = self.pw.colliders.get(*ch) else { continue };
+                let Some(c) = self.pw.colliders.get(*ch) else {
+                    continue;
+                };
                 if c.collision_groups().memberships != GROUP_COLLISION {
                     continue;
                 }
@@ -552,16 +591,24 @@ impl Physics {
                 });
             }
         }
-        acc.map(|a| Aabb { min: vec_from_rapier(a.mins), max: vec_from_rapier(a.maxs) })
+        acc.map(|a| Aabb {
+            min: vec_from_rapier(a.mins),
+            max: vec_from_rapier(a.maxs),
+        })
     }
 
     fn cast(&self, rays: &[ApiRay], options: &RayCastOptions, hits: &mut [RayHit]) -> u32 {
-        let target = if options.target == RayTarget::VISUAL { GROUP_VISUAL } else { GROUP_COLLISION };
+        let target = if options.target == RayTarget::VISUAL {
+            GROUP_VISUAL
+        } else {
+            GROUP_COLLISION
+        };
         let groups = InteractionGroups::new(GROUP_QUERY, target, InteractionTestMode::And);
         let exclude = options.exclude_model;
         let entities = &self.entities;
-        let not_excluded =
-            move |_h: ColliderHandle, c: &Collider| !entities.is_within(unpack_model(c.user_data), exclude);
+        let not_excluded = move |_h: ColliderHandle, c: &Collider| {
+            !entities.is_within(unpack_model(c.user_data), exclude)
+        };
         let max = options.max_distance.min(f32::MAX as f64) as f32;
         let cast_chunk = |rays: &[ApiRay], hits: &mut [RayHit]| -> u32 {
             let mut filter = QueryFilter::default().groups(groups);
@@ -576,7 +623,10 @@ impl Physics {
             );
             let mut n = 0;
             for (r, h) in rays.iter().zip(hits.iter_mut()) {
-                let ray = Ray::new(vec_to_rapier(r.origin), vec_to_rapier(r.direction.normalized()));
+                let ray = Ray::new(
+                    vec_to_rapier(r.origin),
+                    vec_to_rapier(r.direction.normalized()),
+                );
                 *h = match qp.cast_ray_and_get_normal(&ray, max, true) {
                     Some((ch, hit)) => {
                         n += 1;
@@ -598,7 +648,10 @@ impl Physics {
         if len < PARALLEL_RAY_THRESHOLD {
             cast_chunk(rays, hits)
         } else {
-            rays.par_chunks(256).zip(hits.par_chunks_mut(256)).map(|(r, h)| cast_chunk(r, h)).sum()
+            rays.par_chunks(256)
+                .zip(hits.par_chunks_mut(256))
+                .map(|(r, h)| cast_chunk(r, h))
+                .sum()
         }
     }
 }
@@ -638,19 +691,28 @@ fn offset_state(s: KinematicState, offset: Pose) -> KinematicState {
 /// Rapier's cylinders and cones are along Y; SDF's along Z.
 fn shape_offset(g: &Geometry) -> Pose {
     match g {
-        Geometry::Cylinder { .. } => {
-            Pose::new(Vec3::ZERO, Quat::from_rpy(std::f64::consts::FRAC_PI_2, 0.0, 0.0))
-        }
+        Geometry::Cylinder { .. } => Pose::new(
+            Vec3::ZERO,
+            Quat::from_rpy(std::f64::consts::FRAC_PI_2, 0.0, 0.0),
+        ),
         _ => Pose::IDENTITY,
     }
 }
 
-fn shape_for(g: &Geometry, span: &crate::world::Span) -> Result<Option<ColliderBuilder>, BuildError> {
-    let err = |message: String| BuildError { span: span.clone(), message };
+fn shape_for(
+    g: &Geometry,
+    span: &crate::world::Span,
+) -> Result<Option<ColliderBuilder>, BuildError> {
+    let err = |message: String| BuildError {
+        span: span.clone(),
+        message,
+    };
     Ok(Some(match g {
-        Geometry::Box { size } => {
-            ColliderBuilder::cuboid(size.x as f32 / 2.0, size.y as f32 / 2.0, size.z as f32 / 2.0)
-        }
+        Geometry::Box { size } => ColliderBuilder::cuboid(
+            size.x as f32 / 2.0,
+            size.y as f32 / 2.0,
+            size.z as f32 / 2.0,
+        ),
         Geometry::Sphere { radius } => ColliderBuilder::ball(*radius as f32),
         Geometry::Cylinder { radius, length } => {
             ColliderBuilder::cylinder(*length as f32 / 2.0, *radius as f32)
@@ -713,7 +775,10 @@ impl WorldView for PhysicsView<'_> {
         self.physics.spherical.into()
     }
     fn entity_by_name(&self, scoped_name: RStr<'_>) -> EntityId {
-        self.physics.entities.by_name(scoped_name.as_str()).unwrap_or(EntityId::NONE)
+        self.physics
+            .entities
+            .by_name(scoped_name.as_str())
+            .unwrap_or(EntityId::NONE)
     }
     fn entity_info(&self, id: EntityId) -> ROption<EntityInfo<'_>> {
         self.physics
@@ -731,7 +796,10 @@ impl WorldView for PhysicsView<'_> {
     fn models(&self, out: &mut RVec<ModelInfo>) {
         out.clear();
         for (id, e) in self.physics.entities.iter() {
-            if let EntityData::Model { links, is_static, .. } = &e.data {
+            if let EntityData::Model {
+                links, is_static, ..
+            } = &e.data
+            {
                 let aabb = self.physics.model_aabb(links);
                 out.push(ModelInfo {
                     id,
@@ -766,13 +834,23 @@ impl WorldView for PhysicsView<'_> {
         let mut known = 0;
         for (id, o) in ids.iter().zip(out.iter_mut()) {
             *o = match self.physics.entities.get(*id).map(|e| &e.data) {
-                Some(EntityData::Visual { diffuse, laser_retro, .. }) => {
+                Some(EntityData::Visual {
+                    diffuse,
+                    laser_retro,
+                    ..
+                }) => {
                     known += 1;
-                    SurfaceInfo { diffuse: *diffuse, laser_retro: *laser_retro }
+                    SurfaceInfo {
+                        diffuse: *diffuse,
+                        laser_retro: *laser_retro,
+                    }
                 }
                 Some(EntityData::Collision { laser_retro, .. }) => {
                     known += 1;
-                    SurfaceInfo { diffuse: DEFAULT_DIFFUSE, laser_retro: *laser_retro }
+                    SurfaceInfo {
+                        diffuse: DEFAULT_DIFFUSE,
+                        laser_retro: *laser_retro,
+                    }
                 }
                 _ => SurfaceInfo::default(),
             };
@@ -785,7 +863,8 @@ impl WorldView for PhysicsView<'_> {
         options: &RayCastOptions,
         mut hits: RSliceMut<'_, RayHit>,
     ) -> u32 {
-        self.physics.cast(rays.as_slice(), options, hits.as_mut_slice())
+        self.physics
+            .cast(rays.as_slice(), options, hits.as_mut_slice())
     }
     fn log(&self, level: LogLevel, message: RStr<'_>) {
         let (who, msg) = (self.caller, message.as_str());
@@ -828,7 +907,10 @@ mod tests {
         </link></model>"#;
 
     fn down(x: f64, y: f64, z: f64) -> ApiRay {
-        ApiRay { origin: Vec3::new(x, y, z), direction: Vec3::new(0.0, 0.0, -1.0) }
+        ApiRay {
+            origin: Vec3::new(x, y, z),
+            direction: Vec3::new(0.0, 0.0, -1.0),
+        }
     }
 
     #[test]
@@ -840,12 +922,26 @@ mod tests {
         }
         let k = p.kinematics_of(id).unwrap();
         // v = g t, z = 2 - g t^2 / 2 (semi-implicit Euler: within a step's worth).
-        assert!((k.linear_velocity.z + 0.98).abs() < 1e-3, "{:?}", k.linear_velocity);
-        assert!((k.pose.position.z - (2.0 - 0.5 * 9.8 * 0.01)).abs() < 1e-3, "{:?}", k.pose.position);
-        assert!((k.linear_acceleration.z + 9.8).abs() < 1e-3, "{:?}", k.linear_acceleration);
+        assert!(
+            (k.linear_velocity.z + 0.98).abs() < 1e-3,
+            "{:?}",
+            k.linear_velocity
+        );
+        assert!(
+            (k.pose.position.z - (2.0 - 0.5 * 9.8 * 0.01)).abs() < 1e-3,
+            "{:?}",
+            k.pose.position
+        );
+        assert!(
+            (k.linear_acceleration.z + 9.8).abs() < 1e-3,
+            "{:?}",
+            k.linear_acceleration
+        );
         assert_eq!(p.time(), SimTime::from_nanos(100_000_000));
         // The sensor frame follows the link with its offset.
-        let s = p.kinematics_of(p.entity_id("box::body::s").unwrap()).unwrap();
+        let s = p
+            .kinematics_of(p.entity_id("box::body::s").unwrap())
+            .unwrap();
         assert!((s.pose.position.x - 0.1).abs() < 1e-6);
         assert!((s.linear_acceleration.z + 9.8).abs() < 1e-3);
     }
@@ -855,40 +951,103 @@ mod tests {
         let p = Physics::build(&world(BOX)).unwrap();
         let view = p.view("test");
         let mut hits = [RayHit::MISS; 3];
-        let rays = [down(0.0, 0.0, 5.0), down(3.0, 0.0, 5.0), down(0.0, 0.0, -1.0)];
-        let opts = RayCastOptions { max_distance: 100.0, target: RayTarget::COLLISION, exclude_model: EntityId::NONE };
-        assert_eq!(view.cast_rays(RSlice::from_slice(&rays), &opts, RSliceMut::from_mut_slice(&mut hits)), 3);
-        assert!((hits[0].distance - 2.9).abs() < 1e-5, "top of the 0.2 m box at z=2.1: {:?}", hits[0]);
+        let rays = [
+            down(0.0, 0.0, 5.0),
+            down(3.0, 0.0, 5.0),
+            down(0.0, 0.0, -1.0),
+        ];
+        let opts = RayCastOptions {
+            max_distance: 100.0,
+            target: RayTarget::COLLISION,
+            exclude_model: EntityId::NONE,
+        };
+        assert_eq!(
+            view.cast_rays(
+                RSlice::from_slice(&rays),
+                &opts,
+                RSliceMut::from_mut_slice(&mut hits)
+            ),
+            3
+        );
+        assert!(
+            (hits[0].distance - 2.9).abs() < 1e-5,
+            "top of the 0.2 m box at z=2.1: {:?}",
+            hits[0]
+        );
         assert_eq!(p.scoped_name(hits[0].entity), Some("box::body::c"));
         assert_eq!(p.scoped_name(hits[0].model), Some("box"));
-        assert!((hits[1].distance - 5.0).abs() < 1e-5, "the ground: {:?}", hits[1]);
+        assert!(
+            (hits[1].distance - 5.0).abs() < 1e-5,
+            "the ground: {:?}",
+            hits[1]
+        );
         assert_eq!(hits[2].distance, 0.0, "inside the solid ground half-space");
 
-        let opts = RayCastOptions { target: RayTarget::VISUAL, ..opts };
-        view.cast_rays(RSlice::from_slice(&rays), &opts, RSliceMut::from_mut_slice(&mut hits));
-        assert!((hits[0].distance - 2.5).abs() < 1e-5, "top of the 0.5 m visual sphere: {:?}", hits[0]);
+        let opts = RayCastOptions {
+            target: RayTarget::VISUAL,
+            ..opts
+        };
+        view.cast_rays(
+            RSlice::from_slice(&rays),
+            &opts,
+            RSliceMut::from_mut_slice(&mut hits),
+        );
+        assert!(
+            (hits[0].distance - 2.5).abs() < 1e-5,
+            "top of the 0.5 m visual sphere: {:?}",
+            hits[0]
+        );
         assert_eq!(p.scoped_name(hits[0].entity), Some("box::body::v"));
         let mut surf = [SurfaceInfo::default(); 2];
-        view.surfaces(RSlice::from_slice(&[hits[0].entity, hits[1].entity]), RSliceMut::from_mut_slice(&mut surf));
+        view.surfaces(
+            RSlice::from_slice(&[hits[0].entity, hits[1].entity]),
+            RSliceMut::from_mut_slice(&mut surf),
+        );
         assert_eq!(surf[0].diffuse, [1.0, 0.0, 0.0, 1.0]);
         assert_eq!(surf[1].diffuse, [0.0, 1.0, 0.0, 1.0]);
 
-        let opts = RayCastOptions { exclude_model: p.entity_id("box").unwrap(), target: RayTarget::COLLISION, ..opts };
-        view.cast_rays(RSlice::from_slice(&rays), &opts, RSliceMut::from_mut_slice(&mut hits));
-        assert!((hits[0].distance - 5.0).abs() < 1e-5, "own model excluded: {:?}", hits[0]);
+        let opts = RayCastOptions {
+            exclude_model: p.entity_id("box").unwrap(),
+            target: RayTarget::COLLISION,
+            ..opts
+        };
+        view.cast_rays(
+            RSlice::from_slice(&rays),
+            &opts,
+            RSliceMut::from_mut_slice(&mut hits),
+        );
+        assert!(
+            (hits[0].distance - 5.0).abs() < 1e-5,
+            "own model excluded: {:?}",
+            hits[0]
+        );
     }
 
     #[test]
     fn parallel_batches_match_serial_casts() {
         let p = Physics::build(&world(BOX)).unwrap();
         let view = p.view("test");
-        let rays: Vec<ApiRay> = (0..2000).map(|i| down(-1.0 + i as f64 * 0.001, 0.0, 5.0)).collect();
-        let opts = RayCastOptions { max_distance: 100.0, target: RayTarget::COLLISION, exclude_model: EntityId::NONE };
+        let rays: Vec<ApiRay> = (0..2000)
+            .map(|i| down(-1.0 + i as f64 * 0.001, 0.0, 5.0))
+            .collect();
+        let opts = RayCastOptions {
+            max_distance: 100.0,
+            target: RayTarget::COLLISION,
+            exclude_model: EntityId::NONE,
+        };
         let mut batch = vec![RayHit::MISS; rays.len()];
-        view.cast_rays(RSlice::from_slice(&rays), &opts, RSliceMut::from_mut_slice(&mut batch));
+        view.cast_rays(
+            RSlice::from_slice(&rays),
+            &opts,
+            RSliceMut::from_mut_slice(&mut batch),
+        );
         for (r, b) in rays.iter().zip(&batch) {
             let mut one = [RayHit::MISS];
-            view.cast_rays(RSlice::from_slice(std::slice::from_ref(r)), &opts, RSliceMut::from_mut_slice(&mut one));
+            view.cast_rays(
+                RSlice::from_slice(std::slice::from_ref(r)),
+                &opts,
+                RSliceMut::from_mut_slice(&mut one),
+            );
             assert_eq!(one[0], *b);
         }
     }
@@ -898,16 +1057,31 @@ mod tests {
         let mut p = Physics::build(&world(BOX)).unwrap();
         p.step();
         let model = p.entity_id("box").unwrap();
-        p.apply(&PhysicsCommand::SetPose(model, Pose::from_xyz_rpy(5.0, 0.0, 3.0, 0.0, 0.0, 0.0))).unwrap();
-        let opts = RayCastOptions { max_distance: 100.0, target: RayTarget::COLLISION, exclude_model: EntityId::NONE };
+        p.apply(&PhysicsCommand::SetPose(
+            model,
+            Pose::from_xyz_rpy(5.0, 0.0, 3.0, 0.0, 0.0, 0.0),
+        ))
+        .unwrap();
+        let opts = RayCastOptions {
+            max_distance: 100.0,
+            target: RayTarget::COLLISION,
+            exclude_model: EntityId::NONE,
+        };
         let mut hit = [RayHit::MISS];
-        p.view("t").cast_rays(RSlice::from_slice(&[down(5.0, 0.0, 10.0)]), &opts, RSliceMut::from_mut_slice(&mut hit));
+        p.view("t").cast_rays(
+            RSlice::from_slice(&[down(5.0, 0.0, 10.0)]),
+            &opts,
+            RSliceMut::from_mut_slice(&mut hit),
+        );
         assert!((hit[0].distance - 6.9).abs() < 1e-4, "{:?}", hit[0]);
         let z0 = p.kinematics_of(model).unwrap().pose.position.z;
         for _ in 0..10 {
             p.step();
         }
-        assert!(p.kinematics_of(model).unwrap().pose.position.z < z0, "the teleported body keeps falling");
+        assert!(
+            p.kinematics_of(model).unwrap().pose.position.z < z0,
+            "the teleported body keeps falling"
+        );
     }
 
     #[test]
@@ -916,8 +1090,15 @@ mod tests {
         let mut out = RVec::new();
         p.view("t").models(&mut out);
         assert_eq!(out.len(), 2);
-        let b = out.iter().find(|m| Some(m.id) == p.entity_id("box")).unwrap();
+        let b = out
+            .iter()
+            .find(|m| Some(m.id) == p.entity_id("box"))
+            .unwrap();
         assert!(b.has_collision && !b.is_static);
-        assert!((b.aabb.min.z - 1.9).abs() < 1e-4 && (b.aabb.max.z - 2.1).abs() < 1e-4, "{:?}", b.aabb);
+        assert!(
+            (b.aabb.min.z - 1.9).abs() < 1e-4 && (b.aabb.max.z - 2.1).abs() < 1e-4,
+            "{:?}",
+            b.aabb
+        );
     }
 }

@@ -13,8 +13,8 @@ mod search_path;
 
 pub use search_path::{PluginPathError, SearchPath, check_library_name, normalize_library_name};
 
-use abi_stable::library::{LibraryError, lib_header_from_path};
 use abi_stable::library::RootModule;
+use abi_stable::library::{LibraryError, lib_header_from_path};
 use sim_plugin_api::{FactoryInfo, PluginKind, PluginModule_Ref};
 use std::path::{Path, PathBuf};
 
@@ -104,18 +104,26 @@ pub struct Resolved<'a> {
 impl Registry {
     /// Opens every library on `search_path`.
     pub fn discover(search_path: SearchPath) -> Registry {
-        let mut reg = Registry { search_path, ..Default::default() };
+        let mut reg = Registry {
+            search_path,
+            ..Default::default()
+        };
         let mut seen: Vec<(String, PathBuf)> = Vec::new();
         let dirs = reg.search_path.dirs().to_vec();
         for dir in dirs {
-            let Ok(read) = std::fs::read_dir(&dir) else { continue };
+            let Ok(read) = std::fs::read_dir(&dir) else {
+                continue;
+            };
             let mut files: Vec<PathBuf> = read
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.is_file() && is_shared_library(p))
                 .collect();
             files.sort();
             for path in files {
-                let file_name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+                let file_name = path
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 if let Some((_, first)) = seen.iter().find(|(n, _)| *n == file_name) {
                     reg.shadowed.push((path.clone(), first.clone()));
                     continue;
@@ -156,7 +164,9 @@ impl Registry {
                     .refused
                     .iter()
                     .find(|r| {
-                        r.path.file_name().is_some_and(|f| normalize_library_name(&f.to_string_lossy()) == wanted)
+                        r.path
+                            .file_name()
+                            .is_some_and(|f| normalize_library_name(&f.to_string_lossy()) == wanted)
                     })
                     .map(|r| format!(" (a library of that name was refused: {})", r.reason))
                     .unwrap_or_default();
@@ -165,20 +175,31 @@ impl Registry {
                     self.search_path
                 )
             })?;
-        let systems = || library.factories.iter().filter(|f| f.kind == PluginKind::SYSTEM);
+        let systems = || {
+            library
+                .factories
+                .iter()
+                .filter(|f| f.kind == PluginKind::SYSTEM)
+        };
         let factory = if name.is_empty() {
             systems().next()
         } else {
             systems().find(|f| f.serves.iter().any(|s| s == name) || f.name == name)
         };
-        factory.map(|factory| Resolved { library, factory }).ok_or_else(|| {
-            let served: Vec<String> = systems().flat_map(|f| f.serves.clone()).collect();
-            format!(
-                "library `{}` has no system plugin named `{name}` (it provides: {})",
-                library.file_name,
-                if served.is_empty() { "none".to_string() } else { served.join(", ") }
-            )
-        })
+        factory
+            .map(|factory| Resolved { library, factory })
+            .ok_or_else(|| {
+                let served: Vec<String> = systems().flat_map(|f| f.serves.clone()).collect();
+                format!(
+                    "library `{}` has no system plugin named `{name}` (it provides: {})",
+                    library.file_name,
+                    if served.is_empty() {
+                        "none".to_string()
+                    } else {
+                        served.join(", ")
+                    }
+                )
+            })
     }
 
     /// Every SDF sensor type some library serves, sorted.
@@ -197,17 +218,26 @@ impl Registry {
 }
 
 fn is_shared_library(p: &Path) -> bool {
-    p.extension().is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+    p.extension()
+        .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
 }
 
 /// Opens one library and checks it. The error is a one-line reason.
 pub fn load_library(path: &Path) -> Result<PluginLibrary, String> {
     let header = lib_header_from_path(path).map_err(|e| describe(&e))?;
     let abi_version = header.version_strings().to_string();
-    let module = header.init_root_module::<PluginModule_Ref>().map_err(|e| describe(&e))?;
-    let factories = (module.factories())().iter().map(FactoryDesc::from_info).collect();
+    let module = header
+        .init_root_module::<PluginModule_Ref>()
+        .map_err(|e| describe(&e))?;
+    let factories = (module.factories())()
+        .iter()
+        .map(FactoryDesc::from_info)
+        .collect();
     Ok(PluginLibrary {
-        file_name: path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+        file_name: path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         path: path.to_path_buf(),
         abi_version,
         factories,

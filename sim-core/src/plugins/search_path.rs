@@ -40,7 +40,9 @@ impl SearchPath {
     /// the executable's directory.
     pub fn standard(cli: &[PathBuf], manifest: &[PathBuf]) -> Self {
         let env = std::env::var_os("SIMCORE_PLUGIN_PATH");
-        let exe_dir = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
+        let exe_dir = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf));
         Self::new(cli, env.as_deref(), manifest, exe_dir.as_deref())
     }
 
@@ -73,7 +75,12 @@ pub struct PluginPathError {
 
 /// Refuses absolute paths, directory components and `..`.
 pub fn check_library_name(name: &str) -> Result<(), PluginPathError> {
-    let err = |reason| Err(PluginPathError { name: name.to_string(), reason });
+    let err = |reason| {
+        Err(PluginPathError {
+            name: name.to_string(),
+            reason,
+        })
+    };
     if name.trim().is_empty() {
         return err("it is empty");
     }
@@ -128,7 +135,13 @@ mod tests {
         assert!(check_library_name("/usr/lib/libevil.so").is_err());
         assert!(check_library_name("sub/lib.so").is_err());
         assert!(check_library_name("").is_err());
-        assert_eq!(normalize_library_name("libsimcore_plugin_imu.so"), "simcore_plugin_imu");
-        assert_eq!(normalize_library_name("simcore-plugin-imu"), "simcore_plugin_imu");
+        assert_eq!(
+            normalize_library_name("libsimcore_plugin_imu.so"),
+            "simcore_plugin_imu"
+        );
+        assert_eq!(
+            normalize_library_name("simcore-plugin-imu"),
+            "simcore_plugin_imu"
+        );
     }
 }

@@ -160,7 +160,9 @@ pub struct SensorManager {
 
 impl std::fmt::Debug for SensorManager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SensorManager").field("sensors", &self.slots.len()).finish()
+        f.debug_struct("SensorManager")
+            .field("sensors", &self.slots.len())
+            .finish()
     }
 }
 
@@ -172,7 +174,9 @@ impl SensorManager {
 
     /// Registers a sensor whose plugin has been created. Subscribes to its trigger topic.
     pub fn add(&mut self, setup: SensorSetup, plugin: SensorBox, library: String, bus: &mut Bus) {
-        let trigger = setup.triggered.then(|| bus.subscribe(&setup.trigger_topic, 64));
+        let trigger = setup
+            .triggered
+            .then(|| bus.subscribe(&setup.trigger_topic, 64));
         let main = bus.intern(&setup.topic);
         let metrics_topic = setup
             .enable_metrics
@@ -188,7 +192,11 @@ impl SensorManager {
             schedule: Schedule::new(setup.update_rate),
             active: setup.active,
             frame_id: RString::from(setup.frame_id.as_str()),
-            topics: vec![OutTopic { key: RString::new(), topic: main, seq: 0 }],
+            topics: vec![OutTopic {
+                key: RString::new(),
+                topic: main,
+                seq: 0,
+            }],
             metrics_topic,
             metrics_seq: 0,
             trigger,
@@ -246,7 +254,9 @@ impl SensorManager {
             s.last_wall = None;
             if let Some(p) = s.plugin.as_mut() {
                 let view = physics.view(&s.setup.scoped_name);
-                let r = p.reset(WorldView_TO::from_ptr(&view, TD_Opaque)).into_result();
+                let r = p
+                    .reset(WorldView_TO::from_ptr(&view, TD_Opaque))
+                    .into_result();
                 if let Err(e) = r {
                     failures.push(disable(s, e));
                 }
@@ -263,12 +273,21 @@ impl SensorManager {
         value: &str,
         physics: &Physics,
     ) -> Result<(), String> {
-        let s = self.slot_mut(entity).ok_or_else(|| format!("no sensor with id {}", entity.0))?;
-        let p = s.plugin.as_mut().ok_or_else(|| format!("sensor `{}` is disabled", s.setup.scoped_name))?;
+        let s = self
+            .slot_mut(entity)
+            .ok_or_else(|| format!("no sensor with id {}", entity.0))?;
+        let p = s
+            .plugin
+            .as_mut()
+            .ok_or_else(|| format!("sensor `{}` is disabled", s.setup.scoped_name))?;
         let view = physics.view(&s.setup.scoped_name);
-        p.set_parameter(key.into(), value.into(), WorldView_TO::from_ptr(&view, TD_Opaque))
-            .into_result()
-            .map_err(|e| e.to_string())
+        p.set_parameter(
+            key.into(),
+            value.into(),
+            WorldView_TO::from_ptr(&view, TD_Opaque),
+        )
+        .into_result()
+        .map_err(|e| e.to_string())
     }
 
     /// Updates every due sensor at `now` against `physics` (in parallel on `pool` when given)
@@ -316,10 +335,14 @@ impl SensorManager {
             if !s.due {
                 return;
             }
-            let Some(plugin) = s.plugin.as_mut() else { return };
+            let Some(plugin) = s.plugin.as_mut() else {
+                return;
+            };
             let ctx = UpdateContext {
                 now,
-                dt: s.last_sim.map_or(SimTime::ZERO, |l| SimTime::from_nanos((now.nanos - l.nanos).max(0))),
+                dt: s.last_sim.map_or(SimTime::ZERO, |l| {
+                    SimTime::from_nanos((now.nanos - l.nanos).max(0))
+                }),
                 step,
                 update_count: s.update_count,
                 forced: s.forced,
@@ -337,7 +360,9 @@ impl SensorManager {
         let wall = Instant::now();
         let mut failures = Vec::new();
         for s in &mut self.slots {
-            let Some(result) = s.result.take() else { continue };
+            let Some(result) = s.result.take() else {
+                continue;
+            };
             if let Err(e) = result {
                 failures.push(disable(s, e));
                 continue;
@@ -351,8 +376,12 @@ impl SensorManager {
             if let Some(topic) = s.metrics_topic.clone() {
                 let metrics = SensorMetrics {
                     name: RString::from(s.setup.scoped_name.as_str()),
-                    real_update_rate: s.last_wall.map_or(0.0, |l| rate(wall.duration_since(l).as_secs_f64())),
-                    sim_update_rate: s.last_sim.map_or(0.0, |l| rate((now.nanos - l.nanos) as f64 * 1e-9)),
+                    real_update_rate: s
+                        .last_wall
+                        .map_or(0.0, |l| rate(wall.duration_since(l).as_secs_f64())),
+                    sim_update_rate: s
+                        .last_sim
+                        .map_or(0.0, |l| rate((now.nanos - l.nanos) as f64 * 1e-9)),
                     nominal_update_rate: s.schedule.rate_hz(),
                 };
                 let mut m = Message::new("", Payload::SensorMetrics(RBox::new(metrics)));
@@ -374,7 +403,11 @@ impl SensorManager {
             .iter()
             .map(|s| {
                 let mut r = s.report.clone();
-                r.dropped = s.topics.iter().map(|t| bus.stats(&t.topic).dropped).sum::<u64>()
+                r.dropped = s
+                    .topics
+                    .iter()
+                    .map(|t| bus.stats(&t.topic).dropped)
+                    .sum::<u64>()
                     + s.metrics_topic.as_ref().map_or(0, |t| bus.stats(t).dropped);
                 r
             })
@@ -415,7 +448,11 @@ fn disable(s: &mut Slot, e: PluginError) -> SensorFailure {
     if let Some(p) = s.plugin.take() {
         std::mem::forget(p);
     }
-    SensorFailure { scoped_name: s.setup.scoped_name.clone(), span: s.setup.span.clone(), error }
+    SensorFailure {
+        scoped_name: s.setup.scoped_name.clone(),
+        span: s.setup.span.clone(),
+        error,
+    }
 }
 
 fn publish_outputs(s: &mut Slot, now: SimTime, bus: &mut Bus) {
@@ -429,7 +466,11 @@ fn publish_outputs(s: &mut Slot, now: SimTime, bus: &mut Bus) {
                     format!("{}/{}", s.setup.topic, m.topic)
                 };
                 let topic = bus.intern(&resolved);
-                s.topics.push(OutTopic { key: m.topic.clone(), topic, seq: 0 });
+                s.topics.push(OutTopic {
+                    key: m.topic.clone(),
+                    topic,
+                    seq: 0,
+                });
                 s.topics.len() - 1
             }
         };

@@ -22,8 +22,17 @@ pub struct Schedule {
 impl Schedule {
     /// A schedule at `rate_hz` (negative or non-finite becomes 0).
     pub fn new(rate_hz: f64) -> Self {
-        let rate_hz = if rate_hz.is_finite() && rate_hz > 0.0 { rate_hz } else { 0.0 };
-        Schedule { rate_hz, base: 0, periods: 0, next: 0 }
+        let rate_hz = if rate_hz.is_finite() && rate_hz > 0.0 {
+            rate_hz
+        } else {
+            0.0
+        };
+        Schedule {
+            rate_hz,
+            base: 0,
+            periods: 0,
+            next: 0,
+        }
     }
 
     /// The effective rate (0: every step).
@@ -89,9 +98,17 @@ mod tests {
     #[test]
     fn rates() {
         assert_eq!(count(10.0, 1_000_000, 1000), 10);
-        assert_eq!(count(30.0, 1_000_000, 1000), 30, "exact period, not Gazebo's 31");
+        assert_eq!(
+            count(30.0, 1_000_000, 1000),
+            30,
+            "exact period, not Gazebo's 31"
+        );
         assert_eq!(count(0.0, 1_000_000, 1000), 1000);
-        assert_eq!(count(-5.0, 1_000_000, 1000), 1000, "negative rate means every step");
+        assert_eq!(
+            count(-5.0, 1_000_000, 1000),
+            1000,
+            "negative rate means every step"
+        );
         assert_eq!(count(1000.0, 1_000_000, 1000), 1000);
         // Faster than the step: one update per step, no bursts.
         assert_eq!(count(5000.0, 1_000_000, 1000), 1000);

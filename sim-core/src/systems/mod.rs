@@ -11,7 +11,7 @@ use crate::physics::{Physics, PhysicsCommand};
 use crate::transport::{Bus, Subscription, validate_topic};
 use crate::world::Span;
 use sim_plugin_api::{
-    Commands, CommandsMut, Commands_TO, EntityFactory, EntityId, Extension, JointCommand, Message,
+    Commands, Commands_TO, CommandsMut, EntityFactory, EntityId, Extension, JointCommand, Message,
     PluginError, Pose, SimTime, StepContext, SystemBox, Vec3, WorldView_TO,
     abi_stable::{
         sabi_trait::TD_Opaque,
@@ -73,7 +73,11 @@ pub struct CommandQueue {
 impl CommandQueue {
     /// An empty queue resolving relative topics against `namespace`.
     pub fn new(namespace: &str) -> Self {
-        CommandQueue { namespace: namespace.to_string(), next_ticket: 1, commands: Vec::new() }
+        CommandQueue {
+            namespace: namespace.to_string(),
+            next_ticket: 1,
+            commands: Vec::new(),
+        }
     }
 
     /// Runs `f` with this queue as a plugin sees it.
@@ -84,18 +88,31 @@ impl CommandQueue {
 
 /// Resolves a system's topic: absolute as is, relative below its namespace.
 pub fn resolve_topic(namespace: &str, topic: &str) -> String {
-    if topic.starts_with('/') { topic.to_string() } else { format!("{namespace}/{topic}") }
+    if topic.starts_with('/') {
+        topic.to_string()
+    } else {
+        format!("{namespace}/{topic}")
+    }
 }
 
 impl Commands for CommandQueue {
     fn set_pose(&mut self, entity: EntityId, pose: Pose) {
-        self.commands.push(QueuedCommand::Physics(PhysicsCommand::SetPose(entity, pose)));
+        self.commands
+            .push(QueuedCommand::Physics(PhysicsCommand::SetPose(
+                entity, pose,
+            )));
     }
     fn set_velocity(&mut self, entity: EntityId, linear: Vec3, angular: Vec3) {
-        self.commands.push(QueuedCommand::Physics(PhysicsCommand::SetVelocity(entity, linear, angular)));
+        self.commands
+            .push(QueuedCommand::Physics(PhysicsCommand::SetVelocity(
+                entity, linear, angular,
+            )));
     }
     fn apply_wrench(&mut self, entity: EntityId, force: Vec3, torque: Vec3) {
-        self.commands.push(QueuedCommand::Physics(PhysicsCommand::ApplyWrench(entity, force, torque)));
+        self.commands
+            .push(QueuedCommand::Physics(PhysicsCommand::ApplyWrench(
+                entity, force, torque,
+            )));
     }
     fn joint_command(&mut self, command: &JointCommand) {
         self.commands.push(QueuedCommand::Joint(*command));
@@ -115,10 +132,15 @@ impl Commands for CommandQueue {
         self.commands.push(QueuedCommand::Publish(topic, message));
     }
     fn set_sensor_active(&mut self, sensor: EntityId, active: bool) {
-        self.commands.push(QueuedCommand::SensorActive(sensor, active));
+        self.commands
+            .push(QueuedCommand::SensorActive(sensor, active));
     }
     fn set_sensor_parameter(&mut self, sensor: EntityId, key: RStr<'_>, value: RStr<'_>) {
-        self.commands.push(QueuedCommand::SensorParameter(sensor, key.to_string(), value.to_string()));
+        self.commands.push(QueuedCommand::SensorParameter(
+            sensor,
+            key.to_string(),
+            value.to_string(),
+        ));
     }
     fn extension(&mut self, _name: RStr<'_>) -> ROption<Extension<'_>> {
         ROption::RNone
@@ -171,7 +193,9 @@ pub struct SystemManager {
 
 impl std::fmt::Debug for SystemManager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SystemManager").field("systems", &self.slots.len()).finish()
+        f.debug_struct("SystemManager")
+            .field("systems", &self.slots.len())
+            .finish()
     }
 }
 
@@ -192,7 +216,8 @@ impl SystemManager {
     ) -> Result<(), String> {
         let mut subscriptions = Vec::new();
         for t in plugin.subscriptions() {
-            let topic = validate_topic(&resolve_topic(&setup.namespace, &t)).map_err(|e| e.to_string())?;
+            let topic =
+                validate_topic(&resolve_topic(&setup.namespace, &t)).map_err(|e| e.to_string())?;
             subscriptions.push(bus.subscribe(&topic, 1024));
         }
         let report = SystemReport {
@@ -232,7 +257,9 @@ impl SystemManager {
         let mut all = Vec::new();
         let mut failures = Vec::new();
         for s in &mut self.slots {
-            let Some(plugin) = s.plugin.as_mut() else { continue };
+            let Some(plugin) = s.plugin.as_mut() else {
+                continue;
+            };
             let mut inbox: Vec<Message> = Vec::new();
             for sub in &s.subscriptions {
                 for env in sub.drain() {
@@ -241,12 +268,22 @@ impl SystemManager {
                     inbox.push(m);
                 }
             }
-            let ctx = StepContext { now, step: physics.step_size(), iteration, entity: s.setup.entity };
+            let ctx = StepContext {
+                now,
+                step: physics.step_size(),
+                iteration,
+                entity: s.setup.entity,
+            };
             let view = physics.view(&s.setup.name);
             let mut queue = CommandQueue::new(&s.setup.namespace);
             let r = queue
                 .with(|cmds| {
-                    plugin.pre_step(&ctx, inbox.as_slice().into(), WorldView_TO::from_ptr(&view, TD_Opaque), cmds)
+                    plugin.pre_step(
+                        &ctx,
+                        inbox.as_slice().into(),
+                        WorldView_TO::from_ptr(&view, TD_Opaque),
+                        cmds,
+                    )
                 })
                 .into_result();
             match r {
@@ -261,15 +298,29 @@ impl SystemManager {
     }
 
     /// Runs every system's `post_step` and publishes what they output.
-    pub fn post_step(&mut self, iteration: u64, physics: &Physics, bus: &mut Bus) -> Vec<SystemFailure> {
+    pub fn post_step(
+        &mut self,
+        iteration: u64,
+        physics: &Physics,
+        bus: &mut Bus,
+    ) -> Vec<SystemFailure> {
         let now = physics.time();
         let mut failures = Vec::new();
         for s in &mut self.slots {
-            let Some(plugin) = s.plugin.as_mut() else { continue };
-            let ctx = StepContext { now, step: physics.step_size(), iteration, entity: s.setup.entity };
+            let Some(plugin) = s.plugin.as_mut() else {
+                continue;
+            };
+            let ctx = StepContext {
+                now,
+                step: physics.step_size(),
+                iteration,
+                entity: s.setup.entity,
+            };
             let view = physics.view(&s.setup.name);
             s.out.clear();
-            let r = plugin.post_step(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut s.out).into_result();
+            let r = plugin
+                .post_step(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut s.out)
+                .into_result();
             if let Err(e) = r {
                 failures.push(disable(s, e));
                 continue;
@@ -284,7 +335,13 @@ impl SystemManager {
     }
 
     /// Publishes a message a system queued with [`Commands::publish`] (topic resolved).
-    pub fn publish_command(&mut self, topic: &str, mut message: Message, now: SimTime, bus: &mut Bus) {
+    pub fn publish_command(
+        &mut self,
+        topic: &str,
+        mut message: Message,
+        now: SimTime,
+        bus: &mut Bus,
+    ) {
         let key = bus.intern(topic);
         let seq = self.command_seq.entry(key.clone()).or_insert(0);
         message.header.stamp = now;

@@ -97,12 +97,20 @@ impl Bus {
         let (sender, receiver) = bounded(capacity.max(1));
         let dropped = Arc::new(AtomicU64::new(0));
         let key = self.intern(topic);
-        self.topics.entry(key.clone()).or_default().subscribers.push(Subscriber {
-            sender,
-            evictor: receiver.clone(),
-            dropped: dropped.clone(),
-        });
-        Subscription { topic: key, receiver, dropped }
+        self.topics
+            .entry(key.clone())
+            .or_default()
+            .subscribers
+            .push(Subscriber {
+                sender,
+                evictor: receiver.clone(),
+                dropped: dropped.clone(),
+            });
+        Subscription {
+            topic: key,
+            receiver,
+            dropped,
+        }
     }
 
     /// Returns the shared name of `topic`, creating its entry if needed.
@@ -117,7 +125,9 @@ impl Bus {
 
     /// Whether anyone listens on `topic`.
     pub fn has_subscribers(&self, topic: &str) -> bool {
-        self.topics.get(topic).is_some_and(|t| !t.subscribers.is_empty())
+        self.topics
+            .get(topic)
+            .is_some_and(|t| !t.subscribers.is_empty())
     }
 
     /// Publishes without blocking. Subscribers whose [`Subscription`] was dropped are removed.
@@ -199,10 +209,20 @@ mod tests {
         for i in 0..3 {
             bus.publish(t.clone(), msg(i as f64));
         }
-        assert_eq!(a.drain().iter().map(|e| value(e)).collect::<Vec<_>>(), vec![0.0, 1.0, 2.0]);
+        assert_eq!(
+            a.drain().iter().map(|e| value(e)).collect::<Vec<_>>(),
+            vec![0.0, 1.0, 2.0]
+        );
         assert_eq!(b.drain().len(), 3);
         assert!(other.drain().is_empty());
-        assert_eq!(bus.stats("/t"), TopicStats { published: 3, dropped: 0, subscribers: 2 });
+        assert_eq!(
+            bus.stats("/t"),
+            TopicStats {
+                published: 3,
+                dropped: 0,
+                subscribers: 2
+            }
+        );
     }
 
     #[test]
@@ -214,7 +234,10 @@ mod tests {
         for i in 0..5 {
             bus.publish(t.clone(), msg(i as f64));
         }
-        assert_eq!(slow.drain().iter().map(|e| value(e)).collect::<Vec<_>>(), vec![3.0, 4.0]);
+        assert_eq!(
+            slow.drain().iter().map(|e| value(e)).collect::<Vec<_>>(),
+            vec![3.0, 4.0]
+        );
         assert_eq!(slow.dropped(), 3);
         assert_eq!(fast.drain().len(), 5);
         assert_eq!(fast.dropped(), 0);

@@ -17,7 +17,12 @@ fn valid_char(c: char) -> bool {
 /// Checks a user-given topic name and returns it in absolute form (a leading `/` is added
 /// when missing, as Gazebo treats relative names as absolute).
 pub fn validate_topic(topic: &str) -> Result<String, TopicError> {
-    let err = |reason| Err(TopicError { topic: topic.to_string(), reason });
+    let err = |reason| {
+        Err(TopicError {
+            topic: topic.to_string(),
+            reason,
+        })
+    };
     let t = topic.trim();
     if t.is_empty() || t == "/" {
         return err("it is empty");
@@ -35,13 +40,20 @@ pub fn validate_topic(topic: &str) -> Result<String, TopicError> {
     if t.len() > 1 && t.ends_with('/') {
         return err("it ends with `/`");
     }
-    Ok(if t.starts_with('/') { t.to_string() } else { format!("/{t}") })
+    Ok(if t.starts_with('/') {
+        t.to_string()
+    } else {
+        format!("/{t}")
+    })
 }
 
 /// Replaces characters that are not allowed in topic names by `_` (used to build default
 /// names from entity names, which SDF allows to contain anything).
 pub fn sanitize_topic_part(part: &str) -> String {
-    let s: String = part.chars().map(|c| if valid_char(c) && c != '/' { c } else { '_' }).collect();
+    let s: String = part
+        .chars()
+        .map(|c| if valid_char(c) && c != '/' { c } else { '_' })
+        .collect();
     if s.is_empty() { "_".into() } else { s }
 }
 
@@ -102,7 +114,12 @@ mod tests {
         assert_eq!(validate_topic("/a/b").unwrap(), "/a/b");
         assert_eq!(validate_topic("a/b").unwrap(), "/a/b");
         assert!(validate_topic("").is_err());
-        assert!(validate_topic("/a b").unwrap_err().reason.contains("whitespace"));
+        assert!(
+            validate_topic("/a b")
+                .unwrap_err()
+                .reason
+                .contains("whitespace")
+        );
         assert!(validate_topic("/a//b").is_err());
         assert!(validate_topic("/a/").is_err());
         assert!(validate_topic("/a@b").is_err());
@@ -114,7 +131,10 @@ mod tests {
             default_sensor_topic("w", &["box", "arm"], "link", "imu s", "imu"),
             "/world/w/model/box/model/arm/link/link/sensor/imu_s/imu"
         );
-        assert_eq!(default_sensor_topic("w", &["m"], "l", "c", "rgbd"), "/world/w/model/m/link/l/sensor/c");
+        assert_eq!(
+            default_sensor_topic("w", &["m"], "l", "c", "rgbd"),
+            "/world/w/model/m/link/l/sensor/c"
+        );
         assert_eq!(sensor_topic_suffix("ray"), "scan");
     }
 }

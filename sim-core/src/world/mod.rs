@@ -64,7 +64,11 @@ pub struct Physics {
 
 impl Default for Physics {
     fn default() -> Self {
-        Physics { max_step_size: 0.001, real_time_factor: 1.0, engine: "ode".into() }
+        Physics {
+            max_step_size: 0.001,
+            real_time_factor: 1.0,
+            engine: "ode".into(),
+        }
     }
 }
 
@@ -145,7 +149,11 @@ pub struct Inertial {
 
 impl Default for Inertial {
     fn default() -> Self {
-        Inertial { mass: 1.0, pose: Pose::IDENTITY, inertia: [1.0, 0.0, 0.0, 1.0, 0.0, 1.0] }
+        Inertial {
+            mass: 1.0,
+            pose: Pose::IDENTITY,
+            inertia: [1.0, 0.0, 0.0, 1.0, 0.0, 1.0],
+        }
     }
 }
 
@@ -276,7 +284,11 @@ impl World {
     /// Visits every model, depth first, with its scoped name (`a::b::c`).
     pub fn visit_models<'a>(&'a self, mut f: impl FnMut(&str, &'a Model)) {
         fn rec<'a>(prefix: &str, m: &'a Model, f: &mut impl FnMut(&str, &'a Model)) {
-            let scoped = if prefix.is_empty() { m.name.clone() } else { format!("{prefix}::{}", m.name) };
+            let scoped = if prefix.is_empty() {
+                m.name.clone()
+            } else {
+                format!("{prefix}::{}", m.name)
+            };
             f(&scoped, m);
             for n in &m.models {
                 rec(&scoped, n, f);

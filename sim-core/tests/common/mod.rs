@@ -8,7 +8,10 @@ use std::sync::OnceLock;
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("sim-core is in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("sim-core is in the workspace")
+        .to_path_buf()
 }
 
 /// Packages whose libraries the tests load.
@@ -28,12 +31,15 @@ pub fn plugin_build_dir() -> &'static Path {
         let target = workspace().join("target").join("test-plugins");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut c = Command::new(cargo);
-        c.current_dir(workspace()).args(["build", "--quiet", "--target-dir"]).arg(&target);
+        c.current_dir(workspace())
+            .args(["build", "--quiet", "--target-dir"])
+            .arg(&target);
         for p in PLUGIN_PACKAGES {
             c.args(["-p", p]);
         }
         // Do not inherit flags meant for the test build itself (coverage, sanitizers).
-        c.env_remove("RUSTFLAGS").env_remove("CARGO_ENCODED_RUSTFLAGS");
+        c.env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS");
         let out = c.output().expect("cargo runs");
         assert!(
             out.status.success(),
@@ -46,7 +52,11 @@ pub fn plugin_build_dir() -> &'static Path {
 
 /// The file name of a library on this platform (`libname.so`).
 pub fn lib_file(crate_name: &str) -> String {
-    format!("{}{crate_name}.{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_EXTENSION)
+    format!(
+        "{}{crate_name}.{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_EXTENSION
+    )
 }
 
 /// A fresh directory holding copies of the named libraries (crate names, e.g.
@@ -56,7 +66,8 @@ pub fn stage(libs: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     for l in libs {
         let f = lib_file(l);
-        std::fs::copy(src.join(&f), dir.path().join(&f)).unwrap_or_else(|e| panic!("copy {f}: {e}"));
+        std::fs::copy(src.join(&f), dir.path().join(&f))
+            .unwrap_or_else(|e| panic!("copy {f}: {e}"));
     }
     dir
 }
@@ -103,7 +114,8 @@ pub fn registry_in(dir: &Path) -> Registry {
 
 /// Builds a simulation from inline SDF with the libraries in `dir`.
 pub fn sim_from(sdf: &str, dir: &Path, seed: u64, threads: usize) -> Simulation {
-    let world = sim_core::sdf::parse_str(sdf, None).unwrap_or_else(|e| panic!("{}", e.render(None)));
+    let world =
+        sim_core::sdf::parse_str(sdf, None).unwrap_or_else(|e| panic!("{}", e.render(None)));
     Simulation::new(world, registry_in(dir), &SimOptions { seed, threads })
         .unwrap_or_else(|e| panic!("simulation does not load: {e}"))
 }
