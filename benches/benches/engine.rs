@@ -229,8 +229,10 @@ fn boxes_world() -> String {
 
 /// The same scene in a bare rapier program, configured as simcore configures it.
 fn raw_rapier() -> PhysicsWorld {
-    let mut w = PhysicsWorld::default();
-    w.gravity = Vector::new(0.0, 0.0, -9.8);
+    let mut w = PhysicsWorld {
+        gravity: Vector::new(0.0, 0.0, -9.8),
+        ..Default::default()
+    };
     w.integration_parameters.dt = 0.001;
     w.integration_parameters.length_unit = 1.0;
     w.integration_parameters.normalized_max_linear_velocity = Real::MAX;

@@ -104,8 +104,10 @@ impl Physics {
                 message: format!("max_step_size must be positive, got {step_s}"),
             });
         }
-        let mut pw = PhysicsWorld::default();
-        pw.gravity = vec_to_rapier(world.gravity);
+        let mut pw = PhysicsWorld {
+            gravity: vec_to_rapier(world.gravity),
+            ..Default::default()
+        };
         let ip = &mut pw.integration_parameters;
         ip.dt = step_s as f32;
         // SDF worlds are in metres; Gazebo caps neither speed nor rotation per step, so
