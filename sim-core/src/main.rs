@@ -159,8 +159,10 @@ fn run(args: RunArgs) -> u8 {
             return EXIT_INPUT;
         }
     };
+    // Libraries the world does not need are only mentioned in the log (`simcore plugins`
+    // lists them); when a needed one is missing, the load error names the refused ones.
     for w in sim.warnings() {
-        tracing::warn!("{w}");
+        tracing::info!("{w}");
     }
     if args.list {
         for t in sim.topics() {

@@ -141,7 +141,6 @@ impl Simulation {
         for p in &world.plugins {
             resolve_system(
                 &registry,
-                &physics,
                 p,
                 EntityId::WORLD,
                 &world.name,
@@ -293,7 +292,7 @@ impl Simulation {
         &self.registry
     }
 
-    /// Warnings from loading (refused libraries).
+    /// Notes from loading (libraries on the search path that were refused).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
@@ -556,10 +555,8 @@ fn sensor_subject(s: &SensorSetup) -> String {
     format!("sensor `{}` (type `{}`)", s.scoped_name, s.sensor_type)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn resolve_system<'a>(
     registry: &'a Registry,
-    physics: &Physics,
     p: &PluginSpec,
     entity: EntityId,
     entity_name: &str,
@@ -567,7 +564,6 @@ fn resolve_system<'a>(
     options: &SimOptions,
     pending: &mut Pending<'a>,
 ) {
-    let _ = physics;
     let setup = SystemSetup {
         entity,
         entity_name: entity_name.to_string(),
@@ -674,16 +670,13 @@ fn resolve_model<'a>(
                 }),
             }
             for p in &s.plugins {
-                resolve_system(
-                    registry, physics, p, entity, &scoped, &model_ns, options, pending,
-                );
+                resolve_system(registry, p, entity, &scoped, &model_ns, options, pending);
             }
         }
     }
     for p in &model.plugins {
         resolve_system(
             registry,
-            physics,
             p,
             model_id,
             &scoped_model,
