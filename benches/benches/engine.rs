@@ -156,26 +156,7 @@ fn sensor_manager(c: &mut Criterion) {
         .sensors()
         .setups()
         .map(|s| {
-            let config = SensorConfig {
-                name: RStr::from_str(&s.name),
-                scoped_name: RStr::from_str(&s.scoped_name),
-                sensor_type: RStr::from_str("imu"),
-                topic: RStr::from_str(&s.topic),
-                frame_id: RStr::from_str(&s.frame_id),
-                world_name: RStr::from_str("bench"),
-                sensor: s.entity,
-                link: s.link,
-                model: s.model,
-                pose: s.pose,
-                update_rate: 0.0,
-                seed: s.seed,
-                sdf: RStr::from_str(&s.sdf),
-                source: SourceLocation {
-                    file: RStr::from_str(""),
-                    line: 0,
-                    column: 0,
-                },
-            };
+            let config = s.config("bench");
             ImuSensor::create(&config, &wref).expect("created")
         })
         .collect();

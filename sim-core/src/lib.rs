@@ -1,5 +1,12 @@
 //! # sim-core: the simcore engine
-#![allow(missing_docs)]
+//!
+//! Reads a world ([`sdf`] into the data model of [`world`]), builds it in rapier
+//! ([`physics`]), loads the plugins it names ([`plugins`]), and runs it ([`runner`]): each
+//! iteration updates the due sensors ([`sensors`]) in parallel against the read-only world,
+//! publishes their outputs on the topic bus ([`transport`]) in a deterministic order, runs the
+//! system plugins' hooks ([`systems`]) and steps the physics.
+//!
+//! The `simcore` binary is a thin command line over this library.
 
 pub mod echo;
 pub mod manifest;

@@ -13,12 +13,14 @@
 
 use crate::physics::{BuildError, Physics};
 use crate::plugins::{Registry, Resolved};
-use crate::sensors::{SensorFailure, SensorManager, SensorReport, SensorSetup, derive_seed};
+use crate::sensors::{
+    SensorFailure, SensorManager, SensorReport, SensorSetup, derive_seed, source_location,
+};
 use crate::systems::{QueuedCommand, SystemFailure, SystemManager, SystemReport, SystemSetup};
 use crate::transport::{Bus, default_sensor_topic, validate_topic};
 use crate::world::{Model, PluginSpec, Span, World};
 use sim_plugin_api::{
-    EntityId, SensorConfig, SimTime, SourceLocation, SystemConfig, WorldView_TO,
+    EntityId, SimTime, SystemConfig, WorldView_TO,
     abi_stable::{sabi_trait::TD_Opaque, std_types::RStr},
 };
 use std::sync::Arc;
@@ -156,22 +158,7 @@ impl Simulation {
 
         // Create the plugins (configuration errors are collected too).
         for (setup, r) in pending.sensors {
-            let config = SensorConfig {
-                name: RStr::from_str(&setup.name),
-                scoped_name: RStr::from_str(&setup.scoped_name),
-                sensor_type: RStr::from_str(&setup.sensor_type),
-                topic: RStr::from_str(&setup.topic),
-                frame_id: RStr::from_str(&setup.frame_id),
-                world_name: RStr::from_str(&world.name),
-                sensor: setup.entity,
-                link: setup.link,
-                model: setup.model,
-                pose: setup.pose,
-                update_rate: setup.update_rate,
-                seed: setup.seed,
-                sdf: RStr::from_str(&setup.sdf),
-                source: source_location(&setup.span),
-            };
+            let config = setup.config(&world.name);
             let view = physics.view(&setup.scoped_name);
             let created = (r.library.module.create_sensor())(
                 RStr::from_str(&r.factory.name),
@@ -536,18 +523,6 @@ impl RunSummary {
         } else {
             0.0
         }
-    }
-}
-
-fn source_location(span: &Span) -> SourceLocation<'_> {
-    SourceLocation {
-        file: span
-            .file
-            .as_ref()
-            .map(|f| RStr::from_str(f.to_str().unwrap_or("")))
-            .unwrap_or(RStr::from_str("")),
-        line: span.line,
-        column: span.column,
     }
 }
 

@@ -75,6 +75,11 @@ impl Entities {
         id
     }
 
+    /// The id the next added entity will get.
+    pub fn next_id(&self) -> EntityId {
+        EntityId(self.list.len() as u64 + 1)
+    }
+
     pub fn get(&self, id: EntityId) -> Option<&Entity> {
         let i = id.0.checked_sub(1)? as usize;
         self.list.get(i).filter(|e| !e.removed)

@@ -57,6 +57,14 @@ struct LinkMotion {
     angular_acceleration: Vec3,
 }
 
+/// The geometry of a collision or visual, as declared.
+struct ShapeSpec<'a> {
+    name: &'a str,
+    pose: Pose,
+    geometry: &'a Geometry,
+    span: &'a crate::world::Span,
+}
+
 /// A command for the physics world, queued by plugins and applied before a step.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PhysicsCommand {
@@ -221,7 +229,7 @@ impl Physics {
     ) -> Result<EntityId, BuildError> {
         let scoped = format!("{model_scoped}::{}", link.name);
         let pose = model_pose.compose(link.pose);
-        let id_guess = EntityId(self.entities.iter().count() as u64 + 1);
+        let id_guess = self.entities.next_id();
         let builder = if is_static {
             RigidBodyBuilder::fixed()
         } else if link.kinematic {
@@ -287,72 +295,54 @@ impl Physics {
         debug_assert_eq!(id, id_guess);
 
         for c in &link.collisions {
-            let Some(shape) = shape_for(&c.geometry, &c.span)? else {
-                continue;
+            let data = EntityData::Collision {
+                link: id,
+                pose: c.pose,
+                laser_retro: c.laser_retro,
             };
-            let cid = EntityId(self.entities.iter().count() as u64 + 1);
-            let collider = shape
-                .position(pose_to_rapier(c.pose.compose(shape_offset(&c.geometry))))
-                .density(0.0)
-                .friction(1.0)
-                .collision_groups(InteractionGroups::new(
-                    GROUP_COLLISION,
-                    GROUP_COLLISION | GROUP_QUERY,
-                    InteractionTestMode::And,
-                ))
-                .user_data(pack_user_data(cid, model))
-                .build();
-            self.pw
-                .colliders
-                .insert_with_parent(collider, handle, &mut self.pw.bodies);
-            let got = self.entities.add(Entity {
-                kind: EntityKind::COLLISION,
-                parent: id,
-                name: c.name.clone(),
-                scoped_name: format!("{scoped}::{}", c.name),
-                model,
-                data: EntityData::Collision {
-                    link: id,
-                    pose: c.pose,
-                    laser_retro: c.laser_retro,
-                },
-                removed: false,
-            });
-            debug_assert_eq!(got, cid);
+            let groups = InteractionGroups::new(
+                GROUP_COLLISION,
+                GROUP_COLLISION | GROUP_QUERY,
+                InteractionTestMode::And,
+            );
+            let shape = ShapeSpec {
+                name: &c.name,
+                pose: c.pose,
+                geometry: &c.geometry,
+                span: &c.span,
+            };
+            self.add_shape(
+                shape,
+                EntityKind::COLLISION,
+                groups,
+                handle,
+                (id, &scoped, model),
+                data,
+            )?;
         }
         for v in &link.visuals {
-            let Some(shape) = shape_for(&v.geometry, &v.span)? else {
-                continue;
+            let data = EntityData::Visual {
+                link: id,
+                pose: v.pose,
+                diffuse: v.diffuse,
+                laser_retro: v.laser_retro,
             };
-            let vid = EntityId(self.entities.iter().count() as u64 + 1);
-            let collider = shape
-                .position(pose_to_rapier(v.pose.compose(shape_offset(&v.geometry))))
-                .density(0.0)
-                .collision_groups(InteractionGroups::new(
-                    GROUP_VISUAL,
-                    GROUP_QUERY,
-                    InteractionTestMode::And,
-                ))
-                .user_data(pack_user_data(vid, model))
-                .build();
-            self.pw
-                .colliders
-                .insert_with_parent(collider, handle, &mut self.pw.bodies);
-            let got = self.entities.add(Entity {
-                kind: EntityKind::VISUAL,
-                parent: id,
-                name: v.name.clone(),
-                scoped_name: format!("{scoped}::{}", v.name),
-                model,
-                data: EntityData::Visual {
-                    link: id,
-                    pose: v.pose,
-                    diffuse: v.diffuse,
-                    laser_retro: v.laser_retro,
-                },
-                removed: false,
-            });
-            debug_assert_eq!(got, vid);
+            let groups =
+                InteractionGroups::new(GROUP_VISUAL, GROUP_QUERY, InteractionTestMode::And);
+            let shape = ShapeSpec {
+                name: &v.name,
+                pose: v.pose,
+                geometry: &v.geometry,
+                span: &v.span,
+            };
+            self.add_shape(
+                shape,
+                EntityKind::VISUAL,
+                groups,
+                handle,
+                (id, &scoped, model),
+                data,
+            )?;
         }
         for s in &link.sensors {
             self.entities.add(Entity {
@@ -369,6 +359,45 @@ impl Physics {
             });
         }
         Ok(id)
+    }
+
+    /// Adds one collision or visual: its collider on the link's body (no mass: the link's
+    /// `<inertial>` is its mass) and its entity.
+    fn add_shape(
+        &mut self,
+        shape: ShapeSpec<'_>,
+        kind: EntityKind,
+        groups: InteractionGroups,
+        body: RigidBodyHandle,
+        (link, link_scoped, model): (EntityId, &str, EntityId),
+        data: EntityData,
+    ) -> Result<(), BuildError> {
+        let Some(builder) = shape_for(shape.geometry, shape.span)? else {
+            return Ok(());
+        };
+        let id = self.entities.next_id();
+        let collider = builder
+            .position(pose_to_rapier(
+                shape.pose.compose(shape_offset(shape.geometry)),
+            ))
+            .density(0.0)
+            .friction(1.0)
+            .collision_groups(groups)
+            .user_data(pack_user_data(id, model))
+            .build();
+        self.pw
+            .colliders
+            .insert_with_parent(collider, body, &mut self.pw.bodies);
+        self.entities.add(Entity {
+            kind,
+            parent: link,
+            name: shape.name.to_string(),
+            scoped_name: format!("{link_scoped}::{}", shape.name),
+            model,
+            data,
+            removed: false,
+        });
+        Ok(())
     }
 
     /// Brings the broad phase up to date without integrating, so that ray casts see new and

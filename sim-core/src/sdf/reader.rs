@@ -218,12 +218,43 @@ impl<'s> Reader<'s> {
         }
     }
 
-    /// The source text of the whole element, exactly as written.
+    /// The XML text of the whole element, as a document of its own, for the plugin that
+    /// reads it: the element as written, with the namespace declarations it relies on from
+    /// its ancestors added to its start tag, and with the same length-preserving repairs as
+    /// the whole document (an undeclared `gz:` prefix reads as `gz.`), so that any XML
+    /// parser accepts it.
     pub fn element_source(&self, node: Node) -> String {
-        self.source
+        let text = node
+            .document()
+            .input_text()
             .get(node.range())
-            .unwrap_or_default()
-            .to_string()
+            .unwrap_or_default();
+        let mut decls = String::new();
+        for ns in node.namespaces() {
+            let attr = match ns.name() {
+                Some(prefix) => format!("xmlns:{prefix}="),
+                None => "xmlns=".to_string(),
+            };
+            let start_tag = text.split('>').next().unwrap_or_default();
+            if !start_tag.contains(&attr) {
+                let uri = ns
+                    .uri()
+                    .replace('&', "&amp;")
+                    .replace('"', "&quot;")
+                    .replace('<', "&lt;");
+                decls.push_str(&format!(" {attr}\"{uri}\""));
+            }
+        }
+        if decls.is_empty() {
+            return text.to_string();
+        }
+        // After the element's name: the first space, `/` or `>` of the start tag.
+        let at = text
+            .char_indices()
+            .skip(1)
+            .find(|(_, c)| c.is_whitespace() || *c == '/' || *c == '>')
+            .map_or(text.len(), |(i, _)| i);
+        format!("{}{decls}{}", &text[..at], &text[at..])
     }
 
     // ----- attributes -----------------------------------------------------------------------

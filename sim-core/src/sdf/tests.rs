@@ -271,12 +271,14 @@ fn what_libsdformat_tolerates_is_read() {
 </sdf>"#;
     let w = ok(text);
     assert_eq!(w.plugins[0].filename, "p");
+    // The plugin gets its element as XML any parser reads, repaired like the document.
+    let snippet = &w.plugins[0].sdf;
     assert!(
-        w.plugins[0]
-            .sdf
-            .contains("<gz::system_priority>10</gz::system_priority>")
+        snippet.contains("<gz..system_priority>10</gz..system_priority>"),
+        "{snippet}"
     );
-    assert!(w.plugins[0].sdf.contains("custom:attr=\"1\""));
+    assert!(snippet.contains("custom.attr=\"1\""), "{snippet}");
+    assert!(roxmltree::Document::parse(snippet).is_ok(), "{snippet}");
     // Namespaced elements are not SDF's: <gz:pose> is not the model's pose.
     assert_pose(&w.models[0].pose, [1.0, 2.0, 3.0], Quat::IDENTITY);
 
@@ -1848,4 +1850,49 @@ fn no_input_makes_the_reader_panic() {
             Err(_) => panic!("panic on {case:?}"),
         }
     }
+}
+
+#[test]
+fn sensor_and_plugin_texts_are_self_contained_xml() {
+    let text = r#"<sdf version="1.9" xmlns:gz="http://gazebosim.org/schema">
+  <world name="w">
+    <model name="m">
+      <link name="l">
+        <sensor name="s" type="imu"><gz:extra>1</gz:extra><custom:thing>2</custom:thing></sensor>
+      </link>
+      <plugin filename="p" name="q"><gz:gain>3</gz:gain></plugin>
+    </model>
+  </world>
+</sdf>"#;
+    let w = parse_str(text, None).unwrap();
+    let sensor = &w.models[0].links[0].sensors[0].sdf;
+    let plugin = &w.models[0].plugins[0].sdf;
+    for snippet in [sensor, plugin] {
+        let doc = roxmltree::Document::parse(snippet).unwrap_or_else(|e| panic!("{snippet}: {e}"));
+        assert!(
+            snippet.contains(r#"xmlns:gz="http://gazebosim.org/schema""#),
+            "{snippet}"
+        );
+        let gz = doc
+            .descendants()
+            .find(|n| n.tag_name().namespace() == Some("http://gazebosim.org/schema"))
+            .expect("the gz element keeps its namespace");
+        assert!(gz.text().is_some());
+    }
+    // The undeclared prefix is repaired as in the whole document.
+    assert!(
+        sensor.contains("<custom.thing>2</custom.thing>"),
+        "{sensor}"
+    );
+    // Without namespaces the text is exactly as written.
+    let plain = parse_str(
+        r#"<sdf version="1.9"><world name="w"><model name="m"><link name="l"><sensor name="s" type="imu">
+        <update_rate>5</update_rate></sensor></link></model></world></sdf>"#,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        plain.models[0].links[0].sensors[0].sdf,
+        "<sensor name=\"s\" type=\"imu\">\n        <update_rate>5</update_rate></sensor>"
+    );
 }

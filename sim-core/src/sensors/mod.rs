@@ -26,11 +26,11 @@ use crate::transport::{Bus, Subscription};
 use crate::world::Span;
 use rayon::prelude::*;
 use sim_plugin_api::{
-    EntityId, Message, Payload, PluginError, Pose, SensorBox, SensorMetrics, SimTime,
-    UpdateContext, WorldView_TO,
+    EntityId, Message, Payload, PluginError, Pose, SensorBox, SensorConfig, SensorMetrics, SimTime,
+    SourceLocation, UpdateContext, WorldView_TO,
     abi_stable::{
         sabi_trait::TD_Opaque,
-        std_types::{RBox, RString, RVec},
+        std_types::{RBox, RStr, RString, RVec},
     },
 };
 use std::sync::Arc;
@@ -73,6 +73,38 @@ pub struct SensorSetup {
     pub span: Span,
     /// Seed of its random streams.
     pub seed: u64,
+}
+
+impl SensorSetup {
+    /// The configuration its plugin is created from, borrowing from this setup.
+    pub fn config<'a>(&'a self, world_name: &'a str) -> SensorConfig<'a> {
+        SensorConfig {
+            name: RStr::from_str(&self.name),
+            scoped_name: RStr::from_str(&self.scoped_name),
+            sensor_type: RStr::from_str(&self.sensor_type),
+            topic: RStr::from_str(&self.topic),
+            frame_id: RStr::from_str(&self.frame_id),
+            world_name: RStr::from_str(world_name),
+            sensor: self.entity,
+            link: self.link,
+            model: self.model,
+            pose: self.pose,
+            update_rate: self.update_rate,
+            seed: self.seed,
+            sdf: RStr::from_str(&self.sdf),
+            source: source_location(&self.span),
+        }
+    }
+}
+
+/// A span as the plugin ABI carries it.
+pub(crate) fn source_location(span: &Span) -> SourceLocation<'_> {
+    let file = span.file.as_ref().and_then(|f| f.to_str()).unwrap_or("");
+    SourceLocation {
+        file: RStr::from_str(file),
+        line: span.line,
+        column: span.column,
+    }
 }
 
 /// Derives a sensor's seed from the run seed and its scoped name (FNV-1a, then a SplitMix64
