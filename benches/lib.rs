@@ -1,4 +1,4 @@
-//! Benchmark helpers shared by the benches: scene builders and the results table.
+//! Benchmark helpers: the results table every bench figure is written to.
 
 use std::path::{Path, PathBuf};
 
@@ -19,17 +19,6 @@ pub struct Row {
     pub met: bool,
     /// A derived figure (e.g. updates per second).
     pub note: String,
-}
-
-/// Mean time of a criterion benchmark, from `target/criterion/<id>/new/estimates.json`.
-pub fn criterion_mean_ns(target: &Path, id: &str) -> Option<f64> {
-    let p = target
-        .join("criterion")
-        .join(id)
-        .join("new")
-        .join("estimates.json");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
-    v["mean"]["point_estimate"].as_f64()
 }
 
 /// Writes the table as Markdown and JSON under `target`.

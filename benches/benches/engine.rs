@@ -9,11 +9,13 @@
 //!   stepped by simcore with no sensors vs the same scene in a bare rapier program (goal:
 //!   within 5 %).
 //!
-//! The table is written to `target/bench-results.md` and `.json`.
+//! Each figure and its baseline are measured in alternating blocks within one criterion
+//! benchmark (same phase of the scene, same machine load), and their ratio is reported. The
+//! table is written to `target/bench-results.md` and `.json`.
 
 use criterion::{Criterion, criterion_group};
 use rapier3d::prelude::*;
-use sim_benches::{Row, criterion_mean_ns, write_table};
+use sim_benches::{Row, write_table};
 use sim_core::physics::Physics;
 use sim_core::plugins::{Registry, SearchPath, load_library};
 use sim_core::runner::{SimOptions, Simulation};
@@ -28,6 +30,7 @@ use sim_plugin_api::{
 use simcore_plugin_imu::ImuSensor;
 use std::hint::black_box;
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 fn plugin_dir() -> PathBuf {
@@ -113,26 +116,62 @@ fn plugin_call(c: &mut Criterion) {
     };
     let mut out = RVec::with_capacity(4);
     let mut g = c.benchmark_group("plugin_call");
-    g.bench_function("imu_update_direct_rlib", |b| {
-        b.iter(|| {
-            out.clear();
-            direct
-                .update(&ctx, &wref, &mut Outputs::new(&mut out))
-                .expect("update");
-            black_box(&out);
-        })
-    });
-    g.bench_function("imu_update_through_cdylib", |b| {
-        b.iter(|| {
-            out.clear();
-            through_abi
-                .update(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut out)
-                .into_result()
-                .expect("update");
-            black_box(&out);
+    // Blocks of 256 updates, alternating direct and through-the-library, timed apart.
+    g.bench_function("imu_update_direct_and_through_cdylib", |b| {
+        b.iter_custom(|iters| {
+            let (mut t_direct, mut t_abi) = (Duration::ZERO, Duration::ZERO);
+            let blocks = iters.div_ceil(256);
+            for _ in 0..blocks {
+                let t = Instant::now();
+                for _ in 0..256 {
+                    out.clear();
+                    direct
+                        .update(&ctx, &wref, &mut Outputs::new(&mut out))
+                        .expect("update");
+                    black_box(&out);
+                }
+                t_direct += t.elapsed();
+                let t = Instant::now();
+                for _ in 0..256 {
+                    out.clear();
+                    through_abi
+                        .update(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut out)
+                        .into_result()
+                        .expect("update");
+                    black_box(&out);
+                }
+                t_abi += t.elapsed();
+            }
+            record(&PLUGIN_CALL, t_direct, t_abi, blocks * 256);
+            (t_direct + t_abi) / 2
         })
     });
     g.finish();
+}
+
+/// Accumulated (baseline time, measured time, operations) of a paired benchmark.
+type Paired = Mutex<(Duration, Duration, u64)>;
+
+static PLUGIN_CALL: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
+static SENSOR_MANAGER: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
+static ENGINE_STEP: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
+
+fn record(p: &Paired, baseline: Duration, measured: Duration, ops: u64) {
+    let mut p = p.lock().unwrap_or_else(|e| e.into_inner());
+    p.0 += baseline;
+    p.1 += measured;
+    p.2 += ops;
+}
+
+/// (baseline ns/op, measured ns/op) of a paired benchmark, if it ran.
+fn per_op(p: &Paired) -> Option<(f64, f64)> {
+    let (b, m, n) = *p.lock().unwrap_or_else(|e| e.into_inner());
+    (n > 0).then(|| {
+        (
+            b.as_nanos() as f64 / n as f64,
+            m.as_nanos() as f64 / n as f64,
+        )
+    })
 }
 
 fn sensor_manager(c: &mut Criterion) {
@@ -168,20 +207,26 @@ fn sensor_manager(c: &mut Criterion) {
         forced: false,
     };
     let mut g = c.benchmark_group("sensor_manager");
-    g.bench_function("1000_imus_direct_loop", |b| {
+    // Alternating passes: the bare loop over the 1,000 sensors, then the manager's pass.
+    g.bench_function("1000_imus_direct_and_manager_one_core", |b| {
         let mut out = RVec::with_capacity(4);
-        b.iter(|| {
-            for s in direct.iter_mut() {
-                out.clear();
-                s.update(&ctx, &wref, &mut Outputs::new(&mut out))
-                    .expect("update");
-                black_box(&out);
+        b.iter_custom(|iters| {
+            let (mut t_direct, mut t_mgr) = (Duration::ZERO, Duration::ZERO);
+            for _ in 0..iters {
+                let t = Instant::now();
+                for s in direct.iter_mut() {
+                    out.clear();
+                    s.update(&ctx, &wref, &mut Outputs::new(&mut out))
+                        .expect("update");
+                    black_box(&out);
+                }
+                t_direct += t.elapsed();
+                let t = Instant::now();
+                assert!(sim.update_sensors().is_empty());
+                t_mgr += t.elapsed();
             }
-        })
-    });
-    g.bench_function("1000_imus_manager_one_core", |b| {
-        b.iter(|| {
-            assert!(sim.update_sensors().is_empty());
+            record(&SENSOR_MANAGER, t_direct, t_mgr, iters * 1000);
+            (t_direct + t_mgr) / 2
         })
     });
     g.finish();
@@ -252,22 +297,16 @@ fn raw_rapier() -> PhysicsWorld {
     w
 }
 
+/// The two engines step twin scenes in lockstep, alternating, so that both see the same phase
+/// of the scene (falling, piling up, resting) and the same machine load; their step times are
+/// summed apart.
 fn engine_step(c: &mut Criterion) {
     let world = sim_core::sdf::parse_str(&boxes_world(), None).expect("bench world");
     let mut g = c.benchmark_group("engine_step");
     g.sample_size(10).measurement_time(Duration::from_secs(20));
-    g.bench_function("1000_boxes_raw_rapier", |b| {
+    g.bench_function("1000_boxes_raw_and_simcore_in_lockstep", |b| {
         b.iter_custom(|iters| {
-            let mut w = raw_rapier();
-            let t = Instant::now();
-            for _ in 0..iters {
-                w.step();
-            }
-            t.elapsed()
-        })
-    });
-    g.bench_function("1000_boxes_simcore", |b| {
-        b.iter_custom(|iters| {
+            let mut raw = raw_rapier();
             let reg = Registry::discover(SearchPath::new(&[], None, &[], None));
             let mut sim = Simulation::new(
                 world.clone(),
@@ -278,11 +317,17 @@ fn engine_step(c: &mut Criterion) {
                 },
             )
             .expect("loads");
-            let t = Instant::now();
+            let (mut t_raw, mut t_sim) = (Duration::ZERO, Duration::ZERO);
             for _ in 0..iters {
+                let t = Instant::now();
+                raw.step();
+                t_raw += t.elapsed();
+                let t = Instant::now();
                 sim.step();
+                t_sim += t.elapsed();
             }
-            t.elapsed()
+            record(&ENGINE_STEP, t_raw, t_sim, iters);
+            (t_raw + t_sim) / 2
         })
     });
     g.finish();
@@ -294,12 +339,8 @@ fn main() {
     benches();
     Criterion::default().configure_from_args().final_summary();
     let t = target_dir();
-    let get = |id: &str| criterion_mean_ns(&t, id);
     let mut rows = Vec::new();
-    if let (Some(abi), Some(direct)) = (
-        get("plugin_call/imu_update_through_cdylib"),
-        get("plugin_call/imu_update_direct_rlib"),
-    ) {
+    if let Some((direct, abi)) = per_op(&PLUGIN_CALL) {
         rows.push(Row {
             name: "IMU update through the cdylib".into(),
             ns: abi,
@@ -310,25 +351,19 @@ fn main() {
             note: format!("overhead {:.1} ns", abi - direct),
         });
     }
-    if let (Some(mgr), Some(direct)) = (
-        get("sensor_manager/1000_imus_manager_one_core"),
-        get("sensor_manager/1000_imus_direct_loop"),
-    ) {
-        let rate = 1000.0 / (mgr * 1e-9);
+    if let Some((direct, mgr)) = per_op(&SENSOR_MANAGER) {
+        let rate = 1e9 / mgr;
         rows.push(Row {
             name: "sensor manager, 1,000 IMUs every step".into(),
-            ns: mgr / 1000.0,
+            ns: mgr,
             baseline: "direct rlib update loop".into(),
-            baseline_ns: direct / 1000.0,
+            baseline_ns: direct,
             goal: ">= 5,000,000 updates/s on one core".into(),
             met: rate >= 5e6,
             note: format!("{:.2} M updates/s", rate / 1e6),
         });
     }
-    if let (Some(sim), Some(raw)) = (
-        get("engine_step/1000_boxes_simcore"),
-        get("engine_step/1000_boxes_raw_rapier"),
-    ) {
+    if let Some((raw, sim)) = per_op(&ENGINE_STEP) {
         rows.push(Row {
             name: "step, 1,000 boxes, no sensors".into(),
             ns: sim,

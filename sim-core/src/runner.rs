@@ -456,7 +456,7 @@ impl Simulation {
     /// Topics known after loading: those of sensors and systems, and any published so far.
     pub fn topics(&self) -> Vec<String> {
         let mut v = self.bus.topics();
-        v.extend(self.sensors.topics());
+        v.extend(self.sensors.topics(&self.bus));
         v.sort();
         v.dedup();
         v

@@ -9,8 +9,108 @@
 use crate::{Pose, Quat, SimTime, Vec3};
 use abi_stable::{
     StableAbi,
-    std_types::{RBox, RString, RVec},
+    std_types::{RArc, RBox, ROption, RString, RVec},
 };
+
+/// An immutable, cheaply cloned string (reference-counted), for names that repeat in every
+/// message: frame ids, entity names, topics. The empty string allocates nothing.
+///
+/// Build one once (`SharedStr::from("base_link")`) and clone it per message: a clone is a
+/// reference-count increment, where an `RString` would be an allocation.
+#[repr(transparent)]
+#[derive(StableAbi, Clone, Default)]
+pub struct SharedStr(ROption<RArc<RString>>);
+
+impl SharedStr {
+    /// The empty string.
+    pub const EMPTY: SharedStr = SharedStr(ROption::RNone);
+
+    /// A shared copy of `s`.
+    pub fn new(s: &str) -> Self {
+        if s.is_empty() {
+            SharedStr::EMPTY
+        } else {
+            SharedStr(ROption::RSome(RArc::new(RString::from(s))))
+        }
+    }
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            ROption::RSome(s) => s.as_str(),
+            ROption::RNone => "",
+        }
+    }
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.as_str().is_empty()
+    }
+}
+
+impl core::ops::Deref for SharedStr {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<&str> for SharedStr {
+    fn from(s: &str) -> Self {
+        SharedStr::new(s)
+    }
+}
+
+impl From<String> for SharedStr {
+    fn from(s: String) -> Self {
+        SharedStr::new(&s)
+    }
+}
+
+impl From<&SharedStr> for SharedStr {
+    fn from(s: &SharedStr) -> Self {
+        s.clone()
+    }
+}
+
+impl From<&String> for SharedStr {
+    fn from(s: &String) -> Self {
+        SharedStr::new(s)
+    }
+}
+
+impl PartialEq for SharedStr {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (ROption::RSome(a), ROption::RSome(b)) if core::ptr::eq(&**a, &**b) => true,
+            _ => self.as_str() == other.as_str(),
+        }
+    }
+}
+
+impl Eq for SharedStr {}
+
+impl PartialEq<str> for SharedStr {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for SharedStr {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl core::fmt::Debug for SharedStr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl core::fmt::Display for SharedStr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// The header every message carries.
 ///
@@ -23,7 +123,7 @@ pub struct Header {
     /// Simulation time the data refers to.
     pub stamp: SimTime,
     /// The coordinate frame of the data.
-    pub frame_id: RString,
+    pub frame_id: SharedStr,
     /// Sequence number, per publisher and topic, from 0.
     pub seq: u64,
 }
@@ -35,7 +135,7 @@ pub struct Message {
     /// Topic. For sensor and system outputs: empty means the publisher's own topic, a name
     /// without a leading `/` is appended to it (`points` -> `<topic>/points`), and a name with
     /// a leading `/` is absolute.
-    pub topic: RString,
+    pub topic: SharedStr,
     /// Stamp, frame and sequence number.
     pub header: Header,
     /// The content.
@@ -44,7 +144,7 @@ pub struct Message {
 
 impl Message {
     /// A message with an empty header (the engine stamps sensor outputs).
-    pub fn new(topic: impl Into<RString>, payload: Payload) -> Self {
+    pub fn new(topic: impl Into<SharedStr>, payload: Payload) -> Self {
         Message {
             topic: topic.into(),
             header: Header::default(),
@@ -108,7 +208,7 @@ impl PointFieldType {
 #[derive(StableAbi, Clone, Debug, Default, PartialEq)]
 pub struct Imu {
     /// Scoped name of the sensor's link.
-    pub entity_name: RString,
+    pub entity_name: SharedStr,
     /// Whether `orientation` is meaningful (`<enable_orientation>`).
     pub has_orientation: bool,
     /// Orientation relative to the reference frame.
@@ -131,7 +231,7 @@ pub struct Imu {
 #[derive(StableAbi, Clone, Debug, Default, PartialEq)]
 pub struct LaserScan {
     /// Frame name.
-    pub frame: RString,
+    pub frame: SharedStr,
     /// World pose of the sensor.
     pub world_pose: Pose,
     /// First horizontal angle, rad.
@@ -165,7 +265,7 @@ pub struct LaserScan {
 #[derive(StableAbi, Clone, Debug, PartialEq)]
 pub struct PointField {
     /// Field name (`x`, `y`, `z`, `intensity`, `ring`, `rgb`, ...).
-    pub name: RString,
+    pub name: SharedStr,
     /// Byte offset within a point.
     pub offset: u32,
     /// Element type.
@@ -227,7 +327,7 @@ pub struct CameraInfo {
     /// Image height.
     pub height: u32,
     /// Distortion model name (`plumb_bob`).
-    pub distortion_model: RString,
+    pub distortion_model: SharedStr,
     /// Distortion coefficients (k1, k2, p1, p2, k3 for plumb_bob).
     pub distortion: RVec<f64>,
     /// Intrinsic matrix K, row-major 3x3.
@@ -255,7 +355,7 @@ pub struct NavSat {
     /// Up velocity, m/s.
     pub velocity_up: f64,
     /// Frame id.
-    pub frame_id: RString,
+    pub frame_id: SharedStr,
 }
 
 /// A named pose (gz-msgs `Pose` with its name).
@@ -263,7 +363,7 @@ pub struct NavSat {
 #[derive(StableAbi, Clone, Debug, Default, PartialEq)]
 pub struct NamedPose {
     /// Scoped name of the entity.
-    pub name: RString,
+    pub name: SharedStr,
     /// Its pose.
     pub pose: Pose,
 }
@@ -365,7 +465,7 @@ pub struct EntityFactory {
 #[derive(StableAbi, Clone, Debug, Default, PartialEq)]
 pub struct SensorMetrics {
     /// Sensor name.
-    pub name: RString,
+    pub name: SharedStr,
     /// Updates per second of wall time, from the last two updates.
     pub real_update_rate: f64,
     /// Updates per second of sim time, from the last two updates.
@@ -379,9 +479,9 @@ pub struct SensorMetrics {
 #[derive(StableAbi, Clone, Debug, Default, PartialEq)]
 pub struct CustomMessage {
     /// Schema name, e.g. `acme.msgs.Sonar`.
-    pub schema: RString,
+    pub schema: SharedStr,
     /// Encoding of `data`: `json`, `protobuf`, `cbor`, ... (MCAP message encodings).
-    pub encoding: RString,
+    pub encoding: SharedStr,
     /// The encoded message.
     pub data: RVec<u8>,
 }

@@ -2,8 +2,8 @@
 //! the configuration they are created from, and the root module a library exports.
 
 use crate::{
-    CommandsMut, EntityId, ErrorCode, Extension, Message, Payload, PluginError, Pose, SimTime,
-    SourceLocation, WorldRef,
+    CommandsMut, EntityId, ErrorCode, Extension, Message, Payload, PluginError, Pose, SharedStr,
+    SimTime, SourceLocation, WorldRef,
 };
 use abi_stable::{
     StableAbi, declare_root_module_statics,
@@ -252,8 +252,9 @@ impl<'a> Outputs<'a> {
         Outputs { messages }
     }
     /// Publishes `payload` on `topic` (empty: the plugin's own topic; relative: below it;
-    /// `/...`: absolute). The engine fills the header.
-    pub fn publish(&mut self, topic: &str, payload: Payload) {
+    /// `/...`: absolute). The engine fills the header. On a hot path pass a [`SharedStr`]
+    /// built once (`&self.points_topic`): a `&str` topic other than `""` is copied per call.
+    pub fn publish(&mut self, topic: impl Into<SharedStr>, payload: Payload) {
         self.messages.push(Message::new(topic, payload));
     }
     /// Publishes a complete message (to set the header's frame id yourself).

@@ -16,8 +16,8 @@
 use crate::config::{ImuConfig, OrientationReference};
 use sim_plugin_api::{
     EntityId, Imu, KinematicState, LogLevel, Outputs, Payload, PluginError, Pose, Quat, Sensor,
-    SensorConfig, UpdateContext, Vec3, WorldRef,
-    abi_stable::std_types::{RBox, RString},
+    SensorConfig, SharedStr, UpdateContext, Vec3, WorldRef,
+    abi_stable::std_types::RBox,
     noise::{GaussianNoise, NoiseKind, NoiseParams, stream_seed},
 };
 
@@ -34,7 +34,7 @@ pub struct ImuSensor {
     link: EntityId,
     /// Pose of the sensor in its link's frame.
     pose_in_link: Pose,
-    entity_name: RString,
+    entity_name: SharedStr,
     reference_mode: OrientationReference,
     /// `R_wf`; `None` until the initial pose has been seen (default mode only).
     reference: Option<Quat>,
@@ -140,6 +140,7 @@ impl ImuSensor {
 
     /// One reading from the link's state `link`, the world gravity `gravity` and the time
     /// since the previous reading `dt` (seconds, 0 for the first; drives the dynamic bias).
+    #[inline]
     pub fn measure(&mut self, link: &KinematicState, gravity: Vec3, dt: f64) -> Imu {
         let q_wl = link.pose.orientation;
         let q_ws = (q_wl * self.pose_in_link.orientation).normalized();

@@ -22,18 +22,17 @@ mod timing;
 pub use timing::Schedule;
 
 use crate::physics::Physics;
-use crate::transport::{Bus, Subscription};
+use crate::transport::{Bus, Subscription, TopicId};
 use crate::world::Span;
 use rayon::prelude::*;
 use sim_plugin_api::{
-    EntityId, Message, Payload, PluginError, Pose, SensorBox, SensorConfig, SensorMetrics, SimTime,
-    SourceLocation, UpdateContext, WorldView_TO,
+    EntityId, Message, Payload, PluginError, Pose, SensorBox, SensorConfig, SensorMetrics,
+    SharedStr, SimTime, SourceLocation, UpdateContext, WorldView_TO,
     abi_stable::{
         sabi_trait::TD_Opaque,
-        std_types::{RBox, RStr, RString, RVec},
+        std_types::{RBox, RStr, RVec},
     },
 };
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Everything the engine resolved about one `<sensor>` before creating its plugin.
@@ -145,8 +144,8 @@ pub struct SensorReport {
 }
 
 struct OutTopic {
-    key: RString,
-    topic: Arc<str>,
+    key: SharedStr,
+    topic: TopicId,
     seq: u64,
 }
 
@@ -158,9 +157,10 @@ struct Slot {
     active: bool,
     trigger: Option<Subscription>,
     force_next: bool,
-    frame_id: RString,
+    frame_id: SharedStr,
+    metrics_name: SharedStr,
     topics: Vec<OutTopic>,
-    metrics_topic: Option<Arc<str>>,
+    metrics_topic: Option<TopicId>,
     metrics_seq: u64,
     last_sim: Option<SimTime>,
     last_wall: Option<Instant>,
@@ -223,9 +223,10 @@ impl SensorManager {
         self.slots.push(Slot {
             schedule: Schedule::new(setup.update_rate),
             active: setup.active,
-            frame_id: RString::from(setup.frame_id.as_str()),
+            frame_id: SharedStr::from(&setup.frame_id),
+            metrics_name: SharedStr::from(&setup.scoped_name),
             topics: vec![OutTopic {
-                key: RString::new(),
+                key: SharedStr::EMPTY,
                 topic: main,
                 seq: 0,
             }],
@@ -332,99 +333,38 @@ impl SensorManager {
         bus: &mut Bus,
         pool: Option<&rayon::ThreadPool>,
     ) -> Vec<SensorFailure> {
-        let mut any = false;
-        for s in &mut self.slots {
-            s.due = false;
-            s.result = None;
-            if s.plugin.is_none() {
-                continue;
-            }
-            let mut force = std::mem::take(&mut s.force_next);
-            if let Some(t) = &s.trigger {
-                if t.has_pending() {
-                    t.drain();
-                    force = true;
-                }
-                if !force {
-                    continue;
-                }
-            }
-            if !force && !s.schedule.is_due(now) {
-                continue;
-            }
-            if !s.active && !force {
-                continue;
-            }
-            s.due = true;
-            s.forced = force;
-            any = true;
-        }
-        if !any {
-            return Vec::new();
-        }
         let step = physics.step_size();
-        let run = |s: &mut Slot| {
-            if !s.due {
-                return;
-            }
-            let Some(plugin) = s.plugin.as_mut() else {
-                return;
-            };
-            let ctx = UpdateContext {
-                now,
-                dt: s.last_sim.map_or(SimTime::ZERO, |l| {
-                    SimTime::from_nanos((now.nanos - l.nanos).max(0))
-                }),
-                step,
-                update_count: s.update_count,
-                forced: s.forced,
-            };
-            let view = physics.view(&s.setup.scoped_name);
-            s.out.clear();
-            let r = plugin.update(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut s.out);
-            s.result = Some(r.into_result());
-        };
-        let parallel = pool.filter(|p| p.current_num_threads() > 1);
-        match parallel {
-            Some(pool) => pool.install(|| self.slots.par_iter_mut().for_each(run)),
-            None => self.slots.iter_mut().for_each(run),
-        }
         let wall = Instant::now();
         let mut failures = Vec::new();
-        for s in &mut self.slots {
-            let Some(result) = s.result.take() else {
-                continue;
-            };
-            if let Err(e) = result {
-                failures.push(disable(s, e));
-                continue;
+        match pool.filter(|p| p.current_num_threads() > 1) {
+            Some(pool) => {
+                // Decide, update in parallel, then publish in sensor order.
+                let mut any = false;
+                for s in &mut self.slots {
+                    any |= prepare(s, now);
+                }
+                if !any {
+                    return failures;
+                }
+                pool.install(|| {
+                    self.slots
+                        .par_iter_mut()
+                        .filter(|s| s.due)
+                        .for_each(|s| run(s, now, step, physics))
+                });
+                for s in self.slots.iter_mut().filter(|s| s.due) {
+                    finish(s, now, wall, bus, &mut failures);
+                }
             }
-            if !s.forced {
-                s.schedule.advance(now);
+            None => {
+                // One pass: each sensor is touched once while it is in cache.
+                for s in &mut self.slots {
+                    if prepare(s, now) {
+                        run(s, now, step, physics);
+                        finish(s, now, wall, bus, &mut failures);
+                    }
+                }
             }
-            s.update_count += 1;
-            s.report.updates += 1;
-            publish_outputs(s, now, bus);
-            if let Some(topic) = s.metrics_topic.clone() {
-                let metrics = SensorMetrics {
-                    name: RString::from(s.setup.scoped_name.as_str()),
-                    real_update_rate: s
-                        .last_wall
-                        .map_or(0.0, |l| rate(wall.duration_since(l).as_secs_f64())),
-                    sim_update_rate: s
-                        .last_sim
-                        .map_or(0.0, |l| rate((now.nanos - l.nanos) as f64 * 1e-9)),
-                    nominal_update_rate: s.schedule.rate_hz(),
-                };
-                let mut m = Message::new("", Payload::SensorMetrics(RBox::new(metrics)));
-                m.header.stamp = now;
-                m.header.frame_id = s.frame_id.clone();
-                m.header.seq = s.metrics_seq;
-                s.metrics_seq += 1;
-                bus.publish(topic, m);
-            }
-            s.last_sim = Some(now);
-            s.last_wall = Some(wall);
         }
         failures
     }
@@ -438,21 +378,21 @@ impl SensorManager {
                 r.dropped = s
                     .topics
                     .iter()
-                    .map(|t| bus.stats(&t.topic).dropped)
+                    .map(|t| bus.stats_of(t.topic).dropped)
                     .sum::<u64>()
-                    + s.metrics_topic.as_ref().map_or(0, |t| bus.stats(t).dropped);
+                    + s.metrics_topic.map_or(0, |t| bus.stats_of(t).dropped);
                 r
             })
             .collect()
     }
 
     /// Every topic the sensors have published on so far, plus their main and trigger topics.
-    pub fn topics(&self) -> Vec<String> {
+    pub fn topics(&self, bus: &Bus) -> Vec<String> {
         let mut v = Vec::new();
         for s in &self.slots {
-            v.extend(s.topics.iter().map(|t| t.topic.to_string()));
-            if let Some(t) = &s.metrics_topic {
-                v.push(t.to_string());
+            v.extend(s.topics.iter().map(|t| bus.name(t.topic).to_string()));
+            if let Some(t) = s.metrics_topic {
+                v.push(bus.name(t).to_string());
             }
             if s.setup.triggered {
                 v.push(s.setup.trigger_topic.clone());
@@ -465,6 +405,97 @@ impl SensorManager {
     pub fn libraries(&self) -> impl Iterator<Item = (&SensorSetup, &str)> {
         self.slots.iter().map(|s| (&s.setup, s.library.as_str()))
     }
+}
+
+/// Decides whether a sensor updates at `now` (see the module docs) and marks it.
+fn prepare(s: &mut Slot, now: SimTime) -> bool {
+    s.due = false;
+    if s.plugin.is_none() {
+        return false;
+    }
+    let mut force = std::mem::take(&mut s.force_next);
+    if let Some(t) = &s.trigger {
+        if t.has_pending() {
+            t.drain();
+            force = true;
+        }
+        if !force {
+            return false;
+        }
+    }
+    if !force && !s.schedule.is_due(now) {
+        return false;
+    }
+    if !s.active && !force {
+        return false;
+    }
+    s.due = true;
+    s.forced = force;
+    true
+}
+
+/// Runs the plugin of a due sensor against the read-only world.
+fn run(s: &mut Slot, now: SimTime, step: SimTime, physics: &Physics) {
+    let Some(plugin) = s.plugin.as_mut() else {
+        return;
+    };
+    let dt = s.last_sim.map_or(SimTime::ZERO, |l| {
+        SimTime::from_nanos((now.nanos - l.nanos).max(0))
+    });
+    let ctx = UpdateContext {
+        now,
+        dt,
+        step,
+        update_count: s.update_count,
+        forced: s.forced,
+    };
+    let view = physics.view(&s.setup.scoped_name);
+    s.out.clear();
+    let r = plugin.update(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut s.out);
+    s.result = Some(r.into_result());
+}
+
+/// Books an update: disables a failed plugin, or advances the schedule and publishes.
+fn finish(
+    s: &mut Slot,
+    now: SimTime,
+    wall: Instant,
+    bus: &mut Bus,
+    failures: &mut Vec<SensorFailure>,
+) {
+    let Some(result) = s.result.take() else {
+        return;
+    };
+    if let Err(e) = result {
+        failures.push(disable(s, e));
+        return;
+    }
+    if !s.forced {
+        s.schedule.advance(now);
+    }
+    s.update_count += 1;
+    s.report.updates += 1;
+    publish_outputs(s, now, bus);
+    if let Some(topic) = s.metrics_topic {
+        let metrics = SensorMetrics {
+            name: s.metrics_name.clone(),
+            real_update_rate: s
+                .last_wall
+                .map_or(0.0, |l| rate(wall.duration_since(l).as_secs_f64())),
+            sim_update_rate: s
+                .last_sim
+                .map_or(0.0, |l| rate((now.nanos - l.nanos) as f64 * 1e-9)),
+            nominal_update_rate: s.schedule.rate_hz(),
+        };
+        let mut m = Message::new(SharedStr::EMPTY, Payload::SensorMetrics(RBox::new(metrics)));
+        m.header.stamp = now;
+        m.header.frame_id = s.frame_id.clone();
+        m.header.seq = s.metrics_seq;
+        s.metrics_seq += 1;
+        bus.publish(topic, m);
+    }
+    s.last_sim = Some(now);
+    s.last_wall = Some(wall);
 }
 
 fn rate(dt: f64) -> f64 {
@@ -488,7 +519,7 @@ fn disable(s: &mut Slot, e: PluginError) -> SensorFailure {
 }
 
 fn publish_outputs(s: &mut Slot, now: SimTime, bus: &mut Bus) {
-    for mut m in s.out.drain(..) {
+    for m in s.out.iter_mut() {
         let idx = match s.topics.iter().position(|t| t.key == m.topic) {
             Some(i) => i,
             None => {
@@ -507,14 +538,22 @@ fn publish_outputs(s: &mut Slot, now: SimTime, bus: &mut Bus) {
             }
         };
         let t = &mut s.topics[idx];
+        let seq = t.seq;
+        t.seq += 1;
+        s.report.messages += 1;
+        if !bus.has_subscribers_of(t.topic) {
+            // Nobody listens: count it and let the buffer drop it in place.
+            bus.count_unheard(t.topic);
+            continue;
+        }
+        let mut m = std::mem::replace(m, Message::new(SharedStr::EMPTY, Payload::Empty));
         m.header.stamp = now;
         if m.header.frame_id.is_empty() {
             m.header.frame_id = s.frame_id.clone();
         }
-        m.header.seq = t.seq;
-        t.seq += 1;
-        m.topic = RString::new();
-        s.report.messages += 1;
-        bus.publish(t.topic.clone(), m);
+        m.header.seq = seq;
+        m.topic = SharedStr::EMPTY;
+        bus.publish(t.topic, m);
     }
+    s.out.clear();
 }

@@ -8,18 +8,17 @@
 //! disabled and reported.
 
 use crate::physics::{Physics, PhysicsCommand};
-use crate::transport::{Bus, Subscription, validate_topic};
+use crate::transport::{Bus, Subscription, TopicId, validate_topic};
 use crate::world::Span;
 use sim_plugin_api::{
     Commands, Commands_TO, CommandsMut, EntityFactory, EntityId, Extension, JointCommand, Message,
-    PluginError, Pose, SimTime, StepContext, SystemBox, Vec3, WorldView_TO,
+    PluginError, Pose, SharedStr, SimTime, StepContext, SystemBox, Vec3, WorldView_TO,
     abi_stable::{
         sabi_trait::TD_Opaque,
-        std_types::{ROption, RStr, RString, RVec},
+        std_types::{ROption, RStr, RVec},
     },
 };
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// Everything resolved about one `<plugin>` before creating it.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,7 +127,7 @@ impl Commands for CommandQueue {
     }
     fn publish(&mut self, mut message: Message) {
         let topic = resolve_topic(&self.namespace, &message.topic);
-        message.topic = RString::new();
+        message.topic = SharedStr::EMPTY;
         self.commands.push(QueuedCommand::Publish(topic, message));
     }
     fn set_sensor_active(&mut self, sensor: EntityId, active: bool) {
@@ -179,7 +178,7 @@ struct Slot {
     setup: SystemSetup,
     plugin: Option<SystemBox>,
     subscriptions: Vec<Subscription>,
-    seq: HashMap<Arc<str>, u64>,
+    seq: HashMap<TopicId, u64>,
     report: SystemReport,
     out: RVec<Message>,
 }
@@ -188,7 +187,7 @@ struct Slot {
 #[derive(Default)]
 pub struct SystemManager {
     slots: Vec<Slot>,
-    command_seq: HashMap<Arc<str>, u64>,
+    command_seq: HashMap<TopicId, u64>,
 }
 
 impl std::fmt::Debug for SystemManager {
@@ -264,7 +263,7 @@ impl SystemManager {
             for sub in &s.subscriptions {
                 for env in sub.drain() {
                     let mut m = env.message.clone();
-                    m.topic = RString::from(&*env.topic);
+                    m.topic = SharedStr::from(&*env.topic);
                     inbox.push(m);
                 }
             }
@@ -343,7 +342,7 @@ impl SystemManager {
         bus: &mut Bus,
     ) {
         let key = bus.intern(topic);
-        let seq = self.command_seq.entry(key.clone()).or_insert(0);
+        let seq = self.command_seq.entry(key).or_insert(0);
         message.header.stamp = now;
         message.header.seq = *seq;
         *seq += 1;
@@ -358,11 +357,11 @@ impl SystemManager {
 
 fn publish_from(s: &mut Slot, topic: &str, mut m: Message, now: SimTime, bus: &mut Bus) {
     let key = bus.intern(topic);
-    let seq = s.seq.entry(key.clone()).or_insert(0);
+    let seq = s.seq.entry(key).or_insert(0);
     m.header.stamp = now;
     m.header.seq = *seq;
     *seq += 1;
-    m.topic = RString::new();
+    m.topic = SharedStr::EMPTY;
     s.report.messages += 1;
     bus.publish(key, m);
 }

@@ -62,12 +62,17 @@ struct Subscriber {
     dropped: Arc<AtomicU64>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct TopicEntry {
+    name: Arc<str>,
     subscribers: Vec<Subscriber>,
     published: u64,
     dropped: u64,
 }
+
+/// A topic interned on a [`Bus`]: publishing by id costs no hashing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TopicId(usize);
 
 /// Per-topic counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -83,7 +88,8 @@ pub struct TopicStats {
 /// The topic bus. Owned by the simulation thread; subscriptions may be read from any thread.
 #[derive(Debug, Default)]
 pub struct Bus {
-    topics: HashMap<Arc<str>, TopicEntry>,
+    topics: Vec<TopicEntry>,
+    index: HashMap<Arc<str>, TopicId>,
 }
 
 impl Bus {
@@ -96,48 +102,71 @@ impl Bus {
     pub fn subscribe(&mut self, topic: &str, capacity: usize) -> Subscription {
         let (sender, receiver) = bounded(capacity.max(1));
         let dropped = Arc::new(AtomicU64::new(0));
-        let key = self.intern(topic);
-        self.topics
-            .entry(key.clone())
-            .or_default()
-            .subscribers
-            .push(Subscriber {
-                sender,
-                evictor: receiver.clone(),
-                dropped: dropped.clone(),
-            });
+        let id = self.intern(topic);
+        let entry = &mut self.topics[id.0];
+        entry.subscribers.push(Subscriber {
+            sender,
+            evictor: receiver.clone(),
+            dropped: dropped.clone(),
+        });
         Subscription {
-            topic: key,
+            topic: entry.name.clone(),
             receiver,
             dropped,
         }
     }
 
-    /// Returns the shared name of `topic`, creating its entry if needed.
-    pub fn intern(&mut self, topic: &str) -> Arc<str> {
-        if let Some((k, _)) = self.topics.get_key_value(topic) {
-            return k.clone();
+    /// The id of `topic`, creating it if needed.
+    pub fn intern(&mut self, topic: &str) -> TopicId {
+        if let Some(id) = self.index.get(topic) {
+            return *id;
         }
-        let k: Arc<str> = Arc::from(topic);
-        self.topics.insert(k.clone(), TopicEntry::default());
-        k
+        let name: Arc<str> = Arc::from(topic);
+        let id = TopicId(self.topics.len());
+        self.topics.push(TopicEntry {
+            name: name.clone(),
+            subscribers: Vec::new(),
+            published: 0,
+            dropped: 0,
+        });
+        self.index.insert(name, id);
+        id
+    }
+
+    /// The name of a topic.
+    pub fn name(&self, id: TopicId) -> &str {
+        &self.topics[id.0].name
     }
 
     /// Whether anyone listens on `topic`.
     pub fn has_subscribers(&self, topic: &str) -> bool {
-        self.topics
+        self.index
             .get(topic)
-            .is_some_and(|t| !t.subscribers.is_empty())
+            .is_some_and(|id| !self.topics[id.0].subscribers.is_empty())
+    }
+
+    /// Whether anyone listens on a topic, by id.
+    pub fn has_subscribers_of(&self, id: TopicId) -> bool {
+        !self.topics[id.0].subscribers.is_empty()
+    }
+
+    /// Counts a message published on a topic nobody listens to (the publisher drops it
+    /// without building it for delivery).
+    pub fn count_unheard(&mut self, id: TopicId) {
+        self.topics[id.0].published += 1;
     }
 
     /// Publishes without blocking. Subscribers whose [`Subscription`] was dropped are removed.
-    pub fn publish(&mut self, topic: Arc<str>, message: Message) {
-        let entry = self.topics.entry(topic.clone()).or_default();
+    pub fn publish(&mut self, id: TopicId, message: Message) {
+        let entry = &mut self.topics[id.0];
         entry.published += 1;
         if entry.subscribers.is_empty() {
             return;
         }
-        let envelope = Arc::new(Envelope { topic, message });
+        let envelope = Arc::new(Envelope {
+            topic: entry.name.clone(),
+            message,
+        });
         let mut lost = 0;
         entry.subscribers.retain(|s| {
             // The subscription and the bus share the drop counter: when the bus holds the only
@@ -165,19 +194,25 @@ impl Bus {
 
     /// Counters of one topic.
     pub fn stats(&self, topic: &str) -> TopicStats {
-        self.topics
+        self.index
             .get(topic)
-            .map(|t| TopicStats {
-                published: t.published,
-                dropped: t.dropped,
-                subscribers: t.subscribers.len(),
-            })
+            .map(|id| self.stats_of(*id))
             .unwrap_or_default()
+    }
+
+    /// Counters of one topic, by id.
+    pub fn stats_of(&self, id: TopicId) -> TopicStats {
+        let t = &self.topics[id.0];
+        TopicStats {
+            published: t.published,
+            dropped: t.dropped,
+            subscribers: t.subscribers.len(),
+        }
     }
 
     /// Every topic that has been published on or subscribed to, sorted.
     pub fn topics(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.topics.keys().map(|k| k.to_string()).collect();
+        let mut v: Vec<String> = self.topics.iter().map(|t| t.name.to_string()).collect();
         v.sort();
         v
     }
