@@ -86,7 +86,7 @@ fn triggered_sensor_updates_only_after_a_trigger_message() {
     );
     let trigger = sim.bus_mut().intern(&format!("{IMU_TOPIC}/trigger"));
     sim.bus_mut()
-        .publish(trigger.clone(), Message::new("", Payload::Boolean(true)));
+        .publish(trigger, Message::new("", Payload::Boolean(true)));
     for _ in 0..50 {
         sim.step();
     }
@@ -98,7 +98,7 @@ fn triggered_sensor_updates_only_after_a_trigger_message() {
     );
     // Two triggers before one step still give one update.
     sim.bus_mut()
-        .publish(trigger.clone(), Message::new("", Payload::Boolean(true)));
+        .publish(trigger, Message::new("", Payload::Boolean(true)));
     sim.bus_mut()
         .publish(trigger, Message::new("", Payload::Boolean(true)));
     sim.step();

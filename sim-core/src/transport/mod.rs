@@ -242,7 +242,7 @@ mod tests {
         let other = bus.subscribe("/u", 10);
         let t = bus.intern("/t");
         for i in 0..3 {
-            bus.publish(t.clone(), msg(i as f64));
+            bus.publish(t, msg(i as f64));
         }
         assert_eq!(
             a.drain().iter().map(|e| value(e)).collect::<Vec<_>>(),
@@ -267,7 +267,7 @@ mod tests {
         let fast = bus.subscribe("/t", 100);
         let t = bus.intern("/t");
         for i in 0..5 {
-            bus.publish(t.clone(), msg(i as f64));
+            bus.publish(t, msg(i as f64));
         }
         assert_eq!(
             slow.drain().iter().map(|e| value(e)).collect::<Vec<_>>(),
