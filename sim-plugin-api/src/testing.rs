@@ -85,6 +85,9 @@ impl WorldView for StaticWorld {
     fn models(&self, out: &mut RVec<ModelInfo>) {
         out.clear();
     }
+    fn models_in_aabb(&self, _aabb: crate::Aabb, out: &mut RVec<ModelInfo>) {
+        out.clear();
+    }
     fn kinematics(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, KinematicState>) -> u32 {
         let mut known = 0;
         for (id, o) in ids.iter().zip(out.iter_mut()) {

@@ -191,6 +191,10 @@ pub trait WorldView: Send + Sync {
     /// Replaces the contents of `out` with every model in the world (nested ones included),
     /// in a stable order.
     fn models(&self, out: &mut RVec<ModelInfo>);
+    /// Replaces the contents of `out` with the models whose collision AABB (as in
+    /// [`WorldView::models`]) intersects `aabb`, found through the broad phase rather than by
+    /// scanning every model; in a stable order.
+    fn models_in_aabb(&self, aabb: Aabb, out: &mut RVec<ModelInfo>);
     /// Motion of each entity in `ids` (links, models, sensors, collisions, visuals). Unknown
     /// ids get a default state. Returns how many ids were known.
     fn kinematics(&self, ids: RSlice<'_, EntityId>, out: RSliceMut<'_, KinematicState>) -> u32;

@@ -599,8 +599,27 @@ impl Physics {
         }
     }
 
+    /// What [`WorldView::models`] reports for one model.
+    fn model_info(&self, id: EntityId) -> Option<ModelInfo> {
+        let e = self.entities.get(id)?;
+        let EntityData::Model {
+            links, is_static, ..
+        } = &e.data
+        else {
+            return None;
+        };
+        let aabb = self.model_aabb(links);
+        Some(ModelInfo {
+            id,
+            parent: e.parent,
+            is_static: *is_static,
+            has_collision: aabb.is_some(),
+            aabb: aabb.unwrap_or_default(),
+        })
+    }
+
     fn model_aabb(&self, links: &[EntityId]) -> Option<Aabb> {
-        let mut acc: Option<rapier3d::parry::bounding_volume::Aabb> = None;
+        let mut acc: Option<Aabb> = None;
         for l in links {
             let Some(EntityData::Link { body, .. }) = self.entities.get(*l).map(|e| &e.data) else {
                 continue;
@@ -615,17 +634,25 @@ impl Physics {
                 if c.collision_groups().memberships != GROUP_COLLISION {
                     continue;
                 }
-                let bb = c.compute_aabb();
+                let bb = collider_aabb(c);
                 acc = Some(match acc {
-                    Some(a) => a.merged(&bb),
+                    Some(a) => Aabb {
+                        min: Vec3::new(
+                            a.min.x.min(bb.min.x),
+                            a.min.y.min(bb.min.y),
+                            a.min.z.min(bb.min.z),
+                        ),
+                        max: Vec3::new(
+                            a.max.x.max(bb.max.x),
+                            a.max.y.max(bb.max.y),
+                            a.max.z.max(bb.max.z),
+                        ),
+                    },
                     None => bb,
                 });
             }
         }
-        acc.map(|a| Aabb {
-            min: vec_from_rapier(a.mins),
-            max: vec_from_rapier(a.maxs),
-        })
+        acc
     }
 
     fn cast(&self, rays: &[ApiRay], options: &RayCastOptions, hits: &mut [RayHit]) -> u32 {
@@ -684,6 +711,41 @@ impl Physics {
                 .map(|(r, h)| cast_chunk(r, h))
                 .sum()
         }
+    }
+}
+
+/// The world AABB of a collider. rapier bounds a half-space (an SDF plane) by a huge box in
+/// every direction; an axis-aligned plane's half-space is bounded exactly instead (infinite
+/// along the plane, ending at it), so that box queries find a ground plane only where they
+/// reach it. A tilted plane stays unbounded.
+fn collider_aabb(c: &Collider) -> Aabb {
+    if let Some(h) = c.shape().as_halfspace() {
+        let n = quat_from_rapier(c.position().rotation).rotate(vec_from_rapier(h.normal));
+        let p = vec_from_rapier(c.position().translation);
+        let inf = f64::INFINITY;
+        let mut min = Vec3::new(-inf, -inf, -inf);
+        let mut max = Vec3::new(inf, inf, inf);
+        let axes = [n.x, n.y, n.z];
+        let off = [p.x, p.y, p.z];
+        if let Some(k) = (0..3).find(|&k| (axes[k].abs() - 1.0).abs() < 1e-9) {
+            // The solid side is opposite the outward normal.
+            let (lo, hi) = if axes[k] > 0.0 {
+                (-inf, off[k])
+            } else {
+                (off[k], inf)
+            };
+            match k {
+                0 => (min.x, max.x) = (lo, hi),
+                1 => (min.y, max.y) = (lo, hi),
+                _ => (min.z, max.z) = (lo, hi),
+            }
+        }
+        return Aabb { min, max };
+    }
+    let a = c.compute_aabb();
+    Aabb {
+        min: vec_from_rapier(a.mins),
+        max: vec_from_rapier(a.maxs),
     }
 }
 
@@ -827,18 +889,47 @@ impl WorldView for PhysicsView<'_> {
     fn models(&self, out: &mut RVec<ModelInfo>) {
         out.clear();
         for (id, e) in self.physics.entities.iter() {
-            if let EntityData::Model {
-                links, is_static, ..
-            } = &e.data
+            if e.kind == EntityKind::MODEL
+                && let Some(info) = self.physics.model_info(id)
             {
-                let aabb = self.physics.model_aabb(links);
-                out.push(ModelInfo {
-                    id,
-                    parent: e.parent,
-                    is_static: *is_static,
-                    has_collision: aabb.is_some(),
-                    aabb: aabb.unwrap_or_default(),
-                });
+                out.push(info);
+            }
+        }
+    }
+    fn models_in_aabb(&self, aabb: Aabb, out: &mut RVec<ModelInfo>) {
+        out.clear();
+        let pw = &self.physics.pw;
+        let groups = InteractionGroups::new(GROUP_QUERY, GROUP_COLLISION, InteractionTestMode::And);
+        let qp = pw.broad_phase.as_query_pipeline(
+            pw.narrow_phase.query_dispatcher(),
+            &pw.bodies,
+            &pw.colliders,
+            QueryFilter::default().groups(groups),
+        );
+        let query = rapier3d::parry::bounding_volume::Aabb::new(
+            vec_to_rapier(aabb.min),
+            vec_to_rapier(aabb.max),
+        );
+        let mut ids: Vec<EntityId> = qp
+            .intersect_aabb_conservative(query)
+            .map(|(_, c)| unpack_model(c.user_data))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            let Some(info) = self.physics.model_info(id) else {
+                continue;
+            };
+            // The broad phase is conservative (enlarged boxes): keep exact intersections.
+            let b = info.aabb;
+            let hit = b.min.x <= aabb.max.x
+                && b.max.x >= aabb.min.x
+                && b.min.y <= aabb.max.y
+                && b.max.y >= aabb.min.y
+                && b.min.z <= aabb.max.z
+                && b.max.z >= aabb.min.z;
+            if info.has_collision && hit {
+                out.push(info);
             }
         }
     }
@@ -1131,5 +1222,29 @@ mod tests {
             "{:?}",
             b.aabb
         );
+    }
+
+    #[test]
+    fn broad_phase_model_query() {
+        let p = Physics::build(&world(BOX)).unwrap();
+        let view = p.view("t");
+        let query = |min: Vec3, max: Vec3| {
+            let mut out = RVec::new();
+            view.models_in_aabb(Aabb { min, max }, &mut out);
+            out.iter()
+                .map(|m| p.scoped_name(m.id).unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            query(Vec3::new(-0.5, -0.5, 1.5), Vec3::new(0.5, 0.5, 2.5)),
+            vec!["box"]
+        );
+        assert!(query(Vec3::new(5.0, 5.0, 1.0), Vec3::new(6.0, 6.0, 3.0)).is_empty());
+        // The ground plane's box is the half-space below z = 0: found only where it reaches.
+        assert_eq!(
+            query(Vec3::new(50.0, 50.0, -1.0), Vec3::new(51.0, 51.0, 0.5)),
+            vec!["ground"]
+        );
+        assert!(query(Vec3::new(50.0, 50.0, 0.5), Vec3::new(51.0, 51.0, 1.0)).is_empty());
     }
 }
