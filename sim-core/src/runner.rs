@@ -359,10 +359,15 @@ impl Simulation {
                 "spawn request {ticket} for `{}` refused: creating models at run time is not available in this engine version",
                 req.name
             ),
-            QueuedCommand::Remove(id) => tracing::warn!(
-                "remove request for entity {} refused: removing models at run time is not available in this engine version",
-                id.0
-            ),
+            QueuedCommand::Remove(id) => match self.physics.remove_model(id) {
+                Ok(removed) => {
+                    for name in self.sensors.remove(&removed) {
+                        tracing::info!("sensor `{name}` removed with its model");
+                    }
+                    self.systems.remove(&removed);
+                }
+                Err(e) => tracing::warn!("remove request not applied: {e}"),
+            },
         }
     }
 

@@ -197,3 +197,61 @@ fn all_plugin_problems_are_reported_together() {
         p[2]
     );
 }
+
+#[test]
+fn a_system_removes_a_model_with_its_sensors() {
+    let dir = stage(&["simcore_fixture_testkit", "simcore_plugin_imu"]);
+    let models = format!(
+        "{}{}{}",
+        box_model("a", 0.1, &imu("s", 100.0, "")),
+        box_model("b", 0.1, &imu("s", 100.0, "")).replace("<pose>0 0 0.1", "<pose>3 0 0.1"),
+        r#"<plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Remover"/>"#
+    );
+    let mut sim = sim_from(&world(&models), dir.path(), 0, 1);
+    let a = sim
+        .bus_mut()
+        .subscribe("/world/test/model/a/link/body/sensor/s/imu", 1000);
+    let b = sim
+        .bus_mut()
+        .subscribe("/world/test/model/b/link/body/sensor/s/imu", 1000);
+    for _ in 0..100 {
+        sim.step();
+    }
+    let remove = sim.bus_mut().intern("/fixture/remove");
+    sim.bus_mut().publish(
+        remove,
+        sim_plugin_api::Message::new("", Payload::Text("a".into())),
+    );
+    for _ in 0..100 {
+        sim.step();
+    }
+    let a_stamps: Vec<i64> = collect(&a).iter().map(|x| x.0).collect();
+    assert_eq!(
+        a_stamps.len(),
+        11,
+        "a's IMU stops with its model: {a_stamps:?}"
+    );
+    assert_eq!(collect(&b).len(), 20, "b's IMU goes on");
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    assert_eq!(sim.physics().entity_id("a"), None);
+    assert_eq!(sim.physics().entity_id("a::body::s"), None);
+    assert_eq!(sim.sensors().len(), 1);
+    // Rays no longer hit it.
+    let view = sim.physics().view("test");
+    let ray = [sim_plugin_api::Ray {
+        origin: sim_plugin_api::Vec3::new(0.0, 0.0, 5.0),
+        direction: sim_plugin_api::Vec3::new(0.0, 0.0, -1.0),
+    }];
+    let mut hit = vec![];
+    let w = sim_plugin_api::WorldView_TO::from_ptr(
+        &view,
+        sim_plugin_api::abi_stable::sabi_trait::TD_Opaque,
+    );
+    let opts = sim_plugin_api::RayCastOptions {
+        max_distance: 10.0,
+        target: sim_plugin_api::RayTarget::COLLISION,
+        exclude_model: sim_plugin_api::EntityId::NONE,
+    };
+    w.cast_ray_batch(&ray, &opts, &mut hit);
+    assert!((hit[0].distance - 5.0).abs() < 1e-5, "{:?}", hit[0]);
+}

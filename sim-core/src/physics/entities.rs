@@ -90,6 +90,16 @@ impl Entities {
         self.list.get_mut(i).filter(|e| !e.removed)
     }
 
+    /// Marks an entity removed (its id is never reused) and forgets its name.
+    pub fn remove(&mut self, id: EntityId) {
+        let Some(e) = self.get_mut(id) else { return };
+        e.removed = true;
+        let name = e.scoped_name.clone();
+        if self.by_name.get(&name) == Some(&id) {
+            self.by_name.remove(&name);
+        }
+    }
+
     pub fn by_name(&self, scoped: &str) -> Option<EntityId> {
         self.by_name
             .get(scoped)

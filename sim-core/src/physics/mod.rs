@@ -452,7 +452,7 @@ impl Physics {
         let dt = self.step.as_secs_f64();
         for m in &mut self.motion {
             let Some(body) = self.pw.bodies.get(m.body) else {
-                continue;
+                continue; // removed
             };
             let (v, w) = origin_velocity(body);
             m.acceleration = (v - m.velocity).scale(1.0 / dt);
@@ -468,6 +468,48 @@ impl Physics {
         }
         self.time = SimTime::from_nanos(self.time.nanos + self.step.nanos);
         self.iteration += 1;
+    }
+
+    /// Removes a model with everything in it (links, collisions, visuals, sensors and nested
+    /// models). Returns the removed entities; their ids are never reused.
+    pub fn remove_model(&mut self, id: EntityId) -> Result<Vec<EntityId>, String> {
+        let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
+        if e.kind != EntityKind::MODEL {
+            return Err(format!(
+                "`{}` is a {}; only models can be removed",
+                e.scoped_name,
+                e.kind.name()
+            ));
+        }
+        let doomed: Vec<EntityId> = self
+            .entities
+            .iter()
+            .filter(|(eid, e)| {
+                let owner = if e.kind == EntityKind::MODEL {
+                    *eid
+                } else {
+                    e.model
+                };
+                self.entities.is_within(owner, id)
+            })
+            .map(|(eid, _)| eid)
+            .collect();
+        for d in &doomed {
+            if let Some(Entity {
+                data: EntityData::Link { body, .. },
+                ..
+            }) = self.entities.get(*d)
+            {
+                let body = *body;
+                self.pw.remove_body(body);
+            }
+        }
+        for d in &doomed {
+            self.entities.remove(*d);
+        }
+        // Rays cast before the next step must not see the removed bodies.
+        self.refresh_queries();
+        Ok(doomed)
     }
 
     /// Applies a queued command. Returns a message for the user when it cannot be applied.

@@ -267,6 +267,20 @@ impl SensorManager {
         self.slots.iter_mut().find(|s| s.setup.entity == entity)
     }
 
+    /// Drops the sensors whose entities are in `removed` (their model was removed). Returns
+    /// their scoped names.
+    pub fn remove(&mut self, removed: &[EntityId]) -> Vec<String> {
+        let mut gone = Vec::new();
+        self.slots.retain(|s| {
+            let keep = !removed.contains(&s.setup.entity);
+            if !keep {
+                gone.push(s.setup.scoped_name.clone());
+            }
+            keep
+        });
+        gone
+    }
+
     /// Pauses or resumes a sensor. Returns false for an unknown sensor.
     pub fn set_active(&mut self, entity: EntityId, active: bool) -> bool {
         self.slot_mut(entity).map(|s| s.active = active).is_some()

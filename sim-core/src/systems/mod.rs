@@ -236,6 +236,11 @@ impl SystemManager {
         Ok(())
     }
 
+    /// Drops the systems attached to entities in `removed` (their model was removed).
+    pub fn remove(&mut self, removed: &[EntityId]) {
+        self.slots.retain(|s| !removed.contains(&s.setup.entity));
+    }
+
     /// Number of systems.
     pub fn len(&self) -> usize {
         self.slots.len()
