@@ -61,7 +61,15 @@ pub struct RunArgs {
     /// Print the messages of TOPIC as JSON lines on stdout (repeatable).
     #[arg(long, value_name = "TOPIC")]
     pub echo: Vec<String>,
-    /// Print the world's topics after loading it, then exit.
+    /// Publish a message at a sim time: `TOPIC=JSON@SECONDS` (without `@SECONDS`: at the
+    /// start), e.g. `/model/robot/cmd_vel={"type":"Twist","linear":{"x":0.5}}@1.0` (repeatable).
+    #[arg(long = "pub", value_name = "TOPIC=JSON@TIME")]
+    pub publish: Vec<String>,
+    /// Call a service at a sim time: `SERVICE=JSON@SECONDS`; the reply is printed as a JSON
+    /// line on stdout (repeatable).
+    #[arg(long, value_name = "SERVICE=JSON@TIME")]
+    pub call: Vec<String>,
+    /// Print the world's topics and services after loading it, then exit.
     #[arg(long)]
     pub list: bool,
     /// Plugin search path and manifest.

@@ -1,11 +1,21 @@
-//! Messages as JSON, for `simcore run --echo`.
+//! Messages as JSON, both ways: printed by `simcore run --echo` and `--call`, read by
+//! `--pub` and `--call`.
 //!
 //! One object per message: `topic`, `type`, `header` (`stamp` {`sec`, `nsec`}, `frame_id`,
 //! `seq`) and the message's fields. JSON has no infinities or NaN, so non-finite numbers are
-//! written as the strings `"inf"`, `"-inf"` and `"nan"`.
+//! written as the strings `"inf"`, `"-inf"` and `"nan"` (and read back from them).
+//!
+//! To publish, give the `type` and the fields; missing fields are zero, false or empty:
+//! `{"type": "Twist", "linear": {"x": 0.5}, "angular": {"z": 0.2}}`. Types that can be
+//! written: `Empty`, `Boolean`, `Double`, `Int64`, `StringMsg`, `Vector3d`, `Twist`, `Pose`,
+//! `Pose_V`, `EntityFactory` and `Custom` (with `schema`, and `data` any JSON, sent with
+//! encoding `json`).
 
 use serde_json::{Map, Value, json};
-use sim_plugin_api::{Message, Payload, Pose, Quat, Twist, Vec3};
+use sim_plugin_api::{
+    CustomMessage, EntityFactory, Message, NamedPose, Payload, Pose, Quat, Twist, Vec3,
+    abi_stable::std_types::{RBox, RVec},
+};
 
 /// A number, or its name when it is not finite.
 pub fn num(x: f64) -> Value {
@@ -162,6 +172,169 @@ fn payload_json(p: &Payload) -> Value {
     }
 }
 
+/// Reads a payload from its JSON form (see the module docs). The error names the field.
+pub fn payload_from_json(v: &Value) -> Result<Payload, String> {
+    let o = v
+        .as_object()
+        .ok_or("a message is a JSON object with a \"type\"")?;
+    let ty = o.get("type").and_then(Value::as_str).ok_or(
+        "the message has no \"type\" (e.g. {\"type\": \"Twist\", \"linear\": {\"x\": 0.5}})",
+    )?;
+    let p = match ty {
+        "Empty" => Payload::Empty,
+        "Boolean" => Payload::Boolean(
+            field(o, "data")
+                .map(|d| d.as_bool().ok_or("`data` must be true or false"))
+                .transpose()?
+                .unwrap_or(false),
+        ),
+        "Double" => Payload::Double(number(o, "data")?),
+        "Int64" => Payload::Int64(match field(o, "data") {
+            Some(d) => d.as_i64().ok_or("`data` must be an integer")?,
+            None => 0,
+        }),
+        "StringMsg" => Payload::Text(text(o, "data")?.into()),
+        "Vector3d" => Payload::Vector3(vec3_from(v, "")?),
+        "Twist" => Payload::Twist(Twist {
+            linear: sub_vec(o, "linear")?,
+            angular: sub_vec(o, "angular")?,
+        }),
+        "Pose" => Payload::Pose(RBox::new(NamedPose {
+            name: text(o, "name")?.into(),
+            pose: pose_from(o.get("pose"), "pose")?,
+        })),
+        "Pose_V" => {
+            let list = match o.get("pose") {
+                Some(Value::Array(a)) => a,
+                None => &Vec::new(),
+                Some(_) => return Err("`pose` must be a list of {name, pose}".into()),
+            };
+            let mut poses = RVec::new();
+            for (i, p) in list.iter().enumerate() {
+                let po = p
+                    .as_object()
+                    .ok_or(format!("`pose[{i}]` must be an object"))?;
+                poses.push(NamedPose {
+                    name: text(po, "name")?.into(),
+                    pose: pose_from(po.get("pose"), &format!("pose[{i}].pose"))?,
+                });
+            }
+            Payload::PoseList(RBox::new(poses))
+        }
+        "EntityFactory" => Payload::EntityFactory(RBox::new(EntityFactory {
+            sdf: text(o, "sdf")?.into(),
+            sdf_filename: text(o, "sdf_filename")?.into(),
+            name: text(o, "name")?.into(),
+            pose: pose_from(o.get("pose"), "pose")?,
+            relative_to: text(o, "relative_to")?.into(),
+            allow_renaming: field(o, "allow_renaming")
+                .map(|d| d.as_bool().ok_or("`allow_renaming` must be true or false"))
+                .transpose()?
+                .unwrap_or(false),
+        })),
+        "Custom" => Payload::Custom(RBox::new(CustomMessage {
+            schema: text(o, "schema")?.into(),
+            encoding: "json".into(),
+            data: serde_json::to_vec(o.get("data").unwrap_or(&Value::Null))
+                .unwrap_or_default()
+                .into(),
+        })),
+        other => {
+            return Err(format!(
+                "messages of type `{other}` cannot be written from JSON; use Empty, Boolean, Double, Int64, StringMsg, Vector3d, Twist, Pose, Pose_V, EntityFactory or Custom"
+            ));
+        }
+    };
+    Ok(p)
+}
+
+fn field<'a>(o: &'a Map<String, Value>, k: &str) -> Option<&'a Value> {
+    o.get(k).filter(|v| !v.is_null())
+}
+
+fn number_value(v: Option<&Value>, name: &str) -> Result<f64, String> {
+    match v {
+        None | Some(Value::Null) => Ok(0.0),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .ok_or_else(|| format!("`{name}` is not a number")),
+        Some(Value::String(s)) => match s.as_str() {
+            "inf" => Ok(f64::INFINITY),
+            "-inf" => Ok(f64::NEG_INFINITY),
+            "nan" => Ok(f64::NAN),
+            _ => Err(format!(
+                "`{name}` must be a number (or \"inf\", \"-inf\", \"nan\"), got \"{s}\""
+            )),
+        },
+        Some(other) => Err(format!("`{name}` must be a number, got {other}")),
+    }
+}
+
+fn number(o: &Map<String, Value>, k: &str) -> Result<f64, String> {
+    number_value(o.get(k), k)
+}
+
+fn text<'a>(o: &'a Map<String, Value>, k: &str) -> Result<&'a str, String> {
+    match field(o, k) {
+        None => Ok(""),
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(format!("`{k}` must be a string, got {other}")),
+    }
+}
+
+fn vec3_from(v: &Value, prefix: &str) -> Result<Vec3, String> {
+    let name = |c: &str| {
+        if prefix.is_empty() {
+            c.to_string()
+        } else {
+            format!("{prefix}.{c}")
+        }
+    };
+    Ok(Vec3::new(
+        number_value(v.get("x"), &name("x"))?,
+        number_value(v.get("y"), &name("y"))?,
+        number_value(v.get("z"), &name("z"))?,
+    ))
+}
+
+fn sub_vec(o: &Map<String, Value>, k: &str) -> Result<Vec3, String> {
+    match field(o, k) {
+        None => Ok(Vec3::ZERO),
+        Some(v @ Value::Object(_)) => vec3_from(v, k),
+        Some(other) => Err(format!("`{k}` must be an object {{x, y, z}}, got {other}")),
+    }
+}
+
+fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, String> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok(Pose::IDENTITY);
+    };
+    let o = v.as_object().ok_or(format!(
+        "`{name}` must be an object {{position, orientation}}"
+    ))?;
+    let position = match field(o, "position") {
+        None => Vec3::ZERO,
+        Some(p) => vec3_from(p, &format!("{name}.position"))?,
+    };
+    let orientation = match field(o, "orientation") {
+        None => Quat::IDENTITY,
+        Some(q) => {
+            let n = |c: &str| number_value(q.get(c), &format!("{name}.orientation.{c}"));
+            let q = Quat::new(
+                n("x")?,
+                n("y")?,
+                n("z")?,
+                if q.get("w").is_some() { n("w")? } else { 1.0 },
+            );
+            if !(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).is_normal() {
+                return Err(format!("`{name}.orientation` is not a rotation"));
+            }
+            q.normalized()
+        }
+    };
+    Ok(Pose::new(position, orientation))
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -169,7 +342,7 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::{SimTime, abi_stable::std_types::RBox};
+    use sim_plugin_api::SimTime;
 
     #[test]
     fn non_finite_numbers_are_strings() {
@@ -192,5 +365,52 @@ mod tests {
         // The line is valid JSON.
         let line = serde_json::to_string(&v).unwrap();
         assert!(serde_json::from_str::<Value>(&line).is_ok());
+    }
+
+    #[test]
+    fn payloads_read_back_what_echo_writes() {
+        let cases = [
+            json!({"type": "Twist", "linear": {"x": 0.5}, "angular": {"z": "-inf"}}),
+            json!({"type": "Double", "data": 2.5}),
+            json!({"type": "Boolean", "data": true}),
+            json!({"type": "Int64", "data": -3}),
+            json!({"type": "StringMsg", "data": "hi"}),
+            json!({"type": "Vector3d", "x": 1, "y": 2, "z": 3}),
+            json!({"type": "Pose", "name": "m", "pose": {"position": {"x": 1}, "orientation": {"z": 1, "w": 0}}}),
+            json!({"type": "Pose_V", "pose": [{"name": "a", "pose": {"position": {"y": 2}}}]}),
+            json!({"type": "EntityFactory", "sdf": "<sdf/>", "name": "n", "allow_renaming": true}),
+            json!({"type": "Empty"}),
+        ];
+        for c in cases {
+            let p = payload_from_json(&c).unwrap_or_else(|e| panic!("{c}: {e}"));
+            let back = message_json("/t", &Message::new("", p));
+            for (k, v) in c.as_object().unwrap() {
+                if k == "type" {
+                    continue;
+                }
+                // Every given field comes back (numbers as floats).
+                let got = &back[k];
+                assert!(
+                    got.is_object() || got.is_array() || got == v || got.as_f64() == v.as_f64(),
+                    "{k}: {v} vs {got}"
+                );
+            }
+        }
+        let t = payload_from_json(&json!({"type": "Twist", "linear": {"x": 0.5}})).unwrap();
+        assert!(matches!(t, Payload::Twist(t) if t.linear.x == 0.5 && t.angular == Vec3::ZERO));
+    }
+
+    #[test]
+    fn bad_json_messages_are_explained() {
+        let err = |v: Value| payload_from_json(&v).unwrap_err();
+        assert!(err(json!([1])).contains("JSON object"));
+        assert!(err(json!({"linear": {}})).contains("no \"type\""));
+        assert!(err(json!({"type": "LaserScan"})).contains("cannot be written"));
+        assert!(err(json!({"type": "Twist", "linear": {"x": "fast"}})).contains("linear.x"));
+        assert!(err(json!({"type": "Double", "data": [1]})).contains("`data` must be a number"));
+        assert!(
+            err(json!({"type": "Pose", "pose": {"orientation": {"x": 0, "y": 0, "z": 0, "w": 0}}}))
+                .contains("not a rotation")
+        );
     }
 }

@@ -166,10 +166,33 @@ fn run(args: RunArgs) -> u8 {
     }
     if args.list {
         for t in sim.topics() {
-            println!("{t}");
+            println!("topic   {t}");
+        }
+        for t in sim.services() {
+            println!("service {t}");
         }
         return 0;
     }
+    let mut injections = Vec::new();
+    for (arg, is_call) in args
+        .publish
+        .iter()
+        .map(|a| (a, false))
+        .chain(args.call.iter().map(|a| (a, true)))
+    {
+        match parse_injection(arg, is_call) {
+            Ok(i) => injections.push(i),
+            Err(e) => {
+                error(format!(
+                    "{} `{arg}`: {e}",
+                    if is_call { "--call" } else { "--pub" }
+                ));
+                return EXIT_INPUT;
+            }
+        }
+    }
+    // Stable: same-time injections keep their command-line order (publications first).
+    injections.sort_by_key(|i| i.at);
     let known = sim.topics();
     let mut subs = Vec::new();
     for t in &args.echo {
@@ -208,7 +231,35 @@ fn run(args: RunArgs) -> u8 {
     let started = Instant::now();
     let mut last_draw = Instant::now();
     let (mut last_sim, mut last_wall) = (SimTime::ZERO, Instant::now());
+    let mut next_injection = 0;
+    let mut inject = |sim: &mut Simulation, out: &mut dyn Write| {
+        while let Some(i) = injections
+            .get(next_injection)
+            .filter(|i| i.at <= sim.time())
+        {
+            next_injection += 1;
+            let message = sim_plugin_api::Message::new("", i.payload.clone());
+            if i.call {
+                let (sec, nsec) = sim.time().to_sec_nsec();
+                let line = match sim.call_service(&i.name, &message) {
+                    Ok(reply) => serde_json::json!({
+                        "service": i.name, "time": {"sec": sec, "nsec": nsec},
+                        "response": sim_core::echo::message_json(&i.name, &reply),
+                    }),
+                    Err(e) => {
+                        serde_json::json!({"service": i.name, "time": {"sec": sec, "nsec": nsec}, "error": e})
+                    }
+                };
+                let _ = writeln!(out, "{line}");
+            } else {
+                let topic = sim.bus_mut().intern(&i.name);
+                sim.bus_mut().publish(topic, message);
+            }
+        }
+    };
+    inject(&mut sim, &mut out);
     let summary = sim.run(limit, rtf, &stop, |sim| {
+        inject(sim, &mut out);
         if !subs.is_empty() && !echo_failed {
             let mut wrote = false;
             for sub in &subs {
@@ -251,6 +302,41 @@ fn run(args: RunArgs) -> u8 {
     } else {
         EXIT_RUNTIME
     }
+}
+
+/// A `--pub` or `--call` argument.
+struct Injection {
+    at: SimTime,
+    name: String,
+    payload: sim_plugin_api::Payload,
+    call: bool,
+}
+
+/// Parses `NAME=JSON@SECONDS` (the `@SECONDS` part is optional).
+fn parse_injection(arg: &str, call: bool) -> Result<Injection, String> {
+    let (name, rest) = arg.split_once('=').ok_or("expected NAME=JSON@SECONDS")?;
+    let name = sim_core::transport::validate_topic(name).map_err(|e| e.to_string())?;
+    let (json, at) = match rest.rsplit_once('@') {
+        Some((json, t)) if t.trim().parse::<f64>().is_ok() => {
+            let t: f64 = t.trim().parse().unwrap_or(0.0);
+            if !(t.is_finite() && t >= 0.0) {
+                return Err(format!(
+                    "the time must be a non-negative number of seconds, got {t}"
+                ));
+            }
+            (json, SimTime::from_secs_f64(t))
+        }
+        _ => (rest, SimTime::ZERO),
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("the message is not valid JSON: {e}"))?;
+    let payload = sim_core::echo::payload_from_json(&value)?;
+    Ok(Injection {
+        at,
+        name,
+        payload,
+        call,
+    })
 }
 
 fn print_summary(s: &RunSummary, world: &Path) {

@@ -20,7 +20,7 @@ use crate::systems::{QueuedCommand, SystemFailure, SystemManager, SystemReport, 
 use crate::transport::{Bus, default_sensor_topic, validate_topic};
 use crate::world::{Model, PluginSpec, Span, World};
 use sim_plugin_api::{
-    EntityId, SimTime, SystemConfig, WorldView_TO,
+    EntityId, Message, SimTime, SystemConfig, WorldView_TO,
     abi_stable::{sabi_trait::TD_Opaque, std_types::RStr},
 };
 use std::sync::Arc;
@@ -456,6 +456,25 @@ impl Simulation {
             systems: self.systems.reports(),
             failures: self.failures.clone(),
         }
+    }
+
+    /// Calls a service offered by a system plugin (see [`SystemManager::call`]); the commands
+    /// the plugin queues are applied at once.
+    pub fn call_service(&mut self, service: &str, request: &Message) -> Result<Message, String> {
+        let now = self.physics.time();
+        let (reply, commands, failure) = self.systems.call(service, request, &self.physics);
+        if let Some(f) = failure {
+            self.record_system_failures(now, vec![f]);
+        }
+        for c in commands {
+            self.apply(c, now);
+        }
+        reply
+    }
+
+    /// Services offered by the system plugins.
+    pub fn services(&self) -> Vec<String> {
+        self.systems.services()
     }
 
     /// Topics known after loading: those of sensors and systems, and any published so far.

@@ -198,3 +198,88 @@ fn manifest_runs_a_world() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("100 steps"));
 }
+
+#[test]
+fn pub_and_call_reach_plugins_at_their_sim_times() {
+    let dir = stage(&["simcore_fixture_testkit", "simcore_plugin_imu"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let w = tmp.path().join("w.sdf");
+    let models = format!(
+        "{}{}{}",
+        box_model("a", 0.1, &imu("s", 10.0, "")),
+        box_model("b", 3.0, ""),
+        r#"<plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Remover"/>"#
+    );
+    std::fs::write(&w, world(&models)).unwrap();
+    let o = simcore(&[
+        "run",
+        w.to_str().unwrap(),
+        "--rtf",
+        "0",
+        "--duration",
+        "1",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+        "--echo",
+        "/world/test/model/a/link/body/sensor/s/imu",
+        "--call",
+        r#"/fixture/count_models={"type":"Empty"}@0.2"#,
+        "--pub",
+        r#"/fixture/remove={"type":"StringMsg","data":"a"}@0.45"#,
+        "--call",
+        r#"/fixture/count_models={"type":"Empty"}@0.8"#,
+        "--call",
+        r#"/fixture/count_models={"type":"Double","data":1}@0.9"#,
+        "--call",
+        r#"/no/such/service={"type":"Empty"}"#,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    let calls: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l.get("service").is_some())
+        .collect();
+    assert_eq!(calls.len(), 4, "{lines:?}");
+    assert!(
+        calls[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("no service `/no/such/service`")
+    );
+    assert_eq!(calls[1]["response"]["data"], 3, "ground, a and b");
+    assert_eq!(calls[1]["time"]["nsec"], 200_000_000);
+    assert_eq!(calls[2]["response"]["data"], 2, "a was removed at 0.45 s");
+    assert!(
+        calls[3]["error"]
+            .as_str()
+            .unwrap()
+            .contains("takes an Empty request")
+    );
+    // a's IMU published at 0, 0.1, ..., 0.4 and stopped with its model.
+    let imu = lines.iter().filter(|l| l.get("topic").is_some()).count();
+    assert_eq!(imu, 5);
+
+    let bad = simcore(&[
+        "run",
+        w.to_str().unwrap(),
+        "--pub",
+        "/x={\"linear\":1}",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("no \"type\""), "{}", stderr(&bad));
+    let list = simcore(&[
+        "run",
+        w.to_str().unwrap(),
+        "--list",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&list).contains("service /fixture/count_models"),
+        "{}",
+        stdout(&list)
+    );
+    assert!(stdout(&list).contains("topic   /world/test/model/a/link/body/sensor/s/imu"));
+}

@@ -187,6 +187,7 @@ struct Slot {
 #[derive(Default)]
 pub struct SystemManager {
     slots: Vec<Slot>,
+    services: HashMap<String, usize>,
     command_seq: HashMap<TopicId, u64>,
 }
 
@@ -213,6 +214,18 @@ impl SystemManager {
         library: String,
         bus: &mut Bus,
     ) -> Result<(), String> {
+        let mut services = Vec::new();
+        for name in plugin.services() {
+            let name = validate_topic(&resolve_topic(&setup.namespace, &name))
+                .map_err(|e| e.to_string())?;
+            if let Some(&other) = self.services.get(&name) {
+                return Err(format!(
+                    "service `{name}` is already provided by plugin `{}` on {}",
+                    self.slots[other].setup.name, self.slots[other].setup.entity_name
+                ));
+            }
+            services.push(name);
+        }
         let mut subscriptions = Vec::new();
         for t in plugin.subscriptions() {
             let topic =
@@ -225,6 +238,9 @@ impl SystemManager {
             library,
             ..Default::default()
         };
+        for name in services {
+            self.services.insert(name, self.slots.len());
+        }
         self.slots.push(Slot {
             setup,
             plugin: Some(plugin),
@@ -236,9 +252,83 @@ impl SystemManager {
         Ok(())
     }
 
-    /// Drops the systems attached to entities in `removed` (their model was removed).
+    /// Disables the systems attached to entities in `removed` (their model was removed) and
+    /// withdraws their services. Their objects are dropped.
     pub fn remove(&mut self, removed: &[EntityId]) {
-        self.slots.retain(|s| !removed.contains(&s.setup.entity));
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            if removed.contains(&s.setup.entity) && s.plugin.take().is_some() {
+                s.report.disabled = Some("its model was removed".into());
+                self.services.retain(|_, v| *v != i);
+                s.subscriptions.clear();
+            }
+        }
+    }
+
+    /// Every service offered, sorted.
+    pub fn services(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.services.keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Calls a service: the plugin that offers it answers `request` against the current
+    /// state and may queue commands (returned for the caller to apply). A plugin error is the
+    /// reply's error; a panic also disables the plugin.
+    pub fn call(
+        &mut self,
+        service: &str,
+        request: &Message,
+        physics: &Physics,
+    ) -> (
+        Result<Message, String>,
+        Vec<QueuedCommand>,
+        Option<SystemFailure>,
+    ) {
+        let Some(&i) = self.services.get(service) else {
+            let known = self.services();
+            let known = if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            };
+            return (
+                Err(format!("no service `{service}` (services: {known})")),
+                Vec::new(),
+                None,
+            );
+        };
+        let s = &mut self.slots[i];
+        let Some(plugin) = s.plugin.as_mut() else {
+            return (
+                Err(format!("the plugin serving `{service}` is disabled")),
+                Vec::new(),
+                None,
+            );
+        };
+        let view = physics.view(&s.setup.name);
+        let mut queue = CommandQueue::new(&s.setup.namespace);
+        let r = queue
+            .with(|cmds| {
+                plugin.call(
+                    service.into(),
+                    request,
+                    WorldView_TO::from_ptr(&view, TD_Opaque),
+                    cmds,
+                )
+            })
+            .into_result();
+        match r {
+            Ok(reply) => {
+                s.report.commands += queue.commands.len() as u64;
+                (Ok(reply), queue.commands, None)
+            }
+            Err(e) if e.code == sim_plugin_api::ErrorCode::PANIC => {
+                let f = disable(s, e);
+                self.services.retain(|_, v| *v != i);
+                (Err(f.error.clone()), Vec::new(), Some(f))
+            }
+            Err(e) => (Err(e.message.to_string()), Vec::new(), None),
+        }
     }
 
     /// Number of systems.
