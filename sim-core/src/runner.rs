@@ -350,10 +350,9 @@ impl Simulation {
                 }
             }
             QueuedCommand::Joint(j) => {
-                tracing::warn!(
-                    "joint command for entity {} ignored: this world has no joints",
-                    j.joint.0
-                )
+                if let Err(e) = self.physics.joint_command(&j) {
+                    tracing::warn!("joint command not applied: {e}");
+                }
             }
             QueuedCommand::Spawn(req, ticket) => tracing::warn!(
                 "spawn request {ticket} for `{}` refused: creating models at run time is not available in this engine version",

@@ -479,3 +479,32 @@ fn compare_shapes<'a>(
         }
     }
 }
+
+/// Every corpus world the reader accepts is built in the physics engine and stepped: a world
+/// that loads must never crash the engine (a build error is fine when it names its element).
+#[test]
+fn accepted_corpus_worlds_build_and_step() {
+    let Some(root) = corpus_dir() else { return };
+    let (outcomes, _) = load_all(&root);
+    let mut built = 0;
+    let mut problems = Vec::new();
+    for o in &outcomes {
+        let Ok(world) = &o.result else { continue };
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            let mut p = sim_core::physics::Physics::build(world)?;
+            for _ in 0..20 {
+                p.step();
+            }
+            Ok::<_, sim_core::physics::BuildError>(())
+        }));
+        match r {
+            Ok(Ok(())) => built += 1,
+            Ok(Err(e)) if e.span.line > 0 => {}
+            Ok(Err(e)) => problems.push(format!("{}: build error without position: {e}", o.rel)),
+            Err(_) => problems.push(format!("{}: the engine panicked", o.rel)),
+        }
+    }
+    println!("built and stepped {built} corpus worlds");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(built > 150, "only {built} worlds built");
+}

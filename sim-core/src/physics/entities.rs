@@ -38,6 +38,19 @@ pub(crate) enum EntityData {
         link: EntityId,
         pose: Pose,
     },
+    Joint {
+        handle: rapier3d::prelude::ImpulseJointHandle,
+        /// The parent body (the world anchor for `world`) and the joint frame on it.
+        parent: RigidBodyHandle,
+        frame1: Pose,
+        /// The child link, its body and the joint frame on it.
+        child_link: EntityId,
+        child: RigidBodyHandle,
+        frame2: Pose,
+        kind: crate::world::JointKind,
+        /// Index into the per-joint table (angle unwrapping).
+        slot: usize,
+    },
 }
 
 /// One entity.

@@ -11,7 +11,7 @@
 mod convert;
 mod entities;
 
-use crate::world::{Geometry, Link, Model, World};
+use crate::world::{AxisFrame, Geometry, Joint, JointKind, Link, Model, World};
 use convert::*;
 pub(crate) use entities::{Entities, Entity, EntityData};
 use rapier3d::prelude::*;
@@ -89,6 +89,11 @@ pub struct Physics {
     spherical: Option<SphericalCoordinates>,
     world_name: String,
     wrenched: Vec<RigidBodyHandle>,
+    /// A fixed body at the world origin, for joints whose parent is `world`.
+    world_anchor: Option<RigidBodyHandle>,
+    /// Per joint: the last raw angle and the whole turns counted, so that continuous joints
+    /// report an unwrapped position.
+    joint_turns: Vec<(EntityId, f64, f64)>,
 }
 
 impl std::fmt::Debug for Physics {
@@ -145,6 +150,8 @@ impl Physics {
                 }),
             world_name: world.name.clone(),
             wrenched: Vec::new(),
+            world_anchor: None,
+            joint_turns: Vec::new(),
         };
         let world_id = physics.entities.add(Entity {
             kind: EntityKind::WORLD,
@@ -198,6 +205,11 @@ impl Physics {
         let mut links = Vec::new();
         for link in &model.links {
             links.push(self.add_link(link, id, &scoped, pose, is_static)?);
+        }
+        if !is_static {
+            for joint in &model.joints {
+                self.add_joint(joint, &model.links, &links, id, &scoped, pose)?;
+            }
         }
         let canonical = model.links.first().map(|l| (links[0], l.pose.inverse()));
         if let Some(Entity {
@@ -361,6 +373,287 @@ impl Physics {
         Ok(id)
     }
 
+    /// Builds one joint as a rapier impulse joint between its links' bodies, with its frame
+    /// (X along the axis) on each, limits, and the passive spring, damping and friction as a
+    /// force-based motor.
+    fn add_joint(
+        &mut self,
+        joint: &Joint,
+        links: &[Link],
+        ids: &[EntityId],
+        model: EntityId,
+        model_scoped: &str,
+        model_pose: Pose,
+    ) -> Result<(), BuildError> {
+        let err = |message: String| BuildError {
+            span: joint.span.clone(),
+            message,
+        };
+        let body_of = |name: &str| -> Option<(RigidBodyHandle, Pose)> {
+            let i = links.iter().position(|l| l.name == name)?;
+            match self.entities.get(ids[i]).map(|e| &e.data) {
+                Some(EntityData::Link { body, .. }) => {
+                    Some((*body, model_pose.compose(links[i].pose)))
+                }
+                _ => None,
+            }
+        };
+        let child_link = links
+            .iter()
+            .position(|l| l.name == joint.child)
+            .map(|i| ids[i])
+            .ok_or_else(|| {
+                err(format!(
+                    "joint `{}`: no child link `{}`",
+                    joint.name, joint.child
+                ))
+            })?;
+        let (child, child_pose) = body_of(&joint.child).ok_or_else(|| {
+            err(format!(
+                "joint `{}`: no child link `{}`",
+                joint.name, joint.child
+            ))
+        })?;
+        let (parent, parent_pose) = if joint.parent == "world" {
+            let anchor = *self
+                .world_anchor
+                .get_or_insert_with(|| self.pw.bodies.insert(RigidBodyBuilder::fixed().build()));
+            (anchor, Pose::IDENTITY)
+        } else {
+            body_of(&joint.parent).ok_or_else(|| {
+                err(format!(
+                    "joint `{}`: no parent link `{}`",
+                    joint.name, joint.parent
+                ))
+            })?
+        };
+        let frame_w = child_pose.compose(joint.pose);
+        let rotation = match &joint.axis {
+            Some(a) => {
+                let axis_w = match a.frame {
+                    AxisFrame::Joint => frame_w.orientation.rotate(a.xyz),
+                    AxisFrame::Model => model_pose.orientation.rotate(a.xyz),
+                };
+                rotation_from_x(axis_w.normalized())
+            }
+            None => frame_w.orientation,
+        };
+        let frame_w = Pose::new(frame_w.position, rotation);
+        let frame1 = parent_pose.inverse().compose(frame_w);
+        let frame2 = child_pose.inverse().compose(frame_w);
+        let locked = match joint.kind {
+            JointKind::Revolute | JointKind::Continuous => JointAxesMask::LOCKED_REVOLUTE_AXES,
+            JointKind::Prismatic => JointAxesMask::LOCKED_PRISMATIC_AXES,
+            JointKind::Fixed => JointAxesMask::LOCKED_FIXED_AXES,
+            JointKind::Ball => JointAxesMask::LOCKED_SPHERICAL_AXES,
+        };
+        let mut builder = GenericJointBuilder::new(locked)
+            .local_frame1(pose_to_rapier(frame1))
+            .local_frame2(pose_to_rapier(frame2))
+            .contacts_enabled(false);
+        if let (Some(a), Some(axis)) = (&joint.axis, joint_axis(joint.kind)) {
+            if a.lower.is_finite() || a.upper.is_finite() {
+                let lo = if a.lower.is_finite() {
+                    a.lower as f32
+                } else {
+                    f32::MIN
+                };
+                let hi = if a.upper.is_finite() {
+                    a.upper as f32
+                } else {
+                    f32::MAX
+                };
+                builder = builder.limits(axis, [lo, hi]);
+            }
+            let max = if a.effort.is_finite() {
+                a.effort as f32
+            } else {
+                f32::MAX
+            };
+            if a.spring_stiffness > 0.0 || a.damping > 0.0 {
+                builder = builder
+                    .motor_model(axis, MotorModel::ForceBased)
+                    .motor_position(
+                        axis,
+                        a.spring_reference as f32,
+                        a.spring_stiffness as f32,
+                        a.damping as f32,
+                    )
+                    .motor_max_force(axis, max);
+            } else if a.friction > 0.0 {
+                // Coulomb friction: a stiff velocity motor toward rest that can push no harder
+                // than the friction.
+                builder = builder
+                    .motor_model(axis, MotorModel::ForceBased)
+                    .motor_velocity(axis, 0.0, 1.0e6)
+                    .motor_max_force(axis, (a.friction as f32).min(max));
+            }
+        }
+        let handle = self
+            .pw
+            .impulse_joints
+            .insert(parent, child, builder.build(), true);
+        let slot = self.joint_turns.len();
+        let id = self.entities.add(Entity {
+            kind: EntityKind::JOINT,
+            parent: model,
+            name: joint.name.clone(),
+            scoped_name: format!("{model_scoped}::{}", joint.name),
+            model,
+            data: EntityData::Joint {
+                handle,
+                parent,
+                frame1,
+                child_link,
+                child,
+                frame2,
+                kind: joint.kind,
+                slot,
+            },
+            removed: false,
+        });
+        self.joint_turns.push((id, 0.0, 0.0));
+        Ok(())
+    }
+
+    /// State of a joint: position (unwrapped for rotations), velocity and the effort of the
+    /// last step along its axis.
+    pub fn joint_state(&self, id: EntityId) -> Option<JointState> {
+        let e = self.entities.get(id)?;
+        let EntityData::Joint {
+            handle,
+            parent,
+            frame1,
+            child,
+            frame2,
+            kind,
+            slot,
+            ..
+        } = &e.data
+        else {
+            return None;
+        };
+        let axis = joint_axis(*kind)?;
+        let p = self.pw.bodies.get(*parent)?;
+        let c = self.pw.bodies.get(*child)?;
+        let f1 = pose_from_rapier(p.position()).compose(*frame1);
+        let f2 = pose_from_rapier(c.position()).compose(*frame2);
+        let axis_w = f1.orientation.rotate(Vec3::new(1.0, 0.0, 0.0));
+        let rel = f1.inverse().compose(f2);
+        let point = vec_to_rapier(f2.position);
+        let (position, velocity) = if axis == JointAxis::AngX {
+            let raw = 2.0 * rel.orientation.x.atan2(rel.orientation.w);
+            let raw = wrap_angle(raw);
+            let (_, last, turns) = self.joint_turns[*slot];
+            let turns = turns + turn_change(last, raw);
+            let w = vec_from_rapier(c.angvel()) - vec_from_rapier(p.angvel());
+            (raw + turns * std::f64::consts::TAU, w.dot(axis_w))
+        } else {
+            let v = vec_from_rapier(c.velocity_at_point(point))
+                - vec_from_rapier(p.velocity_at_point(point));
+            (rel.position.x, v.dot(axis_w))
+        };
+        // The impulse along the axis over the last step: free-axis, limit and motor parts.
+        let i = axis as usize;
+        let impulse = self.pw.impulse_joints.get(*handle).map_or(0.0, |j| {
+            j.impulses[i] + j.data.limits[i].impulse + j.data.motors[i].impulse
+        });
+        let effort = impulse as f64 / self.step.as_secs_f64();
+        Some(JointState {
+            dof: 1,
+            position: [position, 0.0],
+            velocity: [velocity, 0.0],
+            effort: [effort, 0.0],
+        })
+    }
+
+    /// Drives a joint axis (see [`sim_plugin_api::JointCommand`]).
+    pub fn joint_command(&mut self, cmd: &sim_plugin_api::JointCommand) -> Result<(), String> {
+        let e = self
+            .entities
+            .get(cmd.joint)
+            .ok_or_else(|| unknown(cmd.joint))?;
+        let EntityData::Joint {
+            handle,
+            parent,
+            frame1,
+            child,
+            kind,
+            ..
+        } = e.data
+        else {
+            return Err(format!(
+                "`{}` is a {}, not a joint",
+                e.scoped_name,
+                e.kind.name()
+            ));
+        };
+        let axis = joint_axis(kind).filter(|_| cmd.axis == 0).ok_or_else(|| {
+            format!(
+                "joint `{}` ({}) has no axis {}",
+                e.scoped_name,
+                kind.name(),
+                cmd.axis
+            )
+        })?;
+        let max = if cmd.max_force.is_finite() && cmd.max_force > 0.0 {
+            cmd.max_force as f32
+        } else {
+            f32::MAX
+        };
+        match cmd.mode {
+            sim_plugin_api::JointCommandMode::VELOCITY => {
+                let j = self
+                    .pw
+                    .impulse_joints
+                    .get_mut(handle, true)
+                    .ok_or("joint gone")?;
+                j.data
+                    .set_motor_model(axis, MotorModel::AccelerationBased)
+                    .set_motor_velocity(axis, cmd.target as f32, VELOCITY_GAIN)
+                    .set_motor_max_force(axis, max);
+            }
+            sim_plugin_api::JointCommandMode::POSITION => {
+                let j = self
+                    .pw
+                    .impulse_joints
+                    .get_mut(handle, true)
+                    .ok_or("joint gone")?;
+                j.data
+                    .set_motor_model(axis, MotorModel::ForceBased)
+                    .set_motor_position(
+                        axis,
+                        cmd.target as f32,
+                        cmd.stiffness as f32,
+                        cmd.damping as f32,
+                    )
+                    .set_motor_max_force(axis, max);
+            }
+            sim_plugin_api::JointCommandMode::FORCE => {
+                let f1 =
+                    pose_from_rapier(self.pw.bodies.get(parent).ok_or("joint gone")?.position())
+                        .compose(frame1);
+                let along = f1
+                    .orientation
+                    .rotate(Vec3::new(1.0, 0.0, 0.0))
+                    .scale(cmd.target);
+                let rotational = axis == JointAxis::AngX;
+                for (h, sign) in [(child, 1.0), (parent, -1.0)] {
+                    if let Some(b) = self.pw.bodies.get_mut(h) {
+                        if rotational {
+                            b.add_torque(vec_to_rapier(along.scale(sign)), true);
+                        } else {
+                            b.add_force(vec_to_rapier(along.scale(sign)), true);
+                        }
+                        self.wrenched.push(h);
+                    }
+                }
+            }
+            other => return Err(format!("unknown joint command mode {}", other.0)),
+        }
+        Ok(())
+    }
+
     /// Adds one collision or visual: its collider on the link's body (no mass: the link's
     /// `<inertial>` is its mass) and its entity.
     fn add_shape(
@@ -459,6 +752,27 @@ impl Physics {
             m.angular_acceleration = (w - m.angular_velocity).scale(1.0 / dt);
             m.velocity = v;
             m.angular_velocity = w;
+        }
+        for i in 0..self.joint_turns.len() {
+            let id = self.joint_turns[i].0;
+            if let Some(EntityData::Joint {
+                kind,
+                parent,
+                frame1,
+                child,
+                frame2,
+                ..
+            }) = self.entities.get(id).map(|e| e.data.clone())
+                && joint_axis(kind) == Some(JointAxis::AngX)
+                && let (Some(p), Some(c)) = (self.pw.bodies.get(parent), self.pw.bodies.get(child))
+            {
+                let f1 = pose_from_rapier(p.position()).compose(frame1);
+                let f2 = pose_from_rapier(c.position()).compose(frame2);
+                let rel = f1.inverse().compose(f2);
+                let raw = wrap_angle(2.0 * rel.orientation.x.atan2(rel.orientation.w));
+                let (_, last, turns) = self.joint_turns[i];
+                self.joint_turns[i] = (id, raw, turns + turn_change(last, raw));
+            }
         }
         for h in self.wrenched.drain(..) {
             if let Some(b) = self.pw.bodies.get_mut(h) {
@@ -630,6 +944,9 @@ impl Physics {
             | EntityData::Sensor { link, pose } => {
                 Some(offset_state(self.link_state(*link)?, *pose))
             }
+            EntityData::Joint {
+                child_link, frame2, ..
+            } => Some(offset_state(self.link_state(*child_link)?, *frame2)),
         }
     }
 
@@ -788,6 +1105,48 @@ fn collider_aabb(c: &Collider) -> Aabb {
     Aabb {
         min: vec_from_rapier(a.mins),
         max: vec_from_rapier(a.maxs),
+    }
+}
+
+/// Gain of velocity commands (acceleration-based motor): the joint reaches the commanded
+/// speed within a few steps, as far as the command's force limit allows.
+const VELOCITY_GAIN: f32 = 1000.0;
+
+/// The rapier axis a joint type moves along, if it has one.
+fn joint_axis(kind: JointKind) -> Option<JointAxis> {
+    match kind {
+        JointKind::Revolute | JointKind::Continuous => Some(JointAxis::AngX),
+        JointKind::Prismatic => Some(JointAxis::LinX),
+        JointKind::Fixed | JointKind::Ball => None,
+    }
+}
+
+/// The rotation taking the X axis to the unit vector `to`.
+fn rotation_from_x(to: Vec3) -> Quat {
+    let x = Vec3::new(1.0, 0.0, 0.0);
+    let d = x.dot(to);
+    if d < -1.0 + 1e-12 {
+        return Quat::from_axis_angle(Vec3::new(0.0, 0.0, 1.0), std::f64::consts::PI);
+    }
+    let c = x.cross(to);
+    Quat::new(c.x, c.y, c.z, 1.0 + d).normalized()
+}
+
+fn wrap_angle(a: f64) -> f64 {
+    let t = std::f64::consts::TAU;
+    let a = a.rem_euclid(t);
+    if a > std::f64::consts::PI { a - t } else { a }
+}
+
+/// Whole turns crossed between two wrapped angles a step apart.
+fn turn_change(last: f64, now: f64) -> f64 {
+    let d = now - last;
+    if d > std::f64::consts::PI {
+        -1.0
+    } else if d < -std::f64::consts::PI {
+        1.0
+    } else {
+        0.0
     }
 }
 
@@ -989,10 +1348,17 @@ impl WorldView for PhysicsView<'_> {
         known
     }
     fn joint_states(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, JointState>) -> u32 {
-        // The minimal world model has no joints yet: every id is unknown.
-        let n = ids.len().min(out.len());
-        out[..n].iter_mut().for_each(|o| *o = JointState::default());
-        0
+        let mut known = 0;
+        for (id, o) in ids.iter().zip(out.iter_mut()) {
+            match self.physics.entities.get(*id).map(|e| e.kind) {
+                Some(EntityKind::JOINT) => {
+                    known += 1;
+                    *o = self.physics.joint_state(*id).unwrap_or_default();
+                }
+                _ => *o = JointState::default(),
+            }
+        }
+        known
     }
     fn surfaces(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, SurfaceInfo>) -> u32 {
         let mut known = 0;
@@ -1288,5 +1654,152 @@ mod tests {
             vec!["ground"]
         );
         assert!(query(Vec3::new(50.0, 50.0, 0.5), Vec3::new(51.0, 51.0, 1.0)).is_empty());
+    }
+
+    fn joint_world(joint: &str) -> World {
+        crate::sdf::parse_str(
+            &format!(
+                r#"<sdf version="1.9"><world name="w"><model name="arm"><pose>0 0 2 0 0 0</pose>
+                <link name="base"><inertial><mass>1</mass></inertial></link>
+                <link name="bob"><pose>1 0 0 0 0 0</pose><inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial>
+                  <collision name="c"><geometry><sphere><radius>0.05</radius></sphere></geometry></collision></link>
+                <joint name="fix" type="fixed"><parent>world</parent><child>base</child></joint>
+                {joint}
+                </model></world></sdf>"#
+            ),
+            None,
+        )
+        .expect("valid world")
+    }
+
+    #[test]
+    fn a_pendulum_swings_about_its_revolute_axis() {
+        // Pivot at the base origin (the joint pose is in the bob's frame), axis y.
+        let w = joint_world(
+            r#"<joint name="hinge" type="revolute"><parent>base</parent><child>bob</child><pose>-1 0 0 0 0 0</pose><axis><xyz>0 1 0</xyz></axis></joint>"#,
+        );
+        let mut p = Physics::build(&w).unwrap();
+        let bob = p.entity_id("arm::bob").unwrap();
+        let hinge = p.entity_id("arm::hinge").unwrap();
+        let mut max_angle: f64 = 0.0;
+        for _ in 0..1300 {
+            p.step();
+            let pos = p.kinematics_of(bob).unwrap().pose.position;
+            let r = (pos - Vec3::new(0.0, 0.0, 2.0)).length();
+            assert!(
+                (r - 1.0).abs() < 2e-3,
+                "the bob stays 1 m from the pivot: {r}"
+            );
+            assert!(pos.y.abs() < 1e-3, "it swings in the x-z plane: {pos:?}");
+            let s = p.joint_state(hinge).unwrap();
+            // Position agrees with the geometry (rotation about +y takes +x down: angle > 0).
+            let geometric = (-(pos.z - 2.0)).atan2(pos.x);
+            assert!(
+                (s.position[0] - geometric).abs() < 2e-3,
+                "{} vs {geometric}",
+                s.position[0]
+            );
+            max_angle = max_angle.max(s.position[0]);
+        }
+        assert!(max_angle > 3.0, "it swings down and through: {max_angle}");
+    }
+
+    #[test]
+    fn limits_stop_a_revolute_joint() {
+        let w = joint_world(
+            r#"<joint name="hinge" type="revolute"><parent>base</parent><child>bob</child><pose>-1 0 0 0 0 0</pose><axis><xyz>0 1 0</xyz><limit><lower>-0.2</lower><upper>0.3</upper></limit></axis></joint>"#,
+        );
+        let mut p = Physics::build(&w).unwrap();
+        let hinge = p.entity_id("arm::hinge").unwrap();
+        for _ in 0..1000 {
+            p.step();
+        }
+        let s = p.joint_state(hinge).unwrap();
+        assert!(
+            (s.position[0] - 0.3).abs() < 0.02,
+            "resting on the upper limit: {}",
+            s.position[0]
+        );
+        assert!(
+            s.effort[0].abs() > 1.0,
+            "the limit pushes back: {}",
+            s.effort[0]
+        );
+    }
+
+    #[test]
+    fn prismatic_joints_slide_along_their_axis_only() {
+        let w = joint_world(
+            r#"<joint name="slide" type="prismatic"><parent>base</parent><child>bob</child><axis><xyz>1 0 -1</xyz></axis></joint>"#,
+        );
+        let mut p = Physics::build(&w).unwrap();
+        let bob = p.entity_id("arm::bob").unwrap();
+        let slide = p.entity_id("arm::slide").unwrap();
+        for _ in 0..300 {
+            p.step();
+        }
+        let pos = p.kinematics_of(bob).unwrap().pose.position;
+        let d = pos - Vec3::new(1.0, 0.0, 2.0);
+        assert!(
+            d.x > 0.1 && (d.x + d.z).abs() < 1e-3 && d.y.abs() < 1e-6,
+            "slides down the 45 degree axis: {d:?}"
+        );
+        let s = p.joint_state(slide).unwrap();
+        assert!(
+            (s.position[0] - d.length()).abs() < 1e-3,
+            "{} vs {}",
+            s.position[0],
+            d.length()
+        );
+        // Along the incline: a = g sin 45.
+        let t = 0.3;
+        let expected = 0.5 * 9.8 * std::f64::consts::FRAC_1_SQRT_2 * t * t;
+        assert!(
+            (s.position[0] - expected).abs() < 0.01,
+            "{} vs {expected}",
+            s.position[0]
+        );
+    }
+
+    #[test]
+    fn velocity_commands_drive_a_continuous_joint_past_a_turn() {
+        let w = crate::sdf::parse_str(
+            r#"<sdf version="1.9"><world name="w"><gravity>0 0 0</gravity><model name="m">
+                <link name="base"/><link name="wheel"><inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial></link>
+                <joint name="fix" type="fixed"><parent>world</parent><child>base</child></joint>
+                <joint name="axle" type="continuous"><parent>base</parent><child>wheel</child><axis><xyz>0 0 1</xyz></axis></joint>
+                </model></world></sdf>"#,
+            None,
+        )
+        .unwrap();
+        let mut p = Physics::build(&w).unwrap();
+        let axle = p.entity_id("m::axle").unwrap();
+        let cmd = sim_plugin_api::JointCommand {
+            joint: axle,
+            axis: 0,
+            mode: sim_plugin_api::JointCommandMode::VELOCITY,
+            target: 10.0,
+            max_force: 100.0,
+            stiffness: 0.0,
+            damping: 0.0,
+        };
+        p.joint_command(&cmd).unwrap();
+        for _ in 0..1000 {
+            p.step();
+        }
+        let s = p.joint_state(axle).unwrap();
+        assert!((s.velocity[0] - 10.0).abs() < 0.05, "{}", s.velocity[0]);
+        assert!(
+            s.position[0] > 9.0 && s.position[0] < 10.1,
+            "unwrapped past several turns: {}",
+            s.position[0]
+        );
+        let bad = sim_plugin_api::JointCommand { axis: 1, ..cmd };
+        assert!(p.joint_command(&bad).unwrap_err().contains("no axis 1"));
+        let fix = p.entity_id("m::fix").unwrap();
+        assert!(
+            p.joint_command(&sim_plugin_api::JointCommand { joint: fix, ..cmd })
+                .is_err()
+        );
     }
 }

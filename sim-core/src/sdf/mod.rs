@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod joint;
 mod lenient;
 mod model;
 mod reader;

@@ -91,6 +91,7 @@ impl Reader<'_> {
         let self_collide = self.child_bool(node, "self_collide", false)?;
 
         let mut links = Vec::new();
+        let mut joint_nodes = Vec::new();
         let mut models = Vec::new();
         let mut plugins = Vec::new();
         let (mut link_names, mut model_names) = (Siblings::default(), Siblings::default());
@@ -108,10 +109,33 @@ impl Reader<'_> {
                 }
                 "plugin" => plugins.push(self.plugin(c)?),
                 "include" => return Err(self.include_unsupported(c)),
-                "joint" => return Err(self.joint_unsupported(c)),
+                "joint" => joint_nodes.push(c),
                 "frame" => return Err(self.frame_unsupported(c)),
                 _ => {}
             }
+        }
+        let link_names: Vec<String> = links.iter().map(|l| l.name.clone()).collect();
+        let nested_names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
+        let mut joints = Vec::new();
+        let mut joint_names = Siblings::default();
+        for c in joint_nodes {
+            let joint = self.joint(c, &name, &link_names, &nested_names)?;
+            joint_names.insert(self, c, &joint.name, "model")?;
+            if let Some(other) = joints
+                .iter()
+                .find(|j: &&crate::world::Joint| j.child == joint.child)
+            {
+                return Err(self.error(
+                    c,
+                    ErrorKind::Invalid,
+                    format!(
+                        "link \"{}\" is the child of two joints (\"{}\" and \"{}\")",
+                        joint.child, other.name, joint.name
+                    ),
+                    "a link has at most one parent joint; make it the parent of one of them",
+                ));
+            }
+            joints.push(joint);
         }
         Ok(Model {
             name,
@@ -119,6 +143,7 @@ impl Reader<'_> {
             is_static,
             self_collide,
             links,
+            joints,
             models,
             plugins,
             span: self.span(node),

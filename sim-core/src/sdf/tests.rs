@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::world::{DEFAULT_GRAVITY, DEFAULT_MAGNETIC_FIELD, WGS84_EQUATORIAL, WGS84_POLAR};
 use super::*;
-use crate::world::{Geometry, Pose, Quat, Vec3, World};
+use crate::world::{AxisFrame, Geometry, JointKind, Pose, Quat, Vec3, World};
 
 // ----- helpers ----------------------------------------------------------------------------
 
@@ -578,14 +578,14 @@ fn includes_joints_frames_and_populations_are_not_supported_yet() {
 
     let text = doc(
         "1.12",
-        "<model name='m'><link name='a'/><link name='b'/>\n<joint name='j' type='revolute'/></model>",
+        "<model name='m'><link name='a'/><link name='b'/>\n<joint name='j' type='screw'/></model>",
     );
     check(
         &err(&text),
         ErrorKind::Unsupported,
         &text,
-        "<joint",
-        "joints are not supported yet",
+        "screw'",
+        "type \"screw\" cannot be built",
     );
     let text = doc(
         "1.12",
@@ -1894,5 +1894,169 @@ fn sensor_and_plugin_texts_are_self_contained_xml() {
     assert_eq!(
         plain.models[0].links[0].sensors[0].sdf,
         "<sensor name=\"s\" type=\"imu\">\n        <update_rate>5</update_rate></sensor>"
+    );
+}
+
+fn two_links(version: &str, joint: &str) -> String {
+    doc(
+        version,
+        &format!("<model name='m'><link name='a'/><link name='b'/>\n{joint}\n</model>"),
+    )
+}
+
+#[test]
+fn joints_are_read_with_axis_limits_and_dynamics() {
+    let w = ok(&two_links(
+        "1.9",
+        "<joint name='j' type='revolute'><parent>a</parent><child>b</child><pose>0 0 1 0 0 0</pose>
+         <axis><xyz>0 2 0</xyz><limit><lower>-1</lower><upper>2</upper><effort>5</effort><velocity>3</velocity></limit>
+         <dynamics><damping>0.5</damping><friction>0.1</friction><spring_reference>0.2</spring_reference><spring_stiffness>4</spring_stiffness></dynamics></axis></joint>",
+    ));
+    let j = &w.models[0].joints[0];
+    assert_eq!(
+        (j.name.as_str(), j.kind, j.parent.as_str(), j.child.as_str()),
+        ("j", JointKind::Revolute, "a", "b")
+    );
+    assert_eq!(j.pose.position, Vec3::new(0.0, 0.0, 1.0));
+    let a = j.axis.as_ref().unwrap();
+    assert_eq!(a.xyz, Vec3::new(0.0, 1.0, 0.0), "normalised");
+    assert_eq!(a.frame, AxisFrame::Joint);
+    assert_eq!(
+        (a.lower, a.upper, a.effort, a.velocity),
+        (-1.0, 2.0, 5.0, 3.0)
+    );
+    assert_eq!(
+        (
+            a.damping,
+            a.friction,
+            a.spring_reference,
+            a.spring_stiffness
+        ),
+        (0.5, 0.1, 0.2, 4.0)
+    );
+
+    // Defaults: z axis, no limits; 1e16 limits of old files mean none; parent may be world.
+    let w = ok(&two_links(
+        "1.6",
+        "<joint name='j' type='prismatic'><parent>world</parent><child>b</child>
+         <axis><limit><lower>-1e16</lower><upper>1e16</upper><effort>-1</effort></limit><use_parent_model_frame>true</use_parent_model_frame></axis></joint>",
+    ));
+    let a = w.models[0].joints[0].axis.as_ref().unwrap();
+    assert_eq!(a.xyz, Vec3::new(0.0, 0.0, 1.0));
+    assert_eq!(a.frame, AxisFrame::Model);
+    assert!(a.lower == f64::NEG_INFINITY && a.upper == f64::INFINITY && a.effort == f64::INFINITY);
+    assert_eq!(w.models[0].joints[0].parent, "world");
+
+    // 1.4: axes are in the model frame; 1.7+: expressed_in.
+    let j = |v: &str, axis: &str| {
+        ok(&two_links(v, &format!("<joint name='j' type='continuous'><parent>a</parent><child>b</child><axis>{axis}</axis></joint>")))
+            .models[0]
+            .joints[0]
+            .axis
+            .clone()
+            .unwrap()
+    };
+    assert_eq!(j("1.4", "<xyz>1 0 0</xyz>").frame, AxisFrame::Model);
+    assert_eq!(
+        j("1.9", "<xyz expressed_in='__model__'>1 0 0</xyz>").frame,
+        AxisFrame::Model
+    );
+    assert_eq!(j("1.9", "<xyz>1 0 0</xyz>").frame, AxisFrame::Joint);
+    let c = j(
+        "1.9",
+        "<xyz>1 0 0</xyz><limit><lower>-1</lower><upper>1</upper></limit>",
+    );
+    assert!(
+        c.lower.is_infinite() && c.upper.is_infinite(),
+        "continuous joints have no limits"
+    );
+
+    for (ty, kind) in [("fixed", JointKind::Fixed), ("ball", JointKind::Ball)] {
+        let w = ok(&two_links(
+            "1.9",
+            &format!("<joint name='j' type='{ty}'><parent>a</parent><child>b</child></joint>"),
+        ));
+        assert_eq!(w.models[0].joints[0].kind, kind);
+        assert!(w.models[0].joints[0].axis.is_none());
+    }
+}
+
+#[test]
+fn joint_errors() {
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='revolute'><parent>a</parent><child>c</child></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Invalid,
+        &t,
+        "<child>c",
+        "is not a link of model \"m\"",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='revolute'><parent>a</parent></joint>",
+    );
+    check(&err(&t), ErrorKind::Missing, &t, "<joint", "has no <child>");
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='revolute'><parent>a</parent><child>a</child></joint>",
+    );
+    check(&err(&t), ErrorKind::Invalid, &t, "<joint", "to itself");
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='revolute'><parent>a</parent><child>world</child></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Invalid,
+        &t,
+        "<child>world",
+        "is not a link",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='revolute'><parent>a</parent><child>b</child><axis><xyz>0 0 0</xyz></axis></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Invalid,
+        &t,
+        "<xyz>",
+        "axis <xyz> is zero",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='revolute'><parent>a</parent><child>b</child><axis><limit><lower>1</lower><upper>0</upper></limit></axis></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Invalid,
+        &t,
+        "<limit>",
+        "above the upper limit",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='revolute'><parent>a</parent><child>b</child></joint><joint name='k' type='fixed'><parent>a</parent><child>b</child></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Invalid,
+        &t,
+        "<joint name='k'",
+        "child of two joints",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='universal'><parent>a</parent><child>b</child></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Unsupported,
+        &t,
+        "universal'",
+        "cannot be built",
     );
 }

@@ -192,8 +192,8 @@ impl Reader<'_> {
     pub(super) fn joint_unsupported(&self, node: Node) -> SdfError {
         self.unsupported(
             node,
-            "joints are",
-            "remove the joint, or split the bodies into separate models for now",
+            "world-level joints are",
+            "move the joint into the model that holds its child link",
         )
     }
 

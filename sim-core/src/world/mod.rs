@@ -104,12 +104,95 @@ pub struct Model {
     pub self_collide: bool,
     /// Links, in document order.
     pub links: Vec<Link>,
+    /// Joints between the model's links (or a link and the world).
+    pub joints: Vec<Joint>,
     /// Nested models.
     pub models: Vec<Model>,
     /// Model plugins.
     pub plugins: Vec<PluginSpec>,
     /// Where `<model>` is.
     pub span: Span,
+}
+
+/// A `<joint>` between two links of a model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Joint {
+    /// `<joint name>`.
+    pub name: String,
+    /// `<joint type>`.
+    pub kind: JointKind,
+    /// `<parent>`: a link of the model, or `world`.
+    pub parent: String,
+    /// `<child>`: a link of the model.
+    pub child: String,
+    /// Pose of the joint frame in the child link's frame.
+    pub pose: Pose,
+    /// `<axis>` (revolute, continuous and prismatic joints).
+    pub axis: Option<JointAxis>,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// The joint types that can be built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JointKind {
+    /// One rotation about the axis, within limits.
+    Revolute,
+    /// A revolute joint without limits.
+    Continuous,
+    /// One translation along the axis, within limits.
+    Prismatic,
+    /// No relative motion.
+    Fixed,
+    /// Free rotation about the joint origin.
+    Ball,
+}
+
+impl JointKind {
+    /// The SDF name.
+    pub fn name(self) -> &'static str {
+        match self {
+            JointKind::Revolute => "revolute",
+            JointKind::Continuous => "continuous",
+            JointKind::Prismatic => "prismatic",
+            JointKind::Fixed => "fixed",
+            JointKind::Ball => "ball",
+        }
+    }
+}
+
+/// In which frame a joint axis is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxisFrame {
+    /// The joint frame (SDF 1.5 and later by default).
+    Joint,
+    /// The frame of the joint's model (SDF 1.4, `use_parent_model_frame`, `__model__`).
+    Model,
+}
+
+/// `<axis>`: direction, limits and dynamics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointAxis {
+    /// Unit direction.
+    pub xyz: Vec3,
+    /// The frame `xyz` is written in.
+    pub frame: AxisFrame,
+    /// Lower limit (rad or m; -inf: none).
+    pub lower: f64,
+    /// Upper limit (rad or m; +inf: none).
+    pub upper: f64,
+    /// Largest force or torque (+inf: unlimited).
+    pub effort: f64,
+    /// Largest speed (+inf: unlimited).
+    pub velocity: f64,
+    /// Viscous damping coefficient.
+    pub damping: f64,
+    /// Coulomb friction.
+    pub friction: f64,
+    /// Spring reference position.
+    pub spring_reference: f64,
+    /// Spring stiffness.
+    pub spring_stiffness: f64,
 }
 
 /// A link: one rigid body.
