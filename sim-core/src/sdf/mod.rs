@@ -45,7 +45,7 @@ use std::sync::Arc;
 
 pub use error::{ErrorKind, SdfError};
 
-use crate::world::World;
+use crate::world::{Model, World};
 use reader::{Reader, Version, children, describe, is_sdf_element, tag};
 
 /// Reads the SDF world file at `path`.
@@ -85,21 +85,74 @@ pub fn load(path: &Path) -> Result<World, SdfError> {
 
 /// Reads SDF text. `file` is only used in spans and error messages.
 pub fn parse_str(text: &str, file: Option<&Path>) -> Result<World, SdfError> {
+    with_document(text, file, |doc, file| read_document(doc, text, file))
+}
+
+/// Reads one model from SDF text: an `<sdf version>` document holding one `<model>` (as
+/// Gazebo's factory takes), or a bare `<model>` (read as the newest SDF version). Used to
+/// create models at run time.
+pub fn parse_model_str(text: &str, file: Option<&Path>) -> Result<Model, SdfError> {
+    with_document(text, file, |doc, file| read_model_document(doc, text, file))
+}
+
+/// Parses `text` as XML leniently (see `lenient`) and hands the document to `read`.
+fn with_document<T>(
+    text: &str,
+    file: Option<&Path>,
+    read: impl Fn(&roxmltree::Document, Option<Arc<std::path::PathBuf>>) -> Result<T, SdfError>,
+) -> Result<T, SdfError> {
     let file = file.map(|f| Arc::new(f.to_path_buf()));
     let mut prepared = lenient::normalise(text);
     // A prefix declared somewhere but not in scope where it is used is dropped, one at a time.
     for _ in 0..16 {
         let prefix = match parse_xml(&prepared) {
-            Ok(doc) => return read_document(&doc, text, file),
+            Ok(doc) => return read(&doc, file),
             Err(roxmltree::Error::UnknownNamespace(prefix, _)) => prefix,
             Err(e) => return Err(xml_error(&e, text, file)),
         };
         prepared = Cow::Owned(lenient::drop_prefix(&prepared, &prefix));
     }
     match parse_xml(&prepared) {
-        Ok(doc) => read_document(&doc, text, file),
+        Ok(doc) => read(&doc, file),
         Err(e) => Err(xml_error(&e, text, file)),
     }
+}
+
+/// Reads a document holding one model (see [`parse_model_str`]).
+fn read_model_document(
+    doc: &roxmltree::Document,
+    source: &str,
+    file: Option<Arc<std::path::PathBuf>>,
+) -> Result<Model, SdfError> {
+    let root = doc.root_element();
+    if tag(root) == "model" && is_sdf_element(root) {
+        let r = Reader {
+            file,
+            source,
+            version: Version::NEWEST,
+            lines: error::LineIndex::new(source),
+        };
+        return r.model(root, &["world"], 1);
+    }
+    let r = root_reader(root, source, file)?;
+    let mut models = children(root, "model");
+    let Some(model) = models.next() else {
+        return Err(r.error(
+            root,
+            ErrorKind::Missing,
+            "no <model> in this document",
+            "give one model: <sdf version=\"1.12\"><model name=\"...\"> ... </model></sdf>",
+        ));
+    };
+    if let Some(extra) = models.next() {
+        return Err(r.error(
+            extra,
+            ErrorKind::Unsupported,
+            "more than one <model> in this document",
+            "create one model per request",
+        ));
+    }
+    r.model(model, &["world"], 1)
 }
 
 /// Parses XML (no DTDs: SDF does not use them, and they open the door to entity expansion).
@@ -154,13 +207,12 @@ fn xml_error(e: &roxmltree::Error, text: &str, file: Option<Arc<std::path::PathB
     }
 }
 
-/// Reads the `<sdf>` root and its one `<world>`.
-fn read_document(
-    doc: &roxmltree::Document,
-    source: &str,
+/// Checks the `<sdf version>` root and returns a reader for that version.
+fn root_reader<'s>(
+    root: roxmltree::Node,
+    source: &'s str,
     file: Option<Arc<std::path::PathBuf>>,
-) -> Result<World, SdfError> {
-    let root = doc.root_element();
+) -> Result<Reader<'s>, SdfError> {
     // A provisional reader for errors before the version is known.
     let mut r = Reader {
         file,
@@ -212,6 +264,17 @@ fn read_document(
         },
     };
 
+    Ok(r)
+}
+
+/// Reads the `<sdf>` root and its one `<world>`.
+fn read_document(
+    doc: &roxmltree::Document,
+    source: &str,
+    file: Option<Arc<std::path::PathBuf>>,
+) -> Result<World, SdfError> {
+    let root = doc.root_element();
+    let r = root_reader(root, source, file)?;
     let mut world = None;
     for w in children(root, "world") {
         if world.is_some() {

@@ -2060,3 +2060,27 @@ fn joint_errors() {
         "cannot be built",
     );
 }
+
+#[test]
+fn single_models_are_read_for_run_time_creation() {
+    let m = parse_model_str(
+        "<sdf version='1.9'><model name='box'><pose>1 0 0 0 0 0</pose><link name='l'/></model></sdf>",
+        None,
+    )
+    .unwrap();
+    assert_eq!((m.name.as_str(), m.links.len()), ("box", 1));
+    assert_eq!(m.pose.position, Vec3::new(1.0, 0.0, 0.0));
+    let bare = parse_model_str("<model name='b'><link name='l'/></model>", None).unwrap();
+    assert_eq!(bare.name, "b");
+    let e = parse_model_str("<sdf version='1.9'><world name='w'/></sdf>", None).unwrap_err();
+    assert!(e.message.contains("no <model>"), "{e}");
+    let e = parse_model_str(
+        "<sdf version='1.9'><model name='a'><link name='l'/></model><model name='b'/></sdf>",
+        None,
+    )
+    .unwrap_err();
+    assert!(e.message.contains("more than one <model>"), "{e}");
+    let e = parse_model_str("<sdf version='1.9'><model name='a'><link name='l'><inertial><mass>-1</mass></inertial></link></model></sdf>", None)
+        .unwrap_err();
+    assert_eq!(e.line, 1, "{e}");
+}
