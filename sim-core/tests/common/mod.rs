@@ -17,6 +17,10 @@ pub fn workspace() -> PathBuf {
 /// Packages whose libraries the tests load.
 const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-imu",
+    "simcore-plugin-navsat",
+    "simcore-plugin-altimeter",
+    "simcore-plugin-magnetometer",
+    "simcore-plugin-air-pressure",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",

@@ -1,0 +1,94 @@
+//! The air pressure sensor: what it measures and how.
+//!
+//! From the sensor frame's world height `z` (its link's pose composed with the sensor's
+//! `<pose>`): altitude `h = reference_altitude + z`, pressure
+//! [`atmosphere::pressure(h)`](crate::atmosphere::pressure) in pascals, plus `<pressure>`
+//! noise. The reported variance is `stddev²` of that noise (0 without Gaussian noise).
+
+use crate::atmosphere;
+use crate::config::AirPressureConfig;
+use sim_plugin_api::{
+    EntityId, Outputs, Payload, PluginError, Pose, Sensor, SensorConfig, UpdateContext, WorldRef,
+};
+use simcore_plugin_common::{NoiseChannel, gaussian_variance, sensor_state};
+
+/// Noise stream number (with the sensor's seed) of the pressure.
+pub const PRESSURE_STREAM: u64 = 0;
+
+/// An air pressure sensor (SDF `<sensor type="air_pressure">`).
+#[derive(Clone, Debug)]
+pub struct AirPressureSensor {
+    scoped_name: String,
+    link: EntityId,
+    pose_in_link: Pose,
+    reference_altitude: f64,
+    noise: NoiseChannel,
+    variance: f64,
+}
+
+impl AirPressureSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports).
+    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let scoped_name = config.scoped_name.as_str();
+        let air_pressure = AirPressureConfig::parse(config.sdf.as_str(), scoped_name)?;
+        Ok(AirPressureSensor::new(
+            &air_pressure,
+            scoped_name,
+            config.link,
+            config.pose,
+            config.seed,
+        ))
+    }
+
+    /// Builds the sensor from a parsed configuration: `pose_in_link` is its pose in its link's
+    /// frame and `seed` the seed of its noise stream.
+    pub fn new(
+        air_pressure: &AirPressureConfig,
+        scoped_name: &str,
+        link: EntityId,
+        pose_in_link: Pose,
+        seed: u64,
+    ) -> Self {
+        AirPressureSensor {
+            scoped_name: scoped_name.to_string(),
+            link,
+            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            reference_altitude: air_pressure.reference_altitude,
+            noise: NoiseChannel::new(air_pressure.pressure_noise, seed, PRESSURE_STREAM),
+            variance: gaussian_variance(&air_pressure.pressure_noise),
+        }
+    }
+
+    /// The variance reported with every reading, Pa².
+    pub fn variance(&self) -> f64 {
+        self.variance
+    }
+
+    /// The pressure, Pa, for a sensor at world height `z`; `dt` (s) is the time since the
+    /// previous reading (0 for the first; it drives the dynamic bias of the noise).
+    #[inline]
+    pub fn measure(&mut self, z: f64, dt: f64) -> f64 {
+        self.noise
+            .apply(atmosphere::pressure(self.reference_altitude + z), dt)
+    }
+}
+
+impl Sensor for AirPressureSensor {
+    fn update(
+        &mut self,
+        ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
+        let pressure = self.measure(state.pose.position.z, ctx.dt.as_secs_f64());
+        out.publish(
+            "",
+            Payload::FluidPressure {
+                pressure,
+                variance: self.variance,
+            },
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,148 @@
+//! Tests of the sensor through its public API, against `StaticWorld`.
+
+use crate::{AirPressureSensor, atmosphere};
+use sim_plugin_api::{
+    EntityId, ErrorCode, KinematicState, Message, Outputs, Payload, Pose, Quat, Sensor, SimTime,
+    UpdateContext, Vec3,
+    abi_stable::std_types::RVec,
+    testing::{StaticWorld, run_update, sensor_config},
+};
+
+const LINK: EntityId = EntityId(2);
+const NAME: &str = "drone::body::baro";
+
+fn world(z: f64) -> StaticWorld {
+    let mut w = StaticWorld::default();
+    w.set_kinematics(
+        LINK,
+        KinematicState {
+            pose: Pose::new(Vec3::new(5.0, 5.0, z), Quat::IDENTITY),
+            ..Default::default()
+        },
+    );
+    w
+}
+
+fn create_with(world: &StaticWorld, sdf: &str, pose: Pose, seed: u64) -> AirPressureSensor {
+    let mut config = sensor_config(NAME, "air_pressure", LINK, sdf);
+    config.pose = pose;
+    config.seed = seed;
+    world
+        .with(|w| AirPressureSensor::create(&config, &w))
+        .unwrap_or_else(|e| panic!("create failed: {e}"))
+}
+
+fn only_reading(messages: &[Message]) -> (f64, f64) {
+    assert_eq!(messages.len(), 1);
+    assert_eq!(messages[0].topic.as_str(), "");
+    match messages[0].payload.as_enum() {
+        Ok(Payload::FluidPressure { pressure, variance }) => (*pressure, *variance),
+        other => panic!("expected a FluidPressure payload, got {other:?}"),
+    }
+}
+
+fn read(world: &StaticWorld, sdf: &str, pose: Pose) -> (f64, f64) {
+    let mut s = create_with(world, sdf, pose, 0);
+    only_reading(&world.with(|w| run_update(&mut s, &w)))
+}
+
+fn sdf(reference_altitude: f64, noise: &str) -> String {
+    format!(
+        r#"<sensor name="baro" type="air_pressure"><air_pressure><reference_altitude>{reference_altitude}</reference_altitude>{noise}</air_pressure></sensor>"#
+    )
+}
+
+#[test]
+fn at_sea_level_reads_one_atmosphere() {
+    let (p, v) = read(&world(0.0), "", Pose::IDENTITY);
+    assert_eq!(p, 101_325.0);
+    assert_eq!(v, 0.0);
+}
+
+#[test]
+fn altitude_is_reference_plus_world_height() {
+    let (p, _) = read(&world(200.0), &sdf(800.0, ""), Pose::IDENTITY);
+    assert_eq!(p, atmosphere::pressure(1000.0));
+    assert!((p - 89_876.0).abs() < 0.5, "{p}");
+    // The sensor's pose in the link counts.
+    let pose = Pose::new(Vec3::new(0.0, 0.0, -200.0), Quat::IDENTITY);
+    let (p, _) = read(&world(200.0), &sdf(800.0, ""), pose);
+    assert_eq!(p, atmosphere::pressure(800.0));
+}
+
+#[test]
+fn about_12_pa_per_metre_near_sea_level() {
+    let (p0, _) = read(&world(0.0), "", Pose::IDENTITY);
+    let (p1, _) = read(&world(1.0), "", Pose::IDENTITY);
+    assert!((p0 - p1 - 12.0).abs() < 0.1, "{}", p0 - p1);
+}
+
+#[test]
+fn noise_statistics_and_variance() {
+    let noise =
+        r#"<pressure><noise type="gaussian"><mean>1</mean><stddev>4</stddev></noise></pressure>"#;
+    let w = world(10.0);
+    let mut s = create_with(&w, &sdf(0.0, noise), Pose::IDENTITY, 21);
+    assert_eq!(s.variance(), 16.0);
+    let n = 20_000;
+    let v: Vec<f64> = (0..n).map(|_| s.measure(10.0, 0.01)).collect();
+    let m = v.iter().sum::<f64>() / n as f64;
+    let sd = (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n as f64 - 1.0)).sqrt();
+    let truth = atmosphere::pressure(10.0) + 1.0;
+    assert!(
+        (m - truth).abs() < 5.0 * 4.0 / (n as f64).sqrt(),
+        "mean {m}"
+    );
+    assert!((sd - 4.0).abs() < 0.12, "stddev {sd}");
+    let (_, variance) = only_reading(&w.with(|w| run_update(&mut s, &w)));
+    assert_eq!(variance, 16.0);
+
+    // A noise of type none reports no variance.
+    let none = r#"<pressure><noise type="none"><stddev>4</stddev></noise></pressure>"#;
+    assert_eq!(read(&w, &sdf(0.0, none), Pose::IDENTITY).1, 0.0);
+
+    let run = |seed| {
+        let mut s = create_with(&w, &sdf(0.0, noise), Pose::IDENTITY, seed);
+        (0..4)
+            .map(|_| only_reading(&w.with(|w| run_update(&mut s, &w))).0)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run(1), run(1));
+    assert_ne!(run(1), run(2));
+}
+
+#[test]
+fn missing_link_is_a_runtime_error() {
+    let w = StaticWorld::default();
+    let mut s = create_with(&w, "", Pose::IDENTITY, 0);
+    let ctx = UpdateContext {
+        now: SimTime::ZERO,
+        dt: SimTime::ZERO,
+        step: w.step,
+        update_count: 0,
+        forced: false,
+    };
+    let mut out = RVec::new();
+    let e = w
+        .with(|w| s.update(&ctx, &w, &mut Outputs::new(&mut out)))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::RUNTIME);
+    assert!(e.message.starts_with(NAME), "{e}");
+}
+
+#[test]
+fn bad_configuration_names_sensor_element_and_text() {
+    let w = world(0.0);
+    let text = sdf(f64::NAN, "");
+    let config = sensor_config(NAME, "air_pressure", LINK, &text);
+    let e = w
+        .with(|w| AirPressureSensor::create(&config, &w))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+    assert!(
+        e.message.starts_with(NAME)
+            && e.message.contains("<air_pressure><reference_altitude>")
+            && e.message.contains("\"NaN\""),
+        "{e}"
+    );
+}

@@ -1,0 +1,113 @@
+//! The altimeter: what it measures and how.
+//!
+//! From the sensor frame's world height `z` and vertical velocity `v_z` (its link's motion
+//! carried to the sensor's `<pose>`, see [`simcore_plugin_common::frame`]):
+//!
+//! - `vertical_reference` = the sensor's world height when it was created (the world's
+//!   initial state), or at its first update if its link could not be read then;
+//! - `vertical_position` = `z − vertical_reference`, plus `<vertical_position>` noise;
+//! - `vertical_velocity` = `v_z` (world frame), plus `<vertical_velocity>` noise.
+
+use crate::config::AltimeterConfig;
+use sim_plugin_api::{
+    Altimeter, EntityId, KinematicState, Outputs, Payload, PluginError, Pose, Sensor, SensorConfig,
+    UpdateContext, WorldRef, abi_stable::std_types::RBox,
+};
+use simcore_plugin_common::{NoiseChannel, sensor_frame, sensor_state};
+
+/// Noise stream number (with the sensor's seed) of the vertical position.
+pub const VERTICAL_POSITION_STREAM: u64 = 0;
+/// Noise stream number of the vertical velocity.
+pub const VERTICAL_VELOCITY_STREAM: u64 = 1;
+
+/// An altimeter (SDF `<sensor type="altimeter">`).
+#[derive(Clone, Debug)]
+pub struct AltimeterSensor {
+    scoped_name: String,
+    link: EntityId,
+    pose_in_link: Pose,
+    /// The initial world height of the sensor, once known.
+    reference: Option<f64>,
+    position_noise: NoiseChannel,
+    velocity_noise: NoiseChannel,
+}
+
+impl AltimeterSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports) and takes
+    /// its reference height from the world.
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let scoped_name = config.scoped_name.as_str();
+        let altimeter = AltimeterConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let mut sensor = AltimeterSensor::new(
+            &altimeter,
+            scoped_name,
+            config.link,
+            config.pose,
+            config.seed,
+        );
+        sensor.reference = world
+            .kinematics_of(config.link)
+            .map(|link| sensor_frame(&link, sensor.pose_in_link).pose.position.z);
+        Ok(sensor)
+    }
+
+    /// Builds the sensor from a parsed configuration: `pose_in_link` is its pose in its link's
+    /// frame and `seed` the seed of its noise streams. The reference height is taken at the
+    /// first measurement.
+    pub fn new(
+        altimeter: &AltimeterConfig,
+        scoped_name: &str,
+        link: EntityId,
+        pose_in_link: Pose,
+        seed: u64,
+    ) -> Self {
+        AltimeterSensor {
+            scoped_name: scoped_name.to_string(),
+            link,
+            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            reference: None,
+            position_noise: NoiseChannel::new(
+                altimeter.vertical_position_noise,
+                seed,
+                VERTICAL_POSITION_STREAM,
+            ),
+            velocity_noise: NoiseChannel::new(
+                altimeter.vertical_velocity_noise,
+                seed,
+                VERTICAL_VELOCITY_STREAM,
+            ),
+        }
+    }
+
+    /// The reference height (the sensor's initial world height), once known.
+    pub fn reference(&self) -> Option<f64> {
+        self.reference
+    }
+
+    /// One reading for a sensor frame moving as `state` (world frame); `dt` (s) is the time
+    /// since the previous reading (0 for the first; it drives the dynamic bias of the noise).
+    #[inline]
+    pub fn measure(&mut self, state: &KinematicState, dt: f64) -> Altimeter {
+        let z = state.pose.position.z;
+        let reference = *self.reference.get_or_insert(z);
+        Altimeter {
+            vertical_position: self.position_noise.apply(z - reference, dt),
+            vertical_velocity: self.velocity_noise.apply(state.linear_velocity.z, dt),
+            vertical_reference: reference,
+        }
+    }
+}
+
+impl Sensor for AltimeterSensor {
+    fn update(
+        &mut self,
+        ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
+        let reading = self.measure(&state, ctx.dt.as_secs_f64());
+        out.publish("", Payload::Altimeter(RBox::new(reading)));
+        Ok(())
+    }
+}

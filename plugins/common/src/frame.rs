@@ -1,0 +1,98 @@
+//! The motion of a sensor's own frame.
+//!
+//! The engine reports the motion of links; a sensor sits at a fixed pose in its link
+//! (`<sensor><pose>`). For a rigid link with world pose `(p_wl, R_wl)`, velocity `v` of its
+//! origin, angular velocity `ω`, acceleration `a` of its origin and angular acceleration `α`,
+//! and the sensor at `(p_ls, R_ls)` in the link, with the lever arm `r = R_wl · p_ls`:
+//!
+//! - pose: `(p_wl + r, R_wl · R_ls)`;
+//! - velocity of the sensor origin: `v + ω × r`;
+//! - acceleration of the sensor origin: `a + α × r + ω × (ω × r)`;
+//! - angular velocity and acceleration: those of the link.
+
+use sim_plugin_api::{EntityId, KinematicState, PluginError, Pose, WorldRef};
+
+/// The motion of a frame at `pose_in_link` on a link moving as `link` (all world frame).
+pub fn sensor_frame(link: &KinematicState, pose_in_link: Pose) -> KinematicState {
+    let r = link.pose.orientation.rotate(pose_in_link.position);
+    let w = link.angular_velocity;
+    let alpha = link.angular_acceleration;
+    KinematicState {
+        pose: link.pose.compose(pose_in_link),
+        linear_velocity: link.linear_velocity + w.cross(r),
+        angular_velocity: w,
+        linear_acceleration: link.linear_acceleration + alpha.cross(r) + w.cross(w.cross(r)),
+        angular_acceleration: alpha,
+    }
+}
+
+/// The motion of the sensor `sensor` (its scoped name, for the error) at `pose_in_link` on
+/// `link`, read from `world`; a run-time error when the link is not in the world.
+pub fn sensor_state(
+    world: &WorldRef<'_>,
+    link: EntityId,
+    pose_in_link: Pose,
+    sensor: &str,
+) -> Result<KinematicState, PluginError> {
+    world
+        .kinematics_of(link)
+        .map(|l| sensor_frame(&l, pose_in_link))
+        .ok_or_else(|| {
+            PluginError::runtime(format!(
+                "{sensor}: its link (entity {}) is not in the world",
+                link.0
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::{ErrorCode, Quat, Vec3, testing::StaticWorld};
+    use std::f64::consts::FRAC_PI_2;
+
+    fn close(a: Vec3, b: Vec3) {
+        assert!((a - b).length() < 1e-12, "{a:?} != {b:?}");
+    }
+
+    #[test]
+    fn offset_frame_on_a_spinning_link() {
+        // Link at (1, 2, 3) yawed +90°, spinning at 2 rad/s about z, moving at (0, 0, -1).
+        let link = KinematicState {
+            pose: Pose::new(
+                Vec3::new(1.0, 2.0, 3.0),
+                Quat::from_rpy(0.0, 0.0, FRAC_PI_2),
+            ),
+            linear_velocity: Vec3::new(0.0, 0.0, -1.0),
+            angular_velocity: Vec3::new(0.0, 0.0, 2.0),
+            linear_acceleration: Vec3::new(0.0, 0.0, -9.8),
+            angular_acceleration: Vec3::new(0.0, 0.0, 1.0),
+        };
+        // Sensor 0.5 m along the link's +x (world +y), pitched.
+        let s = sensor_frame(
+            &link,
+            Pose::new(Vec3::new(0.5, 0.0, 0.0), Quat::from_rpy(0.0, 0.3, 0.0)),
+        );
+        close(s.pose.position, Vec3::new(1.0, 2.5, 3.0));
+        // ω × r = (0,0,2) × (0,0.5,0) = (-1, 0, 0).
+        close(s.linear_velocity, Vec3::new(-1.0, 0.0, -1.0));
+        // α × r = (-0.5, 0, 0); ω × (ω × r) = (0,0,2) × (-1,0,0) = (0, -2, 0).
+        close(s.linear_acceleration, Vec3::new(-0.5, -2.0, -9.8));
+        close(s.angular_velocity, link.angular_velocity);
+        let expected = Quat::from_rpy(0.0, 0.0, FRAC_PI_2) * Quat::from_rpy(0.0, 0.3, 0.0);
+        close(
+            s.pose.orientation.rotate(Vec3::new(1.0, 0.0, 0.0)),
+            expected.rotate(Vec3::new(1.0, 0.0, 0.0)),
+        );
+    }
+
+    #[test]
+    fn missing_link_is_a_runtime_error() {
+        let w = StaticWorld::default();
+        let e = w
+            .with(|w| sensor_state(&w, EntityId(5), Pose::IDENTITY, "m::l::s"))
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::RUNTIME);
+        assert!(e.message.starts_with("m::l::s: its link (entity 5)"));
+    }
+}

@@ -1,0 +1,24 @@
+//! # simcore-plugin-common: helpers shared by the simcore sensor plugins
+//!
+//! The in-tree sensor plugins read their configuration the same way and measure from the same
+//! place, so the pieces they share live here, once:
+//!
+//! - [`sdf`]: parsing the sensor's `<sensor>` element (given to a plugin as self-contained XML
+//!   text), finding elements by path, reading numbers, and configuration errors that name the
+//!   sensor, the element and the text found there;
+//! - [`noise`]: reading a `<noise>` element into [`NoiseParams`](sim_plugin_api::noise::NoiseParams)
+//!   and a [`NoiseChannel`], one seeded noise stream per measured component;
+//! - [`frame`]: the motion of the sensor's own frame from the motion of its link.
+//!
+//! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
+//! nothing here crosses the plugin boundary.
+
+pub use roxmltree;
+
+pub mod frame;
+pub mod noise;
+pub mod sdf;
+
+pub use frame::{sensor_frame, sensor_state};
+pub use noise::{NoiseChannel, gaussian_variance};
+pub use sdf::{Reader, child, descend, parse_sensor_sdf};

@@ -1,0 +1,186 @@
+//! The navsat sensor: what it measures and how.
+//!
+//! Per update, from the sensor frame's world position `p` and velocity `v` (its link's motion
+//! carried to the sensor's `<pose>`, see [`simcore_plugin_common::frame`]) and the world's
+//! spherical coordinates (see [`crate::geodesy`]):
+//!
+//! 1. `(east, north, up) = heading(p)`; horizontal position noise (metres) is added to east
+//!    and to north, each with its own stream;
+//! 2. latitude, longitude and altitude of that point on the ellipsoid; vertical position
+//!    noise (metres) is added to the altitude;
+//! 3. `(v_east, v_north, v_up) = heading(v)`, with horizontal velocity noise on the first two
+//!    and vertical velocity noise on the third.
+//!
+//! Without spherical coordinates in the world there is no position to report: the sensor
+//! logs one warning and publishes nothing, and starts publishing if the world gets them.
+
+use crate::config::NavSatConfig;
+use crate::geodesy::LocalFrame;
+use sim_plugin_api::{
+    EntityId, KinematicState, LogLevel, NavSat, Outputs, Payload, PluginError, Pose, Sensor,
+    SensorConfig, SharedStr, SphericalCoordinates, UpdateContext, WorldRef,
+    abi_stable::std_types::RBox,
+};
+use simcore_plugin_common::{NoiseChannel, sensor_state};
+
+/// Noise stream numbers (with the sensor's seed) of the east position, north position and
+/// altitude. Fixed, so that a seed always gives the same noise.
+pub const POSITION_STREAMS: [u64; 3] = [0, 1, 2];
+/// Noise stream numbers of the east, north and up velocity.
+pub const VELOCITY_STREAMS: [u64; 3] = [3, 4, 5];
+
+/// A navsat sensor (SDF `<sensor type="navsat">` or `type="gps"`).
+#[derive(Clone, Debug)]
+pub struct NavSatSensor {
+    scoped_name: String,
+    link: EntityId,
+    pose_in_link: Pose,
+    frame_id: SharedStr,
+    /// East, north, altitude; then east, north, up velocity.
+    noise: [NoiseChannel; 6],
+    /// The local frame of the spherical coordinates seen last.
+    frame: Option<LocalFrame>,
+    /// Whether the missing spherical coordinates have been reported.
+    warned: bool,
+}
+
+impl NavSatSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports). When the
+    /// world has no spherical coordinates, logs that once, here.
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let scoped_name = config.scoped_name.as_str();
+        let navsat = NavSatConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let frame_id = match config.frame_id.as_str() {
+            "" => scoped_name,
+            f => f,
+        };
+        let mut sensor = NavSatSensor::new(
+            &navsat,
+            scoped_name,
+            config.link,
+            config.pose,
+            config.seed,
+            frame_id,
+        );
+        if world.spherical_coordinates().is_none() {
+            sensor.warn_missing(world);
+        }
+        Ok(sensor)
+    }
+
+    /// Builds the sensor from a parsed configuration: `pose_in_link` is its pose in its link's
+    /// frame, `seed` the seed of its noise streams, `frame_id` the `frame_id` of its messages.
+    pub fn new(
+        navsat: &NavSatConfig,
+        scoped_name: &str,
+        link: EntityId,
+        pose_in_link: Pose,
+        seed: u64,
+        frame_id: &str,
+    ) -> Self {
+        let [p0, p1, p2] = POSITION_STREAMS;
+        let [v0, v1, v2] = VELOCITY_STREAMS;
+        let hp = navsat.horizontal_position_noise;
+        let hv = navsat.horizontal_velocity_noise;
+        NavSatSensor {
+            scoped_name: scoped_name.to_string(),
+            link,
+            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            frame_id: SharedStr::new(frame_id),
+            noise: [
+                NoiseChannel::new(hp, seed, p0),
+                NoiseChannel::new(hp, seed, p1),
+                NoiseChannel::new(navsat.vertical_position_noise, seed, p2),
+                NoiseChannel::new(hv, seed, v0),
+                NoiseChannel::new(hv, seed, v1),
+                NoiseChannel::new(navsat.vertical_velocity_noise, seed, v2),
+            ],
+            frame: None,
+            warned: false,
+        }
+    }
+
+    /// Whether the sensor has reported that the world has no spherical coordinates.
+    pub fn warned_missing_spherical_coordinates(&self) -> bool {
+        self.warned
+    }
+
+    /// Logs, once over the sensor's life, that the world has no spherical coordinates.
+    fn warn_missing(&mut self, world: &WorldRef<'_>) {
+        if self.warned {
+            return;
+        }
+        self.warned = true;
+        world.log_message(
+            LogLevel::WARN,
+            &format!(
+                "{}: the world has no <spherical_coordinates>, so this navsat sensor has no \
+                 latitude, longitude or altitude to report and publishes nothing; add \
+                 <spherical_coordinates> to the <world>",
+                self.scoped_name
+            ),
+        );
+    }
+
+    /// One reading for a sensor frame moving as `state` (world frame) in a world with
+    /// spherical coordinates `sc`; `dt` (s) is the time since the previous reading (0 for the
+    /// first; it drives the dynamic bias of the noise). The local frame is built once and
+    /// rebuilt only when `sc` changes.
+    pub fn measure(
+        &mut self,
+        sc: &SphericalCoordinates,
+        state: &KinematicState,
+        dt: f64,
+    ) -> NavSat {
+        let frame = match self.frame.take() {
+            Some(f) if f.source() == sc => f,
+            _ => LocalFrame::new(sc),
+        };
+        let fix = Self::measure_in(&frame, &mut self.noise, &self.frame_id, state, dt);
+        self.frame = Some(frame);
+        fix
+    }
+
+    #[inline]
+    fn measure_in(
+        frame: &LocalFrame,
+        noise: &mut [NoiseChannel; 6],
+        frame_id: &SharedStr,
+        state: &KinematicState,
+        dt: f64,
+    ) -> NavSat {
+        let [n_east, n_north, n_alt, n_ve, n_vn, n_vu] = noise;
+        let mut enu = frame.world_to_enu(state.pose.position);
+        enu.x = n_east.apply(enu.x, dt);
+        enu.y = n_north.apply(enu.y, dt);
+        let fix = frame.enu_to_geodetic(enu);
+        let v = frame.world_to_enu(state.linear_velocity);
+        NavSat {
+            latitude_deg: fix.latitude_deg,
+            longitude_deg: fix.longitude_deg,
+            altitude: n_alt.apply(fix.altitude, dt),
+            velocity_east: n_ve.apply(v.x, dt),
+            velocity_north: n_vn.apply(v.y, dt),
+            velocity_up: n_vu.apply(v.z, dt),
+            frame_id: frame_id.clone(),
+        }
+    }
+}
+
+impl Sensor for NavSatSensor {
+    fn update(
+        &mut self,
+        ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let Some(sc) = world.spherical_coordinates().into_option() else {
+            self.warn_missing(world);
+            return Ok(());
+        };
+        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
+        let fix = self.measure(&sc, &state, ctx.dt.as_secs_f64());
+        out.publish("", Payload::NavSat(RBox::new(fix)));
+        Ok(())
+    }
+}
