@@ -100,6 +100,7 @@ pub struct Simulation {
     pool: Option<rayon::ThreadPool>,
     failures: Vec<RuntimeFailure>,
     warnings: Vec<String>,
+    options: SimOptions,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -154,64 +155,14 @@ impl Simulation {
         for m in &world.models {
             resolve_model(&registry, &physics, &world, m, &[], options, &mut pending);
         }
-        let mut problems = std::mem::take(&mut pending.problems);
-
-        // Create the plugins (configuration errors are collected too).
-        for (setup, r) in pending.sensors {
-            let config = setup.config(&world.name);
-            let view = physics.view(&setup.scoped_name);
-            let created = (r.library.module.create_sensor())(
-                RStr::from_str(&r.factory.name),
-                &config,
-                WorldView_TO::from_ptr(&view, TD_Opaque),
-            );
-            match created.into_result() {
-                Ok(plugin) => sensors.add(setup, plugin, r.library.file_name.clone(), &mut bus),
-                Err(e) => problems.push(PluginProblem {
-                    span: setup.span.clone(),
-                    subject: sensor_subject(&setup),
-                    message: format!("{} (from {})", e.message, r.library.file_name),
-                }),
-            }
-        }
-        for (setup, r) in pending.systems {
-            let config = SystemConfig {
-                name: RStr::from_str(&setup.name),
-                filename: RStr::from_str(&setup.filename),
-                entity: setup.entity,
-                entity_name: RStr::from_str(&setup.entity_name),
-                world_name: RStr::from_str(&world.name),
-                seed: setup.seed,
-                sdf: RStr::from_str(&setup.sdf),
-                source: source_location(&setup.span),
-            };
-            let view = physics.view(&setup.name);
-            let created = (r.library.module.create_system())(
-                RStr::from_str(&r.factory.name),
-                &config,
-                WorldView_TO::from_ptr(&view, TD_Opaque),
-            );
-            let subject = format!("plugin `{}` (filename `{}`)", setup.name, setup.filename);
-            let span = setup.span.clone();
-            match created.into_result() {
-                Ok(plugin) => {
-                    if let Err(message) =
-                        systems.add(setup, plugin, r.library.file_name.clone(), &mut bus)
-                    {
-                        problems.push(PluginProblem {
-                            span,
-                            subject,
-                            message,
-                        });
-                    }
-                }
-                Err(e) => problems.push(PluginProblem {
-                    span,
-                    subject,
-                    message: format!("{} (from {})", e.message, r.library.file_name),
-                }),
-            }
-        }
+        let problems = create_plugins(
+            pending,
+            &world.name,
+            &physics,
+            &mut bus,
+            &mut sensors,
+            &mut systems,
+        );
         if !problems.is_empty() {
             return Err(LoadError::Plugins(problems));
         }
@@ -241,7 +192,125 @@ impl Simulation {
             pool,
             failures: Vec::new(),
             warnings,
+            options: options.clone(),
         })
+    }
+
+    /// Creates a model at run time from SDF text or a file (gz-msgs `EntityFactory`): the
+    /// model, with its sensors and plugins, is in the world for the next step, and rays see
+    /// it at once. Returns the new model's id, or the full diagnostic (SDF errors with file,
+    /// line and source; plugin problems) when it cannot be created: nothing is then added.
+    ///
+    /// The request's pose, when not the identity, replaces the model's own, in the frame of
+    /// `relative_to` (empty or `world`: the world; else any entity's scoped name). A name
+    /// already taken is an error unless `allow_renaming`, which appends `_1`, `_2`, ...
+    pub fn spawn(&mut self, request: &sim_plugin_api::EntityFactory) -> Result<EntityId, String> {
+        let (text, file) = match (request.sdf.is_empty(), request.sdf_filename.is_empty()) {
+            (false, _) => (request.sdf.to_string(), None),
+            (true, false) => {
+                let path = std::path::PathBuf::from(request.sdf_filename.as_str());
+                let meta = std::fs::metadata(&path)
+                    .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+                if meta.len() > MAX_SPAWN_BYTES as u64 {
+                    return Err(format!(
+                        "`{}` is {} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes",
+                        path.display(),
+                        meta.len()
+                    ));
+                }
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+                (text, Some(path))
+            }
+            (true, true) => {
+                return Err("the request has neither `sdf` text nor an `sdf_filename`".into());
+            }
+        };
+        if text.len() > MAX_SPAWN_BYTES {
+            return Err(format!(
+                "the SDF text is {} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes",
+                text.len()
+            ));
+        }
+        let mut model =
+            crate::sdf::parse_model_str(&text, file.as_deref()).map_err(|e| e.render(None))?;
+        if !request.name.is_empty() {
+            if request.name.contains("::") {
+                return Err(format!(
+                    "model name `{}` must not contain `::`",
+                    request.name
+                ));
+            }
+            model.name = request.name.to_string();
+        }
+        if self.physics.entity_id(&model.name).is_some() {
+            if !request.allow_renaming {
+                return Err(format!(
+                    "a model named `{}` already exists; choose another name or allow renaming",
+                    model.name
+                ));
+            }
+            let base = model.name.clone();
+            let mut k = 1;
+            while self.physics.entity_id(&format!("{base}_{k}")).is_some() {
+                k += 1;
+            }
+            model.name = format!("{base}_{k}");
+        }
+        if request.pose != sim_plugin_api::Pose::IDENTITY {
+            let frame = match request.relative_to.as_str() {
+                "" | "world" => sim_plugin_api::Pose::IDENTITY,
+                name => {
+                    let id = self
+                        .physics
+                        .entity_id(name)
+                        .ok_or_else(|| format!("relative_to names no entity: `{name}`"))?;
+                    self.physics
+                        .kinematics_of(id)
+                        .map(|k| k.pose)
+                        .unwrap_or_default()
+                }
+            };
+            model.pose = frame.compose(request.pose);
+        }
+        let id = self
+            .physics
+            .spawn_model(&model)
+            .map_err(|e| e.to_string())?;
+        let mut pending = Pending {
+            sensors: Vec::new(),
+            systems: Vec::new(),
+            problems: Vec::new(),
+        };
+        resolve_model(
+            &self.registry,
+            &self.physics,
+            &self.world,
+            &model,
+            &[],
+            &self.options,
+            &mut pending,
+        );
+        let problems = create_plugins(
+            pending,
+            &self.world.name,
+            &self.physics,
+            &mut self.bus,
+            &mut self.sensors,
+            &mut self.systems,
+        );
+        if !problems.is_empty() {
+            if let Ok(removed) = self.physics.remove_model(id) {
+                self.sensors.remove(&removed);
+                self.systems.remove(&removed);
+            }
+            return Err(problems
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join("\n"));
+        }
+        Ok(id)
     }
 
     /// The world as loaded.
@@ -354,10 +423,13 @@ impl Simulation {
                     tracing::warn!("joint command not applied: {e}");
                 }
             }
-            QueuedCommand::Spawn(req, ticket) => tracing::warn!(
-                "spawn request {ticket} for `{}` refused: creating models at run time is not available in this engine version",
-                req.name
-            ),
+            QueuedCommand::Spawn(req, ticket) => match self.spawn(&req) {
+                Ok(id) => tracing::info!(
+                    "spawn request {ticket}: created `{}`",
+                    self.physics.scoped_name(id).unwrap_or_default()
+                ),
+                Err(e) => tracing::error!("spawn request {ticket} failed:\n{e}"),
+            },
             QueuedCommand::Remove(id) => match self.physics.remove_model(id) {
                 Ok(removed) => {
                     for name in self.sensors.remove(&removed) {
@@ -484,6 +556,76 @@ impl Simulation {
         v.dedup();
         v
     }
+}
+
+/// The largest model description a spawn request may carry (1 MiB).
+pub const MAX_SPAWN_BYTES: usize = 1 << 20;
+
+/// Creates the resolved plugins and registers them; returns every problem (resolution
+/// problems first, then creation errors).
+fn create_plugins(
+    mut pending: Pending<'_>,
+    world_name: &str,
+    physics: &Physics,
+    bus: &mut Bus,
+    sensors: &mut SensorManager,
+    systems: &mut SystemManager,
+) -> Vec<PluginProblem> {
+    let mut problems = std::mem::take(&mut pending.problems);
+    for (setup, r) in pending.sensors {
+        let config = setup.config(world_name);
+        let view = physics.view(&setup.scoped_name);
+        let created = (r.library.module.create_sensor())(
+            RStr::from_str(&r.factory.name),
+            &config,
+            WorldView_TO::from_ptr(&view, TD_Opaque),
+        );
+        match created.into_result() {
+            Ok(plugin) => sensors.add(setup, plugin, r.library.file_name.clone(), bus),
+            Err(e) => problems.push(PluginProblem {
+                span: setup.span.clone(),
+                subject: sensor_subject(&setup),
+                message: format!("{} (from {})", e.message, r.library.file_name),
+            }),
+        }
+    }
+    for (setup, r) in pending.systems {
+        let config = SystemConfig {
+            name: RStr::from_str(&setup.name),
+            filename: RStr::from_str(&setup.filename),
+            entity: setup.entity,
+            entity_name: RStr::from_str(&setup.entity_name),
+            world_name: RStr::from_str(world_name),
+            seed: setup.seed,
+            sdf: RStr::from_str(&setup.sdf),
+            source: source_location(&setup.span),
+        };
+        let view = physics.view(&setup.name);
+        let created = (r.library.module.create_system())(
+            RStr::from_str(&r.factory.name),
+            &config,
+            WorldView_TO::from_ptr(&view, TD_Opaque),
+        );
+        let subject = format!("plugin `{}` (filename `{}`)", setup.name, setup.filename);
+        let span = setup.span.clone();
+        match created.into_result() {
+            Ok(plugin) => {
+                if let Err(message) = systems.add(setup, plugin, r.library.file_name.clone(), bus) {
+                    problems.push(PluginProblem {
+                        span,
+                        subject,
+                        message,
+                    });
+                }
+            }
+            Err(e) => problems.push(PluginProblem {
+                span,
+                subject,
+                message: format!("{} (from {})", e.message, r.library.file_name),
+            }),
+        }
+    }
+    problems
 }
 
 fn sleep_until(target: Instant) {

@@ -255,3 +255,96 @@ fn a_system_removes_a_model_with_its_sensors() {
     w.cast_ray_batch(&ray, &opts, &mut hit);
     assert!((hit[0].distance - 5.0).abs() < 1e-5, "{:?}", hit[0]);
 }
+
+#[test]
+fn models_are_created_at_run_time_with_their_sensors() {
+    let dir = stage(&["simcore_fixture_testkit", "simcore_plugin_imu"]);
+    let remover =
+        r#"<plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Remover"/>"#;
+    let mut sim = sim_from(&world(remover), dir.path(), 0, 1);
+    let sdf = format!(
+        "<sdf version='1.9'>{}</sdf>",
+        box_model("spawned", 3.0, &imu("s", 100.0, ""))
+    );
+    let request = |name: &str, renaming: bool, sdf: &str| sim_plugin_api::EntityFactory {
+        sdf: sdf.into(),
+        name: name.into(),
+        allow_renaming: renaming,
+        pose: sim_plugin_api::Pose::from_xyz_rpy(5.0, 0.0, 1.0, 0.0, 0.0, 0.0),
+        ..Default::default()
+    };
+    let imu_topic = "/world/test/model/spawned/link/body/sensor/s/imu";
+    let sub = sim.bus_mut().subscribe(imu_topic, 1000);
+    for _ in 0..50 {
+        sim.step();
+    }
+    // Through a plugin's command queue.
+    let spawn = sim.bus_mut().intern("/fixture/spawn");
+    sim.bus_mut().publish(
+        spawn,
+        sim_plugin_api::Message::new(
+            "",
+            Payload::EntityFactory(sim_plugin_api::abi_stable::std_types::RBox::new(request(
+                "", false, &sdf,
+            ))),
+        ),
+    );
+    for _ in 0..100 {
+        sim.step();
+    }
+    let got = collect(&sub);
+    assert_eq!(
+        got.len(),
+        10,
+        "the new IMU publishes from the step after its creation"
+    );
+    assert_eq!(
+        got[0].0, 51_000_000,
+        "created during the iteration at 50 ms, sampled from the next"
+    );
+    let id = sim
+        .physics()
+        .entity_id("spawned")
+        .expect("the model exists");
+    let pose = sim.physics().kinematics_of(id).unwrap().pose;
+    assert!(
+        (pose.position.x - 5.0).abs() < 1e-6,
+        "the request's pose replaced the model's: {pose:?}"
+    );
+
+    // Directly: a clash, renaming, and bad SDF with its diagnostic.
+    let e = sim.spawn(&request("", false, &sdf)).unwrap_err();
+    assert!(e.contains("already exists"), "{e}");
+    let id = sim.spawn(&request("", true, &sdf)).unwrap();
+    assert_eq!(sim.physics().scoped_name(id), Some("spawned_1"));
+    let e = sim.spawn(&request("broken", false, "<sdf version='1.9'>\n<model name='x'><link name='l'><inertial><mass>-2</mass></inertial></link></model></sdf>")).unwrap_err();
+    assert!(
+        e.contains("mass") && e.contains("2 |"),
+        "the diagnostic quotes the line: {e}"
+    );
+    assert_eq!(sim.physics().entity_id("broken"), None);
+    let e = sim
+        .spawn(&request("big", false, &"x".repeat(2 << 20)))
+        .unwrap_err();
+    assert!(e.contains("limited to"), "{e}");
+    let e = sim
+        .spawn(&request(
+            "noplugin",
+            false,
+            &format!(
+                "<sdf version='1.9'>{}</sdf>",
+                box_model("n", 1.0, "<sensor name='x' type='sonar_x'/>")
+            ),
+        ))
+        .unwrap_err();
+    assert!(e.contains("sonar_x"), "{e}");
+    assert_eq!(
+        sim.physics().entity_id("noplugin"),
+        None,
+        "nothing is added when a plugin is missing"
+    );
+    assert!(sim.failures().is_empty());
+    for _ in 0..10 {
+        sim.step();
+    }
+}

@@ -693,8 +693,34 @@ impl Physics {
         Ok(())
     }
 
-    /// Brings the broad phase up to date without integrating, so that ray casts see new and
-    /// teleported bodies before the next step.
+    /// Moves the colliders of `bodies` to their bodies' current poses in the broad phase, so
+    /// that ray casts see bodies created or teleported at run time before the next step. Only
+    /// the query structures are touched: the next step does its own bookkeeping of these
+    /// bodies (running rapier's collision pipeline here would register contacts for bodies
+    /// the island manager does not know yet).
+    fn sync_for_queries(&mut self, bodies: &[RigidBodyHandle]) {
+        for &bh in bodies {
+            let Some(b) = self.pw.bodies.get(bh) else {
+                continue;
+            };
+            let pose = *b.position();
+            let colliders: Vec<ColliderHandle> = b.colliders().to_vec();
+            for ch in colliders {
+                let Some(c) = self.pw.colliders.get_mut(ch) else {
+                    continue;
+                };
+                let local = c.position_wrt_parent().copied().unwrap_or_default();
+                c.set_position(pose * local);
+                let aabb = c.compute_aabb();
+                self.pw
+                    .broad_phase
+                    .set_aabb(&self.pw.integration_parameters, ch, aabb);
+            }
+        }
+    }
+
+    /// Brings the broad phase up to date without integrating, so that ray casts see the
+    /// bodies of a world just built, before its first step.
     ///
     /// rapier's collision pipeline consumes the "modified" marks of bodies without telling the
     /// island manager (it passes no islands), so a body inserted or moved and then refreshed
@@ -784,6 +810,28 @@ impl Physics {
         self.iteration += 1;
     }
 
+    /// Adds a top-level model at run time (its pose is in the world frame). Rays see it at
+    /// once; it moves from the next step.
+    pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {
+        match self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false) {
+            Ok(id) => {
+                let bodies: Vec<RigidBodyHandle> = self
+                    .rigid_targets(id)
+                    .map(|t| t.iter().map(|(_, h)| *h).collect())
+                    .unwrap_or_default();
+                self.sync_for_queries(&bodies);
+                Ok(id)
+            }
+            Err(e) => {
+                // Take back what was built before the error.
+                if let Some(id) = self.entity_id(&model.name) {
+                    let _ = self.remove_model(id);
+                }
+                Err(e)
+            }
+        }
+    }
+
     /// Removes a model with everything in it (links, collisions, visuals, sensors and nested
     /// models). Returns the removed entities; their ids are never reused.
     pub fn remove_model(&mut self, id: EntityId) -> Result<Vec<EntityId>, String> {
@@ -821,8 +869,8 @@ impl Physics {
         for d in &doomed {
             self.entities.remove(*d);
         }
-        // Rays cast before the next step must not see the removed bodies.
-        self.refresh_queries();
+        // Queries skip colliders that are no longer in the collider set, so rays cast before
+        // the next step already miss the removed bodies.
         Ok(doomed)
     }
 
@@ -833,6 +881,7 @@ impl Physics {
                 let targets = self.rigid_targets(id)?;
                 let current = self.frame_pose(id).ok_or_else(|| unknown(id))?;
                 let delta = pose.compose(current.inverse());
+                let handles: Vec<RigidBodyHandle> = targets.iter().map(|(_, h)| *h).collect();
                 for (_, h) in targets {
                     if let Some(b) = self.pw.bodies.get_mut(h) {
                         let p = delta.compose(pose_from_rapier(b.position()));
@@ -843,7 +892,7 @@ impl Physics {
                     }
                 }
                 // Queries in this tick must see the teleported bodies.
-                self.refresh_queries();
+                self.sync_for_queries(&handles);
                 Ok(())
             }
             PhysicsCommand::SetVelocity(id, lin, ang) => {
@@ -1800,6 +1849,39 @@ mod tests {
         assert!(
             p.joint_command(&sim_plugin_api::JointCommand { joint: fix, ..cmd })
                 .is_err()
+        );
+    }
+
+    #[test]
+    fn spawned_models_are_seen_at_once_and_simulate() {
+        let mut p = Physics::build(&world("")).unwrap();
+        for _ in 0..10 {
+            p.step();
+        }
+        let model = crate::sdf::parse_model_str(BOX, None).unwrap();
+        let id = p.spawn_model(&model).unwrap();
+        let opts = RayCastOptions {
+            max_distance: 100.0,
+            target: RayTarget::COLLISION,
+            exclude_model: EntityId::NONE,
+        };
+        let mut hit = [RayHit::MISS];
+        p.view("t").cast_rays(
+            RSlice::from_slice(&[down(0.0, 0.0, 10.0)]),
+            &opts,
+            RSliceMut::from_mut_slice(&mut hit),
+        );
+        assert!((hit[0].distance - 7.9).abs() < 1e-4, "{:?}", hit[0]);
+        for _ in 0..100 {
+            p.step();
+        }
+        assert!(
+            p.kinematics_of(id).unwrap().pose.position.z < 1.99,
+            "it falls"
+        );
+        assert!(
+            p.spawn_model(&model).is_ok(),
+            "building twice is the caller's naming problem, not a crash"
         );
     }
 }
