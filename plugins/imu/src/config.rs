@@ -6,10 +6,8 @@
 
 use crate::frames::Localization;
 use roxmltree::Node;
-use sim_plugin_api::{
-    PluginError, Quat,
-    noise::{NoiseKind, NoiseParams},
-};
+use sim_plugin_api::{PluginError, Quat, noise::NoiseParams};
+use simcore_plugin_common::sdf::{Reader, child, parse_f64, parse_sensor_sdf};
 
 /// `<orientation_reference_frame><custom_rpy parent_frame="...">`.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,14 +65,9 @@ impl ImuConfig {
     /// scoped name) is used in error messages. No `<imu>` element (or blank text) gives the
     /// defaults.
     pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<ImuConfig, PluginError> {
-        if sensor_sdf.trim().is_empty() {
+        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
             return Ok(ImuConfig::default());
-        }
-        let doc = roxmltree::Document::parse(sensor_sdf).map_err(|e| {
-            PluginError::config(format!(
-                "{sensor}: the <sensor> element is not valid XML: {e}"
-            ))
-        })?;
+        };
         match child(doc.root_element(), "imu") {
             Some(imu) => ImuConfig::from_element(imu, sensor),
             None => Ok(ImuConfig::default()),
@@ -84,7 +77,7 @@ impl ImuConfig {
     /// Reads an `<imu>` element. `sensor` (the scoped name) is used in error messages.
     pub fn from_element(imu: Node<'_, '_>, sensor: &str) -> Result<ImuConfig, PluginError> {
         let mut config = ImuConfig::default();
-        let ctx = Ctx { sensor };
+        let ctx = Reader::new(sensor);
 
         if let Some(frame) = child(imu, "orientation_reference_frame") {
             if let Some(loc) = child(frame, "localization") {
@@ -108,8 +101,8 @@ impl ImuConfig {
             }
         }
 
-        config.angular_velocity_noise = ctx.axis_noises(imu, "angular_velocity")?;
-        config.linear_acceleration_noise = ctx.axis_noises(imu, "linear_acceleration")?;
+        config.angular_velocity_noise = axis_noises(&ctx, imu, "angular_velocity")?;
+        config.linear_acceleration_noise = axis_noises(&ctx, imu, "linear_acceleration")?;
 
         if let Some(e) = child(imu, "enable_orientation") {
             let text = e.text().unwrap_or("");
@@ -156,94 +149,22 @@ impl ImuConfig {
     }
 }
 
-/// Error-message context: the sensor's scoped name.
-struct Ctx<'a> {
-    sensor: &'a str,
-}
-
-impl Ctx<'_> {
-    fn error(&self, element: &str, expected: &str, found: &str) -> PluginError {
-        PluginError::config(format!(
-            "{}: {element} must be {expected}, found \"{}\"",
-            self.sensor,
-            found.trim()
-        ))
-    }
-
-    /// `<imu><{group}><x|y|z><noise>` for the three axes.
-    fn axis_noises(&self, imu: Node<'_, '_>, group: &str) -> Result<[NoiseParams; 3], PluginError> {
-        let mut out = [NoiseParams::default(); 3];
-        let Some(g) = child(imu, group) else {
-            return Ok(out);
-        };
-        for (axis, params) in AXES.iter().zip(out.iter_mut()) {
-            if let Some(noise) = child(g, axis).and_then(|a| child(a, "noise")) {
-                *params = self.noise(noise, &format!("<imu><{group}><{axis}><noise>"))?;
-            }
+/// `<imu><{group}><x|y|z><noise>` for the three axes.
+fn axis_noises(
+    r: &Reader<'_>,
+    imu: Node<'_, '_>,
+    group: &str,
+) -> Result<[NoiseParams; 3], PluginError> {
+    let mut out = [NoiseParams::default(); 3];
+    let Some(g) = child(imu, group) else {
+        return Ok(out);
+    };
+    for (axis, params) in AXES.iter().zip(out.iter_mut()) {
+        if let Some(noise) = child(g, axis).and_then(|a| child(a, "noise")) {
+            *params = r.noise(noise, &format!("<imu><{group}><{axis}><noise>"))?;
         }
-        Ok(out)
     }
-
-    /// One `<noise type="...">` element; `path` names it in messages.
-    fn noise(&self, noise: Node<'_, '_>, path: &str) -> Result<NoiseParams, PluginError> {
-        // The SDF form is the `type` attribute; a `<type>` child (older SDF) is accepted too.
-        let kind_text = noise
-            .attribute("type")
-            .or_else(|| child(noise, "type").map(|t| t.text().unwrap_or("")))
-            .unwrap_or("none");
-        let kind = match kind_text.trim().to_ascii_lowercase().as_str() {
-            "none" => NoiseKind::None,
-            "gaussian" | "gaussian_quantized" => NoiseKind::Gaussian,
-            _ => {
-                return Err(self.error(
-                    &format!("{path} type"),
-                    "one of none, gaussian, gaussian_quantized",
-                    kind_text,
-                ));
-            }
-        };
-        let mut p = NoiseParams {
-            kind,
-            ..NoiseParams::default()
-        };
-        // (element, field, must be non-negative)
-        let fields: [(&str, &mut f64, bool); 7] = [
-            ("mean", &mut p.mean, false),
-            ("stddev", &mut p.stddev, true),
-            ("bias_mean", &mut p.bias_mean, false),
-            ("bias_stddev", &mut p.bias_stddev, true),
-            ("dynamic_bias_stddev", &mut p.dynamic_bias_stddev, true),
-            (
-                "dynamic_bias_correlation_time",
-                &mut p.dynamic_bias_correlation_time,
-                true,
-            ),
-            ("precision", &mut p.precision, true),
-        ];
-        for (name, field, non_negative) in fields {
-            let Some(e) = child(noise, name) else {
-                continue;
-            };
-            let text = e.text().unwrap_or("");
-            let element = format!("{path}<{name}>");
-            let v = parse_f64(text).ok_or_else(|| self.error(&element, "a finite number", text))?;
-            if non_negative && v < 0.0 {
-                return Err(self.error(&element, "zero or positive", text));
-            }
-            *field = v;
-        }
-        Ok(p)
-    }
-}
-
-/// The first child element named `name`.
-fn child<'a, 'i>(node: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
-    node.children()
-        .find(|c| c.is_element() && c.tag_name().name() == name)
-}
-
-fn parse_f64(text: &str) -> Option<f64> {
-    text.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+    Ok(out)
 }
 
 fn parse_triple(text: &str) -> Option<[f64; 3]> {
@@ -265,6 +186,7 @@ fn parse_bool(text: &str) -> Option<bool> {
 mod tests {
     use super::*;
     use sim_plugin_api::ErrorCode;
+    use sim_plugin_api::noise::NoiseKind;
 
     const NAME: &str = "robot::base::imu";
 
