@@ -1001,10 +1001,12 @@ impl Physics {
 
     /// The read-only view plugins see, attributing log records to `caller`.
     pub fn view<'a>(&'a self, caller: &'a str) -> PhysicsView<'a> {
-        PhysicsView {
-            physics: self,
-            caller,
-        }
+        PhysicsView { physics: self, caller: Caller::Str(caller) }
+    }
+
+    /// [`Physics::view`] for a caller named by a shared string (read only when it logs).
+    pub fn view_shared<'a>(&'a self, caller: &'a sim_plugin_api::SharedStr) -> PhysicsView<'a> {
+        PhysicsView { physics: self, caller: Caller::Shared(caller) }
     }
 
     /// What [`WorldView::models`] reports for one model.
@@ -1295,7 +1297,23 @@ fn shape_for(
 /// The [`WorldView`] of a [`Physics`] for one plugin.
 pub struct PhysicsView<'a> {
     physics: &'a Physics,
-    caller: &'a str,
+    caller: Caller<'a>,
+}
+
+/// Who a view's log records are attributed to.
+#[derive(Clone, Copy)]
+enum Caller<'a> {
+    Str(&'a str),
+    Shared(&'a sim_plugin_api::SharedStr),
+}
+
+impl Caller<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Caller::Str(s) => s,
+            Caller::Shared(s) => s.as_str(),
+        }
+    }
 }
 
 impl WorldView for PhysicsView<'_> {
@@ -1446,7 +1464,7 @@ impl WorldView for PhysicsView<'_> {
             .cast(rays.as_slice(), options, hits.as_mut_slice())
     }
     fn log(&self, level: LogLevel, message: RStr<'_>) {
-        let (who, msg) = (self.caller, message.as_str());
+        let (who, msg) = (self.caller.name(), message.as_str());
         match level {
             LogLevel::ERROR => tracing::error!(target: "plugin", "{who}: {msg}"),
             LogLevel::WARN => tracing::warn!(target: "plugin", "{who}: {msg}"),

@@ -149,9 +149,11 @@ struct OutTopic {
     seq: u64,
 }
 
+/// One sensor. The fields read on every update come first and stay small; the setup (names,
+/// SDF text) is boxed so that a pass over many sensors touches little memory.
 struct Slot {
-    setup: SensorSetup,
-    library: String,
+    setup: Box<SensorSetup>,
+    library: Box<str>,
     plugin: Option<SensorBox>,
     schedule: Schedule,
     active: bool,
@@ -165,7 +167,9 @@ struct Slot {
     last_sim: Option<SimTime>,
     last_wall: Option<Instant>,
     update_count: u64,
-    report: SensorReport,
+    messages: u64,
+    errors: u64,
+    disabled: Option<String>,
     out: RVec<Message>,
     // Scratch for one step.
     due: bool,
@@ -213,13 +217,6 @@ impl SensorManager {
         let metrics_topic = setup
             .enable_metrics
             .then(|| bus.intern(&format!("{}/performance_metrics", setup.topic)));
-        let report = SensorReport {
-            scoped_name: setup.scoped_name.clone(),
-            sensor_type: setup.sensor_type.clone(),
-            topic: setup.topic.clone(),
-            library: library.clone(),
-            ..Default::default()
-        };
         self.slots.push(Slot {
             schedule: Schedule::new(setup.update_rate),
             active: setup.active,
@@ -234,17 +231,19 @@ impl SensorManager {
             metrics_seq: 0,
             trigger,
             force_next: false,
-            library,
+            library: library.into_boxed_str(),
             plugin: Some(plugin),
             last_sim: None,
             last_wall: None,
             update_count: 0,
-            report,
+            messages: 0,
+            errors: 0,
+            disabled: None,
             out: RVec::new(),
             due: false,
             forced: false,
             result: None,
-            setup,
+            setup: Box::new(setup),
         });
     }
 
@@ -260,7 +259,7 @@ impl SensorManager {
 
     /// The sensors' setups, in load order.
     pub fn setups(&self) -> impl Iterator<Item = &SensorSetup> {
-        self.slots.iter().map(|s| &s.setup)
+        self.slots.iter().map(|s| &*s.setup)
     }
 
     fn slot_mut(&mut self, entity: EntityId) -> Option<&mut Slot> {
@@ -387,15 +386,17 @@ impl SensorManager {
     pub fn reports(&self, bus: &Bus) -> Vec<SensorReport> {
         self.slots
             .iter()
-            .map(|s| {
-                let mut r = s.report.clone();
-                r.dropped = s
-                    .topics
-                    .iter()
-                    .map(|t| bus.stats_of(t.topic).dropped)
-                    .sum::<u64>()
-                    + s.metrics_topic.map_or(0, |t| bus.stats_of(t).dropped);
-                r
+            .map(|s| SensorReport {
+                scoped_name: s.setup.scoped_name.clone(),
+                sensor_type: s.setup.sensor_type.clone(),
+                topic: s.setup.topic.clone(),
+                library: s.library.to_string(),
+                updates: s.update_count,
+                messages: s.messages,
+                errors: s.errors,
+                dropped: s.topics.iter().map(|t| bus.stats_of(t.topic).dropped).sum::<u64>()
+                    + s.metrics_topic.map_or(0, |t| bus.stats_of(t).dropped),
+                disabled: s.disabled.clone(),
             })
             .collect()
     }
@@ -417,7 +418,7 @@ impl SensorManager {
 
     /// The library file serving each sensor, in load order.
     pub fn libraries(&self) -> impl Iterator<Item = (&SensorSetup, &str)> {
-        self.slots.iter().map(|s| (&s.setup, s.library.as_str()))
+        self.slots.iter().map(|s| (&*s.setup, &*s.library))
     }
 }
 
@@ -463,7 +464,7 @@ fn run(s: &mut Slot, now: SimTime, step: SimTime, physics: &Physics) {
         update_count: s.update_count,
         forced: s.forced,
     };
-    let view = physics.view(&s.setup.scoped_name);
+    let view = physics.view_shared(&s.metrics_name);
     s.out.clear();
     let r = plugin.update(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut s.out);
     s.result = Some(r.into_result());
@@ -488,7 +489,6 @@ fn finish(
         s.schedule.advance(now);
     }
     s.update_count += 1;
-    s.report.updates += 1;
     publish_outputs(s, now, bus);
     if let Some(topic) = s.metrics_topic {
         let metrics = SensorMetrics {
@@ -517,9 +517,9 @@ fn rate(dt: f64) -> f64 {
 }
 
 fn disable(s: &mut Slot, e: PluginError) -> SensorFailure {
-    s.report.errors += 1;
+    s.errors += 1;
     let error = e.message.to_string();
-    s.report.disabled = Some(error.clone());
+    s.disabled = Some(error.clone());
     // Leak rather than drop: a plugin that failed may fail again in its destructor, and the
     // library is never unloaded anyway.
     if let Some(p) = s.plugin.take() {
@@ -554,7 +554,7 @@ fn publish_outputs(s: &mut Slot, now: SimTime, bus: &mut Bus) {
         let t = &mut s.topics[idx];
         let seq = t.seq;
         t.seq += 1;
-        s.report.messages += 1;
+        s.messages += 1;
         if !bus.has_subscribers_of(t.topic) {
             // Nobody listens: count it and let the buffer drop it in place.
             bus.count_unheard(t.topic);
