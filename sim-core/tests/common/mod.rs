@@ -17,6 +17,7 @@ pub fn workspace() -> PathBuf {
 /// Packages whose libraries the tests load.
 const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-imu",
+    "simcore-plugin-logical-camera",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
