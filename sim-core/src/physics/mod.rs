@@ -1001,12 +1001,18 @@ impl Physics {
 
     /// The read-only view plugins see, attributing log records to `caller`.
     pub fn view<'a>(&'a self, caller: &'a str) -> PhysicsView<'a> {
-        PhysicsView { physics: self, caller: Caller::Str(caller) }
+        PhysicsView {
+            physics: self,
+            caller: Caller::Str(caller),
+        }
     }
 
     /// [`Physics::view`] for a caller named by a shared string (read only when it logs).
     pub fn view_shared<'a>(&'a self, caller: &'a sim_plugin_api::SharedStr) -> PhysicsView<'a> {
-        PhysicsView { physics: self, caller: Caller::Shared(caller) }
+        PhysicsView {
+            physics: self,
+            caller: Caller::Shared(caller),
+        }
     }
 
     /// What [`WorldView::models`] reports for one model.

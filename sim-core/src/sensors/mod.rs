@@ -394,7 +394,11 @@ impl SensorManager {
                 updates: s.update_count,
                 messages: s.messages,
                 errors: s.errors,
-                dropped: s.topics.iter().map(|t| bus.stats_of(t.topic).dropped).sum::<u64>()
+                dropped: s
+                    .topics
+                    .iter()
+                    .map(|t| bus.stats_of(t.topic).dropped)
+                    .sum::<u64>()
                     + s.metrics_topic.map_or(0, |t| bus.stats_of(t).dropped),
                 disabled: s.disabled.clone(),
             })

@@ -1,0 +1,218 @@
+//! The logical camera sensor: which models it sees and where they are.
+//!
+//! Per update, from the state sampled at the start of the iteration:
+//!
+//! 1. camera pose `T_wc = T_wl · T_ls` (the link's world pose and the sensor's pose in it);
+//! 2. the frustum placed at `T_wc` ([`PosedFrustum`]) and its world bounding box;
+//! 3. candidates: [`WorldView::models_in_aabb`](sim_plugin_api::WorldView::models_in_aabb)
+//!    with that box (the engine's broad phase), into a buffer kept across updates;
+//! 4. each candidate is judged on its own collision box (nested models have their own, which
+//!    does not include their nested models): it is seen when it has collision geometry, is not
+//!    the camera's own model, and its box intersects the frustum
+//!    ([`PosedFrustum::intersects_aabb`]);
+//! 5. the poses of the models seen, in one batched kinematics call, are reported relative to
+//!    the camera (`T_wc⁻¹ · T_wm`) under their scoped names, cached per model id.
+
+use crate::config::{LogicalCameraConfig, Parameter};
+use crate::frustum::{Frustum, PosedFrustum};
+use sim_plugin_api::{
+    EntityId, ErrorCode, KinematicState, LogicalCameraFrustum, LogicalCameraImage, ModelInfo,
+    NamedPose, Outputs, Payload, PluginError, Pose, Sensor, SensorConfig, SharedStr, UpdateContext,
+    WorldRef,
+    abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+};
+use std::collections::HashMap;
+
+/// The relative topic of the frustum message (`<topic>/frustum`).
+pub const FRUSTUM_TOPIC: &str = "frustum";
+
+/// A logical camera (SDF `<sensor type="logical_camera">`).
+#[derive(Debug)]
+pub struct LogicalCameraSensor {
+    scoped_name: String,
+    link: EntityId,
+    model: EntityId,
+    pose_in_link: Pose,
+    config: LogicalCameraConfig,
+    frustum: Frustum,
+    frustum_topic: SharedStr,
+    /// Broad-phase candidates, reused across updates.
+    candidates: RVec<ModelInfo>,
+    /// Models seen in this update, then their states (reused across updates).
+    seen: Vec<EntityId>,
+    states: Vec<KinematicState>,
+    /// Scoped name per model id (ids are never reused by the engine).
+    names: HashMap<EntityId, SharedStr>,
+}
+
+impl LogicalCameraSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports).
+    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let scoped_name = config.scoped_name.as_str();
+        let camera = LogicalCameraConfig::parse(config.sdf.as_str(), scoped_name)?;
+        Ok(LogicalCameraSensor::new(
+            &camera,
+            scoped_name,
+            config.link,
+            config.model,
+            config.pose,
+        ))
+    }
+
+    /// Builds the sensor from a validated configuration: `link` is the link it is attached
+    /// to, `model` the model it belongs to (never reported), `pose_in_link` its pose in the
+    /// link's frame.
+    pub fn new(
+        config: &LogicalCameraConfig,
+        scoped_name: &str,
+        link: EntityId,
+        model: EntityId,
+        pose_in_link: Pose,
+    ) -> Self {
+        LogicalCameraSensor {
+            scoped_name: scoped_name.to_string(),
+            link,
+            model,
+            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            config: *config,
+            frustum: Frustum::new(config),
+            frustum_topic: SharedStr::from(FRUSTUM_TOPIC),
+            candidates: RVec::new(),
+            seen: Vec::new(),
+            states: Vec::new(),
+            names: HashMap::new(),
+        }
+    }
+
+    /// The frustum's configuration.
+    pub fn config(&self) -> &LogicalCameraConfig {
+        &self.config
+    }
+
+    /// The frustum's shape in the camera frame.
+    pub fn frustum(&self) -> &Frustum {
+        &self.frustum
+    }
+
+    /// The camera's world pose: its link's world pose composed with its pose in the link.
+    pub fn camera_pose(&self, world: &WorldRef<'_>) -> Result<Pose, PluginError> {
+        let link = world.kinematics_of(self.link).ok_or_else(|| {
+            PluginError::runtime(format!(
+                "{}: its link (entity {}) is not in the world",
+                self.scoped_name, self.link.0
+            ))
+        })?;
+        Ok(link.pose.compose(self.pose_in_link))
+    }
+
+    /// What the camera sees now: the camera pose and the models seen, found through the
+    /// engine's broad phase.
+    pub fn image(&mut self, world: &WorldRef<'_>) -> Result<LogicalCameraImage, PluginError> {
+        let pose = self.camera_pose(world)?;
+        let posed = self.frustum.posed(pose);
+        let mut candidates = std::mem::take(&mut self.candidates);
+        world.models_in_aabb(posed.bounding_box(), &mut candidates);
+        let image = self.observe(world, pose, &posed, &candidates);
+        self.candidates = candidates;
+        Ok(image)
+    }
+
+    /// Judges `candidates` (any list of models, e.g. the whole world) against the frustum
+    /// posed at `camera_pose`, and reports the models seen, in candidate order, with their
+    /// poses relative to the camera. Candidates the engine no longer knows are skipped.
+    pub fn observe(
+        &mut self,
+        world: &WorldRef<'_>,
+        camera_pose: Pose,
+        posed: &PosedFrustum,
+        candidates: &[ModelInfo],
+    ) -> LogicalCameraImage {
+        self.seen.clear();
+        self.seen.extend(
+            candidates
+                .iter()
+                .filter(|m| m.has_collision && m.id != self.model)
+                .filter(|m| posed.intersects_aabb(&m.aabb))
+                .map(|m| m.id),
+        );
+        self.states
+            .resize(self.seen.len(), KinematicState::default());
+        world.kinematics(
+            RSlice::from_slice(&self.seen),
+            RSliceMut::from_mut_slice(&mut self.states),
+        );
+        let to_camera = camera_pose.inverse();
+        let mut models = RVec::with_capacity(self.seen.len());
+        for (id, state) in self.seen.iter().zip(&self.states) {
+            let name = match self.names.get(id) {
+                Some(n) => n.clone(),
+                None => match world.entity_info(*id).into_option() {
+                    Some(info) => self
+                        .names
+                        .entry(*id)
+                        .or_insert_with(|| SharedStr::new(info.scoped_name.as_str()))
+                        .clone(),
+                    None => continue,
+                },
+            };
+            models.push(NamedPose {
+                name,
+                pose: to_camera.compose(state.pose),
+            });
+        }
+        LogicalCameraImage {
+            pose: camera_pose,
+            models,
+        }
+    }
+
+    /// The frustum message (`LogicalCameraSensor` in gz-msgs).
+    pub fn frustum_message(&self) -> LogicalCameraFrustum {
+        LogicalCameraFrustum {
+            near_clip: self.config.near,
+            far_clip: self.config.far,
+            horizontal_fov: self.config.horizontal_fov,
+            aspect_ratio: self.config.aspect_ratio,
+        }
+    }
+}
+
+impl Sensor for LogicalCameraSensor {
+    /// Publishes the image on the sensor's topic and the frustum on `<topic>/frustum`.
+    fn update(
+        &mut self,
+        _ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let image = self.image(world)?;
+        out.publish("", Payload::LogicalCameraImage(RBox::new(image)));
+        out.publish(
+            &self.frustum_topic,
+            Payload::LogicalCameraFrustum(RBox::new(self.frustum_message())),
+        );
+        Ok(())
+    }
+
+    /// Run-time parameters `near`, `far`, `horizontal_fov` and `aspect_ratio` (a number, as
+    /// in SDF). The frustum as a whole must stay valid; an invalid value changes nothing.
+    fn set_parameter(
+        &mut self,
+        key: &str,
+        value: &str,
+        _world: &WorldRef<'_>,
+    ) -> Result<(), PluginError> {
+        let Some(p) = Parameter::from_name(key) else {
+            return Err(PluginError::unsupported(format!(
+                "{}: no run-time parameter `{key}` (near, far, horizontal_fov, aspect_ratio)",
+                self.scoped_name
+            )));
+        };
+        self.config = self
+            .config
+            .set(p, value, &self.scoped_name)
+            .map_err(|e| PluginError::new(ErrorCode::BAD_REQUEST, e.message))?;
+        self.frustum = Frustum::new(&self.config);
+        Ok(())
+    }
+}
