@@ -168,6 +168,12 @@ fn payload_json(p: &Payload) -> Value {
             };
             json!({"schema": c.schema.as_str(), "encoding": c.encoding.as_str(), "data": data})
         }
+        Payload::Wrench(w) => json!({"force": vec3(w.force), "torque": vec3(w.torque)}),
+        Payload::Contacts(c) => json!({"contact": c.iter().map(|c| json!({
+            "collision1": c.collision1.0, "collision2": c.collision2.0,
+            "position": vec3(c.position), "normal": vec3(c.normal),
+            "depth": num(c.depth), "force": vec3(c.force),
+        })).collect::<Vec<_>>()}),
         _ => json!({"note": "a message type this engine version cannot print"}),
     }
 }

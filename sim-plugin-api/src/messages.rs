@@ -550,6 +550,10 @@ pub enum Payload {
     SensorMetrics(RBox<SensorMetrics>),
     /// A type the engine does not know.
     Custom(RBox<CustomMessage>),
+    /// Force and torque (gz-msgs `Wrench`), in the frame the publisher documents.
+    Wrench(RBox<crate::Wrench>),
+    /// Contact points (gz-msgs `Contacts`).
+    Contacts(RBox<RVec<crate::ContactPoint>>),
 }
 
 impl Payload {
@@ -581,6 +585,8 @@ impl Payload {
             Payload::EntityFactory(_) => "EntityFactory",
             Payload::SensorMetrics(_) => "PerformanceSensorMetrics",
             Payload::Custom(_) => "Custom",
+            Payload::Wrench(_) => "Wrench",
+            Payload::Contacts(_) => "Contacts",
         }
     }
 }

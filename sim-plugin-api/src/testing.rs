@@ -116,6 +116,16 @@ impl WorldView for StaticWorld {
     fn surfaces(&self, _ids: RSlice<'_, EntityId>, _out: RSliceMut<'_, SurfaceInfo>) -> u32 {
         0
     }
+    fn joint_wrenches(
+        &self,
+        _ids: RSlice<'_, EntityId>,
+        _out: RSliceMut<'_, crate::Wrench>,
+    ) -> u32 {
+        0
+    }
+    fn contacts(&self, _collisions: RSlice<'_, EntityId>, out: &mut RVec<crate::ContactPoint>) {
+        out.clear();
+    }
     fn cast_rays(
         &self,
         _rays: RSlice<'_, crate::Ray>,

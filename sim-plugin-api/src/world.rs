@@ -104,6 +104,34 @@ pub struct SurfaceInfo {
     pub laser_retro: f64,
 }
 
+/// A force and a torque, world frame.
+#[repr(C)]
+#[derive(StableAbi, Copy, Clone, Debug, Default, PartialEq)]
+pub struct Wrench {
+    /// Force, N.
+    pub force: Vec3,
+    /// Torque, N m.
+    pub torque: Vec3,
+}
+
+/// One contact point between two collisions, from the last step.
+#[repr(C)]
+#[derive(StableAbi, Copy, Clone, Debug, Default, PartialEq)]
+pub struct ContactPoint {
+    /// The collision the contact was asked for.
+    pub collision1: EntityId,
+    /// The collision it touches.
+    pub collision2: EntityId,
+    /// Contact point, world frame.
+    pub position: Vec3,
+    /// Unit normal pointing from `collision1` towards `collision2`, world frame.
+    pub normal: Vec3,
+    /// Penetration depth, m (0 when only touching).
+    pub depth: f64,
+    /// Force `collision2` applied on `collision1` over the last step, world frame, N.
+    pub force: Vec3,
+}
+
 /// A ray: origin and unit direction in world coordinates.
 #[repr(C)]
 #[derive(StableAbi, Copy, Clone, Debug, Default, PartialEq)]
@@ -200,6 +228,14 @@ pub trait WorldView: Send + Sync {
     fn kinematics(&self, ids: RSlice<'_, EntityId>, out: RSliceMut<'_, KinematicState>) -> u32;
     /// State of each joint in `ids`. Returns how many ids were known joints.
     fn joint_states(&self, ids: RSlice<'_, EntityId>, out: RSliceMut<'_, JointState>) -> u32;
+    /// The constraint wrench each joint in `ids` applied on its child link over the last step
+    /// (reaction, limit and motor forces), at the joint origin, world frame. Returns how many
+    /// ids were known joints.
+    fn joint_wrenches(&self, ids: RSlice<'_, EntityId>, out: RSliceMut<'_, Wrench>) -> u32;
+    /// Replaces the contents of `out` with the contact points of the last step that involve
+    /// any of the collisions in `collisions` (each reported with that collision as
+    /// `collision1`).
+    fn contacts(&self, collisions: RSlice<'_, EntityId>, out: &mut RVec<ContactPoint>);
     /// Surface properties of each collision or visual in `ids`. Returns how many were known.
     fn surfaces(&self, ids: RSlice<'_, EntityId>, out: RSliceMut<'_, SurfaceInfo>) -> u32;
     /// Casts every ray in `rays` against the post-step world and writes one hit per ray

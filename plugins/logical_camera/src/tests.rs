@@ -180,6 +180,20 @@ impl WorldView for ModelWorld {
     fn joint_states(&self, _ids: RSlice<'_, EntityId>, _out: RSliceMut<'_, JointState>) -> u32 {
         0
     }
+    fn joint_wrenches(
+        &self,
+        _ids: RSlice<'_, EntityId>,
+        _out: RSliceMut<'_, sim_plugin_api::Wrench>,
+    ) -> u32 {
+        0
+    }
+    fn contacts(
+        &self,
+        _collisions: RSlice<'_, EntityId>,
+        out: &mut RVec<sim_plugin_api::ContactPoint>,
+    ) {
+        out.clear();
+    }
     fn surfaces(&self, _ids: RSlice<'_, EntityId>, _out: RSliceMut<'_, SurfaceInfo>) -> u32 {
         0
     }

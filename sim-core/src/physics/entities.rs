@@ -24,6 +24,7 @@ pub(crate) enum EntityData {
         slot: usize,
     },
     Collision {
+        collider: rapier3d::prelude::ColliderHandle,
         link: EntityId,
         pose: Pose,
         laser_retro: f64,

@@ -308,6 +308,7 @@ impl Physics {
 
         for c in &link.collisions {
             let data = EntityData::Collision {
+                collider: ColliderHandle::invalid(),
                 link: id,
                 pose: c.pose,
                 laser_retro: c.laser_retro,
@@ -558,13 +559,102 @@ impl Physics {
         let impulse = self.pw.impulse_joints.get(*handle).map_or(0.0, |j| {
             j.impulses[i] + j.data.limits[i].impulse + j.data.motors[i].impulse
         });
-        let effort = impulse as f64 / self.step.as_secs_f64();
+        // On the child, per second (see `joint_impulse_to_force`).
+        let effort = -(impulse as f64) * self.joint_impulse_to_force();
         Some(JointState {
             dof: 1,
             position: [position, 0.0],
             velocity: [velocity, 0.0],
             effort: [effort, 0.0],
         })
+    }
+
+    /// The wrench a joint applied on its child over the last step, at the joint origin,
+    /// world frame (see [`WorldView::joint_wrenches`]).
+    pub fn joint_wrench(&self, id: EntityId) -> Option<sim_plugin_api::Wrench> {
+        let e = self.entities.get(id)?;
+        let EntityData::Joint {
+            handle,
+            parent,
+            frame1,
+            ..
+        } = &e.data
+        else {
+            return None;
+        };
+        let j = self.pw.impulse_joints.get(*handle)?;
+        let p = self.pw.bodies.get(*parent)?;
+        let f1 = pose_from_rapier(p.position()).compose(*frame1);
+        let mut imp = [0.0f64; 6];
+        for (i, v) in imp.iter_mut().enumerate() {
+            *v = (j.impulses[i] + j.data.limits[i].impulse + j.data.motors[i].impulse) as f64;
+        }
+        // The stored impulses act on the parent, over one solver substep.
+        let k = -self.joint_impulse_to_force();
+        let force = f1
+            .orientation
+            .rotate(Vec3::new(imp[0], imp[1], imp[2]))
+            .scale(k);
+        let torque = f1
+            .orientation
+            .rotate(Vec3::new(imp[3], imp[4], imp[5]))
+            .scale(k);
+        Some(sim_plugin_api::Wrench { force, torque })
+    }
+
+    /// rapier keeps a joint's impulses of the last solver substep: force = impulse / (dt /
+    /// substeps).
+    fn joint_impulse_to_force(&self) -> f64 {
+        self.pw.integration_parameters.num_solver_iterations.max(1) as f64 / self.step.as_secs_f64()
+    }
+
+    /// The contact points of the last step involving a collision entity (see
+    /// [`WorldView::contacts`]).
+    pub fn contacts_of(&self, id: EntityId, out: &mut RVec<sim_plugin_api::ContactPoint>) {
+        let Some(EntityData::Collision { collider, .. }) = self.entities.get(id).map(|e| &e.data)
+        else {
+            return;
+        };
+        let dt = self.step.as_secs_f64();
+        for pair in self.pw.narrow_phase.contact_pairs_with(*collider) {
+            let PairContacts::Rigid(rc) = &pair.contacts else {
+                continue;
+            };
+            let (me_first, other) = if pair.collider1 == *collider {
+                (true, pair.collider2)
+            } else {
+                (false, pair.collider1)
+            };
+            let Some(other_c) = self.pw.colliders.get(other) else {
+                continue;
+            };
+            // Only collision geometry makes contacts; its entity id is in the user data.
+            let other_id = EntityId(other_c.user_data as u64);
+            let Some(c1) = self.pw.colliders.get(pair.collider1) else {
+                continue;
+            };
+            let c1_pose = pose_from_rapier(c1.position());
+            for m in rc.solver_manifolds() {
+                let n = vec_from_rapier(m.data.normal);
+                let normal = if me_first { n } else { -n };
+                for pt in &m.points {
+                    let impulse = pt.data.impulse as f64;
+                    if pt.dist > self.pw.integration_parameters.prediction_distance() {
+                        continue;
+                    }
+                    out.push(sim_plugin_api::ContactPoint {
+                        collision1: id,
+                        collision2: other_id,
+                        position: c1_pose.transform_point(vec_from_rapier(pt.local_p1)),
+                        normal,
+                        depth: (-pt.dist as f64).max(0.0),
+                        // The impulse pushes the bodies apart along the normal: on the first
+                        // collider it acts against the normal.
+                        force: normal.scale(-impulse / dt),
+                    });
+                }
+            }
+        }
     }
 
     /// Drives a joint axis (see [`sim_plugin_api::JointCommand`]).
@@ -678,9 +768,14 @@ impl Physics {
             .collision_groups(groups)
             .user_data(pack_user_data(id, model))
             .build();
-        self.pw
+        let handle = self
+            .pw
             .colliders
             .insert_with_parent(collider, body, &mut self.pw.bodies);
+        let mut data = data;
+        if let EntityData::Collision { collider, .. } = &mut data {
+            *collider = handle;
+        }
         self.entities.add(Entity {
             kind,
             parent: link,
@@ -1433,6 +1528,33 @@ impl WorldView for PhysicsView<'_> {
         }
         known
     }
+    fn joint_wrenches(
+        &self,
+        ids: RSlice<'_, EntityId>,
+        mut out: RSliceMut<'_, sim_plugin_api::Wrench>,
+    ) -> u32 {
+        let mut known = 0;
+        for (id, o) in ids.iter().zip(out.iter_mut()) {
+            *o = match self.physics.joint_wrench(*id) {
+                Some(w) => {
+                    known += 1;
+                    w
+                }
+                None => Default::default(),
+            };
+        }
+        known
+    }
+    fn contacts(
+        &self,
+        collisions: RSlice<'_, EntityId>,
+        out: &mut RVec<sim_plugin_api::ContactPoint>,
+    ) {
+        out.clear();
+        for id in collisions.iter() {
+            self.physics.contacts_of(*id, out);
+        }
+    }
     fn surfaces(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, SurfaceInfo>) -> u32 {
         let mut known = 0;
         for (id, o) in ids.iter().zip(out.iter_mut()) {
@@ -1906,6 +2028,75 @@ mod tests {
         assert!(
             p.spawn_model(&model).is_ok(),
             "building twice is the caller's naming problem, not a crash"
+        );
+    }
+
+    #[test]
+    fn a_fixed_joint_holding_a_mass_reads_m_g() {
+        let w = crate::sdf::parse_str(
+            r#"<sdf version="1.9"><world name="w"><model name="m"><pose>0 0 1 0 0 0</pose>
+                <link name="weight"><inertial><mass>2</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial></link>
+                <joint name="hook" type="fixed"><parent>world</parent><child>weight</child></joint>
+                </model></world></sdf>"#,
+            None,
+        )
+        .unwrap();
+        let mut p = Physics::build(&w).unwrap();
+        for _ in 0..200 {
+            p.step();
+        }
+        let hook = p.entity_id("m::hook").unwrap();
+        let wrench = p.joint_wrench(hook).unwrap();
+        assert!(
+            (wrench.force.z - 2.0 * 9.8).abs() < 1e-3,
+            "holds the weight up: {wrench:?}"
+        );
+        assert!(
+            wrench.force.x.abs() < 1e-6
+                && wrench.force.y.abs() < 1e-6
+                && wrench.torque.length() < 1e-3,
+            "{wrench:?}"
+        );
+        let mut out = [sim_plugin_api::Wrench::default(); 2];
+        let known = p.view("t").joint_wrenches(
+            RSlice::from_slice(&[hook, p.entity_id("m::weight").unwrap()]),
+            RSliceMut::from_mut_slice(&mut out),
+        );
+        assert_eq!(known, 1);
+        assert_eq!(out[0], wrench);
+    }
+
+    #[test]
+    fn contact_forces_of_a_resting_box_add_up_to_m_g() {
+        let mut p = Physics::build(&world(
+            r#"<model name="box"><pose>0 0 0.1 0 0 0</pose><link name="body"><inertial><mass>3</mass></inertial>
+               <collision name="c"><geometry><box><size>0.2 0.2 0.2</size></box></geometry></collision></link></model>"#,
+        ))
+        .unwrap();
+        for _ in 0..500 {
+            p.step();
+        }
+        let view = p.view("t");
+        let boxc = p.entity_id("box::body::c").unwrap();
+        let ground = p.entity_id("ground::l::c").unwrap();
+        let mut out = RVec::new();
+        view.contacts(RSlice::from_slice(&[boxc]), &mut out);
+        assert!(out.len() >= 3, "a face resting on the plane: {out:?}");
+        let total = out.iter().fold(Vec3::ZERO, |a, c| a + c.force);
+        assert!(
+            (total.z - 3.0 * 9.8).abs() < 0.05,
+            "the ground holds the box: {total:?}"
+        );
+        assert!(
+            out.iter()
+                .all(|c| c.collision1 == boxc && c.collision2 == ground && c.normal.z < -0.99)
+        );
+        assert!(out.iter().all(|c| c.position.z.abs() < 0.01));
+        view.contacts(RSlice::from_slice(&[ground]), &mut out);
+        let total = out.iter().fold(Vec3::ZERO, |a, c| a + c.force);
+        assert!(
+            (total.z + 3.0 * 9.8).abs() < 0.05,
+            "and the box presses on the ground: {total:?}"
         );
     }
 }
