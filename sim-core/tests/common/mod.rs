@@ -21,6 +21,8 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-altimeter",
     "simcore-plugin-magnetometer",
     "simcore-plugin-air-pressure",
+    "simcore-plugin-diff-drive",
+    "simcore-plugin-truth",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
