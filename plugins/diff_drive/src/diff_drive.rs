@@ -1,7 +1,7 @@
 //! The diff drive system: commands in, wheel commands and odometry out.
 
 use crate::config::DiffDriveConfig;
-use crate::kinematics::{StallDetector, WheelOdometry, wheel_speeds};
+use crate::kinematics::{StallDetector, WheelOdometry, WheelTracker, wheel_speeds};
 use sim_plugin_api::{
     CommandsMut, EntityId, EntityKind, JointCommand, JointCommandMode, JointState, Message,
     NamedPose, Odometry, Outputs, Payload, PluginError, Pose, Quat, SharedStr, StepContext,
@@ -22,6 +22,9 @@ pub struct DiffDrive {
     /// Wheel speed targets of the last step, per joint.
     wheel_targets: Vec<f64>,
     states: Vec<JointState>,
+    /// Whether `states` has been read (after the first step).
+    states_read: bool,
+    trackers: Vec<WheelTracker>,
     odometry: WheelOdometry,
     stall: StallDetector,
     /// Travel and turn since the last odometry message, and the time it covers.
@@ -92,6 +95,8 @@ impl DiffDrive {
             applied: (0.0, 0.0),
             wheel_targets: vec![0.0; n],
             states: vec![JointState::default(); n],
+            states_read: false,
+            trackers: vec![WheelTracker::default(); n],
             odometry: WheelOdometry::new(config.wheel_separation, config.wheel_radius),
             stall: StallDetector::default(),
             window: (0.0, 0.0, 0.0),
@@ -108,6 +113,22 @@ impl DiffDrive {
     /// The command applied in the last step (linear m/s, angular rad/s), after limits.
     pub fn applied_command(&self) -> (f64, f64) {
         self.applied
+    }
+
+    /// Reads the wheel joints' states.
+    fn read_states(&mut self, world: &WorldRef<'_>) -> Result<(), PluginError> {
+        let known = world.joint_states(
+            RSlice::from_slice(&self.joints),
+            RSliceMut::from_mut_slice(&mut self.states),
+        );
+        if known as usize != self.joints.len() {
+            return Err(PluginError::runtime(format!(
+                "{}: DiffDrive: a wheel joint is gone",
+                self.child_frame_id.as_str()
+            )));
+        }
+        self.states_read = true;
+        Ok(())
     }
 
     /// Mean position of the left and of the right wheels.
@@ -127,9 +148,12 @@ impl System for DiffDrive {
         &mut self,
         ctx: &StepContext,
         inbox: &[Message],
-        _world: &WorldRef<'_>,
+        world: &WorldRef<'_>,
         commands: &mut CommandsMut<'_>,
     ) -> Result<(), PluginError> {
+        if !self.states_read {
+            self.read_states(world)?;
+        }
         for m in inbox {
             if let Ok(Payload::Twist(t)) = m.payload.as_enum() {
                 self.target = (t.linear.x, t.angular.z);
@@ -148,11 +172,12 @@ impl System for DiffDrive {
         for (i, joint) in self.joints.iter().enumerate() {
             let target = if i < self.left_count { left } else { right };
             self.wheel_targets[i] = target;
+            let velocity = self.trackers[i].command(target, self.states[i].position[0], dt);
             commands.joint_command(&JointCommand {
                 joint: *joint,
                 axis: 0,
                 mode: JointCommandMode::VELOCITY,
-                target,
+                target: velocity,
                 max_force: self.config.max_wheel_torque,
                 stiffness: 0.0,
                 damping: 0.0,
@@ -167,16 +192,7 @@ impl System for DiffDrive {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let known = world.joint_states(
-            RSlice::from_slice(&self.joints),
-            RSliceMut::from_mut_slice(&mut self.states),
-        );
-        if known as usize != self.joints.len() {
-            return Err(PluginError::runtime(format!(
-                "{}: DiffDrive: a wheel joint is gone",
-                self.child_frame_id.as_str()
-            )));
-        }
+        self.read_states(world)?;
         let now = ctx.now.as_secs_f64();
         let (l, r) = self.mean_positions();
         let (ds, dyaw) = self.odometry.update(l, r);
@@ -243,6 +259,10 @@ impl System for DiffDrive {
         self.applied = (0.0, 0.0);
         self.odometry.reset();
         self.stall.reset();
+        self.states_read = false;
+        for t in &mut self.trackers {
+            t.reset();
+        }
         self.window = (0.0, 0.0, 0.0);
         self.last_odom_ns = None;
         Ok(())

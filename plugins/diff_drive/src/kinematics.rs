@@ -102,6 +102,37 @@ impl WheelOdometry {
     }
 }
 
+/// Gain of [`WheelTracker`]'s correction, 1/s.
+pub const TRACKING_GAIN: f64 = 10.0;
+/// Largest angle error [`WheelTracker`] corrects, rad (no wind-up while a wheel is blocked).
+pub const TRACKING_MAX_ERROR: f64 = 0.5;
+
+/// Makes a wheel turn by the integral of its speed command, as a motor controller does: the
+/// joint's velocity motor alone falls behind under load (scrubbing, climbing). It integrates
+/// the commanded speed into a desired angle and adds [`TRACKING_GAIN`] times the angle error
+/// (limited to [`TRACKING_MAX_ERROR`]) to the command.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WheelTracker {
+    desired: Option<f64>,
+}
+
+impl WheelTracker {
+    /// The velocity to command for speed `target` over the next `dt` seconds, given the wheel's
+    /// angle `position` now (rad, unwrapped).
+    pub fn command(&mut self, target: f64, position: f64, dt: f64) -> f64 {
+        let desired = self.desired.get_or_insert(position);
+        let error = (*desired - position).clamp(-TRACKING_MAX_ERROR, TRACKING_MAX_ERROR);
+        // Keep the desired angle within reach, so that a blocked wheel does not wind up.
+        *desired = position + error + target * dt;
+        target + TRACKING_GAIN * error
+    }
+
+    /// Forgets the desired angle.
+    pub fn reset(&mut self) {
+        self.desired = None;
+    }
+}
+
 /// Commanded wheel speeds below this (rad/s) never count as a stall.
 pub const STALL_MIN_COMMAND: f64 = 0.05;
 /// A wheel stalls while it turns at less than this fraction of its command...
@@ -222,6 +253,27 @@ mod tests {
         assert!((o.x - 1.0).abs() < 1e-9, "{}", o.x);
         assert!((o.y - 1.0).abs() < 1e-9, "{}", o.y);
         assert!((o.yaw - arc).abs() < 1e-9);
+    }
+
+    #[test]
+    fn tracker_corrects_lag_without_wind_up() {
+        let mut t = WheelTracker::default();
+        // A wheel that only reaches 90 % of what it is told still turns by the integral.
+        let (mut angle, dt) = (0.0, 0.001);
+        for _ in 0..2000 {
+            let v = t.command(1.0, angle, dt);
+            angle += 0.9 * v * dt;
+        }
+        assert!((angle - 2.0).abs() < 0.02, "{angle}");
+        // A blocked wheel: the correction is bounded.
+        let mut t = WheelTracker::default();
+        let mut v = 0.0;
+        for _ in 0..5000 {
+            v = t.command(1.0, 0.0, dt);
+        }
+        assert!((v - (1.0 + TRACKING_GAIN * TRACKING_MAX_ERROR)).abs() < 1e-9, "{v}");
+        t.reset();
+        assert_eq!(t.command(1.0, 3.0, dt), 1.0);
     }
 
     #[test]
