@@ -93,7 +93,10 @@ fn drives_straight_and_odometry_follows_the_wheels() {
     // The odometry frame is where the robot was when the run started (before settling).
     let odom_travel = (last.pose.position.x.powi(2) + last.pose.position.y.powi(2)).sqrt();
     let error = (odom_travel - travelled).abs() / travelled;
-    println!("odometry {odom_travel:.4} m vs truth {travelled:.4} m: {:.3} %", error * 100.0);
+    println!(
+        "odometry {odom_travel:.4} m vs truth {travelled:.4} m: {:.3} %",
+        error * 100.0
+    );
     assert!(error < 0.02, "odometry {odom_travel} vs {travelled}");
     assert!(
         (last.twist.linear.x - 0.5).abs() < 0.025,
@@ -125,8 +128,15 @@ fn turn_with(edit: impl Fn(String) -> String) {
     let odom_yaw = yaw(&last.pose);
     println!("odometry heading {odom_yaw:.4} rad vs truth {turned:.4} rad");
     assert!((turned - 1.0).abs() < 0.05, "turned {turned}");
-    assert!((odom_yaw - turned).abs() < 0.05 * turned, "{odom_yaw} vs {turned}");
-    assert!((last.twist.angular.z - 0.5).abs() < 0.05, "{:?}", last.twist);
+    assert!(
+        (odom_yaw - turned).abs() < 0.05 * turned,
+        "{odom_yaw} vs {turned}"
+    );
+    assert!(
+        (last.twist.angular.z - 0.5).abs() < 0.05,
+        "{:?}",
+        last.twist
+    );
 }
 
 #[test]
@@ -161,7 +171,10 @@ fn the_acceleration_limit_ramps_the_command() {
     steps(&mut sim, 2000);
     let travelled = (chassis_pose(&sim).position - start.position).length();
     println!("0.5 m/s with a 0.5 m/s² ramp for 2 s: travelled {travelled:.4} m (0.75 expected)");
-    assert!((travelled - 0.75).abs() < 0.75 * 0.05, "travelled {travelled}");
+    assert!(
+        (travelled - 0.75).abs() < 0.75 * 0.05,
+        "travelled {travelled}"
+    );
 }
 
 #[test]
@@ -185,7 +198,10 @@ fn a_stall_against_a_wall_is_reported_and_clears() {
     command(&mut sim, 0.5, 0.0);
     // The chassis front reaches the wall (0.95 - 0.25 = 0.7 m away) after about 1.5 s.
     steps(&mut sim, 1200);
-    assert!(collect(&stall).is_empty(), "stalled before reaching the wall");
+    assert!(
+        collect(&stall).is_empty(),
+        "stalled before reaching the wall"
+    );
     steps(&mut sim, 2000);
     let x = chassis_pose(&sim).position.x;
     assert!(x < 0.8, "drove through the wall: x = {x}");

@@ -73,26 +73,25 @@ fn world_pose_list_at_the_configured_rate() {
     }
     let (_, last) = lists.last().unwrap();
     assert_eq!(names(last), ["ground", "a", "b", "outer"]);
-    // The last list is of the state at its stamp; step on to compare exact poses.
-    let mut sim2_poses = Vec::new();
-    for p in last {
-        let id = sim.physics().entity_id(p.name.as_str()).unwrap();
-        sim2_poses.push((p.name.clone(), sim.physics().kinematics_of(id).unwrap().pose));
-    }
-    // 951 ms was the last publication and 1000 steps have run: compare at the next one.
-    for _ in 0..50 {
+    let b_before = last.iter().find(|p| p.name.as_str() == "b").unwrap().pose;
+    // Step until the next list: it holds the poses of the state just stepped to.
+    let list = loop {
         sim.step();
-    }
-    let lists = pose_lists(&sub);
-    assert_eq!(lists.len(), 1);
-    let (_, list) = &lists[0];
-    for p in list {
+        if let Some((_, l)) = pose_lists(&sub).pop() {
+            break l;
+        }
+    };
+    for p in &list {
         let id = sim.physics().entity_id(p.name.as_str()).unwrap();
         let truth = sim.physics().kinematics_of(id).unwrap().pose;
-        assert!(close(p.pose, truth), "{}: {:?} vs {truth:?}", p.name, p.pose);
+        assert!(
+            close(p.pose, truth),
+            "{}: {:?} vs {truth:?}",
+            p.name,
+            p.pose
+        );
     }
     // Box b is falling: its height in the list changed.
-    let b_before = sim2_poses.iter().find(|(n, _)| n.as_str() == "b").unwrap().1;
     let b_after = list.iter().find(|p| p.name.as_str() == "b").unwrap().pose;
     assert!(b_after.position.z < b_before.position.z);
 }
@@ -133,7 +132,10 @@ fn links_and_nested_models_on_request_and_a_model_plugin() {
         ]
     );
     let part = lists[0].1.last().unwrap().pose;
-    assert!((part.position - Vec3::new(-2.0, 1.0, 0.5)).length() < 1e-9, "{part:?}");
+    assert!(
+        (part.position - Vec3::new(-2.0, 1.0, 0.5)).length() < 1e-9,
+        "{part:?}"
+    );
     let lists = pose_lists(&model);
     assert_eq!(lists.len(), 2, "100 Hz");
     assert_eq!(names(&lists[0].1), ["outer", "outer::base"]);
@@ -155,10 +157,7 @@ fn set_pose_teleports_and_a_ray_sees_it_at_once() {
         r#"<plugin filename="simcore_plugin_truth" name="gz::sim::systems::PosePublisher"/>"#,
         "",
     );
-    assert!(
-        sim.services()
-            .contains(&"/world/test/set_pose".to_string())
-    );
+    assert!(sim.services().contains(&"/world/test/set_pose".to_string()));
     sim.step();
     // A ray looking down at (5, 5) from 10 m sees the ground.
     let cast = |sim: &Simulation| {
@@ -189,7 +188,10 @@ fn set_pose_teleports_and_a_ray_sees_it_at_once() {
             &set_pose("a", Pose::from_xyz_rpy(5.0, 5.0, 2.0, 0.0, 0.0, 0.5)),
         )
         .unwrap();
-    assert!(matches!(reply.payload.as_enum(), Ok(Payload::Boolean(true))));
+    assert!(matches!(
+        reply.payload.as_enum(),
+        Ok(Payload::Boolean(true))
+    ));
     // Same step: the model is there and the ray sees its top face (2 + 0.1 m).
     let hit = cast(&sim);
     assert_eq!(hit.model, a);

@@ -4,8 +4,8 @@
 //! message names the model, the element and the text found there.
 
 use crate::kinematics::SpeedLimiter;
-use sim_plugin_api::PluginError;
 use crate::xml::{parse_plugin_sdf, text};
+use sim_plugin_api::PluginError;
 use simcore_plugin_common::Reader;
 
 /// Wheel torque limit used when `<max_wheel_torque>` is absent, N·m.
@@ -239,7 +239,10 @@ mod tests {
         assert_eq!(c.odom_publish_frequency, 10.0);
         assert_eq!(c.max_wheel_torque, 5.0);
         assert_eq!((c.linear.min_velocity, c.linear.max_velocity), (-0.5, 1.0));
-        assert_eq!((c.angular.min_velocity, c.angular.max_velocity), (-2.0, 2.0));
+        assert_eq!(
+            (c.angular.min_velocity, c.angular.max_velocity),
+            (-2.0, 2.0)
+        );
         assert_eq!(
             (c.linear.min_acceleration, c.linear.max_acceleration),
             (-3.0, 3.0)
@@ -273,12 +276,19 @@ mod tests {
             "rover: DiffDrive: needs at least one <left_joint>"
         );
         assert!(msg("<left_joint>l</left_joint>").contains("<right_joint>"));
-        assert!(msg("<left_joint> </left_joint><right_joint>r</right_joint>").contains("a joint name"));
+        assert!(
+            msg("<left_joint> </left_joint><right_joint>r</right_joint>").contains("a joint name")
+        );
         assert_eq!(
             msg(&format!("{JOINTS}<wheel_radius>0</wheel_radius>")),
             "rover: DiffDrive: <wheel_radius> must be positive, found \"0\""
         );
-        assert!(msg(&format!("{JOINTS}<wheel_separation>wide</wheel_separation>")).contains("finite number"));
+        assert!(
+            msg(&format!(
+                "{JOINTS}<wheel_separation>wide</wheel_separation>"
+            ))
+            .contains("finite number")
+        );
         assert!(
             msg(&format!(
                 "{JOINTS}<min_linear_velocity>2</min_linear_velocity><max_linear_velocity>1</max_linear_velocity>"

@@ -4,8 +4,8 @@ use crate::config::DiffDriveConfig;
 use crate::kinematics::{StallDetector, WheelOdometry, WheelTracker, wheel_speeds};
 use sim_plugin_api::{
     CommandsMut, EntityId, EntityKind, JointCommand, JointCommandMode, JointState, Message,
-    NamedPose, Odometry, Outputs, Payload, PluginError, Pose, Quat, SharedStr, StepContext,
-    System, SystemConfig, Twist, Vec3, WorldRef,
+    NamedPose, Odometry, Outputs, Payload, PluginError, Pose, Quat, SharedStr, StepContext, System,
+    SystemConfig, Twist, Vec3, WorldRef,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
 };
 
@@ -38,11 +38,7 @@ pub struct DiffDrive {
 }
 
 /// Finds the joint `name` of `model`: scoped below the model first, then as written.
-fn resolve_joint(
-    world: &WorldRef<'_>,
-    model: &str,
-    name: &str,
-) -> Result<EntityId, PluginError> {
+fn resolve_joint(world: &WorldRef<'_>, model: &str, name: &str) -> Result<EntityId, PluginError> {
     for candidate in [format!("{model}::{name}"), name.to_string()] {
         let id = world.entity_by_name(candidate.as_str().into());
         if id.is_none() {

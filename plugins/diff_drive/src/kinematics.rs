@@ -271,7 +271,10 @@ mod tests {
         for _ in 0..5000 {
             v = t.command(1.0, 0.0, dt);
         }
-        assert!((v - (1.0 + TRACKING_GAIN * TRACKING_MAX_ERROR)).abs() < 1e-9, "{v}");
+        assert!(
+            (v - (1.0 + TRACKING_GAIN * TRACKING_MAX_ERROR)).abs() < 1e-9,
+            "{v}"
+        );
         t.reset();
         assert_eq!(t.command(1.0, 3.0, dt), 1.0);
     }
@@ -294,7 +297,10 @@ mod tests {
             }
         }
         assert_eq!(changed.len(), 1);
-        assert!(changed[0].1 && (changed[0].0 - 1.501).abs() < 1e-9, "{changed:?}");
+        assert!(
+            changed[0].1 && (changed[0].0 - 1.501).abs() < 1e-9,
+            "{changed:?}"
+        );
         assert!(s.stalled());
         // Turning backwards against the command also counts as held.
         assert_eq!(s.update(1.8, &[(-5.0, 1.0), (5.0, 5.0)]), None);
@@ -302,7 +308,10 @@ mod tests {
         assert_eq!(s.update(1.9, &[(5.0, 5.0), (5.0, 5.0)]), Some(false));
         // Zero commands never stall.
         for i in 0..2000 {
-            assert_eq!(s.update(2.0 + i as f64 * 0.001, &[(0.0, 0.0), (0.01, 0.0)]), None);
+            assert_eq!(
+                s.update(2.0 + i as f64 * 0.001, &[(0.0, 0.0), (0.01, 0.0)]),
+                None
+            );
         }
     }
 }

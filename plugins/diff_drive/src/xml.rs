@@ -1,7 +1,10 @@
 //! Small readers of the `<plugin>` element, on top of the shared SDF helpers.
 
-use simcore_plugin_common::{descend, roxmltree::{Document, Node}};
 use sim_plugin_api::PluginError;
+use simcore_plugin_common::{
+    descend,
+    roxmltree::{Document, Node},
+};
 
 /// Parses the `<plugin>` element's text. Blank text gives `None`; malformed XML is a
 /// configuration error naming `who`.
@@ -9,9 +12,9 @@ pub fn parse_plugin_sdf<'i>(sdf: &'i str, who: &str) -> Result<Option<Document<'
     if sdf.trim().is_empty() {
         return Ok(None);
     }
-    Document::parse(sdf)
-        .map(Some)
-        .map_err(|e| PluginError::config(format!("{who}: the <plugin> element is not valid XML: {e}")))
+    Document::parse(sdf).map(Some).map_err(|e| {
+        PluginError::config(format!("{who}: the <plugin> element is not valid XML: {e}"))
+    })
 }
 
 /// The trimmed text of the child element `tag` of `root`, or `None` when it is absent (an empty
@@ -19,4 +22,3 @@ pub fn parse_plugin_sdf<'i>(sdf: &'i str, who: &str) -> Result<Option<Document<'
 pub fn text<'a>(root: Node<'a, '_>, tag: &str) -> Option<&'a str> {
     descend(root, &[tag]).map(|e| e.text().unwrap_or("").trim())
 }
-
