@@ -6,7 +6,11 @@ use common::*;
 
 #[test]
 fn every_example_world_runs() {
-    let dir = stage(&["simcore_plugin_imu"]);
+    let dir = stage(&[
+        "simcore_plugin_imu",
+        "simcore_plugin_diff_drive",
+        "simcore_plugin_truth",
+    ]);
     let worlds = std::fs::read_dir(workspace().join("worlds")).unwrap();
     let mut n = 0;
     for w in worlds {

@@ -22,6 +22,8 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-magnetometer",
     "simcore-plugin-air-pressure",
     "simcore-plugin-logical-camera",
+    "simcore-plugin-diff-drive",
+    "simcore-plugin-truth",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",

@@ -1,0 +1,307 @@
+//! Reading the `<plugin>` element of a diff drive.
+//!
+//! Parsed once, when the system is created. Invalid values are configuration errors whose
+//! message names the model, the element and the text found there.
+
+use crate::kinematics::SpeedLimiter;
+use crate::xml::{parse_plugin_sdf, text};
+use sim_plugin_api::PluginError;
+use simcore_plugin_common::Reader;
+
+/// Wheel torque limit used when `<max_wheel_torque>` is absent, N·m.
+pub const DEFAULT_MAX_WHEEL_TORQUE: f64 = 20.0;
+
+/// The parsed configuration of a diff drive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffDriveConfig {
+    /// `<left_joint>` names (at least one), as written.
+    pub left_joints: Vec<String>,
+    /// `<right_joint>` names (at least one), as written.
+    pub right_joints: Vec<String>,
+    /// `<wheel_separation>`, m (default 1.0, as Gazebo).
+    pub wheel_separation: f64,
+    /// `<wheel_radius>`, m (default 0.2, as Gazebo).
+    pub wheel_radius: f64,
+    /// `<odom_publish_frequency>`, Hz (default 50; 0 or negative: every step).
+    pub odom_publish_frequency: f64,
+    /// `<max_wheel_torque>`, N·m (default [`DEFAULT_MAX_WHEEL_TORQUE`]).
+    pub max_wheel_torque: f64,
+    /// Limits of the linear command (`<min|max_linear_velocity>`,
+    /// `<min|max_linear_acceleration>`).
+    pub linear: SpeedLimiter,
+    /// Limits of the angular command (`<min|max_angular_velocity>`,
+    /// `<min|max_angular_acceleration>`).
+    pub angular: SpeedLimiter,
+    /// Command topic: `<topic>` made absolute, or `cmd_vel` (relative to the model).
+    pub topic: String,
+    /// Odometry topic: `<odom_topic>` made absolute, or `odometry` (relative to the model).
+    pub odom_topic: String,
+    /// Transform topic: `<tf_topic>` made absolute, or `tf` (relative to the model).
+    pub tf_topic: String,
+    /// Stall flag topic: `<stall_topic>` made absolute, or `stall` (relative to the model).
+    pub stall_topic: String,
+    /// `<frame_id>` (default `<model>/odom`).
+    pub frame_id: String,
+    /// `<child_frame_id>` (default `<model>`).
+    pub child_frame_id: String,
+}
+
+/// A topic given in the SDF: absolute as Gazebo reads it (a leading `/` is added).
+fn absolute(topic: &str) -> String {
+    if topic.starts_with('/') {
+        topic.to_string()
+    } else {
+        format!("/{topic}")
+    }
+}
+
+impl DiffDriveConfig {
+    /// Parses the `<plugin>` element given as XML text; `model` (the scoped model name) names
+    /// the plugin in error messages and gives the default frame ids.
+    pub fn parse(plugin_sdf: &str, model: &str) -> Result<DiffDriveConfig, PluginError> {
+        let who = format!("{model}: DiffDrive");
+        let doc = parse_plugin_sdf(plugin_sdf, &who)?;
+        let Some(doc) = doc else {
+            return Err(PluginError::config(format!(
+                "{who}: needs at least one <left_joint> and one <right_joint>"
+            )));
+        };
+        let root = doc.root_element();
+        let r = Reader::new(&who);
+        let joints = |tag: &str| -> Result<Vec<String>, PluginError> {
+            let names: Vec<String> = root
+                .children()
+                .filter(|c| c.is_element() && c.tag_name().name() == tag)
+                .map(|c| c.text().unwrap_or("").trim().to_string())
+                .collect();
+            if names.is_empty() {
+                return Err(PluginError::config(format!(
+                    "{who}: needs at least one <{tag}>"
+                )));
+            }
+            if let Some(empty) = names.iter().find(|n| n.is_empty()) {
+                return Err(r.error(&format!("<{tag}>"), "a joint name", empty));
+            }
+            Ok(names)
+        };
+        let left_joints = joints("left_joint")?;
+        let right_joints = joints("right_joint")?;
+        let positive = |tag: &str, default: f64| -> Result<f64, PluginError> {
+            match r.number(root, &[tag])? {
+                None => Ok(default),
+                Some(v) if v > 0.0 => Ok(v),
+                Some(v) => Err(r.error(&format!("<{tag}>"), "positive", &v.to_string())),
+            }
+        };
+        let wheel_separation = positive("wheel_separation", 1.0)?;
+        let wheel_radius = positive("wheel_radius", 0.2)?;
+        let max_wheel_torque = positive("max_wheel_torque", DEFAULT_MAX_WHEEL_TORQUE)?;
+        let odom_publish_frequency = r.number(root, &["odom_publish_frequency"])?.unwrap_or(50.0);
+        // Gazebo's older `<max_velocity>` / `<max_acceleration>` name the linear limits.
+        let number = |tags: &[&str]| -> Result<Option<f64>, PluginError> {
+            for t in tags {
+                if let Some(v) = r.number(root, &[t])? {
+                    return Ok(Some(v));
+                }
+            }
+            Ok(None)
+        };
+        let linear = limiter(
+            &r,
+            number(&["min_linear_velocity", "min_velocity"])?,
+            number(&["max_linear_velocity", "max_velocity"])?,
+            number(&["min_linear_acceleration", "min_acceleration"])?,
+            number(&["max_linear_acceleration", "max_acceleration"])?,
+            "linear",
+        )?;
+        let angular = limiter(
+            &r,
+            number(&["min_angular_velocity"])?,
+            number(&["max_angular_velocity"])?,
+            number(&["min_angular_acceleration"])?,
+            number(&["max_angular_acceleration"])?,
+            "angular",
+        )?;
+        let topic = |tag: &str, default: &str| -> Result<String, PluginError> {
+            match text(root, tag) {
+                None => Ok(default.to_string()),
+                Some("") => Err(r.error(&format!("<{tag}>"), "a topic name", "")),
+                Some(t) => Ok(absolute(t)),
+            }
+        };
+        let text_or = |tag: &str, default: String| match text(root, tag) {
+            None | Some("") => default,
+            Some(t) => t.to_string(),
+        };
+        Ok(DiffDriveConfig {
+            left_joints,
+            right_joints,
+            wheel_separation,
+            wheel_radius,
+            odom_publish_frequency,
+            max_wheel_torque,
+            linear,
+            angular,
+            topic: topic("topic", "cmd_vel")?,
+            odom_topic: topic("odom_topic", "odometry")?,
+            tf_topic: topic("tf_topic", "tf")?,
+            stall_topic: topic("stall_topic", "stall")?,
+            frame_id: text_or("frame_id", format!("{model}/odom")),
+            child_frame_id: text_or("child_frame_id", model.to_string()),
+        })
+    }
+}
+
+/// Builds a limiter from optional bounds: a missing minimum is the negated maximum, a
+/// missing bound no limit. A minimum above its maximum is an error.
+fn limiter(
+    r: &Reader<'_>,
+    min_v: Option<f64>,
+    max_v: Option<f64>,
+    min_a: Option<f64>,
+    max_a: Option<f64>,
+    what: &str,
+) -> Result<SpeedLimiter, PluginError> {
+    let pair = |min: Option<f64>, max: Option<f64>, kind: &str| {
+        let max = max.unwrap_or(f64::INFINITY);
+        let min = min.unwrap_or(-max);
+        if min > max {
+            return Err(r.error(
+                &format!("<min_{what}_{kind}>"),
+                &format!("at most <max_{what}_{kind}> ({max})"),
+                &min.to_string(),
+            ));
+        }
+        Ok((min, max))
+    };
+    let (min_velocity, max_velocity) = pair(min_v, max_v, "velocity")?;
+    let (min_acceleration, max_acceleration) = pair(min_a, max_a, "acceleration")?;
+    Ok(SpeedLimiter {
+        min_velocity,
+        max_velocity,
+        min_acceleration,
+        max_acceleration,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::ErrorCode;
+
+    fn parse(inner: &str) -> Result<DiffDriveConfig, PluginError> {
+        DiffDriveConfig::parse(
+            &format!(r#"<plugin name="gz::sim::systems::DiffDrive" filename="x">{inner}</plugin>"#),
+            "rover",
+        )
+    }
+
+    const JOINTS: &str = "<left_joint>l</left_joint><right_joint>r</right_joint>";
+
+    #[test]
+    fn defaults_as_gazebo() {
+        let c = parse(JOINTS).unwrap();
+        assert_eq!(c.left_joints, ["l"]);
+        assert_eq!(c.right_joints, ["r"]);
+        assert_eq!(c.wheel_separation, 1.0);
+        assert_eq!(c.wheel_radius, 0.2);
+        assert_eq!(c.odom_publish_frequency, 50.0);
+        assert_eq!(c.max_wheel_torque, DEFAULT_MAX_WHEEL_TORQUE);
+        assert_eq!(c.linear, SpeedLimiter::UNLIMITED);
+        assert_eq!(c.angular, SpeedLimiter::UNLIMITED);
+        assert_eq!(c.topic, "cmd_vel");
+        assert_eq!(c.odom_topic, "odometry");
+        assert_eq!(c.tf_topic, "tf");
+        assert_eq!(c.stall_topic, "stall");
+        assert_eq!(c.frame_id, "rover/odom");
+        assert_eq!(c.child_frame_id, "rover");
+    }
+
+    #[test]
+    fn everything_set() {
+        let c = parse(
+            "<left_joint>fl</left_joint><left_joint>rl</left_joint>\
+             <right_joint>fr</right_joint><right_joint>rr</right_joint>\
+             <wheel_separation>0.4</wheel_separation><wheel_radius>0.1</wheel_radius>\
+             <odom_publish_frequency>10</odom_publish_frequency>\
+             <max_wheel_torque>5</max_wheel_torque>\
+             <max_linear_velocity>1</max_linear_velocity><min_linear_velocity>-0.5</min_linear_velocity>\
+             <max_angular_velocity>2</max_angular_velocity>\
+             <max_linear_acceleration>3</max_linear_acceleration>\
+             <max_angular_acceleration>4</max_angular_acceleration>\
+             <topic>cmd</topic><odom_topic>/odom</odom_topic>\
+             <frame_id>odom</frame_id><child_frame_id>base_link</child_frame_id>",
+        )
+        .unwrap();
+        assert_eq!(c.left_joints, ["fl", "rl"]);
+        assert_eq!(c.right_joints, ["fr", "rr"]);
+        assert_eq!((c.wheel_separation, c.wheel_radius), (0.4, 0.1));
+        assert_eq!(c.odom_publish_frequency, 10.0);
+        assert_eq!(c.max_wheel_torque, 5.0);
+        assert_eq!((c.linear.min_velocity, c.linear.max_velocity), (-0.5, 1.0));
+        assert_eq!(
+            (c.angular.min_velocity, c.angular.max_velocity),
+            (-2.0, 2.0)
+        );
+        assert_eq!(
+            (c.linear.min_acceleration, c.linear.max_acceleration),
+            (-3.0, 3.0)
+        );
+        assert_eq!(c.angular.max_acceleration, 4.0);
+        assert_eq!(c.topic, "/cmd");
+        assert_eq!(c.odom_topic, "/odom");
+        assert_eq!(c.frame_id, "odom");
+        assert_eq!(c.child_frame_id, "base_link");
+    }
+
+    #[test]
+    fn legacy_limit_names() {
+        let c = parse(&format!(
+            "{JOINTS}<max_velocity>2</max_velocity><max_acceleration>1</max_acceleration>"
+        ))
+        .unwrap();
+        assert_eq!(c.linear.max_velocity, 2.0);
+        assert_eq!(c.linear.min_acceleration, -1.0);
+    }
+
+    #[test]
+    fn errors() {
+        let msg = |inner: &str| {
+            let e = parse(inner).unwrap_err();
+            assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+            e.message.to_string()
+        };
+        assert_eq!(
+            msg("<right_joint>r</right_joint>"),
+            "rover: DiffDrive: needs at least one <left_joint>"
+        );
+        assert!(msg("<left_joint>l</left_joint>").contains("<right_joint>"));
+        assert!(
+            msg("<left_joint> </left_joint><right_joint>r</right_joint>").contains("a joint name")
+        );
+        assert_eq!(
+            msg(&format!("{JOINTS}<wheel_radius>0</wheel_radius>")),
+            "rover: DiffDrive: <wheel_radius> must be positive, found \"0\""
+        );
+        assert!(
+            msg(&format!(
+                "{JOINTS}<wheel_separation>wide</wheel_separation>"
+            ))
+            .contains("finite number")
+        );
+        assert!(
+            msg(&format!(
+                "{JOINTS}<min_linear_velocity>2</min_linear_velocity><max_linear_velocity>1</max_linear_velocity>"
+            ))
+            .contains("<min_linear_velocity> must be at most")
+        );
+        assert!(msg(&format!("{JOINTS}<topic> </topic>")).contains("a topic name"));
+        assert!(
+            DiffDriveConfig::parse("", "rover")
+                .unwrap_err()
+                .message
+                .contains("needs at least one")
+        );
+        assert!(msg("<left_joint>").contains("not valid XML"));
+    }
+}

@@ -1,0 +1,266 @@
+//! The diff drive system: commands in, wheel commands and odometry out.
+
+use crate::config::DiffDriveConfig;
+use crate::kinematics::{StallDetector, WheelOdometry, WheelTracker, wheel_speeds};
+use sim_plugin_api::{
+    CommandsMut, EntityId, EntityKind, JointCommand, JointCommandMode, JointState, Message,
+    NamedPose, Odometry, Outputs, Payload, PluginError, Pose, Quat, SharedStr, StepContext, System,
+    SystemConfig, Twist, Vec3, WorldRef,
+    abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+};
+
+/// A differential drive attached to a model (see the crate documentation).
+pub struct DiffDrive {
+    config: DiffDriveConfig,
+    /// Left joints, then right joints.
+    joints: Vec<EntityId>,
+    left_count: usize,
+    /// Last received command (linear x, angular z).
+    target: (f64, f64),
+    /// Command applied in the last step, after limits.
+    applied: (f64, f64),
+    /// Wheel speed targets of the last step, per joint.
+    wheel_targets: Vec<f64>,
+    states: Vec<JointState>,
+    /// Whether `states` has been read (after the first step).
+    states_read: bool,
+    trackers: Vec<WheelTracker>,
+    odometry: WheelOdometry,
+    stall: StallDetector,
+    /// Travel and turn since the last odometry message, and the time it covers.
+    window: (f64, f64, f64),
+    last_odom_ns: Option<i64>,
+    frame_id: SharedStr,
+    child_frame_id: SharedStr,
+    odom_topic: SharedStr,
+    tf_topic: SharedStr,
+    stall_topic: SharedStr,
+}
+
+/// Finds the joint `name` of `model`: scoped below the model first, then as written.
+fn resolve_joint(world: &WorldRef<'_>, model: &str, name: &str) -> Result<EntityId, PluginError> {
+    for candidate in [format!("{model}::{name}"), name.to_string()] {
+        let id = world.entity_by_name(candidate.as_str().into());
+        if id.is_none() {
+            continue;
+        }
+        return match world.entity_info(id).into_option() {
+            Some(info) if info.kind == EntityKind::JOINT => Ok(id),
+            Some(info) => Err(PluginError::config(format!(
+                "{model}: DiffDrive: `{candidate}` is a {}, not a joint",
+                info.kind.name()
+            ))),
+            None => continue,
+        };
+    }
+    Err(PluginError::config(format!(
+        "{model}: DiffDrive: no joint `{name}` in the model"
+    )))
+}
+
+impl DiffDrive {
+    /// Creates the system from its `<plugin>` element; it must be attached to a model whose
+    /// wheel joints exist.
+    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let model = config.entity_name.as_str();
+        let kind = world
+            .entity_info(config.entity)
+            .into_option()
+            .map(|i| i.kind);
+        if kind != Some(EntityKind::MODEL) {
+            return Err(PluginError::config(format!(
+                "DiffDrive must be attached to a model, not to `{model}`"
+            )));
+        }
+        let parsed = DiffDriveConfig::parse(config.sdf.as_str(), model)?;
+        let mut joints = Vec::new();
+        for name in parsed.left_joints.iter().chain(&parsed.right_joints) {
+            joints.push(resolve_joint(world, model, name)?);
+        }
+        Ok(DiffDrive::new(parsed, joints))
+    }
+
+    /// Builds the system from a parsed configuration and the resolved joints (left ones first,
+    /// as many as `config` names).
+    pub fn new(config: DiffDriveConfig, joints: Vec<EntityId>) -> Self {
+        let n = joints.len();
+        DiffDrive {
+            left_count: config.left_joints.len(),
+            joints,
+            target: (0.0, 0.0),
+            applied: (0.0, 0.0),
+            wheel_targets: vec![0.0; n],
+            states: vec![JointState::default(); n],
+            states_read: false,
+            trackers: vec![WheelTracker::default(); n],
+            odometry: WheelOdometry::new(config.wheel_separation, config.wheel_radius),
+            stall: StallDetector::default(),
+            window: (0.0, 0.0, 0.0),
+            last_odom_ns: None,
+            frame_id: SharedStr::new(&config.frame_id),
+            child_frame_id: SharedStr::new(&config.child_frame_id),
+            odom_topic: SharedStr::new(&config.odom_topic),
+            tf_topic: SharedStr::new(&config.tf_topic),
+            stall_topic: SharedStr::new(&config.stall_topic),
+            config,
+        }
+    }
+
+    /// The command applied in the last step (linear m/s, angular rad/s), after limits.
+    pub fn applied_command(&self) -> (f64, f64) {
+        self.applied
+    }
+
+    /// Reads the wheel joints' states.
+    fn read_states(&mut self, world: &WorldRef<'_>) -> Result<(), PluginError> {
+        let known = world.joint_states(
+            RSlice::from_slice(&self.joints),
+            RSliceMut::from_mut_slice(&mut self.states),
+        );
+        if known as usize != self.joints.len() {
+            return Err(PluginError::runtime(format!(
+                "{}: DiffDrive: a wheel joint is gone",
+                self.child_frame_id.as_str()
+            )));
+        }
+        self.states_read = true;
+        Ok(())
+    }
+
+    /// Mean position of the left and of the right wheels.
+    fn mean_positions(&self) -> (f64, f64) {
+        let mean = |s: &[JointState]| s.iter().map(|j| j.position[0]).sum::<f64>() / s.len() as f64;
+        let (l, r) = self.states.split_at(self.left_count);
+        (mean(l), mean(r))
+    }
+}
+
+impl System for DiffDrive {
+    fn subscriptions(&self) -> Vec<String> {
+        vec![self.config.topic.clone()]
+    }
+
+    fn pre_step(
+        &mut self,
+        ctx: &StepContext,
+        inbox: &[Message],
+        world: &WorldRef<'_>,
+        commands: &mut CommandsMut<'_>,
+    ) -> Result<(), PluginError> {
+        if !self.states_read {
+            self.read_states(world)?;
+        }
+        for m in inbox {
+            if let Ok(Payload::Twist(t)) = m.payload.as_enum() {
+                self.target = (t.linear.x, t.angular.z);
+            }
+        }
+        let dt = ctx.step.as_secs_f64();
+        let linear = self.config.linear.limit(self.target.0, self.applied.0, dt);
+        let angular = self.config.angular.limit(self.target.1, self.applied.1, dt);
+        self.applied = (linear, angular);
+        let (left, right) = wheel_speeds(
+            linear,
+            angular,
+            self.config.wheel_separation,
+            self.config.wheel_radius,
+        );
+        for (i, joint) in self.joints.iter().enumerate() {
+            let target = if i < self.left_count { left } else { right };
+            self.wheel_targets[i] = target;
+            let velocity = self.trackers[i].command(target, self.states[i].position[0], dt);
+            commands.joint_command(&JointCommand {
+                joint: *joint,
+                axis: 0,
+                mode: JointCommandMode::VELOCITY,
+                target: velocity,
+                max_force: self.config.max_wheel_torque,
+                stiffness: 0.0,
+                damping: 0.0,
+            });
+        }
+        Ok(())
+    }
+
+    fn post_step(
+        &mut self,
+        ctx: &StepContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        self.read_states(world)?;
+        let now = ctx.now.as_secs_f64();
+        let (l, r) = self.mean_positions();
+        let (ds, dyaw) = self.odometry.update(l, r);
+        self.window.0 += ds;
+        self.window.1 += dyaw;
+        self.window.2 += ctx.step.as_secs_f64();
+
+        let wheels: Vec<(f64, f64)> = self
+            .wheel_targets
+            .iter()
+            .zip(&self.states)
+            .map(|(t, s)| (*t, s.velocity[0]))
+            .collect();
+        if let Some(stalled) = self.stall.update(now, &wheels) {
+            out.publish(self.stall_topic.clone(), Payload::Boolean(stalled));
+        }
+
+        let period_ns = if self.config.odom_publish_frequency > 0.0 {
+            (1e9 / self.config.odom_publish_frequency).round() as i64
+        } else {
+            0
+        };
+        let now_ns = ctx.now.nanos;
+        let half_step = ctx.step.nanos / 2;
+        let due = self
+            .last_odom_ns
+            .is_none_or(|last| now_ns - last + half_step >= period_ns);
+        if !due {
+            return Ok(());
+        }
+        self.last_odom_ns = Some(now_ns);
+        let (travel, turn, span) = std::mem::take(&mut self.window);
+        let twist = if span > 0.0 {
+            Twist {
+                linear: Vec3::new(travel / span, 0.0, 0.0),
+                angular: Vec3::new(0.0, 0.0, turn / span),
+            }
+        } else {
+            Twist::default()
+        };
+        let pose = Pose::new(
+            Vec3::new(self.odometry.x, self.odometry.y, 0.0),
+            Quat::from_rpy(0.0, 0.0, self.odometry.yaw),
+        );
+        let mut odom = Message::new(
+            self.odom_topic.clone(),
+            Payload::Odometry(RBox::new(Odometry { pose, twist })),
+        );
+        odom.header.frame_id = self.frame_id.clone();
+        out.push(odom);
+        let mut tf = Message::new(
+            self.tf_topic.clone(),
+            Payload::PoseList(RBox::new(RVec::from(vec![NamedPose {
+                name: self.child_frame_id.clone(),
+                pose,
+            }]))),
+        );
+        tf.header.frame_id = self.frame_id.clone();
+        out.push(tf);
+        Ok(())
+    }
+
+    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+        self.applied = (0.0, 0.0);
+        self.odometry.reset();
+        self.stall.reset();
+        self.states_read = false;
+        for t in &mut self.trackers {
+            t.reset();
+        }
+        self.window = (0.0, 0.0, 0.0);
+        self.last_odom_ns = None;
+        Ok(())
+    }
+}
