@@ -21,4 +21,4 @@ pub mod sdf;
 
 pub use frame::{sensor_frame, sensor_state};
 pub use noise::{NoiseChannel, gaussian_variance};
-pub use sdf::{Reader, child, descend, parse_sensor_sdf};
+pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor_sdf, text};

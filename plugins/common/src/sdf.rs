@@ -25,6 +25,32 @@ pub fn parse_sensor_sdf<'i>(
     })
 }
 
+/// Parses a `<plugin>` element's text (system plugins get their element the same way sensors
+/// do). Blank text gives `None`; malformed XML is a configuration error naming `who`.
+pub fn parse_plugin_sdf<'i>(sdf: &'i str, who: &str) -> Result<Option<Document<'i>>, PluginError> {
+    if sdf.trim().is_empty() {
+        return Ok(None);
+    }
+    Document::parse(sdf).map(Some).map_err(|e| {
+        PluginError::config(format!("{who}: the <plugin> element is not valid XML: {e}"))
+    })
+}
+
+/// The trimmed text of the child element `tag` of `root`, or `None` when it is absent (an
+/// empty element gives `Some("")`).
+pub fn text<'a>(root: Node<'a, '_>, tag: &str) -> Option<&'a str> {
+    child(root, tag).map(|e| e.text().unwrap_or("").trim())
+}
+
+/// An SDF boolean: `true`, `false`, `1` or `0` (letter case ignored).
+pub fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
+    }
+}
+
 /// The first child element of `node` named `name`.
 pub fn child<'a, 'i>(node: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
     node.children()
@@ -71,6 +97,17 @@ impl<'s> Reader<'s> {
             self.sensor,
             found.trim()
         ))
+    }
+
+    /// The boolean in the child element `tag` of `root`, or `None` when it is absent. Text
+    /// other than `true`, `false`, `1`, `0` is an error.
+    pub fn boolean(&self, root: Node<'_, '_>, tag: &str) -> Result<Option<bool>, PluginError> {
+        match text(root, tag) {
+            None => Ok(None),
+            Some(t) => parse_bool(t)
+                .map(Some)
+                .ok_or_else(|| self.error(&format!("<{tag}>"), "true, false, 1 or 0", t)),
+        }
     }
 
     /// The number in the element at `path` below `root` (usually the `<sensor>` element), or

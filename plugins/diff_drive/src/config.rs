@@ -4,9 +4,9 @@
 //! message names the model, the element and the text found there.
 
 use crate::kinematics::SpeedLimiter;
-use crate::xml::{parse_plugin_sdf, text};
 use sim_plugin_api::PluginError;
 use simcore_plugin_common::Reader;
+use simcore_plugin_common::{parse_plugin_sdf, text};
 
 /// Wheel torque limit used when `<max_wheel_torque>` is absent, N·m.
 pub const DEFAULT_MAX_WHEEL_TORQUE: f64 = 20.0;

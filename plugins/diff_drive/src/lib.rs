@@ -14,7 +14,6 @@
 pub mod config;
 pub mod diff_drive;
 pub mod kinematics;
-mod xml;
 
 pub use config::DiffDriveConfig;
 pub use diff_drive::DiffDrive;

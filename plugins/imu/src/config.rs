@@ -7,7 +7,7 @@
 use crate::frames::Localization;
 use roxmltree::Node;
 use sim_plugin_api::{PluginError, Quat, noise::NoiseParams};
-use simcore_plugin_common::sdf::{Reader, child, parse_f64, parse_sensor_sdf};
+use simcore_plugin_common::sdf::{Reader, child, parse_bool, parse_f64, parse_sensor_sdf};
 
 /// `<orientation_reference_frame><custom_rpy parent_frame="...">`.
 #[derive(Clone, Debug, PartialEq)]
@@ -171,15 +171,6 @@ fn parse_triple(text: &str) -> Option<[f64; 3]> {
     let mut it = text.split_whitespace().map(parse_f64);
     let v = [it.next()??, it.next()??, it.next()??];
     it.next().is_none().then_some(v)
-}
-
-/// SDF booleans: `true`, `false`, `1`, `0` (letter case ignored).
-fn parse_bool(text: &str) -> Option<bool> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "true" | "1" => Some(true),
-        "false" | "0" => Some(false),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

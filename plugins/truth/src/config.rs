@@ -1,8 +1,8 @@
 //! Reading the `<plugin>` element of the truth widget / pose publisher.
 
-use crate::xml::{boolean, parse_plugin_sdf};
 use sim_plugin_api::PluginError;
 use simcore_plugin_common::Reader;
+use simcore_plugin_common::parse_plugin_sdf;
 
 /// The parsed configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,11 +41,14 @@ impl TruthConfig {
             update_frequency: r
                 .number(root, &["update_frequency"])?
                 .unwrap_or(d.update_frequency),
-            publish_model_pose: boolean(&r, root, "publish_model_pose")?
+            publish_model_pose: r
+                .boolean(root, "publish_model_pose")?
                 .unwrap_or(d.publish_model_pose),
-            publish_link_pose: boolean(&r, root, "publish_link_pose")?
+            publish_link_pose: r
+                .boolean(root, "publish_link_pose")?
                 .unwrap_or(d.publish_link_pose),
-            publish_nested_model_pose: boolean(&r, root, "publish_nested_model_pose")?
+            publish_nested_model_pose: r
+                .boolean(root, "publish_nested_model_pose")?
                 .unwrap_or(d.publish_nested_model_pose),
         })
     }

@@ -12,7 +12,6 @@
 
 pub mod config;
 pub mod truth;
-mod xml;
 
 pub use config::TruthConfig;
 pub use truth::TruthWidget;
