@@ -21,6 +21,7 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-altimeter",
     "simcore-plugin-magnetometer",
     "simcore-plugin-air-pressure",
+    "simcore-plugin-lidar",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
