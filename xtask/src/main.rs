@@ -94,7 +94,14 @@ fn test() -> Result<u8, String> {
 
 fn bench(args: &[String]) -> Result<u8, String> {
     let mut build = cargo();
-    build.args(["build", "--release", "-p", "simcore-plugin-imu"]);
+    build.args([
+        "build",
+        "--release",
+        "-p",
+        "simcore-plugin-imu",
+        "-p",
+        "simcore-plugin-lidar",
+    ]);
     check(build)?;
     let mut b = cargo();
     b.args(["bench", "-p", "sim-benches", "--bench", "engine", "--"])
