@@ -267,9 +267,9 @@ fn rep117_and_quantisation() {
     );
     assert_eq!(finish_range(10.2, 0.5, 10.0, 0.0), 10.0);
     assert_eq!(finish_range(0.4, 0.5, 10.0, 0.0), 0.5);
-    assert_eq!(finish_range(3.14159, 0.5, 10.0, 0.0), 3.14159);
+    assert_eq!(finish_range(2.61803, 0.5, 10.0, 0.0), 2.61803);
     // Quantised to the nearest multiple of the resolution, within the limits.
-    assert!((finish_range(3.14159, 0.5, 10.0, 0.01) - 3.14).abs() < 1e-12);
+    assert!((finish_range(2.61803, 0.5, 10.0, 0.01) - 2.62).abs() < 1e-12);
     assert!((finish_range(3.146, 0.5, 10.0, 0.01) - 3.15).abs() < 1e-12);
     assert!((finish_range(2.0, 0.0, 10.0, 0.3) - 2.1).abs() < 1e-12);
     assert_eq!(finish_range(10.1, 0.0, 10.1, 0.3), 10.1);
