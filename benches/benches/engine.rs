@@ -11,7 +11,11 @@
 //! - logical camera: one update through the loaded cdylib in worlds of 10, 100, 1,000 and
 //!   10,000 static boxes scattered over 200 m x 200 m, beside a brute-force scan (every
 //!   model's box against the same frustum, through the rlib) that shows the broad-phase win
-//!   (goal: at least 20,000 updates per second with 1,000 models, one core).
+//!   (goal: at least 20,000 updates per second with 1,000 models, one core);
+//! - lidar: one 1800 x 16 ray scan (the lidar plugin's release cdylib, through the sensor
+//!   manager) among a ground plane and 100 unit boxes, on one thread and on two, each beside
+//!   a bare single-threaded loop of rapier `cast_ray` over the same shapes (goals: at least
+//!   0.9x the bare loop's rays/s on one thread, 1.6x on two).
 //!
 //! Each figure and its baseline are measured in alternating blocks within one criterion
 //! benchmark (same phase of the scene, same machine load), and their ratio is reported. The
@@ -164,6 +168,8 @@ type Paired = Mutex<(Duration, Duration, u64)>;
 static PLUGIN_CALL: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static SENSOR_MANAGER: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static ENGINE_STEP: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
+static LIDAR_ONE: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
+static LIDAR_TWO: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 /// One per world size of [`LOGICAL_SIZES`].
 static LOGICAL_CAMERA: [Paired; 4] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 4];
 /// Models seen by the logical camera, per world size.
@@ -502,12 +508,158 @@ fn logical_camera(c: &mut Criterion) {
     g.finish();
 }
 
+const LIDAR_H: usize = 1800;
+const LIDAR_V: usize = 16;
+const LIDAR_RAYS: usize = LIDAR_H * LIDAR_V;
+
+/// Centres (x, y) of the 100 boxes of the lidar scene: uniform in a 40 m square around the
+/// origin (a 64-bit LCG seeded with 42), keeping 2 m clear of the lidar.
+fn lidar_boxes() -> Vec<(f64, f64)> {
+    let mut state: u64 = 42;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 40.0 - 20.0
+    };
+    let mut boxes = Vec::with_capacity(100);
+    while boxes.len() < 100 {
+        let (x, y) = (next(), next());
+        if x.hypot(y) > 2.0 {
+            boxes.push((x, y));
+        }
+    }
+    boxes
+}
+
+fn lidar_world() -> String {
+    let mut s = String::from(
+        r#"<sdf version="1.9"><world name="lidar"><physics type="ode"><max_step_size>0.001</max_step_size></physics>
+        <model name="ground"><static>true</static><link name="l"><collision name="c"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision></link></model>"#,
+    );
+    for (i, (x, y)) in lidar_boxes().into_iter().enumerate() {
+        s.push_str(&format!(
+            r#"<model name="b{i}"><static>true</static><pose>{x} {y} 0.5 0 0 0</pose><link name="l"><collision name="c"><geometry><box><size>1 1 1</size></box></geometry></collision></link></model>"#
+        ));
+    }
+    s.push_str(&format!(
+        r#"<model name="scanner"><static>true</static><pose>0 0 0.5 0 0 0</pose><link name="l">
+        <sensor name="lidar" type="gpu_lidar"><update_rate>0</update_rate><lidar>
+          <scan><horizontal><samples>{LIDAR_H}</samples><min_angle>{}</min_angle><max_angle>{}</max_angle></horizontal>
+                <vertical><samples>{LIDAR_V}</samples><min_angle>{}</min_angle><max_angle>{}</max_angle></vertical></scan>
+          <range><min>0.1</min><max>100</max></range></lidar></sensor></link></model></world></sdf>"#,
+        -std::f64::consts::PI,
+        std::f64::consts::PI,
+        -15f64.to_radians(),
+        15f64.to_radians(),
+    ));
+    s
+}
+
+/// The lidar scene built directly with rapier (same shapes), and the scan's rays.
+fn lidar_rapier() -> (PhysicsWorld, Vec<rapier3d::geometry::Ray>) {
+    let mut w = PhysicsWorld::default();
+    let ground = w.insert_body(RigidBodyBuilder::fixed());
+    w.insert_collider(
+        ColliderBuilder::new(SharedShape::halfspace(Vector::Z)),
+        Some(ground),
+    );
+    for (x, y) in lidar_boxes() {
+        let b = w.insert_body(
+            RigidBodyBuilder::fixed().translation(Vector::new(x as f32, y as f32, 0.5)),
+        );
+        w.insert_collider(ColliderBuilder::cuboid(0.5, 0.5, 0.5), Some(b));
+    }
+    w.step();
+    let mut rays = Vec::with_capacity(LIDAR_RAYS);
+    let (h0, v0) = (-std::f64::consts::PI, -15f64.to_radians());
+    let (dh, dv) = (
+        2.0 * std::f64::consts::PI / (LIDAR_H - 1) as f64,
+        30f64.to_radians() / (LIDAR_V - 1) as f64,
+    );
+    for j in 0..LIDAR_V {
+        let v = v0 + j as f64 * dv;
+        for i in 0..LIDAR_H {
+            let h = h0 + i as f64 * dh;
+            rays.push(rapier3d::geometry::Ray::new(
+                Vector::new(0.0, 0.0, 0.5),
+                Vector::new(
+                    (v.cos() * h.cos()) as f32,
+                    (v.cos() * h.sin()) as f32,
+                    v.sin() as f32,
+                ),
+            ));
+        }
+    }
+    (w, rays)
+}
+
+/// One scan through the loaded release cdylib (the sensor manager's pass), on one thread and
+/// on two, each in alternating blocks with a bare single-threaded rapier `cast_ray` loop over
+/// the same colliders and rays.
+fn lidar(c: &mut Criterion) {
+    let world = sim_core::sdf::parse_str(&lidar_world(), None).expect("bench world");
+    let (raw, rays) = lidar_rapier();
+    let bare = || {
+        let qp = raw.query_pipeline();
+        let mut hits = 0u32;
+        for r in &rays {
+            hits += qp.cast_ray(r, 100.0, true).is_some() as u32;
+        }
+        black_box(hits)
+    };
+    let sim_with = |threads: usize| {
+        let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
+        let mut sim = Simulation::new(world.clone(), reg, &SimOptions { seed: 1, threads })
+            .unwrap_or_else(|e| panic!("{e} (run `cargo xtask bench`)"));
+        assert_eq!(sim.sensors().len(), 1);
+        assert!(sim.update_sensors().is_empty());
+        sim
+    };
+    // A simulation with `threads: 1` has no pool of its own, so the engine's batched ray
+    // cast would run on rayon's global pool: confine it to one thread.
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    let mut g = c.benchmark_group("lidar");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    for (threads, paired) in [(1, &LIDAR_ONE), (2, &LIDAR_TWO)] {
+        let mut sim = sim_with(threads);
+        g.bench_function(
+            format!("1800x16_rays_bare_and_plugin_{threads}_thread"),
+            |b| {
+                b.iter_custom(|iters| {
+                    let (mut t_bare, mut t_sim) = (Duration::ZERO, Duration::ZERO);
+                    for _ in 0..iters {
+                        let t = Instant::now();
+                        bare();
+                        t_bare += t.elapsed();
+                        let t = Instant::now();
+                        let failed = if threads == 1 {
+                            one.install(|| sim.update_sensors().len())
+                        } else {
+                            sim.update_sensors().len()
+                        };
+                        t_sim += t.elapsed();
+                        assert_eq!(failed, 0);
+                    }
+                    record(paired, t_bare, t_sim, iters);
+                    (t_bare + t_sim) / 2
+                })
+            },
+        );
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     plugin_call,
     sensor_manager,
     engine_step,
-    logical_camera
+    logical_camera,
+    lidar
 );
 
 fn main() {
@@ -561,6 +713,27 @@ fn main() {
                 goal: ">= 20,000 updates/s on one core".into(),
                 met: rate >= 20_000.0,
                 note: format!("{:.0} updates/s", rate),
+            });
+        }
+    }
+    for (threads, paired, goal) in [(1, &LIDAR_ONE, 0.9), (2, &LIDAR_TWO, 1.6)] {
+        if let Some((bare, scan)) = per_op(paired) {
+            let ratio = bare / scan;
+            rows.push(Row {
+                name: format!(
+                    "lidar scan, 1800 x 16 rays, 100 boxes, {threads} thread{}",
+                    if threads == 1 { "" } else { "s" }
+                ),
+                ns: scan,
+                baseline: "bare rapier cast_ray loop, one thread".into(),
+                baseline_ns: bare,
+                goal: format!(">= {goal}x the bare loop's rays/s"),
+                met: ratio >= goal,
+                note: format!(
+                    "{:.2} M rays/s (bare {:.2} M rays/s), {ratio:.2}x",
+                    LIDAR_RAYS as f64 / scan * 1e3,
+                    LIDAR_RAYS as f64 / bare * 1e3
+                ),
             });
         }
     }

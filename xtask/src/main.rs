@@ -101,6 +101,7 @@ fn bench(args: &[String]) -> Result<u8, String> {
         "simcore-plugin-imu",
         "-p",
         "simcore-plugin-logical-camera",
+        "simcore-plugin-lidar",
     ]);
     check(build)?;
     let mut b = cargo();

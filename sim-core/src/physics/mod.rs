@@ -31,7 +31,8 @@ const GROUP_VISUAL: Group = Group::GROUP_2;
 /// ray casts without ever forming contact pairs.
 const GROUP_QUERY: Group = Group::GROUP_32;
 
-/// Below this many rays a batch is cast on the calling thread.
+/// Below this many rays a batch is cast on the calling thread; above, it is split over the
+/// simulation's worker pool when the caller runs on it.
 const PARALLEL_RAY_THRESHOLD: usize = 512;
 
 /// Default diffuse colour of surfaces without a material.
@@ -1214,7 +1215,9 @@ impl Physics {
         };
         let len = rays.len().min(hits.len());
         let (rays, hits) = (&rays[..len], &mut hits[..len]);
-        if len < PARALLEL_RAY_THRESHOLD {
+        // Split the batch only when the simulation runs its sensors on a worker pool
+        // (`--threads` > 1): on the simulation thread a batch stays on that one thread.
+        if len < PARALLEL_RAY_THRESHOLD || rayon::current_thread_index().is_none() {
             cast_chunk(rays, hits)
         } else {
             rays.par_chunks(256)
@@ -1761,11 +1764,19 @@ mod tests {
             exclude_model: EntityId::NONE,
         };
         let mut batch = vec![RayHit::MISS; rays.len()];
-        view.cast_rays(
-            RSlice::from_slice(&rays),
-            &opts,
-            RSliceMut::from_mut_slice(&mut batch),
-        );
+        // On a worker pool (as with --threads 2) the batch is split across threads.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            assert!(rayon::current_thread_index().is_some());
+            view.cast_rays(
+                RSlice::from_slice(&rays),
+                &opts,
+                RSliceMut::from_mut_slice(&mut batch),
+            );
+        });
         for (r, b) in rays.iter().zip(&batch) {
             let mut one = [RayHit::MISS];
             view.cast_rays(

@@ -24,6 +24,7 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-logical-camera",
     "simcore-plugin-diff-drive",
     "simcore-plugin-truth",
+    "simcore-plugin-lidar",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",

@@ -1,0 +1,352 @@
+//! The lidar sensor: what it measures and how.
+//!
+//! At creation the unit direction of every ray is computed once in the sensor frame:
+//! `(cos v cos h, cos v sin h, sin v)` for horizontal angle `h` and vertical angle `v`, row
+//! by row (index `v_index * count + h_index`). Per update:
+//!
+//! 1. the sensor frame's world pose (its link's pose composed with the sensor's `<pose>`);
+//! 2. one batched [`cast_rays`](sim_plugin_api::WorldView::cast_rays) from the sensor origin
+//!    along the rotated directions, up to the maximum range, ignoring the sensor's own model;
+//! 3. per ray (see [`finish_range`]): a miss is `+inf`, a hit nearer than the minimum `-inf`,
+//!    any other hit its distance, with noise on finite ranges, clamped to the range limits
+//!    and quantised to the range resolution;
+//! 4. intensities are the `laser_retro` of the entity hit (looked up once per entity and
+//!    cached), 0 for misses;
+//! 5. a [`LaserScan`] on the sensor topic and a [`PointCloudPacked`] on `points` below it.
+
+use crate::config::LidarConfig;
+use sim_plugin_api::{
+    EntityId, LaserScan, Outputs, Payload, PluginError, PointCloudPacked, PointField,
+    PointFieldType, Pose, Ray, RayCastOptions, RayHit, Sensor, SensorConfig, SharedStr,
+    SurfaceInfo, UpdateContext, Vec3, WorldRef,
+    abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+};
+use simcore_plugin_common::{NoiseChannel, sensor_state};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Noise stream number (with the sensor's seed) of the ranges.
+pub const RANGE_STREAM: u64 = 0;
+
+/// Bytes per point of the point cloud: `x, y, z, intensity` (float32) and `ring` (uint16),
+/// packed without padding.
+pub const POINT_STEP: u32 = 18;
+
+/// The relative topic of the point cloud.
+pub const POINTS_TOPIC: &str = "points";
+
+/// The fields of one point cloud point: `x`, `y`, `z`, `intensity` (float32, offsets 0, 4,
+/// 8, 12) and `ring` (uint16 at 16, the vertical sample index).
+pub fn point_fields() -> RVec<PointField> {
+    let f = |name: &str, offset: u32, datatype: PointFieldType| PointField {
+        name: SharedStr::new(name),
+        offset,
+        datatype,
+        count: 1,
+    };
+    RVec::from(vec![
+        f("x", 0, PointFieldType::FLOAT32),
+        f("y", 4, PointFieldType::FLOAT32),
+        f("z", 8, PointFieldType::FLOAT32),
+        f("intensity", 12, PointFieldType::FLOAT32),
+        f("ring", 16, PointFieldType::UINT16),
+    ])
+}
+
+/// The reported range of one ray from the distance `distance` of its hit (`+inf` for a
+/// miss), before noise: `+inf` for a miss, `-inf` for a hit nearer than `min`, else the
+/// distance.
+#[inline]
+pub fn raw_range(distance: f64, min: f64) -> f64 {
+    if !distance.is_finite() {
+        f64::INFINITY
+    } else if distance < min {
+        f64::NEG_INFINITY
+    } else {
+        distance
+    }
+}
+
+/// A finite range after noise: clamped to `[min, max]`, then, when `resolution > 0`, rounded
+/// to the nearest multiple of `resolution` (kept within `[min, max]`). Non-finite ranges
+/// pass through unchanged.
+#[inline]
+pub fn finish_range(r: f64, min: f64, max: f64, resolution: f64) -> f64 {
+    if !r.is_finite() {
+        return r;
+    }
+    let r = r.clamp(min, max);
+    if resolution > 0.0 {
+        ((r / resolution).round() * resolution).clamp(min, max)
+    } else {
+        r
+    }
+}
+
+/// The unit directions of every ray in the sensor frame, row-major (vertical row, then
+/// horizontal sample).
+pub fn ray_directions(config: &LidarConfig) -> Vec<Vec3> {
+    let (h, v) = (config.horizontal, config.vertical);
+    let mut dirs = Vec::with_capacity(config.ray_count());
+    for j in 0..v.samples {
+        let (sv, cv) = v.angle(j).sin_cos();
+        for i in 0..h.samples {
+            let (sh, ch) = h.angle(i).sin_cos();
+            dirs.push(Vec3::new(cv * ch, cv * sh, sv));
+        }
+    }
+    dirs
+}
+
+/// A hasher for entity ids (already well spread integers): one multiply.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// `laser_retro` per entity hit, looked up in batches and kept.
+#[derive(Clone, Debug, Default)]
+struct RetroCache {
+    known: HashMap<EntityId, f64, BuildHasherDefault<IdHasher>>,
+    missing: Vec<EntityId>,
+    surfaces: Vec<SurfaceInfo>,
+}
+
+impl RetroCache {
+    /// Looks up, in one `surfaces` call, every entity in `hits` not seen before.
+    fn fill(&mut self, hits: &[RayHit], world: &WorldRef<'_>) {
+        self.missing.clear();
+        let mut last = EntityId::NONE;
+        for h in hits {
+            if h.entity != last && !h.entity.is_none() {
+                last = h.entity;
+                if !self.known.contains_key(&h.entity) && !self.missing.contains(&h.entity) {
+                    self.missing.push(h.entity);
+                }
+            }
+        }
+        if self.missing.is_empty() {
+            return;
+        }
+        self.surfaces.clear();
+        self.surfaces
+            .resize(self.missing.len(), SurfaceInfo::default());
+        world.surfaces(
+            RSlice::from_slice(&self.missing),
+            RSliceMut::from_mut_slice(&mut self.surfaces),
+        );
+        for (id, s) in self.missing.iter().zip(&self.surfaces) {
+            self.known.insert(*id, s.laser_retro);
+        }
+    }
+
+    /// The `laser_retro` of `entity` (0 for none or unknown).
+    #[inline]
+    fn get(&self, entity: EntityId) -> f64 {
+        self.known.get(&entity).copied().unwrap_or(0.0)
+    }
+}
+
+/// A lidar sensor (SDF `<sensor type="lidar">`, `gpu_lidar`, `ray` or `gpu_ray`).
+#[derive(Clone, Debug)]
+pub struct LidarSensor {
+    scoped_name: String,
+    link: EntityId,
+    pose_in_link: Pose,
+    frame_id: SharedStr,
+    points_topic: SharedStr,
+    config: LidarConfig,
+    options: RayCastOptions,
+    /// Unit ray directions in the sensor frame, row-major.
+    directions: Vec<Vec3>,
+    rays: Vec<Ray>,
+    hits: Vec<RayHit>,
+    retro: RetroCache,
+    noise: NoiseChannel,
+    fields: RVec<PointField>,
+}
+
+impl LidarSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports).
+    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let scoped_name = config.scoped_name.as_str();
+        let lidar = LidarConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let frame_id = match config.frame_id.as_str() {
+            "" => scoped_name,
+            f => f,
+        };
+        Ok(LidarSensor::new(
+            lidar,
+            scoped_name,
+            config.link,
+            config.model,
+            config.pose,
+            config.seed,
+            frame_id,
+        ))
+    }
+
+    /// Builds the sensor from a parsed configuration: on `link` of `model` (whose geometry
+    /// the rays ignore), at `pose_in_link`, with noise seeded from `seed`, stamping
+    /// `frame_id`.
+    pub fn new(
+        config: LidarConfig,
+        scoped_name: &str,
+        link: EntityId,
+        model: EntityId,
+        pose_in_link: Pose,
+        seed: u64,
+        frame_id: &str,
+    ) -> Self {
+        let directions = ray_directions(&config);
+        let n = directions.len();
+        LidarSensor {
+            scoped_name: scoped_name.to_string(),
+            link,
+            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            frame_id: SharedStr::new(frame_id),
+            points_topic: SharedStr::new(POINTS_TOPIC),
+            options: RayCastOptions {
+                max_distance: config.range_max,
+                target: config.target,
+                exclude_model: model,
+            },
+            noise: NoiseChannel::new(config.noise, seed, RANGE_STREAM),
+            config,
+            directions,
+            rays: vec![Ray::default(); n],
+            hits: vec![RayHit::MISS; n],
+            retro: RetroCache::default(),
+            fields: point_fields(),
+        }
+    }
+
+    /// The parsed configuration.
+    pub fn config(&self) -> &LidarConfig {
+        &self.config
+    }
+
+    /// The unit ray directions in the sensor frame, row-major (index `v * count + h`).
+    pub fn directions(&self) -> &[Vec3] {
+        &self.directions
+    }
+
+    /// One scan from a sensor at world pose `pose`: casts the rays and returns the scan and
+    /// the point cloud. `dt` (s) is the time since the previous scan (it drives the dynamic
+    /// bias of the noise, which moves once per scan).
+    pub fn scan(
+        &mut self,
+        world: &WorldRef<'_>,
+        pose: Pose,
+        dt: f64,
+    ) -> (LaserScan, PointCloudPacked) {
+        let origin = pose.position;
+        for (ray, d) in self.rays.iter_mut().zip(&self.directions) {
+            *ray = Ray {
+                origin,
+                direction: pose.orientation.rotate(*d),
+            };
+        }
+        world.cast_rays(
+            RSlice::from_slice(&self.rays),
+            &self.options,
+            RSliceMut::from_mut_slice(&mut self.hits),
+        );
+        self.retro.fill(&self.hits, world);
+
+        let c = &self.config;
+        let (h, v) = (c.horizontal, c.vertical);
+        let n = self.hits.len();
+        let mut ranges = RVec::with_capacity(n);
+        let mut intensities = RVec::with_capacity(n);
+        let mut data = RVec::with_capacity(n * POINT_STEP as usize);
+        let mut dense = true;
+        let mut dt = dt;
+        let mut last = (EntityId::NONE, 0.0);
+        for (k, (hit, dir)) in self.hits.iter().zip(&self.directions).enumerate() {
+            let mut r = raw_range(hit.distance, c.range_min);
+            if r.is_finite() {
+                r = self.noise.apply(r, dt);
+                dt = 0.0;
+            }
+            let r = finish_range(r, c.range_min, c.range_max, c.range_resolution);
+            let intensity = if hit.entity.is_none() {
+                0.0
+            } else if hit.entity == last.0 {
+                last.1
+            } else {
+                let i = self.retro.get(hit.entity);
+                last = (hit.entity, i);
+                i
+            };
+            dense &= r.is_finite();
+            ranges.push(r);
+            intensities.push(intensity);
+            let ring = (k / h.samples as usize) as u16;
+            for x in [r * dir.x, r * dir.y, r * dir.z, intensity] {
+                data.extend_from_slice(&(x as f32).to_le_bytes());
+            }
+            data.extend_from_slice(&ring.to_le_bytes());
+        }
+        let scan = LaserScan {
+            frame: self.frame_id.clone(),
+            world_pose: pose,
+            angle_min: h.min_angle,
+            angle_max: h.max_angle,
+            angle_step: h.step(),
+            range_min: c.range_min,
+            range_max: c.range_max,
+            count: h.samples,
+            vertical_angle_min: v.min_angle,
+            vertical_angle_max: v.max_angle,
+            vertical_angle_step: v.step(),
+            vertical_count: v.samples,
+            ranges,
+            intensities,
+        };
+        let cloud = PointCloudPacked {
+            width: h.samples,
+            height: v.samples,
+            fields: self.fields.clone(),
+            is_bigendian: false,
+            point_step: POINT_STEP,
+            row_step: POINT_STEP * h.samples,
+            data,
+            is_dense: dense,
+        };
+        (scan, cloud)
+    }
+}
+
+impl Sensor for LidarSensor {
+    fn update(
+        &mut self,
+        ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
+        let (scan, cloud) = self.scan(world, state.pose, ctx.dt.as_secs_f64());
+        out.publish("", Payload::LaserScan(RBox::new(scan)));
+        out.publish(&self.points_topic, Payload::PointCloud(RBox::new(cloud)));
+        Ok(())
+    }
+
+    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+        // Entities may have been replaced: look surfaces up afresh.
+        self.retro = RetroCache::default();
+        Ok(())
+    }
+}
