@@ -148,9 +148,23 @@ fn run(args: RunArgs) -> u8 {
                 s.world.display(),
                 problems.len()
             ));
+            // Many sensors often share one problem (a plugin missing for their type): say it
+            // once, with where it applies.
+            let mut groups: Vec<(&str, Vec<&sim_core::runner::PluginProblem>)> = Vec::new();
             for p in &problems {
-                eprintln!("  {}: {}", p.span, p.subject);
-                eprintln!("      {}", p.message);
+                match groups.iter_mut().find(|(m, _)| *m == p.message) {
+                    Some((_, v)) => v.push(p),
+                    None => groups.push((&p.message, vec![p])),
+                }
+            }
+            for (message, list) in groups {
+                for p in list.iter().take(3) {
+                    eprintln!("  {}: {}", p.span, p.subject);
+                }
+                if list.len() > 3 {
+                    eprintln!("  ... and {} more", list.len() - 3);
+                }
+                eprintln!("      {message}");
             }
             return EXIT_INPUT;
         }

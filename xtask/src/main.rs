@@ -2,7 +2,7 @@
 //!
 //! - `run WORLD [simcore run options]`: build the engine and the plugins, then run a world
 //!   (real-time paced unless `--rtf` says otherwise);
-//! - `test`: build everything and run every test;
+//! - `test`: run every test (the tests build the plugin libraries they load);
 //! - `bench [criterion filter]`: build the plugins in release mode and run the benchmarks;
 //!   the results table is written to `target/bench-results.md` and `.json`;
 //! - `ci`: formatting, clippy with warnings denied, then `test`.
@@ -84,9 +84,8 @@ fn run(args: &[String]) -> Result<u8, String> {
 }
 
 fn test() -> Result<u8, String> {
-    let mut build = cargo();
-    build.args(["build", "--workspace", "--all-targets"]);
-    check(build)?;
+    // The tests build the plugin libraries they load (into their own target directory), so
+    // test fixtures never land beside the real plugins in target/debug.
     let mut t = cargo();
     t.args(["test", "--workspace"]);
     status(t)
