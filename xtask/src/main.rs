@@ -91,17 +91,19 @@ fn test() -> Result<u8, String> {
     status(t)
 }
 
+/// The plugin libraries the benchmarks load, built in release mode first.
+const BENCH_PLUGINS: &[&str] = &[
+    "simcore-plugin-imu",
+    "simcore-plugin-logical-camera",
+    "simcore-plugin-lidar",
+];
+
 fn bench(args: &[String]) -> Result<u8, String> {
     let mut build = cargo();
-    build.args([
-        "build",
-        "--release",
-        "-p",
-        "simcore-plugin-imu",
-        "-p",
-        "simcore-plugin-logical-camera",
-        "simcore-plugin-lidar",
-    ]);
+    build.args(["build", "--release"]);
+    for p in BENCH_PLUGINS {
+        build.args(["-p", p]);
+    }
     check(build)?;
     let mut b = cargo();
     b.args(["bench", "-p", "sim-benches", "--bench", "engine", "--"])
