@@ -1197,13 +1197,26 @@ impl Physics {
                     vec_to_rapier(r.origin),
                     vec_to_rapier(r.direction.normalized()),
                 );
-                *h = match qp.cast_ray_and_get_normal(&ray, max, true) {
-                    Some((ch, hit)) => {
+                // The nearest hit first (the tree search without normals is much cheaper),
+                // then the normal from that one shape.
+                *h = match qp.cast_ray(&ray, max, true) {
+                    Some((ch, toi)) => {
                         n += 1;
-                        let ud = self.pw.colliders.get(ch).map(|c| c.user_data).unwrap_or(0);
+                        let c = self.pw.colliders.get(ch);
+                        let ud = c.map(|c| c.user_data).unwrap_or(0);
+                        let normal = c
+                            .and_then(|c| {
+                                c.shape().cast_ray_and_get_normal(
+                                    c.position(),
+                                    &ray,
+                                    toi * 1.0001 + 1e-5,
+                                    true,
+                                )
+                            })
+                            .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal));
                         RayHit {
-                            distance: hit.time_of_impact as f64,
-                            normal: vec_from_rapier(hit.normal),
+                            distance: toi as f64,
+                            normal,
                             entity: EntityId(ud as u64),
                             model: unpack_model(ud),
                         }
@@ -1704,6 +1717,16 @@ mod tests {
         );
         assert_eq!(p.scoped_name(hits[0].entity), Some("box::body::c"));
         assert_eq!(p.scoped_name(hits[0].model), Some("box"));
+        assert!(
+            (hits[0].normal - Vec3::new(0.0, 0.0, 1.0)).length() < 1e-5,
+            "{:?}",
+            hits[0].normal
+        );
+        assert!(
+            (hits[1].normal - Vec3::new(0.0, 0.0, 1.0)).length() < 1e-5,
+            "{:?}",
+            hits[1].normal
+        );
         assert!(
             (hits[1].distance - 5.0).abs() < 1e-5,
             "the ground: {:?}",
