@@ -89,6 +89,13 @@ impl Entities {
         id
     }
 
+    /// Makes `name` another name of `id` (unless the name is taken).
+    pub fn alias(&mut self, name: &str, id: EntityId) {
+        if id != EntityId::NONE {
+            self.by_name.entry(name.to_string()).or_insert(id);
+        }
+    }
+
     /// The id the next added entity will get.
     pub fn next_id(&self) -> EntityId {
         EntityId(self.list.len() as u64 + 1)

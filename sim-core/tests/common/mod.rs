@@ -24,6 +24,8 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-logical-camera",
     "simcore-plugin-diff-drive",
     "simcore-plugin-truth",
+    "simcore-plugin-force-torque",
+    "simcore-plugin-contact",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
