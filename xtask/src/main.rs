@@ -101,6 +101,8 @@ fn bench(args: &[String]) -> Result<u8, String> {
         "simcore-plugin-imu",
         "-p",
         "simcore-plugin-logical-camera",
+        "-p",
+        "simcore-plugin-navsat",
     ]);
     check(build)?;
     let mut b = cargo();
