@@ -89,10 +89,11 @@ impl Entities {
         id
     }
 
-    /// Makes `name` another name of `id` (unless the name is taken).
+    /// Makes `name` another name of `id`, replacing what it named before (aliases use names
+    /// SDF reserves, so that is only ever an alias of a removed entity).
     pub fn alias(&mut self, name: &str, id: EntityId) {
         if id != EntityId::NONE {
-            self.by_name.entry(name.to_string()).or_insert(id);
+            self.by_name.insert(name.to_string(), id);
         }
     }
 
