@@ -5,6 +5,10 @@
 //! - sensor manager throughput: 1,000 IMUs updated every step, excluding the physics step
 //!   (goal: at least 5 million updates per second of wall time on one core), beside the bare
 //!   loop of direct rlib updates;
+//! - navsat/IMU-class sensors: 1,000 navsat sensors (100 static models x 10, in a world with
+//!   spherical coordinates) updated every step through the sensor manager, beside the bare
+//!   loop of direct rlib updates (goal, as for the IMU: at least 5 million updates per second
+//!   on one core);
 //! - engine step vs raw rapier: 1,000 boxes (10x10x10 grid, 1 ms step) dropped on a plane,
 //!   stepped by simcore with no sensors vs the same scene in a bare rapier program (goal:
 //!   within 5 %);
@@ -37,6 +41,7 @@ use sim_plugin_api::{
 };
 use simcore_plugin_imu::ImuSensor;
 use simcore_plugin_logical_camera::LogicalCameraSensor;
+use simcore_plugin_navsat::NavSatSensor;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -66,6 +71,31 @@ fn imu_world(models: usize, sensors_per_model: usize) -> String {
         for k in 0..sensors_per_model {
             s.push_str(&format!(
                 r#"<sensor name="imu{k}" type="imu"><update_rate>0</update_rate></sensor>"#
+            ));
+        }
+        s.push_str("</link></model>");
+    }
+    s.push_str("</world></sdf>");
+    s
+}
+
+/// `models` static models with `sensors_per_model` navsat sensors each (rate 0), in a world
+/// with spherical coordinates.
+fn navsat_world(models: usize, sensors_per_model: usize) -> String {
+    let mut s = String::from(
+        r#"<sdf version="1.9"><world name="bench"><physics type="ode"><max_step_size>0.001</max_step_size></physics>
+        <spherical_coordinates><surface_model>EARTH_WGS84</surface_model><world_frame_orientation>ENU</world_frame_orientation>
+        <latitude_deg>37.5</latitude_deg><longitude_deg>-122.3</longitude_deg><elevation>10</elevation><heading_deg>0</heading_deg>
+        </spherical_coordinates>"#,
+    );
+    for m in 0..models {
+        s.push_str(&format!(
+            r#"<model name="m{m}"><static>true</static><pose>{} 0 1 0 0 0</pose><link name="l">"#,
+            m as f64 * 0.5
+        ));
+        for k in 0..sensors_per_model {
+            s.push_str(&format!(
+                r#"<sensor name="gps{k}" type="navsat"><update_rate>0</update_rate></sensor>"#
             ));
         }
         s.push_str("</link></model>");
@@ -167,6 +197,7 @@ type Paired = Mutex<(Duration, Duration, u64)>;
 
 static PLUGIN_CALL: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static SENSOR_MANAGER: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
+static NAVSAT_MANAGER: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static ENGINE_STEP: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static LIDAR_ONE: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static LIDAR_TWO: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
@@ -245,6 +276,64 @@ fn sensor_manager(c: &mut Criterion) {
                 t_mgr += t.elapsed();
             }
             record(&SENSOR_MANAGER, t_direct, t_mgr, iters * 1000);
+            (t_direct + t_mgr) / 2
+        })
+    });
+    g.finish();
+}
+
+fn navsat_manager(c: &mut Criterion) {
+    let world = sim_core::sdf::parse_str(&navsat_world(100, 10), None).expect("bench world");
+    let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
+    let mut sim = Simulation::new(
+        world.clone(),
+        reg,
+        &SimOptions {
+            seed: 1,
+            threads: 1,
+        },
+    )
+    .expect("loads");
+    assert_eq!(sim.sensors().len(), 1000);
+    // Baseline: the same 1,000 sensors updated directly through the rlib.
+    let physics = Physics::build(&world).expect("builds");
+    let view = physics.view("bench");
+    let wref = WorldView_TO::from_ptr(&view, TD_Opaque);
+    let mut direct: Vec<NavSatSensor> = sim
+        .sensors()
+        .setups()
+        .map(|s| {
+            let config = s.config("bench");
+            NavSatSensor::create(&config, &wref).expect("created")
+        })
+        .collect();
+    let ctx = UpdateContext {
+        now: SimTime::ZERO,
+        dt: SimTime::from_nanos(1_000_000),
+        step: SimTime::from_nanos(1_000_000),
+        update_count: 1,
+        forced: false,
+    };
+    let mut g = c.benchmark_group("navsat_manager");
+    // Alternating passes: the bare loop over the 1,000 sensors, then the manager's pass.
+    g.bench_function("1000_navsats_direct_and_manager_one_core", |b| {
+        let mut out = RVec::with_capacity(4);
+        b.iter_custom(|iters| {
+            let (mut t_direct, mut t_mgr) = (Duration::ZERO, Duration::ZERO);
+            for _ in 0..iters {
+                let t = Instant::now();
+                for s in direct.iter_mut() {
+                    out.clear();
+                    s.update(&ctx, &wref, &mut Outputs::new(&mut out))
+                        .expect("update");
+                    black_box(&out);
+                }
+                t_direct += t.elapsed();
+                let t = Instant::now();
+                assert!(sim.update_sensors().is_empty());
+                t_mgr += t.elapsed();
+            }
+            record(&NAVSAT_MANAGER, t_direct, t_mgr, iters * 1000);
             (t_direct + t_mgr) / 2
         })
     });
@@ -649,6 +738,7 @@ criterion_group!(
     benches,
     plugin_call,
     sensor_manager,
+    navsat_manager,
     engine_step,
     logical_camera,
     lidar
@@ -674,6 +764,18 @@ fn main() {
         let rate = 1e9 / mgr;
         rows.push(Row {
             name: "sensor manager, 1,000 IMUs every step".into(),
+            ns: mgr,
+            baseline: "direct rlib update loop".into(),
+            baseline_ns: direct,
+            goal: ">= 5,000,000 updates/s on one core".into(),
+            met: rate >= 5e6,
+            note: format!("{:.2} M updates/s", rate / 1e6),
+        });
+    }
+    if let Some((direct, mgr)) = per_op(&NAVSAT_MANAGER) {
+        let rate = 1e9 / mgr;
+        rows.push(Row {
+            name: "Navsat/IMU-class sensors: updates per second with 1,000 of them".into(),
             ns: mgr,
             baseline: "direct rlib update loop".into(),
             baseline_ns: direct,

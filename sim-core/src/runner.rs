@@ -17,7 +17,7 @@ use crate::sensors::{
     SensorFailure, SensorManager, SensorReport, SensorSetup, derive_seed, source_location,
 };
 use crate::systems::{QueuedCommand, SystemFailure, SystemManager, SystemReport, SystemSetup};
-use crate::transport::{Bus, default_sensor_topic, validate_topic};
+use crate::transport::{Bus, default_joint_sensor_topic, default_sensor_topic, validate_topic};
 use crate::world::{Model, PluginSpec, Span, World};
 use sim_plugin_api::{
     EntityId, Message, SimTime, SystemConfig, WorldView_TO,
@@ -744,74 +744,93 @@ fn resolve_model<'a>(
             .collect::<Vec<_>>()
             .join("/model/")
     );
+    // Link sensors, then joint sensors (attached to the joint's child link, posed in it):
+    // (sensor, scoped name, link entity, pose in the link, default topic).
+    let mut sensors = Vec::new();
     for link in &model.links {
         let scoped_link = format!("{scoped_model}::{}", link.name);
         let link_id = physics.entity_id(&scoped_link).unwrap_or(EntityId::NONE);
         for s in &link.sensors {
+            let topic =
+                default_sensor_topic(&world.name, &path, &link.name, &s.name, &s.sensor_type);
             let scoped = format!("{scoped_link}::{}", s.name);
-            let entity = physics.entity_id(&scoped).unwrap_or(EntityId::NONE);
-            let topic = match &s.topic {
-                Some(t) => match validate_topic(t) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        pending.problems.push(PluginProblem {
-                            span: s.span.clone(),
-                            subject: format!("sensor `{scoped}` (type `{}`)", s.sensor_type),
-                            message: format!(
-                                "{e}; fix <topic> or remove it to use the default name"
-                            ),
-                        });
-                        continue;
-                    }
-                },
-                None => {
-                    default_sensor_topic(&world.name, &path, &link.name, &s.name, &s.sensor_type)
+            sensors.push((s, scoped, link_id, s.pose, topic));
+        }
+    }
+    for joint in &model.joints {
+        let scoped_child = format!("{scoped_model}::{}", joint.child);
+        let link_id = physics.entity_id(&scoped_child).unwrap_or(EntityId::NONE);
+        for s in &joint.sensors {
+            let topic = default_joint_sensor_topic(
+                &world.name,
+                &path,
+                &joint.name,
+                &s.name,
+                &s.sensor_type,
+            );
+            let scoped = format!("{scoped_model}::{}::{}", joint.name, s.name);
+            sensors.push((s, scoped, link_id, joint.pose.compose(s.pose), topic));
+        }
+    }
+    for (s, scoped, link_id, pose, default_topic) in sensors {
+        let entity = physics.entity_id(&scoped).unwrap_or(EntityId::NONE);
+        let topic = match &s.topic {
+            Some(t) => match validate_topic(t) {
+                Ok(t) => t,
+                Err(e) => {
+                    pending.problems.push(PluginProblem {
+                        span: s.span.clone(),
+                        subject: format!("sensor `{scoped}` (type `{}`)", s.sensor_type),
+                        message: format!("{e}; fix <topic> or remove it to use the default name"),
+                    });
+                    continue;
                 }
-            };
-            let trigger_topic = match &s.trigger_topic {
-                Some(t) => match validate_topic(t) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        pending.problems.push(PluginProblem {
-                            span: s.span.clone(),
-                            subject: format!("sensor `{scoped}` (type `{}`)", s.sensor_type),
-                            message: format!("{e}; fix <trigger_topic>"),
-                        });
-                        continue;
-                    }
-                },
-                None => format!("{topic}/trigger"),
-            };
-            let setup = SensorSetup {
-                entity,
-                link: link_id,
-                model: model_id,
-                name: s.name.clone(),
-                scoped_name: scoped.clone(),
-                sensor_type: s.sensor_type.clone(),
-                topic,
-                frame_id: s.frame_id.clone().unwrap_or_else(|| scoped.clone()),
-                update_rate: s.update_rate,
-                active: s.active,
-                triggered: s.triggered,
-                trigger_topic,
-                enable_metrics: s.enable_metrics,
-                pose: s.pose,
-                sdf: s.sdf.clone(),
+            },
+            None => default_topic,
+        };
+        let trigger_topic = match &s.trigger_topic {
+            Some(t) => match validate_topic(t) {
+                Ok(t) => t,
+                Err(e) => {
+                    pending.problems.push(PluginProblem {
+                        span: s.span.clone(),
+                        subject: format!("sensor `{scoped}` (type `{}`)", s.sensor_type),
+                        message: format!("{e}; fix <trigger_topic>"),
+                    });
+                    continue;
+                }
+            },
+            None => format!("{topic}/trigger"),
+        };
+        let setup = SensorSetup {
+            entity,
+            link: link_id,
+            model: model_id,
+            name: s.name.clone(),
+            scoped_name: scoped.clone(),
+            sensor_type: s.sensor_type.clone(),
+            topic,
+            frame_id: s.frame_id.clone().unwrap_or_else(|| scoped.clone()),
+            update_rate: s.update_rate,
+            active: s.active,
+            triggered: s.triggered,
+            trigger_topic,
+            enable_metrics: s.enable_metrics,
+            pose,
+            sdf: s.sdf.clone(),
+            span: s.span.clone(),
+            seed: derive_seed(options.seed, &scoped),
+        };
+        match registry.sensor_factory(&s.sensor_type) {
+            Some(r) => pending.sensors.push((setup, r)),
+            None => pending.problems.push(PluginProblem {
                 span: s.span.clone(),
-                seed: derive_seed(options.seed, &scoped),
-            };
-            match registry.sensor_factory(&s.sensor_type) {
-                Some(r) => pending.sensors.push((setup, r)),
-                None => pending.problems.push(PluginProblem {
-                    span: s.span.clone(),
-                    subject: sensor_subject(&setup),
-                    message: no_sensor_library(registry, &s.sensor_type),
-                }),
-            }
-            for p in &s.plugins {
-                resolve_system(registry, p, entity, &scoped, &model_ns, options, pending);
-            }
+                subject: sensor_subject(&setup),
+                message: no_sensor_library(registry, &s.sensor_type),
+            }),
+        }
+        for p in &s.plugins {
+            resolve_system(registry, p, entity, &scoped, &model_ns, options, pending);
         }
     }
     for p in &model.plugins {

@@ -57,7 +57,8 @@ pub struct FactoryInfo {
 pub struct SensorConfig<'a> {
     /// The sensor's own name (`<sensor name>`).
     pub name: RStr<'a>,
-    /// Its scoped name, `model::link::sensor`.
+    /// Its scoped name, `model::link::sensor` (`model::joint::sensor` for a sensor inside a
+    /// `<joint>`).
     pub scoped_name: RStr<'a>,
     /// The SDF type as written (`imu`, `ray`, ...).
     pub sensor_type: RStr<'a>,
@@ -67,13 +68,16 @@ pub struct SensorConfig<'a> {
     pub frame_id: RStr<'a>,
     /// The world's name.
     pub world_name: RStr<'a>,
-    /// The sensor entity.
+    /// The sensor entity. For a sensor inside a `<joint>`, its parent
+    /// (`world.entity_info(config.sensor).parent`) is the joint entity (or the child link when
+    /// the joint is not simulated, as in a static model).
     pub sensor: EntityId,
-    /// The link it is attached to.
+    /// The link it is attached to: for a sensor inside a `<joint>`, the joint's child link.
     pub link: EntityId,
     /// The model that link belongs to.
     pub model: EntityId,
-    /// Pose of the sensor in its link's frame.
+    /// Pose of the sensor in its link's frame (for a sensor inside a `<joint>`: the joint's
+    /// pose in the child link composed with the sensor's pose in the joint frame).
     pub pose: Pose,
     /// `<update_rate>` in Hz (0: every step).
     pub update_rate: f64,

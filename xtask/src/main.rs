@@ -96,6 +96,7 @@ const BENCH_PLUGINS: &[&str] = &[
     "simcore-plugin-imu",
     "simcore-plugin-logical-camera",
     "simcore-plugin-lidar",
+    "simcore-plugin-navsat",
 ];
 
 fn bench(args: &[String]) -> Result<u8, String> {

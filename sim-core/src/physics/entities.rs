@@ -89,6 +89,14 @@ impl Entities {
         id
     }
 
+    /// Makes `name` another name of `id`, replacing what it named before (aliases use names
+    /// SDF reserves, so that is only ever an alias of a removed entity).
+    pub fn alias(&mut self, name: &str, id: EntityId) {
+        if id != EntityId::NONE {
+            self.by_name.insert(name.to_string(), id);
+        }
+    }
+
     /// The id the next added entity will get.
     pub fn next_id(&self) -> EntityId {
         EntityId(self.list.len() as u64 + 1)

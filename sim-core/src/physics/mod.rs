@@ -207,10 +207,14 @@ impl Physics {
         for link in &model.links {
             links.push(self.add_link(link, id, &scoped, pose, is_static)?);
         }
-        if !is_static {
-            for joint in &model.joints {
-                self.add_joint(joint, &model.links, &links, id, &scoped, pose)?;
-            }
+        for joint in &model.joints {
+            // Joints of static models are not built; their sensors still get entities.
+            let joint_id = if is_static {
+                None
+            } else {
+                Some(self.add_joint(joint, &model.links, &links, id, &scoped, pose)?)
+            };
+            self.add_joint_sensors(joint, joint_id, &model.links, &links, id, &scoped);
         }
         let canonical = model.links.first().map(|l| (links[0], l.pose.inverse()));
         if let Some(Entity {
@@ -375,9 +379,47 @@ impl Physics {
         Ok(id)
     }
 
+    /// Adds the entities of a joint's sensors (scoped `model::joint::sensor`): attached to the
+    /// joint's child link, at the joint pose composed with the sensor's pose, with the joint
+    /// entity (`joint_id`) as their parent, or the child link when the joint is not built (in
+    /// a static model).
+    fn add_joint_sensors(
+        &mut self,
+        joint: &Joint,
+        joint_id: Option<EntityId>,
+        links: &[Link],
+        ids: &[EntityId],
+        model: EntityId,
+        model_scoped: &str,
+    ) {
+        let Some(child) = links
+            .iter()
+            .position(|l| l.name == joint.child)
+            .map(|i| ids[i])
+        else {
+            return;
+        };
+        for s in &joint.sensors {
+            self.entities.add(Entity {
+                kind: EntityKind::SENSOR,
+                parent: joint_id.unwrap_or(child),
+                name: s.name.clone(),
+                scoped_name: format!("{model_scoped}::{}::{}", joint.name, s.name),
+                model,
+                data: EntityData::Sensor {
+                    link: child,
+                    pose: joint.pose.compose(s.pose),
+                },
+                removed: false,
+            });
+        }
+    }
+
     /// Builds one joint as a rapier impulse joint between its links' bodies, with its frame
     /// (X along the axis) on each, limits, and the passive spring, damping and friction as a
-    /// force-based motor.
+    /// force-based motor. Also names its links for plugins: `model::joint::__parent__` is the
+    /// parent link (the world entity for `world`) and `model::joint::__child__` the child link
+    /// (names beginning with `__` are reserved by SDF, so these cannot clash).
     fn add_joint(
         &mut self,
         joint: &Joint,
@@ -386,7 +428,7 @@ impl Physics {
         model: EntityId,
         model_scoped: &str,
         model_pose: Pose,
-    ) -> Result<(), BuildError> {
+    ) -> Result<EntityId, BuildError> {
         let err = |message: String| BuildError {
             span: joint.span.clone(),
             message,
@@ -496,11 +538,24 @@ impl Physics {
             .impulse_joints
             .insert(parent, child, builder.build(), true);
         let slot = self.joint_turns.len();
+        let joint_scoped = format!("{model_scoped}::{}", joint.name);
+        let parent_link = if joint.parent == "world" {
+            EntityId::WORLD
+        } else {
+            links
+                .iter()
+                .position(|l| l.name == joint.parent)
+                .map_or(EntityId::NONE, |i| ids[i])
+        };
+        self.entities
+            .alias(&format!("{joint_scoped}::__parent__"), parent_link);
+        self.entities
+            .alias(&format!("{joint_scoped}::__child__"), child_link);
         let id = self.entities.add(Entity {
             kind: EntityKind::JOINT,
             parent: model,
             name: joint.name.clone(),
-            scoped_name: format!("{model_scoped}::{}", joint.name),
+            scoped_name: joint_scoped,
             model,
             data: EntityData::Joint {
                 handle,
@@ -515,7 +570,7 @@ impl Physics {
             removed: false,
         });
         self.joint_turns.push((id, 0.0, 0.0));
-        Ok(())
+        Ok(id)
     }
 
     /// State of a joint: position (unwrapped for rotations), velocity and the effort of the

@@ -1,11 +1,12 @@
-//! `<joint>`: type, parent, child, pose and `<axis>` (direction, limits, dynamics), with the
-//! version rules of the axis frame (1.4: the parent model frame; 1.5-1.6:
-//! `use_parent_model_frame`; 1.7+: `xyz@expressed_in`).
+//! `<joint>`: type, parent, child, pose, `<sensor>`s (posed in the joint frame) and `<axis>`
+//! (direction, limits, dynamics), with the version rules of the axis frame (1.4: the parent
+//! model frame; 1.5-1.6: `use_parent_model_frame`; 1.7+: `xyz@expressed_in`).
 
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
-use super::reader::{Reader, Version, tag};
+use super::model::Siblings;
+use super::reader::{Reader, Version, children, tag};
 use crate::world::{AxisFrame, Joint, JointAxis, JointKind, Vec3};
 
 impl Reader<'_> {
@@ -120,6 +121,13 @@ impl Reader<'_> {
                 "remove <axis2>",
             ));
         }
+        let mut sensors = Vec::new();
+        let mut sensor_names = Siblings::default();
+        for c in children(node, "sensor") {
+            let sensor = self.sensor(c, &name)?;
+            sensor_names.insert(self, c, &sensor.name, "joint")?;
+            sensors.push(sensor);
+        }
         Ok(Joint {
             name,
             kind,
@@ -127,6 +135,7 @@ impl Reader<'_> {
             child,
             pose,
             axis,
+            sensors,
             span: self.span(node),
         })
     }

@@ -7,8 +7,9 @@ use super::reader::{Reader, Version, children};
 use crate::world::{PluginSpec, SensorSpec};
 
 impl Reader<'_> {
-    /// `<sensor name type>` of the link named `link`. The type-specific configuration stays in
-    /// `sdf`, the element's source text, for the sensor plugin.
+    /// `<sensor name type>` of the link (or joint) named `link`, whose frame is the default
+    /// frame of the sensor's pose. The type-specific configuration stays in `sdf`, the
+    /// element's source text, for the sensor plugin.
     pub(super) fn sensor(&self, node: Node, link: &str) -> Result<SensorSpec, SdfError> {
         let name = self.entity_name(node, false)?;
         let sensor_type = self

@@ -2084,3 +2084,68 @@ fn single_models_are_read_for_run_time_creation() {
         .unwrap_err();
     assert_eq!(e.line, 1, "{e}");
 }
+
+#[test]
+fn sensors_inside_joints_are_read() {
+    let sensor = "<sensor name='ft' type='force_torque'><pose>0 0 0.5 0 0 0</pose>\
+                  <update_rate>100</update_rate><force_torque><frame>child</frame></force_torque></sensor>";
+    let w = ok(&two_links(
+        "1.9",
+        &format!(
+            "<joint name='j' type='fixed'><parent>a</parent><child>b</child>{sensor}\
+             <sensor name='ft2' type='force_torque'/></joint>"
+        ),
+    ));
+    let j = &w.models[0].joints[0];
+    assert_eq!(j.sensors.len(), 2);
+    let s = &j.sensors[0];
+    assert_eq!(
+        (s.name.as_str(), s.sensor_type.as_str()),
+        ("ft", "force_torque")
+    );
+    assert_pose(&s.pose, [0.0, 0.0, 0.5], Quat::IDENTITY);
+    assert_eq!(s.update_rate, 100.0);
+    assert_eq!(s.sdf, sensor);
+    assert_eq!(j.sensors[1].name, "ft2");
+    // Poses may name the joint's frame.
+    let w = ok(&two_links(
+        "1.9",
+        "<joint name='j' type='fixed'><parent>a</parent><child>b</child>\
+         <sensor name='s' type='force_torque'><pose relative_to='j'>1 0 0 0 0 0</pose></sensor></joint>",
+    ));
+    assert_pose(
+        &w.models[0].joints[0].sensors[0].pose,
+        [1.0, 0.0, 0.0],
+        Quat::IDENTITY,
+    );
+    // A joint without sensors has none.
+    let w = ok(&two_links(
+        "1.9",
+        "<joint name='j' type='fixed'><parent>a</parent><child>b</child></joint>",
+    ));
+    assert!(w.models[0].joints[0].sensors.is_empty());
+}
+
+#[test]
+fn sensors_inside_a_joint_need_different_names() {
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='fixed'><parent>a</parent><child>b</child>\
+         <sensor name='s' type='force_torque'/>\n<sensor name='s' type='force_torque'/></joint>",
+    );
+    check_nth(
+        &err(&t),
+        ErrorKind::Duplicate,
+        &t,
+        "s' type",
+        1,
+        "a <sensor> named \"s\" already exists in this joint",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='fixed'><parent>a</parent><child>b</child>\
+         <sensor name='s'/></joint>",
+    );
+    let e = err(&t);
+    assert_eq!(e.kind, ErrorKind::Missing, "{}", e.render(None));
+}

@@ -6,7 +6,10 @@
 
 mod naming;
 
-pub use naming::{TopicError, default_sensor_topic, sanitize_topic_part, validate_topic};
+pub use naming::{
+    TopicError, default_joint_sensor_topic, default_sensor_topic, sanitize_topic_part,
+    validate_topic,
+};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};
 use sim_plugin_api::Message;

@@ -66,13 +66,38 @@ pub fn default_sensor_topic(
     sensor: &str,
     sensor_type: &str,
 ) -> String {
+    scoped_sensor_topic(world, models, ("link", link), sensor, sensor_type)
+}
+
+/// The default topic of a sensor inside a joint:
+/// `/world/<w>/model/<m>[/model/<n>...]/joint/<j>/sensor/<s>` plus the type's suffix (Gazebo
+/// builds it from the sensor's scoped name the same way).
+pub fn default_joint_sensor_topic(
+    world: &str,
+    models: &[&str],
+    joint: &str,
+    sensor: &str,
+    sensor_type: &str,
+) -> String {
+    scoped_sensor_topic(world, models, ("joint", joint), sensor, sensor_type)
+}
+
+fn scoped_sensor_topic(
+    world: &str,
+    models: &[&str],
+    (kind, holder): (&str, &str),
+    sensor: &str,
+    sensor_type: &str,
+) -> String {
     let mut t = format!("/world/{}", sanitize_topic_part(world));
     for m in models {
         t.push_str("/model/");
         t.push_str(&sanitize_topic_part(m));
     }
-    t.push_str("/link/");
-    t.push_str(&sanitize_topic_part(link));
+    t.push('/');
+    t.push_str(kind);
+    t.push('/');
+    t.push_str(&sanitize_topic_part(holder));
     t.push_str("/sensor/");
     t.push_str(&sanitize_topic_part(sensor));
     let suffix = sensor_topic_suffix(sensor_type);
@@ -136,5 +161,9 @@ mod tests {
             "/world/w/model/m/link/l/sensor/c"
         );
         assert_eq!(sensor_topic_suffix("ray"), "scan");
+        assert_eq!(
+            default_joint_sensor_topic("w", &["arm"], "wrist", "ft", "force_torque"),
+            "/world/w/model/arm/joint/wrist/sensor/ft/forcetorque"
+        );
     }
 }

@@ -129,6 +129,9 @@ pub struct Joint {
     pub pose: Pose,
     /// `<axis>` (revolute, continuous and prismatic joints).
     pub axis: Option<JointAxis>,
+    /// `<sensor>` elements of the joint (force-torque sensors live here). Their poses are in
+    /// the joint frame; the engine attaches them to the child link.
+    pub sensors: Vec<SensorSpec>,
     /// Where it is.
     pub span: Span,
 }

@@ -25,6 +25,8 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-diff-drive",
     "simcore-plugin-truth",
     "simcore-plugin-lidar",
+    "simcore-plugin-force-torque",
+    "simcore-plugin-contact",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",

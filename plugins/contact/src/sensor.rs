@@ -1,0 +1,86 @@
+//! The contact sensor: what it reports and how.
+//!
+//! At creation each `<contact><collision>` name is resolved to the collision entity
+//! `model::link::NAME` of the sensor's link; an unknown name is a configuration error naming
+//! it and the link. Every update asks the engine for the contact points of the last step
+//! involving those collisions and publishes them all as one `Contacts` message, with the named
+//! collision as `collision1`. Unlike Gazebo, which publishes only when there are contacts, an
+//! update with nothing touching publishes an empty list, so that subscribers see "no contact"
+//! at the sensor's rate rather than silence.
+
+use crate::config::ContactConfig;
+use sim_plugin_api::{
+    ContactPoint, EntityId, EntityKind, Outputs, Payload, PluginError, Sensor, SensorConfig,
+    UpdateContext, WorldRef,
+    abi_stable::std_types::{RBox, RSlice, RVec},
+};
+
+/// A contact sensor (SDF `<sensor type="contact">` in a link).
+#[derive(Clone, Debug)]
+pub struct ContactSensor {
+    collisions: Vec<EntityId>,
+    /// Reused between updates.
+    buffer: RVec<ContactPoint>,
+}
+
+impl ContactSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports).
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let scoped_name = config.scoped_name.as_str();
+        let contact = ContactConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let link = world
+            .entity_info(config.link)
+            .into_option()
+            .map(|l| l.scoped_name.as_str().to_string())
+            .ok_or_else(|| {
+                PluginError::config(format!(
+                    "{scoped_name}: its link (entity {}) is not in the world",
+                    config.link.0
+                ))
+            })?;
+        let mut collisions = Vec::with_capacity(contact.collisions.len());
+        for name in &contact.collisions {
+            let scoped = format!("{link}::{name}");
+            let id = world.entity_by_name(scoped.as_str().into());
+            let is_collision = world
+                .entity_info(id)
+                .into_option()
+                .is_some_and(|e| e.kind == EntityKind::COLLISION);
+            if !is_collision {
+                return Err(PluginError::config(format!(
+                    "{scoped_name}: <contact><collision> \"{name}\" is not a collision of link \
+                     `{link}`; name one of the link's <collision> elements"
+                )));
+            }
+            collisions.push(id);
+        }
+        Ok(ContactSensor::new(collisions))
+    }
+
+    /// A sensor reporting the contacts of `collisions` (collision entities).
+    pub fn new(collisions: Vec<EntityId>) -> Self {
+        ContactSensor {
+            collisions,
+            buffer: RVec::new(),
+        }
+    }
+
+    /// The collision entities it reports on, in `<collision>` order.
+    pub fn collisions(&self) -> &[EntityId] {
+        &self.collisions
+    }
+}
+
+impl Sensor for ContactSensor {
+    fn update(
+        &mut self,
+        _ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        world.contacts(RSlice::from_slice(&self.collisions), &mut self.buffer);
+        let contacts = self.buffer.clone();
+        out.publish("", Payload::Contacts(RBox::new(contacts)));
+        Ok(())
+    }
+}
