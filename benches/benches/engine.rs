@@ -32,8 +32,8 @@ use sim_core::physics::Physics;
 use sim_core::plugins::{Registry, SearchPath, load_library};
 use sim_core::runner::{SimOptions, Simulation};
 use sim_plugin_api::{
-    EntityId, Message, Outputs, Payload, Pose, Sensor, SensorConfig, SharedStr, SimTime,
-    SourceLocation, UpdateContext, WorldView_TO,
+    EntityId, Message, Outputs, Payload, PluginError, Pose, Sensor, SensorConfig, SharedStr,
+    SimTime, SourceLocation, UpdateContext, WorldRef, WorldView_TO,
     abi_stable::{
         sabi_trait::TD_Opaque,
         std_types::{RBox, RStr, RVec},
@@ -224,8 +224,16 @@ fn per_op(p: &Paired) -> Option<(f64, f64)> {
     })
 }
 
-fn sensor_manager(c: &mut Criterion) {
-    let world = sim_core::sdf::parse_str(&imu_world(100, 10), None).expect("bench world");
+/// 1,000 sensors updated through the sensor manager on one core, paired with a bare loop of
+/// the same sensors' updates called directly through the plugin's rlib (alternating passes).
+fn manager_vs_direct<S: Sensor>(
+    c: &mut Criterion,
+    (group, name): (&str, &str),
+    world_sdf: &str,
+    create: fn(&SensorConfig<'_>, &WorldRef<'_>) -> Result<S, PluginError>,
+    paired: &Paired,
+) {
+    let world = sim_core::sdf::parse_str(world_sdf, None).expect("bench world");
     let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
     let mut sim = Simulation::new(
         world.clone(),
@@ -241,13 +249,10 @@ fn sensor_manager(c: &mut Criterion) {
     let physics = Physics::build(&world).expect("builds");
     let view = physics.view("bench");
     let wref = WorldView_TO::from_ptr(&view, TD_Opaque);
-    let mut direct: Vec<ImuSensor> = sim
+    let mut direct: Vec<S> = sim
         .sensors()
         .setups()
-        .map(|s| {
-            let config = s.config("bench");
-            ImuSensor::create(&config, &wref).expect("created")
-        })
+        .map(|s| create(&s.config("bench"), &wref).expect("created"))
         .collect();
     let ctx = UpdateContext {
         now: SimTime::ZERO,
@@ -256,9 +261,8 @@ fn sensor_manager(c: &mut Criterion) {
         update_count: 1,
         forced: false,
     };
-    let mut g = c.benchmark_group("sensor_manager");
-    // Alternating passes: the bare loop over the 1,000 sensors, then the manager's pass.
-    g.bench_function("1000_imus_direct_and_manager_one_core", |b| {
+    let mut g = c.benchmark_group(group);
+    g.bench_function(name, |b| {
         let mut out = RVec::with_capacity(4);
         b.iter_custom(|iters| {
             let (mut t_direct, mut t_mgr) = (Duration::ZERO, Duration::ZERO);
@@ -275,69 +279,33 @@ fn sensor_manager(c: &mut Criterion) {
                 assert!(sim.update_sensors().is_empty());
                 t_mgr += t.elapsed();
             }
-            record(&SENSOR_MANAGER, t_direct, t_mgr, iters * 1000);
+            record(paired, t_direct, t_mgr, iters * 1000);
             (t_direct + t_mgr) / 2
         })
     });
     g.finish();
 }
 
+fn sensor_manager(c: &mut Criterion) {
+    let group = ("sensor_manager", "1000_imus_direct_and_manager_one_core");
+    manager_vs_direct(
+        c,
+        group,
+        &imu_world(100, 10),
+        ImuSensor::create,
+        &SENSOR_MANAGER,
+    );
+}
+
 fn navsat_manager(c: &mut Criterion) {
-    let world = sim_core::sdf::parse_str(&navsat_world(100, 10), None).expect("bench world");
-    let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
-    let mut sim = Simulation::new(
-        world.clone(),
-        reg,
-        &SimOptions {
-            seed: 1,
-            threads: 1,
-        },
-    )
-    .expect("loads");
-    assert_eq!(sim.sensors().len(), 1000);
-    // Baseline: the same 1,000 sensors updated directly through the rlib.
-    let physics = Physics::build(&world).expect("builds");
-    let view = physics.view("bench");
-    let wref = WorldView_TO::from_ptr(&view, TD_Opaque);
-    let mut direct: Vec<NavSatSensor> = sim
-        .sensors()
-        .setups()
-        .map(|s| {
-            let config = s.config("bench");
-            NavSatSensor::create(&config, &wref).expect("created")
-        })
-        .collect();
-    let ctx = UpdateContext {
-        now: SimTime::ZERO,
-        dt: SimTime::from_nanos(1_000_000),
-        step: SimTime::from_nanos(1_000_000),
-        update_count: 1,
-        forced: false,
-    };
-    let mut g = c.benchmark_group("navsat_manager");
-    // Alternating passes: the bare loop over the 1,000 sensors, then the manager's pass.
-    g.bench_function("1000_navsats_direct_and_manager_one_core", |b| {
-        let mut out = RVec::with_capacity(4);
-        b.iter_custom(|iters| {
-            let (mut t_direct, mut t_mgr) = (Duration::ZERO, Duration::ZERO);
-            for _ in 0..iters {
-                let t = Instant::now();
-                for s in direct.iter_mut() {
-                    out.clear();
-                    s.update(&ctx, &wref, &mut Outputs::new(&mut out))
-                        .expect("update");
-                    black_box(&out);
-                }
-                t_direct += t.elapsed();
-                let t = Instant::now();
-                assert!(sim.update_sensors().is_empty());
-                t_mgr += t.elapsed();
-            }
-            record(&NAVSAT_MANAGER, t_direct, t_mgr, iters * 1000);
-            (t_direct + t_mgr) / 2
-        })
-    });
-    g.finish();
+    let group = ("navsat_manager", "1000_navsats_direct_and_manager_one_core");
+    manager_vs_direct(
+        c,
+        group,
+        &navsat_world(100, 10),
+        NavSatSensor::create,
+        &NAVSAT_MANAGER,
+    );
 }
 
 fn boxes_world() -> String {
