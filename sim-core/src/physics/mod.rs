@@ -573,6 +573,28 @@ impl Physics {
         Ok(id)
     }
 
+    /// The wrapped angle of a rotational joint: the rotation of its child frame about the
+    /// axis relative to its parent frame. `None` for other joints.
+    fn joint_angle(&self, id: EntityId) -> Option<f64> {
+        let EntityData::Joint {
+            kind,
+            parent,
+            frame1,
+            child,
+            frame2,
+            ..
+        } = &self.entities.get(id)?.data
+        else {
+            return None;
+        };
+        if joint_axis(*kind) != Some(JointAxis::AngX) {
+            return None;
+        }
+        let f1 = pose_from_rapier(self.pw.bodies.get(*parent)?.position()).compose(*frame1);
+        let f2 = pose_from_rapier(self.pw.bodies.get(*child)?.position()).compose(*frame2);
+        Some(rotation_about_x(f1.inverse().compose(f2)))
+    }
+
     /// State of a joint: position (unwrapped for rotations), velocity and the effort of the
     /// last step along its axis.
     pub fn joint_state(&self, id: EntityId) -> Option<JointState> {
@@ -599,8 +621,7 @@ impl Physics {
         let rel = f1.inverse().compose(f2);
         let point = vec_to_rapier(f2.position);
         let (position, velocity) = if axis == JointAxis::AngX {
-            let raw = 2.0 * rel.orientation.x.atan2(rel.orientation.w);
-            let raw = wrap_angle(raw);
+            let raw = rotation_about_x(rel);
             let (_, last, turns) = self.joint_turns[*slot];
             let turns = turns + turn_change(last, raw);
             let w = vec_from_rapier(c.angvel()) - vec_from_rapier(p.angvel());
@@ -932,21 +953,7 @@ impl Physics {
         }
         for i in 0..self.joint_turns.len() {
             let id = self.joint_turns[i].0;
-            if let Some(EntityData::Joint {
-                kind,
-                parent,
-                frame1,
-                child,
-                frame2,
-                ..
-            }) = self.entities.get(id).map(|e| e.data.clone())
-                && joint_axis(kind) == Some(JointAxis::AngX)
-                && let (Some(p), Some(c)) = (self.pw.bodies.get(parent), self.pw.bodies.get(child))
-            {
-                let f1 = pose_from_rapier(p.position()).compose(frame1);
-                let f2 = pose_from_rapier(c.position()).compose(frame2);
-                let rel = f1.inverse().compose(f2);
-                let raw = wrap_angle(2.0 * rel.orientation.x.atan2(rel.orientation.w));
+            if let Some(raw) = self.joint_angle(id) {
                 let (_, last, turns) = self.joint_turns[i];
                 self.joint_turns[i] = (id, raw, turns + turn_change(last, raw));
             }
@@ -1353,6 +1360,11 @@ fn rotation_from_x(to: Vec3) -> Quat {
     }
     let c = x.cross(to);
     Quat::new(c.x, c.y, c.z, 1.0 + d).normalized()
+}
+
+/// The angle of a rotation about X (a revolute joint's relative pose), in (-pi, pi].
+fn rotation_about_x(rel: Pose) -> f64 {
+    wrap_angle(2.0 * rel.orientation.x.atan2(rel.orientation.w))
 }
 
 fn wrap_angle(a: f64) -> f64 {
