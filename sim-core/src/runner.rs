@@ -774,33 +774,28 @@ fn resolve_model<'a>(
     }
     for (s, scoped, link_id, pose, default_topic) in sensors {
         let entity = physics.entity_id(&scoped).unwrap_or(EntityId::NONE);
-        let topic = match &s.topic {
-            Some(t) => match validate_topic(t) {
-                Ok(t) => t,
-                Err(e) => {
-                    pending.problems.push(PluginProblem {
-                        span: s.span.clone(),
-                        subject: format!("sensor `{scoped}` (type `{}`)", s.sensor_type),
-                        message: format!("{e}; fix <topic> or remove it to use the default name"),
-                    });
-                    continue;
-                }
-            },
-            None => default_topic,
+        // A user-given topic must be valid; the defaults are built valid.
+        let checked = |given: &Option<String>, fix: &str| match given {
+            Some(t) => validate_topic(t).map(Some).map_err(|e| PluginProblem {
+                span: s.span.clone(),
+                subject: format!("sensor `{scoped}` (type `{}`)", s.sensor_type),
+                message: format!("{e}; {fix}"),
+            }),
+            None => Ok(None),
         };
-        let trigger_topic = match &s.trigger_topic {
-            Some(t) => match validate_topic(t) {
-                Ok(t) => t,
-                Err(e) => {
-                    pending.problems.push(PluginProblem {
-                        span: s.span.clone(),
-                        subject: format!("sensor `{scoped}` (type `{}`)", s.sensor_type),
-                        message: format!("{e}; fix <trigger_topic>"),
-                    });
-                    continue;
-                }
-            },
-            None => format!("{topic}/trigger"),
+        let topic = match checked(&s.topic, "fix <topic> or remove it to use the default name") {
+            Ok(t) => t.unwrap_or(default_topic),
+            Err(p) => {
+                pending.problems.push(p);
+                continue;
+            }
+        };
+        let trigger_topic = match checked(&s.trigger_topic, "fix <trigger_topic>") {
+            Ok(t) => t.unwrap_or_else(|| format!("{topic}/trigger")),
+            Err(p) => {
+                pending.problems.push(p);
+                continue;
+            }
         };
         let setup = SensorSetup {
             entity,
