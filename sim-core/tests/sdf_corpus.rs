@@ -474,7 +474,39 @@ fn compare_shapes<'a>(
                 d.vec(&format!("{what} normal"), &normal.to_array(), &g["normal"]);
                 d.vec(&format!("{what} size"), size, &g["size"]);
             }
-            Geometry::Empty if ty == "empty" => {}
+            Geometry::Cone { radius, length } if ty == "cone" => {
+                d.num(&format!("{what} radius"), *radius, &g["radius"]);
+                d.num(&format!("{what} length"), *length, &g["length"]);
+            }
+            Geometry::Mesh(m) if ty == "mesh" => {
+                d.check(
+                    &format!("{what} uri"),
+                    g["uri"] == m.resource.uri.as_str(),
+                    &m.resource.uri,
+                    &g["uri"],
+                );
+                d.vec(&format!("{what} scale"), &m.scale.to_array(), &g["scale"]);
+                let sub = g["submesh"].as_str().unwrap_or("");
+                d.check(
+                    &format!("{what} submesh"),
+                    m.submesh.as_deref().unwrap_or("") == sub,
+                    &m.submesh,
+                    sub,
+                );
+            }
+            Geometry::Heightmap(h) if ty == "heightmap" => {
+                d.check(
+                    &format!("{what} uri"),
+                    g["uri"] == h.resource.uri.as_str(),
+                    &h.resource.uri,
+                    &g["uri"],
+                );
+                d.vec(&format!("{what} size"), &h.size.to_array(), &g["size"]);
+                d.vec(&format!("{what} pos"), &h.pos.to_array(), &g["pos"]);
+            }
+            // libsdformat 12 (SDF 1.9) knows neither <polyline> nor the <cone> of SDF 1.11
+            // and reports them as empty.
+            Geometry::Empty | Geometry::Polyline(_) | Geometry::Cone { .. } if ty == "empty" => {}
             other => d.check(&format!("{what} geometry"), false, other, ty),
         }
     }

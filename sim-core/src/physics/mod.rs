@@ -8,8 +8,10 @@
 //! each link's acceleration by finite difference of the velocity of its origin across the
 //! step. [`Physics::view`] gives the read-only [`WorldView`] plugins see.
 
+mod collada;
 mod convert;
 mod entities;
+mod shapes;
 
 use crate::world::{AxisFrame, Geometry, Joint, JointKind, Link, Model, World};
 use convert::*;
@@ -95,6 +97,8 @@ pub struct Physics {
     /// Per joint: the last raw angle and the whole turns counted, so that continuous joints
     /// report an unwrapped position.
     joint_turns: Vec<(EntityId, f64, f64)>,
+    /// Mesh and height-map files read, and the shapes built from them.
+    shapes: shapes::ShapeCache,
 }
 
 impl std::fmt::Debug for Physics {
@@ -153,6 +157,7 @@ impl Physics {
             wrenched: Vec::new(),
             world_anchor: None,
             joint_turns: Vec::new(),
+            shapes: shapes::ShapeCache::default(),
         };
         let world_id = physics.entities.add(Entity {
             kind: EntityKind::WORLD,
@@ -832,14 +837,12 @@ impl Physics {
         (link, link_scoped, model): (EntityId, &str, EntityId),
         data: EntityData,
     ) -> Result<(), BuildError> {
-        let Some(builder) = shape_for(shape.geometry, shape.span)? else {
+        let Some((built, offset)) = self.shapes.shape(shape.geometry, shape.span)? else {
             return Ok(());
         };
         let id = self.entities.next_id();
-        let collider = builder
-            .position(pose_to_rapier(
-                shape.pose.compose(shape_offset(shape.geometry)),
-            ))
+        let collider = ColliderBuilder::new(built)
+            .position(pose_to_rapier(shape.pose.compose(offset)))
             .density(0.0)
             .friction(1.0)
             .collision_groups(groups)
@@ -1415,67 +1418,6 @@ fn offset_state(s: KinematicState, offset: Pose) -> KinematicState {
         linear_acceleration: s.linear_acceleration + al.cross(r) + w.cross(w.cross(r)),
         angular_acceleration: al,
     }
-}
-
-/// Rapier's cylinders and cones are along Y; SDF's along Z.
-fn shape_offset(g: &Geometry) -> Pose {
-    match g {
-        Geometry::Cylinder { .. } => Pose::new(
-            Vec3::ZERO,
-            Quat::from_rpy(std::f64::consts::FRAC_PI_2, 0.0, 0.0),
-        ),
-        _ => Pose::IDENTITY,
-    }
-}
-
-fn shape_for(
-    g: &Geometry,
-    span: &crate::world::Span,
-) -> Result<Option<ColliderBuilder>, BuildError> {
-    let err = |message: String| BuildError {
-        span: span.clone(),
-        message,
-    };
-    Ok(Some(match g {
-        Geometry::Box { size } => ColliderBuilder::cuboid(
-            size.x as f32 / 2.0,
-            size.y as f32 / 2.0,
-            size.z as f32 / 2.0,
-        ),
-        Geometry::Sphere { radius } => ColliderBuilder::ball(*radius as f32),
-        Geometry::Cylinder { radius, length } => {
-            ColliderBuilder::cylinder(*length as f32 / 2.0, *radius as f32)
-        }
-        Geometry::Capsule { radius, length } => {
-            ColliderBuilder::capsule_z(*length as f32 / 2.0, *radius as f32)
-        }
-        Geometry::Ellipsoid { radii } => {
-            // rapier has no ellipsoid: use the convex hull of a dense sampling of its surface.
-            let mut pts = Vec::new();
-            let (nu, nv) = (24, 12);
-            for i in 0..=nv {
-                let v = std::f64::consts::PI * i as f64 / nv as f64;
-                for j in 0..nu {
-                    let u = 2.0 * std::f64::consts::PI * j as f64 / nu as f64;
-                    pts.push(Vector::new(
-                        (radii.x * v.sin() * u.cos()) as f32,
-                        (radii.y * v.sin() * u.sin()) as f32,
-                        (radii.z * v.cos()) as f32,
-                    ));
-                }
-            }
-            ColliderBuilder::convex_hull(&pts)
-                .ok_or_else(|| err("could not build the ellipsoid's hull".into()))?
-        }
-        Geometry::Plane { normal, .. } => {
-            let n = normal.normalized();
-            if n.length() == 0.0 {
-                return Err(err("a plane's normal must not be zero".into()));
-            }
-            ColliderBuilder::new(SharedShape::halfspace(vec_to_rapier(n).normalize()))
-        }
-        Geometry::Empty => return Ok(None),
-    }))
 }
 
 /// The [`WorldView`] of a [`Physics`] for one plugin.

@@ -7,11 +7,13 @@
 //! # What is read
 //!
 //! SDFormat 1.0 to 1.12 documents with exactly one `<world>`: physics, gravity, magnetic field,
-//! spherical coordinates, models (nested too) with links, inertials, collisions and visuals of
-//! the primitive shapes, sensors and plugins. Defaults are those of SDF 1.12. Elements the
-//! engine does not use (scene, lights, GUI, surface parameters...) are skipped. Elements that
-//! would change the world if they were skipped (`<include>`, `<joint>`, `<frame>`,
-//! `<population>`, mesh and heightmap shapes, poses relative to other frames, automatic
+//! spherical coordinates, models (nested too) with links, inertials, joints, collisions and
+//! visuals of every SDF shape (box, sphere, cylinder, capsule, ellipsoid, cone, plane, mesh,
+//! heightmap, polyline; a mesh or heightmap `<uri>` is resolved to its file here and the file
+//! is read when the world is built), sensors and plugins. Defaults are those of SDF 1.12.
+//! Elements the engine does not use (scene, lights, GUI, surface parameters...) are skipped.
+//! Elements that would change the world if they were skipped (`<include>`, `<frame>`,
+//! `<population>`, the deprecated `<image>` shape, poses relative to other frames, automatic
 //! inertia) are reported as not supported yet rather than dropped.
 //!
 //! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
@@ -34,6 +36,7 @@ mod model;
 mod reader;
 mod sensor;
 mod shapes;
+mod uri;
 mod world;
 
 #[cfg(test)]

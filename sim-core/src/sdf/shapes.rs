@@ -4,20 +4,26 @@ use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
 use super::reader::{Reader, is_sdf_element, tag};
-use crate::world::{Collision, Geometry, Vec3, Visual};
+use crate::world::{
+    Collision, Geometry, HeightmapShape, MeshShape, Polyline, Resource, Vec3, Visual,
+};
 
 /// The shapes this reader builds.
-const SHAPES: [&str; 7] = [
+const SHAPES: [&str; 11] = [
     "box",
     "sphere",
     "cylinder",
     "capsule",
     "ellipsoid",
+    "cone",
     "plane",
+    "mesh",
+    "heightmap",
+    "polyline",
     "empty",
 ];
-/// Shapes of SDF that this reader does not build yet.
-const LATER_SHAPES: [&str; 5] = ["mesh", "heightmap", "polyline", "image", "cone"];
+/// Shapes of SDF that this reader does not build.
+const LATER_SHAPES: [&str; 1] = ["image"];
 
 /// The diffuse colour of a visual without `<material><diffuse>`: opaque mid grey.
 pub(crate) const DEFAULT_DIFFUSE: [f32; 4] = [0.7, 0.7, 0.7, 1.0];
@@ -88,11 +94,17 @@ impl Reader<'_> {
                     format!("<geometry> has no shape{found}"),
                     format!(
                         "use one of {}; <empty/> for no shape",
-                        SHAPES[..6].join(", ")
+                        SHAPES[..SHAPES.len() - 1].join(", ")
                     ),
                 ))
             }
             [shape] => self.shape(*shape),
+            // Several <polyline>s make one extruded shape (inner ones are holes).
+            many if many.iter().all(|n| tag(*n) == "polyline") => many
+                .iter()
+                .map(|n| self.polyline(*n))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Geometry::Polyline),
             [first, second, ..] => Err(self.error(
                 *second,
                 ErrorKind::Invalid,
@@ -159,6 +171,45 @@ impl Reader<'_> {
                 };
                 Geometry::Plane { normal, size }
             }
+            "cone" => Geometry::Cone {
+                radius: self.child_positive(s, "radius", 0.5, metres)?,
+                length: self.child_positive(s, "length", 1.0, metres)?,
+            },
+            "mesh" => {
+                let (submesh, center_submesh) = match self.child(s, "submesh") {
+                    Some(sub) => (
+                        self.child_string(sub, "name"),
+                        self.child_bool(sub, "center", false)?,
+                    ),
+                    None => (None, false),
+                };
+                let scale = self.child_vec3(s, "scale", Vec3::new(1.0, 1.0, 1.0))?;
+                if scale.to_array().contains(&0.0) {
+                    let at = self.child(s, "scale").unwrap_or(s);
+                    return Err(self.error_at(
+                        self.text(at).start(),
+                        at,
+                        ErrorKind::Invalid,
+                        format!(
+                            "a mesh <scale> must not have a zero component, found {} {} {}",
+                            scale.x, scale.y, scale.z
+                        ),
+                        "scale factors multiply the mesh's coordinates: use 1 1 1 to keep its size",
+                    ));
+                }
+                Geometry::Mesh(MeshShape {
+                    resource: self.resource(s)?,
+                    scale,
+                    submesh,
+                    center_submesh,
+                })
+            }
+            "heightmap" => Geometry::Heightmap(HeightmapShape {
+                resource: self.resource(s)?,
+                size: self.child_positive_vec3(s, "size", Vec3::new(1.0, 1.0, 1.0), metres)?,
+                pos: self.child_vec3(s, "pos", Vec3::ZERO)?,
+            }),
+            "polyline" => Geometry::Polyline(vec![self.polyline(s)?]),
             "empty" => Geometry::Empty,
             other => {
                 let what = match self.child_string(s, "uri") {
@@ -168,9 +219,54 @@ impl Reader<'_> {
                 return Err(self.unsupported(
                     s,
                     &what,
-                    "approximate the shape with box, sphere, cylinder, capsule or ellipsoid for now",
+                    "convert the image to a <heightmap> or a <mesh>",
                 ));
             }
+        })
+    }
+
+    /// The required `<uri>` of a mesh or heightmap, resolved to a file where possible.
+    fn resource(&self, shape: Node) -> Result<Resource, SdfError> {
+        let Some(uri) = self.child_string(shape, "uri") else {
+            return Err(self.error(
+                shape,
+                ErrorKind::Missing,
+                format!("<{}> has no <uri>", tag(shape)),
+                "name the file, e.g. <uri>model://my_model/meshes/part.dae</uri> or a path \
+                 relative to this SDF file",
+            ));
+        };
+        let resolved = super::uri::resolve(&uri, self.file.as_deref().map(|p| p.as_path()));
+        Ok(Resource { uri, resolved })
+    }
+
+    /// One `<polyline>`: at least three `<point>`s and a positive `<height>`.
+    fn polyline(&self, node: Node) -> Result<Polyline, SdfError> {
+        let mut points = Vec::new();
+        for p in super::reader::children(node, "point") {
+            if let Some(v) = self.numbers(p, &[2], "x y")? {
+                points.push([v[0], v[1]]);
+            }
+        }
+        if points.len() < 3 {
+            return Err(self.error(
+                node,
+                ErrorKind::Invalid,
+                format!(
+                    "a <polyline> needs at least 3 <point>s, found {}",
+                    points.len()
+                ),
+                "list the corners of the outline in order, one <point>x y</point> each",
+            ));
+        }
+        Ok(Polyline {
+            points,
+            height: self.child_positive(
+                node,
+                "height",
+                1.0,
+                "the height is in metres and must be positive",
+            )?,
         })
     }
 }

@@ -1358,21 +1358,95 @@ fn geometry_needs_exactly_one_known_shape() {
 }
 
 #[test]
-fn meshes_heightmaps_and_polylines_are_not_supported_yet() {
-    for (shape, words) in [
+fn meshes_heightmaps_polylines_and_cones_are_read() {
+    use crate::world::{HeightmapShape, MeshShape, Polyline};
+    let Geometry::Mesh(MeshShape {
+        resource,
+        scale,
+        submesh,
+        center_submesh,
+    }) = geometry_of(
+        "<mesh><uri>model://robot/meshes/base.dae</uri><scale>1 2 3</scale>\
+         <submesh><name>wheel</name><center>true</center></submesh></mesh>",
+    )
+    else {
+        panic!("not a mesh")
+    };
+    assert_eq!(resource.uri, "model://robot/meshes/base.dae");
+    // No such model here: the reason names the URI; building the world reports it.
+    assert!(resource.resolved.unwrap_err().contains("base.dae"));
+    assert_eq!(scale, Vec3::new(1.0, 2.0, 3.0));
+    assert_eq!(submesh.as_deref(), Some("wheel"));
+    assert!(center_submesh);
+
+    let Geometry::Heightmap(HeightmapShape {
+        resource,
+        size,
+        pos,
+    }) = geometry_of(
+        "<heightmap><uri>file://h.png</uri><size>129 129 10</size><pos>0 0 -1</pos></heightmap>",
+    )
+    else {
+        panic!("not a heightmap")
+    };
+    assert_eq!(resource.uri, "file://h.png");
+    assert_eq!(
+        (size, pos),
+        (Vec3::new(129.0, 129.0, 10.0), Vec3::new(0.0, 0.0, -1.0))
+    );
+
+    assert_eq!(
+        geometry_of(
+            "<polyline><point>0 0</point><point>1 0</point><point>0 1</point><height>2</height></polyline>\
+             <polyline><point>5 5</point><point>6 5</point><point>5 6</point></polyline>"
+        ),
+        Geometry::Polyline(vec![
+            Polyline {
+                points: vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]],
+                height: 2.0
+            },
+            Polyline {
+                points: vec![[5.0, 5.0], [6.0, 5.0], [5.0, 6.0]],
+                height: 1.0
+            },
+        ])
+    );
+    assert_eq!(
+        geometry_of("<cone><radius>0.2</radius></cone>"),
+        Geometry::Cone {
+            radius: 0.2,
+            length: 1.0
+        }
+    );
+}
+
+#[test]
+fn bad_meshes_polylines_and_images_are_refused() {
+    for (shape, kind, needle, words) in [
         (
-            "<mesh><uri>model://robot/meshes/base.dae</uri></mesh>",
-            "<mesh> geometry (\"model://robot/meshes/base.dae\") is not supported yet",
+            "<mesh><scale>1 1 1</scale></mesh>",
+            ErrorKind::Missing,
+            "<mesh",
+            "<mesh> has no <uri>",
         ),
         (
-            "<heightmap><uri>file://h.png</uri></heightmap>",
-            "<heightmap> geometry",
+            "<mesh><uri>a.stl</uri><scale>1 0 1</scale></mesh>",
+            ErrorKind::Invalid,
+            "1 0 1",
+            "zero component",
         ),
         (
-            "<polyline><point>0 0</point><height>1</height></polyline>",
-            "<polyline> geometry is not supported yet",
+            "<polyline><point>0 0</point><point>1 1</point><height>1</height></polyline>",
+            ErrorKind::Invalid,
+            "<polyline",
+            "at least 3 <point>s, found 2",
         ),
-        ("<cone/>", "<cone> geometry"),
+        (
+            "<image><uri>i.png</uri></image>",
+            ErrorKind::Unsupported,
+            "<image",
+            "<image> geometry (\"i.png\") is not supported",
+        ),
     ] {
         let text = doc(
             "1.12",
@@ -1380,8 +1454,7 @@ fn meshes_heightmaps_and_polylines_are_not_supported_yet() {
                 "<collision name='c'><geometry>\n{shape}</geometry></collision>"
             )),
         );
-        let needle = &shape[..shape.find(['>', '/']).unwrap_or(1)];
-        check(&err(&text), ErrorKind::Unsupported, &text, needle, words);
+        check(&err(&text), kind, &text, needle, words);
     }
 }
 

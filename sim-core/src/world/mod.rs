@@ -314,8 +314,64 @@ pub enum Geometry {
         /// Visual size.
         size: [f64; 2],
     },
+    /// `<cone>` along the local Z axis, centred on the origin (base at `-length/2`).
+    Cone {
+        /// Radius of the base.
+        radius: f64,
+        /// Height.
+        length: f64,
+    },
+    /// `<mesh>`: triangles read from an STL, OBJ or COLLADA file when the world is built.
+    Mesh(MeshShape),
+    /// `<heightmap>`: a height field from a grey-scale image.
+    Heightmap(HeightmapShape),
+    /// One or more `<polyline>`s, extruded along the local Z axis from 0 to their height.
+    /// A polyline inside another is a hole in it.
+    Polyline(Vec<Polyline>),
     /// `<empty>`.
     Empty,
+}
+
+/// A file named by a geometry (`<uri>`), as written and as found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resource {
+    /// The URI exactly as written in the SDF.
+    pub uri: String,
+    /// The file it names, or why none was found (with the places searched).
+    pub resolved: Result<PathBuf, String>,
+}
+
+/// `<mesh>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeshShape {
+    /// `<uri>`.
+    pub resource: Resource,
+    /// `<scale>`, applied to the vertices in the mesh frame.
+    pub scale: Vec3,
+    /// `<submesh><name>`: use only this mesh of the file.
+    pub submesh: Option<String>,
+    /// `<submesh><center>`: move the submesh so that its bounding-box centre is the origin.
+    pub center_submesh: bool,
+}
+
+/// `<heightmap>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeightmapShape {
+    /// `<uri>` of the image.
+    pub resource: Resource,
+    /// `<size>`: extent in x and y, height of the brightest pixel in z.
+    pub size: Vec3,
+    /// `<pos>`: where the centre of the terrain's base lies in the collision frame.
+    pub pos: Vec3,
+}
+
+/// One `<polyline>`: a closed polygon in the XY plane, extruded up to `height`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Polyline {
+    /// `<point>`s, in order (the last joins the first).
+    pub points: Vec<[f64; 2]>,
+    /// `<height>`.
+    pub height: f64,
 }
 
 /// A `<sensor>`: the common fields; the type-specific element stays in `sdf` for the plugin.
