@@ -55,8 +55,19 @@ struct Outcome {
     result: Result<World, SdfError>,
 }
 
+/// The options the oracle was run with: includes are found in `models` and
+/// `models/nested_include` of the corpus (its `SDF_PATH`), and nowhere else.
+fn corpus_options(root: &Path) -> sdf::LoadOptions {
+    sdf::LoadOptions {
+        resource_paths: vec![root.join("models"), root.join("models/nested_include")],
+        ignore_env: true,
+        ..Default::default()
+    }
+}
+
 /// Loads every corpus file; panics are collected (and fail the caller), not propagated.
 fn load_all(root: &Path) -> (Vec<Outcome>, Vec<String>) {
+    let options = corpus_options(root);
     let mut outcomes = Vec::new();
     let mut panics = Vec::new();
     for group in ["valid", "invalid"] {
@@ -66,7 +77,7 @@ fn load_all(root: &Path) -> (Vec<Outcome>, Vec<String>) {
                 .unwrap_or(&path)
                 .to_string_lossy()
                 .replace('\\', "/");
-            match catch_unwind(AssertUnwindSafe(|| sdf::load(&path))) {
+            match catch_unwind(AssertUnwindSafe(|| sdf::load_with(&path, &options))) {
                 Ok(result) => outcomes.push(Outcome { rel, result }),
                 Err(_) => panics.push(rel),
             }
