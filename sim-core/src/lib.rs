@@ -11,8 +11,8 @@
 pub mod echo;
 pub mod manifest;
 pub mod physics;
-pub mod resources;
 pub mod plugins;
+pub mod resources;
 pub mod runner;
 pub mod sdf;
 pub mod sensors;

@@ -59,7 +59,7 @@ impl ResourcePath {
     /// [`ResourcePath::new`] with the environment variables of this process.
     pub fn standard(first: &[PathBuf], last: &[PathBuf]) -> ResourcePath {
         let values: Vec<Option<std::ffi::OsString>> =
-            ENV_VARS.iter().map(|v| std::env::var_os(v)).collect();
+            ENV_VARS.iter().map(std::env::var_os).collect();
         let env: Vec<Option<&OsStr>> = values.iter().map(|v| v.as_deref()).collect();
         ResourcePath::new(first, &env, last)
     }
@@ -476,11 +476,9 @@ impl fmt::Display for ModelConfigError {
             ModelConfigError::Read { file, reason } => {
                 write!(f, "cannot read {}: {reason}", file.display())
             }
-            ModelConfigError::Xml { file, message, .. } => write!(
-                f,
-                "{} is not well-formed XML: {message}",
-                file.display()
-            ),
+            ModelConfigError::Xml { file, message, .. } => {
+                write!(f, "{} is not well-formed XML: {message}", file.display())
+            }
             ModelConfigError::NoModel { file } => {
                 write!(f, "{} has no <model> root element", file.display())
             }
@@ -603,7 +601,10 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let e = path
-            .resolve("https://fuel.gazebosim.org/1.0/openrobotics/models/coke can", None)
+            .resolve(
+                "https://fuel.gazebosim.org/1.0/openrobotics/models/coke can",
+                None,
+            )
             .unwrap_err();
         assert!(matches!(e, ResolveError::Remote { .. }), "{e:?}");
         assert!(e.hint().contains("gz fuel download"), "{}", e.hint());
@@ -645,10 +646,7 @@ mod tests {
 
         // Nothing usable: model.sdf if there is one.
         touch(&d.join("model.config"), "<model><name>m</name></model>");
-        assert!(matches!(
-            model_file(d),
-            Err(ModelConfigError::NoSdf { .. })
-        ));
+        assert!(matches!(model_file(d), Err(ModelConfigError::NoSdf { .. })));
         touch(&d.join("model.sdf"), "");
         assert_eq!(model_file(d).unwrap().path, d.join("model.sdf"));
 

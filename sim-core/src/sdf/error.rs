@@ -58,8 +58,9 @@ pub struct SdfError {
     /// `Result` carrying it, small.)
     pub source_text: Option<Arc<String>>,
     /// For an error inside an included file: the `<include>` elements that led to it, the
-    /// innermost first (empty for an error in the file that was loaded).
-    pub included_from: Vec<Span>,
+    /// innermost first (empty for an error in the file that was loaded). Boxed to keep the
+    /// error small.
+    pub included_from: Box<Vec<Span>>,
 }
 
 impl SdfError {
@@ -79,7 +80,7 @@ impl SdfError {
             message: message.into(),
             hint: hint.into(),
             source_text: None,
-            included_from: Vec::new(),
+            included_from: Box::default(),
         }
     }
 
@@ -108,7 +109,7 @@ impl SdfError {
         if !self.element.is_empty() {
             s.push_str(&format!(" (in {})", self.element));
         }
-        for site in &self.included_from {
+        for site in self.included_from.iter() {
             s.push_str(&format!(", included from {site}"));
         }
         s
@@ -146,7 +147,7 @@ impl SdfError {
         if !self.element.is_empty() {
             out.push_str(&format!("{pad}= in {}\n", self.element));
         }
-        for site in &self.included_from {
+        for site in self.included_from.iter() {
             out.push_str(&format!("{pad}= included from {site}\n"));
         }
         if !self.hint.is_empty() {

@@ -91,7 +91,9 @@ impl Loader {
     }
 }
 
-/// An included file, as read (before the include's overrides).
+/// An included file, as read (before the include's overrides). Kept in an `Rc`, so the size
+/// of the variants does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Cached {
     /// A `<model>`.
     Model {
@@ -235,7 +237,10 @@ impl Reader<'_> {
                     return Err(self.error(
                         node,
                         ErrorKind::Invalid,
-                        format!("{} holds a <{kind}>, which a model cannot include", file.display()),
+                        format!(
+                            "{} holds a <{kind}>, which a model cannot include",
+                            file.display()
+                        ),
                         "include lights and actors in the <world>; a model includes models",
                     ));
                 }
@@ -244,7 +249,10 @@ impl Reader<'_> {
                         node,
                         "merge",
                         ErrorKind::Invalid,
-                        format!("only models can be merged; {} holds a <{kind}>", file.display()),
+                        format!(
+                            "only models can be merged; {} holds a <{kind}>",
+                            file.display()
+                        ),
                         "remove merge=\"true\"",
                     ));
                 }
@@ -298,10 +306,7 @@ impl Reader<'_> {
                     "edit the included model's file instead",
                 ),
                 "params"
-                    if c
-                        .tag_name()
-                        .namespace()
-                        .and_then(|ns| c.lookup_prefix(ns))
+                    if c.tag_name().namespace().and_then(|ns| c.lookup_prefix(ns))
                         == Some("experimental") =>
                 {
                     (
@@ -335,7 +340,7 @@ impl Reader<'_> {
                 message: format!("not well-formed XML: {message}"),
                 hint: e.hint(),
                 source_text: Some(std::sync::Arc::new(text.clone())),
-                included_from: Vec::new(),
+                included_from: Box::default(),
             }
             .included_at(self.span(include)),
             ModelConfigError::Read { .. } => {
@@ -450,7 +455,8 @@ impl Reader<'_> {
         } else if name.contains("::") {
             Some("the name contains `::`, which separates scopes in SDF")
         } else if self.version >= Version::new(1, 7)
-            && (name == "world" || (name.len() > 4 && name.starts_with("__") && name.ends_with("__")))
+            && (name == "world"
+                || (name.len() > 4 && name.starts_with("__") && name.ends_with("__")))
         {
             Some("the name is reserved in SDF (`world` and names like `__name__`)")
         } else {

@@ -38,6 +38,8 @@ mod shapes;
 mod world;
 
 #[cfg(test)]
+mod include_tests;
+#[cfg(test)]
 mod tests;
 
 use std::borrow::Cow;
@@ -253,7 +255,7 @@ fn xml_error(e: &roxmltree::Error, text: &str, file: Option<Arc<std::path::PathB
         message: format!("not well-formed XML: {message}"),
         hint: hint.to_string(),
         source_text: Some(Arc::new(text.to_string())),
-        included_from: Vec::new(),
+        included_from: Box::default(),
     }
 }
 

@@ -153,7 +153,7 @@ impl<'s> Reader<'s> {
             message: message.into(),
             hint: hint.into(),
             source_text: Some(Arc::new(self.source.to_string())),
-            included_from: Vec::new(),
+            included_from: Box::default(),
         }
     }
 
