@@ -1,18 +1,23 @@
 //! SDF text -> [`crate::world::World`].
 //!
-//! [`load`] reads a world file, [`parse_str`] reads SDF text. Both return the first problem
-//! found as an [`SdfError`] that names the file, line and column, the element, what is wrong
-//! and what to do ([`SdfError::render`] prints it as a compiler-style report).
+//! [`load`] reads a world file, [`parse_str`] reads SDF text ([`load_with`] and
+//! [`parse_str_with`] take [`LoadOptions`]: where included models are searched for). They
+//! return the first problem found as an [`SdfError`] that names the file, line and column, the
+//! element, what is wrong and what to do ([`SdfError::render`] prints it as a compiler-style
+//! report; for a problem inside an included file, [`SdfError::included_from`] lists the
+//! includes that led there).
 //!
 //! # What is read
 //!
 //! SDFormat 1.0 to 1.12 documents with exactly one `<world>`: physics, gravity, magnetic field,
 //! spherical coordinates, models (nested too) with links, inertials, collisions and visuals of
-//! the primitive shapes, sensors and plugins. Defaults are those of SDF 1.12. Elements the
-//! engine does not use (scene, lights, GUI, surface parameters...) are skipped. Elements that
-//! would change the world if they were skipped (`<include>`, `<joint>`, `<frame>`,
-//! `<population>`, mesh and heightmap shapes, poses relative to other frames, automatic
-//! inertia) are reported as not supported yet rather than dropped.
+//! the primitive shapes, sensors and plugins, and `<include>`s of models (found through
+//! [`crate::resources`], each file read once per load, with the include's overrides and
+//! `merge="true"`). Defaults are those of SDF 1.12. Elements the engine does not use (scene,
+//! lights, GUI, surface parameters...) are skipped, included lights and actors too. Elements
+//! that would change the world if they were skipped (`<joint>` in worlds, `<frame>`,
+//! `<population>`, mesh and heightmap shapes, poses relative to other frames, placement
+//! frames, automatic inertia) are reported as not supported yet rather than dropped.
 //!
 //! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
 //! `--`, undeclared namespace prefixes such as `<gz:policies>`), and uses the first of a
@@ -20,7 +25,8 @@
 //!
 //! # Structure
 //!
-//! A `Reader` carries the file, the source text and the declared version; there is one
+//! A `Reader` carries the file, the source text, the declared version and the load's shared
+//! state (resource search path, files already included); there is one
 //! function per element (`world`, `physics`, `model`, `link`, `inertial`, `collision`,
 //! `visual`, `geometry`, `sensor`, `plugin`, `pose`...), each returning its part of the data
 //! model or the first error inside it.
