@@ -217,6 +217,14 @@ impl ResolveError {
                 "use model://NAME, a file:// path, or a path relative to this file".to_string()
             }
             ResolveError::NotFound { searched: None, .. } => "check the path".to_string(),
+            ResolveError::NotFound {
+                searched: Some(searched),
+                ..
+            } if searched.is_empty() => format!(
+                "add the directory that holds the model with --resource-path, {} or the \
+                 manifest's resource_paths",
+                ENV_VARS.join(", ")
+            ),
             ResolveError::NotFound { .. } => format!(
                 "put the model's directory in one of these, or add the directory that holds it \
                  with --resource-path, {} or the manifest's resource_paths",
@@ -257,6 +265,13 @@ impl fmt::Display for ResolveError {
                 uri,
                 searched: None,
             } => write!(f, "\"{uri}\" does not exist"),
+            ResolveError::NotFound {
+                uri,
+                searched: Some(searched),
+            } if searched.is_empty() => write!(
+                f,
+                "cannot find \"{uri}\": the resource search path is empty"
+            ),
             ResolveError::NotFound {
                 uri,
                 searched: Some(searched),

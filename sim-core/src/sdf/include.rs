@@ -60,6 +60,10 @@ pub(crate) struct Loader {
     pub resources: ResourcePath,
     /// Included files already read.
     cache: RefCell<HashMap<PathBuf, Rc<Cached>>>,
+    /// The file each include URI resolved to, by (including directory, URI).
+    resolved: RefCell<HashMap<(Option<PathBuf>, String), PathBuf>>,
+    /// The canonical path of each included file (the key of `cache`).
+    canonical: RefCell<HashMap<PathBuf, PathBuf>>,
     /// Canonical paths of the files being read, outermost first.
     stack: RefCell<Vec<PathBuf>>,
     /// How many included files were read from disk.
@@ -72,6 +76,8 @@ impl Loader {
         Loader {
             resources: options.resource_path(),
             cache: RefCell::default(),
+            resolved: RefCell::default(),
+            canonical: RefCell::default(),
             stack: RefCell::default(),
             reads: Cell::new(0),
         }
@@ -218,19 +224,9 @@ impl Reader<'_> {
             ));
         };
         self.refuse_unsupported_include_parts(node)?;
-        let resolved = self.resolve_uri(uri)?;
-        let file = if resolved.is_dir() {
-            let chosen = crate::resources::model_file(&resolved)
-                .map_err(|e| self.model_config_error(node, uri, e))?;
-            for w in &chosen.warnings {
-                tracing::warn!("{}: {w}", self.span(uri));
-            }
-            chosen.path
-        } else {
-            resolved
-        };
-        let included = self.read_included(node, uri, &file, site)?;
         let overrides = self.overrides(node, site)?;
+        let file = self.included_file(node, uri)?;
+        let included = self.read_included(node, uri, &file, site)?;
         match &*included {
             Cached::Other { kind } => {
                 if !site.in_world {
@@ -282,6 +278,31 @@ impl Reader<'_> {
                 }
             }
         }
+    }
+
+    /// The SDF file the include's `uri` names: the file itself, or the one the `model.config`
+    /// of a model directory chooses. Resolved once per URI and including directory.
+    fn included_file(&self, include: Node, uri: Node) -> Result<PathBuf, SdfError> {
+        let key = (
+            self.base_dir().map(Path::to_path_buf),
+            self.text(uri).trimmed().to_string(),
+        );
+        if let Some(file) = self.loader.resolved.borrow().get(&key) {
+            return Ok(file.clone());
+        }
+        let resolved = self.resolve_uri(uri)?;
+        let file = if resolved.is_dir() {
+            let chosen = crate::resources::model_file(&resolved)
+                .map_err(|e| self.model_config_error(include, uri, e))?;
+            for w in &chosen.warnings {
+                tracing::warn!("{}: {w}", self.span(uri));
+            }
+            chosen.path
+        } else {
+            resolved
+        };
+        self.loader.resolved.borrow_mut().insert(key, file.clone());
+        Ok(file)
     }
 
     /// Refuses the parts of an `<include>` that would change the world and are not read yet.
@@ -366,15 +387,26 @@ impl Reader<'_> {
         site: &Site,
     ) -> Result<Rc<Cached>, SdfError> {
         let at = self.text(uri).start();
-        let canonical = std::fs::canonicalize(file).map_err(|e| {
-            self.error_at(
-                at,
-                uri,
-                ErrorKind::Io,
-                format!("cannot read the included file {}: {e}", file.display()),
-                "check the path and that the file is readable",
-            )
-        })?;
+        let known = self.loader.canonical.borrow().get(file).cloned();
+        let canonical = match known {
+            Some(c) => c,
+            None => {
+                let c = std::fs::canonicalize(file).map_err(|e| {
+                    self.error_at(
+                        at,
+                        uri,
+                        ErrorKind::Io,
+                        format!("cannot read the included file {}: {e}", file.display()),
+                        "check the path and that the file is readable",
+                    )
+                })?;
+                self.loader
+                    .canonical
+                    .borrow_mut()
+                    .insert(file.to_path_buf(), c.clone());
+                c
+            }
+        };
         if let Some(c) = self.loader.cache.borrow().get(&canonical) {
             return Ok(c.clone());
         }
