@@ -197,7 +197,8 @@ fn accepted_corpus_files_agree_with_the_oracle() {
         "compared {compared} accepted corpus worlds with the oracle, {} differences",
         diffs.len()
     );
-    assert!(compared > 100, "only {compared} files compared");
+    // About 250 before includes were read, 296 with them.
+    assert!(compared > 280, "only {compared} files compared");
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
@@ -517,7 +518,8 @@ fn accepted_corpus_worlds_build_and_step() {
     }
     println!("built and stepped {built} corpus worlds");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-    assert!(built > 150, "only {built} worlds built");
+    // About 260 before includes were read, 314 with them.
+    assert!(built > 300, "only {built} worlds built");
 }
 
 /// The corpus worlds that include models, loaded with the oracle's resource paths: every model
