@@ -444,3 +444,21 @@ fn resources_come_from_the_environment_the_manifest_and_the_command_line() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn every_example_world_checks_ok() {
+    let mut args = vec!["check".to_string()];
+    for w in std::fs::read_dir(workspace().join("worlds")).unwrap() {
+        let p = w.unwrap().path();
+        if p.extension().is_some_and(|e| e == "sdf") {
+            args.push(p.to_string_lossy().into_owned());
+        }
+    }
+    assert!(args.len() >= 4, "{args:?}");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = simcore_env(&args, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), args.len() - 1, "{}", stdout(&o));
+    // The example with includes finds its models beside it, in worlds/models.
+    assert!(stdout(&o).contains("crates.sdf: OK"), "{}", stdout(&o));
+}
