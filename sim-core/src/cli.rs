@@ -22,6 +22,33 @@ pub enum Command {
     Run(RunArgs),
     /// List the plugin libraries on the search path, what they provide, and what was refused.
     Plugins(PathArgs),
+    /// Check SDF files: print each problem with its source line; exit 0 when all are valid,
+    /// 2 otherwise.
+    Check(CheckArgs),
+}
+
+/// Where included models and other resources are searched for.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ResourceArgs {
+    /// A directory searched for `model://` URIs and included model names before
+    /// SIMCORE_RESOURCE_PATH, GZ_SIM_RESOURCE_PATH, SDF_PATH, the `models/` directories at or
+    /// above the world file and the manifest's resource_paths (repeatable).
+    #[arg(long = "resource-path", value_name = "DIR")]
+    pub resource_path: Vec<PathBuf>,
+}
+
+/// `simcore check`.
+#[derive(Debug, Args, Clone)]
+pub struct CheckArgs {
+    /// The SDF files to check.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// A TOML run manifest whose resource_paths are searched too.
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// Resource search path.
+    #[command(flatten)]
+    pub resources: ResourceArgs,
 }
 
 /// Where plugins and run settings come from.
@@ -31,7 +58,8 @@ pub struct PathArgs {
     /// directories and the directory of the simcore executable (repeatable).
     #[arg(long = "plugin-path", value_name = "DIR")]
     pub plugin_path: Vec<PathBuf>,
-    /// A TOML run manifest (world, seed, real_time_factor, threads, plugin_paths).
+    /// A TOML run manifest (world, seed, real_time_factor, threads, plugin_paths,
+    /// resource_paths).
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
 }
@@ -75,4 +103,7 @@ pub struct RunArgs {
     /// Plugin search path and manifest.
     #[command(flatten)]
     pub paths: PathArgs,
+    /// Resource search path.
+    #[command(flatten)]
+    pub resources: ResourceArgs,
 }

@@ -1,9 +1,9 @@
-//! The `simcore` command: `simcore run WORLD`, `simcore plugins`.
+//! The `simcore` command: `simcore run WORLD`, `simcore plugins`, `simcore check FILE...`.
 
 mod cli;
 
 use clap::Parser;
-use cli::{Cli, Command, PathArgs, RunArgs};
+use cli::{CheckArgs, Cli, Command, PathArgs, ResourceArgs, RunArgs};
 use sim_core::manifest::Manifest;
 use sim_core::plugins::{Registry, SearchPath};
 use sim_core::runner::{LoadError, RunLimit, RunSummary, SimOptions, Simulation, install_ctrl_c};
@@ -32,6 +32,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Run(args) => run(args),
         Command::Plugins(paths) => plugins(paths),
+        Command::Check(args) => check(args),
     };
     ExitCode::from(code)
 }
@@ -79,12 +80,22 @@ fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, Stri
             manifest.real_time_factor = m.real_time_factor.or(manifest.real_time_factor);
             manifest.threads = m.threads.or(manifest.threads);
             manifest.plugin_paths.extend(m.plugin_paths);
+            manifest.resource_paths.extend(m.resource_paths);
             world
         }
         Some(w) => w.to_path_buf(),
         None => manifest.world.clone().unwrap_or_default(),
     };
     Ok(Settings { world, manifest })
+}
+
+/// How SDF files are loaded: `--resource-path`, the environment, then the manifest's paths.
+fn load_options(resources: &ResourceArgs, manifest: &Manifest) -> sim_core::sdf::LoadOptions {
+    sim_core::sdf::LoadOptions {
+        resource_paths: resources.resource_path.clone(),
+        fallback_resource_paths: manifest.resource_paths.clone(),
+        ignore_env: false,
+    }
 }
 
 fn registry(paths: &PathArgs, manifest: &Manifest) -> Registry {
@@ -120,13 +131,14 @@ fn run(args: RunArgs) -> u8 {
         error("--threads must be at least 1");
         return EXIT_INPUT;
     }
-    let world = match sim_core::sdf::load(&s.world) {
-        Ok(w) => w,
-        Err(e) => {
-            eprintln!("{}", e.render(None));
-            return EXIT_INPUT;
-        }
-    };
+    let world =
+        match sim_core::sdf::load_with(&s.world, &load_options(&args.resources, &s.manifest)) {
+            Ok(w) => w,
+            Err(e) => {
+                eprintln!("{}", e.render(None));
+                return EXIT_INPUT;
+            }
+        };
     let rtf = args
         .rtf
         .or(s.manifest.real_time_factor)
@@ -420,6 +432,52 @@ fn print_summary(s: &RunSummary, world: &Path) {
             f.span
         );
     }
+}
+
+/// `simcore check`: loads each file (includes too) and builds it in the physics engine; prints
+/// `FILE: OK` on stdout or the problem with its source line on stderr.
+fn check(args: CheckArgs) -> u8 {
+    let manifest = match &args.manifest {
+        Some(p) => match Manifest::load(p) {
+            Ok(m) => m,
+            Err(e) => {
+                error(e);
+                return EXIT_INPUT;
+            }
+        },
+        None => Manifest::default(),
+    };
+    let options = load_options(&args.resources, &manifest);
+    let mut bad = 0;
+    for file in &args.files {
+        let problem = match sim_core::sdf::load_with(file, &options) {
+            Err(e) => Some(e.render(None)),
+            Ok(world) => match sim_core::physics::Physics::build(&world) {
+                Ok(_) => None,
+                Err(e) => Some(format!(
+                    "error: the world cannot be built: {}\n  --> {}\n",
+                    e.message, e.span
+                )),
+            },
+        };
+        match problem {
+            None => println!("{}: OK", file.display()),
+            Some(report) => {
+                bad += 1;
+                eprint!("{report}");
+                eprintln!("{}: invalid", file.display());
+            }
+        }
+    }
+    if args.files.len() > 1 {
+        eprintln!(
+            "checked {} files: {} valid, {} invalid",
+            args.files.len(),
+            args.files.len() - bad,
+            bad
+        );
+    }
+    if bad == 0 { 0 } else { EXIT_INPUT }
 }
 
 fn plugins(paths: PathArgs) -> u8 {

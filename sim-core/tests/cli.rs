@@ -287,3 +287,178 @@ fn pub_and_call_reach_plugins_at_their_sim_times() {
     );
     assert!(stdout(&list).contains("topic   /world/test/model/a/link/body/sensor/s/imu"));
 }
+
+/// Runs `simcore` with `env` set and the resource variables of this process removed.
+fn simcore_env(args: &[&str], env: &[(&str, &std::path::Path)]) -> std::process::Output {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_simcore"));
+    c.args(args)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(workspace());
+    for v in sim_core::resources::ENV_VARS {
+        c.env_remove(v);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("simcore runs")
+}
+
+/// A model directory `lib/NAME` (model.config + model.sdf with one box link) under `root`.
+fn model_dir(root: &std::path::Path, name: &str, mass: &str) {
+    let dir = root.join("lib").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("model.config"),
+        "<model><sdf version=\"1.9\">model.sdf</sdf></model>",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("model.sdf"),
+        format!(
+            "<sdf version=\"1.9\">\n<model name=\"{name}\">\n  <link name=\"body\">\n    \
+             <inertial><mass>{mass}</mass></inertial>\n    <collision name=\"c\"><geometry>\
+             <box><size>1 1 1</size></box></geometry></collision>\n  </link>\n</model>\n</sdf>\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// A world including `uri` at height 2.
+fn including_world(uri: &str) -> String {
+    format!(
+        "<sdf version=\"1.9\">\n<world name=\"w\">\n  <include>\n    <uri>{uri}</uri>\n    \
+         <pose>0 0 2 0 0 0</pose>\n  </include>\n</world>\n</sdf>\n"
+    )
+}
+
+#[test]
+fn check_reports_each_file_and_exits_2_on_any_problem() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    model_dir(root, "good", "1");
+    model_dir(root, "bad", "-1");
+    let good = root.join("good.sdf");
+    let bad = root.join("bad.sdf");
+    let missing = root.join("missing.sdf");
+    std::fs::write(&good, including_world("model://good")).unwrap();
+    std::fs::write(&bad, including_world("model://bad")).unwrap();
+    std::fs::write(&missing, including_world("model://elsewhere")).unwrap();
+    let lib = root.join("lib");
+    let lib_arg = lib.to_str().unwrap();
+
+    let o = simcore_env(
+        &["check", good.to_str().unwrap(), "--resource-path", lib_arg],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), format!("{}: OK", good.display()));
+
+    let o = simcore_env(
+        &[
+            "check",
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+            missing.to_str().unwrap(),
+            "--resource-path",
+            lib_arg,
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(out.trim(), format!("{}: OK", good.display()), "{err}");
+    // The error inside the included model: its file, its source line, and the include site.
+    let model_sdf = lib.join("bad/model.sdf");
+    assert!(
+        err.contains(&format!("--> {}:4:", model_sdf.display())),
+        "{err}"
+    );
+    assert!(err.contains("<inertial><mass>-1</mass>"), "{err}");
+    assert!(
+        err.contains(&format!("= included from {}:3:3", bad.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{}: invalid", bad.display())),
+        "{err}"
+    );
+    // The missing model: the directories searched.
+    assert!(err.contains("cannot find \"model://elsewhere\""), "{err}");
+    assert!(err.contains(&format!("searched: {lib_arg}")), "{err}");
+    assert!(err.contains("checked 3 files: 1 valid, 2 invalid"), "{err}");
+}
+
+#[test]
+fn resources_come_from_the_environment_the_manifest_and_the_command_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    model_dir(root, "crate", "1");
+    let w = root.join("w.sdf");
+    std::fs::write(&w, including_world("model://crate")).unwrap();
+    let lib = root.join("lib");
+
+    // Nowhere to look: an error naming the URI.
+    let o = simcore_env(&["check", w.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("model://crate"), "{}", stderr(&o));
+
+    for var in sim_core::resources::ENV_VARS {
+        let o = simcore_env(&["check", w.to_str().unwrap()], &[(var, &lib)]);
+        assert_eq!(o.status.code(), Some(0), "{var}: {}", stderr(&o));
+    }
+
+    let manifest = root.join("run.toml");
+    std::fs::write(
+        &manifest,
+        "world = \"w.sdf\"\nresource_paths = [\"lib\"]\nreal_time_factor = 0\n",
+    )
+    .unwrap();
+    let o = simcore_env(
+        &[
+            "check",
+            w.to_str().unwrap(),
+            "--manifest",
+            manifest.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // `run` reads the same: the manifest alone, and the command line.
+    let o = simcore_env(&["run", manifest.to_str().unwrap(), "--steps", "10"], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("10 steps"), "{}", stderr(&o));
+    let o = simcore_env(
+        &[
+            "run",
+            w.to_str().unwrap(),
+            "--rtf",
+            "0",
+            "--steps",
+            "10",
+            "--resource-path",
+            lib.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn every_example_world_checks_ok() {
+    let mut args = vec!["check".to_string()];
+    for w in std::fs::read_dir(workspace().join("worlds")).unwrap() {
+        let p = w.unwrap().path();
+        if p.extension().is_some_and(|e| e == "sdf") {
+            args.push(p.to_string_lossy().into_owned());
+        }
+    }
+    assert!(args.len() >= 4, "{args:?}");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = simcore_env(&args, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), args.len() - 1, "{}", stdout(&o));
+    // The example with includes finds its models beside it, in worlds/models.
+    assert!(stdout(&o).contains("crates.sdf: OK"), "{}", stdout(&o));
+}

@@ -6,6 +6,7 @@
 //! real_time_factor = 0              # 0: as fast as possible (default: the world's)
 //! threads = 2                       # sensor worker threads (default 1)
 //! plugin_paths = ["plugins"]        # extra plugin directories, relative to this file
+//! resource_paths = ["models"]       # where included models are searched last
 //! ```
 //!
 //! Unknown keys are errors (a typo must not be silently ignored).
@@ -28,6 +29,10 @@ pub struct Manifest {
     /// Plugin directories.
     #[serde(default)]
     pub plugin_paths: Vec<PathBuf>,
+    /// Resource directories (`model://` URIs, included models), searched after the command
+    /// line, the environment and the `models/` directories near the world file.
+    #[serde(default)]
+    pub resource_paths: Vec<PathBuf>,
 }
 
 /// A manifest that could not be read.
@@ -104,6 +109,7 @@ impl Manifest {
         let base = path.parent().unwrap_or(Path::new("."));
         m.world = m.world.map(|w| base.join(w));
         m.plugin_paths = m.plugin_paths.iter().map(|p| base.join(p)).collect();
+        m.resource_paths = m.resource_paths.iter().map(|p| base.join(p)).collect();
         Ok(m)
     }
 }
@@ -118,13 +124,17 @@ mod tests {
         let p = dir.path().join("run.toml");
         std::fs::write(
             &p,
-            "world = \"w.sdf\"\nseed = 3\nplugin_paths = [\"libs\"]\n",
+            "world = \"w.sdf\"\nseed = 3\nplugin_paths = [\"libs\"]\nresource_paths = [\"models\", \"/abs\"]\n",
         )
         .unwrap();
         let m = Manifest::load(&p).unwrap();
         assert_eq!(m.world, Some(dir.path().join("w.sdf")));
         assert_eq!(m.seed, Some(3));
         assert_eq!(m.plugin_paths, vec![dir.path().join("libs")]);
+        assert_eq!(
+            m.resource_paths,
+            vec![dir.path().join("models"), PathBuf::from("/abs")]
+        );
     }
 
     #[test]

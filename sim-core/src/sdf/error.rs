@@ -5,6 +5,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::world::Span;
+
 /// The broad class of an [`SdfError`], for callers that react differently to each (the CLI
 /// reports them all the same way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -22,8 +24,10 @@ pub enum ErrorKind {
     Invalid,
     /// Two siblings of the same kind share a name.
     Duplicate,
-    /// Valid SDF that this reader does not handle yet (includes, joints, frames, meshes...).
+    /// Valid SDF that this reader does not handle yet (frames, meshes, network URIs...).
     Unsupported,
+    /// A file, model or resource the document refers to cannot be found.
+    NotFound,
 }
 
 /// An error in an SDF document.
@@ -53,6 +57,10 @@ pub struct SdfError {
     /// (An `Arc<String>` rather than `Arc<str>`: a thin pointer keeps the error, and so every
     /// `Result` carrying it, small.)
     pub source_text: Option<Arc<String>>,
+    /// For an error inside an included file: the `<include>` elements that led to it, the
+    /// innermost first (empty for an error in the file that was loaded). Boxed to keep the
+    /// error small.
+    pub included_from: Box<Vec<Span>>,
 }
 
 impl SdfError {
@@ -72,7 +80,15 @@ impl SdfError {
             message: message.into(),
             hint: hint.into(),
             source_text: None,
+            included_from: Box::default(),
         }
+    }
+
+    /// Records that this error is inside a file included at `site` (call it from the
+    /// innermost include outwards).
+    pub(crate) fn included_at(mut self, site: Span) -> SdfError {
+        self.included_from.push(site);
+        self
     }
 
     /// `file:line:col` (or `file` alone when there is no position); inline text is `<inline>`.
@@ -93,6 +109,9 @@ impl SdfError {
         if !self.element.is_empty() {
             s.push_str(&format!(" (in {})", self.element));
         }
+        for site in self.included_from.iter() {
+            s.push_str(&format!(", included from {site}"));
+        }
         s
     }
 
@@ -105,6 +124,7 @@ impl SdfError {
     /// 12 |     <mass>-1</mass>
     ///    |           ^
     ///    = in <mass> in <link name="base">
+    ///    = included from world.sdf:8:5
     ///    = help: <hint>
     /// ```
     ///
@@ -126,6 +146,9 @@ impl SdfError {
         }
         if !self.element.is_empty() {
             out.push_str(&format!("{pad}= in {}\n", self.element));
+        }
+        for site in self.included_from.iter() {
+            out.push_str(&format!("{pad}= included from {site}\n"));
         }
         if !self.hint.is_empty() {
             out.push_str(&format!("{pad}= help: {}\n", self.hint));
@@ -177,6 +200,7 @@ impl fmt::Debug for SdfError {
             .field("element", &self.element)
             .field("message", &self.message)
             .field("hint", &self.hint)
+            .field("included_from", &self.included_from)
             .field(
                 "source_text",
                 &self

@@ -1,8 +1,11 @@
 //! SDF text -> [`crate::world::World`].
 //!
-//! [`load`] reads a world file, [`parse_str`] reads SDF text. Both return the first problem
-//! found as an [`SdfError`] that names the file, line and column, the element, what is wrong
-//! and what to do ([`SdfError::render`] prints it as a compiler-style report).
+//! [`load`] reads a world file, [`parse_str`] reads SDF text ([`load_with`] and
+//! [`parse_str_with`] take [`LoadOptions`]: where included models are searched for). They
+//! return the first problem found as an [`SdfError`] that names the file, line and column, the
+//! element, what is wrong and what to do ([`SdfError::render`] prints it as a compiler-style
+//! report; for a problem inside an included file, [`SdfError::included_from`] lists the
+//! includes that led there).
 //!
 //! # What is read
 //!
@@ -10,11 +13,13 @@
 //! spherical coordinates, models (nested too) with links, inertials, joints, collisions and
 //! visuals of every SDF shape (box, sphere, cylinder, capsule, ellipsoid, cone, plane, mesh,
 //! heightmap, polyline; a mesh or heightmap `<uri>` is resolved to its file here and the file
-//! is read when the world is built), sensors and plugins. Defaults are those of SDF 1.12.
-//! Elements the engine does not use (scene, lights, GUI, surface parameters...) are skipped.
-//! Elements that would change the world if they were skipped (`<include>`, `<frame>`,
-//! `<population>`, the deprecated `<image>` shape, poses relative to other frames, automatic
-//! inertia) are reported as not supported yet rather than dropped.
+//! is read when the world is built), sensors and plugins, and `<include>`s of models (found
+//! through [`crate::resources`], each file read once per load, with the include's overrides
+//! and `merge="true"`). Defaults are those of SDF 1.12. Elements the engine does not use
+//! (scene, lights, GUI, surface parameters...) are skipped, included lights and actors too.
+//! Elements that would change the world if they were skipped (`<joint>` in worlds, `<frame>`,
+//! `<population>`, the deprecated `<image>` shape, poses relative to other frames, placement
+//! frames, automatic inertia) are reported as not supported yet rather than dropped.
 //!
 //! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
 //! `--`, undeclared namespace prefixes such as `<gz:policies>`), and uses the first of a
@@ -22,7 +27,8 @@
 //!
 //! # Structure
 //!
-//! A `Reader` carries the file, the source text and the declared version; there is one
+//! A `Reader` carries the file, the source text, the declared version and the load's shared
+//! state (resource search path, files already included); there is one
 //! function per element (`world`, `physics`, `model`, `link`, `inertial`, `collision`,
 //! `visual`, `geometry`, `sensor`, `plugin`, `pose`...), each returning its part of the data
 //! model or the first error inside it.
@@ -30,15 +36,17 @@
 #![warn(missing_docs)]
 
 mod error;
+mod include;
 mod joint;
 mod lenient;
 mod model;
 mod reader;
 mod sensor;
 mod shapes;
-mod uri;
 mod world;
 
+#[cfg(test)]
+mod include_tests;
 #[cfg(test)]
 mod tests;
 
@@ -47,15 +55,40 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::{ErrorKind, SdfError};
+pub use include::LoadOptions;
+pub(crate) use reader::Version;
 
 use crate::world::{Model, World};
-use reader::{Reader, Version, children, describe, is_sdf_element, tag};
+use include::Loader;
+use reader::{Reader, children, describe, is_sdf_element, tag};
 
-/// Reads the SDF world file at `path`.
+/// Reads the SDF world file at `path`, with includes searched for on the standard resource
+/// path (see [`LoadOptions`]).
 ///
 /// A file that cannot be read (or is not UTF-8) is an [`SdfError`] naming the file; anything
 /// wrong inside it is an [`SdfError`] with its line and column.
 pub fn load(path: &Path) -> Result<World, SdfError> {
+    load_with(path, &LoadOptions::default())
+}
+
+/// Reads the SDF world file at `path`, with includes searched for as `options` say.
+pub fn load_with(path: &Path, options: &LoadOptions) -> Result<World, SdfError> {
+    let loader = Loader::new(options);
+    load_world(path, &loader)
+}
+
+/// Reads the world file at `path` with `loader`.
+fn load_world(path: &Path, loader: &Loader) -> Result<World, SdfError> {
+    let text = read_text(path)?;
+    loader.enter(path);
+    with_document(&text, Some(path), |doc, file| {
+        read_document(doc, &text, file, loader)
+    })
+}
+
+/// The text of the file at `path`: an [`ErrorKind::Io`] error when it cannot be read (without
+/// a position) or is not UTF-8 (at the first bad byte).
+pub(crate) fn read_text(path: &Path) -> Result<String, SdfError> {
     let bytes = std::fs::read(path).map_err(|e| {
         SdfError::without_position(
             ErrorKind::Io,
@@ -64,8 +97,8 @@ pub fn load(path: &Path) -> Result<World, SdfError> {
             "check the path and that the file is readable",
         )
     })?;
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
+    match String::from_utf8(bytes) {
+        Ok(t) => Ok(t),
         Err(e) => {
             let valid = e.utf8_error().valid_up_to();
             let bytes = e.into_bytes();
@@ -80,26 +113,47 @@ pub fn load(path: &Path) -> Result<World, SdfError> {
             err.line = line;
             err.column = column;
             err.source_text = Some(Arc::new(String::from_utf8_lossy(&bytes).into_owned()));
-            return Err(err);
+            Err(err)
         }
-    };
-    parse_str(&text, Some(path))
+    }
 }
 
-/// Reads SDF text. `file` is only used in spans and error messages.
+/// Reads SDF text. `file` is used in spans and error messages, and its directory is where
+/// relative includes are searched first (the current directory when None).
 pub fn parse_str(text: &str, file: Option<&Path>) -> Result<World, SdfError> {
-    with_document(text, file, |doc, file| read_document(doc, text, file))
+    parse_str_with(text, file, &LoadOptions::default())
+}
+
+/// [`parse_str`] with includes searched for as `options` say.
+pub fn parse_str_with(
+    text: &str,
+    file: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<World, SdfError> {
+    let loader = Loader::new(options);
+    if let Some(f) = file {
+        loader.enter(f);
+    }
+    with_document(text, file, |doc, file| {
+        read_document(doc, text, file, &loader)
+    })
 }
 
 /// Reads one model from SDF text: an `<sdf version>` document holding one `<model>` (as
 /// Gazebo's factory takes), or a bare `<model>` (read as the newest SDF version). Used to
 /// create models at run time.
 pub fn parse_model_str(text: &str, file: Option<&Path>) -> Result<Model, SdfError> {
-    with_document(text, file, |doc, file| read_model_document(doc, text, file))
+    let loader = Loader::new(&LoadOptions::default());
+    if let Some(f) = file {
+        loader.enter(f);
+    }
+    with_document(text, file, |doc, file| {
+        read_model_document(doc, text, file, &loader)
+    })
 }
 
 /// Parses `text` as XML leniently (see `lenient`) and hands the document to `read`.
-fn with_document<T>(
+pub(crate) fn with_document<T>(
     text: &str,
     file: Option<&Path>,
     read: impl Fn(&roxmltree::Document, Option<Arc<std::path::PathBuf>>) -> Result<T, SdfError>,
@@ -126,6 +180,7 @@ fn read_model_document(
     doc: &roxmltree::Document,
     source: &str,
     file: Option<Arc<std::path::PathBuf>>,
+    loader: &Loader,
 ) -> Result<Model, SdfError> {
     let root = doc.root_element();
     if tag(root) == "model" && is_sdf_element(root) {
@@ -134,10 +189,11 @@ fn read_model_document(
             source,
             version: Version::NEWEST,
             lines: error::LineIndex::new(source),
+            loader,
         };
         return r.model(root, &["world"], 1);
     }
-    let r = root_reader(root, source, file)?;
+    let r = root_reader(root, source, file, loader)?;
     let mut models = children(root, "model");
     let Some(model) = models.next() else {
         return Err(r.error(
@@ -207,14 +263,16 @@ fn xml_error(e: &roxmltree::Error, text: &str, file: Option<Arc<std::path::PathB
         message: format!("not well-formed XML: {message}"),
         hint: hint.to_string(),
         source_text: Some(Arc::new(text.to_string())),
+        included_from: Box::default(),
     }
 }
 
 /// Checks the `<sdf version>` root and returns a reader for that version.
-fn root_reader<'s>(
+pub(crate) fn root_reader<'s>(
     root: roxmltree::Node,
     source: &'s str,
     file: Option<Arc<std::path::PathBuf>>,
+    loader: &'s Loader,
 ) -> Result<Reader<'s>, SdfError> {
     // A provisional reader for errors before the version is known.
     let mut r = Reader {
@@ -222,6 +280,7 @@ fn root_reader<'s>(
         source,
         version: Version::NEWEST,
         lines: error::LineIndex::new(source),
+        loader,
     };
     if tag(root) != "sdf" || !is_sdf_element(root) {
         let hint = if tag(root) == "gazebo" {
@@ -275,9 +334,10 @@ fn read_document(
     doc: &roxmltree::Document,
     source: &str,
     file: Option<Arc<std::path::PathBuf>>,
+    loader: &Loader,
 ) -> Result<World, SdfError> {
     let root = doc.root_element();
-    let r = root_reader(root, source, file)?;
+    let r = root_reader(root, source, file, loader)?;
     let mut world = None;
     for w in children(root, "world") {
         if world.is_some() {

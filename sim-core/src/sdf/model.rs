@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
+use super::include::{Included, Site};
 use super::reader::{MAX_MODEL_DEPTH, Reader, is_sdf_element, tag};
 use crate::world::{Inertial, Link, Model};
 
@@ -22,9 +23,21 @@ impl Siblings {
         name: &str,
         scope: &str,
     ) -> Result<(), SdfError> {
+        self.insert_as(r, node, tag(node), name, scope)
+    }
+
+    /// Records `name` for a `<kind>` brought in by `node` (the element itself, or the
+    /// `<include>` that brought it); fails if a sibling of the same kind already has it.
+    pub(crate) fn insert_as(
+        &mut self,
+        r: &Reader,
+        node: Node,
+        kind: &str,
+        name: &str,
+        scope: &str,
+    ) -> Result<(), SdfError> {
         let line = r.span(node).line;
         if let Some(first) = self.0.get(name) {
-            let kind = tag(node);
             return Err(r.attr_error(
                 node,
                 "name",
@@ -92,6 +105,7 @@ impl Reader<'_> {
 
         let mut links = Vec::new();
         let mut joint_nodes = Vec::new();
+        let mut merged_joints = Vec::new();
         let mut models = Vec::new();
         let mut plugins = Vec::new();
         let (mut link_names, mut model_names) = (Siblings::default(), Siblings::default());
@@ -108,7 +122,32 @@ impl Reader<'_> {
                     models.push(nested);
                 }
                 "plugin" => plugins.push(self.plugin(c)?),
-                "include" => return Err(self.include_unsupported(c)),
+                "include" => {
+                    let site = Site {
+                        frames: &own_frames,
+                        in_world: false,
+                        depth: depth + 1,
+                    };
+                    match self.include(c, &site)? {
+                        Included::Model(nested) => {
+                            model_names.insert_as(self, c, "model", &nested.name, "model")?;
+                            models.push(nested);
+                        }
+                        Included::Merged(parts) => {
+                            for link in parts.links {
+                                link_names.insert_as(self, c, "link", &link.name, "model")?;
+                                links.push(link);
+                            }
+                            for nested in parts.models {
+                                model_names.insert_as(self, c, "model", &nested.name, "model")?;
+                                models.push(nested);
+                            }
+                            plugins.extend(parts.plugins);
+                            merged_joints.extend(parts.joints.into_iter().map(|j| (c, j)));
+                        }
+                        Included::Other => {}
+                    }
+                }
                 "joint" => joint_nodes.push(c),
                 "frame" => return Err(self.frame_unsupported(c)),
                 _ => {}
@@ -118,9 +157,14 @@ impl Reader<'_> {
         let nested_names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
         let mut joints = Vec::new();
         let mut joint_names = Siblings::default();
-        for c in joint_nodes {
-            let joint = self.joint(c, &name, &link_names, &nested_names)?;
-            joint_names.insert(self, c, &joint.name, "model")?;
+        let own_joints = joint_nodes.into_iter().map(|c| (c, None));
+        let merged_joints = merged_joints.into_iter().map(|(c, j)| (c, Some(j)));
+        for (c, merged) in own_joints.chain(merged_joints) {
+            let joint = match merged {
+                Some(j) => j,
+                None => self.joint(c, &name, &link_names, &nested_names)?,
+            };
+            joint_names.insert_as(self, c, "joint", &joint.name, "model")?;
             if let Some(other) = joints
                 .iter()
                 .find(|j: &&crate::world::Joint| j.child == joint.child)

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use roxmltree::Node;
 
 use super::error::{ErrorKind, LineIndex, SdfError};
+use super::include::Loader;
 use crate::world::{Pose, Quat, Span, Vec3};
 
 /// An SDF version `major.minor`.
@@ -102,7 +103,7 @@ impl Text {
 }
 
 /// Reading context: everything an element function needs besides the node itself. One per
-/// document; the full reader will add include resolution and frame graphs here.
+/// document (an included file has its own).
 pub(crate) struct Reader<'s> {
     /// The file being read, shared by every [`Span`].
     pub file: Option<Arc<PathBuf>>,
@@ -112,6 +113,8 @@ pub(crate) struct Reader<'s> {
     pub version: Version,
     /// Line starts of `source`.
     pub lines: LineIndex,
+    /// What the whole load shares: the resource search path, the included files already read.
+    pub loader: &'s Loader,
 }
 
 /// The largest depth of nested models accepted (deeper input is certainly not a real world,
@@ -150,6 +153,7 @@ impl<'s> Reader<'s> {
             message: message.into(),
             hint: hint.into(),
             source_text: Some(Arc::new(self.source.to_string())),
+            included_from: Box::default(),
         }
     }
 

@@ -225,9 +225,11 @@ impl Reader<'_> {
         })
     }
 
-    /// The required `<uri>` of a mesh or heightmap, resolved to a file where possible.
+    /// The required `<uri>` of a mesh or heightmap, resolved to a file where possible (a file
+    /// that cannot be found is reported when the world is built, so that a world can still
+    /// be checked and inspected without its meshes).
     fn resource(&self, shape: Node) -> Result<Resource, SdfError> {
-        let Some(uri) = self.child_string(shape, "uri") else {
+        let Some(node) = self.child(shape, "uri") else {
             return Err(self.error(
                 shape,
                 ErrorKind::Missing,
@@ -236,7 +238,12 @@ impl Reader<'_> {
                  relative to this SDF file",
             ));
         };
-        let resolved = super::uri::resolve(&uri, self.file.as_deref().map(|p| p.as_path()));
+        let uri = self.text(node).trimmed().to_string();
+        let resolved = self
+            .loader
+            .resources
+            .resolve(&uri, self.base_dir())
+            .map_err(|e| format!("{e}; {}", e.hint()));
         Ok(Resource { uri, resolved })
     }
 

@@ -530,21 +530,7 @@ fn elements_the_engine_does_not_use_are_skipped() {
 }
 
 #[test]
-fn includes_joints_frames_and_populations_are_not_supported_yet() {
-    let text = doc(
-        "1.12",
-        "<model name='a'/>\n  <include>\n<uri>model://box</uri></include>",
-    );
-    let e = err(&text);
-    check(
-        &e,
-        ErrorKind::Unsupported,
-        &text,
-        "<include>",
-        "not supported yet by this reader",
-    );
-    assert!(e.message.contains("model://box"), "{}", e.message);
-
+fn world_joints_frames_and_populations_are_not_supported_yet() {
     let text = doc(
         "1.12",
         "<joint name='j' type='fixed'><parent>world</parent><child>m</child></joint>",
@@ -586,17 +572,6 @@ fn includes_joints_frames_and_populations_are_not_supported_yet() {
         &text,
         "screw'",
         "type \"screw\" cannot be built",
-    );
-    let text = doc(
-        "1.12",
-        "<model name='m'><include><uri>x</uri></include></model>",
-    );
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
-        &text,
-        "<include>",
-        "<include>",
     );
     let text = doc(
         "1.12",

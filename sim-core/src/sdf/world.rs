@@ -3,6 +3,7 @@
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
+use super::include::{Included, Site};
 use super::model::Siblings;
 use super::reader::{Reader, Version, children, is_sdf_element, tag};
 use crate::world::{Physics, SphericalCoordinates, Vec3, World};
@@ -61,7 +62,27 @@ impl Reader<'_> {
                     models.push(model);
                 }
                 "plugin" => plugins.push(self.plugin(c)?),
-                "include" => return Err(self.include_unsupported(c)),
+                "include" => {
+                    let site = Site {
+                        frames: &["world"],
+                        in_world: true,
+                        depth: 1,
+                    };
+                    match self.include(c, &site)? {
+                        Included::Model(model) => {
+                            model_names.insert_as(self, c, "model", &model.name, "world")?;
+                            models.push(model);
+                        }
+                        Included::Merged(parts) => {
+                            for model in parts.models {
+                                model_names.insert_as(self, c, "model", &model.name, "world")?;
+                                models.push(model);
+                            }
+                            plugins.extend(parts.plugins);
+                        }
+                        Included::Other => {}
+                    }
+                }
                 "joint" => return Err(self.joint_unsupported(c)),
                 "frame" => return Err(self.frame_unsupported(c)),
                 "population" => {
@@ -173,19 +194,6 @@ impl Reader<'_> {
             )?,
             polar_axis: self.child_positive(node, "surface_axis_polar", WGS84_POLAR, axis_hint)?,
         })
-    }
-
-    /// The error for an `<include>` (world or model).
-    pub(super) fn include_unsupported(&self, node: Node) -> SdfError {
-        let what = match self.child_string(node, "uri") {
-            Some(uri) => format!("<include> (of \"{uri}\") is"),
-            None => "<include> is".to_string(),
-        };
-        self.unsupported(
-            node,
-            &what,
-            "paste the included model's <model> element here instead",
-        )
     }
 
     /// The error for a `<joint>` (world or model).
