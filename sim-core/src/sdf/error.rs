@@ -22,6 +22,13 @@ pub enum ErrorKind {
     Invalid,
     /// Two siblings of the same kind share a name.
     Duplicate,
+    /// A name that refers to nothing in scope: a pose's `relative_to`, a frame's
+    /// `attached_to`, a joint's parent or child, an axis's `expressed_in`, a model's
+    /// `canonical_link` or `placement_frame`.
+    UnknownReference,
+    /// Poses relative to each other, or frames attached to each other, in a cycle
+    /// (including an element relative to or attached to itself).
+    Cycle,
     /// Valid SDF that this reader does not handle yet (includes, joints, frames, meshes...).
     Unsupported,
 }

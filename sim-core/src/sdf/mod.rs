@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod frames;
 mod joint;
 mod lenient;
 mod model;
@@ -44,6 +45,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::{ErrorKind, SdfError};
+pub use frames::place_model;
 
 use crate::world::{Model, World};
 use reader::{Reader, Version, children, describe, is_sdf_element, tag};
@@ -132,7 +134,7 @@ fn read_model_document(
             version: Version::NEWEST,
             lines: error::LineIndex::new(source),
         };
-        return r.model(root, &["world"], 1);
+        return r.model(root, 1);
     }
     let r = root_reader(root, source, file)?;
     let mut models = children(root, "model");
@@ -152,7 +154,7 @@ fn read_model_document(
             "create one model per request",
         ));
     }
-    r.model(model, &["world"], 1)
+    r.model(model, 1)
 }
 
 /// Parses XML (no DTDs: SDF does not use them, and they open the door to entity expansion).
