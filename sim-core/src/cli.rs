@@ -22,6 +22,21 @@ pub enum Command {
     Run(RunArgs),
     /// List the plugin libraries on the search path, what they provide, and what was refused.
     Plugins(PathArgs),
+    /// Print what an SDF file (a world, or a model) resolves to: every frame and pose
+    /// resolved, joints with the links they join, sensors and plugins.
+    Inspect(InspectArgs),
+}
+
+/// `simcore inspect`.
+#[derive(Debug, Args, Clone)]
+pub struct InspectArgs {
+    /// The SDF file (its root holds a <world> or a <model>).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Print JSON in the schema of the libsdformat oracle (poses in the world frame, raw
+    /// poses, resolved links and axes) instead of a tree.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Where plugins and run settings come from.

@@ -1,9 +1,9 @@
-//! The `simcore` command: `simcore run WORLD`, `simcore plugins`.
+//! The `simcore` command: `simcore run WORLD`, `simcore plugins`, `simcore inspect FILE`.
 
 mod cli;
 
 use clap::Parser;
-use cli::{Cli, Command, PathArgs, RunArgs};
+use cli::{Cli, Command, InspectArgs, PathArgs, RunArgs};
 use sim_core::manifest::Manifest;
 use sim_core::plugins::{Registry, SearchPath};
 use sim_core::runner::{LoadError, RunLimit, RunSummary, SimOptions, Simulation, install_ctrl_c};
@@ -32,8 +32,33 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Run(args) => run(args),
         Command::Plugins(paths) => plugins(paths),
+        Command::Inspect(args) => inspect(&args),
     };
     ExitCode::from(code)
+}
+
+/// `simcore inspect FILE [--json]`: 0 when the file reads, 2 (with the error on stderr, and
+/// the oracle's `"ok": false` object on stdout with `--json`) when it does not.
+fn inspect(args: &InspectArgs) -> u8 {
+    match sim_core::sdf::load_document(&args.file) {
+        Ok(doc) => {
+            let text = if args.json {
+                sim_core::inspect::to_json(&doc)
+            } else {
+                sim_core::inspect::to_tree(&doc)
+            };
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            0
+        }
+        Err(e) => {
+            eprint!("{}", e.render(None));
+            if args.json {
+                print!("{}", sim_core::inspect::error_json(&e));
+            }
+            EXIT_INPUT
+        }
+    }
 }
 
 fn init_logging(verbose: u8) {

@@ -2034,6 +2034,66 @@ mod tests {
     }
 
     #[test]
+    fn a_pendulum_in_a_nested_model_swings_about_the_resolved_axis() {
+        // The bob is a link of a nested model turned a quarter about z; the joint of the
+        // outer model names it `pend::bob`, is posed relative to the outer model frame and
+        // has its axis expressed in the nested model's frame (its x = the world's y). The
+        // base is held by a world-level joint (SDF 1.10).
+        let w = crate::sdf::parse_str(
+            r#"<sdf version="1.10"><world name="w">
+            <model name="arm"><pose>0 0 2 0 0 0</pose>
+              <link name="base"><inertial><mass>1</mass></inertial></link>
+              <model name="pend"><pose>1 0 0 0 0 1.5707963267948966</pose>
+                <link name="bob"><inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial>
+                  <collision name="c"><geometry><sphere><radius>0.05</radius></sphere></geometry></collision></link>
+              </model>
+              <joint name="hinge" type="revolute"><parent>base</parent><child>pend::bob</child>
+                <pose relative_to="__model__">0 0 0 0 0 0</pose>
+                <axis><xyz expressed_in="pend">1 0 0</xyz></axis></joint>
+            </model>
+            <joint name="fix" type="fixed"><parent>world</parent><child>arm::base</child></joint>
+            </world></sdf>"#,
+            None,
+        )
+        .expect("valid world");
+        let mut p = Physics::build(&w).unwrap();
+        let bob = p.entity_id("arm::pend::bob").unwrap();
+        let base = p.entity_id("arm::base").unwrap();
+        let hinge = p.entity_id("arm::hinge").unwrap();
+        assert!(p.entity_id("fix").is_some(), "the world joint is an entity");
+        let start = p.kinematics_of(bob).unwrap().pose.position;
+        assert!(
+            (start - Vec3::new(1.0, 0.0, 2.0)).length() < 1e-6,
+            "{start:?}"
+        );
+        let mut max_angle: f64 = 0.0;
+        for _ in 0..1300 {
+            p.step();
+            let pos = p.kinematics_of(bob).unwrap().pose.position;
+            let r = (pos - Vec3::new(0.0, 0.0, 2.0)).length();
+            assert!(
+                (r - 1.0).abs() < 2e-3,
+                "the bob stays 1 m from the pivot: {r}"
+            );
+            assert!(pos.y.abs() < 1e-3, "it swings in the x-z plane: {pos:?}");
+            let s = p.joint_state(hinge).unwrap();
+            let geometric = (-(pos.z - 2.0)).atan2(pos.x);
+            assert!(
+                (s.position[0] - geometric).abs() < 2e-3,
+                "{} vs {geometric}",
+                s.position[0]
+            );
+            max_angle = max_angle.max(s.position[0]);
+        }
+        assert!(max_angle > 3.0, "it swings down and through: {max_angle}");
+        let held = p.kinematics_of(base).unwrap().pose.position;
+        assert!(
+            (held - Vec3::new(0.0, 0.0, 2.0)).length() < 1e-3,
+            "{held:?}"
+        );
+    }
+
+    #[test]
     fn limits_stop_a_revolute_joint() {
         let w = joint_world(
             r#"<joint name="hinge" type="revolute"><parent>base</parent><child>bob</child><pose>-1 0 0 0 0 0</pose><axis><xyz>0 1 0</xyz><limit><lower>-0.2</lower><upper>0.3</upper></limit></axis></joint>"#,

@@ -873,7 +873,6 @@ impl Reader<'_> {
             f.attached_to_body = s.body_of(i)?;
             f.pose = s.pose_of(i)?;
         }
-        let mut children: HashMap<String, String> = HashMap::new();
         for j in joints.iter_mut() {
             j.parent_link = s.joint_link(j, "parent")?;
             j.child_link = s.joint_link(j, "child")?;
@@ -888,18 +887,6 @@ impl Reader<'_> {
                         j.name, j.parent, j.child, j.child_link
                     ),
                     "the parent and the child must be attached to different links",
-                ));
-            }
-            if let Some(other) = children.insert(j.child_link.clone(), j.name.clone()) {
-                return Err(self.error_span(
-                    &j.span,
-                    what,
-                    ErrorKind::Invalid,
-                    format!(
-                        "link \"{}\" is the child of two joints (\"{other}\" and \"{}\")",
-                        j.child_link, j.name
-                    ),
-                    "a link has at most one parent joint; make it the parent of one of them",
                 ));
             }
             let i = s.index[&j.name];

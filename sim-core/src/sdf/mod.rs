@@ -55,6 +55,12 @@ use reader::{Reader, Version, children, describe, is_sdf_element, tag};
 /// A file that cannot be read (or is not UTF-8) is an [`SdfError`] naming the file; anything
 /// wrong inside it is an [`SdfError`] with its line and column.
 pub fn load(path: &Path) -> Result<World, SdfError> {
+    let text = read_text(path)?;
+    parse_str(&text, Some(path))
+}
+
+/// The text of the file at `path` (an [`SdfError`] when it cannot be read or is not UTF-8).
+fn read_text(path: &Path) -> Result<String, SdfError> {
     let bytes = std::fs::read(path).map_err(|e| {
         SdfError::without_position(
             ErrorKind::Io,
@@ -82,7 +88,37 @@ pub fn load(path: &Path) -> Result<World, SdfError> {
             return Err(err);
         }
     };
-    parse_str(&text, Some(path))
+    Ok(text)
+}
+
+/// What an SDF document holds: a world, or (as model files and `model://` directories do)
+/// one model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Document {
+    /// `<sdf><world>`.
+    World(World),
+    /// `<sdf><model>`: the model's `pose` (after its placement frame) is taken as relative
+    /// to the world, as libsdformat and Gazebo's model spawning do.
+    Model(Model),
+}
+
+/// Reads the SDF file at `path`, whose root holds a world or a model. Errors as [`load`].
+pub fn load_document(path: &Path) -> Result<Document, SdfError> {
+    let text = read_text(path)?;
+    parse_document(&text, Some(path))
+}
+
+/// Reads SDF text whose root holds a world or a model (see [`Document`]).
+pub fn parse_document(text: &str, file: Option<&Path>) -> Result<Document, SdfError> {
+    with_document(text, file, |doc, file| {
+        let root = doc.root_element();
+        let has_world = children(root, "world").next().is_some();
+        if !has_world && tag(root) == "sdf" && children(root, "model").next().is_some() {
+            read_model_document(doc, text, file).map(Document::Model)
+        } else {
+            read_document(doc, text, file).map(Document::World)
+        }
+    })
 }
 
 /// Reads SDF text. `file` is only used in spans and error messages.

@@ -348,7 +348,8 @@ impl<'s> Reader<'s> {
             "name",
             &format!("give the <{kind}> a unique name, e.g. <{kind} name=\"my_{kind}\">"),
         )?;
-        if name.contains("::") {
+        // Before 1.8, `::` was allowed in names (flattened nested models use it).
+        if name.contains("::") && self.version >= Version::new(1, 8) {
             return Err(self.attr_error(
                 node,
                 "name",
