@@ -46,8 +46,26 @@ impl J {
         J::nums(&v.to_array())
     }
     fn pose(p: Pose) -> J {
-        let (r, pi, y) = p.orientation.to_rpy();
+        let (r, pi, y) = rpy(p);
         J::nums(&[p.position.x, p.position.y, p.position.z, r, pi, y])
+    }
+}
+
+/// Extrinsic X-Y-Z angles (R = Rz(yaw) Ry(pitch) Rx(roll)) of a pose's rotation, from its
+/// matrix; at (or within 1e-7 rad of) pitch = ±pi/2, where only roll ∓ yaw is defined, yaw
+/// is 0 (as ignition-math does).
+fn rpy(p: Pose) -> (f64, f64, f64) {
+    let m = p.orientation.normalized().to_matrix();
+    let cp = m[0][0].hypot(m[1][0]);
+    let pitch = (-m[2][0]).atan2(cp);
+    if cp > 1e-7 {
+        (m[2][1].atan2(m[2][2]), pitch, m[1][0].atan2(m[0][0]))
+    } else if m[2][0] < 0.0 {
+        // pitch = +pi/2: m01 = sin(roll - yaw), m11 = cos(roll - yaw).
+        (m[0][1].atan2(m[1][1]), pitch, 0.0)
+    } else {
+        // pitch = -pi/2: m01 = -sin(roll + yaw), m11 = cos(roll + yaw).
+        ((-m[0][1]).atan2(m[1][1]), pitch, 0.0)
     }
 }
 
@@ -627,7 +645,7 @@ fn sensor_json(x: &SensorSpec, x_wp: Pose) -> J {
 pub fn to_tree(doc: &Document) -> String {
     let mut out = String::new();
     let p = |p: Pose| {
-        let (r, pi, y) = p.orientation.to_rpy();
+        let (r, pi, y) = rpy(p);
         format!(
             "[{} {} {} | {} {} {}]",
             num(p.position.x),
@@ -780,6 +798,29 @@ mod tests {
             (f64::INFINITY, "\"inf\""),
         ] {
             assert_eq!(num(v), s, "{v}");
+        }
+    }
+
+    #[test]
+    fn angles_survive_gimbal_lock() {
+        use crate::world::Quat;
+        for (r, pi, y) in [
+            (0.0, std::f64::consts::FRAC_PI_2, -0.349),
+            (0.3, -std::f64::consts::FRAC_PI_2, 0.2),
+            (0.1, 0.2, 0.3),
+            (3.0, -1.2, -2.5),
+        ] {
+            let q = Quat::from_rpy(r, pi, y);
+            let (a, b, c) = rpy(Pose::new(Vec3::ZERO, q));
+            let (m, n) = (q.to_matrix(), Quat::from_rpy(a, b, c).to_matrix());
+            for i in 0..3 {
+                for j in 0..3 {
+                    assert!(
+                        (m[i][j] - n[i][j]).abs() < 1e-9,
+                        "{r} {pi} {y} -> {a} {b} {c}"
+                    );
+                }
+            }
         }
     }
 }

@@ -400,10 +400,11 @@ impl<'r, 's> Scope<'r, 's> {
         attr: &str,
     ) -> Result<String, SdfError> {
         if self.is_root(name) {
-            return Ok(if self.model.is_some() {
-                self.canonical.clone()
-            } else {
-                "world".to_string()
+            return Ok(match &self.model {
+                // A static model without links: its frame is attached to nothing else.
+                Some(_) if self.canonical.is_empty() => "__model__".to_string(),
+                Some(_) => self.canonical.clone(),
+                None => "world".to_string(),
             });
         }
         if let Some(&i) = self.index.get(name) {
@@ -504,7 +505,7 @@ impl<'r, 's> Scope<'r, 's> {
             return Ok("world".to_string());
         }
         let link = self.body(name, &joint.span, &what, &format!("<{which}>"))?;
-        if link.is_empty() {
+        if link.is_empty() || link == "__model__" || link.ends_with("::__model__") {
             return Err(self.r.error_span(
                 &joint.span,
                 what,
@@ -674,7 +675,8 @@ impl Reader<'_> {
 
         // The canonical link.
         let written = m.canonical_link.clone();
-        if !written.is_empty() && self.version >= Version::new(1, 7) {
+        // SDF 1.7 brought the attribute; libsdformat honours it in older files too.
+        if !written.is_empty() {
             let ok = m.links.iter().any(|l| l.name == written)
                 || written.split_once("::").is_some_and(|(head, rest)| {
                     m.models.iter().any(|n| {

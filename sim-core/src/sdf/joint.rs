@@ -94,6 +94,10 @@ impl Reader<'_> {
             JointKind::Revolute | JointKind::Continuous | JointKind::Prismatic => {
                 Some(self.axis(node, &name, kind)?)
             }
+            // libsdformat keeps an axis written on any joint; the engine ignores it there.
+            JointKind::Fixed | JointKind::Ball if self.child(node, "axis").is_some() => {
+                Some(self.axis(node, &name, kind)?)
+            }
             JointKind::Fixed | JointKind::Ball => None,
         };
         if let Some(c) = node
@@ -193,12 +197,12 @@ impl Reader<'_> {
             f64::INFINITY,
         );
         if let Some(l) = self.child(axis, "limit") {
-            lower = unlimited(self.child_f64(l, "lower", lower)?, -1.0);
-            upper = unlimited(self.child_f64(l, "upper", upper)?, 1.0);
+            lower = unlimited(self.child_limit(l, "lower", lower)?, -1.0);
+            upper = unlimited(self.child_limit(l, "upper", upper)?, 1.0);
             // Before 1.10 a negative effort or velocity meant "no limit".
-            let e = self.child_f64(l, "effort", effort)?;
+            let e = self.child_limit(l, "effort", effort)?;
             effort = if e < 0.0 { f64::INFINITY } else { e };
-            let v = self.child_f64(l, "velocity", velocity)?;
+            let v = self.child_limit(l, "velocity", velocity)?;
             velocity = if v < 0.0 { f64::INFINITY } else { v };
             if lower > upper {
                 return Err(self.error(
@@ -250,5 +254,17 @@ impl Reader<'_> {
             spring_reference,
             spring_stiffness,
         })
+    }
+
+    /// A `<limit>` value: a number, or `inf` / `-inf` (as libsdformat reads them).
+    fn child_limit(&self, limit: Node, name: &str, default: f64) -> Result<f64, SdfError> {
+        if let Some(n) = self.child(limit, name) {
+            match self.text(n).trimmed().to_ascii_lowercase().as_str() {
+                "inf" | "+inf" | "infinity" | "+infinity" => return Ok(f64::INFINITY),
+                "-inf" | "-infinity" => return Ok(f64::NEG_INFINITY),
+                _ => {}
+            }
+        }
+        self.child_f64(limit, name, default)
     }
 }

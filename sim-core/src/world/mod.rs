@@ -120,8 +120,8 @@ pub struct Frame {
     pub attached_to: String,
     /// The body the frame moves with, resolved through the attached_to chain: a link named
     /// relative to the enclosing model (`link`, `nested::link`) for model frames, a scoped
-    /// link (`model::link`) or `world` for world frames. Empty for a frame of a static model
-    /// without links.
+    /// link (`model::link`) or `world` for world frames; `__model__` for a frame of a static
+    /// model without links.
     pub attached_to_body: String,
     /// The pose as written.
     pub raw_pose: RawPose,
