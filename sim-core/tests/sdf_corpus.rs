@@ -509,12 +509,41 @@ fn compare(out: &mut Vec<Mismatch>, path: &str, ours: &Value, theirs: &Value, ke
         (Value::Number(_) | Value::String(_), Value::Number(_))
         | (Value::Number(_), Value::String(_)) => {
             let (x, y) = (number(ours), number(theirs));
-            if !close(x, y) && !(x.is_nan() && y.is_nan()) {
+            if !(close(x, y) || (x.is_nan() && y.is_nan())) {
                 differ(format!("ours {x}, oracle {y}"));
             }
         }
         (a, b) if a == b => {}
         (a, b) => differ(format!("ours {a}, oracle {b}")),
+    }
+}
+
+/// The invalid files libsdformat 12.3 wrongly accepts (sdf-corpus README) are refused.
+#[test]
+fn files_libsdformat_12_wrongly_accepts_are_refused() {
+    let Some(root) = corpus_dir() else { return };
+    for (rel, words) in [
+        (
+            "invalid/sdformat/test/sdf/joint_axis_invalid_expressed_in.sdf",
+            "expressed_in \"invalid\"",
+        ),
+        (
+            "invalid/sdformat/test/sdf/world_joint_invalid_child_world.sdf",
+            "the child cannot be `world`",
+        ),
+        (
+            "invalid/sdformat/test/sdf/world_joint_invalid_resolved_parent_same_as_child.sdf",
+            "are both link",
+        ),
+        (
+            "invalid/sdformat/test/sdf/world_model_frame_same_name.sdf",
+            "is used by a <model>",
+        ),
+    ] {
+        match sdf::load_document(&root.join(rel)) {
+            Ok(_) => panic!("{rel} is accepted"),
+            Err(e) => assert!(e.message.contains(words), "{rel}: {}", e.render(None)),
+        }
     }
 }
 
