@@ -114,6 +114,34 @@ pub(crate) fn exported_frames(m: &Model) -> HashMap<String, Exported> {
     out
 }
 
+/// The pose in the world frame of the frame `name` of a resolved world: `world`, a world
+/// `<frame>`, a model, or a frame inside a model as `model::link`, `model::nested::frame`...
+/// None when there is no such frame. For elements of the world that are posed relative to a
+/// frame (a `<light>`, say): their pose in the world is this pose composed with theirs.
+pub fn frame_in_world(w: &World, name: &str) -> Option<Pose> {
+    if name.is_empty() || name == "world" {
+        return Some(Pose::IDENTITY);
+    }
+    if let Some(f) = w.frames.iter().find(|f| f.name == name) {
+        return Some(f.pose);
+    }
+    let (head, rest) = match name.split_once("::") {
+        Some((h, r)) => (h, Some(r)),
+        None => (name, None),
+    };
+    let m = w.models.iter().find(|m| m.name == head)?;
+    match rest {
+        None => Some(m.pose),
+        Some(r) => exported_frames(m).get(r).map(|e| m.pose.compose(e.pose)),
+    }
+}
+
+/// The pose in the frame of the resolved model `m` of its frame `name` (`__model__`, a
+/// link, joint, frame or nested model, or `nested::name`); None when there is none.
+pub fn frame_in_model(m: &Model, name: &str) -> Option<Pose> {
+    exported_frames(m).get(name).map(|e| e.pose)
+}
+
 /// Applies the pose and placement frame an `<include>` gives to a model already read (and
 /// so resolved) from its own file: `pose` (when given) replaces the model's `<pose>` (value
 /// and `relative_to`), `placement_frame` (when given) the model's own `@placement_frame`.

@@ -1,18 +1,22 @@
-//! SDF text -> [`crate::world::World`].
+//! SDF text -> [`crate::world::World`] (or, for model files, [`Document::Model`]).
 //!
-//! [`load`] reads a world file, [`parse_str`] reads SDF text. Both return the first problem
-//! found as an [`SdfError`] that names the file, line and column, the element, what is wrong
-//! and what to do ([`SdfError::render`] prints it as a compiler-style report).
+//! [`load`] reads a world file, [`parse_str`] reads SDF text, [`load_document`] and
+//! [`parse_document`] read either a world or a model. They return the first problem found
+//! as an [`SdfError`] that names the file, line and column, the element, what is wrong and
+//! what to do ([`SdfError::render`] prints it as a compiler-style report).
 //!
 //! # What is read
 //!
-//! SDFormat 1.0 to 1.12 documents with exactly one `<world>`: physics, gravity, magnetic field,
-//! spherical coordinates, models (nested too) with links, inertials, collisions and visuals of
-//! the primitive shapes, sensors and plugins. Defaults are those of SDF 1.12. Elements the
-//! engine does not use (scene, lights, GUI, surface parameters...) are skipped. Elements that
-//! would change the world if they were skipped (`<include>`, `<joint>`, `<frame>`,
-//! `<population>`, mesh and heightmap shapes, poses relative to other frames, automatic
-//! inertia) are reported as not supported yet rather than dropped.
+//! SDFormat 1.0 to 1.12 documents with exactly one `<world>` (or one `<model>`): physics,
+//! gravity, magnetic field, spherical coordinates, frames, models (nested too) with links,
+//! inertials, collisions and visuals of the primitive shapes, joints (world joints too),
+//! sensors and plugins. Every pose is resolved by SDFormat's frame semantics (see `frames`):
+//! `relative_to` any frame in scope, `attached_to`, canonical links, placement frames,
+//! joints to frames and to links of nested models, axes `expressed_in` any frame. Defaults
+//! are those of SDF 1.12. Elements the engine does not use (scene, lights, GUI, surface
+//! parameters...) are skipped. Elements that would change the world if they were skipped
+//! (`<include>`, `<population>`, mesh and heightmap shapes, automatic inertia, joint types
+//! rapier cannot build) are reported as not supported yet rather than dropped.
 //!
 //! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
 //! `--`, undeclared namespace prefixes such as `<gz:policies>`), and uses the first of a
@@ -21,9 +25,11 @@
 //! # Structure
 //!
 //! A `Reader` carries the file, the source text and the declared version; there is one
-//! function per element (`world`, `physics`, `model`, `link`, `inertial`, `collision`,
-//! `visual`, `geometry`, `sensor`, `plugin`, `pose`...), each returning its part of the data
-//! model or the first error inside it.
+//! function per element (`world`, `physics`, `model`, `link`, `frame`, `joint`, `inertial`,
+//! `collision`, `visual`, `geometry`, `sensor`, `plugin`, `raw_pose`...), each returning its
+//! part of the data model, poses as written, or the first error inside it. When a model
+//! (after its nested models) or the world has been read, `frames` resolves its scope:
+//! names, references, and every pose relative to its default parent.
 
 #![warn(missing_docs)]
 
@@ -45,7 +51,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::{ErrorKind, SdfError};
-pub use frames::place_model;
+pub use frames::{frame_in_model, frame_in_world, place_model};
 
 use crate::world::{Model, World};
 use reader::{Reader, Version, children, describe, is_sdf_element, tag};

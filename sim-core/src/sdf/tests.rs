@@ -2406,6 +2406,16 @@ fn world_frames_and_world_joints() {
         (j.parent_link.as_str(), j.child_link.as_str()),
         ("world", "m::n::k")
     );
+    // Frames of the resolved world and model, for what is posed relative to them.
+    let at = |n: &str| super::frame_in_world(&w, n).map(|p| p.position.to_array());
+    assert_eq!(at("F"), Some([1.0, 0.0, 0.0]));
+    assert_eq!(at("m"), Some([1.0, 1.0, 0.0]));
+    assert_eq!(at("G"), Some([1.0, 1.0, 1.0]));
+    assert_eq!(at("m::n::k"), Some([1.0, 1.0, 0.0]));
+    assert_eq!(at("world"), Some([0.0; 3]));
+    assert_eq!(at("m::nope"), None);
+    assert!(super::frame_in_model(&w.models[0], "n::k").is_some());
+    assert!(super::frame_in_model(&w.models[0], "k").is_none());
 
     let t = doc(
         "1.9",
