@@ -30,7 +30,7 @@ pub enum Command {
 /// `simcore inspect`.
 #[derive(Debug, Args, Clone)]
 pub struct InspectArgs {
-    /// The SDF file (its root holds a <world> or a <model>).
+    /// The SDF file (its root holds a world or a model).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Print JSON in the schema of the libsdformat oracle (poses in the world frame, raw
