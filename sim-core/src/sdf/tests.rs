@@ -2418,6 +2418,17 @@ fn world_frames_and_world_joints() {
     assert!(super::frame_in_model(&w.models[0], "k").is_none());
 
     let t = doc(
+        "1.10",
+        "<model name='m'><link name='l'/></model><joint name='wj' type='fixed'><parent>world</parent><child>m</child><sensor name='ft' type='force_torque'/></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Unsupported,
+        &t,
+        "<sensor",
+        "sensors in world-level joints",
+    );
+    let t = doc(
         "1.9",
         "<joint name='wj' type='fixed'><parent>world</parent><child>m</child></joint>",
     );

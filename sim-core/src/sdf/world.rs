@@ -81,6 +81,13 @@ impl Reader<'_> {
                         ));
                     }
                     let joint = self.joint(c)?;
+                    if let Some(x) = children(c, "sensor").next() {
+                        return Err(self.unsupported(
+                            x,
+                            "sensors in world-level joints are",
+                            "move the joint (with its sensor) into the model that holds its child link",
+                        ));
+                    }
                     joint_names.insert(self, c, &joint.name, "world")?;
                     joints.push(joint);
                 }
