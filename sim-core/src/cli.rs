@@ -25,6 +25,9 @@ pub enum Command {
     /// Check SDF files: print each problem with its source line; exit 0 when all are valid,
     /// 2 otherwise.
     Check(CheckArgs),
+    /// Print what an SDF file (a world, or a model) resolves to: every frame and pose
+    /// resolved, joints with the links they join, sensors and plugins.
+    Inspect(InspectArgs),
 }
 
 /// Where included models and other resources are searched for.
@@ -43,6 +46,24 @@ pub struct CheckArgs {
     /// The SDF files to check.
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
+    /// A TOML run manifest whose resource_paths are searched too.
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// Resource search path.
+    #[command(flatten)]
+    pub resources: ResourceArgs,
+}
+
+/// `simcore inspect`.
+#[derive(Debug, Args, Clone)]
+pub struct InspectArgs {
+    /// The SDF file (its root holds a world or a model).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Print JSON in the schema of the libsdformat oracle (poses in the world frame, raw
+    /// poses, resolved links and axes) instead of a tree.
+    #[arg(long)]
+    pub json: bool,
     /// A TOML run manifest whose resource_paths are searched too.
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,

@@ -1,9 +1,10 @@
-//! The `simcore` command: `simcore run WORLD`, `simcore plugins`, `simcore check FILE...`.
+//! The `simcore` command: `simcore run WORLD`, `simcore plugins`, `simcore check FILE...`,
+//! `simcore inspect FILE`.
 
 mod cli;
 
 use clap::Parser;
-use cli::{CheckArgs, Cli, Command, PathArgs, ResourceArgs, RunArgs};
+use cli::{CheckArgs, Cli, Command, InspectArgs, PathArgs, ResourceArgs, RunArgs};
 use sim_core::manifest::Manifest;
 use sim_core::plugins::{Registry, SearchPath};
 use sim_core::runner::{LoadError, RunLimit, RunSummary, SimOptions, Simulation, install_ctrl_c};
@@ -33,8 +34,44 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Plugins(paths) => plugins(paths),
         Command::Check(args) => check(args),
+        Command::Inspect(args) => inspect(&args),
     };
     ExitCode::from(code)
+}
+
+/// `simcore inspect FILE [--json]`: 0 when the file reads, 2 (with the error on stderr, and
+/// the oracle's `"ok": false` object on stdout with `--json`) when it does not.
+fn inspect(args: &InspectArgs) -> u8 {
+    let manifest = match &args.manifest {
+        Some(p) => match Manifest::load(p) {
+            Ok(m) => m,
+            Err(e) => {
+                error(e);
+                return EXIT_INPUT;
+            }
+        },
+        None => Manifest::default(),
+    };
+    let options = load_options(&args.resources, &manifest);
+    match sim_core::sdf::load_document_with(&args.file, &options) {
+        Ok(doc) => {
+            let text = if args.json {
+                sim_core::inspect::to_json(&doc)
+            } else {
+                sim_core::inspect::to_tree(&doc)
+            };
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            0
+        }
+        Err(e) => {
+            eprint!("{}", e.render(None));
+            if args.json {
+                print!("{}", sim_core::inspect::error_json(&e));
+            }
+            EXIT_INPUT
+        }
+    }
 }
 
 fn init_logging(verbose: u8) {
@@ -450,14 +487,17 @@ fn check(args: CheckArgs) -> u8 {
     let options = load_options(&args.resources, &manifest);
     let mut bad = 0;
     for file in &args.files {
-        let problem = match sim_core::sdf::load_with(file, &options) {
+        let problem = match sim_core::sdf::load_document_with(file, &options) {
             Err(e) => Some(e.render(None)),
-            Ok(world) => match sim_core::physics::Physics::build(&world) {
-                Ok(_) => None,
-                Err(e) => Some(format!(
-                    "error: the world cannot be built: {}\n  --> {}\n",
-                    e.message, e.span
-                )),
+            Ok(doc) => match doc.into_world() {
+                Err(e) => Some(e.render(None)),
+                Ok(world) => match sim_core::physics::Physics::build(&world) {
+                    Ok(_) => None,
+                    Err(e) => Some(format!(
+                        "error: the world cannot be built: {}\n  --> {}\n",
+                        e.message, e.span
+                    )),
+                },
             },
         };
         match problem {

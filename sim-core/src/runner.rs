@@ -758,7 +758,7 @@ fn resolve_model<'a>(
         }
     }
     for joint in &model.joints {
-        let scoped_child = format!("{scoped_model}::{}", joint.child);
+        let scoped_child = format!("{scoped_model}::{}", joint.child_link);
         let link_id = physics.entity_id(&scoped_child).unwrap_or(EntityId::NONE);
         for s in &joint.sensors {
             let topic = default_joint_sensor_topic(

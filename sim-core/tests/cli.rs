@@ -462,3 +462,103 @@ fn every_example_world_checks_ok() {
     // The example with includes finds its models beside it, in worlds/models.
     assert!(stdout(&o).contains("crates.sdf: OK"), "{}", stdout(&o));
 }
+
+/// A model file (root `<model>`) with a placement frame, a nested model, frames and a joint
+/// to the nested model's link: `inspect --json` prints every frame resolved in the world,
+/// in the oracle's schema; `inspect` prints a tree; `run` refuses a model file.
+#[test]
+fn inspect_prints_the_resolved_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("arm.sdf");
+    std::fs::write(
+        &file,
+        r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <model name="arm" placement_frame="tip">
+    <pose>0 0 1 0 0 0</pose>
+    <link name="base"/>
+    <frame name="tip" attached_to="base"><pose>0 0 0.5 0 0 0</pose></frame>
+    <model name="hand">
+      <pose relative_to="tip">1 0 0 0 0 1.5707963267948966</pose>
+      <link name="palm"/>
+    </model>
+    <joint name="wrist" type="revolute">
+      <parent>base</parent><child>hand</child>
+      <axis><xyz expressed_in="__model__">1 0 0</xyz></axis>
+    </joint>
+  </model>
+</sdf>"#,
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let o = simcore(&["inspect", path, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(j["ok"], true);
+    assert_eq!(j["root_type"], "model");
+    let m = &j["model"];
+    assert_eq!(m["placement_frame"], "tip");
+    assert_eq!(m["canonical_link"], "base");
+    // The tip frame is placed at z = 1, so the model frame is at z = 0.5.
+    assert_eq!(m["pose_in_world"], serde_json::json!([0, 0, 0.5, 0, 0, 0]));
+    assert_eq!(m["frames"][0]["attached_to_body"], "base");
+    assert_eq!(
+        m["frames"][0]["pose_in_world"],
+        serde_json::json!([0, 0, 1, 0, 0, 0])
+    );
+    let hand = &m["models"][0];
+    assert_eq!(hand["scoped_name"], "arm::hand");
+    assert_eq!(hand["relative_to"], "tip");
+    let palm: Vec<f64> = hand["links"][0]["pose_in_world"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(palm[..3], [1.0, 0.0, 1.0], "{palm:?}");
+    let wrist = &m["joints"][0];
+    assert_eq!(wrist["child_link"], "hand::palm");
+    assert_eq!(wrist["axis"]["expressed_in"], "__model__");
+    let in_joint: Vec<f64> = wrist["axis"]["xyz_in_joint"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(
+        in_joint[0].abs() < 1e-9 && (in_joint[1] + 1.0).abs() < 1e-9,
+        "the model's x in the joint frame, which is turned a quarter: {in_joint:?}"
+    );
+
+    let o = simcore(&["inspect", path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tree = stdout(&o);
+    assert!(tree.contains("model arm at [0 0 0.5 | 0 0 0]"), "{tree}");
+    assert!(
+        tree.contains("joint wrist (revolute) base -> hand::palm"),
+        "{tree}"
+    );
+
+    let o = simcore(&["run", path, "--steps", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("describes a model"), "{}", stderr(&o));
+
+    // An unknown frame: exit 2, the report on stderr, `"ok": false` on stdout.
+    let bad = tmp.path().join("bad.sdf");
+    std::fs::write(
+        &bad,
+        "<sdf version='1.9'><model name='m'><link name='l'><pose relative_to='nowhere'/></link></model></sdf>",
+    )
+    .unwrap();
+    let o = simcore(&["inspect", bad.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("relative_to \"nowhere\" is not a frame in model \"m\""),
+        "{}",
+        stderr(&o)
+    );
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(j["ok"], false);
+    assert_eq!(j["errors"][0]["code"], "UnknownReference");
+    assert_eq!(j["errors"][0]["file"], "bad.sdf");
+}

@@ -13,7 +13,7 @@ mod convert;
 mod entities;
 mod shapes;
 
-use crate::world::{AxisFrame, Geometry, Joint, JointKind, Link, Model, World};
+use crate::world::{Geometry, Joint, JointKind, Link, Model, World};
 use convert::*;
 pub(crate) use entities::{Entities, Entity, EntityData};
 use rapier3d::prelude::*;
@@ -99,6 +99,9 @@ pub struct Physics {
     joint_turns: Vec<(EntityId, f64, f64)>,
     /// Mesh and height-map files read, and the shapes built from them.
     shapes: shapes::ShapeCache,
+    /// The initial world pose of each link (in f64, for building joints between links of
+    /// different models).
+    link_initial: std::collections::HashMap<EntityId, Pose>,
 }
 
 impl std::fmt::Debug for Physics {
@@ -158,6 +161,7 @@ impl Physics {
             world_anchor: None,
             joint_turns: Vec::new(),
             shapes: shapes::ShapeCache::default(),
+            link_initial: std::collections::HashMap::new(),
         };
         let world_id = physics.entities.add(Entity {
             kind: EntityKind::WORLD,
@@ -172,11 +176,60 @@ impl Physics {
         for model in &world.models {
             physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false)?;
         }
+        for joint in &world.joints {
+            physics.add_joint(joint, EntityId::WORLD, "")?;
+        }
         physics.refresh_queries();
         Ok(physics)
     }
 
+    /// Adds a model: its links and nested models, then the joints of all of them (a joint may
+    /// join links of different nested models).
     fn add_model(
+        &mut self,
+        model: &Model,
+        parent: EntityId,
+        prefix: &str,
+        parent_pose: Pose,
+        parent_static: bool,
+    ) -> Result<EntityId, BuildError> {
+        let id = self.add_model_links(model, parent, prefix, parent_pose, parent_static)?;
+        self.add_model_joints(model, prefix, parent_static)?;
+        Ok(id)
+    }
+
+    /// The joints (and joint sensors) of `model` and its nested models, whose links exist.
+    fn add_model_joints(
+        &mut self,
+        model: &Model,
+        prefix: &str,
+        parent_static: bool,
+    ) -> Result<(), BuildError> {
+        let scoped = if prefix.is_empty() {
+            model.name.clone()
+        } else {
+            format!("{prefix}::{}", model.name)
+        };
+        let is_static = parent_static || model.is_static;
+        let id = self.entity_id(&scoped).unwrap_or(EntityId::NONE);
+        for joint in &model.joints {
+            // Joints of static models are not built; their sensors still get entities.
+            let joint_id = if is_static {
+                None
+            } else {
+                Some(self.add_joint(joint, id, &scoped)?)
+            };
+            self.add_joint_sensors(joint, joint_id, id, &scoped);
+        }
+        for nested in &model.models {
+            self.add_model_joints(nested, &scoped, is_static)?;
+        }
+        Ok(())
+    }
+
+    /// Adds a model's entities and bodies (links, shapes, sensors) and those of its nested
+    /// models, without joints.
+    fn add_model_links(
         &mut self,
         model: &Model,
         parent: EntityId,
@@ -212,16 +265,19 @@ impl Physics {
         for link in &model.links {
             links.push(self.add_link(link, id, &scoped, pose, is_static)?);
         }
-        for joint in &model.joints {
-            // Joints of static models are not built; their sensors still get entities.
-            let joint_id = if is_static {
-                None
-            } else {
-                Some(self.add_joint(joint, &model.links, &links, id, &scoped, pose)?)
-            };
-            self.add_joint_sensors(joint, joint_id, &model.links, &links, id, &scoped);
+        for nested in &model.models {
+            self.add_model_links(nested, id, &scoped, pose, is_static)?;
         }
-        let canonical = model.links.first().map(|l| (links[0], l.pose.inverse()));
+        // The model frame follows its canonical link (which may be a nested model's).
+        let canonical = if model.canonical_link.is_empty() {
+            None
+        } else {
+            self.entity_id(&format!("{scoped}::{}", model.canonical_link))
+                .and_then(|l| {
+                    let x_wl = *self.link_initial.get(&l)?;
+                    Some((l, x_wl.inverse().compose(pose)))
+                })
+        };
         if let Some(Entity {
             data:
                 EntityData::Model {
@@ -234,9 +290,6 @@ impl Physics {
         {
             *l = links;
             *c = canonical;
-        }
-        for nested in &model.models {
-            self.add_model(nested, id, &scoped, pose, is_static)?;
         }
         Ok(id)
     }
@@ -315,6 +368,7 @@ impl Physics {
             removed: false,
         });
         debug_assert_eq!(id, id_guess);
+        self.link_initial.insert(id, pose);
 
         for c in &link.collisions {
             let data = EntityData::Collision {
@@ -392,16 +446,10 @@ impl Physics {
         &mut self,
         joint: &Joint,
         joint_id: Option<EntityId>,
-        links: &[Link],
-        ids: &[EntityId],
         model: EntityId,
         model_scoped: &str,
     ) {
-        let Some(child) = links
-            .iter()
-            .position(|l| l.name == joint.child)
-            .map(|i| ids[i])
-        else {
+        let Some(child) = self.entity_id(&scoped_in(model_scoped, &joint.child_link)) else {
             return;
         };
         for s in &joint.sensors {
@@ -409,7 +457,7 @@ impl Physics {
                 kind: EntityKind::SENSOR,
                 parent: joint_id.unwrap_or(child),
                 name: s.name.clone(),
-                scoped_name: format!("{model_scoped}::{}::{}", joint.name, s.name),
+                scoped_name: format!("{}::{}", scoped_in(model_scoped, &joint.name), s.name),
                 model,
                 data: EntityData::Sensor {
                     link: child,
@@ -428,61 +476,45 @@ impl Physics {
     fn add_joint(
         &mut self,
         joint: &Joint,
-        links: &[Link],
-        ids: &[EntityId],
         model: EntityId,
         model_scoped: &str,
-        model_pose: Pose,
     ) -> Result<EntityId, BuildError> {
         let err = |message: String| BuildError {
             span: joint.span.clone(),
             message,
         };
-        let body_of = |name: &str| -> Option<(RigidBodyHandle, Pose)> {
-            let i = links.iter().position(|l| l.name == name)?;
-            match self.entities.get(ids[i]).map(|e| &e.data) {
+        let body_of = |name: &str| -> Option<(EntityId, RigidBodyHandle, Pose)> {
+            let id = self.entity_id(&scoped_in(model_scoped, name))?;
+            match self.entities.get(id).map(|e| &e.data) {
                 Some(EntityData::Link { body, .. }) => {
-                    Some((*body, model_pose.compose(links[i].pose)))
+                    Some((id, *body, *self.link_initial.get(&id)?))
                 }
                 _ => None,
             }
         };
-        let child_link = links
-            .iter()
-            .position(|l| l.name == joint.child)
-            .map(|i| ids[i])
-            .ok_or_else(|| {
-                err(format!(
-                    "joint `{}`: no child link `{}`",
-                    joint.name, joint.child
-                ))
-            })?;
-        let (child, child_pose) = body_of(&joint.child).ok_or_else(|| {
+        let (child_link, child, child_pose) = body_of(&joint.child_link).ok_or_else(|| {
             err(format!(
                 "joint `{}`: no child link `{}`",
-                joint.name, joint.child
+                joint.name, joint.child_link
             ))
         })?;
-        let (parent, parent_pose) = if joint.parent == "world" {
+        let (parent_link, parent, parent_pose) = if joint.parent_link == "world" {
             let anchor = *self
                 .world_anchor
                 .get_or_insert_with(|| self.pw.bodies.insert(RigidBodyBuilder::fixed().build()));
-            (anchor, Pose::IDENTITY)
+            (EntityId::WORLD, anchor, Pose::IDENTITY)
         } else {
-            body_of(&joint.parent).ok_or_else(|| {
+            body_of(&joint.parent_link).ok_or_else(|| {
                 err(format!(
                     "joint `{}`: no parent link `{}`",
-                    joint.name, joint.parent
+                    joint.name, joint.parent_link
                 ))
             })?
         };
         let frame_w = child_pose.compose(joint.pose);
         let rotation = match &joint.axis {
             Some(a) => {
-                let axis_w = match a.frame {
-                    AxisFrame::Joint => frame_w.orientation.rotate(a.xyz),
-                    AxisFrame::Model => model_pose.orientation.rotate(a.xyz),
-                };
+                let axis_w = frame_w.orientation.rotate(a.xyz_in_joint);
                 rotation_from_x(axis_w.normalized())
             }
             None => frame_w.orientation,
@@ -543,15 +575,7 @@ impl Physics {
             .impulse_joints
             .insert(parent, child, builder.build(), true);
         let slot = self.joint_turns.len();
-        let joint_scoped = format!("{model_scoped}::{}", joint.name);
-        let parent_link = if joint.parent == "world" {
-            EntityId::WORLD
-        } else {
-            links
-                .iter()
-                .position(|l| l.name == joint.parent)
-                .map_or(EntityId::NONE, |i| ids[i])
-        };
+        let joint_scoped = scoped_in(model_scoped, &joint.name);
         self.entities
             .alias(&format!("{joint_scoped}::__parent__"), parent_link);
         self.entities
@@ -1388,6 +1412,15 @@ fn turn_change(last: f64, now: f64) -> f64 {
     }
 }
 
+/// `name` in the scope `scope` (`scope::name`, or `name` in the world's scope).
+fn scoped_in(scope: &str, name: &str) -> String {
+    if scope.is_empty() {
+        name.to_string()
+    } else {
+        format!("{scope}::{name}")
+    }
+}
+
 fn unknown(id: EntityId) -> String {
     format!("no entity with id {}", id.0)
 }
@@ -1940,6 +1973,66 @@ mod tests {
             max_angle = max_angle.max(s.position[0]);
         }
         assert!(max_angle > 3.0, "it swings down and through: {max_angle}");
+    }
+
+    #[test]
+    fn a_pendulum_in_a_nested_model_swings_about_the_resolved_axis() {
+        // The bob is a link of a nested model turned a quarter about z; the joint of the
+        // outer model names it `pend::bob`, is posed relative to the outer model frame and
+        // has its axis expressed in the nested model's frame (its x = the world's y). The
+        // base is held by a world-level joint (SDF 1.10).
+        let w = crate::sdf::parse_str(
+            r#"<sdf version="1.10"><world name="w">
+            <model name="arm"><pose>0 0 2 0 0 0</pose>
+              <link name="base"><inertial><mass>1</mass></inertial></link>
+              <model name="pend"><pose>1 0 0 0 0 1.5707963267948966</pose>
+                <link name="bob"><inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial>
+                  <collision name="c"><geometry><sphere><radius>0.05</radius></sphere></geometry></collision></link>
+              </model>
+              <joint name="hinge" type="revolute"><parent>base</parent><child>pend::bob</child>
+                <pose relative_to="__model__">0 0 0 0 0 0</pose>
+                <axis><xyz expressed_in="pend">1 0 0</xyz></axis></joint>
+            </model>
+            <joint name="fix" type="fixed"><parent>world</parent><child>arm::base</child></joint>
+            </world></sdf>"#,
+            None,
+        )
+        .expect("valid world");
+        let mut p = Physics::build(&w).unwrap();
+        let bob = p.entity_id("arm::pend::bob").unwrap();
+        let base = p.entity_id("arm::base").unwrap();
+        let hinge = p.entity_id("arm::hinge").unwrap();
+        assert!(p.entity_id("fix").is_some(), "the world joint is an entity");
+        let start = p.kinematics_of(bob).unwrap().pose.position;
+        assert!(
+            (start - Vec3::new(1.0, 0.0, 2.0)).length() < 1e-6,
+            "{start:?}"
+        );
+        let mut max_angle: f64 = 0.0;
+        for _ in 0..1300 {
+            p.step();
+            let pos = p.kinematics_of(bob).unwrap().pose.position;
+            let r = (pos - Vec3::new(0.0, 0.0, 2.0)).length();
+            assert!(
+                (r - 1.0).abs() < 2e-3,
+                "the bob stays 1 m from the pivot: {r}"
+            );
+            assert!(pos.y.abs() < 1e-3, "it swings in the x-z plane: {pos:?}");
+            let s = p.joint_state(hinge).unwrap();
+            let geometric = (-(pos.z - 2.0)).atan2(pos.x);
+            assert!(
+                (s.position[0] - geometric).abs() < 2e-3,
+                "{} vs {geometric}",
+                s.position[0]
+            );
+            max_angle = max_angle.max(s.position[0]);
+        }
+        assert!(max_angle > 3.0, "it swings down and through: {max_angle}");
+        let held = p.kinematics_of(base).unwrap().pose.position;
+        assert!(
+            (held - Vec3::new(0.0, 0.0, 2.0)).length() < 1e-3,
+            "{held:?}"
+        );
     }
 
     #[test]

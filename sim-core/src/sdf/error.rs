@@ -24,7 +24,14 @@ pub enum ErrorKind {
     Invalid,
     /// Two siblings of the same kind share a name.
     Duplicate,
-    /// Valid SDF that this reader does not handle yet (frames, meshes, network URIs...).
+    /// A name that refers to nothing in scope: a pose's `relative_to`, a frame's
+    /// `attached_to`, a joint's parent or child, an axis's `expressed_in`, a model's
+    /// `canonical_link` or `placement_frame`.
+    UnknownReference,
+    /// Poses relative to each other, or frames attached to each other, in a cycle
+    /// (including an element relative to or attached to itself).
+    Cycle,
+    /// Valid SDF that this reader does not handle yet (automatic inertia, some joint types...).
     Unsupported,
     /// A file, model or resource the document refers to cannot be found.
     NotFound,

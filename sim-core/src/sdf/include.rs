@@ -14,10 +14,11 @@ use std::rc::Rc;
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
+use super::place_model;
 use super::reader::{Reader, Version, children, is_sdf_element, tag};
 use super::{read_text, root_reader, with_document};
 use crate::resources::{ModelConfigError, ResolveError, ResourcePath};
-use crate::world::{AxisFrame, Model, PluginSpec, Pose};
+use crate::world::{Model, PluginSpec, Pose, RawPose};
 
 /// How a document is loaded: where its includes are searched for.
 ///
@@ -103,11 +104,8 @@ impl Loader {
 enum Cached {
     /// A `<model>`.
     Model {
-        /// The model.
+        /// The model (its own pose's `relative_to` is resolved in the including scope).
         model: Model,
-        /// A `relative_to` frame of the model's own `<pose>` and the error it raises when the
-        /// include site gives no `<pose>` of its own and does not know that frame.
-        pose_frame: Option<(String, SdfError)>,
     },
     /// A `<light>` or `<actor>` (the engine does not simulate them).
     Other {
@@ -117,10 +115,7 @@ enum Cached {
 }
 
 /// Where an `<include>` is.
-pub(super) struct Site<'a> {
-    /// The frames a `relative_to` in the include's `<pose>` may name (those meaning the
-    /// parent's frame).
-    pub frames: &'a [&'a str],
+pub(super) struct Site {
     /// Whether the include is in a `<world>` (else in a `<model>`).
     pub in_world: bool,
     /// The nesting depth the included model gets.
@@ -142,33 +137,31 @@ pub(super) enum Included {
 pub(super) struct Overrides {
     /// `<name>`.
     pub name: Option<String>,
-    /// `<pose>`, read with the including file's rules.
-    pub pose: Option<Pose>,
+    /// `<pose>`, read with the including file's rules (its `relative_to` names a frame of
+    /// the including scope).
+    pub pose: Option<RawPose>,
+    /// `<placement_frame>`: the frame of the included model that `pose` places.
+    pub placement_frame: Option<String>,
     /// `<static>`.
     pub is_static: Option<bool>,
     /// `<plugin>`s, appended to the model's.
     pub plugins: Vec<PluginSpec>,
 }
 
-/// Applies an include's overrides to a copy of the included model.
-pub(super) fn apply_overrides(model: &mut Model, overrides: Overrides) {
+/// Applies an include's overrides to a copy of the included model. Fails (with the message
+/// of [`place_model`]) when the placement frame is not a frame of the model.
+pub(super) fn apply_overrides(model: &mut Model, overrides: Overrides) -> Result<(), String> {
     if let Some(name) = overrides.name {
         model.name = name;
     }
-    if let Some(pose) = overrides.pose {
-        place_included_model(model, pose);
+    if overrides.pose.is_some() || overrides.placement_frame.is_some() {
+        place_model(model, overrides.pose, overrides.placement_frame.as_deref())?;
     }
     if let Some(is_static) = overrides.is_static {
         model.is_static = is_static;
     }
     model.plugins.extend(overrides.plugins);
-}
-
-/// Gives the included model the pose written in the `<include>` (in the parent's frame). The
-/// one place where an include places its model: `relative_to` and `placement_frame` resolution
-/// extend this.
-pub(super) fn place_included_model(model: &mut Model, pose: Pose) {
-    model.pose = pose;
+    Ok(())
 }
 
 impl Reader<'_> {
@@ -224,7 +217,7 @@ impl Reader<'_> {
             ));
         };
         self.refuse_unsupported_include_parts(node)?;
-        let overrides = self.overrides(node, site)?;
+        let overrides = self.overrides(node)?;
         let file = self.included_file(node, uri)?;
         let included = self.read_included(node, uri, &file, site)?;
         match &*included {
@@ -254,13 +247,7 @@ impl Reader<'_> {
                 }
                 Ok(Included::Other)
             }
-            Cached::Model { model, pose_frame } => {
-                if overrides.pose.is_none()
-                    && let Some((frame, e)) = pose_frame
-                    && !site.frames.contains(&frame.as_str())
-                {
-                    return Err(e.clone().included_at(self.span(node)));
-                }
+            Cached::Model { model } => {
                 let mut model = model.clone();
                 if merge {
                     if overrides.is_static.is_some() {
@@ -270,10 +257,10 @@ impl Reader<'_> {
                             self.span(node)
                         );
                     }
-                    apply_overrides(&mut model, overrides);
+                    self.apply_overrides_at(node, &mut model, overrides)?;
                     self.merged(node, model, site).map(Included::Merged)
                 } else {
-                    apply_overrides(&mut model, overrides);
+                    self.apply_overrides_at(node, &mut model, overrides)?;
                     Ok(Included::Model(model))
                 }
             }
@@ -310,10 +297,6 @@ impl Reader<'_> {
         for c in node.children().filter(|c| c.is_element()) {
             let name = c.tag_name().name();
             let (what, hint) = match name {
-                "placement_frame" if is_sdf_element(c) => (
-                    "<placement_frame> in an <include> is",
-                    "remove it and give the <pose> of the included model's own frame",
-                ),
                 "namespace" if is_sdf_element(c) => (
                     "<namespace> in an <include> is",
                     "remove it; the included model keeps the names it has",
@@ -456,15 +439,16 @@ impl Reader<'_> {
     }
 
     /// The overrides written in `<include>` (read with this file's rules).
-    fn overrides(&self, node: Node, site: &Site) -> Result<Overrides, SdfError> {
+    fn overrides(&self, node: Node) -> Result<Overrides, SdfError> {
         let name = match self.child(node, "name") {
             Some(n) => Some(self.include_name(n)?),
             None => None,
         };
         let pose = match self.child(node, "pose") {
-            Some(p) => Some(self.pose_of(p, site.frames)?),
+            Some(_) => Some(self.raw_pose(node)?),
             None => None,
         };
+        let placement_frame = self.child_string(node, "placement_frame");
         let is_static = self.bool_of(self.child(node, "static"))?;
         let mut plugins = Vec::new();
         for p in children(node, "plugin") {
@@ -473,6 +457,7 @@ impl Reader<'_> {
         Ok(Overrides {
             name,
             pose,
+            placement_frame,
             is_static,
             plugins,
         })
@@ -506,23 +491,74 @@ impl Reader<'_> {
         }
     }
 
-    /// A merged model's parts, posed in the parent's frame: the links and nested models get
-    /// the model's pose composed in, and joint axes written in the model's frame are turned
-    /// into the parent's (the parent's frame is now "the model frame" of those joints).
+    /// Applies `overrides` to the included `model`; a bad placement frame is an error at
+    /// the `<include>`.
+    fn apply_overrides_at(
+        &self,
+        include: Node,
+        model: &mut Model,
+        overrides: Overrides,
+    ) -> Result<(), SdfError> {
+        apply_overrides(model, overrides).map_err(|message| {
+            let at = self.child(include, "placement_frame").unwrap_or(include);
+            self.error(
+                at,
+                ErrorKind::UnknownReference,
+                message,
+                "name a link, joint, frame or nested model of the included model",
+            )
+        })
+    }
+
+    /// A merged model's parts, posed in the parent's frame (as libsdformat merges): each
+    /// link, nested model and frame keeps its resolved place, now written relative to the
+    /// parent's frame; joints keep theirs relative to their child link, with axes written in
+    /// the joint frame; and a frame `_merged__NAME__model__` stands for the merged model's
+    /// own frame, attached to its canonical link. The parent's resolution then re-checks it.
     fn merged(&self, node: Node, mut model: Model, site: &Site) -> Result<Model, SdfError> {
         let x = model.pose;
+        let parent_frame = if site.in_world { "world" } else { "__model__" };
+        let in_parent = |pose: Pose, span: &crate::world::Span| RawPose {
+            pose,
+            relative_to: parent_frame.to_string(),
+            span: span.clone(),
+        };
         for link in &mut model.links {
             link.pose = x.compose(link.pose);
+            link.raw_pose = in_parent(link.pose, &link.raw_pose.span);
         }
         for nested in &mut model.models {
             nested.pose = x.compose(nested.pose);
+            nested.raw_pose = in_parent(nested.pose, &nested.raw_pose.span);
+            nested.placement_frame.clear();
+        }
+        for frame in &mut model.frames {
+            frame.pose = x.compose(frame.pose);
+            frame.raw_pose = in_parent(frame.pose, &frame.raw_pose.span);
+            if frame.attached_to.is_empty() || frame.attached_to == "__model__" {
+                frame.attached_to = model.canonical_link.clone();
+            }
         }
         for joint in &mut model.joints {
-            if let Some(axis) = &mut joint.axis
-                && axis.frame == AxisFrame::Model
-            {
-                axis.xyz = x.orientation.rotate(axis.xyz);
+            joint.raw_pose = RawPose {
+                pose: joint.pose,
+                relative_to: joint.child_link.clone(),
+                span: joint.raw_pose.span.clone(),
+            };
+            if let Some(axis) = &mut joint.axis {
+                axis.xyz = axis.xyz_in_joint;
+                axis.expressed_in.clear();
             }
+        }
+        if !site.in_world {
+            model.frames.push(crate::world::Frame {
+                name: format!("_merged__{}__model__", model.name),
+                attached_to: model.canonical_link.clone(),
+                attached_to_body: String::new(),
+                raw_pose: in_parent(x, &model.raw_pose.span),
+                pose: x,
+                span: self.span(node),
+            });
         }
         if site.in_world {
             if let Some(link) = model.links.first() {
@@ -596,23 +632,9 @@ fn read_included_document(
             ));
         };
         match tag(top) {
-            "model" => {
-                // The model's own pose may be relative to a frame of the include site: it is
-                // checked there (unless the include gives a pose of its own).
-                let frame = r
-                    .child(top, "pose")
-                    .and_then(|p| p.attribute("relative_to").or_else(|| p.attribute("frame")))
-                    .map(str::trim)
-                    .filter(|f| !f.is_empty())
-                    .map(str::to_string);
-                let allowed: Vec<&str> = frame.as_deref().into_iter().collect();
-                let model = r.model(top, &allowed, site.depth)?;
-                let pose_frame = match frame {
-                    Some(f) => r.pose(top, &[]).err().map(|e| (f, e)),
-                    None => None,
-                };
-                Ok(Cached::Model { model, pose_frame })
-            }
+            "model" => Ok(Cached::Model {
+                model: r.model(top, site.depth)?,
+            }),
             kind => {
                 r.entity_name(top, false)?;
                 Ok(Cached::Other {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::include::Loader;
 use super::*;
-use crate::world::{AxisFrame, Pose, Quat, World};
+use crate::world::{Pose, Quat, World};
 
 /// A directory tree of SDF files for one test.
 struct Tree(tempfile::TempDir);
@@ -611,14 +611,24 @@ fn merge_folds_the_model_into_its_parent() {
     assert_eq!(robot.models[0].name, "tool");
     assert_pose(&robot.models[0].pose, [0.0, 3.0, 0.0], yaw);
     let joints: Vec<&str> = robot.joints.iter().map(|j| j.name.as_str()).collect();
-    assert_eq!(joints, ["mount", "j"]);
-    // The axis was in the merged model's frame: now in the parent's, rotated with it.
-    let axis = robot.joints[1].axis.as_ref().unwrap();
-    assert_eq!(axis.frame, AxisFrame::Model);
+    // In document order: the merged parts where the <include> is.
+    assert_eq!(joints, ["j", "mount"]);
+    // The axis was in the merged model's frame: now written in the joint frame, which
+    // turned with the elbow (yaw), so in the parent's frame it is the parent's y.
+    let axis = robot.joints[0].axis.as_ref().unwrap();
+    assert_eq!(axis.expressed_in, "");
     assert!(
-        (axis.xyz.x).abs() < 1e-9 && (axis.xyz.y - 1.0).abs() < 1e-9,
+        (axis.xyz_in_joint.x - 1.0).abs() < 1e-9 && axis.xyz_in_joint.y.abs() < 1e-9,
         "{axis:?}"
     );
+    // As libsdformat, a frame stands for the merged model's frame.
+    let merged = robot
+        .frames
+        .iter()
+        .find(|f| f.name == "_merged__arm__model__")
+        .expect("the merged model's frame");
+    assert_eq!(merged.attached_to, "shoulder");
+    assert_pose(&merged.pose, [0.0, 0.0, 0.0], yaw);
     let plugins: Vec<&str> = robot.plugins.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(plugins, ["arm::Controller", "extra::P"]);
 
@@ -746,16 +756,14 @@ fn lights_and_actors_can_be_included_in_worlds_only() {
 fn unsupported_include_parts_are_refused_not_ignored() {
     let t = Tree::new();
     t.model_dir("lib/m", "1.9", &boxy("m", "0 0 0 0 0 0", "l"));
-    for part in [
-        "<placement_frame>l</placement_frame><pose>0 0 0 0 0 0</pose>",
-        "<namespace>ns</namespace>",
-    ] {
-        let text = world("1.12", &format!("<include><uri>m</uri>\n{part}</include>"));
-        t.write("world.sdf", &text);
-        let e = t.err("world.sdf", &["lib"]);
-        assert_eq!(e.kind, ErrorKind::Unsupported, "{}", e.render(None));
-        assert_eq!(e.line, 5, "{}", e.render(None));
-    }
+    let text = world(
+        "1.12",
+        "<include><uri>m</uri>\n<namespace>ns</namespace></include>",
+    );
+    t.write("world.sdf", &text);
+    let e = t.err("world.sdf", &["lib"]);
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{}", e.render(None));
+    assert_eq!(e.line, 5, "{}", e.render(None));
     // A model whose own pose is relative to a frame the include site does not know: refused
     // unless the include gives the pose.
     t.model_dir(
@@ -768,8 +776,15 @@ fn unsupported_include_parts_are_refused_not_ignored() {
         &world("1.9", "<include><uri>rel</uri></include>"),
     );
     let e = t.err("world.sdf", &["lib"]);
-    assert_eq!(e.kind, ErrorKind::Unsupported, "{}", e.render(None));
-    assert_eq!(e.included_from.len(), 1);
+    assert_eq!(e.kind, ErrorKind::UnknownReference, "{}", e.render(None));
+    assert!(e.message.contains("\"somewhere\""), "{}", e.render(None));
+    assert!(
+        e.file
+            .as_ref()
+            .is_some_and(|f| f.ends_with("lib/rel/model.sdf")),
+        "{}",
+        e.render(None)
+    );
     t.write(
         "world.sdf",
         &world(
@@ -779,6 +794,31 @@ fn unsupported_include_parts_are_refused_not_ignored() {
     );
     let w = t.ok("world.sdf", &["lib"]);
     assert_pose(&w.models[0].pose, [1.0, 0.0, 0.0], Quat::IDENTITY);
+}
+
+#[test]
+fn an_include_placement_frame_places_that_frame_of_the_model() {
+    let t = Tree::new();
+    // Link `l` is 1 m along x of model `m`.
+    t.model_dir("lib/m", "1.9", &boxy("m", "0 0 0 0 0 0", "l"));
+    let text = world(
+        "1.9",
+        "<include><uri>m</uri><placement_frame>l</placement_frame><pose>5 0 0 0 0 0</pose></include>",
+    );
+    t.write("world.sdf", &text);
+    let w = t.ok("world.sdf", &["lib"]);
+    assert_pose(&w.models[0].pose, [4.0, 0.0, 0.0], Quat::IDENTITY);
+    assert_eq!(w.models[0].placement_frame, "l");
+
+    let text = world(
+        "1.9",
+        "<include><uri>m</uri>\n<placement_frame>nowhere</placement_frame></include>",
+    );
+    t.write("world.sdf", &text);
+    let e = t.err("world.sdf", &["lib"]);
+    assert_eq!(e.kind, ErrorKind::UnknownReference, "{}", e.render(None));
+    assert_eq!(e.line, 5, "{}", e.render(None));
+    assert!(e.message.contains("\"nowhere\""), "{}", e.message);
 }
 
 #[test]

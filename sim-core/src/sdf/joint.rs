@@ -1,25 +1,19 @@
 //! `<joint>`: type, parent, child, pose, `<sensor>`s (posed in the joint frame) and `<axis>`
 //! (direction, limits, dynamics), with the version rules of the axis frame (1.4: the parent
-//! model frame; 1.5-1.6: `use_parent_model_frame`; 1.7+: `xyz@expressed_in`).
+//! model frame; 1.5-1.6: `use_parent_model_frame`; 1.7+: `xyz@expressed_in`). Names and
+//! frames are resolved later, with the enclosing model or world (see `frames`).
 
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
 use super::model::Siblings;
 use super::reader::{Reader, Version, children, tag};
-use crate::world::{AxisFrame, Joint, JointAxis, JointKind, Vec3};
+use crate::world::{Joint, JointAxis, JointKind, Vec3};
 
 impl Reader<'_> {
-    /// `<joint>` of the model named `model`, whose links are `links`. `nested` are the names
-    /// of the model's nested models (a joint may name one, meaning its canonical link, which
-    /// this reader does not resolve yet).
-    pub(super) fn joint(
-        &self,
-        node: Node,
-        model: &str,
-        links: &[String],
-        nested: &[String],
-    ) -> Result<Joint, SdfError> {
+    /// `<joint>` of a model or world. Its parent and child are checked and resolved to links,
+    /// and its poses and axis resolved, with the enclosing scope (see `frames`).
+    pub(super) fn joint(&self, node: Node) -> Result<Joint, SdfError> {
         let name = self.entity_name(node, true)?;
         let ty = self.required_attr(
             node,
@@ -57,56 +51,52 @@ impl Reader<'_> {
                 ));
             }
         };
-        let link_ref = |which: &str| -> Result<String, SdfError> {
+        let frame_ref = |which: &str| -> Result<String, SdfError> {
             let Some(n) = self.child(node, which) else {
                 return Err(self.error(
                     node,
                     ErrorKind::Missing,
                     format!("joint \"{name}\" has no <{which}>"),
-                    format!("add <{which}>LINK_NAME</{which}> naming a link of model \"{model}\""),
+                    format!("add <{which}>LINK_NAME</{which}> naming a link (or a frame) in scope"),
                 ));
             };
             let v = self.text(n).trimmed().to_string();
-            let ok = links.contains(&v) || (which == "parent" && v == "world");
-            if !ok {
-                let (kind, hint) = if v.contains("::") || nested.contains(&v) {
-                    (ErrorKind::Unsupported, "joints to nested models and their links are not supported yet; join links of the same model".to_string())
-                } else {
-                    (
-                        ErrorKind::Invalid,
-                        format!(
-                            "name one of the links of model \"{model}\" ({}){}",
-                            links.join(", "),
-                            if which == "parent" { " or `world`" } else { "" }
-                        ),
-                    )
-                };
+            if v.is_empty() {
                 return Err(self.error(
                     n,
-                    kind,
-                    format!(
-                        "joint \"{name}\": <{which}> \"{v}\" is not a link of model \"{model}\""
-                    ),
-                    hint,
+                    ErrorKind::Missing,
+                    format!("joint \"{name}\": <{which}> is empty"),
+                    format!("name the {which} link (or a frame attached to it)"),
+                ));
+            }
+            if which == "child" && v == "world" {
+                return Err(self.error(
+                    n,
+                    ErrorKind::Invalid,
+                    format!("joint \"{name}\": the child cannot be `world`"),
+                    "make `world` the <parent> and the link the <child>",
                 ));
             }
             Ok(v)
         };
-        let parent = link_ref("parent")?;
-        let child = link_ref("child")?;
+        let parent = frame_ref("parent")?;
+        let child = frame_ref("child")?;
         if parent == child {
             return Err(self.error(
                 node,
                 ErrorKind::Invalid,
-                format!("joint \"{name}\" joins link \"{child}\" to itself"),
+                format!("joint \"{name}\" joins \"{child}\" to itself"),
                 "the parent and the child must be different links",
             ));
         }
-        // A joint's pose is in its child link's frame by default.
-        let pose = self.pose(node, &[child.as_str(), name.as_str()])?;
+        let raw_pose = self.raw_pose(node)?;
         let axis = match kind {
             JointKind::Revolute | JointKind::Continuous | JointKind::Prismatic => {
-                Some(self.axis(node, &name, model, kind)?)
+                Some(self.axis(node, &name, kind)?)
+            }
+            // libsdformat keeps an axis written on any joint; the engine ignores it there.
+            JointKind::Fixed | JointKind::Ball if self.child(node, "axis").is_some() => {
+                Some(self.axis(node, &name, kind)?)
             }
             JointKind::Fixed | JointKind::Ball => None,
         };
@@ -124,7 +114,7 @@ impl Reader<'_> {
         let mut sensors = Vec::new();
         let mut sensor_names = Siblings::default();
         for c in children(node, "sensor") {
-            let sensor = self.sensor(c, &name)?;
+            let sensor = self.sensor(c)?;
             sensor_names.insert(self, c, &sensor.name, "joint")?;
             sensors.push(sensor);
         }
@@ -133,20 +123,17 @@ impl Reader<'_> {
             kind,
             parent,
             child,
-            pose,
+            parent_link: String::new(),
+            child_link: String::new(),
+            pose: raw_pose.pose,
+            raw_pose,
             axis,
             sensors,
             span: self.span(node),
         })
     }
 
-    fn axis(
-        &self,
-        joint: Node,
-        name: &str,
-        model: &str,
-        kind: JointKind,
-    ) -> Result<JointAxis, SdfError> {
+    fn axis(&self, joint: Node, name: &str, kind: JointKind) -> Result<JointAxis, SdfError> {
         let old = self.version < Version::new(1, 10);
         let unlimited = |v: f64, sign: f64| {
             if old && v.abs() >= 1e16 {
@@ -158,11 +145,12 @@ impl Reader<'_> {
         let Some(axis) = self.child(joint, "axis") else {
             return Ok(JointAxis {
                 xyz: Vec3::new(0.0, 0.0, 1.0),
-                frame: if self.version < Version::new(1, 5) {
-                    AxisFrame::Model
+                expressed_in: if self.version < Version::new(1, 5) {
+                    "__model__".to_string()
                 } else {
-                    AxisFrame::Joint
+                    String::new()
                 },
+                xyz_in_joint: Vec3::new(0.0, 0.0, 1.0),
                 lower: f64::NEG_INFINITY,
                 upper: f64::INFINITY,
                 effort: f64::INFINITY,
@@ -183,36 +171,24 @@ impl Reader<'_> {
                 "give a direction, e.g. 0 0 1",
             ));
         }
-        let mut frame = if self.version < Version::new(1, 5) {
-            AxisFrame::Model
+        // 1.4: the parent model frame; 1.5, 1.6: that frame with use_parent_model_frame;
+        // 1.7+: the frame named by expressed_in (checked when the joint is resolved).
+        let mut expressed_in = if self.version < Version::new(1, 5) {
+            "__model__".to_string()
         } else {
-            AxisFrame::Joint
+            String::new()
         };
         if self.version < Version::new(1, 7)
             && self.child_bool(axis, "use_parent_model_frame", false)?
         {
-            frame = AxisFrame::Model;
+            expressed_in = "__model__".to_string();
         }
         if let Some(e) = xyz_node
             .attribute("expressed_in")
             .map(str::trim)
             .filter(|e| !e.is_empty())
         {
-            frame = if e == "__model__" || e == model {
-                AxisFrame::Model
-            } else if e == name {
-                AxisFrame::Joint
-            } else {
-                return Err(self.attr_error(
-                    xyz_node,
-                    "expressed_in",
-                    ErrorKind::Unsupported,
-                    format!(
-                        "joint \"{name}\": axes expressed in frame \"{e}\" are not supported yet"
-                    ),
-                    "express the axis in the joint frame (no attribute) or in __model__",
-                ));
-            };
+            expressed_in = e.to_string();
         }
         let (mut lower, mut upper, mut effort, mut velocity) = (
             f64::NEG_INFINITY,
@@ -221,12 +197,12 @@ impl Reader<'_> {
             f64::INFINITY,
         );
         if let Some(l) = self.child(axis, "limit") {
-            lower = unlimited(self.child_f64(l, "lower", lower)?, -1.0);
-            upper = unlimited(self.child_f64(l, "upper", upper)?, 1.0);
+            lower = unlimited(self.child_limit(l, "lower", lower)?, -1.0);
+            upper = unlimited(self.child_limit(l, "upper", upper)?, 1.0);
             // Before 1.10 a negative effort or velocity meant "no limit".
-            let e = self.child_f64(l, "effort", effort)?;
+            let e = self.child_limit(l, "effort", effort)?;
             effort = if e < 0.0 { f64::INFINITY } else { e };
-            let v = self.child_f64(l, "velocity", velocity)?;
+            let v = self.child_limit(l, "velocity", velocity)?;
             velocity = if v < 0.0 { f64::INFINITY } else { v };
             if lower > upper {
                 return Err(self.error(
@@ -267,7 +243,8 @@ impl Reader<'_> {
         }
         Ok(JointAxis {
             xyz: xyz.normalized(),
-            frame,
+            expressed_in,
+            xyz_in_joint: xyz.normalized(),
             lower,
             upper,
             effort,
@@ -277,5 +254,17 @@ impl Reader<'_> {
             spring_reference,
             spring_stiffness,
         })
+    }
+
+    /// A `<limit>` value: a number, or `inf` / `-inf` (as libsdformat reads them).
+    fn child_limit(&self, limit: Node, name: &str, default: f64) -> Result<f64, SdfError> {
+        if let Some(n) = self.child(limit, name) {
+            match self.text(n).trimmed().to_ascii_lowercase().as_str() {
+                "inf" | "+inf" | "infinity" | "+infinity" => return Ok(f64::INFINITY),
+                "-inf" | "-infinity" => return Ok(f64::NEG_INFINITY),
+                _ => {}
+            }
+        }
+        self.child_f64(limit, name, default)
     }
 }

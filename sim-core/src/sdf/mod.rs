@@ -1,25 +1,29 @@
-//! SDF text -> [`crate::world::World`].
+//! SDF text -> [`crate::world::World`] (or, for model files, [`Document::Model`]).
 //!
 //! [`load`] reads a world file, [`parse_str`] reads SDF text ([`load_with`] and
-//! [`parse_str_with`] take [`LoadOptions`]: where included models are searched for). They
-//! return the first problem found as an [`SdfError`] that names the file, line and column, the
-//! element, what is wrong and what to do ([`SdfError::render`] prints it as a compiler-style
-//! report; for a problem inside an included file, [`SdfError::included_from`] lists the
-//! includes that led there).
+//! [`parse_str_with`] take [`LoadOptions`]: where included models are searched for);
+//! [`load_document`] / [`load_document_with`] and [`parse_document`] read either a world or a
+//! model. They return the first problem found as an [`SdfError`] that names the file, line
+//! and column, the element, what is wrong and what to do ([`SdfError::render`] prints it as a
+//! compiler-style report; for a problem inside an included file, [`SdfError::included_from`]
+//! lists the includes that led there).
 //!
 //! # What is read
 //!
-//! SDFormat 1.0 to 1.12 documents with exactly one `<world>`: physics, gravity, magnetic field,
-//! spherical coordinates, models (nested too) with links, inertials, joints, collisions and
-//! visuals of every SDF shape (box, sphere, cylinder, capsule, ellipsoid, cone, plane, mesh,
-//! heightmap, polyline; a mesh or heightmap `<uri>` is resolved to its file here and the file
-//! is read when the world is built), sensors and plugins, and `<include>`s of models (found
-//! through [`crate::resources`], each file read once per load, with the include's overrides
-//! and `merge="true"`). Defaults are those of SDF 1.12. Elements the engine does not use
-//! (scene, lights, GUI, surface parameters...) are skipped, included lights and actors too.
-//! Elements that would change the world if they were skipped (`<joint>` in worlds, `<frame>`,
-//! `<population>`, the deprecated `<image>` shape, poses relative to other frames, placement
-//! frames, automatic inertia) are reported as not supported yet rather than dropped.
+//! SDFormat 1.0 to 1.12 documents with exactly one `<world>` (or one `<model>`): physics,
+//! gravity, magnetic field, spherical coordinates, frames, models (nested too) with links,
+//! inertials, joints (world joints too), collisions and visuals of every SDF shape (box,
+//! sphere, cylinder, capsule, ellipsoid, cone, plane, mesh, heightmap, polyline; a mesh or
+//! heightmap `<uri>` is resolved to its file here and the file is read when the world is
+//! built), sensors and plugins, and `<include>`s of models (found through
+//! [`crate::resources`], each file read once per load, with the include's overrides and
+//! `merge="true"`). Every pose is resolved by SDFormat's frame semantics (see `frames`):
+//! `relative_to` any frame in scope, `attached_to`, canonical links, placement frames, joints
+//! to frames and to links of nested models, axes `expressed_in` any frame. Defaults are those
+//! of SDF 1.12. Elements the engine does not use (scene, lights, GUI, surface parameters...)
+//! are skipped, included lights and actors too. Elements that would change the world if they
+//! were skipped (`<population>`, the deprecated `<image>` shape, automatic inertia, joint
+//! types rapier cannot build) are reported as not supported yet rather than dropped.
 //!
 //! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
 //! `--`, undeclared namespace prefixes such as `<gz:policies>`), and uses the first of a
@@ -28,14 +32,17 @@
 //! # Structure
 //!
 //! A `Reader` carries the file, the source text, the declared version and the load's shared
-//! state (resource search path, files already included); there is one
-//! function per element (`world`, `physics`, `model`, `link`, `inertial`, `collision`,
-//! `visual`, `geometry`, `sensor`, `plugin`, `pose`...), each returning its part of the data
-//! model or the first error inside it.
+//! state (resource search path, files already included); there is one function per element
+//! (`world`, `physics`, `model`, `link`, `frame`, `joint`, `inertial`, `collision`, `visual`,
+//! `geometry`, `sensor`, `plugin`, `raw_pose`...), each returning its part of the data model,
+//! poses as written, or the first error inside it. When a model (after its nested and
+//! included models) or the world has been read, `frames` resolves its scope: names,
+//! references, and every pose relative to its default parent.
 
 #![warn(missing_docs)]
 
 mod error;
+mod frames;
 mod include;
 mod joint;
 mod lenient;
@@ -55,6 +62,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::{ErrorKind, SdfError};
+pub use frames::{frame_in_model, frame_in_world, place_model};
 pub use include::LoadOptions;
 pub(crate) use reader::Version;
 
@@ -116,6 +124,71 @@ pub(crate) fn read_text(path: &Path) -> Result<String, SdfError> {
             Err(err)
         }
     }
+}
+
+/// What an SDF document holds: a world, or (as model files and `model://` directories do)
+/// one model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Document {
+    /// `<sdf><world>`.
+    World(World),
+    /// `<sdf><model>`: the model's `pose` (after its placement frame) is taken as relative
+    /// to the world, as libsdformat and Gazebo's model spawning do.
+    Model(Model),
+}
+
+impl Document {
+    /// The world: the document's, or for a model document a default world (SDF 1.12
+    /// defaults, named `default`) holding only the model, as Gazebo spawns a model file
+    /// into an empty world.
+    pub fn into_world(self) -> Result<World, SdfError> {
+        match self {
+            Document::World(w) => Ok(w),
+            Document::Model(m) => {
+                let mut w = parse_str(
+                    "<sdf version=\"1.12\"><world name=\"default\"/></sdf>",
+                    None,
+                )?;
+                w.span = m.span.clone();
+                w.models.push(m);
+                Ok(w)
+            }
+        }
+    }
+}
+
+/// Reads the SDF file at `path`, whose root holds a world or a model. Errors as [`load`].
+pub fn load_document(path: &Path) -> Result<Document, SdfError> {
+    load_document_with(path, &LoadOptions::default())
+}
+
+/// [`load_document`] with includes searched for as `options` say.
+pub fn load_document_with(path: &Path, options: &LoadOptions) -> Result<Document, SdfError> {
+    let text = read_text(path)?;
+    let loader = Loader::new(options);
+    loader.enter(path);
+    document(&text, Some(path), &loader)
+}
+
+/// Reads SDF text whose root holds a world or a model (see [`Document`]).
+pub fn parse_document(text: &str, file: Option<&Path>) -> Result<Document, SdfError> {
+    let loader = Loader::new(&LoadOptions::default());
+    if let Some(f) = file {
+        loader.enter(f);
+    }
+    document(text, file, &loader)
+}
+
+fn document(text: &str, file: Option<&Path>, loader: &Loader) -> Result<Document, SdfError> {
+    with_document(text, file, |doc, file| {
+        let root = doc.root_element();
+        let has_world = children(root, "world").next().is_some();
+        if !has_world && tag(root) == "sdf" && children(root, "model").next().is_some() {
+            read_model_document(doc, text, file, loader).map(Document::Model)
+        } else {
+            read_document(doc, text, file, loader).map(Document::World)
+        }
+    })
 }
 
 /// Reads SDF text. `file` is used in spans and error messages, and its directory is where
@@ -191,7 +264,7 @@ fn read_model_document(
             lines: error::LineIndex::new(source),
             loader,
         };
-        return r.model(root, &["world"], 1);
+        return r.model(root, 1);
     }
     let r = root_reader(root, source, file, loader)?;
     let mut models = children(root, "model");
@@ -211,7 +284,7 @@ fn read_model_document(
             "create one model per request",
         ));
     }
-    r.model(model, &["world"], 1)
+    r.model(model, 1)
 }
 
 /// Parses XML (no DTDs: SDF does not use them, and they open the door to entity expansion).

@@ -7,7 +7,7 @@ use roxmltree::Node;
 use super::error::{ErrorKind, SdfError};
 use super::include::{Included, Site};
 use super::reader::{MAX_MODEL_DEPTH, Reader, is_sdf_element, tag};
-use crate::world::{Inertial, Link, Model};
+use crate::world::{Frame, Inertial, Link, Model};
 
 /// The names already used by siblings of one kind (links of a model, models of a world...),
 /// with the line each was defined on.
@@ -53,30 +53,12 @@ impl Siblings {
     }
 }
 
-/// The frame names a pose inside `model` may use as `relative_to` and still mean the model's
-/// own frame: `__model__`, and the model's name unless a child entity has that name.
-fn model_frames(model: Node, name: &str) -> Vec<String> {
-    let shadowed = model.children().any(|c| {
-        is_sdf_element(c)
-            && matches!(tag(c), "link" | "model" | "joint" | "frame")
-            && c.attribute("name") == Some(name)
-    });
-    let mut frames = vec!["__model__".to_string()];
-    if !shadowed {
-        frames.push(name.to_string());
-    }
-    frames
-}
-
 impl Reader<'_> {
-    /// `<model name>`, at nesting `depth` (1 for a top-level model). `parent_frames` are the
-    /// names its pose may be `relative_to` (those of the enclosing model's frame, or `world`).
-    pub(super) fn model(
-        &self,
-        node: Node,
-        parent_frames: &[&str],
-        depth: usize,
-    ) -> Result<Model, SdfError> {
+    /// `<model name>`, at nesting `depth` (1 for a top-level model), read and resolved
+    /// (see `frames`): on return every pose inside the model is resolved, and the model's
+    /// own `pose` is its `raw_pose` with the placement frame applied, which the enclosing
+    /// scope re-resolves when the pose is relative to another frame.
+    pub(super) fn model(&self, node: Node, depth: usize) -> Result<Model, SdfError> {
         if depth > MAX_MODEL_DEPTH {
             return Err(self.error(
                 node,
@@ -86,45 +68,49 @@ impl Reader<'_> {
             ));
         }
         let name = self.entity_name(node, true)?;
-        if let Some(frame) = node.attribute("placement_frame")
-            && !frame.trim().is_empty()
-        {
-            return Err(self.attr_error(
-                node,
-                "placement_frame",
-                ErrorKind::Unsupported,
-                "placement_frame is not supported yet by this reader",
-                "remove placement_frame and give the model's <pose> directly",
-            ));
-        }
-        let pose = self.pose(node, parent_frames)?;
-        let own_frames = model_frames(node, &name);
-        let own_frames: Vec<&str> = own_frames.iter().map(String::as_str).collect();
+        let attr = |a: &str| node.attribute(a).map(str::trim).unwrap_or("").to_string();
+        let placement_frame = attr("placement_frame");
+        let canonical_link = attr("canonical_link");
+        let raw_pose = self.raw_pose(node)?;
         let is_static = self.child_bool(node, "static", false)?;
         let self_collide = self.child_bool(node, "self_collide", false)?;
 
         let mut links = Vec::new();
-        let mut joint_nodes = Vec::new();
-        let mut merged_joints = Vec::new();
+        let mut joints = Vec::new();
         let mut models = Vec::new();
+        let mut frames = Vec::new();
         let mut plugins = Vec::new();
-        let (mut link_names, mut model_names) = (Siblings::default(), Siblings::default());
+        let (mut link_names, mut model_names, mut joint_names, mut frame_names) = (
+            Siblings::default(),
+            Siblings::default(),
+            Siblings::default(),
+            Siblings::default(),
+        );
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             match tag(c) {
                 "link" => {
-                    let link = self.link(c, &own_frames)?;
+                    let link = self.link(c)?;
                     link_names.insert(self, c, &link.name, "model")?;
                     links.push(link);
                 }
                 "model" => {
-                    let nested = self.model(c, &own_frames, depth + 1)?;
+                    let nested = self.model(c, depth + 1)?;
                     model_names.insert(self, c, &nested.name, "model")?;
                     models.push(nested);
+                }
+                "joint" => {
+                    let joint = self.joint(c)?;
+                    joint_names.insert(self, c, &joint.name, "model")?;
+                    joints.push(joint);
+                }
+                "frame" => {
+                    let frame = self.frame(c)?;
+                    frame_names.insert(self, c, &frame.name, "model")?;
+                    frames.push(frame);
                 }
                 "plugin" => plugins.push(self.plugin(c)?),
                 "include" => {
                     let site = Site {
-                        frames: &own_frames,
                         in_world: false,
                         depth: depth + 1,
                     };
@@ -142,62 +128,64 @@ impl Reader<'_> {
                                 model_names.insert_as(self, c, "model", &nested.name, "model")?;
                                 models.push(nested);
                             }
+                            for joint in parts.joints {
+                                joint_names.insert_as(self, c, "joint", &joint.name, "model")?;
+                                joints.push(joint);
+                            }
+                            for frame in parts.frames {
+                                frame_names.insert_as(self, c, "frame", &frame.name, "model")?;
+                                frames.push(frame);
+                            }
                             plugins.extend(parts.plugins);
-                            merged_joints.extend(parts.joints.into_iter().map(|j| (c, j)));
                         }
                         Included::Other => {}
                     }
                 }
-                "joint" => joint_nodes.push(c),
-                "frame" => return Err(self.frame_unsupported(c)),
                 _ => {}
             }
         }
-        let link_names: Vec<String> = links.iter().map(|l| l.name.clone()).collect();
-        let nested_names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
-        let mut joints = Vec::new();
-        let mut joint_names = Siblings::default();
-        let own_joints = joint_nodes.into_iter().map(|c| (c, None));
-        let merged_joints = merged_joints.into_iter().map(|(c, j)| (c, Some(j)));
-        for (c, merged) in own_joints.chain(merged_joints) {
-            let joint = match merged {
-                Some(j) => j,
-                None => self.joint(c, &name, &link_names, &nested_names)?,
-            };
-            joint_names.insert_as(self, c, "joint", &joint.name, "model")?;
-            if let Some(other) = joints
-                .iter()
-                .find(|j: &&crate::world::Joint| j.child == joint.child)
-            {
-                return Err(self.error(
-                    c,
-                    ErrorKind::Invalid,
-                    format!(
-                        "link \"{}\" is the child of two joints (\"{}\" and \"{}\")",
-                        joint.child, other.name, joint.name
-                    ),
-                    "a link has at most one parent joint; make it the parent of one of them",
-                ));
-            }
-            joints.push(joint);
-        }
-        Ok(Model {
+        let mut model = Model {
             name,
-            pose,
+            pose: raw_pose.pose,
+            raw_pose,
+            canonical_link,
+            placement_frame,
             is_static,
             self_collide,
             links,
             joints,
             models,
+            frames,
             plugins,
+            span: self.span(node),
+        };
+        self.resolve_model(&mut model)?;
+        Ok(model)
+    }
+
+    /// `<frame name attached_to>` of a model or world (resolved with its scope).
+    pub(super) fn frame(&self, node: Node) -> Result<Frame, SdfError> {
+        let name = self.entity_name(node, true)?;
+        let attached_to = node
+            .attribute("attached_to")
+            .map(str::trim)
+            .unwrap_or("")
+            .to_string();
+        let raw_pose = self.raw_pose(node)?;
+        Ok(Frame {
+            name,
+            attached_to,
+            attached_to_body: String::new(),
+            pose: raw_pose.pose,
+            raw_pose,
             span: self.span(node),
         })
     }
 
-    /// `<link name>`; `model_frames` are the names of its model's frame.
-    fn link(&self, node: Node, model_frames: &[&str]) -> Result<Link, SdfError> {
+    /// `<link name>` (its poses are resolved with its model).
+    fn link(&self, node: Node) -> Result<Link, SdfError> {
         let name = self.entity_name(node, true)?;
-        let pose = self.pose(node, model_frames)?;
+        let raw_pose = self.raw_pose(node)?;
         let inertial = match self.child(node, "inertial") {
             Some(i) => self.inertial(i, &name)?,
             None => Inertial::default(),
@@ -214,17 +202,17 @@ impl Reader<'_> {
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             match tag(c) {
                 "collision" => {
-                    let collision = self.collision(c, &name)?;
+                    let collision = self.collision(c)?;
                     collision_names.insert(self, c, &collision.name, "link")?;
                     collisions.push(collision);
                 }
                 "visual" => {
-                    let visual = self.visual(c, &name)?;
+                    let visual = self.visual(c)?;
                     visual_names.insert(self, c, &visual.name, "link")?;
                     visuals.push(visual);
                 }
                 "sensor" => {
-                    let sensor = self.sensor(c, &name)?;
+                    let sensor = self.sensor(c)?;
                     sensor_names.insert(self, c, &sensor.name, "link")?;
                     sensors.push(sensor);
                 }
@@ -233,7 +221,8 @@ impl Reader<'_> {
         }
         Ok(Link {
             name,
-            pose,
+            pose: raw_pose.pose,
+            raw_pose,
             inertial,
             gravity,
             kinematic,
@@ -272,7 +261,7 @@ impl Reader<'_> {
             }
             None => defaults.mass,
         };
-        let pose = self.pose(node, &[link])?;
+        let raw_pose = self.raw_pose(node)?;
         let inertia = match self.child(node, "inertia") {
             Some(i) => {
                 let d = defaults.inertia;
@@ -299,7 +288,8 @@ impl Reader<'_> {
         };
         Ok(Inertial {
             mass,
-            pose,
+            pose: raw_pose.pose,
+            raw_pose,
             inertia,
         })
     }

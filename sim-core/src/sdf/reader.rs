@@ -8,7 +8,7 @@ use roxmltree::Node;
 
 use super::error::{ErrorKind, LineIndex, SdfError};
 use super::include::Loader;
-use crate::world::{Pose, Quat, Span, Vec3};
+use crate::world::{Pose, Quat, RawPose, Span, Vec3};
 
 /// An SDF version `major.minor`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -168,6 +168,34 @@ impl<'s> Reader<'s> {
         self.error_at(node.range().start, node, kind, message, hint)
     }
 
+    /// An error at `span` (an element already read into the data model), about `element`
+    /// (e.g. `<link name="base">`).
+    pub fn error_span(
+        &self,
+        span: &Span,
+        element: impl Into<String>,
+        kind: ErrorKind,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> SdfError {
+        let same_file = span.file.is_none() || span.file == self.file;
+        SdfError {
+            kind,
+            file: span
+                .file
+                .as_deref()
+                .cloned()
+                .or(self.file.as_deref().cloned()),
+            line: span.line.max(1),
+            column: span.column.max(1),
+            element: element.into(),
+            message: message.into(),
+            hint: hint.into(),
+            source_text: same_file.then(|| Arc::new(self.source.to_string())),
+            included_from: Box::default(),
+        }
+    }
+
     /// The "not supported yet" error for an element this reader does not handle.
     pub fn unsupported(&self, node: Node, what: &str, hint: &str) -> SdfError {
         self.error(
@@ -325,7 +353,8 @@ impl<'s> Reader<'s> {
             "name",
             &format!("give the <{kind}> a unique name, e.g. <{kind} name=\"my_{kind}\">"),
         )?;
-        if name.contains("::") {
+        // Before 1.8, `::` was allowed in names (flattened nested models use it).
+        if name.contains("::") && self.version >= Version::new(1, 8) {
             return Err(self.attr_error(
                 node,
                 "name",
@@ -537,45 +566,39 @@ impl<'s> Reader<'s> {
 
     // ----- poses ----------------------------------------------------------------------------
 
-    /// The `<pose>` child of `parent` (identity when absent or empty).
-    ///
-    /// `frames` lists the names `@relative_to` (or the older `@frame`) may give: those that
-    /// mean the default frame (the parent's). Any other frame needs the frame graph of the
-    /// full reader and is reported as not supported yet.
-    pub fn pose(&self, parent: Node, frames: &[&str]) -> Result<Pose, SdfError> {
-        match self.child(parent, "pose") {
-            Some(node) => self.pose_of(node, frames),
-            None => Ok(Pose::IDENTITY),
-        }
+    /// The `<pose>` child of `parent` as written: its value and `relative_to` (SDF 1.7+) or
+    /// `frame` (SDF 1.5, 1.6) attribute. Which frames that may name is checked when the
+    /// model or world is resolved (see `frames`), not here. Without a `<pose>`, the
+    /// identity relative to the default frame.
+    pub fn raw_pose(&self, parent: Node) -> Result<RawPose, SdfError> {
+        let Some(node) = self.child(parent, "pose") else {
+            return Ok(RawPose {
+                pose: Pose::IDENTITY,
+                relative_to: String::new(),
+                span: self.span(parent),
+            });
+        };
+        let attr = if self.version >= Version::new(1, 7) {
+            "relative_to"
+        } else {
+            "frame"
+        };
+        let relative_to = node
+            .attribute(attr)
+            .or_else(|| node.attribute("relative_to"))
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        Ok(RawPose {
+            pose: self.pose_of(node)?,
+            relative_to,
+            span: self.span(node),
+        })
     }
 
     /// The pose written in `node`: `x y z roll pitch yaw` (radians, or degrees with
     /// `@degrees="true"`), or `x y z qx qy qz qw` with `@rotation_format="quat_xyzw"`.
-    pub fn pose_of(&self, node: Node, frames: &[&str]) -> Result<Pose, SdfError> {
-        for attr in ["relative_to", "frame"] {
-            let Some(frame) = node.attribute(attr) else {
-                continue;
-            };
-            let frame = frame.trim();
-            if !frame.is_empty() && !frames.contains(&frame) {
-                let known = if frames.is_empty() {
-                    "the default frame".to_string()
-                } else {
-                    frames
-                        .iter()
-                        .map(|f| format!("\"{f}\""))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
-                return Err(self.attr_error(
-                    node,
-                    attr,
-                    ErrorKind::Unsupported,
-                    format!("relative_to frames are not supported yet by this reader (`{attr}=\"{frame}\"`)"),
-                    format!("give the pose in the parent's frame: leave `{attr}` empty (accepted here: {known})"),
-                ));
-            }
-        }
+    pub fn pose_of(&self, node: Node) -> Result<Pose, SdfError> {
         let quat = match node.attribute("rotation_format").map(str::trim) {
             None | Some("") | Some("euler_rpy") => false,
             Some("quat_xyzw") => true,

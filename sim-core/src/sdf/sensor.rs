@@ -7,10 +7,10 @@ use super::reader::{Reader, Version, children};
 use crate::world::{PluginSpec, SensorSpec};
 
 impl Reader<'_> {
-    /// `<sensor name type>` of the link (or joint) named `link`, whose frame is the default
-    /// frame of the sensor's pose. The type-specific configuration stays in `sdf`, the
-    /// element's source text, for the sensor plugin.
-    pub(super) fn sensor(&self, node: Node, link: &str) -> Result<SensorSpec, SdfError> {
+    /// `<sensor name type>` of a link (or joint), whose frame is the default frame of the
+    /// sensor's pose (resolved with the model). The type-specific configuration stays in
+    /// `sdf`, the element's source text, for the sensor plugin.
+    pub(super) fn sensor(&self, node: Node) -> Result<SensorSpec, SdfError> {
         let name = self.entity_name(node, false)?;
         let sensor_type = self
             .required_attr(
@@ -20,7 +20,7 @@ impl Reader<'_> {
             )?
             .trim()
             .to_string();
-        let pose = self.pose(node, &[link])?;
+        let raw_pose = self.raw_pose(node)?;
         // Negative rates mean "as fast as possible", as 0 (gz-sensors does the same).
         let update_rate = self.child_f64(node, "update_rate", 0.0)?.max(0.0);
         let topic = self
@@ -46,7 +46,8 @@ impl Reader<'_> {
             .collect::<Result<_, _>>()?;
         Ok(SensorSpec {
             sensor_type,
-            pose,
+            pose: raw_pose.pose,
+            raw_pose,
             always_on: self.child_bool(node, "always_on", false)?,
             update_rate,
             visualize: self.child_bool(node, "visualize", false)?,

@@ -5,7 +5,7 @@ use roxmltree::Node;
 use super::error::{ErrorKind, SdfError};
 use super::reader::{Reader, is_sdf_element, tag};
 use crate::world::{
-    Collision, Geometry, HeightmapShape, MeshShape, Polyline, Resource, Vec3, Visual,
+    Collision, Geometry, HeightmapShape, MeshShape, Polyline, Pose, Resource, Vec3, Visual,
 };
 
 /// The shapes this reader builds.
@@ -29,11 +29,12 @@ const LATER_SHAPES: [&str; 1] = ["image"];
 pub(crate) const DEFAULT_DIFFUSE: [f32; 4] = [0.7, 0.7, 0.7, 1.0];
 
 impl Reader<'_> {
-    /// `<collision name>` of the link named `link`.
-    pub(super) fn collision(&self, node: Node, link: &str) -> Result<Collision, SdfError> {
+    /// `<collision name>` of a link (its pose is resolved with the link's model).
+    pub(super) fn collision(&self, node: Node) -> Result<Collision, SdfError> {
         let name = self.entity_name(node, false)?;
         Ok(Collision {
-            pose: self.pose(node, &[link])?,
+            raw_pose: self.raw_pose(node)?,
+            pose: Pose::IDENTITY,
             geometry: self.geometry(node)?,
             laser_retro: self.child_f64(node, "laser_retro", 0.0)?,
             span: self.span(node),
@@ -41,8 +42,8 @@ impl Reader<'_> {
         })
     }
 
-    /// `<visual name>` of the link named `link`.
-    pub(super) fn visual(&self, node: Node, link: &str) -> Result<Visual, SdfError> {
+    /// `<visual name>` of a link (its pose is resolved with the link's model).
+    pub(super) fn visual(&self, node: Node) -> Result<Visual, SdfError> {
         let name = self.entity_name(node, false)?;
         let diffuse = match self
             .child(node, "material")
@@ -60,7 +61,8 @@ impl Reader<'_> {
             None => DEFAULT_DIFFUSE,
         };
         Ok(Visual {
-            pose: self.pose(node, &[link])?,
+            raw_pose: self.raw_pose(node)?,
+            pose: Pose::IDENTITY,
             geometry: self.geometry(node)?,
             diffuse,
             laser_retro: self.child_f64(node, "laser_retro", 0.0)?,

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::world::{DEFAULT_GRAVITY, DEFAULT_MAGNETIC_FIELD, WGS84_EQUATORIAL, WGS84_POLAR};
 use super::*;
-use crate::world::{AxisFrame, Geometry, JointKind, Pose, Quat, Vec3, World};
+use crate::world::{Geometry, JointKind, Pose, Quat, Vec3, World};
 
 // ----- helpers ----------------------------------------------------------------------------
 
@@ -266,7 +266,7 @@ fn what_libsdformat_tolerates_is_read() {
       <gz::system_priority>10</gz::system_priority>
       <pose>not a pose</pose>
     </plugin>
-    <model name="m"><gz:pose>1 2</gz:pose><pose>1 2 3 0 0 0</pose></model>
+    <model name="m"><gz:pose>1 2</gz:pose><pose>1 2 3 0 0 0</pose><link name='l'/></model>
   </world>
 </sdf>"#;
     let w = ok(text);
@@ -530,26 +530,7 @@ fn elements_the_engine_does_not_use_are_skipped() {
 }
 
 #[test]
-fn world_joints_frames_and_populations_are_not_supported_yet() {
-    let text = doc(
-        "1.12",
-        "<joint name='j' type='fixed'><parent>world</parent><child>m</child></joint>",
-    );
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
-        &text,
-        "<joint",
-        "joints are not supported yet",
-    );
-    let text = doc("1.12", "<frame name='f'/>");
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
-        &text,
-        "<frame",
-        "not supported yet",
-    );
+fn populations_and_unbuildable_joints_are_not_supported_yet() {
     let text = doc(
         "1.12",
         "<population name='p'><model name='m'/></population>",
@@ -572,17 +553,6 @@ fn world_joints_frames_and_populations_are_not_supported_yet() {
         &text,
         "screw'",
         "type \"screw\" cannot be built",
-    );
-    let text = doc(
-        "1.12",
-        "<model name='m'><frame name='f' attached_to='l'/></model>",
-    );
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
-        &text,
-        "<frame",
-        "<frame>",
     );
 }
 
@@ -642,7 +612,7 @@ fn plugin_name_is_optional_since_1_10() {
 #[test]
 fn model_fields_and_defaults() {
     let w = ok_body(
-        "<model name='a'/><model name='b'><static>true</static><self_collide>1</self_collide><pose>1 2 3 0 0 0</pose></model>",
+        "<model name='a'><link name='l'/></model><model name='b'><static>true</static><self_collide>1</self_collide><pose>1 2 3 0 0 0</pose></model>",
     );
     let (a, b) = (&w.models[0], &w.models[1]);
     assert_eq!(a.name, "a");
@@ -683,21 +653,24 @@ fn model_names() {
         "world'/>",
         "reserved",
     );
-    ok(&doc("1.6", "<model name='__model__'/>"));
+    ok(&doc(
+        "1.6",
+        "<model name='__model__'><link name='l'/></model>",
+    ));
 }
 
 #[test]
 fn duplicate_sibling_names() {
     let text = doc(
         "1.12",
-        "<model name='a'/>\n<model name='b'/>\n<model name='a'/>",
+        "<model name='a'><static>1</static></model>\n<model name='b'><static>1</static></model>\n<model name='a'><static>1</static></model>",
     );
     let e = err(&text);
     check_nth(
         &e,
         ErrorKind::Duplicate,
         &text,
-        "a'/>",
+        "a'><static>",
         1,
         "a <model> named \"a\" already exists in this world (line 4)",
     );
@@ -715,13 +688,13 @@ fn duplicate_sibling_names() {
     );
     let text = doc(
         "1.12",
-        "<model name='m'><model name='n'/><model name='n'/></model>",
+        "<model name='m'><model name='n'><static>1</static></model><model name='n'><static>1</static></model></model>",
     );
     check_nth(
         &err(&text),
         ErrorKind::Duplicate,
         &text,
-        "n'/>",
+        "n'><static>",
         1,
         "a <model> named \"n\"",
     );
@@ -781,29 +754,8 @@ fn deep_nesting_is_bounded() {
 }
 
 #[test]
-fn placement_frame_is_not_supported_yet() {
-    let text = doc(
-        "1.12",
-        "<model name='m' placement_frame='l'><link name='l'/></model>",
-    );
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
-        &text,
-        "l'><link",
-        "placement_frame",
-    );
-    ok(&doc(
-        "1.12",
-        "<model name='m' placement_frame='' canonical_link='l'><link name='l'/></model>",
-    ));
-}
-
-// ----- poses ------------------------------------------------------------------------------
-
-#[test]
 fn poses_in_radians_degrees_and_quaternions() {
-    let w = ok_body("<model name='m'><pose>1 2 3 0.1 0.2 0.3</pose></model>");
+    let w = ok_body("<model name='m'><pose>1 2 3 0.1 0.2 0.3</pose><link name='l'/></model>");
     assert_pose(
         &w.models[0].pose,
         [1.0, 2.0, 3.0],
@@ -814,20 +766,22 @@ fn poses_in_radians_degrees_and_quaternions() {
         Pose::from_xyz_rpy(1.0, 2.0, 3.0, 0.1, 0.2, 0.3)
     );
 
-    let w = ok_body("<model name='m'><pose degrees='true'>1 2 3 90 0 180</pose></model>");
+    let w = ok_body(
+        "<model name='m'><pose degrees='true'>1 2 3 90 0 180</pose><link name='l'/></model>",
+    );
     assert_pose(
         &w.models[0].pose,
         [1.0, 2.0, 3.0],
         Quat::from_rpy(PI / 2.0, 0.0, PI),
     );
     let w = ok_body(
-        "<model name='m'><pose degrees='false' rotation_format='euler_rpy'>0 0 0 1 0 0</pose></model>",
+        "<model name='m'><pose degrees='false' rotation_format='euler_rpy'>0 0 0 1 0 0</pose><link name='l'/></model>",
     );
     assert_pose(&w.models[0].pose, [0.0; 3], Quat::from_rpy(1.0, 0.0, 0.0));
 
     let h = (0.5f64).sqrt();
     let w = ok_body(
-        "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0.7071067811865476 0.7071067811865476</pose></model>",
+        "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0.7071067811865476 0.7071067811865476</pose><link name='l'/></model>",
     );
     assert_pose(
         &w.models[0].pose,
@@ -836,13 +790,13 @@ fn poses_in_radians_degrees_and_quaternions() {
     );
     // Quaternions are normalised; `degrees` does not apply to them.
     let w = ok_body(
-        "<model name='m'><pose rotation_format='quat_xyzw' degrees='true'>0 0 0 0 0 2 2</pose></model>",
+        "<model name='m'><pose rotation_format='quat_xyzw' degrees='true'>0 0 0 0 0 2 2</pose><link name='l'/></model>",
     );
     assert_pose(&w.models[0].pose, [0.0; 3], Quat::new(0.0, 0.0, h, h));
 
     // Empty poses are the identity; blanks and line breaks separate numbers.
     let w = ok_body(
-        "<model name='m'><pose/></model><model name='n'><pose>\n 1\t2 3\n 0 0 0 </pose></model>",
+        "<model name='m'><pose/><link name='l'/></model><model name='n'><pose>\n 1\t2 3\n 0 0 0 </pose><link name='l'/></model>",
     );
     assert_eq!(w.models[0].pose, Pose::IDENTITY);
     assert_pose(&w.models[1].pose, [1.0, 2.0, 3.0], Quat::IDENTITY);
@@ -850,7 +804,10 @@ fn poses_in_radians_degrees_and_quaternions() {
 
 #[test]
 fn pose_errors() {
-    let text = doc("1.12", "<model name='m'><pose>1 2 3 0 0</pose></model>");
+    let text = doc(
+        "1.12",
+        "<model name='m'><pose>1 2 3 0 0</pose><link name='l'/></model>",
+    );
     let e = err(&text);
     check(
         &e,
@@ -861,7 +818,10 @@ fn pose_errors() {
     );
     assert_eq!(e.element, "<pose> in <model name=\"m\">");
 
-    let text = doc("1.12", "<model name='m'><pose>1 2 x 0 0 0</pose></model>");
+    let text = doc(
+        "1.12",
+        "<model name='m'><pose>1 2 x 0 0 0</pose><link name='l'/></model>",
+    );
     check(
         &err(&text),
         ErrorKind::Invalid,
@@ -872,7 +832,7 @@ fn pose_errors() {
 
     let text = doc(
         "1.12",
-        "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0</pose></model>",
+        "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0</pose><link name='l'/></model>",
     );
     check(
         &err(&text),
@@ -884,7 +844,7 @@ fn pose_errors() {
 
     let text = doc(
         "1.12",
-        "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0 0</pose></model>",
+        "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0 0</pose><link name='l'/></model>",
     );
     check(
         &err(&text),
@@ -896,7 +856,7 @@ fn pose_errors() {
 
     let text = doc(
         "1.12",
-        "<model name='m'><pose rotation_format='axis_angle'>0 0 0 0 0 0</pose></model>",
+        "<model name='m'><pose rotation_format='axis_angle'>0 0 0 0 0 0</pose><link name='l'/></model>",
     );
     check(
         &err(&text),
@@ -908,78 +868,10 @@ fn pose_errors() {
 
     let text = doc(
         "1.12",
-        "<model name='m'><pose degrees='yes'>0 0 0 0 0 0</pose></model>",
+        "<model name='m'><pose degrees='yes'>0 0 0 0 0 0</pose><link name='l'/></model>",
     );
     check(&err(&text), ErrorKind::Invalid, &text, "yes", "boolean");
 }
-
-#[test]
-fn pose_relative_to_the_parent_only() {
-    // Accepted: empty, or naming the frame the pose is in anyway.
-    ok_body(
-        "<model name='m'><pose relative_to='world'>0 0 0 0 0 0</pose>\
-           <link name='l'><pose relative_to='__model__'/>\
-             <inertial><pose relative_to='l'/></inertial>\
-             <collision name='c'><pose relative_to='l'/></collision>\
-             <visual name='v'><pose relative_to=''/></visual>\
-             <sensor name='s' type='imu'><pose relative_to='l'/></sensor></link>\
-           <link name='k'><pose relative_to='m'/></link>\
-           <model name='n'><pose relative_to='__model__'/></model>\
-         </model>",
-    );
-    ok(&doc(
-        "1.6",
-        "<model name='m'><pose frame=''>0 0 0 0 0 0</pose></model>",
-    ));
-
-    let text = doc(
-        "1.12",
-        "<model name='m'><link name='a'/><link name='b'><pose relative_to='a'>1 0 0 0 0 0</pose></link></model>",
-    );
-    let e = err(&text);
-    check(
-        &e,
-        ErrorKind::Unsupported,
-        &text,
-        "a'>1",
-        "relative_to frames are not supported yet by this reader",
-    );
-    assert!(e.hint.contains("__model__"), "{}", e.hint);
-
-    let text = doc(
-        "1.12",
-        "<model name='m'><pose relative_to='__model__'/></model>",
-    );
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
-        &text,
-        "__model__'/>",
-        "relative_to",
-    );
-    let text = doc("1.6", "<model name='m'><pose frame='f'/></model>");
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
-        &text,
-        "f'/>",
-        "`frame=\"f\"`",
-    );
-    // A child named like the model shadows the model's name.
-    let text = doc(
-        "1.12",
-        "<model name='m'><link name='m'/><link name='k'><pose relative_to='m'/></link></model>",
-    );
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
-        &text,
-        "m'/></link>",
-        "relative_to",
-    );
-}
-
-// ----- links and inertials ----------------------------------------------------------------
 
 #[test]
 fn link_defaults_and_values() {
@@ -1685,7 +1577,9 @@ fn booleans_accept_true_false_1_0() {
         ("0", false),
         ("FALSE", false),
     ] {
-        let w = ok_body(&format!("<model name='m'><static>{text}</static></model>"));
+        let w = ok_body(&format!(
+            "<model name='m'><static>{text}</static><link name='l'/></model>"
+        ));
         assert_eq!(w.models[0].is_static, value, "{text}");
     }
     for bad in ["yes", "2", "t", "true false"] {
@@ -1706,7 +1600,7 @@ fn booleans_accept_true_false_1_0() {
 #[test]
 fn entities_and_comments_in_values() {
     let w = ok_body(
-        "<gravity>0 <!-- x --> 0 -1</gravity><model name='a&amp;b'><pose>&#49; 0 0 0 0 0</pose></model>",
+        "<gravity>0 <!-- x --> 0 -1</gravity><model name='a&amp;b'><pose>&#49; 0 0 0 0 0</pose><link name='l'/></model>",
     );
     assert_eq!(w.gravity, Vec3::new(0.0, 0.0, -1.0));
     assert_eq!(w.models[0].name, "a&b");
@@ -1871,7 +1765,7 @@ fn no_input_makes_the_reader_panic() {
              <collision name='c'><geometry><box><size>1 1 1</size></box></geometry></collision>\
              <visual name='v'><geometry><plane/></geometry><material><diffuse>1 0 0</diffuse></material></visual>\
              <sensor name='s' type='camera'><camera><triggered>1</triggered></camera></sensor></link>\
-           <model name='n'><pose degrees='true'>0 0 0 90 0 0</pose></model></model>",
+           <model name='n'><pose degrees='true'>0 0 0 90 0 0</pose><link name='l'/></model></model>",
     );
     // Every truncation, and every single-byte corruption into a few troublesome bytes.
     let mut cases: Vec<String> = (0..=text.len())
@@ -1968,7 +1862,7 @@ fn joints_are_read_with_axis_limits_and_dynamics() {
     assert_eq!(j.pose.position, Vec3::new(0.0, 0.0, 1.0));
     let a = j.axis.as_ref().unwrap();
     assert_eq!(a.xyz, Vec3::new(0.0, 1.0, 0.0), "normalised");
-    assert_eq!(a.frame, AxisFrame::Joint);
+    assert_eq!(a.expressed_in, "");
     assert_eq!(
         (a.lower, a.upper, a.effort, a.velocity),
         (-1.0, 2.0, 5.0, 3.0)
@@ -1991,7 +1885,7 @@ fn joints_are_read_with_axis_limits_and_dynamics() {
     ));
     let a = w.models[0].joints[0].axis.as_ref().unwrap();
     assert_eq!(a.xyz, Vec3::new(0.0, 0.0, 1.0));
-    assert_eq!(a.frame, AxisFrame::Model);
+    assert_eq!(a.expressed_in, "__model__");
     assert!(a.lower == f64::NEG_INFINITY && a.upper == f64::INFINITY && a.effort == f64::INFINITY);
     assert_eq!(w.models[0].joints[0].parent, "world");
 
@@ -2004,12 +1898,12 @@ fn joints_are_read_with_axis_limits_and_dynamics() {
             .clone()
             .unwrap()
     };
-    assert_eq!(j("1.4", "<xyz>1 0 0</xyz>").frame, AxisFrame::Model);
+    assert_eq!(j("1.4", "<xyz>1 0 0</xyz>").expressed_in, "__model__");
     assert_eq!(
-        j("1.9", "<xyz expressed_in='__model__'>1 0 0</xyz>").frame,
-        AxisFrame::Model
+        j("1.9", "<xyz expressed_in='__model__'>1 0 0</xyz>").expressed_in,
+        "__model__"
     );
-    assert_eq!(j("1.9", "<xyz>1 0 0</xyz>").frame, AxisFrame::Joint);
+    assert_eq!(j("1.9", "<xyz>1 0 0</xyz>").expressed_in, "");
     let c = j(
         "1.9",
         "<xyz>1 0 0</xyz><limit><lower>-1</lower><upper>1</upper></limit>",
@@ -2037,10 +1931,10 @@ fn joint_errors() {
     );
     check(
         &err(&t),
-        ErrorKind::Invalid,
+        ErrorKind::UnknownReference,
         &t,
-        "<child>c",
-        "is not a link of model \"m\"",
+        "<joint",
+        "<child> \"c\" is not a frame in model \"m\"",
     );
     let t = two_links(
         "1.9",
@@ -2061,7 +1955,7 @@ fn joint_errors() {
         ErrorKind::Invalid,
         &t,
         "<child>world",
-        "is not a link",
+        "the child cannot be `world`",
     );
     let t = two_links(
         "1.9",
@@ -2085,17 +1979,11 @@ fn joint_errors() {
         "<limit>",
         "above the upper limit",
     );
-    let t = two_links(
+    // A link may be the child of two joints (a kinematic loop), as in libsdformat.
+    ok(&two_links(
         "1.9",
         "<joint name='j' type='revolute'><parent>a</parent><child>b</child></joint><joint name='k' type='fixed'><parent>a</parent><child>b</child></joint>",
-    );
-    check(
-        &err(&t),
-        ErrorKind::Invalid,
-        &t,
-        "<joint name='k'",
-        "child of two joints",
-    );
+    ));
     let t = two_links(
         "1.9",
         "<joint name='j' type='universal'><parent>a</parent><child>b</child></joint>",
@@ -2196,4 +2084,418 @@ fn sensors_inside_a_joint_need_different_names() {
     );
     let e = err(&t);
     assert_eq!(e.kind, ErrorKind::Missing, "{}", e.render(None));
+}
+
+// ----- frames and pose resolution -----------------------------------------------------------
+
+const QUARTER: f64 = std::f64::consts::FRAC_PI_2;
+
+fn yaw(a: f64) -> Quat {
+    Quat::from_rpy(0.0, 0.0, a)
+}
+
+#[test]
+fn relative_to_chains_and_frames_attached_to_frames() {
+    let w = ok_body(&format!(
+        "<model name='m'><pose>1 0 0 0 0 {QUARTER}</pose>
+           <frame name='F1'><pose>0 1 0 0 0 0</pose></frame>
+           <frame name='F2' attached_to='F1'><pose>1 0 0 0 0 0</pose></frame>
+           <link name='L'><pose relative_to='F2'>0 0 1 0 0 0</pose></link>
+           <link name='K'><pose relative_to='L'>0 0 0 0 0 {QUARTER}</pose>
+             <inertial><pose relative_to='L'>1 0 0 0 0 0</pose></inertial>
+             <collision name='c'><pose relative_to='__model__'/><geometry><sphere><radius>1</radius></sphere></geometry></collision>
+             <visual name='v'><pose relative_to='F1'/><geometry><sphere><radius>1</radius></sphere></geometry></visual>
+             <sensor name='s' type='imu'><pose relative_to='m'>0 0 1 0 0 0</pose></sensor>
+           </link>
+         </model>"
+    ));
+    let m = &w.models[0];
+    assert_pose(&m.pose, [1.0, 0.0, 0.0], yaw(QUARTER));
+    assert_eq!(m.raw_pose.relative_to, "");
+    let (f1, f2) = (&m.frames[0], &m.frames[1]);
+    assert_pose(&f1.pose, [0.0, 1.0, 0.0], Quat::IDENTITY);
+    assert_pose(&f2.pose, [1.0, 1.0, 0.0], Quat::IDENTITY);
+    assert_eq!(f2.attached_to, "F1");
+    // F2 -> F1 -> the model frame -> the canonical link, the first one.
+    assert_eq!(
+        (f1.attached_to_body.as_str(), f2.attached_to_body.as_str()),
+        ("L", "L")
+    );
+    let (l, k) = (&m.links[0], &m.links[1]);
+    assert_pose(&l.pose, [1.0, 1.0, 1.0], Quat::IDENTITY);
+    assert_eq!(l.raw_pose.relative_to, "F2");
+    assert_pose(&l.raw_pose.pose, [0.0, 0.0, 1.0], Quat::IDENTITY);
+    assert_pose(&k.pose, [1.0, 1.0, 1.0], yaw(QUARTER));
+    // In K's frame (turned a quarter about z at (1, 1, 1)).
+    assert_pose(&k.inertial.pose, [0.0, -1.0, 0.0], yaw(-QUARTER));
+    assert_pose(&k.collisions[0].pose, [-1.0, 1.0, -1.0], yaw(-QUARTER));
+    assert_pose(&k.visuals[0].pose, [0.0, 1.0, -1.0], yaw(-QUARTER));
+    assert_pose(&k.sensors[0].pose, [-1.0, 1.0, 0.0], yaw(-QUARTER));
+}
+
+#[test]
+fn pose_reference_errors() {
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='a'/><link name='b'><pose relative_to='nope'>1 0 0 0 0 0</pose></link></model>",
+    );
+    let e = err(&t);
+    check(
+        &e,
+        ErrorKind::UnknownReference,
+        &t,
+        "<pose relative_to='nope'",
+        "relative_to \"nope\" is not a frame in model \"m\"",
+    );
+    assert!(
+        e.hint.contains("\"a\"") && e.hint.contains("__model__"),
+        "{}",
+        e.hint
+    );
+
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='a'><pose relative_to='b'/></link><link name='b'><pose relative_to='a'/></link></model>",
+    );
+    let e = err(&t);
+    assert_eq!(e.kind, ErrorKind::Cycle, "{}", e.render(None));
+    assert!(e.message.contains("cycle"), "{}", e.message);
+
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='a'><pose relative_to='a'/></link></model>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Cycle,
+        &t,
+        "<pose relative_to='a'",
+        "relative to itself",
+    );
+
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='a'/><frame name='f' attached_to='g'/><frame name='g' attached_to='f'/></model>",
+    );
+    let e = err(&t);
+    assert_eq!(e.kind, ErrorKind::Cycle, "{}", e.render(None));
+    assert!(e.message.contains("attached_to"), "{}", e.message);
+
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='a'/><frame name='f' attached_to='f'/></model>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Cycle,
+        &t,
+        "<frame",
+        "attached to itself",
+    );
+
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='a'/><frame name='f' attached_to='ghost'/></model>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::UnknownReference,
+        &t,
+        "<frame",
+        "attached_to \"ghost\" is not a frame",
+    );
+
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='a'/><frame name='f' attached_to='world'/></model>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::UnknownReference,
+        &t,
+        "<frame",
+        "cannot be attached to `world`",
+    );
+
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='a'><pose relative_to='world'/></link></model>",
+    );
+    let e = err(&t);
+    assert_eq!(e.kind, ErrorKind::UnknownReference);
+    assert!(e.hint.contains("cannot refer to `world`"), "{}", e.hint);
+
+    // Reserved and scoped names of frames.
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='a'/><frame name='__f__'/></model>",
+    );
+    check(&err(&t), ErrorKind::Invalid, &t, "__f__", "reserved");
+    let t = doc("1.12", "<frame name='a::b'/>");
+    check(&err(&t), ErrorKind::Invalid, &t, "a::b", "`::`");
+}
+
+#[test]
+fn sibling_names_are_unique_across_kinds() {
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='x'/><link name='y'/>\n<frame name='x'/></model>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Duplicate,
+        &t,
+        "<frame",
+        "used by a <link> (line 4) and a <frame>",
+    );
+    let t = doc(
+        "1.12",
+        "<model name='m'><link name='x'/><model name='x'><link name='l'/></model></model>",
+    );
+    assert_eq!(err(&t).kind, ErrorKind::Duplicate);
+    let t = doc(
+        "1.12",
+        "<model name='x'><link name='l'/></model><frame name='x'/>",
+    );
+    check(&err(&t), ErrorKind::Duplicate, &t, "<frame", "the world");
+    // Before 1.7, libsdformat renames a joint that clashes with a link.
+    let w = ok(&two_links(
+        "1.6",
+        "<joint name='b' type='fixed'><parent>a</parent><child>b</child></joint>",
+    ));
+    assert_eq!(w.models[0].joints[0].name, "b_joint");
+}
+
+#[test]
+fn placement_frame_places_that_frame() {
+    let w = ok_body(
+        "<model name='m' placement_frame='L'><pose>0 0 5 0 0 0</pose>
+           <link name='L'><pose>1 0 0 0 0 0</pose></link></model>
+         <model name='n' placement_frame='F'><pose>0 0 0 0 0 0</pose>
+           <link name='L'/><frame name='F' attached_to='L'><pose>0 0 0 0 0 1.5707963267948966</pose></frame></model>",
+    );
+    let m = &w.models[0];
+    assert_eq!(m.placement_frame, "L");
+    assert_pose(&m.pose, [-1.0, 0.0, 5.0], Quat::IDENTITY);
+    assert_pose(
+        &m.pose.compose(m.links[0].pose),
+        [0.0, 0.0, 5.0],
+        Quat::IDENTITY,
+    );
+    assert_pose(&w.models[1].pose, [0.0, 0.0, 0.0], yaw(-QUARTER));
+
+    // Nested models, and a frame of the nested model as placement frame.
+    let w = ok_body(
+        "<model name='outer'><link name='base'/>
+           <model name='inner' placement_frame='tip'><pose relative_to='base'>0 0 1 0 0 0</pose>
+             <link name='body'/><frame name='tip'><pose>0 0 0.5 0 0 0</pose></frame></model></model>",
+    );
+    assert_pose(&w.models[0].models[0].pose, [0.0, 0.0, 0.5], Quat::IDENTITY);
+
+    let t = doc(
+        "1.12",
+        "<model name='m' placement_frame='nope'><link name='L'/></model>",
+    );
+    let e = err(&t);
+    check(
+        &e,
+        ErrorKind::UnknownReference,
+        &t,
+        "<model",
+        "placement_frame \"nope\"",
+    );
+    assert!(e.hint.contains("\"L\""), "{}", e.hint);
+
+    // What an <include> does with a model read from its own file.
+    let mut m = w.models[0].models[0].clone();
+    let pose = crate::world::RawPose {
+        pose: Pose::from_xyz_rpy(0.0, 0.0, 3.0, 0.0, 0.0, 0.0),
+        ..Default::default()
+    };
+    super::place_model(&mut m, Some(pose.clone()), Some("body")).unwrap();
+    assert_eq!(m.placement_frame, "body");
+    assert_pose(&m.pose, [0.0, 0.0, 3.0], Quat::IDENTITY);
+    super::place_model(&mut m, None, Some("tip")).unwrap();
+    assert_pose(&m.pose, [0.0, 0.0, 2.5], Quat::IDENTITY);
+    let e = super::place_model(&mut m, Some(pose), Some("nope")).unwrap_err();
+    assert!(e.contains("\"nope\"") && e.contains("\"tip\""), "{e}");
+}
+
+#[test]
+fn canonical_links() {
+    let w = ok_body(
+        "<model name='a'><link name='x'/><link name='y'/></model>
+         <model name='b' canonical_link='y'><link name='x'/><link name='y'/></model>
+         <model name='c'><model name='n'><link name='l'/></model></model>
+         <model name='d' canonical_link='n::l'><link name='x'/><model name='n'><link name='l'/></model></model>
+         <model name='e'><static>true</static></model>",
+    );
+    let canon: Vec<&str> = w.models.iter().map(|m| m.canonical_link.as_str()).collect();
+    assert_eq!(canon, ["x", "y", "n::l", "n::l", ""]);
+
+    let t = doc(
+        "1.12",
+        "<model name='m' canonical_link='z'><link name='x'/></model>",
+    );
+    let e = err(&t);
+    check(
+        &e,
+        ErrorKind::UnknownReference,
+        &t,
+        "<model",
+        "canonical_link \"z\" is not a link",
+    );
+    assert!(e.hint.contains('x'), "{}", e.hint);
+
+    let t = doc("1.12", "<model name='m'><frame name='f'/></model>");
+    check(&err(&t), ErrorKind::Missing, &t, "<model", "has no link");
+    // Before 1.7 too, as libsdformat.
+    let t = doc("1.5", "<model name='m'/>");
+    check(&err(&t), ErrorKind::Missing, &t, "<model", "has no link");
+}
+
+#[test]
+fn joint_frames_parents_children_and_axes() {
+    let w = ok_body(&format!(
+        "<model name='m'>
+           <link name='a'/>
+           <link name='b'><pose>0 0 1 0 0 {QUARTER}</pose></link>
+           <link name='c'><pose>0 0 1 0 0 {QUARTER}</pose></link>
+           <frame name='fc' attached_to='c'><pose relative_to='c'>0 0 2 0 0 0</pose></frame>
+           <model name='inner'><pose>5 0 0 0 0 0</pose><link name='l'/><link name='k'/></model>
+           <joint name='j1' type='revolute'><parent>a</parent><child>b</child><pose>0 0 1 0 0 0</pose>
+             <axis><xyz expressed_in='__model__'>1 0 0</xyz></axis></joint>
+           <joint name='j2' type='revolute'><parent>inner</parent><child>fc</child>
+             <pose relative_to='__model__'>0 0 1 0 0 0</pose>
+             <axis><xyz expressed_in='a'>0 1 0</xyz></axis></joint>
+           <joint name='j3' type='fixed'><parent>world</parent><child>inner::k</child></joint>
+         </model>"
+    ));
+    let m = &w.models[0];
+    let (j1, j2, j3) = (&m.joints[0], &m.joints[1], &m.joints[2]);
+    // Default: relative to the child frame.
+    assert_eq!(
+        (j1.parent_link.as_str(), j1.child_link.as_str()),
+        ("a", "b")
+    );
+    assert_pose(&j1.pose, [0.0, 0.0, 1.0], Quat::IDENTITY);
+    // The model's x axis in the joint frame (turned a quarter with b).
+    let x = j1.axis.as_ref().unwrap().xyz_in_joint;
+    assert!(
+        close(x.x, 0.0) && close(x.y, -1.0) && close(x.z, 0.0),
+        "{x:?}"
+    );
+    // A nested model as parent means its canonical link; a frame as child means its link.
+    assert_eq!(
+        (j2.parent_link.as_str(), j2.child_link.as_str()),
+        ("inner::l", "c")
+    );
+    assert_eq!(j2.raw_pose.relative_to, "__model__");
+    assert_pose(&j2.pose, [0.0, 0.0, -0.0], yaw(-QUARTER));
+    assert_eq!(j2.raw_pose.pose.position.z, 1.0);
+    let y = j2.axis.as_ref().unwrap().xyz_in_joint;
+    assert!(close(y.x, 0.0) && close(y.y, 1.0), "{y:?}");
+    assert_eq!(
+        (j3.parent_link.as_str(), j3.child_link.as_str()),
+        ("world", "inner::k")
+    );
+    assert_pose(&j3.pose, [0.0, 0.0, 0.0], Quat::IDENTITY);
+
+    // 1.6: use_parent_model_frame means the model frame.
+    let w = ok(&doc(
+        "1.6",
+        "<model name='m'><link name='a'/><link name='b'><pose>0 0 0 0 0 1.5707963267948966</pose></link>
+           <joint name='j' type='revolute'><parent>a</parent><child>b</child>
+           <axis><xyz>1 0 0</xyz><use_parent_model_frame>true</use_parent_model_frame></axis></joint></model>",
+    ));
+    let x = w.models[0].joints[0].axis.as_ref().unwrap().xyz_in_joint;
+    assert!(close(x.y, -1.0), "{x:?}");
+
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='revolute'><parent>a</parent><child>b</child><axis><xyz expressed_in='nope'>1 0 0</xyz></axis></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::UnknownReference,
+        &t,
+        "<joint",
+        "expressed_in \"nope\"",
+    );
+    let t = two_links(
+        "1.9",
+        "<frame name='f' attached_to='b'/><joint name='j' type='revolute'><parent>f</parent><child>b</child></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Invalid,
+        &t,
+        "<joint",
+        "are both link \"b\"",
+    );
+}
+
+#[test]
+fn world_frames_and_world_joints() {
+    let w = ok(&doc(
+        "1.10",
+        "<frame name='F'><pose>1 0 0 0 0 0</pose></frame>
+         <model name='m'><pose relative_to='F'>0 1 0 0 0 0</pose><link name='l'/>
+           <model name='n'><link name='k'/></model></model>
+         <frame name='G' attached_to='m::n'><pose relative_to='m::n::k'>0 0 1 0 0 0</pose></frame>
+         <joint name='wj' type='fixed'><parent>world</parent><child>m::n</child></joint>",
+    ));
+    assert_pose(&w.models[0].pose, [1.0, 1.0, 0.0], Quat::IDENTITY);
+    assert_eq!(w.frames[0].attached_to_body, "world");
+    assert_eq!(w.frames[1].attached_to_body, "m::n::k");
+    assert_pose(&w.frames[1].pose, [1.0, 1.0, 1.0], Quat::IDENTITY);
+    let j = &w.joints[0];
+    assert_eq!(
+        (j.parent_link.as_str(), j.child_link.as_str()),
+        ("world", "m::n::k")
+    );
+    // Frames of the resolved world and model, for what is posed relative to them.
+    let at = |n: &str| super::frame_in_world(&w, n).map(|p| p.position.to_array());
+    assert_eq!(at("F"), Some([1.0, 0.0, 0.0]));
+    assert_eq!(at("m"), Some([1.0, 1.0, 0.0]));
+    assert_eq!(at("G"), Some([1.0, 1.0, 1.0]));
+    assert_eq!(at("m::n::k"), Some([1.0, 1.0, 0.0]));
+    assert_eq!(at("world"), Some([0.0; 3]));
+    assert_eq!(at("m::nope"), None);
+    assert!(super::frame_in_model(&w.models[0], "n::k").is_some());
+    assert!(super::frame_in_model(&w.models[0], "k").is_none());
+
+    let t = doc(
+        "1.10",
+        "<model name='m'><link name='l'/></model><joint name='wj' type='fixed'><parent>world</parent><child>m</child><sensor name='ft' type='force_torque'/></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Unsupported,
+        &t,
+        "<sensor",
+        "sensors in world-level joints",
+    );
+    let t = doc(
+        "1.9",
+        "<joint name='wj' type='fixed'><parent>world</parent><child>m</child></joint>",
+    );
+    check(&err(&t), ErrorKind::Invalid, &t, "<joint", "needs SDF 1.10");
+    let t = doc(
+        "1.10",
+        "<joint name='wj' type='fixed'><parent>world</parent><child>m::x</child></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::UnknownReference,
+        &t,
+        "<joint",
+        "is not a frame in the world",
+    );
+    let t = doc(
+        "1.12",
+        "<model name='m'><pose relative_to='F'/><link name='l'/></model><frame name='F' attached_to='m'/>",
+    );
+    let e = err(&t);
+    assert_eq!(e.kind, ErrorKind::Cycle, "{}", e.render(None));
 }

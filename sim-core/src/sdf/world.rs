@@ -52,19 +52,24 @@ impl Reader<'_> {
         };
 
         let mut models = Vec::new();
+        let mut frames = Vec::new();
+        let mut joints = Vec::new();
         let mut plugins = Vec::new();
-        let mut model_names = Siblings::default();
+        let (mut model_names, mut frame_names, mut joint_names) = (
+            Siblings::default(),
+            Siblings::default(),
+            Siblings::default(),
+        );
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             match tag(c) {
                 "model" => {
-                    let model = self.model(c, &["world"], 1)?;
+                    let model = self.model(c, 1)?;
                     model_names.insert(self, c, &model.name, "world")?;
                     models.push(model);
                 }
                 "plugin" => plugins.push(self.plugin(c)?),
                 "include" => {
                     let site = Site {
-                        frames: &["world"],
                         in_world: true,
                         depth: 1,
                     };
@@ -83,8 +88,34 @@ impl Reader<'_> {
                         Included::Other => {}
                     }
                 }
-                "joint" => return Err(self.joint_unsupported(c)),
-                "frame" => return Err(self.frame_unsupported(c)),
+                "joint" => {
+                    if self.version < Version::new(1, 10) {
+                        return Err(self.error(
+                            c,
+                            ErrorKind::Invalid,
+                            format!(
+                                "a <joint> directly in the <world> needs SDF 1.10 or newer (this file declares {})",
+                                self.version
+                            ),
+                            "move the joint into the model that holds its child link, or declare <sdf version=\"1.10\">",
+                        ));
+                    }
+                    let joint = self.joint(c)?;
+                    if let Some(x) = children(c, "sensor").next() {
+                        return Err(self.unsupported(
+                            x,
+                            "sensors in world-level joints are",
+                            "move the joint (with its sensor) into the model that holds its child link",
+                        ));
+                    }
+                    joint_names.insert(self, c, &joint.name, "world")?;
+                    joints.push(joint);
+                }
+                "frame" => {
+                    let frame = self.frame(c)?;
+                    frame_names.insert(self, c, &frame.name, "world")?;
+                    frames.push(frame);
+                }
                 "population" => {
                     return Err(self.unsupported(
                         c,
@@ -96,7 +127,7 @@ impl Reader<'_> {
             }
         }
 
-        Ok(World {
+        let mut world = World {
             name,
             sdf_version: self.version.to_string(),
             physics,
@@ -104,9 +135,13 @@ impl Reader<'_> {
             magnetic_field,
             spherical_coordinates,
             models,
+            frames,
+            joints,
             plugins,
             span: self.span(node),
-        })
+        };
+        self.resolve_world(&mut world)?;
+        Ok(world)
     }
 
     /// The `<physics>` the world runs with: the one with `default="true"`, else the first.
@@ -194,23 +229,5 @@ impl Reader<'_> {
             )?,
             polar_axis: self.child_positive(node, "surface_axis_polar", WGS84_POLAR, axis_hint)?,
         })
-    }
-
-    /// The error for a `<joint>` (world or model).
-    pub(super) fn joint_unsupported(&self, node: Node) -> SdfError {
-        self.unsupported(
-            node,
-            "world-level joints are",
-            "move the joint into the model that holds its child link",
-        )
-    }
-
-    /// The error for a `<frame>` (world or model).
-    pub(super) fn frame_unsupported(&self, node: Node) -> SdfError {
-        self.unsupported(
-            node,
-            "<frame> elements are",
-            "give poses in the parent's frame instead of through a named frame",
-        )
     }
 }

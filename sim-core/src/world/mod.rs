@@ -45,6 +45,11 @@ pub struct World {
     pub spherical_coordinates: Option<SphericalCoordinates>,
     /// Top-level models, in document order.
     pub models: Vec<Model>,
+    /// World-level `<frame>`s (SDF 1.7+); their resolved `pose` is in the world frame.
+    pub frames: Vec<Frame>,
+    /// World-level `<joint>`s (SDF 1.10+): `parent_link` / `child_link` are scoped names
+    /// from the world (`model::link`, `model::nested::link`) or `world`.
+    pub joints: Vec<Joint>,
     /// World plugins.
     pub plugins: Vec<PluginSpec>,
     /// Where `<world>` is.
@@ -91,13 +96,58 @@ pub struct SphericalCoordinates {
     pub polar_axis: f64,
 }
 
+/// A `<pose>` exactly as written: its value and the frame it is written in. Every posed
+/// element keeps one beside its resolved `pose`, so that tools (`simcore inspect`) can show
+/// what the file says as well as what it means.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RawPose {
+    /// The value as written (after `@degrees` and `@rotation_format` conversion), in the
+    /// frame `relative_to`.
+    pub pose: Pose,
+    /// `@relative_to` (SDF 1.7+; `@frame` before), trimmed. Empty: the element's default
+    /// frame (see the `pose` field of each element).
+    pub relative_to: String,
+    /// Where the `<pose>` element is (the owning element's position when it has none).
+    pub span: Span,
+}
+
+/// A `<frame name attached_to>` of a model or of the world (SDF 1.7+).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    /// `<frame name>`.
+    pub name: String,
+    /// `@attached_to` as written (empty: the enclosing model frame, or the world).
+    pub attached_to: String,
+    /// The body the frame moves with, resolved through the attached_to chain: a link named
+    /// relative to the enclosing model (`link`, `nested::link`) for model frames, a scoped
+    /// link (`model::link`) or `world` for world frames; `__model__` for a frame of a static
+    /// model without links.
+    pub attached_to_body: String,
+    /// The pose as written.
+    pub raw_pose: RawPose,
+    /// Resolved pose in the enclosing model's frame (the world frame for world frames).
+    pub pose: Pose,
+    /// Where `<frame>` is.
+    pub span: Span,
+}
+
 /// A model (possibly nested).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     /// `<model name>`.
     pub name: String,
-    /// Pose relative to the parent model (or the world).
+    /// Resolved pose of the model frame relative to the parent model's frame (or the world):
+    /// `relative_to` and `placement_frame` already applied.
     pub pose: Pose,
+    /// The pose as written (for a model with a `placement_frame`, the pose of that frame).
+    pub raw_pose: RawPose,
+    /// The canonical link, resolved and named relative to this model (`link`, or
+    /// `nested::link` when it is a nested model's); empty only for a static model without
+    /// links. The model frame is attached to it.
+    pub canonical_link: String,
+    /// `@placement_frame` (or that of the `<include>` that brought the model in): the frame
+    /// of this model whose pose `raw_pose` gives. Empty: the model frame.
+    pub placement_frame: String,
     /// `<static>`.
     pub is_static: bool,
     /// `<self_collide>`.
@@ -108,6 +158,8 @@ pub struct Model {
     pub joints: Vec<Joint>,
     /// Nested models.
     pub models: Vec<Model>,
+    /// `<frame>`s of the model; their resolved `pose` is in this model's frame.
+    pub frames: Vec<Frame>,
     /// Model plugins.
     pub plugins: Vec<PluginSpec>,
     /// Where `<model>` is.
@@ -121,12 +173,20 @@ pub struct Joint {
     pub name: String,
     /// `<joint type>`.
     pub kind: JointKind,
-    /// `<parent>`: a link of the model, or `world`.
+    /// `<parent>` as written: a link, frame, joint or nested model in scope (`a::b::link`),
+    /// or `world`.
     pub parent: String,
-    /// `<child>`: a link of the model.
+    /// `<child>` as written (never `world`).
     pub child: String,
-    /// Pose of the joint frame in the child link's frame.
+    /// The link `parent` resolves to (named relative to the joint's model, `nested::link`
+    /// for a link of a nested model; scoped from the world for world joints), or `world`.
+    pub parent_link: String,
+    /// The link `child` resolves to, named as `parent_link`.
+    pub child_link: String,
+    /// Resolved pose of the joint frame in the frame of `child_link`.
     pub pose: Pose,
+    /// The pose as written (its default frame is `child`).
+    pub raw_pose: RawPose,
     /// `<axis>` (revolute, continuous and prismatic joints).
     pub axis: Option<JointAxis>,
     /// `<sensor>` elements of the joint (force-torque sensors live here). Their poses are in
@@ -164,22 +224,16 @@ impl JointKind {
     }
 }
 
-/// In which frame a joint axis is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AxisFrame {
-    /// The joint frame (SDF 1.5 and later by default).
-    Joint,
-    /// The frame of the joint's model (SDF 1.4, `use_parent_model_frame`, `__model__`).
-    Model,
-}
-
 /// `<axis>`: direction, limits and dynamics.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JointAxis {
-    /// Unit direction.
+    /// Unit direction as written (normalised), in the frame `expressed_in`.
     pub xyz: Vec3,
-    /// The frame `xyz` is written in.
-    pub frame: AxisFrame,
+    /// The frame `xyz` is written in: empty for the joint frame, else a frame in scope.
+    /// SDF 1.4 axes and `use_parent_model_frame` (1.5, 1.6) read as `__model__`.
+    pub expressed_in: String,
+    /// The resolved unit direction in the joint frame.
+    pub xyz_in_joint: Vec3,
     /// Lower limit (rad or m; -inf: none).
     pub lower: f64,
     /// Upper limit (rad or m; +inf: none).
@@ -203,8 +257,10 @@ pub struct JointAxis {
 pub struct Link {
     /// `<link name>`.
     pub name: String,
-    /// Pose relative to the model.
+    /// Resolved pose relative to the model frame.
     pub pose: Pose,
+    /// The pose as written (default frame: the model frame).
+    pub raw_pose: RawPose,
     /// Mass properties.
     pub inertial: Inertial,
     /// `<gravity>` (default true).
@@ -226,8 +282,10 @@ pub struct Link {
 pub struct Inertial {
     /// Mass, kg (default 1).
     pub mass: f64,
-    /// Pose of the centre of mass and inertia frame relative to the link.
+    /// Resolved pose of the centre of mass and inertia frame relative to the link.
     pub pose: Pose,
+    /// The pose as written (default frame: the link).
+    pub raw_pose: RawPose,
     /// Inertia tensor `[ixx, ixy, ixz, iyy, iyz, izz]` about the centre of mass, in the
     /// inertial frame (default identity).
     pub inertia: [f64; 6],
@@ -238,6 +296,7 @@ impl Default for Inertial {
         Inertial {
             mass: 1.0,
             pose: Pose::IDENTITY,
+            raw_pose: RawPose::default(),
             inertia: [1.0, 0.0, 0.0, 1.0, 0.0, 1.0],
         }
     }
@@ -248,8 +307,10 @@ impl Default for Inertial {
 pub struct Collision {
     /// Name.
     pub name: String,
-    /// Pose relative to the link.
+    /// Resolved pose relative to the link.
     pub pose: Pose,
+    /// The pose as written (default frame: the link).
+    pub raw_pose: RawPose,
     /// Shape.
     pub geometry: Geometry,
     /// `<laser_retro>`.
@@ -263,8 +324,10 @@ pub struct Collision {
 pub struct Visual {
     /// Name.
     pub name: String,
-    /// Pose relative to the link.
+    /// Resolved pose relative to the link.
     pub pose: Pose,
+    /// The pose as written (default frame: the link).
+    pub raw_pose: RawPose,
     /// Shape.
     pub geometry: Geometry,
     /// `<material><diffuse>` RGBA (default opaque mid grey).
@@ -381,8 +444,10 @@ pub struct SensorSpec {
     pub name: String,
     /// `<sensor type>` as written (aliases such as `ray` are kept; the loader maps them).
     pub sensor_type: String,
-    /// Pose relative to the link.
+    /// Resolved pose relative to the link (for a joint's sensor: the joint frame).
     pub pose: Pose,
+    /// The pose as written (default frame: the link or joint).
+    pub raw_pose: RawPose,
     /// `<always_on>`: read, but (as in Gazebo) it does not gate updates.
     pub always_on: bool,
     /// `<update_rate>`, Hz (0: every step; negative values become 0).
