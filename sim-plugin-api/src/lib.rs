@@ -124,6 +124,8 @@ pub mod export;
 #[allow(unsafe_code)]
 mod extension;
 #[allow(unsafe_code)]
+mod factory;
+#[allow(unsafe_code)]
 mod math;
 #[allow(unsafe_code)]
 mod messages;
@@ -139,6 +141,7 @@ mod world;
 
 pub use abi_stable;
 pub use extension::Extension;
+pub use factory::*;
 pub use math::{Pose, Quat, Vec3};
 pub use messages::*;
 pub use plugin::*;

@@ -27,6 +27,7 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-lidar",
     "simcore-plugin-force-torque",
     "simcore-plugin-contact",
+    "simcore-plugin-factory",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
