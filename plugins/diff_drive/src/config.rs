@@ -40,6 +40,10 @@ pub struct DiffDriveConfig {
     pub tf_topic: String,
     /// Stall flag topic: `<stall_topic>` made absolute, or `stall` (relative to the model).
     pub stall_topic: String,
+    /// Motor power switch topic: `<power_topic>` made absolute, or `power/enabled` (relative
+    /// to the model). `Boolean(false)` there stops the drive (a battery publishes it when
+    /// drained); `Boolean(true)` lets it drive again.
+    pub power_topic: String,
     /// `<frame_id>` (default `<model>/odom`).
     pub frame_id: String,
     /// `<child_frame_id>` (default `<model>`).
@@ -146,6 +150,7 @@ impl DiffDriveConfig {
             odom_topic: topic("odom_topic", "odometry")?,
             tf_topic: topic("tf_topic", "tf")?,
             stall_topic: topic("stall_topic", "stall")?,
+            power_topic: topic("power_topic", "power/enabled")?,
             frame_id: text_or("frame_id", format!("{model}/odom")),
             child_frame_id: text_or("child_frame_id", model.to_string()),
         })

@@ -28,6 +28,7 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-force-torque",
     "simcore-plugin-contact",
     "simcore-plugin-factory",
+    "simcore-plugin-battery",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
