@@ -29,6 +29,7 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-contact",
     "simcore-plugin-factory",
     "simcore-plugin-battery",
+    "simcore-plugin-fiducial",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
