@@ -30,6 +30,7 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-factory",
     "simcore-plugin-battery",
     "simcore-plugin-fiducial",
+    "simcore-plugin-ptz",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
