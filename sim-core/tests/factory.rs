@@ -385,3 +385,49 @@ fn the_factory_belongs_on_the_world() {
         .to_string();
     assert!(e.contains("must be attached to the world"), "{e}");
 }
+
+#[test]
+fn a_plugin_creates_checked_models_from_its_pre_step() {
+    let dir = libs();
+    let remover =
+        r#"<plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Remover"/>"#;
+    let mut sim = sim_from(&world(remover), dir.path(), 0, 1);
+    let verdicts = sim.bus_mut().subscribe("/fixture/created", 100);
+    let create = sim.bus_mut().intern("/fixture/create");
+    // Three requests in the same step: the second claims the name the first just took.
+    for (name, sdf) in [
+        ("twin", crate_sdf("c")),
+        ("twin", crate_sdf("c")),
+        ("bad", "<sdf version='1.9'><model name='x'>".to_string()),
+    ] {
+        let r = request(|r| {
+            r.sdf = sdf.as_str().into();
+            r.name = name.into();
+            r.allow_renaming = true;
+        });
+        sim.bus_mut().publish(create, r);
+    }
+    steps(&mut sim, 2);
+    let got: Vec<String> = collect(&verdicts)
+        .into_iter()
+        .map(|(_, _, p)| match p {
+            Payload::Text(t) => t.to_string(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!(got[0], "twin");
+    assert_eq!(
+        got[1], "twin_1",
+        "a name claimed earlier in the step counts as taken"
+    );
+    assert!(
+        got[2].starts_with("error: ") && got[2].contains("<inline>"),
+        "{}",
+        got[2]
+    );
+    for name in ["twin", "twin_1", "twin::body::imu", "twin_1::lid::plate"] {
+        assert!(sim.physics().entity_id(name).is_some(), "{name} exists");
+    }
+    assert!(sim.failures().is_empty());
+}
