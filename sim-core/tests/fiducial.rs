@@ -41,12 +41,19 @@ fn scene(with_wall: bool) -> String {
         marked("hidden", 5.0, -2.0, 0.0, 5.0),
         marked("far", 9.0, 1.0, 0.0, 6.0),
         marked("unmarked", 4.0, 1.5, 0.0, 0.5),
+        // Marked by its plugin element rather than a visual.
+        marked("tagged", 3.0, 1.2, 0.0, 0.0).replace(
+            "</link>",
+            r#"</link><plugin filename="simcore_plugin_fiducial" name="simcore::FiducialMarker"><fiducial_id>21</fiducial_id></plugin>"#,
+        ),
         // Above the vertical field of view: 30 degrees up is over the 0.5 rad half-angle.
         marked("high", 2.0, -0.5, 0.0, 8.0).replace("0.5 0 0 0</pose>", "1.7 0 0 0</pose>"),
     ];
     if with_wall {
         models.push(wall.to_string());
     }
+    models
+        .push(r#"<plugin filename="simcore_plugin_factory" name="simcore::Factory"/>"#.to_string());
     world(&models.join("\n"))
 }
 
@@ -65,7 +72,7 @@ fn run(sim: &mut Simulation) -> Vec<Fiducial> {
 
 #[test]
 fn reports_the_visible_markers_with_range_bearing_and_pose() {
-    let dir = stage(&["simcore_plugin_fiducial"]);
+    let dir = stage(&["simcore_plugin_fiducial", "simcore_plugin_factory"]);
     let mut sim = sim_from(&scene(true), dir.path(), 0, 1);
     let seen = run(&mut sim);
     for f in &seen {
@@ -81,7 +88,7 @@ fn reports_the_visible_markers_with_range_bearing_and_pose() {
     let ids: Vec<i64> = seen.iter().map(|f| f.id).collect();
     assert_eq!(
         ids,
-        [1, 2],
+        [1, 2, 21],
         "behind (3), outside the fov (4), occluded (5), out of range (6), not a whole id \
          (unmarked), above the fov (8) and the sensor's own model (99) are not reported"
     );
@@ -99,14 +106,26 @@ fn reports_the_visible_markers_with_range_bearing_and_pose() {
         (yaw - 0.3).abs() < 1e-6,
         "its orientation in the sensor frame (f32 physics): {yaw}"
     );
+    let tagged = &seen[2];
+    assert_eq!(tagged.name.as_str(), "tagged");
+    assert!(
+        (tagged.range - (9.0f64 + 1.44).sqrt()).abs() < 1e-6,
+        "{}",
+        tagged.range
+    );
+    assert!((tagged.bearing - 1.2f64.atan2(3.0)).abs() < 1e-6);
 }
 
 #[test]
 fn the_hidden_marker_is_reported_without_the_wall_and_new_models_are_found() {
-    let dir = stage(&["simcore_plugin_fiducial"]);
+    let dir = stage(&["simcore_plugin_fiducial", "simcore_plugin_factory"]);
     let mut sim = sim_from(&scene(false), dir.path(), 0, 1);
     let ids: Vec<i64> = run(&mut sim).iter().map(|f| f.id).collect();
-    assert_eq!(ids, [1, 2, 5], "without the wall the hidden marker is seen");
+    assert_eq!(
+        ids,
+        [1, 2, 5, 21],
+        "without the wall the hidden marker is seen"
+    );
     // A marked model created at run time is found at the next update.
     sim.spawn(&sim_plugin_api::EntityFactory {
         sdf: format!(
@@ -119,6 +138,32 @@ fn the_hidden_marker_is_reported_without_the_wall_and_new_models_are_found() {
     .unwrap();
     let seen = run(&mut sim);
     let ids: Vec<i64> = seen.iter().map(|f| f.id).collect();
+    assert_eq!(ids, [1, 2, 5, 21, 42]);
+    assert_eq!(seen[4].name.as_str(), "new");
+    // ... and a removed one is gone.
+    sim.call_service(
+        "/world/test/remove",
+        &sim_plugin_api::Message::new("", Payload::Text("tagged".into())),
+    )
+    .unwrap();
+    let ids: Vec<i64> = run(&mut sim).iter().map(|f| f.id).collect();
     assert_eq!(ids, [1, 2, 5, 42]);
-    assert_eq!(seen[3].name.as_str(), "new");
+}
+
+#[test]
+fn a_bad_marker_is_refused_at_load() {
+    let dir = stage(&["simcore_plugin_fiducial"]);
+    let model = marked("tagged", 3.0, 1.2, 0.0, 0.0).replace(
+        "</link>",
+        r#"</link><plugin filename="simcore_plugin_fiducial" name="simcore::FiducialMarker"><fiducial_id>two</fiducial_id></plugin>"#,
+    );
+    let w = sim_core::sdf::parse_str(&world(&model), None).unwrap();
+    let e = Simulation::new(w, registry_in(dir.path()), &Default::default())
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("tagged: FiducialMarker: <fiducial_id> must be a whole number of at least 1, found \"two\""),
+        "{e}"
+    );
 }

@@ -129,6 +129,8 @@ mod factory;
 mod math;
 #[allow(unsafe_code)]
 mod messages;
+#[allow(unsafe_code)]
+mod model_plugins;
 #[cfg(feature = "noise")]
 pub mod noise;
 #[allow(unsafe_code)]
@@ -144,6 +146,7 @@ pub use extension::Extension;
 pub use factory::*;
 pub use math::{Pose, Quat, Vec3};
 pub use messages::*;
+pub use model_plugins::*;
 pub use plugin::*;
 pub use types::*;
 pub use world::*;

@@ -17,16 +17,17 @@ use sim_plugin_api::{
     Ray, RayCastOptions, RayHit, RayTarget, Sensor, SensorConfig, SharedStr, SurfaceInfo,
     UpdateContext, WorldRef,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    model_plugins,
 };
 
 /// How many unknown ids in a row end the scan past the last model.
 const SCAN_GAP: u64 = 64;
 
-/// One marked visual.
+/// One marker: a marked visual, or a model marked in one of its `<plugin>` elements.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Marker {
-    /// The visual.
-    pub visual: EntityId,
+    /// The entity whose origin is the fiducial: the visual, or the model itself.
+    pub target: EntityId,
     /// The model it belongs to.
     pub model: EntityId,
     /// Its fiducial id.
@@ -39,6 +40,14 @@ pub struct Marker {
 pub fn fiducial_id(laser_retro: f64) -> Option<i64> {
     (laser_retro >= 1.0 && laser_retro.fract() == 0.0 && laser_retro < 9.0e15)
         .then_some(laser_retro as i64)
+}
+
+/// The fiducial id in a `<plugin>` element: its `<fiducial_id>` child, a whole number of at
+/// least 1 (anything else marks nothing; the marker plugin refuses it at load time).
+pub fn plugin_fiducial_id(plugin_sdf: &str) -> Option<i64> {
+    let doc = roxmltree::Document::parse(plugin_sdf).ok()?;
+    let text = simcore_plugin_common::text(doc.root_element(), "fiducial_id")?;
+    text.parse::<i64>().ok().filter(|id| *id >= 1)
 }
 
 /// A fiducial sensor (SDF `<sensor type="fiducial">`).
@@ -130,13 +139,31 @@ impl FiducialFinder {
                 let fid = fiducial_id(s.laser_retro)?;
                 let model = world.entity_info(*link).into_option()?.parent;
                 (model != self.model).then(|| Marker {
-                    visual: *visual,
+                    target: *visual,
                     model,
                     id: fid,
                     name: SharedStr::from(world.scoped_name_of(model).unwrap_or_default()),
                 })
             })
             .collect();
+        // Models marked by a `<fiducial_id>` in one of their `<plugin>` elements.
+        if let Some(table) = model_plugins(world) {
+            for m in &self.models_buf {
+                if m.id == self.model {
+                    continue;
+                }
+                for p in table.of(m.id).unwrap_or_default() {
+                    if let Some(id) = plugin_fiducial_id(p.sdf.as_str()) {
+                        self.markers.push(Marker {
+                            target: m.id,
+                            model: m.id,
+                            id,
+                            name: SharedStr::from(world.scoped_name_of(m.id).unwrap_or_default()),
+                        });
+                    }
+                }
+            }
+        }
         self.models_seen = ids;
     }
 
@@ -151,7 +178,7 @@ impl FiducialFinder {
         })?;
         let sensor = link.pose.compose(self.pose_in_link);
         let to_sensor = sensor.inverse();
-        let visuals: Vec<EntityId> = self.markers.iter().map(|m| m.visual).collect();
+        let visuals: Vec<EntityId> = self.markers.iter().map(|m| m.target).collect();
         let mut states = vec![KinematicState::default(); visuals.len()];
         world.kinematics(
             RSlice::from_slice(&visuals),
@@ -234,5 +261,17 @@ mod tests {
         assert_eq!(fiducial_id(7.5), None);
         assert_eq!(fiducial_id(f64::NAN), None);
         assert_eq!(fiducial_id(-3.0), None);
+        assert_eq!(
+            plugin_fiducial_id("<plugin name='m'><fiducial_id> 12 </fiducial_id></plugin>"),
+            Some(12)
+        );
+        assert_eq!(
+            plugin_fiducial_id("<plugin><fiducial_id>0</fiducial_id></plugin>"),
+            None
+        );
+        assert_eq!(
+            plugin_fiducial_id("<plugin><other>3</other></plugin>"),
+            None
+        );
     }
 }
