@@ -1,33 +1,5 @@
-//! Checked model creation: the `simcore.factory.v1` extension of [`Commands`](crate::Commands).
-//!
-//! [`Commands::spawn`](crate::Commands::spawn) only queues a request: whether the model could
-//! be built is known after the plugin's hook has returned, too late for a service reply. A
-//! factory (a world plugin answering `/world/<w>/create`) needs the verdict at once, so the
-//! engine offers a [`ModelFactory`] through [`Commands::extension`](crate::Commands::extension)
-//! under the name [`MODEL_FACTORY_EXTENSION`]:
-//!
-//! - [`ModelFactory::create`] checks the request *during the call*: it reads the SDF text or
-//!   file (at most 1 MiB), parses it with the engine's SDF reader, applies the name override
-//!   and `allow_renaming` (a name clash becomes `name_1`, `name_2`, ...; names claimed by
-//!   earlier requests of the same step count as taken), resolves the pose against
-//!   `relative_to`, and checks that a plugin library serves every sensor type and plugin the
-//!   model needs. On success it returns the model's final name and world pose; on failure the
-//!   full diagnostic (for SDF errors: file, line, column, the offending source line and a
-//!   suggested fix).
-//! - The model itself is built when the engine applies the plugin's commands (after all
-//!   `pre_step` hooks, or right after a service call): it is in the world, with its sensors
-//!   and plugins created, for the next physics step, and ray casts see it at once. The only
-//!   failure left for that moment is a plugin of the new model refusing its own configuration;
-//!   the engine then takes the model back out and logs the plugin's error.
-//!
-//! ```ignore
-//! fn call(&mut self, _s: &str, req: &Message, _w: &WorldRef<'_>, commands: &mut CommandsMut<'_>)
-//!     -> Result<Message, PluginError>
-//! {
-//!     let Some(factory) = model_factory(commands) else { /* engine older than 1.x with it */ };
-//!     match factory.create(request) { ROk(created) => ..., RErr(diagnostic) => ... }
-//! }
-//! ```
+//! Checked model creation: the `simcore.factory.v1` extension of
+//! [`Commands`](crate::Commands). See [`ModelFactory`].
 
 use crate::{CommandsMut, EntityFactory, Pose};
 use abi_stable::{
@@ -51,7 +23,37 @@ pub struct CreatedModel {
     pub ticket: u64,
 }
 
-/// Creates models with an immediate verdict (see the [module docs](self)).
+/// Checked model creation: the `simcore.factory.v1` extension of [`Commands`](crate::Commands).
+///
+/// [`Commands::spawn`](crate::Commands::spawn) only queues a request: whether the model could
+/// be built is known after the plugin's hook has returned, too late for a service reply. A
+/// factory (a world plugin answering `/world/<w>/create`) needs the verdict at once, so the
+/// engine offers a [`ModelFactory`] through [`Commands::extension`](crate::Commands::extension)
+/// under the name [`MODEL_FACTORY_EXTENSION`]:
+///
+/// - [`ModelFactory::create`] checks the request *during the call*: it reads the SDF text or
+///   file (at most 1 MiB; a relative `sdf_filename` is looked up beside the world file, then
+///   in the working directory), parses it with the engine's SDF reader, applies the name override
+///   and `allow_renaming` (a name clash becomes `name_1`, `name_2`, ...; names claimed by
+///   earlier requests of the same step count as taken), resolves the pose against
+///   `relative_to`, and checks that a plugin library serves every sensor type and plugin the
+///   model needs. On success it returns the model's final name and world pose; on failure the
+///   full diagnostic (for SDF errors: file, line, column, the offending source line and a
+///   suggested fix).
+/// - The model itself is built when the engine applies the plugin's commands (after all
+///   `pre_step` hooks, or right after a service call): it is in the world, with its sensors
+///   and plugins created, for the next physics step, and ray casts see it at once. The only
+///   failure left for that moment is a plugin of the new model refusing its own configuration;
+///   the engine then takes the model back out and logs the plugin's error.
+///
+/// ```ignore
+/// fn call(&mut self, _s: &str, request: &EntityFactory, _w: &WorldRef<'_>, commands: &mut CommandsMut<'_>)
+///     -> Result<Message, PluginError>
+/// {
+///     let Some(factory) = model_factory(commands) else { /* engine older than 1.x with it */ };
+///     match factory.create(request) { ROk(created) => ..., RErr(diagnostic) => ... }
+/// }
+/// ```
 ///
 /// Implemented by the engine; reached through [`model_factory`].
 #[sabi_trait]

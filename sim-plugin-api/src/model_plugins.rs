@@ -1,19 +1,5 @@
 //! Reading other models' `<plugin>` elements: the `simcore.model_plugins.v1` extension of
-//! [`WorldView`](crate::WorldView).
-//!
-//! A plugin gets its own `<plugin>` element in its configuration, but some data are
-//! annotations on *other* models: a fiducial id, a team, a label. Through
-//! [`WorldView::extension`](crate::WorldView::extension) under [`MODEL_PLUGINS_EXTENSION`]
-//! the engine hands out its [`ModelPlugins`] table: the `<plugin>` elements declared
-//! directly in each model (loaded with the world or created later):
-//!
-//! ```ignore
-//! if let Some(table) = sim_plugin_api::model_plugins(&world) {
-//!     for p in table.of(model_id).unwrap_or_default() {
-//!         /* p.name, p.filename, p.sdf (the element as XML text) */
-//!     }
-//! }
-//! ```
+//! [`WorldView`](crate::WorldView). See [`ModelPlugins`].
 
 use crate::{EntityId, WorldRef};
 use abi_stable::{
@@ -37,8 +23,24 @@ pub struct PluginElement {
     pub sdf: RString,
 }
 
-/// The `<plugin>` elements declared directly in each model of the world (see the
-/// [module docs](self)). The engine keeps it up to date as models are created and removed.
+/// Reading other models' `<plugin>` elements: the `simcore.model_plugins.v1` extension of
+/// [`WorldView`](crate::WorldView).
+///
+/// A plugin gets its own `<plugin>` element in its configuration, but some data are
+/// annotations on *other* models: a fiducial id, a team, a label. Through
+/// [`WorldView::extension`](crate::WorldView::extension) under [`MODEL_PLUGINS_EXTENSION`]
+/// the engine hands out its [`ModelPlugins`] table: the `<plugin>` elements declared
+/// directly in each model (loaded with the world or created later):
+///
+/// ```ignore
+/// if let Some(table) = sim_plugin_api::model_plugins(&world) {
+///     for p in table.of(model_id).unwrap_or_default() {
+///         /* p.name, p.filename, p.sdf (the element as XML text) */
+///     }
+/// }
+/// ```
+///
+/// The engine keeps it up to date as models are created and removed.
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, Default)]
 pub struct ModelPlugins {
@@ -74,4 +76,30 @@ pub fn model_plugins<'w>(world: &'w WorldRef<'_>) -> Option<&'w ModelPlugins> {
         .extension(MODEL_PLUGINS_EXTENSION.into())
         .into_option()
         .and_then(|e| e.get::<ModelPlugins>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Extension;
+
+    #[test]
+    fn table_through_an_extension() {
+        let mut t = ModelPlugins::new();
+        let e = PluginElement {
+            name: "m".into(),
+            filename: "lib".into(),
+            sdf: "<plugin name='m'/>".into(),
+        };
+        t.insert(EntityId(5), RVec::from(vec![e.clone()]));
+        t.insert(EntityId(6), RVec::new());
+        let ext = Extension::new(&t);
+        let back = ext.get::<ModelPlugins>().expect("same type");
+        assert_eq!(back.of(EntityId(5)), Some(&[e][..]));
+        assert_eq!(back.of(EntityId(6)), Some(&[][..]));
+        assert_eq!(back.of(EntityId(7)), None);
+        assert!(ext.get::<PluginElement>().is_none());
+        t.remove(EntityId(5));
+        assert_eq!(t.of(EntityId(5)), None);
+    }
 }
