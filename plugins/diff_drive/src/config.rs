@@ -218,6 +218,7 @@ mod tests {
         assert_eq!(c.odom_topic, "odometry");
         assert_eq!(c.tf_topic, "tf");
         assert_eq!(c.stall_topic, "stall");
+        assert_eq!(c.power_topic, "power/enabled");
         assert_eq!(c.frame_id, "rover/odom");
         assert_eq!(c.child_frame_id, "rover");
     }
@@ -234,7 +235,7 @@ mod tests {
              <max_angular_velocity>2</max_angular_velocity>\
              <max_linear_acceleration>3</max_linear_acceleration>\
              <max_angular_acceleration>4</max_angular_acceleration>\
-             <topic>cmd</topic><odom_topic>/odom</odom_topic>\
+             <topic>cmd</topic><odom_topic>/odom</odom_topic><power_topic>power</power_topic>\
              <frame_id>odom</frame_id><child_frame_id>base_link</child_frame_id>",
         )
         .unwrap();
@@ -255,6 +256,7 @@ mod tests {
         assert_eq!(c.angular.max_acceleration, 4.0);
         assert_eq!(c.topic, "/cmd");
         assert_eq!(c.odom_topic, "/odom");
+        assert_eq!(c.power_topic, "/power");
         assert_eq!(c.frame_id, "odom");
         assert_eq!(c.child_frame_id, "base_link");
     }
