@@ -174,6 +174,10 @@ fn payload_json(p: &Payload) -> Value {
             "position": vec3(c.position), "normal": vec3(c.normal),
             "depth": num(c.depth), "force": vec3(c.force),
         })).collect::<Vec<_>>()}),
+        Payload::Fiducials(f) => json!({"fiducial": f.iter().map(|f| json!({
+            "id": f.id, "name": f.name.as_str(), "range": num(f.range),
+            "bearing": num(f.bearing), "elevation": num(f.elevation), "pose": pose(f.pose),
+        })).collect::<Vec<_>>()}),
         _ => json!({"note": "a message type this engine version cannot print"}),
     }
 }

@@ -16,13 +16,16 @@ use crate::plugins::{Registry, Resolved};
 use crate::sensors::{
     SensorFailure, SensorManager, SensorReport, SensorSetup, derive_seed, source_location,
 };
-use crate::systems::{QueuedCommand, SystemFailure, SystemManager, SystemReport, SystemSetup};
+use crate::systems::{
+    QueuedCommand, Spawner, SystemFailure, SystemManager, SystemReport, SystemSetup,
+};
 use crate::transport::{Bus, default_joint_sensor_topic, default_sensor_topic, validate_topic};
 use crate::world::{Model, PluginSpec, Span, World};
 use sim_plugin_api::{
     EntityId, Message, SimTime, SystemConfig, WorldView_TO,
     abi_stable::{sabi_trait::TD_Opaque, std_types::RStr},
 };
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -101,6 +104,7 @@ pub struct Simulation {
     failures: Vec<RuntimeFailure>,
     warnings: Vec<String>,
     options: SimOptions,
+    next_ticket: u64,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -193,6 +197,7 @@ impl Simulation {
             failures: Vec::new(),
             warnings,
             options: options.clone(),
+            next_ticket: 1,
         })
     }
 
@@ -201,82 +206,43 @@ impl Simulation {
     /// it at once. Returns the new model's id, or the full diagnostic (SDF errors with file,
     /// line and source; plugin problems) when it cannot be created: nothing is then added.
     ///
-    /// The request's pose, when not the identity, replaces the model's own, in the frame of
-    /// `relative_to` (empty or `world`: the world; else any entity's scoped name). A name
-    /// already taken is an error unless `allow_renaming`, which appends `_1`, `_2`, ...
+    /// The request is checked as [`ModelFactory::create`](sim_plugin_api::ModelFactory::create)
+    /// checks it (see [`Simulation::prepare_model`]), then the model is built.
     pub fn spawn(&mut self, request: &sim_plugin_api::EntityFactory) -> Result<EntityId, String> {
-        let (text, file) = match (request.sdf.is_empty(), request.sdf_filename.is_empty()) {
-            (false, _) => (request.sdf.to_string(), None),
-            (true, false) => {
-                let path = std::path::PathBuf::from(request.sdf_filename.as_str());
-                let meta = std::fs::metadata(&path)
-                    .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-                if meta.len() > MAX_SPAWN_BYTES as u64 {
-                    return Err(format!(
-                        "`{}` is {} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes",
-                        path.display(),
-                        meta.len()
-                    ));
-                }
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-                (text, Some(path))
-            }
-            (true, true) => {
-                return Err("the request has neither `sdf` text nor an `sdf_filename`".into());
-            }
-        };
-        if text.len() > MAX_SPAWN_BYTES {
-            return Err(format!(
-                "the SDF text is {} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes",
-                text.len()
-            ));
-        }
-        let mut model =
-            crate::sdf::parse_model_str(&text, file.as_deref()).map_err(|e| e.render(None))?;
-        if !request.name.is_empty() {
-            if request.name.contains("::") {
-                return Err(format!(
-                    "model name `{}` must not contain `::`",
-                    request.name
-                ));
-            }
-            model.name = request.name.to_string();
-        }
-        if self.physics.entity_id(&model.name).is_some() {
-            if !request.allow_renaming {
-                return Err(format!(
-                    "a model named `{}` already exists; choose another name or allow renaming",
-                    model.name
-                ));
-            }
-            let base = model.name.clone();
-            let mut k = 1;
-            while self.physics.entity_id(&format!("{base}_{k}")).is_some() {
-                k += 1;
-            }
-            model.name = format!("{base}_{k}");
-        }
-        if request.pose != sim_plugin_api::Pose::IDENTITY {
-            let frame = match request.relative_to.as_str() {
-                "" | "world" => sim_plugin_api::Pose::IDENTITY,
-                name => {
-                    let id = self
-                        .physics
-                        .entity_id(name)
-                        .ok_or_else(|| format!("relative_to names no entity: `{name}`"))?;
-                    self.physics
-                        .kinematics_of(id)
-                        .map(|k| k.pose)
-                        .unwrap_or_default()
-                }
-            };
-            model.pose = frame.compose(request.pose);
-        }
-        let id = self
-            .physics
-            .spawn_model(&model)
-            .map_err(|e| e.to_string())?;
+        let model = self.prepare_model(request, &HashSet::new())?;
+        self.build_model(&model)
+    }
+
+    /// Checks a creation request without changing the world, as
+    /// [`ModelFactory::create`](sim_plugin_api::ModelFactory::create) does at call time:
+    /// reads the SDF text, or the file `sdf_filename` (a relative name is looked up beside
+    /// the world file, then in the working directory), at most [`MAX_SPAWN_BYTES`]; parses it;
+    /// applies the name override; resolves a clash with an existing model or a name in
+    /// `claimed` by renaming to `name_1`, `name_2`, ... when `allow_renaming`, else refuses;
+    /// sets the pose (when the request's is not the identity, it replaces the model's own, in
+    /// the frame of `relative_to`: empty or `world` for the world, else any entity's scoped
+    /// name); and checks that a library serves every sensor and plugin of the model. Returns
+    /// the model to build, or the full diagnostic.
+    pub fn prepare_model(
+        &self,
+        request: &sim_plugin_api::EntityFactory,
+        claimed: &HashSet<String>,
+    ) -> Result<Model, String> {
+        prepare_model(
+            &self.physics,
+            &self.registry,
+            &self.world,
+            &self.options,
+            request,
+            claimed,
+        )
+    }
+
+    /// Builds a model checked by [`Simulation::prepare_model`] with its sensors and plugins.
+    /// When a plugin refuses its configuration, the model is taken out again and the
+    /// diagnostic returned.
+    pub fn build_model(&mut self, model: &Model) -> Result<EntityId, String> {
+        let id = self.physics.spawn_model(model).map_err(|e| e.to_string())?;
         let mut pending = Pending {
             sensors: Vec::new(),
             systems: Vec::new(),
@@ -286,7 +252,7 @@ impl Simulation {
             &self.registry,
             &self.physics,
             &self.world,
-            &model,
+            model,
             &[],
             &self.options,
             &mut pending,
@@ -383,9 +349,21 @@ impl Simulation {
             .sensors
             .update(now, &self.physics, &mut self.bus, self.pool.as_ref());
         self.record_sensor_failures(now, sf);
-        let (commands, yf) = self
-            .systems
-            .pre_step(now, self.physics.iteration(), &self.physics);
+        let prepare = |r: &sim_plugin_api::EntityFactory, claimed: &HashSet<String>| {
+            prepare_model(
+                &self.physics,
+                &self.registry,
+                &self.world,
+                &self.options,
+                r,
+                claimed,
+            )
+        };
+        let spawner = Spawner::new(&prepare, self.next_ticket);
+        let (commands, yf) =
+            self.systems
+                .pre_step(now, self.physics.iteration(), &self.physics, Some(&spawner));
+        self.next_ticket = spawner.next_ticket();
         self.record_system_failures(now, yf);
         for c in commands {
             self.apply(c, now);
@@ -429,6 +407,13 @@ impl Simulation {
                     self.physics.scoped_name(id).unwrap_or_default()
                 ),
                 Err(e) => tracing::error!("spawn request {ticket} failed:\n{e}"),
+            },
+            QueuedCommand::Create(model, ticket) => match self.build_model(&model) {
+                Ok(_) => tracing::info!("create request {ticket}: created `{}`", model.name),
+                Err(e) => tracing::error!(
+                    "create request {ticket}: `{}` was accepted but could not be built:\n{e}",
+                    model.name
+                ),
             },
             QueuedCommand::Remove(id) => match self.physics.remove_model(id) {
                 Ok(removed) => {
@@ -533,7 +518,21 @@ impl Simulation {
     /// the plugin queues are applied at once.
     pub fn call_service(&mut self, service: &str, request: &Message) -> Result<Message, String> {
         let now = self.physics.time();
-        let (reply, commands, failure) = self.systems.call(service, request, &self.physics);
+        let prepare = |r: &sim_plugin_api::EntityFactory, claimed: &HashSet<String>| {
+            prepare_model(
+                &self.physics,
+                &self.registry,
+                &self.world,
+                &self.options,
+                r,
+                claimed,
+            )
+        };
+        let spawner = Spawner::new(&prepare, self.next_ticket);
+        let (reply, commands, failure) =
+            self.systems
+                .call(service, request, &self.physics, Some(&spawner));
+        self.next_ticket = spawner.next_ticket();
         if let Some(f) = failure {
             self.record_system_failures(now, vec![f]);
         }
@@ -560,6 +559,152 @@ impl Simulation {
 
 /// The largest model description a spawn request may carry (1 MiB).
 pub const MAX_SPAWN_BYTES: usize = 1 << 20;
+
+/// See [`Simulation::prepare_model`].
+fn prepare_model(
+    physics: &Physics,
+    registry: &Registry,
+    world: &World,
+    options: &SimOptions,
+    request: &sim_plugin_api::EntityFactory,
+    claimed: &HashSet<String>,
+) -> Result<Model, String> {
+    let (text, file) = match (request.sdf.is_empty(), request.sdf_filename.is_empty()) {
+        (false, _) => (request.sdf.to_string(), None),
+        (true, false) => {
+            let path = find_model_file(request.sdf_filename.as_str(), world)?;
+            let meta = std::fs::metadata(&path)
+                .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+            if meta.len() > MAX_SPAWN_BYTES as u64 {
+                return Err(format!(
+                    "`{}` is {} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes",
+                    path.display(),
+                    meta.len()
+                ));
+            }
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+            (text, Some(path))
+        }
+        (true, true) => {
+            return Err("the request has neither `sdf` text nor an `sdf_filename`".into());
+        }
+    };
+    if text.len() > MAX_SPAWN_BYTES {
+        return Err(format!(
+            "the SDF text is {} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes",
+            text.len()
+        ));
+    }
+    let mut model =
+        crate::sdf::parse_model_str(&text, file.as_deref()).map_err(|e| e.render(None))?;
+    if !request.name.is_empty() {
+        let name = request.name.as_str();
+        if name.contains("::") || name.trim() != name || name == "world" || name.starts_with("__") {
+            return Err(format!(
+                "model name `{name}` is not allowed: it must not contain `::`, start with `__`, \
+                 be `world` or have surrounding spaces"
+            ));
+        }
+        model.name = name.to_string();
+    }
+    let taken = |n: &str| physics.entity_id(n).is_some() || claimed.contains(n);
+    if taken(&model.name) {
+        if !request.allow_renaming {
+            return Err(format!(
+                "a model named `{}` already exists; choose another name or allow renaming",
+                model.name
+            ));
+        }
+        let base = model.name.clone();
+        let mut k = 1;
+        while taken(&format!("{base}_{k}")) {
+            k += 1;
+        }
+        model.name = format!("{base}_{k}");
+    }
+    let pose = request.pose;
+    let finite = [
+        pose.position.x,
+        pose.position.y,
+        pose.position.z,
+        pose.orientation.x,
+        pose.orientation.y,
+        pose.orientation.z,
+        pose.orientation.w,
+    ]
+    .iter()
+    .all(|v| v.is_finite());
+    if !finite {
+        return Err("the request's pose is not finite".into());
+    }
+    if pose != sim_plugin_api::Pose::IDENTITY || !request.relative_to.is_empty() {
+        let frame = match request.relative_to.as_str() {
+            "" | "world" => sim_plugin_api::Pose::IDENTITY,
+            name => {
+                let id = physics
+                    .entity_id(name)
+                    .ok_or_else(|| format!("relative_to names no entity: `{name}`"))?;
+                physics
+                    .kinematics_of(id)
+                    .map(|k| k.pose)
+                    .unwrap_or_default()
+            }
+        };
+        let mut local = pose;
+        let q = local.orientation;
+        let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
+        if norm < 1e-9 {
+            return Err("the request's pose has a zero rotation quaternion".into());
+        }
+        local.orientation = q.normalized();
+        model.pose = frame.compose(local);
+    }
+    let mut pending = Pending {
+        sensors: Vec::new(),
+        systems: Vec::new(),
+        problems: Vec::new(),
+    };
+    resolve_model(registry, physics, world, &model, &[], options, &mut pending);
+    if !pending.problems.is_empty() {
+        return Err(pending
+            .problems
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join("\n"));
+    }
+    Ok(model)
+}
+
+/// Finds a model file named in a creation request: absolute as given; relative beside the
+/// world file first, then in the working directory.
+fn find_model_file(name: &str, world: &World) -> Result<std::path::PathBuf, String> {
+    let path = std::path::Path::new(name);
+    if path.is_absolute() {
+        return Ok(path.to_path_buf());
+    }
+    let mut tried = Vec::new();
+    if let Some(dir) = world.span.file.as_ref().and_then(|f| f.parent()) {
+        let p = dir.join(path);
+        if p.is_file() {
+            return Ok(p);
+        }
+        tried.push(p);
+    }
+    if path.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    tried.push(path.to_path_buf());
+    Err(format!(
+        "no model file `{name}` (looked for {}); give a path relative to the world file or an absolute one",
+        tried
+            .iter()
+            .map(|p| format!("`{}`", p.display()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
 
 /// Creates the resolved plugins and registers them; returns every problem (resolution
 /// problems first, then creation errors).

@@ -10,6 +10,12 @@ fn every_example_world_runs() {
         "simcore_plugin_imu",
         "simcore_plugin_diff_drive",
         "simcore_plugin_truth",
+        "simcore_plugin_factory",
+        "simcore_plugin_battery",
+        "simcore_plugin_ptz",
+        "simcore_plugin_lidar",
+        "simcore_plugin_fiducial",
+        "simcore_plugin_logical_camera",
     ]);
     let worlds = std::fs::read_dir(workspace().join("worlds")).unwrap();
     let mut n = 0;

@@ -240,3 +240,37 @@ fn bad_configuration_is_refused() {
     };
     assert!(err.contains("no joint `nope`"), "{err}");
 }
+
+#[test]
+fn without_power_the_drive_stops_and_with_power_it_drives_again() {
+    let (mut sim, _dir) = settled(|w| w);
+    let power = |sim: &mut Simulation, on: bool| {
+        let t = sim.bus_mut().intern("/model/robot/power/enabled");
+        sim.bus_mut()
+            .publish(t, Message::new("", Payload::Boolean(on)));
+    };
+    let speed = |sim: &Simulation| {
+        let id = sim.physics().entity_id(CHASSIS).unwrap();
+        sim.physics()
+            .kinematics_of(id)
+            .unwrap()
+            .linear_velocity
+            .length()
+    };
+    command(&mut sim, 0.5, 0.0);
+    steps(&mut sim, 1000);
+    assert!((speed(&sim) - 0.5).abs() < 0.05, "{}", speed(&sim));
+    power(&mut sim, false);
+    steps(&mut sim, 500);
+    assert!(speed(&sim) < 0.01, "stopped without power: {}", speed(&sim));
+    command(&mut sim, 0.5, 0.0);
+    steps(&mut sim, 500);
+    assert!(speed(&sim) < 0.01, "commands are ignored without power");
+    power(&mut sim, true);
+    steps(&mut sim, 1000);
+    assert!(
+        (speed(&sim) - 0.5).abs() < 0.05,
+        "drives again: {}",
+        speed(&sim)
+    );
+}

@@ -100,6 +100,72 @@ fn a_panicking_sensor_is_disabled_and_the_run_goes_on() {
 }
 
 #[test]
+fn a_system_plugin_panicking_in_pre_step_is_disabled_reported_and_the_world_goes_on() {
+    let dir = stage(&["simcore_fixture_testkit", "simcore_plugin_imu"]);
+    let panicker = r#"<plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Panicker"><panic_at>20</panic_at></plugin>"#;
+    let models = format!("{panicker}{}", box_model("box", 0.5, &imu("s", 100.0, "")));
+    let mut sim = sim_from(&world(&models), dir.path(), 0, 1);
+    let steps = sim.bus_mut().subscribe("/fixture/panicker", 1000);
+    let good = sim
+        .bus_mut()
+        .subscribe("/world/test/model/box/link/body/sensor/s/imu", 1000);
+    let mut reported = Vec::new();
+    for _ in 0..500 {
+        reported.extend(sim.step().to_vec());
+    }
+    assert_eq!(
+        reported.len(),
+        1,
+        "reported once, by the step: {reported:?}"
+    );
+    let f = &reported[0];
+    assert!(
+        f.subject.contains("simcore::fixtures::Panicker"),
+        "{}",
+        f.subject
+    );
+    assert!(
+        f.error.contains("fixture system panic at iteration 20"),
+        "{}",
+        f.error
+    );
+    assert_eq!(f.time.nanos, 20_000_000, "at the iteration it panicked in");
+    assert!(
+        f.span.line > 0,
+        "with the place it was declared: {}",
+        f.span
+    );
+    assert_eq!(sim.failures(), reported.as_slice());
+    // Its post_step ran for the 20 steps before, never after.
+    assert_eq!(steps.drain().len(), 20);
+    // The world goes on: 500 steps done, the IMU kept publishing.
+    assert_eq!(sim.time().nanos, 500_000_000);
+    assert_eq!(good.drain().len(), 50);
+    let report = sim
+        .run(
+            sim_core::runner::RunLimit::Steps(1),
+            0.0,
+            &std::sync::atomic::AtomicBool::new(false),
+            |_| {},
+        )
+        .systems;
+    assert!(
+        report[0]
+            .disabled
+            .as_deref()
+            .is_some_and(|d| d.contains("fixture system panic")),
+        "{report:?}"
+    );
+    let e = sim
+        .call_service(
+            "/fixture/panicker/ping",
+            &sim_plugin_api::Message::new("", Payload::Empty),
+        )
+        .unwrap_err();
+    assert!(e.contains("disabled"), "{e}");
+}
+
+#[test]
 fn a_system_plugin_commands_and_publishes() {
     let dir = stage(&["simcore_fixture_testkit"]);
     let model = r#"<model name="cart">

@@ -113,6 +113,15 @@
 //!   plugin should not start thread pools. Batch ray casts: one [`WorldView::cast_rays`] call
 //!   per scan.
 //! - Libraries are never unloaded.
+//!
+//! ## Engine extensions
+//!
+//! | name | reached through | what |
+//! |---|---|---|
+//! | [`MODEL_FACTORY_EXTENSION`] (`simcore.factory.v1`) | [`Commands::extension`], helper [`model_factory`] | [`ModelFactory`]: create a model with the verdict (final name and pose, or the SDF diagnostic) during the call; the model is built when the commands are applied |
+//! | [`MODEL_PLUGINS_EXTENSION`] (`simcore.model_plugins.v1`) | [`WorldView::extension`], helper [`model_plugins`] | [`ModelPlugins`]: the `<plugin>` elements of every model, e.g. to read annotations such as a fiducial id |
+//!
+//! An engine without an extension answers `None`, so a plugin can fall back.
 #![allow(non_local_definitions, non_camel_case_types)]
 
 // abi_stable's `#[derive(StableAbi)]` and `#[sabi_trait]` expand to `unsafe impl`s and
@@ -124,9 +133,13 @@ pub mod export;
 #[allow(unsafe_code)]
 mod extension;
 #[allow(unsafe_code)]
+mod factory;
+#[allow(unsafe_code)]
 mod math;
 #[allow(unsafe_code)]
 mod messages;
+#[allow(unsafe_code)]
+mod model_plugins;
 #[cfg(feature = "noise")]
 pub mod noise;
 #[allow(unsafe_code)]
@@ -139,8 +152,10 @@ mod world;
 
 pub use abi_stable;
 pub use extension::Extension;
+pub use factory::*;
 pub use math::{Pose, Quat, Vec3};
 pub use messages::*;
+pub use model_plugins::*;
 pub use plugin::*;
 pub use types::*;
 pub use world::*;

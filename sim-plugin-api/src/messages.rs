@@ -460,6 +460,25 @@ pub struct EntityFactory {
     pub allow_renaming: bool,
 }
 
+/// One fiducial (a marked model) seen by a fiducial sensor.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug, Default, PartialEq)]
+pub struct Fiducial {
+    /// The fiducial id.
+    pub id: i64,
+    /// Scoped name of the marked model.
+    pub name: SharedStr,
+    /// Distance from the sensor to the fiducial, m.
+    pub range: f64,
+    /// Horizontal angle of the fiducial in the sensor frame, rad (`atan2(y, x)`; positive to
+    /// the left).
+    pub bearing: f64,
+    /// Vertical angle of the fiducial above the sensor's x-y plane, rad.
+    pub elevation: f64,
+    /// Pose of the fiducial in the sensor frame (position and orientation).
+    pub pose: Pose,
+}
+
 /// Performance metrics of a sensor (gz-msgs `PerformanceSensorMetrics`).
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug, Default, PartialEq)]
@@ -554,6 +573,8 @@ pub enum Payload {
     Wrench(RBox<crate::Wrench>),
     /// Contact points (gz-msgs `Contacts`).
     Contacts(RBox<RVec<crate::ContactPoint>>),
+    /// Fiducials seen by a fiducial sensor.
+    Fiducials(RBox<RVec<Fiducial>>),
 }
 
 impl Payload {
@@ -587,6 +608,7 @@ impl Payload {
             Payload::Custom(_) => "Custom",
             Payload::Wrench(_) => "Wrench",
             Payload::Contacts(_) => "Contacts",
+            Payload::Fiducials(_) => "Fiducials",
         }
     }
 }

@@ -40,6 +40,10 @@ pub struct DiffDriveConfig {
     pub tf_topic: String,
     /// Stall flag topic: `<stall_topic>` made absolute, or `stall` (relative to the model).
     pub stall_topic: String,
+    /// Motor power switch topic: `<power_topic>` made absolute, or `power/enabled` (relative
+    /// to the model). `Boolean(false)` there stops the drive (a battery publishes it when
+    /// drained); `Boolean(true)` lets it drive again.
+    pub power_topic: String,
     /// `<frame_id>` (default `<model>/odom`).
     pub frame_id: String,
     /// `<child_frame_id>` (default `<model>`).
@@ -146,6 +150,7 @@ impl DiffDriveConfig {
             odom_topic: topic("odom_topic", "odometry")?,
             tf_topic: topic("tf_topic", "tf")?,
             stall_topic: topic("stall_topic", "stall")?,
+            power_topic: topic("power_topic", "power/enabled")?,
             frame_id: text_or("frame_id", format!("{model}/odom")),
             child_frame_id: text_or("child_frame_id", model.to_string()),
         })
@@ -213,6 +218,7 @@ mod tests {
         assert_eq!(c.odom_topic, "odometry");
         assert_eq!(c.tf_topic, "tf");
         assert_eq!(c.stall_topic, "stall");
+        assert_eq!(c.power_topic, "power/enabled");
         assert_eq!(c.frame_id, "rover/odom");
         assert_eq!(c.child_frame_id, "rover");
     }
@@ -229,7 +235,7 @@ mod tests {
              <max_angular_velocity>2</max_angular_velocity>\
              <max_linear_acceleration>3</max_linear_acceleration>\
              <max_angular_acceleration>4</max_angular_acceleration>\
-             <topic>cmd</topic><odom_topic>/odom</odom_topic>\
+             <topic>cmd</topic><odom_topic>/odom</odom_topic><power_topic>power</power_topic>\
              <frame_id>odom</frame_id><child_frame_id>base_link</child_frame_id>",
         )
         .unwrap();
@@ -250,6 +256,7 @@ mod tests {
         assert_eq!(c.angular.max_acceleration, 4.0);
         assert_eq!(c.topic, "/cmd");
         assert_eq!(c.odom_topic, "/odom");
+        assert_eq!(c.power_topic, "/power");
         assert_eq!(c.frame_id, "odom");
         assert_eq!(c.child_frame_id, "base_link");
     }

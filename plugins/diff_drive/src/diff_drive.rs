@@ -17,6 +17,8 @@ pub struct DiffDrive {
     left_count: usize,
     /// Last received command (linear x, angular z).
     target: (f64, f64),
+    /// Whether the motors have power (see `power_topic`).
+    powered: bool,
     /// Command applied in the last step, after limits.
     applied: (f64, f64),
     /// Wheel speed targets of the last step, per joint.
@@ -88,6 +90,7 @@ impl DiffDrive {
             left_count: config.left_joints.len(),
             joints,
             target: (0.0, 0.0),
+            powered: true,
             applied: (0.0, 0.0),
             wheel_targets: vec![0.0; n],
             states: vec![JointState::default(); n],
@@ -109,6 +112,12 @@ impl DiffDrive {
     /// The command applied in the last step (linear m/s, angular rad/s), after limits.
     pub fn applied_command(&self) -> (f64, f64) {
         self.applied
+    }
+
+    /// Whether the motors have power (no `Boolean(false)` on the power topic, or a `true`
+    /// since).
+    pub fn powered(&self) -> bool {
+        self.powered
     }
 
     /// Reads the wheel joints' states.
@@ -137,7 +146,7 @@ impl DiffDrive {
 
 impl System for DiffDrive {
     fn subscriptions(&self) -> Vec<String> {
-        vec![self.config.topic.clone()]
+        vec![self.config.topic.clone(), self.config.power_topic.clone()]
     }
 
     fn pre_step(
@@ -151,13 +160,22 @@ impl System for DiffDrive {
             self.read_states(world)?;
         }
         for m in inbox {
-            if let Ok(Payload::Twist(t)) = m.payload.as_enum() {
-                self.target = (t.linear.x, t.angular.z);
+            match m.payload.as_enum() {
+                Ok(Payload::Twist(t)) => self.target = (t.linear.x, t.angular.z),
+                // Only the power topic carries booleans.
+                Ok(Payload::Boolean(on)) => self.powered = *on,
+                _ => {}
             }
         }
+        // Without power the drive brakes to a stop within its limits and ignores commands.
+        let target = if self.powered {
+            self.target
+        } else {
+            (0.0, 0.0)
+        };
         let dt = ctx.step.as_secs_f64();
-        let linear = self.config.linear.limit(self.target.0, self.applied.0, dt);
-        let angular = self.config.angular.limit(self.target.1, self.applied.1, dt);
+        let linear = self.config.linear.limit(target.0, self.applied.0, dt);
+        let angular = self.config.angular.limit(target.1, self.applied.1, dt);
         self.applied = (linear, angular);
         let (left, right) = wheel_speeds(
             linear,
@@ -253,6 +271,7 @@ impl System for DiffDrive {
 
     fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
         self.applied = (0.0, 0.0);
+        self.powered = true;
         self.odometry.reset();
         self.stall.reset();
         self.states_read = false;

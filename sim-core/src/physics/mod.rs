@@ -20,8 +20,8 @@ use rapier3d::prelude::*;
 use rayon::prelude::*;
 use sim_plugin_api::{
     Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState, LogLevel,
-    ModelInfo, Pose, Quat, Ray as ApiRay, RayCastOptions, RayHit, RayTarget, SimTime,
-    SphericalCoordinates, SurfaceInfo, Vec3, WorldView,
+    MODEL_PLUGINS_EXTENSION, ModelInfo, ModelPlugins, PluginElement, Pose, Quat, Ray as ApiRay,
+    RayCastOptions, RayHit, RayTarget, SimTime, SphericalCoordinates, SurfaceInfo, Vec3, WorldView,
     abi_stable::std_types::{ROption, RSlice, RSliceMut, RStr, RVec},
 };
 
@@ -102,6 +102,8 @@ pub struct Physics {
     /// The initial world pose of each link (in f64, for building joints between links of
     /// different models).
     link_initial: std::collections::HashMap<EntityId, Pose>,
+    /// The `<plugin>` elements of each model, for the model plugins extension.
+    model_plugins: ModelPlugins,
 }
 
 impl std::fmt::Debug for Physics {
@@ -162,6 +164,7 @@ impl Physics {
             joint_turns: Vec::new(),
             shapes: shapes::ShapeCache::default(),
             link_initial: std::collections::HashMap::new(),
+            model_plugins: ModelPlugins::new(),
         };
         let world_id = physics.entities.add(Entity {
             kind: EntityKind::WORLD,
@@ -261,6 +264,18 @@ impl Physics {
         if let Some(e) = self.entities.get_mut(id) {
             e.model = id;
         }
+        self.model_plugins.insert(
+            id,
+            model
+                .plugins
+                .iter()
+                .map(|p| PluginElement {
+                    name: p.name.as_str().into(),
+                    filename: p.filename.as_str().into(),
+                    sdf: p.sdf.as_str().into(),
+                })
+                .collect(),
+        );
         let mut links = Vec::new();
         for link in &model.links {
             links.push(self.add_link(link, id, &scoped, pose, is_static)?);
@@ -1053,6 +1068,7 @@ impl Physics {
         }
         for d in &doomed {
             self.entities.remove(*d);
+            self.model_plugins.remove(*d);
         }
         // Queries skip colliders that are no longer in the collider set, so rays cast before
         // the next step already miss the removed bodies.
@@ -1659,8 +1675,11 @@ impl WorldView for PhysicsView<'_> {
             _ => tracing::trace!(target: "plugin", "{who}: {msg}"),
         }
     }
-    fn extension(&self, _name: RStr<'_>) -> ROption<Extension<'_>> {
-        ROption::RNone
+    fn extension(&self, name: RStr<'_>) -> ROption<Extension<'_>> {
+        match name.as_str() {
+            MODEL_PLUGINS_EXTENSION => ROption::RSome(Extension::new(&self.physics.model_plugins)),
+            _ => ROption::RNone,
+        }
     }
 }
 

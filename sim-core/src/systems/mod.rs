@@ -9,16 +9,19 @@
 
 use crate::physics::{Physics, PhysicsCommand};
 use crate::transport::{Bus, Subscription, TopicId, validate_topic};
+use crate::world::Model;
 use crate::world::Span;
 use sim_plugin_api::{
-    Commands, Commands_TO, CommandsMut, EntityFactory, EntityId, Extension, JointCommand, Message,
+    Commands, Commands_TO, CommandsMut, CreatedModel, EntityFactory, EntityId, Extension,
+    JointCommand, MODEL_FACTORY_EXTENSION, Message, ModelFactory, ModelFactory_TO, ModelFactoryRef,
     PluginError, Pose, SharedStr, SimTime, StepContext, SystemBox, Vec3, WorldView_TO,
     abi_stable::{
         sabi_trait::TD_Opaque,
-        std_types::{ROption, RStr, RVec},
+        std_types::{RErr, ROk, ROption, RResult, RStr, RString, RVec},
     },
 };
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 
 /// Everything resolved about one `<plugin>` before creating it.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,8 +51,11 @@ pub enum QueuedCommand {
     Physics(PhysicsCommand),
     /// A joint command.
     Joint(JointCommand),
-    /// A request to create a model.
+    /// A request to create a model, checked when it is applied.
     Spawn(EntityFactory, u64),
+    /// A model checked when it was requested (through the model factory extension): final
+    /// name and pose set; built when applied. With its ticket.
+    Create(Box<Model>, u64),
     /// A request to remove a model.
     Remove(EntityId),
     /// A message to publish (topic resolved).
@@ -60,22 +66,107 @@ pub enum QueuedCommand {
     SensorParameter(EntityId, String, String),
 }
 
+/// Checks a creation request against the current world: returns the model to build (final
+/// name and world pose set) or the full diagnostic. The set holds names already claimed by
+/// earlier requests of the same step.
+pub type PrepareModel<'a> = dyn Fn(&EntityFactory, &HashSet<String>) -> Result<Model, String> + 'a;
+
+/// The engine's [`ModelFactory`]: checks requests at once with a [`PrepareModel`] and keeps
+/// the accepted models until the caller takes them as commands.
+pub struct Spawner<'a> {
+    prepare: &'a PrepareModel<'a>,
+    claimed: RefCell<HashSet<String>>,
+    accepted: RefCell<Vec<QueuedCommand>>,
+    next_ticket: Cell<u64>,
+}
+
+impl std::fmt::Debug for Spawner<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spawner")
+            .field("claimed", &self.claimed)
+            .finish()
+    }
+}
+
+impl<'a> Spawner<'a> {
+    /// A spawner checking requests with `prepare`; tickets count from `first_ticket`.
+    pub fn new(prepare: &'a PrepareModel<'a>, first_ticket: u64) -> Self {
+        Spawner {
+            prepare,
+            claimed: RefCell::new(HashSet::new()),
+            accepted: RefCell::new(Vec::new()),
+            next_ticket: Cell::new(first_ticket),
+        }
+    }
+
+    /// The creations accepted since the last call, as commands.
+    pub fn take_accepted(&self) -> Vec<QueuedCommand> {
+        std::mem::take(&mut *self.accepted.borrow_mut())
+    }
+
+    /// The next ticket number it would give.
+    pub fn next_ticket(&self) -> u64 {
+        self.next_ticket.get()
+    }
+}
+
+impl ModelFactory for Spawner<'_> {
+    fn create(&self, request: &EntityFactory) -> RResult<CreatedModel, RString> {
+        let prepared = (self.prepare)(request, &self.claimed.borrow());
+        match prepared {
+            Ok(model) => {
+                let ticket = self.next_ticket.get();
+                self.next_ticket.set(ticket + 1);
+                self.claimed.borrow_mut().insert(model.name.clone());
+                let created = CreatedModel {
+                    name: RString::from(model.name.as_str()),
+                    pose: model.pose,
+                    ticket,
+                };
+                self.accepted
+                    .borrow_mut()
+                    .push(QueuedCommand::Create(Box::new(model), ticket));
+                ROk(created)
+            }
+            Err(e) => RErr(RString::from(e)),
+        }
+    }
+}
+
 /// The engine's implementation of [`Commands`]: a queue.
-#[derive(Debug)]
-pub struct CommandQueue {
+pub struct CommandQueue<'q, 'f> {
     namespace: String,
     next_ticket: u64,
+    factory: Option<&'q ModelFactoryRef<'f>>,
     /// Commands in issue order.
     pub commands: Vec<QueuedCommand>,
 }
 
-impl CommandQueue {
+impl std::fmt::Debug for CommandQueue<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandQueue")
+            .field("namespace", &self.namespace)
+            .field("commands", &self.commands)
+            .finish()
+    }
+}
+
+impl<'q, 'f> CommandQueue<'q, 'f> {
     /// An empty queue resolving relative topics against `namespace`.
     pub fn new(namespace: &str) -> Self {
         CommandQueue {
             namespace: namespace.to_string(),
             next_ticket: 1,
+            factory: None,
             commands: Vec::new(),
+        }
+    }
+
+    /// An empty queue that also hands out `factory` as the [`MODEL_FACTORY_EXTENSION`].
+    pub fn with_factory(namespace: &str, factory: Option<&'q ModelFactoryRef<'f>>) -> Self {
+        CommandQueue {
+            factory,
+            ..CommandQueue::new(namespace)
         }
     }
 
@@ -94,7 +185,7 @@ pub fn resolve_topic(namespace: &str, topic: &str) -> String {
     }
 }
 
-impl Commands for CommandQueue {
+impl Commands for CommandQueue<'_, '_> {
     fn set_pose(&mut self, entity: EntityId, pose: Pose) {
         self.commands
             .push(QueuedCommand::Physics(PhysicsCommand::SetPose(
@@ -141,8 +232,11 @@ impl Commands for CommandQueue {
             value.to_string(),
         ));
     }
-    fn extension(&mut self, _name: RStr<'_>) -> ROption<Extension<'_>> {
-        ROption::RNone
+    fn extension(&mut self, name: RStr<'_>) -> ROption<Extension<'_>> {
+        match (name.as_str(), self.factory) {
+            (MODEL_FACTORY_EXTENSION, Some(f)) => ROption::RSome(Extension::new(f)),
+            _ => ROption::RNone,
+        }
     }
 }
 
@@ -279,6 +373,7 @@ impl SystemManager {
         service: &str,
         request: &Message,
         physics: &Physics,
+        spawner: Option<&Spawner<'_>>,
     ) -> (
         Result<Message, String>,
         Vec<QueuedCommand>,
@@ -306,7 +401,8 @@ impl SystemManager {
             );
         };
         let view = physics.view(&s.setup.name);
-        let mut queue = CommandQueue::new(&s.setup.namespace);
+        let factory = spawner.map(|sp| ModelFactory_TO::from_ptr(sp, TD_Opaque));
+        let mut queue = CommandQueue::with_factory(&s.setup.namespace, factory.as_ref());
         let r = queue
             .with(|cmds| {
                 plugin.call(
@@ -319,8 +415,10 @@ impl SystemManager {
             .into_result();
         match r {
             Ok(reply) => {
-                s.report.commands += queue.commands.len() as u64;
-                (Ok(reply), queue.commands, None)
+                let mut commands = queue.commands;
+                commands.extend(spawner.map(|sp| sp.take_accepted()).unwrap_or_default());
+                s.report.commands += commands.len() as u64;
+                (Ok(reply), commands, None)
             }
             Err(e) if e.code == sim_plugin_api::ErrorCode::PANIC => {
                 let f = disable(s, e);
@@ -347,6 +445,7 @@ impl SystemManager {
         now: SimTime,
         iteration: u64,
         physics: &Physics,
+        spawner: Option<&Spawner<'_>>,
     ) -> (Vec<QueuedCommand>, Vec<SystemFailure>) {
         let mut all = Vec::new();
         let mut failures = Vec::new();
@@ -369,7 +468,8 @@ impl SystemManager {
                 entity: s.setup.entity,
             };
             let view = physics.view(&s.setup.name);
-            let mut queue = CommandQueue::new(&s.setup.namespace);
+            let factory = spawner.map(|sp| ModelFactory_TO::from_ptr(sp, TD_Opaque));
+            let mut queue = CommandQueue::with_factory(&s.setup.namespace, factory.as_ref());
             let r = queue
                 .with(|cmds| {
                     plugin.pre_step(
@@ -382,10 +482,16 @@ impl SystemManager {
                 .into_result();
             match r {
                 Ok(()) => {
-                    s.report.commands += queue.commands.len() as u64;
+                    let accepted = spawner.map(|sp| sp.take_accepted()).unwrap_or_default();
+                    s.report.commands += (queue.commands.len() + accepted.len()) as u64;
                     all.extend(queue.commands);
+                    all.extend(accepted);
                 }
-                Err(e) => failures.push(disable(s, e)),
+                Err(e) => {
+                    // The commands of a failed hook are dropped, creations included.
+                    drop(spawner.map(|sp| sp.take_accepted()));
+                    failures.push(disable(s, e));
+                }
             }
         }
         (all, failures)

@@ -1,0 +1,241 @@
+//! The battery system: draws power every step, publishes its state, acts when drained.
+
+use crate::config::BatteryConfig;
+use crate::model::LinearBattery;
+use sim_plugin_api::{
+    BatteryState, CommandsMut, EntityId, EntityKind, JointState, Message, Outputs, Payload,
+    PluginError, SharedStr, StepContext, System, SystemConfig, WorldRef,
+    abi_stable::std_types::{RBox, RSlice, RSliceMut},
+};
+
+/// How many unknown ids in a row end the scan for the model's sensors.
+const SCAN_GAP: u64 = 64;
+
+/// A linear battery attached to a model (see the crate documentation).
+pub struct Battery {
+    config: BatteryConfig,
+    model: EntityId,
+    model_name: String,
+    joints: Vec<EntityId>,
+    states: Vec<JointState>,
+    battery: LinearBattery,
+    topic: SharedStr,
+    last_publish_ns: Option<i64>,
+    /// Drained, and the motors / sensors have not been told yet.
+    drain_pending: bool,
+}
+
+/// Finds the joint `name` of `model`: scoped below the model first, then as written.
+fn resolve_joint(world: &WorldRef<'_>, model: &str, name: &str) -> Result<EntityId, PluginError> {
+    for candidate in [format!("{model}::{name}"), name.to_string()] {
+        let id = world.entity_by_name(candidate.as_str().into());
+        match world.entity_info(id).into_option() {
+            Some(info) if info.kind == EntityKind::JOINT => return Ok(id),
+            Some(info) => {
+                return Err(PluginError::config(format!(
+                    "{model}: LinearBattery: <motor_joint> `{candidate}` is a {}, not a joint",
+                    info.kind.name()
+                )));
+            }
+            None => {}
+        }
+    }
+    Err(PluginError::config(format!(
+        "{model}: LinearBattery: <motor_joint> `{name}`: no such joint in the model"
+    )))
+}
+
+impl Battery {
+    /// Creates the system from its `<plugin>` element; it must be attached to a model.
+    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let model = config.entity_name.as_str();
+        let kind = world
+            .entity_info(config.entity)
+            .into_option()
+            .map(|i| i.kind);
+        if kind != Some(EntityKind::MODEL) {
+            return Err(PluginError::config(format!(
+                "LinearBattery must be attached to a model, not to `{model}`"
+            )));
+        }
+        let parsed = BatteryConfig::parse(config.sdf.as_str(), model)?;
+        let joints = parsed
+            .motor_joints
+            .iter()
+            .map(|j| resolve_joint(world, model, j))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Battery::new(parsed, config.entity, model, joints))
+    }
+
+    /// Builds the system for `model` (its scoped name `model_name`) from a parsed
+    /// configuration and the resolved motor joints.
+    pub fn new(
+        config: BatteryConfig,
+        model: EntityId,
+        model_name: &str,
+        joints: Vec<EntityId>,
+    ) -> Self {
+        Battery {
+            states: vec![JointState::default(); joints.len()],
+            joints,
+            battery: initial(&config),
+            topic: SharedStr::from(format!("battery/{}/state", config.name)),
+            last_publish_ns: None,
+            drain_pending: false,
+            model,
+            model_name: model_name.to_string(),
+            config,
+        }
+    }
+
+    /// The battery's state.
+    pub fn battery(&self) -> &LinearBattery {
+        &self.battery
+    }
+
+    /// Electrical power of the motor joints over the last step, W.
+    fn motor_power(&mut self, world: &WorldRef<'_>) -> f64 {
+        if self.joints.is_empty() {
+            return 0.0;
+        }
+        world.joint_states(
+            RSlice::from_slice(&self.joints),
+            RSliceMut::from_mut_slice(&mut self.states),
+        );
+        self.states
+            .iter()
+            .map(|s| (s.effort[0] * s.velocity[0]).abs())
+            .sum::<f64>()
+            / self.config.motor_efficiency
+    }
+
+    /// The sensors of the model and of the models nested in it. Plugins cannot list an
+    /// entity's children, so ids are scanned (they are given out in order, never reused).
+    fn sensors(&self, world: &WorldRef<'_>) -> Vec<EntityId> {
+        let mut out = Vec::new();
+        let (mut id, mut gap) = (self.model.0 + 1, 0);
+        while gap < SCAN_GAP {
+            match world.entity_info(EntityId(id)).into_option() {
+                Some(info) => {
+                    gap = 0;
+                    if info.kind == EntityKind::SENSOR && self.owns(world, info.parent) {
+                        out.push(EntityId(id));
+                    }
+                }
+                None => gap += 1,
+            }
+            id += 1;
+        }
+        out
+    }
+
+    /// Whether `id` is this model or lies inside it.
+    fn owns(&self, world: &WorldRef<'_>, mut id: EntityId) -> bool {
+        for _ in 0..64 {
+            if id == self.model {
+                return true;
+            }
+            match world.entity_info(id).into_option() {
+                Some(info) if info.kind != EntityKind::WORLD => id = info.parent,
+                _ => return false,
+            }
+        }
+        false
+    }
+}
+
+fn initial(c: &BatteryConfig) -> LinearBattery {
+    LinearBattery::new(
+        c.e0,
+        c.e1,
+        c.capacity,
+        c.resistance,
+        c.tau,
+        c.initial_charge,
+    )
+}
+
+impl System for Battery {
+    fn pre_step(
+        &mut self,
+        _ctx: &StepContext,
+        _inbox: &[Message],
+        world: &WorldRef<'_>,
+        commands: &mut CommandsMut<'_>,
+    ) -> Result<(), PluginError> {
+        if !std::mem::take(&mut self.drain_pending) {
+            return Ok(());
+        }
+        if self.config.stop_motors {
+            commands.publish(Message::new(
+                SharedStr::from(self.config.power_topic.as_str()),
+                Payload::Boolean(false),
+            ));
+        }
+        if self.config.disable_sensors {
+            for s in self.sensors(world) {
+                commands.set_sensor_active(s, false);
+            }
+        }
+        world.log_message(
+            sim_plugin_api::LogLevel::WARN,
+            &format!(
+                "{}: battery `{}` drained",
+                self.model_name, self.config.name
+            ),
+        );
+        Ok(())
+    }
+
+    fn post_step(
+        &mut self,
+        ctx: &StepContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let was_drained = self.battery.drained();
+        let power = self.config.power_load + self.motor_power(world);
+        self.battery.step(power, ctx.step.as_secs_f64());
+        if self.battery.drained() && !was_drained {
+            self.drain_pending = true;
+        }
+        let period_ns = if self.config.publish_frequency > 0.0 {
+            (1e9 / self.config.publish_frequency).round() as i64
+        } else {
+            0
+        };
+        let now = ctx.now.nanos;
+        let due = self
+            .last_publish_ns
+            .is_none_or(|last| now - last + ctx.step.nanos / 2 >= period_ns);
+        if !due {
+            return Ok(());
+        }
+        self.last_publish_ns = Some(now);
+        let b = &self.battery;
+        let status = if b.current_smooth > 0.0 {
+            2 // discharging
+        } else {
+            3 // not charging
+        };
+        out.publish(
+            self.topic.clone(),
+            Payload::BatteryState(RBox::new(BatteryState {
+                voltage: b.voltage,
+                current: -b.current_smooth,
+                charge: b.charge,
+                capacity: b.capacity,
+                percentage: b.charge / b.capacity,
+                power_supply_status: status,
+            })),
+        );
+        Ok(())
+    }
+
+    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+        self.battery = initial(&self.config);
+        self.last_publish_ns = None;
+        self.drain_pending = false;
+        Ok(())
+    }
+}

@@ -1,0 +1,243 @@
+//! The pan-tilt-zoom system.
+
+use crate::config::{Pid, PtzConfig};
+use sim_plugin_api::{
+    CommandsMut, EntityId, EntityKind, JointCommand, JointCommandMode, JointState, Message,
+    Outputs, Payload, PluginError, SharedStr, StepContext, System, SystemConfig, Vec3, WorldRef,
+    abi_stable::std_types::{RSlice, RSliceMut, RStr},
+};
+
+/// A pan-tilt-zoom head attached to a model (see the crate documentation).
+pub struct PanTiltZoom {
+    config: PtzConfig,
+    /// Pan joint, tilt joint.
+    joints: [EntityId; 2],
+    camera: Option<EntityId>,
+    pids: [Pid; 2],
+    states: [JointState; 2],
+    /// Commanded angles after clamping (set from the joints' angles at the first step).
+    targets: Option<[f64; 2]>,
+    /// The field of view last sent to the camera (or commanded, without a camera).
+    zoom: Option<f64>,
+    /// A zoom still to be sent.
+    zoom_pending: bool,
+    last_publish_ns: Option<i64>,
+    state_topic: SharedStr,
+}
+
+fn resolve(
+    world: &WorldRef<'_>,
+    model: &str,
+    name: &str,
+    kind: EntityKind,
+    tag: &str,
+) -> Result<EntityId, PluginError> {
+    for candidate in [format!("{model}::{name}"), name.to_string()] {
+        let id = world.entity_by_name(candidate.as_str().into());
+        match world.entity_info(id).into_option() {
+            Some(info) if info.kind == kind => return Ok(id),
+            Some(info) => {
+                return Err(PluginError::config(format!(
+                    "{model}: PanTiltZoom: <{tag}> `{candidate}` is a {}, not a {}",
+                    info.kind.name(),
+                    kind.name()
+                )));
+            }
+            None => {}
+        }
+    }
+    Err(PluginError::config(format!(
+        "{model}: PanTiltZoom: <{tag}> `{name}`: no such {} in the model",
+        kind.name()
+    )))
+}
+
+impl PanTiltZoom {
+    /// Creates the system from its `<plugin>` element; it must be attached to a model with
+    /// the named joints (and camera sensor).
+    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let model = config.entity_name.as_str();
+        let kind = world
+            .entity_info(config.entity)
+            .into_option()
+            .map(|i| i.kind);
+        if kind != Some(EntityKind::MODEL) {
+            return Err(PluginError::config(format!(
+                "PanTiltZoom must be attached to a model, not to `{model}`"
+            )));
+        }
+        let parsed = PtzConfig::parse(config.sdf.as_str(), model)?;
+        let pan = resolve(
+            world,
+            model,
+            &parsed.pan_joint,
+            EntityKind::JOINT,
+            "pan_joint",
+        )?;
+        let tilt = resolve(
+            world,
+            model,
+            &parsed.tilt_joint,
+            EntityKind::JOINT,
+            "tilt_joint",
+        )?;
+        let camera = parsed
+            .camera
+            .as_deref()
+            .map(|c| resolve(world, model, c, EntityKind::SENSOR, "camera"))
+            .transpose()?;
+        Ok(PanTiltZoom::new(parsed, [pan, tilt], camera))
+    }
+
+    /// Builds the system from a parsed configuration, the pan and tilt joints and the camera.
+    pub fn new(config: PtzConfig, joints: [EntityId; 2], camera: Option<EntityId>) -> Self {
+        PanTiltZoom {
+            pids: [config.pid(), config.pid()],
+            joints,
+            camera,
+            states: [JointState::default(); 2],
+            targets: None,
+            zoom: config.initial_zoom,
+            zoom_pending: config.initial_zoom.is_some(),
+            last_publish_ns: None,
+            state_topic: SharedStr::new("ptz/state"),
+            config,
+        }
+    }
+
+    /// The commanded (clamped) pan and tilt angles, once known.
+    pub fn targets(&self) -> Option<[f64; 2]> {
+        self.targets
+    }
+
+    fn read(&mut self, world: &WorldRef<'_>) -> Result<(), PluginError> {
+        let known = world.joint_states(
+            RSlice::from_slice(&self.joints),
+            RSliceMut::from_mut_slice(&mut self.states),
+        );
+        if known != 2 {
+            return Err(PluginError::runtime(
+                "PanTiltZoom: the pan or tilt joint is gone",
+            ));
+        }
+        Ok(())
+    }
+
+    fn limits(&self) -> [(f64, f64); 2] {
+        [self.config.pan_limits, self.config.tilt_limits]
+    }
+}
+
+impl System for PanTiltZoom {
+    fn subscriptions(&self) -> Vec<String> {
+        vec!["ptz/cmd".into()]
+    }
+
+    fn pre_step(
+        &mut self,
+        ctx: &StepContext,
+        inbox: &[Message],
+        world: &WorldRef<'_>,
+        commands: &mut CommandsMut<'_>,
+    ) -> Result<(), PluginError> {
+        self.read(world)?;
+        let limits = self.limits();
+        let mut targets = self.targets.unwrap_or_else(|| {
+            [
+                self.states[0].position[0].clamp(limits[0].0, limits[0].1),
+                self.states[1].position[0].clamp(limits[1].0, limits[1].1),
+            ]
+        });
+        for m in inbox {
+            if let Ok(Payload::Vector3(v)) = m.payload.as_enum() {
+                if v.x.is_finite() && v.y.is_finite() {
+                    targets = [
+                        v.x.clamp(limits[0].0, limits[0].1),
+                        v.y.clamp(limits[1].0, limits[1].1),
+                    ];
+                }
+                if v.z.is_finite() && v.z > 0.0 {
+                    let (lo, hi) = self.config.zoom_limits;
+                    let z = v.z.clamp(lo, hi);
+                    if self.zoom != Some(z) {
+                        self.zoom = Some(z);
+                        self.zoom_pending = true;
+                    }
+                }
+            }
+        }
+        self.targets = Some(targets);
+        let dt = ctx.step.as_secs_f64();
+        for (((pid, joint), state), target) in self
+            .pids
+            .iter_mut()
+            .zip(self.joints)
+            .zip(&self.states)
+            .zip(targets)
+        {
+            let velocity = pid.update(target - state.position[0], dt);
+            commands.joint_command(&JointCommand {
+                joint,
+                axis: 0,
+                mode: JointCommandMode::VELOCITY,
+                target: velocity,
+                max_force: self.config.max_torque,
+                stiffness: 0.0,
+                damping: 0.0,
+            });
+        }
+        if std::mem::take(&mut self.zoom_pending)
+            && let (Some(camera), Some(z)) = (self.camera, self.zoom)
+        {
+            let value = format!("{z}");
+            commands.set_sensor_parameter(
+                camera,
+                RStr::from_str("horizontal_fov"),
+                RStr::from_str(&value),
+            );
+        }
+        Ok(())
+    }
+
+    fn post_step(
+        &mut self,
+        ctx: &StepContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let period_ns = if self.config.publish_frequency > 0.0 {
+            (1e9 / self.config.publish_frequency).round() as i64
+        } else {
+            0
+        };
+        let now = ctx.now.nanos;
+        let due = self
+            .last_publish_ns
+            .is_none_or(|last| now - last + ctx.step.nanos / 2 >= period_ns);
+        if !due {
+            return Ok(());
+        }
+        self.last_publish_ns = Some(now);
+        self.read(world)?;
+        out.publish(
+            self.state_topic.clone(),
+            Payload::Vector3(Vec3::new(
+                self.states[0].position[0],
+                self.states[1].position[0],
+                self.zoom.unwrap_or(0.0),
+            )),
+        );
+        Ok(())
+    }
+
+    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+        self.targets = None;
+        for p in &mut self.pids {
+            p.reset();
+        }
+        self.zoom = self.config.initial_zoom;
+        self.zoom_pending = self.zoom.is_some();
+        self.last_publish_ns = None;
+        Ok(())
+    }
+}
