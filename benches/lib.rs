@@ -21,8 +21,17 @@ pub struct Row {
     pub note: String,
 }
 
-/// Writes the table as Markdown and JSON under `target`.
+/// Writes the table as Markdown and JSON under `target` (`bench-results.md` / `.json`).
 pub fn write_table(target: &Path, rows: &[Row]) -> std::io::Result<(PathBuf, PathBuf)> {
+    write_named_table(target, "bench-results", rows)
+}
+
+/// Writes the table as Markdown and JSON under `target`, as `STEM.md` and `STEM.json`.
+pub fn write_named_table(
+    target: &Path,
+    stem: &str,
+    rows: &[Row],
+) -> std::io::Result<(PathBuf, PathBuf)> {
     let mut md = String::from(
         "| benchmark | time/op | baseline | baseline time/op | ratio (baseline/bench) | figure | goal | met |\n|---|---|---|---|---|---|---|---|\n",
     );
@@ -45,8 +54,8 @@ pub fn write_table(target: &Path, rows: &[Row]) -> std::io::Result<(PathBuf, Pat
             "ratio": ratio, "figure": r.note, "goal": r.goal, "met": r.met,
         }));
     }
-    let m = target.join("bench-results.md");
-    let j = target.join("bench-results.json");
+    let m = target.join(format!("{stem}.md"));
+    let j = target.join(format!("{stem}.json"));
     std::fs::write(&m, md)?;
     std::fs::write(&j, serde_json::to_string_pretty(&json).unwrap_or_default())?;
     Ok((m, j))

@@ -678,32 +678,46 @@ fn prepare_model(
 }
 
 /// Finds a model file named in a creation request: absolute as given; relative beside the
-/// world file first, then in the working directory.
+/// world file first, then in the working directory; then, as an `<include>` `<uri>` would be
+/// (`model://NAME`, a model name or a model directory, through its `model.config`), on the
+/// resource search path (`SIMCORE_RESOURCE_PATH`, `GZ_SIM_RESOURCE_PATH`, `SDF_PATH`, the
+/// `models/` directories at or above the world file).
 fn find_model_file(name: &str, world: &World) -> Result<std::path::PathBuf, String> {
     let path = std::path::Path::new(name);
-    if path.is_absolute() {
+    if path.is_absolute() && path.is_file() {
         return Ok(path.to_path_buf());
     }
+    let world_dir = world.span.file.as_ref().and_then(|f| f.parent());
     let mut tried = Vec::new();
-    if let Some(dir) = world.span.file.as_ref().and_then(|f| f.parent()) {
-        let p = dir.join(path);
-        if p.is_file() {
-            return Ok(p);
+    if !name.contains("://") && !path.is_absolute() {
+        if let Some(dir) = world_dir {
+            let p = dir.join(path);
+            if p.is_file() {
+                return Ok(p);
+            }
+            tried.push(format!("`{}`", p.display()));
         }
-        tried.push(p);
+        if path.is_file() {
+            return Ok(path.to_path_buf());
+        }
+        tried.push(format!("`{}`", path.display()));
     }
-    if path.is_file() {
-        return Ok(path.to_path_buf());
+    let resources = crate::sdf::LoadOptions::default().resource_path();
+    match resources.resolve(name, world_dir) {
+        Ok(found) if found.is_dir() => crate::resources::model_file(&found)
+            .map(|m| m.path)
+            .map_err(|e| format!("model `{name}`: {e}; {}", e.hint())),
+        Ok(found) => Ok(found),
+        Err(e) => Err(format!(
+            "no model file `{name}`{}: {e}; {}",
+            if tried.is_empty() {
+                String::new()
+            } else {
+                format!(" (looked for {})", tried.join(", "))
+            },
+            e.hint()
+        )),
     }
-    tried.push(path.to_path_buf());
-    Err(format!(
-        "no model file `{name}` (looked for {}); give a path relative to the world file or an absolute one",
-        tried
-            .iter()
-            .map(|p| format!("`{}`", p.display()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))
 }
 
 /// Creates the resolved plugins and registers them; returns every problem (resolution

@@ -218,7 +218,36 @@ fn creates_from_a_file_beside_the_world_and_relative_to_a_model() {
         .unwrap_err();
     assert!(e.contains("relative_to names no entity: `nowhere`"), "{e}");
     assert_eq!(sim.physics().entity_id("x"), None);
+
+    // A model directory on the resource path (the `models/` beside the world file), named
+    // as an <include> would name it.
+    let pallet = files.path().join("models/pallet");
+    std::fs::create_dir(&pallet).unwrap();
+    std::fs::write(
+        pallet.join("model.config"),
+        "<model><name>pallet</name><sdf version=\"1.9\">pallet.sdf</sdf></model>",
+    )
+    .unwrap();
+    std::fs::write(pallet.join("pallet.sdf"), crate_sdf("pallet")).unwrap();
+    for uri in ["model://pallet", "pallet"] {
+        let (name, _) = created(sim.call_service(
+            CREATE,
+            &request(|r| {
+                r.sdf_filename = uri.into();
+                r.allow_renaming = true;
+            }),
+        ));
+        assert!(name.starts_with("pallet"), "{uri}: {name}");
+    }
+    let e = sim
+        .call_service(
+            CREATE,
+            &request(|r| r.sdf_filename = "model://nothing_here".into()),
+        )
+        .unwrap_err();
+    assert!(e.contains("model://nothing_here"), "{e}");
     steps(&mut sim, 10);
+    assert!(sim.physics().entity_id("pallet").is_some());
 }
 
 #[test]

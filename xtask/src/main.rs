@@ -105,10 +105,21 @@ fn bench(args: &[String]) -> Result<u8, String> {
     for p in BENCH_PLUGINS {
         build.args(["-p", p]);
     }
+    // `simcore inspect` is timed beside libsdformat by the sdf bench.
+    build.args(["-p", "sim-core", "--bin", "simcore"]);
     check(build)?;
     let mut b = cargo();
-    b.args(["bench", "-p", "sim-benches", "--bench", "engine", "--"])
-        .args(args);
+    b.args([
+        "bench",
+        "-p",
+        "sim-benches",
+        "--bench",
+        "engine",
+        "--bench",
+        "sdf",
+        "--",
+    ])
+    .args(args);
     b.env("SIMCORE_BENCH_PLUGIN_DIR", target_dir().join("release"));
     b.env("SIMCORE_BENCH_OUT", target_dir());
     status(b)
