@@ -131,6 +131,8 @@ mod messages;
 pub mod noise;
 #[allow(unsafe_code)]
 mod plugin;
+#[allow(unsafe_code)]
+pub mod scene;
 pub mod testing;
 #[allow(unsafe_code)]
 mod types;
@@ -142,6 +144,9 @@ pub use extension::Extension;
 pub use math::{Pose, Quat, Vec3};
 pub use messages::*;
 pub use plugin::*;
+pub use scene::{
+    Light, LightKind, NO_LABEL, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO,
+};
 pub use types::*;
 pub use world::*;
 

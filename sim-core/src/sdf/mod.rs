@@ -7,9 +7,11 @@
 //! # What is read
 //!
 //! SDFormat 1.0 to 1.12 documents with exactly one `<world>`: physics, gravity, magnetic field,
-//! spherical coordinates, models (nested too) with links, inertials, collisions and visuals of
-//! the primitive shapes, sensors and plugins. Defaults are those of SDF 1.12. Elements the
-//! engine does not use (scene, lights, GUI, surface parameters...) are skipped. Elements that
+//! spherical coordinates, the scene (ambient, background, shadows), world-level lights, models
+//! (nested too) with links, inertials, collisions and visuals of the primitive shapes, sensors
+//! and plugins; the `gz::sim::systems::Label` plugin becomes a segmentation label of its model
+//! or visual. Defaults are those of SDF 1.12. Elements the engine does not use (GUI, sky,
+//! surface parameters, lights inside links...) are skipped. Elements that
 //! would change the world if they were skipped (`<include>`, `<joint>`, `<frame>`,
 //! `<population>`, mesh and heightmap shapes, poses relative to other frames, automatic
 //! inertia) are reported as not supported yet rather than dropped.
@@ -32,6 +34,7 @@ mod joint;
 mod lenient;
 mod model;
 mod reader;
+mod scene;
 mod sensor;
 mod shapes;
 mod world;

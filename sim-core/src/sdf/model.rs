@@ -94,6 +94,7 @@ impl Reader<'_> {
         let mut joint_nodes = Vec::new();
         let mut models = Vec::new();
         let mut plugins = Vec::new();
+        let mut label = None;
         let (mut link_names, mut model_names) = (Siblings::default(), Siblings::default());
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             match tag(c) {
@@ -107,7 +108,10 @@ impl Reader<'_> {
                     model_names.insert(self, c, &nested.name, "model")?;
                     models.push(nested);
                 }
-                "plugin" => plugins.push(self.plugin(c)?),
+                "plugin" => match self.label_plugin(c)? {
+                    Some(l) => label = Some(l),
+                    None => plugins.push(self.plugin(c)?),
+                },
                 "include" => return Err(self.include_unsupported(c)),
                 "joint" => joint_nodes.push(c),
                 "frame" => return Err(self.frame_unsupported(c)),
@@ -146,6 +150,7 @@ impl Reader<'_> {
             joints,
             models,
             plugins,
+            label,
             span: self.span(node),
         })
     }

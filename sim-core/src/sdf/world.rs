@@ -1,11 +1,11 @@
-//! `<world>`, `<physics>`, `<spherical_coordinates>`.
+//! `<world>`, `<physics>`, `<spherical_coordinates>` (`<scene>` and `<light>`: see `scene`).
 
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
 use super::model::Siblings;
 use super::reader::{Reader, Version, children, is_sdf_element, tag};
-use crate::world::{Physics, SphericalCoordinates, Vec3, World};
+use crate::world::{Physics, Scene, SphericalCoordinates, Vec3, World};
 
 /// SDF's default gravity, m/s².
 pub(crate) const DEFAULT_GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -9.8);
@@ -50,9 +50,16 @@ impl Reader<'_> {
             None => None,
         };
 
+        let scene = match self.child(node, "scene") {
+            Some(s) => self.scene(s)?,
+            None => Scene::default(),
+        };
+
         let mut models = Vec::new();
         let mut plugins = Vec::new();
+        let mut lights = Vec::new();
         let mut model_names = Siblings::default();
+        let mut light_names = Siblings::default();
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             match tag(c) {
                 "model" => {
@@ -61,6 +68,11 @@ impl Reader<'_> {
                     models.push(model);
                 }
                 "plugin" => plugins.push(self.plugin(c)?),
+                "light" => {
+                    let light = self.light(c)?;
+                    light_names.insert(self, c, &light.name, "world")?;
+                    lights.push(light);
+                }
                 "include" => return Err(self.include_unsupported(c)),
                 "joint" => return Err(self.joint_unsupported(c)),
                 "frame" => return Err(self.frame_unsupported(c)),
@@ -82,6 +94,8 @@ impl Reader<'_> {
             gravity,
             magnetic_field,
             spherical_coordinates,
+            scene,
+            lights,
             models,
             plugins,
             span: self.span(node),
