@@ -27,6 +27,8 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-lidar",
     "simcore-plugin-force-torque",
     "simcore-plugin-contact",
+    "simcore-plugin-camera",
+    "simcore-plugin-depth-camera",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
