@@ -2,7 +2,8 @@
 //! worlds: known scenes give known pixels (a box fills the pixel rectangle its projection
 //! computes, Lambert values under the sun, shadows), `camera_info` agrees with where known
 //! points appear (with and without distortion), depth is z-depth with REP-117 ends, noise is
-//! seeded, the formats agree with each other, and a zoom changes `camera_info`.
+//! seeded, the formats agree with each other, and a zoom changes `camera_info`; the RGB-D
+//! camera agrees with the camera and the depth camera; the segmentation camera labels models.
 
 mod common;
 
@@ -10,7 +11,12 @@ use common::*;
 use sim_core::runner::{SimOptions, Simulation};
 use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, PointCloudPacked, Pose, Quat, Vec3};
 
-const LIBS: &[&str] = &["simcore_plugin_camera", "simcore_plugin_depth_camera"];
+const LIBS: &[&str] = &[
+    "simcore_plugin_camera",
+    "simcore_plugin_depth_camera",
+    "simcore_plugin_rgbd_camera",
+    "simcore_plugin_segmentation_camera",
+];
 
 /// A world named `test` with `scene` (inner XML of `<scene>`), `lights` and `models`; no
 /// ground unless a model provides one.
@@ -622,4 +628,198 @@ fn a_zoom_through_set_parameter_changes_the_image_and_camera_info() {
         info(&collect(&info_sub)[0].2).intrinsics,
         after.1.intrinsics
     );
+}
+
+#[test]
+fn rgbd_agrees_with_the_camera_and_the_depth_camera() {
+    let body = image_body(1.1, 48, 36, "<clip><near>0.2</near><far>30</far></clip>");
+    let sensors = [
+        sensor("rgbd", "rgbd_camera", &body),
+        sensor("cam", "camera", &body),
+        sensor("d", "depth_camera", &body),
+    ]
+    .concat();
+    let sdf = scene_world(
+        "<ambient>0.3 0.3 0.3 1</ambient><background>0.1 0.2 0.3 1</background>",
+        r#"<light name="sun" type="directional"><cast_shadows>true</cast_shadows>
+             <direction>-0.3 0.4 -1</direction></light>"#,
+        &[
+            rig("0 0 1 0 0.15 0", &sensors),
+            r#"<model name="ground"><static>true</static><link name="l">
+              <visual name="v"><geometry><plane><normal>0 0 1</normal></plane></geometry></visual>
+              </link></model>"#
+                .to_string(),
+            boxm("b", "4 0.5 0.5 0 0 0.4", "1 1 1", "0.9 0.3 0.1"),
+            sphere("s", Vec3::new(3.0, -0.8, 0.4), 0.4, "0.2 0.8 0.3"),
+        ]
+        .concat(),
+    );
+    let m = render(
+        &sdf,
+        &[
+            format!("/world/test/model/rig/link/head/sensor/rgbd/image"),
+            format!("/world/test/model/rig/link/head/sensor/rgbd/depth_image"),
+            format!("/world/test/model/rig/link/head/sensor/rgbd/points"),
+            format!("/world/test/model/rig/link/head/sensor/rgbd/camera_info"),
+            topic("cam", "image"),
+            topic("d", "depth_image"),
+            topic("d", "depth_image/points"),
+        ],
+        0,
+    );
+    let (color, depth_img, points) = (image(&m[0]), image(&m[1]), cloud(&m[2]));
+    assert_eq!(info(&m[3]).width, 48);
+    let (cam, d, dpoints) = (image(&m[4]), image(&m[5]), cloud(&m[6]));
+    assert_eq!(depth_img.data, d.data, "depth from the same rays");
+    let differ = color
+        .data
+        .iter()
+        .zip(&cam.data)
+        .filter(|(a, b)| a.abs_diff(**b) > 1)
+        .count();
+    assert_eq!(differ, 0, "colour as the camera's");
+    // The points agree in position with the depth camera's and carry the shaded colour.
+    assert_eq!(points.data.len(), dpoints.data.len());
+    for k in 0..(48 * 36) {
+        let (a, b) = (
+            &points.data[k * 16..k * 16 + 16],
+            &dpoints.data[k * 16..k * 16 + 16],
+        );
+        assert_eq!(a[..12], b[..12], "point {k}");
+        let bits = u32::from_le_bytes(a[12..16].try_into().unwrap());
+        let px = &color.data[k * 3..k * 3 + 3];
+        assert_eq!(
+            bits,
+            (u32::from(px[0]) << 16) | (u32::from(px[1]) << 8) | u32::from(px[2]),
+            "rgb of point {k}"
+        );
+    }
+}
+
+fn labels_json(p: &Payload) -> serde_json::Value {
+    match p {
+        Payload::Custom(c) => {
+            assert_eq!(c.schema.as_str(), "simcore.msgs.SegmentationLabels");
+            assert_eq!(c.encoding.as_str(), "json");
+            serde_json::from_slice(&c.data).expect("JSON")
+        }
+        other => panic!("not a Custom message: {other:?}"),
+    }
+}
+
+#[test]
+fn segmentation_labels_models_and_instances() {
+    let label = |l: u32| {
+        format!(
+            r#"<plugin filename="gz-sim-label-system" name="gz::sim::systems::Label"><label>{l}</label></plugin>"#
+        )
+    };
+    let model = |name: &str, y: f64, model_label: &str, visual_label: &str| {
+        format!(
+            r#"<model name="{name}"><static>true</static><pose>4 {y} 1 0 0 0</pose>{model_label}
+            <link name="l"><visual name="v"><geometry><box><size>0.6 0.6 0.6</size></box></geometry>{visual_label}</visual></link></model>"#
+        )
+    };
+    let models = [
+        model("labelled", 1.0, &label(10), ""),
+        model("visual_labelled", 0.0, "", &label(20)),
+        model("plain", -1.0, "", ""),
+    ]
+    .concat();
+    let body = |t: &str| {
+        image_body(
+            1.2,
+            64,
+            48,
+            &format!("<segmentation_type>{t}</segmentation_type>"),
+        )
+    };
+    let sensors = [
+        sensor("sem", "segmentation_camera", &body("semantic")),
+        sensor("inst", "segmentation", &body("instance")),
+    ]
+    .concat();
+    let sdf = scene_world(FLAT, "", &[rig("0 0 1 0 0 0", &sensors), models].concat());
+    let seg =
+        |s: &str, t: &str| format!("/world/test/model/rig/link/head/sensor/{s}/segmentation/{t}");
+    let m = render(
+        &sdf,
+        &[
+            seg("sem", "labels_map"),
+            seg("sem", "colored_map"),
+            seg("sem", "labels"),
+            seg("sem", "camera_info"),
+            seg("inst", "labels_map"),
+            seg("inst", "colored_map"),
+        ],
+        0,
+    );
+    let (labels, colored, ci) = (image(&m[0]), image(&m[1]), info(&m[3]));
+    let camera = pose(0.0, 0.0, 1.0, 0.0, 0.0, 0.0);
+    // Unlabelled geometry: 1 + FNV-1a(model scoped name) mod 255.
+    let plain = {
+        let mut h: u32 = 0x811c_9dc5;
+        for b in "plain".bytes() {
+            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+        (1 + h % 255) as u8
+    };
+    let at = |img: &Image, y: f64| {
+        let (u, v) = project(&ci, camera, Vec3::new(3.7, y, 1.0));
+        rgb(img, u.floor() as u32, v.floor() as u32)
+    };
+    assert_eq!(at(&labels, 1.0), [10; 3]);
+    assert_eq!(at(&labels, 0.0), [20; 3]);
+    assert_eq!(at(&labels, -1.0), [plain; 3]);
+    assert_eq!(rgb(&labels, 0, 0), [0; 3], "background");
+    // The coloured map is a function of the label: one colour per label, black background.
+    let mut colour_of = std::collections::HashMap::new();
+    for k in 0..(64 * 48) {
+        let l = labels.data[3 * k];
+        let c = [0, 1, 2].map(|i| colored.data[3 * k + i]);
+        assert_eq!(*colour_of.entry(l).or_insert(c), c, "label {l}");
+    }
+    assert_eq!(colour_of[&0], [0; 3]);
+    assert_eq!(colour_of.len(), 4);
+    assert!(colour_of.iter().all(|(l, c)| *l == 0 || *c != [0; 3]));
+
+    let list = labels_json(&m[2]);
+    assert_eq!(list["type"], "semantic");
+    let entries = list["labels"].as_array().unwrap();
+    let found: Vec<(u64, String)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["label"].as_u64().unwrap(),
+                e["models"][0]["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(found.contains(&(10, "labelled".into())), "{found:?}");
+    assert!(found.contains(&(20, "visual_labelled".into())), "{found:?}");
+    assert!(
+        found.contains(&(u64::from(plain), "plain".into())),
+        "{found:?}"
+    );
+    let pixels: u64 = entries.iter().map(|e| e["pixels"].as_u64().unwrap()).sum();
+    assert!(pixels > 100 && pixels < 64 * 48);
+
+    // Instance maps: red and green hold the model's instance id, blue the label.
+    let inst = image(&m[4]);
+    let ids: Vec<u16> = [1.0, 0.0, -1.0]
+        .iter()
+        .map(|y| {
+            let p = at(&inst, *y);
+            u16::from_be_bytes([p[0], p[1]])
+        })
+        .collect();
+    assert!(ids.iter().all(|&i| i != 0), "{ids:?}");
+    assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+    assert_eq!(at(&inst, 1.0)[2], 10);
+    let inst_colored = image(&m[5]);
+    let colours: Vec<[u8; 3]> = [1.0, 0.0, -1.0]
+        .iter()
+        .map(|y| at(&inst_colored, *y))
+        .collect();
+    assert!(colours[0] != colours[1] && colours[1] != colours[2] && colours[0] != colours[2]);
 }

@@ -29,6 +29,8 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-contact",
     "simcore-plugin-camera",
     "simcore-plugin-depth-camera",
+    "simcore-plugin-rgbd-camera",
+    "simcore-plugin-segmentation-camera",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
