@@ -120,10 +120,9 @@ impl SegmentationCameraSensor {
                 if !self.known.contains_key(&h.entity) && !self.missing.contains(&h.entity) {
                     self.missing.push(h.entity);
                     self.missing_models.push(h.model);
-                    if !self.model_names.contains_key(&h.model) {
-                        let name = world.scoped_name_of(h.model).unwrap_or_default();
-                        self.model_names.insert(h.model, name);
-                    }
+                    self.model_names
+                        .entry(h.model)
+                        .or_insert_with(|| world.scoped_name_of(h.model).unwrap_or_default());
                 }
             }
         }
