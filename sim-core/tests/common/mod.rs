@@ -98,6 +98,18 @@ pub fn simcore(args: &[&str]) -> Output {
         .expect("simcore runs")
 }
 
+/// [`simcore`] with `cwd` as the working directory (for runs that write files, such as
+/// cameras saving frames to relative paths).
+pub fn simcore_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args(args)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(cwd)
+        .output()
+        .expect("simcore runs")
+}
+
 /// Stdout of a run as text.
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
