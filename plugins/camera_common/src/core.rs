@@ -127,13 +127,9 @@ impl CameraCore {
             .parse::<f64>()
             .map_err(|_| bad(format!("expected a number of radians, found \"{value}\"")))
             .and_then(|h| CameraConfig::check_hfov(h).map_err(bad))?;
-        let old = self.model.intrinsics;
-        let w = self.config.width;
-        let h = self.config.height;
-        let fresh = crate::model::Intrinsics::from_hfov(w, h, hfov);
+        let scale = (self.config.horizontal_fov / 2.0).tan() / (hfov / 2.0).tan();
         self.config.horizontal_fov = hfov;
         if let Some(i) = &mut self.config.intrinsics {
-            let scale = fresh.fx / old.fx;
             i.fx *= scale;
             i.fy *= scale;
             i.s *= scale;

@@ -28,10 +28,11 @@ pub fn pixel_noise(params: &NoiseParams, seed: u64, stream: u64) -> NoiseChannel
     NoiseChannel::new(p, seed, stream)
 }
 
-/// Rec. 601 luma of a linear RGB colour.
+/// Rec. 601 luma of a linear RGB colour, each channel first clamped to [0, 1].
 #[inline]
 fn luma(c: [f32; 3]) -> f64 {
-    0.299 * f64::from(c[0]) + 0.587 * f64::from(c[1]) + 0.114 * f64::from(c[2])
+    let ch = |v: f32| f64::from(v).clamp(0.0, 1.0);
+    0.299 * ch(c[0]) + 0.587 * ch(c[1]) + 0.114 * ch(c[2])
 }
 
 #[inline]

@@ -23,6 +23,9 @@ pub mod model;
 pub mod rays;
 pub mod shading;
 
+#[cfg(test)]
+mod tests;
+
 pub use crate::core::CameraCore;
 pub use config::{CameraConfig, ImageFormat, SaveConfig};
 pub use model::{CameraModel, Distortion, Intrinsics};
