@@ -182,12 +182,17 @@ impl Shader {
         let amb = self.scene.ambient;
         let shadows = self.scene.shadows;
         let mut max_limit: f64 = 0.0;
+        let mut last = (EntityId::NONE, [0.0f32; 4]);
         for (k, (ray, hit)) in rays.iter().zip(hits).enumerate() {
             if !hit.distance.is_finite() {
                 out.push([bg[0], bg[1], bg[2]]);
                 continue;
             }
-            let c = self.surfaces.diffuse(hit.entity);
+            // Neighbouring pixels mostly hit the same entity.
+            if hit.entity != last.0 {
+                last = (hit.entity, self.surfaces.diffuse(hit.entity));
+            }
+            let c = last.1;
             let mut n = hit.normal;
             if n.dot(ray.direction) > 0.0 {
                 n = -n;
