@@ -86,9 +86,11 @@ pub struct Light {
     pub specular: [f32; 4],
     /// `<intensity>`: scale of the diffuse and specular colours (default 1).
     pub intensity: f64,
-    /// `<attenuation><range>`, m: no light beyond it (point and spot; default 10).
+    /// `<attenuation><range>`, m: no light beyond it (point and spot; default 10; zero or
+    /// negative: unlimited).
     pub range: f64,
-    /// `<attenuation><constant>` (default 1).
+    /// `<attenuation><constant>` (default 1). The attenuation is
+    /// `1 / (constant + linear·d + quadratic·d²)`, 1 where that sum is not positive.
     pub constant: f64,
     /// `<attenuation><linear>` (default 1).
     pub linear: f64,

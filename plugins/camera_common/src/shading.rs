@@ -9,7 +9,8 @@
 //! - `l` is the unit vector towards the light: `-direction` for a directional light, towards
 //!   its position for point and spot lights;
 //! - attenuation is 1 for directional lights; for point and spot lights
-//!   `1 / (constant + linear·d + quadratic·d²)` within the light's range `d ≤ range`, 0 beyond,
+//!   `1 / (constant + linear·d + quadratic·d²)` (1 where that sum is not positive) within the
+//!   light's range `d ≤ range` (unlimited for a range ≤ 0), 0 beyond,
 //!   times, for spot lights, 1 inside the inner angle, 0 outside the outer angle and
 //!   `((cos θ − cos outer) / (cos inner − cos outer))^falloff` between;
 //! - `lit` is 0 when the light casts shadows (`<cast_shadows>` and the scene's `<shadows>`)
@@ -107,10 +108,11 @@ fn incoming(light: &Light, p: Vec3, n: Vec3) -> Option<([f32; 3], Vec3, f64)> {
     } else {
         let to = light.pose.position - p;
         let d = to.length();
-        if d > light.range || d <= 0.0 {
+        if (light.range > 0.0 && d > light.range) || d <= 0.0 {
             return None;
         }
-        let mut a = 1.0 / (light.constant + light.linear * d + light.quadratic * d * d).max(1e-9);
+        let den = light.constant + light.linear * d + light.quadratic * d * d;
+        let mut a = if den > 0.0 { 1.0 / den } else { 1.0 };
         let l = to.scale(1.0 / d);
         if light.kind == LightKind::SPOT {
             let cos = (-l).dot(light.direction);

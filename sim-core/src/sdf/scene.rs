@@ -82,55 +82,34 @@ impl Reader<'_> {
             }
             None => Vec3::new(0.0, 0.0, -1.0),
         };
+        // As libsdformat, any finite attenuation and spot values are accepted (worlds in
+        // the wild have negative ones); the shading copes (see `world::Light`).
         let attenuation = self.child(node, "attenuation");
         let att = |name: &str, default: f64| -> Result<f64, SdfError> {
             match attenuation {
-                Some(a) => self.non_negative(a, name, default),
+                Some(a) => self.child_f64(a, name, default),
                 None => Ok(default),
             }
         };
         let spot = self.child(node, "spot");
         let spot_value = |name: &str| -> Result<f64, SdfError> {
             match spot {
-                Some(s) => self.non_negative(s, name, 0.0),
+                Some(s) => self.child_f64(s, name, 0.0),
                 None => Ok(0.0),
             }
         };
-        let (spot_inner_angle, spot_outer_angle) =
-            (spot_value("inner_angle")?, spot_value("outer_angle")?);
-        if let Some(s) = spot
-            && spot_outer_angle < spot_inner_angle
-        {
-            return Err(self.error(
-                s,
-                ErrorKind::Invalid,
-                format!(
-                    "<spot><outer_angle> ({spot_outer_angle}) is smaller than <inner_angle> \
-                     ({spot_inner_angle})"
-                ),
-                "the outer angle bounds the cone; make it at least the inner angle",
-            ));
-        }
         Ok(Light {
             pose: self.pose(node, &["world"])?,
             direction,
             diffuse: self.colour(node, "diffuse", [1.0, 1.0, 1.0, 1.0])?,
             specular: self.colour(node, "specular", [0.1, 0.1, 0.1, 1.0])?,
-            intensity: self.non_negative(node, "intensity", 1.0)?,
-            range: match attenuation {
-                Some(a) => self.child_positive(
-                    a,
-                    "range",
-                    10.0,
-                    "the range is the distance in metres beyond which the light has no effect",
-                )?,
-                None => 10.0,
-            },
+            intensity: self.child_f64(node, "intensity", 1.0)?,
+            range: att("range", 10.0)?,
             constant: att("constant", 1.0)?,
             linear: att("linear", 1.0)?,
             quadratic: att("quadratic", 0.0)?,
-            spot_inner_angle,
-            spot_outer_angle,
+            spot_inner_angle: spot_value("inner_angle")?,
+            spot_outer_angle: spot_value("outer_angle")?,
             spot_falloff: spot_value("falloff")?,
             cast_shadows: self.child_bool(node, "cast_shadows", false)?,
             span: self.span(node),
@@ -206,24 +185,6 @@ impl Reader<'_> {
             v[2] as f32,
             v.get(3).map_or(1.0, |&a| a as f32),
         ])
-    }
-
-    /// A number in child `name` that must not be negative, `default` when absent.
-    fn non_negative(&self, parent: Node, name: &str, default: f64) -> Result<f64, SdfError> {
-        let Some(node) = self.child(parent, name) else {
-            return Ok(default);
-        };
-        let v = self.f64_of(Some(node))?.unwrap_or(default);
-        if v < 0.0 {
-            return Err(self.error_at(
-                self.text(node).start(),
-                node,
-                ErrorKind::Invalid,
-                format!("<{name}> must not be negative, found {v}"),
-                "use zero or a positive value",
-            ));
-        }
-        Ok(v)
     }
 }
 
@@ -307,11 +268,12 @@ mod tests {
         let e = world(r#"<light name="l" type="point"><diffuse>2 0 0 1</diffuse></light>"#)
             .unwrap_err();
         assert!(e.message.contains("from 0 to 1"), "{}", e.message);
-        let e = world(
-            r#"<light name="l" type="spot"><spot><inner_angle>1</inner_angle><outer_angle>0.5</outer_angle></spot></light>"#,
+        // As libsdformat, odd attenuation values are accepted.
+        let w = world(
+            r#"<light name="l" type="point"><attenuation><range>-5</range><constant>-2</constant></attenuation></light>"#,
         )
-        .unwrap_err();
-        assert!(e.message.contains("outer_angle"), "{}", e.message);
+        .unwrap();
+        assert_eq!((w.lights[0].range, w.lights[0].constant), (-5.0, -2.0));
         let e =
             world(r#"<light name="l" type="point"/><light name="l" type="point"/>"#).unwrap_err();
         assert!(e.message.contains("\"l\""), "{}", e.message);

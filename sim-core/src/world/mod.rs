@@ -127,7 +127,8 @@ pub enum LightKind {
     Spot,
 }
 
-/// A world-level `<light>`. Defaults are those of SDF 1.12.
+/// A world-level `<light>`. Defaults are those of SDF 1.12; as libsdformat, any finite
+/// attenuation, intensity and spot values are accepted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Light {
     /// `<light name>`.
@@ -144,7 +145,7 @@ pub struct Light {
     pub specular: [f32; 4],
     /// `<intensity>` (default 1).
     pub intensity: f64,
-    /// `<attenuation><range>`, m (default 10).
+    /// `<attenuation><range>`, m (default 10; zero or negative: unlimited).
     pub range: f64,
     /// `<attenuation><constant>` (default 1).
     pub constant: f64,
