@@ -113,6 +113,12 @@
 //!   plugin should not start thread pools. Batch ray casts: one [`WorldView::cast_rays`] call
 //!   per scan.
 //! - Libraries are never unloaded.
+//!
+//! ## Extensions
+//!
+//! - [`SCENE_EXTENSION`] (`simcore.scene.v1`, module [`scene`]): the world's `<scene>`, its
+//!   lights (world frame) and the segmentation labels of visuals, for rendering plugins;
+//!   [`WorldRef::scene`] looks it up.
 #![allow(non_local_definitions, non_camel_case_types)]
 
 // abi_stable's `#[derive(StableAbi)]` and `#[sabi_trait]` expand to `unsafe impl`s and
