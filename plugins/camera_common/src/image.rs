@@ -50,7 +50,7 @@ pub fn encode_image(
     noise: &mut NoiseChannel,
 ) -> Image {
     let bpp = format.bytes_per_pixel();
-    let mut data = RVec::with_capacity(colors.len() * bpp as usize);
+    let mut data = Vec::with_capacity(colors.len() * bpp as usize);
     let mut n = |x: f64| noise.apply(x, 0.0);
     match format {
         ImageFormat::Rgb8 => {
@@ -84,22 +84,22 @@ pub fn encode_image(
         height,
         step: width * bpp,
         pixel_format: format.pixel_format(),
-        data,
+        data: RVec::from(data),
     }
 }
 
 /// A float32 depth image (`R_FLOAT32`, little-endian) from depths in metres.
 pub fn depth_image(depths: &[f32], width: u32, height: u32) -> Image {
-    let mut data = RVec::with_capacity(depths.len() * 4);
-    for d in depths {
-        data.extend_from_slice(&d.to_le_bytes());
+    let mut data = vec![0u8; depths.len() * 4];
+    for (d, out) in depths.iter().zip(data.chunks_exact_mut(4)) {
+        out.copy_from_slice(&d.to_le_bytes());
     }
     Image {
         width,
         height,
         step: width * 4,
         pixel_format: PixelFormat::R_FLOAT32,
-        data,
+        data: RVec::from(data),
     }
 }
 
@@ -118,21 +118,34 @@ pub fn point_fields() -> RVec<PointField> {
     RVec::from(vec![f("x", 0), f("y", 4), f("z", 8), f("rgb", 12)])
 }
 
+/// The packed `rgb` value of a point (PCL's convention: a float whose bits are
+/// `0x00RRGGBB`) for a linear RGB colour.
+#[inline]
+pub fn packed_rgb(c: [f32; 3]) -> f32 {
+    let b = |v: f32| u32::from(to_u8(f64::from(v)));
+    f32::from_bits((b(c[0]) << 16) | (b(c[1]) << 8) | b(c[2]))
+}
+
 /// An organised point cloud (width × height) in the **sensor** frame (x forward, y left,
 /// z up): the point of pixel k is its unit direction scaled to its z-depth. Pixels without a
-/// finite depth give NaN coordinates (and `is_dense = false`). `colors` (linear RGB per
-/// pixel) fills `rgb`; without it `rgb` is 0.
+/// finite depth give NaN coordinates (and `is_dense = false`). `rgb` gives the packed colour
+/// of pixel k (see [`packed_rgb`]).
 pub fn point_cloud(
     dirs: &[Vec3],
     depths: &[f32],
-    colors: Option<&[[f32; 3]]>,
+    mut rgb: impl FnMut(usize) -> f32,
     width: u32,
     height: u32,
     fields: &RVec<PointField>,
 ) -> PointCloudPacked {
-    let mut data = RVec::with_capacity(depths.len() * POINT_STEP as usize);
+    let mut data = vec![0u8; depths.len() * POINT_STEP as usize];
     let mut dense = true;
-    for (k, (d, z)) in dirs.iter().zip(depths).enumerate() {
+    for (k, ((d, z), out)) in dirs
+        .iter()
+        .zip(depths)
+        .zip(data.chunks_exact_mut(POINT_STEP as usize))
+        .enumerate()
+    {
         let p = if z.is_finite() && d.x > 0.0 {
             let t = f64::from(*z) / d.x;
             [(d.x * t) as f32, (d.y * t) as f32, (d.z * t) as f32]
@@ -140,18 +153,10 @@ pub fn point_cloud(
             dense = false;
             [f32::NAN; 3]
         };
-        for v in p {
-            data.extend_from_slice(&v.to_le_bytes());
-        }
-        let rgb = match colors {
-            Some(c) => {
-                let c = c[k];
-                let b = |v: f32| u32::from(to_u8(f64::from(v)));
-                f32::from_bits((b(c[0]) << 16) | (b(c[1]) << 8) | b(c[2]))
-            }
-            None => 0.0,
-        };
-        data.extend_from_slice(&rgb.to_le_bytes());
+        out[0..4].copy_from_slice(&p[0].to_le_bytes());
+        out[4..8].copy_from_slice(&p[1].to_le_bytes());
+        out[8..12].copy_from_slice(&p[2].to_le_bytes());
+        out[12..16].copy_from_slice(&rgb(k).to_le_bytes());
     }
     PointCloudPacked {
         width,
@@ -160,7 +165,7 @@ pub fn point_cloud(
         is_bigendian: false,
         point_step: POINT_STEP,
         row_step: POINT_STEP * width,
-        data,
+        data: RVec::from(data),
         is_dense: dense,
     }
 }

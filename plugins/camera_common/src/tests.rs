@@ -162,7 +162,7 @@ fn png_frames_round_trip() {
 #[test]
 fn points_topics_and_zoom() {
     let dirs = [Vec3::new(0.8, 0.6, 0.0), Vec3::new(1.0, 0.0, 0.0)];
-    let c = point_cloud(&dirs, &[2.0, f32::INFINITY], None, 2, 1, &point_fields());
+    let c = point_cloud(&dirs, &[2.0, f32::INFINITY], |_| 0.0, 2, 1, &point_fields());
     let f = |k: usize, o: usize| {
         f32::from_le_bytes(c.data[k * 16 + o..k * 16 + o + 4].try_into().unwrap())
     };

@@ -16,13 +16,13 @@
 //! The depth range is `<camera><depth_camera><clip>` when given, else `<camera><clip>`.
 
 use sim_plugin_api::{
-    Outputs, Payload, PluginError, PointField, Sensor, SensorConfig, SharedStr, UpdateContext,
-    WorldRef,
+    EntityId, Outputs, Payload, PluginError, PointField, Sensor, SensorConfig, SharedStr,
+    UpdateContext, WorldRef,
     abi_stable::std_types::{RBox, RVec},
 };
 use simcore_plugin_camera_common::{
     CameraCore, DEPTH_STREAM, RayStart, SurfaceCache,
-    image::{depth_image, pixel_noise, point_cloud, point_fields},
+    image::{depth_image, packed_rgb, pixel_noise, point_cloud, point_fields},
 };
 use simcore_plugin_common::NoiseChannel;
 
@@ -36,7 +36,6 @@ pub struct DepthCameraSensor {
     info_topic: SharedStr,
     points_topic: SharedStr,
     depths: Vec<f32>,
-    colors: Vec<[f32; 3]>,
     surfaces: SurfaceCache,
     noise: NoiseChannel,
     fields: RVec<PointField>,
@@ -51,7 +50,6 @@ impl DepthCameraSensor {
             points_topic: SharedStr::new(POINTS_TOPIC),
             noise: pixel_noise(&core.config.noise, config.seed, DEPTH_STREAM),
             depths: Vec::new(),
-            colors: Vec::new(),
             surfaces: SurfaceCache::default(),
             fields: point_fields(),
             core,
@@ -94,20 +92,20 @@ impl Sensor for DepthCameraSensor {
         self.measure(world)?;
         let grid = &self.core.grid;
         self.surfaces.fill(grid.hits(), world);
-        self.colors.clear();
-        self.colors.extend(grid.hits().iter().map(|h| {
-            let c = self.surfaces.diffuse(h.entity);
-            [c[0], c[1], c[2]]
-        }));
         let (w, h) = (self.core.model.width, self.core.model.height);
-        let cloud = point_cloud(
-            grid.directions(),
-            &self.depths,
-            Some(&self.colors),
-            w,
-            h,
-            &self.fields,
-        );
+        let hits = grid.hits();
+        let surfaces = &self.surfaces;
+        // Neighbouring pixels mostly hit the same entity: pack its colour once.
+        let mut last = (EntityId::NONE, 0.0f32);
+        let rgb = |k: usize| {
+            let e = hits[k].entity;
+            if e != last.0 {
+                let c = surfaces.diffuse(e);
+                last = (e, packed_rgb([c[0], c[1], c[2]]));
+            }
+            last.1
+        };
+        let cloud = point_cloud(grid.directions(), &self.depths, rgb, w, h, &self.fields);
         out.publish(
             "",
             Payload::Image(RBox::new(depth_image(&self.depths, w, h))),

@@ -23,7 +23,9 @@ use sim_plugin_api::{
 };
 use simcore_plugin_camera_common::{
     COLOR_STREAM, CameraCore, RayStart, Shader,
-    image::{FrameSaver, depth_image, encode_image, pixel_noise, point_cloud, point_fields},
+    image::{
+        FrameSaver, depth_image, encode_image, packed_rgb, pixel_noise, point_cloud, point_fields,
+    },
 };
 use simcore_plugin_common::NoiseChannel;
 
@@ -120,10 +122,11 @@ impl Sensor for RgbdCameraSensor {
                 PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
             })?;
         }
+        let colors = &self.colors;
         let cloud = point_cloud(
             grid.directions(),
             &self.depths,
-            Some(&self.colors),
+            |k| packed_rgb(colors[k]),
             w,
             h,
             &self.fields,
