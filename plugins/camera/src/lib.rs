@@ -13,6 +13,9 @@
 
 pub mod camera;
 
+#[cfg(test)]
+mod tests;
+
 pub use camera::CameraSensor;
 
 sim_plugin_api::export_plugin! {

@@ -268,3 +268,62 @@ impl Sensor for SegmentationCameraSensor {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::{
+        RayHit, Vec3,
+        testing::{StaticWorld, sensor_config},
+    };
+
+    #[test]
+    fn name_labels_and_colours_are_stable() {
+        // FNV-1a("") = 0x811c9dc5 = 2166136261; 1 + that mod 255.
+        assert_eq!(name_label(""), (1 + 2_166_136_261u32 % 255) as u8);
+        assert_eq!(name_label("box"), name_label("box"));
+        assert!((1..=255).contains(&name_label("anything")));
+        assert_eq!(label_color(0), [0, 0, 0]);
+        assert_eq!(label_color(7), label_color(7));
+        assert_ne!(label_color(7), label_color(8));
+        assert!((1..1000).all(|i| label_color(i).iter().all(|&c| c >= 64)));
+    }
+
+    #[test]
+    fn labels_from_the_scene_then_from_the_model_name() {
+        let mut w = StaticWorld::default();
+        w.set_kinematics(EntityId(2), Default::default());
+        w.set_label(EntityId(10), 42);
+        // Rays to the left (+y) hit visual 10, to the right visual 11 (unlabelled).
+        w.set_ray_caster(|r, _| RayHit {
+            distance: 3.0,
+            normal: Vec3::new(-1.0, 0.0, 0.0),
+            entity: EntityId(if r.direction.y > 0.0 { 10 } else { 11 }),
+            model: EntityId(if r.direction.y > 0.0 { 20 } else { 21 }),
+        });
+        let sdf = r#"<sensor name="s" type="segmentation_camera"><camera>
+            <image><width>4</width><height>2</height></image></camera></sensor>"#;
+        let config = sensor_config("m::l::s", "segmentation_camera", EntityId(2), sdf);
+        let (labels, colored, json) = w.with(|v| {
+            let mut s = SegmentationCameraSensor::create(&config, &v).unwrap();
+            s.segment(&v).unwrap()
+        });
+        // The static world names no models: the unlabelled one gets name_label("").
+        let plain = name_label("");
+        assert_eq!(
+            &labels.data[..12],
+            &[
+                42, 42, 42, 42, 42, 42, plain, plain, plain, plain, plain, plain
+            ]
+        );
+        assert_eq!(&colored.data[..3], &label_color(42));
+        assert!(
+            json.starts_with(r#"{"type":"semantic","labels":[{"label":42,"#),
+            "{json}"
+        );
+        assert!(
+            json.contains(r#""pixels":4,"models":[{"instance":20,"name":""}]"#),
+            "{json}"
+        );
+    }
+}
