@@ -317,13 +317,16 @@ mod tests {
             ]
         );
         assert_eq!(&colored.data[..3], &label_color(42));
+        // Sorted by label.
         assert!(
-            json.starts_with(r#"{"type":"semantic","labels":[{"label":42,"#),
+            json.starts_with(r#"{"type":"semantic","labels":[{"label":"#),
             "{json}"
         );
-        assert!(
-            json.contains(r#""pixels":4,"models":[{"instance":20,"name":""}]"#),
-            "{json}"
+        let c = label_color(42);
+        let entry = format!(
+            r#"{{"label":42,"color":[{},{},{}],"pixels":4,"models":[{{"instance":20,"name":""}}]}}"#,
+            c[0], c[1], c[2]
         );
+        assert!(json.contains(&entry), "{json}");
     }
 }
