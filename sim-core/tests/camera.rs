@@ -823,3 +823,38 @@ fn segmentation_labels_models_and_instances() {
         .collect();
     assert!(colours[0] != colours[1] && colours[1] != colours[2] && colours[0] != colours[2]);
 }
+
+#[test]
+fn lit_curved_surfaces_do_not_shadow_themselves() {
+    // A sun behind the camera lights the cylinder's face towards it; no pixel of that face
+    // may fall into its own shadow (shadow rays start off the surface).
+    let sdf = scene_world(
+        "<ambient>0.2 0.2 0.2 1</ambient><background>0 0 0 1</background>",
+        r#"<light name="sun" type="directional"><cast_shadows>true</cast_shadows>
+             <diffuse>0.8 0.8 0.8 1</diffuse><direction>1 0.2 -0.3</direction></light>"#,
+        &[
+            rig("0 0 1 0 0 0", &sensor("cam", "camera", &image_body(0.6, 160, 120, ""))),
+            format!(
+                r#"<model name="cyl"><static>true</static><pose>7 0 1 0 0 0</pose><link name="l">
+                <visual name="v"><geometry><cylinder><radius>0.6</radius><length>2</length></cylinder></geometry>
+                <material><diffuse>1 1 1 1</diffuse></material></visual></link></model>"#
+            ),
+            sphere("ball", Vec3::new(5.0, -0.9, 1.3), 0.3, "1 1 1"),
+        ]
+        .concat(),
+    );
+    let img = image(&render(&sdf, &[topic("cam", "image")], 0)[0]);
+    let mut checked = 0;
+    for j in 0..120 {
+        for i in 0..160 {
+            let p = rgb(&img, i, j)[0];
+            // The middle columns see the cylinder within 27 degrees of facing the camera,
+            // so n.l >= 0.75: at least 0.2 + 0.8 * 0.75 = 0.8 (204); its shadow is 51.
+            if p > 0 && (70..90).contains(&i) {
+                checked += 1;
+                assert!(p >= 200, "pixel ({i}, {j}) = {p}: self-shadowed");
+            }
+        }
+    }
+    assert!(checked > 400, "{checked}");
+}

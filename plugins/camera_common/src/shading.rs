@@ -14,8 +14,10 @@
 //!   times, for spot lights, 1 inside the inner angle, 0 outside the outer angle and
 //!   `((cos θ − cos outer) / (cos inner − cos outer))^falloff` between;
 //! - `lit` is 0 when the light casts shadows (`<cast_shadows>` and the scene's `<shadows>`)
-//!   and a ray from `p` (lifted off the surface along `n`) towards the light hits a visual
-//!   before reaching it, else 1. All shadow rays of a frame are cast in one batch.
+//!   and a ray from `p` towards the light hits a visual before reaching it, else 1. The ray
+//!   starts 1 mm + 0.02 % of the hit distance off the surface along `n`, so that curved
+//!   surfaces (whose hits rapier computes in single precision) do not shadow themselves.
+//!   All shadow rays of a frame are cast in one batch.
 //!
 //! Colours are linear, clamped to [0, 1] when encoded (no gamma, no specular term, alpha
 //! ignored). Pixels without a hit get the scene's background colour. Without the engine's
@@ -206,7 +208,7 @@ impl Shader {
                     continue;
                 };
                 if shadows && l.cast_shadows {
-                    let lift = 1e-4 + 1e-5 * hit.distance;
+                    let lift = 1e-3 + 2e-4 * hit.distance;
                     self.shadow_rays.push(Ray {
                         origin: p + n.scale(lift),
                         direction: dir,
