@@ -834,11 +834,10 @@ fn lit_curved_surfaces_do_not_shadow_themselves() {
              <diffuse>0.8 0.8 0.8 1</diffuse><direction>1 0.2 -0.3</direction></light>"#,
         &[
             rig("0 0 1 0 0 0", &sensor("cam", "camera", &image_body(0.6, 160, 120, ""))),
-            format!(
-                r#"<model name="cyl"><static>true</static><pose>7 0 1 0 0 0</pose><link name="l">
+            r#"<model name="cyl"><static>true</static><pose>7 0 1 0 0 0</pose><link name="l">
                 <visual name="v"><geometry><cylinder><radius>0.6</radius><length>2</length></cylinder></geometry>
                 <material><diffuse>1 1 1 1</diffuse></material></visual></link></model>"#
-            ),
+            .to_string(),
             sphere("ball", Vec3::new(5.0, -0.9, 1.3), 0.3, "1 1 1"),
         ]
         .concat(),
