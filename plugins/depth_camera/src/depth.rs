@@ -16,7 +16,7 @@
 //! The depth range is `<camera><depth_camera><clip>` when given, else `<camera><clip>`.
 
 use sim_plugin_api::{
-    EntityId, Outputs, Payload, PluginError, PointField, Sensor, SensorConfig, SharedStr,
+    EntityId, LogLevel, Outputs, Payload, PluginError, PointField, Sensor, SensorConfig, SharedStr,
     UpdateContext, WorldRef,
     abi_stable::std_types::{RBox, RVec},
 };
@@ -43,8 +43,17 @@ pub struct DepthCameraSensor {
 
 impl DepthCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let core = CameraCore::new(config, RayStart::Origin, |c| c.depth_range())?;
+        if core.config.save.is_some() {
+            world.log_message(
+                LogLevel::WARN,
+                &format!(
+                    "{}: <save> is ignored: depth images are float32 and are not saved as PNG",
+                    core.scoped_name
+                ),
+            );
+        }
         Ok(DepthCameraSensor {
             info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
             points_topic: SharedStr::new(POINTS_TOPIC),

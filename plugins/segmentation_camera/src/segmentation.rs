@@ -20,13 +20,16 @@
 //! - `labels`: a `Custom` message (schema `simcore.msgs.SegmentationLabels`, JSON) listing,
 //!   for each label in the frame, its colour, pixel count and the models seen with it;
 //! - `camera_info`.
+//!
+//! With `<save enabled="true"><path>` both maps are also written as PNG files,
+//! `<model>_<link>_<sensor>_colored_<n>.png` and `..._labels_<n>.png`.
 
 use sim_plugin_api::{
     CustomMessage, EntityId, Image, NO_LABEL, Outputs, Payload, PixelFormat, PluginError, Sensor,
     SensorConfig, SharedStr, UpdateContext, WorldRef,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
 };
-use simcore_plugin_camera_common::{CameraCore, RayStart};
+use simcore_plugin_camera_common::{CameraCore, RayStart, image::FrameSaver};
 use std::collections::{BTreeMap, HashMap};
 
 /// The relative topics of the outputs.
@@ -76,6 +79,8 @@ pub struct SegmentationCameraSensor {
     model_names: HashMap<EntityId, String>,
     missing: Vec<EntityId>,
     missing_models: Vec<EntityId>,
+    /// `<save>`: savers of the coloured and the label maps.
+    savers: Option<(FrameSaver, FrameSaver)>,
     labels_out: Vec<u32>,
 }
 
@@ -87,7 +92,15 @@ impl SegmentationCameraSensor {
             Some(_) => core.camera_info_topic(""),
             None => TOPICS[3].to_string(),
         };
+        let savers = match &core.config.save {
+            Some(s) => Some((
+                FrameSaver::new(&s.path, &format!("{}::colored", core.scoped_name))?,
+                FrameSaver::new(&s.path, &format!("{}::labels", core.scoped_name))?,
+            )),
+            None => None,
+        };
         Ok(SegmentationCameraSensor {
+            savers,
             instance: core.config.segmentation_type != "semantic",
             topics: [
                 SharedStr::new(TOPICS[0]),
@@ -236,6 +249,14 @@ impl Sensor for SegmentationCameraSensor {
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
         let (labels, colored, json) = self.segment(world)?;
+        if let Some((c, l)) = &mut self.savers {
+            let name = &self.core.scoped_name;
+            for (saver, image) in [(c, &colored), (l, &labels)] {
+                saver
+                    .save(image)
+                    .map_err(|e| PluginError::runtime(format!("{name}: {}", e.message)))?;
+            }
+        }
         out.publish(&self.topics[0], Payload::Image(RBox::new(labels)));
         out.publish(&self.topics[1], Payload::Image(RBox::new(colored)));
         out.publish(
@@ -328,5 +349,32 @@ mod tests {
             c[0], c[1], c[2]
         );
         assert!(json.contains(&entry), "{json}");
+    }
+
+    #[test]
+    fn saves_both_maps_as_png() {
+        let mut w = StaticWorld::default();
+        w.set_kinematics(EntityId(2), Default::default());
+        let dir = tempfile::tempdir().unwrap();
+        let sdf = format!(
+            r#"<sensor name="s" type="segmentation"><camera>
+            <image><width>4</width><height>2</height></image>
+            <save enabled="true"><path>{}</path></save></camera></sensor>"#,
+            dir.path().join("seg").display()
+        );
+        let config = sensor_config("m::l::s", "segmentation", EntityId(2), &sdf);
+        let out = w.with(|v| {
+            let mut s = SegmentationCameraSensor::create(&config, &v).unwrap();
+            sim_plugin_api::testing::run_update(&mut s, &v);
+            sim_plugin_api::testing::run_update(&mut s, &v)
+        });
+        let topics: Vec<&str> = out.iter().map(|m| m.topic.as_str()).collect();
+        assert_eq!(topics, TOPICS);
+        for kind in ["colored", "labels"] {
+            for n in 0..2 {
+                let f = dir.path().join(format!("seg/m_l_s_{kind}_{n:06}.png"));
+                assert!(f.is_file(), "{}", f.display());
+            }
+        }
     }
 }
