@@ -87,8 +87,13 @@ fn topic(sensor: &str, suffix: &str) -> String {
 
 /// Runs one update of every sensor and returns the message on each of `topics`.
 fn render(sdf: &str, topics: &[String], seed: u64) -> Vec<Payload> {
+    render_on(sdf, topics, seed, 1)
+}
+
+/// [`render`] with `threads` sensor worker threads.
+fn render_on(sdf: &str, topics: &[String], seed: u64, threads: usize) -> Vec<Payload> {
     let dir = stage(LIBS);
-    let mut sim = sim_from(sdf, dir.path(), seed, 1);
+    let mut sim = sim_from(sdf, dir.path(), seed, threads);
     let subs: Vec<_> = topics
         .iter()
         .map(|t| sim.bus_mut().subscribe(t, 10))
@@ -488,6 +493,8 @@ fn pixel_noise_is_gaussian_and_seeded() {
     let b = image(&render(&sdf, &t, 7)[0]);
     let c = image(&render(&sdf, &t, 8)[0]);
     assert_eq!(a.data, b.data, "same seed: bit-identical");
+    let on_four = image(&render_on(&sdf, &t, 7, 4)[0]);
+    assert_eq!(a.data, on_four.data, "whatever the thread count");
     assert_ne!(a.data, c.data, "another seed: other noise");
     // A uniform 0.5 grey with N(0, 0.05) per channel: mean 127.5, deviation 12.75 levels.
     let v: Vec<f64> = a.data.iter().map(|&x| f64::from(x)).collect();
