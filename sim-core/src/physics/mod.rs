@@ -1257,8 +1257,19 @@ impl Physics {
             GROUP_COLLISION
         };
         let groups = InteractionGroups::new(GROUP_QUERY, target, InteractionTestMode::And);
-        let exclude = options.exclude_model;
+        let mut exclude = options.exclude_model;
         let entities = &self.entities;
+        // A model without geometry of the target kind (a camera on a bare link) excludes
+        // nothing: skip the per-candidate test. One pass over the colliders per batch is far
+        // cheaper than testing every candidate of every ray.
+        if !exclude.is_none()
+            && !self.pw.colliders.iter().any(|(_, c)| {
+                c.collision_groups().memberships == target
+                    && entities.is_within(unpack_model(c.user_data), exclude)
+            })
+        {
+            exclude = EntityId::NONE;
+        }
         let not_excluded = move |_h: ColliderHandle, c: &Collider| {
             !entities.is_within(unpack_model(c.user_data), exclude)
         };
