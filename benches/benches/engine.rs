@@ -19,7 +19,13 @@
 //! - lidar: one 1800 x 16 ray scan (the lidar plugin's release cdylib, through the sensor
 //!   manager) among a ground plane and 100 unit boxes, on one thread and on two, each beside
 //!   a bare single-threaded loop of rapier `cast_ray` over the same shapes (goals: at least
-//!   0.9x the bare loop's rays/s on one thread, 1.6x on two).
+//!   0.9x the bare loop's rays/s on one thread, 1.6x on two);
+//! - cameras: a 320 x 240 depth camera (hfov 1.047) at the origin of the same scene (the boxes
+//!   and the ground as visuals), through the depth camera's release cdylib and the sensor
+//!   manager, on one thread and on two, beside a bare single-threaded rapier loop casting the
+//!   same pixel rays and computing z-depths (goals: 0.9x and 1.6x the bare loop's frames/s);
+//!   and a 320 x 240 RGB camera with Lambert shading and sun shadows (a second ray per lit
+//!   pixel) beside the same bare depth loop (goal: 0.4x).
 //!
 //! Each figure and its baseline are measured in alternating blocks within one criterion
 //! benchmark (same phase of the scene, same machine load), and their ratio is reported. The
@@ -201,6 +207,9 @@ static NAVSAT_MANAGER: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static ENGINE_STEP: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static LIDAR_ONE: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static LIDAR_TWO: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
+static DEPTH_ONE: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
+static DEPTH_TWO: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
+static RGB_ONE: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 /// One per world size of [`LOGICAL_SIZES`].
 static LOGICAL_CAMERA: [Paired; 4] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 4];
 /// Models seen by the logical camera, per world size.
@@ -702,6 +711,118 @@ fn lidar(c: &mut Criterion) {
     g.finish();
 }
 
+const CAMERA_W: usize = 320;
+const CAMERA_H: usize = 240;
+const CAMERA_HFOV: f64 = 1.047;
+
+/// The lidar scene with visuals (what cameras see) and one camera sensor `sensor` (XML) on a
+/// static model at (0, 0, 0.5), and a sun casting shadows.
+fn camera_world(sensor: &str) -> String {
+    let mut s = String::from(
+        r#"<sdf version="1.9"><world name="cameras"><physics type="ode"><max_step_size>0.001</max_step_size></physics>
+        <light name="sun" type="directional"><cast_shadows>true</cast_shadows><direction>-0.5 0.1 -0.9</direction></light>
+        <model name="ground"><static>true</static><link name="l"><visual name="v"><geometry><plane><normal>0 0 1</normal></plane></geometry></visual></link></model>"#,
+    );
+    for (i, (x, y)) in lidar_boxes().into_iter().enumerate() {
+        s.push_str(&format!(
+            r#"<model name="b{i}"><static>true</static><pose>{x} {y} 0.5 0 0 0</pose><link name="l"><visual name="v"><geometry><box><size>1 1 1</size></box></geometry><material><diffuse>0.8 0.3 0.2 1</diffuse></material></visual></link></model>"#
+        ));
+    }
+    s.push_str(&format!(
+        r#"<model name="rig"><static>true</static><pose>0 0 0.5 0 0 0</pose><link name="l">{sensor}</link></model></world></sdf>"#
+    ));
+    s
+}
+
+fn camera_sensor(kind: &str) -> String {
+    format!(
+        r#"<sensor name="cam" type="{kind}"><update_rate>0</update_rate><camera>
+          <horizontal_fov>{CAMERA_HFOV}</horizontal_fov><image><width>{CAMERA_W}</width><height>{CAMERA_H}</height></image>
+          <clip><near>0.1</near><far>100</far></clip></camera></sensor>"#
+    )
+}
+
+/// The camera scene built directly with rapier, and the pixel rays of a 320 x 240 pinhole
+/// with their cosines to the optical axis.
+fn camera_rapier() -> (PhysicsWorld, Vec<rapier3d::geometry::Ray>, Vec<f32>) {
+    let (w, _) = lidar_rapier();
+    let f = CAMERA_W as f64 / (2.0 * (CAMERA_HFOV / 2.0).tan());
+    let (cx, cy) = (CAMERA_W as f64 / 2.0, CAMERA_H as f64 / 2.0);
+    let mut rays = Vec::with_capacity(CAMERA_W * CAMERA_H);
+    let mut cos = Vec::with_capacity(CAMERA_W * CAMERA_H);
+    for j in 0..CAMERA_H {
+        for i in 0..CAMERA_W {
+            let (u, v) = (i as f64 + 0.5, j as f64 + 0.5);
+            let d = [1.0, -(u - cx) / f, -(v - cy) / f];
+            let n = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            rays.push(rapier3d::geometry::Ray::new(
+                Vector::new(0.0, 0.0, 0.5),
+                Vector::new((d[0] / n) as f32, (d[1] / n) as f32, (d[2] / n) as f32),
+            ));
+            cos.push((1.0 / n) as f32);
+        }
+    }
+    (w, rays, cos)
+}
+
+/// Camera frames through the loaded release cdylibs (the sensor manager's pass), each in
+/// alternating blocks with a bare single-threaded rapier depth loop over the same colliders
+/// and pixel rays.
+fn cameras(c: &mut Criterion) {
+    let (raw, rays, cos) = camera_rapier();
+    let mut depth = vec![0f32; rays.len()];
+    let mut bare = || {
+        let qp = raw.query_pipeline();
+        for ((r, c), d) in rays.iter().zip(&cos).zip(depth.iter_mut()) {
+            *d = match qp.cast_ray(r, 100.0 / 0.7, true) {
+                Some((_, toi)) if toi * c <= 100.0 => toi * c,
+                _ => f32::INFINITY,
+            };
+        }
+        black_box(&depth);
+    };
+    let sim_with = |kind: &str, threads: usize| {
+        let world = sim_core::sdf::parse_str(&camera_world(&camera_sensor(kind)), None)
+            .expect("bench world");
+        let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
+        let mut sim = Simulation::new(world, reg, &SimOptions { seed: 1, threads })
+            .unwrap_or_else(|e| panic!("{e} (run `cargo xtask bench`)"));
+        assert_eq!(sim.sensors().len(), 1);
+        sim.step();
+        assert!(sim.update_sensors().is_empty());
+        sim
+    };
+    let mut g = c.benchmark_group("cameras");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    for (kind, threads, paired) in [
+        ("depth_camera", 1, &DEPTH_ONE),
+        ("depth_camera", 2, &DEPTH_TWO),
+        ("camera", 1, &RGB_ONE),
+    ] {
+        let mut sim = sim_with(kind, threads);
+        g.bench_function(
+            format!("320x240_{kind}_bare_and_plugin_{threads}_thread"),
+            |b| {
+                b.iter_custom(|iters| {
+                    let (mut t_bare, mut t_sim) = (Duration::ZERO, Duration::ZERO);
+                    for _ in 0..iters {
+                        let t = Instant::now();
+                        bare();
+                        t_bare += t.elapsed();
+                        let t = Instant::now();
+                        let failed = sim.update_sensors().len();
+                        t_sim += t.elapsed();
+                        assert_eq!(failed, 0);
+                    }
+                    record(paired, t_bare, t_sim, iters);
+                    (t_bare + t_sim) / 2
+                })
+            },
+        );
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     plugin_call,
@@ -709,7 +830,8 @@ criterion_group!(
     navsat_manager,
     engine_step,
     logical_camera,
-    lidar
+    lidar,
+    cameras
 );
 
 fn main() {
@@ -795,6 +917,40 @@ fn main() {
                     "{:.2} M rays/s (bare {:.2} M rays/s), {ratio:.2}x",
                     LIDAR_RAYS as f64 / scan * 1e3,
                     LIDAR_RAYS as f64 / bare * 1e3
+                ),
+            });
+        }
+    }
+    for (name, paired, goal) in [
+        (
+            "depth camera 320 x 240, 100 boxes, 1 thread",
+            &DEPTH_ONE,
+            0.9,
+        ),
+        (
+            "depth camera 320 x 240, 100 boxes, 2 threads",
+            &DEPTH_TWO,
+            1.6,
+        ),
+        (
+            "RGB camera 320 x 240, shading and shadows, 100 boxes, 1 thread",
+            &RGB_ONE,
+            0.4,
+        ),
+    ] {
+        if let Some((bare, frame)) = per_op(paired) {
+            let ratio = bare / frame;
+            rows.push(Row {
+                name: name.into(),
+                ns: frame,
+                baseline: "bare rapier depth loop (cast_ray per pixel), one thread".into(),
+                baseline_ns: bare,
+                goal: format!(">= {goal}x the bare loop's frames/s"),
+                met: ratio >= goal,
+                note: format!(
+                    "{:.1} frames/s (bare {:.1} frames/s), {ratio:.2}x",
+                    1e9 / frame,
+                    1e9 / bare
                 ),
             });
         }

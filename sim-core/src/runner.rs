@@ -309,6 +309,18 @@ impl Simulation {
         &self.sensors
     }
 
+    /// Passes a run-time parameter to a sensor's plugin at once (as a system plugin's
+    /// `Commands::set_sensor_parameter` does before the next step).
+    pub fn set_sensor_parameter(
+        &mut self,
+        sensor: EntityId,
+        key: &str,
+        value: &str,
+    ) -> Result<(), String> {
+        self.sensors
+            .set_parameter(sensor, key, value, &self.physics)
+    }
+
     /// The plugin registry used.
     pub fn registry(&self) -> &Registry {
         &self.registry

@@ -16,7 +16,11 @@ fn every_example_world_runs() {
         "simcore_plugin_lidar",
         "simcore_plugin_fiducial",
         "simcore_plugin_logical_camera",
+        "simcore_plugin_camera",
+        "simcore_plugin_depth_camera",
     ]);
+    // Worlds may write files (camera frames) relative to the working directory.
+    let cwd = tempfile::tempdir().unwrap();
     let worlds = std::fs::read_dir(workspace().join("worlds")).unwrap();
     let mut n = 0;
     for w in worlds {
@@ -24,21 +28,71 @@ fn every_example_world_runs() {
         if p.extension().is_none_or(|e| e != "sdf") {
             continue;
         }
-        let o = simcore(&[
-            "run",
-            p.to_str().unwrap(),
-            "--rtf",
-            "0",
-            "--duration",
-            "0.5",
-            "--plugin-path",
-            dir.path().to_str().unwrap(),
-        ]);
+        let o = simcore_in(
+            cwd.path(),
+            &[
+                "run",
+                p.to_str().unwrap(),
+                "--rtf",
+                "0",
+                "--duration",
+                "0.5",
+                "--plugin-path",
+                dir.path().to_str().unwrap(),
+            ],
+        );
         assert!(o.status.success(), "{} failed: {}", p.display(), stderr(&o));
         assert!(stderr(&o).contains("500 steps"), "{}", stderr(&o));
         n += 1;
     }
     assert!(n >= 1);
+}
+
+#[test]
+fn the_sensors_demo_echoes_camera_info_and_saves_frames() {
+    let dir = stage(&[
+        "simcore_plugin_lidar",
+        "simcore_plugin_camera",
+        "simcore_plugin_depth_camera",
+    ]);
+    let cwd = tempfile::tempdir().unwrap();
+    let world = workspace().join("worlds/sensors_demo.sdf");
+    let topic = "/world/sensors_demo/model/mast/link/head/sensor/camera/camera_info";
+    let o = simcore_in(
+        cwd.path(),
+        &[
+            "run",
+            world.to_str().unwrap(),
+            "--rtf",
+            "0",
+            "--duration",
+            "1",
+            "--echo",
+            topic,
+            "--plugin-path",
+            dir.path().to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!(lines.len(), 5, "a 5 Hz camera over 1 s");
+    assert_eq!(lines[0]["type"], "CameraInfo");
+    assert_eq!(lines[0]["width"], 640);
+    let err = stderr(&o);
+    for s in [
+        "mast::head::lidar",
+        "mast::head::camera",
+        "mast::head::depth",
+    ] {
+        assert!(err.contains(s), "{err}");
+    }
+    // One PNG per frame in the relative directory the world names.
+    let frames = cwd.path().join("camera_frames");
+    for n in 0..5 {
+        let f = frames.join(format!("mast_head_camera_{n:06}.png"));
+        let bytes = std::fs::read(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    }
 }
 
 #[test]

@@ -121,6 +121,8 @@
 //! | [`MODEL_FACTORY_EXTENSION`] (`simcore.factory.v1`) | [`Commands::extension`], helper [`model_factory`] | [`ModelFactory`]: create a model with the verdict (final name and pose, or the SDF diagnostic) during the call; the model is built when the commands are applied |
 //! | [`MODEL_PLUGINS_EXTENSION`] (`simcore.model_plugins.v1`) | [`WorldView::extension`], helper [`model_plugins`] | [`ModelPlugins`]: the `<plugin>` elements of every model, e.g. to read annotations such as a fiducial id |
 //!
+//! | [`SCENE_EXTENSION`] (`simcore.scene.v1`) | [`WorldView::extension`], helper [`WorldRef::scene`] | [`scene`]: the world's `<scene>`, its lights (world frame) and the segmentation labels of visuals, for rendering plugins |
+//!
 //! An engine without an extension answers `None`, so a plugin can fall back.
 #![allow(non_local_definitions, non_camel_case_types)]
 
@@ -144,6 +146,8 @@ mod model_plugins;
 pub mod noise;
 #[allow(unsafe_code)]
 mod plugin;
+#[allow(unsafe_code)]
+pub mod scene;
 pub mod testing;
 #[allow(unsafe_code)]
 mod types;
@@ -157,6 +161,9 @@ pub use math::{Pose, Quat, Vec3};
 pub use messages::*;
 pub use model_plugins::*;
 pub use plugin::*;
+pub use scene::{
+    Light, LightKind, NO_LABEL, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO,
+};
 pub use types::*;
 pub use world::*;
 

@@ -2,9 +2,10 @@
 //! build a configuration and run one update.
 
 use crate::{
-    EntityId, EntityInfo, Extension, KinematicState, LogLevel, Message, ModelInfo, Outputs, Pose,
-    RayCastOptions, RayHit, Sensor, SensorConfig, SimTime, SourceLocation, SphericalCoordinates,
-    SurfaceInfo, UpdateContext, Vec3, WorldRef, WorldView, WorldView_TO,
+    EntityId, EntityInfo, Extension, KinematicState, Light, LogLevel, Message, ModelInfo, NO_LABEL,
+    Outputs, Pose, Ray, RayCastOptions, RayHit, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView,
+    SceneView_TO, Sensor, SensorConfig, SimTime, SourceLocation, SphericalCoordinates, SurfaceInfo,
+    UpdateContext, Vec3, WorldRef, WorldView, WorldView_TO,
 };
 use abi_stable::{
     RRef,
@@ -14,8 +15,12 @@ use abi_stable::{
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// A world that does not move: fixed time, gravity and entity states; every ray misses.
-#[derive(Debug)]
+/// Answers one ray of a [`StaticWorld`] (see [`StaticWorld::set_ray_caster`]).
+pub type RayCaster = Box<dyn Fn(&Ray, &RayCastOptions) -> RayHit + Send + Sync>;
+
+/// A world that does not move: fixed time, gravity and entity states. Every ray misses unless
+/// a ray caster is set; the scene extension ([`SCENE_EXTENSION`]) reports [`StaticWorld::scene`],
+/// [`StaticWorld::lights`] and the labels set with [`StaticWorld::set_label`].
 pub struct StaticWorld {
     /// Sim time reported.
     pub time: SimTime,
@@ -30,6 +35,25 @@ pub struct StaticWorld {
     states: HashMap<EntityId, KinematicState>,
     /// Log records written by the plugin.
     pub logs: Mutex<Vec<(LogLevel, String)>>,
+    /// The scene reported through the scene extension.
+    pub scene: SceneInfo,
+    /// The lights reported through the scene extension.
+    pub lights: Vec<Light>,
+    labels: HashMap<EntityId, u32>,
+    surfaces: HashMap<EntityId, SurfaceInfo>,
+    caster: Option<RayCaster>,
+}
+
+impl core::fmt::Debug for StaticWorld {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("StaticWorld")
+            .field("time", &self.time)
+            .field("states", &self.states.len())
+            .field("scene", &self.scene)
+            .field("lights", &self.lights.len())
+            .field("ray_caster", &self.caster.is_some())
+            .finish()
+    }
 }
 
 impl Default for StaticWorld {
@@ -42,6 +66,11 @@ impl Default for StaticWorld {
             spherical: None,
             states: HashMap::new(),
             logs: Mutex::new(Vec::new()),
+            scene: SceneInfo::default(),
+            lights: Vec::new(),
+            labels: HashMap::new(),
+            surfaces: HashMap::new(),
+            caster: None,
         }
     }
 }
@@ -51,9 +80,127 @@ impl StaticWorld {
     pub fn set_kinematics(&mut self, id: EntityId, state: KinematicState) {
         self.states.insert(id, state);
     }
+    /// Sets the segmentation label reported for the visual `id`.
+    pub fn set_label(&mut self, id: EntityId, label: u32) {
+        self.labels.insert(id, label);
+    }
+    /// Sets the surface properties reported for the collision or visual `id`.
+    pub fn set_surface(&mut self, id: EntityId, surface: SurfaceInfo) {
+        self.surfaces.insert(id, surface);
+    }
+    /// Makes ray casts answer with `caster` (called once per ray) instead of missing.
+    pub fn set_ray_caster(
+        &mut self,
+        caster: impl Fn(&Ray, &RayCastOptions) -> RayHit + Send + Sync + 'static,
+    ) {
+        self.caster = Some(Box::new(caster));
+    }
     /// Runs `f` with this world as a plugin sees it.
     pub fn with<R>(&self, f: impl FnOnce(WorldRef<'_>) -> R) -> R {
-        f(WorldView_TO::from_ptr(RRef::new(self), TD_Opaque))
+        let view = StaticView {
+            world: self,
+            scene: SceneView_TO::from_ptr(RRef::new(self), TD_Opaque),
+        };
+        f(WorldView_TO::from_ptr(RRef::new(&view), TD_Opaque))
+    }
+}
+
+impl SceneView for StaticWorld {
+    fn scene(&self) -> SceneInfo {
+        self.scene
+    }
+    fn lights(&self, out: &mut RVec<Light>) {
+        out.clear();
+        out.extend(self.lights.iter().cloned());
+    }
+    fn labels(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, u32>) -> u32 {
+        let mut known = 0;
+        for (id, o) in ids.iter().zip(out.iter_mut()) {
+            *o = match self.labels.get(id) {
+                Some(l) => {
+                    known += 1;
+                    *l
+                }
+                None => NO_LABEL,
+            };
+        }
+        known
+    }
+}
+
+/// The view [`StaticWorld::with`] hands out: the world plus its scene extension object.
+struct StaticView<'a> {
+    world: &'a StaticWorld,
+    scene: SceneRef<'a>,
+}
+
+impl WorldView for StaticView<'_> {
+    fn sim_time(&self) -> SimTime {
+        self.world.sim_time()
+    }
+    fn step_size(&self) -> SimTime {
+        self.world.step_size()
+    }
+    fn world_name(&self) -> RStr<'_> {
+        self.world.world_name()
+    }
+    fn gravity(&self) -> Vec3 {
+        self.world.gravity()
+    }
+    fn magnetic_field(&self) -> Vec3 {
+        self.world.magnetic_field()
+    }
+    fn spherical_coordinates(&self) -> ROption<SphericalCoordinates> {
+        self.world.spherical_coordinates()
+    }
+    fn entity_by_name(&self, scoped_name: RStr<'_>) -> EntityId {
+        self.world.entity_by_name(scoped_name)
+    }
+    fn entity_info(&self, id: EntityId) -> ROption<EntityInfo<'_>> {
+        self.world.entity_info(id)
+    }
+    fn models(&self, out: &mut RVec<ModelInfo>) {
+        self.world.models(out)
+    }
+    fn models_in_aabb(&self, aabb: crate::Aabb, out: &mut RVec<ModelInfo>) {
+        self.world.models_in_aabb(aabb, out)
+    }
+    fn kinematics(&self, ids: RSlice<'_, EntityId>, out: RSliceMut<'_, KinematicState>) -> u32 {
+        self.world.kinematics(ids, out)
+    }
+    fn joint_states(
+        &self,
+        ids: RSlice<'_, EntityId>,
+        out: RSliceMut<'_, crate::JointState>,
+    ) -> u32 {
+        self.world.joint_states(ids, out)
+    }
+    fn joint_wrenches(&self, ids: RSlice<'_, EntityId>, out: RSliceMut<'_, crate::Wrench>) -> u32 {
+        self.world.joint_wrenches(ids, out)
+    }
+    fn contacts(&self, collisions: RSlice<'_, EntityId>, out: &mut RVec<crate::ContactPoint>) {
+        self.world.contacts(collisions, out)
+    }
+    fn surfaces(&self, ids: RSlice<'_, EntityId>, out: RSliceMut<'_, SurfaceInfo>) -> u32 {
+        self.world.surfaces(ids, out)
+    }
+    fn cast_rays(
+        &self,
+        rays: RSlice<'_, Ray>,
+        options: &RayCastOptions,
+        hits: RSliceMut<'_, RayHit>,
+    ) -> u32 {
+        self.world.cast_rays(rays, options, hits)
+    }
+    fn log(&self, level: LogLevel, message: RStr<'_>) {
+        self.world.log(level, message)
+    }
+    fn extension(&self, name: RStr<'_>) -> ROption<Extension<'_>> {
+        if name.as_str() == SCENE_EXTENSION {
+            ROption::RSome(Extension::new(&self.scene))
+        } else {
+            ROption::RNone
+        }
     }
 }
 
@@ -113,8 +260,18 @@ impl WorldView for StaticWorld {
     ) -> u32 {
         0
     }
-    fn surfaces(&self, _ids: RSlice<'_, EntityId>, _out: RSliceMut<'_, SurfaceInfo>) -> u32 {
-        0
+    fn surfaces(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, SurfaceInfo>) -> u32 {
+        let mut known = 0;
+        for (id, o) in ids.iter().zip(out.iter_mut()) {
+            *o = match self.surfaces.get(id) {
+                Some(s) => {
+                    known += 1;
+                    *s
+                }
+                None => SurfaceInfo::default(),
+            };
+        }
+        known
     }
     fn joint_wrenches(
         &self,
@@ -128,12 +285,21 @@ impl WorldView for StaticWorld {
     }
     fn cast_rays(
         &self,
-        _rays: RSlice<'_, crate::Ray>,
-        _options: &RayCastOptions,
+        rays: RSlice<'_, Ray>,
+        options: &RayCastOptions,
         mut hits: RSliceMut<'_, RayHit>,
     ) -> u32 {
-        hits.iter_mut().for_each(|h| *h = RayHit::MISS);
-        0
+        let mut n = 0;
+        for (i, h) in hits.iter_mut().enumerate() {
+            *h = match (&self.caster, rays.get(i)) {
+                (Some(c), Some(r)) => c(r, options),
+                _ => RayHit::MISS,
+            };
+            if h.distance.is_finite() {
+                n += 1;
+            }
+        }
+        n
     }
     fn log(&self, level: LogLevel, message: RStr<'_>) {
         self.logs

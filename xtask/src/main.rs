@@ -97,6 +97,8 @@ const BENCH_PLUGINS: &[&str] = &[
     "simcore-plugin-logical-camera",
     "simcore-plugin-lidar",
     "simcore-plugin-navsat",
+    "simcore-plugin-camera",
+    "simcore-plugin-depth-camera",
 ];
 
 fn bench(args: &[String]) -> Result<u8, String> {

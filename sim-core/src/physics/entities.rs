@@ -34,6 +34,8 @@ pub(crate) enum EntityData {
         pose: Pose,
         diffuse: [f32; 4],
         laser_retro: f64,
+        /// Segmentation label: the visual's own or that of its nearest labelled model.
+        label: Option<u32>,
     },
     Sensor {
         link: EntityId,

@@ -20,9 +20,14 @@ use rapier3d::prelude::*;
 use rayon::prelude::*;
 use sim_plugin_api::{
     Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState, LogLevel,
-    MODEL_PLUGINS_EXTENSION, ModelInfo, ModelPlugins, PluginElement, Pose, Quat, Ray as ApiRay,
-    RayCastOptions, RayHit, RayTarget, SimTime, SphericalCoordinates, SurfaceInfo, Vec3, WorldView,
-    abi_stable::std_types::{ROption, RSlice, RSliceMut, RStr, RVec},
+    MODEL_PLUGINS_EXTENSION, ModelInfo, ModelPlugins, NO_LABEL, PluginElement, Pose, Quat,
+    Ray as ApiRay, RayCastOptions, RayHit, RayTarget, SCENE_EXTENSION, SceneInfo, SceneRef,
+    SceneView, SceneView_TO, SimTime, SphericalCoordinates, SurfaceInfo, Vec3, WorldView,
+    abi_stable::{
+        RRef,
+        sabi_trait::TD_Opaque,
+        std_types::{ROption, RSlice, RSliceMut, RStr, RVec},
+    },
 };
 
 /// Collision colliders are members of this group (and collide with each other).
@@ -91,6 +96,10 @@ pub struct Physics {
     magnetic_field: Vec3,
     spherical: Option<SphericalCoordinates>,
     world_name: String,
+    /// The `<scene>`, for the scene extension.
+    scene: SceneInfo,
+    /// World-level lights, world frame, for the scene extension.
+    lights: Vec<sim_plugin_api::Light>,
     wrenched: Vec<RigidBodyHandle>,
     /// A fixed body at the world origin, for joints whose parent is `world`.
     world_anchor: Option<RigidBodyHandle>,
@@ -159,6 +168,12 @@ impl Physics {
                     polar_axis: s.polar_axis,
                 }),
             world_name: world.name.clone(),
+            scene: SceneInfo {
+                ambient: world.scene.ambient,
+                background: world.scene.background,
+                shadows: world.scene.shadows,
+            },
+            lights: world.lights.iter().map(api_light).collect(),
             wrenched: Vec::new(),
             world_anchor: None,
             joint_turns: Vec::new(),
@@ -177,7 +192,7 @@ impl Physics {
         });
         debug_assert_eq!(world_id, EntityId::WORLD);
         for model in &world.models {
-            physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false)?;
+            physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false, None)?;
         }
         for joint in &world.joints {
             physics.add_joint(joint, EntityId::WORLD, "")?;
@@ -195,8 +210,16 @@ impl Physics {
         prefix: &str,
         parent_pose: Pose,
         parent_static: bool,
+        parent_label: Option<u32>,
     ) -> Result<EntityId, BuildError> {
-        let id = self.add_model_links(model, parent, prefix, parent_pose, parent_static)?;
+        let id = self.add_model_links(
+            model,
+            parent,
+            prefix,
+            parent_pose,
+            parent_static,
+            parent_label,
+        )?;
         self.add_model_joints(model, prefix, parent_static)?;
         Ok(id)
     }
@@ -239,7 +262,9 @@ impl Physics {
         prefix: &str,
         parent_pose: Pose,
         parent_static: bool,
+        parent_label: Option<u32>,
     ) -> Result<EntityId, BuildError> {
+        let label = model.label.or(parent_label);
         let scoped = if prefix.is_empty() {
             model.name.clone()
         } else {
@@ -278,10 +303,10 @@ impl Physics {
         );
         let mut links = Vec::new();
         for link in &model.links {
-            links.push(self.add_link(link, id, &scoped, pose, is_static)?);
+            links.push(self.add_link(link, id, &scoped, pose, is_static, label)?);
         }
         for nested in &model.models {
-            self.add_model_links(nested, id, &scoped, pose, is_static)?;
+            self.add_model_links(nested, id, &scoped, pose, is_static, label)?;
         }
         // The model frame follows its canonical link (which may be a nested model's).
         let canonical = if model.canonical_link.is_empty() {
@@ -316,6 +341,7 @@ impl Physics {
         model_scoped: &str,
         model_pose: Pose,
         is_static: bool,
+        model_label: Option<u32>,
     ) -> Result<EntityId, BuildError> {
         let scoped = format!("{model_scoped}::{}", link.name);
         let pose = model_pose.compose(link.pose);
@@ -418,6 +444,7 @@ impl Physics {
                 pose: v.pose,
                 diffuse: v.diffuse,
                 laser_retro: v.laser_retro,
+                label: v.label.or(model_label),
             };
             let groups =
                 InteractionGroups::new(GROUP_VISUAL, GROUP_QUERY, InteractionTestMode::And);
@@ -1013,7 +1040,7 @@ impl Physics {
     /// Adds a top-level model at run time (its pose is in the world frame). Rays see it at
     /// once; it moves from the next step.
     pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {
-        match self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false) {
+        match self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false, None) {
             Ok(id) => {
                 let bodies: Vec<RigidBodyHandle> = self
                     .rigid_targets(id)
@@ -1205,6 +1232,7 @@ impl Physics {
         PhysicsView {
             physics: self,
             caller: Caller::Str(caller),
+            scene: std::mem::ManuallyDrop::new(SceneView_TO::from_ptr(RRef::new(self), TD_Opaque)),
         }
     }
 
@@ -1213,6 +1241,7 @@ impl Physics {
         PhysicsView {
             physics: self,
             caller: Caller::Shared(caller),
+            scene: std::mem::ManuallyDrop::new(SceneView_TO::from_ptr(RRef::new(self), TD_Opaque)),
         }
     }
 
@@ -1279,8 +1308,19 @@ impl Physics {
             GROUP_COLLISION
         };
         let groups = InteractionGroups::new(GROUP_QUERY, target, InteractionTestMode::And);
-        let exclude = options.exclude_model;
+        let mut exclude = options.exclude_model;
         let entities = &self.entities;
+        // A model without geometry of the target kind (a camera on a bare link) excludes
+        // nothing: skip the per-candidate test. One pass over the colliders per batch is far
+        // cheaper than testing every candidate of every ray.
+        if !exclude.is_none()
+            && !self.pw.colliders.iter().any(|(_, c)| {
+                c.collision_groups().memberships == target
+                    && entities.is_within(unpack_model(c.user_data), exclude)
+            })
+        {
+            exclude = EntityId::NONE;
+        }
         let not_excluded = move |_h: ColliderHandle, c: &Collider| {
             !entities.is_within(unpack_model(c.user_data), exclude)
         };
@@ -1473,6 +1513,60 @@ fn offset_state(s: KinematicState, offset: Pose) -> KinematicState {
 pub struct PhysicsView<'a> {
     physics: &'a Physics,
     caller: Caller<'a>,
+    /// The `simcore.scene.v1` extension object handed out by [`WorldView::extension`]. It
+    /// only borrows the physics (an `RRef`), so it owns nothing to drop; `ManuallyDrop` keeps
+    /// the view free of drop glue, so that it stops borrowing its caller's name at last use.
+    scene: std::mem::ManuallyDrop<SceneRef<'a>>,
+}
+
+/// The scene extension ([`SCENE_EXTENSION`]): the world's scene, lights and visual labels.
+impl SceneView for Physics {
+    fn scene(&self) -> SceneInfo {
+        self.scene
+    }
+    fn lights(&self, out: &mut RVec<sim_plugin_api::Light>) {
+        out.clear();
+        out.extend(self.lights.iter().cloned());
+    }
+    fn labels(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, u32>) -> u32 {
+        let mut known = 0;
+        for (id, o) in ids.iter().zip(out.iter_mut()) {
+            *o = match self.entities.get(*id).map(|e| &e.data) {
+                Some(EntityData::Visual { label, .. }) => {
+                    known += 1;
+                    label.unwrap_or(NO_LABEL)
+                }
+                _ => NO_LABEL,
+            };
+        }
+        known
+    }
+}
+
+/// A world-level light as plugins see it: its direction in the world frame.
+fn api_light(l: &crate::world::Light) -> sim_plugin_api::Light {
+    use crate::world::LightKind as K;
+    sim_plugin_api::Light {
+        name: sim_plugin_api::SharedStr::new(&l.name),
+        kind: match l.kind {
+            K::Directional => sim_plugin_api::LightKind::DIRECTIONAL,
+            K::Point => sim_plugin_api::LightKind::POINT,
+            K::Spot => sim_plugin_api::LightKind::SPOT,
+        },
+        pose: l.pose,
+        direction: l.world_direction(),
+        diffuse: l.diffuse,
+        specular: l.specular,
+        intensity: l.intensity,
+        range: l.range,
+        constant: l.constant,
+        linear: l.linear,
+        quadratic: l.quadratic,
+        spot_inner_angle: l.spot_inner_angle,
+        spot_outer_angle: l.spot_outer_angle,
+        spot_falloff: l.spot_falloff,
+        cast_shadows: l.cast_shadows,
+    }
 }
 
 /// Who a view's log records are attributed to.
@@ -1678,6 +1772,7 @@ impl WorldView for PhysicsView<'_> {
     fn extension(&self, name: RStr<'_>) -> ROption<Extension<'_>> {
         match name.as_str() {
             MODEL_PLUGINS_EXTENSION => ROption::RSome(Extension::new(&self.physics.model_plugins)),
+            SCENE_EXTENSION => ROption::RSome(Extension::new(&*self.scene)),
             _ => ROption::RNone,
         }
     }
@@ -2253,5 +2348,64 @@ mod tests {
             (total.z + 3.0 * 9.8).abs() < 0.05,
             "and the box presses on the ground: {total:?}"
         );
+    }
+
+    #[test]
+    fn the_scene_extension_reports_scene_lights_and_labels() {
+        let w = crate::sdf::parse_str(
+            r#"<sdf version="1.12"><world name="w">
+            <scene><ambient>0.1 0.2 0.3 1</ambient></scene>
+            <light name="sun" type="directional"><pose>0 0 10 0 0 1.5707963267948966</pose>
+              <direction>1 0 -1</direction><cast_shadows>true</cast_shadows></light>
+            <model name="outer">
+              <plugin filename="gz-sim-label-system" name="gz::sim::systems::Label"><label>7</label></plugin>
+              <link name="l">
+                <visual name="v"><geometry><sphere><radius>1</radius></sphere></geometry></visual>
+                <visual name="own"><geometry><sphere><radius>1</radius></sphere></geometry>
+                  <plugin filename="gz-sim-label-system" name="gz::sim::systems::Label"><label>9</label></plugin></visual>
+              </link>
+              <model name="inner"><link name="l">
+                <visual name="v"><geometry><sphere><radius>1</radius></sphere></geometry></visual>
+              </link></model>
+            </model>
+            <model name="plain"><link name="l">
+              <visual name="v"><geometry><sphere><radius>1</radius></sphere></geometry></visual>
+            </link></model>
+            </world></sdf>"#,
+            None,
+        )
+        .unwrap();
+        let p = Physics::build(&w).unwrap();
+        let view = p.view("test");
+        let world = sim_plugin_api::WorldView_TO::from_ptr(RRef::new(&view), TD_Opaque);
+        let scene = world.scene().expect("the engine offers simcore.scene.v1");
+        assert_eq!(scene.scene().ambient, [0.1, 0.2, 0.3, 1.0]);
+        assert_eq!(scene.scene().background, [0.7, 0.7, 0.7, 1.0]);
+        let mut lights = RVec::new();
+        scene.lights(&mut lights);
+        assert_eq!(lights.len(), 1);
+        // (1, 0, -1) in the light frame, yawed +90°: (0, 1, -1) in the world, normalised.
+        let s = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((lights[0].direction - Vec3::new(0.0, s, -s)).length() < 1e-9);
+        assert!(lights[0].cast_shadows);
+        assert_eq!(lights[0].pose.position, Vec3::new(0.0, 0.0, 10.0));
+        let ids: Vec<EntityId> = [
+            "outer::l::v",
+            "outer::l::own",
+            "outer::inner::l::v",
+            "plain::l::v",
+            "plain::l",
+        ]
+        .iter()
+        .map(|n| p.entity_id(n).unwrap())
+        .collect();
+        let mut labels = [0u32; 5];
+        let known = scene.labels(
+            RSlice::from_slice(&ids),
+            RSliceMut::from_mut_slice(&mut labels),
+        );
+        assert_eq!(known, 4, "the link is not a visual");
+        assert_eq!(labels, [7, 9, 7, NO_LABEL, NO_LABEL]);
+        assert!(world.extension("simcore.other".into()).is_none());
     }
 }

@@ -11,19 +11,21 @@
 //! # What is read
 //!
 //! SDFormat 1.0 to 1.12 documents with exactly one `<world>` (or one `<model>`): physics,
-//! gravity, magnetic field, spherical coordinates, frames, models (nested too) with links,
-//! inertials, joints (world joints too), collisions and visuals of every SDF shape (box,
-//! sphere, cylinder, capsule, ellipsoid, cone, plane, mesh, heightmap, polyline; a mesh or
-//! heightmap `<uri>` is resolved to its file here and the file is read when the world is
-//! built), sensors and plugins, and `<include>`s of models (found through
-//! [`crate::resources`], each file read once per load, with the include's overrides and
-//! `merge="true"`). Every pose is resolved by SDFormat's frame semantics (see `frames`):
-//! `relative_to` any frame in scope, `attached_to`, canonical links, placement frames, joints
-//! to frames and to links of nested models, axes `expressed_in` any frame. Defaults are those
-//! of SDF 1.12. Elements the engine does not use (scene, lights, GUI, surface parameters...)
-//! are skipped, included lights and actors too. Elements that would change the world if they
-//! were skipped (`<population>`, the deprecated `<image>` shape, automatic inertia, joint
-//! types rapier cannot build) are reported as not supported yet rather than dropped.
+//! gravity, magnetic field, spherical coordinates, the scene (ambient, background, shadows),
+//! world-level lights, frames, models (nested too) with links, inertials, joints (world joints
+//! too), collisions and visuals of every SDF shape (box, sphere, cylinder, capsule, ellipsoid,
+//! cone, plane, mesh, heightmap, polyline; a mesh or heightmap `<uri>` is resolved to its file
+//! here and the file is read when the world is built), sensors and plugins, and `<include>`s
+//! of models (found through [`crate::resources`], each file read once per load, with the
+//! include's overrides and `merge="true"`); the `gz::sim::systems::Label` plugin becomes a
+//! segmentation label of its model or visual. Every pose is resolved by SDFormat's frame
+//! semantics (see `frames`): `relative_to` any frame in scope, `attached_to`, canonical
+//! links, placement frames, joints to frames and to links of nested models, axes
+//! `expressed_in` any frame. Defaults are those of SDF 1.12. Elements the engine does not use
+//! (GUI, sky, surface parameters, lights inside links...) are skipped, included lights and
+//! actors too. Elements that would change the world if they were skipped (`<population>`, the
+//! deprecated `<image>` shape, automatic inertia, joint types rapier cannot build) are
+//! reported as not supported yet rather than dropped.
 //!
 //! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
 //! `--`, undeclared namespace prefixes such as `<gz:policies>`), and uses the first of a
@@ -48,6 +50,7 @@ mod joint;
 mod lenient;
 mod model;
 mod reader;
+mod scene;
 mod sensor;
 mod shapes;
 mod world;

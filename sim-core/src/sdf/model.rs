@@ -86,6 +86,7 @@ impl Reader<'_> {
             Siblings::default(),
             Siblings::default(),
         );
+        let mut label = None;
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             match tag(c) {
                 "link" => {
@@ -108,7 +109,10 @@ impl Reader<'_> {
                     frame_names.insert(self, c, &frame.name, "model")?;
                     frames.push(frame);
                 }
-                "plugin" => plugins.push(self.plugin(c)?),
+                "plugin" => match self.label_plugin(c)? {
+                    Some(l) => label = Some(l),
+                    None => plugins.push(self.plugin(c)?),
+                },
                 "include" => {
                     let site = Site {
                         in_world: false,
@@ -157,6 +161,7 @@ impl Reader<'_> {
             models,
             frames,
             plugins,
+            label,
             span: self.span(node),
         };
         self.resolve_model(&mut model)?;

@@ -66,6 +66,7 @@ impl Reader<'_> {
             geometry: self.geometry(node)?,
             diffuse,
             laser_retro: self.child_f64(node, "laser_retro", 0.0)?,
+            label: self.element_label(node)?,
             span: self.span(node),
             name,
         })

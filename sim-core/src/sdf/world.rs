@@ -1,4 +1,4 @@
-//! `<world>`, `<physics>`, `<spherical_coordinates>`.
+//! `<world>`, `<physics>`, `<spherical_coordinates>` (`<scene>` and `<light>`: see `scene`).
 
 use roxmltree::Node;
 
@@ -6,7 +6,7 @@ use super::error::{ErrorKind, SdfError};
 use super::include::{Included, Site};
 use super::model::Siblings;
 use super::reader::{Reader, Version, children, is_sdf_element, tag};
-use crate::world::{Physics, SphericalCoordinates, Vec3, World};
+use crate::world::{Physics, Scene, SphericalCoordinates, Vec3, World};
 
 /// SDF's default gravity, m/s².
 pub(crate) const DEFAULT_GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -9.8);
@@ -51,6 +51,11 @@ impl Reader<'_> {
             None => None,
         };
 
+        let scene = match self.child(node, "scene") {
+            Some(s) => self.scene(s)?,
+            None => Scene::default(),
+        };
+
         let mut models = Vec::new();
         let mut frames = Vec::new();
         let mut joints = Vec::new();
@@ -60,6 +65,9 @@ impl Reader<'_> {
             Siblings::default(),
             Siblings::default(),
         );
+        let mut lights = Vec::new();
+        let mut light_nodes = Vec::new();
+        let mut light_names = Siblings::default();
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             match tag(c) {
                 "model" => {
@@ -116,6 +124,12 @@ impl Reader<'_> {
                     frame_names.insert(self, c, &frame.name, "world")?;
                     frames.push(frame);
                 }
+                "light" => {
+                    let light = self.light(c)?;
+                    light_names.insert(self, c, &light.name, "world")?;
+                    lights.push(light);
+                    light_nodes.push(c);
+                }
                 "population" => {
                     return Err(self.unsupported(
                         c,
@@ -134,6 +148,8 @@ impl Reader<'_> {
             gravity,
             magnetic_field,
             spherical_coordinates,
+            scene,
+            lights,
             models,
             frames,
             joints,
@@ -141,6 +157,30 @@ impl Reader<'_> {
             span: self.span(node),
         };
         self.resolve_world(&mut world)?;
+        // Lights posed relative to a frame of the world (a model, a link, a <frame>).
+        let mut placed = Vec::new();
+        for (k, node) in light_nodes.iter().enumerate() {
+            let raw = self.raw_pose(*node)?;
+            if raw.relative_to.is_empty() || raw.relative_to == "world" {
+                continue;
+            }
+            let Some(frame) = super::frame_in_world(&world, &raw.relative_to) else {
+                return Err(self.error_span(
+                    &raw.span,
+                    super::reader::describe(*node),
+                    ErrorKind::UnknownReference,
+                    format!(
+                        "relative_to \"{}\" is not a frame in the world",
+                        raw.relative_to
+                    ),
+                    "name a model, a link (model::link) or a <frame> of the world",
+                ));
+            };
+            placed.push((k, frame.compose(raw.pose)));
+        }
+        for (k, pose) in placed {
+            world.lights[k].pose = pose;
+        }
         Ok(world)
     }
 

@@ -43,6 +43,10 @@ pub struct World {
     pub magnetic_field: Vec3,
     /// `<spherical_coordinates>`, if given.
     pub spherical_coordinates: Option<SphericalCoordinates>,
+    /// `<scene>` (SDF defaults when absent).
+    pub scene: Scene,
+    /// World-level `<light>`s, in document order.
+    pub lights: Vec<Light>,
     /// Top-level models, in document order.
     pub models: Vec<Model>,
     /// World-level `<frame>`s (SDF 1.7+); their resolved `pose` is in the world frame.
@@ -131,6 +135,83 @@ pub struct Frame {
     pub span: Span,
 }
 
+/// The world's `<scene>`: colours RGBA in [0, 1].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scene {
+    /// `<ambient>` (default 0.4 0.4 0.4 1).
+    pub ambient: [f32; 4],
+    /// `<background>` (default 0.7 0.7 0.7 1).
+    pub background: [f32; 4],
+    /// `<shadows>` (default true).
+    pub shadows: bool,
+}
+
+impl Default for Scene {
+    fn default() -> Self {
+        Scene {
+            ambient: [0.4, 0.4, 0.4, 1.0],
+            background: [0.7, 0.7, 0.7, 1.0],
+            shadows: true,
+        }
+    }
+}
+
+/// `<light type>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LightKind {
+    /// `directional`: parallel rays (the sun).
+    Directional,
+    /// `point`: from a point in every direction.
+    Point,
+    /// `spot`: a cone from a point.
+    Spot,
+}
+
+/// A world-level `<light>`. Defaults are those of SDF 1.12; as libsdformat, any finite
+/// attenuation, intensity and spot values are accepted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Light {
+    /// `<light name>`.
+    pub name: String,
+    /// `<light type>`.
+    pub kind: LightKind,
+    /// `<pose>`, in the world.
+    pub pose: Pose,
+    /// `<direction>` in the light's frame (default 0 0 -1), unit length.
+    pub direction: Vec3,
+    /// `<diffuse>` RGBA (default 1 1 1 1).
+    pub diffuse: [f32; 4],
+    /// `<specular>` RGBA (default 0.1 0.1 0.1 1).
+    pub specular: [f32; 4],
+    /// `<intensity>` (default 1).
+    pub intensity: f64,
+    /// `<attenuation><range>`, m (default 10; zero or negative: unlimited).
+    pub range: f64,
+    /// `<attenuation><constant>` (default 1).
+    pub constant: f64,
+    /// `<attenuation><linear>` (default 1).
+    pub linear: f64,
+    /// `<attenuation><quadratic>` (default 0).
+    pub quadratic: f64,
+    /// `<spot><inner_angle>`, rad (default 0).
+    pub spot_inner_angle: f64,
+    /// `<spot><outer_angle>`, rad (default 0).
+    pub spot_outer_angle: f64,
+    /// `<spot><falloff>` (default 0).
+    pub spot_falloff: f64,
+    /// `<cast_shadows>` (default false).
+    pub cast_shadows: bool,
+    /// Where it is.
+    pub span: Span,
+}
+
+impl Light {
+    /// The direction the light shines in, world frame (unit length).
+    pub fn world_direction(&self) -> Vec3 {
+        self.pose.orientation.rotate(self.direction).normalized()
+    }
+}
+
 /// A model (possibly nested).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
@@ -160,6 +241,9 @@ pub struct Model {
     pub models: Vec<Model>,
     /// `<frame>`s of the model; their resolved `pose` is in this model's frame.
     pub frames: Vec<Frame>,
+    /// Segmentation label from a `gz::sim::systems::Label` plugin on the model (see
+    /// [`Visual::label`]).
+    pub label: Option<u32>,
     /// Model plugins.
     pub plugins: Vec<PluginSpec>,
     /// Where `<model>` is.
@@ -334,6 +418,9 @@ pub struct Visual {
     pub diffuse: [f32; 4],
     /// `<laser_retro>`.
     pub laser_retro: f64,
+    /// Segmentation label from a `gz::sim::systems::Label` plugin on the visual. A visual
+    /// without one takes the label of its nearest enclosing model that has one.
+    pub label: Option<u32>,
     /// Where it is.
     pub span: Span,
 }

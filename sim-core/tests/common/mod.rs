@@ -31,6 +31,10 @@ const PLUGIN_PACKAGES: &[&str] = &[
     "simcore-plugin-battery",
     "simcore-plugin-fiducial",
     "simcore-plugin-ptz",
+    "simcore-plugin-camera",
+    "simcore-plugin-depth-camera",
+    "simcore-plugin-rgbd-camera",
+    "simcore-plugin-segmentation-camera",
     "simcore-fixture-testkit",
     "simcore-fixture-foreign",
     "simcore-fixture-wrong-major",
@@ -94,6 +98,18 @@ pub fn simcore(args: &[&str]) -> Output {
         .env_remove("SIMCORE_PLUGIN_PATH")
         .env("SIMCORE_LOG", "warn")
         .current_dir(workspace())
+        .output()
+        .expect("simcore runs")
+}
+
+/// [`simcore`] with `cwd` as the working directory (for runs that write files, such as
+/// cameras saving frames to relative paths).
+pub fn simcore_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args(args)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(cwd)
         .output()
         .expect("simcore runs")
 }

@@ -1,0 +1,124 @@
+//! The camera sensor.
+//!
+//! Per update:
+//!
+//! 1. the camera's world pose (its link's pose composed with the sensor's `<pose>`);
+//! 2. one batched ray cast, one ray per pixel from the near clip plane, against visuals,
+//!    ignoring the camera's own model; hits beyond the far clip are misses;
+//! 3. shading (see `simcore_plugin_camera_common::shading`): background colour for misses,
+//!    else the diffuse colour lit by ambient light and the world's lights, with shadows;
+//! 4. encoding to the configured format with Gaussian noise per pixel and channel;
+//! 5. an `Image` on the sensor topic, a `CameraInfo` on `camera_info` beside it, and, with
+//!    `<save>`, a PNG file.
+
+use sim_plugin_api::{
+    Image, Outputs, Payload, PluginError, Pose, Sensor, SensorConfig, SharedStr, UpdateContext,
+    WorldRef, abi_stable::std_types::RBox,
+};
+use simcore_plugin_camera_common::{
+    COLOR_STREAM, CameraConfig, CameraCore, RayStart, Shader,
+    image::{FrameSaver, encode_image, pixel_noise},
+};
+use simcore_plugin_common::NoiseChannel;
+
+/// A camera sensor (SDF `<sensor type="camera">`).
+#[derive(Clone, Debug)]
+pub struct CameraSensor {
+    core: CameraCore,
+    info_topic: SharedStr,
+    shader: Shader,
+    colors: Vec<[f32; 3]>,
+    noise: NoiseChannel,
+    saver: Option<FrameSaver>,
+}
+
+impl CameraSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports).
+    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
+        CameraSensor::from_core(core, config.seed)
+    }
+
+    /// Builds the sensor from a parsed configuration (see [`CameraCore::from_config`]).
+    pub fn new(camera: CameraConfig, config: &SensorConfig<'_>) -> Result<Self, PluginError> {
+        let core = CameraCore::from_config(
+            camera,
+            config.scoped_name.as_str(),
+            config.link,
+            config.model,
+            config.pose,
+            config.topic.as_str(),
+            RayStart::NearPlane,
+            |c| (c.near, c.far),
+        );
+        CameraSensor::from_core(core, config.seed)
+    }
+
+    fn from_core(core: CameraCore, seed: u64) -> Result<Self, PluginError> {
+        let saver = match &core.config.save {
+            Some(s) => Some(FrameSaver::new(&s.path, &core.scoped_name)?),
+            None => None,
+        };
+        Ok(CameraSensor {
+            info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
+            noise: pixel_noise(&core.config.noise, seed, COLOR_STREAM),
+            shader: Shader::default(),
+            colors: Vec::new(),
+            saver,
+            core,
+        })
+    }
+
+    /// The shared camera state (configuration, model, rays).
+    pub fn core(&self) -> &CameraCore {
+        &self.core
+    }
+
+    /// Renders one frame from the camera's current pose: the image and that pose.
+    pub fn render(&mut self, world: &WorldRef<'_>) -> Result<(Image, Pose), PluginError> {
+        let pose = self.core.cast(world)?;
+        let grid = &self.core.grid;
+        self.shader.prepare(world, grid.hits());
+        self.shader
+            .shade(world, grid.rays(), grid.hits(), &mut self.colors);
+        let c = &self.core.config;
+        let image = encode_image(&self.colors, c.width, c.height, c.format, &mut self.noise);
+        Ok((image, pose))
+    }
+}
+
+impl Sensor for CameraSensor {
+    fn update(
+        &mut self,
+        _ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let (image, _) = self.render(world)?;
+        if let Some(saver) = &mut self.saver {
+            saver.save(&image).map_err(|e| {
+                PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
+            })?;
+        }
+        out.publish("", Payload::Image(RBox::new(image)));
+        out.publish(
+            &self.info_topic,
+            Payload::CameraInfo(RBox::new(self.core.camera_info())),
+        );
+        Ok(())
+    }
+
+    fn set_parameter(
+        &mut self,
+        key: &str,
+        value: &str,
+        _world: &WorldRef<'_>,
+    ) -> Result<(), PluginError> {
+        self.core.set_parameter(key, value)
+    }
+
+    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+        self.shader.reset();
+        Ok(())
+    }
+}

@@ -1,0 +1,337 @@
+//! Reading the `<camera>` element of a camera `<sensor>`.
+//!
+//! Parsed once, when the sensor is created; defaults are those of SDF 1.12
+//! (`sdf/1.12/camera.sdf`). Invalid values are configuration errors naming the sensor, the
+//! element and the text found there.
+
+use crate::model::{Distortion, Intrinsics};
+use sim_plugin_api::{PixelFormat, PluginError, noise::NoiseParams};
+use simcore_plugin_common::{
+    Reader, child, descend, parse_sensor_sdf, roxmltree::Node, sdf::parse_f64, text,
+};
+use std::path::PathBuf;
+
+/// The pixel formats the colour cameras produce.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    /// `R8G8B8` / `RGB_INT8`: three bytes per pixel, red first.
+    Rgb8,
+    /// `B8G8R8` / `BGR_INT8`: three bytes per pixel, blue first.
+    Bgr8,
+    /// `L8` / `L_INT8`: one byte of grey (Rec. 601 luma) per pixel.
+    L8,
+    /// `L16` / `L_INT16`: two bytes of grey per pixel, little-endian.
+    L16,
+}
+
+impl ImageFormat {
+    /// The format an SDF `<image><format>` names, or `None` for one this plugin cannot make.
+    pub fn from_sdf(name: &str) -> Option<ImageFormat> {
+        Some(match name.trim() {
+            "R8G8B8" | "RGB_INT8" => ImageFormat::Rgb8,
+            "B8G8R8" | "BGR_INT8" | "BGR8" => ImageFormat::Bgr8,
+            "L8" | "L_INT8" => ImageFormat::L8,
+            "L16" | "L_INT16" => ImageFormat::L16,
+            _ => return None,
+        })
+    }
+
+    /// Bytes per pixel.
+    pub fn bytes_per_pixel(self) -> u32 {
+        match self {
+            ImageFormat::Rgb8 | ImageFormat::Bgr8 => 3,
+            ImageFormat::L8 => 1,
+            ImageFormat::L16 => 2,
+        }
+    }
+
+    /// The gz-msgs pixel format of images in this format.
+    pub fn pixel_format(self) -> PixelFormat {
+        match self {
+            ImageFormat::Rgb8 => PixelFormat::RGB_INT8,
+            ImageFormat::Bgr8 => PixelFormat::BGR_INT8,
+            ImageFormat::L8 => PixelFormat::L_INT8,
+            ImageFormat::L16 => PixelFormat::L_INT16,
+        }
+    }
+}
+
+/// `<save enabled="true"><path>`: write every frame as a PNG file into `path`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SaveConfig {
+    /// The directory (relative paths are relative to the working directory of the run).
+    pub path: PathBuf,
+}
+
+/// The parsed `<camera>` element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CameraConfig {
+    /// `<horizontal_fov>`, rad, in (0.001, π) for a pinhole (default 1.047).
+    pub horizontal_fov: f64,
+    /// `<image><width>` (default 320).
+    pub width: u32,
+    /// `<image><height>` (default 240).
+    pub height: u32,
+    /// `<image><format>` (default R8G8B8). Depth and segmentation cameras ignore it.
+    pub format: ImageFormat,
+    /// `<clip><near>`, m (default 0.1).
+    pub near: f64,
+    /// `<clip><far>`, m (default 100).
+    pub far: f64,
+    /// `<depth_camera><clip>` (near, far), when given: the depth range of depth cameras.
+    pub depth_clip: Option<(f64, f64)>,
+    /// `<lens><intrinsics>` when given (else derived from the field of view).
+    pub intrinsics: Option<Intrinsics>,
+    /// `<distortion>` (none by default).
+    pub distortion: Distortion,
+    /// `<noise>`: only `mean` and `stddev` are used (per pixel and channel, in [0, 1] for
+    /// colour, in metres for depth).
+    pub noise: NoiseParams,
+    /// `<save enabled="true">`.
+    pub save: Option<SaveConfig>,
+    /// `<camera_info_topic>` when given.
+    pub camera_info_topic: Option<String>,
+    /// `<segmentation_type>`: `semantic` (default), `instance` or `panoptic`.
+    pub segmentation_type: String,
+}
+
+impl Default for CameraConfig {
+    fn default() -> Self {
+        CameraConfig {
+            horizontal_fov: 1.047,
+            width: 320,
+            height: 240,
+            format: ImageFormat::Rgb8,
+            near: 0.1,
+            far: 100.0,
+            depth_clip: None,
+            intrinsics: None,
+            distortion: Distortion::NONE,
+            noise: NoiseParams::default(),
+            save: None,
+            camera_info_topic: None,
+            segmentation_type: "semantic".into(),
+        }
+    }
+}
+
+/// Largest image side accepted (a 16k x 16k image is already 768 MB of RGB).
+const MAX_SIDE: u32 = 16384;
+
+impl CameraConfig {
+    /// The intrinsics in use: `<lens><intrinsics>` when given, else the symmetric pinhole of
+    /// the field of view (fx = fy = W / (2 tan(hfov / 2)), cx = W / 2, cy = H / 2).
+    pub fn effective_intrinsics(&self) -> Intrinsics {
+        self.intrinsics
+            .unwrap_or_else(|| Intrinsics::from_hfov(self.width, self.height, self.horizontal_fov))
+    }
+
+    /// The depth range of a depth camera: `<depth_camera><clip>` when given, else `<clip>`.
+    pub fn depth_range(&self) -> (f64, f64) {
+        self.depth_clip.unwrap_or((self.near, self.far))
+    }
+
+    /// Checks a horizontal field of view (rad) for a pinhole camera.
+    pub fn check_hfov(hfov: f64) -> Result<f64, String> {
+        if hfov.is_finite() && hfov > 0.001 && hfov < std::f64::consts::PI {
+            Ok(hfov)
+        } else {
+            Err(format!(
+                "a pinhole camera's horizontal field of view must be between 0.001 and π rad \
+                 (exclusive), found {hfov}"
+            ))
+        }
+    }
+
+    /// Parses the `<camera>` child of a `<sensor>` element given as XML text. `sensor` (the
+    /// scoped name) is used in error messages. A sensor without `<camera>` gets the defaults.
+    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<CameraConfig, PluginError> {
+        let mut c = CameraConfig::default();
+        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
+            return Ok(c);
+        };
+        let Some(cam) = child(doc.root_element(), "camera") else {
+            return Ok(c);
+        };
+        let r = Reader::new(sensor);
+
+        if let Some(h) = r.number(cam, &["horizontal_fov"])? {
+            c.horizontal_fov = CameraConfig::check_hfov(h).map_err(|m| {
+                PluginError::config(format!("{sensor}: <camera><horizontal_fov>: {m}"))
+            })?;
+        }
+        if let Some(image) = child(cam, "image") {
+            c.width = side(&r, image, "width", c.width)?;
+            c.height = side(&r, image, "height", c.height)?;
+            if let Some(f) = text(image, "format")
+                && !f.is_empty()
+            {
+                c.format = ImageFormat::from_sdf(f).ok_or_else(|| {
+                    r.error(
+                        "<camera><image><format>",
+                        "one of R8G8B8 (RGB_INT8), B8G8R8 (BGR_INT8), L8 (L_INT8), L16 \
+                         (L_INT16)",
+                        f,
+                    )
+                })?;
+            }
+        }
+        if let Some(clip) = child(cam, "clip") {
+            (c.near, c.far) = clip_of(&r, clip, "<camera><clip>", (c.near, c.far))?;
+        }
+        if let Some(clip) = descend(cam, &["depth_camera", "clip"]) {
+            c.depth_clip = Some(clip_of(
+                &r,
+                clip,
+                "<camera><depth_camera><clip>",
+                (c.near, c.far),
+            )?);
+        }
+        if let Some(intr) = descend(cam, &["lens", "intrinsics"]) {
+            let d = Intrinsics::from_hfov(c.width, c.height, c.horizontal_fov);
+            let num = |name: &str, default: f64| -> Result<f64, PluginError> {
+                Ok(r.number(intr, &[name])?.unwrap_or(default))
+            };
+            let i = Intrinsics {
+                fx: num("fx", d.fx)?,
+                fy: num("fy", d.fy)?,
+                cx: num("cx", d.cx)?,
+                cy: num("cy", d.cy)?,
+                s: num("s", 0.0)?,
+            };
+            for (name, v) in [("fx", i.fx), ("fy", i.fy)] {
+                if v <= 0.0 {
+                    return Err(r.error(
+                        &format!("<camera><lens><intrinsics><{name}>"),
+                        "greater than 0 (a focal length in pixels)",
+                        &v.to_string(),
+                    ));
+                }
+            }
+            c.intrinsics = Some(i);
+        }
+        if let Some(d) = child(cam, "distortion") {
+            let num = |name: &str| -> Result<f64, PluginError> {
+                Ok(r.number(d, &[name])?.unwrap_or(0.0))
+            };
+            let center = match child(d, "center") {
+                Some(e) => {
+                    let t = e.text().unwrap_or("");
+                    let v: Vec<f64> = t.split_whitespace().filter_map(parse_f64).collect();
+                    if v.len() != 2 || t.split_whitespace().count() != 2 {
+                        return Err(r.error(
+                            "<camera><distortion><center>",
+                            "two numbers (x y, as fractions of the image size)",
+                            t,
+                        ));
+                    }
+                    [v[0], v[1]]
+                }
+                None => [0.5, 0.5],
+            };
+            c.distortion = Distortion {
+                k1: num("k1")?,
+                k2: num("k2")?,
+                k3: num("k3")?,
+                p1: num("p1")?,
+                p2: num("p2")?,
+                center,
+            };
+        }
+        if let Some(n) = child(cam, "noise") {
+            c.noise = r.noise(n, "<camera><noise>")?;
+        }
+        if let Some(save) = child(cam, "save") {
+            let enabled = match save.attribute("enabled") {
+                Some(t) => simcore_plugin_common::parse_bool(t)
+                    .ok_or_else(|| r.error("<camera><save enabled>", "true, false, 1 or 0", t))?,
+                None => false,
+            };
+            if enabled {
+                let path = text(save, "path").unwrap_or("");
+                if path.is_empty() {
+                    return Err(PluginError::config(format!(
+                        "{sensor}: <camera><save enabled=\"true\"> needs a <path> (the \
+                         directory the PNG frames are written to)"
+                    )));
+                }
+                c.save = Some(SaveConfig {
+                    path: PathBuf::from(path),
+                });
+            }
+        }
+        c.camera_info_topic = text(cam, "camera_info_topic")
+            .or_else(|| text(doc.root_element(), "camera_info_topic"))
+            .filter(|t| !t.is_empty())
+            .map(str::to_string);
+        if let Some(t) = text(cam, "segmentation_type")
+            && !t.is_empty()
+        {
+            let t = t.to_ascii_lowercase();
+            if !["semantic", "instance", "panoptic"].contains(&t.as_str()) {
+                return Err(r.error(
+                    "<camera><segmentation_type>",
+                    "semantic, instance or panoptic",
+                    &t,
+                ));
+            }
+            c.segmentation_type = t;
+        }
+        if let Some(lens) = child(cam, "lens")
+            && let Some(t) = text(lens, "type")
+            && !t.is_empty()
+            && t != "gnomonical"
+        {
+            return Err(r.error(
+                "<camera><lens><type>",
+                "gnomonical (this camera is a pinhole; wide-angle lenses are not supported)",
+                t,
+            ));
+        }
+        Ok(c)
+    }
+}
+
+/// `<image><width|height>`: a whole number from 1 to [`MAX_SIDE`].
+fn side(r: &Reader<'_>, image: Node<'_, '_>, name: &str, default: u32) -> Result<u32, PluginError> {
+    match text(image, name) {
+        None => Ok(default),
+        Some(t) => t
+            .parse::<u32>()
+            .ok()
+            .filter(|v| (1..=MAX_SIDE).contains(v))
+            .ok_or_else(|| {
+                r.error(
+                    &format!("<camera><image><{name}>"),
+                    &format!("a whole number of pixels from 1 to {MAX_SIDE}"),
+                    t,
+                )
+            }),
+    }
+}
+
+/// A `<clip>` element: `near` > 0, `far` > `near`.
+fn clip_of(
+    r: &Reader<'_>,
+    clip: Node<'_, '_>,
+    path: &str,
+    (near, far): (f64, f64),
+) -> Result<(f64, f64), PluginError> {
+    let near = r.number(clip, &["near"])?.unwrap_or(near);
+    let far = r.number(clip, &["far"])?.unwrap_or(far);
+    if near <= 0.0 {
+        return Err(r.error(
+            &format!("{path}<near>"),
+            "greater than 0",
+            &near.to_string(),
+        ));
+    }
+    if far <= near {
+        return Err(r.error(
+            &format!("{path}<far>"),
+            &format!("greater than <near> ({near})"),
+            &far.to_string(),
+        ));
+    }
+    Ok((near, far))
+}

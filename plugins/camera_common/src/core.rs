@@ -1,0 +1,141 @@
+//! What every camera plugin has: its configuration, camera model, per-pixel rays and place
+//! on its link, and the run-time `horizontal_fov` parameter.
+
+use crate::config::CameraConfig;
+use crate::model::CameraModel;
+use crate::rays::{RayGrid, RayStart};
+use sim_plugin_api::{CameraInfo, EntityId, ErrorCode, PluginError, Pose, SensorConfig, WorldRef};
+use simcore_plugin_common::sensor_state;
+
+/// The shared part of a camera sensor.
+#[derive(Clone, Debug)]
+pub struct CameraCore {
+    /// The sensor's scoped name (for messages).
+    pub scoped_name: String,
+    /// The link it is on.
+    pub link: EntityId,
+    /// Its pose in the link.
+    pub pose_in_link: Pose,
+    /// The parsed `<camera>`.
+    pub config: CameraConfig,
+    /// The camera model in use.
+    pub model: CameraModel,
+    /// The per-pixel rays.
+    pub grid: RayGrid,
+    /// The resolved topic of the sensor.
+    pub topic: String,
+}
+
+impl CameraCore {
+    /// Reads the sensor's `<camera>` and builds the rays: starting at `from`, over the clip
+    /// range `clip(&config)`, ignoring the sensor's own model.
+    pub fn new(
+        config: &SensorConfig<'_>,
+        from: RayStart,
+        clip: impl Fn(&CameraConfig) -> (f64, f64),
+    ) -> Result<CameraCore, PluginError> {
+        let scoped_name = config.scoped_name.as_str();
+        let camera = CameraConfig::parse(config.sdf.as_str(), scoped_name)?;
+        Ok(CameraCore::from_config(
+            camera,
+            scoped_name,
+            config.link,
+            config.model,
+            config.pose,
+            config.topic.as_str(),
+            from,
+            clip,
+        ))
+    }
+
+    /// [`CameraCore::new`] from a parsed configuration.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_config(
+        camera: CameraConfig,
+        scoped_name: &str,
+        link: EntityId,
+        model: EntityId,
+        pose_in_link: Pose,
+        topic: &str,
+        from: RayStart,
+        clip: impl Fn(&CameraConfig) -> (f64, f64),
+    ) -> CameraCore {
+        let cam_model = CameraModel {
+            width: camera.width,
+            height: camera.height,
+            intrinsics: camera.effective_intrinsics(),
+            distortion: camera.distortion,
+        };
+        let (near, far) = clip(&camera);
+        CameraCore {
+            scoped_name: scoped_name.to_string(),
+            link,
+            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            grid: RayGrid::new(&cam_model, near, far, from, model),
+            model: cam_model,
+            config: camera,
+            topic: topic.to_string(),
+        }
+    }
+
+    /// The camera's world pose now.
+    pub fn pose(&self, world: &WorldRef<'_>) -> Result<Pose, PluginError> {
+        Ok(sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?.pose)
+    }
+
+    /// Casts every pixel's ray from the camera's current pose; returns that pose.
+    pub fn cast(&mut self, world: &WorldRef<'_>) -> Result<Pose, PluginError> {
+        let pose = self.pose(world)?;
+        self.grid.cast(world, pose);
+        Ok(pose)
+    }
+
+    /// The current `camera_info`.
+    pub fn camera_info(&self) -> CameraInfo {
+        crate::image::camera_info(&self.model)
+    }
+
+    /// The `camera_info` topic: `<camera_info_topic>`, else beside the image topic `image`
+    /// (see [`crate::image::sibling_topic`]).
+    pub fn camera_info_topic(&self, image_topic: &str) -> String {
+        match &self.config.camera_info_topic {
+            Some(t) if t.starts_with('/') => t.clone(),
+            Some(t) => format!("/{t}"),
+            None => crate::image::sibling_topic(image_topic, "camera_info"),
+        }
+    }
+
+    /// The run-time parameter `horizontal_fov` (radians, as text): the camera zooms from the
+    /// next frame on. Focal lengths follow the new field of view (explicit intrinsics are
+    /// scaled by the same factor, keeping their principal point and aspect); `camera_info`
+    /// follows. Any other key is refused.
+    pub fn set_parameter(&mut self, key: &str, value: &str) -> Result<(), PluginError> {
+        if key != "horizontal_fov" {
+            return Err(PluginError::unsupported(format!(
+                "{}: no run-time parameter `{key}` (horizontal_fov)",
+                self.scoped_name
+            )));
+        }
+        let bad = |m: String| {
+            PluginError::new(
+                ErrorCode::BAD_REQUEST,
+                format!("{}: horizontal_fov: {m}", self.scoped_name),
+            )
+        };
+        let hfov = value
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| bad(format!("expected a number of radians, found \"{value}\"")))
+            .and_then(|h| CameraConfig::check_hfov(h).map_err(bad))?;
+        let scale = (self.config.horizontal_fov / 2.0).tan() / (hfov / 2.0).tan();
+        self.config.horizontal_fov = hfov;
+        if let Some(i) = &mut self.config.intrinsics {
+            i.fx *= scale;
+            i.fy *= scale;
+            i.s *= scale;
+        }
+        self.model.intrinsics = self.config.effective_intrinsics();
+        self.grid.set_model(&self.model);
+        Ok(())
+    }
+}

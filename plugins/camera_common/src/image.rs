@@ -1,0 +1,281 @@
+//! Messages and files: image encodings with pixel noise, depth images, point clouds,
+//! `camera_info`, and PNG frames.
+
+use crate::config::ImageFormat;
+use crate::model::CameraModel;
+use sim_plugin_api::{
+    CameraInfo, Image, PixelFormat, PluginError, PointCloudPacked, PointField, PointFieldType,
+    SharedStr, Vec3,
+    abi_stable::std_types::RVec,
+    noise::{NoiseKind, NoiseParams},
+};
+use simcore_plugin_common::NoiseChannel;
+use std::path::{Path, PathBuf};
+
+/// The noise of image pixels: white Gaussian noise `N(mean, stddev)` per pixel and channel
+/// (values in [0, 1]), a true Gaussian (Gazebo's shader adds `sign(z)·|z|^2.1` instead).
+/// Bias, dynamic bias and precision are not used, as in gz-sensors' image noise.
+pub fn pixel_noise(params: &NoiseParams, seed: u64, stream: u64) -> NoiseChannel {
+    let p = NoiseParams {
+        kind: params.kind,
+        mean: params.mean,
+        stddev: params.stddev,
+        ..NoiseParams::default()
+    };
+    if p.kind == NoiseKind::None {
+        return NoiseChannel::NONE;
+    }
+    NoiseChannel::new(p, seed, stream)
+}
+
+/// Rec. 601 luma of a linear RGB colour, each channel first clamped to [0, 1].
+#[inline]
+fn luma(c: [f32; 3]) -> f64 {
+    let ch = |v: f32| f64::from(v).clamp(0.0, 1.0);
+    0.299 * ch(c[0]) + 0.587 * ch(c[1]) + 0.114 * ch(c[2])
+}
+
+#[inline]
+fn to_u8(v: f64) -> u8 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+/// Encodes linear RGB colours (row-major) as an image of `format`, adding `noise` to every
+/// channel (to the grey value for grey formats) before clamping to [0, 1] and quantising.
+pub fn encode_image(
+    colors: &[[f32; 3]],
+    width: u32,
+    height: u32,
+    format: ImageFormat,
+    noise: &mut NoiseChannel,
+) -> Image {
+    let bpp = format.bytes_per_pixel();
+    let mut data = Vec::with_capacity(colors.len() * bpp as usize);
+    let mut n = |x: f64| noise.apply(x, 0.0);
+    match format {
+        ImageFormat::Rgb8 => {
+            for c in colors {
+                for ch in c {
+                    data.push(to_u8(n(f64::from(*ch))));
+                }
+            }
+        }
+        ImageFormat::Bgr8 => {
+            for c in colors {
+                for ch in c.iter().rev() {
+                    data.push(to_u8(n(f64::from(*ch))));
+                }
+            }
+        }
+        ImageFormat::L8 => {
+            for c in colors {
+                data.push(to_u8(n(luma(*c))));
+            }
+        }
+        ImageFormat::L16 => {
+            for c in colors {
+                let v = (n(luma(*c)).clamp(0.0, 1.0) * 65535.0).round() as u16;
+                data.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    Image {
+        width,
+        height,
+        step: width * bpp,
+        pixel_format: format.pixel_format(),
+        data: RVec::from(data),
+    }
+}
+
+/// A float32 depth image (`R_FLOAT32`, little-endian) from depths in metres.
+pub fn depth_image(depths: &[f32], width: u32, height: u32) -> Image {
+    let mut data = vec![0u8; depths.len() * 4];
+    for (d, out) in depths.iter().zip(data.chunks_exact_mut(4)) {
+        out.copy_from_slice(&d.to_le_bytes());
+    }
+    Image {
+        width,
+        height,
+        step: width * 4,
+        pixel_format: PixelFormat::R_FLOAT32,
+        data: RVec::from(data),
+    }
+}
+
+/// Bytes per point of camera point clouds: `x, y, z` float32 and `rgb` (a float32 whose bits
+/// are `0x00RRGGBB`, as PCL packs it).
+pub const POINT_STEP: u32 = 16;
+
+/// The fields of a camera point cloud point: `x`, `y`, `z`, `rgb` (float32 at 0, 4, 8, 12).
+pub fn point_fields() -> RVec<PointField> {
+    let f = |name: &str, offset: u32| PointField {
+        name: SharedStr::new(name),
+        offset,
+        datatype: PointFieldType::FLOAT32,
+        count: 1,
+    };
+    RVec::from(vec![f("x", 0), f("y", 4), f("z", 8), f("rgb", 12)])
+}
+
+/// The packed `rgb` value of a point (PCL's convention: a float whose bits are
+/// `0x00RRGGBB`) for a linear RGB colour.
+#[inline]
+pub fn packed_rgb(c: [f32; 3]) -> f32 {
+    let b = |v: f32| u32::from(to_u8(f64::from(v)));
+    f32::from_bits((b(c[0]) << 16) | (b(c[1]) << 8) | b(c[2]))
+}
+
+/// An organised point cloud (width × height) in the **sensor** frame (x forward, y left,
+/// z up): the point of pixel k is its unit direction scaled to its z-depth. Pixels without a
+/// finite depth give NaN coordinates (and `is_dense = false`). `rgb` gives the packed colour
+/// of pixel k (see [`packed_rgb`]).
+pub fn point_cloud(
+    dirs: &[Vec3],
+    depths: &[f32],
+    mut rgb: impl FnMut(usize) -> f32,
+    width: u32,
+    height: u32,
+    fields: &RVec<PointField>,
+) -> PointCloudPacked {
+    let mut data = vec![0u8; depths.len() * POINT_STEP as usize];
+    let mut dense = true;
+    for (k, ((d, z), out)) in dirs
+        .iter()
+        .zip(depths)
+        .zip(data.chunks_exact_mut(POINT_STEP as usize))
+        .enumerate()
+    {
+        let p = if z.is_finite() && d.x > 0.0 {
+            let t = f64::from(*z) / d.x;
+            [(d.x * t) as f32, (d.y * t) as f32, (d.z * t) as f32]
+        } else {
+            dense = false;
+            [f32::NAN; 3]
+        };
+        out[0..4].copy_from_slice(&p[0].to_le_bytes());
+        out[4..8].copy_from_slice(&p[1].to_le_bytes());
+        out[8..12].copy_from_slice(&p[2].to_le_bytes());
+        out[12..16].copy_from_slice(&rgb(k).to_le_bytes());
+    }
+    PointCloudPacked {
+        width,
+        height,
+        fields: fields.clone(),
+        is_bigendian: false,
+        point_step: POINT_STEP,
+        row_step: POINT_STEP * width,
+        data: RVec::from(data),
+        is_dense: dense,
+    }
+}
+
+/// The `camera_info` of `model` (plumb_bob distortion, identity rectification).
+pub fn camera_info(model: &CameraModel) -> CameraInfo {
+    let (k, p, d) = model.calibration();
+    CameraInfo {
+        width: model.width,
+        height: model.height,
+        distortion_model: SharedStr::new("plumb_bob"),
+        distortion: RVec::from(d.to_vec()),
+        intrinsics: k,
+        rectification: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+        projection: p,
+    }
+}
+
+/// The topic beside `topic`: its last path element replaced by `name`
+/// (`/a/b/image` → `/a/b/camera_info`), as gz-sensors names `camera_info`.
+pub fn sibling_topic(topic: &str, name: &str) -> String {
+    match topic.rfind('/') {
+        Some(i) => format!("{}/{name}", &topic[..i]),
+        None => format!("/{name}"),
+    }
+}
+
+/// Writes the frames of one camera as PNG files `<dir>/<prefix>_<n>.png` (n from 0, six
+/// digits).
+#[derive(Clone, Debug)]
+pub struct FrameSaver {
+    dir: PathBuf,
+    prefix: String,
+    count: u64,
+}
+
+impl FrameSaver {
+    /// A saver into `dir` (created if missing) for the sensor with scoped name `scoped_name`
+    /// (`::` becomes `_` in file names). A directory that cannot be created is a
+    /// configuration error.
+    pub fn new(dir: &Path, scoped_name: &str) -> Result<FrameSaver, PluginError> {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            PluginError::config(format!(
+                "{scoped_name}: <camera><save><path>: cannot create the directory \"{}\": {e}",
+                dir.display()
+            ))
+        })?;
+        Ok(FrameSaver {
+            dir: dir.to_path_buf(),
+            prefix: scoped_name.replace("::", "_"),
+            count: 0,
+        })
+    }
+
+    /// The file the next frame goes to.
+    pub fn next_path(&self) -> PathBuf {
+        self.dir
+            .join(format!("{}_{:06}.png", self.prefix, self.count))
+    }
+
+    /// Writes `image` (RGB8, BGR8, L8 or L16) as the next PNG frame.
+    pub fn save(&mut self, image: &Image) -> Result<PathBuf, PluginError> {
+        let path = self.next_path();
+        write_png(&path, image).map_err(|e| {
+            PluginError::runtime(format!("cannot write \"{}\": {e}", path.display()))
+        })?;
+        self.count += 1;
+        Ok(path)
+    }
+}
+
+/// Writes an RGB8, BGR8, L8 or L16 image as a PNG file.
+pub fn write_png(path: &Path, image: &Image) -> Result<(), String> {
+    let (color, depth, data): (png::ColorType, png::BitDepth, Vec<u8>) = match image.pixel_format {
+        PixelFormat::RGB_INT8 => (
+            png::ColorType::Rgb,
+            png::BitDepth::Eight,
+            image.data.to_vec(),
+        ),
+        PixelFormat::BGR_INT8 => (
+            png::ColorType::Rgb,
+            png::BitDepth::Eight,
+            image
+                .data
+                .chunks_exact(3)
+                .flat_map(|p| [p[2], p[1], p[0]])
+                .collect(),
+        ),
+        PixelFormat::L_INT8 => (
+            png::ColorType::Grayscale,
+            png::BitDepth::Eight,
+            image.data.to_vec(),
+        ),
+        PixelFormat::L_INT16 => (
+            png::ColorType::Grayscale,
+            png::BitDepth::Sixteen,
+            // PNG stores 16-bit samples big-endian.
+            image
+                .data
+                .chunks_exact(2)
+                .flat_map(|p| [p[1], p[0]])
+                .collect(),
+        ),
+        other => return Err(format!("pixel format {} cannot be saved as PNG", other.0)),
+    };
+    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), image.width, image.height);
+    enc.set_color(color);
+    enc.set_depth(depth);
+    let mut writer = enc.write_header().map_err(|e| e.to_string())?;
+    writer.write_image_data(&data).map_err(|e| e.to_string())?;
+    writer.finish().map_err(|e| e.to_string())
+}

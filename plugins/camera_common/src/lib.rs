@@ -1,0 +1,38 @@
+//! # simcore-plugin-camera-common: what the simcore camera plugins share
+//!
+//! The camera, depth camera, RGB-D camera and segmentation camera plugins cast one ray per
+//! pixel against the world's visual geometry; this crate holds the parts they share:
+//!
+//! - [`config`]: the `<camera>` element (field of view, image size and format, clip planes,
+//!   intrinsics, distortion, noise, `<save>`);
+//! - [`model`]: the pinhole model with Brown-Conrady distortion (conventions for frames,
+//!   pixel centres and distortion are documented there);
+//! - [`rays`]: the per-pixel rays, cast in one batch per frame into kept buffers;
+//! - [`shading`]: Lambert shading by the world's lights with shadow rays;
+//! - [`image`]: image, depth and point cloud encodings, `camera_info`, PNG frames;
+//! - [`core`]: the configuration, model and rays of one sensor and its `horizontal_fov`
+//!   run-time parameter.
+//!
+//! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
+//! nothing here crosses the plugin boundary.
+
+pub mod config;
+pub mod core;
+pub mod image;
+pub mod model;
+pub mod rays;
+pub mod shading;
+
+#[cfg(test)]
+mod tests;
+
+pub use crate::core::CameraCore;
+pub use config::{CameraConfig, ImageFormat, SaveConfig};
+pub use model::{CameraModel, Distortion, Intrinsics};
+pub use rays::{RayGrid, RayStart};
+pub use shading::{Shader, SurfaceCache};
+
+/// Noise stream number (with the sensor's seed) of colour pixels.
+pub const COLOR_STREAM: u64 = 0;
+/// Noise stream number of depths.
+pub const DEPTH_STREAM: u64 = 1;

@@ -1,0 +1,156 @@
+//! One ray per pixel, cast in one batch per frame.
+//!
+//! The sensor-frame direction of every pixel is computed once (and again only when the
+//! camera model changes, e.g. on a zoom); per frame the directions are rotated into the world
+//! and cast with one [`cast_rays`](sim_plugin_api::WorldView::cast_rays) call into buffers
+//! kept between frames.
+
+use crate::model::CameraModel;
+use sim_plugin_api::{
+    EntityId, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef,
+    abi_stable::std_types::{RSlice, RSliceMut},
+};
+
+/// Where the rays of a [`RayGrid`] start.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RayStart {
+    /// At the sensor's origin: geometry nearer than the near clip is hit (depth cameras,
+    /// which report it as `-inf`).
+    Origin,
+    /// On the near clip plane: geometry nearer than it is not seen, as with a renderer's
+    /// near clip (colour and segmentation cameras).
+    NearPlane,
+}
+
+/// The per-pixel rays of a camera and the hits of the last frame.
+#[derive(Clone, Debug)]
+pub struct RayGrid {
+    /// Unit directions in the sensor frame, row-major; `Vec3::ZERO` for pixels without a ray.
+    dirs: Vec<Vec3>,
+    /// Distance along each ray from the sensor origin to where it starts.
+    start: Vec<f64>,
+    rays: Vec<Ray>,
+    hits: Vec<RayHit>,
+    options: RayCastOptions,
+    near: f64,
+    far: f64,
+    from: RayStart,
+}
+
+impl RayGrid {
+    /// The rays of `model` for the clip range `near..far` (z-depth along the optical axis),
+    /// starting at `from`, ignoring the geometry of `exclude_model` (the camera's own model;
+    /// [`EntityId::NONE`]: nothing).
+    pub fn new(
+        model: &CameraModel,
+        near: f64,
+        far: f64,
+        from: RayStart,
+        exclude_model: EntityId,
+    ) -> Self {
+        let mut g = RayGrid {
+            dirs: Vec::new(),
+            start: Vec::new(),
+            rays: Vec::new(),
+            hits: Vec::new(),
+            options: RayCastOptions {
+                max_distance: far,
+                target: RayTarget::VISUAL,
+                exclude_model,
+            },
+            near,
+            far,
+            from,
+        };
+        g.set_model(model);
+        g
+    }
+
+    /// Recomputes the pixel directions for a changed camera model (size may change too).
+    pub fn set_model(&mut self, model: &CameraModel) {
+        self.dirs = model.pixel_directions();
+        let n = self.dirs.len();
+        // The smallest cosine to the optical axis bounds the ray length to the far plane.
+        let min_cos = self
+            .dirs
+            .iter()
+            .map(|d| d.x)
+            .filter(|c| *c > 0.0)
+            .fold(1.0f64, f64::min);
+        self.start = self
+            .dirs
+            .iter()
+            .map(|d| match self.from {
+                RayStart::NearPlane if d.x > 0.0 => self.near / d.x,
+                _ => 0.0,
+            })
+            .collect();
+        self.options.max_distance = self.far / min_cos;
+        self.rays = vec![Ray::default(); n];
+        self.hits = vec![RayHit::MISS; n];
+    }
+
+    /// The unit ray directions in the sensor frame, row-major.
+    pub fn directions(&self) -> &[Vec3] {
+        &self.dirs
+    }
+
+    /// The hits of the last [`RayGrid::cast`], with distances from the sensor origin; pixels
+    /// whose hit lies beyond the far clip are misses.
+    pub fn hits(&self) -> &[RayHit] {
+        &self.hits
+    }
+
+    /// The rays of the last [`RayGrid::cast`] in the world, all from the sensor origin (hit
+    /// distances count from there).
+    pub fn rays(&self) -> &[Ray] {
+        &self.rays
+    }
+
+    /// The near and far clip distances.
+    pub fn clip(&self) -> (f64, f64) {
+        (self.near, self.far)
+    }
+
+    /// The z-depth (along the optical axis) of the hit of pixel `k`, `+inf` for a miss.
+    #[inline]
+    pub fn depth(&self, k: usize) -> f64 {
+        self.hits[k].distance * self.dirs[k].x
+    }
+
+    /// Casts every pixel's ray from a camera at world pose `pose`, in one batch.
+    pub fn cast(&mut self, world: &WorldRef<'_>, pose: Pose) {
+        let q = pose.orientation;
+        let o = pose.position;
+        let axis = q.rotate(Vec3::new(1.0, 0.0, 0.0));
+        for ((ray, d), s) in self.rays.iter_mut().zip(&self.dirs).zip(&self.start) {
+            let dw = if d.x > 0.0 { q.rotate(*d) } else { axis };
+            *ray = Ray {
+                origin: o + dw.scale(*s),
+                direction: dw,
+            };
+        }
+        world.cast_rays(
+            RSlice::from_slice(&self.rays),
+            &self.options,
+            RSliceMut::from_mut_slice(&mut self.hits),
+        );
+        for (((h, d), s), ray) in self
+            .hits
+            .iter_mut()
+            .zip(&self.dirs)
+            .zip(&self.start)
+            .zip(&mut self.rays)
+        {
+            ray.origin = o;
+            if d.x <= 0.0 {
+                *h = RayHit::MISS;
+                continue;
+            }
+            h.distance += s;
+            if h.distance * d.x > self.far {
+                *h = RayHit::MISS;
+            }
+        }
+    }
+}

@@ -1,0 +1,341 @@
+//! Unit tests of the shared camera code: configuration, encodings, PNG frames, zoom.
+
+use crate::config::{CameraConfig, ImageFormat};
+use crate::core::CameraCore;
+use crate::image::{FrameSaver, encode_image, point_cloud, point_fields, sibling_topic};
+use crate::rays::RayStart;
+use sim_plugin_api::{ErrorCode, PixelFormat, Pose, Vec3, noise::NoiseKind};
+use simcore_plugin_common::NoiseChannel;
+
+const NAME: &str = "m::l::cam";
+
+fn parse(camera: &str) -> Result<CameraConfig, sim_plugin_api::PluginError> {
+    CameraConfig::parse(
+        &format!(r#"<sensor name="cam" type="camera"><camera>{camera}</camera></sensor>"#),
+        NAME,
+    )
+}
+
+fn error(camera: &str) -> String {
+    let e = parse(camera).expect_err("a configuration error");
+    assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+    assert!(e.message.starts_with(NAME), "{}", e.message);
+    e.message.to_string()
+}
+
+#[test]
+fn defaults_and_a_full_element() {
+    assert_eq!(parse("").unwrap(), CameraConfig::default());
+    assert_eq!(
+        CameraConfig::parse(r#"<sensor name="cam" type="camera"/>"#, NAME).unwrap(),
+        CameraConfig::default()
+    );
+    let c = parse(
+        r#"<horizontal_fov>1.2</horizontal_fov>
+           <image><width>64</width><height>32</height><format>L16</format></image>
+           <clip><near>0.2</near><far>30</far></clip>
+           <depth_camera><clip><near>0.3</near><far>8</far></clip></depth_camera>
+           <lens><intrinsics><fx>50</fx><fy>51</fy><cx>31</cx><cy>15</cy><s>0.5</s></intrinsics></lens>
+           <distortion><k1>-0.1</k1><p2>0.01</p2><center>0.4 0.6</center></distortion>
+           <noise type="gaussian"><mean>0.01</mean><stddev>0.02</stddev></noise>
+           <camera_info_topic>/cam/info</camera_info_topic>
+           <segmentation_type>Instance</segmentation_type>"#,
+    )
+    .unwrap();
+    assert_eq!((c.horizontal_fov, c.width, c.height), (1.2, 64, 32));
+    assert_eq!(c.format, ImageFormat::L16);
+    assert_eq!((c.near, c.far), (0.2, 30.0));
+    assert_eq!(c.depth_range(), (0.3, 8.0));
+    let k = c.effective_intrinsics();
+    assert_eq!((k.fx, k.fy, k.cx, k.cy, k.s), (50.0, 51.0, 31.0, 15.0, 0.5));
+    assert_eq!((c.distortion.k1, c.distortion.p2), (-0.1, 0.01));
+    assert_eq!(c.distortion.center, [0.4, 0.6]);
+    assert_eq!(c.noise.kind, NoiseKind::Gaussian);
+    assert_eq!(c.camera_info_topic.as_deref(), Some("/cam/info"));
+    assert_eq!(c.segmentation_type, "instance");
+    for (name, f) in [
+        ("R8G8B8", ImageFormat::Rgb8),
+        ("RGB_INT8", ImageFormat::Rgb8),
+        ("B8G8R8", ImageFormat::Bgr8),
+        ("BGR_INT8", ImageFormat::Bgr8),
+        ("L8", ImageFormat::L8),
+        ("L_INT8", ImageFormat::L8),
+        ("L_INT16", ImageFormat::L16),
+    ] {
+        let c = parse(&format!("<image><format>{name}</format></image>")).unwrap();
+        assert_eq!(c.format, f, "{name}");
+    }
+}
+
+#[test]
+fn bad_values_name_the_element_and_the_text() {
+    let m = error("<image><format>RGBA_INT8</format></image>");
+    assert!(
+        m.contains("<camera><image><format>") && m.contains("\"RGBA_INT8\""),
+        "{m}"
+    );
+    assert!(error("<horizontal_fov>3.2</horizontal_fov>").contains("<horizontal_fov>"));
+    assert!(error("<horizontal_fov>x</horizontal_fov>").contains("finite number"));
+    assert!(error("<image><width>0</width></image>").contains("<camera><image><width>"));
+    assert!(error("<image><height>2.5</height></image>").contains("<camera><image><height>"));
+    assert!(error("<clip><near>0</near></clip>").contains("<camera><clip><near>"));
+    assert!(error("<clip><near>2</near><far>1</far></clip>").contains("<camera><clip><far>"));
+    assert!(
+        error("<lens><intrinsics><fx>-3</fx></intrinsics></lens>")
+            .contains("<camera><lens><intrinsics><fx>")
+    );
+    assert!(error("<distortion><center>0.5</center></distortion>").contains("<center>"));
+    assert!(error(r#"<save enabled="true"></save>"#).contains("needs a <path>"));
+    assert!(error(r#"<save enabled="maybe"><path>x</path></save>"#).contains("enabled"));
+    assert!(error("<lens><type>equidistant</type></lens>").contains("gnomonical"));
+    assert!(error("<segmentation_type>other</segmentation_type>").contains("semantic"));
+    assert!(error(r#"<noise type="gaussian"><stddev>-1</stddev></noise>"#).contains("<stddev>"));
+    // A disabled <save> needs no path.
+    assert!(parse(r#"<save enabled="false"/>"#).unwrap().save.is_none());
+}
+
+#[test]
+fn encodings_of_every_format() {
+    let colors = [[1.0f32, 0.5, 0.0], [0.0, 0.0, 2.0]];
+    let mut none = NoiseChannel::NONE;
+    let rgb = encode_image(&colors, 2, 1, ImageFormat::Rgb8, &mut none);
+    assert_eq!(rgb.data.as_slice(), &[255, 128, 0, 0, 0, 255]);
+    assert_eq!((rgb.step, rgb.pixel_format), (6, PixelFormat::RGB_INT8));
+    let bgr = encode_image(&colors, 2, 1, ImageFormat::Bgr8, &mut none);
+    assert_eq!(bgr.data.as_slice(), &[0, 128, 255, 255, 0, 0]);
+    let l8 = encode_image(&colors, 2, 1, ImageFormat::L8, &mut none);
+    // Luma 0.299 + 0.2935 = 0.5925 -> 151; blue over 1 is clamped: 0.114 -> 29.
+    assert_eq!(l8.data.as_slice(), &[151, 29]);
+    let l16 = encode_image(&colors, 2, 1, ImageFormat::L16, &mut none);
+    assert_eq!(l16.step, 4);
+    // 0.5925 x 65535 = 38829.5.
+    let g = u16::from_le_bytes([l16.data[0], l16.data[1]]);
+    assert!((38829..=38830).contains(&g), "{g}");
+}
+
+#[test]
+fn png_frames_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut saver = FrameSaver::new(&dir.path().join("frames"), "m::l::cam").unwrap();
+    let colors = [
+        [1.0f32, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [0.5; 3],
+    ];
+    let mut none = NoiseChannel::NONE;
+    for (format, color, bytes) in [
+        (ImageFormat::Rgb8, png::ColorType::Rgb, 12),
+        (ImageFormat::Bgr8, png::ColorType::Rgb, 12),
+        (ImageFormat::L16, png::ColorType::Grayscale, 8),
+    ] {
+        let img = encode_image(&colors, 2, 2, format, &mut none);
+        let path = saver.save(&img).unwrap();
+        let decoder =
+            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height, info.color_type), (2, 2, color));
+        assert_eq!(info.buffer_size(), bytes);
+        match format {
+            // BGR frames are stored as RGB: red is still first.
+            ImageFormat::Rgb8 | ImageFormat::Bgr8 => {
+                assert_eq!(&buf[..6], &[255, 0, 0, 0, 255, 0]);
+            }
+            // 16-bit PNG samples are big-endian.
+            _ => {
+                let grey = u16::from_be_bytes([buf[6], buf[7]]);
+                assert!((32767..=32768).contains(&grey), "{grey}");
+            }
+        }
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("frames"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for n in 0..3 {
+        assert!(names.contains(&format!("m_l_cam_{n:06}.png")), "{names:?}");
+    }
+}
+
+#[test]
+fn points_topics_and_zoom() {
+    let dirs = [Vec3::new(0.8, 0.6, 0.0), Vec3::new(1.0, 0.0, 0.0)];
+    let c = point_cloud(&dirs, &[2.0, f32::INFINITY], |_| 0.0, 2, 1, &point_fields());
+    let f = |k: usize, o: usize| {
+        f32::from_le_bytes(c.data[k * 16 + o..k * 16 + o + 4].try_into().unwrap())
+    };
+    assert_eq!((f(0, 0), f(0, 4), f(0, 8)), (2.0, 1.5, 0.0));
+    assert!(f(1, 0).is_nan() && !c.is_dense);
+
+    assert_eq!(
+        sibling_topic("/a/b/image", "camera_info"),
+        "/a/b/camera_info"
+    );
+    assert_eq!(sibling_topic("/image", "camera_info"), "/camera_info");
+
+    let mut core = CameraCore::from_config(
+        parse("<image><width>100</width><height>50</height></image>").unwrap(),
+        NAME,
+        sim_plugin_api::EntityId(3),
+        sim_plugin_api::EntityId(2),
+        Pose::IDENTITY,
+        "/x/image",
+        RayStart::NearPlane,
+        |c| (c.near, c.far),
+    );
+    assert_eq!(core.camera_info_topic("/x/image"), "/x/camera_info");
+    core.set_parameter("horizontal_fov", " 0.8 ").unwrap();
+    let fx = 50.0 / (0.4f64).tan();
+    assert!((core.camera_info().intrinsics[0] - fx).abs() < 1e-9);
+    // The rays follow: the edge pixel's ray is now 0.4 rad off axis, less half a pixel.
+    let d = core.grid.directions()[0];
+    assert!(d.y > 0.0 && (d.y.atan2(d.x) - (49.5 / fx).atan()).abs() < 1e-9);
+    for (k, v) in [
+        ("horizontal_fov", "0"),
+        ("horizontal_fov", "pi"),
+        ("near", "1"),
+    ] {
+        assert!(core.set_parameter(k, v).is_err(), "{k}={v}");
+    }
+    assert!((core.camera_info().intrinsics[0] - fx).abs() < 1e-9);
+    // Explicit intrinsics scale with the zoom, keeping their principal point.
+    let mut core = CameraCore::from_config(
+        parse(
+            "<horizontal_fov>1</horizontal_fov><image><width>100</width><height>50</height></image>\
+             <lens><intrinsics><fx>90</fx><fy>99</fy><cx>48</cx><cy>26</cy></intrinsics></lens>",
+        )
+        .unwrap(),
+        NAME,
+        sim_plugin_api::EntityId(3),
+        sim_plugin_api::EntityId(2),
+        Pose::IDENTITY,
+        "/x/image",
+        RayStart::Origin,
+        |c| c.depth_range(),
+    );
+    core.set_parameter("horizontal_fov", "0.5").unwrap();
+    let s = (0.25f64).tan().recip() / (0.5f64).tan().recip();
+    let k = core.camera_info().intrinsics;
+    assert!((k[0] - 90.0 * s).abs() < 1e-9 && (k[4] - 99.0 * s).abs() < 1e-9);
+    assert_eq!((k[2], k[5]), (48.0, 26.0));
+}
+
+mod shading {
+    use crate::shading::Shader;
+    use sim_plugin_api::{
+        EntityId, Light, LightKind, Pose, Ray, RayHit, SceneInfo, SurfaceInfo, Vec3,
+        testing::StaticWorld,
+    };
+
+    const GROUND: EntityId = EntityId(9);
+
+    /// Shades one hit on the ground (normal up) at `p`, seen from 1 m above it.
+    fn shade(world: &StaticWorld, p: Vec3) -> [f32; 3] {
+        let ray = Ray {
+            origin: p + Vec3::new(0.0, 0.0, 1.0),
+            direction: Vec3::new(0.0, 0.0, -1.0),
+        };
+        let hit = RayHit {
+            distance: 1.0,
+            normal: Vec3::new(0.0, 0.0, 1.0),
+            entity: GROUND,
+            model: EntityId(8),
+        };
+        let mut out = Vec::new();
+        world.with(|w| {
+            let mut s = Shader::default();
+            s.prepare(&w, &[hit, RayHit::MISS]);
+            s.shade(&w, &[ray, ray], &[hit, RayHit::MISS], &mut out);
+        });
+        assert_eq!(out[1], [0.0, 0.0, 1.0], "a miss is the background");
+        out[0]
+    }
+
+    fn world(lights: Vec<Light>) -> StaticWorld {
+        let mut w = StaticWorld::default();
+        w.scene = SceneInfo {
+            ambient: [0.1, 0.1, 0.1, 1.0],
+            background: [0.0, 0.0, 1.0, 1.0],
+            shadows: true,
+        };
+        w.lights = lights;
+        w.set_surface(
+            GROUND,
+            SurfaceInfo {
+                diffuse: [0.5, 1.0, 0.5, 1.0],
+                laser_retro: 0.0,
+            },
+        );
+        w
+    }
+
+    fn close(a: [f32; 3], b: [f64; 3]) {
+        for (x, y) in a.iter().zip(b) {
+            assert!((f64::from(*x) - y).abs() < 1e-6, "{a:?} vs {b:?}");
+        }
+    }
+
+    fn lamp(kind: LightKind, at: Vec3) -> Light {
+        Light {
+            kind,
+            pose: Pose::new(at, Default::default()),
+            direction: Vec3::new(0.0, 0.0, -1.0),
+            cast_shadows: false,
+            range: 5.0,
+            spot_inner_angle: 0.2,
+            spot_outer_angle: 0.4,
+            spot_falloff: 1.0,
+            ..Light::sun(Vec3::new(0.0, 0.0, -1.0))
+        }
+    }
+
+    #[test]
+    fn point_and_spot_lights_attenuate() {
+        let w = world(vec![lamp(LightKind::POINT, Vec3::new(0.0, 0.0, 2.0))]);
+        // 1 / (constant 1 + linear 1 x 2 m) = 1/3, straight above.
+        let l = 0.1 + 1.0 / 3.0;
+        close(shade(&w, Vec3::ZERO), [0.5 * l, l, 0.5 * l]);
+        // Beyond the range: ambient only.
+        close(shade(&w, Vec3::new(6.0, 0.0, 0.0)), [0.05, 0.1, 0.05]);
+
+        let w = world(vec![lamp(LightKind::SPOT, Vec3::new(0.0, 0.0, 2.0))]);
+        close(shade(&w, Vec3::ZERO), [0.5 * l, l, 0.5 * l]);
+        // 0.3 rad off the spot's axis: between the inner and outer angle.
+        let x = 2.0 * 0.3f64.tan();
+        let d = (4.0 + x * x).sqrt();
+        let cone = (0.3f64.cos() - 0.4f64.cos()) / (0.2f64.cos() - 0.4f64.cos());
+        let l = 0.1 + (2.0 / d) * cone / (1.0 + d);
+        close(shade(&w, Vec3::new(x, 0.0, 0.0)), [0.5 * l, l, 0.5 * l]);
+        // Outside the outer angle: ambient only.
+        close(shade(&w, Vec3::new(2.0, 0.0, 0.0)), [0.05, 0.1, 0.05]);
+    }
+
+    #[test]
+    fn shadow_rays_darken_only_shadow_casting_lights() {
+        let sun = Light::sun(Vec3::new(0.0, -1.0, -1.0));
+        let lit = 0.1 + std::f64::consts::FRAC_1_SQRT_2;
+        let lit = [0.5 * lit, lit, 0.5 * lit];
+        let mut w = world(vec![sun.clone()]);
+        close(shade(&w, Vec3::ZERO), lit);
+        // Something above blocks every ray going up: in shadow.
+        w.set_ray_caster(|r, _| {
+            if r.direction.z > 0.0 {
+                RayHit {
+                    distance: 3.0,
+                    ..RayHit::MISS
+                }
+            } else {
+                RayHit::MISS
+            }
+        });
+        close(shade(&w, Vec3::ZERO), [0.05, 0.1, 0.05]);
+        // The scene's <shadows>false</shadows>, or a light that casts none: lit again.
+        w.scene.shadows = false;
+        close(shade(&w, Vec3::ZERO), lit);
+        w.scene.shadows = true;
+        w.lights[0].cast_shadows = false;
+        close(shade(&w, Vec3::ZERO), lit);
+    }
+}

@@ -1,0 +1,143 @@
+//! The depth camera sensor.
+//!
+//! Per update:
+//!
+//! 1. the camera's world pose;
+//! 2. one batched ray cast, one ray per pixel from the camera's origin (not from the near
+//!    plane, so that geometry nearer than the near clip is detected), against visuals,
+//!    ignoring the camera's own model;
+//! 3. per pixel the z-depth `t · (d · axis)` of the hit at distance `t` along unit direction
+//!    `d`: `+inf` for no hit or a hit beyond the far clip, `-inf` nearer than the near clip;
+//!    Gaussian `<noise>` (mean, stddev, in metres) is added to finite depths;
+//! 4. the depth image (`R_FLOAT32`) on the sensor topic, `camera_info` beside it, and the
+//!    point cloud (`x, y, z, rgb`; the sensor frame; `rgb` the unlit diffuse colour of what
+//!    was hit; NaN points where the depth is not finite) on `points` below it.
+//!
+//! The depth range is `<camera><depth_camera><clip>` when given, else `<camera><clip>`.
+
+use sim_plugin_api::{
+    EntityId, LogLevel, Outputs, Payload, PluginError, PointField, Sensor, SensorConfig, SharedStr,
+    UpdateContext, WorldRef,
+    abi_stable::std_types::{RBox, RVec},
+};
+use simcore_plugin_camera_common::{
+    CameraCore, DEPTH_STREAM, RayStart, SurfaceCache,
+    image::{depth_image, packed_rgb, pixel_noise, point_cloud, point_fields},
+};
+use simcore_plugin_common::NoiseChannel;
+
+/// The relative topic of the point cloud.
+pub const POINTS_TOPIC: &str = "points";
+
+/// A depth camera sensor (SDF `<sensor type="depth_camera">` or `depth`).
+#[derive(Clone, Debug)]
+pub struct DepthCameraSensor {
+    core: CameraCore,
+    info_topic: SharedStr,
+    points_topic: SharedStr,
+    depths: Vec<f32>,
+    surfaces: SurfaceCache,
+    noise: NoiseChannel,
+    fields: RVec<PointField>,
+}
+
+impl DepthCameraSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports).
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let core = CameraCore::new(config, RayStart::Origin, |c| c.depth_range())?;
+        if core.config.save.is_some() {
+            world.log_message(
+                LogLevel::WARN,
+                &format!(
+                    "{}: <save> is ignored: depth images are float32 and are not saved as PNG",
+                    core.scoped_name
+                ),
+            );
+        }
+        Ok(DepthCameraSensor {
+            info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
+            points_topic: SharedStr::new(POINTS_TOPIC),
+            noise: pixel_noise(&core.config.noise, config.seed, DEPTH_STREAM),
+            depths: Vec::new(),
+            surfaces: SurfaceCache::default(),
+            fields: point_fields(),
+            core,
+        })
+    }
+
+    /// The shared camera state (configuration, model, rays).
+    pub fn core(&self) -> &CameraCore {
+        &self.core
+    }
+
+    /// Measures one frame: the depths (row-major, metres) of the camera's current view.
+    pub fn measure(&mut self, world: &WorldRef<'_>) -> Result<&[f32], PluginError> {
+        self.core.cast(world)?;
+        let grid = &self.core.grid;
+        let (near, _) = grid.clip();
+        self.depths.clear();
+        for k in 0..grid.hits().len() {
+            let z = grid.depth(k);
+            let z = if !z.is_finite() {
+                f64::INFINITY
+            } else if z < near {
+                f64::NEG_INFINITY
+            } else {
+                self.noise.apply(z, 0.0)
+            };
+            self.depths.push(z as f32);
+        }
+        Ok(&self.depths)
+    }
+}
+
+impl Sensor for DepthCameraSensor {
+    fn update(
+        &mut self,
+        _ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        self.measure(world)?;
+        let grid = &self.core.grid;
+        self.surfaces.fill(grid.hits(), world);
+        let (w, h) = (self.core.model.width, self.core.model.height);
+        let hits = grid.hits();
+        let surfaces = &self.surfaces;
+        // Neighbouring pixels mostly hit the same entity: pack its colour once.
+        let mut last = (EntityId::NONE, 0.0f32);
+        let rgb = |k: usize| {
+            let e = hits[k].entity;
+            if e != last.0 {
+                let c = surfaces.diffuse(e);
+                last = (e, packed_rgb([c[0], c[1], c[2]]));
+            }
+            last.1
+        };
+        let cloud = point_cloud(grid.directions(), &self.depths, rgb, w, h, &self.fields);
+        out.publish(
+            "",
+            Payload::Image(RBox::new(depth_image(&self.depths, w, h))),
+        );
+        out.publish(
+            &self.info_topic,
+            Payload::CameraInfo(RBox::new(self.core.camera_info())),
+        );
+        out.publish(&self.points_topic, Payload::PointCloud(RBox::new(cloud)));
+        Ok(())
+    }
+
+    fn set_parameter(
+        &mut self,
+        key: &str,
+        value: &str,
+        _world: &WorldRef<'_>,
+    ) -> Result<(), PluginError> {
+        self.core.set_parameter(key, value)
+    }
+
+    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+        self.surfaces.clear();
+        Ok(())
+    }
+}

@@ -1,0 +1,866 @@
+//! The camera and depth camera plugins loaded from their real libraries into real rapier
+//! worlds: known scenes give known pixels (a box fills the pixel rectangle its projection
+//! computes, Lambert values under the sun, shadows), `camera_info` agrees with where known
+//! points appear (with and without distortion), depth is z-depth with REP-117 ends, noise is
+//! seeded, the formats agree with each other, and a zoom changes `camera_info`; the RGB-D
+//! camera agrees with the camera and the depth camera; the segmentation camera labels models.
+
+mod common;
+
+use common::*;
+use sim_core::runner::{SimOptions, Simulation};
+use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, PointCloudPacked, Pose, Quat, Vec3};
+
+const LIBS: &[&str] = &[
+    "simcore_plugin_camera",
+    "simcore_plugin_depth_camera",
+    "simcore_plugin_rgbd_camera",
+    "simcore_plugin_segmentation_camera",
+];
+
+/// A world named `test` with `scene` (inner XML of `<scene>`), `lights` and `models`; no
+/// ground unless a model provides one.
+fn scene_world(scene: &str, lights: &str, models: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="test">
+    <physics type="ode"><max_step_size>0.001</max_step_size><real_time_factor>0</real_time_factor></physics>
+    <scene>{scene}</scene>
+    {lights}
+    {models}
+  </world>
+</sdf>"#
+    )
+}
+
+/// Full white ambient light, a blue background: pixels show diffuse colours exactly.
+const FLAT: &str = "<ambient>1 1 1 1</ambient><background>0 0 1 1</background>";
+
+/// A static model `rig` whose link `head` is at `pose` (x y z roll pitch yaw) and carries
+/// `sensors`; it has a visual housing around the sensors that they must not see.
+fn rig(pose: &str, sensors: &str) -> String {
+    format!(
+        r#"<model name="rig"><static>true</static><pose>{pose}</pose>
+      <link name="head">
+        <visual name="housing"><geometry><box><size>0.3 0.3 0.3</size></box></geometry></visual>
+        {sensors}
+      </link>
+    </model>"#
+    )
+}
+
+/// A camera sensor of `kind` updating every step, with `body` inside `<camera>`.
+fn sensor(name: &str, kind: &str, body: &str) -> String {
+    format!(
+        r#"<sensor name="{name}" type="{kind}"><update_rate>0</update_rate><camera>{body}</camera></sensor>"#
+    )
+}
+
+fn image_body(hfov: f64, w: u32, h: u32, extra: &str) -> String {
+    format!(
+        "<horizontal_fov>{hfov}</horizontal_fov><image><width>{w}</width><height>{h}</height></image>{extra}"
+    )
+}
+
+/// A static box model with a visual of colour `rgb`.
+fn boxm(name: &str, pose: &str, size: &str, rgb: &str) -> String {
+    format!(
+        r#"<model name="{name}"><static>true</static><pose>{pose}</pose><link name="l">
+        <visual name="v"><geometry><box><size>{size}</size></box></geometry>
+          <material><diffuse>{rgb} 1</diffuse></material></visual></link></model>"#
+    )
+}
+
+fn sphere(name: &str, at: Vec3, r: f64, rgb: &str) -> String {
+    format!(
+        r#"<model name="{name}"><static>true</static><pose>{} {} {} 0 0 0</pose><link name="l">
+        <visual name="v"><geometry><sphere><radius>{r}</radius></sphere></geometry>
+          <material><diffuse>{rgb} 1</diffuse></material></visual></link></model>"#,
+        at.x, at.y, at.z
+    )
+}
+
+fn topic(sensor: &str, suffix: &str) -> String {
+    format!("/world/test/model/rig/link/head/sensor/{sensor}/{suffix}")
+}
+
+/// Runs one update of every sensor and returns the message on each of `topics`.
+fn render(sdf: &str, topics: &[String], seed: u64) -> Vec<Payload> {
+    render_on(sdf, topics, seed, 1)
+}
+
+/// [`render`] with `threads` sensor worker threads.
+fn render_on(sdf: &str, topics: &[String], seed: u64, threads: usize) -> Vec<Payload> {
+    let dir = stage(LIBS);
+    let mut sim = sim_from(sdf, dir.path(), seed, threads);
+    let subs: Vec<_> = topics
+        .iter()
+        .map(|t| sim.bus_mut().subscribe(t, 10))
+        .collect();
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    subs.iter()
+        .map(|s| {
+            let mut m = collect(s);
+            assert_eq!(m.len(), 1, "one message on each topic");
+            m.remove(0).2
+        })
+        .collect()
+}
+
+fn image(p: &Payload) -> Image {
+    match p {
+        Payload::Image(i) => (**i).clone(),
+        other => panic!("not an Image: {other:?}"),
+    }
+}
+
+fn info(p: &Payload) -> CameraInfo {
+    match p {
+        Payload::CameraInfo(i) => (**i).clone(),
+        other => panic!("not a CameraInfo: {other:?}"),
+    }
+}
+
+fn cloud(p: &Payload) -> PointCloudPacked {
+    match p {
+        Payload::PointCloud(c) => (**c).clone(),
+        other => panic!("not a point cloud: {other:?}"),
+    }
+}
+
+fn rgb(img: &Image, i: u32, j: u32) -> [u8; 3] {
+    assert_eq!(img.pixel_format, PixelFormat::RGB_INT8);
+    let k = (j * img.step + i * 3) as usize;
+    [img.data[k], img.data[k + 1], img.data[k + 2]]
+}
+
+fn depth(img: &Image, i: u32, j: u32) -> f32 {
+    assert_eq!(img.pixel_format, PixelFormat::R_FLOAT32);
+    let k = (j * img.step + i * 4) as usize;
+    f32::from_le_bytes(img.data[k..k + 4].try_into().unwrap())
+}
+
+/// Where world point `p` appears for a camera at world pose `camera`, computed from the
+/// published `camera_info` alone (K and plumb_bob D, OpenCV's model; the sensor frame is
+/// x forward, y left, z up, the optical frame x right, y down, z forward).
+fn project(ci: &CameraInfo, camera: Pose, p: Vec3) -> (f64, f64) {
+    let s = camera.inverse().transform_point(p);
+    let (x, y) = (-s.y / s.x, -s.z / s.x);
+    let k = &ci.intrinsics;
+    let d = &ci.distortion;
+    let (k1, k2, p1, p2, k3) = (d[0], d[1], d[2], d[3], d[4]);
+    let r2 = x * x + y * y;
+    let radial = 1.0 + k1 * r2 + k2 * r2 * r2 + k3 * r2 * r2 * r2;
+    let xd = x * radial + 2.0 * p1 * x * y + p2 * (r2 + 2.0 * x * x);
+    let yd = y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * x * y;
+    (k[0] * xd + k[1] * yd + k[2], k[4] * yd + k[5])
+}
+
+fn pose(x: f64, y: f64, z: f64, roll: f64, pitch: f64, yaw: f64) -> Pose {
+    Pose::new(Vec3::new(x, y, z), Quat::from_rpy(roll, pitch, yaw))
+}
+
+#[test]
+fn a_red_box_fills_the_pixel_rectangle_of_its_projection() {
+    let (w, h, hfov) = (80u32, 60u32, 1.0f64);
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[
+            rig(
+                "0 0 1 0 0 0",
+                &sensor("cam", "camera", &image_body(hfov, w, h, "")),
+            ),
+            // Front face x = 3.5, y in [-0.2, 0.8], z in [0.7, 1.7]: only it is visible.
+            boxm("red", "4 0.3 1.2 0 0 0", "1 1 1", "0.8 0.2 0.2"),
+        ]
+        .concat(),
+    );
+    let m = render(
+        &sdf,
+        &[topic("cam", "image"), topic("cam", "camera_info")],
+        0,
+    );
+    let (img, ci) = (image(&m[0]), info(&m[1]));
+    assert_eq!((img.width, img.height, img.step), (w, h, w * 3));
+    let f = f64::from(w) / (2.0 * (hfov / 2.0).tan());
+    assert_eq!(ci.intrinsics, [f, 0.0, 40.0, 0.0, f, 30.0, 0.0, 0.0, 1.0]);
+    let (u0, u1) = (40.0 - f * 0.8 / 3.5, 40.0 + f * 0.2 / 3.5);
+    let (v0, v1) = (30.0 - f * 0.7 / 3.5, 30.0 + f * 0.3 / 3.5);
+    let mut red = 0;
+    for j in 0..h {
+        for i in 0..w {
+            let (u, v) = (f64::from(i) + 0.5, f64::from(j) + 0.5);
+            let near_edge = [u - u0, u - u1, v - v0, v - v1]
+                .iter()
+                .any(|d| d.abs() < 1e-3);
+            if near_edge {
+                continue;
+            }
+            let inside = u > u0 && u < u1 && v > v0 && v < v1;
+            let expected = if inside { [204, 51, 51] } else { [0, 0, 255] };
+            assert_eq!(rgb(&img, i, j), expected, "pixel ({i}, {j})");
+            red += usize::from(inside);
+        }
+    }
+    assert!(red > 200, "the box covers {red} pixels");
+}
+
+#[test]
+fn lambert_shading_under_the_sun_and_shadows() {
+    let camera = pose(3.0, 0.0, 5.0, 0.0, std::f64::consts::FRAC_PI_2, 0.0);
+    let sdf = scene_world(
+        "<ambient>0.2 0.2 0.2 1</ambient><background>0 0 0 1</background>",
+        r#"<light name="sun" type="directional"><cast_shadows>true</cast_shadows>
+             <diffuse>0.8 0.8 0.8 1</diffuse><direction>1 0 -1</direction></light>"#,
+        &[
+            rig(
+                "3 0 5 0 1.5707963267948966 0",
+                &sensor("cam", "camera", &image_body(1.2, 64, 64, "")),
+            ),
+            r#"<model name="ground"><static>true</static><link name="l">
+              <visual name="v"><geometry><plane><normal>0 0 1</normal><size>50 50</size></plane></geometry>
+                <material><diffuse>0.5 0.5 0.5 1</diffuse></material></visual></link></model>"#
+                .to_string(),
+            boxm("block", "2 0 0.5 0 0 0", "1 1 1", "0.2 0.4 0.6"),
+        ]
+        .concat(),
+    );
+    let m = render(
+        &sdf,
+        &[topic("cam", "image"), topic("cam", "camera_info")],
+        0,
+    );
+    let (img, ci) = (image(&m[0]), info(&m[1]));
+    let at = |p: Vec3| {
+        let (u, v) = project(&ci, camera, p);
+        rgb(&img, u.floor() as u32, v.floor() as u32)
+    };
+    let cos45 = std::f64::consts::FRAC_1_SQRT_2;
+    let level = |c: f64| (c * 255.0).round() as i32;
+    let close = |got: [u8; 3], want: [f64; 3]| {
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (i32::from(*g) - level(w)).abs() <= 1,
+                "{got:?} vs {want:?} (x255)"
+            );
+        }
+    };
+    // Lit ground: 0.5 * (0.2 + 0.8 cos 45°).
+    let lit = 0.5 * (0.2 + 0.8 * cos45);
+    close(at(Vec3::new(3.0, -1.5, 0.0)), [lit; 3]);
+    close(at(Vec3::new(4.0, 1.2, 0.0)), [lit; 3]);
+    // The block shades the ground from x = 2.5 to 3.5 behind it: ambient only.
+    close(at(Vec3::new(3.0, 0.2, 0.0)), [0.1; 3]);
+    close(at(Vec3::new(3.3, -0.3, 0.0)), [0.1; 3]);
+    // The block's top (normal up) is lit as the ground is, in its own colour.
+    let top = [0.2, 0.4, 0.6].map(|c| c * (0.2 + 0.8 * cos45));
+    close(at(Vec3::new(2.0, 0.0, 1.0)), top);
+}
+
+/// Small spheres at known points appear where `camera_info` projects them: the pixel
+/// holding the projection is theirs and their pixels' centroid is within half a pixel.
+fn check_projection(distortion: &str) {
+    let camera = pose(0.0, 0.0, 1.0, 0.0, 0.0, 0.0);
+    let points = [
+        Vec3::new(4.0, 0.0, 1.0),
+        Vec3::new(4.0, 0.9, 1.5),
+        Vec3::new(4.0, -1.3, 0.4),
+        Vec3::new(5.0, 1.6, 0.1),
+        Vec3::new(3.0, -0.2, 1.7),
+    ];
+    let spheres: String = points
+        .iter()
+        .enumerate()
+        .map(|(k, p)| sphere(&format!("s{k}"), *p, 0.1, "1 0 1"))
+        .collect();
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[
+            rig(
+                "0 0 1 0 0 0",
+                &sensor("cam", "camera", &image_body(1.2, 160, 120, distortion)),
+            ),
+            spheres,
+        ]
+        .concat(),
+    );
+    let m = render(
+        &sdf,
+        &[topic("cam", "image"), topic("cam", "camera_info")],
+        0,
+    );
+    let (img, ci) = (image(&m[0]), info(&m[1]));
+    assert_eq!(ci.distortion_model.as_str(), "plumb_bob");
+    for p in points {
+        let (u, v) = project(&ci, camera, p);
+        assert_eq!(
+            rgb(&img, u.floor() as u32, v.floor() as u32),
+            [255, 0, 255],
+            "{p:?} at ({u}, {v})"
+        );
+        let (mut su, mut sv, mut n) = (0.0, 0.0, 0.0);
+        for j in (v as u32 - 10)..(v as u32 + 10) {
+            for i in (u as u32 - 10)..(u as u32 + 10) {
+                if rgb(&img, i, j) == [255, 0, 255] {
+                    su += f64::from(i) + 0.5;
+                    sv += f64::from(j) + 0.5;
+                    n += 1.0;
+                }
+            }
+        }
+        let (cu, cv) = (su / n, sv / n);
+        assert!(
+            (cu - u).abs() < 0.5 && (cv - v).abs() < 0.5,
+            "{p:?}: centroid ({cu}, {cv}) vs projection ({u}, {v}) over {n} pixels"
+        );
+    }
+}
+
+#[test]
+fn camera_info_agrees_with_where_points_appear() {
+    check_projection("");
+}
+
+#[test]
+fn camera_info_agrees_with_where_points_appear_through_distortion() {
+    let d = "<distortion><k1>-0.25</k1><k2>0.06</k2><k3>-0.004</k3><p1>0.002</p1><p2>-0.0015</p2>\
+             <center>0.5 0.5</center></distortion>";
+    check_projection(d);
+    // And the coefficients are published in plumb_bob order.
+    let sdf = scene_world(FLAT, "", &rig("0 0 1 0 0 0", &sensor("cam", "camera", d)));
+    let ci = info(&render(&sdf, &[topic("cam", "camera_info")], 0)[0]);
+    assert_eq!(
+        ci.distortion.to_vec(),
+        vec![-0.25, 0.06, 0.002, -0.0015, -0.004]
+    );
+}
+
+#[test]
+fn depth_is_along_the_optical_axis_with_rep117_ends() {
+    let body = |near: f64, far: f64| {
+        image_body(
+            1.2,
+            40,
+            30,
+            &format!("<clip><near>{near}</near><far>{far}</far></clip>"),
+        )
+    };
+    let sensors = [
+        sensor("d", "depth_camera", &body(0.5, 10.0)),
+        sensor("short", "depth", &body(0.5, 4.0)),
+    ]
+    .concat();
+    let wall = boxm("wall", "5.1 0 1 0 0 0", "0.2 40 40", "0.3 0.6 0.9");
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[rig("0 0 1 0 0 0", &sensors), wall.clone()].concat(),
+    );
+    let m = render(
+        &sdf,
+        &[
+            topic("d", "depth_image"),
+            topic("d", "camera_info"),
+            topic("d", "depth_image/points"),
+            topic("short", "depth_image"),
+        ],
+        0,
+    );
+    let img = image(&m[0]);
+    assert_eq!((img.width, img.height, img.step), (40, 30, 160));
+    // Every pixel, the corners too, sees the wall at z-depth 5 (the rays are longer).
+    for j in 0..30 {
+        for i in 0..40 {
+            let z = depth(&img, i, j);
+            assert!((z - 5.0).abs() < 1e-4, "pixel ({i}, {j}): {z}");
+        }
+    }
+    assert_eq!(info(&m[1]).width, 40);
+    // The point cloud: x (forward) is the depth, and y, z follow the pixel's ray.
+    let c = cloud(&m[2]);
+    assert_eq!((c.width, c.height, c.point_step), (40, 30, 16));
+    assert!(c.is_dense);
+    let pt = |k: usize| {
+        let b = &c.data[k * 16..k * 16 + 12];
+        [0, 4, 8].map(|o| f32::from_le_bytes(b[o..o + 4].try_into().unwrap()))
+    };
+    for k in [0, 39, 600, 1199] {
+        assert!((pt(k)[0] - 5.0).abs() < 1e-4, "{:?}", pt(k));
+    }
+    // Top-left pixel: left (+y) and up (+z).
+    assert!(pt(0)[1] > 0.0 && pt(0)[2] > 0.0);
+    // Beyond the far clip: +inf everywhere.
+    let short = image(&m[3]);
+    assert!((0..30).all(|j| (0..40).all(|i| depth(&short, i, j) == f32::INFINITY)));
+
+    // Nearer than the near clip: -inf where the close box is, the wall elsewhere; nothing
+    // at all (looking away from the wall): +inf.
+    let close = boxm("close", "0.4 0 1 0 0 0", "0.1 0.1 0.1", "1 1 1");
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[
+            rig(
+                "0 0 1 0 0 0",
+                &sensor("d", "depth_camera", &body(0.5, 10.0)),
+            ),
+            wall.clone(),
+            close,
+        ]
+        .concat(),
+    );
+    let img = image(&render(&sdf, &[topic("d", "depth_image")], 0)[0]);
+    assert_eq!(depth(&img, 20, 15), f32::NEG_INFINITY);
+    assert_eq!(depth(&img, 19, 14), f32::NEG_INFINITY);
+    assert!((depth(&img, 0, 0) - 5.0).abs() < 1e-4);
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[
+            rig(
+                "0 0 1 0 0 3.141592653589793",
+                &sensor("d", "depth", &body(0.5, 10.0)),
+            ),
+            wall,
+        ]
+        .concat(),
+    );
+    let m = render(
+        &sdf,
+        &[topic("d", "depth_image"), topic("d", "depth_image/points")],
+        0,
+    );
+    let img = image(&m[0]);
+    assert!((0..30).all(|j| (0..40).all(|i| depth(&img, i, j) == f32::INFINITY)));
+    assert!(!cloud(&m[1]).is_dense);
+}
+
+#[test]
+fn a_tilted_plane_gives_z_depth_off_centre() {
+    // The camera looks straight down at the ground from 3 m: every pixel's z-depth is 3.
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[
+            rig(
+                "0 0 3 0 1.5707963267948966 0",
+                &sensor("d", "depth_camera", &image_body(1.5, 32, 24, "")),
+            ),
+            r#"<model name="ground"><static>true</static><link name="l">
+              <visual name="v"><geometry><plane><normal>0 0 1</normal></plane></geometry></visual>
+              </link></model>"#
+                .to_string(),
+        ]
+        .concat(),
+    );
+    let img = image(&render(&sdf, &[topic("d", "depth_image")], 0)[0]);
+    for (i, j) in [(0, 0), (31, 23), (5, 17), (16, 12)] {
+        assert!((depth(&img, i, j) - 3.0).abs() < 1e-4, "({i}, {j})");
+    }
+}
+
+fn noisy_world(stddev: f64) -> String {
+    scene_world(
+        "<ambient>1 1 1 1</ambient><background>0.5 0.5 0.5 1</background>",
+        "",
+        &rig(
+            "0 0 1 0 0 0",
+            &sensor(
+                "cam",
+                "camera",
+                &image_body(
+                    1.0,
+                    64,
+                    48,
+                    &format!(
+                        r#"<noise type="gaussian"><mean>0</mean><stddev>{stddev}</stddev></noise>"#
+                    ),
+                ),
+            ),
+        ),
+    )
+}
+
+#[test]
+fn pixel_noise_is_gaussian_and_seeded() {
+    let sdf = noisy_world(0.05);
+    let t = [topic("cam", "image")];
+    let a = image(&render(&sdf, &t, 7)[0]);
+    let b = image(&render(&sdf, &t, 7)[0]);
+    let c = image(&render(&sdf, &t, 8)[0]);
+    assert_eq!(a.data, b.data, "same seed: bit-identical");
+    let on_four = image(&render_on(&sdf, &t, 7, 4)[0]);
+    assert_eq!(a.data, on_four.data, "whatever the thread count");
+    assert_ne!(a.data, c.data, "another seed: other noise");
+    // A uniform 0.5 grey with N(0, 0.05) per channel: mean 127.5, deviation 12.75 levels.
+    let v: Vec<f64> = a.data.iter().map(|&x| f64::from(x)).collect();
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
+    assert!((mean - 127.5).abs() < 0.5, "mean {mean}");
+    assert!((sd - 12.75).abs() < 0.5, "deviation {sd}");
+    // Gazebo's |z|^2.1 shaping would give a deviation of about 0.3 levels here.
+}
+
+#[test]
+fn formats_agree_and_unknown_ones_are_refused() {
+    let formats = ["R8G8B8", "BGR_INT8", "L8", "L16"];
+    let sensors: String = formats
+        .iter()
+        .map(|f| {
+            sensor(
+                f,
+                "camera",
+                &format!(
+                    "<horizontal_fov>1</horizontal_fov>\
+                     <image><width>40</width><height>30</height><format>{f}</format></image>"
+                ),
+            )
+        })
+        .collect();
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[
+            rig("0 0 1 0 0 0", &sensors),
+            boxm("b", "3 0.2 1 0 0 0", "1 1 1", "0.9 0.5 0.1"),
+        ]
+        .concat(),
+    );
+    let topics: Vec<String> = formats.iter().map(|f| topic(f, "image")).collect();
+    let m = render(&sdf, &topics, 0);
+    let [rgb_img, bgr, l8, l16] = [0, 1, 2, 3].map(|k| image(&m[k]));
+    assert_eq!(bgr.pixel_format, PixelFormat::BGR_INT8);
+    assert_eq!((l8.pixel_format, l8.step), (PixelFormat::L_INT8, 40));
+    assert_eq!((l16.pixel_format, l16.step), (PixelFormat::L_INT16, 80));
+    for k in 0..(40 * 30) {
+        let p = &rgb_img.data[3 * k..3 * k + 3];
+        assert_eq!(&bgr.data[3 * k..3 * k + 3], &[p[2], p[1], p[0]]);
+        let luma = 0.299 * f64::from(p[0]) + 0.587 * f64::from(p[1]) + 0.114 * f64::from(p[2]);
+        assert!((f64::from(l8.data[k]) - luma).abs() <= 1.0, "pixel {k}");
+        let g16 = u16::from_le_bytes([l16.data[2 * k], l16.data[2 * k + 1]]);
+        assert!((f64::from(g16) / 257.0 - luma).abs() <= 1.0, "pixel {k}");
+    }
+
+    let dir = stage(LIBS);
+    let bad = scene_world(
+        FLAT,
+        "",
+        &rig(
+            "0 0 1 0 0 0",
+            &sensor("cam", "camera", "<image><format>RGBA_INT8</format></image>"),
+        ),
+    );
+    let world = sim_core::sdf::parse_str(&bad, None).unwrap();
+    let e = match Simulation::new(
+        world,
+        registry_in(dir.path()),
+        &SimOptions {
+            seed: 0,
+            threads: 1,
+        },
+    ) {
+        Ok(_) => panic!("an unsupported format must be refused"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("rig::head::cam")
+            && e.contains("<camera><image><format>")
+            && e.contains("RGBA_INT8"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_zoom_through_set_parameter_changes_the_image_and_camera_info() {
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[
+            rig(
+                "0 0 1 0 0 0",
+                &sensor("cam", "camera", &image_body(1.0, 64, 48, "")),
+            ),
+            boxm("b", "4 0 1 0 0 0", "0.6 0.6 0.6", "1 0 0"),
+        ]
+        .concat(),
+    );
+    let dir = stage(LIBS);
+    let mut sim = sim_from(&sdf, dir.path(), 0, 1);
+    let img_sub = sim.bus_mut().subscribe(&topic("cam", "image"), 10);
+    let info_sub = sim.bus_mut().subscribe(&topic("cam", "camera_info"), 10);
+    let cam = sim
+        .physics()
+        .entity_id("rig::head::cam")
+        .expect("the sensor entity");
+    let red = |img: &Image| img.data.chunks(3).filter(|p| p == &[255, 0, 0]).count();
+    sim.step();
+    let before = (
+        image(&collect(&img_sub)[0].2),
+        info(&collect(&info_sub)[0].2),
+    );
+    sim.set_sensor_parameter(cam, "horizontal_fov", "0.5")
+        .unwrap();
+    sim.step();
+    let after = (
+        image(&collect(&img_sub)[0].2),
+        info(&collect(&info_sub)[0].2),
+    );
+    let f = |h: f64| 64.0 / (2.0 * (h / 2.0).tan());
+    assert!((before.1.intrinsics[0] - f(1.0)).abs() < 1e-9);
+    assert!((after.1.intrinsics[0] - f(0.5)).abs() < 1e-9);
+    assert_eq!(after.1.intrinsics[4], after.1.intrinsics[0]);
+    assert_eq!(after.1.projection[0], after.1.intrinsics[0]);
+    // Twice the focal length (about): about four times the pixels.
+    let ratio = red(&after.0) as f64 / red(&before.0) as f64;
+    let expected = (f(0.5) / f(1.0)).powi(2);
+    assert!(
+        (ratio / expected - 1.0).abs() < 0.15,
+        "{ratio} vs {expected}"
+    );
+    // Bad values and unknown keys are refused and change nothing.
+    for (k, v) in [
+        ("horizontal_fov", "abc"),
+        ("horizontal_fov", "4"),
+        ("zoom", "2"),
+    ] {
+        assert!(sim.set_sensor_parameter(cam, k, v).is_err(), "{k}={v}");
+    }
+    sim.step();
+    assert_eq!(
+        info(&collect(&info_sub)[0].2).intrinsics,
+        after.1.intrinsics
+    );
+}
+
+#[test]
+fn rgbd_agrees_with_the_camera_and_the_depth_camera() {
+    let body = image_body(1.1, 48, 36, "<clip><near>0.2</near><far>30</far></clip>");
+    let sensors = [
+        sensor("rgbd", "rgbd_camera", &body),
+        sensor("cam", "camera", &body),
+        sensor("d", "depth_camera", &body),
+    ]
+    .concat();
+    let sdf = scene_world(
+        "<ambient>0.3 0.3 0.3 1</ambient><background>0.1 0.2 0.3 1</background>",
+        r#"<light name="sun" type="directional"><cast_shadows>true</cast_shadows>
+             <direction>-0.3 0.4 -1</direction></light>"#,
+        &[
+            rig("0 0 1 0 0.15 0", &sensors),
+            r#"<model name="ground"><static>true</static><link name="l">
+              <visual name="v"><geometry><plane><normal>0 0 1</normal></plane></geometry></visual>
+              </link></model>"#
+                .to_string(),
+            boxm("b", "4 0.5 0.5 0 0 0.4", "1 1 1", "0.9 0.3 0.1"),
+            sphere("s", Vec3::new(3.0, -0.8, 0.4), 0.4, "0.2 0.8 0.3"),
+        ]
+        .concat(),
+    );
+    let m = render(
+        &sdf,
+        &[
+            "/world/test/model/rig/link/head/sensor/rgbd/image".to_string(),
+            "/world/test/model/rig/link/head/sensor/rgbd/depth_image".to_string(),
+            "/world/test/model/rig/link/head/sensor/rgbd/points".to_string(),
+            "/world/test/model/rig/link/head/sensor/rgbd/camera_info".to_string(),
+            topic("cam", "image"),
+            topic("d", "depth_image"),
+            topic("d", "depth_image/points"),
+        ],
+        0,
+    );
+    let (color, depth_img, points) = (image(&m[0]), image(&m[1]), cloud(&m[2]));
+    assert_eq!(info(&m[3]).width, 48);
+    let (cam, d, dpoints) = (image(&m[4]), image(&m[5]), cloud(&m[6]));
+    assert_eq!(depth_img.data, d.data, "depth from the same rays");
+    let differ = color
+        .data
+        .iter()
+        .zip(&cam.data)
+        .filter(|(a, b)| a.abs_diff(**b) > 1)
+        .count();
+    assert_eq!(differ, 0, "colour as the camera's");
+    // The points agree in position with the depth camera's and carry the shaded colour.
+    assert_eq!(points.data.len(), dpoints.data.len());
+    for k in 0..(48 * 36) {
+        let (a, b) = (
+            &points.data[k * 16..k * 16 + 16],
+            &dpoints.data[k * 16..k * 16 + 16],
+        );
+        assert_eq!(a[..12], b[..12], "point {k}");
+        let bits = u32::from_le_bytes(a[12..16].try_into().unwrap());
+        let px = &color.data[k * 3..k * 3 + 3];
+        assert_eq!(
+            bits,
+            (u32::from(px[0]) << 16) | (u32::from(px[1]) << 8) | u32::from(px[2]),
+            "rgb of point {k}"
+        );
+    }
+}
+
+fn labels_json(p: &Payload) -> serde_json::Value {
+    match p {
+        Payload::Custom(c) => {
+            assert_eq!(c.schema.as_str(), "simcore.msgs.SegmentationLabels");
+            assert_eq!(c.encoding.as_str(), "json");
+            serde_json::from_slice(&c.data).expect("JSON")
+        }
+        other => panic!("not a Custom message: {other:?}"),
+    }
+}
+
+#[test]
+fn segmentation_labels_models_and_instances() {
+    let label = |l: u32| {
+        format!(
+            r#"<plugin filename="gz-sim-label-system" name="gz::sim::systems::Label"><label>{l}</label></plugin>"#
+        )
+    };
+    let model = |name: &str, y: f64, model_label: &str, visual_label: &str| {
+        format!(
+            r#"<model name="{name}"><static>true</static><pose>4 {y} 1 0 0 0</pose>{model_label}
+            <link name="l"><visual name="v"><geometry><box><size>0.6 0.6 0.6</size></box></geometry>{visual_label}</visual></link></model>"#
+        )
+    };
+    let models = [
+        model("labelled", 1.0, &label(10), ""),
+        model("visual_labelled", 0.0, "", &label(20)),
+        model("plain", -1.0, "", ""),
+    ]
+    .concat();
+    let body = |t: &str| {
+        image_body(
+            1.2,
+            64,
+            48,
+            &format!("<segmentation_type>{t}</segmentation_type>"),
+        )
+    };
+    let sensors = [
+        sensor("sem", "segmentation_camera", &body("semantic")),
+        sensor("inst", "segmentation", &body("instance")),
+    ]
+    .concat();
+    let sdf = scene_world(FLAT, "", &[rig("0 0 1 0 0 0", &sensors), models].concat());
+    let seg =
+        |s: &str, t: &str| format!("/world/test/model/rig/link/head/sensor/{s}/segmentation/{t}");
+    let m = render(
+        &sdf,
+        &[
+            seg("sem", "labels_map"),
+            seg("sem", "colored_map"),
+            seg("sem", "labels"),
+            seg("sem", "camera_info"),
+            seg("inst", "labels_map"),
+            seg("inst", "colored_map"),
+        ],
+        0,
+    );
+    let (labels, colored, ci) = (image(&m[0]), image(&m[1]), info(&m[3]));
+    let camera = pose(0.0, 0.0, 1.0, 0.0, 0.0, 0.0);
+    // Unlabelled geometry: 1 + FNV-1a(model scoped name) mod 255.
+    let plain = {
+        let mut h: u32 = 0x811c_9dc5;
+        for b in "plain".bytes() {
+            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+        (1 + h % 255) as u8
+    };
+    let at = |img: &Image, y: f64| {
+        let (u, v) = project(&ci, camera, Vec3::new(3.7, y, 1.0));
+        rgb(img, u.floor() as u32, v.floor() as u32)
+    };
+    assert_eq!(at(&labels, 1.0), [10; 3]);
+    assert_eq!(at(&labels, 0.0), [20; 3]);
+    assert_eq!(at(&labels, -1.0), [plain; 3]);
+    assert_eq!(rgb(&labels, 0, 0), [0; 3], "background");
+    // The coloured map is a function of the label: one colour per label, black background.
+    let mut colour_of = std::collections::HashMap::new();
+    for k in 0..(64 * 48) {
+        let l = labels.data[3 * k];
+        let c = [0, 1, 2].map(|i| colored.data[3 * k + i]);
+        assert_eq!(*colour_of.entry(l).or_insert(c), c, "label {l}");
+    }
+    assert_eq!(colour_of[&0], [0; 3]);
+    assert_eq!(colour_of.len(), 4);
+    assert!(colour_of.iter().all(|(l, c)| *l == 0 || *c != [0; 3]));
+
+    let list = labels_json(&m[2]);
+    assert_eq!(list["type"], "semantic");
+    let entries = list["labels"].as_array().unwrap();
+    let found: Vec<(u64, String)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["label"].as_u64().unwrap(),
+                e["models"][0]["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(found.contains(&(10, "labelled".into())), "{found:?}");
+    assert!(found.contains(&(20, "visual_labelled".into())), "{found:?}");
+    assert!(
+        found.contains(&(u64::from(plain), "plain".into())),
+        "{found:?}"
+    );
+    let pixels: u64 = entries.iter().map(|e| e["pixels"].as_u64().unwrap()).sum();
+    assert!(pixels > 100 && pixels < 64 * 48);
+
+    // Instance maps: red and green hold the model's instance id, blue the label.
+    let inst = image(&m[4]);
+    let ids: Vec<u16> = [1.0, 0.0, -1.0]
+        .iter()
+        .map(|y| {
+            let p = at(&inst, *y);
+            u16::from_be_bytes([p[0], p[1]])
+        })
+        .collect();
+    assert!(ids.iter().all(|&i| i != 0), "{ids:?}");
+    assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+    assert_eq!(at(&inst, 1.0)[2], 10);
+    let inst_colored = image(&m[5]);
+    let colours: Vec<[u8; 3]> = [1.0, 0.0, -1.0]
+        .iter()
+        .map(|y| at(&inst_colored, *y))
+        .collect();
+    assert!(colours[0] != colours[1] && colours[1] != colours[2] && colours[0] != colours[2]);
+}
+
+#[test]
+fn lit_curved_surfaces_do_not_shadow_themselves() {
+    // A sun behind the camera lights the cylinder's face towards it; no pixel of that face
+    // may fall into its own shadow (shadow rays start off the surface).
+    let sdf = scene_world(
+        "<ambient>0.2 0.2 0.2 1</ambient><background>0 0 0 1</background>",
+        r#"<light name="sun" type="directional"><cast_shadows>true</cast_shadows>
+             <diffuse>0.8 0.8 0.8 1</diffuse><direction>1 0.2 -0.3</direction></light>"#,
+        &[
+            rig("0 0 1 0 0 0", &sensor("cam", "camera", &image_body(0.6, 160, 120, ""))),
+            r#"<model name="cyl"><static>true</static><pose>7 0 1 0 0 0</pose><link name="l">
+                <visual name="v"><geometry><cylinder><radius>0.6</radius><length>2</length></cylinder></geometry>
+                <material><diffuse>1 1 1 1</diffuse></material></visual></link></model>"#
+            .to_string(),
+            sphere("ball", Vec3::new(5.0, -0.9, 1.3), 0.3, "1 1 1"),
+        ]
+        .concat(),
+    );
+    let img = image(&render(&sdf, &[topic("cam", "image")], 0)[0]);
+    let mut checked = 0;
+    for j in 0..120 {
+        for i in 0..160 {
+            let p = rgb(&img, i, j)[0];
+            // The middle columns see the cylinder within 27 degrees of facing the camera,
+            // so n.l >= 0.75: at least 0.2 + 0.8 * 0.75 = 0.8 (204); its shadow is 51.
+            if p > 0 && (70..90).contains(&i) {
+                checked += 1;
+                assert!(p >= 200, "pixel ({i}, {j}) = {p}: self-shadowed");
+            }
+        }
+    }
+    assert!(checked > 400, "{checked}");
+}
