@@ -144,6 +144,39 @@ fn zoom_sets_the_cameras_horizontal_fov() {
     assert!(sim.failures().is_empty());
 }
 
+/// With the real camera plugin on the head, a zoom changes the published `camera_info`: fx
+/// follows W / (2 tan(hfov / 2)) for the new field of view.
+#[test]
+fn zoom_changes_the_camera_info_intrinsics() {
+    let camera = "<sensor name='cam' type='camera'><update_rate>50</update_rate>\
+        <camera><horizontal_fov>1.0</horizontal_fov><image><width>64</width><height>48</height></image>\
+        <clip><near>0.1</near><far>50</far></clip></camera></sensor>";
+    let text = head().replace(
+        "<sensor name=\"cam\" type=\"fixture_parameters\"><update_rate>100</update_rate></sensor>",
+        camera,
+    );
+    assert!(text.contains("type='camera'"));
+    let dir = stage(&["simcore_plugin_ptz", "simcore_plugin_camera"]);
+    let mut sim = sim_from(&world(&text), dir.path(), 0, 1);
+    let info = sim.bus_mut().subscribe(
+        "/world/test/model/head/link/tilt/sensor/cam/camera_info",
+        1000,
+    );
+    let fx = |sub| match collect(sub).pop().expect("camera_info published").2 {
+        Payload::CameraInfo(c) => c.intrinsics[0],
+        other => panic!("{other:?}"),
+    };
+    let expected = |hfov: f64| 64.0 / (2.0 * (hfov / 2.0).tan());
+    steps(&mut sim, 50);
+    let before = fx(&info);
+    assert!((before - expected(1.0)).abs() < 1e-9, "fx {before}");
+    command(&mut sim, 0.0, 0.0, 0.5);
+    steps(&mut sim, 50);
+    let after = fx(&info);
+    assert!((after - expected(0.5)).abs() < 1e-9, "fx {after}");
+    assert!(sim.failures().is_empty());
+}
+
 #[test]
 fn bad_configurations_are_refused_at_load() {
     let dir = stage(&["simcore_plugin_ptz", "simcore_fixture_testkit"]);
