@@ -42,17 +42,9 @@ fn main() -> ExitCode {
 /// `simcore inspect FILE [--json]`: 0 when the file reads, 2 (with the error on stderr, and
 /// the oracle's `"ok": false` object on stdout with `--json`) when it does not.
 fn inspect(args: &InspectArgs) -> u8 {
-    let manifest = match &args.manifest {
-        Some(p) => match Manifest::load(p) {
-            Ok(m) => m,
-            Err(e) => {
-                error(e);
-                return EXIT_INPUT;
-            }
-        },
-        None => Manifest::default(),
+    let Some(options) = file_options(&args.resources, args.manifest.as_deref()) else {
+        return EXIT_INPUT;
     };
-    let options = load_options(&args.resources, &manifest);
     match sim_core::sdf::load_document_with(&args.file, &options) {
         Ok(doc) => {
             let text = if args.json {
@@ -127,6 +119,25 @@ fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, Stri
 }
 
 /// How SDF files are loaded: `--resource-path`, the environment, then the manifest's paths.
+/// The load options of `check` and `inspect`: the command line's resource paths and those of
+/// the manifest, if one is given (None, after reporting, when it cannot be read).
+fn file_options(
+    resources: &ResourceArgs,
+    manifest: Option<&std::path::Path>,
+) -> Option<sim_core::sdf::LoadOptions> {
+    let manifest = match manifest {
+        Some(p) => match Manifest::load(p) {
+            Ok(m) => m,
+            Err(e) => {
+                error(e);
+                return None;
+            }
+        },
+        None => Manifest::default(),
+    };
+    Some(load_options(resources, &manifest))
+}
+
 fn load_options(resources: &ResourceArgs, manifest: &Manifest) -> sim_core::sdf::LoadOptions {
     sim_core::sdf::LoadOptions {
         resource_paths: resources.resource_path.clone(),
@@ -474,17 +485,9 @@ fn print_summary(s: &RunSummary, world: &Path) {
 /// `simcore check`: loads each file (includes too) and builds it in the physics engine; prints
 /// `FILE: OK` on stdout or the problem with its source line on stderr.
 fn check(args: CheckArgs) -> u8 {
-    let manifest = match &args.manifest {
-        Some(p) => match Manifest::load(p) {
-            Ok(m) => m,
-            Err(e) => {
-                error(e);
-                return EXIT_INPUT;
-            }
-        },
-        None => Manifest::default(),
+    let Some(options) = file_options(&args.resources, args.manifest.as_deref()) else {
+        return EXIT_INPUT;
     };
-    let options = load_options(&args.resources, &manifest);
     let mut bad = 0;
     for file in &args.files {
         let problem = match sim_core::sdf::load_document_with(file, &options) {
