@@ -530,7 +530,7 @@ fn elements_the_engine_does_not_use_are_skipped() {
 }
 
 #[test]
-fn populations_and_unbuildable_joints_are_not_supported_yet() {
+fn populations_are_not_supported_yet() {
     let text = doc(
         "1.12",
         "<population name='p'><model name='m'/></population>",
@@ -541,18 +541,6 @@ fn populations_and_unbuildable_joints_are_not_supported_yet() {
         &text,
         "<population",
         "not supported yet",
-    );
-
-    let text = doc(
-        "1.12",
-        "<model name='m'><link name='a'/><link name='b'/>\n<joint name='j' type='screw'/></model>",
-    );
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
-        &text,
-        "screw'",
-        "type \"screw\" cannot be built",
     );
 }
 
@@ -1986,14 +1974,111 @@ fn joint_errors() {
     ));
     let t = two_links(
         "1.9",
-        "<joint name='j' type='universal'><parent>a</parent><child>b</child></joint>",
+        "<joint name='j' type='hinge'><parent>a</parent><child>b</child></joint>",
     );
     check(
         &err(&t),
         ErrorKind::Unsupported,
         &t,
-        "universal'",
-        "cannot be built",
+        "hinge'",
+        "unknown joint type \"hinge\"",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='screw'><parent>a</parent><child>b</child><thread_pitch>0</thread_pitch></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Invalid,
+        &t,
+        "<thread_pitch>",
+        "must be finite and not zero",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='gearbox'><parent>a</parent><child>b</child></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Missing,
+        &t,
+        "<joint",
+        "has no <gearbox_reference_body>",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='gearbox'><parent>a</parent><child>b</child><gearbox_reference_body>c</gearbox_reference_body></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::UnknownReference,
+        &t,
+        "<joint",
+        "gearbox_reference_body",
+    );
+}
+
+#[test]
+fn two_axis_screw_and_gearbox_joints_are_read() {
+    let joints = |v: &str, j: &str| {
+        let w = ok(&two_links(v, j));
+        w.models[0].joints.clone()
+    };
+    // axis2 resolved like axis (expressed_in honoured), with its own limits and dynamics.
+    let j = &joints(
+        "1.9",
+        "<frame name='f'><pose>0 0 0 0 0 1.5707963267948966</pose></frame>\
+         <joint name='u' type='universal'><parent>a</parent><child>b</child>\
+         <axis><xyz>1 0 0</xyz></axis><axis2><xyz expressed_in='f'>1 0 0</xyz>\
+         <limit><lower>-1</lower><upper>2</upper></limit><dynamics><damping>0.5</damping></dynamics></axis2></joint>",
+    )[0];
+    assert_eq!(j.kind, JointKind::Universal);
+    let a2 = j.axis2.as_ref().unwrap();
+    assert!(
+        (a2.xyz_in_joint - Vec3::new(0.0, 1.0, 0.0)).length() < 1e-9,
+        "{a2:?}"
+    );
+    assert_eq!((a2.lower, a2.upper, a2.damping), (-1.0, 2.0, 0.5));
+    // A missing axis2 takes the defaults (z).
+    let j = &joints(
+        "1.9",
+        "<joint name='r' type='revolute2'><parent>a</parent><child>b</child><axis><xyz>1 0 0</xyz></axis></joint>",
+    )[0];
+    assert_eq!(j.axis2.as_ref().unwrap().xyz, Vec3::new(0.0, 0.0, 1.0));
+    // Screw pitch: m/rev right-handed; the old rad/m left-handed value converted; the new
+    // element wins; default 1 m/rev.
+    let pitch = |v: &str, body: &str| {
+        joints(
+            v,
+            &format!(
+                "<joint name='s' type='screw'><parent>a</parent><child>b</child>{body}</joint>"
+            ),
+        )[0]
+        .screw_thread_pitch
+    };
+    assert_eq!(
+        pitch("1.10", "<screw_thread_pitch>0.5</screw_thread_pitch>"),
+        0.5
+    );
+    assert!((pitch("1.9", "<thread_pitch>-12.566370614359172</thread_pitch>") - 0.5).abs() < 1e-12);
+    assert_eq!(
+        pitch(
+            "1.10",
+            "<screw_thread_pitch>0.5</screw_thread_pitch><thread_pitch>3</thread_pitch>"
+        ),
+        0.5
+    );
+    assert_eq!(pitch("1.9", ""), 1.0);
+    // Gearbox: ratio and reference body resolved to a link.
+    let j = &joints(
+        "1.9",
+        "<joint name='g' type='gearbox'><parent>a</parent><child>b</child>\
+         <gearbox_reference_body>a</gearbox_reference_body><gearbox_ratio>5</gearbox_ratio>\
+         <axis><xyz>0 0 1</xyz></axis><axis2><xyz>0 0 1</xyz></axis2></joint>",
+    )[0];
+    assert_eq!(
+        (j.gearbox_ratio, j.gearbox_reference_link.as_str()),
+        (5.0, "a")
     );
 }
 
