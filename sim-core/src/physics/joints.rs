@@ -265,6 +265,13 @@ impl Physics {
                 (h, [Some(axis(0)), Some(axis(1))])
             }
             JointKind::Gearbox => {
+                if joint.gearbox_reference_link.is_empty() {
+                    return Err(err(format!(
+                        "gearbox joint `{}` has no <gearbox_reference_body>: add one naming the \
+                         link both gears turn relative to",
+                        joint.name
+                    )));
+                }
                 let (_, reference, reference_pose) = self
                     .link_or_world(model_scoped, &joint.gearbox_reference_link)
                     .ok_or_else(|| {
@@ -1216,5 +1223,16 @@ mod tests {
             })
             .unwrap_err();
         assert!(e.contains("drive the joints the gears turn on"), "{e}");
+        // Without a reference body it is read (as libsdformat does) but cannot be built.
+        let w = crate::sdf::parse_str(
+            r#"<sdf version="1.9"><world name="w"><model name="m">
+              <link name="input"/><link name="output"/>
+              <joint name="g" type="gearbox"><parent>input</parent><child>output</child></joint>
+            </model></world></sdf>"#,
+            None,
+        )
+        .unwrap();
+        let e = Physics::build(&w).unwrap_err();
+        assert!(e.message.contains("has no <gearbox_reference_body>"), "{e}");
     }
 }

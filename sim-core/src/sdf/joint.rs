@@ -113,15 +113,6 @@ impl Reader<'_> {
             .child(node, "gearbox_reference_body")
             .map(|n| self.text(n).trimmed().to_string())
             .unwrap_or_default();
-        if kind == JointKind::Gearbox && gearbox_reference_body.is_empty() {
-            return Err(self.error(
-                node,
-                ErrorKind::Missing,
-                format!("gearbox joint \"{name}\" has no <gearbox_reference_body>"),
-                "add <gearbox_reference_body>LINK</gearbox_reference_body> naming the link both \
-                 gears turn relative to",
-            ));
-        }
         let mut sensors = Vec::new();
         let mut sensor_names = Siblings::default();
         for c in children(node, "sensor") {

@@ -105,6 +105,21 @@ impl Reader<'_> {
                 }
                 "frame" => {
                     let frame = self.frame(c)?;
+                    if frame.name.ends_with("::__model__") {
+                        // libsdformat rebuilds the nested model such a frame marks (SDF 1.7
+                        // flattening); read flat, the world would be silently different.
+                        return Err(self.attr_error(
+                            c,
+                            "name",
+                            ErrorKind::Unsupported,
+                            format!(
+                                "frame \"{}\" marks a flattened nested model, which this reader \
+                                 does not rebuild yet",
+                                frame.name
+                            ),
+                            "write the nested model as a <model> inside its parent",
+                        ));
+                    }
                     frame_names.insert(self, c, &frame.name, "model")?;
                     frames.push(frame);
                 }
