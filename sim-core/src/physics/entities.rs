@@ -52,7 +52,7 @@ pub(crate) enum EntityData {
         slot: usize,
         /// Per axis (two for universal, revolute2 and gearbox joints, none for fixed and
         /// ball joints): how its position is measured and which rapier joint drives it.
-        axes: [Option<AxisPair>; 2],
+        axes: Box<[Option<AxisPair>; 2]>,
     },
 }
 

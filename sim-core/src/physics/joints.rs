@@ -348,12 +348,12 @@ impl Physics {
                 frame2,
                 kind: joint.kind,
                 slot,
-                axes,
+                axes: Box::new(axes),
             },
             removed: false,
         });
-        for k in 0..2 {
-            if axes[k].is_some() {
+        for (k, a) in axes.iter().enumerate() {
+            if a.is_some() {
                 self.joint_turns.push((id, k, 0.0, 0.0));
             }
         }
@@ -398,7 +398,7 @@ impl Physics {
         match &self.entities.get(id)?.data {
             EntityData::Joint {
                 kind, slot, axes, ..
-            } => Some((*kind, *slot, *axes)),
+            } => Some((*kind, *slot, **axes)),
             _ => None,
         }
     }
@@ -549,7 +549,7 @@ impl Physics {
             .entities
             .get(cmd.joint)
             .ok_or_else(|| super::unknown(cmd.joint))?;
-        let EntityData::Joint { kind, axes, .. } = e.data else {
+        let EntityData::Joint { kind, ref axes, .. } = e.data else {
             return Err(format!(
                 "`{}` is a {}, not a joint",
                 e.scoped_name,
