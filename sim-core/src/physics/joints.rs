@@ -1165,6 +1165,41 @@ mod tests {
     }
 
     #[test]
+    fn the_joints_of_a_static_model_exist_but_do_not_move() {
+        // gz-sim builds a static model as an immobile skeleton with its joints: the links stay
+        // where they are, the joints report their state, commands move nothing.
+        let w = crate::sdf::parse_str(
+            r#"<sdf version="1.9"><world name="w"><model name="m"><static>true</static>
+              <link name="base"/>
+              <link name="arm"><pose>1 0 0 0 0 0</pose></link>
+              <joint name="hinge" type="revolute"><parent>base</parent><child>arm</child>
+                <pose>-1 0 0 0 0 0</pose><axis><xyz>0 1 0</xyz></axis>
+                <sensor name="ft" type="force_torque"/></joint>
+              <joint name="u" type="universal"><parent>arm</parent><child>base</child>
+                <axis><xyz>1 0 0</xyz></axis><axis2><xyz>0 1 0</xyz></axis2></joint>
+            </model></world></sdf>"#,
+            None,
+        )
+        .unwrap();
+        let mut p = Physics::build(&w).unwrap();
+        let hinge = p.entity_id("m::hinge").unwrap();
+        let arm = p.entity_id("m::arm").unwrap();
+        let ft = p.entity_id("m::hinge::ft").unwrap();
+        assert_eq!(p.entities.get(ft).unwrap().parent, hinge);
+        velocity(&mut p, hinge, 0, 1.0);
+        for _ in 0..500 {
+            p.step();
+        }
+        let s = p.joint_state(hinge).unwrap();
+        assert_eq!((s.dof, s.position[0], s.velocity[0]), (1, 0.0, 0.0));
+        assert_eq!(
+            p.kinematics_of(arm).unwrap().pose.position,
+            Vec3::new(1.0, 0.0, 0.0)
+        );
+        assert_eq!(p.joint_state(p.entity_id("m::u").unwrap()).unwrap().dof, 2);
+    }
+
+    #[test]
     fn a_gearbox_turns_its_child_by_the_ratio() {
         let w = crate::sdf::parse_str(
             r#"<sdf version="1.9"><world name="w"><gravity>0 0 0</gravity>

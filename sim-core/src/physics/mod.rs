@@ -223,12 +223,10 @@ impl Physics {
         let is_static = parent_static || model.is_static;
         let id = self.entity_id(&scoped).unwrap_or(EntityId::NONE);
         for joint in &model.joints {
-            // Joints of static models are not built; their sensors still get entities.
-            let joint_id = if is_static {
-                None
-            } else {
-                Some(self.add_joint(joint, id, &scoped)?)
-            };
+            // The joints of a static model are built too, as gz-sim builds them in an
+            // immobile skeleton: between its fixed bodies they never move, but they exist,
+            // report their (zero) state and carry their sensors.
+            let joint_id = self.add_joint(joint, id, &scoped)?;
             self.add_joint_sensors(joint, joint_id, id, &scoped);
         }
         for nested in &model.models {
@@ -461,12 +459,11 @@ impl Physics {
 
     /// Adds the entities of a joint's sensors (scoped `model::joint::sensor`): attached to the
     /// joint's child link, at the joint pose composed with the sensor's pose, with the joint
-    /// entity (`joint_id`) as their parent, or the child link when the joint is not built (in
-    /// a static model).
+    /// entity (`joint_id`) as their parent.
     fn add_joint_sensors(
         &mut self,
         joint: &Joint,
-        joint_id: Option<EntityId>,
+        joint_id: EntityId,
         model: EntityId,
         model_scoped: &str,
     ) {
@@ -476,7 +473,7 @@ impl Physics {
         for s in &joint.sensors {
             self.entities.add(Entity {
                 kind: EntityKind::SENSOR,
-                parent: joint_id.unwrap_or(child),
+                parent: joint_id,
                 name: s.name.clone(),
                 scoped_name: format!("{}::{}", scoped_in(model_scoped, &joint.name), s.name),
                 model,
