@@ -818,6 +818,30 @@ impl Reader<'_> {
                 let w = format!("<collision name=\"{}\">", c.name);
                 c.pose = s.child_pose(&c.raw_pose, &l.name, x_ml, &w)?;
             }
+            if let Some(auto) = &l.inertial.auto {
+                let computed = super::model::auto_inertial(&l.collisions, auto).and_then(
+                    |(mass, com, inertia)| match super::model::inertia_problem(inertia) {
+                        Some(problem) => Err(problem),
+                        None => Ok((mass, com, inertia)),
+                    },
+                );
+                let (mass, com, inertia) = computed.map_err(|why| {
+                    self.error_span(
+                        &l.span,
+                        lw.clone(),
+                        ErrorKind::Invalid,
+                        format!(
+                            "link \"{}\": the automatic inertia is invalid: {why}",
+                            l.name
+                        ),
+                        "check the sizes and densities of its collisions, or give <mass> and \
+                         <inertia> explicitly",
+                    )
+                })?;
+                l.inertial.mass = mass;
+                l.inertial.pose = Pose::new(com, crate::world::Quat::IDENTITY);
+                l.inertial.inertia = inertia;
+            }
             for v in l.visuals.iter_mut() {
                 let w = format!("<visual name=\"{}\">", v.name);
                 v.pose = s.child_pose(&v.raw_pose, &l.name, x_ml, &w)?;

@@ -1012,18 +1012,17 @@ fn inertia_must_be_physical() {
 }
 
 #[test]
-fn automatic_inertia_is_not_supported_yet() {
+fn automatic_inertia_needs_collisions() {
     let text = doc("1.11", &model_with_link("<inertial auto='true'/>"));
     check(
         &err(&text),
-        ErrorKind::Unsupported,
+        ErrorKind::Missing,
         &text,
         "true'/>",
-        "automatic inertia",
+        "no <collision>",
     );
     ok(&doc("1.11", &model_with_link("<inertial auto='false'/>")));
 }
-
 // ----- collisions, visuals, geometry ------------------------------------------------------
 
 fn geometry_of(shape: &str) -> Geometry {
@@ -2572,4 +2571,89 @@ fn world_frames_and_world_joints() {
     );
     let e = err(&t);
     assert_eq!(e.kind, ErrorKind::Cycle, "{}", e.render(None));
+}
+
+#[test]
+fn automatic_inertia_sums_the_collisions_about_their_common_centre_of_mass() {
+    // A 1x2x3 box of density 10 at x = 1 and a sphere of radius 0.5 of the inertial's density
+    // (100) at x = -1, turned a quarter about z (which a sphere does not notice).
+    let w = ok(&doc(
+        "1.11",
+        "<model name='m'><link name='l'>
+           <inertial auto='true'><density>100</density><pose>5 5 5 0 0 0</pose></inertial>
+           <collision name='b'><pose>1 0 0 0 0 1.5707963267948966</pose><density>10</density>
+             <geometry><box><size>1 2 3</size></box></geometry></collision>
+           <collision name='s'><pose>-1 0 0 0 0 0</pose>
+             <geometry><sphere><radius>0.5</radius></sphere></geometry></collision>
+         </link></model>",
+    ));
+    let i = &w.models[0].links[0].inertial;
+    let mb = 10.0 * 6.0;
+    let ms = 100.0 * 4.0 / 3.0 * PI * 0.125;
+    let m = mb + ms;
+    assert!((i.mass - m).abs() < 1e-9, "{i:?}");
+    let cx = (mb - ms) / m;
+    assert!((i.pose.position - Vec3::new(cx, 0.0, 0.0)).length() < 1e-9);
+    assert_eq!(i.pose.orientation, Quat::IDENTITY);
+    // The box is turned: its 1 m edge lies along y, its 2 m edge along x.
+    let box_xx = mb / 12.0 * (1.0 + 9.0);
+    let box_yy = mb / 12.0 * (4.0 + 9.0);
+    let box_zz = mb / 12.0 * (1.0 + 4.0);
+    let sph = 0.4 * ms * 0.25;
+    let (db, ds) = (1.0 - cx, -1.0 - cx);
+    let shift = mb * db * db + ms * ds * ds;
+    let want = [
+        box_xx + sph,
+        0.0,
+        0.0,
+        box_yy + sph + shift,
+        0.0,
+        box_zz + sph + shift,
+    ];
+    for (a, b) in i.inertia.iter().zip(want) {
+        assert!((a - b).abs() < 1e-6 * b.abs().max(1.0), "{:?} vs {want:?}", i.inertia);
+    }
+
+    // With <mass>, the result is scaled to it.
+    let w = ok(&doc(
+        "1.11",
+        "<model name='m'><link name='l'><inertial auto='true'><mass>6</mass></inertial>
+           <collision name='c'><geometry><cylinder><radius>0.1</radius><length>2</length></cylinder></geometry></collision>
+         </link></model>",
+    ));
+    let i = &w.models[0].links[0].inertial;
+    assert_eq!(i.mass, 6.0);
+    assert!((i.inertia[0] - 6.0 / 12.0 * (0.03 + 4.0)).abs() < 1e-9);
+    assert!((i.inertia[5] - 0.5 * 6.0 * 0.01).abs() < 1e-9);
+
+    // Refused: no collision, a mesh, a plane, a non-positive density.
+    for (body, at, words, kind) in [
+        (
+            "<link name='l'><inertial auto='true'/></link>",
+            "true'/>",
+            "no <collision>",
+            ErrorKind::Missing,
+        ),
+        (
+            "<link name='l'><inertial auto='true'/><collision name='c'><geometry><mesh><uri>x.stl</uri></mesh></geometry></collision></link>",
+            "<geometry",
+            "a mesh",
+            ErrorKind::Unsupported,
+        ),
+        (
+            "<link name='l'><inertial auto='true'/><collision name='c'><geometry><plane/></geometry></collision></link>",
+            "<geometry",
+            "this geometry type",
+            ErrorKind::Unsupported,
+        ),
+        (
+            "<link name='l'><inertial auto='true'/><collision name='c'><density>0</density><geometry><box/></geometry></collision></link>",
+            "<density",
+            "must be a positive number",
+            ErrorKind::Invalid,
+        ),
+    ] {
+        let t = doc("1.11", &format!("<model name='m'>{body}</model>"));
+        check(&err(&t), kind, &t, at, words);
+    }
 }

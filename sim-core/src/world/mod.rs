@@ -322,6 +322,22 @@ pub struct Inertial {
     /// Inertia tensor `[ixx, ixy, ixz, iyy, iyz, izz]` about the centre of mass, in the
     /// inertial frame (default identity).
     pub inertia: [f64; 6],
+    /// `<inertial auto="true">` (SDF 1.11): the mass properties are computed from the link's
+    /// collisions once they are posed (see [`AutoInertia`]); `mass`, `pose` and `inertia` then
+    /// hold the result.
+    pub auto: Option<AutoInertia>,
+}
+
+/// What automatic inertia is computed from: each collision's shape at its pose, with its
+/// density (the collision's `<density>`, else the inertial's `<density>`, else 1000 kg/m³),
+/// summed with the parallel axis theorem, as libsdformat does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AutoInertia {
+    /// `<mass>` written beside `auto="true"`: the result is scaled to it (as if every density
+    /// were scaled alike). `None`: the mass is what the densities give.
+    pub mass: Option<f64>,
+    /// The density of each collision, in the order of `Link::collisions`, kg/m³.
+    pub densities: Vec<f64>,
 }
 
 impl Default for Inertial {
@@ -331,6 +347,7 @@ impl Default for Inertial {
             pose: Pose::IDENTITY,
             raw_pose: RawPose::default(),
             inertia: [1.0, 0.0, 0.0, 1.0, 0.0, 1.0],
+            auto: None,
         }
     }
 }
