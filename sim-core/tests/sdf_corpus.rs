@@ -603,8 +603,8 @@ fn accepted_corpus_worlds_build_and_step() {
     assert!(built > 150, "only {built} worlds built");
 }
 
-/// The corpus worlds with universal, revolute2, screw and gearbox joints build in rapier and
-/// step 1 s with every link staying finite and near where it started (none of them flies
+/// The corpus worlds with universal, revolute2, screw and gearbox joints or automatic inertia
+/// build in rapier and step 1 s with every link staying finite and near where it started (none of them flies
 /// apart); in `demo_joint_types.sdf` the screw joint keeps its pitch.
 #[test]
 fn worlds_with_every_joint_type_build_and_step() {
@@ -614,6 +614,8 @@ fn worlds_with_every_joint_type_build_and_step() {
         "valid/gz-sim/test/worlds/demo_joint_types.sdf",
         "valid/gz-sim/test/worlds/joint_sensor.sdf",
         "valid/sdformat/test/integration/nested_model_with_frames_expected.sdf",
+        "valid/gz-sim/examples/worlds/auto_inertia_pendulum.sdf",
+        "valid/gz-sim/examples/worlds/shapes.sdf",
     ] {
         let world = sdf::load_with(&root.join(rel), &options)
             .unwrap_or_else(|e| panic!("{rel}: {}", e.render(None)));
