@@ -2611,7 +2611,11 @@ fn automatic_inertia_sums_the_collisions_about_their_common_centre_of_mass() {
         box_zz + sph + shift,
     ];
     for (a, b) in i.inertia.iter().zip(want) {
-        assert!((a - b).abs() < 1e-6 * b.abs().max(1.0), "{:?} vs {want:?}", i.inertia);
+        assert!(
+            (a - b).abs() < 1e-6 * b.abs().max(1.0),
+            "{:?} vs {want:?}",
+            i.inertia
+        );
     }
 
     // With <mass>, the result is scaled to it.
