@@ -41,9 +41,8 @@ pub(crate) enum EntityData {
     },
     Joint {
         handle: rapier3d::prelude::ImpulseJointHandle,
-        /// The parent body (the world anchor for `world`) and the joint frame on it.
+        /// The parent body (the world anchor for `world`).
         parent: RigidBodyHandle,
-        frame1: Pose,
         /// The child link and the joint frame on its body.
         child_link: EntityId,
         frame2: Pose,
