@@ -13,6 +13,12 @@
 //! * `resolve_errors` and `console` are always empty: a pose or frame that cannot be
 //!   resolved is an error that stops loading (then `ok` is false), and warnings go to the log.
 //!
+//! Where this reader follows a newer SDFormat than the oracle's (1.9), values differ as the
+//! newer libsdformat's would: a screw joint's `thread_pitch` is `-2*pi / screw_thread_pitch`
+//! (libsdformat's `ThreadPitch()`, so a file's `<thread_pitch>` is printed as written, but
+//! `<screw_thread_pitch>` and its 1 m/rev default count), and a link's `mass` under
+//! `<inertial auto="true">` is the computed one.
+//!
 //! Numbers are printed as the oracle prints them (`%.12g`, `0` below 1e-12, non-finite values
 //! as the strings `"inf"`, `"-inf"`, `"nan"`); poses are `[x, y, z, roll, pitch, yaw]` with
 //! extrinsic X-Y-Z angles.
