@@ -241,9 +241,7 @@ impl Physics {
                 {
                     if let Some(a) = a {
                         builder = axis_dynamics(builder, axis, a);
-                        if joint.kind != JointKind::Continuous {
-                            two.limits[k] = [a.lower, a.upper];
-                        }
+                        two.limits[k] = [a.lower, a.upper];
                         two.targets[k] = a.spring_reference;
                     }
                 }
