@@ -13,6 +13,12 @@
 //! * `resolve_errors` and `console` are always empty: a pose or frame that cannot be
 //!   resolved is an error that stops loading (then `ok` is false), and warnings go to the log.
 //!
+//! Where this reader follows a newer SDFormat than the oracle's (1.9), values differ as the
+//! newer libsdformat's would: a screw joint's `thread_pitch` is `-2*pi / screw_thread_pitch`
+//! (libsdformat's `ThreadPitch()`, so a file's `<thread_pitch>` is printed as written, but
+//! `<screw_thread_pitch>` and its 1 m/rev default count), and a link's `mass` under
+//! `<inertial auto="true">` is the computed one.
+//!
 //! Numbers are printed as the oracle prints them (`%.12g`, `0` below 1e-12, non-finite values
 //! as the strings `"inf"`, `"-inf"`, `"nan"`); poses are `[x, y, z, roll, pitch, yaw]` with
 //! extrinsic X-Y-Z angles.
@@ -21,7 +27,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::sdf::{Document, SdfError};
-use crate::world::{Frame, Geometry, Joint, JointAxis, Link, Model, Pose, SensorSpec, Vec3, World};
+use crate::world::{
+    Frame, Geometry, Joint, JointAxis, JointKind, Link, Model, Pose, SensorSpec, Vec3, World,
+};
 
 /// A JSON value that keeps its keys in insertion order.
 #[derive(Clone, Debug)]
@@ -521,7 +529,7 @@ fn joint_json(j: &Joint, x_wm: Pose, scope: &str, links: &[(String, Pose)]) -> J
         }
     };
     let s = scoped(scope, &j.name);
-    J::Obj(vec![
+    let mut fields = vec![
         ("name", J::s(j.name.clone())),
         ("scoped_name", J::s(s)),
         ("type", J::s(j.kind.name())),
@@ -532,13 +540,24 @@ fn joint_json(j: &Joint, x_wm: Pose, scope: &str, links: &[(String, Pose)]) -> J
         ("raw_pose", J::pose(j.raw_pose.pose)),
         ("relative_to", J::s(j.raw_pose.relative_to.clone())),
         ("pose_in_world", J::pose(x_wj)),
+    ];
+    if j.kind == JointKind::Screw {
+        // libsdformat's `ThreadPitch()`: the Gazebo-classic value, rad/m of a left-handed
+        // thread.
+        fields.push((
+            "thread_pitch",
+            J::Num(-std::f64::consts::TAU / j.screw_thread_pitch),
+        ));
+    }
+    fields.extend([
         ("axis", axis(&j.axis)),
-        ("axis2", J::Null),
+        ("axis2", axis(&j.axis2)),
         (
             "sensors",
             J::Arr(j.sensors.iter().map(|x| sensor_json(x, x_wj)).collect()),
         ),
-    ])
+    ]);
+    J::Obj(fields)
 }
 
 /// libsdformat's canonical name of a sensor type (aliases such as `ray` and `gps` mapped).

@@ -84,7 +84,9 @@ pub struct ModelInfo {
 #[repr(C)]
 #[derive(StableAbi, Copy, Clone, Debug, Default, PartialEq)]
 pub struct JointState {
-    /// Number of axes (0 for fixed and unknown joints).
+    /// Number of axes: 1 for revolute, continuous, prismatic and screw joints (a screw reports
+    /// its rotation), 2 for universal, revolute2 and gearbox joints, 0 for fixed, ball and
+    /// unknown joints.
     pub dof: u32,
     /// Position per axis (rad or m).
     pub position: [f64; 2],

@@ -43,17 +43,37 @@ pub(crate) enum EntityData {
     },
     Joint {
         handle: rapier3d::prelude::ImpulseJointHandle,
-        /// The parent body (the world anchor for `world`) and the joint frame on it.
+        /// The parent body (the world anchor for `world`).
         parent: RigidBodyHandle,
-        frame1: Pose,
-        /// The child link, its body and the joint frame on it.
+        /// The child link and the joint frame on its body.
         child_link: EntityId,
-        child: RigidBodyHandle,
         frame2: Pose,
         kind: crate::world::JointKind,
-        /// Index into the per-joint table (angle unwrapping).
+        /// Index of the joint's first axis in the per-axis table (angle unwrapping).
         slot: usize,
+        /// Per axis (two for universal, revolute2 and gearbox joints, none for fixed and
+        /// ball joints): how its position is measured and which rapier joint drives it.
+        axes: Box<[Option<AxisPair>; 2]>,
     },
+}
+
+/// One joint axis: two frames on two bodies whose relative rotation about X (or, for a
+/// prismatic joint, translation along X) is the axis position.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AxisPair {
+    /// The rapier joint whose X axis is this axis (none for gearbox axes, which are only
+    /// coupled).
+    pub joint: Option<rapier3d::prelude::ImpulseJointHandle>,
+    pub body1: RigidBodyHandle,
+    pub frame1: Pose,
+    pub body2: RigidBodyHandle,
+    pub frame2: Pose,
+    /// Translation along X rather than rotation about it.
+    pub linear: bool,
+    /// Axis `k` of a universal or revolute2 joint: the frames are the joint frame on each
+    /// body (X along axis 1, Y along axis 2), and the angles are read from their relative
+    /// rotation `R_x(angle 1) * R_y(angle 2)`.
+    pub two_axes: Option<usize>,
 }
 
 /// One entity.

@@ -11,18 +11,19 @@
 mod collada;
 mod convert;
 mod entities;
+mod joints;
 mod shapes;
 
-use crate::world::{Geometry, Joint, JointKind, Link, Model, World};
+use crate::world::{Geometry, Joint, Link, Model, World};
 use convert::*;
 pub(crate) use entities::{Entities, Entity, EntityData};
 use rapier3d::prelude::*;
 use rayon::prelude::*;
 use sim_plugin_api::{
     Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState, LogLevel,
-    MODEL_PLUGINS_EXTENSION, ModelInfo, ModelPlugins, NO_LABEL, PluginElement, Pose, Quat,
-    Ray as ApiRay, RayCastOptions, RayHit, RayTarget, SCENE_EXTENSION, SceneInfo, SceneRef,
-    SceneView, SceneView_TO, SimTime, SphericalCoordinates, SurfaceInfo, Vec3, WorldView,
+    MODEL_PLUGINS_EXTENSION, ModelInfo, ModelPlugins, NO_LABEL, PluginElement, Pose, Ray as ApiRay,
+    RayCastOptions, RayHit, RayTarget, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView,
+    SceneView_TO, SimTime, SphericalCoordinates, SurfaceInfo, Vec3, WorldView,
     abi_stable::{
         RRef,
         sabi_trait::TD_Opaque,
@@ -103,9 +104,13 @@ pub struct Physics {
     wrenched: Vec<RigidBodyHandle>,
     /// A fixed body at the world origin, for joints whose parent is `world`.
     world_anchor: Option<RigidBodyHandle>,
-    /// Per joint: the last raw angle and the whole turns counted, so that continuous joints
-    /// report an unwrapped position.
-    joint_turns: Vec<(EntityId, f64, f64)>,
+    /// Per joint axis (joint, axis number): the last raw angle and the whole turns counted,
+    /// so that rotations report an unwrapped position.
+    joint_turns: Vec<(EntityId, usize, f64, f64)>,
+    /// The screw and gearbox couplings, solved after each step.
+    couplings: Vec<joints::Coupling>,
+    /// The universal and revolute2 joints, whose frames follow their angles (see `joints`).
+    two_axes: Vec<joints::TwoAxes>,
     /// Mesh and height-map files read, and the shapes built from them.
     shapes: shapes::ShapeCache,
     /// The initial world pose of each link (in f64, for building joints between links of
@@ -177,6 +182,8 @@ impl Physics {
             wrenched: Vec::new(),
             world_anchor: None,
             joint_turns: Vec::new(),
+            couplings: Vec::new(),
+            two_axes: Vec::new(),
             shapes: shapes::ShapeCache::default(),
             link_initial: std::collections::HashMap::new(),
             model_plugins: ModelPlugins::new(),
@@ -239,12 +246,10 @@ impl Physics {
         let is_static = parent_static || model.is_static;
         let id = self.entity_id(&scoped).unwrap_or(EntityId::NONE);
         for joint in &model.joints {
-            // Joints of static models are not built; their sensors still get entities.
-            let joint_id = if is_static {
-                None
-            } else {
-                Some(self.add_joint(joint, id, &scoped)?)
-            };
+            // The joints of a static model are built too, as gz-sim builds them in an
+            // immobile skeleton: between its fixed bodies they never move, but they exist,
+            // report their (zero) state and carry their sensors.
+            let joint_id = self.add_joint(joint, id, &scoped)?;
             self.add_joint_sensors(joint, joint_id, id, &scoped);
         }
         for nested in &model.models {
@@ -410,7 +415,6 @@ impl Physics {
         });
         debug_assert_eq!(id, id_guess);
         self.link_initial.insert(id, pose);
-
         for c in &link.collisions {
             let data = EntityData::Collision {
                 collider: ColliderHandle::invalid(),
@@ -482,12 +486,11 @@ impl Physics {
 
     /// Adds the entities of a joint's sensors (scoped `model::joint::sensor`): attached to the
     /// joint's child link, at the joint pose composed with the sensor's pose, with the joint
-    /// entity (`joint_id`) as their parent, or the child link when the joint is not built (in
-    /// a static model).
+    /// entity (`joint_id`) as their parent.
     fn add_joint_sensors(
         &mut self,
         joint: &Joint,
-        joint_id: Option<EntityId>,
+        joint_id: EntityId,
         model: EntityId,
         model_scoped: &str,
     ) {
@@ -497,7 +500,7 @@ impl Physics {
         for s in &joint.sensors {
             self.entities.add(Entity {
                 kind: EntityKind::SENSOR,
-                parent: joint_id.unwrap_or(child),
+                parent: joint_id,
                 name: s.name.clone(),
                 scoped_name: format!("{}::{}", scoped_in(model_scoped, &joint.name), s.name),
                 model,
@@ -508,252 +511,6 @@ impl Physics {
                 removed: false,
             });
         }
-    }
-
-    /// Builds one joint as a rapier impulse joint between its links' bodies, with its frame
-    /// (X along the axis) on each, limits, and the passive spring, damping and friction as a
-    /// force-based motor. Also names its links for plugins: `model::joint::__parent__` is the
-    /// parent link (the world entity for `world`) and `model::joint::__child__` the child link
-    /// (names beginning with `__` are reserved by SDF, so these cannot clash).
-    fn add_joint(
-        &mut self,
-        joint: &Joint,
-        model: EntityId,
-        model_scoped: &str,
-    ) -> Result<EntityId, BuildError> {
-        let err = |message: String| BuildError {
-            span: joint.span.clone(),
-            message,
-        };
-        let body_of = |name: &str| -> Option<(EntityId, RigidBodyHandle, Pose)> {
-            let id = self.entity_id(&scoped_in(model_scoped, name))?;
-            match self.entities.get(id).map(|e| &e.data) {
-                Some(EntityData::Link { body, .. }) => {
-                    Some((id, *body, *self.link_initial.get(&id)?))
-                }
-                _ => None,
-            }
-        };
-        let (child_link, child, child_pose) = body_of(&joint.child_link).ok_or_else(|| {
-            err(format!(
-                "joint `{}`: no child link `{}`",
-                joint.name, joint.child_link
-            ))
-        })?;
-        let (parent_link, parent, parent_pose) = if joint.parent_link == "world" {
-            let anchor = *self
-                .world_anchor
-                .get_or_insert_with(|| self.pw.bodies.insert(RigidBodyBuilder::fixed().build()));
-            (EntityId::WORLD, anchor, Pose::IDENTITY)
-        } else {
-            body_of(&joint.parent_link).ok_or_else(|| {
-                err(format!(
-                    "joint `{}`: no parent link `{}`",
-                    joint.name, joint.parent_link
-                ))
-            })?
-        };
-        let frame_w = child_pose.compose(joint.pose);
-        let rotation = match &joint.axis {
-            Some(a) => {
-                let axis_w = frame_w.orientation.rotate(a.xyz_in_joint);
-                rotation_from_x(axis_w.normalized())
-            }
-            None => frame_w.orientation,
-        };
-        let frame_w = Pose::new(frame_w.position, rotation);
-        let frame1 = parent_pose.inverse().compose(frame_w);
-        let frame2 = child_pose.inverse().compose(frame_w);
-        let locked = match joint.kind {
-            JointKind::Revolute | JointKind::Continuous => JointAxesMask::LOCKED_REVOLUTE_AXES,
-            JointKind::Prismatic => JointAxesMask::LOCKED_PRISMATIC_AXES,
-            JointKind::Fixed => JointAxesMask::LOCKED_FIXED_AXES,
-            JointKind::Ball => JointAxesMask::LOCKED_SPHERICAL_AXES,
-        };
-        let mut builder = GenericJointBuilder::new(locked)
-            .local_frame1(pose_to_rapier(frame1))
-            .local_frame2(pose_to_rapier(frame2))
-            .contacts_enabled(false);
-        if let (Some(a), Some(axis)) = (&joint.axis, joint_axis(joint.kind)) {
-            if a.lower.is_finite() || a.upper.is_finite() {
-                let lo = if a.lower.is_finite() {
-                    a.lower as f32
-                } else {
-                    f32::MIN
-                };
-                let hi = if a.upper.is_finite() {
-                    a.upper as f32
-                } else {
-                    f32::MAX
-                };
-                builder = builder.limits(axis, [lo, hi]);
-            }
-            let max = if a.effort.is_finite() {
-                a.effort as f32
-            } else {
-                f32::MAX
-            };
-            if a.spring_stiffness > 0.0 || a.damping > 0.0 {
-                builder = builder
-                    .motor_model(axis, MotorModel::ForceBased)
-                    .motor_position(
-                        axis,
-                        a.spring_reference as f32,
-                        a.spring_stiffness as f32,
-                        a.damping as f32,
-                    )
-                    .motor_max_force(axis, max);
-            } else if a.friction > 0.0 {
-                // Coulomb friction: a stiff velocity motor toward rest that can push no harder
-                // than the friction.
-                builder = builder
-                    .motor_model(axis, MotorModel::ForceBased)
-                    .motor_velocity(axis, 0.0, 1.0e6)
-                    .motor_max_force(axis, (a.friction as f32).min(max));
-            }
-        }
-        let handle = self
-            .pw
-            .impulse_joints
-            .insert(parent, child, builder.build(), true);
-        let slot = self.joint_turns.len();
-        let joint_scoped = scoped_in(model_scoped, &joint.name);
-        self.entities
-            .alias(&format!("{joint_scoped}::__parent__"), parent_link);
-        self.entities
-            .alias(&format!("{joint_scoped}::__child__"), child_link);
-        let id = self.entities.add(Entity {
-            kind: EntityKind::JOINT,
-            parent: model,
-            name: joint.name.clone(),
-            scoped_name: joint_scoped,
-            model,
-            data: EntityData::Joint {
-                handle,
-                parent,
-                frame1,
-                child_link,
-                child,
-                frame2,
-                kind: joint.kind,
-                slot,
-            },
-            removed: false,
-        });
-        self.joint_turns.push((id, 0.0, 0.0));
-        Ok(id)
-    }
-
-    /// The wrapped angle of a rotational joint: the rotation of its child frame about the
-    /// axis relative to its parent frame. `None` for other joints.
-    fn joint_angle(&self, id: EntityId) -> Option<f64> {
-        let EntityData::Joint {
-            kind,
-            parent,
-            frame1,
-            child,
-            frame2,
-            ..
-        } = &self.entities.get(id)?.data
-        else {
-            return None;
-        };
-        if joint_axis(*kind) != Some(JointAxis::AngX) {
-            return None;
-        }
-        let f1 = pose_from_rapier(self.pw.bodies.get(*parent)?.position()).compose(*frame1);
-        let f2 = pose_from_rapier(self.pw.bodies.get(*child)?.position()).compose(*frame2);
-        Some(rotation_about_x(f1.inverse().compose(f2)))
-    }
-
-    /// State of a joint: position (unwrapped for rotations), velocity and the effort of the
-    /// last step along its axis.
-    pub fn joint_state(&self, id: EntityId) -> Option<JointState> {
-        let e = self.entities.get(id)?;
-        let EntityData::Joint {
-            handle,
-            parent,
-            frame1,
-            child,
-            frame2,
-            kind,
-            slot,
-            ..
-        } = &e.data
-        else {
-            return None;
-        };
-        let axis = joint_axis(*kind)?;
-        let p = self.pw.bodies.get(*parent)?;
-        let c = self.pw.bodies.get(*child)?;
-        let f1 = pose_from_rapier(p.position()).compose(*frame1);
-        let f2 = pose_from_rapier(c.position()).compose(*frame2);
-        let axis_w = f1.orientation.rotate(Vec3::new(1.0, 0.0, 0.0));
-        let rel = f1.inverse().compose(f2);
-        let point = vec_to_rapier(f2.position);
-        let (position, velocity) = if axis == JointAxis::AngX {
-            let raw = rotation_about_x(rel);
-            let (_, last, turns) = self.joint_turns[*slot];
-            let turns = turns + turn_change(last, raw);
-            let w = vec_from_rapier(c.angvel()) - vec_from_rapier(p.angvel());
-            (raw + turns * std::f64::consts::TAU, w.dot(axis_w))
-        } else {
-            let v = vec_from_rapier(c.velocity_at_point(point))
-                - vec_from_rapier(p.velocity_at_point(point));
-            (rel.position.x, v.dot(axis_w))
-        };
-        // The impulse along the axis over the last step: free-axis, limit and motor parts.
-        let i = axis as usize;
-        let impulse = self.pw.impulse_joints.get(*handle).map_or(0.0, |j| {
-            j.impulses[i] + j.data.limits[i].impulse + j.data.motors[i].impulse
-        });
-        // On the child, per second (see `joint_impulse_to_force`).
-        let effort = -(impulse as f64) * self.joint_impulse_to_force();
-        Some(JointState {
-            dof: 1,
-            position: [position, 0.0],
-            velocity: [velocity, 0.0],
-            effort: [effort, 0.0],
-        })
-    }
-
-    /// The wrench a joint applied on its child over the last step, at the joint origin,
-    /// world frame (see [`WorldView::joint_wrenches`]).
-    pub fn joint_wrench(&self, id: EntityId) -> Option<sim_plugin_api::Wrench> {
-        let e = self.entities.get(id)?;
-        let EntityData::Joint {
-            handle,
-            parent,
-            frame1,
-            ..
-        } = &e.data
-        else {
-            return None;
-        };
-        let j = self.pw.impulse_joints.get(*handle)?;
-        let p = self.pw.bodies.get(*parent)?;
-        let f1 = pose_from_rapier(p.position()).compose(*frame1);
-        let mut imp = [0.0f64; 6];
-        for (i, v) in imp.iter_mut().enumerate() {
-            *v = (j.impulses[i] + j.data.limits[i].impulse + j.data.motors[i].impulse) as f64;
-        }
-        // The stored impulses act on the parent, over one solver substep.
-        let k = -self.joint_impulse_to_force();
-        let force = f1
-            .orientation
-            .rotate(Vec3::new(imp[0], imp[1], imp[2]))
-            .scale(k);
-        let torque = f1
-            .orientation
-            .rotate(Vec3::new(imp[3], imp[4], imp[5]))
-            .scale(k);
-        Some(sim_plugin_api::Wrench { force, torque })
-    }
-
-    /// rapier keeps a joint's impulses of the last solver substep: force = impulse / (dt /
-    /// substeps).
-    fn joint_impulse_to_force(&self) -> f64 {
-        self.pw.integration_parameters.num_solver_iterations.max(1) as f64 / self.step.as_secs_f64()
     }
 
     /// The contact points of the last step involving a collision entity (see
@@ -803,93 +560,6 @@ impl Physics {
                 }
             }
         }
-    }
-
-    /// Drives a joint axis (see [`sim_plugin_api::JointCommand`]).
-    pub fn joint_command(&mut self, cmd: &sim_plugin_api::JointCommand) -> Result<(), String> {
-        let e = self
-            .entities
-            .get(cmd.joint)
-            .ok_or_else(|| unknown(cmd.joint))?;
-        let EntityData::Joint {
-            handle,
-            parent,
-            frame1,
-            child,
-            kind,
-            ..
-        } = e.data
-        else {
-            return Err(format!(
-                "`{}` is a {}, not a joint",
-                e.scoped_name,
-                e.kind.name()
-            ));
-        };
-        let axis = joint_axis(kind).filter(|_| cmd.axis == 0).ok_or_else(|| {
-            format!(
-                "joint `{}` ({}) has no axis {}",
-                e.scoped_name,
-                kind.name(),
-                cmd.axis
-            )
-        })?;
-        let max = if cmd.max_force.is_finite() && cmd.max_force > 0.0 {
-            cmd.max_force as f32
-        } else {
-            f32::MAX
-        };
-        match cmd.mode {
-            sim_plugin_api::JointCommandMode::VELOCITY => {
-                let j = self
-                    .pw
-                    .impulse_joints
-                    .get_mut(handle, true)
-                    .ok_or("joint gone")?;
-                j.data
-                    .set_motor_model(axis, MotorModel::AccelerationBased)
-                    .set_motor_velocity(axis, cmd.target as f32, VELOCITY_GAIN)
-                    .set_motor_max_force(axis, max);
-            }
-            sim_plugin_api::JointCommandMode::POSITION => {
-                let j = self
-                    .pw
-                    .impulse_joints
-                    .get_mut(handle, true)
-                    .ok_or("joint gone")?;
-                j.data
-                    .set_motor_model(axis, MotorModel::ForceBased)
-                    .set_motor_position(
-                        axis,
-                        cmd.target as f32,
-                        cmd.stiffness as f32,
-                        cmd.damping as f32,
-                    )
-                    .set_motor_max_force(axis, max);
-            }
-            sim_plugin_api::JointCommandMode::FORCE => {
-                let f1 =
-                    pose_from_rapier(self.pw.bodies.get(parent).ok_or("joint gone")?.position())
-                        .compose(frame1);
-                let along = f1
-                    .orientation
-                    .rotate(Vec3::new(1.0, 0.0, 0.0))
-                    .scale(cmd.target);
-                let rotational = axis == JointAxis::AngX;
-                for (h, sign) in [(child, 1.0), (parent, -1.0)] {
-                    if let Some(b) = self.pw.bodies.get_mut(h) {
-                        if rotational {
-                            b.add_torque(vec_to_rapier(along.scale(sign)), true);
-                        } else {
-                            b.add_force(vec_to_rapier(along.scale(sign)), true);
-                        }
-                        self.wrenched.push(h);
-                    }
-                }
-            }
-            other => return Err(format!("unknown joint command mode {}", other.0)),
-        }
-        Ok(())
     }
 
     /// Adds one collision or visual: its collider on the link's body (no mass: the link's
@@ -1008,6 +678,7 @@ impl Physics {
 
     /// Advances one fixed step and updates the finite-difference accelerations.
     pub fn step(&mut self) {
+        self.update_two_axes();
         self.pw.step();
         let dt = self.step.as_secs_f64();
         for m in &mut self.motion {
@@ -1020,13 +691,8 @@ impl Physics {
             m.velocity = v;
             m.angular_velocity = w;
         }
-        for i in 0..self.joint_turns.len() {
-            let id = self.joint_turns[i].0;
-            if let Some(raw) = self.joint_angle(id) {
-                let (_, last, turns) = self.joint_turns[i];
-                self.joint_turns[i] = (id, raw, turns + turn_change(last, raw));
-            }
-        }
+        self.update_joint_turns();
+        self.solve_couplings();
         for h in self.wrenched.drain(..) {
             if let Some(b) = self.pw.bodies.get_mut(h) {
                 b.reset_forces(false);
@@ -1084,15 +750,14 @@ impl Physics {
             .map(|(eid, _)| eid)
             .collect();
         for d in &doomed {
-            if let Some(Entity {
-                data: EntityData::Link { body, .. },
-                ..
-            }) = self.entities.get(*d)
-            {
-                let body = *body;
-                self.pw.remove_body(body);
-            }
+            let Some(EntityData::Link { body, .. }) = self.entities.get(*d).map(|e| &e.data) else {
+                continue;
+            };
+            let body = *body;
+            self.pw.remove_body(body);
         }
+        self.couplings.retain(|c| !doomed.contains(&c.joint));
+        self.two_axes.retain(|t| !doomed.contains(&t.joint));
         for d in &doomed {
             self.entities.remove(*d);
             self.model_plugins.remove(*d);
@@ -1418,53 +1083,6 @@ fn collider_aabb(c: &Collider) -> Aabb {
     Aabb {
         min: vec_from_rapier(a.mins),
         max: vec_from_rapier(a.maxs),
-    }
-}
-
-/// Gain of velocity commands (acceleration-based motor): the joint reaches the commanded
-/// speed within a few steps, as far as the command's force limit allows.
-const VELOCITY_GAIN: f32 = 1000.0;
-
-/// The rapier axis a joint type moves along, if it has one.
-fn joint_axis(kind: JointKind) -> Option<JointAxis> {
-    match kind {
-        JointKind::Revolute | JointKind::Continuous => Some(JointAxis::AngX),
-        JointKind::Prismatic => Some(JointAxis::LinX),
-        JointKind::Fixed | JointKind::Ball => None,
-    }
-}
-
-/// The rotation taking the X axis to the unit vector `to`.
-fn rotation_from_x(to: Vec3) -> Quat {
-    let x = Vec3::new(1.0, 0.0, 0.0);
-    let d = x.dot(to);
-    if d < -1.0 + 1e-12 {
-        return Quat::from_axis_angle(Vec3::new(0.0, 0.0, 1.0), std::f64::consts::PI);
-    }
-    let c = x.cross(to);
-    Quat::new(c.x, c.y, c.z, 1.0 + d).normalized()
-}
-
-/// The angle of a rotation about X (a revolute joint's relative pose), in (-pi, pi].
-fn rotation_about_x(rel: Pose) -> f64 {
-    wrap_angle(2.0 * rel.orientation.x.atan2(rel.orientation.w))
-}
-
-fn wrap_angle(a: f64) -> f64 {
-    let t = std::f64::consts::TAU;
-    let a = a.rem_euclid(t);
-    if a > std::f64::consts::PI { a - t } else { a }
-}
-
-/// Whole turns crossed between two wrapped angles a step apart.
-fn turn_change(last: f64, now: f64) -> f64 {
-    let d = now - last;
-    if d > std::f64::consts::PI {
-        -1.0
-    } else if d < -std::f64::consts::PI {
-        1.0
-    } else {
-        0.0
     }
 }
 

@@ -521,15 +521,16 @@ impl<'r, 's> Scope<'r, 's> {
         Ok(body)
     }
 
-    /// Resolves a joint's `<parent>` or `<child>` to a link (or `world`).
+    /// Resolves a joint's `<parent>`, `<child>` or `<gearbox_reference_body>` to a link (or
+    /// `world`, except for the child).
     fn joint_link(&mut self, joint: &Joint, which: &str) -> Result<String, SdfError> {
-        let name = if which == "parent" {
-            &joint.parent
-        } else {
-            &joint.child
+        let name = match which {
+            "parent" => &joint.parent,
+            "child" => &joint.child,
+            _ => &joint.gearbox_reference_body,
         };
         let what = format!("<joint name=\"{}\">", joint.name);
-        if which == "parent" && name == "world" {
+        if which != "child" && name == "world" {
             return Ok("world".to_string());
         }
         let link = self.body(name, &joint.span, &what, &format!("<{which}>"))?;
@@ -817,6 +818,30 @@ impl Reader<'_> {
                 let w = format!("<collision name=\"{}\">", c.name);
                 c.pose = s.child_pose(&c.raw_pose, &l.name, x_ml, &w)?;
             }
+            if let Some(auto) = &l.inertial.auto {
+                let computed = super::model::auto_inertial(&l.collisions, auto).and_then(
+                    |(mass, com, inertia)| match super::model::inertia_problem(inertia) {
+                        Some(problem) => Err(problem),
+                        None => Ok((mass, com, inertia)),
+                    },
+                );
+                let (mass, com, inertia) = computed.map_err(|why| {
+                    self.error_span(
+                        &l.span,
+                        lw.clone(),
+                        ErrorKind::Invalid,
+                        format!(
+                            "link \"{}\": the automatic inertia is invalid: {why}",
+                            l.name
+                        ),
+                        "check the sizes and densities of its collisions, or give <mass> and \
+                         <inertia> explicitly",
+                    )
+                })?;
+                l.inertial.mass = mass;
+                l.inertial.pose = Pose::new(com, crate::world::Quat::IDENTITY);
+                l.inertial.inertia = inertia;
+            }
             for v in l.visuals.iter_mut() {
                 let w = format!("<visual name=\"{}\">", v.name);
                 v.pose = s.child_pose(&v.raw_pose, &l.name, x_ml, &w)?;
@@ -927,7 +952,8 @@ impl Reader<'_> {
                 let w = format!("<sensor name=\"{}\">", x.name);
                 x.pose = s.child_pose(&x.raw_pose, &j.name, x_mj, &w)?;
             }
-            if let Some(a) = j.axis.as_mut() {
+            for (a, which) in [(j.axis.as_mut(), "axis"), (j.axis2.as_mut(), "axis2")] {
+                let Some(a) = a else { continue };
                 a.xyz_in_joint = if a.expressed_in.is_empty() || a.expressed_in == j.name {
                     a.xyz
                 } else {
@@ -936,11 +962,14 @@ impl Reader<'_> {
                         &a.expressed_in.clone(),
                         &span,
                         &what,
-                        "the axis's expressed_in",
+                        &format!("the {which}'s expressed_in"),
                     )?;
                     let v: Vec3 = x_me.orientation.rotate(a.xyz);
                     x_mj.orientation.inverse().rotate(v)
                 };
+            }
+            if !j.gearbox_reference_body.is_empty() {
+                j.gearbox_reference_link = s.joint_link(j, "gearbox_reference_body")?;
             }
         }
         Ok(())

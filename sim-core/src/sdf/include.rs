@@ -545,7 +545,7 @@ impl Reader<'_> {
                 relative_to: joint.child_link.clone(),
                 span: joint.raw_pose.span.clone(),
             };
-            if let Some(axis) = &mut joint.axis {
+            for axis in [&mut joint.axis, &mut joint.axis2].into_iter().flatten() {
                 axis.xyz = axis.xyz_in_joint;
                 axis.expressed_in.clear();
             }

@@ -7,7 +7,7 @@ use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
 use super::model::Siblings;
-use super::reader::{Reader, Version, children, tag};
+use super::reader::{Reader, Version, children};
 use crate::world::{Joint, JointAxis, JointKind, Vec3};
 
 impl Reader<'_> {
@@ -18,7 +18,8 @@ impl Reader<'_> {
         let ty = self.required_attr(
             node,
             "type",
-            "add type=\"revolute\" (or continuous, prismatic, fixed, ball)",
+            "add type=\"revolute\" (or continuous, prismatic, fixed, ball, universal, revolute2, \
+             screw, gearbox)",
         )?;
         let kind = match ty.trim() {
             "revolute" => JointKind::Revolute,
@@ -26,28 +27,18 @@ impl Reader<'_> {
             "prismatic" => JointKind::Prismatic,
             "fixed" => JointKind::Fixed,
             "ball" => JointKind::Ball,
+            "universal" => JointKind::Universal,
+            "revolute2" => JointKind::Revolute2,
+            "screw" => JointKind::Screw,
+            "gearbox" => JointKind::Gearbox,
             other => {
-                let hint = match other {
-                    "universal" => {
-                        "build it from two revolute joints with a light link between them"
-                    }
-                    "revolute2" => {
-                        "build it from two revolute joints with a light link between them"
-                    }
-                    "screw" => {
-                        "use a prismatic joint, or a revolute joint if only the rotation matters"
-                    }
-                    "gearbox" => "drive the two joints with a plugin that keeps their ratio",
-                    _ => "use revolute, continuous, prismatic, fixed or ball",
-                };
                 return Err(self.attr_error(
                     node,
                     "type",
                     ErrorKind::Unsupported,
-                    format!(
-                        "joint \"{name}\": type \"{other}\" cannot be built by this engine yet"
-                    ),
-                    hint,
+                    format!("joint \"{name}\": unknown joint type \"{other}\""),
+                    "use revolute, continuous, prismatic, fixed, ball, universal, revolute2, \
+                     screw or gearbox",
                 ));
             }
         };
@@ -90,27 +81,38 @@ impl Reader<'_> {
             ));
         }
         let raw_pose = self.raw_pose(node)?;
-        let axis = match kind {
-            JointKind::Revolute | JointKind::Continuous | JointKind::Prismatic => {
-                Some(self.axis(node, &name, kind)?)
-            }
-            // libsdformat keeps an axis written on any joint; the engine ignores it there.
-            JointKind::Fixed | JointKind::Ball if self.child(node, "axis").is_some() => {
-                Some(self.axis(node, &name, kind)?)
-            }
-            JointKind::Fixed | JointKind::Ball => None,
+        // libsdformat keeps an axis written on any joint; the engine ignores the axes a
+        // joint type does not use.
+        let one_axis = !matches!(kind, JointKind::Fixed | JointKind::Ball);
+        let axis = if one_axis || self.child(node, "axis").is_some() {
+            Some(self.axis(node, "axis", &name, kind)?)
+        } else {
+            None
         };
-        if let Some(c) = node
-            .children()
-            .find(|c| c.is_element() && tag(*c) == "axis2")
-        {
+        let two_axes = matches!(
+            kind,
+            JointKind::Universal | JointKind::Revolute2 | JointKind::Gearbox
+        );
+        let axis2 = if two_axes || self.child(node, "axis2").is_some() {
+            Some(self.axis(node, "axis2", &name, kind)?)
+        } else {
+            None
+        };
+        let screw_thread_pitch = self.screw_thread_pitch(node, &name)?;
+        let gearbox_ratio = self.child_f64(node, "gearbox_ratio", 1.0)?;
+        if !gearbox_ratio.is_finite() {
+            let n = self.child(node, "gearbox_ratio").unwrap_or(node);
             return Err(self.error(
-                c,
-                ErrorKind::Unsupported,
-                format!("joint \"{name}\": <axis2> belongs to two-axis joints, which cannot be built yet"),
-                "remove <axis2>",
+                n,
+                ErrorKind::Invalid,
+                format!("joint \"{name}\": <gearbox_ratio> must be finite, got {gearbox_ratio}"),
+                "give the ratio of the parent's turns to the child's, e.g. 5",
             ));
         }
+        let gearbox_reference_body = self
+            .child(node, "gearbox_reference_body")
+            .map(|n| self.text(n).trimmed().to_string())
+            .unwrap_or_default();
         let mut sensors = Vec::new();
         let mut sensor_names = Siblings::default();
         for c in children(node, "sensor") {
@@ -128,12 +130,57 @@ impl Reader<'_> {
             pose: raw_pose.pose,
             raw_pose,
             axis,
+            axis2,
+            screw_thread_pitch,
+            gearbox_ratio,
+            gearbox_reference_body,
+            gearbox_reference_link: String::new(),
             sensors,
             span: self.span(node),
         })
     }
 
-    fn axis(&self, joint: Node, name: &str, kind: JointKind) -> Result<JointAxis, SdfError> {
+    /// A screw joint's thread pitch in m/rev, right-handed: `<screw_thread_pitch>` (SDF 1.10+)
+    /// wins over the older `<thread_pitch>` (rad/m, left-handed), as libsdformat reads them.
+    fn screw_thread_pitch(&self, joint: Node, name: &str) -> Result<f64, SdfError> {
+        if let Some(n) = self.child(joint, "screw_thread_pitch") {
+            let v = self.child_f64(joint, "screw_thread_pitch", 1.0)?;
+            if !v.is_finite() {
+                return Err(self.error(
+                    n,
+                    ErrorKind::Invalid,
+                    format!("joint \"{name}\": <screw_thread_pitch> must be finite, got {v}"),
+                    "give the travel per revolution in metres (negative: a left-handed thread)",
+                ));
+            }
+            return Ok(v);
+        }
+        if let Some(n) = self.child(joint, "thread_pitch") {
+            let v = self.child_f64(joint, "thread_pitch", 1.0)?;
+            if v == 0.0 || !v.is_finite() {
+                return Err(self.error(
+                    n,
+                    ErrorKind::Invalid,
+                    format!(
+                        "joint \"{name}\": <thread_pitch> must be finite and not zero, got {v}"
+                    ),
+                    "give the pitch in radians per metre (or use <screw_thread_pitch>, metres per \
+                     revolution, in SDF 1.10+)",
+                ));
+            }
+            return Ok(-std::f64::consts::TAU / v);
+        }
+        Ok(1.0)
+    }
+
+    /// `<axis>` or `<axis2>` (`which`) of a joint, or the defaults when it has none.
+    fn axis(
+        &self,
+        joint: Node,
+        which: &str,
+        name: &str,
+        kind: JointKind,
+    ) -> Result<JointAxis, SdfError> {
         let old = self.version < Version::new(1, 10);
         let unlimited = |v: f64, sign: f64| {
             if old && v.abs() >= 1e16 {
@@ -142,7 +189,7 @@ impl Reader<'_> {
                 v
             }
         };
-        let Some(axis) = self.child(joint, "axis") else {
+        let Some(axis) = self.child(joint, which) else {
             return Ok(JointAxis {
                 xyz: Vec3::new(0.0, 0.0, 1.0),
                 expressed_in: if self.version < Version::new(1, 5) {
@@ -167,7 +214,7 @@ impl Reader<'_> {
             return Err(self.error(
                 xyz_node,
                 ErrorKind::Invalid,
-                format!("joint \"{name}\": the axis <xyz> is zero"),
+                format!("joint \"{name}\": the {which} <xyz> is zero"),
                 "give a direction, e.g. 0 0 1",
             ));
         }

@@ -6,8 +6,8 @@ use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
 use super::include::{Included, Site};
-use super::reader::{MAX_MODEL_DEPTH, Reader, is_sdf_element, tag};
-use crate::world::{Frame, Inertial, Link, Model};
+use super::reader::{MAX_MODEL_DEPTH, Reader, children, is_sdf_element, tag};
+use crate::world::{AutoInertia, Frame, Geometry, Inertial, Link, Model};
 
 /// The names already used by siblings of one kind (links of a model, models of a world...),
 /// with the line each was defined on.
@@ -106,6 +106,21 @@ impl Reader<'_> {
                 }
                 "frame" => {
                     let frame = self.frame(c)?;
+                    if frame.name.ends_with("::__model__") {
+                        // libsdformat rebuilds the nested model such a frame marks (SDF 1.7
+                        // flattening); read flat, the world would be silently different.
+                        return Err(self.attr_error(
+                            c,
+                            "name",
+                            ErrorKind::Unsupported,
+                            format!(
+                                "frame \"{}\" marks a flattened nested model, which this reader \
+                                 does not rebuild yet",
+                                frame.name
+                            ),
+                            "write the nested model as a <model> inside its parent",
+                        ));
+                    }
                     frame_names.insert(self, c, &frame.name, "model")?;
                     frames.push(frame);
                 }
@@ -191,7 +206,7 @@ impl Reader<'_> {
     fn link(&self, node: Node) -> Result<Link, SdfError> {
         let name = self.entity_name(node, true)?;
         let raw_pose = self.raw_pose(node)?;
-        let inertial = match self.child(node, "inertial") {
+        let mut inertial = match self.child(node, "inertial") {
             Some(i) => self.inertial(i, &name)?,
             None => Inertial::default(),
         };
@@ -224,6 +239,9 @@ impl Reader<'_> {
                 _ => {}
             }
         }
+        if let Some(auto) = inertial.auto.as_mut() {
+            auto.densities = self.auto_inertia_densities(node, &name, &collisions)?;
+        }
         Ok(Link {
             name,
             pose: raw_pose.pose,
@@ -240,15 +258,7 @@ impl Reader<'_> {
 
     /// `<inertial>` of the link named `link`.
     fn inertial(&self, node: Node, link: &str) -> Result<Inertial, SdfError> {
-        if self.bool_attr(node, "auto", false)? {
-            return Err(self.attr_error(
-                node,
-                "auto",
-                ErrorKind::Unsupported,
-                "automatic inertia (`auto=\"true\"`) is not supported yet by this reader",
-                "give <mass> and <inertia> explicitly",
-            ));
-        }
+        let auto = self.bool_attr(node, "auto", false)?;
         let defaults = Inertial::default();
         let mass = match self.child(node, "mass") {
             Some(m) => {
@@ -296,8 +306,204 @@ impl Reader<'_> {
             pose: raw_pose.pose,
             raw_pose,
             inertia,
+            auto: auto.then(|| AutoInertia {
+                mass: self.child(node, "mass").map(|_| mass),
+                densities: Vec::new(),
+            }),
         })
     }
+}
+
+impl Reader<'_> {
+    /// The density of each collision of a link with `<inertial auto="true">`, checking that
+    /// there are collisions and that each shape's inertia can be computed.
+    fn auto_inertia_densities(
+        &self,
+        link: Node,
+        name: &str,
+        collisions: &[crate::world::Collision],
+    ) -> Result<Vec<f64>, SdfError> {
+        let inertial = self.child(link, "inertial").unwrap_or(link);
+        if collisions.is_empty() {
+            return Err(self.attr_error(
+                inertial,
+                "auto",
+                ErrorKind::Missing,
+                format!(
+                    "link \"{name}\": the inertia is automatic (auto=\"true\") but the link has \
+                     no <collision> to compute it from"
+                ),
+                "add the link's <collision> elements, or give <mass> and <inertia>",
+            ));
+        }
+        let link_density = self.positive_density(inertial, name, 1000.0)?;
+        let nodes: Vec<Node> = children(link, "collision").collect();
+        let mut out = Vec::new();
+        for (c, n) in collisions.iter().zip(nodes) {
+            let shape = match &c.geometry {
+                Geometry::Box { .. }
+                | Geometry::Sphere { .. }
+                | Geometry::Cylinder { .. }
+                | Geometry::Capsule { .. }
+                | Geometry::Ellipsoid { .. }
+                | Geometry::Cone { .. } => None,
+                Geometry::Mesh(_) => Some(
+                    "a mesh (Gazebo computes it with a mesh inertia calculator this reader does \
+                     not have yet)",
+                ),
+                _ => Some("this geometry type (libsdformat cannot either)"),
+            };
+            if let Some(why) = shape {
+                return Err(self.error(
+                    self.child(n, "geometry").unwrap_or(n),
+                    ErrorKind::Unsupported,
+                    format!(
+                        "link \"{name}\": automatic inertia cannot be computed from collision \
+                         \"{}\": {why}",
+                        c.name
+                    ),
+                    "give the link's <mass> and <inertia> explicitly (auto=\"false\")",
+                ));
+            }
+            out.push(self.positive_density(n, name, link_density)?);
+        }
+        Ok(out)
+    }
+
+    /// `<density>` of `node` (kg/m³), `default` when absent; it must be positive.
+    fn positive_density(&self, node: Node, link: &str, default: f64) -> Result<f64, SdfError> {
+        let v = self.child_f64(node, "density", default)?;
+        if !(v > 0.0 && v.is_finite()) {
+            return Err(self.error(
+                self.child(node, "density").unwrap_or(node),
+                ErrorKind::Invalid,
+                format!("link \"{link}\": <density> must be a positive number, got {v}"),
+                "give the density in kg/m³ (water is 1000)",
+            ));
+        }
+        Ok(v)
+    }
+}
+
+/// The mass properties of a link with automatic inertia (see [`AutoInertia`]): each
+/// collision's solid at its resolved pose, summed about the common centre of mass in the link
+/// frame, as libsdformat's `Link::ResolveAutoInertials` (shape formulas as gz-math's; a cone's
+/// centre of mass is taken at its origin, as libsdformat does). Returns the mass, the centre of
+/// mass and the inertia in the link frame, or why they cannot be.
+pub(crate) fn auto_inertial(
+    collisions: &[crate::world::Collision],
+    auto: &AutoInertia,
+) -> Result<(f64, crate::world::Vec3, [f64; 6]), String> {
+    use std::f64::consts::PI;
+    let mut parts = Vec::new();
+    for (c, &rho) in collisions.iter().zip(&auto.densities) {
+        // Mass and principal moments about the shape's own axes.
+        let (m, [ix, iy, iz]) = match c.geometry {
+            Geometry::Box { size } => {
+                let m = rho * size.x * size.y * size.z;
+                let (x2, y2, z2) = (size.x * size.x, size.y * size.y, size.z * size.z);
+                (
+                    m,
+                    [
+                        m / 12.0 * (y2 + z2),
+                        m / 12.0 * (x2 + z2),
+                        m / 12.0 * (x2 + y2),
+                    ],
+                )
+            }
+            Geometry::Sphere { radius: r } => {
+                let m = rho * 4.0 / 3.0 * PI * r.powi(3);
+                (m, [0.4 * m * r * r; 3])
+            }
+            Geometry::Cylinder {
+                radius: r,
+                length: l,
+            } => {
+                let m = rho * PI * r * r * l;
+                let i = m / 12.0 * (3.0 * r * r + l * l);
+                (m, [i, i, 0.5 * m * r * r])
+            }
+            Geometry::Capsule {
+                radius: r,
+                length: l,
+            } => {
+                let mc = rho * PI * r * r * l;
+                let ms = rho * 4.0 / 3.0 * PI * r.powi(3);
+                let i = mc * (l * l / 12.0 + r * r / 4.0)
+                    + ms * (0.4 * r * r + 0.375 * r * l + 0.25 * l * l);
+                (mc + ms, [i, i, r * r * (0.5 * mc + 0.4 * ms)])
+            }
+            Geometry::Ellipsoid { radii: a } => {
+                let m = rho * 4.0 / 3.0 * PI * a.x * a.y * a.z;
+                let (x2, y2, z2) = (a.x * a.x, a.y * a.y, a.z * a.z);
+                (
+                    m,
+                    [
+                        m / 5.0 * (y2 + z2),
+                        m / 5.0 * (x2 + z2),
+                        m / 5.0 * (x2 + y2),
+                    ],
+                )
+            }
+            Geometry::Cone {
+                radius: r,
+                length: l,
+            } => {
+                let m = rho * PI * r * r * l / 3.0;
+                let i = 3.0 / 20.0 * m * r * r + 3.0 / 80.0 * m * l * l;
+                (m, [i, i, 0.3 * m * r * r])
+            }
+            _ => {
+                return Err(format!(
+                    "collision \"{}\" has no computable inertia",
+                    c.name
+                ));
+            }
+        };
+        if !(m > 0.0 && m.is_finite()) {
+            return Err(format!(
+                "collision \"{}\" has no volume, so it gives no mass",
+                c.name
+            ));
+        }
+        parts.push((m, [ix, iy, iz], c.pose));
+    }
+    let total: f64 = parts.iter().map(|p| p.0).sum();
+    let com = parts
+        .iter()
+        .fold(crate::world::Vec3::ZERO, |acc, (m, _, pose)| {
+            acc + pose.position.scale(*m / total)
+        });
+    let mut i = [[0.0f64; 3]; 3];
+    for (m, d, pose) in &parts {
+        let r = pose.orientation.to_matrix();
+        let off = pose.position - com;
+        let o = [off.x, off.y, off.z];
+        for a in 0..3 {
+            for b in 0..3 {
+                // R diag(d) R^T, plus the parallel axis term m (|o|^2 E - o o^T).
+                let rot: f64 = (0..3).map(|k| r[a][k] * d[k] * r[b][k]).sum();
+                let shift = m * (if a == b { off.dot(off) } else { 0.0 } - o[a] * o[b]);
+                i[a][b] += rot + shift;
+            }
+        }
+    }
+    let (mass, k) = match auto.mass {
+        Some(given) => (given, given / total),
+        None => (total, 1.0),
+    };
+    Ok((
+        mass,
+        com,
+        [
+            i[0][0] * k,
+            i[0][1] * k,
+            i[0][2] * k,
+            i[1][1] * k,
+            i[1][2] * k,
+            i[2][2] * k,
+        ],
+    ))
 }
 
 /// Why the inertia tensor `[ixx, ixy, ixz, iyy, iyz, izz]` cannot be a rigid body's, if it

@@ -530,7 +530,7 @@ fn elements_the_engine_does_not_use_are_skipped() {
 }
 
 #[test]
-fn populations_and_unbuildable_joints_are_not_supported_yet() {
+fn populations_are_not_supported_yet() {
     let text = doc(
         "1.12",
         "<population name='p'><model name='m'/></population>",
@@ -541,18 +541,6 @@ fn populations_and_unbuildable_joints_are_not_supported_yet() {
         &text,
         "<population",
         "not supported yet",
-    );
-
-    let text = doc(
-        "1.12",
-        "<model name='m'><link name='a'/><link name='b'/>\n<joint name='j' type='screw'/></model>",
-    );
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
-        &text,
-        "screw'",
-        "type \"screw\" cannot be built",
     );
 }
 
@@ -1024,18 +1012,17 @@ fn inertia_must_be_physical() {
 }
 
 #[test]
-fn automatic_inertia_is_not_supported_yet() {
+fn automatic_inertia_needs_collisions() {
     let text = doc("1.11", &model_with_link("<inertial auto='true'/>"));
     check(
         &err(&text),
-        ErrorKind::Unsupported,
+        ErrorKind::Missing,
         &text,
         "true'/>",
-        "automatic inertia",
+        "no <collision>",
     );
     ok(&doc("1.11", &model_with_link("<inertial auto='false'/>")));
 }
-
 // ----- collisions, visuals, geometry ------------------------------------------------------
 
 fn geometry_of(shape: &str) -> Geometry {
@@ -1986,14 +1973,100 @@ fn joint_errors() {
     ));
     let t = two_links(
         "1.9",
-        "<joint name='j' type='universal'><parent>a</parent><child>b</child></joint>",
+        "<joint name='j' type='hinge'><parent>a</parent><child>b</child></joint>",
     );
     check(
         &err(&t),
         ErrorKind::Unsupported,
         &t,
-        "universal'",
-        "cannot be built",
+        "hinge'",
+        "unknown joint type \"hinge\"",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='screw'><parent>a</parent><child>b</child><thread_pitch>0</thread_pitch></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::Invalid,
+        &t,
+        "<thread_pitch>",
+        "must be finite and not zero",
+    );
+    let t = two_links(
+        "1.9",
+        "<joint name='j' type='gearbox'><parent>a</parent><child>b</child><gearbox_reference_body>c</gearbox_reference_body></joint>",
+    );
+    check(
+        &err(&t),
+        ErrorKind::UnknownReference,
+        &t,
+        "<joint",
+        "gearbox_reference_body",
+    );
+}
+
+#[test]
+fn two_axis_screw_and_gearbox_joints_are_read() {
+    let joints = |v: &str, j: &str| {
+        let w = ok(&two_links(v, j));
+        w.models[0].joints.clone()
+    };
+    // axis2 resolved like axis (expressed_in honoured), with its own limits and dynamics.
+    let j = &joints(
+        "1.9",
+        "<frame name='f'><pose>0 0 0 0 0 1.5707963267948966</pose></frame>\
+         <joint name='u' type='universal'><parent>a</parent><child>b</child>\
+         <axis><xyz>1 0 0</xyz></axis><axis2><xyz expressed_in='f'>1 0 0</xyz>\
+         <limit><lower>-1</lower><upper>2</upper></limit><dynamics><damping>0.5</damping></dynamics></axis2></joint>",
+    )[0];
+    assert_eq!(j.kind, JointKind::Universal);
+    let a2 = j.axis2.as_ref().unwrap();
+    assert!(
+        (a2.xyz_in_joint - Vec3::new(0.0, 1.0, 0.0)).length() < 1e-9,
+        "{a2:?}"
+    );
+    assert_eq!((a2.lower, a2.upper, a2.damping), (-1.0, 2.0, 0.5));
+    // A missing axis2 takes the defaults (z).
+    let j = &joints(
+        "1.9",
+        "<joint name='r' type='revolute2'><parent>a</parent><child>b</child><axis><xyz>1 0 0</xyz></axis></joint>",
+    )[0];
+    assert_eq!(j.axis2.as_ref().unwrap().xyz, Vec3::new(0.0, 0.0, 1.0));
+    // Screw pitch: m/rev right-handed; the old rad/m left-handed value converted; the new
+    // element wins; default 1 m/rev.
+    let pitch = |v: &str, body: &str| {
+        joints(
+            v,
+            &format!(
+                "<joint name='s' type='screw'><parent>a</parent><child>b</child>{body}</joint>"
+            ),
+        )[0]
+        .screw_thread_pitch
+    };
+    assert_eq!(
+        pitch("1.10", "<screw_thread_pitch>0.5</screw_thread_pitch>"),
+        0.5
+    );
+    assert!((pitch("1.9", "<thread_pitch>-12.566370614359172</thread_pitch>") - 0.5).abs() < 1e-12);
+    assert_eq!(
+        pitch(
+            "1.10",
+            "<screw_thread_pitch>0.5</screw_thread_pitch><thread_pitch>3</thread_pitch>"
+        ),
+        0.5
+    );
+    assert_eq!(pitch("1.9", ""), 1.0);
+    // Gearbox: ratio and reference body resolved to a link.
+    let j = &joints(
+        "1.9",
+        "<joint name='g' type='gearbox'><parent>a</parent><child>b</child>\
+         <gearbox_reference_body>a</gearbox_reference_body><gearbox_ratio>5</gearbox_ratio>\
+         <axis><xyz>0 0 1</xyz></axis><axis2><xyz>0 0 1</xyz></axis2></joint>",
+    )[0];
+    assert_eq!(
+        (j.gearbox_ratio, j.gearbox_reference_link.as_str()),
+        (5.0, "a")
     );
 }
 
@@ -2498,4 +2571,93 @@ fn world_frames_and_world_joints() {
     );
     let e = err(&t);
     assert_eq!(e.kind, ErrorKind::Cycle, "{}", e.render(None));
+}
+
+#[test]
+fn automatic_inertia_sums_the_collisions_about_their_common_centre_of_mass() {
+    // A 1x2x3 box of density 10 at x = 1 and a sphere of radius 0.5 of the inertial's density
+    // (100) at x = -1, turned a quarter about z (which a sphere does not notice).
+    let w = ok(&doc(
+        "1.11",
+        "<model name='m'><link name='l'>
+           <inertial auto='true'><density>100</density><pose>5 5 5 0 0 0</pose></inertial>
+           <collision name='b'><pose>1 0 0 0 0 1.5707963267948966</pose><density>10</density>
+             <geometry><box><size>1 2 3</size></box></geometry></collision>
+           <collision name='s'><pose>-1 0 0 0 0 0</pose>
+             <geometry><sphere><radius>0.5</radius></sphere></geometry></collision>
+         </link></model>",
+    ));
+    let i = &w.models[0].links[0].inertial;
+    let mb = 10.0 * 6.0;
+    let ms = 100.0 * 4.0 / 3.0 * PI * 0.125;
+    let m = mb + ms;
+    assert!((i.mass - m).abs() < 1e-9, "{i:?}");
+    let cx = (mb - ms) / m;
+    assert!((i.pose.position - Vec3::new(cx, 0.0, 0.0)).length() < 1e-9);
+    assert_eq!(i.pose.orientation, Quat::IDENTITY);
+    // The box is turned: its 1 m edge lies along y, its 2 m edge along x.
+    let box_xx = mb / 12.0 * (1.0 + 9.0);
+    let box_yy = mb / 12.0 * (4.0 + 9.0);
+    let box_zz = mb / 12.0 * (1.0 + 4.0);
+    let sph = 0.4 * ms * 0.25;
+    let (db, ds) = (1.0 - cx, -1.0 - cx);
+    let shift = mb * db * db + ms * ds * ds;
+    let want = [
+        box_xx + sph,
+        0.0,
+        0.0,
+        box_yy + sph + shift,
+        0.0,
+        box_zz + sph + shift,
+    ];
+    for (a, b) in i.inertia.iter().zip(want) {
+        assert!(
+            (a - b).abs() < 1e-6 * b.abs().max(1.0),
+            "{:?} vs {want:?}",
+            i.inertia
+        );
+    }
+
+    // With <mass>, the result is scaled to it.
+    let w = ok(&doc(
+        "1.11",
+        "<model name='m'><link name='l'><inertial auto='true'><mass>6</mass></inertial>
+           <collision name='c'><geometry><cylinder><radius>0.1</radius><length>2</length></cylinder></geometry></collision>
+         </link></model>",
+    ));
+    let i = &w.models[0].links[0].inertial;
+    assert_eq!(i.mass, 6.0);
+    assert!((i.inertia[0] - 6.0 / 12.0 * (0.03 + 4.0)).abs() < 1e-9);
+    assert!((i.inertia[5] - 0.5 * 6.0 * 0.01).abs() < 1e-9);
+
+    // Refused: no collision, a mesh, a plane, a non-positive density.
+    for (body, at, words, kind) in [
+        (
+            "<link name='l'><inertial auto='true'/></link>",
+            "true'/>",
+            "no <collision>",
+            ErrorKind::Missing,
+        ),
+        (
+            "<link name='l'><inertial auto='true'/><collision name='c'><geometry><mesh><uri>x.stl</uri></mesh></geometry></collision></link>",
+            "<geometry",
+            "a mesh",
+            ErrorKind::Unsupported,
+        ),
+        (
+            "<link name='l'><inertial auto='true'/><collision name='c'><geometry><plane/></geometry></collision></link>",
+            "<geometry",
+            "this geometry type",
+            ErrorKind::Unsupported,
+        ),
+        (
+            "<link name='l'><inertial auto='true'/><collision name='c'><density>0</density><geometry><box/></geometry></collision></link>",
+            "<density",
+            "must be a positive number",
+            ErrorKind::Invalid,
+        ),
+    ] {
+        let t = doc("1.11", &format!("<model name='m'>{body}</model>"));
+        check(&err(&t), kind, &t, at, words);
+    }
 }

@@ -271,8 +271,26 @@ pub struct Joint {
     pub pose: Pose,
     /// The pose as written (its default frame is `child`).
     pub raw_pose: RawPose,
-    /// `<axis>` (revolute, continuous and prismatic joints).
+    /// `<axis>` (every joint type that moves along or about an axis; kept as written on fixed
+    /// and ball joints, where the engine ignores it).
     pub axis: Option<JointAxis>,
+    /// `<axis2>`: the second axis of universal, revolute2 and gearbox joints (kept as written
+    /// on other joints, where the engine ignores it).
+    pub axis2: Option<JointAxis>,
+    /// Screw joints: the thread pitch in metres of travel along the axis per revolution,
+    /// positive for a right-handed thread (`<screw_thread_pitch>`, SDF 1.10+; read from the
+    /// older `<thread_pitch>`, in radians per metre of a left-handed thread, as
+    /// `-2*pi / thread_pitch`). Default 1.
+    pub screw_thread_pitch: f64,
+    /// Gearbox joints: `<gearbox_ratio>` (default 1). The parent turns about `axis` and the
+    /// child about `axis2`, both relative to the reference body, with
+    /// `parent_angle = -ratio * child_angle`.
+    pub gearbox_ratio: f64,
+    /// Gearbox joints: `<gearbox_reference_body>` as written (a link or frame in scope).
+    pub gearbox_reference_body: String,
+    /// Gearbox joints: the link `gearbox_reference_body` resolves to (named as `parent_link`),
+    /// or `world`; empty for other joints.
+    pub gearbox_reference_link: String,
     /// `<sensor>` elements of the joint (force-torque sensors live here). Their poses are in
     /// the joint frame; the engine attaches them to the child link.
     pub sensors: Vec<SensorSpec>,
@@ -280,7 +298,7 @@ pub struct Joint {
     pub span: Span,
 }
 
-/// The joint types that can be built.
+/// The SDF joint types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JointKind {
     /// One rotation about the axis, within limits.
@@ -293,6 +311,17 @@ pub enum JointKind {
     Fixed,
     /// Free rotation about the joint origin.
     Ball,
+    /// Rotation about `axis` (fixed in the parent) and `axis2` (fixed in the child), which
+    /// must be perpendicular; no rotation about the third direction.
+    Universal,
+    /// Two revolute axes in series: `axis` fixed in the parent, `axis2` fixed in the child
+    /// (any two non-parallel directions).
+    Revolute2,
+    /// Rotation about the axis coupled with translation along it (`screw_thread_pitch`).
+    Screw,
+    /// Couples the rotation of the parent about `axis` and of the child about `axis2`, both
+    /// relative to the reference body (`gearbox_ratio`); no other constraint.
+    Gearbox,
 }
 
 impl JointKind {
@@ -304,6 +333,10 @@ impl JointKind {
             JointKind::Prismatic => "prismatic",
             JointKind::Fixed => "fixed",
             JointKind::Ball => "ball",
+            JointKind::Universal => "universal",
+            JointKind::Revolute2 => "revolute2",
+            JointKind::Screw => "screw",
+            JointKind::Gearbox => "gearbox",
         }
     }
 }
@@ -373,6 +406,22 @@ pub struct Inertial {
     /// Inertia tensor `[ixx, ixy, ixz, iyy, iyz, izz]` about the centre of mass, in the
     /// inertial frame (default identity).
     pub inertia: [f64; 6],
+    /// `<inertial auto="true">` (SDF 1.11): the mass properties are computed from the link's
+    /// collisions once they are posed (see [`AutoInertia`]); `mass`, `pose` and `inertia` then
+    /// hold the result.
+    pub auto: Option<AutoInertia>,
+}
+
+/// What automatic inertia is computed from: each collision's shape at its pose, with its
+/// density (the collision's `<density>`, else the inertial's `<density>`, else 1000 kg/m³),
+/// summed with the parallel axis theorem, as libsdformat does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AutoInertia {
+    /// `<mass>` written beside `auto="true"`: the result is scaled to it (as if every density
+    /// were scaled alike). `None`: the mass is what the densities give.
+    pub mass: Option<f64>,
+    /// The density of each collision, in the order of `Link::collisions`, kg/m³.
+    pub densities: Vec<f64>,
 }
 
 impl Default for Inertial {
@@ -382,6 +431,7 @@ impl Default for Inertial {
             pose: Pose::IDENTITY,
             raw_pose: RawPose::default(),
             inertia: [1.0, 0.0, 0.0, 1.0, 0.0, 1.0],
+            auto: None,
         }
     }
 }
