@@ -68,6 +68,12 @@ pub struct SdfError {
     /// innermost first (empty for an error in the file that was loaded). Boxed to keep the
     /// error small.
     pub included_from: Box<Vec<Span>>,
+    /// The other errors of the same load, in the order they were found (empty when this is
+    /// the only one). An error in an element does not stop the reader from reading its
+    /// siblings and the checks of the whole document, so one load can report many problems;
+    /// the first is this error itself. [`SdfError::all`] iterates over every one, and
+    /// [`SdfError::render`] prints every one. Boxed to keep the error small.
+    pub others: Box<Vec<SdfError>>,
 }
 
 impl SdfError {
@@ -88,14 +94,48 @@ impl SdfError {
             hint: hint.into(),
             source_text: None,
             included_from: Box::default(),
+            others: Box::default(),
         }
     }
 
     /// Records that this error is inside a file included at `site` (call it from the
     /// innermost include outwards).
     pub(crate) fn included_at(mut self, site: Span) -> SdfError {
+        for other in self.others.iter_mut() {
+            other.included_from.push(site.clone());
+        }
         self.included_from.push(site);
         self
+    }
+
+    /// This error followed by `more` (each with its own others flattened in), without
+    /// repeating an error already listed (same place and message).
+    pub(crate) fn with_others(mut self, more: impl IntoIterator<Item = SdfError>) -> SdfError {
+        for mut e in more {
+            let nested = std::mem::take(&mut *e.others);
+            for one in std::iter::once(e).chain(nested) {
+                let seen = self.all().any(|s| {
+                    s.file == one.file
+                        && s.line == one.line
+                        && s.column == one.column
+                        && s.message == one.message
+                });
+                if !seen {
+                    self.others.push(one);
+                }
+            }
+        }
+        self
+    }
+
+    /// Every error of the load: this one, then [`SdfError::others`].
+    pub fn all(&self) -> impl Iterator<Item = &SdfError> {
+        std::iter::once(self).chain(self.others.iter())
+    }
+
+    /// How many errors the load found (at least 1).
+    pub fn count(&self) -> usize {
+        1 + self.others.len()
     }
 
     /// `file:line:col` (or `file` alone when there is no position); inline text is `<inline>`.
@@ -137,7 +177,33 @@ impl SdfError {
     ///
     /// `source` is the text the error refers to; when None, the text kept in the error is used.
     /// Without either, the source line is left out.
+    ///
+    /// Every error of the load is rendered (this one and [`SdfError::others`], each with its
+    /// own source line), up to [`SdfError::MAX_RENDERED`], then a line saying how many more
+    /// there are; the others use the source text kept in each of them.
     pub fn render(&self, source: Option<&str>) -> String {
+        let mut out = self.render_one(source);
+        for other in self.others.iter().take(Self::MAX_RENDERED - 1) {
+            out.push_str(&other.render_one(None));
+        }
+        let total = self.count();
+        if total > Self::MAX_RENDERED {
+            out.push_str(&format!(
+                "... and {} more errors\n",
+                total - Self::MAX_RENDERED
+            ));
+        }
+        if total > 1 {
+            out.push_str(&format!("{total} errors\n"));
+        }
+        out
+    }
+
+    /// How many errors [`SdfError::render`] prints at most.
+    pub const MAX_RENDERED: usize = 50;
+
+    /// The report of this error alone (see [`SdfError::render`]).
+    fn render_one(&self, source: Option<&str>) -> String {
         let source = source.or(self.source_text.as_deref().map(String::as_str));
         let line_no = self.line.to_string();
         let pad = " ".repeat(line_no.len() + 1);
@@ -208,6 +274,7 @@ impl fmt::Debug for SdfError {
             .field("message", &self.message)
             .field("hint", &self.hint)
             .field("included_from", &self.included_from)
+            .field("others", &self.others)
             .field(
                 "source_text",
                 &self

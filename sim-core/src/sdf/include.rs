@@ -16,7 +16,7 @@ use roxmltree::Node;
 use super::error::{ErrorKind, SdfError};
 use super::place_model;
 use super::reader::{Reader, Version, children, is_sdf_element, tag};
-use super::{read_text, root_reader, with_document};
+use super::{read_text, root_reader, with_document, with_problems};
 use crate::resources::{ModelConfigError, ResolveError, ResourcePath};
 use crate::world::{Model, PluginSpec, Pose, RawPose};
 
@@ -345,6 +345,7 @@ impl Reader<'_> {
                 hint: e.hint(),
                 source_text: Some(std::sync::Arc::new(text.clone())),
                 included_from: Box::default(),
+                others: Box::default(),
             }
             .included_at(self.span(include)),
             ModelConfigError::Read { .. } => {
@@ -599,13 +600,20 @@ fn read_included_document(
     with_document(text, Some(file), |doc, f| {
         let root = doc.root_element();
         let r = root_reader(root, text, f, loader)?;
-        let mut top: Option<Node> = None;
-        for kind in ["model", "actor", "light"] {
-            for n in children(root, kind) {
-                match top {
-                    None => top = Some(n),
-                    Some(first) => {
-                        return Err(r.error(
+        let problems = r.validate(root);
+        with_problems(included_top(&r, root, site), problems)
+    })
+}
+
+/// The one model, actor or light of an included file.
+fn included_top(r: &Reader, root: Node, site: &Site) -> Result<Cached, SdfError> {
+    let mut top: Option<Node> = None;
+    for kind in ["model", "actor", "light"] {
+        for n in children(root, kind) {
+            match top {
+                None => top = Some(n),
+                Some(first) => {
+                    return Err(r.error(
                             n,
                             ErrorKind::Invalid,
                             format!(
@@ -615,32 +623,31 @@ fn read_included_document(
                             ),
                             "keep one top-level element, or include each from a file of its own",
                         ));
-                    }
                 }
             }
         }
-        let Some(top) = top else {
-            let (at, found) = match root.children().find(|c| is_sdf_element(*c)) {
-                Some(n) => (n, format!(" (found <{}>)", tag(n))),
-                None => (root, String::new()),
-            };
-            return Err(r.error(
-                at,
-                ErrorKind::Missing,
-                format!("nothing to include: no <model>, <actor> or <light> in this file{found}"),
-                "an included file is <sdf version=\"...\"><model name=\"...\"> ... </model></sdf>",
-            ));
+    }
+    let Some(top) = top else {
+        let (at, found) = match root.children().find(|c| is_sdf_element(*c)) {
+            Some(n) => (n, format!(" (found <{}>)", tag(n))),
+            None => (root, String::new()),
         };
-        match tag(top) {
-            "model" => Ok(Cached::Model {
-                model: r.model(top, site.depth)?,
-            }),
-            kind => {
-                r.entity_name(top, false)?;
-                Ok(Cached::Other {
-                    kind: if kind == "light" { "light" } else { "actor" },
-                })
-            }
+        return Err(r.error(
+            at,
+            ErrorKind::Missing,
+            format!("nothing to include: no <model>, <actor> or <light> in this file{found}"),
+            "an included file is <sdf version=\"...\"><model name=\"...\"> ... </model></sdf>",
+        ));
+    };
+    match tag(top) {
+        "model" => Ok(Cached::Model {
+            model: r.model(top, site.depth)?,
+        }),
+        kind => {
+            r.entity_name(top, false)?;
+            Ok(Cached::Other {
+                kind: if kind == "light" { "light" } else { "actor" },
+            })
         }
-    })
+    }
 }

@@ -50,6 +50,7 @@ mod model;
 mod reader;
 mod sensor;
 mod shapes;
+mod validate;
 mod world;
 
 #[cfg(test)]
@@ -264,9 +265,16 @@ fn read_model_document(
             lines: error::LineIndex::new(source),
             loader,
         };
-        return r.model(root, 1);
+        let problems = r.validate(root);
+        return with_problems(r.model(root, 1), problems);
     }
     let r = root_reader(root, source, file, loader)?;
+    let problems = r.validate(root);
+    with_problems(read_model_element(&r, root), problems)
+}
+
+/// The one `<model>` of the `<sdf>` root.
+fn read_model_element(r: &Reader, root: roxmltree::Node) -> Result<Model, SdfError> {
     let mut models = children(root, "model");
     let Some(model) = models.next() else {
         return Err(r.error(
@@ -337,6 +345,7 @@ fn xml_error(e: &roxmltree::Error, text: &str, file: Option<Arc<std::path::PathB
         hint: hint.to_string(),
         source_text: Some(Arc::new(text.to_string())),
         included_from: Box::default(),
+        others: Box::default(),
     }
 }
 
@@ -411,6 +420,30 @@ fn read_document(
 ) -> Result<World, SdfError> {
     let root = doc.root_element();
     let r = root_reader(root, source, file, loader)?;
+    let problems = r.validate(root);
+    with_problems(read_world_element(&r, root), problems)
+}
+
+/// `result`, failed with `problems` too when there are any: every problem of the document is
+/// reported, the first error of the reader first.
+pub(crate) fn with_problems<T>(
+    result: Result<T, SdfError>,
+    problems: Vec<SdfError>,
+) -> Result<T, SdfError> {
+    match result {
+        Err(e) => Err(e.with_others(problems)),
+        Ok(value) => {
+            let mut problems = problems.into_iter();
+            match problems.next() {
+                None => Ok(value),
+                Some(first) => Err(first.with_others(problems)),
+            }
+        }
+    }
+}
+
+/// The one `<world>` of the `<sdf>` root.
+fn read_world_element(r: &Reader, root: roxmltree::Node) -> Result<World, SdfError> {
     let mut world = None;
     for w in children(root, "world") {
         if world.is_some() {

@@ -154,6 +154,7 @@ impl<'s> Reader<'s> {
             hint: hint.into(),
             source_text: Some(Arc::new(self.source.to_string())),
             included_from: Box::default(),
+            others: Box::default(),
         }
     }
 
@@ -193,6 +194,7 @@ impl<'s> Reader<'s> {
             hint: hint.into(),
             source_text: same_file.then(|| Arc::new(self.source.to_string())),
             included_from: Box::default(),
+            others: Box::default(),
         }
     }
 

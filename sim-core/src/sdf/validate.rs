@@ -1,0 +1,349 @@
+//! Checks libsdformat makes on elements this reader does not otherwise use, so that a file
+//! libsdformat refuses is refused here too, with every such problem of the file reported:
+//!
+//! * typed values of the SDF schema that the engine does not read (surface friction and
+//!   contact parameters, velocity decay, sensor noise, camera clip planes, scene fog...):
+//!   a value that is not a number (or boolean) is an error, and so is one outside the range
+//!   the schema gives it (e.g. `<mu>` at least 0, `<restitution_coefficient>` from 0 to 1);
+//! * `<material><script>` of a visual without a non-empty `<uri>` and `<name>` (the old
+//!   `<script>Gazebo/Grey</script>` form);
+//! * the `<image><format>` of a camera sensor naming no known pixel format.
+//!
+//! The walk covers the SDF elements of one document; `<plugin>` contents and namespaced
+//! elements are not SDF and are skipped. Each rule names the element by the tags of its
+//! nearest ancestors, which in SDF identify it without ambiguity.
+
+use roxmltree::Node;
+
+use super::error::{ErrorKind, SdfError};
+use super::reader::{Reader, is_sdf_element, parse_bool, tag};
+
+/// The type of a value element, with the range the schema gives a number.
+#[derive(Clone, Copy)]
+enum Ty {
+    /// A real number in `[min, max]` (None: unbounded on that side).
+    Double(Option<f64>, Option<f64>),
+    /// `true`, `false`, `1` or `0`.
+    Bool,
+}
+
+/// A value element: the tags from an ancestor down to the element, and its type.
+struct Rule {
+    path: &'static [&'static str],
+    ty: Ty,
+    /// The rule does not apply when the element above `path` has one of these tags.
+    not_under: &'static [&'static str],
+}
+
+const fn double(path: &'static [&'static str]) -> Rule {
+    Rule {
+        path,
+        ty: Ty::Double(None, None),
+        not_under: &[],
+    }
+}
+
+const fn at_least(path: &'static [&'static str], min: f64) -> Rule {
+    Rule {
+        path,
+        ty: Ty::Double(Some(min), None),
+        not_under: &[],
+    }
+}
+
+const fn within(path: &'static [&'static str], min: f64, max: f64) -> Rule {
+    Rule {
+        path,
+        ty: Ty::Double(Some(min), Some(max)),
+        not_under: &[],
+    }
+}
+
+const fn boolean(path: &'static [&'static str]) -> Rule {
+    Rule {
+        path,
+        ty: Ty::Bool,
+        not_under: &[],
+    }
+}
+
+/// The value elements checked, with the ranges of the SDF specification.
+const RULES: &[Rule] = &[
+    // <link><velocity_decay>
+    double(&["velocity_decay", "linear"]),
+    double(&["velocity_decay", "angular"]),
+    // <collision><surface>
+    within(&["bounce", "restitution_coefficient"], 0.0, 1.0),
+    double(&["bounce", "threshold"]),
+    at_least(&["torsional", "coefficient"], 0.0),
+    boolean(&["torsional", "use_patch_radius"]),
+    at_least(&["torsional", "patch_radius"], 0.0),
+    at_least(&["torsional", "surface_radius"], 0.0),
+    double(&["torsional", "ode", "slip"]),
+    at_least(&["friction", "ode", "mu"], 0.0),
+    at_least(&["friction", "ode", "mu2"], 0.0),
+    double(&["friction", "ode", "slip1"]),
+    double(&["friction", "ode", "slip2"]),
+    at_least(&["friction", "bullet", "friction"], 0.0),
+    at_least(&["friction", "bullet", "friction2"], 0.0),
+    double(&["friction", "bullet", "rolling_friction"]),
+    boolean(&["surface", "contact", "collide_without_contact"]),
+    double(&["surface", "contact", "poissons_ratio"]),
+    double(&["surface", "contact", "elastic_modulus"]),
+    double(&["contact", "ode", "soft_cfm"]),
+    double(&["contact", "ode", "soft_erp"]),
+    double(&["contact", "ode", "kp"]),
+    double(&["contact", "ode", "kd"]),
+    double(&["contact", "ode", "max_vel"]),
+    double(&["contact", "ode", "min_depth"]),
+    double(&["contact", "bullet", "soft_cfm"]),
+    double(&["contact", "bullet", "soft_erp"]),
+    double(&["contact", "bullet", "kp"]),
+    double(&["contact", "bullet", "kd"]),
+    // <camera>
+    within(&["camera", "horizontal_fov"], 0.1, 6.283186),
+    at_least(&["camera", "clip", "near"], 0.0),
+    at_least(&["camera", "clip", "far"], 0.1),
+    at_least(&["depth_camera", "clip", "near"], 0.0),
+    at_least(&["depth_camera", "clip", "far"], 0.1),
+    within(&["lens", "cutoff_angle"], 0.0, 3.141592653),
+    // The shared noise model of IMUs, altimeters, magnetometers, GPS, air pressure and
+    // force-torque sensors; cameras and lidars have their own noise element, without ranges.
+    Rule {
+        path: &["noise", "stddev"],
+        ty: Ty::Double(Some(0.0), None),
+        not_under: &["camera", "ray", "lidar"],
+    },
+    Rule {
+        path: &["noise", "bias_stddev"],
+        ty: Ty::Double(Some(0.0), None),
+        not_under: &["camera", "ray", "lidar"],
+    },
+    Rule {
+        path: &["noise", "dynamic_bias_stddev"],
+        ty: Ty::Double(Some(0.0), None),
+        not_under: &["camera", "ray", "lidar"],
+    },
+    // <world><scene>
+    at_least(&["clouds", "speed"], 0.0),
+    within(&["clouds", "direction"], 0.0, 3.1456),
+    within(&["clouds", "humidity"], 0.0, 1.0),
+    within(&["clouds", "mean_size"], 0.0, 1.0),
+    at_least(&["fog", "start"], 0.0),
+    at_least(&["fog", "end"], 0.0),
+    at_least(&["fog", "density"], 0.0),
+    // <particle_emitter>
+    at_least(&["particle_emitter", "rate"], 0.0),
+    at_least(&["particle_emitter", "min_velocity"], 0.0),
+    at_least(&["particle_emitter", "max_velocity"], 0.0),
+    at_least(&["particle_emitter", "scale_rate"], 0.0),
+];
+
+/// Sensor types whose `<camera>` libsdformat reads (and so whose pixel format it checks).
+const CAMERA_SENSORS: &[&str] = &[
+    "camera",
+    "depth",
+    "depth_camera",
+    "rgbd",
+    "rgbd_camera",
+    "thermal",
+    "thermal_camera",
+    "segmentation",
+    "segmentation_camera",
+    "boundingbox",
+    "boundingbox_camera",
+    "wideanglecamera",
+    "wide_angle_camera",
+];
+
+/// The pixel formats of a camera's `<image><format>`: the current names and the older ones
+/// libsdformat still maps onto them.
+const PIXEL_FORMATS: &[&str] = &[
+    "L_INT8",
+    "L_INT16",
+    "RGB_INT8",
+    "RGBA_INT8",
+    "BGRA_INT8",
+    "RGB_INT16",
+    "RGB_INT32",
+    "BGR_INT8",
+    "BGR_INT16",
+    "BGR_INT32",
+    "R_FLOAT16",
+    "RGB_FLOAT16",
+    "R_FLOAT32",
+    "RGB_FLOAT32",
+    "BAYER_RGGB8",
+    "BAYER_BGGR8",
+    "BAYER_GBRG8",
+    "BAYER_GRBG8",
+    "R8G8B8",
+    "L8",
+    "L16",
+    "B8G8R8",
+];
+
+impl Reader<'_> {
+    /// Every problem of the checks above in the SDF elements below `root`, in document order.
+    pub(super) fn validate(&self, root: Node) -> Vec<SdfError> {
+        let mut problems = Vec::new();
+        // An explicit stack: the depth of the document is not bounded.
+        let mut stack: Vec<Node> = root
+            .children()
+            .filter(|c| is_sdf_element(*c))
+            .collect::<Vec<_>>();
+        stack.reverse();
+        while let Some(node) = stack.pop() {
+            if tag(node) == "plugin" {
+                continue;
+            }
+            self.check_element(node, &mut problems);
+            let before = stack.len();
+            stack.extend(node.children().filter(|c| is_sdf_element(*c)));
+            stack[before..].reverse();
+        }
+        problems
+    }
+
+    fn check_element(&self, node: Node, problems: &mut Vec<SdfError>) {
+        let name = tag(node);
+        if name == "script"
+            && let Some(material) = node.parent_element()
+            && tag(material) == "material"
+        {
+            self.check_script(node, problems);
+            return;
+        }
+        if name == "format" {
+            self.check_pixel_format(node, problems);
+            return;
+        }
+        let Some(rule) = RULES.iter().find(|r| matches(node, r)) else {
+            return;
+        };
+        let text = self.text(node);
+        let value = text.trimmed();
+        if value.is_empty() {
+            return;
+        }
+        match rule.ty {
+            Ty::Bool => {
+                if parse_bool(value).is_none() {
+                    problems.push(self.error_at(
+                        text.start(),
+                        node,
+                        ErrorKind::Invalid,
+                        format!("<{name}> must be a boolean, found \"{value}\""),
+                        "write true or false (1 and 0 are accepted too)",
+                    ));
+                }
+            }
+            Ty::Double(min, max) => match value.parse::<f64>() {
+                Err(_) => problems.push(self.error_at(
+                    text.start(),
+                    node,
+                    ErrorKind::Invalid,
+                    format!("<{name}> expects a number, found \"{value}\""),
+                    "write a decimal number such as 0.5 or 1e-3",
+                )),
+                Ok(v) => {
+                    let low = min.is_some_and(|m| v < m);
+                    let high = max.is_some_and(|m| v > m);
+                    if low || high {
+                        let range = match (min, max) {
+                            (Some(a), Some(b)) => format!("from {a} to {b}"),
+                            (Some(a), None) => format!("at least {a}"),
+                            (None, Some(b)) => format!("at most {b}"),
+                            (None, None) => String::new(),
+                        };
+                        problems.push(self.error_at(
+                            text.start(),
+                            node,
+                            ErrorKind::Invalid,
+                            format!("<{name}> must be {range}, found {value}"),
+                            format!("SDF allows values {range} here"),
+                        ));
+                    }
+                }
+            },
+        }
+    }
+
+    /// `<material><script>`: needs a non-empty `<uri>` and `<name>`.
+    fn check_script(&self, node: Node, problems: &mut Vec<SdfError>) {
+        let filled = |child: &str| {
+            self.child_string(node, child)
+                .is_some_and(|v| v != "__default__")
+        };
+        let inline = self.text(node).trimmed().to_string();
+        let example = if inline.is_empty() {
+            "Gazebo/Grey".to_string()
+        } else {
+            inline.clone()
+        };
+        let hint = format!(
+            "write <script><uri>file://media/materials/scripts/gazebo.material</uri><name>{example}</name></script>, or give the colour with <ambient> and <diffuse> instead"
+        );
+        for child in ["uri", "name"] {
+            if !filled(child) {
+                let found = if inline.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (the text \"{inline}\" is not a <{child}>)")
+                };
+                problems.push(self.error(
+                    node,
+                    if child == "uri" {
+                        ErrorKind::Invalid
+                    } else {
+                        ErrorKind::Missing
+                    },
+                    format!("<script> of a <material> has no <{child}>, or it is empty{found}"),
+                    hint.clone(),
+                ));
+            }
+        }
+    }
+
+    /// `<sensor type="camera"><camera><image><format>`: a known pixel format.
+    fn check_pixel_format(&self, node: Node, problems: &mut Vec<SdfError>) {
+        let mut up = node.ancestors().skip(1);
+        let (Some(image), Some(camera), Some(sensor)) = (up.next(), up.next(), up.next()) else {
+            return;
+        };
+        if tag(image) != "image" || tag(camera) != "camera" || tag(sensor) != "sensor" {
+            return;
+        }
+        let sensor_type = sensor.attribute("type").unwrap_or_default().trim();
+        if !CAMERA_SENSORS.contains(&sensor_type) {
+            return;
+        }
+        let text = self.text(node);
+        let value = text.trimmed();
+        if value.is_empty() || PIXEL_FORMATS.contains(&value) {
+            return;
+        }
+        problems.push(self.error_at(
+            text.start(),
+            node,
+            ErrorKind::Invalid,
+            format!("unknown pixel format \"{value}\""),
+            format!("use one of {}", PIXEL_FORMATS.join(", ")),
+        ));
+    }
+}
+
+/// Whether `node` is the element `rule` describes.
+fn matches(node: Node, rule: &Rule) -> bool {
+    let mut at = Some(node);
+    for &want in rule.path.iter().rev() {
+        match at {
+            Some(n) if n.is_element() && tag(n) == want => at = n.parent_element(),
+            _ => return false,
+        }
+    }
+    match at {
+        Some(above) => !rule.not_under.contains(&tag(above)),
+        None => true,
+    }
+}
