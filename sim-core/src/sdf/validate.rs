@@ -347,3 +347,124 @@ fn matches(node: Node, rule: &Rule) -> bool {
         None => true,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sdf::{ErrorKind, SdfError, parse_document, parse_str};
+
+    /// A 1.6 world holding one model with one link whose body is `link`.
+    fn world(link: &str) -> String {
+        format!(
+            "<sdf version=\"1.6\">\n<world name=\"w\">\n<model name=\"m\">\n<link name=\"l\">\n{link}\n</link>\n</model>\n</world>\n</sdf>\n"
+        )
+    }
+
+    #[track_caller]
+    fn refused(text: &str) -> SdfError {
+        match parse_str(text, None) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(e) => e,
+        }
+    }
+
+    /// 1-based line of the first line of `text` containing `needle`.
+    fn line_of(text: &str, needle: &str) -> u32 {
+        text.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1
+    }
+
+    #[test]
+    fn values_out_of_the_schema_range_or_not_numbers_are_refused_where_they_are() {
+        let text = world(
+            "<collision name=\"c\"><geometry><sphere><radius>1</radius></sphere></geometry>\n<surface><friction><ode>\n<mu>-1.000000</mu>\n<mu2>0.5</mu2>\n</ode></friction>\n<bounce><restitution_coefficient>1.5</restitution_coefficient></bounce></surface></collision>\n<velocity_decay>\n<linear>bad</linear>\n</velocity_decay>",
+        );
+        let e = refused(&text);
+        let messages: Vec<&str> = e.all().map(|e| e.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "<mu> must be at least 0, found -1.000000",
+                "<restitution_coefficient> must be from 0 to 1, found 1.5",
+                "<linear> expects a number, found \"bad\"",
+            ]
+        );
+        let lines: Vec<u32> = e.all().map(|e| e.line).collect();
+        assert_eq!(
+            lines,
+            [
+                line_of(&text, "<mu>"),
+                line_of(&text, "restitution"),
+                line_of(&text, "<linear>")
+            ]
+        );
+        assert!(e.all().all(|e| e.kind == ErrorKind::Invalid));
+        assert_eq!(e.count(), 3);
+        let report = e.render(None);
+        assert_eq!(report.matches("error: ").count(), 3, "{report}");
+        assert!(report.contains("<mu>-1.000000</mu>"), "{report}");
+        assert!(report.ends_with("3 errors\n"), "{report}");
+    }
+
+    #[test]
+    fn values_inside_their_range_and_plugin_contents_are_accepted() {
+        let text = world(
+            "<collision name=\"c\"><geometry><sphere><radius>1</radius></sphere></geometry>\n<surface><friction><ode><mu>0</mu><mu2>1e3</mu2></ode></friction><bounce><restitution_coefficient>1</restitution_coefficient></bounce></surface></collision>\n<velocity_decay><linear>0.1</linear><angular></angular></velocity_decay>\n<sensor name=\"cam\" type=\"camera\"><camera><noise><stddev>-1</stddev></noise><image><format>R8G8B8</format></image></camera>\n<plugin name=\"p\" filename=\"f\"><mu>-5</mu><format>X</format></plugin></sensor>",
+        );
+        parse_str(&text, None).unwrap_or_else(|e| panic!("{}", e.render(None)));
+    }
+
+    #[test]
+    fn a_material_script_needs_a_uri_and_a_name() {
+        let text = world(
+            "<visual name=\"v\"><geometry><sphere><radius>1</radius></sphere></geometry>\n<material><script>Gazebo/Grey</script></material></visual>",
+        );
+        let e = refused(&text);
+        assert_eq!(e.count(), 2, "{}", e.render(None));
+        assert_eq!(e.kind, ErrorKind::Invalid);
+        assert!(e.message.contains("no <uri>"), "{}", e.message);
+        assert!(e.message.contains("\"Gazebo/Grey\""), "{}", e.message);
+        assert_eq!(e.others[0].kind, ErrorKind::Missing);
+        assert!(e.others[0].message.contains("no <name>"));
+        assert!(e.hint.contains("<name>Gazebo/Grey</name>"), "{}", e.hint);
+        assert_eq!(e.line, line_of(&text, "<script>"));
+
+        let good = world(
+            "<visual name=\"v\"><geometry><sphere><radius>1</radius></sphere></geometry>\n<material><script><uri>file://media/materials/scripts/gazebo.material</uri><name>Gazebo/Grey</name></script></material></visual>",
+        );
+        parse_str(&good, None).unwrap_or_else(|e| panic!("{}", e.render(None)));
+    }
+
+    #[test]
+    fn camera_pixel_formats_must_be_known_and_noise_ranges_apply_to_the_shared_noise_model() {
+        let text = world(
+            "<sensor name=\"cam\" type=\"camera\"><camera><image><format>R16G16B16</format></image></camera></sensor>\n<sensor name=\"imu\" type=\"imu\"><imu><angular_velocity><x><noise type=\"gaussian\"><stddev>-0.1</stddev></noise></x></angular_velocity></imu></sensor>",
+        );
+        let e = refused(&text);
+        let messages: Vec<&str> = e.all().map(|e| e.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "unknown pixel format \"R16G16B16\"",
+                "<stddev> must be at least 0, found -0.1"
+            ]
+        );
+        assert!(e.hint.contains("RGB_INT8") && e.hint.contains("L16"));
+        // A format of a sensor type libsdformat does not read a camera for is not checked.
+        let other = world(
+            "<sensor name=\"cams\" type=\"multicamera\"><camera name=\"a\"><image><format>R16G16B16</format></image></camera></sensor>",
+        );
+        parse_str(&other, None).unwrap_or_else(|e| panic!("{}", e.render(None)));
+    }
+
+    #[test]
+    fn a_model_document_is_checked_as_well_and_its_reader_errors_come_first() {
+        let text = "<sdf version=\"1.9\">\n<model name=\"m\">\n<link name=\"l\">\n<velocity_decay><angular>x</angular></velocity_decay>\n<inertial><mass>-1</mass></inertial>\n</link>\n</model>\n</sdf>\n";
+        let e = parse_document(text, None).unwrap_err();
+        assert_eq!(e.count(), 2, "{}", e.render(None));
+        assert!(e.message.contains("mass"), "{}", e.message);
+        assert_eq!(
+            e.others[0].message,
+            "<angular> expects a number, found \"x\""
+        );
+        assert_eq!(e.others[0].line, 4);
+    }
+}
