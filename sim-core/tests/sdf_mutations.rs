@@ -84,15 +84,51 @@ enum Mutation {
 
 /// What a number is replaced by.
 const BAD_NUMBERS: &[&str] = &[
-    "NaN", "nan", "inf", "-inf", "1e308", "-1e308", "1e-320", "-1", "0", "-0", "garbage", "",
-    "1e999", "18446744073709551616", "0x10", "1,5", "--1", "1e", ".", "4294967296",
+    "NaN",
+    "nan",
+    "inf",
+    "-inf",
+    "1e308",
+    "-1e308",
+    "1e-320",
+    "-1",
+    "0",
+    "-0",
+    "garbage",
+    "",
+    "1e999",
+    "18446744073709551616",
+    "0x10",
+    "1,5",
+    "--1",
+    "1e",
+    ".",
+    "4294967296",
 ];
 
 /// What an element is renamed to: other SDF elements, so that the reader sees a known
 /// element in an unexpected place.
 const NAMES: &[&str] = &[
-    "model", "link", "joint", "include", "frame", "pose", "geometry", "box", "mesh", "heightmap",
-    "sensor", "plugin", "world", "inertial", "axis", "parent", "child", "uri", "size", "polyline",
+    "model",
+    "link",
+    "joint",
+    "include",
+    "frame",
+    "pose",
+    "geometry",
+    "box",
+    "mesh",
+    "heightmap",
+    "sensor",
+    "plugin",
+    "world",
+    "inertial",
+    "axis",
+    "parent",
+    "child",
+    "uri",
+    "size",
+    "polyline",
 ];
 
 fn mutation() -> impl Strategy<Value = Mutation> {

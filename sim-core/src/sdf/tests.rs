@@ -1334,7 +1334,7 @@ fn collision_and_visual_fields() {
            <material><ambient>1 0 0 1</ambient><diffuse>0.1 0.2 0.3</diffuse></material></visual>\
          <visual name='w'><geometry><box/></geometry><material><diffuse>0.1 0.2 0.3 0.5</diffuse></material></visual>\
          <visual name='x'><geometry><box/></geometry></visual>\
-         <visual name='y'><geometry><box/></geometry><material><script><name>Gazebo/Grey</name></script></material></visual>",
+         <visual name='y'><geometry><box/></geometry><material><script><uri>file://media/materials/scripts/gazebo.material</uri><name>Gazebo/Grey</name></script></material></visual>",
     ));
     let l = link_of(&w);
     let c = &l.collisions[0];
@@ -2498,4 +2498,27 @@ fn world_frames_and_world_joints() {
     );
     let e = err(&t);
     assert_eq!(e.kind, ErrorKind::Cycle, "{}", e.render(None));
+}
+
+#[test]
+fn every_faulty_element_of_a_world_is_reported_and_its_siblings_still_read() {
+    let text = doc(
+        "1.9",
+        "<model name=\"a\"><link name=\"l\"><inertial><mass>-1</mass></inertial></link></model>\n<model name=\"b\"><static>true</static><link name=\"l\"/></model>\n<frame name=\"f\" attached_to=\"nowhere\"/>\n<model name=\"b\"><static>true</static><link name=\"l\"/></model>\n<plugin filename=\"x\"/>\n<model name=\"c\"><pose>1 2 x 0 0 0</pose><static>true</static><link name=\"l\"/></model>",
+    );
+    let e = err(&text);
+    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    assert_eq!(
+        found,
+        [
+            (ErrorKind::Invalid, pos_of(&text, "<mass>", 0).0),
+            (ErrorKind::Duplicate, pos_of(&text, "<model name=\"b\"", 1).0),
+            (ErrorKind::Missing, pos_of(&text, "<plugin", 0).0),
+            (ErrorKind::Invalid, pos_of(&text, "1 2 x", 0).0),
+        ],
+        "{}",
+        e.render(None)
+    );
+    let report = e.render(None);
+    assert!(report.contains("4 errors"), "{report}");
 }

@@ -60,7 +60,9 @@ impl Reader<'_> {
             Siblings::default(),
             Siblings::default(),
         );
-        for c in node.children().filter(|c| is_sdf_element(*c)) {
+        // An element with an error is skipped and its siblings are still read, so that every
+        // independent error of the world is reported.
+        let mut read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "model" => {
                     let model = self.model(c, 1)?;
@@ -91,22 +93,22 @@ impl Reader<'_> {
                 "joint" => {
                     if self.version < Version::new(1, 10) {
                         return Err(self.error(
-                            c,
-                            ErrorKind::Invalid,
-                            format!(
-                                "a <joint> directly in the <world> needs SDF 1.10 or newer (this file declares {})",
-                                self.version
-                            ),
-                            "move the joint into the model that holds its child link, or declare <sdf version=\"1.10\">",
-                        ));
+                                c,
+                                ErrorKind::Invalid,
+                                format!(
+                                    "a <joint> directly in the <world> needs SDF 1.10 or newer (this file declares {})",
+                                    self.version
+                                ),
+                                "move the joint into the model that holds its child link, or declare <sdf version=\"1.10\">",
+                            ));
                     }
                     let joint = self.joint(c)?;
                     if let Some(x) = children(c, "sensor").next() {
                         return Err(self.unsupported(
-                            x,
-                            "sensors in world-level joints are",
-                            "move the joint (with its sensor) into the model that holds its child link",
-                        ));
+                                x,
+                                "sensors in world-level joints are",
+                                "move the joint (with its sensor) into the model that holds its child link",
+                            ));
                     }
                     joint_names.insert(self, c, &joint.name, "world")?;
                     joints.push(joint);
@@ -125,6 +127,17 @@ impl Reader<'_> {
                 }
                 _ => {}
             }
+            Ok(())
+        };
+        let errors: Vec<SdfError> = node
+            .children()
+            .filter(|c| is_sdf_element(*c))
+            .filter_map(|c| read(c).err())
+            .collect();
+
+        let mut errors = errors.into_iter();
+        if let Some(first) = errors.next() {
+            return Err(first.with_others(errors));
         }
 
         let mut world = World {
