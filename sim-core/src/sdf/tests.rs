@@ -2512,7 +2512,10 @@ fn every_faulty_element_of_a_world_is_reported_and_its_siblings_still_read() {
         found,
         [
             (ErrorKind::Invalid, pos_of(&text, "<mass>", 0).0),
-            (ErrorKind::Duplicate, pos_of(&text, "<model name=\"b\"", 1).0),
+            (
+                ErrorKind::Duplicate,
+                pos_of(&text, "<model name=\"b\"", 1).0
+            ),
             (ErrorKind::Missing, pos_of(&text, "<plugin", 0).0),
             (ErrorKind::Invalid, pos_of(&text, "1 2 x", 0).0),
         ],

@@ -67,6 +67,11 @@ const fn boolean(path: &'static [&'static str]) -> Rule {
     }
 }
 
+/// The largest `<lens><cutoff_angle>` of the specification: written as 3.141592653, a little
+/// under π, and kept exactly so.
+#[allow(clippy::approx_constant)]
+const LENS_CUTOFF_MAX: f64 = 3.141592653;
+
 /// The value elements checked, with the ranges of the SDF specification.
 const RULES: &[Rule] = &[
     // <link><velocity_decay>
@@ -106,7 +111,7 @@ const RULES: &[Rule] = &[
     at_least(&["camera", "clip", "far"], 0.1),
     at_least(&["depth_camera", "clip", "near"], 0.0),
     at_least(&["depth_camera", "clip", "far"], 0.1),
-    within(&["lens", "cutoff_angle"], 0.0, 3.141592653),
+    within(&["lens", "cutoff_angle"], 0.0, LENS_CUTOFF_MAX),
     // The shared noise model of IMUs, altimeters, magnetometers, GPS, air pressure and
     // force-torque sensors; cameras and lidars have their own noise element, without ranges.
     Rule {
