@@ -86,7 +86,9 @@ impl Reader<'_> {
             Siblings::default(),
             Siblings::default(),
         );
-        for c in node.children().filter(|c| is_sdf_element(*c)) {
+        // An element with an error is skipped and its siblings are still read, so that every
+        // independent error of the model is reported.
+        let mut read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "link" => {
                     let link = self.link(c)?;
@@ -143,6 +145,19 @@ impl Reader<'_> {
                 }
                 _ => {}
             }
+            Ok(())
+        };
+        // A plain loop: nested models recurse through here, and iterator adapters would add
+        // stack frames to every level.
+        let mut errors = Vec::new();
+        for c in node.children().filter(|c| is_sdf_element(*c)) {
+            if let Err(e) = read(c) {
+                errors.push(e);
+            }
+        }
+        let mut errors = errors.into_iter();
+        if let Some(first) = errors.next() {
+            return Err(first.with_others(errors));
         }
         let mut model = Model {
             name,
@@ -199,7 +214,8 @@ impl Reader<'_> {
             Siblings::default(),
             Siblings::default(),
         );
-        for c in node.children().filter(|c| is_sdf_element(*c)) {
+        // A faulty collision, visual or sensor does not hide the errors of its siblings.
+        let mut read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "collision" => {
                     let collision = self.collision(c)?;
@@ -218,6 +234,19 @@ impl Reader<'_> {
                 }
                 _ => {}
             }
+            Ok(())
+        };
+        // A plain loop: nested models recurse through here, and iterator adapters would add
+        // stack frames to every level.
+        let mut errors = Vec::new();
+        for c in node.children().filter(|c| is_sdf_element(*c)) {
+            if let Err(e) = read(c) {
+                errors.push(e);
+            }
+        }
+        let mut errors = errors.into_iter();
+        if let Some(first) = errors.next() {
+            return Err(first.with_others(errors));
         }
         Ok(Link {
             name,

@@ -2525,3 +2525,25 @@ fn every_faulty_element_of_a_world_is_reported_and_its_siblings_still_read() {
     let report = e.render(None);
     assert!(report.contains("4 errors"), "{report}");
 }
+
+#[test]
+fn every_faulty_element_of_a_model_and_of_a_link_is_reported() {
+    let text = doc(
+        "1.9",
+        "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><geometry><box><size>1 0 1</size></box></geometry></collision>\n<visual name=\"v\"><geometry><sphere><radius>-2</radius></sphere></geometry></visual>\n<sensor name=\"s\"/>\n</link>\n<link name=\"b\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"revolute\"><parent>a</parent></joint>\n</model>",
+    );
+    let e = err(&text);
+    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    assert_eq!(
+        found,
+        [
+            (ErrorKind::Invalid, pos_of(&text, "1 0 1", 0).0),
+            (ErrorKind::Invalid, pos_of(&text, "-2", 0).0),
+            (ErrorKind::Missing, pos_of(&text, "<sensor", 0).0),
+            (ErrorKind::Duplicate, pos_of(&text, "<link name=\"b\"", 1).0),
+            (ErrorKind::Missing, pos_of(&text, "<joint", 0).0),
+        ],
+        "{}",
+        e.render(None)
+    );
+}
