@@ -587,4 +587,21 @@ fn inspect_prints_the_resolved_model() {
     );
     assert!(report.contains("2 errors\n"), "{report}");
     assert!(report.ends_with("bad.sdf: invalid\n"), "{report}");
+
+    // A warning is printed and the file stays valid.
+    let odd = tmp.path().join("odd.sdf");
+    std::fs::write(
+        &odd,
+        "<sdf version='1.9'><model name='m'><static>true</static>\n<link name='l'><colour>red</colour></link></model></sdf>",
+    )
+    .unwrap();
+    let o = simcore(&["check", odd.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: <colour> is not an element of <link> in SDF"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains(":2:"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("odd.sdf: OK"), "{}", stdout(&o));
 }

@@ -202,12 +202,22 @@ impl SdfError {
     /// How many errors [`SdfError::render`] prints at most.
     pub const MAX_RENDERED: usize = 50;
 
+    /// The report of this problem as a warning (the same as [`SdfError::render`] for this
+    /// one problem, labelled `warning:`): for problems that do not stop a load.
+    pub fn render_warning(&self) -> String {
+        self.render_labelled("warning", None)
+    }
+
     /// The report of this error alone (see [`SdfError::render`]).
     fn render_one(&self, source: Option<&str>) -> String {
+        self.render_labelled("error", source)
+    }
+
+    fn render_labelled(&self, label: &str, source: Option<&str>) -> String {
         let source = source.or(self.source_text.as_deref().map(String::as_str));
         let line_no = self.line.to_string();
         let pad = " ".repeat(line_no.len() + 1);
-        let mut out = format!("error: {}\n{pad}--> {}\n", self.message, self.location());
+        let mut out = format!("{label}: {}\n{pad}--> {}\n", self.message, self.location());
         if let Some(src) = source
             && self.line > 0
             && let Some(text) = src.lines().nth(self.line as usize - 1)

@@ -69,6 +69,8 @@ pub(crate) struct Loader {
     stack: RefCell<Vec<PathBuf>>,
     /// How many included files were read from disk.
     reads: Cell<usize>,
+    /// The warnings of the load (problems that do not stop it), in the order found.
+    pub warnings: RefCell<Vec<SdfError>>,
 }
 
 impl Loader {
@@ -81,6 +83,18 @@ impl Loader {
             canonical: RefCell::default(),
             stack: RefCell::default(),
             reads: Cell::new(0),
+            warnings: RefCell::default(),
+        }
+    }
+
+    /// Records a warning, once however often the same place is read.
+    pub fn warn(&self, w: SdfError) {
+        let mut warnings = self.warnings.borrow_mut();
+        if !warnings
+            .iter()
+            .any(|o| o.file == w.file && o.line == w.line && o.message == w.message)
+        {
+            warnings.push(w);
         }
     }
 

@@ -171,6 +171,24 @@ pub fn load_document_with(path: &Path, options: &LoadOptions) -> Result<Document
     document(&text, Some(path), &loader)
 }
 
+/// [`load_document_with`], with the warnings of the load: problems that do not stop it, as
+/// libsdformat warns about them (an element of SDF's own namespace that SDF does not define
+/// where it is written, a repeated single element of which only the first is used). Each
+/// warning is an [`SdfError`] with its position; print it with [`SdfError::render_warning`].
+pub fn load_document_with_warnings(
+    path: &Path,
+    options: &LoadOptions,
+) -> (Result<Document, SdfError>, Vec<SdfError>) {
+    let text = match read_text(path) {
+        Ok(t) => t,
+        Err(e) => return (Err(e), Vec::new()),
+    };
+    let loader = Loader::new(options);
+    loader.enter(path);
+    let result = document(&text, Some(path), &loader);
+    (result, loader.warnings.take())
+}
+
 /// Reads SDF text whose root holds a world or a model (see [`Document`]).
 pub fn parse_document(text: &str, file: Option<&Path>) -> Result<Document, SdfError> {
     let loader = Loader::new(&LoadOptions::default());

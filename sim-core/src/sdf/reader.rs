@@ -216,11 +216,15 @@ impl<'s> Reader<'s> {
         let mut found = children(parent, name);
         let first = found.next();
         if let Some(again) = found.next() {
-            let span = self.span(again);
-            tracing::warn!(
-                "{span}: <{name}> appears more than once in {}; only the first is used",
-                describe(parent)
-            );
+            self.loader.warn(self.error(
+                again,
+                ErrorKind::Duplicate,
+                format!(
+                    "<{name}> appears more than once in {}; only the first is used",
+                    describe(parent)
+                ),
+                format!("remove the repeated <{name}>"),
+            ));
         }
         first
     }

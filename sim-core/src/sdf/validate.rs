@@ -9,8 +9,12 @@
 //!   `<script>Gazebo/Grey</script>` form);
 //! * the `<image><format>` of a camera sensor naming no known pixel format.
 //!
-//! The walk covers the SDF elements of one document; `<plugin>` contents and namespaced
-//! elements are not SDF and are skipped. Each rule names the element by the tags of its
+//! It also warns, without failing the load, about a child element in SDF's own namespace that
+//! SDF does not define for a world, model, link, collision, visual, joint or geometry (as
+//! libsdformat's default policy does; the element is ignored).
+//!
+//! The walk covers the SDF elements of one document; `<plugin>` contents, a world's `<state>`
+//! and namespaced elements are skipped. Each rule names the element by the tags of its
 //! nearest ancestors, which in SDF identify it without ambiguity.
 
 use roxmltree::Node;
@@ -188,6 +192,152 @@ const PIXEL_FORMATS: &[&str] = &[
     "B8G8R8",
 ];
 
+/// The child elements SDF defines (in any version from 1.0 to 1.12) for the elements whose
+/// children are checked, and the elements each of these may be a child of. Another child in
+/// SDF's own namespace is reported as a warning, as libsdformat does, and ignored.
+const KNOWN_CHILDREN: &[(&str, &[&str], &[&str])] = &[
+    (
+        "world",
+        &["sdf"],
+        &[
+            "actor",
+            "atmosphere",
+            "audio",
+            "frame",
+            "gravity",
+            "gui",
+            "include",
+            "joint",
+            "light",
+            "magnetic_field",
+            "model",
+            "physics",
+            "plugin",
+            "population",
+            "road",
+            "scene",
+            "spherical_coordinates",
+            "state",
+            "wind",
+        ],
+    ),
+    (
+        "model",
+        &["sdf", "world", "model"],
+        &[
+            "allow_auto_disable",
+            "enable_wind",
+            "frame",
+            "gripper",
+            "include",
+            "joint",
+            "link",
+            "model",
+            "origin",
+            "plugin",
+            "pose",
+            "self_collide",
+            "static",
+        ],
+    ),
+    (
+        "link",
+        &["model"],
+        &[
+            "audio_sink",
+            "audio_source",
+            "battery",
+            "collision",
+            "damping",
+            "enable_wind",
+            "frame",
+            "gravity",
+            "inertial",
+            "kinematic",
+            "light",
+            "must_be_base_link",
+            "origin",
+            "particle_emitter",
+            "pose",
+            "projector",
+            "self_collide",
+            "sensor",
+            "velocity_decay",
+            "visual",
+        ],
+    ),
+    (
+        "collision",
+        &["link"],
+        &[
+            "auto_inertia_params",
+            "density",
+            "frame",
+            "geometry",
+            "laser_retro",
+            "mass",
+            "max_contacts",
+            "origin",
+            "pose",
+            "surface",
+        ],
+    ),
+    (
+        "visual",
+        &["link"],
+        &[
+            "cast_shadows",
+            "frame",
+            "geometry",
+            "laser_retro",
+            "material",
+            "meta",
+            "origin",
+            "plugin",
+            "pose",
+            "transparency",
+            "visibility_flags",
+        ],
+    ),
+    (
+        "joint",
+        &["model", "world"],
+        &[
+            "axis",
+            "axis2",
+            "child",
+            "frame",
+            "gearbox_ratio",
+            "gearbox_reference_body",
+            "origin",
+            "parent",
+            "physics",
+            "pose",
+            "screw_thread_pitch",
+            "sensor",
+            "thread_pitch",
+        ],
+    ),
+    (
+        "geometry",
+        &["collision", "visual"],
+        &[
+            "box",
+            "capsule",
+            "cone",
+            "cylinder",
+            "ellipsoid",
+            "empty",
+            "heightmap",
+            "image",
+            "mesh",
+            "plane",
+            "polyline",
+            "sphere",
+        ],
+    ),
+];
+
 impl Reader<'_> {
     /// Every problem of the checks above in the SDF elements below `root`, in document order.
     pub(super) fn validate(&self, root: Node) -> Vec<SdfError> {
@@ -199,7 +349,9 @@ impl Reader<'_> {
             .collect::<Vec<_>>();
         stack.reverse();
         while let Some(node) = stack.pop() {
-            if tag(node) == "plugin" {
+            // Plugin contents are not SDF; a world's <state> records entities with a schema of
+            // its own.
+            if matches!(tag(node), "plugin" | "state") {
                 continue;
             }
             self.check_element(node, &mut problems);
@@ -212,6 +364,7 @@ impl Reader<'_> {
 
     fn check_element(&self, node: Node, problems: &mut Vec<SdfError>) {
         let name = tag(node);
+        self.warn_unknown_children(node);
         if name == "script"
             && let Some(material) = node.parent_element()
             && tag(material) == "material"
@@ -271,6 +424,41 @@ impl Reader<'_> {
                     }
                 }
             },
+        }
+    }
+
+    /// Warns about each child of `node` in SDF's own namespace that SDF does not define there
+    /// (see [`KNOWN_CHILDREN`]). Names with a `.` are undeclared prefixes (`gz:x` read as
+    /// `gz.x`), i.e. namespaced, and not reported.
+    fn warn_unknown_children(&self, node: Node) {
+        let name = tag(node);
+        let Some(&(_, parents, known)) = KNOWN_CHILDREN.iter().find(|(n, _, _)| *n == name) else {
+            return;
+        };
+        let in_place = node
+            .parent_element()
+            .is_some_and(|p| parents.contains(&tag(p)));
+        if !in_place {
+            return;
+        }
+        for c in node.children().filter(|c| is_sdf_element(*c)) {
+            let child = tag(c);
+            if known.contains(&child) || child.contains('.') {
+                continue;
+            }
+            self.loader.warn(self.error(
+                c,
+                ErrorKind::Invalid,
+                format!("<{child}> is not an element of <{name}> in SDF; it is ignored"),
+                format!(
+                    "check the spelling (SDF defines {} here), or put a custom element in a namespace: <my:{child}> with xmlns:my=\"...\" on <sdf>",
+                    known
+                        .iter()
+                        .map(|k| format!("<{k}>"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
         }
     }
 
@@ -458,6 +646,44 @@ mod tests {
             "<sensor name=\"cams\" type=\"multicamera\"><camera name=\"a\"><image><format>R16G16B16</format></image></camera></sensor>",
         );
         parse_str(&other, None).unwrap_or_else(|e| panic!("{}", e.render(None)));
+    }
+
+    #[test]
+    fn unknown_and_repeated_elements_are_warnings_that_do_not_stop_the_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.sdf");
+        let text = world(
+            "<colision name=\"typo\"/>\n<velocity_decay><linear>0.1</linear></velocity_decay>\n<gravity>true</gravity>\n<gravity>false</gravity>\n<my:thing xmlns:my=\"urn:x\"/>\n<gz:extra/>",
+        );
+        std::fs::write(&path, &text).unwrap();
+        let (loaded, warnings) =
+            crate::sdf::load_document_with_warnings(&path, &crate::sdf::LoadOptions::default());
+        loaded.unwrap_or_else(|e| panic!("{}", e.render(None)));
+        let found: Vec<(&str, u32)> = warnings
+            .iter()
+            .map(|w| (w.message.as_str(), w.line))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "<colision> is not an element of <link> in SDF; it is ignored",
+                    line_of(&text, "<colision")
+                ),
+                (
+                    "<gravity> appears more than once in <link name=\"l\">; only the first is used",
+                    line_of(&text, "<gravity>false")
+                ),
+            ]
+        );
+        assert!(
+            warnings[0].hint.contains("<collision>"),
+            "{}",
+            warnings[0].hint
+        );
+        let report = warnings[0].render_warning();
+        assert!(report.starts_with("warning: <colision>"), "{report}");
+        assert!(report.contains("<colision name=\"typo\"/>"), "{report}");
     }
 
     #[test]
