@@ -3,10 +3,14 @@
 //! [`load`] reads a world file, [`parse_str`] reads SDF text ([`load_with`] and
 //! [`parse_str_with`] take [`LoadOptions`]: where included models are searched for);
 //! [`load_document`] / [`load_document_with`] and [`parse_document`] read either a world or a
-//! model. They return the first problem found as an [`SdfError`] that names the file, line
-//! and column, the element, what is wrong and what to do ([`SdfError::render`] prints it as a
-//! compiler-style report; for a problem inside an included file, [`SdfError::included_from`]
-//! lists the includes that led there).
+//! model. A document with problems is an [`SdfError`] that names the file, line and column,
+//! the element, what is wrong and what to do, and carries every other problem of the load in
+//! [`SdfError::others`]: an element of a world, model or link with an error is skipped and its
+//! siblings are still read, and a pass over the whole document (`validate`) checks what
+//! libsdformat checks in elements the engine does not use ([`SdfError::render`] prints them
+//! all as compiler-style reports; for a problem inside an included file,
+//! [`SdfError::included_from`] lists the includes that led there).
+//! [`load_document_with_warnings`] also returns the warnings, which do not stop a load.
 //!
 //! # What is read
 //!
@@ -27,7 +31,7 @@
 //!
 //! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
 //! `--`, undeclared namespace prefixes such as `<gz:policies>`), and uses the first of a
-//! repeated single element (with a warning in the log).
+//! repeated single element (with a warning).
 //!
 //! # Structure
 //!
@@ -35,7 +39,8 @@
 //! state (resource search path, files already included); there is one function per element
 //! (`world`, `physics`, `model`, `link`, `frame`, `joint`, `inertial`, `collision`, `visual`,
 //! `geometry`, `sensor`, `plugin`, `raw_pose`...), each returning its part of the data model,
-//! poses as written, or the first error inside it. When a model (after its nested and
+//! poses as written, or the error inside it (worlds, models and links: every error of their
+//! children). When a model (after its nested and
 //! included models) or the world has been read, `frames` resolves its scope: names,
 //! references, and every pose relative to its default parent.
 
