@@ -2547,3 +2547,43 @@ fn every_faulty_element_of_a_model_and_of_a_link_is_reported() {
         e.render(None)
     );
 }
+
+#[test]
+fn every_unresolvable_reference_of_a_model_is_reported() {
+    let text = doc(
+        "1.9",
+        "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><pose relative_to=\"nowhere\"/><geometry><sphere/></geometry></collision>\n<visual name=\"v\"><pose relative_to=\"nor_here\"/><geometry><sphere/></geometry></visual>\n</link>\n<link name=\"b\"/>\n<frame name=\"f\" attached_to=\"ghost\"/>\n<joint name=\"j1\" type=\"fixed\"><parent>a</parent><child>missing</child></joint>\n<joint name=\"j2\" type=\"revolute\"><parent>a</parent><child>b</child><axis><xyz expressed_in=\"elsewhere\">0 0 1</xyz></axis></joint>\n</model>",
+    );
+    let e = err(&text);
+    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    assert_eq!(
+        found,
+        [
+            (ErrorKind::UnknownReference, pos_of(&text, "<frame", 0).0),
+            (ErrorKind::UnknownReference, pos_of(&text, "<joint name=\"j1\"", 0).0),
+            (ErrorKind::UnknownReference, pos_of(&text, "<joint name=\"j2\"", 0).0),
+        ],
+        "{}",
+        e.render(None)
+    );
+    assert!(e.message.contains("ghost"), "{}", e.message);
+    assert!(e.others[0].message.contains("missing"), "{}", e.others[0].message);
+    assert!(e.others[1].message.contains("elsewhere"), "{}", e.others[1].message);
+
+    // With the scope resolved, the link-level poses are all reported.
+    let text = doc(
+        "1.9",
+        "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><pose relative_to=\"nowhere\"/><geometry><sphere/></geometry></collision>\n<visual name=\"v\"><pose relative_to=\"nor_here\"/><geometry><sphere/></geometry></visual>\n</link>\n</model>",
+    );
+    let e = err(&text);
+    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    assert_eq!(
+        found,
+        [
+            (ErrorKind::UnknownReference, pos_of(&text, "nowhere", 0).0),
+            (ErrorKind::UnknownReference, pos_of(&text, "nor_here", 0).0),
+        ],
+        "{}",
+        e.render(None)
+    );
+}
