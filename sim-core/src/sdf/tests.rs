@@ -2560,15 +2560,29 @@ fn every_unresolvable_reference_of_a_model_is_reported() {
         found,
         [
             (ErrorKind::UnknownReference, pos_of(&text, "<frame", 0).0),
-            (ErrorKind::UnknownReference, pos_of(&text, "<joint name=\"j1\"", 0).0),
-            (ErrorKind::UnknownReference, pos_of(&text, "<joint name=\"j2\"", 0).0),
+            (
+                ErrorKind::UnknownReference,
+                pos_of(&text, "<joint name=\"j1\"", 0).0
+            ),
+            (
+                ErrorKind::UnknownReference,
+                pos_of(&text, "<joint name=\"j2\"", 0).0
+            ),
         ],
         "{}",
         e.render(None)
     );
     assert!(e.message.contains("ghost"), "{}", e.message);
-    assert!(e.others[0].message.contains("missing"), "{}", e.others[0].message);
-    assert!(e.others[1].message.contains("elsewhere"), "{}", e.others[1].message);
+    assert!(
+        e.others[0].message.contains("missing"),
+        "{}",
+        e.others[0].message
+    );
+    assert!(
+        e.others[1].message.contains("elsewhere"),
+        "{}",
+        e.others[1].message
+    );
 
     // With the scope resolved, the link-level poses are all reported.
     let text = doc(
