@@ -355,6 +355,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_report_shows_every_error_up_to_the_cap_then_how_many_more() {
+        let text = (1..=60)
+            .map(|i| format!("<mass>{i}</mass>"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let at = |line: u32| {
+            let mut e = SdfError::without_position(
+                ErrorKind::Invalid,
+                Some(PathBuf::from("w.sdf")),
+                format!("problem {line}"),
+                "fix it",
+            );
+            e.line = line;
+            e.column = 7;
+            e.source_text = Some(Arc::new(text.clone()));
+            e
+        };
+        let one = at(1);
+        assert!(!one.render(None).contains("errors"));
+        let all = at(1).with_others((2..=60).map(at).chain([at(5)]));
+        assert_eq!(all.count(), 60, "a repeated error is listed once");
+        let report = all.render(None);
+        assert_eq!(report.matches("error: ").count(), SdfError::MAX_RENDERED);
+        assert!(report.contains("50 | <mass>50</mass>"), "{report}");
+        assert!(!report.contains("problem 51"), "{report}");
+        assert!(
+            report.ends_with("... and 10 more errors\n60 errors\n"),
+            "{report}"
+        );
+        let included = all.included_at(Span {
+            file: None,
+            line: 3,
+            column: 1,
+        });
+        assert!(included.all().all(|e| e.included_from.len() == 1));
+    }
+
+    #[test]
     fn the_line_index_agrees_with_a_scan() {
         let text = "ab\n\u{e9}x\r\n\n\tz\u{1F600}q\n";
         let index = LineIndex::new(text);
