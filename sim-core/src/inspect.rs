@@ -191,16 +191,34 @@ pub fn to_json(doc: &Document) -> String {
     out
 }
 
-/// The oracle JSON of a document that could not be read (`"ok": false`). `code` is the
-/// error's [`crate::sdf::ErrorKind`]; there is no numeric code (`code_num` is null).
+/// The oracle JSON of a document that could not be read (`"ok": false`), with every error of
+/// the load in `errors` ([`SdfError::all`]). `code` is the error's [`crate::sdf::ErrorKind`];
+/// there is no numeric code (`code_num` is null).
 pub fn error_json(e: &SdfError) -> String {
+    let errors = e.all().map(one_error_json).collect();
+    let mut out = String::new();
+    write(
+        &mut out,
+        &J::Obj(vec![
+            ("ok", J::Bool(false)),
+            ("errors", J::Arr(errors)),
+            ("console", J::Arr(Vec::new())),
+        ]),
+        0,
+    );
+    out.push('\n');
+    out
+}
+
+/// One entry of `errors`.
+fn one_error_json(e: &SdfError) -> J {
     let file = e
         .file
         .as_deref()
         .and_then(Path::file_name)
         .map(|f| J::s(f.to_string_lossy()))
         .unwrap_or(J::Null);
-    let err = J::Obj(vec![
+    J::Obj(vec![
         ("code", J::s(format!("{:?}", e.kind))),
         ("code_num", J::Null),
         ("message", J::s(e.message.clone())),
@@ -214,19 +232,7 @@ pub fn error_json(e: &SdfError) -> String {
         ),
         ("xml_path", J::Null),
         ("file", file),
-    ]);
-    let mut out = String::new();
-    write(
-        &mut out,
-        &J::Obj(vec![
-            ("ok", J::Bool(false)),
-            ("errors", J::Arr(vec![err])),
-            ("console", J::Arr(Vec::new())),
-        ]),
-        0,
-    );
-    out.push('\n');
-    out
+    ])
 }
 
 fn plugins_json(plugins: &[crate::world::PluginSpec]) -> J {

@@ -483,14 +483,20 @@ fn print_summary(s: &RunSummary, world: &Path) {
 }
 
 /// `simcore check`: loads each file (includes too) and builds it in the physics engine; prints
-/// `FILE: OK` on stdout or the problem with its source line on stderr.
+/// `FILE: OK` on stdout or every problem with its source line on stderr (warnings too, which
+/// do not make a file invalid).
 fn check(args: CheckArgs) -> u8 {
     let Some(options) = file_options(&args.resources, args.manifest.as_deref()) else {
         return EXIT_INPUT;
     };
     let mut bad = 0;
     for file in &args.files {
-        let problem = match sim_core::sdf::load_document_with(file, &options) {
+        let (loaded, warnings) = sim_core::sdf::load_document_with_warnings(file, &options);
+        // Warnings are printed, as libsdformat's, and do not make the file invalid.
+        for w in &warnings {
+            eprint!("{}", w.render_warning());
+        }
+        let problem = match loaded {
             Err(e) => Some(e.render(None)),
             Ok(doc) => match doc.into_world() {
                 Err(e) => Some(e.render(None)),

@@ -603,11 +603,12 @@ fn inspect_prints_the_resolved_model() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("describes a model"), "{}", stderr(&o));
 
-    // An unknown frame: exit 2, the report on stderr, `"ok": false` on stdout.
+    // An unknown frame and a value that is not a number: exit 2, both reports on stderr,
+    // `"ok": false` and both errors on stdout.
     let bad = tmp.path().join("bad.sdf");
     std::fs::write(
         &bad,
-        "<sdf version='1.9'><model name='m'><link name='l'><pose relative_to='nowhere'/></link></model></sdf>",
+        "<sdf version='1.9'><model name='m'><link name='l'><pose relative_to='nowhere'/>\n<velocity_decay><linear>fast</linear></velocity_decay></link></model></sdf>",
     )
     .unwrap();
     let o = simcore(&["inspect", bad.to_str().unwrap(), "--json"]);
@@ -621,4 +622,40 @@ fn inspect_prints_the_resolved_model() {
     assert_eq!(j["ok"], false);
     assert_eq!(j["errors"][0]["code"], "UnknownReference");
     assert_eq!(j["errors"][0]["file"], "bad.sdf");
+    assert_eq!(j["errors"].as_array().map(Vec::len), Some(2), "{j}");
+    assert_eq!(j["errors"][1]["code"], "Invalid");
+    assert_eq!(j["errors"][1]["line"], 2);
+    assert_eq!(
+        j["errors"][1]["message"],
+        "<linear> expects a number, found \"fast\""
+    );
+
+    // `check` reports both, each with its source line, and fails.
+    let o = simcore(&["check", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let report = stderr(&o);
+    assert_eq!(report.matches("error: ").count(), 2, "{report}");
+    assert!(
+        report.contains("2 | <velocity_decay><linear>fast</linear>"),
+        "{report}"
+    );
+    assert!(report.contains("2 errors\n"), "{report}");
+    assert!(report.ends_with("bad.sdf: invalid\n"), "{report}");
+
+    // A warning is printed and the file stays valid.
+    let odd = tmp.path().join("odd.sdf");
+    std::fs::write(
+        &odd,
+        "<sdf version='1.9'><model name='m'><static>true</static>\n<link name='l'><colour>red</colour></link></model></sdf>",
+    )
+    .unwrap();
+    let o = simcore(&["check", odd.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: <colour> is not an element of <link> in SDF"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains(":2:"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("odd.sdf: OK"), "{}", stdout(&o));
 }

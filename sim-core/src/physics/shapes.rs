@@ -60,6 +60,9 @@ impl std::fmt::Debug for ShapeCache {
     }
 }
 
+/// The largest size of a shape, in metres (an infinite plane aside): 1000 km.
+pub(crate) const MAX_SHAPE_EXTENT: f32 = 1.0e6;
+
 /// Rapier's cylinders and cones are along Y; SDF's along Z.
 fn y_to_z() -> Quat {
     Quat::from_rpy(std::f64::consts::FRAC_PI_2, 0.0, 0.0)
@@ -78,7 +81,7 @@ impl ShapeCache {
             message,
         };
         let along_z = Pose::new(Vec3::ZERO, y_to_z());
-        Ok(Some(match g {
+        let built = match g {
             Geometry::Box { size } => (
                 SharedShape::cuboid(
                     size.x as f32 / 2.0,
@@ -120,7 +123,19 @@ impl ShapeCache {
             }
             Geometry::Polyline(lines) => (polyline(lines).map_err(err)?, Pose::IDENTITY),
             Geometry::Empty => return Ok(None),
-        }))
+        };
+        // The engine computes in single precision: far larger shapes lose all precision, and
+        // the contact solver's numerics break down on them.
+        if built.0.as_halfspace().is_none() {
+            let aabb = built.0.compute_local_aabb();
+            let extent = (aabb.maxs - aabb.mins).max_element();
+            if !(extent.is_finite() && extent <= MAX_SHAPE_EXTENT) {
+                return Err(err(format!(
+                    "the shape is {extent:e} m across, larger than the {MAX_SHAPE_EXTENT:e} m this engine simulates"
+                )));
+            }
+        }
+        Ok(Some(built))
     }
 
     /// The meshes of the file at `path`, read once.
@@ -464,6 +479,22 @@ mod tests {
         abi_stable::std_types::{RSlice, RSliceMut},
     };
     use std::path::Path;
+
+    /// A shape far larger than single precision can simulate is a build error at its geometry
+    /// (the contact solver panicked on such shapes), not a panic; a large ground plane is fine.
+    #[test]
+    fn shapes_too_large_to_simulate_are_refused_where_they_are_written() {
+        let text = "<sdf version=\"1.9\"><world name=\"w\">\n<model name=\"ground\"><static>true</static><link name=\"l\"><collision name=\"p\"><geometry><plane><normal>0 0 1</normal><size>1e9 1e9</size></plane></geometry></collision></link></model>\n<model name=\"m\"><link name=\"l\">\n<collision name=\"c\"><geometry><cylinder><radius>18446744073709551616</radius><length>0.3</length></cylinder></geometry></collision>\n<collision name=\"d\"><geometry><cylinder><radius>0.1</radius><length>0.3</length></cylinder></geometry></collision>\n</link></model>\n</world></sdf>";
+        let world = crate::sdf::parse_str(text, None).unwrap();
+        let Err(e) = Physics::build(&world) else {
+            panic!("a shape 3.7e19 m across was accepted")
+        };
+        assert_eq!(e.span.line, 4, "{e}");
+        assert!(e.message.contains("larger than the 1e6 m"), "{e}");
+        let fine = text.replace("18446744073709551616", "1000");
+        let world = crate::sdf::parse_str(&fine, None).unwrap();
+        assert!(Physics::build(&world).is_ok());
+    }
 
     /// The 12 triangles of an axis-aligned box from `lo` to `hi`, outward facing.
     fn box_triangles(lo: [f64; 3], hi: [f64; 3]) -> (Vec<[f64; 3]>, Vec<[usize; 3]>) {

@@ -68,6 +68,12 @@ pub struct SdfError {
     /// innermost first (empty for an error in the file that was loaded). Boxed to keep the
     /// error small.
     pub included_from: Box<Vec<Span>>,
+    /// The other errors of the same load, in the order they were found (empty when this is
+    /// the only one). An error in an element does not stop the reader from reading its
+    /// siblings and the checks of the whole document, so one load can report many problems;
+    /// the first is this error itself. [`SdfError::all`] iterates over every one, and
+    /// [`SdfError::render`] prints every one. Boxed to keep the error small.
+    pub others: Box<Vec<SdfError>>,
 }
 
 impl SdfError {
@@ -88,14 +94,48 @@ impl SdfError {
             hint: hint.into(),
             source_text: None,
             included_from: Box::default(),
+            others: Box::default(),
         }
     }
 
     /// Records that this error is inside a file included at `site` (call it from the
     /// innermost include outwards).
     pub(crate) fn included_at(mut self, site: Span) -> SdfError {
+        for other in self.others.iter_mut() {
+            other.included_from.push(site.clone());
+        }
         self.included_from.push(site);
         self
+    }
+
+    /// This error followed by `more` (each with its own others flattened in), without
+    /// repeating an error already listed (same place and message).
+    pub(crate) fn with_others(mut self, more: impl IntoIterator<Item = SdfError>) -> SdfError {
+        for mut e in more {
+            let nested = std::mem::take(&mut *e.others);
+            for one in std::iter::once(e).chain(nested) {
+                let seen = self.all().any(|s| {
+                    s.file == one.file
+                        && s.line == one.line
+                        && s.column == one.column
+                        && s.message == one.message
+                });
+                if !seen {
+                    self.others.push(one);
+                }
+            }
+        }
+        self
+    }
+
+    /// Every error of the load: this one, then [`SdfError::others`].
+    pub fn all(&self) -> impl Iterator<Item = &SdfError> {
+        std::iter::once(self).chain(self.others.iter())
+    }
+
+    /// How many errors the load found (at least 1).
+    pub fn count(&self) -> usize {
+        1 + self.others.len()
     }
 
     /// `file:line:col` (or `file` alone when there is no position); inline text is `<inline>`.
@@ -137,11 +177,47 @@ impl SdfError {
     ///
     /// `source` is the text the error refers to; when None, the text kept in the error is used.
     /// Without either, the source line is left out.
+    ///
+    /// Every error of the load is rendered (this one and [`SdfError::others`], each with its
+    /// own source line), up to [`SdfError::MAX_RENDERED`], then a line saying how many more
+    /// there are; the others use the source text kept in each of them.
     pub fn render(&self, source: Option<&str>) -> String {
+        let mut out = self.render_one(source);
+        for other in self.others.iter().take(Self::MAX_RENDERED - 1) {
+            out.push_str(&other.render_one(None));
+        }
+        let total = self.count();
+        if total > Self::MAX_RENDERED {
+            out.push_str(&format!(
+                "... and {} more errors\n",
+                total - Self::MAX_RENDERED
+            ));
+        }
+        if total > 1 {
+            out.push_str(&format!("{total} errors\n"));
+        }
+        out
+    }
+
+    /// How many errors [`SdfError::render`] prints at most.
+    pub const MAX_RENDERED: usize = 50;
+
+    /// The report of this problem as a warning (the same as [`SdfError::render`] for this
+    /// one problem, labelled `warning:`): for problems that do not stop a load.
+    pub fn render_warning(&self) -> String {
+        self.render_labelled("warning", None)
+    }
+
+    /// The report of this error alone (see [`SdfError::render`]).
+    fn render_one(&self, source: Option<&str>) -> String {
+        self.render_labelled("error", source)
+    }
+
+    fn render_labelled(&self, label: &str, source: Option<&str>) -> String {
         let source = source.or(self.source_text.as_deref().map(String::as_str));
         let line_no = self.line.to_string();
         let pad = " ".repeat(line_no.len() + 1);
-        let mut out = format!("error: {}\n{pad}--> {}\n", self.message, self.location());
+        let mut out = format!("{label}: {}\n{pad}--> {}\n", self.message, self.location());
         if let Some(src) = source
             && self.line > 0
             && let Some(text) = src.lines().nth(self.line as usize - 1)
@@ -208,6 +284,7 @@ impl fmt::Debug for SdfError {
             .field("message", &self.message)
             .field("hint", &self.hint)
             .field("included_from", &self.included_from)
+            .field("others", &self.others)
             .field(
                 "source_text",
                 &self
@@ -276,6 +353,44 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_report_shows_every_error_up_to_the_cap_then_how_many_more() {
+        let text = (1..=60)
+            .map(|i| format!("<mass>{i}</mass>"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let at = |line: u32| {
+            let mut e = SdfError::without_position(
+                ErrorKind::Invalid,
+                Some(PathBuf::from("w.sdf")),
+                format!("problem {line}"),
+                "fix it",
+            );
+            e.line = line;
+            e.column = 7;
+            e.source_text = Some(Arc::new(text.clone()));
+            e
+        };
+        let one = at(1);
+        assert!(!one.render(None).contains("errors"));
+        let all = at(1).with_others((2..=60).map(at).chain([at(5)]));
+        assert_eq!(all.count(), 60, "a repeated error is listed once");
+        let report = all.render(None);
+        assert_eq!(report.matches("error: ").count(), SdfError::MAX_RENDERED);
+        assert!(report.contains("50 | <mass>50</mass>"), "{report}");
+        assert!(!report.contains("problem 51"), "{report}");
+        assert!(
+            report.ends_with("... and 10 more errors\n60 errors\n"),
+            "{report}"
+        );
+        let included = all.included_at(Span {
+            file: None,
+            line: 3,
+            column: 1,
+        });
+        assert!(included.all().all(|e| e.included_from.len() == 1));
+    }
 
     #[test]
     fn the_line_index_agrees_with_a_scan() {

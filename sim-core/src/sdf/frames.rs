@@ -809,14 +809,20 @@ impl Reader<'_> {
             let i = s.index[&n.name];
             n.pose = s.pose_of(i)?;
         }
-        // Link-level elements.
+        // Link-level elements, each on its own so that every one with an error is reported.
+        let mut errors = Vec::new();
+        let mut keep = |pose: &mut Pose, resolved: Result<Pose, SdfError>| match resolved {
+            Ok(p) => *pose = p,
+            Err(e) => errors.push(e),
+        };
         for l in m.links.iter_mut() {
             let x_ml = l.pose;
             let lw = format!("<link name=\"{}\">", l.name);
-            l.inertial.pose = s.child_pose(&l.inertial.raw_pose, &l.name, x_ml, &lw)?;
+            let inertial = s.child_pose(&l.inertial.raw_pose, &l.name, x_ml, &lw);
+            keep(&mut l.inertial.pose, inertial);
             for c in l.collisions.iter_mut() {
                 let w = format!("<collision name=\"{}\">", c.name);
-                c.pose = s.child_pose(&c.raw_pose, &l.name, x_ml, &w)?;
+                keep(&mut c.pose, s.child_pose(&c.raw_pose, &l.name, x_ml, &w));
             }
             if let Some(auto) = &l.inertial.auto {
                 let computed = super::model::auto_inertial(&l.collisions, auto).and_then(
@@ -844,12 +850,16 @@ impl Reader<'_> {
             }
             for v in l.visuals.iter_mut() {
                 let w = format!("<visual name=\"{}\">", v.name);
-                v.pose = s.child_pose(&v.raw_pose, &l.name, x_ml, &w)?;
+                keep(&mut v.pose, s.child_pose(&v.raw_pose, &l.name, x_ml, &w));
             }
             for x in l.sensors.iter_mut() {
                 let w = format!("<sensor name=\"{}\">", x.name);
-                x.pose = s.child_pose(&x.raw_pose, &l.name, x_ml, &w)?;
+                keep(&mut x.pose, s.child_pose(&x.raw_pose, &l.name, x_ml, &w));
             }
+        }
+        let mut errors = errors.into_iter();
+        if let Some(first) = errors.next() {
+            return Err(first.with_others(errors));
         }
         m.pose = m
             .raw_pose
@@ -923,12 +933,24 @@ impl Reader<'_> {
         joints: &mut [Joint],
         frames: &mut [crate::world::Frame],
     ) -> Result<(), SdfError> {
+        // Each frame and each joint is resolved on its own, so that every one with an error is
+        // reported.
+        let mut errors = Vec::new();
         for f in frames.iter_mut() {
             let i = s.index[&f.name];
-            f.attached_to_body = s.body_of(i)?;
-            f.pose = s.pose_of(i)?;
+            let resolved = match s.body_of(i) {
+                Ok(body) => s.pose_of(i).map(|pose| (body, pose)),
+                Err(e) => Err(e),
+            };
+            match resolved {
+                Ok((body, pose)) => {
+                    f.attached_to_body = body;
+                    f.pose = pose;
+                }
+                Err(e) => errors.push(e),
+            }
         }
-        for j in joints.iter_mut() {
+        let mut joint = |j: &mut Joint| -> Result<(), SdfError> {
             j.parent_link = s.joint_link(j, "parent")?;
             j.child_link = s.joint_link(j, "child")?;
             let what = format!("<joint name=\"{}\">", j.name);
@@ -971,6 +993,16 @@ impl Reader<'_> {
             if !j.gearbox_reference_body.is_empty() {
                 j.gearbox_reference_link = s.joint_link(j, "gearbox_reference_body")?;
             }
+            Ok(())
+        };
+        for j in joints.iter_mut() {
+            if let Err(e) = joint(j) {
+                errors.push(e);
+            }
+        }
+        let mut errors = errors.into_iter();
+        if let Some(first) = errors.next() {
+            return Err(first.with_others(errors));
         }
         Ok(())
     }

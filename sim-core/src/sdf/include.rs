@@ -16,7 +16,7 @@ use roxmltree::Node;
 use super::error::{ErrorKind, SdfError};
 use super::place_model;
 use super::reader::{Reader, Version, children, is_sdf_element, tag};
-use super::{read_text, root_reader, with_document};
+use super::{read_text, root_reader, with_document, with_problems};
 use crate::resources::{ModelConfigError, ResolveError, ResourcePath};
 use crate::world::{Model, PluginSpec, Pose, RawPose};
 
@@ -69,6 +69,8 @@ pub(crate) struct Loader {
     stack: RefCell<Vec<PathBuf>>,
     /// How many included files were read from disk.
     reads: Cell<usize>,
+    /// The warnings of the load (problems that do not stop it), in the order found.
+    pub warnings: RefCell<Vec<SdfError>>,
 }
 
 impl Loader {
@@ -81,6 +83,18 @@ impl Loader {
             canonical: RefCell::default(),
             stack: RefCell::default(),
             reads: Cell::new(0),
+            warnings: RefCell::default(),
+        }
+    }
+
+    /// Records a warning, once however often the same place is read.
+    pub fn warn(&self, w: SdfError) {
+        let mut warnings = self.warnings.borrow_mut();
+        if !warnings
+            .iter()
+            .any(|o| o.file == w.file && o.line == w.line && o.message == w.message)
+        {
+            warnings.push(w);
         }
     }
 
@@ -345,6 +359,7 @@ impl Reader<'_> {
                 hint: e.hint(),
                 source_text: Some(std::sync::Arc::new(text.clone())),
                 included_from: Box::default(),
+                others: Box::default(),
             }
             .included_at(self.span(include)),
             ModelConfigError::Read { .. } => {
@@ -449,6 +464,18 @@ impl Reader<'_> {
             None => None,
         };
         let placement_frame = self.child_string(node, "placement_frame");
+        if let (Some(frame), None) = (&placement_frame, &pose) {
+            let at = self.child(node, "placement_frame").unwrap_or(node);
+            return Err(self.error(
+                at,
+                ErrorKind::Missing,
+                format!(
+                    "<placement_frame>{frame}</placement_frame> needs a <pose> in the <include>: \
+                     the pose places that frame"
+                ),
+                "add the <pose> the placement frame should have, or remove <placement_frame>",
+            ));
+        }
         let is_static = self.bool_of(self.child(node, "static"))?;
         let mut plugins = Vec::new();
         for p in children(node, "plugin") {
@@ -599,13 +626,20 @@ fn read_included_document(
     with_document(text, Some(file), |doc, f| {
         let root = doc.root_element();
         let r = root_reader(root, text, f, loader)?;
-        let mut top: Option<Node> = None;
-        for kind in ["model", "actor", "light"] {
-            for n in children(root, kind) {
-                match top {
-                    None => top = Some(n),
-                    Some(first) => {
-                        return Err(r.error(
+        let problems = r.validate(root);
+        with_problems(included_top(&r, root, site), problems)
+    })
+}
+
+/// The one model, actor or light of an included file.
+fn included_top(r: &Reader, root: Node, site: &Site) -> Result<Cached, SdfError> {
+    let mut top: Option<Node> = None;
+    for kind in ["model", "actor", "light"] {
+        for n in children(root, kind) {
+            match top {
+                None => top = Some(n),
+                Some(first) => {
+                    return Err(r.error(
                             n,
                             ErrorKind::Invalid,
                             format!(
@@ -615,32 +649,31 @@ fn read_included_document(
                             ),
                             "keep one top-level element, or include each from a file of its own",
                         ));
-                    }
                 }
             }
         }
-        let Some(top) = top else {
-            let (at, found) = match root.children().find(|c| is_sdf_element(*c)) {
-                Some(n) => (n, format!(" (found <{}>)", tag(n))),
-                None => (root, String::new()),
-            };
-            return Err(r.error(
-                at,
-                ErrorKind::Missing,
-                format!("nothing to include: no <model>, <actor> or <light> in this file{found}"),
-                "an included file is <sdf version=\"...\"><model name=\"...\"> ... </model></sdf>",
-            ));
+    }
+    let Some(top) = top else {
+        let (at, found) = match root.children().find(|c| is_sdf_element(*c)) {
+            Some(n) => (n, format!(" (found <{}>)", tag(n))),
+            None => (root, String::new()),
         };
-        match tag(top) {
-            "model" => Ok(Cached::Model {
-                model: r.model(top, site.depth)?,
-            }),
-            kind => {
-                r.entity_name(top, false)?;
-                Ok(Cached::Other {
-                    kind: if kind == "light" { "light" } else { "actor" },
-                })
-            }
+        return Err(r.error(
+            at,
+            ErrorKind::Missing,
+            format!("nothing to include: no <model>, <actor> or <light> in this file{found}"),
+            "an included file is <sdf version=\"...\"><model name=\"...\"> ... </model></sdf>",
+        ));
+    };
+    match tag(top) {
+        "model" => Ok(Cached::Model {
+            model: r.model(top, site.depth)?,
+        }),
+        kind => {
+            r.entity_name(top, false)?;
+            Ok(Cached::Other {
+                kind: if kind == "light" { "light" } else { "actor" },
+            })
         }
-    })
+    }
 }

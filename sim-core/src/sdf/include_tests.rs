@@ -812,13 +812,23 @@ fn an_include_placement_frame_places_that_frame_of_the_model() {
 
     let text = world(
         "1.9",
-        "<include><uri>m</uri>\n<placement_frame>nowhere</placement_frame></include>",
+        "<include><uri>m</uri>\n<placement_frame>nowhere</placement_frame><pose>1 0 0 0 0 0</pose></include>",
     );
     t.write("world.sdf", &text);
     let e = t.err("world.sdf", &["lib"]);
     assert_eq!(e.kind, ErrorKind::UnknownReference, "{}", e.render(None));
     assert_eq!(e.line, 5, "{}", e.render(None));
     assert!(e.message.contains("\"nowhere\""), "{}", e.message);
+
+    // As libsdformat: a placement frame needs the pose that places it.
+    let text = world(
+        "1.9",
+        "<include><uri>m</uri>\n<placement_frame>l</placement_frame></include>",
+    );
+    t.write("world.sdf", &text);
+    let e = t.err("world.sdf", &["lib"]);
+    assert_eq!(e.kind, ErrorKind::Missing, "{}", e.render(None));
+    assert!(e.message.contains("needs a <pose>"), "{}", e.message);
 }
 
 #[test]

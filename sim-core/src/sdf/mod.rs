@@ -3,10 +3,14 @@
 //! [`load`] reads a world file, [`parse_str`] reads SDF text ([`load_with`] and
 //! [`parse_str_with`] take [`LoadOptions`]: where included models are searched for);
 //! [`load_document`] / [`load_document_with`] and [`parse_document`] read either a world or a
-//! model. They return the first problem found as an [`SdfError`] that names the file, line
-//! and column, the element, what is wrong and what to do ([`SdfError::render`] prints it as a
-//! compiler-style report; for a problem inside an included file, [`SdfError::included_from`]
-//! lists the includes that led there).
+//! model. A document with problems is an [`SdfError`] that names the file, line and column,
+//! the element, what is wrong and what to do, and carries every other problem of the load in
+//! [`SdfError::others`]: an element of a world, model or link with an error is skipped and its
+//! siblings are still read, and a pass over the whole document (`validate`) checks what
+//! libsdformat checks in elements the engine does not use ([`SdfError::render`] prints them
+//! all as compiler-style reports; for a problem inside an included file,
+//! [`SdfError::included_from`] lists the includes that led there).
+//! [`load_document_with_warnings`] also returns the warnings, which do not stop a load.
 //!
 //! # What is read
 //!
@@ -29,7 +33,7 @@
 //!
 //! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
 //! `--`, undeclared namespace prefixes such as `<gz:policies>`), and uses the first of a
-//! repeated single element (with a warning in the log).
+//! repeated single element (with a warning).
 //!
 //! # Structure
 //!
@@ -37,7 +41,8 @@
 //! state (resource search path, files already included); there is one function per element
 //! (`world`, `physics`, `model`, `link`, `frame`, `joint`, `inertial`, `collision`, `visual`,
 //! `geometry`, `sensor`, `plugin`, `raw_pose`...), each returning its part of the data model,
-//! poses as written, or the first error inside it. When a model (after its nested and
+//! poses as written, or the error inside it (worlds, models and links: every error of their
+//! children). When a model (after its nested and
 //! included models) or the world has been read, `frames` resolves its scope: names,
 //! references, and every pose relative to its default parent.
 
@@ -53,6 +58,7 @@ mod reader;
 mod scene;
 mod sensor;
 mod shapes;
+mod validate;
 mod world;
 
 #[cfg(test)]
@@ -84,8 +90,49 @@ pub fn load(path: &Path) -> Result<World, SdfError> {
 
 /// Reads the SDF world file at `path`, with includes searched for as `options` say.
 pub fn load_with(path: &Path, options: &LoadOptions) -> Result<World, SdfError> {
-    let loader = Loader::new(options);
-    load_world(path, &loader)
+    on_reader_stack(|| {
+        let loader = Loader::new(options);
+        load_world(path, &loader)
+    })
+}
+
+/// The stack the reader runs on. Reading recurses with the nesting of models (up to
+/// `MAX_MODEL_DEPTH` levels, through includes too), which an unoptimised build can need more
+/// stack for than a caller's thread has (2 MiB for a spawned thread by default); so each read
+/// runs on a thread of its own with this much (reserved address space: only what is used is
+/// ever touched).
+const READER_STACK: usize = 256 << 20;
+
+/// Runs `read` on a thread with [`READER_STACK`] bytes of stack (on the calling thread when
+/// no thread can be started), and returns what it returns; a panic in it is resumed here.
+fn on_reader_stack<T: Send>(read: impl FnOnce() -> T + Send) -> T {
+    let read = std::sync::Mutex::new(Some(read));
+    let run = || {
+        let f = read.lock().unwrap_or_else(|e| e.into_inner()).take();
+        f.map(|f| f())
+    };
+    let result = std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("sdf-reader".into())
+            .stack_size(READER_STACK)
+            .spawn_scoped(scope, run);
+        match spawned {
+            Ok(handle) => match handle.join() {
+                Ok(v) => v,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            // No thread could be started: read on this one.
+            Err(_) => None,
+        }
+    });
+    match result {
+        Some(v) => v,
+        None => match read.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(f) => f(),
+            // `run` took the function and returned its value above.
+            None => unreachable!("the read ran and returned"),
+        },
+    }
 }
 
 /// Reads the world file at `path` with `loader`.
@@ -167,19 +214,43 @@ pub fn load_document(path: &Path) -> Result<Document, SdfError> {
 
 /// [`load_document`] with includes searched for as `options` say.
 pub fn load_document_with(path: &Path, options: &LoadOptions) -> Result<Document, SdfError> {
-    let text = read_text(path)?;
-    let loader = Loader::new(options);
-    loader.enter(path);
-    document(&text, Some(path), &loader)
+    on_reader_stack(|| {
+        let text = read_text(path)?;
+        let loader = Loader::new(options);
+        loader.enter(path);
+        document(&text, Some(path), &loader)
+    })
+}
+
+/// [`load_document_with`], with the warnings of the load: problems that do not stop it, as
+/// libsdformat warns about them (an element of SDF's own namespace that SDF does not define
+/// where it is written, a repeated single element of which only the first is used). Each
+/// warning is an [`SdfError`] with its position; print it with [`SdfError::render_warning`].
+pub fn load_document_with_warnings(
+    path: &Path,
+    options: &LoadOptions,
+) -> (Result<Document, SdfError>, Vec<SdfError>) {
+    on_reader_stack(|| {
+        let text = match read_text(path) {
+            Ok(t) => t,
+            Err(e) => return (Err(e), Vec::new()),
+        };
+        let loader = Loader::new(options);
+        loader.enter(path);
+        let result = document(&text, Some(path), &loader);
+        (result, loader.warnings.take())
+    })
 }
 
 /// Reads SDF text whose root holds a world or a model (see [`Document`]).
 pub fn parse_document(text: &str, file: Option<&Path>) -> Result<Document, SdfError> {
-    let loader = Loader::new(&LoadOptions::default());
-    if let Some(f) = file {
-        loader.enter(f);
-    }
-    document(text, file, &loader)
+    on_reader_stack(|| {
+        let loader = Loader::new(&LoadOptions::default());
+        if let Some(f) = file {
+            loader.enter(f);
+        }
+        document(text, file, &loader)
+    })
 }
 
 fn document(text: &str, file: Option<&Path>, loader: &Loader) -> Result<Document, SdfError> {
@@ -206,12 +277,14 @@ pub fn parse_str_with(
     file: Option<&Path>,
     options: &LoadOptions,
 ) -> Result<World, SdfError> {
-    let loader = Loader::new(options);
-    if let Some(f) = file {
-        loader.enter(f);
-    }
-    with_document(text, file, |doc, file| {
-        read_document(doc, text, file, &loader)
+    on_reader_stack(|| {
+        let loader = Loader::new(options);
+        if let Some(f) = file {
+            loader.enter(f);
+        }
+        with_document(text, file, |doc, file| {
+            read_document(doc, text, file, &loader)
+        })
     })
 }
 
@@ -219,12 +292,14 @@ pub fn parse_str_with(
 /// Gazebo's factory takes), or a bare `<model>` (read as the newest SDF version). Used to
 /// create models at run time.
 pub fn parse_model_str(text: &str, file: Option<&Path>) -> Result<Model, SdfError> {
-    let loader = Loader::new(&LoadOptions::default());
-    if let Some(f) = file {
-        loader.enter(f);
-    }
-    with_document(text, file, |doc, file| {
-        read_model_document(doc, text, file, &loader)
+    on_reader_stack(|| {
+        let loader = Loader::new(&LoadOptions::default());
+        if let Some(f) = file {
+            loader.enter(f);
+        }
+        with_document(text, file, |doc, file| {
+            read_model_document(doc, text, file, &loader)
+        })
     })
 }
 
@@ -267,9 +342,16 @@ fn read_model_document(
             lines: error::LineIndex::new(source),
             loader,
         };
-        return r.model(root, 1);
+        let problems = r.validate(root);
+        return with_problems(r.model(root, 1), problems);
     }
     let r = root_reader(root, source, file, loader)?;
+    let problems = r.validate(root);
+    with_problems(read_model_element(&r, root), problems)
+}
+
+/// The one `<model>` of the `<sdf>` root.
+fn read_model_element(r: &Reader, root: roxmltree::Node) -> Result<Model, SdfError> {
     let mut models = children(root, "model");
     let Some(model) = models.next() else {
         return Err(r.error(
@@ -340,6 +422,7 @@ fn xml_error(e: &roxmltree::Error, text: &str, file: Option<Arc<std::path::PathB
         hint: hint.to_string(),
         source_text: Some(Arc::new(text.to_string())),
         included_from: Box::default(),
+        others: Box::default(),
     }
 }
 
@@ -414,6 +497,30 @@ fn read_document(
 ) -> Result<World, SdfError> {
     let root = doc.root_element();
     let r = root_reader(root, source, file, loader)?;
+    let problems = r.validate(root);
+    with_problems(read_world_element(&r, root), problems)
+}
+
+/// `result`, failed with `problems` too when there are any: every problem of the document is
+/// reported, the first error of the reader first.
+pub(crate) fn with_problems<T>(
+    result: Result<T, SdfError>,
+    problems: Vec<SdfError>,
+) -> Result<T, SdfError> {
+    match result {
+        Err(e) => Err(e.with_others(problems)),
+        Ok(value) => {
+            let mut problems = problems.into_iter();
+            match problems.next() {
+                None => Ok(value),
+                Some(first) => Err(first.with_others(problems)),
+            }
+        }
+    }
+}
+
+/// The one `<world>` of the `<sdf>` root.
+fn read_world_element(r: &Reader, root: roxmltree::Node) -> Result<World, SdfError> {
     let mut world = None;
     for w in children(root, "world") {
         if world.is_some() {

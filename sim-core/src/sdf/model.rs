@@ -87,7 +87,9 @@ impl Reader<'_> {
             Siblings::default(),
         );
         let mut label = None;
-        for c in node.children().filter(|c| is_sdf_element(*c)) {
+        // An element with an error is skipped and its siblings are still read, so that every
+        // independent error of the model is reported.
+        let mut read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "link" => {
                     let link = self.link(c)?;
@@ -162,6 +164,19 @@ impl Reader<'_> {
                 }
                 _ => {}
             }
+            Ok(())
+        };
+        // A plain loop: nested models recurse through here, and iterator adapters would add
+        // stack frames to every level.
+        let mut errors = Vec::new();
+        for c in node.children().filter(|c| is_sdf_element(*c)) {
+            if let Err(e) = read(c) {
+                errors.push(e);
+            }
+        }
+        let mut errors = errors.into_iter();
+        if let Some(first) = errors.next() {
+            return Err(first.with_others(errors));
         }
         let mut model = Model {
             name,
@@ -219,7 +234,8 @@ impl Reader<'_> {
             Siblings::default(),
             Siblings::default(),
         );
-        for c in node.children().filter(|c| is_sdf_element(*c)) {
+        // A faulty collision, visual or sensor does not hide the errors of its siblings.
+        let mut read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "collision" => {
                     let collision = self.collision(c)?;
@@ -238,6 +254,19 @@ impl Reader<'_> {
                 }
                 _ => {}
             }
+            Ok(())
+        };
+        // A plain loop: nested models recurse through here, and iterator adapters would add
+        // stack frames to every level.
+        let mut errors = Vec::new();
+        for c in node.children().filter(|c| is_sdf_element(*c)) {
+            if let Err(e) = read(c) {
+                errors.push(e);
+            }
+        }
+        let mut errors = errors.into_iter();
+        if let Some(first) = errors.next() {
+            return Err(first.with_others(errors));
         }
         if let Some(auto) = inertial.auto.as_mut() {
             auto.densities = self.auto_inertia_densities(node, &name, &collisions)?;

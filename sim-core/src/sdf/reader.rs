@@ -154,6 +154,7 @@ impl<'s> Reader<'s> {
             hint: hint.into(),
             source_text: Some(Arc::new(self.source.to_string())),
             included_from: Box::default(),
+            others: Box::default(),
         }
     }
 
@@ -193,6 +194,7 @@ impl<'s> Reader<'s> {
             hint: hint.into(),
             source_text: same_file.then(|| Arc::new(self.source.to_string())),
             included_from: Box::default(),
+            others: Box::default(),
         }
     }
 
@@ -214,11 +216,15 @@ impl<'s> Reader<'s> {
         let mut found = children(parent, name);
         let first = found.next();
         if let Some(again) = found.next() {
-            let span = self.span(again);
-            tracing::warn!(
-                "{span}: <{name}> appears more than once in {}; only the first is used",
-                describe(parent)
-            );
+            self.loader.warn(self.error(
+                again,
+                ErrorKind::Duplicate,
+                format!(
+                    "<{name}> appears more than once in {}; only the first is used",
+                    describe(parent)
+                ),
+                format!("remove the repeated <{name}>"),
+            ));
         }
         first
     }

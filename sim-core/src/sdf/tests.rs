@@ -1321,7 +1321,7 @@ fn collision_and_visual_fields() {
            <material><ambient>1 0 0 1</ambient><diffuse>0.1 0.2 0.3</diffuse></material></visual>\
          <visual name='w'><geometry><box/></geometry><material><diffuse>0.1 0.2 0.3 0.5</diffuse></material></visual>\
          <visual name='x'><geometry><box/></geometry></visual>\
-         <visual name='y'><geometry><box/></geometry><material><script><name>Gazebo/Grey</name></script></material></visual>",
+         <visual name='y'><geometry><box/></geometry><material><script><uri>file://media/materials/scripts/gazebo.material</uri><name>Gazebo/Grey</name></script></material></visual>",
     ));
     let l = link_of(&w);
     let c = &l.collisions[0];
@@ -2660,4 +2660,106 @@ fn automatic_inertia_sums_the_collisions_about_their_common_centre_of_mass() {
         let t = doc("1.11", &format!("<model name='m'>{body}</model>"));
         check(&err(&t), kind, &t, at, words);
     }
+}
+
+#[test]
+fn every_faulty_element_of_a_world_is_reported_and_its_siblings_still_read() {
+    let text = doc(
+        "1.9",
+        "<model name=\"a\"><link name=\"l\"><inertial><mass>-1</mass></inertial></link></model>\n<model name=\"b\"><static>true</static><link name=\"l\"/></model>\n<frame name=\"f\" attached_to=\"nowhere\"/>\n<model name=\"b\"><static>true</static><link name=\"l\"/></model>\n<plugin filename=\"x\"/>\n<model name=\"c\"><pose>1 2 x 0 0 0</pose><static>true</static><link name=\"l\"/></model>",
+    );
+    let e = err(&text);
+    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    assert_eq!(
+        found,
+        [
+            (ErrorKind::Invalid, pos_of(&text, "<mass>", 0).0),
+            (
+                ErrorKind::Duplicate,
+                pos_of(&text, "<model name=\"b\"", 1).0
+            ),
+            (ErrorKind::Missing, pos_of(&text, "<plugin", 0).0),
+            (ErrorKind::Invalid, pos_of(&text, "1 2 x", 0).0),
+        ],
+        "{}",
+        e.render(None)
+    );
+    let report = e.render(None);
+    assert!(report.contains("4 errors"), "{report}");
+}
+
+#[test]
+fn every_faulty_element_of_a_model_and_of_a_link_is_reported() {
+    let text = doc(
+        "1.9",
+        "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><geometry><box><size>1 0 1</size></box></geometry></collision>\n<visual name=\"v\"><geometry><sphere><radius>-2</radius></sphere></geometry></visual>\n<sensor name=\"s\"/>\n</link>\n<link name=\"b\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"revolute\"><parent>a</parent></joint>\n</model>",
+    );
+    let e = err(&text);
+    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    assert_eq!(
+        found,
+        [
+            (ErrorKind::Invalid, pos_of(&text, "1 0 1", 0).0),
+            (ErrorKind::Invalid, pos_of(&text, "-2", 0).0),
+            (ErrorKind::Missing, pos_of(&text, "<sensor", 0).0),
+            (ErrorKind::Duplicate, pos_of(&text, "<link name=\"b\"", 1).0),
+            (ErrorKind::Missing, pos_of(&text, "<joint", 0).0),
+        ],
+        "{}",
+        e.render(None)
+    );
+}
+
+#[test]
+fn every_unresolvable_reference_of_a_model_is_reported() {
+    let text = doc(
+        "1.9",
+        "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><pose relative_to=\"nowhere\"/><geometry><sphere/></geometry></collision>\n<visual name=\"v\"><pose relative_to=\"nor_here\"/><geometry><sphere/></geometry></visual>\n</link>\n<link name=\"b\"/>\n<frame name=\"f\" attached_to=\"ghost\"/>\n<joint name=\"j1\" type=\"fixed\"><parent>a</parent><child>missing</child></joint>\n<joint name=\"j2\" type=\"revolute\"><parent>a</parent><child>b</child><axis><xyz expressed_in=\"elsewhere\">0 0 1</xyz></axis></joint>\n</model>",
+    );
+    let e = err(&text);
+    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    assert_eq!(
+        found,
+        [
+            (ErrorKind::UnknownReference, pos_of(&text, "<frame", 0).0),
+            (
+                ErrorKind::UnknownReference,
+                pos_of(&text, "<joint name=\"j1\"", 0).0
+            ),
+            (
+                ErrorKind::UnknownReference,
+                pos_of(&text, "<joint name=\"j2\"", 0).0
+            ),
+        ],
+        "{}",
+        e.render(None)
+    );
+    assert!(e.message.contains("ghost"), "{}", e.message);
+    assert!(
+        e.others[0].message.contains("missing"),
+        "{}",
+        e.others[0].message
+    );
+    assert!(
+        e.others[1].message.contains("elsewhere"),
+        "{}",
+        e.others[1].message
+    );
+
+    // With the scope resolved, the link-level poses are all reported.
+    let text = doc(
+        "1.9",
+        "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><pose relative_to=\"nowhere\"/><geometry><sphere/></geometry></collision>\n<visual name=\"v\"><pose relative_to=\"nor_here\"/><geometry><sphere/></geometry></visual>\n</link>\n</model>",
+    );
+    let e = err(&text);
+    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    assert_eq!(
+        found,
+        [
+            (ErrorKind::UnknownReference, pos_of(&text, "nowhere", 0).0),
+            (ErrorKind::UnknownReference, pos_of(&text, "nor_here", 0).0),
+        ],
+        "{}",
+        e.render(None)
+    );
 }

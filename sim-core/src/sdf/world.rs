@@ -68,7 +68,9 @@ impl Reader<'_> {
         let mut lights = Vec::new();
         let mut light_nodes = Vec::new();
         let mut light_names = Siblings::default();
-        for c in node.children().filter(|c| is_sdf_element(*c)) {
+        // An element with an error is skipped and its siblings are still read, so that every
+        // independent error of the world is reported.
+        let mut read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "model" => {
                     let model = self.model(c, 1)?;
@@ -99,22 +101,22 @@ impl Reader<'_> {
                 "joint" => {
                     if self.version < Version::new(1, 10) {
                         return Err(self.error(
-                            c,
-                            ErrorKind::Invalid,
-                            format!(
-                                "a <joint> directly in the <world> needs SDF 1.10 or newer (this file declares {})",
-                                self.version
-                            ),
-                            "move the joint into the model that holds its child link, or declare <sdf version=\"1.10\">",
-                        ));
+                                c,
+                                ErrorKind::Invalid,
+                                format!(
+                                    "a <joint> directly in the <world> needs SDF 1.10 or newer (this file declares {})",
+                                    self.version
+                                ),
+                                "move the joint into the model that holds its child link, or declare <sdf version=\"1.10\">",
+                            ));
                     }
                     let joint = self.joint(c)?;
                     if let Some(x) = children(c, "sensor").next() {
                         return Err(self.unsupported(
-                            x,
-                            "sensors in world-level joints are",
-                            "move the joint (with its sensor) into the model that holds its child link",
-                        ));
+                                x,
+                                "sensors in world-level joints are",
+                                "move the joint (with its sensor) into the model that holds its child link",
+                            ));
                     }
                     joint_names.insert(self, c, &joint.name, "world")?;
                     joints.push(joint);
@@ -128,7 +130,7 @@ impl Reader<'_> {
                     let light = self.light(c)?;
                     light_names.insert(self, c, &light.name, "world")?;
                     lights.push(light);
-                    light_nodes.push(c);
+                    light_nodes.push(c.id());
                 }
                 "population" => {
                     return Err(self.unsupported(
@@ -139,6 +141,17 @@ impl Reader<'_> {
                 }
                 _ => {}
             }
+            Ok(())
+        };
+        let errors: Vec<SdfError> = node
+            .children()
+            .filter(|c| is_sdf_element(*c))
+            .filter_map(|c| read(c).err())
+            .collect();
+
+        let mut errors = errors.into_iter();
+        if let Some(first) = errors.next() {
+            return Err(first.with_others(errors));
         }
 
         let mut world = World {
@@ -159,15 +172,18 @@ impl Reader<'_> {
         self.resolve_world(&mut world)?;
         // Lights posed relative to a frame of the world (a model, a link, a <frame>).
         let mut placed = Vec::new();
-        for (k, node) in light_nodes.iter().enumerate() {
-            let raw = self.raw_pose(*node)?;
+        for (k, id) in light_nodes.iter().enumerate() {
+            let Some(light_node) = node.document().get_node(*id) else {
+                continue;
+            };
+            let raw = self.raw_pose(light_node)?;
             if raw.relative_to.is_empty() || raw.relative_to == "world" {
                 continue;
             }
             let Some(frame) = super::frame_in_world(&world, &raw.relative_to) else {
                 return Err(self.error_span(
                     &raw.span,
-                    super::reader::describe(*node),
+                    super::reader::describe(light_node),
                     ErrorKind::UnknownReference,
                     format!(
                         "relative_to \"{}\" is not a frame in the world",

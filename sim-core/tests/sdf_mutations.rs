@@ -1,0 +1,374 @@
+//! The SDF reader and the physics build never panic, whatever the input: a property test that
+//! takes real SDF files (the example worlds of `worlds/`, and a sample of the shared corpus
+//! when it is there) and mutates them (deletes and duplicates elements, corrupts numbers with
+//! NaN, infinities, huge, negative and garbage values, truncates the text, swaps attribute
+//! values, renames elements), then reads the result as a document and as a world and builds
+//! what is accepted in the physics engine. Errors are fine; every one must have a position.
+//!
+//! The run is seeded and short (a few hundred cases); `fuzz/` at the repository root has a
+//! `cargo fuzz` target for longer runs.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
+use sim_core::physics::Physics;
+use sim_core::sdf::{self, SdfError};
+
+/// A file to mutate: its path (includes are resolved beside it) and text.
+struct Seed {
+    path: PathBuf,
+    text: String,
+}
+
+/// The example worlds and their models, then every 8th corpus file (sorted, so the sample is
+/// the same on every run).
+fn seeds() -> &'static [Seed] {
+    static SEEDS: OnceLock<Vec<Seed>> = OnceLock::new();
+    SEEDS.get_or_init(|| {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = sdf_files(&repo.join("worlds"));
+        let corpus = repo.join("../shared/sdf-corpus");
+        if corpus.is_dir() {
+            files.extend(sdf_files(&corpus).into_iter().step_by(8));
+        }
+        let seeds: Vec<Seed> = files
+            .into_iter()
+            .filter_map(|path| {
+                let text = std::fs::read_to_string(&path).ok()?;
+                Some(Seed { path, text })
+            })
+            .collect();
+        assert!(seeds.len() >= 4, "no example worlds found");
+        seeds
+    })
+}
+
+/// Every `.sdf` / `.world` file under `dir`, sorted.
+fn sdf_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(
+                p.extension().and_then(|x| x.to_str()),
+                Some("sdf" | "world")
+            ) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// One change to a text; the numbers pick which element, token or position (modulo how many
+/// there are).
+#[derive(Clone, Debug)]
+enum Mutation {
+    DeleteElement(usize),
+    DuplicateElement(usize),
+    CorruptNumber(usize, usize),
+    Truncate(usize),
+    SwapAttributes(usize, usize),
+    RenameElement(usize, usize),
+}
+
+/// What a number is replaced by.
+const BAD_NUMBERS: &[&str] = &[
+    "NaN",
+    "nan",
+    "inf",
+    "-inf",
+    "1e308",
+    "-1e308",
+    "1e-320",
+    "-1",
+    "0",
+    "-0",
+    "garbage",
+    "",
+    "1e999",
+    "18446744073709551616",
+    "0x10",
+    "1,5",
+    "--1",
+    "1e",
+    ".",
+    "4294967296",
+];
+
+/// What an element is renamed to: other SDF elements, so that the reader sees a known
+/// element in an unexpected place.
+const NAMES: &[&str] = &[
+    "model",
+    "link",
+    "joint",
+    "include",
+    "frame",
+    "pose",
+    "geometry",
+    "box",
+    "mesh",
+    "heightmap",
+    "sensor",
+    "plugin",
+    "world",
+    "inertial",
+    "axis",
+    "parent",
+    "child",
+    "uri",
+    "size",
+    "polyline",
+];
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        any::<usize>().prop_map(Mutation::DeleteElement),
+        any::<usize>().prop_map(Mutation::DuplicateElement),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::CorruptNumber(a, b)),
+        any::<usize>().prop_map(Mutation::Truncate),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapAttributes(a, b)),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::RenameElement(a, b)),
+    ]
+}
+
+/// Byte ranges of the elements of `text` (none when it is not XML any more).
+fn elements(text: &str) -> Vec<std::ops::Range<usize>> {
+    match roxmltree::Document::parse(text) {
+        Ok(doc) => doc
+            .descendants()
+            .filter(|n| n.is_element())
+            .skip(1)
+            .map(|n| n.range())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Byte ranges of the attribute values of `text`.
+fn attribute_values(text: &str) -> Vec<std::ops::Range<usize>> {
+    match roxmltree::Document::parse(text) {
+        Ok(doc) => doc
+            .descendants()
+            .flat_map(|n| n.attributes().map(|a| a.range_value()).collect::<Vec<_>>())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Byte ranges of the number-looking tokens of `text`.
+fn numbers(text: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = bytes[i].is_ascii_digit()
+            || (bytes[i] == b'-' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit));
+        let after_name = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if starts && !after_name {
+            let start = i;
+            i += 1;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_digit() || matches!(bytes[i], b'.' | b'e' | b'E' | b'-'))
+            {
+                i += 1;
+            }
+            out.push(start..i);
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The largest char boundary of `text` at or below `at`.
+fn boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn apply(text: &str, m: &Mutation) -> String {
+    let pick = |n: usize, len: usize| (len > 0).then(|| n % len);
+    match *m {
+        Mutation::DeleteElement(n) => {
+            let els = elements(text);
+            match pick(n, els.len()) {
+                Some(i) => format!("{}{}", &text[..els[i].start], &text[els[i].end..]),
+                None => text.to_string(),
+            }
+        }
+        Mutation::DuplicateElement(n) => {
+            let els = elements(text);
+            match pick(n, els.len()) {
+                Some(i) => {
+                    let r = els[i].clone();
+                    format!("{}{}{}", &text[..r.end], &text[r.clone()], &text[r.end..])
+                }
+                None => text.to_string(),
+            }
+        }
+        Mutation::CorruptNumber(n, v) => {
+            let nums = numbers(text);
+            match pick(n, nums.len()) {
+                Some(i) => format!(
+                    "{}{}{}",
+                    &text[..nums[i].start],
+                    BAD_NUMBERS[v % BAD_NUMBERS.len()],
+                    &text[nums[i].end..]
+                ),
+                None => text.to_string(),
+            }
+        }
+        Mutation::Truncate(n) => {
+            let at = boundary(text, n % (text.len() + 1));
+            text[..at].to_string()
+        }
+        Mutation::SwapAttributes(a, b) => {
+            let attrs = attribute_values(text);
+            match (pick(a, attrs.len()), pick(b, attrs.len())) {
+                (Some(i), Some(j)) => {
+                    let value = text[attrs[j].clone()].to_string();
+                    format!(
+                        "{}{}{}",
+                        &text[..attrs[i].start],
+                        value,
+                        &text[attrs[i].end..]
+                    )
+                }
+                _ => text.to_string(),
+            }
+        }
+        Mutation::RenameElement(n, k) => {
+            let Ok(doc) = roxmltree::Document::parse(text) else {
+                return text.to_string();
+            };
+            let els: Vec<roxmltree::Node> = doc
+                .descendants()
+                .filter(|e| e.is_element() && e.tag_name().namespace().is_none())
+                .skip(1)
+                .collect();
+            let Some(i) = pick(n, els.len()) else {
+                return text.to_string();
+            };
+            let node = els[i];
+            let old = node.tag_name().name();
+            let new = NAMES[k % NAMES.len()];
+            let r = node.range();
+            let inner = &text[r.clone()];
+            // `<old` at the start, `</old>` at the end (unless self-closing).
+            let mut renamed = format!("<{new}{}", &inner[1 + old.len()..]);
+            let close = format!("</{old}>");
+            if renamed.ends_with(&close) {
+                renamed.truncate(renamed.len() - close.len());
+                renamed.push_str(&format!("</{new}>"));
+            }
+            format!("{}{}{}", &text[..r.start], renamed, &text[r.end..])
+        }
+    }
+}
+
+/// Reads `text` every way the engine does and builds what is accepted; None when nothing
+/// panicked and every error had a position, else what went wrong.
+fn exercise(text: &str, path: &Path) -> Option<String> {
+    let positioned = |e: &SdfError| -> Option<String> {
+        e.all()
+            .find(|one| one.line < 1 || one.column < 1 || one.message.is_empty())
+            .map(|one| format!("an error without a position or message: {one:?}"))
+    };
+    let run = catch_unwind(AssertUnwindSafe(|| {
+        match sdf::parse_document(text, Some(path)) {
+            Err(e) => {
+                let _ = e.render(None);
+                positioned(&e)
+            }
+            Ok(doc) => match doc.into_world() {
+                Err(e) => positioned(&e),
+                Ok(world) => match Physics::build(&world) {
+                    Ok(_) => None,
+                    Err(e) if e.span.line < 1 => {
+                        Some(format!("a build error without a position: {e}"))
+                    }
+                    Err(_) => None,
+                },
+            },
+        }
+    }));
+    match run {
+        Ok(problem) => problem,
+        Err(panic) => Some(format!(
+            "panicked: {}",
+            panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("(no message)")
+        )),
+    }
+}
+
+proptest! {
+    #![proptest_config(Config {
+        cases: 384,
+        rng_seed: RngSeed::Fixed(0x5df0_2026),
+        failure_persistence: None,
+        max_shrink_iters: 256,
+        ..Config::default()
+    })]
+
+    #[test]
+    fn mutated_sdf_files_never_panic_the_reader_or_the_physics_build(
+        seed in any::<usize>(),
+        mutations in prop::collection::vec(mutation(), 1..5),
+    ) {
+        let seeds = seeds();
+        let file = &seeds[seed % seeds.len()];
+        let mut text = file.text.clone();
+        for m in &mutations {
+            text = apply(&text, m);
+        }
+        let problem = exercise(&text, &file.path);
+        prop_assert!(
+            problem.is_none(),
+            "{}: {}\nafter {:?}\n--- text ---\n{}",
+            file.path.display(),
+            problem.unwrap_or_default(),
+            mutations,
+            text
+        );
+    }
+}
+
+/// The mutations themselves work: each changes the text it is given.
+#[test]
+fn each_mutation_changes_a_world() {
+    let text = "<sdf version=\"1.9\"><world name=\"w\"><model name=\"m\"><pose>1 2 3 0 0 0</pose><link name=\"l\"/></model></world></sdf>";
+    for m in [
+        Mutation::DeleteElement(1),
+        Mutation::DuplicateElement(1),
+        Mutation::CorruptNumber(3, 0),
+        Mutation::Truncate(20),
+        Mutation::SwapAttributes(0, 2),
+        Mutation::RenameElement(2, 0),
+    ] {
+        let out = apply(text, &m);
+        assert_ne!(out, text, "{m:?} changed nothing");
+        assert!(exercise(&out, Path::new("mutated.sdf")).is_none(), "{m:?}");
+    }
+    // A corrupted number is refused where it is.
+    let out = apply(text, &Mutation::CorruptNumber(3, 10));
+    let e = sdf::parse_str(&out, None).unwrap_err();
+    assert_eq!(e.message, "<pose> expects a number, found \"garbage\"");
+}
