@@ -22,6 +22,7 @@ use sim_plugin_api::{
     abi_stable::std_types::RBox,
 };
 use simcore_plugin_common::{NoiseChannel, sensor_state};
+use std::sync::{Arc, Mutex};
 
 /// Noise stream numbers (with the sensor's seed) of the east position, north position and
 /// altitude. Fixed, so that a seed always gives the same noise.
@@ -38,8 +39,8 @@ pub struct NavSatSensor {
     frame_id: SharedStr,
     /// East, north, altitude; then east, north, up velocity.
     noise: [NoiseChannel; 6],
-    /// The local frame of the spherical coordinates seen last.
-    frame: Option<LocalFrame>,
+    /// The local frame of the spherical coordinates seen last (shared, see [`local_frame`]).
+    frame: Option<Arc<LocalFrame>>,
     /// Whether the missing spherical coordinates have been reported.
     warned: bool,
 }
@@ -132,13 +133,11 @@ impl NavSatSensor {
         state: &KinematicState,
         dt: f64,
     ) -> NavSat {
-        let frame = match self.frame.take() {
+        let frame = match &mut self.frame {
             Some(f) if f.source() == sc => f,
-            _ => LocalFrame::new(sc),
+            slot => slot.insert(local_frame(sc)),
         };
-        let fix = Self::measure_in(&frame, &mut self.noise, &self.frame_id, state, dt);
-        self.frame = Some(frame);
-        fix
+        Self::measure_in(frame, &mut self.noise, &self.frame_id, state, dt)
     }
 
     #[inline]
@@ -165,6 +164,25 @@ impl NavSatSensor {
             frame_id: frame_id.clone(),
         }
     }
+}
+
+/// The local frame of `sc`, shared by every navsat sensor of the process that sees the same
+/// spherical coordinates: a pure function of `sc`, built once, so that many sensors read one
+/// frame (it stays in cache) instead of each keeping its own copy. The few most recent frames
+/// are kept.
+fn local_frame(sc: &SphericalCoordinates) -> Arc<LocalFrame> {
+    const KEPT: usize = 8;
+    static FRAMES: Mutex<Vec<Arc<LocalFrame>>> = Mutex::new(Vec::new());
+    let mut frames = FRAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(f) = frames.iter().find(|f| f.source() == sc) {
+        return f.clone();
+    }
+    let f = Arc::new(LocalFrame::new(sc));
+    if frames.len() == KEPT {
+        frames.remove(0);
+    }
+    frames.push(f.clone());
+    f
 }
 
 impl Sensor for NavSatSensor {
