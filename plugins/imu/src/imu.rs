@@ -48,6 +48,8 @@ pub struct ImuSensor {
     /// The reference is the sensor's initial orientation (no `<orientation_reference_frame>`).
     reference_from_initial_pose: bool,
     enable_orientation: bool,
+    /// The sensor sits at its link's origin, axes aligned (`pose_in_link` is the identity).
+    at_link_origin: bool,
     scoped_name: Box<str>,
 }
 
@@ -108,9 +110,10 @@ impl ImuSensor {
             stream(&la[1], s4),
             stream(&la[2], s5),
         ];
+        let pose_in_link = Pose::new(pose_in_link.position, pose_in_link.orientation.normalized());
         ImuSensor {
             link,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            pose_in_link,
             reference: match reference_mode {
                 OrientationReference::Fixed(q) => Some(q.normalized()),
                 OrientationReference::InitialPose => None,
@@ -121,6 +124,7 @@ impl ImuSensor {
             noise: noise.iter().any(Option::is_some).then(|| Box::new(noise)),
             reference_from_initial_pose: reference_mode == OrientationReference::InitialPose,
             enable_orientation: imu.enable_orientation,
+            at_link_origin: pose_in_link == Pose::IDENTITY,
             scoped_name: scoped_name.into(),
         }
     }
@@ -150,14 +154,20 @@ impl ImuSensor {
     #[inline]
     pub fn measure(&mut self, link: &KinematicState, gravity: Vec3, dt: f64) -> Imu {
         let q_wl = link.pose.orientation;
-        let q_ws = (q_wl * self.pose_in_link.orientation).normalized();
-        let q_sw = q_ws.inverse();
-
         let omega = link.angular_velocity;
-        let r = q_wl.rotate(self.pose_in_link.position);
-        let a_sensor = link.linear_acceleration
-            + link.angular_acceleration.cross(r)
-            + omega.cross(omega.cross(r));
+        let (q_ws, a_sensor) = if self.at_link_origin {
+            // At the link origin (the usual case): no lever arm, the link's orientation.
+            (q_wl.normalized(), link.linear_acceleration)
+        } else {
+            let r = q_wl.rotate(self.pose_in_link.position);
+            (
+                (q_wl * self.pose_in_link.orientation).normalized(),
+                link.linear_acceleration
+                    + link.angular_acceleration.cross(r)
+                    + omega.cross(omega.cross(r)),
+            )
+        };
+        let q_sw = q_ws.inverse();
         let accel = q_sw.rotate(a_sensor - gravity);
         let gyro = q_sw.rotate(omega);
 
