@@ -1408,14 +1408,14 @@ impl Cone {
         }
         let sum = rays.iter().fold(Vector::ZERO, |a, r| a + r.dir);
         let len = sum.length();
-        if !(len > 0.0) {
+        if len.is_nan() || len <= 0.0 {
             return None;
         }
         let axis = sum / len;
-        let cos = rays.iter().fold(1.0 as Real, |c, r| c.min(r.dir.dot(axis)));
+        let cos = rays.iter().fold(1.0, |c: Real, r| c.min(r.dir.dot(axis)));
         // Widened a little for rounding: a wider cone only keeps more candidates.
         let cos = cos - 1e-3;
-        if !(cos > 0.5) {
+        if cos.is_nan() || cos <= 0.5 {
             return None;
         }
         Some(Cone {
