@@ -1355,7 +1355,7 @@ impl Physics {
 }
 
 /// Rays cast together as one [`Packet`] (consecutive rays of a batch).
-const PACKET: usize = 32;
+const PACKET: usize = 64;
 
 /// Packets of fewer rays than this are cast ray by ray through the query pipeline.
 const MIN_PACKET: usize = 8;
@@ -1447,6 +1447,27 @@ impl Cone {
     }
 }
 
+/// Whether `ray` (with `inv` the reciprocals of its direction's components) may cross `aabb`
+/// nearer than `best`: the slab test, with a little slack so that rounding never drops a
+/// box the ray touches. Directions with a zero component (infinite reciprocals, where the
+/// slab products can be undefined) take parry's own test.
+#[inline]
+fn may_cross(
+    aabb: &rapier3d::parry::bounding_volume::Aabb,
+    ray: &Ray,
+    inv: Vector,
+    best: Real,
+) -> bool {
+    if !inv.is_finite() {
+        return aabb.cast_local_ray(ray, best, true).is_some();
+    }
+    let t1 = (aabb.mins - ray.origin) * inv;
+    let t2 = (aabb.maxs - ray.origin) * inv;
+    let near = t1.min(t2).max_element().max(0.0);
+    let far = t1.max(t2).min_element();
+    far + 1e-3 >= near && near <= best
+}
+
 /// The distance from `p` to the box (0 inside).
 fn distance_to_aabb(p: Vector, aabb: &rapier3d::parry::bounding_volume::Aabb) -> Real {
     (aabb.mins - p)
@@ -1493,11 +1514,12 @@ impl<'c> Packet<'c> {
         for ray in &self.rays {
             let mut best = max;
             let mut hit = None;
+            let inv = ray.dir.recip();
             for c in candidates.iter() {
                 if c.nearest >= best {
                     break;
                 }
-                if c.aabb.cast_local_ray(ray, best, true).is_none() {
+                if !may_cross(&c.aabb, ray, inv, best) {
                     continue;
                 }
                 if let Some(t) = c
