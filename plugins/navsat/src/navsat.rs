@@ -18,10 +18,10 @@ use crate::config::NavSatConfig;
 use crate::geodesy::LocalFrame;
 use sim_plugin_api::{
     EntityId, KinematicState, LogLevel, NavSat, Outputs, Payload, PluginError, Pose, Sensor,
-    SensorConfig, SharedStr, SphericalCoordinates, UpdateContext, WorldRef,
+    SensorConfig, SharedStr, SphericalCoordinates, UpdateContext, Vec3, WorldRef,
     abi_stable::std_types::RBox,
 };
-use simcore_plugin_common::{NoiseChannel, sensor_state};
+use simcore_plugin_common::NoiseChannel;
 use std::sync::{Arc, Mutex};
 
 /// Noise stream numbers (with the sensor's seed) of the east position, north position and
@@ -133,11 +133,29 @@ impl NavSatSensor {
         state: &KinematicState,
         dt: f64,
     ) -> NavSat {
+        self.measure_at(sc, state.pose.position, state.linear_velocity, dt)
+    }
+
+    /// [`NavSatSensor::measure`] from the sensor frame's world position and velocity alone.
+    fn measure_at(
+        &mut self,
+        sc: &SphericalCoordinates,
+        position: Vec3,
+        velocity: Vec3,
+        dt: f64,
+    ) -> NavSat {
         let frame = match &mut self.frame {
             Some(f) if f.source() == sc => f,
             slot => slot.insert(local_frame(sc)),
         };
-        Self::measure_in(frame, &mut self.noise, &self.frame_id, state, dt)
+        Self::measure_in(
+            frame,
+            &mut self.noise,
+            &self.frame_id,
+            position,
+            velocity,
+            dt,
+        )
     }
 
     #[inline]
@@ -145,15 +163,16 @@ impl NavSatSensor {
         frame: &LocalFrame,
         noise: &mut [NoiseChannel; 6],
         frame_id: &SharedStr,
-        state: &KinematicState,
+        position: Vec3,
+        velocity: Vec3,
         dt: f64,
     ) -> NavSat {
         let [n_east, n_north, n_alt, n_ve, n_vn, n_vu] = noise;
-        let mut enu = frame.world_to_enu(state.pose.position);
+        let mut enu = frame.world_to_enu(position);
         enu.x = n_east.apply(enu.x, dt);
         enu.y = n_north.apply(enu.y, dt);
         let fix = frame.enu_to_geodetic(enu);
-        let v = frame.world_to_enu(state.linear_velocity);
+        let v = frame.world_to_enu(velocity);
         NavSat {
             latitude_deg: fix.latitude_deg,
             longitude_deg: fix.longitude_deg,
@@ -196,8 +215,21 @@ impl Sensor for NavSatSensor {
             self.warn_missing(world);
             return Ok(());
         };
-        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
-        let fix = self.measure(&sc, &state, ctx.dt.as_secs_f64());
+        // Only the position and velocity of the sensor frame are needed (as
+        // `simcore_plugin_common::sensor_frame` computes them).
+        let Some(link) = world.kinematics_of(self.link) else {
+            return Err(PluginError::runtime(format!(
+                "{}: its link (entity {}) is not in the world",
+                self.scoped_name, self.link.0
+            )));
+        };
+        let r = link.pose.orientation.rotate(self.pose_in_link.position);
+        let fix = self.measure_at(
+            &sc,
+            link.pose.position + r,
+            link.linear_velocity + link.angular_velocity.cross(r),
+            ctx.dt.as_secs_f64(),
+        );
         out.publish("", Payload::NavSat(RBox::new(fix)));
         Ok(())
     }
