@@ -90,9 +90,10 @@ pub fn gaussian_variance(params: &NoiseParams) -> f64 {
 
 /// The noise of one measured component: a [`GaussianNoise`] stream, or nothing when the
 /// parameters cannot change a value (then [`NoiseChannel::apply`] returns its input and draws
-/// no random numbers).
+/// no random numbers). The stream is boxed, so a channel without noise is one word and a
+/// sensor with several channels stays small.
 #[derive(Clone, Debug)]
-pub struct NoiseChannel(Option<GaussianNoise>);
+pub struct NoiseChannel(Option<Box<GaussianNoise>>);
 
 impl NoiseChannel {
     /// The channel for `params`, seeded with stream `stream` of the sensor's seed
@@ -101,7 +102,7 @@ impl NoiseChannel {
         NoiseChannel(
             params
                 .is_active()
-                .then(|| GaussianNoise::new(params, stream_seed(sensor_seed, stream))),
+                .then(|| Box::new(GaussianNoise::new(params, stream_seed(sensor_seed, stream)))),
         )
     }
 

@@ -28,21 +28,29 @@ pub const ANGULAR_VELOCITY_STREAMS: [u64; 3] = [0, 1, 2];
 pub const LINEAR_ACCELERATION_STREAMS: [u64; 3] = [3, 4, 5];
 
 /// An IMU sensor (SDF `<sensor type="imu">`).
+///
+/// Kept small (what an update reads fits in a few cache lines, the noise streams are boxed
+/// apart and only when some axis has noise), so that a pass over many IMUs stays in cache.
 #[derive(Clone, Debug)]
 pub struct ImuSensor {
-    scoped_name: String,
     link: EntityId,
     /// Pose of the sensor in its link's frame.
     pose_in_link: Pose,
-    entity_name: SharedStr,
-    reference_mode: OrientationReference,
     /// `R_wf`; `None` until the initial pose has been seen (default mode only).
     reference: Option<Quat>,
+    entity_name: SharedStr,
+    /// The diagonals of the angular velocity and linear acceleration covariances.
+    angular_velocity_variance: [f64; 3],
+    linear_acceleration_variance: [f64; 3],
+    /// Angular velocity x, y, z, then linear acceleration x, y, z (`None`: no noise on that
+    /// axis); `None` when no axis has noise.
+    noise: Option<Box<[Option<GaussianNoise>; 6]>>,
+    /// The reference is the sensor's initial orientation (no `<orientation_reference_frame>`).
+    reference_from_initial_pose: bool,
     enable_orientation: bool,
-    /// Angular velocity x, y, z, then linear acceleration x, y, z. `None`: no noise.
-    noise: [Option<GaussianNoise>; 6],
-    angular_velocity_covariance: [f64; 9],
-    linear_acceleration_covariance: [f64; 9],
+    /// The sensor sits at its link's origin, axes aligned (`pose_in_link` is the identity).
+    at_link_origin: bool,
+    scoped_name: Box<str>,
 }
 
 impl ImuSensor {
@@ -94,27 +102,30 @@ impl ImuSensor {
         let [s0, s1, s2] = ANGULAR_VELOCITY_STREAMS;
         let [s3, s4, s5] = LINEAR_ACCELERATION_STREAMS;
         let reference_mode = imu.orientation_reference();
+        let noise = [
+            stream(&av[0], s0),
+            stream(&av[1], s1),
+            stream(&av[2], s2),
+            stream(&la[0], s3),
+            stream(&la[1], s4),
+            stream(&la[2], s5),
+        ];
+        let pose_in_link = Pose::new(pose_in_link.position, pose_in_link.orientation.normalized());
         ImuSensor {
-            scoped_name: scoped_name.to_string(),
             link,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
-            entity_name: entity_name.into(),
-            reference_mode,
+            pose_in_link,
             reference: match reference_mode {
                 OrientationReference::Fixed(q) => Some(q.normalized()),
                 OrientationReference::InitialPose => None,
             },
+            entity_name: entity_name.into(),
+            angular_velocity_variance: variances(av),
+            linear_acceleration_variance: variances(la),
+            noise: noise.iter().any(Option::is_some).then(|| Box::new(noise)),
+            reference_from_initial_pose: reference_mode == OrientationReference::InitialPose,
             enable_orientation: imu.enable_orientation,
-            noise: [
-                stream(&av[0], s0),
-                stream(&av[1], s1),
-                stream(&av[2], s2),
-                stream(&la[0], s3),
-                stream(&la[1], s4),
-                stream(&la[2], s5),
-            ],
-            angular_velocity_covariance: covariance(av),
-            linear_acceleration_covariance: covariance(la),
+            at_link_origin: pose_in_link == Pose::IDENTITY,
+            scoped_name: scoped_name.into(),
         }
     }
 
@@ -131,7 +142,7 @@ impl ImuSensor {
     /// In the default mode, takes the sensor's current world orientation as the reference
     /// (or leaves it to the next measurement when the link is not in the world).
     fn take_reference(&mut self, world: &WorldRef<'_>) {
-        if self.reference_mode == OrientationReference::InitialPose {
+        if self.reference_from_initial_pose {
             self.reference = world
                 .kinematics_of(self.link)
                 .map(|s| (s.pose.orientation * self.pose_in_link.orientation).normalized());
@@ -143,28 +154,38 @@ impl ImuSensor {
     #[inline]
     pub fn measure(&mut self, link: &KinematicState, gravity: Vec3, dt: f64) -> Imu {
         let q_wl = link.pose.orientation;
-        let q_ws = (q_wl * self.pose_in_link.orientation).normalized();
-        let q_sw = q_ws.inverse();
-
         let omega = link.angular_velocity;
-        let r = q_wl.rotate(self.pose_in_link.position);
-        let a_sensor = link.linear_acceleration
-            + link.angular_acceleration.cross(r)
-            + omega.cross(omega.cross(r));
+        let (q_ws, a_sensor) = if self.at_link_origin {
+            // At the link origin (the usual case): no lever arm, the link's orientation.
+            (q_wl.normalized(), link.linear_acceleration)
+        } else {
+            let r = q_wl.rotate(self.pose_in_link.position);
+            (
+                (q_wl * self.pose_in_link.orientation).normalized(),
+                link.linear_acceleration
+                    + link.angular_acceleration.cross(r)
+                    + omega.cross(omega.cross(r)),
+            )
+        };
+        let q_sw = q_ws.inverse();
         let accel = q_sw.rotate(a_sensor - gravity);
         let gyro = q_sw.rotate(omega);
 
-        let [n0, n1, n2, n3, n4, n5] = &mut self.noise;
-        let angular_velocity = Vec3::new(
-            apply(n0, gyro.x, dt),
-            apply(n1, gyro.y, dt),
-            apply(n2, gyro.z, dt),
-        );
-        let linear_acceleration = Vec3::new(
-            apply(n3, accel.x, dt),
-            apply(n4, accel.y, dt),
-            apply(n5, accel.z, dt),
-        );
+        let (angular_velocity, linear_acceleration) = match self.noise.as_deref_mut() {
+            None => (gyro, accel),
+            Some([n0, n1, n2, n3, n4, n5]) => (
+                Vec3::new(
+                    apply(n0, gyro.x, dt),
+                    apply(n1, gyro.y, dt),
+                    apply(n2, gyro.z, dt),
+                ),
+                Vec3::new(
+                    apply(n3, accel.x, dt),
+                    apply(n4, accel.y, dt),
+                    apply(n5, accel.z, dt),
+                ),
+            ),
+        };
 
         let orientation = if self.enable_orientation {
             let reference = *self.reference.get_or_insert(q_ws);
@@ -179,9 +200,9 @@ impl ImuSensor {
             orientation,
             orientation_covariance: [0.0; 9],
             angular_velocity,
-            angular_velocity_covariance: self.angular_velocity_covariance,
+            angular_velocity_covariance: diagonal(self.angular_velocity_variance),
             linear_acceleration,
-            linear_acceleration_covariance: self.linear_acceleration_covariance,
+            linear_acceleration_covariance: diagonal(self.linear_acceleration_variance),
         }
     }
 }
@@ -219,14 +240,20 @@ fn apply(noise: &mut Option<GaussianNoise>, x: f64, dt: f64) -> f64 {
     }
 }
 
-/// Row-major diagonal covariance: the white-noise variance of each Gaussian axis (the bias is
-/// not included, as in Gazebo).
-fn covariance(axes: &[NoiseParams; 3]) -> [f64; 9] {
-    let mut c = [0.0; 9];
-    for (i, p) in axes.iter().enumerate() {
+/// The diagonal of the covariance: the white-noise variance of each Gaussian axis (the bias
+/// is not included, as in Gazebo).
+fn variances(axes: &[NoiseParams; 3]) -> [f64; 3] {
+    axes.map(|p| {
         if p.kind == NoiseKind::Gaussian {
-            c[i * 4] = p.stddev * p.stddev;
+            p.stddev * p.stddev
+        } else {
+            0.0
         }
-    }
-    c
+    })
+}
+
+/// A row-major 3x3 matrix with `d` on its diagonal.
+#[inline]
+fn diagonal(d: [f64; 3]) -> [f64; 9] {
+    [d[0], 0.0, 0.0, 0.0, d[1], 0.0, 0.0, 0.0, d[2]]
 }

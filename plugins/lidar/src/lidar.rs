@@ -271,11 +271,19 @@ impl LidarSensor {
         let n = self.hits.len();
         let mut ranges = RVec::with_capacity(n);
         let mut intensities = RVec::with_capacity(n);
-        let mut data = RVec::with_capacity(n * POINT_STEP as usize);
+        // The cloud is written point by point into a buffer sized once.
+        let mut data = RVec::from(vec![0u8; n * POINT_STEP as usize]);
         let mut dense = true;
         let mut dt = dt;
         let mut last = (EntityId::NONE, 0.0);
-        for (k, (hit, dir)) in self.hits.iter().zip(&self.directions).enumerate() {
+        let row = h.samples.max(1) as usize;
+        for (k, ((hit, dir), point)) in self
+            .hits
+            .iter()
+            .zip(&self.directions)
+            .zip(data.chunks_exact_mut(POINT_STEP as usize))
+            .enumerate()
+        {
             let mut r = raw_range(hit.distance, c.range_min);
             if r.is_finite() {
                 r = self.noise.apply(r, dt);
@@ -294,11 +302,12 @@ impl LidarSensor {
             dense &= r.is_finite();
             ranges.push(r);
             intensities.push(intensity);
-            let ring = (k / h.samples as usize) as u16;
-            for x in [r * dir.x, r * dir.y, r * dir.z, intensity] {
-                data.extend_from_slice(&(x as f32).to_le_bytes());
+            let ring = (k / row) as u16;
+            let xyzi = [r * dir.x, r * dir.y, r * dir.z, intensity];
+            for (bytes, x) in point.chunks_exact_mut(4).zip(xyzi) {
+                bytes.copy_from_slice(&(x as f32).to_le_bytes());
             }
-            data.extend_from_slice(&ring.to_le_bytes());
+            point[16..18].copy_from_slice(&ring.to_le_bytes());
         }
         let scan = LaserScan {
             frame: self.frame_id.clone(),

@@ -98,23 +98,31 @@ impl Ellipsoid {
     }
 
     /// Latitude, longitude and height of an ECEF position (Bowring's closed form, as gz-math).
+    ///
+    /// The sines and cosines of the auxiliary angle `θ` and of the latitude are taken from
+    /// the sides of their right triangles (`tan θ = Z·a / (p·b)`, `tan φ = num / den`) rather
+    /// than by trigonometric calls: the same values to rounding, with two inverse
+    /// trigonometric calls per conversion (the latitude and the longitude).
     pub fn ecef_to_geodetic(&self, ecef: Vec3) -> Geodetic {
         let Vec3 { x, y, z } = ecef;
         let (a, b) = (self.a, self.b);
-        let p = x.hypot(y);
-        let theta = (z * a / (p * b)).atan();
-        let (sin_t, cos_t) = theta.sin_cos();
+        // ECEF coordinates are of the order of 10⁷ m: the squares neither overflow nor
+        // underflow, so plain square roots are as good as `hypot` here.
+        let p = (x * x + y * y).sqrt();
+        let (za, pb) = (z * a, p * b);
+        let r = (za * za + pb * pb).sqrt();
+        let (sin_t, cos_t) = (za / r, pb / r);
         let num = z + self.ep2 * b * sin_t * sin_t * sin_t;
         let den = p - self.e2 * a * cos_t * cos_t * cos_t;
-        let lat = if den > 0.0 {
-            (num / den).atan()
+        let (lat, sin_lat, cos_lat) = if den > 0.0 {
+            let h = (num * num + den * den).sqrt();
+            ((num / den).atan(), num / h, den / h)
         } else {
             // On the polar axis (p = 0): the formula's ratio has no meaning there.
-            FRAC_PI_2.copysign(z)
+            (FRAC_PI_2.copysign(z), 1f64.copysign(z), 0.0)
         };
         let lon = y.atan2(x);
-        let n = self.prime_vertical_radius(lat);
-        let (sin_lat, cos_lat) = lat.sin_cos();
+        let n = self.a / (1.0 - self.e2 * sin_lat * sin_lat).sqrt();
         let altitude = if cos_lat.abs() > POLAR_COS {
             p / cos_lat - n
         } else {

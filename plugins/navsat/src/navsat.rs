@@ -18,10 +18,11 @@ use crate::config::NavSatConfig;
 use crate::geodesy::LocalFrame;
 use sim_plugin_api::{
     EntityId, KinematicState, LogLevel, NavSat, Outputs, Payload, PluginError, Pose, Sensor,
-    SensorConfig, SharedStr, SphericalCoordinates, UpdateContext, WorldRef,
+    SensorConfig, SharedStr, SphericalCoordinates, UpdateContext, Vec3, WorldRef,
     abi_stable::std_types::RBox,
 };
-use simcore_plugin_common::{NoiseChannel, sensor_state};
+use simcore_plugin_common::NoiseChannel;
+use std::sync::{Arc, Mutex};
 
 /// Noise stream numbers (with the sensor's seed) of the east position, north position and
 /// altitude. Fixed, so that a seed always gives the same noise.
@@ -38,8 +39,8 @@ pub struct NavSatSensor {
     frame_id: SharedStr,
     /// East, north, altitude; then east, north, up velocity.
     noise: [NoiseChannel; 6],
-    /// The local frame of the spherical coordinates seen last.
-    frame: Option<LocalFrame>,
+    /// The local frame of the spherical coordinates seen last (shared, see [`local_frame`]).
+    frame: Option<Arc<LocalFrame>>,
     /// Whether the missing spherical coordinates have been reported.
     warned: bool,
 }
@@ -132,13 +133,29 @@ impl NavSatSensor {
         state: &KinematicState,
         dt: f64,
     ) -> NavSat {
-        let frame = match self.frame.take() {
+        self.measure_at(sc, state.pose.position, state.linear_velocity, dt)
+    }
+
+    /// [`NavSatSensor::measure`] from the sensor frame's world position and velocity alone.
+    fn measure_at(
+        &mut self,
+        sc: &SphericalCoordinates,
+        position: Vec3,
+        velocity: Vec3,
+        dt: f64,
+    ) -> NavSat {
+        let frame = match &mut self.frame {
             Some(f) if f.source() == sc => f,
-            _ => LocalFrame::new(sc),
+            slot => slot.insert(local_frame(sc)),
         };
-        let fix = Self::measure_in(&frame, &mut self.noise, &self.frame_id, state, dt);
-        self.frame = Some(frame);
-        fix
+        Self::measure_in(
+            frame,
+            &mut self.noise,
+            &self.frame_id,
+            position,
+            velocity,
+            dt,
+        )
     }
 
     #[inline]
@@ -146,15 +163,16 @@ impl NavSatSensor {
         frame: &LocalFrame,
         noise: &mut [NoiseChannel; 6],
         frame_id: &SharedStr,
-        state: &KinematicState,
+        position: Vec3,
+        velocity: Vec3,
         dt: f64,
     ) -> NavSat {
         let [n_east, n_north, n_alt, n_ve, n_vn, n_vu] = noise;
-        let mut enu = frame.world_to_enu(state.pose.position);
+        let mut enu = frame.world_to_enu(position);
         enu.x = n_east.apply(enu.x, dt);
         enu.y = n_north.apply(enu.y, dt);
         let fix = frame.enu_to_geodetic(enu);
-        let v = frame.world_to_enu(state.linear_velocity);
+        let v = frame.world_to_enu(velocity);
         NavSat {
             latitude_deg: fix.latitude_deg,
             longitude_deg: fix.longitude_deg,
@@ -165,6 +183,25 @@ impl NavSatSensor {
             frame_id: frame_id.clone(),
         }
     }
+}
+
+/// The local frame of `sc`, shared by every navsat sensor of the process that sees the same
+/// spherical coordinates: a pure function of `sc`, built once, so that many sensors read one
+/// frame (it stays in cache) instead of each keeping its own copy. The few most recent frames
+/// are kept.
+fn local_frame(sc: &SphericalCoordinates) -> Arc<LocalFrame> {
+    const KEPT: usize = 8;
+    static FRAMES: Mutex<Vec<Arc<LocalFrame>>> = Mutex::new(Vec::new());
+    let mut frames = FRAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(f) = frames.iter().find(|f| f.source() == sc) {
+        return f.clone();
+    }
+    let f = Arc::new(LocalFrame::new(sc));
+    if frames.len() == KEPT {
+        frames.remove(0);
+    }
+    frames.push(f.clone());
+    f
 }
 
 impl Sensor for NavSatSensor {
@@ -178,8 +215,21 @@ impl Sensor for NavSatSensor {
             self.warn_missing(world);
             return Ok(());
         };
-        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
-        let fix = self.measure(&sc, &state, ctx.dt.as_secs_f64());
+        // Only the position and velocity of the sensor frame are needed (as
+        // `simcore_plugin_common::sensor_frame` computes them).
+        let Some(link) = world.kinematics_of(self.link) else {
+            return Err(PluginError::runtime(format!(
+                "{}: its link (entity {}) is not in the world",
+                self.scoped_name, self.link.0
+            )));
+        };
+        let r = link.pose.orientation.rotate(self.pose_in_link.position);
+        let fix = self.measure_at(
+            &sc,
+            link.pose.position + r,
+            link.linear_velocity + link.angular_velocity.cross(r),
+            ctx.dt.as_secs_f64(),
+        );
         out.publish("", Payload::NavSat(RBox::new(fix)));
         Ok(())
     }

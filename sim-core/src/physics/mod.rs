@@ -17,6 +17,7 @@ mod shapes;
 use crate::world::{Geometry, Joint, Link, Model, World};
 use convert::*;
 pub(crate) use entities::{Entities, Entity, EntityData};
+use rapier3d::parry::partitioning::TraversalAction;
 use rapier3d::prelude::*;
 use rayon::prelude::*;
 use sim_plugin_api::{
@@ -1002,37 +1003,44 @@ impl Physics {
                 filter,
             );
             let mut n = 0;
-            for (r, h) in rays.iter().zip(hits.iter_mut()) {
-                let ray = Ray::new(
-                    vec_to_rapier(r.origin),
-                    vec_to_rapier(r.direction.normalized()),
-                );
-                // The nearest hit first (the tree search without normals is much cheaper),
-                // then the normal from that one shape.
-                *h = match qp.cast_ray(&ray, max, true) {
-                    Some((ch, toi)) => {
-                        n += 1;
-                        let c = self.pw.colliders.get(ch);
-                        let ud = c.map(|c| c.user_data).unwrap_or(0);
-                        let normal = c
-                            .and_then(|c| {
-                                c.shape().cast_ray_and_get_normal(
-                                    c.position(),
-                                    &ray,
-                                    toi * 1.0001 + 1e-5,
-                                    true,
-                                )
-                            })
-                            .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal));
-                        RayHit {
-                            distance: toi as f64,
-                            normal,
-                            entity: EntityId(ud as u64),
-                            model: unpack_model(ud),
+            let mut packet = Packet::default();
+            for (rays, hits) in rays.chunks(PACKET).zip(hits.chunks_mut(PACKET)) {
+                packet.rays.clear();
+                packet.rays.extend(rays.iter().map(|r| {
+                    Ray::new(
+                        vec_to_rapier(r.origin),
+                        vec_to_rapier(r.direction.normalized()),
+                    )
+                }));
+                packet.cast(&qp, max);
+                for ((ray, found), h) in packet.rays.iter().zip(&packet.found).zip(hits) {
+                    // The nearest hit first (the search without normals is much cheaper),
+                    // then the normal from that one shape.
+                    *h = match *found {
+                        Some((ch, toi)) => {
+                            n += 1;
+                            let c = self.pw.colliders.get(ch);
+                            let ud = c.map(|c| c.user_data).unwrap_or(0);
+                            let normal = c
+                                .and_then(|c| {
+                                    c.shape().cast_ray_and_get_normal(
+                                        c.position(),
+                                        ray,
+                                        toi * 1.0001 + 1e-5,
+                                        true,
+                                    )
+                                })
+                                .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal));
+                            RayHit {
+                                distance: toi as f64,
+                                normal,
+                                entity: EntityId(ud as u64),
+                                model: unpack_model(ud),
+                            }
                         }
-                    }
-                    None => RayHit::MISS,
-                };
+                        None => RayHit::MISS,
+                    };
+                }
             }
             n
         };
@@ -1047,6 +1055,189 @@ impl Physics {
                 .zip(hits.par_chunks_mut(256))
                 .map(|(r, h)| cast_chunk(r, h))
                 .sum()
+        }
+    }
+}
+
+/// Rays cast together as one [`Packet`] (consecutive rays of a batch).
+const PACKET: usize = 64;
+
+/// Packets of fewer rays than this are cast ray by ray through the query pipeline.
+const MIN_PACKET: usize = 8;
+
+/// Consecutive rays of a batch cast together.
+///
+/// Sensors cast batches of rays from one origin whose neighbours point almost the same way
+/// (a lidar row, a camera image row). For such a packet the colliders any of its rays can hit
+/// are gathered once, by one walk of the broad phase's tree that keeps the nodes whose
+/// bounding sphere meets the cone around the packet's directions, and sorted by their
+/// distance from the origin. Each ray then tests only those candidates, nearest first, and
+/// stops at the first candidate farther than its best hit: the same leaf boxes, the same
+/// shape ray casts and the same filter as a search of the whole tree per ray, so the same
+/// nearest hit, with the tree walked and the filter (and its exclusion predicate) run once
+/// per packet rather than once per ray. Other packets (origins that differ, directions
+/// spread wider than 60 degrees, few rays) are cast ray by ray.
+#[derive(Default)]
+struct Packet<'c> {
+    rays: Vec<Ray>,
+    /// The nearest hit of each ray: collider and distance.
+    found: Vec<Option<(ColliderHandle, Real)>>,
+    candidates: Vec<Candidate<'c>>,
+}
+
+/// A collider some ray of a packet may hit.
+struct Candidate<'c> {
+    /// No ray of the packet can hit it nearer than this.
+    nearest: Real,
+    /// Its box in the broad phase.
+    aabb: rapier3d::parry::bounding_volume::Aabb,
+    handle: ColliderHandle,
+    collider: &'c Collider,
+}
+
+/// The cone from a common origin that holds every direction of a packet.
+struct Cone {
+    origin: Vector,
+    axis: Vector,
+    cos: Real,
+    sin: Real,
+}
+
+impl Cone {
+    /// The cone of `rays` (unit directions), if they share their origin and their directions
+    /// spread less than 60 degrees from their mean.
+    fn of(rays: &[Ray]) -> Option<Cone> {
+        let origin = rays.first()?.origin;
+        if rays.iter().any(|r| r.origin != origin) {
+            return None;
+        }
+        let sum = rays.iter().fold(Vector::ZERO, |a, r| a + r.dir);
+        let len = sum.length();
+        if len.is_nan() || len <= 0.0 {
+            return None;
+        }
+        let axis = sum / len;
+        let cos = rays.iter().fold(1.0, |c: Real, r| c.min(r.dir.dot(axis)));
+        // Widened a little for rounding: a wider cone only keeps more candidates.
+        let cos = cos - 1e-3;
+        if cos.is_nan() || cos <= 0.5 {
+            return None;
+        }
+        Some(Cone {
+            origin,
+            axis,
+            cos,
+            sin: (1.0 - cos * cos).sqrt(),
+        })
+    }
+
+    /// Whether some ray in the cone may meet `aabb` (through its bounding sphere).
+    fn may_hit(&self, aabb: &rapier3d::parry::bounding_volume::Aabb) -> bool {
+        let (c, r) = (aabb.center(), aabb.half_extents().length());
+        if !(c.is_finite() && r.is_finite()) {
+            return true;
+        }
+        let v = c - self.origin;
+        let d2 = v.length_squared();
+        if d2 <= r * r {
+            return true;
+        }
+        // The sphere is seen under the half-angle b (sin b = r / d); a ray at most `acos(cos)`
+        // from the axis can reach it only if the sphere's centre is at most that plus b from
+        // the axis.
+        let d = d2.sqrt();
+        let sin_b = r / d;
+        let cos_b = (1.0 - sin_b * sin_b).max(0.0).sqrt();
+        v.dot(self.axis) / d >= self.cos * cos_b - self.sin * sin_b - 1e-4
+    }
+}
+
+/// Whether `ray` (with `inv` the reciprocals of its direction's components) may cross `aabb`
+/// nearer than `best`: the slab test, with a little slack so that rounding never drops a
+/// box the ray touches. Directions with a zero component (infinite reciprocals, where the
+/// slab products can be undefined) take parry's own test.
+#[inline]
+fn may_cross(
+    aabb: &rapier3d::parry::bounding_volume::Aabb,
+    ray: &Ray,
+    inv: Vector,
+    best: Real,
+) -> bool {
+    if !inv.is_finite() {
+        return aabb.cast_local_ray(ray, best, true).is_some();
+    }
+    let t1 = (aabb.mins - ray.origin) * inv;
+    let t2 = (aabb.maxs - ray.origin) * inv;
+    let near = t1.min(t2).max_element().max(0.0);
+    let far = t1.max(t2).min_element();
+    far + 1e-3 >= near && near <= best
+}
+
+/// The distance from `p` to the box (0 inside).
+fn distance_to_aabb(p: Vector, aabb: &rapier3d::parry::bounding_volume::Aabb) -> Real {
+    (aabb.mins - p)
+        .max(p - aabb.maxs)
+        .max(Vector::ZERO)
+        .length()
+}
+
+impl<'c> Packet<'c> {
+    /// Fills `found` with the nearest hit of each ray within `max`, solid shapes.
+    fn cast(&mut self, qp: &QueryPipeline<'c>, max: Real) {
+        self.found.clear();
+        let cone = (self.rays.len() >= MIN_PACKET)
+            .then(|| Cone::of(&self.rays))
+            .flatten();
+        let Some(cone) = cone else {
+            self.found
+                .extend(self.rays.iter().map(|r| qp.cast_ray(r, max, true)));
+            return;
+        };
+        self.candidates.clear();
+        let candidates = &mut self.candidates;
+        qp.bvh.traverse(|node| {
+            let aabb = node.aabb();
+            let nearest = distance_to_aabb(cone.origin, &aabb);
+            if nearest >= max || !cone.may_hit(&aabb) {
+                return TraversalAction::Prune;
+            }
+            if let Some(leaf) = node.leaf_data()
+                && let Some((collider, handle)) = qp.colliders.get_unknown_gen(leaf)
+                && qp.filter.test(qp.bodies, handle, collider)
+            {
+                candidates.push(Candidate {
+                    // Rounding of the directions' length: never above a true hit distance.
+                    nearest: (nearest * 0.9999 - 1e-4).max(0.0),
+                    aabb,
+                    handle,
+                    collider,
+                });
+            }
+            TraversalAction::Continue
+        });
+        candidates.sort_unstable_by(|a, b| a.nearest.total_cmp(&b.nearest));
+        for ray in &self.rays {
+            let mut best = max;
+            let mut hit = None;
+            let inv = ray.dir.recip();
+            for c in candidates.iter() {
+                if c.nearest >= best {
+                    break;
+                }
+                if !may_cross(&c.aabb, ray, inv, best) {
+                    continue;
+                }
+                if let Some(t) = c
+                    .collider
+                    .shape()
+                    .cast_ray(c.collider.position(), ray, best, true)
+                    && t < best
+                {
+                    best = t;
+                    hit = Some((c.handle, t));
+                }
+            }
+            self.found.push(hit);
         }
     }
 }
@@ -1583,6 +1774,137 @@ mod tests {
             );
             assert_eq!(one[0], *b);
         }
+    }
+
+    /// A lidar-like scan and camera-like rows from one origin, cast as packets, hit exactly
+    /// what each ray cast alone (through the query pipeline's own search) hits, among boxes,
+    /// spheres and cylinders placed at random (some tilted, some touching the origin's model,
+    /// which is excluded), for collisions and visuals, serially and on a worker pool.
+    #[test]
+    fn packets_from_one_origin_match_single_rays() {
+        let mut state: u64 = 7;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut models = String::from(
+            r#"<model name="scanner"><static>true</static><pose>0 0 0.6 0 0 0</pose><link name="l">
+            <collision name="c"><geometry><cylinder><radius>0.2</radius><length>0.3</length></cylinder></geometry></collision>
+            <visual name="v"><geometry><box><size>0.3 0.3 0.3</size></box></geometry></visual></link></model>"#,
+        );
+        for i in 0..150 {
+            let (x, y, z) = (next() * 30.0 - 15.0, next() * 30.0 - 15.0, next() * 3.0);
+            let (r, p, w) = (next() * 3.0, next() * 3.0, next() * 3.0);
+            let size = 0.2 + next() * 1.5;
+            let geometry = match i % 3 {
+                0 => format!(
+                    "<box><size>{size} {} {}</size></box>",
+                    size * 0.5,
+                    size * 2.0
+                ),
+                1 => format!("<sphere><radius>{}</radius></sphere>", size * 0.5),
+                _ => format!(
+                    "<cylinder><radius>{}</radius><length>{size}</length></cylinder>",
+                    size * 0.3
+                ),
+            };
+            models.push_str(&format!(
+                r#"<model name="m{i}"><static>true</static><pose>{x} {y} {z} {r} {p} {w}</pose><link name="l">
+                <collision name="c"><geometry>{geometry}</geometry></collision>
+                <visual name="v"><geometry>{geometry}</geometry></visual></link></model>"#
+            ));
+        }
+        let p = Physics::build(&world(&models)).unwrap();
+        let view = p.view("test");
+        let scanner = p.entity_id("scanner").unwrap();
+        let origin = Vec3::new(0.0, 0.0, 0.6);
+        let mut rays = Vec::new();
+        // A 360 x 16 scan, row by row.
+        for j in 0..16 {
+            let v = (-30.0 + j as f64 * 4.0f64).to_radians();
+            for i in 0..360 {
+                let h = (i as f64).to_radians();
+                rays.push(ApiRay {
+                    origin,
+                    direction: Vec3::new(v.cos() * h.cos(), v.cos() * h.sin(), v.sin()),
+                });
+            }
+        }
+        // Camera rows looking along +x, and rays in random directions (wide packets).
+        for j in 0..20 {
+            for i in 0..64 {
+                let (u, w) = (i as f64 / 32.0 - 1.0, j as f64 / 10.0 - 1.0);
+                rays.push(ApiRay {
+                    origin,
+                    direction: Vec3::new(1.0, u, w * 0.5).normalized(),
+                });
+            }
+        }
+        for _ in 0..256 {
+            let d = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5);
+            rays.push(ApiRay {
+                origin,
+                direction: d.normalized(),
+            });
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let mut hits_seen = 0;
+        for (target, exclude_model) in [
+            (RayTarget::COLLISION, EntityId::NONE),
+            (RayTarget::COLLISION, scanner),
+            (RayTarget::VISUAL, scanner),
+        ] {
+            let opts = RayCastOptions {
+                max_distance: 12.0,
+                target,
+                exclude_model,
+            };
+            let mut serial = vec![RayHit::MISS; rays.len()];
+            view.cast_rays(
+                RSlice::from_slice(&rays),
+                &opts,
+                RSliceMut::from_mut_slice(&mut serial),
+            );
+            let mut parallel = vec![RayHit::MISS; rays.len()];
+            pool.install(|| {
+                view.cast_rays(
+                    RSlice::from_slice(&rays),
+                    &opts,
+                    RSliceMut::from_mut_slice(&mut parallel),
+                )
+            });
+            assert_eq!(serial, parallel);
+            for (k, (r, b)) in rays.iter().zip(&serial).enumerate() {
+                let mut one = [RayHit::MISS];
+                view.cast_rays(
+                    RSlice::from_slice(std::slice::from_ref(r)),
+                    &opts,
+                    RSliceMut::from_mut_slice(&mut one),
+                );
+                assert_eq!(
+                    one[0], *b,
+                    "ray {k} ({target:?}, excluding {exclude_model:?})"
+                );
+                if b.distance.is_finite() {
+                    hits_seen += 1;
+                    let model = p.entities.get(b.model).unwrap();
+                    assert_ne!(
+                        (exclude_model == scanner, b.model),
+                        (true, scanner),
+                        "the excluded model is never hit"
+                    );
+                    assert!(model.kind == EntityKind::MODEL);
+                }
+            }
+        }
+        // The scene is dense enough that most rays hit something, and the scanner's own
+        // collision is hit when it is not excluded.
+        assert!(hits_seen > rays.len(), "{hits_seen} hits");
     }
 
     #[test]

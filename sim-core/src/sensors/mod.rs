@@ -149,32 +149,54 @@ struct OutTopic {
     seq: u64,
 }
 
-/// One sensor. The fields read on every update come first and stay small; the setup (names,
-/// SDF text) is boxed so that a pass over many sensors touches little memory.
+/// One sensor. What a pass reads for every sensor stays inline and small (a few cache
+/// lines), so that a pass over thousands of sensors stays in cache; the rest is boxed apart.
 struct Slot {
-    setup: Box<SensorSetup>,
-    library: Box<str>,
     plugin: Option<SensorBox>,
     schedule: Schedule,
-    active: bool,
-    trigger: Option<Subscription>,
-    force_next: bool,
-    frame_id: SharedStr,
-    metrics_name: SharedStr,
-    topics: Vec<OutTopic>,
-    metrics_topic: Option<TopicId>,
-    metrics_seq: u64,
+    /// The sensor's own topic (messages published on `""`).
+    main: OutTopic,
     last_sim: Option<SimTime>,
-    last_wall: Option<Instant>,
     update_count: u64,
     messages: u64,
-    errors: u64,
-    disabled: Option<String>,
-    out: RVec<Message>,
+    /// The scoped name: log records of its plugin and its metrics carry it.
+    name: SharedStr,
+    frame_id: SharedStr,
+    active: bool,
+    force_next: bool,
     // Scratch for one step.
     due: bool,
     forced: bool,
+    trigger: Option<Box<Subscription>>,
+    metrics: Option<Box<Metrics>>,
+    cold: Box<Cold>,
+}
+
+/// `<enable_metrics>` state of a sensor.
+struct Metrics {
+    topic: TopicId,
+    seq: u64,
+    last_wall: Option<Instant>,
+}
+
+/// What a sensor keeps off the per-update path.
+struct Cold {
+    setup: SensorSetup,
+    library: Box<str>,
+    /// Topics other than the main one the plugin published on.
+    topics: Vec<OutTopic>,
+    errors: u64,
+    disabled: Option<String>,
+    /// Outputs and result of a parallel update, until they are published in sensor order.
+    out: RVec<Message>,
     result: Option<Result<(), PluginError>>,
+}
+
+impl Slot {
+    /// Every topic this sensor has published on so far: the main one first.
+    fn out_topics(&self) -> impl Iterator<Item = &OutTopic> {
+        std::iter::once(&self.main).chain(&self.cold.topics)
+    }
 }
 
 /// A sensor plugin disabled during a step.
@@ -192,6 +214,8 @@ pub struct SensorFailure {
 #[derive(Default)]
 pub struct SensorManager {
     slots: Vec<Slot>,
+    /// The output buffer of updates on the simulation thread.
+    scratch: RVec<Message>,
 }
 
 impl std::fmt::Debug for SensorManager {
@@ -214,36 +238,41 @@ impl SensorManager {
             .triggered
             .then(|| bus.subscribe(&setup.trigger_topic, 64));
         let main = bus.intern(&setup.topic);
-        let metrics_topic = setup
-            .enable_metrics
-            .then(|| bus.intern(&format!("{}/performance_metrics", setup.topic)));
+        let metrics = setup.enable_metrics.then(|| {
+            Box::new(Metrics {
+                topic: bus.intern(&format!("{}/performance_metrics", setup.topic)),
+                seq: 0,
+                last_wall: None,
+            })
+        });
         self.slots.push(Slot {
+            plugin: Some(plugin),
             schedule: Schedule::new(setup.update_rate),
-            active: setup.active,
-            frame_id: SharedStr::from(&setup.frame_id),
-            metrics_name: SharedStr::from(&setup.scoped_name),
-            topics: vec![OutTopic {
+            main: OutTopic {
                 key: SharedStr::EMPTY,
                 topic: main,
                 seq: 0,
-            }],
-            metrics_topic,
-            metrics_seq: 0,
-            trigger,
-            force_next: false,
-            library: library.into_boxed_str(),
-            plugin: Some(plugin),
+            },
             last_sim: None,
-            last_wall: None,
             update_count: 0,
             messages: 0,
-            errors: 0,
-            disabled: None,
-            out: RVec::new(),
+            name: SharedStr::from(&setup.scoped_name),
+            frame_id: SharedStr::from(&setup.frame_id),
+            active: setup.active,
+            force_next: false,
             due: false,
             forced: false,
-            result: None,
-            setup: Box::new(setup),
+            trigger: trigger.map(Box::new),
+            metrics,
+            cold: Box::new(Cold {
+                setup,
+                library: library.into_boxed_str(),
+                topics: Vec::new(),
+                errors: 0,
+                disabled: None,
+                out: RVec::new(),
+                result: None,
+            }),
         });
     }
 
@@ -259,11 +288,13 @@ impl SensorManager {
 
     /// The sensors' setups, in load order.
     pub fn setups(&self) -> impl Iterator<Item = &SensorSetup> {
-        self.slots.iter().map(|s| &*s.setup)
+        self.slots.iter().map(|s| &s.cold.setup)
     }
 
     fn slot_mut(&mut self, entity: EntityId) -> Option<&mut Slot> {
-        self.slots.iter_mut().find(|s| s.setup.entity == entity)
+        self.slots
+            .iter_mut()
+            .find(|s| s.cold.setup.entity == entity)
     }
 
     /// Drops the sensors whose entities are in `removed` (their model was removed). Returns
@@ -271,9 +302,9 @@ impl SensorManager {
     pub fn remove(&mut self, removed: &[EntityId]) -> Vec<String> {
         let mut gone = Vec::new();
         self.slots.retain(|s| {
-            let keep = !removed.contains(&s.setup.entity);
+            let keep = !removed.contains(&s.cold.setup.entity);
             if !keep {
-                gone.push(s.setup.scoped_name.clone());
+                gone.push(s.cold.setup.scoped_name.clone());
             }
             keep
         });
@@ -297,9 +328,11 @@ impl SensorManager {
         for s in &mut self.slots {
             s.schedule.reset();
             s.last_sim = None;
-            s.last_wall = None;
+            if let Some(m) = s.metrics.as_mut() {
+                m.last_wall = None;
+            }
             if let Some(p) = s.plugin.as_mut() {
-                let view = physics.view(&s.setup.scoped_name);
+                let view = physics.view_shared(&s.name);
                 let r = p
                     .reset(WorldView_TO::from_ptr(&view, TD_Opaque))
                     .into_result();
@@ -325,8 +358,8 @@ impl SensorManager {
         let p = s
             .plugin
             .as_mut()
-            .ok_or_else(|| format!("sensor `{}` is disabled", s.setup.scoped_name))?;
-        let view = physics.view(&s.setup.scoped_name);
+            .ok_or_else(|| format!("sensor `{}` is disabled", s.name))?;
+        let view = physics.view_shared(&s.name);
         p.set_parameter(
             key.into(),
             value.into(),
@@ -360,21 +393,30 @@ impl SensorManager {
                     return failures;
                 }
                 pool.install(|| {
-                    self.slots
-                        .par_iter_mut()
-                        .filter(|s| s.due)
-                        .for_each(|s| run(s, now, step, physics))
+                    self.slots.par_iter_mut().filter(|s| s.due).for_each(|s| {
+                        let ctx = context(s, now, step);
+                        let cold = &mut *s.cold;
+                        let r = run(s.plugin.as_mut(), &ctx, &s.name, physics, &mut cold.out);
+                        cold.result = Some(r);
+                    })
                 });
                 for s in self.slots.iter_mut().filter(|s| s.due) {
-                    finish(s, now, wall, bus, &mut failures);
+                    let mut out = std::mem::take(&mut s.cold.out);
+                    if let Some(r) = s.cold.result.take() {
+                        finish(s, r, &mut out, now, wall, bus, &mut failures);
+                    }
+                    s.cold.out = out;
                 }
             }
             None => {
-                // One pass: each sensor is touched once while it is in cache.
+                // One pass: each sensor is touched once while it is in cache, and every
+                // update writes into the same output buffer.
+                let out = &mut self.scratch;
                 for s in &mut self.slots {
                     if prepare(s, now) {
-                        run(s, now, step, physics);
-                        finish(s, now, wall, bus, &mut failures);
+                        let ctx = context(s, now, step);
+                        let r = run(s.plugin.as_mut(), &ctx, &s.name, physics, out);
+                        finish(s, r, out, now, wall, bus, &mut failures);
                     }
                 }
             }
@@ -387,20 +429,21 @@ impl SensorManager {
         self.slots
             .iter()
             .map(|s| SensorReport {
-                scoped_name: s.setup.scoped_name.clone(),
-                sensor_type: s.setup.sensor_type.clone(),
-                topic: s.setup.topic.clone(),
-                library: s.library.to_string(),
+                scoped_name: s.cold.setup.scoped_name.clone(),
+                sensor_type: s.cold.setup.sensor_type.clone(),
+                topic: s.cold.setup.topic.clone(),
+                library: s.cold.library.to_string(),
                 updates: s.update_count,
                 messages: s.messages,
-                errors: s.errors,
+                errors: s.cold.errors,
                 dropped: s
-                    .topics
-                    .iter()
+                    .out_topics()
                     .map(|t| bus.stats_of(t.topic).dropped)
                     .sum::<u64>()
-                    + s.metrics_topic.map_or(0, |t| bus.stats_of(t).dropped),
-                disabled: s.disabled.clone(),
+                    + s.metrics
+                        .as_ref()
+                        .map_or(0, |m| bus.stats_of(m.topic).dropped),
+                disabled: s.cold.disabled.clone(),
             })
             .collect()
     }
@@ -409,12 +452,12 @@ impl SensorManager {
     pub fn topics(&self, bus: &Bus) -> Vec<String> {
         let mut v = Vec::new();
         for s in &self.slots {
-            v.extend(s.topics.iter().map(|t| bus.name(t.topic).to_string()));
-            if let Some(t) = s.metrics_topic {
-                v.push(bus.name(t).to_string());
+            v.extend(s.out_topics().map(|t| bus.name(t.topic).to_string()));
+            if let Some(m) = &s.metrics {
+                v.push(bus.name(m.topic).to_string());
             }
-            if s.setup.triggered {
-                v.push(s.setup.trigger_topic.clone());
+            if s.cold.setup.triggered {
+                v.push(s.cold.setup.trigger_topic.clone());
             }
         }
         v
@@ -422,7 +465,7 @@ impl SensorManager {
 
     /// The library file serving each sensor, in load order.
     pub fn libraries(&self) -> impl Iterator<Item = (&SensorSetup, &str)> {
-        self.slots.iter().map(|s| (&*s.setup, &*s.library))
+        self.slots.iter().map(|s| (&s.cold.setup, &*s.cold.library))
     }
 }
 
@@ -453,39 +496,50 @@ fn prepare(s: &mut Slot, now: SimTime) -> bool {
     true
 }
 
-/// Runs the plugin of a due sensor against the read-only world.
-fn run(s: &mut Slot, now: SimTime, step: SimTime, physics: &Physics) {
-    let Some(plugin) = s.plugin.as_mut() else {
-        return;
-    };
-    let dt = s.last_sim.map_or(SimTime::ZERO, |l| {
-        SimTime::from_nanos((now.nanos - l.nanos).max(0))
-    });
-    let ctx = UpdateContext {
+/// The timing of a due sensor's update at `now`.
+fn context(s: &Slot, now: SimTime, step: SimTime) -> UpdateContext {
+    UpdateContext {
         now,
-        dt,
+        dt: s.last_sim.map_or(SimTime::ZERO, |l| {
+            SimTime::from_nanos((now.nanos - l.nanos).max(0))
+        }),
         step,
         update_count: s.update_count,
         forced: s.forced,
-    };
-    let view = physics.view_shared(&s.metrics_name);
-    s.out.clear();
-    let r = plugin.update(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut s.out);
-    s.result = Some(r.into_result());
+    }
 }
 
-/// Books an update: disables a failed plugin, or advances the schedule and publishes.
+/// Runs the plugin of a due sensor against the read-only world, its outputs into `out`.
+fn run(
+    plugin: Option<&mut SensorBox>,
+    ctx: &UpdateContext,
+    name: &SharedStr,
+    physics: &Physics,
+    out: &mut RVec<Message>,
+) -> Result<(), PluginError> {
+    out.clear();
+    let Some(plugin) = plugin else {
+        return Ok(());
+    };
+    let view = physics.view_shared(name);
+    plugin
+        .update(ctx, WorldView_TO::from_ptr(&view, TD_Opaque), out)
+        .into_result()
+}
+
+/// Books an update: disables a failed plugin, or advances the schedule and publishes the
+/// outputs in `out` (leaving it empty).
 fn finish(
     s: &mut Slot,
+    result: Result<(), PluginError>,
+    out: &mut RVec<Message>,
     now: SimTime,
     wall: Instant,
     bus: &mut Bus,
     failures: &mut Vec<SensorFailure>,
 ) {
-    let Some(result) = s.result.take() else {
-        return;
-    };
     if let Err(e) = result {
+        out.clear();
         failures.push(disable(s, e));
         return;
     }
@@ -493,11 +547,11 @@ fn finish(
         s.schedule.advance(now);
     }
     s.update_count += 1;
-    publish_outputs(s, now, bus);
-    if let Some(topic) = s.metrics_topic {
+    publish_outputs(s, out, now, bus);
+    if let Some(m) = s.metrics.as_deref_mut() {
         let metrics = SensorMetrics {
-            name: s.metrics_name.clone(),
-            real_update_rate: s
+            name: s.name.clone(),
+            real_update_rate: m
                 .last_wall
                 .map_or(0.0, |l| rate(wall.duration_since(l).as_secs_f64())),
             sim_update_rate: s
@@ -505,15 +559,15 @@ fn finish(
                 .map_or(0.0, |l| rate((now.nanos - l.nanos) as f64 * 1e-9)),
             nominal_update_rate: s.schedule.rate_hz(),
         };
-        let mut m = Message::new(SharedStr::EMPTY, Payload::SensorMetrics(RBox::new(metrics)));
-        m.header.stamp = now;
-        m.header.frame_id = s.frame_id.clone();
-        m.header.seq = s.metrics_seq;
-        s.metrics_seq += 1;
-        bus.publish(topic, m);
+        let mut msg = Message::new(SharedStr::EMPTY, Payload::SensorMetrics(RBox::new(metrics)));
+        msg.header.stamp = now;
+        msg.header.frame_id = s.frame_id.clone();
+        msg.header.seq = m.seq;
+        m.seq += 1;
+        m.last_wall = Some(wall);
+        bus.publish(m.topic, msg);
     }
     s.last_sim = Some(now);
-    s.last_wall = Some(wall);
 }
 
 fn rate(dt: f64) -> f64 {
@@ -521,47 +575,37 @@ fn rate(dt: f64) -> f64 {
 }
 
 fn disable(s: &mut Slot, e: PluginError) -> SensorFailure {
-    s.errors += 1;
+    s.cold.errors += 1;
     let error = e.message.to_string();
-    s.disabled = Some(error.clone());
+    s.cold.disabled = Some(error.clone());
     // Leak rather than drop: a plugin that failed may fail again in its destructor, and the
     // library is never unloaded anyway.
     if let Some(p) = s.plugin.take() {
         std::mem::forget(p);
     }
     SensorFailure {
-        scoped_name: s.setup.scoped_name.clone(),
-        span: s.setup.span.clone(),
+        scoped_name: s.cold.setup.scoped_name.clone(),
+        span: s.cold.setup.span.clone(),
         error,
     }
 }
 
-fn publish_outputs(s: &mut Slot, now: SimTime, bus: &mut Bus) {
-    for m in s.out.iter_mut() {
-        let idx = match s.topics.iter().position(|t| t.key == m.topic) {
-            Some(i) => i,
-            None => {
-                let resolved = if m.topic.starts_with('/') {
-                    m.topic.to_string()
-                } else {
-                    format!("{}/{}", s.setup.topic, m.topic)
-                };
-                let topic = bus.intern(&resolved);
-                s.topics.push(OutTopic {
-                    key: m.topic.clone(),
-                    topic,
-                    seq: 0,
-                });
-                s.topics.len() - 1
-            }
+/// Publishes the messages in `out` (leaving it empty), each on its resolved topic with its
+/// header filled.
+fn publish_outputs(s: &mut Slot, out: &mut RVec<Message>, now: SimTime, bus: &mut Bus) {
+    for m in out.iter_mut() {
+        let t = if m.topic == s.main.key {
+            &mut s.main
+        } else {
+            out_topic(&mut s.cold, &m.topic, bus)
         };
-        let t = &mut s.topics[idx];
         let seq = t.seq;
         t.seq += 1;
+        let topic = t.topic;
         s.messages += 1;
-        if !bus.has_subscribers_of(t.topic) {
+        if !bus.has_subscribers_of(topic) {
             // Nobody listens: count it and let the buffer drop it in place.
-            bus.count_unheard(t.topic);
+            bus.count_unheard(topic);
             continue;
         }
         let mut m = std::mem::replace(m, Message::new(SharedStr::EMPTY, Payload::Empty));
@@ -571,7 +615,29 @@ fn publish_outputs(s: &mut Slot, now: SimTime, bus: &mut Bus) {
         }
         m.header.seq = seq;
         m.topic = SharedStr::EMPTY;
-        bus.publish(t.topic, m);
+        bus.publish(topic, m);
     }
-    s.out.clear();
+    out.clear();
+}
+
+/// The topic a sensor's message names (`key`, relative to its own topic unless absolute),
+/// interned the first time it is used.
+fn out_topic<'a>(cold: &'a mut Cold, key: &SharedStr, bus: &mut Bus) -> &'a mut OutTopic {
+    let i = match cold.topics.iter().position(|t| t.key == *key) {
+        Some(i) => i,
+        None => {
+            let resolved = if key.starts_with('/') {
+                key.to_string()
+            } else {
+                format!("{}/{}", cold.setup.topic, key)
+            };
+            cold.topics.push(OutTopic {
+                key: key.clone(),
+                topic: bus.intern(&resolved),
+                seq: 0,
+            });
+            cold.topics.len() - 1
+        }
+    };
+    &mut cold.topics[i]
 }
