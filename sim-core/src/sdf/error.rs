@@ -300,6 +300,10 @@ impl fmt::Debug for SdfError {
 /// columns without rescanning the text each time.
 pub(crate) struct LineIndex {
     starts: Vec<usize>,
+    /// Whether the text is ASCII: columns are then byte distances (no count of characters,
+    /// which would make positions on very long lines, as in generated one-line worlds, cost
+    /// the length of the line each).
+    ascii: bool,
 }
 
 impl LineIndex {
@@ -313,7 +317,10 @@ impl LineIndex {
                     .map(|(i, _)| i + 1),
             )
             .collect();
-        LineIndex { starts }
+        LineIndex {
+            starts,
+            ascii: text.is_ascii(),
+        }
     }
 
     /// 1-based line and column (in characters) of byte `offset` in `text` (the text this index
@@ -325,7 +332,11 @@ impl LineIndex {
         }
         let line = self.starts.partition_point(|&s| s <= offset).max(1);
         let start = self.starts.get(line - 1).copied().unwrap_or(0).min(offset);
-        let column = text.get(start..offset).map_or(0, |s| s.chars().count()) + 1;
+        let column = if self.ascii {
+            offset - start
+        } else {
+            text.get(start..offset).map_or(0, |s| s.chars().count())
+        } + 1;
         (
             u32::try_from(line).unwrap_or(u32::MAX),
             u32::try_from(column).unwrap_or(u32::MAX),
