@@ -581,15 +581,21 @@ const LIDAR_RAYS: usize = LIDAR_H * LIDAR_V;
 /// Centres (x, y) of the 100 boxes of the lidar scene: uniform in a 40 m square around the
 /// origin (a 64-bit LCG seeded with 42), keeping 2 m clear of the lidar.
 fn lidar_boxes() -> Vec<(f64, f64)> {
+    scattered_boxes(100, 40.0)
+}
+
+/// `n` box centres uniform in a square of side `side` around the origin (the LCG seeded with
+/// 42), keeping 2 m clear of the origin.
+fn scattered_boxes(n: usize, side: f64) -> Vec<(f64, f64)> {
     let mut state: u64 = 42;
     let mut next = || {
         state = state
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 11) as f64 / (1u64 << 53) as f64 * 40.0 - 20.0
+        (state >> 11) as f64 / (1u64 << 53) as f64 * side - side / 2.0
     };
-    let mut boxes = Vec::with_capacity(100);
-    while boxes.len() < 100 {
+    let mut boxes = Vec::with_capacity(n);
+    while boxes.len() < n {
         let (x, y) = (next(), next());
         if x.hypot(y) > 2.0 {
             boxes.push((x, y));
@@ -599,11 +605,16 @@ fn lidar_boxes() -> Vec<(f64, f64)> {
 }
 
 fn lidar_world() -> String {
+    lidar_world_with(&lidar_boxes())
+}
+
+/// The lidar scene with boxes at `boxes`.
+fn lidar_world_with(boxes: &[(f64, f64)]) -> String {
     let mut s = String::from(
         r#"<sdf version="1.9"><world name="lidar"><physics type="ode"><max_step_size>0.001</max_step_size></physics>
         <model name="ground"><static>true</static><link name="l"><collision name="c"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision></link></model>"#,
     );
-    for (i, (x, y)) in lidar_boxes().into_iter().enumerate() {
+    for (i, (x, y)) in boxes.iter().enumerate() {
         s.push_str(&format!(
             r#"<model name="b{i}"><static>true</static><pose>{x} {y} 0.5 0 0 0</pose><link name="l"><collision name="c"><geometry><box><size>1 1 1</size></box></geometry></collision></link></model>"#
         ));
@@ -624,13 +635,18 @@ fn lidar_world() -> String {
 
 /// The lidar scene built directly with rapier (same shapes), and the scan's rays.
 fn lidar_rapier() -> (PhysicsWorld, Vec<rapier3d::geometry::Ray>) {
+    lidar_rapier_with(&lidar_boxes())
+}
+
+/// [`lidar_rapier`] with boxes at `boxes`.
+fn lidar_rapier_with(boxes: &[(f64, f64)]) -> (PhysicsWorld, Vec<rapier3d::geometry::Ray>) {
     let mut w = PhysicsWorld::default();
     let ground = w.insert_body(RigidBodyBuilder::fixed());
     w.insert_collider(
         ColliderBuilder::new(SharedShape::halfspace(Vector::Z)),
         Some(ground),
     );
-    for (x, y) in lidar_boxes() {
+    for &(x, y) in boxes {
         let b = w.insert_body(
             RigidBodyBuilder::fixed().translation(Vector::new(x as f32, y as f32, 0.5)),
         );
@@ -707,6 +723,57 @@ fn lidar(c: &mut Criterion) {
                 })
             },
         );
+    }
+    g.finish();
+}
+
+/// Box counts of the cost-growth benchmark.
+const GROWTH_SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
+/// Per box count: (bare loop, plugin scan, one thread).
+static LIDAR_GROWTH: [Paired; 4] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 4];
+
+/// How the scan's cost grows with the scene: the same 1800 x 16 scan among 10 to 10,000 unit
+/// boxes at the lidar scene's density (the square grows with the count), through the plugin
+/// on one thread, beside the bare rapier loop over the same boxes.
+fn lidar_growth(c: &mut Criterion) {
+    let mut g = c.benchmark_group("lidar_growth");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for (k, n) in GROWTH_SIZES.into_iter().enumerate() {
+        let boxes = scattered_boxes(n, 40.0 * (n as f64 / 100.0).sqrt());
+        let world = sim_core::sdf::parse_str(&lidar_world_with(&boxes), None).expect("bench world");
+        let (raw, rays) = lidar_rapier_with(&boxes);
+        let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
+        let mut sim = Simulation::new(
+            world,
+            reg,
+            &SimOptions {
+                seed: 1,
+                threads: 1,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e} (run `cargo xtask bench`)"));
+        sim.step();
+        g.bench_function(format!("1800x16_rays_{n}_boxes_bare_and_plugin"), |b| {
+            b.iter_custom(|iters| {
+                let (mut t_bare, mut t_sim) = (Duration::ZERO, Duration::ZERO);
+                for _ in 0..iters {
+                    let t = Instant::now();
+                    let qp = raw.query_pipeline();
+                    let mut hits = 0u32;
+                    for r in &rays {
+                        hits += qp.cast_ray(r, 100.0, true).is_some() as u32;
+                    }
+                    black_box(hits);
+                    t_bare += t.elapsed();
+                    let t = Instant::now();
+                    let failed = sim.update_sensors().len();
+                    t_sim += t.elapsed();
+                    assert_eq!(failed, 0);
+                }
+                record(&LIDAR_GROWTH[k], t_bare, t_sim, iters);
+                (t_bare + t_sim) / 2
+            })
+        });
     }
     g.finish();
 }
@@ -831,6 +898,7 @@ criterion_group!(
     engine_step,
     logical_camera,
     lidar,
+    lidar_growth,
     cameras
 );
 
@@ -915,6 +983,28 @@ fn main() {
                 met: ratio >= goal,
                 note: format!(
                     "{:.2} M rays/s (bare {:.2} M rays/s), {ratio:.2}x",
+                    LIDAR_RAYS as f64 / scan * 1e3,
+                    LIDAR_RAYS as f64 / bare * 1e3
+                ),
+            });
+        }
+    }
+    // Cost growth: time per scan at n boxes against the time at 10, which should grow no
+    // faster than log10(n) (a tree search: about one level per factor of ten).
+    let first = per_op(&LIDAR_GROWTH[0]).map(|(_, scan)| scan);
+    for (k, n) in GROWTH_SIZES.into_iter().enumerate() {
+        if let (Some((bare, scan)), Some(first)) = (per_op(&LIDAR_GROWTH[k]), first) {
+            let growth = scan / first;
+            let bound = (n as f64).log10();
+            rows.push(Row {
+                name: format!("lidar scan cost growth, 1800 x 16 rays, {n} boxes, 1 thread"),
+                ns: scan,
+                baseline: "bare rapier cast_ray loop, same boxes".into(),
+                baseline_ns: bare,
+                goal: format!("time <= log10(n) x the time at 10 boxes ({bound:.0}x)"),
+                met: growth <= bound,
+                note: format!(
+                    "{:.2} M rays/s (bare {:.2} M rays/s), {growth:.2}x the time at 10 boxes",
                     LIDAR_RAYS as f64 / scan * 1e3,
                     LIDAR_RAYS as f64 / bare * 1e3
                 ),
