@@ -118,6 +118,10 @@ pub struct RunArgs {
     /// line on stdout (repeatable).
     #[arg(long, value_name = "SERVICE=JSON@TIME")]
     pub call: Vec<String>,
+    /// How long a `--call` waits for its reply, in seconds of wall time; a later reply is
+    /// dropped and the call answered with a timeout error.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub call_timeout: f64,
     /// Print the world's topics and services after loading it, then exit.
     #[arg(long)]
     pub list: bool,

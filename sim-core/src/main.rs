@@ -285,6 +285,14 @@ fn run(args: RunArgs) -> u8 {
         }
         subs.push(sim.bus_mut().subscribe(&topic, 1 << 16));
     }
+    if !(args.call_timeout.is_finite() && args.call_timeout > 0.0) {
+        error(format!(
+            "--call-timeout must be a positive number of seconds, got {}",
+            args.call_timeout
+        ));
+        return EXIT_INPUT;
+    }
+    let call_timeout = std::time::Duration::from_secs_f64(args.call_timeout);
     let limit = match (args.steps, args.duration) {
         (Some(n), _) => RunLimit::Steps(n),
         (None, Some(d)) => RunLimit::Duration(SimTime::from_secs_f64(d)),
@@ -315,7 +323,7 @@ fn run(args: RunArgs) -> u8 {
             let message = sim_plugin_api::Message::new("", i.payload.clone());
             if i.call {
                 let (sec, nsec) = sim.time().to_sec_nsec();
-                let line = match sim.call_service(&i.name, &message) {
+                let line = match sim.call_service_within(&i.name, &message, call_timeout) {
                     Ok(reply) => serde_json::json!({
                         "service": i.name, "time": {"sec": sec, "nsec": nsec},
                         "response": sim_core::echo::message_json(&i.name, &reply),

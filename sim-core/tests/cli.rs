@@ -296,6 +296,13 @@ fn pub_and_call_reach_plugins_at_their_sim_times() {
         r#"/fixture/count_models={"type":"Double","data":1}@0.9"#,
         "--call",
         r#"/no/such/service={"type":"Empty"}"#,
+        // Answers after 600 ms, past the 100 ms the calls wait; then one at once.
+        "--call",
+        r#"/fixture/slow={"type":"Int64","data":600}@0.95"#,
+        "--call",
+        r#"/fixture/slow={"type":"Int64","data":0}@0.96"#,
+        "--call-timeout",
+        "0.1",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let lines = json_lines(&stdout(&o));
@@ -303,7 +310,16 @@ fn pub_and_call_reach_plugins_at_their_sim_times() {
         .iter()
         .filter(|l| l.get("service").is_some())
         .collect();
-    assert_eq!(calls.len(), 4, "{lines:?}");
+    assert_eq!(calls.len(), 6, "{lines:?}");
+    assert!(
+        calls[4]["error"]
+            .as_str()
+            .unwrap()
+            .contains("did not answer within 0.100 s"),
+        "{:?}",
+        calls[4]
+    );
+    assert_eq!(calls[5]["response"]["data"], 0, "{:?}", calls[5]);
     assert!(
         calls[0]["error"]
             .as_str()
