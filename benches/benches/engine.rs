@@ -682,14 +682,7 @@ fn lidar_rapier_with(boxes: &[(f64, f64)]) -> (PhysicsWorld, Vec<rapier3d::geome
 fn lidar(c: &mut Criterion) {
     let world = sim_core::sdf::parse_str(&lidar_world(), None).expect("bench world");
     let (raw, rays) = lidar_rapier();
-    let bare = || {
-        let qp = raw.query_pipeline();
-        let mut hits = 0u32;
-        for r in &rays {
-            hits += qp.cast_ray(r, 100.0, true).is_some() as u32;
-        }
-        black_box(hits)
-    };
+    let mut bare = || bare_scan(&raw, &rays);
     let sim_with = |threads: usize| {
         let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
         let mut sim = Simulation::new(world.clone(), reg, &SimOptions { seed: 1, threads })
@@ -706,25 +699,45 @@ fn lidar(c: &mut Criterion) {
         let mut sim = sim_with(threads);
         g.bench_function(
             format!("1800x16_rays_bare_and_plugin_{threads}_thread"),
-            |b| {
-                b.iter_custom(|iters| {
-                    let (mut t_bare, mut t_sim) = (Duration::ZERO, Duration::ZERO);
-                    for _ in 0..iters {
-                        let t = Instant::now();
-                        bare();
-                        t_bare += t.elapsed();
-                        let t = Instant::now();
-                        let failed = sim.update_sensors().len();
-                        t_sim += t.elapsed();
-                        assert_eq!(failed, 0);
-                    }
-                    record(paired, t_bare, t_sim, iters);
-                    (t_bare + t_sim) / 2
-                })
-            },
+            |b| paired_passes(b, &mut bare, &mut sim, paired),
         );
     }
     g.finish();
+}
+
+/// The bare baseline of the lidar benchmarks: rapier's `cast_ray` for each ray, on this
+/// thread; returns how many hit.
+fn bare_scan(raw: &PhysicsWorld, rays: &[rapier3d::geometry::Ray]) -> u32 {
+    let qp = raw.query_pipeline();
+    let mut hits = 0u32;
+    for r in rays {
+        hits += qp.cast_ray(r, 100.0, true).is_some() as u32;
+    }
+    black_box(hits)
+}
+
+/// Times `bare` and one sensor pass of `sim` in alternation (same phase, same load) and
+/// records both in `paired`.
+fn paired_passes<T>(
+    b: &mut criterion::Bencher<'_>,
+    bare: &mut impl FnMut() -> T,
+    sim: &mut Simulation,
+    paired: &Paired,
+) {
+    b.iter_custom(|iters| {
+        let (mut t_bare, mut t_sim) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..iters {
+            let t = Instant::now();
+            black_box(bare());
+            t_bare += t.elapsed();
+            let t = Instant::now();
+            let failed = sim.update_sensors().len();
+            t_sim += t.elapsed();
+            assert_eq!(failed, 0);
+        }
+        record(paired, t_bare, t_sim, iters);
+        (t_bare + t_sim) / 2
+    })
 }
 
 /// Box counts of the cost-growth benchmark.
@@ -753,26 +766,9 @@ fn lidar_growth(c: &mut Criterion) {
         )
         .unwrap_or_else(|e| panic!("{e} (run `cargo xtask bench`)"));
         sim.step();
+        let mut bare = || bare_scan(&raw, &rays);
         g.bench_function(format!("1800x16_rays_{n}_boxes_bare_and_plugin"), |b| {
-            b.iter_custom(|iters| {
-                let (mut t_bare, mut t_sim) = (Duration::ZERO, Duration::ZERO);
-                for _ in 0..iters {
-                    let t = Instant::now();
-                    let qp = raw.query_pipeline();
-                    let mut hits = 0u32;
-                    for r in &rays {
-                        hits += qp.cast_ray(r, 100.0, true).is_some() as u32;
-                    }
-                    black_box(hits);
-                    t_bare += t.elapsed();
-                    let t = Instant::now();
-                    let failed = sim.update_sensors().len();
-                    t_sim += t.elapsed();
-                    assert_eq!(failed, 0);
-                }
-                record(&LIDAR_GROWTH[k], t_bare, t_sim, iters);
-                (t_bare + t_sim) / 2
-            })
+            paired_passes(b, &mut bare, &mut sim, &LIDAR_GROWTH[k])
         });
     }
     g.finish();
@@ -869,22 +865,7 @@ fn cameras(c: &mut Criterion) {
         let mut sim = sim_with(kind, threads);
         g.bench_function(
             format!("320x240_{kind}_bare_and_plugin_{threads}_thread"),
-            |b| {
-                b.iter_custom(|iters| {
-                    let (mut t_bare, mut t_sim) = (Duration::ZERO, Duration::ZERO);
-                    for _ in 0..iters {
-                        let t = Instant::now();
-                        bare();
-                        t_bare += t.elapsed();
-                        let t = Instant::now();
-                        let failed = sim.update_sensors().len();
-                        t_sim += t.elapsed();
-                        assert_eq!(failed, 0);
-                    }
-                    record(paired, t_bare, t_sim, iters);
-                    (t_bare + t_sim) / 2
-                })
-            },
+            |b| paired_passes(b, &mut bare, &mut sim, paired),
         );
     }
     g.finish();
