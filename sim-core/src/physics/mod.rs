@@ -574,7 +574,9 @@ impl Physics {
         (link, link_scoped, model): (EntityId, &str, EntityId),
         data: EntityData,
     ) -> Result<(), BuildError> {
-        let Some((built, offset)) = self.shapes.shape(shape.geometry, shape.span)? else {
+        let solid = kind == EntityKind::COLLISION
+            && self.pw.bodies.get(body).is_some_and(|b| b.is_dynamic());
+        let Some((built, offset)) = self.shapes.shape(shape.geometry, shape.span, solid)? else {
             return Ok(());
         };
         let id = self.entities.next_id();

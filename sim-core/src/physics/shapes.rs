@@ -42,6 +42,8 @@ struct ShapeKey {
     center: bool,
     /// Scale (or heightmap size and position) as bit patterns.
     params: [u64; 6],
+    /// Whether the shape is the convex decomposition of the mesh (see [`ShapeCache::shape`]).
+    solid: bool,
 }
 
 /// Files read and shapes built for one world (kept for models spawned later).
@@ -71,10 +73,18 @@ fn y_to_z() -> Quat {
 impl ShapeCache {
     /// The rapier shape of `g` and the pose of that shape in the SDF shape's frame; `None`
     /// for `<empty>`. `span` locates the geometry for error messages.
+    ///
+    /// `solid`: the shape is the collision of a dynamic body. A mesh is then built as its
+    /// convex decomposition (rapier's VHACD), not as a triangle mesh: triangle meshes touching
+    /// each other make contact manifolds per pair of triangles, which in a pile of dynamic
+    /// meshes costs gigabytes and seconds per step, and they have no inside to push out of.
+    /// Static and kinematic bodies and every visual keep the exact triangles (what sensors
+    /// see of them).
     pub(crate) fn shape(
         &mut self,
         g: &Geometry,
         span: &Span,
+        solid: bool,
     ) -> Result<Option<(SharedShape, Pose)>, super::BuildError> {
         let err = |message: String| super::BuildError {
             span: span.clone(),
@@ -114,7 +124,7 @@ impl ShapeCache {
                     Pose::IDENTITY,
                 )
             }
-            Geometry::Mesh(mesh) => (self.mesh(mesh).map_err(err)?, Pose::IDENTITY),
+            Geometry::Mesh(mesh) => (self.mesh(mesh, solid).map_err(err)?, Pose::IDENTITY),
             Geometry::Heightmap(h) => {
                 let shape = self.heightmap(h).map_err(err)?;
                 // Rapier's height field is along +Y with rows along +Z: turned about X by
@@ -169,13 +179,14 @@ impl ShapeCache {
         Ok(meshes)
     }
 
-    fn mesh(&mut self, m: &MeshShape) -> Result<SharedShape, String> {
+    fn mesh(&mut self, m: &MeshShape, solid: bool) -> Result<SharedShape, String> {
         let path = mesh_path(&m.resource)?;
         let key = ShapeKey {
             path: path.clone(),
             submesh: m.submesh.clone(),
             center: m.center_submesh,
             params: [m.scale.x, m.scale.y, m.scale.z, 0.0, 0.0, 0.0].map(f64::to_bits),
+            solid,
         };
         if let Some(s) = self.shapes.get(&key) {
             return Ok(s.clone());
@@ -243,8 +254,12 @@ impl ShapeCache {
                 vec_to_rapier(Vec3::new(c.x * m.scale.x, c.y * m.scale.y, c.z * m.scale.z))
             })
             .collect();
-        let shape = SharedShape::trimesh(points, indices)
-            .map_err(|e| format!("cannot build the mesh of {}: {e}", path.display()))?;
+        let shape = if solid {
+            SharedShape::convex_decomposition(&points, &indices)
+        } else {
+            SharedShape::trimesh(points, indices)
+                .map_err(|e| format!("cannot build the mesh of {}: {e}", path.display()))?
+        };
         self.shapes.insert(key, shape.clone());
         Ok(shape)
     }
@@ -256,6 +271,7 @@ impl ShapeCache {
             submesh: None,
             center: false,
             params: [h.size.x, h.size.y, h.size.z, 0.0, 0.0, 0.0].map(f64::to_bits),
+            solid: false,
         };
         if let Some(s) = self.shapes.get(&key) {
             return Ok(s.clone());
@@ -768,6 +784,65 @@ mod tests {
         assert_eq!(p.shapes.shapes.len(), 1);
         let d = cast(&p, &[down(49.5, 0.5)], RayTarget::COLLISION);
         assert!(near(d[0], 9.0), "{d:?}");
+    }
+
+    #[test]
+    fn dynamic_meshes_collide_as_convex_parts_and_rest_on_the_ground() {
+        let dir = tempfile::tempdir().unwrap();
+        write_stl(&dir.path().join("m.stl"), [-0.5; 3], [0.5; 3]);
+        let path = dir.path().join("w.sdf");
+        let mesh = "<geometry><mesh><uri>m.stl</uri></mesh></geometry>";
+        std::fs::write(
+            &path,
+            format!(
+                r#"<sdf version="1.9"><world name="w">
+                <model name="ground"><static>true</static><link name="l"><collision name="c">
+                  <geometry><plane><normal>0 0 1</normal></plane></geometry></collision></link></model>
+                <model name="fixed"><static>true</static><pose>5 0 0.5 0 0 0</pose><link name="l">
+                  <collision name="c">{mesh}</collision></link></model>
+                <model name="crate"><pose>0 0 2 0 0 0</pose><link name="l">
+                  <inertial><mass>1</mass><inertia><ixx>0.17</ixx><iyy>0.17</iyy><izz>0.17</izz></inertia></inertial>
+                  <collision name="c">{mesh}</collision><visual name="v">{mesh}</visual></link></model>
+                </world></sdf>"#
+            ),
+        )
+        .unwrap();
+        let mut p = build(&path);
+        let kind = |p: &super::super::Physics, name: &str| {
+            let id = p.entity_id(name).unwrap();
+            let handle =
+                p.pw.colliders
+                    .iter()
+                    .find(|(_, c)| c.user_data as u64 == id.0)
+                    .map(|(h, _)| h)
+                    .unwrap();
+            p.pw.colliders[handle].shape().shape_type()
+        };
+        use rapier3d::prelude::ShapeType;
+        assert_eq!(
+            kind(&p, "crate::l::c"),
+            ShapeType::Compound,
+            "dynamic: convex parts"
+        );
+        assert_eq!(
+            kind(&p, "crate::l::v"),
+            ShapeType::TriMesh,
+            "visuals keep the triangles"
+        );
+        assert_eq!(
+            kind(&p, "fixed::l::c"),
+            ShapeType::TriMesh,
+            "static: the triangles"
+        );
+        for _ in 0..2000 {
+            p.step();
+        }
+        let id = p.entity_id("crate").unwrap();
+        let z = p.kinematics_of(id).unwrap().pose.position.z;
+        assert!(
+            (z - 0.5).abs() < 0.02,
+            "the 1 m mesh cube rests on the ground: z = {z}"
+        );
     }
 
     #[test]
