@@ -2,7 +2,9 @@
 //! once and the resulting shapes shared.
 //!
 //! - Meshes (STL, OBJ, COLLADA, through `mesh-loader`) become triangle meshes: rapier's own
-//!   accelerated structure (a BVH over the triangles) answers ray casts and contacts. A mesh
+//!   accelerated structure (a BVH over the triangles) answers ray casts and contacts. The
+//!   collisions of dynamic links use the mesh's convex decomposition instead (see
+//!   [`ShapeCache::shape`]). A mesh
 //!   has no volume here: the link's mass and inertia come from its `<inertial>` as for every
 //!   shape. Files are read once per world; a shape used many times (same file, scale and
 //!   submesh) is one [`SharedShape`] referenced by every collider.
@@ -78,8 +80,9 @@ impl ShapeCache {
     /// convex decomposition (rapier's VHACD), not as a triangle mesh: triangle meshes touching
     /// each other make contact manifolds per pair of triangles, which in a pile of dynamic
     /// meshes costs gigabytes and seconds per step, and they have no inside to push out of.
-    /// Static and kinematic bodies and every visual keep the exact triangles (what sensors
-    /// see of them).
+    /// Static and kinematic bodies and every visual keep the exact triangles (cameras, and
+    /// ray sensors set to see visuals, always see those; a ray sensor seeing collisions sees
+    /// the convex parts of a dynamic mesh).
     pub(crate) fn shape(
         &mut self,
         g: &Geometry,
