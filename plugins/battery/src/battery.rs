@@ -48,16 +48,7 @@ fn resolve_joint(world: &WorldRef<'_>, model: &str, name: &str) -> Result<Entity
 impl Battery {
     /// Creates the system from its `<plugin>` element; it must be attached to a model.
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let model = config.entity_name.as_str();
-        let kind = world
-            .entity_info(config.entity)
-            .into_option()
-            .map(|i| i.kind);
-        if kind != Some(EntityKind::MODEL) {
-            return Err(PluginError::config(format!(
-                "LinearBattery must be attached to a model, not to `{model}`"
-            )));
-        }
+        let model = simcore_plugin_common::attached_model(config, world, "LinearBattery")?;
         let parsed = BatteryConfig::parse(config.sdf.as_str(), model)?;
         let joints = parsed
             .motor_joints

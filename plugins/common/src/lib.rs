@@ -8,7 +8,9 @@
 //!   sensor, the element and the text found there;
 //! - [`noise`]: reading a `<noise>` element into [`NoiseParams`](sim_plugin_api::noise::NoiseParams)
 //!   and a [`NoiseChannel`], one seeded noise stream per measured component;
-//! - [`frame`]: the motion of the sensor's own frame from the motion of its link.
+//! - [`frame`]: the motion of the sensor's own frame from the motion of its link;
+//! - [`attached_model`]: the model a model system is attached to, or the error saying where
+//!   it belongs.
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
 //! nothing here crosses the plugin boundary.
@@ -22,3 +24,23 @@ pub mod sdf;
 pub use frame::{sensor_frame, sensor_state};
 pub use noise::{NoiseChannel, gaussian_variance};
 pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor_sdf, text};
+
+/// The scoped name of the model a model system is attached to; a configuration error naming
+/// `plugin` when `config` attaches it to anything else (the world, a link...).
+pub fn attached_model<'c>(
+    config: &'c sim_plugin_api::SystemConfig<'_>,
+    world: &sim_plugin_api::WorldRef<'_>,
+    plugin: &str,
+) -> Result<&'c str, sim_plugin_api::PluginError> {
+    let model = config.entity_name.as_str();
+    let kind = world
+        .entity_info(config.entity)
+        .into_option()
+        .map(|i| i.kind);
+    if kind != Some(sim_plugin_api::EntityKind::MODEL) {
+        return Err(sim_plugin_api::PluginError::config(format!(
+            "{plugin} must be attached to a model, not to `{model}`"
+        )));
+    }
+    Ok(model)
+}

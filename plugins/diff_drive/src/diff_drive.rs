@@ -64,16 +64,7 @@ impl DiffDrive {
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// wheel joints exist.
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let model = config.entity_name.as_str();
-        let kind = world
-            .entity_info(config.entity)
-            .into_option()
-            .map(|i| i.kind);
-        if kind != Some(EntityKind::MODEL) {
-            return Err(PluginError::config(format!(
-                "DiffDrive must be attached to a model, not to `{model}`"
-            )));
-        }
+        let model = simcore_plugin_common::attached_model(config, world, "DiffDrive")?;
         let parsed = DiffDriveConfig::parse(config.sdf.as_str(), model)?;
         let mut joints = Vec::new();
         for name in parsed.left_joints.iter().chain(&parsed.right_joints) {

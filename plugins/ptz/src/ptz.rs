@@ -56,16 +56,7 @@ impl PanTiltZoom {
     /// Creates the system from its `<plugin>` element; it must be attached to a model with
     /// the named joints (and camera sensor).
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let model = config.entity_name.as_str();
-        let kind = world
-            .entity_info(config.entity)
-            .into_option()
-            .map(|i| i.kind);
-        if kind != Some(EntityKind::MODEL) {
-            return Err(PluginError::config(format!(
-                "PanTiltZoom must be attached to a model, not to `{model}`"
-            )));
-        }
+        let model = simcore_plugin_common::attached_model(config, world, "PanTiltZoom")?;
         let parsed = PtzConfig::parse(config.sdf.as_str(), model)?;
         let pan = resolve(
             world,
