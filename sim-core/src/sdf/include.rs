@@ -14,6 +14,7 @@ use std::rc::Rc;
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
+use super::params::{self, Edit, Source};
 use super::place_model;
 use super::reader::{Reader, Version, children, is_sdf_element, tag};
 use super::{read_text, root_reader, with_document, with_problems};
@@ -160,6 +161,9 @@ pub(super) struct Overrides {
     pub is_static: Option<bool>,
     /// `<plugin>`s, appended to the model's.
     pub plugins: Vec<PluginSpec>,
+    /// `<namespace>` (SDF 1.12), replacing the model's `@namespace`; `{name}` in it is the
+    /// model's name after `name`.
+    pub namespace: Option<String>,
 }
 
 /// Applies an include's overrides to a copy of the included model. Fails (with the message
@@ -175,6 +179,9 @@ pub(super) fn apply_overrides(model: &mut Model, overrides: Overrides) -> Result
         model.is_static = is_static;
     }
     model.plugins.extend(overrides.plugins);
+    if let Some(ns) = overrides.namespace {
+        model.raw_namespace = Some(ns);
+    }
     Ok(())
 }
 
@@ -232,8 +239,9 @@ impl Reader<'_> {
         };
         self.refuse_unsupported_include_parts(node)?;
         let overrides = self.overrides(node)?;
+        let edits = self.edits(node)?;
         let file = self.included_file(node, uri)?;
-        let included = self.read_included(node, uri, &file, site)?;
+        let included = self.read_included(node, uri, &file, site, edits)?;
         match &*included {
             Cached::Other { kind } => {
                 if !site.in_world {
@@ -311,27 +319,10 @@ impl Reader<'_> {
         for c in node.children().filter(|c| c.is_element()) {
             let name = c.tag_name().name();
             let (what, hint) = match name {
-                "namespace" if is_sdf_element(c) => (
-                    "<namespace> in an <include> is",
-                    "remove it; the included model keeps the names it has",
-                ),
                 "model_state" if is_sdf_element(c) => (
                     "<model_state> in an <include> is",
                     "remove it and set the model's state in its own file",
                 ),
-                "experimental.params" => (
-                    "<experimental:params> is",
-                    "edit the included model's file instead",
-                ),
-                "params"
-                    if c.tag_name().namespace().and_then(|ns| c.lookup_prefix(ns))
-                        == Some("experimental") =>
-                {
-                    (
-                        "<experimental:params> is",
-                        "edit the included model's file instead",
-                    )
-                }
                 _ => continue,
             };
             return Err(self.unsupported(c, what, hint));
@@ -376,13 +367,39 @@ impl Reader<'_> {
         }
     }
 
-    /// The included file at `file`, read once per load.
+    /// The edits of the included model: those of the include's `<experimental:params>`,
+    /// then those an including file hands on to this include (see `params`).
+    fn edits(&self, node: Node) -> Result<Vec<Edit>, SdfError> {
+        let mut edits = Vec::new();
+        let params = node.children().find(|c| {
+            c.is_element()
+                && (c.tag_name().name() == "experimental.params"
+                    || (c.tag_name().name() == "params"
+                        && c.tag_name().namespace().and_then(|ns| c.lookup_prefix(ns))
+                            == Some("experimental")))
+        });
+        if let Some(p) = params {
+            edits = params::edits(p, &self.origins())?;
+        }
+        if let Some(handed_on) = self
+            .edited
+            .as_ref()
+            .and_then(|e| e.forwarded.get(&node.range().start))
+        {
+            edits.extend(handed_on.iter().cloned());
+        }
+        Ok(edits)
+    }
+
+    /// The included file at `file`, read once per load (and once per include when `edits`
+    /// change it).
     fn read_included(
         &self,
         include: Node,
         uri: Node,
         file: &Path,
         site: &Site,
+        edits: Vec<Edit>,
     ) -> Result<Rc<Cached>, SdfError> {
         let at = self.text(uri).start();
         let known = self.loader.canonical.borrow().get(file).cloned();
@@ -405,7 +422,9 @@ impl Reader<'_> {
                 c
             }
         };
-        if let Some(c) = self.loader.cache.borrow().get(&canonical) {
+        if edits.is_empty()
+            && let Some(c) = self.loader.cache.borrow().get(&canonical)
+        {
             return Ok(c.clone());
         }
         let cycle = {
@@ -443,13 +462,20 @@ impl Reader<'_> {
         })?;
         self.loader.reads.set(self.loader.reads.get() + 1);
         self.loader.stack.borrow_mut().push(canonical.clone());
-        let read = read_included_document(&text, file, self.loader, site);
+        let edited = !edits.is_empty();
+        let read = if edited {
+            read_edited_document(&text, file, self.loader, site, edits)
+        } else {
+            read_included_document(&text, file, self.loader, site)
+        };
         self.loader.stack.borrow_mut().pop();
         let cached = Rc::new(read.map_err(|e| e.included_at(self.span(include)))?);
-        self.loader
-            .cache
-            .borrow_mut()
-            .insert(canonical, cached.clone());
+        if !edited {
+            self.loader
+                .cache
+                .borrow_mut()
+                .insert(canonical, cached.clone());
+        }
         Ok(cached)
     }
 
@@ -481,12 +507,18 @@ impl Reader<'_> {
         for p in children(node, "plugin") {
             plugins.push(self.plugin(p)?);
         }
+        // As libsdformat: an empty <namespace/> leaves the model's own.
+        let namespace = self
+            .child(node, "namespace")
+            .map(|n| self.text(n).trimmed().to_string())
+            .filter(|ns| !ns.is_empty());
         Ok(Overrides {
             name,
             pose,
             placement_frame,
             is_static,
             plugins,
+            namespace,
         })
     }
 
@@ -629,6 +661,55 @@ fn read_included_document(
         let problems = r.validate(root);
         with_problems(included_top(&r, root, site), problems)
     })
+}
+
+/// Reads an included file edited by `edits` (see `params`): the edits are applied to its XML
+/// tree, and the edited document is read as the file would be, its positions mapped back to
+/// where each part was written.
+fn read_edited_document(
+    text: &str,
+    file: &Path,
+    loader: &Loader,
+    site: &Site,
+    edits: Vec<Edit>,
+) -> Result<Cached, SdfError> {
+    let source = Source::new(Some(std::sync::Arc::new(file.to_path_buf())), text);
+    let edited = with_document(text, Some(file), |doc, f| {
+        let root = doc.root_element();
+        let r = root_reader(root, text, f, loader)?;
+        let mut include_name = |include: Node| -> Result<Option<String>, SdfError> {
+            Ok(r.included_model_name(include))
+        };
+        params::edit_document(doc, &source, edits.clone(), &mut include_name)
+    })?;
+    let edited = Rc::new(edited);
+    with_document(&edited.text, Some(file), |doc, f| {
+        let root = doc.root_element();
+        let mut r = root_reader(root, &edited.text, f, loader)?;
+        r.edited = Some(edited.clone());
+        let problems = r.validate(root);
+        with_problems(included_top(&r, root, site), problems)
+    })
+}
+
+impl Reader<'_> {
+    /// The name of the model (actor, light) the `<include>` `include` brings in, as its file
+    /// names it; None when it cannot be read (reading the include reports why).
+    fn included_model_name(&self, include: Node) -> Option<String> {
+        let uri = self.child(include, "uri")?;
+        let file = self.included_file(include, uri).ok()?;
+        let text = read_text(&file).ok()?;
+        with_document(&text, Some(&file), |doc, _| {
+            let root = doc.root_element();
+            Ok(["model", "actor", "light"]
+                .iter()
+                .find_map(|kind| children(root, kind).next())
+                .and_then(|top| top.attribute("name"))
+                .map(|n| n.trim().to_string()))
+        })
+        .ok()
+        .flatten()
+    }
 }
 
 /// The one model, actor or light of an included file.

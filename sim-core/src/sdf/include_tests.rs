@@ -758,7 +758,7 @@ fn unsupported_include_parts_are_refused_not_ignored() {
     t.model_dir("lib/m", "1.9", &boxy("m", "0 0 0 0 0 0", "l"));
     let text = world(
         "1.12",
-        "<include><uri>m</uri>\n<namespace>ns</namespace></include>",
+        "<include><uri>m</uri>\n<model_state name=\"m\"/></include>",
     );
     t.write("world.sdf", &text);
     let e = t.err("world.sdf", &["lib"]);

@@ -54,6 +54,7 @@ mod include;
 mod joint;
 mod lenient;
 mod model;
+mod params;
 mod reader;
 mod scene;
 mod sensor;
@@ -341,6 +342,7 @@ fn read_model_document(
             version: Version::NEWEST,
             lines: error::LineIndex::new(source),
             loader,
+            edited: None,
         };
         let problems = r.validate(root);
         return with_problems(r.model(root, 1), problems);
@@ -440,6 +442,7 @@ pub(crate) fn root_reader<'s>(
         version: Version::NEWEST,
         lines: error::LineIndex::new(source),
         loader,
+        edited: None,
     };
     if tag(root) != "sdf" || !is_sdf_element(root) {
         let hint = if tag(root) == "gazebo" {

@@ -71,6 +71,7 @@ impl Reader<'_> {
         let attr = |a: &str| node.attribute(a).map(str::trim).unwrap_or("").to_string();
         let placement_frame = attr("placement_frame");
         let canonical_link = attr("canonical_link");
+        let raw_namespace = node.attribute("namespace").map(str::to_string);
         let raw_pose = self.raw_pose(node)?;
         let is_static = self.child_bool(node, "static", false)?;
         let self_collide = self.child_bool(node, "self_collide", false)?;
@@ -192,6 +193,7 @@ impl Reader<'_> {
             frames,
             plugins,
             label,
+            raw_namespace,
             span: self.span(node),
         };
         self.resolve_model(&mut model)?;

@@ -8,6 +8,7 @@ use roxmltree::Node;
 
 use super::error::{ErrorKind, LineIndex, SdfError};
 use super::include::Loader;
+use super::params::{Edited, Origin, Source};
 use crate::world::{Pose, Quat, RawPose, Span, Vec3};
 
 /// An SDF version `major.minor`.
@@ -115,6 +116,9 @@ pub(crate) struct Reader<'s> {
     pub lines: LineIndex,
     /// What the whole load shares: the resource search path, the included files already read.
     pub loader: &'s Loader,
+    /// For an included file edited by `<experimental:params>` (`source` is then the edited
+    /// text): where each part of it was written, and the edits for the models it includes.
+    pub edited: Option<std::rc::Rc<Edited>>,
 }
 
 /// The largest depth of nested models accepted (deeper input is certainly not a real world,
@@ -126,11 +130,44 @@ impl<'s> Reader<'s> {
 
     /// Where `node` starts.
     pub fn span(&self, node: Node) -> Span {
-        let (line, column) = self.lines.line_col(self.source, node.range().start);
-        Span {
-            file: self.file.clone(),
-            line,
-            column,
+        let (file, line, column, _) = self.locate(node.range().start);
+        Span { file, line, column }
+    }
+
+    /// The file, line, column and file text of byte `offset` of the source: of the text it
+    /// was written in, for an edited included file.
+    fn locate(&self, offset: usize) -> (Option<Arc<PathBuf>>, u32, u32, Arc<String>) {
+        match &self.edited {
+            Some(edited) => {
+                let origin = edited.origins.map(offset);
+                let (line, column) = origin.line_col();
+                let text = origin.source.text.clone();
+                (origin.source.file.clone(), line, column, text)
+            }
+            None => {
+                let (line, column) = self.lines.line_col(self.source, offset);
+                (
+                    self.file.clone(),
+                    line,
+                    column,
+                    Arc::new(self.source.to_string()),
+                )
+            }
+        }
+    }
+
+    /// A function giving where byte offsets of this source were written (for edits read
+    /// here and applied to another file).
+    pub fn origins(&self) -> impl Fn(usize) -> Origin + use<'_> {
+        // This file's text (not needed, and left empty, when it is an edited one).
+        let text = if self.edited.is_some() { "" } else { self.source };
+        let own = Source::new(self.file.clone(), text);
+        move |offset| match &self.edited {
+            Some(edited) => edited.origins.map(offset),
+            None => Origin {
+                source: own.clone(),
+                offset,
+            },
         }
     }
 
@@ -143,16 +180,16 @@ impl<'s> Reader<'s> {
         message: impl Into<String>,
         hint: impl Into<String>,
     ) -> SdfError {
-        let (line, column) = self.lines.line_col(self.source, offset);
+        let (file, line, column, text) = self.locate(offset);
         SdfError {
             kind,
-            file: self.file.as_deref().cloned(),
+            file: file.as_deref().cloned(),
             line,
             column,
             element: describe(node),
             message: message.into(),
             hint: hint.into(),
-            source_text: Some(Arc::new(self.source.to_string())),
+            source_text: Some(text),
             included_from: Box::default(),
             others: Box::default(),
         }
@@ -180,6 +217,12 @@ impl<'s> Reader<'s> {
         hint: impl Into<String>,
     ) -> SdfError {
         let same_file = span.file.is_none() || span.file == self.file;
+        let source_text = match &self.edited {
+            Some(edited) => edited
+                .origins
+                .text_of(span.file.as_deref().or(self.file.as_deref())),
+            None => same_file.then(|| Arc::new(self.source.to_string())),
+        };
         SdfError {
             kind,
             file: span
@@ -192,7 +235,7 @@ impl<'s> Reader<'s> {
             element: element.into(),
             message: message.into(),
             hint: hint.into(),
-            source_text: same_file.then(|| Arc::new(self.source.to_string())),
+            source_text,
             included_from: Box::default(),
             others: Box::default(),
         }

@@ -192,6 +192,15 @@ const PIXEL_FORMATS: &[&str] = &[
     "B8G8R8",
 ];
 
+/// Whether SDF defines `<child>` as a child of `<parent>`; None when this reader does not
+/// list the children of `<parent>`.
+pub(super) fn defines_child(parent: &str, child: &str) -> Option<bool> {
+    KNOWN_CHILDREN
+        .iter()
+        .find(|(name, _, _)| *name == parent)
+        .map(|(_, _, known)| known.contains(&child))
+}
+
 /// The child elements SDF defines (in any version from 1.0 to 1.12) for the elements whose
 /// children are checked, and the elements each of these may be a child of. Another child in
 /// SDF's own namespace is reported as a warning, as libsdformat does, and ignored.

@@ -246,8 +246,22 @@ pub struct Model {
     pub label: Option<u32>,
     /// Model plugins.
     pub plugins: Vec<PluginSpec>,
+    /// `@namespace` (SDF 1.11+), or the `<namespace>` of the `<include>` that brought the
+    /// model in, as written: a label for the model's topics and interfaces, which changes no
+    /// name. `{name}` in it stands for the model's name (see [`Model::namespace`]).
+    pub raw_namespace: Option<String>,
     /// Where `<model>` is.
     pub span: Span,
+}
+
+impl Model {
+    /// The model's namespace with `{name}` replaced by the model's name, as libsdformat
+    /// resolves it; None when neither the model nor its `<include>` gives one.
+    pub fn namespace(&self) -> Option<String> {
+        self.raw_namespace
+            .as_ref()
+            .map(|ns| ns.replace("{name}", &self.name))
+    }
 }
 
 /// A `<joint>` between two links of a model.

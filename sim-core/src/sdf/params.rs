@@ -1,0 +1,1159 @@
+//! `<experimental:params>` in an `<include>`: edits of the included model before it is read,
+//! as libsdformat applies them (SDFormat's parameter passing proposal).
+//!
+//! Each child of `<experimental:params>` names an element of the included model by its
+//! `element_id`, the scoped name below the model (`link::visual`, `nested::link`; for
+//! `action="add"`, the parent, `""` being the model itself), and says what to do with
+//! `action`:
+//!
+//! * `add`: the element (with its `name`, which must be new) is appended to the parent;
+//! * `modify`: its attributes and values are set from the modifier, child by child (an empty
+//!   value element resets it to its default);
+//! * `remove`: the element goes, or, when the modifier has children, those children of it;
+//! * `replace`: it is replaced, in place, by the modifier;
+//! * no `action`: each child of the modifier carries its own action, applied to the
+//!   children of the element.
+//!
+//! The edits are applied to the included file's XML tree; the edited tree is written out as
+//! a document of its own and read as the file would be, with every position mapped back to
+//! where its text came from (the included file, or the `<experimental:params>` of the
+//! including file), so errors point at the text the user wrote. An `element_id` that leads
+//! into a model the included file itself includes is handed on to that `<include>` (with the
+//! part of the id below it), so edits reach models included at any depth, as libsdformat's
+//! edits of the fully expanded tree do. Every edit that cannot be applied (no such element,
+//! a missing `element_id` or `name`, an unknown action or attribute, a duplicate name) is an
+//! error, as libsdformat reports it.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use roxmltree::Node;
+
+use super::error::{ErrorKind, LineIndex, SdfError};
+
+/// A text edits come from: the included file, or a file with `<experimental:params>`.
+pub(crate) struct Source {
+    /// The file (None for inline text).
+    pub file: Option<Arc<PathBuf>>,
+    /// Its text.
+    pub text: Arc<String>,
+    /// Line starts of `text`.
+    lines: LineIndex,
+}
+
+impl Source {
+    /// A source for `text` of `file`.
+    pub fn new(file: Option<Arc<PathBuf>>, text: &str) -> Rc<Source> {
+        Rc::new(Source {
+            file,
+            lines: LineIndex::new(text),
+            text: Arc::new(text.to_string()),
+        })
+    }
+}
+
+/// Where a piece of an edited document was written: a byte offset in a [`Source`].
+#[derive(Clone)]
+pub(crate) struct Origin {
+    /// The text.
+    pub source: Rc<Source>,
+    /// The byte offset in it.
+    pub offset: usize,
+}
+
+impl Origin {
+    /// 1-based line and column.
+    pub fn line_col(&self) -> (u32, u32) {
+        self.source
+            .lines
+            .line_col(&self.source.text, self.offset)
+    }
+
+    /// An error here about `element`.
+    fn error(
+        &self,
+        kind: ErrorKind,
+        element: &str,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> SdfError {
+        let (line, column) = self.line_col();
+        SdfError {
+            kind,
+            file: self.source.file.as_deref().cloned(),
+            line,
+            column,
+            element: element.to_string(),
+            message: message.into(),
+            hint: hint.into(),
+            source_text: Some(self.source.text.clone()),
+            included_from: Box::default(),
+            others: Box::default(),
+        }
+    }
+}
+
+/// An attribute of an [`XElem`].
+#[derive(Clone)]
+struct XAttr {
+    /// The qualified name as written (`name`, `custom.test`, `gz:x`).
+    name: String,
+    value: String,
+    /// Where the name is.
+    origin: Origin,
+    /// Where the value is.
+    value_origin: Origin,
+}
+
+/// A child of an [`XElem`].
+#[derive(Clone)]
+enum XNode {
+    Elem(XElem),
+    /// Text (entities decoded), and where it starts.
+    Text(String, Origin),
+}
+
+/// An element of a document being edited, owned and mutable.
+#[derive(Clone)]
+pub(crate) struct XElem {
+    /// Unique among all elements built in this process (to find an `<include>` again).
+    id: usize,
+    /// The qualified name as written.
+    name: String,
+    attrs: Vec<XAttr>,
+    children: Vec<XNode>,
+    /// Where the element starts.
+    origin: Origin,
+    /// The namespace prefixes in scope where it was written (prefix, URI).
+    namespaces: Vec<(String, String)>,
+}
+
+static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
+
+impl XElem {
+    /// The element `node` (an element of a document parsed from the text `origin_of` maps
+    /// offsets of) with all its content.
+    fn build(node: Node, origin_of: &dyn Fn(usize) -> Origin) -> XElem {
+        let input = node.document().input_text();
+        let start = node.range().start;
+        let name = input
+            .get(start + 1..)
+            .unwrap_or_default()
+            .split(|c: char| c.is_whitespace() || c == '/' || c == '>')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let attrs = node
+            .attributes()
+            .map(|a| XAttr {
+                name: input.get(a.range_qname()).unwrap_or(a.name()).to_string(),
+                value: a.value().to_string(),
+                origin: origin_of(a.range_qname().start),
+                value_origin: origin_of(a.range_value().start),
+            })
+            .collect();
+        let mut children = Vec::new();
+        for c in node.children() {
+            if c.is_element() {
+                children.push(XNode::Elem(XElem::build(c, origin_of)));
+            } else if c.is_text() {
+                let text = c.text().unwrap_or_default().to_string();
+                children.push(XNode::Text(text, origin_of(c.range().start)));
+            }
+        }
+        let namespaces = node
+            .namespaces()
+            .filter_map(|ns| Some((ns.name()?.to_string(), ns.uri().to_string())))
+            .filter(|(prefix, _)| prefix != "xml")
+            .collect();
+        XElem {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            name,
+            attrs,
+            children,
+            origin: origin_of(start),
+            namespaces,
+        }
+    }
+
+    /// The tag without an SDF-less prefix (`gz:x` stays `gz:x`).
+    fn tag(&self) -> &str {
+        &self.name
+    }
+
+    fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| a.value.as_str())
+    }
+
+    fn attr_origin(&self, name: &str) -> Origin {
+        self.attrs
+            .iter()
+            .find(|a| a.name == name)
+            .map_or_else(|| self.origin.clone(), |a| a.value_origin.clone())
+    }
+
+    fn remove_attr(&mut self, name: &str) {
+        self.attrs.retain(|a| a.name != name);
+    }
+
+    fn elements(&self) -> impl Iterator<Item = &XElem> {
+        self.children.iter().filter_map(|c| match c {
+            XNode::Elem(e) => Some(e),
+            XNode::Text(..) => None,
+        })
+    }
+
+    /// Indices (in `children`) of the child elements.
+    fn element_indices(&self) -> Vec<usize> {
+        self.children
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| matches!(c, XNode::Elem(_)).then_some(i))
+            .collect()
+    }
+
+    fn child_mut(&mut self, i: usize) -> Option<&mut XElem> {
+        match self.children.get_mut(i) {
+            Some(XNode::Elem(e)) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The text, when it has some that is not blank.
+    fn value(&self) -> Option<String> {
+        let text: String = self
+            .children
+            .iter()
+            .filter_map(|c| match c {
+                XNode::Text(t, _) => Some(t.as_str()),
+                XNode::Elem(_) => None,
+            })
+            .collect();
+        (!text.trim().is_empty()).then_some(text)
+    }
+
+    /// Whether it has neither child elements nor text (blanks aside).
+    fn is_empty(&self) -> bool {
+        self.elements().next().is_none() && self.value().is_none()
+    }
+
+    /// Replaces its text by `text` (written at `origin`), keeping child elements.
+    fn set_value(&mut self, text: Option<(String, Origin)>) {
+        self.children.retain(|c| matches!(c, XNode::Elem(_)));
+        if let Some((t, o)) = text {
+            self.children.insert(0, XNode::Text(t, o));
+        }
+    }
+
+    /// The text of the first child element `name`, trimmed, when not blank.
+    fn child_value(&self, name: &str) -> Option<String> {
+        self.elements()
+            .find(|e| e.tag() == name)
+            .and_then(XElem::value)
+            .map(|v| v.trim().to_string())
+    }
+
+    /// The element and where it starts, for messages: `<visual name="v">`.
+    fn describe(&self) -> String {
+        match self.attr("name") {
+            Some(n) => format!("<{} name=\"{n}\">", self.name),
+            None => format!("<{}>", self.name),
+        }
+    }
+}
+
+/// What an edit does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Action {
+    Add,
+    Modify,
+    Remove,
+    Replace,
+}
+
+impl Action {
+    fn parse(s: &str) -> Option<Action> {
+        match s {
+            "add" => Some(Action::Add),
+            "modify" => Some(Action::Modify),
+            "remove" => Some(Action::Remove),
+            "replace" => Some(Action::Replace),
+            _ => None,
+        }
+    }
+}
+
+/// The hint for an unknown action.
+const ACTIONS: &str = "action is one of add, modify, remove and replace";
+
+/// One child of `<experimental:params>`: an edit of the included model.
+#[derive(Clone)]
+pub(crate) struct Edit {
+    /// The scoped name below the included model (the parent for `add`); empty: the model.
+    path: Vec<String>,
+    /// `element_id` as written, for messages.
+    element_id: String,
+    /// None: each child says what to do with it.
+    action: Option<Action>,
+    /// The modifier, without `element_id` and `action`.
+    elem: XElem,
+}
+
+impl Edit {
+    fn error(&self, kind: ErrorKind, message: impl Into<String>, hint: &str) -> SdfError {
+        self.elem
+            .origin
+            .error(kind, &self.describe(), message, hint.to_string())
+    }
+
+    /// `<visual element_id="link::v">`.
+    fn describe(&self) -> String {
+        format!("<{} element_id=\"{}\">", self.elem.name, self.element_id)
+    }
+
+    /// The element the edit names: `tag "element_id"`.
+    fn target(&self) -> String {
+        format!("<{}> \"{}\"", self.elem.name, self.element_id)
+    }
+}
+
+/// The edits of `params` (an `<experimental:params>` element); `origin_of` maps offsets of
+/// its document to where they were written. Each malformed edit is an error (all are
+/// returned).
+pub(crate) fn edits(
+    params: Node,
+    origin_of: &dyn Fn(usize) -> Origin,
+) -> Result<Vec<Edit>, SdfError> {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for c in params.children().filter(|c| c.is_element()) {
+        match edit(XElem::build(c, origin_of)) {
+            Ok(e) => out.push(e),
+            Err(e) => errors.push(e),
+        }
+    }
+    let mut errors = errors.into_iter();
+    match errors.next() {
+        None => Ok(out),
+        Some(first) => Err(first.with_others(errors)),
+    }
+}
+
+/// One edit, checked as libsdformat checks it before looking for its element.
+fn edit(mut elem: XElem) -> Result<Edit, SdfError> {
+    let describe = elem.describe();
+    let Some(element_id) = elem.attr("element_id").map(str::to_string) else {
+        return Err(elem.origin.error(
+            ErrorKind::Missing,
+            &describe,
+            format!("{describe} in <experimental:params> has no `element_id`"),
+            "name the element of the included model to change: element_id=\"link::visual\" (for action=\"add\", its parent; \"\" is the model itself)",
+        ));
+    };
+    let id_origin = elem.attr_origin("element_id");
+    let path: Vec<String> = if element_id.is_empty() {
+        Vec::new()
+    } else {
+        element_id.split("::").map(str::to_string).collect()
+    };
+    if path.last().is_some_and(String::is_empty) {
+        return Err(id_origin.error(
+            ErrorKind::Invalid,
+            &describe,
+            format!("element_id \"{element_id}\" has no name after its last `::`"),
+            "end the element_id with the element's name, e.g. \"link::visual\"",
+        ));
+    }
+    let action = match elem.attr("action") {
+        None => None,
+        Some(a) => match Action::parse(a) {
+            Some(action) => Some(action),
+            None => {
+                return Err(elem.attr_origin("action").error(
+                    ErrorKind::Invalid,
+                    &describe,
+                    format!("\"{a}\" is not an action"),
+                    ACTIONS,
+                ));
+            }
+        },
+    };
+    match action {
+        Some(Action::Add) => match elem.attr("name") {
+            None => {
+                return Err(elem.origin.error(
+                    ErrorKind::Missing,
+                    &describe,
+                    format!("the <{}> to add has no `name`", elem.name),
+                    "give the new element a name: name=\"...\"",
+                ));
+            }
+            Some(n) if n.is_empty() => {
+                return Err(elem.attr_origin("name").error(
+                    ErrorKind::Invalid,
+                    &describe,
+                    format!("the <{}> to add has an empty `name`", elem.name),
+                    "give the new element a name: name=\"...\"",
+                ));
+            }
+            Some(_) => {}
+        },
+        _ if path.is_empty() => {
+            return Err(id_origin.error(
+                ErrorKind::UnknownReference,
+                &describe,
+                format!(
+                    "element_id \"\" names no <{}> (\"\" is the included model itself, which only action=\"add\" can name)",
+                    elem.name
+                ),
+                "give the scoped name of the element below the included model, e.g. \"link::visual\"",
+            ));
+        }
+        _ => {}
+    }
+    elem.remove_attr("element_id");
+    elem.remove_attr("action");
+    Ok(Edit {
+        path,
+        element_id,
+        action,
+        elem,
+    })
+}
+
+/// SDF's elements that an edit with `action="replace"` or `"add"` (or without an action)
+/// may be: those libsdformat has a description of (a file of its schema).
+const SDF_ELEMENTS: &[&str] = &[
+    "actor",
+    "air_pressure",
+    "altimeter",
+    "atmosphere",
+    "audio_sink",
+    "audio_source",
+    "battery",
+    "camera",
+    "collision",
+    "contact",
+    "frame",
+    "geometry",
+    "gps",
+    "gripper",
+    "gui",
+    "imu",
+    "inertial",
+    "joint",
+    "lidar",
+    "light",
+    "link",
+    "logical_camera",
+    "magnetometer",
+    "material",
+    "model",
+    "navsat",
+    "noise",
+    "particle_emitter",
+    "physics",
+    "plugin",
+    "population",
+    "pose",
+    "projector",
+    "ray",
+    "rfid",
+    "rfidtag",
+    "road",
+    "scene",
+    "sensor",
+    "sonar",
+    "spherical_coordinates",
+    "state",
+    "surface",
+    "transceiver",
+    "visual",
+    "world",
+];
+
+/// Whether SDF defines attribute `attr` on `<tag>` (an attribute `modify` may set).
+fn known_attribute(tag: &str, attr: &str) -> bool {
+    match attr {
+        "name" => !matches!(tag, "pose" | "xyz" | "uri" | "geometry" | "inertial"),
+        "type" => matches!(
+            tag,
+            "sensor" | "joint" | "light" | "physics" | "noise" | "collision_engine"
+        ),
+        "filename" => tag == "plugin",
+        "relative_to" | "rotation_format" | "degrees" => tag == "pose",
+        "frame" => tag == "pose",
+        "attached_to" => tag == "frame",
+        "expressed_in" => tag == "xyz",
+        "canonical_link" | "placement_frame" | "namespace" => tag == "model",
+        "auto" => tag == "inertial",
+        "optimization" => tag == "mesh",
+        "joint" | "axis" => tag == "mimic",
+        "merge" => tag == "include",
+        "version" => tag == "sdf",
+        _ => false,
+    }
+}
+
+/// A model's element found by an `element_id`.
+enum Found {
+    /// An element of the file: the indices (in `children`) from the top element down.
+    Here(Vec<usize>),
+    /// Below the `<include>` at these indices, with the rest of the id (empty: the model the
+    /// include brings in).
+    Below(Vec<usize>, Vec<String>),
+}
+
+/// The name an `<include>` of the file gives its model: its `<name>`, else the name of the
+/// model it includes (from `name_of`, which reads it). None when not known.
+type IncludeName<'a> = dyn FnMut(&XElem) -> Result<Option<String>, SdfError> + 'a;
+
+/// Applies `edits` to `top`, the included file's top element. Edits of models the file
+/// includes are collected in `forward` by the id of their `<include>`.
+fn apply_all(
+    top: &mut XElem,
+    edits: Vec<Edit>,
+    include_name: &mut IncludeName,
+    forward: &mut HashMap<usize, Vec<Edit>>,
+) -> Result<(), SdfError> {
+    let mut errors = Vec::new();
+    for edit in edits {
+        if let Err(e) = apply(top, edit, include_name, forward) {
+            errors.push(e);
+        }
+    }
+    let mut errors = errors.into_iter();
+    match errors.next() {
+        None => Ok(()),
+        Some(first) => Err(first.with_others(errors)),
+    }
+}
+
+/// Finds the element `path` names below `top`: a child with that `name` at each level (the
+/// first, in document order, with an `<include>` named by the model it brings in), the last
+/// one a `<tag>` (any element when `tag` is None).
+fn find(
+    top: &XElem,
+    path: &[String],
+    tag: Option<&str>,
+    include_name: &mut IncludeName,
+) -> Result<Option<Found>, SdfError> {
+    let mut at = Vec::new();
+    let mut cur = top;
+    for (depth, segment) in path.iter().enumerate() {
+        let last = depth + 1 == path.len();
+        let mut next = None;
+        for (i, child) in cur.children.iter().enumerate() {
+            let XNode::Elem(child) = child else { continue };
+            if child.tag() == "include" {
+                if child.attr("merge").is_some_and(|m| m.trim() == "true" || m.trim() == "1") {
+                    continue;
+                }
+                if include_name(child)?.as_deref() == Some(segment.as_str()) {
+                    let rest = path[depth + 1..].to_vec();
+                    if !rest.is_empty() || tag.is_none_or(|t| t == "model") {
+                        at.push(i);
+                        return Ok(Some(Found::Below(at, rest)));
+                    }
+                }
+                continue;
+            }
+            if child.attr("name").map(str::trim) != Some(segment.as_str()) {
+                continue;
+            }
+            if last && tag.is_some_and(|t| t != child.tag()) {
+                continue;
+            }
+            next = Some((i, child));
+            break;
+        }
+        let Some((i, child)) = next else {
+            return Ok(None);
+        };
+        at.push(i);
+        cur = child;
+    }
+    Ok(Some(Found::Here(at)))
+}
+
+/// The element at `at` below `top`.
+fn at_mut<'e>(top: &'e mut XElem, at: &[usize]) -> Option<&'e mut XElem> {
+    let mut cur = top;
+    for &i in at {
+        cur = cur.child_mut(i)?;
+    }
+    Some(cur)
+}
+
+/// The error for an edit whose element is not in the included model.
+fn not_found(edit: &Edit, top: &XElem, what: &str) -> SdfError {
+    let merged = top
+        .elements()
+        .any(|e| e.tag() == "include" && e.attr("merge").is_some());
+    let mut hint = "element_id is the element's scoped name below the included model (\"link::visual\", \"nested_model::link\"); check the names in the included file".to_string();
+    if merged {
+        hint.push_str("; elements of merged includes cannot be named");
+    }
+    edit.error(
+        ErrorKind::UnknownReference,
+        format!(
+            "the included model \"{}\" has no {what}",
+            top.attr("name").unwrap_or_default()
+        ),
+        &hint,
+    )
+}
+
+/// Applies one edit to `top`.
+fn apply(
+    top: &mut XElem,
+    edit: Edit,
+    include_name: &mut IncludeName,
+    forward: &mut HashMap<usize, Vec<Edit>>,
+) -> Result<(), SdfError> {
+    let mut pass_on = |top: &XElem, at: &[usize], rest: Vec<String>, edit: Edit| {
+        let mut cur = top;
+        for &i in at {
+            if let Some(XNode::Elem(e)) = cur.children.get(i) {
+                cur = e;
+            }
+        }
+        forward.entry(cur.id).or_default().push(Edit { path: rest, ..edit });
+    };
+    if edit.action == Some(Action::Add) {
+        check_element(&edit)?;
+        let name = edit.elem.attr("name").unwrap_or_default().to_string();
+        let mut full = edit.path.clone();
+        full.push(name.clone());
+        let exists = match find(top, &full, Some(edit.elem.tag()), include_name)? {
+            Some(Found::Here(_)) => true,
+            Some(Found::Below(_, rest)) => rest.is_empty(),
+            None => false,
+        };
+        if exists && edit.elem.tag() != "plugin" {
+            return Err(edit.error(
+                ErrorKind::Duplicate,
+                format!(
+                    "the included model already has a <{}> \"{}\"",
+                    edit.elem.name,
+                    full.join("::")
+                ),
+                "choose a new name, or use action=\"modify\" or \"replace\" to change the existing element",
+            ));
+        }
+        return match find(top, &edit.path, None, include_name)? {
+            Some(Found::Here(at)) => {
+                let Some(parent) = at_mut(top, &at) else {
+                    return Err(not_found(&edit, top, "such element"));
+                };
+                parent.children.push(XNode::Elem(edit.elem));
+                Ok(())
+            }
+            Some(Found::Below(at, rest)) => {
+                pass_on(top, &at, rest, edit);
+                Ok(())
+            }
+            None => Err(not_found(
+                &edit,
+                top,
+                &format!("element \"{}\" to add to", edit.element_id),
+            )),
+        };
+    }
+    let found = if edit.path.is_empty() {
+        // Only edits handed on from an including file name the model itself.
+        (edit.elem.tag() == top.tag()).then(|| Found::Here(Vec::new()))
+    } else {
+        find(top, &edit.path, Some(edit.elem.tag()), include_name)?
+    };
+    let at = match found {
+        None => return Err(not_found(&edit, top, &edit.target())),
+        Some(Found::Below(at, rest)) => {
+            // The model an include brings in: removed or replaced with the include, else
+            // edited when it is read.
+            match edit.action {
+                Some(Action::Remove) if rest.is_empty() && edit.elem.is_empty() => {
+                    remove_at(top, &at);
+                }
+                Some(Action::Replace) if rest.is_empty() => {
+                    check_element(&edit)?;
+                    if let Some(e) = at_mut(top, &at) {
+                        *e = edit.elem;
+                    }
+                }
+                _ => pass_on(top, &at, rest, edit),
+            }
+            return Ok(());
+        }
+        Some(Found::Here(at)) => at,
+    };
+    let Some(elem) = at_mut(top, &at) else {
+        return Err(not_found(&edit, top, &edit.target()));
+    };
+    match edit.action {
+        None => {
+            check_element(&edit)?;
+            individual_actions(&edit, elem)
+        }
+        Some(Action::Modify) => modify(&edit, &edit.elem, elem),
+        Some(Action::Remove) => {
+            if edit.elem.is_empty() {
+                if at.is_empty() {
+                    return Err(edit.error(
+                        ErrorKind::Invalid,
+                        "the included model itself cannot be removed",
+                        "remove the <include> instead",
+                    ));
+                }
+                remove_at(top, &at);
+                Ok(())
+            } else {
+                remove_children(&edit, &edit.elem, elem)
+            }
+        }
+        Some(Action::Replace) => {
+            check_element(&edit)?;
+            *elem = edit.elem;
+            Ok(())
+        }
+        Some(Action::Add) => Ok(()),
+    }
+}
+
+/// Removes the element at `at` (not empty) below `top`.
+fn remove_at(top: &mut XElem, at: &[usize]) {
+    if let Some((&last, parent)) = at.split_last()
+        && let Some(p) = at_mut(top, parent)
+        && last < p.children.len()
+    {
+        p.children.remove(last);
+    }
+}
+
+/// An edit that brings in a whole element must be one SDF describes.
+fn check_element(edit: &Edit) -> Result<(), SdfError> {
+    let tag = edit.elem.tag();
+    if SDF_ELEMENTS.contains(&tag) {
+        return Ok(());
+    }
+    Err(edit.error(
+        ErrorKind::Invalid,
+        format!("<{tag}> is not an SDF element that can be added, replaced or edited child by child"),
+        "use an SDF element (link, visual, collision, sensor, joint, model, plugin, frame...) or name the element that holds this one",
+    ))
+}
+
+/// The child of `elem` a child modifier `m` names: the first `<tag>`, or with a `name` the
+/// one of that name (for `modify`, else the first `<tag>`, whose name the modifier sets).
+fn child_index(elem: &XElem, m: &XElem, for_modify: bool) -> Option<usize> {
+    let same_tag: Vec<usize> = elem
+        .element_indices()
+        .into_iter()
+        .filter(|&i| matches!(&elem.children[i], XNode::Elem(e) if e.tag() == m.tag()))
+        .collect();
+    let first = same_tag.first().copied()?;
+    match m.attr("name") {
+        None => Some(first),
+        Some(name) => same_tag
+            .iter()
+            .copied()
+            .find(|&i| matches!(&elem.children[i], XNode::Elem(e) if e.attr("name") == Some(name)))
+            .or(for_modify.then_some(first)),
+    }
+}
+
+/// An edit without an action: each child of the modifier says what to do.
+fn individual_actions(edit: &Edit, elem: &mut XElem) -> Result<(), SdfError> {
+    let mut errors = Vec::new();
+    for m in edit.elem.elements() {
+        let Some(action) = m.attr("action") else {
+            errors.push(m.origin.error(
+                ErrorKind::Missing,
+                &m.describe(),
+                format!(
+                    "{} in {} has no `action`",
+                    m.describe(),
+                    edit.describe()
+                ),
+                "say what to do with it: action=\"add\", \"modify\", \"remove\" or \"replace\" (or put the action on the parent)",
+            ));
+            continue;
+        };
+        let Some(action) = Action::parse(action) else {
+            errors.push(m.attr_origin("action").error(
+                ErrorKind::Invalid,
+                &m.describe(),
+                format!("\"{action}\" is not an action"),
+                ACTIONS,
+            ));
+            continue;
+        };
+        let mut m = m.clone();
+        m.remove_attr("action");
+        let missing = |m: &XElem| {
+            m.origin.error(
+                ErrorKind::UnknownReference,
+                &m.describe(),
+                format!(
+                    "{} of the included model has no {} to {}",
+                    edit.target(),
+                    m.describe(),
+                    format!("{action:?}").to_lowercase()
+                ),
+                "name an existing child (with its `name` when it has one), or add it with action=\"add\"",
+            )
+        };
+        let result = match action {
+            Action::Remove => match child_index(elem, &m, false) {
+                None => Err(missing(&m)),
+                Some(i) if m.is_empty() => {
+                    elem.children.remove(i);
+                    Ok(())
+                }
+                Some(i) => match elem.child_mut(i) {
+                    Some(child) => remove_children(edit, &m, child),
+                    None => Err(missing(&m)),
+                },
+            },
+            Action::Modify => match child_index(elem, &m, true).and_then(|i| elem.child_mut(i)) {
+                None => Err(missing(&m)),
+                Some(child) => modify(edit, &m, child),
+            },
+            Action::Add | Action::Replace => {
+                let known = super::validate::defines_child(edit.elem.tag(), m.tag());
+                if known == Some(false) {
+                    Err(m.origin.error(
+                        ErrorKind::Invalid,
+                        &m.describe(),
+                        format!("<{}> is not a child SDF defines for <{}>", m.tag(), edit.elem.tag()),
+                        "check the spelling, or name the element that holds it",
+                    ))
+                } else if action == Action::Add {
+                    elem.children.push(XNode::Elem(m));
+                    Ok(())
+                } else {
+                    match child_index(elem, &m, false).and_then(|i| elem.child_mut(i)) {
+                        None => Err(missing(&m)),
+                        Some(old) => {
+                            if old.attr("name").is_some() && m.attr("name").is_none() {
+                                Err(m.origin.error(
+                                    ErrorKind::Missing,
+                                    &m.describe(),
+                                    format!("the replacement for {} has no `name`", old.describe()),
+                                    "give the replacement a name: name=\"...\"",
+                                ))
+                            } else {
+                                *old = m;
+                                Ok(())
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    let mut errors = errors.into_iter();
+    match errors.next() {
+        None => Ok(()),
+        Some(first) => Err(first.with_others(errors)),
+    }
+}
+
+/// Removes from `elem` the children `m` lists (each by tag, and name when given).
+fn remove_children(edit: &Edit, m: &XElem, elem: &mut XElem) -> Result<(), SdfError> {
+    for c in m.elements() {
+        match child_index(elem, c, false) {
+            Some(i) => {
+                elem.children.remove(i);
+            }
+            None => {
+                return Err(c.origin.error(
+                    ErrorKind::UnknownReference,
+                    &c.describe(),
+                    format!(
+                        "{} of the included model has no {} to remove",
+                        edit.target(),
+                        c.describe()
+                    ),
+                    "list only existing children (with their `name` when they have one)",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sets the attributes of `elem` from `m` (an attribute SDF does not define there is an
+/// error, unless namespaced).
+fn modify_attributes(m: &XElem, elem: &mut XElem) -> Result<(), SdfError> {
+    for a in &m.attrs {
+        if a.name == "element_id" || a.name == "action" {
+            continue;
+        }
+        let namespaced = a.name.contains(':') || a.name.contains('.');
+        let known = known_attribute(elem.tag(), &a.name);
+        let tag = elem.tag().to_string();
+        let existing = elem.attrs.iter_mut().find(|x| x.name == a.name);
+        match existing {
+            Some(x) => *x = a.clone(),
+            None if namespaced || known => {
+                elem.attrs.push(a.clone());
+            }
+            None => {
+                return Err(a.origin.error(
+                    ErrorKind::Invalid,
+                    &m.describe(),
+                    format!("<{tag}> has no attribute `{}` in SDF", a.name),
+                    "remove the attribute, or put a custom one in a namespace (my:attr=\"...\")",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `modify`: attributes from `m`, then its value, or child by child.
+fn modify(edit: &Edit, m: &XElem, elem: &mut XElem) -> Result<(), SdfError> {
+    modify_attributes(m, elem)?;
+    if let Some(v) = m.value() {
+        let origin = m
+            .children
+            .iter()
+            .find_map(|c| match c {
+                XNode::Text(t, o) if !t.trim().is_empty() => Some(o.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| m.origin.clone());
+        elem.set_value(Some((v, origin)));
+        return Ok(());
+    }
+    for c in m.elements() {
+        let described = elem.describe();
+        let Some(child) = child_index(elem, c, true).and_then(|i| elem.child_mut(i)) else {
+            return Err(c.origin.error(
+                ErrorKind::UnknownReference,
+                &c.describe(),
+                format!(
+                    "{} of the included model has no <{}> to modify (in {})",
+                    edit.target(),
+                    c.tag(),
+                    described
+                ),
+                "modify only what the included file writes; add a missing element with action=\"add\"",
+            ));
+        };
+        if c.value().is_some() {
+            modify(edit, c, child)?;
+        } else if c.elements().next().is_none() {
+            if child.elements().next().is_none() {
+                // An empty value element: back to its default.
+                child.set_value(None);
+                modify_attributes(c, child)?;
+            }
+        } else {
+            modify(edit, c, child)?;
+        }
+    }
+    Ok(())
+}
+
+/// Maps offsets of an edited document to where its text was written.
+pub(crate) struct Origins {
+    /// (offset in the edited text, its length, where it came from), in text order.
+    segments: Vec<(usize, usize, Origin)>,
+    /// The file's own source (for offsets before the first segment).
+    base: Origin,
+}
+
+impl Origins {
+    /// Where the text at `offset` of the edited document was written: inside a piece copied
+    /// as written, the same character there; else the start of the element or value it
+    /// belongs to.
+    pub fn map(&self, offset: usize) -> Origin {
+        let i = self.segments.partition_point(|(at, _, _)| *at <= offset);
+        let Some((at, len, origin)) = i.checked_sub(1).and_then(|i| self.segments.get(i)) else {
+            return self.base.clone();
+        };
+        let inside = offset - at;
+        Origin {
+            source: origin.source.clone(),
+            offset: origin.offset + if inside < *len { inside } else { 0 },
+        }
+    }
+
+    /// The text of the source of `file`, for reports.
+    pub fn text_of(&self, file: Option<&PathBuf>) -> Option<Arc<String>> {
+        self.segments
+            .iter()
+            .map(|(_, _, o)| &o.source)
+            .chain(std::iter::once(&self.base.source))
+            .find(|s| s.file.as_deref() == file)
+            .map(|s| s.text.clone())
+    }
+}
+
+/// An included file with its edits applied: the text to read, where each part of it was
+/// written, and the edits handed on to the `<include>`s in it (by the offset of the
+/// `<include>` in `text`).
+pub(crate) struct Edited {
+    /// The edited document.
+    pub text: String,
+    /// Where its parts were written.
+    pub origins: Origins,
+    /// Edits for the models it includes, by the offset of their `<include>`.
+    pub forwarded: HashMap<usize, Vec<Edit>>,
+}
+
+/// Writes an edited tree as XML, recording where each piece came from.
+struct Writer {
+    out: String,
+    segments: Vec<(usize, usize, Origin)>,
+    forward: HashMap<usize, Vec<Edit>>,
+    forwarded: HashMap<usize, Vec<Edit>>,
+}
+
+impl Writer {
+    /// Writes `piece`, which came from `origin` (copied as written when the source has the
+    /// same text there).
+    fn put(&mut self, piece: &str, origin: &Origin) {
+        let same = origin
+            .source
+            .text
+            .get(origin.offset..origin.offset + piece.len())
+            == Some(piece);
+        let len = if same { piece.len() } else { 0 };
+        self.segments.push((self.out.len(), len, origin.clone()));
+        self.out.push_str(piece);
+    }
+
+    fn element(&mut self, e: &XElem, namespaces: Option<&[(String, String)]>) {
+        if let Some(edits) = self.forward.remove(&e.id) {
+            self.forwarded.insert(self.out.len(), edits);
+        }
+        self.put(&format!("<{}", e.name), &e.origin);
+        if let Some(decls) = namespaces {
+            for (prefix, uri) in decls {
+                self.out
+                    .push_str(&format!(" xmlns:{prefix}=\"{}\"", escape(uri, true)));
+            }
+        }
+        for a in &e.attrs {
+            self.out.push(' ');
+            self.put(&a.name, &a.origin);
+            self.out.push_str("=\"");
+            self.put(&escape(&a.value, true), &a.value_origin);
+            self.out.push('"');
+        }
+        if e.children.is_empty() {
+            self.out.push_str("/>");
+            return;
+        }
+        self.out.push('>');
+        for c in &e.children {
+            match c {
+                XNode::Elem(child) => self.element(child, None),
+                XNode::Text(t, o) => self.put(&escape(t, false), o),
+            }
+        }
+        self.put(&format!("</{}>", e.name), &e.origin);
+    }
+}
+
+/// `text` with XML's special characters escaped (and `"` in attribute values).
+fn escape(text: &str, attribute: bool) -> String {
+    let mut s = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => s.push_str("&amp;"),
+            '<' => s.push_str("&lt;"),
+            '>' => s.push_str("&gt;"),
+            '"' if attribute => s.push_str("&quot;"),
+            _ => s.push(c),
+        }
+    }
+    s
+}
+
+/// Collects the namespace declarations used anywhere in `e`.
+fn collect_namespaces(e: &XElem, out: &mut Vec<(String, String)>) {
+    for ns in &e.namespaces {
+        if !out.iter().any(|(p, _)| *p == ns.0) {
+            out.push(ns.clone());
+        }
+    }
+    for c in e.elements() {
+        collect_namespaces(c, out);
+    }
+}
+
+/// Applies `edits` to the included file whose parsed document is `doc` (its text at
+/// `source`): to its top `<model>` (or `<actor>` / `<light>`). `include_name` gives the name
+/// an `<include>` of the file (a node of `doc`) gives its model, None when not known.
+pub(crate) fn edit_document(
+    doc: &roxmltree::Document,
+    source: &Rc<Source>,
+    edits: Vec<Edit>,
+    include_name: &mut dyn FnMut(Node) -> Result<Option<String>, SdfError>,
+) -> Result<Edited, SdfError> {
+    let origin_of = |offset: usize| Origin {
+        source: source.clone(),
+        offset,
+    };
+    let mut root = XElem::build(doc.root_element(), &origin_of);
+    let mut namespaces = Vec::new();
+    collect_namespaces(&root, &mut namespaces);
+    for e in &edits {
+        collect_namespaces(&e.elem, &mut namespaces);
+    }
+    let top = ["model", "actor", "light"].iter().find_map(|kind| {
+        root.children.iter().position(
+            |c| matches!(c, XNode::Elem(e) if e.tag() == *kind),
+        )
+    });
+    let mut forward = HashMap::new();
+    if let Some(top) = top.and_then(|i| root.child_mut(i)) {
+        let mut name_of = |e: &XElem| -> Result<Option<String>, SdfError> {
+            if let Some(n) = e.child_value("name") {
+                return Ok(Some(n));
+            }
+            if !Rc::ptr_eq(&e.origin.source, source) {
+                return Ok(None);
+            }
+            match doc
+                .descendants()
+                .find(|n| n.is_element() && n.range().start == e.origin.offset)
+            {
+                Some(node) => include_name(node),
+                None => Ok(None),
+            }
+        };
+        apply_all(top, edits, &mut name_of, &mut forward)?;
+    }
+    let mut w = Writer {
+        out: String::new(),
+        segments: Vec::new(),
+        forward,
+        forwarded: HashMap::new(),
+    };
+    // The namespaces of the file and of the edits, all declared on the root (they are
+    // removed from the root's own attributes, which roxmltree does not list anyway).
+    root.namespaces.clear();
+    w.element(&root, Some(&namespaces));
+    Ok(Edited {
+        text: w.out,
+        origins: Origins {
+            segments: w.segments,
+            base: origin_of(0),
+        },
+        forwarded: w.forwarded,
+    })
+}
