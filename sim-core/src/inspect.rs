@@ -166,6 +166,14 @@ fn scoped(scope: &str, name: &str) -> String {
 pub fn to_json(doc: &Document) -> String {
     let (version, root_type, worlds, model) = match doc {
         Document::World(w) => (w.sdf_version.clone(), "world", vec![world_json(w)], None),
+        Document::Worlds(ws) => (
+            ws.first()
+                .map(|w| w.sdf_version.clone())
+                .unwrap_or_default(),
+            "world",
+            ws.iter().map(world_json).collect(),
+            None,
+        ),
         Document::Model(m) => (
             String::new(),
             "model",
@@ -795,33 +803,39 @@ pub fn to_tree(doc: &Document) -> String {
             model(out, n, x_wm, depth + 1, p);
         }
     }
+    let world = |out: &mut String, w: &crate::world::World| {
+        let _ = writeln!(out, "world {} (SDF {})", w.name, w.sdf_version);
+        for f in &w.frames {
+            let _ = writeln!(
+                out,
+                "  frame {} attached to {} at {}",
+                f.name,
+                f.attached_to_body,
+                p(f.pose)
+            );
+        }
+        for pl in &w.plugins {
+            let _ = writeln!(out, "  plugin {} ({})", pl.name, pl.filename);
+        }
+        for m in &w.models {
+            model(out, m, Pose::IDENTITY, 1, &p);
+        }
+        for j in &w.joints {
+            let _ = writeln!(
+                out,
+                "  joint {} ({}) {} -> {}",
+                j.name,
+                j.kind.name(),
+                j.parent_link,
+                j.child_link
+            );
+        }
+    };
     match doc {
-        Document::World(w) => {
-            let _ = writeln!(out, "world {} (SDF {})", w.name, w.sdf_version);
-            for f in &w.frames {
-                let _ = writeln!(
-                    out,
-                    "  frame {} attached to {} at {}",
-                    f.name,
-                    f.attached_to_body,
-                    p(f.pose)
-                );
-            }
-            for pl in &w.plugins {
-                let _ = writeln!(out, "  plugin {} ({})", pl.name, pl.filename);
-            }
-            for m in &w.models {
-                model(&mut out, m, Pose::IDENTITY, 1, &p);
-            }
-            for j in &w.joints {
-                let _ = writeln!(
-                    out,
-                    "  joint {} ({}) {} -> {}",
-                    j.name,
-                    j.kind.name(),
-                    j.parent_link,
-                    j.child_link
-                );
+        Document::World(w) => world(&mut out, w),
+        Document::Worlds(ws) => {
+            for w in ws {
+                world(&mut out, w);
             }
         }
         Document::Model(m) => model(&mut out, m, Pose::IDENTITY, 0, &p),

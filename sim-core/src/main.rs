@@ -506,15 +506,28 @@ fn check(args: CheckArgs) -> u8 {
         }
         let problem = match loaded {
             Err(e) => Some(e.render(None)),
-            Ok(doc) => match doc.into_world() {
+            // Every world of the file is built (`run` simulates only the first).
+            Ok(doc) => match doc.into_worlds() {
                 Err(e) => Some(e.render(None)),
-                Ok(world) => match sim_core::physics::Physics::build(&world) {
-                    Ok(_) => None,
-                    Err(e) => Some(format!(
-                        "error: the world cannot be built: {}\n  --> {}\n",
-                        e.message, e.span
-                    )),
-                },
+                Ok(worlds) => {
+                    let several = worlds.len() > 1;
+                    let reports: String = worlds
+                        .iter()
+                        .filter_map(|world| {
+                            let e = sim_core::physics::Physics::build(world).err()?;
+                            let which = if several {
+                                format!("world \"{}\"", world.name)
+                            } else {
+                                "the world".to_string()
+                            };
+                            Some(format!(
+                                "error: {which} cannot be built: {}\n  --> {}\n",
+                                e.message, e.span
+                            ))
+                        })
+                        .collect();
+                    (!reports.is_empty()).then_some(reports)
+                }
             },
         };
         match problem {

@@ -1,6 +1,8 @@
 //! `<include>`: finding the included file (through [`crate::resources`]), reading it once per
 //! load whatever the number of includes, applying the include's overrides (`<name>`, `<pose>`,
-//! `<static>`, `<plugin>`s) and merging (`merge="true"`).
+//! `<placement_frame>`, `<static>`, `<plugin>`s, `<namespace>`) and merging (`merge="true"`).
+//! An include with `<experimental:params>` (or with edits an including file hands on to it)
+//! reads its file edited (see `params`), once for that include.
 //!
 //! An included file is read by a [`Reader`] of its own, so it keeps its own SDF version rules
 //! and its own file name in spans and errors; an error inside it also records the include
@@ -14,7 +16,7 @@ use std::rc::Rc;
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
-use super::params::{self, Edit, Source};
+use super::params::{self, Edits, Source};
 use super::place_model;
 use super::reader::{Reader, Version, children, is_sdf_element, tag};
 use super::{read_text, root_reader, with_document, with_problems};
@@ -239,7 +241,7 @@ impl Reader<'_> {
         };
         self.refuse_unsupported_include_parts(node)?;
         let overrides = self.overrides(node)?;
-        let edits = self.edits(node)?;
+        let edits = self.edits(node);
         let file = self.included_file(node, uri)?;
         let included = self.read_included(node, uri, &file, site, edits)?;
         match &*included {
@@ -369,8 +371,8 @@ impl Reader<'_> {
 
     /// The edits of the included model: those of the include's `<experimental:params>`,
     /// then those an including file hands on to this include (see `params`).
-    fn edits(&self, node: Node) -> Result<Vec<Edit>, SdfError> {
-        let mut edits = Vec::new();
+    fn edits(&self, node: Node) -> Edits {
+        let mut edits = Edits::default();
         let params = node.children().find(|c| {
             c.is_element()
                 && (c.tag_name().name() == "experimental.params"
@@ -379,16 +381,16 @@ impl Reader<'_> {
                             == Some("experimental")))
         });
         if let Some(p) = params {
-            edits = params::edits(p, &self.origins())?;
+            edits = params::edits(p, &self.origins());
         }
         if let Some(handed_on) = self
             .edited
             .as_ref()
             .and_then(|e| e.forwarded.get(&node.range().start))
         {
-            edits.extend(handed_on.iter().cloned());
+            edits.list.extend(handed_on.iter().cloned());
         }
-        Ok(edits)
+        edits
     }
 
     /// The included file at `file`, read once per load (and once per include when `edits`
@@ -399,7 +401,7 @@ impl Reader<'_> {
         uri: Node,
         file: &Path,
         site: &Site,
-        edits: Vec<Edit>,
+        edits: Edits,
     ) -> Result<Rc<Cached>, SdfError> {
         let at = self.text(uri).start();
         let known = self.loader.canonical.borrow().get(file).cloned();
@@ -671,7 +673,7 @@ fn read_edited_document(
     file: &Path,
     loader: &Loader,
     site: &Site,
-    edits: Vec<Edit>,
+    edits: Edits,
 ) -> Result<Cached, SdfError> {
     let source = Source::new(Some(std::sync::Arc::new(file.to_path_buf())), text);
     let edited = with_document(text, Some(file), |doc, f| {

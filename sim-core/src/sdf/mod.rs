@@ -14,14 +14,15 @@
 //!
 //! # What is read
 //!
-//! SDFormat 1.0 to 1.12 documents with exactly one `<world>` (or one `<model>`): physics,
+//! SDFormat 1.0 to 1.12 documents with one or more `<world>`s (or one `<model>`): physics,
 //! gravity, magnetic field, spherical coordinates, the scene (ambient, background, shadows),
 //! world-level lights, frames, models (nested too) with links, inertials, joints (world joints
 //! too), collisions and visuals of every SDF shape (box, sphere, cylinder, capsule, ellipsoid,
 //! cone, plane, mesh, heightmap, polyline; a mesh or heightmap `<uri>` is resolved to its file
 //! here and the file is read when the world is built), sensors and plugins, and `<include>`s
 //! of models (found through [`crate::resources`], each file read once per load, with the
-//! include's overrides and `merge="true"`); the `gz::sim::systems::Label` plugin becomes a
+//! include's overrides, `<namespace>`, `merge="true"` and the edits of `<experimental:params>`,
+//! see `params`); the `gz::sim::systems::Label` plugin becomes a
 //! segmentation label of its model or visual. Every pose is resolved by SDFormat's frame
 //! semantics (see `frames`): `relative_to` any frame in scope, `attached_to`, canonical
 //! links, placement frames, joints to frames and to links of nested models, axes
@@ -30,6 +31,9 @@
 //! actors too. Elements that would change the world if they were skipped (`<population>`, the
 //! deprecated `<image>` shape, automatic inertia, joint types rapier cannot build) are
 //! reported as not supported yet rather than dropped.
+//!
+//! A file with several worlds is a [`Document::Worlds`]; simcore simulates one world, so
+//! [`load`] and [`Document::into_world`] give the first, with a warning naming the others.
 //!
 //! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
 //! `--`, undeclared namespace prefixes such as `<gz:policies>`), and uses the first of a
@@ -65,6 +69,8 @@ mod world;
 #[cfg(test)]
 mod include_tests;
 #[cfg(test)]
+mod namespace_tests;
+#[cfg(test)]
 mod tests;
 
 use std::borrow::Cow;
@@ -84,7 +90,8 @@ use reader::{Reader, children, describe, is_sdf_element, tag};
 /// path (see [`LoadOptions`]).
 ///
 /// A file that cannot be read (or is not UTF-8) is an [`SdfError`] naming the file; anything
-/// wrong inside it is an [`SdfError`] with its line and column.
+/// wrong inside it is an [`SdfError`] with its line and column. Of a file with several
+/// worlds, the first is returned (with a warning; [`load_document`] reads them all).
 pub fn load(path: &Path) -> Result<World, SdfError> {
     load_with(path, &LoadOptions::default())
 }
@@ -143,6 +150,27 @@ fn load_world(path: &Path, loader: &Loader) -> Result<World, SdfError> {
     with_document(&text, Some(path), |doc, file| {
         read_document(doc, &text, file, loader)
     })
+    .map(first_world)
+}
+
+/// The first world of a file and the others.
+type Worlds = (World, Vec<World>);
+
+/// The first world, with a warning naming the others when there are more: simcore
+/// simulates one world (see [`Document::Worlds`]).
+fn first_world((first, rest): Worlds) -> World {
+    let others: Vec<String> = rest.iter().map(|w| format!("\"{}\"", w.name)).collect();
+    if !others.is_empty() {
+        tracing::warn!(
+            "{}: the file has {} worlds; simcore simulates the first, \"{}\", and ignores {} \
+             (put each world in a file of its own to run it)",
+            first.span,
+            others.len() + 1,
+            first.name,
+            others.join(", ")
+        );
+    }
+    first
 }
 
 /// The text of the file at `path`: an [`ErrorKind::Io`] error when it cannot be read (without
@@ -177,12 +205,18 @@ pub(crate) fn read_text(path: &Path) -> Result<String, SdfError> {
     }
 }
 
-/// What an SDF document holds: a world, or (as model files and `model://` directories do)
-/// one model.
+/// What an SDF document holds: a world, several worlds, or (as model files and `model://`
+/// directories do) one model.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Document {
     /// `<sdf><world>`.
     World(World),
+    /// `<sdf>` with two or more `<world>`s (with different names), in document order.
+    /// libsdformat reads them all and Gazebo runs each in a simulation of its own; simcore
+    /// runs one world per simulation (one clock, one physics engine, one control interface),
+    /// so `simcore run` and [`Document::into_world`] take the first and warn that the others
+    /// are ignored, while `simcore check` and `simcore inspect` cover them all.
+    Worlds(Vec<World>),
     /// `<sdf><model>`: the model's `pose` (after its placement frame) is taken as relative
     /// to the world, as libsdformat and Gazebo's model spawning do.
     Model(Model),
@@ -192,9 +226,20 @@ impl Document {
     /// The world: the document's, or for a model document a default world (SDF 1.12
     /// defaults, named `default`) holding only the model, as Gazebo spawns a model file
     /// into an empty world.
+    ///
+    /// For a file with several worlds this is the first, with a warning that the others
+    /// are ignored (see [`Document::Worlds`]).
     pub fn into_world(self) -> Result<World, SdfError> {
         match self {
             Document::World(w) => Ok(w),
+            Document::Worlds(mut ws) if !ws.is_empty() => {
+                let first = ws.remove(0);
+                Ok(first_world((first, ws)))
+            }
+            Document::Worlds(_) => parse_str(
+                "<sdf version=\"1.12\"><world name=\"default\"/></sdf>",
+                None,
+            ),
             Document::Model(m) => {
                 let mut w = parse_str(
                     "<sdf version=\"1.12\"><world name=\"default\"/></sdf>",
@@ -204,6 +249,17 @@ impl Document {
                 w.models.push(m);
                 Ok(w)
             }
+        }
+    }
+}
+
+impl Document {
+    /// Every world: the document's worlds, or for a model document the default world
+    /// holding it (see [`Document::into_world`]).
+    pub fn into_worlds(self) -> Result<Vec<World>, SdfError> {
+        match self {
+            Document::Worlds(ws) => Ok(ws),
+            other => other.into_world().map(|w| vec![w]),
         }
     }
 }
@@ -261,7 +317,14 @@ fn document(text: &str, file: Option<&Path>, loader: &Loader) -> Result<Document
         if !has_world && tag(root) == "sdf" && children(root, "model").next().is_some() {
             read_model_document(doc, text, file, loader).map(Document::Model)
         } else {
-            read_document(doc, text, file, loader).map(Document::World)
+            read_document(doc, text, file, loader).map(|(first, mut rest)| {
+                if rest.is_empty() {
+                    Document::World(first)
+                } else {
+                    rest.insert(0, first);
+                    Document::Worlds(rest)
+                }
+            })
         }
     })
 }
@@ -286,6 +349,7 @@ pub fn parse_str_with(
         with_document(text, file, |doc, file| {
             read_document(doc, text, file, &loader)
         })
+        .map(first_world)
     })
 }
 
@@ -491,13 +555,13 @@ pub(crate) fn root_reader<'s>(
     Ok(r)
 }
 
-/// Reads the `<sdf>` root and its one `<world>`.
+/// Reads the `<sdf>` root and its `<world>`s (at least one).
 fn read_document(
     doc: &roxmltree::Document,
     source: &str,
     file: Option<Arc<std::path::PathBuf>>,
     loader: &Loader,
-) -> Result<World, SdfError> {
+) -> Result<Worlds, SdfError> {
     let root = doc.root_element();
     let r = root_reader(root, source, file, loader)?;
     let problems = r.validate(root);
@@ -522,20 +586,10 @@ pub(crate) fn with_problems<T>(
     }
 }
 
-/// The one `<world>` of the `<sdf>` root.
-fn read_world_element(r: &Reader, root: roxmltree::Node) -> Result<World, SdfError> {
-    let mut world = None;
-    for w in children(root, "world") {
-        if world.is_some() {
-            return Err(r.error(
-                w,
-                ErrorKind::Unsupported,
-                "more than one <world> in this file",
-                "simcore simulates one world per file: keep one <world> and move the other to its own file",
-            ));
-        }
-        world = Some(w);
-    }
+/// The `<world>`s of the `<sdf>` root (at least one), each read with its own scope; as
+/// libsdformat, two worlds may not share a name.
+fn read_world_element(r: &Reader, root: roxmltree::Node) -> Result<Worlds, SdfError> {
+    let world = children(root, "world").next();
     let Some(world) = world else {
         let what = root.children().find(|c| is_sdf_element(*c));
         return Err(match what {
@@ -567,5 +621,30 @@ fn read_world_element(r: &Reader, root: roxmltree::Node) -> Result<World, SdfErr
             "move the <model> inside the <world>",
         ));
     }
-    r.world(world)
+    let mut worlds = Vec::new();
+    let mut names = model::Siblings::default();
+    let mut errors = Vec::new();
+    for node in children(root, "world") {
+        match r.world(node) {
+            Ok(w) => match names.insert(r, node, &w.name, "file") {
+                Ok(()) => worlds.push(w),
+                Err(e) => errors.push(e),
+            },
+            Err(e) => errors.push(e),
+        }
+    }
+    let mut errors = errors.into_iter();
+    if let Some(first) = errors.next() {
+        return Err(first.with_others(errors));
+    }
+    let mut worlds = worlds.into_iter();
+    match worlds.next() {
+        Some(first) => Ok((first, worlds.collect())),
+        None => Err(r.error(
+            world,
+            ErrorKind::Missing,
+            "no <world> could be read",
+            "fix the errors reported for the worlds",
+        )),
+    }
 }

@@ -67,9 +67,7 @@ pub(crate) struct Origin {
 impl Origin {
     /// 1-based line and column.
     pub fn line_col(&self) -> (u32, u32) {
-        self.source
-            .lines
-            .line_col(&self.source.text, self.offset)
+        self.source.lines.line_col(&self.source.text, self.offset)
     }
 
     /// An error here about `element`.
@@ -179,7 +177,7 @@ impl XElem {
         }
     }
 
-    /// The tag without an SDF-less prefix (`gz:x` stays `gz:x`).
+    /// The qualified name (`link`, `gz:x`, or `gz.x` for an undeclared prefix).
     fn tag(&self) -> &str {
         &self.name
     }
@@ -323,26 +321,34 @@ impl Edit {
     }
 }
 
+/// The edits of an `<include>`, and the problems of those that could not be read (reported
+/// with the problems of applying the others).
+#[derive(Clone, Default)]
+pub(crate) struct Edits {
+    /// The edits, in order.
+    pub list: Vec<Edit>,
+    /// The malformed ones.
+    pub errors: Vec<SdfError>,
+}
+
+impl Edits {
+    /// Whether there is nothing to do (and nothing to report).
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty() && self.errors.is_empty()
+    }
+}
+
 /// The edits of `params` (an `<experimental:params>` element); `origin_of` maps offsets of
-/// its document to where they were written. Each malformed edit is an error (all are
-/// returned).
-pub(crate) fn edits(
-    params: Node,
-    origin_of: &dyn Fn(usize) -> Origin,
-) -> Result<Vec<Edit>, SdfError> {
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
+/// its document to where they were written.
+pub(crate) fn edits(params: Node, origin_of: &dyn Fn(usize) -> Origin) -> Edits {
+    let mut out = Edits::default();
     for c in params.children().filter(|c| c.is_element()) {
         match edit(XElem::build(c, origin_of)) {
-            Ok(e) => out.push(e),
-            Err(e) => errors.push(e),
+            Ok(e) => out.list.push(e),
+            Err(e) => out.errors.push(e),
         }
     }
-    let mut errors = errors.into_iter();
-    match errors.next() {
-        None => Ok(out),
-        Some(first) => Err(first.with_others(errors)),
-    }
+    out
 }
 
 /// One edit, checked as libsdformat checks it before looking for its element.
@@ -394,7 +400,7 @@ fn edit(mut elem: XElem) -> Result<Edit, SdfError> {
                     "give the new element a name: name=\"...\"",
                 ));
             }
-            Some(n) if n.is_empty() => {
+            Some("") => {
                 return Err(elem.attr_origin("name").error(
                     ErrorKind::Invalid,
                     &describe,
@@ -450,11 +456,14 @@ const SDF_ELEMENTS: &[&str] = &[
     "joint",
     "lidar",
     "light",
+    "light_state",
     "link",
+    "link_state",
     "logical_camera",
     "magnetometer",
     "material",
     "model",
+    "model_state",
     "navsat",
     "noise",
     "particle_emitter",
@@ -521,8 +530,8 @@ fn apply_all(
     edits: Vec<Edit>,
     include_name: &mut IncludeName,
     forward: &mut HashMap<usize, Vec<Edit>>,
+    mut errors: Vec<SdfError>,
 ) -> Result<(), SdfError> {
-    let mut errors = Vec::new();
     for edit in edits {
         if let Err(e) = apply(top, edit, include_name, forward) {
             errors.push(e);
@@ -552,7 +561,10 @@ fn find(
         for (i, child) in cur.children.iter().enumerate() {
             let XNode::Elem(child) = child else { continue };
             if child.tag() == "include" {
-                if child.attr("merge").is_some_and(|m| m.trim() == "true" || m.trim() == "1") {
+                if child
+                    .attr("merge")
+                    .is_some_and(|m| m.trim() == "true" || m.trim() == "1")
+                {
                     continue;
                 }
                 if include_name(child)?.as_deref() == Some(segment.as_str()) {
@@ -624,7 +636,10 @@ fn apply(
                 cur = e;
             }
         }
-        forward.entry(cur.id).or_default().push(Edit { path: rest, ..edit });
+        forward
+            .entry(cur.id)
+            .or_default()
+            .push(Edit { path: rest, ..edit });
     };
     if edit.action == Some(Action::Add) {
         check_element(&edit)?;
@@ -831,7 +846,11 @@ fn individual_actions(edit: &Edit, elem: &mut XElem) -> Result<(), SdfError> {
                     Err(m.origin.error(
                         ErrorKind::Invalid,
                         &m.describe(),
-                        format!("<{}> is not a child SDF defines for <{}>", m.tag(), edit.elem.tag()),
+                        format!(
+                            "<{}> is not a child SDF defines for <{}>",
+                            m.tag(),
+                            edit.elem.tag()
+                        ),
                         "check the spelling, or name the element that holds it",
                     ))
                 } else if action == Action::Add {
@@ -893,8 +912,8 @@ fn remove_children(edit: &Edit, m: &XElem, elem: &mut XElem) -> Result<(), SdfEr
 }
 
 /// Sets the attributes of `elem` from `m` (an attribute SDF does not define there is an
-/// error, unless namespaced).
-fn modify_attributes(m: &XElem, elem: &mut XElem) -> Result<(), SdfError> {
+/// error, unless namespaced, and is skipped).
+fn modify_attributes(m: &XElem, elem: &mut XElem, errors: &mut Vec<SdfError>) {
     for a in &m.attrs {
         if a.name == "element_id" || a.name == "action" {
             continue;
@@ -908,22 +927,30 @@ fn modify_attributes(m: &XElem, elem: &mut XElem) -> Result<(), SdfError> {
             None if namespaced || known => {
                 elem.attrs.push(a.clone());
             }
-            None => {
-                return Err(a.origin.error(
-                    ErrorKind::Invalid,
-                    &m.describe(),
-                    format!("<{tag}> has no attribute `{}` in SDF", a.name),
-                    "remove the attribute, or put a custom one in a namespace (my:attr=\"...\")",
-                ));
-            }
+            None => errors.push(a.origin.error(
+                ErrorKind::Invalid,
+                &m.describe(),
+                format!("<{tag}> has no attribute `{}` in SDF", a.name),
+                "remove the attribute, or put a custom one in a namespace (my:attr=\"...\")",
+            )),
         }
     }
-    Ok(())
 }
 
-/// `modify`: attributes from `m`, then its value, or child by child.
+/// `modify`: attributes from `m`, then its value, or child by child; every problem is
+/// reported (and the part it is in skipped).
 fn modify(edit: &Edit, m: &XElem, elem: &mut XElem) -> Result<(), SdfError> {
-    modify_attributes(m, elem)?;
+    let mut errors = Vec::new();
+    modify_into(edit, m, elem, &mut errors);
+    let mut errors = errors.into_iter();
+    match errors.next() {
+        None => Ok(()),
+        Some(first) => Err(first.with_others(errors)),
+    }
+}
+
+fn modify_into(edit: &Edit, m: &XElem, elem: &mut XElem, errors: &mut Vec<SdfError>) {
+    modify_attributes(m, elem, errors);
     if let Some(v) = m.value() {
         let origin = m
             .children
@@ -934,12 +961,12 @@ fn modify(edit: &Edit, m: &XElem, elem: &mut XElem) -> Result<(), SdfError> {
             })
             .unwrap_or_else(|| m.origin.clone());
         elem.set_value(Some((v, origin)));
-        return Ok(());
+        return;
     }
     for c in m.elements() {
         let described = elem.describe();
         let Some(child) = child_index(elem, c, true).and_then(|i| elem.child_mut(i)) else {
-            return Err(c.origin.error(
+            errors.push(c.origin.error(
                 ErrorKind::UnknownReference,
                 &c.describe(),
                 format!(
@@ -950,20 +977,20 @@ fn modify(edit: &Edit, m: &XElem, elem: &mut XElem) -> Result<(), SdfError> {
                 ),
                 "modify only what the included file writes; add a missing element with action=\"add\"",
             ));
+            continue;
         };
         if c.value().is_some() {
-            modify(edit, c, child)?;
+            modify_into(edit, c, child, errors);
         } else if c.elements().next().is_none() {
             if child.elements().next().is_none() {
                 // An empty value element: back to its default.
                 child.set_value(None);
-                modify_attributes(c, child)?;
+                modify_attributes(c, child, errors);
             }
         } else {
-            modify(edit, c, child)?;
+            modify_into(edit, c, child, errors);
         }
     }
-    Ok(())
 }
 
 /// Maps offsets of an edited document to where its text was written.
@@ -1101,9 +1128,13 @@ fn collect_namespaces(e: &XElem, out: &mut Vec<(String, String)>) {
 pub(crate) fn edit_document(
     doc: &roxmltree::Document,
     source: &Rc<Source>,
-    edits: Vec<Edit>,
+    edits: Edits,
     include_name: &mut dyn FnMut(Node) -> Result<Option<String>, SdfError>,
 ) -> Result<Edited, SdfError> {
+    let Edits {
+        list: edits,
+        errors,
+    } = edits;
     let origin_of = |offset: usize| Origin {
         source: source.clone(),
         offset,
@@ -1115,9 +1146,9 @@ pub(crate) fn edit_document(
         collect_namespaces(&e.elem, &mut namespaces);
     }
     let top = ["model", "actor", "light"].iter().find_map(|kind| {
-        root.children.iter().position(
-            |c| matches!(c, XNode::Elem(e) if e.tag() == *kind),
-        )
+        root.children
+            .iter()
+            .position(|c| matches!(c, XNode::Elem(e) if e.tag() == *kind))
     });
     let mut forward = HashMap::new();
     if let Some(top) = top.and_then(|i| root.child_mut(i)) {
@@ -1136,7 +1167,9 @@ pub(crate) fn edit_document(
                 None => Ok(None),
             }
         };
-        apply_all(top, edits, &mut name_of, &mut forward)?;
+        apply_all(top, edits, &mut name_of, &mut forward, errors)?;
+    } else if let Some(first) = errors.first() {
+        return Err(first.clone().with_others(errors.into_iter().skip(1)));
     }
     let mut w = Writer {
         out: String::new(),

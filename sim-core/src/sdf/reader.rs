@@ -160,7 +160,11 @@ impl<'s> Reader<'s> {
     /// here and applied to another file).
     pub fn origins(&self) -> impl Fn(usize) -> Origin + use<'_> {
         // This file's text (not needed, and left empty, when it is an edited one).
-        let text = if self.edited.is_some() { "" } else { self.source };
+        let text = if self.edited.is_some() {
+            ""
+        } else {
+            self.source
+        };
         let own = Source::new(self.file.clone(), text);
         move |offset| match &self.edited {
             Some(edited) => edited.origins.map(offset),

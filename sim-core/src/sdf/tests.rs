@@ -195,14 +195,14 @@ fn a_document_without_world_is_an_error() {
 }
 
 #[test]
-fn only_one_world_per_file() {
-    let text = "<sdf version='1.8'>\n<world name='a'/>\n<world name='b'/>\n</sdf>";
+fn worlds_of_one_file_need_different_names() {
+    let text = "<sdf version='1.8'>\n<world name='a'/>\n<world name='a'/>\n</sdf>";
     check(
         &err(text),
-        ErrorKind::Unsupported,
+        ErrorKind::Duplicate,
         text,
-        "<world name='b'",
-        "more than one <world>",
+        "a'/>\n</sdf>",
+        "a <world> named \"a\" already exists",
     );
 }
 
