@@ -675,3 +675,55 @@ fn inspect_prints_the_resolved_model() {
     assert!(stderr(&o).contains(":2:"), "{}", stderr(&o));
     assert!(stdout(&o).contains("odd.sdf: OK"), "{}", stdout(&o));
 }
+
+#[test]
+fn every_world_of_a_file_is_checked_and_inspected_and_the_first_is_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("junk.stl"), "not a mesh").unwrap();
+    let world = |name: &str, geometry: &str| {
+        format!(
+            "<world name=\"{name}\"><model name=\"m\"><static>true</static><link name=\"l\">\
+             <collision name=\"c\"><geometry>{geometry}</geometry></collision></link></model>\
+             </world>"
+        )
+    };
+    let file = tmp.path().join("two.sdf");
+    std::fs::write(
+        &file,
+        format!(
+            "<sdf version=\"1.9\">\n{}\n{}\n</sdf>\n",
+            world("first", "<box><size>1 1 1</size></box>"),
+            world("second", "<mesh><uri>junk.stl</uri></mesh>")
+        ),
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+
+    // `check` builds both worlds: the second one's mesh is not a mesh.
+    let o = simcore(&["check", path]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("world \"second\" cannot be built"),
+        "{}",
+        stderr(&o)
+    );
+    // `inspect` prints both.
+    let o = simcore(&["inspect", "--json", path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let names: Vec<&str> = json["worlds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["first", "second"]);
+    // `run` simulates the first and says that the second is ignored.
+    let o = simcore(&["run", path, "--steps", "2", "--rtf", "0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("simulates the first, \"first\", and ignores \"second\""),
+        "{}",
+        stderr(&o)
+    );
+}
