@@ -58,9 +58,12 @@ mod reader;
 mod scene;
 mod sensor;
 mod shapes;
+mod unflatten;
 mod validate;
 mod world;
 
+#[cfg(test)]
+mod flattened_tests;
 #[cfg(test)]
 mod include_tests;
 #[cfg(test)]

@@ -6,7 +6,8 @@ use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
 use super::include::{Included, Site};
-use super::reader::{MAX_MODEL_DEPTH, Reader, children, is_sdf_element, tag};
+use super::reader::{MAX_MODEL_DEPTH, Reader, Version, children, is_sdf_element, tag};
+use super::unflatten::{Parts, Plan};
 use crate::world::{AutoInertia, Frame, Geometry, Inertial, Link, Model};
 
 /// The names already used by siblings of one kind (links of a model, models of a world...),
@@ -59,6 +60,17 @@ impl Reader<'_> {
     /// own `pose` is its `raw_pose` with the placement frame applied, which the enclosing
     /// scope re-resolves when the pose is relative to another frame.
     pub(super) fn model(&self, node: Node, depth: usize) -> Result<Model, SdfError> {
+        self.model_unflattening(node, depth, false)
+    }
+
+    /// [`Reader::model`]; with `unflatten`, the nested models flattened into it (an SDF < 1.8
+    /// model of a world, see `unflatten`) are rebuilt.
+    pub(super) fn model_unflattening(
+        &self,
+        node: Node,
+        depth: usize,
+        unflatten: bool,
+    ) -> Result<Model, SdfError> {
         if depth > MAX_MODEL_DEPTH {
             return Err(self.error(
                 node,
@@ -87,6 +99,11 @@ impl Reader<'_> {
             Siblings::default(),
         );
         let mut label = None;
+        let plan = if unflatten && self.version < Version::new(1, 8) {
+            Plan::of(node)
+        } else {
+            Plan::default()
+        };
         // An element with an error is skipped and its siblings are still read, so that every
         // independent error of the model is reported.
         let mut read = |c: Node| -> Result<(), SdfError> {
@@ -97,7 +114,8 @@ impl Reader<'_> {
                     links.push(link);
                 }
                 "model" => {
-                    let nested = self.model(c, depth + 1)?;
+                    let nested =
+                        self.model_unflattening(c, depth + 1, plan.recurses_into(c.id()))?;
                     model_names.insert(self, c, &nested.name, "model")?;
                     models.push(nested);
                 }
@@ -108,16 +126,18 @@ impl Reader<'_> {
                 }
                 "frame" => {
                     let frame = self.frame(c)?;
-                    if frame.name.ends_with("::__model__") {
-                        // libsdformat rebuilds the nested model such a frame marks (SDF 1.7
-                        // flattening); read flat, the world would be silently different.
+                    if frame.name.ends_with("::__model__") && !plan.rebuilds(&frame.name) {
+                        // libsdformat rebuilds the nested model such a frame marks only in
+                        // the models of a world (see `unflatten`); read flat, its frames would
+                        // not mean what they meant.
                         return Err(self.attr_error(
                             c,
                             "name",
                             ErrorKind::Unsupported,
                             format!(
-                                "frame \"{}\" marks a flattened nested model, which this reader \
-                                 does not rebuild yet",
+                                "frame \"{}\" marks a flattened nested model, which is rebuilt \
+                                 only in a <world> of an SDF < 1.8 file, before the world's first \
+                                 nested <model> with a plain name",
                                 frame.name
                             ),
                             "write the nested model as a <model> inside its parent",
@@ -177,6 +197,15 @@ impl Reader<'_> {
         let mut errors = errors.into_iter();
         if let Some(first) = errors.next() {
             return Err(first.with_others(errors));
+        }
+        if !plan.is_empty() {
+            let parts = Parts {
+                links: &mut links,
+                joints: &mut joints,
+                frames: &mut frames,
+                models: &mut models,
+            };
+            self.unflatten(&plan, parts, &self.span(node))?;
         }
         let mut model = Model {
             name,

@@ -73,7 +73,7 @@ impl Reader<'_> {
         let mut read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "model" => {
-                    let model = self.model(c, 1)?;
+                    let model = self.model_unflattening(c, 1, true)?;
                     model_names.insert(self, c, &model.name, "world")?;
                     models.push(model);
                 }
