@@ -25,10 +25,14 @@
 //! segmentation label of its model or visual. Every pose is resolved by SDFormat's frame
 //! semantics (see `frames`): `relative_to` any frame in scope, `attached_to`, canonical
 //! links, placement frames, joints to frames and to links of nested models, axes
-//! `expressed_in` any frame. Defaults are those of SDF 1.12. Elements the engine does not use
+//! `expressed_in` any frame. The nested models an SDF < 1.8 world's model holds flattened
+//! (`inner::link`, frame `inner::__model__`) are rebuilt as libsdformat does (see
+//! `unflatten`). Automatic inertia (`<inertial auto="true">`) is computed from the
+//! collisions, a mesh's from the solid it encloses (see `mesh_inertia`). Defaults are those of SDF 1.12. Elements the engine does not use
 //! (GUI, sky, surface parameters, lights inside links...) are skipped, included lights and
 //! actors too. Elements that would change the world if they were skipped (`<population>`, the
-//! deprecated `<image>` shape, automatic inertia, joint types rapier cannot build) are
+//! deprecated `<image>` shape, automatic inertia from a shape without volume, joint types
+//! rapier cannot build) are
 //! reported as not supported yet rather than dropped.
 //!
 //! As libsdformat, the reader is lenient about what tinyxml2 tolerates (comments containing
@@ -53,6 +57,7 @@ mod frames;
 mod include;
 mod joint;
 mod lenient;
+mod mesh_inertia;
 mod model;
 mod reader;
 mod scene;
@@ -66,6 +71,8 @@ mod world;
 mod flattened_tests;
 #[cfg(test)]
 mod include_tests;
+#[cfg(test)]
+mod mesh_inertia_tests;
 #[cfg(test)]
 mod tests;
 

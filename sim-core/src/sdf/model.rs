@@ -8,7 +8,7 @@ use super::error::{ErrorKind, SdfError};
 use super::include::{Included, Site};
 use super::reader::{MAX_MODEL_DEPTH, Reader, Version, children, is_sdf_element, tag};
 use super::unflatten::{Parts, Plan};
-use crate::world::{AutoInertia, Frame, Geometry, Inertial, Link, Model};
+use crate::world::{AutoInertia, Frame, Geometry, Inertial, Link, Model, Solid};
 
 /// The names already used by siblings of one kind (links of a model, models of a world...),
 /// with the line each was defined on.
@@ -298,7 +298,8 @@ impl Reader<'_> {
             return Err(first.with_others(errors));
         }
         if let Some(auto) = inertial.auto.as_mut() {
-            auto.densities = self.auto_inertia_densities(node, &name, &collisions)?;
+            (auto.densities, auto.solids) =
+                self.auto_inertia_densities(node, &name, &collisions)?;
         }
         Ok(Link {
             name,
@@ -367,20 +368,23 @@ impl Reader<'_> {
             auto: auto.then(|| AutoInertia {
                 mass: self.child(node, "mass").map(|_| mass),
                 densities: Vec::new(),
+                solids: Vec::new(),
             }),
         })
     }
 }
 
 impl Reader<'_> {
-    /// The density of each collision of a link with `<inertial auto="true">`, checking that
-    /// there are collisions and that each shape's inertia can be computed.
+    /// The density of each collision of a link with `<inertial auto="true">`, and the solid
+    /// of each mesh collision (read from its file), checking that there are collisions and
+    /// that each shape's inertia can be computed.
+    #[allow(clippy::type_complexity)]
     fn auto_inertia_densities(
         &self,
         link: Node,
         name: &str,
         collisions: &[crate::world::Collision],
-    ) -> Result<Vec<f64>, SdfError> {
+    ) -> Result<(Vec<f64>, Vec<Option<Solid>>), SdfError> {
         let inertial = self.child(link, "inertial").unwrap_or(link);
         if collisions.is_empty() {
             return Err(self.attr_error(
@@ -397,35 +401,64 @@ impl Reader<'_> {
         let link_density = self.positive_density(inertial, name, 1000.0)?;
         let nodes: Vec<Node> = children(link, "collision").collect();
         let mut out = Vec::new();
+        let mut solids = Vec::new();
         for (c, n) in collisions.iter().zip(nodes) {
-            let shape = match &c.geometry {
+            let geometry = self.child(n, "geometry").unwrap_or(n);
+            let solid = match &c.geometry {
                 Geometry::Box { .. }
                 | Geometry::Sphere { .. }
                 | Geometry::Cylinder { .. }
                 | Geometry::Capsule { .. }
                 | Geometry::Ellipsoid { .. }
                 | Geometry::Cone { .. } => None,
-                Geometry::Mesh(_) => Some(
-                    "a mesh (Gazebo computes it with a mesh inertia calculator this reader does \
-                     not have yet)",
-                ),
-                _ => Some("this geometry type (libsdformat cannot either)"),
+                Geometry::Mesh(mesh) => {
+                    let mesh_node = self.child(geometry, "mesh").unwrap_or(geometry);
+                    // A file that cannot be found or read, else a mesh that encloses nothing.
+                    let solid = match crate::physics::mesh_triangles(mesh) {
+                        Err(why) => Err((ErrorKind::NotFound, why)),
+                        Ok((v, f)) => super::mesh_inertia::solid(&v, &f).map_err(|why| {
+                            (
+                                ErrorKind::Invalid,
+                                format!("{why} (mesh \"{}\")", mesh.resource.uri),
+                            )
+                        }),
+                    };
+                    match solid {
+                        Ok(solid) => Some(solid),
+                        Err((kind, why)) => {
+                            return Err(self.error(
+                                self.child(mesh_node, "uri").unwrap_or(mesh_node),
+                                kind,
+                                format!(
+                                    "link \"{name}\": automatic inertia cannot be computed from \
+                                     collision \"{}\": {why}",
+                                    c.name
+                                ),
+                                "the inertia of a mesh is that of the solid it encloses: give a \
+                                 closed mesh (every edge shared by two triangles), or the link's \
+                                 <mass> and <inertia> explicitly (auto=\"false\")",
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    return Err(self.error(
+                        geometry,
+                        ErrorKind::Unsupported,
+                        format!(
+                            "link \"{name}\": automatic inertia cannot be computed from \
+                             collision \"{}\": this geometry type has no volume to compute it \
+                             from (libsdformat cannot either)",
+                            c.name
+                        ),
+                        "give the link's <mass> and <inertia> explicitly (auto=\"false\")",
+                    ));
+                }
             };
-            if let Some(why) = shape {
-                return Err(self.error(
-                    self.child(n, "geometry").unwrap_or(n),
-                    ErrorKind::Unsupported,
-                    format!(
-                        "link \"{name}\": automatic inertia cannot be computed from collision \
-                         \"{}\": {why}",
-                        c.name
-                    ),
-                    "give the link's <mass> and <inertia> explicitly (auto=\"false\")",
-                ));
-            }
             out.push(self.positive_density(n, name, link_density)?);
+            solids.push(solid);
         }
-        Ok(out)
+        Ok((out, solids))
     }
 
     /// `<density>` of `node` (kg/m³), `default` when absent; it must be positive.
@@ -446,7 +479,8 @@ impl Reader<'_> {
 /// The mass properties of a link with automatic inertia (see [`AutoInertia`]): each
 /// collision's solid at its resolved pose, summed about the common centre of mass in the link
 /// frame, as libsdformat's `Link::ResolveAutoInertials` (shape formulas as gz-math's; a cone's
-/// centre of mass is taken at its origin, as libsdformat does). Returns the mass, the centre of
+/// centre of mass is taken at its origin, as libsdformat does; a mesh is the solid it
+/// encloses, see `mesh_inertia`). Returns the mass, the centre of
 /// mass and the inertia in the link frame, or why they cannot be.
 pub(crate) fn auto_inertial(
     collisions: &[crate::world::Collision],
@@ -454,7 +488,26 @@ pub(crate) fn auto_inertial(
 ) -> Result<(f64, crate::world::Vec3, [f64; 6]), String> {
     use std::f64::consts::PI;
     let mut parts = Vec::new();
-    for (c, &rho) in collisions.iter().zip(&auto.densities) {
+    let solids = auto.solids.iter().chain(std::iter::repeat(&None));
+    for ((c, &rho), solid) in collisions.iter().zip(&auto.densities).zip(solids) {
+        // A mesh: its solid, read with the link.
+        if let Some(solid) = solid {
+            let m = rho * solid.volume;
+            if !(m > 0.0 && m.is_finite()) {
+                return Err(format!(
+                    "collision \"{}\" has no volume, so it gives no mass",
+                    c.name
+                ));
+            }
+            let [xx, xy, xz, yy, yz, zz] = solid.inertia.map(|v| v * rho);
+            parts.push((
+                m,
+                [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]],
+                c.pose.transform_point(solid.centroid),
+                c.pose.orientation,
+            ));
+            continue;
+        }
         // Mass and principal moments about the shape's own axes.
         let (m, [ix, iy, iz]) = match c.geometry {
             Geometry::Box { size } => {
@@ -524,23 +577,31 @@ pub(crate) fn auto_inertial(
                 c.name
             ));
         }
-        parts.push((m, [ix, iy, iz], c.pose));
+        parts.push((
+            m,
+            [[ix, 0.0, 0.0], [0.0, iy, 0.0], [0.0, 0.0, iz]],
+            c.pose.position,
+            c.pose.orientation,
+        ));
     }
     let total: f64 = parts.iter().map(|p| p.0).sum();
     let com = parts
         .iter()
-        .fold(crate::world::Vec3::ZERO, |acc, (m, _, pose)| {
-            acc + pose.position.scale(*m / total)
+        .fold(crate::world::Vec3::ZERO, |acc, (m, _, at, _)| {
+            acc + at.scale(*m / total)
         });
     let mut i = [[0.0f64; 3]; 3];
-    for (m, d, pose) in &parts {
-        let r = pose.orientation.to_matrix();
-        let off = pose.position - com;
+    for (m, d, at, orientation) in &parts {
+        let r = orientation.to_matrix();
+        let off = *at - com;
         let o = [off.x, off.y, off.z];
         for a in 0..3 {
             for b in 0..3 {
-                // R diag(d) R^T, plus the parallel axis term m (|o|^2 E - o o^T).
-                let rot: f64 = (0..3).map(|k| r[a][k] * d[k] * r[b][k]).sum();
+                // R D R^T, plus the parallel axis term m (|o|^2 E - o o^T).
+                let rot: f64 = (0..3)
+                    .flat_map(|k| (0..3).map(move |l| (k, l)))
+                    .map(|(k, l)| r[a][k] * d[k][l] * r[b][l])
+                    .sum();
                 let shift = m * (if a == b { off.dot(off) } else { 0.0 } - o[a] * o[b]);
                 i[a][b] += rot + shift;
             }
