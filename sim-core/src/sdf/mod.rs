@@ -68,6 +68,8 @@ mod validate;
 mod world;
 
 #[cfg(test)]
+mod every_error_tests;
+#[cfg(test)]
 mod flattened_tests;
 #[cfg(test)]
 mod include_tests;

@@ -6,9 +6,9 @@ use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
 use super::include::{Included, Site};
-use super::reader::{MAX_MODEL_DEPTH, Reader, Version, children, is_sdf_element, tag};
+use super::reader::{MAX_MODEL_DEPTH, Reader, Version, children, is_sdf_element, keep, tag};
 use super::unflatten::{Parts, Plan};
-use crate::world::{AutoInertia, Frame, Geometry, Inertial, Link, Model, Solid};
+use crate::world::{AutoInertia, Frame, Geometry, Inertial, Link, Model, RawPose, Solid};
 
 /// The names already used by siblings of one kind (links of a model, models of a world...),
 /// with the line each was defined on.
@@ -83,9 +83,16 @@ impl Reader<'_> {
         let attr = |a: &str| node.attribute(a).map(str::trim).unwrap_or("").to_string();
         let placement_frame = attr("placement_frame");
         let canonical_link = attr("canonical_link");
-        let raw_pose = self.raw_pose(node)?;
-        let is_static = self.child_bool(node, "static", false)?;
-        let self_collide = self.child_bool(node, "self_collide", false)?;
+        // The model's own values and its elements are read on, each on its own, after an
+        // error, so that every independent error of the model is reported.
+        let mut errors = Vec::new();
+        let raw_pose = keep(&mut errors, self.raw_pose(node), RawPose::default());
+        let is_static = keep(&mut errors, self.child_bool(node, "static", false), false);
+        let self_collide = keep(
+            &mut errors,
+            self.child_bool(node, "self_collide", false),
+            false,
+        );
 
         let mut links = Vec::new();
         let mut joints = Vec::new();
@@ -188,7 +195,6 @@ impl Reader<'_> {
         };
         // A plain loop: nested models recurse through here, and iterator adapters would add
         // stack frames to every level.
-        let mut errors = Vec::new();
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             if let Err(e) = read(c) {
                 errors.push(e);
@@ -249,13 +255,20 @@ impl Reader<'_> {
     /// `<link name>` (its poses are resolved with its model).
     fn link(&self, node: Node) -> Result<Link, SdfError> {
         let name = self.entity_name(node, true)?;
-        let raw_pose = self.raw_pose(node)?;
+        // The link's own values and its elements are read on, each on its own, after an
+        // error, so that every independent error of the link is reported.
+        let mut errors = Vec::new();
+        let raw_pose = keep(&mut errors, self.raw_pose(node), RawPose::default());
         let mut inertial = match self.child(node, "inertial") {
-            Some(i) => self.inertial(i, &name)?,
+            Some(i) => keep(&mut errors, self.inertial(i, &name), Inertial::default()),
             None => Inertial::default(),
         };
-        let gravity = self.child_bool(node, "gravity", true)?;
-        let kinematic = self.child_bool(node, "kinematic", false)?;
+        let gravity = keep(&mut errors, self.child_bool(node, "gravity", true), true);
+        let kinematic = keep(
+            &mut errors,
+            self.child_bool(node, "kinematic", false),
+            false,
+        );
 
         let (mut collisions, mut visuals, mut sensors) = (Vec::new(), Vec::new(), Vec::new());
         let (mut collision_names, mut visual_names, mut sensor_names) = (
@@ -287,7 +300,6 @@ impl Reader<'_> {
         };
         // A plain loop: nested models recurse through here, and iterator adapters would add
         // stack frames to every level.
-        let mut errors = Vec::new();
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             if let Err(e) = read(c) {
                 errors.push(e);
@@ -315,40 +327,54 @@ impl Reader<'_> {
         })
     }
 
-    /// `<inertial>` of the link named `link`.
+    /// `<inertial>` of the link named `link`: every error among its values is reported.
     fn inertial(&self, node: Node, link: &str) -> Result<Inertial, SdfError> {
-        let auto = self.bool_attr(node, "auto", false)?;
+        let mut errors = Vec::new();
+        let auto = keep(&mut errors, self.bool_attr(node, "auto", false), false);
         let defaults = Inertial::default();
         let mass = match self.child(node, "mass") {
             Some(m) => {
-                let v = self.f64_of(Some(m))?.unwrap_or(defaults.mass);
-                if v <= 0.0 {
-                    return Err(self.error_at(
-                        self.text(m).start(),
-                        m,
-                        ErrorKind::Invalid,
-                        format!("the mass of link \"{link}\" must be greater than 0, found {v}"),
-                        "give the mass in kg; for a body that must not move, make the model <static>",
-                    ));
-                }
-                v
+                let mass = self.f64_of(Some(m)).and_then(|v| {
+                    let v = v.unwrap_or(defaults.mass);
+                    if v <= 0.0 {
+                        return Err(self.error_at(
+                            self.text(m).start(),
+                            m,
+                            ErrorKind::Invalid,
+                            format!(
+                                "the mass of link \"{link}\" must be greater than 0, found {v}"
+                            ),
+                            "give the mass in kg; for a body that must not move, make the model \
+                             <static>",
+                        ));
+                    }
+                    Ok(v)
+                });
+                keep(&mut errors, mass, defaults.mass)
             }
             None => defaults.mass,
         };
-        let raw_pose = self.raw_pose(node)?;
+        let raw_pose = keep(&mut errors, self.raw_pose(node), RawPose::default());
         let inertia = match self.child(node, "inertia") {
             Some(i) => {
                 let d = defaults.inertia;
+                let before = errors.len();
                 let inertia = [
-                    self.child_f64(i, "ixx", d[0])?,
-                    self.child_f64(i, "ixy", d[1])?,
-                    self.child_f64(i, "ixz", d[2])?,
-                    self.child_f64(i, "iyy", d[3])?,
-                    self.child_f64(i, "iyz", d[4])?,
-                    self.child_f64(i, "izz", d[5])?,
-                ];
-                if let Some(problem) = inertia_problem(inertia) {
-                    return Err(self.error(
+                    ("ixx", d[0]),
+                    ("ixy", d[1]),
+                    ("ixz", d[2]),
+                    ("iyy", d[3]),
+                    ("iyz", d[4]),
+                    ("izz", d[5]),
+                ]
+                .map(|(name, default)| {
+                    keep(&mut errors, self.child_f64(i, name, default), default)
+                });
+                // The tensor as a whole, once each of its values reads.
+                if errors.len() == before
+                    && let Some(problem) = inertia_problem(inertia)
+                {
+                    errors.push(self.error(
                         i,
                         ErrorKind::Invalid,
                         format!("invalid inertia for link \"{link}\": {problem}"),
@@ -360,17 +386,20 @@ impl Reader<'_> {
             }
             None => defaults.inertia,
         };
-        Ok(Inertial {
-            mass,
-            pose: raw_pose.pose,
-            raw_pose,
-            inertia,
-            auto: auto.then(|| AutoInertia {
-                mass: self.child(node, "mass").map(|_| mass),
-                densities: Vec::new(),
-                solids: Vec::new(),
+        super::with_problems(
+            Ok(Inertial {
+                mass,
+                pose: raw_pose.pose,
+                raw_pose,
+                inertia,
+                auto: auto.then(|| AutoInertia {
+                    mass: self.child(node, "mass").map(|_| mass),
+                    densities: Vec::new(),
+                    solids: Vec::new(),
+                }),
             }),
-        })
+            errors,
+        )
     }
 }
 
