@@ -52,6 +52,7 @@
 
 #![warn(missing_docs)]
 
+mod deprecated;
 mod error;
 mod frames;
 mod include;
@@ -67,6 +68,8 @@ mod unflatten;
 mod validate;
 mod world;
 
+#[cfg(test)]
+mod deprecated_tests;
 #[cfg(test)]
 mod every_error_tests;
 #[cfg(test)]
@@ -236,7 +239,8 @@ pub fn load_document_with(path: &Path, options: &LoadOptions) -> Result<Document
 
 /// [`load_document_with`], with the warnings of the load: problems that do not stop it, as
 /// libsdformat warns about them (an element of SDF's own namespace that SDF does not define
-/// where it is written, a repeated single element of which only the first is used). Each
+/// where it is written, a repeated single element of which only the first is used, a
+/// deprecated form such as `<pose frame>` in SDF 1.7+ or `<thread_pitch>`). Each
 /// warning is an [`SdfError`] with its position; print it with [`SdfError::render_warning`].
 pub fn load_document_with_warnings(
     path: &Path,
