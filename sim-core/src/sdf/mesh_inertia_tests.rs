@@ -279,3 +279,45 @@ fn an_open_or_missing_mesh_is_an_error_at_its_uri() {
     assert_eq!(e.line, 9);
     assert!(e.message.contains("nowhere.stl"), "{}", e.message);
 }
+
+#[test]
+fn a_mesh_file_that_cannot_be_read_is_invalid_and_one_used_twice_gives_the_same_solid() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.stl"), "solid x\nfacet oops\n").unwrap();
+    let e = world_with(
+        dir.path(),
+        "<inertial auto='true'/>",
+        "<mesh><uri>bad.stl</uri></mesh>",
+        "0 0 0 0 0 0",
+    )
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Invalid, "{}", e.render(None));
+    assert_eq!(e.line, 9);
+
+    write_stl(
+        &dir.path().join("cube.stl"),
+        &box_triangles([-0.5; 3], [0.5; 3]),
+    );
+    let link = |name: &str, scale: &str| {
+        format!(
+            "<link name='{name}'><inertial auto='true'/><collision name='c'><geometry>\
+             <mesh><uri>cube.stl</uri><scale>{scale}</scale></mesh></geometry></collision></link>"
+        )
+    };
+    let text = format!(
+        "<sdf version='1.11'><world name='w'><model name='m'>{}{}{}</model></world></sdf>",
+        link("a", "1 1 1"),
+        link("b", "1 1 1"),
+        link("c", "2 1 1"),
+    );
+    let path = dir.path().join("world.sdf");
+    std::fs::write(&path, text).unwrap();
+    let w = load(&path).unwrap_or_else(|e| panic!("{}", e.render(None)));
+    let masses: Vec<f64> = w.models[0].links.iter().map(|l| l.inertial.mass).collect();
+    assert!(
+        close(masses[0], 1000.0) && close(masses[1], 1000.0),
+        "{masses:?}"
+    );
+    // Another scale is another solid.
+    assert!(close(masses[2], 2000.0), "{masses:?}");
+}

@@ -442,16 +442,34 @@ impl Reader<'_> {
                 | Geometry::Cone { .. } => None,
                 Geometry::Mesh(mesh) => {
                     let mesh_node = self.child(geometry, "mesh").unwrap_or(geometry);
-                    // A file that cannot be found or read, else a mesh that encloses nothing.
-                    let solid = match crate::physics::mesh_triangles(mesh) {
-                        Err(why) => Err((ErrorKind::NotFound, why)),
-                        Ok((v, f)) => super::mesh_inertia::solid(&v, &f).map_err(|why| {
-                            (
-                                ErrorKind::Invalid,
-                                format!("{why} (mesh \"{}\")", mesh.resource.uri),
-                            )
-                        }),
+                    // A file that cannot be found or read, or a mesh that encloses nothing.
+                    // Each mesh shape is read once per load.
+                    let key = format!(
+                        "{:?} {:?} {} {:?}",
+                        mesh.resource.resolved,
+                        mesh.submesh,
+                        mesh.center_submesh,
+                        mesh.scale.to_array().map(f64::to_bits)
+                    );
+                    let cached = self.loader.solids.borrow().get(&key).cloned();
+                    let solid = match cached {
+                        Some(solid) => Ok(solid),
+                        None => match crate::physics::mesh_triangles(mesh) {
+                            Err(why) if mesh.resource.resolved.is_err() => {
+                                Err((ErrorKind::NotFound, why))
+                            }
+                            Err(why) => Err((ErrorKind::Invalid, why)),
+                            Ok((v, f)) => super::mesh_inertia::solid(&v, &f).map_err(|why| {
+                                (
+                                    ErrorKind::Invalid,
+                                    format!("{why} (mesh \"{}\")", mesh.resource.uri),
+                                )
+                            }),
+                        },
                     };
+                    if let Ok(solid) = &solid {
+                        self.loader.solids.borrow_mut().insert(key, solid.clone());
+                    }
                     match solid {
                         Ok(solid) => Some(solid),
                         Err((kind, why)) => {
