@@ -210,3 +210,16 @@ fn since_sdf_1_8_names_with_the_scope_separator_are_errors() {
     assert_eq!(e.kind, ErrorKind::Invalid);
     assert_eq!(e.line, 2);
 }
+
+#[test]
+fn a_rebuilt_model_named_as_a_sibling_is_a_duplicate() {
+    let text = world_17(
+        "<model name='P'>
+           <link name='M1::L1'/>
+           <model name='M1'><link name='x'/></model>
+         </model>",
+    );
+    let e = err(&text);
+    assert_eq!(e.kind, ErrorKind::Duplicate, "{}", e.render(None));
+    assert!(e.message.contains("\"M1\""), "{}", e.message);
+}
