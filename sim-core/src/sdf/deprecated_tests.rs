@@ -3,8 +3,7 @@
 use super::*;
 use crate::world::World;
 
-/// Loads `text` (written to a file) and returns the world with the warnings as
-/// (message, line, column, hint).
+/// Loads `text` (written to a file) and returns the world with the warnings of the load.
 #[track_caller]
 fn load_warned(text: &str) -> (World, Vec<SdfError>) {
     let dir = tempfile::tempdir().unwrap();
