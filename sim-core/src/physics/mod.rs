@@ -20,6 +20,7 @@ pub(crate) use entities::{Entities, Entity, EntityData};
 use rapier3d::parry::partitioning::TraversalAction;
 use rapier3d::prelude::*;
 use rayon::prelude::*;
+pub(crate) use shapes::mesh_triangles;
 use sim_plugin_api::{
     Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState, LogLevel,
     MODEL_PLUGINS_EXTENSION, ModelInfo, ModelPlugins, NO_LABEL, PluginElement, Pose, Ray as ApiRay,

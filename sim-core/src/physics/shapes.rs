@@ -4,9 +4,9 @@
 //! - Meshes (STL, OBJ, COLLADA, through `mesh-loader`) become triangle meshes: rapier's own
 //!   accelerated structure (a BVH over the triangles) answers ray casts and contacts. The
 //!   collisions of dynamic links use the mesh's convex decomposition instead (see
-//!   [`ShapeCache::shape`]). A mesh
-//!   has no volume here: the link's mass and inertia come from its `<inertial>` as for every
-//!   shape. Files are read once per world; a shape used many times (same file, scale and
+//!   [`ShapeCache::shape`]). The link's mass and inertia come from its `<inertial>` as for
+//!   every shape (for `<inertial auto="true">`, the reader computed them from the solid the
+//!   mesh encloses, with [`mesh_triangles`]). Files are read once per world; a shape used many times (same file, scale and
 //!   submesh) is one [`SharedShape`] referenced by every collider.
 //! - Height maps become rapier height fields: the image's first channel, scaled so that the
 //!   brightest pixel is `size.z` high (Gazebo's rule), the image's top row on the +y edge,
@@ -156,28 +156,7 @@ impl ShapeCache {
         if let Some(f) = self.files.get(path) {
             return Ok(f.clone());
         }
-        let is_collada = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("dae"));
-        let meshes = if is_collada {
-            super::collada::read(path)?
-        } else {
-            let scene = mesh_loader::Loader::default()
-                .merge_meshes(false)
-                .load(path)
-                .map_err(|e| format!("cannot read the mesh file {}: {e}", path.display()))?;
-            scene
-                .meshes
-                .into_iter()
-                .map(|m| FileMesh {
-                    names: vec![m.name],
-                    vertices: m.vertices,
-                    faces: m.faces,
-                })
-                .collect()
-        };
-        let meshes = Arc::new(meshes);
+        let meshes = Arc::new(read_file(path)?);
         self.files.insert(path.to_path_buf(), meshes.clone());
         Ok(meshes)
     }
@@ -195,68 +174,8 @@ impl ShapeCache {
             return Ok(s.clone());
         }
         let file = self.file(&path)?;
-        let chosen: Vec<&FileMesh> = match &m.submesh {
-            Some(name) => {
-                let found: Vec<&FileMesh> =
-                    file.iter().filter(|f| f.names.contains(name)).collect();
-                if found.is_empty() {
-                    let names: Vec<&str> = file.iter().map(|f| f.names[0].as_str()).collect();
-                    return Err(format!(
-                        "the mesh file {} has no submesh \"{name}\"; it has: {}",
-                        path.display(),
-                        if names.is_empty() {
-                            "none".to_string()
-                        } else {
-                            names.join(", ")
-                        }
-                    ));
-                }
-                found
-            }
-            None => file.iter().collect(),
-        };
-        let mut vertices = Vec::new();
-        let mut indices = Vec::new();
-        for f in chosen {
-            let base = vertices.len() as u32;
-            for tri in &f.faces {
-                if tri.iter().any(|&i| i as usize >= f.vertices.len()) {
-                    return Err(format!(
-                        "the mesh file {} has a triangle with a vertex index out of range",
-                        path.display()
-                    ));
-                }
-                indices.push([tri[0] + base, tri[1] + base, tri[2] + base]);
-            }
-            vertices.extend(
-                f.vertices
-                    .iter()
-                    .map(|v| Vec3::new(v[0].into(), v[1].into(), v[2].into())),
-            );
-        }
-        if indices.is_empty() {
-            return Err(format!(
-                "the mesh file {} has no triangles{}",
-                path.display(),
-                match &m.submesh {
-                    Some(s) => format!(" in submesh \"{s}\""),
-                    None => String::new(),
-                }
-            ));
-        }
-        let offset = if m.center_submesh {
-            let (lo, hi) = bounds(&vertices);
-            (lo + hi) * 0.5
-        } else {
-            Vec3::ZERO
-        };
-        let points: Vec<Vector> = vertices
-            .iter()
-            .map(|v| {
-                let c = *v - offset;
-                vec_to_rapier(Vec3::new(c.x * m.scale.x, c.y * m.scale.y, c.z * m.scale.z))
-            })
-            .collect();
+        let (vertices, indices) = triangles(&file, m, &path)?;
+        let points: Vec<Vector> = vertices.into_iter().map(vec_to_rapier).collect();
         let shape = if solid {
             SharedShape::convex_decomposition(&points, &indices)
         } else {
@@ -309,6 +228,112 @@ impl ShapeCache {
         self.shapes.insert(key, shape.clone());
         Ok(shape)
     }
+}
+
+/// The meshes of the file at `path`: COLLADA through our own reader (units, node transforms),
+/// the other formats through `mesh-loader`.
+fn read_file(path: &Path) -> Result<Vec<FileMesh>, String> {
+    let is_collada = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("dae"));
+    if is_collada {
+        return super::collada::read(path);
+    }
+    let scene = mesh_loader::Loader::default()
+        .merge_meshes(false)
+        .load(path)
+        .map_err(|e| format!("cannot read the mesh file {}: {e}", path.display()))?;
+    Ok(scene
+        .meshes
+        .into_iter()
+        .map(|m| FileMesh {
+            names: vec![m.name],
+            vertices: m.vertices,
+            faces: m.faces,
+        })
+        .collect())
+}
+
+/// The triangles of the mesh shape `m` made of the meshes of its file (read from `path`):
+/// its `<submesh>` (or every mesh), centred if asked, scaled; vertices in metres in the
+/// shape's frame.
+fn triangles(
+    file: &[FileMesh],
+    m: &MeshShape,
+    path: &Path,
+) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), String> {
+    let chosen: Vec<&FileMesh> = match &m.submesh {
+        Some(name) => {
+            let found: Vec<&FileMesh> = file.iter().filter(|f| f.names.contains(name)).collect();
+            if found.is_empty() {
+                let names: Vec<&str> = file.iter().map(|f| f.names[0].as_str()).collect();
+                return Err(format!(
+                    "the mesh file {} has no submesh \"{name}\"; it has: {}",
+                    path.display(),
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            }
+            found
+        }
+        None => file.iter().collect(),
+    };
+    let mut vertices = Vec::new();
+    let mut indices = Vec::new();
+    for f in chosen {
+        let base = vertices.len() as u32;
+        for tri in &f.faces {
+            if tri.iter().any(|&i| i as usize >= f.vertices.len()) {
+                return Err(format!(
+                    "the mesh file {} has a triangle with a vertex index out of range",
+                    path.display()
+                ));
+            }
+            indices.push([tri[0] + base, tri[1] + base, tri[2] + base]);
+        }
+        vertices.extend(
+            f.vertices
+                .iter()
+                .map(|v| Vec3::new(v[0].into(), v[1].into(), v[2].into())),
+        );
+    }
+    if indices.is_empty() {
+        return Err(format!(
+            "the mesh file {} has no triangles{}",
+            path.display(),
+            match &m.submesh {
+                Some(s) => format!(" in submesh \"{s}\""),
+                None => String::new(),
+            }
+        ));
+    }
+    let offset = if m.center_submesh {
+        let (lo, hi) = bounds(&vertices);
+        (lo + hi) * 0.5
+    } else {
+        Vec3::ZERO
+    };
+    let vertices = vertices
+        .iter()
+        .map(|v| {
+            let c = *v - offset;
+            Vec3::new(c.x * m.scale.x, c.y * m.scale.y, c.z * m.scale.z)
+        })
+        .collect();
+    Ok((vertices, indices))
+}
+
+/// The triangles of the mesh shape `m` (as [`ShapeCache`] builds them: submesh, centring and
+/// scale applied), read from its file. For what needs a mesh's geometry before a world is
+/// built (a link's automatic inertia).
+pub(crate) fn mesh_triangles(m: &MeshShape) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), String> {
+    let path = mesh_path(&m.resource)?;
+    let file = read_file(&path)?;
+    triangles(&file, m, &path)
 }
 
 /// The file a mesh or height-map URI resolved to, or why there is none.

@@ -74,6 +74,9 @@ pub(crate) struct Loader {
     reads: Cell<usize>,
     /// The warnings of the load (problems that do not stop it), in the order found.
     pub warnings: RefCell<Vec<SdfError>>,
+    /// The solid of each mesh shape used for automatic inertia (by file, submesh, centring
+    /// and scale), so that a mesh many links use is read once per load.
+    pub solids: RefCell<HashMap<String, crate::world::Solid>>,
 }
 
 impl Loader {
@@ -87,6 +90,7 @@ impl Loader {
             stack: RefCell::default(),
             reads: Cell::new(0),
             warnings: RefCell::default(),
+            solids: RefCell::default(),
         }
     }
 

@@ -26,10 +26,15 @@
 //! segmentation label of its model or visual. Every pose is resolved by SDFormat's frame
 //! semantics (see `frames`): `relative_to` any frame in scope, `attached_to`, canonical
 //! links, placement frames, joints to frames and to links of nested models, axes
-//! `expressed_in` any frame. Defaults are those of SDF 1.12. Elements the engine does not use
+//! `expressed_in` any frame. The nested models an SDF < 1.8 world's model holds flattened
+//! (`inner::link`, frame `inner::__model__`) are rebuilt as libsdformat does (see
+//! `unflatten`). Automatic inertia (`<inertial auto="true">`) is computed from the
+//! collisions, a mesh's from the solid it encloses (see `mesh_inertia`). Defaults are those of SDF 1.12. Elements the engine does not
+//! use
 //! (GUI, sky, surface parameters, lights inside links...) are skipped, included lights and
 //! actors too. Elements that would change the world if they were skipped (`<population>`, the
-//! deprecated `<image>` shape, automatic inertia, joint types rapier cannot build) are
+//! deprecated `<image>` shape, automatic inertia from a shape without volume, joint types
+//! rapier cannot build) are
 //! reported as not supported yet rather than dropped.
 //!
 //! A file with several worlds is a [`Document::Worlds`]; simcore simulates one world, so
@@ -52,22 +57,33 @@
 
 #![warn(missing_docs)]
 
+mod deprecated;
 mod error;
 mod frames;
 mod include;
 mod joint;
 mod lenient;
+mod mesh_inertia;
 mod model;
 mod params;
 mod reader;
 mod scene;
 mod sensor;
 mod shapes;
+mod unflatten;
 mod validate;
 mod world;
 
 #[cfg(test)]
+mod deprecated_tests;
+#[cfg(test)]
+mod every_error_tests;
+#[cfg(test)]
+mod flattened_tests;
+#[cfg(test)]
 mod include_tests;
+#[cfg(test)]
+mod mesh_inertia_tests;
 #[cfg(test)]
 mod namespace_tests;
 #[cfg(test)]
@@ -281,7 +297,8 @@ pub fn load_document_with(path: &Path, options: &LoadOptions) -> Result<Document
 
 /// [`load_document_with`], with the warnings of the load: problems that do not stop it, as
 /// libsdformat warns about them (an element of SDF's own namespace that SDF does not define
-/// where it is written, a repeated single element of which only the first is used). Each
+/// where it is written, a repeated single element of which only the first is used, a
+/// deprecated form such as `<pose frame>` in SDF 1.7+ or `<thread_pitch>`). Each
 /// warning is an [`SdfError`] with its position; print it with [`SdfError::render_warning`].
 pub fn load_document_with_warnings(
     path: &Path,

@@ -6,8 +6,9 @@ use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
 use super::include::{Included, Site};
-use super::reader::{MAX_MODEL_DEPTH, Reader, children, is_sdf_element, tag};
-use crate::world::{AutoInertia, Frame, Geometry, Inertial, Link, Model};
+use super::reader::{MAX_MODEL_DEPTH, Reader, Version, children, is_sdf_element, keep, tag};
+use super::unflatten::{Parts, Plan};
+use crate::world::{AutoInertia, Frame, Geometry, Inertial, Link, Model, RawPose, Solid};
 
 /// The names already used by siblings of one kind (links of a model, models of a world...),
 /// with the line each was defined on.
@@ -59,6 +60,17 @@ impl Reader<'_> {
     /// own `pose` is its `raw_pose` with the placement frame applied, which the enclosing
     /// scope re-resolves when the pose is relative to another frame.
     pub(super) fn model(&self, node: Node, depth: usize) -> Result<Model, SdfError> {
+        self.model_unflattening(node, depth, false)
+    }
+
+    /// [`Reader::model`]; with `unflatten`, the nested models flattened into it (an SDF < 1.8
+    /// model of a world, see `unflatten`) are rebuilt.
+    pub(super) fn model_unflattening(
+        &self,
+        node: Node,
+        depth: usize,
+        unflatten: bool,
+    ) -> Result<Model, SdfError> {
         if depth > MAX_MODEL_DEPTH {
             return Err(self.error(
                 node,
@@ -72,9 +84,16 @@ impl Reader<'_> {
         let placement_frame = attr("placement_frame");
         let canonical_link = attr("canonical_link");
         let raw_namespace = node.attribute("namespace").map(str::to_string);
-        let raw_pose = self.raw_pose(node)?;
-        let is_static = self.child_bool(node, "static", false)?;
-        let self_collide = self.child_bool(node, "self_collide", false)?;
+        // The model's own values and its elements are read on, each on its own, after an
+        // error, so that every independent error of the model is reported.
+        let mut errors = Vec::new();
+        let raw_pose = keep(&mut errors, self.raw_pose(node), RawPose::default());
+        let is_static = keep(&mut errors, self.child_bool(node, "static", false), false);
+        let self_collide = keep(
+            &mut errors,
+            self.child_bool(node, "self_collide", false),
+            false,
+        );
 
         let mut links = Vec::new();
         let mut joints = Vec::new();
@@ -88,6 +107,11 @@ impl Reader<'_> {
             Siblings::default(),
         );
         let mut label = None;
+        let plan = if unflatten && self.version < Version::new(1, 8) {
+            Plan::of(node)
+        } else {
+            Plan::default()
+        };
         // An element with an error is skipped and its siblings are still read, so that every
         // independent error of the model is reported.
         let mut read = |c: Node| -> Result<(), SdfError> {
@@ -98,7 +122,8 @@ impl Reader<'_> {
                     links.push(link);
                 }
                 "model" => {
-                    let nested = self.model(c, depth + 1)?;
+                    let nested =
+                        self.model_unflattening(c, depth + 1, plan.recurses_into(c.id()))?;
                     model_names.insert(self, c, &nested.name, "model")?;
                     models.push(nested);
                 }
@@ -109,16 +134,18 @@ impl Reader<'_> {
                 }
                 "frame" => {
                     let frame = self.frame(c)?;
-                    if frame.name.ends_with("::__model__") {
-                        // libsdformat rebuilds the nested model such a frame marks (SDF 1.7
-                        // flattening); read flat, the world would be silently different.
+                    if frame.name.ends_with("::__model__") && !plan.rebuilds(&frame.name) {
+                        // libsdformat rebuilds the nested model such a frame marks only in
+                        // the models of a world (see `unflatten`); read flat, its frames would
+                        // not mean what they meant.
                         return Err(self.attr_error(
                             c,
                             "name",
                             ErrorKind::Unsupported,
                             format!(
-                                "frame \"{}\" marks a flattened nested model, which this reader \
-                                 does not rebuild yet",
+                                "frame \"{}\" marks a flattened nested model, which is rebuilt \
+                                 only in a <world> of an SDF < 1.8 file, before the world's first \
+                                 nested <model> with a plain name",
                                 frame.name
                             ),
                             "write the nested model as a <model> inside its parent",
@@ -169,7 +196,6 @@ impl Reader<'_> {
         };
         // A plain loop: nested models recurse through here, and iterator adapters would add
         // stack frames to every level.
-        let mut errors = Vec::new();
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             if let Err(e) = read(c) {
                 errors.push(e);
@@ -178,6 +204,15 @@ impl Reader<'_> {
         let mut errors = errors.into_iter();
         if let Some(first) = errors.next() {
             return Err(first.with_others(errors));
+        }
+        if !plan.is_empty() {
+            let parts = Parts {
+                links: &mut links,
+                joints: &mut joints,
+                frames: &mut frames,
+                models: &mut models,
+            };
+            self.unflatten(&plan, parts, &self.span(node))?;
         }
         let mut model = Model {
             name,
@@ -222,13 +257,20 @@ impl Reader<'_> {
     /// `<link name>` (its poses are resolved with its model).
     fn link(&self, node: Node) -> Result<Link, SdfError> {
         let name = self.entity_name(node, true)?;
-        let raw_pose = self.raw_pose(node)?;
+        // The link's own values and its elements are read on, each on its own, after an
+        // error, so that every independent error of the link is reported.
+        let mut errors = Vec::new();
+        let raw_pose = keep(&mut errors, self.raw_pose(node), RawPose::default());
         let mut inertial = match self.child(node, "inertial") {
-            Some(i) => self.inertial(i, &name)?,
+            Some(i) => keep(&mut errors, self.inertial(i, &name), Inertial::default()),
             None => Inertial::default(),
         };
-        let gravity = self.child_bool(node, "gravity", true)?;
-        let kinematic = self.child_bool(node, "kinematic", false)?;
+        let gravity = keep(&mut errors, self.child_bool(node, "gravity", true), true);
+        let kinematic = keep(
+            &mut errors,
+            self.child_bool(node, "kinematic", false),
+            false,
+        );
 
         let (mut collisions, mut visuals, mut sensors) = (Vec::new(), Vec::new(), Vec::new());
         let (mut collision_names, mut visual_names, mut sensor_names) = (
@@ -260,7 +302,6 @@ impl Reader<'_> {
         };
         // A plain loop: nested models recurse through here, and iterator adapters would add
         // stack frames to every level.
-        let mut errors = Vec::new();
         for c in node.children().filter(|c| is_sdf_element(*c)) {
             if let Err(e) = read(c) {
                 errors.push(e);
@@ -271,7 +312,8 @@ impl Reader<'_> {
             return Err(first.with_others(errors));
         }
         if let Some(auto) = inertial.auto.as_mut() {
-            auto.densities = self.auto_inertia_densities(node, &name, &collisions)?;
+            (auto.densities, auto.solids) =
+                self.auto_inertia_densities(node, &name, &collisions)?;
         }
         Ok(Link {
             name,
@@ -287,40 +329,54 @@ impl Reader<'_> {
         })
     }
 
-    /// `<inertial>` of the link named `link`.
+    /// `<inertial>` of the link named `link`: every error among its values is reported.
     fn inertial(&self, node: Node, link: &str) -> Result<Inertial, SdfError> {
-        let auto = self.bool_attr(node, "auto", false)?;
+        let mut errors = Vec::new();
+        let auto = keep(&mut errors, self.bool_attr(node, "auto", false), false);
         let defaults = Inertial::default();
         let mass = match self.child(node, "mass") {
             Some(m) => {
-                let v = self.f64_of(Some(m))?.unwrap_or(defaults.mass);
-                if v <= 0.0 {
-                    return Err(self.error_at(
-                        self.text(m).start(),
-                        m,
-                        ErrorKind::Invalid,
-                        format!("the mass of link \"{link}\" must be greater than 0, found {v}"),
-                        "give the mass in kg; for a body that must not move, make the model <static>",
-                    ));
-                }
-                v
+                let mass = self.f64_of(Some(m)).and_then(|v| {
+                    let v = v.unwrap_or(defaults.mass);
+                    if v <= 0.0 {
+                        return Err(self.error_at(
+                            self.text(m).start(),
+                            m,
+                            ErrorKind::Invalid,
+                            format!(
+                                "the mass of link \"{link}\" must be greater than 0, found {v}"
+                            ),
+                            "give the mass in kg; for a body that must not move, make the model \
+                             <static>",
+                        ));
+                    }
+                    Ok(v)
+                });
+                keep(&mut errors, mass, defaults.mass)
             }
             None => defaults.mass,
         };
-        let raw_pose = self.raw_pose(node)?;
+        let raw_pose = keep(&mut errors, self.raw_pose(node), RawPose::default());
         let inertia = match self.child(node, "inertia") {
             Some(i) => {
                 let d = defaults.inertia;
+                let before = errors.len();
                 let inertia = [
-                    self.child_f64(i, "ixx", d[0])?,
-                    self.child_f64(i, "ixy", d[1])?,
-                    self.child_f64(i, "ixz", d[2])?,
-                    self.child_f64(i, "iyy", d[3])?,
-                    self.child_f64(i, "iyz", d[4])?,
-                    self.child_f64(i, "izz", d[5])?,
-                ];
-                if let Some(problem) = inertia_problem(inertia) {
-                    return Err(self.error(
+                    ("ixx", d[0]),
+                    ("ixy", d[1]),
+                    ("ixz", d[2]),
+                    ("iyy", d[3]),
+                    ("iyz", d[4]),
+                    ("izz", d[5]),
+                ]
+                .map(|(name, default)| {
+                    keep(&mut errors, self.child_f64(i, name, default), default)
+                });
+                // The tensor as a whole, once each of its values reads.
+                if errors.len() == before
+                    && let Some(problem) = inertia_problem(inertia)
+                {
+                    errors.push(self.error(
                         i,
                         ErrorKind::Invalid,
                         format!("invalid inertia for link \"{link}\": {problem}"),
@@ -332,28 +388,34 @@ impl Reader<'_> {
             }
             None => defaults.inertia,
         };
-        Ok(Inertial {
-            mass,
-            pose: raw_pose.pose,
-            raw_pose,
-            inertia,
-            auto: auto.then(|| AutoInertia {
-                mass: self.child(node, "mass").map(|_| mass),
-                densities: Vec::new(),
+        super::with_problems(
+            Ok(Inertial {
+                mass,
+                pose: raw_pose.pose,
+                raw_pose,
+                inertia,
+                auto: auto.then(|| AutoInertia {
+                    mass: self.child(node, "mass").map(|_| mass),
+                    densities: Vec::new(),
+                    solids: Vec::new(),
+                }),
             }),
-        })
+            errors,
+        )
     }
 }
 
 impl Reader<'_> {
-    /// The density of each collision of a link with `<inertial auto="true">`, checking that
-    /// there are collisions and that each shape's inertia can be computed.
+    /// The density of each collision of a link with `<inertial auto="true">`, and the solid
+    /// of each mesh collision (read from its file), checking that there are collisions and
+    /// that each shape's inertia can be computed.
+    #[allow(clippy::type_complexity)]
     fn auto_inertia_densities(
         &self,
         link: Node,
         name: &str,
         collisions: &[crate::world::Collision],
-    ) -> Result<Vec<f64>, SdfError> {
+    ) -> Result<(Vec<f64>, Vec<Option<Solid>>), SdfError> {
         let inertial = self.child(link, "inertial").unwrap_or(link);
         if collisions.is_empty() {
             return Err(self.attr_error(
@@ -370,35 +432,82 @@ impl Reader<'_> {
         let link_density = self.positive_density(inertial, name, 1000.0)?;
         let nodes: Vec<Node> = children(link, "collision").collect();
         let mut out = Vec::new();
+        let mut solids = Vec::new();
         for (c, n) in collisions.iter().zip(nodes) {
-            let shape = match &c.geometry {
+            let geometry = self.child(n, "geometry").unwrap_or(n);
+            let solid = match &c.geometry {
                 Geometry::Box { .. }
                 | Geometry::Sphere { .. }
                 | Geometry::Cylinder { .. }
                 | Geometry::Capsule { .. }
                 | Geometry::Ellipsoid { .. }
                 | Geometry::Cone { .. } => None,
-                Geometry::Mesh(_) => Some(
-                    "a mesh (Gazebo computes it with a mesh inertia calculator this reader does \
-                     not have yet)",
-                ),
-                _ => Some("this geometry type (libsdformat cannot either)"),
+                Geometry::Mesh(mesh) => {
+                    let mesh_node = self.child(geometry, "mesh").unwrap_or(geometry);
+                    // A file that cannot be found or read, or a mesh that encloses nothing.
+                    // Each mesh shape is read once per load.
+                    let key = format!(
+                        "{:?} {:?} {} {:?}",
+                        mesh.resource.resolved,
+                        mesh.submesh,
+                        mesh.center_submesh,
+                        mesh.scale.to_array().map(f64::to_bits)
+                    );
+                    let cached = self.loader.solids.borrow().get(&key).cloned();
+                    let solid = match cached {
+                        Some(solid) => Ok(solid),
+                        None => match crate::physics::mesh_triangles(mesh) {
+                            Err(why) if mesh.resource.resolved.is_err() => {
+                                Err((ErrorKind::NotFound, why))
+                            }
+                            Err(why) => Err((ErrorKind::Invalid, why)),
+                            Ok((v, f)) => super::mesh_inertia::solid(&v, &f).map_err(|why| {
+                                (
+                                    ErrorKind::Invalid,
+                                    format!("{why} (mesh \"{}\")", mesh.resource.uri),
+                                )
+                            }),
+                        },
+                    };
+                    if let Ok(solid) = &solid {
+                        self.loader.solids.borrow_mut().insert(key, solid.clone());
+                    }
+                    match solid {
+                        Ok(solid) => Some(solid),
+                        Err((kind, why)) => {
+                            return Err(self.error(
+                                self.child(mesh_node, "uri").unwrap_or(mesh_node),
+                                kind,
+                                format!(
+                                    "link \"{name}\": automatic inertia cannot be computed from \
+                                     collision \"{}\": {why}",
+                                    c.name
+                                ),
+                                "the inertia of a mesh is that of the solid it encloses: give a \
+                                 closed mesh (every edge shared by two triangles), or the link's \
+                                 <mass> and <inertia> explicitly (auto=\"false\")",
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    return Err(self.error(
+                        geometry,
+                        ErrorKind::Unsupported,
+                        format!(
+                            "link \"{name}\": automatic inertia cannot be computed from \
+                             collision \"{}\": this geometry type has no volume to compute it \
+                             from (libsdformat cannot either)",
+                            c.name
+                        ),
+                        "give the link's <mass> and <inertia> explicitly (auto=\"false\")",
+                    ));
+                }
             };
-            if let Some(why) = shape {
-                return Err(self.error(
-                    self.child(n, "geometry").unwrap_or(n),
-                    ErrorKind::Unsupported,
-                    format!(
-                        "link \"{name}\": automatic inertia cannot be computed from collision \
-                         \"{}\": {why}",
-                        c.name
-                    ),
-                    "give the link's <mass> and <inertia> explicitly (auto=\"false\")",
-                ));
-            }
             out.push(self.positive_density(n, name, link_density)?);
+            solids.push(solid);
         }
-        Ok(out)
+        Ok((out, solids))
     }
 
     /// `<density>` of `node` (kg/m³), `default` when absent; it must be positive.
@@ -419,7 +528,8 @@ impl Reader<'_> {
 /// The mass properties of a link with automatic inertia (see [`AutoInertia`]): each
 /// collision's solid at its resolved pose, summed about the common centre of mass in the link
 /// frame, as libsdformat's `Link::ResolveAutoInertials` (shape formulas as gz-math's; a cone's
-/// centre of mass is taken at its origin, as libsdformat does). Returns the mass, the centre of
+/// centre of mass is taken at its origin, as libsdformat does; a mesh is the solid it
+/// encloses, see `mesh_inertia`). Returns the mass, the centre of
 /// mass and the inertia in the link frame, or why they cannot be.
 pub(crate) fn auto_inertial(
     collisions: &[crate::world::Collision],
@@ -427,7 +537,26 @@ pub(crate) fn auto_inertial(
 ) -> Result<(f64, crate::world::Vec3, [f64; 6]), String> {
     use std::f64::consts::PI;
     let mut parts = Vec::new();
-    for (c, &rho) in collisions.iter().zip(&auto.densities) {
+    let solids = auto.solids.iter().chain(std::iter::repeat(&None));
+    for ((c, &rho), solid) in collisions.iter().zip(&auto.densities).zip(solids) {
+        // A mesh: its solid, read with the link.
+        if let Some(solid) = solid {
+            let m = rho * solid.volume;
+            if !(m > 0.0 && m.is_finite()) {
+                return Err(format!(
+                    "collision \"{}\" has no volume, so it gives no mass",
+                    c.name
+                ));
+            }
+            let [xx, xy, xz, yy, yz, zz] = solid.inertia.map(|v| v * rho);
+            parts.push((
+                m,
+                [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]],
+                c.pose.transform_point(solid.centroid),
+                c.pose.orientation,
+            ));
+            continue;
+        }
         // Mass and principal moments about the shape's own axes.
         let (m, [ix, iy, iz]) = match c.geometry {
             Geometry::Box { size } => {
@@ -497,23 +626,31 @@ pub(crate) fn auto_inertial(
                 c.name
             ));
         }
-        parts.push((m, [ix, iy, iz], c.pose));
+        parts.push((
+            m,
+            [[ix, 0.0, 0.0], [0.0, iy, 0.0], [0.0, 0.0, iz]],
+            c.pose.position,
+            c.pose.orientation,
+        ));
     }
     let total: f64 = parts.iter().map(|p| p.0).sum();
     let com = parts
         .iter()
-        .fold(crate::world::Vec3::ZERO, |acc, (m, _, pose)| {
-            acc + pose.position.scale(*m / total)
+        .fold(crate::world::Vec3::ZERO, |acc, (m, _, at, _)| {
+            acc + at.scale(*m / total)
         });
     let mut i = [[0.0f64; 3]; 3];
-    for (m, d, pose) in &parts {
-        let r = pose.orientation.to_matrix();
-        let off = pose.position - com;
+    for (m, d, at, orientation) in &parts {
+        let r = orientation.to_matrix();
+        let off = *at - com;
         let o = [off.x, off.y, off.z];
         for a in 0..3 {
             for b in 0..3 {
-                // R diag(d) R^T, plus the parallel axis term m (|o|^2 E - o o^T).
-                let rot: f64 = (0..3).map(|k| r[a][k] * d[k] * r[b][k]).sum();
+                // R D R^T, plus the parallel axis term m (|o|^2 E - o o^T).
+                let rot: f64 = (0..3)
+                    .flat_map(|k| (0..3).map(move |l| (k, l)))
+                    .map(|(k, l)| r[a][k] * d[k][l] * r[b][l])
+                    .sum();
                 let shift = m * (if a == b { off.dot(off) } else { 0.0 } - o[a] * o[b]);
                 i[a][b] += rot + shift;
             }

@@ -705,6 +705,18 @@ impl<'s> Reader<'s> {
 
 /// The SDF child elements of `parent` named `name`, in document order. Namespaced elements
 /// (`<gz:...>`) are never SDF elements.
+/// The value of `result`, or `fallback` with its error kept in `errors`: for reading on
+/// after an error, so that every independent error of an element is reported.
+pub(crate) fn keep<T>(errors: &mut Vec<SdfError>, result: Result<T, SdfError>, fallback: T) -> T {
+    match result {
+        Ok(v) => v,
+        Err(e) => {
+            errors.push(e);
+            fallback
+        }
+    }
+}
+
 pub(crate) fn children<'n, 'a>(
     parent: Node<'n, 'n>,
     name: &'a str,

@@ -2640,9 +2640,9 @@ fn automatic_inertia_sums_the_collisions_about_their_common_centre_of_mass() {
         ),
         (
             "<link name='l'><inertial auto='true'/><collision name='c'><geometry><mesh><uri>x.stl</uri></mesh></geometry></collision></link>",
-            "<geometry",
-            "a mesh",
-            ErrorKind::Unsupported,
+            "<uri",
+            "cannot find \"x.stl\"",
+            ErrorKind::NotFound,
         ),
         (
             "<link name='l'><inertial auto='true'/><collision name='c'><geometry><plane/></geometry></collision></link>",

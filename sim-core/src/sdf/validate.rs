@@ -374,6 +374,7 @@ impl Reader<'_> {
     fn check_element(&self, node: Node, problems: &mut Vec<SdfError>) {
         let name = tag(node);
         self.warn_unknown_children(node);
+        self.warn_deprecated(node);
         if name == "script"
             && let Some(material) = node.parent_element()
             && tag(material) == "material"

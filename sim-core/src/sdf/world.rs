@@ -5,7 +5,7 @@ use roxmltree::Node;
 use super::error::{ErrorKind, SdfError};
 use super::include::{Included, Site};
 use super::model::Siblings;
-use super::reader::{Reader, Version, children, is_sdf_element, tag};
+use super::reader::{Reader, Version, children, is_sdf_element, keep, tag};
 use crate::world::{Physics, Scene, SphericalCoordinates, Vec3, World};
 
 /// SDF's default gravity, m/s².
@@ -24,9 +24,12 @@ impl Reader<'_> {
     /// `<world name>`.
     pub(super) fn world(&self, node: Node) -> Result<World, SdfError> {
         let name = self.entity_name(node, false)?;
-        let physics_node = self.chosen_physics(node)?;
+        // The world's settings, each read on its own so that every error among them (and
+        // among the world's elements) is reported.
+        let mut errors = Vec::new();
+        let physics_node = keep(&mut errors, self.chosen_physics(node), None);
         let physics = match physics_node {
-            Some(p) => self.physics(p)?,
+            Some(p) => keep(&mut errors, self.physics(p), Physics::default()),
             None => Physics::default(),
         };
         // SDF 1.5 and older kept gravity and the magnetic field inside <physics>.
@@ -36,23 +39,31 @@ impl Reader<'_> {
                 .and_then(|p| self.child(p, name))
         };
         let gravity = match self.child(node, "gravity").or_else(|| legacy("gravity")) {
-            Some(g) => self.vec3_of(g, DEFAULT_GRAVITY)?,
+            Some(g) => keep(
+                &mut errors,
+                self.vec3_of(g, DEFAULT_GRAVITY),
+                DEFAULT_GRAVITY,
+            ),
             None => DEFAULT_GRAVITY,
         };
         let magnetic_field = match self
             .child(node, "magnetic_field")
             .or_else(|| legacy("magnetic_field"))
         {
-            Some(m) => self.vec3_of(m, DEFAULT_MAGNETIC_FIELD)?,
+            Some(m) => keep(
+                &mut errors,
+                self.vec3_of(m, DEFAULT_MAGNETIC_FIELD),
+                DEFAULT_MAGNETIC_FIELD,
+            ),
             None => DEFAULT_MAGNETIC_FIELD,
         };
         let spherical_coordinates = match self.child(node, "spherical_coordinates") {
-            Some(s) => Some(self.spherical_coordinates(s)?),
+            Some(s) => keep(&mut errors, self.spherical_coordinates(s).map(Some), None),
             None => None,
         };
 
         let scene = match self.child(node, "scene") {
-            Some(s) => self.scene(s)?,
+            Some(s) => keep(&mut errors, self.scene(s), Scene::default()),
             None => Scene::default(),
         };
 
@@ -73,7 +84,7 @@ impl Reader<'_> {
         let mut read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "model" => {
-                    let model = self.model(c, 1)?;
+                    let model = self.model_unflattening(c, 1, true)?;
                     model_names.insert(self, c, &model.name, "world")?;
                     models.push(model);
                 }
@@ -143,11 +154,11 @@ impl Reader<'_> {
             }
             Ok(())
         };
-        let errors: Vec<SdfError> = node
-            .children()
-            .filter(|c| is_sdf_element(*c))
-            .filter_map(|c| read(c).err())
-            .collect();
+        errors.extend(
+            node.children()
+                .filter(|c| is_sdf_element(*c))
+                .filter_map(|c| read(c).err()),
+        );
 
         let mut errors = errors.into_iter();
         if let Some(first) = errors.next() {
@@ -215,25 +226,31 @@ impl Reader<'_> {
     /// `<physics type>`.
     fn physics(&self, node: Node) -> Result<Physics, SdfError> {
         let defaults = Physics::default();
+        // Each value on its own, so that every error is reported.
+        let mut errors = Vec::new();
         let max_step_size = self.child_positive(
             node,
             "max_step_size",
             defaults.max_step_size,
             "the step size is in seconds, e.g. 0.001",
-        )?;
+        );
+        let max_step_size = keep(&mut errors, max_step_size, defaults.max_step_size);
         let real_time_factor = match self.child(node, "real_time_factor") {
             Some(n) => {
-                let v = self.f64_of(Some(n))?.unwrap_or(defaults.real_time_factor);
-                if v < 0.0 {
-                    return Err(self.error_at(
-                        self.text(n).start(),
-                        n,
-                        ErrorKind::Invalid,
-                        format!("<real_time_factor> must not be negative, found {v}"),
-                        "1 runs at real time, 2 twice as fast; 0 runs as fast as possible",
-                    ));
-                }
-                v
+                let v = self.f64_of(Some(n)).and_then(|v| {
+                    let v = v.unwrap_or(defaults.real_time_factor);
+                    if v < 0.0 {
+                        return Err(self.error_at(
+                            self.text(n).start(),
+                            n,
+                            ErrorKind::Invalid,
+                            format!("<real_time_factor> must not be negative, found {v}"),
+                            "1 runs at real time, 2 twice as fast; 0 runs as fast as possible",
+                        ));
+                    }
+                    Ok(v)
+                });
+                keep(&mut errors, v, defaults.real_time_factor)
             }
             None => defaults.real_time_factor,
         };
@@ -241,11 +258,14 @@ impl Reader<'_> {
             Some(t) if !t.is_empty() => t.to_string(),
             _ => defaults.engine,
         };
-        Ok(Physics {
-            max_step_size,
-            real_time_factor,
-            engine,
-        })
+        super::with_problems(
+            Ok(Physics {
+                max_step_size,
+                real_time_factor,
+                engine,
+            }),
+            errors,
+        )
     }
 
     /// `<spherical_coordinates>`.

@@ -436,6 +436,22 @@ pub struct AutoInertia {
     pub mass: Option<f64>,
     /// The density of each collision, in the order of `Link::collisions`, kg/m³.
     pub densities: Vec<f64>,
+    /// For each collision (same order) whose shape is a mesh: the solid the closed mesh
+    /// encloses, read from its file when the link is read; `None` for the other shapes,
+    /// whose mass properties are computed from their sizes.
+    pub solids: Vec<Option<Solid>>,
+}
+
+/// The mass properties of a solid of density 1 kg/m³ in its shape's frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solid {
+    /// Volume, m³ (also the mass at 1 kg/m³).
+    pub volume: f64,
+    /// Centre of mass (the centroid of the volume), m.
+    pub centroid: Vec3,
+    /// Inertia tensor `[ixx, ixy, ixz, iyy, iyz, izz]` about the centroid, along the shape's
+    /// axes, for a density of 1 kg/m³ (kg·m²).
+    pub inertia: [f64; 6],
 }
 
 impl Default for Inertial {
