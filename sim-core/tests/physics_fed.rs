@@ -369,3 +369,73 @@ fn without_spherical_coordinates_navsat_warns_once_and_the_run_continues() {
         warnings[0]
     );
 }
+
+/// Messages nobody receives are handed back to their sensor, which refills them in place
+/// (the IMU and navsat plugins do): a subscriber that arrives late gets exactly the messages
+/// (stamps, sequence numbers, values) that one listening from the start gets, on one thread
+/// and on two.
+#[test]
+fn late_subscribers_get_the_same_messages_as_early_ones() {
+    let mut libs = LIBS.to_vec();
+    libs.push("simcore_plugin_imu");
+    let dir = stage(&libs);
+    let noisy = |axis: &str| {
+        format!(
+            "<{axis}><noise type=\"gaussian\"><mean>0</mean><stddev>0.5</stddev></noise></{axis}>"
+        )
+    };
+    let sensors = [
+        sensor(
+            "imu",
+            "imu",
+            0.0,
+            &format!(
+                "<imu><angular_velocity>{}</angular_velocity></imu>",
+                noisy("x")
+            ),
+        ),
+        sensor(
+            "gps",
+            "navsat",
+            0.0,
+            &format!(
+                "<navsat><position_sensing>{}</position_sensing></navsat>",
+                noisy("horizontal")
+            ),
+        ),
+    ]
+    .concat();
+    // A box dropped from 2 m: the readings change at every step, noise or not.
+    let sdf = geo_world(&box_model("drop", 2.0, &sensors));
+    let topics = [topic("drop", "imu", "imu"), topic("drop", "gps", "navsat")];
+    let run = |threads: usize, subscribe_at: usize| {
+        let mut sim = sim_from(&sdf, dir.path(), 7, threads);
+        let mut subs = Vec::new();
+        for step in 0..400 {
+            if step == subscribe_at {
+                subs = topics
+                    .iter()
+                    .map(|t| sim.bus_mut().subscribe(t, 10_000))
+                    .collect();
+            }
+            sim.step();
+        }
+        subs.iter()
+            .map(|s| {
+                collect(s)
+                    .into_iter()
+                    .map(|(stamp, seq, p)| (stamp, seq, format!("{p:?}")))
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let early = run(1, 0);
+    for threads in [1, 2] {
+        let late = run(threads, 250);
+        for (e, l) in early.iter().zip(&late) {
+            assert_eq!(l.len(), 150, "{threads} thread(s)");
+            assert_eq!(l[0].1, 250, "sequence numbers count the unheard updates");
+            assert_eq!(&e[250..], &l[..], "{threads} thread(s)");
+        }
+    }
+}

@@ -177,3 +177,50 @@ fn default_frame_id_is_the_scoped_name_and_dt_is_passed() {
         vec![0, 1, 2, 3]
     );
 }
+
+/// The messages of an update that nobody received are handed back to the sensor at its next
+/// update, topic by topic, and dropped if it does not republish them; heard ones never are.
+#[test]
+fn unheard_messages_are_handed_back_to_their_sensor() {
+    let dir = stage(&["simcore_fixture_testkit"]);
+    let sensor =
+        r#"<sensor name="r" type="fixture_recycler"><update_rate>0</update_rate></sensor>"#;
+    let base = "/world/test/model/box/link/body/sensor/r/fixture_recycler";
+    let values = |sub: &sim_core::transport::Subscription| -> Vec<(u64, i64)> {
+        sub.drain()
+            .iter()
+            .map(|e| match e.message.payload.as_enum() {
+                Ok(Payload::Int64(v)) => (e.message.header.seq, *v),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    for threads in [1, 2] {
+        let mut sim = sim_from(
+            &world(&box_model("box", 0.1, sensor)),
+            dir.path(),
+            0,
+            threads,
+        );
+        let side = sim.bus_mut().subscribe(&format!("{base}/side"), 100);
+        for _ in 0..5 {
+            sim.step();
+        }
+        let main = sim.bus_mut().subscribe(base, 100);
+        for _ in 0..3 {
+            sim.step();
+        }
+        // Heard from the start: always new messages (even values).
+        let side: Vec<(u64, i64)> = values(&side);
+        assert_eq!(side, (0..8).map(|k| (k, 2 * k as i64)).collect::<Vec<_>>());
+        // Unheard for five updates: the first heard one is the handed-back message,
+        // republished (odd), with its sequence number counting the unheard updates.
+        assert_eq!(
+            values(&main),
+            vec![(5, 11), (6, 12), (7, 14)],
+            "{threads} thread(s)"
+        );
+        let report = &sim.sensors().reports(sim.bus())[0];
+        assert_eq!(report.messages, 16);
+    }
+}

@@ -153,7 +153,8 @@ impl Quat {
     pub fn normalized(self) -> Quat {
         let n = (self.x * self.x + self.y * self.y + self.z * self.z + self.w * self.w).sqrt();
         if n > 0.0 {
-            Quat::new(self.x / n, self.y / n, self.z / n, self.w / n)
+            let r = 1.0 / n;
+            Quat::new(self.x * r, self.y * r, self.z * r, self.w * r)
         } else {
             Quat::IDENTITY
         }

@@ -44,6 +44,15 @@ impl SharedStr {
     pub fn is_empty(&self) -> bool {
         self.as_str().is_empty()
     }
+    /// Whether both are the same shared string (or both empty): a pointer comparison, for
+    /// skipping a reassignment that would only swap reference counts.
+    pub fn same_as(&self, other: &SharedStr) -> bool {
+        match (&self.0, &other.0) {
+            (ROption::RSome(a), ROption::RSome(b)) => std::ptr::eq::<RString>(&**a, &**b),
+            (ROption::RNone, ROption::RNone) => true,
+            _ => false,
+        }
+    }
 }
 
 impl core::ops::Deref for SharedStr {
@@ -81,6 +90,7 @@ impl PartialEq for SharedStr {
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
             (ROption::RSome(a), ROption::RSome(b)) if core::ptr::eq(&**a, &**b) => true,
+            (ROption::RNone, ROption::RNone) => true,
             _ => self.as_str() == other.as_str(),
         }
     }

@@ -245,15 +245,37 @@ impl RootModule for PluginModule_Ref {
     const VERSION_STRINGS: VersionStrings = package_version_strings!();
 }
 
+/// `Header::seq` of a message that the engine hands back to the sensor that published it,
+/// for reuse (see [`Outputs::republish`]). Such messages sit at the front of the output
+/// buffer on entry to [`SensorAbi::update`]; the engine assigns every real sequence number
+/// itself, so no published message carries this value.
+pub const RECLAIMABLE_SEQ: u64 = u64::MAX;
+
 /// Where a plugin puts the messages of one update or step.
+///
+/// When nobody received a sensor's messages of its previous update, the engine may hand them
+/// back at the front of the buffer instead of freeing them; [`Outputs::republish`] lets the
+/// sensor refill one in place and send it again, so that a sensor nobody listens to does
+/// not allocate and free its messages at every update. Engines and plugins of any 1.x
+/// version agree on this: with an engine that hands nothing back, or a plugin that never
+/// republishes, messages are simply allocated anew.
 pub struct Outputs<'a> {
     messages: &'a mut RVec<Message>,
+    /// The messages at the front of `messages` handed back by the engine.
+    handed_back: usize,
 }
 
 impl<'a> Outputs<'a> {
     /// Wraps an output buffer (the engine's, or a test's).
     pub fn new(messages: &'a mut RVec<Message>) -> Self {
-        Outputs { messages }
+        let handed_back = messages
+            .iter()
+            .take_while(|m| m.header.seq == RECLAIMABLE_SEQ)
+            .count();
+        Outputs {
+            messages,
+            handed_back,
+        }
     }
     /// Publishes `payload` on `topic` (empty: the plugin's own topic; relative: below it;
     /// `/...`: absolute). The engine fills the header. On a hot path pass a [`SharedStr`]
@@ -264,6 +286,36 @@ impl<'a> Outputs<'a> {
     /// Publishes a complete message (to set the header's frame id yourself).
     pub fn push(&mut self, message: Message) {
         self.messages.push(message);
+    }
+    /// This sensor's previous message on `topic` (the topic string it was published with),
+    /// if nobody received it and the engine handed it back: it is published again in this
+    /// update, with the payload as the caller leaves it (the header as it was). `None`
+    /// otherwise: publish a new message instead. The payload is the one this sensor sent
+    /// last time on that topic, so a sensor refills every field it sends:
+    ///
+    /// ```
+    /// # use sim_plugin_api::{Outputs, Payload, Imu, abi_stable::std_types::{RBox, RVec}};
+    /// # let mut buffer = RVec::new();
+    /// # let mut out = Outputs::new(&mut buffer);
+    /// # let reading = Imu::default();
+    /// if let Some(Payload::Imu(imu)) = out.republish("") {
+    ///     **imu = reading; // refill in place: no allocation
+    /// } else {
+    ///     out.publish("", Payload::Imu(RBox::new(reading)));
+    /// }
+    /// ```
+    ///
+    /// Messages republished in an update come before those published with
+    /// [`Outputs::publish`] in it.
+    pub fn republish(&mut self, topic: &str) -> Option<&mut Payload> {
+        let m = self.messages[..self.handed_back].iter_mut().find(|m| {
+            m.header.seq == RECLAIMABLE_SEQ
+                && m.topic.len() == topic.len()
+                && (topic.is_empty() || m.topic.as_str() == topic)
+        })?;
+        m.payload.as_enum().ok()?;
+        m.header.seq = 0;
+        m.payload.as_enum_mut().ok()
     }
 }
 

@@ -325,6 +325,7 @@ pub type CommandsMut<'a> = Commands_TO<'a, RMut<'a, ()>>;
 
 impl WorldRef<'_> {
     /// The motion of one entity (see [`WorldView::kinematics`]); `None` if the id is unknown.
+    #[inline]
     pub fn kinematics_of(&self, id: EntityId) -> Option<KinematicState> {
         let mut out = [KinematicState::default()];
         let known = self.kinematics(

@@ -151,8 +151,16 @@ impl ImuSensor {
 
     /// One reading from the link's state `link`, the world gravity `gravity` and the time
     /// since the previous reading `dt` (seconds, 0 for the first; drives the dynamic bias).
-    #[inline]
     pub fn measure(&mut self, link: &KinematicState, gravity: Vec3, dt: f64) -> Imu {
+        let mut imu = Imu::default();
+        self.measure_into(link, gravity, dt, &mut imu);
+        imu
+    }
+
+    /// [`ImuSensor::measure`] written into `imu` (every field), so that the message of an
+    /// earlier update can be refilled in place.
+    #[inline]
+    pub fn measure_into(&mut self, link: &KinematicState, gravity: Vec3, dt: f64, imu: &mut Imu) {
         let q_wl = link.pose.orientation;
         let omega = link.angular_velocity;
         let (q_ws, a_sensor) = if self.at_link_origin {
@@ -194,16 +202,16 @@ impl ImuSensor {
             Quat::IDENTITY
         };
 
-        Imu {
-            entity_name: self.entity_name.clone(),
-            has_orientation: self.enable_orientation,
-            orientation,
-            orientation_covariance: [0.0; 9],
-            angular_velocity,
-            angular_velocity_covariance: diagonal(self.angular_velocity_variance),
-            linear_acceleration,
-            linear_acceleration_covariance: diagonal(self.linear_acceleration_variance),
+        if !imu.entity_name.same_as(&self.entity_name) {
+            imu.entity_name = self.entity_name.clone();
         }
+        imu.has_orientation = self.enable_orientation;
+        imu.orientation = orientation;
+        imu.orientation_covariance = [0.0; 9];
+        imu.angular_velocity = angular_velocity;
+        imu.angular_velocity_covariance = diagonal(self.angular_velocity_variance);
+        imu.linear_acceleration = linear_acceleration;
+        imu.linear_acceleration_covariance = diagonal(self.linear_acceleration_variance);
     }
 }
 
@@ -220,8 +228,14 @@ impl Sensor for ImuSensor {
                 self.scoped_name, self.link.0
             )));
         };
-        let imu = self.measure(&state, world.gravity(), ctx.dt.as_secs_f64());
-        out.publish("", Payload::Imu(RBox::new(imu)));
+        let (gravity, dt) = (world.gravity(), ctx.dt.as_secs_f64());
+        // Refill the message nobody received last time, if the engine hands it back.
+        if let Some(Payload::Imu(imu)) = out.republish("") {
+            self.measure_into(&state, gravity, dt, imu);
+        } else {
+            let imu = self.measure(&state, gravity, dt);
+            out.publish("", Payload::Imu(RBox::new(imu)));
+        }
         Ok(())
     }
 

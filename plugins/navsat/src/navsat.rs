@@ -133,17 +133,21 @@ impl NavSatSensor {
         state: &KinematicState,
         dt: f64,
     ) -> NavSat {
-        self.measure_at(sc, state.pose.position, state.linear_velocity, dt)
+        let mut fix = NavSat::default();
+        self.measure_at(sc, state.pose.position, state.linear_velocity, dt, &mut fix);
+        fix
     }
 
-    /// [`NavSatSensor::measure`] from the sensor frame's world position and velocity alone.
+    /// [`NavSatSensor::measure`] from the sensor frame's world position and velocity alone,
+    /// written into `fix` (every field).
     fn measure_at(
         &mut self,
         sc: &SphericalCoordinates,
         position: Vec3,
         velocity: Vec3,
         dt: f64,
-    ) -> NavSat {
+        fix: &mut NavSat,
+    ) {
         let frame = match &mut self.frame {
             Some(f) if f.source() == sc => f,
             slot => slot.insert(local_frame(sc)),
@@ -155,6 +159,7 @@ impl NavSatSensor {
             position,
             velocity,
             dt,
+            fix,
         )
     }
 
@@ -166,21 +171,22 @@ impl NavSatSensor {
         position: Vec3,
         velocity: Vec3,
         dt: f64,
-    ) -> NavSat {
+        out: &mut NavSat,
+    ) {
         let [n_east, n_north, n_alt, n_ve, n_vn, n_vu] = noise;
         let mut enu = frame.world_to_enu(position);
         enu.x = n_east.apply(enu.x, dt);
         enu.y = n_north.apply(enu.y, dt);
         let fix = frame.enu_to_geodetic(enu);
         let v = frame.world_to_enu(velocity);
-        NavSat {
-            latitude_deg: fix.latitude_deg,
-            longitude_deg: fix.longitude_deg,
-            altitude: n_alt.apply(fix.altitude, dt),
-            velocity_east: n_ve.apply(v.x, dt),
-            velocity_north: n_vn.apply(v.y, dt),
-            velocity_up: n_vu.apply(v.z, dt),
-            frame_id: frame_id.clone(),
+        out.latitude_deg = fix.latitude_deg;
+        out.longitude_deg = fix.longitude_deg;
+        out.altitude = n_alt.apply(fix.altitude, dt);
+        out.velocity_east = n_ve.apply(v.x, dt);
+        out.velocity_north = n_vn.apply(v.y, dt);
+        out.velocity_up = n_vu.apply(v.z, dt);
+        if !out.frame_id.same_as(frame_id) {
+            out.frame_id = frame_id.clone();
         }
     }
 }
@@ -224,13 +230,19 @@ impl Sensor for NavSatSensor {
             )));
         };
         let r = link.pose.orientation.rotate(self.pose_in_link.position);
-        let fix = self.measure_at(
-            &sc,
+        let (position, velocity) = (
             link.pose.position + r,
             link.linear_velocity + link.angular_velocity.cross(r),
-            ctx.dt.as_secs_f64(),
         );
-        out.publish("", Payload::NavSat(RBox::new(fix)));
+        let dt = ctx.dt.as_secs_f64();
+        // Refill the message nobody received last time, if the engine hands it back.
+        if let Some(Payload::NavSat(fix)) = out.republish("") {
+            self.measure_at(&sc, position, velocity, dt, fix);
+        } else {
+            let mut fix = RBox::new(NavSat::default());
+            self.measure_at(&sc, position, velocity, dt, &mut fix);
+            out.publish("", Payload::NavSat(fix));
+        }
         Ok(())
     }
 }

@@ -856,16 +856,47 @@ impl Physics {
         let EntityData::Link { body, slot } = self.entities.get(link)?.data else {
             return None;
         };
-        let b = self.pw.bodies.get(body)?;
+        let mut state = KinematicState::default();
+        self.body_state_into(body, slot, &mut state)
+            .then_some(state)
+    }
+
+    /// The motion of a link's body into `out`; false if the body is gone.
+    #[inline]
+    fn body_state_into(
+        &self,
+        body: RigidBodyHandle,
+        slot: usize,
+        out: &mut KinematicState,
+    ) -> bool {
+        let Some(b) = self.pw.bodies.get(body) else {
+            return false;
+        };
         let m = &self.motion[slot];
         let (v, w) = origin_velocity(b);
-        Some(KinematicState {
-            pose: pose_from_rapier(b.position()),
-            linear_velocity: v,
-            angular_velocity: w,
-            linear_acceleration: m.acceleration,
-            angular_acceleration: m.angular_acceleration,
-        })
+        out.pose = pose_from_rapier(b.position());
+        out.linear_velocity = v;
+        out.angular_velocity = w;
+        out.linear_acceleration = m.acceleration;
+        out.angular_acceleration = m.angular_acceleration;
+        true
+    }
+
+    /// [`Physics::kinematics_of`] written into `out` (left as it was when `id` is unknown):
+    /// the path of the per-update sensor reads, which ask for links.
+    #[inline]
+    pub fn kinematics_into(&self, id: EntityId, out: &mut KinematicState) -> bool {
+        match self.entities.get(id).map(|e| &e.data) {
+            Some(EntityData::Link { body, slot }) => self.body_state_into(*body, *slot, out),
+            Some(_) => match self.kinematics_of(id) {
+                Some(k) => {
+                    *out = k;
+                    true
+                }
+                None => false,
+            },
+            None => false,
+        }
     }
 
     /// The motion of any entity's frame (see [`WorldView::kinematics`]).
@@ -1485,12 +1516,10 @@ impl WorldView for PhysicsView<'_> {
     fn kinematics(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, KinematicState>) -> u32 {
         let mut known = 0;
         for (id, o) in ids.iter().zip(out.iter_mut()) {
-            match self.physics.kinematics_of(*id) {
-                Some(k) => {
-                    *o = k;
-                    known += 1;
-                }
-                None => *o = KinematicState::default(),
+            if self.physics.kinematics_into(*id, o) {
+                known += 1;
+            } else {
+                *o = KinematicState::default();
             }
         }
         known

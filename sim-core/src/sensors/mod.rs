@@ -13,6 +13,12 @@
 //! topic from 0. With `<enable_metrics>`, each update also publishes the real and sim update
 //! rates on `<topic>/performance_metrics`.
 //!
+//! A message on a topic nobody subscribes to is counted (its sequence number too) but not
+//! delivered: it stays in the sensor's output buffer, marked, and is handed back to the
+//! plugin at its next update, which may refill it in place (`Outputs::republish`) instead of
+//! allocating a new one; what the plugin does not republish is dropped then. So a sensor
+//! nobody listens to allocates nothing per update, and keeps at most one update's messages.
+//!
 //! A plugin that returns an error or panics is disabled and reported; the simulation and the
 //! other sensors carry on. Its object is leaked rather than dropped, so no more of its code
 //! runs.
@@ -26,8 +32,8 @@ use crate::transport::{Bus, Subscription, TopicId};
 use crate::world::Span;
 use rayon::prelude::*;
 use sim_plugin_api::{
-    EntityId, Message, Payload, PluginError, Pose, SensorBox, SensorConfig, SensorMetrics,
-    SharedStr, SimTime, SourceLocation, UpdateContext, WorldView_TO,
+    EntityId, Message, Payload, PluginError, Pose, RECLAIMABLE_SEQ, SensorBox, SensorConfig,
+    SensorMetrics, SharedStr, SimTime, SourceLocation, UpdateContext, WorldView_TO,
     abi_stable::{
         sabi_trait::TD_Opaque,
         std_types::{RBox, RStr, RVec},
@@ -169,6 +175,12 @@ struct Slot {
     forced: bool,
     trigger: Option<Box<Subscription>>,
     metrics: Option<Box<Metrics>>,
+    /// The output buffer of its updates. Between updates it holds the messages of the last
+    /// update that nobody received, marked [`RECLAIMABLE_SEQ`], for the plugin to reclaim
+    /// (see [`sim_plugin_api::Outputs::reclaim`]).
+    out: RVec<Message>,
+    /// How many messages at the front of `out` were handed back.
+    handed_back: usize,
     cold: Box<Cold>,
 }
 
@@ -187,8 +199,7 @@ struct Cold {
     topics: Vec<OutTopic>,
     errors: u64,
     disabled: Option<String>,
-    /// Outputs and result of a parallel update, until they are published in sensor order.
-    out: RVec<Message>,
+    /// Result of a parallel update, until its outputs are published in sensor order.
     result: Option<Result<(), PluginError>>,
 }
 
@@ -214,8 +225,6 @@ pub struct SensorFailure {
 #[derive(Default)]
 pub struct SensorManager {
     slots: Vec<Slot>,
-    /// The output buffer of updates on the simulation thread.
-    scratch: RVec<Message>,
 }
 
 impl std::fmt::Debug for SensorManager {
@@ -264,13 +273,14 @@ impl SensorManager {
             forced: false,
             trigger: trigger.map(Box::new),
             metrics,
+            out: RVec::new(),
+            handed_back: 0,
             cold: Box::new(Cold {
                 setup,
                 library: library.into_boxed_str(),
                 topics: Vec::new(),
                 errors: 0,
                 disabled: None,
-                out: RVec::new(),
                 result: None,
             }),
         });
@@ -395,28 +405,23 @@ impl SensorManager {
                 pool.install(|| {
                     self.slots.par_iter_mut().filter(|s| s.due).for_each(|s| {
                         let ctx = context(s, now, step);
-                        let cold = &mut *s.cold;
-                        let r = run(s.plugin.as_mut(), &ctx, &s.name, physics, &mut cold.out);
-                        cold.result = Some(r);
+                        let r = run(s.plugin.as_mut(), &ctx, &s.name, physics, &mut s.out);
+                        s.cold.result = Some(r);
                     })
                 });
                 for s in self.slots.iter_mut().filter(|s| s.due) {
-                    let mut out = std::mem::take(&mut s.cold.out);
                     if let Some(r) = s.cold.result.take() {
-                        finish(s, r, &mut out, now, wall, bus, &mut failures);
+                        finish(s, r, now, wall, bus, &mut failures);
                     }
-                    s.cold.out = out;
                 }
             }
             None => {
-                // One pass: each sensor is touched once while it is in cache, and every
-                // update writes into the same output buffer.
-                let out = &mut self.scratch;
+                // One pass: each sensor is touched once while it is in cache.
                 for s in &mut self.slots {
                     if prepare(s, now) {
                         let ctx = context(s, now, step);
-                        let r = run(s.plugin.as_mut(), &ctx, &s.name, physics, out);
-                        finish(s, r, out, now, wall, bus, &mut failures);
+                        let r = run(s.plugin.as_mut(), &ctx, &s.name, physics, &mut s.out);
+                        finish(s, r, now, wall, bus, &mut failures);
                     }
                 }
             }
@@ -509,7 +514,8 @@ fn context(s: &Slot, now: SimTime, step: SimTime) -> UpdateContext {
     }
 }
 
-/// Runs the plugin of a due sensor against the read-only world, its outputs into `out`.
+/// Runs the plugin of a due sensor against the read-only world, its outputs into `out`
+/// (after the messages handed back to it).
 fn run(
     plugin: Option<&mut SensorBox>,
     ctx: &UpdateContext,
@@ -517,7 +523,6 @@ fn run(
     physics: &Physics,
     out: &mut RVec<Message>,
 ) -> Result<(), PluginError> {
-    out.clear();
     let Some(plugin) = plugin else {
         return Ok(());
     };
@@ -528,18 +533,18 @@ fn run(
 }
 
 /// Books an update: disables a failed plugin, or advances the schedule and publishes the
-/// outputs in `out` (leaving it empty).
+/// outputs in the slot's buffer (keeping those nobody received for the next update).
 fn finish(
     s: &mut Slot,
     result: Result<(), PluginError>,
-    out: &mut RVec<Message>,
     now: SimTime,
     wall: Instant,
     bus: &mut Bus,
     failures: &mut Vec<SensorFailure>,
 ) {
     if let Err(e) = result {
-        out.clear();
+        s.out.clear();
+        s.handed_back = 0;
         failures.push(disable(s, e));
         return;
     }
@@ -547,7 +552,7 @@ fn finish(
         s.schedule.advance(now);
     }
     s.update_count += 1;
-    publish_outputs(s, out, now, bus);
+    publish_outputs(s, now, bus);
     if let Some(m) = s.metrics.as_deref_mut() {
         let metrics = SensorMetrics {
             name: s.name.clone(),
@@ -590,10 +595,23 @@ fn disable(s: &mut Slot, e: PluginError) -> SensorFailure {
     }
 }
 
-/// Publishes the messages in `out` (leaving it empty), each on its resolved topic with its
-/// header filled.
-fn publish_outputs(s: &mut Slot, out: &mut RVec<Message>, now: SimTime, bus: &mut Bus) {
-    for m in out.iter_mut() {
+/// `Header::seq` of a handed-back message the plugin did not republish (dropped after the
+/// update).
+const STALE_SEQ: u64 = RECLAIMABLE_SEQ - 1;
+
+/// Publishes the messages of this update in the slot's buffer, each on its resolved topic
+/// with its header filled. Those nobody listens to are counted and kept, marked
+/// [`RECLAIMABLE_SEQ`], to be handed back to the plugin at its next update; the messages
+/// handed back at this one that it did not republish are dropped.
+fn publish_outputs(s: &mut Slot, now: SimTime, bus: &mut Bus) {
+    let handed_back = s.handed_back;
+    let mut kept = 0;
+    let out = &mut s.out;
+    for (i, m) in out.iter_mut().enumerate() {
+        if i < handed_back && m.header.seq == RECLAIMABLE_SEQ {
+            m.header.seq = STALE_SEQ;
+            continue;
+        }
         let t = if m.topic == s.main.key {
             &mut s.main
         } else {
@@ -604,8 +622,10 @@ fn publish_outputs(s: &mut Slot, out: &mut RVec<Message>, now: SimTime, bus: &mu
         let topic = t.topic;
         s.messages += 1;
         if !bus.has_subscribers_of(topic) {
-            // Nobody listens: count it and let the buffer drop it in place.
+            // Nobody listens: count it and keep it for the plugin to reuse.
             bus.count_unheard(topic);
+            m.header.seq = RECLAIMABLE_SEQ;
+            kept += 1;
             continue;
         }
         let mut m = std::mem::replace(m, Message::new(SharedStr::EMPTY, Payload::Empty));
@@ -617,7 +637,12 @@ fn publish_outputs(s: &mut Slot, out: &mut RVec<Message>, now: SimTime, bus: &mu
         m.topic = SharedStr::EMPTY;
         bus.publish(topic, m);
     }
-    out.clear();
+    if kept == 0 {
+        out.clear();
+    } else if kept != out.len() {
+        out.retain(|m| m.header.seq == RECLAIMABLE_SEQ);
+    }
+    s.handed_back = kept;
 }
 
 /// The topic a sensor's message names (`key`, relative to its own topic unless absolute),
