@@ -541,6 +541,7 @@ impl Physics {
 
     /// Drives a joint axis (see [`sim_plugin_api::JointCommand`]).
     pub fn joint_command(&mut self, cmd: &sim_plugin_api::JointCommand) -> Result<(), String> {
+        self.motion_fresh = false;
         let e = self
             .entities
             .get(cmd.joint)

@@ -62,6 +62,8 @@ pub struct BuildError {
 #[derive(Clone, Debug)]
 struct LinkMotion {
     body: RigidBodyHandle,
+    /// The pose of the link after the last step (valid while `Physics::motion_fresh`).
+    pose: Pose,
     velocity: Vec3,
     angular_velocity: Vec3,
     acceleration: Vec3,
@@ -92,6 +94,10 @@ pub struct Physics {
     pw: PhysicsWorld,
     pub(crate) entities: Entities,
     motion: Vec<LinkMotion>,
+    /// Whether each link's pose and velocities in `motion` are those of its body: true from
+    /// the end of a step until anything moves, adds or removes a body. Sensors then read one
+    /// compact record per link instead of the body's scattered fields.
+    motion_fresh: bool,
     time: SimTime,
     step: SimTime,
     iteration: u64,
@@ -158,6 +164,7 @@ impl Physics {
             pw,
             entities: Entities::default(),
             motion: Vec::new(),
+            motion_fresh: false,
             time: SimTime::ZERO,
             step: SimTime::from_nanos((step_s * 1e9).round() as i64),
             iteration: 0,
@@ -401,6 +408,7 @@ impl Physics {
         let slot = self.motion.len();
         self.motion.push(LinkMotion {
             body: handle,
+            pose: Pose::IDENTITY,
             velocity: Vec3::ZERO,
             angular_velocity: Vec3::ZERO,
             acceleration: Vec3::ZERO,
@@ -694,9 +702,12 @@ impl Physics {
             m.angular_acceleration = (w - m.angular_velocity).scale(1.0 / dt);
             m.velocity = v;
             m.angular_velocity = w;
+            m.pose = pose_from_rapier(body.position());
         }
         self.update_joint_turns();
         self.solve_couplings();
+        // Screw and gearbox couplings change velocities after the record above.
+        self.motion_fresh = self.couplings.is_empty();
         for h in self.wrenched.drain(..) {
             if let Some(b) = self.pw.bodies.get_mut(h) {
                 b.reset_forces(false);
@@ -710,6 +721,7 @@ impl Physics {
     /// Adds a top-level model at run time (its pose is in the world frame). Rays see it at
     /// once; it moves from the next step.
     pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {
+        self.motion_fresh = false;
         match self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false, None) {
             Ok(id) => {
                 let bodies: Vec<RigidBodyHandle> = self
@@ -732,6 +744,7 @@ impl Physics {
     /// Removes a model with everything in it (links, collisions, visuals, sensors and nested
     /// models). Returns the removed entities; their ids are never reused.
     pub fn remove_model(&mut self, id: EntityId) -> Result<Vec<EntityId>, String> {
+        self.motion_fresh = false;
         let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
         if e.kind != EntityKind::MODEL {
             return Err(format!(
@@ -773,6 +786,7 @@ impl Physics {
 
     /// Applies a queued command. Returns a message for the user when it cannot be applied.
     pub fn apply(&mut self, command: &PhysicsCommand) -> Result<(), String> {
+        self.motion_fresh = false;
         match *command {
             PhysicsCommand::SetPose(id, pose) => {
                 let targets = self.rigid_targets(id)?;
@@ -869,10 +883,18 @@ impl Physics {
         slot: usize,
         out: &mut KinematicState,
     ) -> bool {
+        let m = &self.motion[slot];
+        if self.motion_fresh {
+            out.pose = m.pose;
+            out.linear_velocity = m.velocity;
+            out.angular_velocity = m.angular_velocity;
+            out.linear_acceleration = m.acceleration;
+            out.angular_acceleration = m.angular_acceleration;
+            return true;
+        }
         let Some(b) = self.pw.bodies.get(body) else {
             return false;
         };
-        let m = &self.motion[slot];
         let (v, w) = origin_velocity(b);
         out.pose = pose_from_rapier(b.position());
         out.linear_velocity = v;
@@ -1969,6 +1991,53 @@ mod tests {
             p.kinematics_of(model).unwrap().pose.position.z < z0,
             "the teleported body keeps falling"
         );
+    }
+
+    #[test]
+    fn link_states_after_a_step_are_their_bodies_and_a_teleport_shows_at_once() {
+        let mut p = Physics::build(&world(BOX)).unwrap();
+        let model = p.entity_id("box").unwrap();
+        let link = p.entity_id("box::body").unwrap();
+        let read = |p: &Physics| {
+            let mut k = KinematicState::default();
+            assert!(p.kinematics_into(link, &mut k));
+            k
+        };
+        let live = |p: &Physics| {
+            let EntityData::Link { body, .. } = p.entities.get(link).unwrap().data else {
+                panic!("not a link");
+            };
+            let b = p.pw.bodies.get(body).unwrap();
+            (pose_from_rapier(b.position()), origin_velocity(b))
+        };
+        for _ in 0..20 {
+            p.step();
+        }
+        assert!(p.motion_fresh, "the record is read after a step");
+        let (k, (pose, (v, w))) = (read(&p), live(&p));
+        assert_eq!(
+            (k.pose, k.linear_velocity, k.angular_velocity),
+            (pose, v, w)
+        );
+        assert!(
+            k.linear_velocity.z < -0.1,
+            "falling: {:?}",
+            k.linear_velocity
+        );
+        p.apply(&PhysicsCommand::SetPose(
+            model,
+            Pose::from_xyz_rpy(5.0, 0.0, 3.0, 0.0, 0.0, 0.0),
+        ))
+        .unwrap();
+        let k = read(&p);
+        assert_eq!(
+            k.pose,
+            live(&p).0,
+            "a teleport is read from the body at once"
+        );
+        assert!((k.pose.position.x - 5.0).abs() < 1e-6, "{:?}", k.pose);
+        p.step();
+        assert_eq!(read(&p).pose, live(&p).0);
     }
 
     #[test]
