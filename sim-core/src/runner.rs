@@ -960,6 +960,17 @@ fn resolve_model<'a>(
             let scoped = format!("{scoped_link}::{}", s.name);
             sensors.push((s, scoped, link_id, s.pose, topic));
         }
+        for p in &link.plugins {
+            resolve_system(
+                registry,
+                p,
+                link_id,
+                &scoped_link,
+                &model_ns,
+                options,
+                pending,
+            );
+        }
     }
     for joint in &model.joints {
         let scoped_child = format!("{scoped_model}::{}", joint.child_link);

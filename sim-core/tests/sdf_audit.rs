@@ -77,3 +77,57 @@ fn a_sensor_routed_to_a_library_that_does_not_serve_it_is_refused() {
         "{e}"
     );
 }
+
+fn link_plugin_world(dir: &std::path::Path, filename: &str) -> std::path::PathBuf {
+    let w = dir.join("link_plugin.sdf");
+    std::fs::write(
+        &w,
+        format!(
+            r#"<?xml version="1.0"?>
+<sdf version="1.9"><world name="w">
+  <physics type="ode"><max_step_size>0.001</max_step_size></physics>
+  <model name="m"><link name="body">
+    <plugin filename="{filename}" name="simcore::fixtures::Pusher"/>
+  </link></model>
+</world></sdf>
+"#
+        ),
+    )
+    .unwrap();
+    w
+}
+
+#[test]
+fn a_plugin_in_a_link_is_loaded_attached_to_the_link() {
+    let libs = stage(&["simcore_fixture_testkit"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let plugin_path = libs.path().to_str().unwrap();
+    let w = link_plugin_world(tmp.path(), "no_such_library");
+    let o = simcore(&[
+        "run",
+        w.to_str().unwrap(),
+        "--steps",
+        "10",
+        "--rtf",
+        "0",
+        "--plugin-path",
+        plugin_path,
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no plugin library `no_such_library`"),
+        "{}",
+        stderr(&o)
+    );
+    let w = link_plugin_world(tmp.path(), "simcore_fixture_testkit");
+    let o = simcore(&[
+        "run",
+        w.to_str().unwrap(),
+        "--list",
+        "--plugin-path",
+        plugin_path,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The pusher subscribes to `cmd_vel` in its entity's namespace.
+    assert!(stdout(&o).contains("cmd_vel"), "{}", stdout(&o));
+}
