@@ -80,7 +80,7 @@ pub struct PathArgs {
     #[arg(long = "plugin-path", value_name = "DIR")]
     pub plugin_path: Vec<PathBuf>,
     /// A TOML run manifest (world, seed, real_time_factor, threads, plugin_paths,
-    /// resource_paths).
+    /// resource_paths, and the libraries serving sensor types and plugin names).
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
 }

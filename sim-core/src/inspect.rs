@@ -776,6 +776,9 @@ pub fn to_tree(doc: &Document) -> String {
                     p(x_wl.compose(s.pose))
                 );
             }
+            for pl in &l.plugins {
+                let _ = writeln!(out, "{pad}    plugin {} ({})", pl.name, pl.filename);
+            }
         }
         for j in &m.joints {
             let _ = writeln!(

@@ -110,6 +110,9 @@ fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, Stri
             manifest.threads = m.threads.or(manifest.threads);
             manifest.plugin_paths.extend(m.plugin_paths);
             manifest.resource_paths.extend(m.resource_paths);
+            // As its other settings, the run manifest's routes win over the --manifest's.
+            manifest.sensors.extend(m.sensors);
+            manifest.plugins.extend(m.plugins);
             world
         }
         Some(w) => w.to_path_buf(),
@@ -151,6 +154,7 @@ fn registry(paths: &PathArgs, manifest: &Manifest) -> Registry {
         &paths.plugin_path,
         &manifest.plugin_paths,
     ))
+    .with_routes(manifest.sensors.clone(), manifest.plugins.clone())
 }
 
 fn run(args: RunArgs) -> u8 {

@@ -960,6 +960,17 @@ fn resolve_model<'a>(
             let scoped = format!("{scoped_link}::{}", s.name);
             sensors.push((s, scoped, link_id, s.pose, topic));
         }
+        for p in &link.plugins {
+            resolve_system(
+                registry,
+                p,
+                link_id,
+                &scoped_link,
+                &model_ns,
+                options,
+                pending,
+            );
+        }
     }
     for joint in &model.joints {
         let scoped_child = format!("{scoped_model}::{}", joint.child_link);
@@ -1020,12 +1031,17 @@ fn resolve_model<'a>(
             span: s.span.clone(),
             seed: derive_seed(options.seed, &scoped),
         };
-        match registry.sensor_factory(&s.sensor_type) {
-            Some(r) => pending.sensors.push((setup, r)),
-            None => pending.problems.push(PluginProblem {
+        match registry.routed_sensor_factory(&s.sensor_type) {
+            Ok(Some(r)) => pending.sensors.push((setup, r)),
+            Ok(None) => pending.problems.push(PluginProblem {
                 span: s.span.clone(),
                 subject: sensor_subject(&setup),
                 message: no_sensor_library(registry, &s.sensor_type),
+            }),
+            Err(message) => pending.problems.push(PluginProblem {
+                span: s.span.clone(),
+                subject: sensor_subject(&setup),
+                message,
             }),
         }
         for p in &s.plugins {

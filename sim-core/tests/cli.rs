@@ -36,13 +36,13 @@ fn every_example_world_runs() {
                 "--rtf",
                 "0",
                 "--duration",
-                "0.5",
+                "1",
                 "--plugin-path",
                 dir.path().to_str().unwrap(),
             ],
         );
         assert!(o.status.success(), "{} failed: {}", p.display(), stderr(&o));
-        assert!(stderr(&o).contains("500 steps"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("1000 steps"), "{}", stderr(&o));
         n += 1;
     }
     assert!(n >= 1);

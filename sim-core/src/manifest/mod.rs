@@ -7,12 +7,55 @@
 //! threads = 2                       # sensor worker threads (default 1)
 //! plugin_paths = ["plugins"]        # extra plugin directories, relative to this file
 //! resource_paths = ["models"]       # where included models are searched last
+//!
+//! [sensors]                         # SDF sensor type -> the plugin library serving it
+//! lidar = "simcore_plugin_lidar"    #   (default: the first library on the path that does)
+//!
+//! [plugins]                         # <plugin name="..."> -> the library (and factory)
+//! "gz::sim::systems::DiffDrive" = "simcore_plugin_diff_drive"
+//! "my::Odometry" = { library = "simcore_plugin_diff_drive", name = "simcore::DiffDrive" }
 //! ```
 //!
 //! Unknown keys are errors (a typo must not be silently ignored).
 
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use crate::plugins::check_library_name;
+
+/// Where a `<plugin name="...">` is served from, by the manifest's `[plugins]` table.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum PluginRoute {
+    /// The library (by bare name); its system factory serving the plugin's name, else its
+    /// first system factory.
+    Library(String),
+    /// The library and the name of the factory in it.
+    Factory {
+        /// The library (by bare name).
+        library: String,
+        /// The name the factory serves.
+        name: String,
+    },
+}
+
+impl PluginRoute {
+    /// The library named.
+    pub fn library(&self) -> &str {
+        match self {
+            PluginRoute::Library(l) | PluginRoute::Factory { library: l, .. } => l,
+        }
+    }
+
+    /// The factory name, if one is given.
+    pub fn factory(&self) -> Option<&str> {
+        match self {
+            PluginRoute::Library(_) => None,
+            PluginRoute::Factory { name, .. } => Some(name),
+        }
+    }
+}
 
 /// A manifest as written.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -33,6 +76,13 @@ pub struct Manifest {
     /// line, the environment and the `models/` directories near the world file.
     #[serde(default)]
     pub resource_paths: Vec<PathBuf>,
+    /// `[sensors]`: SDF sensor type -> the plugin library that serves it (by bare name).
+    #[serde(default)]
+    pub sensors: BTreeMap<String, String>,
+    /// `[plugins]`: `<plugin name>` -> the plugin library (and factory) that serves it,
+    /// whatever the plugin's `filename` says.
+    #[serde(default)]
+    pub plugins: BTreeMap<String, PluginRoute>,
 }
 
 /// A manifest that could not be read.
@@ -106,6 +156,27 @@ impl Manifest {
                 message: "threads must be at least 1".into(),
             });
         }
+        let libraries = m
+            .sensors
+            .iter()
+            .map(|(k, l)| (format!("[sensors] {k}"), l.as_str()))
+            .chain(
+                m.plugins
+                    .iter()
+                    .map(|(k, r)| (format!("[plugins] \"{k}\""), r.library())),
+            );
+        for (key, library) in libraries {
+            if let Err(e) = check_library_name(library) {
+                return Err(ManifestError::Value {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "{key}: library `{library}` is not allowed: {}; name it by bare name \
+                         (e.g. `simcore_plugin_lidar`) and put its directory in plugin_paths",
+                        e.reason
+                    ),
+                });
+            }
+        }
         let base = path.parent().unwrap_or(Path::new("."));
         m.world = m.world.map(|w| base.join(w));
         m.plugin_paths = m.plugin_paths.iter().map(|p| base.join(p)).collect();
@@ -113,6 +184,9 @@ impl Manifest {
         Ok(m)
     }
 }
+
+#[cfg(test)]
+mod routes_tests;
 
 #[cfg(test)]
 mod tests {

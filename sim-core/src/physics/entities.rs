@@ -74,6 +74,11 @@ pub(crate) struct AxisPair {
     /// body (X along axis 1, Y along axis 2), and the angles are read from their relative
     /// rotation `R_x(angle 1) * R_y(angle 2)`.
     pub two_axes: Option<usize>,
+    /// The SDF effort limit (N or N·m, infinite: none): commands never push harder.
+    pub effort: f64,
+    /// The SDF velocity limit (m/s or rad/s, infinite: none): velocity commands are clamped
+    /// to it.
+    pub velocity: f64,
 }
 
 /// One entity.

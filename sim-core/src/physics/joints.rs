@@ -132,6 +132,16 @@ impl Physics {
             frame2,
             linear,
             two_axes: None,
+            effort: f64::INFINITY,
+            velocity: f64::INFINITY,
+        };
+        let limited = |a: AxisPair, axis: &Option<SdfAxis>| match axis {
+            Some(x) => AxisPair {
+                effort: x.effort,
+                velocity: x.velocity,
+                ..a
+            },
+            None => a,
         };
         let mut two_axes = None;
         let mut coupling = None;
@@ -180,13 +190,16 @@ impl Physics {
                 }
                 let axes = match axis {
                     Some(axis) => [
-                        Some(pair(
-                            Some(h),
-                            parent,
-                            frame1,
-                            child,
-                            frame2,
-                            axis == JointAxis::LinX,
+                        Some(limited(
+                            pair(
+                                Some(h),
+                                parent,
+                                frame1,
+                                child,
+                                frame2,
+                                axis == JointAxis::LinX,
+                            ),
+                            &joint.axis,
                         )),
                         None,
                     ],
@@ -259,8 +272,16 @@ impl Physics {
                     frame2,
                     linear: false,
                     two_axes: Some(k),
+                    effort: f64::INFINITY,
+                    velocity: f64::INFINITY,
                 };
-                (h, [Some(axis(0)), Some(axis(1))])
+                (
+                    h,
+                    [
+                        Some(limited(axis(0), &joint.axis)),
+                        Some(limited(axis(1), &joint.axis2)),
+                    ],
+                )
             }
             JointKind::Gearbox => {
                 if joint.gearbox_reference_link.is_empty() {
@@ -573,13 +594,21 @@ impl Physics {
             ));
         };
         let axis = rapier_axis(&a);
-        let max = if cmd.max_force.is_finite() && cmd.max_force > 0.0 {
-            cmd.max_force as f32
+        // The SDF effort limit bounds every command, the velocity limit velocity commands.
+        let requested = if cmd.max_force.is_finite() && cmd.max_force > 0.0 {
+            cmd.max_force
+        } else {
+            f64::INFINITY
+        };
+        let max_force = within(requested, a.effort);
+        let max = if max_force.is_finite() {
+            max_force as f32
         } else {
             f32::MAX
         };
         match cmd.mode {
             sim_plugin_api::JointCommandMode::VELOCITY => {
+                let target = within(cmd.target, a.velocity);
                 let j = self
                     .pw
                     .impulse_joints
@@ -587,7 +616,7 @@ impl Physics {
                     .ok_or("joint gone")?;
                 j.data
                     .set_motor_model(axis, MotorModel::AccelerationBased)
-                    .set_motor_velocity(axis, cmd.target as f32, VELOCITY_GAIN)
+                    .set_motor_velocity(axis, target as f32, VELOCITY_GAIN)
                     .set_motor_max_force(axis, max);
             }
             sim_plugin_api::JointCommandMode::POSITION => {
@@ -615,7 +644,7 @@ impl Physics {
             }
             sim_plugin_api::JointCommandMode::FORCE => {
                 let (f1, f2) = self.axis_frames(&a).ok_or("joint gone")?;
-                let along = axis_direction(&a, f1, f2).scale(cmd.target);
+                let along = axis_direction(&a, f1, f2).scale(within(cmd.target, a.effort));
                 for (h, sign) in [(a.body2, 1.0), (a.body1, -1.0)] {
                     if let Some(b) = self.pw.bodies.get_mut(h) {
                         if a.linear {
@@ -875,6 +904,15 @@ fn frame_from_xy(x: Vec3, y: Vec3) -> Quat {
 }
 
 /// Limits, and the passive spring, damping and friction of an SDF axis on rapier axis `axis`.
+/// `v` clamped to `[-limit, limit]` (unchanged when the limit is not a number or negative).
+fn within(v: f64, limit: f64) -> f64 {
+    if limit >= 0.0 {
+        v.clamp(-limit, limit)
+    } else {
+        v
+    }
+}
+
 fn axis_dynamics(
     mut builder: GenericJointBuilder,
     axis: JointAxis,
@@ -952,6 +990,9 @@ fn turn_change(last: f64, now: f64) -> f64 {
         0.0
     }
 }
+
+#[cfg(test)]
+mod limits_tests;
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,13 @@ pub use search_path::{PluginPathError, SearchPath, check_library_name, normalize
 use abi_stable::library::RootModule;
 use abi_stable::library::{LibraryError, lib_header_from_path};
 use sim_plugin_api::{FactoryInfo, PluginKind, PluginModule_Ref};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+pub use crate::manifest::PluginRoute;
+
+#[cfg(test)]
+mod routes_tests;
 
 /// One factory of a loaded library.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +96,11 @@ pub struct Registry {
     /// Libraries skipped because an earlier directory has one of the same name: (skipped,
     /// the one used).
     pub shadowed: Vec<(PathBuf, PathBuf)>,
+    /// Sensor type -> the library that serves it (the manifest's `[sensors]`).
+    pub sensor_routes: BTreeMap<String, String>,
+    /// `<plugin name>` -> the library (and factory) that serves it (the manifest's
+    /// `[plugins]`).
+    pub plugin_routes: BTreeMap<String, PluginRoute>,
 }
 
 /// The factory chosen for a sensor or system.
@@ -138,25 +149,60 @@ impl Registry {
         reg
     }
 
-    /// The factory serving SDF sensor type `sensor_type` (the first on the search path).
+    /// Sets which library serves a sensor type or a `<plugin name>` (the run manifest's
+    /// `[sensors]` and `[plugins]` tables), instead of the first on the search path.
+    pub fn with_routes(
+        mut self,
+        sensors: BTreeMap<String, String>,
+        plugins: BTreeMap<String, PluginRoute>,
+    ) -> Registry {
+        self.sensor_routes = sensors;
+        self.plugin_routes = plugins;
+        self
+    }
+
+    /// The factory serving SDF sensor type `sensor_type`: the routed library's, else the first
+    /// on the search path.
     pub fn sensor_factory(&self, sensor_type: &str) -> Option<Resolved<'_>> {
-        self.libraries.iter().find_map(|library| {
+        self.routed_sensor_factory(sensor_type).ok().flatten()
+    }
+
+    /// As [`Registry::sensor_factory`], with an error when the manifest routes the type to a
+    /// library that is not loaded or does not serve it (`Ok(None)`: no library serves it).
+    pub fn routed_sensor_factory(&self, sensor_type: &str) -> Result<Option<Resolved<'_>>, String> {
+        let serves = |f: &FactoryDesc| {
+            f.kind == PluginKind::SENSOR && f.serves.iter().any(|s| s == sensor_type)
+        };
+        if let Some(name) = self.sensor_routes.get(sensor_type) {
+            let why = format!("the manifest's [sensors] names it for sensor type `{sensor_type}`");
+            let library = self
+                .library_named(name)
+                .map_err(|e| format!("{e}; {why}"))?;
+            return match library.factories.iter().find(|f| serves(f)) {
+                Some(factory) => Ok(Some(Resolved { library, factory })),
+                None => Err(format!(
+                    "library `{}` does not serve sensor type `{sensor_type}` (its sensor types: \
+                     {}); {why}: name a library that does, or remove the entry",
+                    library.file_name,
+                    list(library, PluginKind::SENSOR)
+                )),
+            };
+        }
+        Ok(self.libraries.iter().find_map(|library| {
             library
                 .factories
                 .iter()
-                .find(|f| f.kind == PluginKind::SENSOR && f.serves.iter().any(|s| s == sensor_type))
+                .find(|f| serves(f))
                 .map(|factory| Resolved { library, factory })
-        })
+        }))
     }
 
-    /// The factory for `<plugin filename name>`: the library is found by name on the search
-    /// path (`foo`, `libfoo.so` and `foo-bar` for `libfoo_bar.so` all work), then the system
-    /// factory that serves `name` (or its first system factory when `name` is empty).
-    pub fn system_factory(&self, filename: &str, name: &str) -> Result<Resolved<'_>, String> {
+    /// The loaded library called `filename` (`foo`, `libfoo.so` and `foo-bar` for
+    /// `libfoo_bar.so` all work), or why there is none.
+    fn library_named(&self, filename: &str) -> Result<&PluginLibrary, String> {
         check_library_name(filename).map_err(|e| e.to_string())?;
         let wanted = normalize_library_name(filename);
-        let library = self
-            .libraries
+        self.libraries
             .iter()
             .find(|l| normalize_library_name(&l.file_name) == wanted)
             .ok_or_else(|| {
@@ -174,31 +220,44 @@ impl Registry {
                     "no plugin library `{filename}` on the plugin search path [{}]{refused}",
                     self.search_path
                 )
-            })?;
+            })
+    }
+
+    /// The factory for `<plugin filename name>`: the library the manifest's `[plugins]` routes
+    /// `name` to, else the one called `filename` on the search path (`foo`, `libfoo.so` and
+    /// `foo-bar` for `libfoo_bar.so` all work); in it, the system factory that serves `name`
+    /// (or its first system factory when `name` is empty or routed to the library alone).
+    pub fn system_factory(&self, filename: &str, name: &str) -> Result<Resolved<'_>, String> {
+        let route = self.plugin_routes.get(name);
+        let why = |e: String| match route {
+            Some(_) => format!("{e}; the manifest's [plugins] names it for plugin `{name}`"),
+            None => e,
+        };
+        let library = self
+            .library_named(route.map_or(filename, |r| r.library()))
+            .map_err(why)?;
         let systems = || {
             library
                 .factories
                 .iter()
                 .filter(|f| f.kind == PluginKind::SYSTEM)
         };
-        let factory = if name.is_empty() {
-            systems().next()
-        } else {
-            systems().find(|f| f.serves.iter().any(|s| s == name) || f.name == name)
+        let wanted = route.and_then(PluginRoute::factory).unwrap_or(name);
+        let by_name =
+            || systems().find(|f| f.serves.iter().any(|s| s == wanted) || f.name == wanted);
+        let factory = match route {
+            _ if wanted.is_empty() => systems().next(),
+            Some(PluginRoute::Library(_)) => by_name().or_else(|| systems().next()),
+            _ => by_name(),
         };
         factory
             .map(|factory| Resolved { library, factory })
             .ok_or_else(|| {
-                let served: Vec<String> = systems().flat_map(|f| f.serves.clone()).collect();
-                format!(
-                    "library `{}` has no system plugin named `{name}` (it provides: {})",
+                why(format!(
+                    "library `{}` has no system plugin named `{wanted}` (it provides: {})",
                     library.file_name,
-                    if served.is_empty() {
-                        "none".to_string()
-                    } else {
-                        served.join(", ")
-                    }
-                )
+                    list(library, PluginKind::SYSTEM)
+                ))
             })
     }
 
@@ -214,6 +273,21 @@ impl Registry {
         v.sort();
         v.dedup();
         v
+    }
+}
+
+/// What the factories of `kind` in `library` serve, comma-separated ("none" if nothing).
+fn list(library: &PluginLibrary, kind: PluginKind) -> String {
+    let served: Vec<&str> = library
+        .factories
+        .iter()
+        .filter(|f| f.kind == kind)
+        .flat_map(|f| f.serves.iter().map(String::as_str))
+        .collect();
+    if served.is_empty() {
+        "none".to_string()
+    } else {
+        served.join(", ")
     }
 }
 

@@ -21,7 +21,7 @@ use super::place_model;
 use super::reader::{Reader, Version, children, is_sdf_element, tag};
 use super::{read_text, root_reader, with_document, with_problems};
 use crate::resources::{ModelConfigError, ResolveError, ResourcePath};
-use crate::world::{Model, PluginSpec, Pose, RawPose};
+use crate::world::{Light, Model, PluginSpec, Pose, RawPose};
 
 /// How a document is loaded: where its includes are searched for.
 ///
@@ -128,10 +128,12 @@ enum Cached {
         /// The model (its own pose's `relative_to` is resolved in the including scope).
         model: Model,
     },
-    /// A `<light>` or `<actor>` (the engine does not simulate them).
+    /// A `<light>` or `<actor>` (the engine does not simulate actors).
     Other {
         /// `light` or `actor`.
         kind: &'static str,
+        /// The light, posed as its file says.
+        light: Option<Light>,
     },
 }
 
@@ -150,7 +152,10 @@ pub(super) enum Included {
     /// The parts of a merged model (`merge="true"`): its links, joints, nested models and
     /// plugins, posed in the parent's frame, to be added to the parent.
     Merged(Model),
-    /// A `<light>` or `<actor>`: read and checked, but not part of the simulated world.
+    /// A `<light>`, the include's `<name>` and `<pose>` applied (a `relative_to` of that
+    /// pose is resolved with the world's frames).
+    Light(Light),
+    /// An `<actor>`: read and checked, but not part of the simulated world.
     Other,
 }
 
@@ -249,7 +254,7 @@ impl Reader<'_> {
         let file = self.included_file(node, uri)?;
         let included = self.read_included(node, uri, &file, site, edits)?;
         match &*included {
-            Cached::Other { kind } => {
+            Cached::Other { kind, light } => {
                 if !site.in_world {
                     return Err(self.error(
                         node,
@@ -273,7 +278,20 @@ impl Reader<'_> {
                         "remove merge=\"true\"",
                     ));
                 }
-                Ok(Included::Other)
+                Ok(match light {
+                    Some(light) => {
+                        let mut light = light.clone();
+                        if let Some(name) = overrides.name {
+                            light.name = name;
+                        }
+                        if let Some(pose) = overrides.pose {
+                            light.pose = pose.pose;
+                        }
+                        light.span = self.span(node);
+                        Included::Light(light)
+                    }
+                    None => Included::Other,
+                })
             }
             Cached::Model { model } => {
                 let mut model = model.clone();
@@ -756,10 +774,15 @@ fn included_top(r: &Reader, root: Node, site: &Site) -> Result<Cached, SdfError>
         "model" => Ok(Cached::Model {
             model: r.model(top, site.depth)?,
         }),
-        kind => {
+        "light" => Ok(Cached::Other {
+            kind: "light",
+            light: Some(r.light(top)?),
+        }),
+        _ => {
             r.entity_name(top, false)?;
             Ok(Cached::Other {
-                kind: if kind == "light" { "light" } else { "actor" },
+                kind: "actor",
+                light: None,
             })
         }
     }

@@ -19,7 +19,8 @@
 //! world-level lights, frames, models (nested too) with links, inertials, joints (world joints
 //! too), collisions and visuals of every SDF shape (box, sphere, cylinder, capsule, ellipsoid,
 //! cone, plane, mesh, heightmap, polyline; a mesh or heightmap `<uri>` is resolved to its file
-//! here and the file is read when the world is built), sensors and plugins, and `<include>`s
+//! here and the file is read when the world is built), sensors and plugins (of the world, models,
+//! links and sensors), and `<include>`s
 //! of models (found through [`crate::resources`], each file read once per load, with the
 //! include's overrides, `<namespace>`, `merge="true"` and the edits of `<experimental:params>`,
 //! see `params`); the `gz::sim::systems::Label` plugin becomes a
@@ -31,8 +32,8 @@
 //! `unflatten`). Automatic inertia (`<inertial auto="true">`) is computed from the
 //! collisions, a mesh's from the solid it encloses (see `mesh_inertia`). Defaults are those of SDF 1.12. Elements the engine does not
 //! use
-//! (GUI, sky, surface parameters, lights inside links...) are skipped, included lights and
-//! actors too. Elements that would change the world if they were skipped (`<population>`, the
+//! (GUI, sky, surface parameters, lights inside links, actors...) are skipped (an included
+//! light is one of the world's lights). Elements that would change the world if they were skipped (`<population>`, the
 //! deprecated `<image>` shape, automatic inertia from a shape without volume, joint types
 //! rapier cannot build) are
 //! reported as not supported yet rather than dropped.
@@ -74,6 +75,8 @@ mod unflatten;
 mod validate;
 mod world;
 
+#[cfg(test)]
+mod audit_tests;
 #[cfg(test)]
 mod deprecated_tests;
 #[cfg(test)]

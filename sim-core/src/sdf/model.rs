@@ -187,7 +187,7 @@ impl Reader<'_> {
                             }
                             plugins.extend(parts.plugins);
                         }
-                        Included::Other => {}
+                        Included::Light(_) | Included::Other => {}
                     }
                 }
                 _ => {}
@@ -273,6 +273,7 @@ impl Reader<'_> {
         );
 
         let (mut collisions, mut visuals, mut sensors) = (Vec::new(), Vec::new(), Vec::new());
+        let mut plugins = Vec::new();
         let (mut collision_names, mut visual_names, mut sensor_names) = (
             Siblings::default(),
             Siblings::default(),
@@ -296,6 +297,7 @@ impl Reader<'_> {
                     sensor_names.insert(self, c, &sensor.name, "link")?;
                     sensors.push(sensor);
                 }
+                "plugin" => plugins.push(self.plugin(c)?),
                 _ => {}
             }
             Ok(())
@@ -325,6 +327,7 @@ impl Reader<'_> {
             collisions,
             visuals,
             sensors,
+            plugins,
             span: self.span(node),
         })
     }

@@ -267,6 +267,8 @@ const KNOWN_CHILDREN: &[(&str, &[&str], &[&str])] = &[
             "must_be_base_link",
             "origin",
             "particle_emitter",
+            // Not SDF (libsdformat warns); read as a plugin attached to the link.
+            "plugin",
             "pose",
             "projector",
             "self_collide",

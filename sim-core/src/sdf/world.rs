@@ -106,6 +106,11 @@ impl Reader<'_> {
                             }
                             plugins.extend(parts.plugins);
                         }
+                        Included::Light(light) => {
+                            light_names.insert(self, c, &light.name, "world")?;
+                            lights.push(light);
+                            light_nodes.push(c.id());
+                        }
                         Included::Other => {}
                     }
                 }

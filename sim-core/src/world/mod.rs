@@ -404,6 +404,9 @@ pub struct Link {
     pub visuals: Vec<Visual>,
     /// Sensors attached to the link.
     pub sensors: Vec<SensorSpec>,
+    /// `<plugin>`s in the link: system plugins attached to it (SDF has none there, and
+    /// libsdformat keeps them with a warning; simcore loads them as for a model).
+    pub plugins: Vec<PluginSpec>,
     /// Where `<link>` is.
     pub span: Span,
 }
