@@ -1138,6 +1138,9 @@ struct Packet<'c> {
     rays: Vec<Ray>,
     /// The nearest hit of each ray: collider and distance.
     found: Vec<Option<(ColliderHandle, Real)>>,
+    /// Per ray while casting: the distance within which a nearer hit is still sought
+    /// (negative once the ray is done), and the nearest hit so far.
+    best: Vec<(Real, Option<(ColliderHandle, Real)>)>,
     candidates: Vec<Candidate<'c>>,
 }
 
@@ -1249,54 +1252,84 @@ impl<'c> Packet<'c> {
                 .extend(self.rays.iter().map(|r| qp.cast_ray(r, max, true)));
             return;
         };
-        self.candidates.clear();
-        let candidates = &mut self.candidates;
-        qp.bvh.traverse(|node| {
-            let aabb = node.aabb();
-            let nearest = distance_to_aabb(cone.origin, &aabb);
-            if nearest >= max || !cone.may_hit(&aabb) {
-                return TraversalAction::Prune;
-            }
-            if let Some(leaf) = node.leaf_data()
-                && let Some((collider, handle)) = qp.colliders.get_unknown_gen(leaf)
-                && qp.filter.test(qp.bodies, handle, collider)
-            {
-                candidates.push(Candidate {
-                    // Rounding of the directions' length: never above a true hit distance.
-                    nearest: (nearest * 0.9999 - 1e-4).max(0.0),
-                    aabb,
-                    handle,
-                    collider,
-                });
-            }
-            TraversalAction::Continue
-        });
-        candidates.sort_unstable_by(|a, b| a.nearest.total_cmp(&b.nearest));
-        for ray in &self.rays {
-            let mut best = max;
-            let mut hit = None;
-            let inv = ray.dir.recip();
-            for c in candidates.iter() {
-                if c.nearest >= best {
-                    break;
+        // The colliders are gathered in bands of distance from the origin, nearest band
+        // first: a ray whose best hit is within the bands gathered so far is done, since
+        // every other candidate is farther. In a dense scene most rays end in the first
+        // bands, and the far part of the tree is never walked.
+        let n = self.rays.len();
+        self.best.clear();
+        self.best.resize(n, (max, None));
+        let mut open = n;
+        let (mut lo, mut hi) = (0.0, FIRST_BAND.min(max));
+        loop {
+            self.candidates.clear();
+            let candidates = &mut self.candidates;
+            qp.bvh.traverse(|node| {
+                let aabb = node.aabb();
+                let nearest = distance_to_aabb(cone.origin, &aabb);
+                if nearest >= hi || !cone.may_hit(&aabb) {
+                    return TraversalAction::Prune;
                 }
-                if !may_cross(&c.aabb, ray, inv, best) {
-                    continue;
-                }
-                if let Some(t) = c
-                    .collider
-                    .shape()
-                    .cast_ray(c.collider.position(), ray, best, true)
-                    && t < best
+                if let Some(leaf) = node.leaf_data()
+                    && nearest >= lo
+                    && let Some((collider, handle)) = qp.colliders.get_unknown_gen(leaf)
+                    && qp.filter.test(qp.bodies, handle, collider)
                 {
-                    best = t;
-                    hit = Some((c.handle, t));
+                    candidates.push(Candidate {
+                        // Rounding of the directions' length: never above a true hit
+                        // distance.
+                        nearest: (nearest * 0.9999 - 1e-4).max(0.0),
+                        aabb,
+                        handle,
+                        collider,
+                    });
+                }
+                TraversalAction::Continue
+            });
+            candidates.sort_unstable_by(|a, b| a.nearest.total_cmp(&b.nearest));
+            for (ray, (best, hit)) in self.rays.iter().zip(self.best.iter_mut()) {
+                if *best < 0.0 {
+                    continue; // done in an earlier band
+                }
+                let inv = ray.dir.recip();
+                for c in candidates.iter() {
+                    if c.nearest >= *best {
+                        break;
+                    }
+                    if !may_cross(&c.aabb, ray, inv, *best) {
+                        continue;
+                    }
+                    if let Some(t) =
+                        c.collider
+                            .shape()
+                            .cast_ray(c.collider.position(), ray, *best, true)
+                        && t < *best
+                    {
+                        *best = t;
+                        *hit = Some((c.handle, t));
+                    }
+                }
+                // Every candidate of a later band is at least `hi` away (less the
+                // rounding margin of `nearest`).
+                if *best <= hi * 0.9999 - 1e-4 {
+                    open -= 1;
+                    *best = Real::NEG_INFINITY; // done (its hit is kept)
                 }
             }
-            self.found.push(hit);
+            if open == 0 || hi >= max {
+                break;
+            }
+            (lo, hi) = (hi, (hi * BAND_GROWTH).min(max));
         }
+        self.found.extend(self.best.iter().map(|(_, hit)| *hit));
     }
 }
+
+/// The first distance band of a packet's candidates, m (see [`Packet::cast`]).
+const FIRST_BAND: Real = 5.0;
+
+/// How much farther each band reaches than the previous one.
+const BAND_GROWTH: Real = 3.0;
 
 /// The world AABB of a collider. rapier bounds a half-space (an SDF plane) by a huge box in
 /// every direction; an axis-aligned plane's half-space is bounded exactly instead (infinite

@@ -427,6 +427,7 @@ fn read_model_document(
             lines: error::LineIndex::new(source),
             loader,
             edited: None,
+            shared_source: Default::default(),
         };
         let problems = r.validate(root);
         return with_problems(r.model(root, 1), problems);
@@ -527,6 +528,7 @@ pub(crate) fn root_reader<'s>(
         lines: error::LineIndex::new(source),
         loader,
         edited: None,
+        shared_source: Default::default(),
     };
     if tag(root) != "sdf" || !is_sdf_element(root) {
         let hint = if tag(root) == "gazebo" {

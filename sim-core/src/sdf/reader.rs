@@ -119,6 +119,8 @@ pub(crate) struct Reader<'s> {
     /// For an included file edited by `<experimental:params>` (`source` is then the edited
     /// text): where each part of it was written, and the edits for the models it includes.
     pub edited: Option<std::rc::Rc<Edited>>,
+    /// `source` shared, made once on the first error that quotes it.
+    pub shared_source: std::cell::OnceCell<Arc<String>>,
 }
 
 /// The largest depth of nested models accepted (deeper input is certainly not a real world,
@@ -130,8 +132,33 @@ impl<'s> Reader<'s> {
 
     /// Where `node` starts.
     pub fn span(&self, node: Node) -> Span {
-        let (file, line, column, _) = self.locate(node.range().start);
-        Span { file, line, column }
+        let offset = node.range().start;
+        match &self.edited {
+            Some(edited) => {
+                let origin = edited.origins.map(offset);
+                let (line, column) = origin.line_col();
+                Span {
+                    file: origin.source.file.clone(),
+                    line,
+                    column,
+                }
+            }
+            None => {
+                let (line, column) = self.lines.line_col(self.source, offset);
+                Span {
+                    file: self.file.clone(),
+                    line,
+                    column,
+                }
+            }
+        }
+    }
+
+    /// The source text, shared (copied once per reader, for errors to quote).
+    fn source_arc(&self) -> Arc<String> {
+        self.shared_source
+            .get_or_init(|| Arc::new(self.source.to_string()))
+            .clone()
     }
 
     /// The file, line, column and file text of byte `offset` of the source: of the text it
@@ -146,12 +173,7 @@ impl<'s> Reader<'s> {
             }
             None => {
                 let (line, column) = self.lines.line_col(self.source, offset);
-                (
-                    self.file.clone(),
-                    line,
-                    column,
-                    Arc::new(self.source.to_string()),
-                )
+                (self.file.clone(), line, column, self.source_arc())
             }
         }
     }
@@ -225,7 +247,7 @@ impl<'s> Reader<'s> {
             Some(edited) => edited
                 .origins
                 .text_of(span.file.as_deref().or(self.file.as_deref())),
-            None => same_file.then(|| Arc::new(self.source.to_string())),
+            None => same_file.then(|| self.source_arc()),
         };
         SdfError {
             kind,
