@@ -88,6 +88,8 @@ mod include_tests;
 #[cfg(test)]
 mod mesh_inertia_tests;
 #[cfg(test)]
+mod model_config_warning_tests;
+#[cfg(test)]
 mod namespace_tests;
 #[cfg(test)]
 mod tests;
