@@ -78,6 +78,8 @@ mod world;
 #[cfg(test)]
 mod audit_tests;
 #[cfg(test)]
+mod axis_frame_error_tests;
+#[cfg(test)]
 mod deprecated_tests;
 #[cfg(test)]
 mod every_error_tests;

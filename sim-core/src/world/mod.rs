@@ -363,6 +363,9 @@ pub struct JointAxis {
     /// The frame `xyz` is written in: empty for the joint frame, else a frame in scope.
     /// SDF 1.4 axes and `use_parent_model_frame` (1.5, 1.6) read as `__model__`.
     pub expressed_in: String,
+    /// Where `expressed_in` is written (its value in `<xyz expressed_in="...">`), for the
+    /// errors about it; `None` when it is not written.
+    pub expressed_in_span: Option<Span>,
     /// The resolved unit direction in the joint frame.
     pub xyz_in_joint: Vec3,
     /// Lower limit (rad or m; -inf: none).
