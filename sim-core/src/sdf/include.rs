@@ -286,6 +286,7 @@ impl Reader<'_> {
                         }
                         if let Some(pose) = overrides.pose {
                             light.pose = pose.pose;
+                            light.raw_pose = pose;
                         }
                         light.span = self.span(node);
                         Included::Light(light)

@@ -177,6 +177,9 @@ pub struct Light {
     pub kind: LightKind,
     /// `<pose>`, in the world.
     pub pose: Pose,
+    /// `<pose>` as written, with its `relative_to` (for an included light, the include's
+    /// `<pose>` when it has one).
+    pub raw_pose: RawPose,
     /// `<direction>` in the light's frame (default 0 0 -1), unit length.
     pub direction: Vec3,
     /// `<diffuse>` RGBA (default 1 1 1 1).
