@@ -7,7 +7,7 @@
 //!
 //! * `sdf_version` is the version the file declares (the oracle prints the version
 //!   libsdformat converted it to);
-//! * worlds have no `lights` and `actors` keys;
+//! * worlds have no `actors` key (actors are checked but not kept);
 //! * world-level joints (SDF 1.10, which libsdformat 12 drops) are listed under the world's
 //!   `joints` key, present only when there are some;
 //! * `resolve_errors` and `console` are always empty: a pose or frame that cannot be
@@ -28,7 +28,8 @@ use std::path::Path;
 
 use crate::sdf::{Document, SdfError};
 use crate::world::{
-    Frame, Geometry, Joint, JointAxis, JointKind, Link, Model, Pose, SensorSpec, Vec3, World,
+    Frame, Geometry, Joint, JointAxis, JointKind, LightKind, Link, Model, Pose, SensorSpec, Vec3,
+    World,
 };
 
 /// A JSON value that keeps its keys in insertion order.
@@ -282,6 +283,30 @@ fn world_json(w: &World) -> J {
             w.frames
                 .iter()
                 .map(|f| frame_json(f, Pose::IDENTITY, ""))
+                .collect(),
+        ),
+    ));
+    o.push((
+        "lights",
+        J::Arr(
+            w.lights
+                .iter()
+                .map(|l| {
+                    J::Obj(vec![
+                        ("name", J::s(l.name.clone())),
+                        (
+                            "type",
+                            J::s(match l.kind {
+                                LightKind::Directional => "directional",
+                                LightKind::Point => "point",
+                                LightKind::Spot => "spot",
+                            }),
+                        ),
+                        ("raw_pose", J::pose(l.raw_pose.pose)),
+                        ("relative_to", J::s(l.raw_pose.relative_to.clone())),
+                        ("pose_in_world", J::pose(l.pose)),
+                    ])
+                })
                 .collect(),
         ),
     ));

@@ -303,12 +303,9 @@ pub fn model_file(dir: &Path) -> Result<ModelFile, ModelConfigError> {
                 has_model_sdf: dir.join("model.sdf").is_file(),
             });
         }
-        warnings.push(format!(
-            "{}: manifest.xml is deprecated; rename it to model.config",
-            manifest.display()
-        ));
         manifest
     };
+    let deprecated_manifest = config.file_name() == Some(OsStr::new("manifest.xml"));
     let text = std::fs::read_to_string(&config).map_err(|e| ModelConfigError::Read {
         file: config.clone(),
         reason: e.to_string(),
@@ -330,6 +327,18 @@ pub fn model_file(dir: &Path) -> Result<ModelFile, ModelConfigError> {
     if root.tag_name().name() != "model" {
         return Err(ModelConfigError::NoModel { file: config });
     }
+    let at = |pos: usize| {
+        let p = doc.text_pos_at(pos);
+        (p.row, p.col)
+    };
+    if deprecated_manifest {
+        warnings.push(ConfigWarning {
+            position: at(root.range().start),
+            element: "<model>".to_string(),
+            message: "manifest.xml is a deprecated name for a model's configuration".to_string(),
+            hint: "rename it to model.config".to_string(),
+        });
+    }
     let mut best: Option<(Version, String)> = None;
     let mut unversioned: Option<String> = None;
     for entry in root
@@ -350,11 +359,21 @@ pub fn model_file(dir: &Path) -> Result<ModelFile, ModelConfigError> {
                         best = Some((version, file));
                     }
                 }
-                _ => warnings.push(format!(
-                    "{}: ignoring <sdf version=\"{v}\">{file}</sdf>: simcore reads SDF up to {}",
-                    config.display(),
-                    Version::NEWEST
-                )),
+                _ => warnings.push(ConfigWarning {
+                    position: at(entry
+                        .attribute_node("version")
+                        .map_or(entry.range().start, |a| a.range_value().start)),
+                    element: format!("<sdf version=\"{v}\">"),
+                    message: format!(
+                        "the entry `{file}` is ignored: its version {v} is not one this reader \
+                         reads (SDF 1.0 to {})",
+                        Version::NEWEST
+                    ),
+                    hint: "nothing to do if another entry names a file of a version read here \
+                           (it is the one used); otherwise add an entry for an older version \
+                           of the model"
+                        .to_string(),
+                }),
             },
         }
     }
@@ -363,10 +382,16 @@ pub fn model_file(dir: &Path) -> Result<ModelFile, ModelConfigError> {
         (None, Some(file)) => file,
         (None, None) => {
             if dir.join("model.sdf").is_file() {
-                warnings.push(format!(
-                    "{}: names no SDF file this reader supports; using model.sdf",
-                    config.display()
-                ));
+                warnings.push(ConfigWarning {
+                    position: at(root.range().start),
+                    element: "<model>".to_string(),
+                    message: "names no SDF file this reader reads; model.sdf of the same \
+                              directory is used instead"
+                        .to_string(),
+                    hint: "add an <sdf version=\"...\">FILE</sdf> entry naming the model's \
+                           SDF file"
+                        .to_string(),
+                });
                 "model.sdf".to_string()
             } else {
                 return Err(ModelConfigError::NoSdf { file: config });
@@ -380,7 +405,51 @@ pub fn model_file(dir: &Path) -> Result<ModelFile, ModelConfigError> {
             named: chosen,
         });
     }
-    Ok(ModelFile { path, warnings })
+    Ok(ModelFile {
+        path,
+        warnings: warnings.into_iter().map(|w| w.located(&config)).collect(),
+        config_text: std::sync::Arc::new(text),
+    })
+}
+
+/// A warning about a model directory's configuration, before its file is known.
+struct ConfigWarning {
+    position: (u32, u32),
+    element: String,
+    message: String,
+    hint: String,
+}
+
+impl ConfigWarning {
+    fn located(self, file: &Path) -> ModelConfigWarning {
+        ModelConfigWarning {
+            file: file.to_path_buf(),
+            line: self.position.0,
+            column: self.position.1,
+            element: self.element,
+            message: self.message,
+            hint: self.hint,
+        }
+    }
+}
+
+/// Something worth a warning in a model directory's `model.config` (an entry of a version
+/// this reader does not read, a deprecated `manifest.xml`, a fallback to `model.sdf`); the
+/// SDF reader turns it into a warning of the load.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelConfigWarning {
+    /// The configuration file.
+    pub file: PathBuf,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// The element it is about, e.g. `<sdf version="2.0">`.
+    pub element: String,
+    /// What is wrong.
+    pub message: String,
+    /// What to do about it.
+    pub hint: String,
 }
 
 /// The version of a `model.config` `<sdf>` entry: `major.minor`, with any further component
@@ -398,7 +467,9 @@ pub struct ModelFile {
     /// The file.
     pub path: PathBuf,
     /// Things worth a warning on the way (entries too new, deprecated names, fallbacks).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<ModelConfigWarning>,
+    /// The text of the configuration file, for showing the warnings' lines.
+    pub config_text: std::sync::Arc<String>,
 }
 
 /// A model directory whose SDF file cannot be determined.
@@ -647,7 +718,9 @@ mod tests {
         let chosen = model_file(d).unwrap();
         assert_eq!(chosen.path, d.join("b.sdf"));
         assert!(
-            chosen.warnings.iter().any(|w| w.contains("100.0")),
+            chosen.warnings.iter().any(|w| w.message.contains("100.0")
+                && w.element == "<sdf version=\"100.0\">"
+                && w.line == 1),
             "{:?}",
             chosen.warnings
         );

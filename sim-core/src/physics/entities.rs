@@ -74,11 +74,21 @@ pub(crate) struct AxisPair {
     /// body (X along axis 1, Y along axis 2), and the angles are read from their relative
     /// rotation `R_x(angle 1) * R_y(angle 2)`.
     pub two_axes: Option<usize>,
+    /// The rapier joint that brakes this axis with its SDF `<friction>` (none without
+    /// friction).
+    pub friction: Option<rapier3d::prelude::ImpulseJointHandle>,
     /// The SDF effort limit (N or N·m, infinite: none): commands never push harder.
     pub effort: f64,
     /// The SDF velocity limit (m/s or rad/s, infinite: none): velocity commands are clamped
     /// to it.
     pub velocity: f64,
+}
+
+impl AxisPair {
+    /// This axis braked by the friction joint `friction`.
+    pub fn with_friction(self, friction: Option<rapier3d::prelude::ImpulseJointHandle>) -> Self {
+        AxisPair { friction, ..self }
+    }
 }
 
 /// One entity.

@@ -68,6 +68,9 @@ pub(super) struct TwoAxes {
     pub limits: [[f64; 2]; 2],
     /// Position targets per axis (the spring reference, or a position command's target).
     pub targets: [f64; 2],
+    /// The joint that brakes both axes with their friction, whose frames follow the main
+    /// joint's (see [`Physics::add_friction`]).
+    pub friction: Option<ImpulseJointHandle>,
 }
 
 /// One body's part of a coupling row: linear and angular Jacobian, world frame.
@@ -79,8 +82,8 @@ struct Row {
 
 impl Physics {
     /// Builds one joint (see the module documentation for each type), with its frame (X along
-    /// the axis) on each body, limits, and the passive spring, damping and friction as a
-    /// force-based motor per axis. Also names its links for plugins:
+    /// the axis) on each body, limits, the passive spring and damping as a force-based motor
+    /// per axis, and friction as a second joint (see [`Physics::add_friction`]). Also names its links for plugins:
     /// `model::joint::__parent__` is the parent link (the world entity for `world`) and
     /// `model::joint::__child__` the child link (names beginning with `__` are reserved by
     /// SDF, so these cannot clash).
@@ -132,6 +135,7 @@ impl Physics {
             frame2,
             linear,
             two_axes: None,
+            friction: None,
             effort: f64::INFINITY,
             velocity: f64::INFINITY,
         };
@@ -180,6 +184,12 @@ impl Physics {
                     .pw
                     .impulse_joints
                     .insert(parent, child, builder.build(), true);
+                let friction = match (&joint.axis, axis) {
+                    (Some(a), Some(axis)) => {
+                        self.add_friction(parent, child, frame1, frame2, &[(axis, a)])
+                    }
+                    _ => None,
+                };
                 if joint.kind == JointKind::Screw {
                     coupling = Some(Coupling {
                         joint: EntityId::NONE,
@@ -198,7 +208,8 @@ impl Physics {
                                 child,
                                 frame2,
                                 axis == JointAxis::LinX,
-                            ),
+                            )
+                            .with_friction(friction),
                             &joint.axis,
                         )),
                         None,
@@ -244,7 +255,9 @@ impl Physics {
                     frame2,
                     limits: [[f64::NEG_INFINITY, f64::INFINITY]; 2],
                     targets: [0.0; 2],
+                    friction: None,
                 };
+                let mut frictions = Vec::new();
                 for (k, (a, axis)) in [
                     (&joint.axis, JointAxis::AngX),
                     (&joint.axis2, JointAxis::AngY),
@@ -254,6 +267,7 @@ impl Physics {
                 {
                     if let Some(a) = a {
                         builder = axis_dynamics(builder, axis, a);
+                        frictions.push((axis, a));
                         two.limits[k] = [a.lower, a.upper];
                         two.targets[k] = a.spring_reference;
                     }
@@ -263,6 +277,8 @@ impl Physics {
                     .impulse_joints
                     .insert(parent, child, builder.build(), true);
                 two.handle = h;
+                let friction = self.add_friction(parent, child, frame1, frame2, &frictions);
+                two.friction = friction;
                 two_axes = Some(two);
                 let axis = |k| AxisPair {
                     joint: Some(h),
@@ -272,6 +288,7 @@ impl Physics {
                     frame2,
                     linear: false,
                     two_axes: Some(k),
+                    friction,
                     effort: f64::INFINITY,
                     velocity: f64::INFINITY,
                 };
@@ -386,6 +403,41 @@ impl Physics {
         Ok(id)
     }
 
+    /// Adds the joint that brakes `axes` (rapier axis, SDF axis) with their `<friction>`:
+    /// a second rapier joint between the same bodies with the same frames that locks nothing
+    /// and has, per axis with friction, a stiff velocity motor toward rest that can push no
+    /// harder than the friction (nor the effort limit). Being a motor of its own, it acts
+    /// together with the spring and damping motor, the limits and the commands of the joint
+    /// itself. `None` when no axis has friction.
+    fn add_friction(
+        &mut self,
+        parent: RigidBodyHandle,
+        child: RigidBodyHandle,
+        frame1: Pose,
+        frame2: Pose,
+        axes: &[(JointAxis, &SdfAxis)],
+    ) -> Option<ImpulseJointHandle> {
+        let mut builder = GenericJointBuilder::new(JointAxesMask::empty())
+            .local_frame1(pose_to_rapier(frame1))
+            .local_frame2(pose_to_rapier(frame2))
+            .contacts_enabled(false);
+        let mut any = false;
+        for &(axis, a) in axes {
+            if a.friction > 0.0 {
+                any = true;
+                builder = builder
+                    .motor_model(axis, MotorModel::ForceBased)
+                    .motor_velocity(axis, 0.0, 1.0e6)
+                    .motor_max_force(axis, within(a.friction, a.effort) as f32);
+            }
+        }
+        any.then(|| {
+            self.pw
+                .impulse_joints
+                .insert(parent, child, builder.build(), true)
+        })
+    }
+
     /// A link's entity, body and initial world pose, by its name in `scope`.
     fn link_body(&self, scope: &str, name: &str) -> Option<(EntityId, RigidBodyHandle, Pose)> {
         let id = self.entity_id(&scoped_in(scope, name))?;
@@ -482,18 +534,17 @@ impl Physics {
             let Some(a) = a else { continue };
             let (position, velocity) = self.axis_motion(a, s)?;
             s += 1;
-            let i = if a.linear {
-                JointAxis::LinX
-            } else {
-                JointAxis::AngX
-            } as usize;
+            let i = rapier_axis(a) as usize;
             // The stored impulses act on the first body; the effort is on the second.
             let impulse = a
                 .joint
                 .and_then(|h| self.pw.impulse_joints.get(h))
                 .map_or(0.0, |j| {
                     j.impulses[i] + j.data.limits[i].impulse + j.data.motors[i].impulse
-                });
+                })
+                + a.friction
+                    .and_then(|h| self.pw.impulse_joints.get(h))
+                    .map_or(0.0, |j| j.data.motors[i].impulse);
             let mut effort = -(impulse as f64) * k_force;
             if let Some(c) = coupling {
                 effort += match kind {
@@ -520,6 +571,7 @@ impl Physics {
             handle,
             parent,
             kind,
+            axes,
             ..
         } = &e.data
         else {
@@ -530,8 +582,15 @@ impl Physics {
         // The impulses are in the joint's current frame (which a two-axis joint turns).
         let f1 = pose_from_rapier(p.position()).compose(pose_from_rapier(&j.data.local_frame1));
         let mut imp = [0.0f64; 6];
+        // The friction joint's frames are the joint's, so its impulses add component-wise.
+        let friction = axes
+            .iter()
+            .flatten()
+            .find_map(|a| a.friction)
+            .and_then(|h| self.pw.impulse_joints.get(h));
         for (i, v) in imp.iter_mut().enumerate() {
-            *v = (j.impulses[i] + j.data.limits[i].impulse + j.data.motors[i].impulse) as f64;
+            *v = (j.impulses[i] + j.data.limits[i].impulse + j.data.motors[i].impulse) as f64
+                + friction.map_or(0.0, |f| f.data.motors[i].impulse as f64);
         }
         // The stored impulses act on the parent, over one solver substep.
         let k = -self.joint_impulse_to_force();
@@ -685,9 +744,6 @@ impl Physics {
                 let (_, _, last, turns) = self.joint_turns[slot + k];
                 *a = raw[k] + (turns + turn_change(last, raw[k])) * std::f64::consts::TAU;
             }
-            let Some(j) = self.pw.impulse_joints.get_mut(two.handle, false) else {
-                continue;
-            };
             let local1 = two.frame1.compose(Pose::new(
                 Vec3::ZERO,
                 Quat::from_axis_angle(Vec3::new(1.0, 0.0, 0.0), raw[0]),
@@ -696,6 +752,16 @@ impl Physics {
                 Vec3::ZERO,
                 Quat::from_axis_angle(Vec3::new(0.0, 1.0, 0.0), -raw[1]),
             ));
+            if let Some(f) = two
+                .friction
+                .and_then(|f| self.pw.impulse_joints.get_mut(f, false))
+            {
+                f.data.set_local_frame1(pose_to_rapier(local1));
+                f.data.set_local_frame2(pose_to_rapier(local2));
+            }
+            let Some(j) = self.pw.impulse_joints.get_mut(two.handle, false) else {
+                continue;
+            };
             j.data.set_local_frame1(pose_to_rapier(local1));
             j.data.set_local_frame2(pose_to_rapier(local2));
             for (k, axis) in [JointAxis::AngX, JointAxis::AngY].into_iter().enumerate() {
@@ -903,7 +969,6 @@ fn frame_from_xy(x: Vec3, y: Vec3) -> Quat {
     q.normalized()
 }
 
-/// Limits, and the passive spring, damping and friction of an SDF axis on rapier axis `axis`.
 /// `v` clamped to `[-limit, limit]` (unchanged when the limit is not a number or negative).
 fn within(v: f64, limit: f64) -> f64 {
     if limit >= 0.0 {
@@ -913,6 +978,8 @@ fn within(v: f64, limit: f64) -> f64 {
     }
 }
 
+/// Limits, and the passive spring and damping of an SDF axis on rapier axis `axis` (its
+/// friction is a joint of its own, see [`Physics::add_friction`]).
 fn axis_dynamics(
     mut builder: GenericJointBuilder,
     axis: JointAxis,
@@ -946,13 +1013,6 @@ fn axis_dynamics(
                 a.damping as f32,
             )
             .motor_max_force(axis, max);
-    } else if a.friction > 0.0 {
-        // Coulomb friction: a stiff velocity motor toward rest that can push no harder than
-        // the friction.
-        builder = builder
-            .motor_model(axis, MotorModel::ForceBased)
-            .motor_velocity(axis, 0.0, 1.0e6)
-            .motor_max_force(axis, (a.friction as f32).min(max));
     }
     builder
 }
@@ -991,6 +1051,8 @@ fn turn_change(last: f64, now: f64) -> f64 {
     }
 }
 
+#[cfg(test)]
+mod dynamics_tests;
 #[cfg(test)]
 mod limits_tests;
 

@@ -979,11 +979,22 @@ impl Reader<'_> {
                 a.xyz_in_joint = if a.expressed_in.is_empty() || a.expressed_in == j.name {
                     a.xyz
                 } else {
-                    let span = j.span.clone();
+                    // At the attribute when it is written (SDF 1.4 axes and
+                    // use_parent_model_frame name __model__ without one).
+                    let (span, element) = match &a.expressed_in_span {
+                        Some(span) => (
+                            span.clone(),
+                            format!(
+                                "<xyz expressed_in=\"{}\"> in <{which}> of {what}",
+                                a.expressed_in
+                            ),
+                        ),
+                        None => (j.span.clone(), what.clone()),
+                    };
                     let x_me = s.frame_pose(
                         &a.expressed_in.clone(),
                         &span,
-                        &what,
+                        &element,
                         &format!("the {which}'s expressed_in"),
                     )?;
                     let v: Vec3 = x_me.orientation.rotate(a.xyz);

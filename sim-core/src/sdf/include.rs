@@ -286,6 +286,7 @@ impl Reader<'_> {
                         }
                         if let Some(pose) = overrides.pose {
                             light.pose = pose.pose;
+                            light.raw_pose = pose;
                         }
                         light.span = self.span(node);
                         Included::Light(light)
@@ -328,7 +329,21 @@ impl Reader<'_> {
             let chosen = crate::resources::model_file(&resolved)
                 .map_err(|e| self.model_config_error(include, uri, e))?;
             for w in &chosen.warnings {
-                tracing::warn!("{}: {w}", self.span(uri));
+                self.loader.warn(
+                    SdfError {
+                        kind: ErrorKind::Version,
+                        file: Some(w.file.clone()),
+                        line: w.line.max(1),
+                        column: w.column.max(1),
+                        element: w.element.clone(),
+                        message: w.message.clone(),
+                        hint: w.hint.clone(),
+                        source_text: Some(chosen.config_text.clone()),
+                        included_from: Box::default(),
+                        others: Box::default(),
+                    }
+                    .included_at(self.span(include)),
+                );
             }
             chosen.path
         } else {

@@ -197,6 +197,7 @@ impl Reader<'_> {
                 } else {
                     String::new()
                 },
+                expressed_in_span: None,
                 xyz_in_joint: Vec3::new(0.0, 0.0, 1.0),
                 lower: f64::NEG_INFINITY,
                 upper: f64::INFINITY,
@@ -230,12 +231,14 @@ impl Reader<'_> {
         {
             expressed_in = "__model__".to_string();
         }
+        let mut expressed_in_span = None;
         if let Some(e) = xyz_node
             .attribute("expressed_in")
             .map(str::trim)
             .filter(|e| !e.is_empty())
         {
             expressed_in = e.to_string();
+            expressed_in_span = Some(self.attr_span(xyz_node, "expressed_in"));
         }
         let (mut lower, mut upper, mut effort, mut velocity) = (
             f64::NEG_INFINITY,
@@ -291,6 +294,7 @@ impl Reader<'_> {
         Ok(JointAxis {
             xyz: xyz.normalized(),
             expressed_in,
+            expressed_in_span,
             xyz_in_joint: xyz.normalized(),
             lower,
             upper,

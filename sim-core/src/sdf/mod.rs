@@ -78,6 +78,8 @@ mod world;
 #[cfg(test)]
 mod audit_tests;
 #[cfg(test)]
+mod axis_frame_error_tests;
+#[cfg(test)]
 mod deprecated_tests;
 #[cfg(test)]
 mod every_error_tests;
@@ -87,6 +89,8 @@ mod flattened_tests;
 mod include_tests;
 #[cfg(test)]
 mod mesh_inertia_tests;
+#[cfg(test)]
+mod model_config_warning_tests;
 #[cfg(test)]
 mod namespace_tests;
 #[cfg(test)]

@@ -386,6 +386,16 @@ impl<'s> Reader<'s> {
         }
     }
 
+    /// Where the value of attribute `attr` of `node` is written (`node` itself when it has
+    /// no such attribute).
+    pub fn attr_span(&self, node: Node, attr: &str) -> Span {
+        let at = node
+            .attribute_node(attr)
+            .map_or(node.range().start, |a| a.range_value().start);
+        let (file, line, column, _) = self.locate(at);
+        Span { file, line, column }
+    }
+
     /// An error about attribute `attr` of `node`, placed at its value.
     pub fn attr_error(
         &self,

@@ -98,10 +98,12 @@ impl Reader<'_> {
                 None => Ok(0.0),
             }
         };
+        let raw_pose = self.raw_pose(node)?;
         Ok(Light {
             // Relative to the world here; a `relative_to` frame is applied once the world's
             // frames are resolved (see `world`).
-            pose: self.raw_pose(node)?.pose,
+            pose: raw_pose.pose,
+            raw_pose,
             direction,
             diffuse: self.colour(node, "diffuse", [1.0, 1.0, 1.0, 1.0])?,
             specular: self.colour(node, "specular", [0.1, 0.1, 0.1, 1.0])?,

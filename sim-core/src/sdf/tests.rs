@@ -2492,7 +2492,7 @@ fn joint_frames_parents_children_and_axes() {
         &err(&t),
         ErrorKind::UnknownReference,
         &t,
-        "<joint",
+        "nope'>",
         "expressed_in \"nope\"",
     );
     let t = two_links(

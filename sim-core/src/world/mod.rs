@@ -177,6 +177,9 @@ pub struct Light {
     pub kind: LightKind,
     /// `<pose>`, in the world.
     pub pose: Pose,
+    /// `<pose>` as written, with its `relative_to` (for an included light, the include's
+    /// `<pose>` when it has one).
+    pub raw_pose: RawPose,
     /// `<direction>` in the light's frame (default 0 0 -1), unit length.
     pub direction: Vec3,
     /// `<diffuse>` RGBA (default 1 1 1 1).
@@ -363,6 +366,9 @@ pub struct JointAxis {
     /// The frame `xyz` is written in: empty for the joint frame, else a frame in scope.
     /// SDF 1.4 axes and `use_parent_model_frame` (1.5, 1.6) read as `__model__`.
     pub expressed_in: String,
+    /// Where `expressed_in` is written (its value in `<xyz expressed_in="...">`), for the
+    /// errors about it; `None` when it is not written.
+    pub expressed_in_span: Option<Span>,
     /// The resolved unit direction in the joint frame.
     pub xyz_in_joint: Vec3,
     /// Lower limit (rad or m; -inf: none).
