@@ -1311,38 +1311,66 @@ mod tests {
     }
 
     #[test]
-    fn the_joints_of_a_static_model_exist_but_do_not_move() {
-        // gz-sim builds a static model as an immobile skeleton with its joints: the links stay
-        // where they are, the joints report their state, commands move nothing.
+    fn a_static_model_stays_put_but_its_joints_still_move() {
+        // The base stays where it is; the arm its hinge drives neither falls nor yields to a
+        // falling box, but turns when the hinge is commanded; the link fixed to the arm
+        // follows it; the link fixed to the base does not move.
         let w = crate::sdf::parse_str(
             r#"<sdf version="1.9"><world name="w"><model name="m"><static>true</static>
               <link name="base"/>
-              <link name="arm"><pose>1 0 0 0 0 0</pose></link>
+              <link name="post"><pose>0 0 1 0 0 0</pose></link>
+              <link name="arm"><pose>1 0 0 0 0 0</pose><inertial><mass>1</mass></inertial>
+                <collision name="c"><geometry><box><size>1 0.2 0.2</size></box></geometry></collision></link>
+              <link name="tip"><pose>1.5 0 0 0 0 0</pose><inertial><mass>1</mass></inertial></link>
+              <joint name="weld" type="fixed"><parent>base</parent><child>post</child></joint>
               <joint name="hinge" type="revolute"><parent>base</parent><child>arm</child>
-                <pose>-1 0 0 0 0 0</pose><axis><xyz>0 1 0</xyz></axis>
+                <pose>-1 0 0 0 0 0</pose><axis><xyz>0 0 1</xyz></axis>
                 <sensor name="ft" type="force_torque"/></joint>
-              <joint name="u" type="universal"><parent>arm</parent><child>base</child>
-                <axis><xyz>1 0 0</xyz></axis><axis2><xyz>0 1 0</xyz></axis2></joint>
-            </model></world></sdf>"#,
+              <joint name="tip_weld" type="fixed"><parent>arm</parent><child>tip</child></joint>
+            </model>
+            <model name="falling"><pose>1.2 0 1 0 0 0</pose><link name="l"><inertial><mass>50</mass></inertial>
+              <collision name="c"><geometry><box><size>0.3 0.3 0.3</size></box></geometry></collision></link></model>
+            </world></sdf>"#,
             None,
         )
         .unwrap();
         let mut p = Physics::build(&w).unwrap();
         let hinge = p.entity_id("m::hinge").unwrap();
-        let arm = p.entity_id("m::arm").unwrap();
+        let (arm, tip, post) = (
+            p.entity_id("m::arm").unwrap(),
+            p.entity_id("m::tip").unwrap(),
+            p.entity_id("m::post").unwrap(),
+        );
         let ft = p.entity_id("m::hinge::ft").unwrap();
         assert_eq!(p.entities.get(ft).unwrap().parent, hinge);
+        // Uncommanded, under gravity and a 50 kg box landing on it: the arm stays.
+        for _ in 0..1000 {
+            p.step();
+        }
+        let z = |p: &Physics, id| p.kinematics_of(id).unwrap().pose.position;
+        assert!(
+            (z(&p, arm) - Vec3::new(1.0, 0.0, 0.0)).length() < 1e-3,
+            "{:?}",
+            z(&p, arm)
+        );
+        let bz = z(&p, p.entity_id("falling").unwrap()).z;
+        assert!((0.2..0.3).contains(&bz), "the box rests on the arm: z {bz}");
+        // Commanded: the hinge turns the arm (and the tip welded to it) about z.
         velocity(&mut p, hinge, 0, 1.0);
         for _ in 0..500 {
             p.step();
         }
         let s = p.joint_state(hinge).unwrap();
-        assert_eq!((s.dof, s.position[0], s.velocity[0]), (1, 0.0, 0.0));
-        assert_eq!(
-            p.kinematics_of(arm).unwrap().pose.position,
-            Vec3::new(1.0, 0.0, 0.0)
+        assert!((s.position[0] - 0.5).abs() < 0.05, "{:?}", s.position);
+        let a = z(&p, arm);
+        assert!(
+            (a.x - 0.5f64.cos()).abs() < 0.05 && (a.y - 0.5f64.sin()).abs() < 0.05,
+            "{a:?}"
         );
-        assert_eq!(p.joint_state(p.entity_id("m::u").unwrap()).unwrap().dof, 2);
+        let t = z(&p, tip);
+        assert!((t.x - 1.5 * 0.5f64.cos()).abs() < 0.05, "{t:?}");
+        assert_eq!(z(&p, post), Vec3::new(0.0, 0.0, 1.0), "fixed to the base");
+        assert_eq!(z(&p, p.entity_id("m::base").unwrap()), Vec3::ZERO);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The physics adapter: the only module that names rapier types.
 //!
 //! [`Physics::build`] turns a [`World`] into a rapier [`PhysicsWorld`]: one rigid body per
-//! link (fixed for static models, position-based kinematic for `<kinematic>` links), one
+//! link (fixed for static models but for the links their joints drive, which move only
+//! through their joints; position-based kinematic for `<kinematic>` links), one
 //! collider per `<collision>` (mass comes from `<inertial>`, not from collider density), and
 //! one visual-only collider per `<visual>` in its own interaction group, so that visuals never
 //! touch anything but can be ray cast. [`Physics::step`] advances one fixed step and computes
@@ -110,6 +111,9 @@ pub struct Physics {
     /// World-level lights, world frame, for the scene extension.
     lights: Vec<sim_plugin_api::Light>,
     wrenched: Vec<RigidBodyHandle>,
+    /// The links of static models that their joints move (see [`driven_links`]), by scoped
+    /// name, while models are added.
+    driven: std::collections::HashSet<String>,
     /// A fixed body at the world origin, for joints whose parent is `world`.
     world_anchor: Option<RigidBodyHandle>,
     /// Per joint axis (joint, axis number): the last raw angle and the whole turns counted,
@@ -189,6 +193,7 @@ impl Physics {
             },
             lights: world.lights.iter().map(api_light).collect(),
             wrenched: Vec::new(),
+            driven: Default::default(),
             world_anchor: None,
             joint_turns: Vec::new(),
             couplings: Vec::new(),
@@ -255,8 +260,8 @@ impl Physics {
         let is_static = parent_static || model.is_static;
         let id = self.entity_id(&scoped).unwrap_or(EntityId::NONE);
         for joint in &model.joints {
-            // The joints of a static model are built too, as gz-sim builds them in an
-            // immobile skeleton: between its fixed bodies they never move, but they exist,
+            // The joints of a static model are built too: they move the links they drive
+            // (see `driven_links`); between fixed bodies they never move, but they exist,
             // report their (zero) state and carry their sensors.
             let joint_id = self.add_joint(joint, id, &scoped)?;
             self.add_joint_sensors(joint, joint_id, id, &scoped);
@@ -286,6 +291,9 @@ impl Physics {
         };
         let pose = parent_pose.compose(model.pose);
         let is_static = parent_static || model.is_static;
+        if model.is_static && !parent_static {
+            self.driven = driven_links(model, &scoped);
+        }
         let id = self.entities.add(Entity {
             kind: EntityKind::MODEL,
             parent,
@@ -360,7 +368,13 @@ impl Physics {
         let scoped = format!("{model_scoped}::{}", link.name);
         let pose = model_pose.compose(link.pose);
         let id_guess = self.entities.next_id();
-        let builder = if is_static {
+        // A static model stays where it is, but its joints still move: the links its
+        // joints drive are bodies that neither fall nor yield to contacts (the highest
+        // dominance), moved only through their joints.
+        let driven = is_static && self.driven.contains(&scoped);
+        let builder = if driven {
+            RigidBodyBuilder::dynamic().dominance_group(i8::MAX)
+        } else if is_static {
             RigidBodyBuilder::fixed()
         } else if link.kinematic {
             RigidBodyBuilder::kinematic_position_based()
@@ -400,7 +414,7 @@ impl Physics {
         let body = builder
             .pose(pose_to_rapier(pose))
             .additional_mass_properties(mprops)
-            .gravity_scale(if link.gravity { 1.0 } else { 0.0 })
+            .gravity_scale(if link.gravity && !driven { 1.0 } else { 0.0 })
             .allow_fast_rotation(true)
             .user_data(id_guess.0 as u128)
             .build();
@@ -1391,6 +1405,67 @@ fn unpack_model(ud: u128) -> EntityId {
 fn origin_velocity(b: &RigidBody) -> (Vec3, Vec3) {
     let v = b.velocity_at_point(b.translation());
     (vec_from_rapier(v), vec_from_rapier(b.angvel()))
+}
+
+/// The links of static `model` (scoped `scoped`) that its joints, and those of its nested
+/// models, move: the children of its non-fixed joints and every link hanging from those.
+/// The canonical link and the links no joint has as child stay fixed, as do the links held
+/// to them by fixed joints only (a loop of joints with no such root moves nothing).
+fn driven_links(model: &Model, scoped: &str) -> std::collections::HashSet<String> {
+    fn edges(
+        m: &Model,
+        scope: &str,
+        out: &mut Vec<(String, String, bool)>,
+        links: &mut Vec<String>,
+    ) {
+        links.extend(m.links.iter().map(|l| format!("{scope}::{}", l.name)));
+        for j in &m.joints {
+            let parent = if j.parent_link == "world" {
+                "world".to_string()
+            } else {
+                format!("{scope}::{}", j.parent_link)
+            };
+            let movable = j.kind != crate::world::JointKind::Fixed;
+            out.push((parent, format!("{scope}::{}", j.child_link), movable));
+        }
+        for n in &m.models {
+            edges(n, &format!("{scope}::{}", n.name), out, links);
+        }
+    }
+    let (mut joints, mut links) = (Vec::new(), Vec::new());
+    edges(model, scoped, &mut joints, &mut links);
+    let canonical = match model.canonical_link.as_str() {
+        "" => model.links.first().map(|l| l.name.as_str()).unwrap_or(""),
+        c => c,
+    };
+    let canonical = format!("{scoped}::{canonical}");
+    // false: fixed, true: driven.
+    let mut state: std::collections::HashMap<&str, bool> = links
+        .iter()
+        .filter(|l| !joints.iter().any(|(_, c, _)| c == *l) || **l == canonical)
+        .map(|l| (l.as_str(), false))
+        .collect();
+    state.insert("world", false);
+    loop {
+        let mut changed = false;
+        for (p, c, movable) in &joints {
+            if state.contains_key(c.as_str()) {
+                continue;
+            }
+            if let Some(&parent_driven) = state.get(p.as_str()) {
+                state.insert(c.as_str(), parent_driven || *movable);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    state
+        .into_iter()
+        .filter(|(_, driven)| *driven)
+        .map(|(l, _)| l.to_string())
+        .collect()
 }
 
 /// The motion of a frame fixed at `offset` in a moving frame with motion `s`.
