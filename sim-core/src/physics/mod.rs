@@ -968,6 +968,7 @@ impl Physics {
         PhysicsView {
             physics: self,
             caller: Caller::Str(caller),
+            pool: None,
             scene: std::mem::ManuallyDrop::new(SceneView_TO::from_ptr(RRef::new(self), TD_Opaque)),
         }
     }
@@ -977,7 +978,21 @@ impl Physics {
         PhysicsView {
             physics: self,
             caller: Caller::Shared(caller),
+            pool: None,
             scene: std::mem::ManuallyDrop::new(SceneView_TO::from_ptr(RRef::new(self), TD_Opaque)),
+        }
+    }
+
+    /// [`Physics::view_shared`] for a plugin called on the simulation thread while `pool`
+    /// is idle: a large ray batch is cast by this thread and the pool's workers together.
+    pub fn view_on<'a>(
+        &'a self,
+        caller: &'a sim_plugin_api::SharedStr,
+        pool: Option<&'a rayon::ThreadPool>,
+    ) -> PhysicsView<'a> {
+        PhysicsView {
+            pool,
+            ..self.view_shared(caller)
         }
     }
 
@@ -1037,7 +1052,13 @@ impl Physics {
         acc
     }
 
-    fn cast(&self, rays: &[ApiRay], options: &RayCastOptions, hits: &mut [RayHit]) -> u32 {
+    fn cast(
+        &self,
+        rays: &[ApiRay],
+        options: &RayCastOptions,
+        hits: &mut [RayHit],
+        pool: Option<&rayon::ThreadPool>,
+    ) -> u32 {
         let target = if options.target == RayTarget::VISUAL {
             GROUP_VISUAL
         } else {
@@ -1116,18 +1137,55 @@ impl Physics {
         };
         let len = rays.len().min(hits.len());
         let (rays, hits) = (&rays[..len], &mut hits[..len]);
-        // Split the batch only when the simulation runs its sensors on a worker pool
-        // (`--threads` > 1): on the simulation thread a batch stays on that one thread.
-        if len < PARALLEL_RAY_THRESHOLD || rayon::current_thread_index().is_none() {
+        // Split the batch only when the simulation runs its sensors with a worker pool
+        // (`--threads` > 1): on a worker, across the pool; on the simulation thread given
+        // the idle pool, by this thread and the workers together, each taking the next chunk
+        // until none is left (this thread starts at once, the workers as they wake).
+        if len < PARALLEL_RAY_THRESHOLD {
             cast_chunk(rays, hits)
-        } else {
-            rays.par_chunks(256)
-                .zip(hits.par_chunks_mut(256))
+        } else if rayon::current_thread_index().is_some() {
+            rays.par_chunks(RAY_CHUNK)
+                .zip(hits.par_chunks_mut(RAY_CHUNK))
                 .map(|(r, h)| cast_chunk(r, h))
                 .sum()
+        } else if let Some(pool) = pool.filter(|p| p.current_num_threads() > 1) {
+            let chunks: Vec<ChunkSlot<'_>> = rays
+                .chunks(RAY_CHUNK)
+                .zip(hits.chunks_mut(RAY_CHUNK))
+                .map(|c| std::sync::Mutex::new(Some(c)))
+                .collect();
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let found = std::sync::atomic::AtomicU32::new(0);
+            let work = || {
+                let mut n = 0;
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(chunk) = chunks.get(i) else { break };
+                    let taken = chunk.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    if let Some((r, h)) = taken {
+                        n += cast_chunk(r, h);
+                    }
+                }
+                found.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+            };
+            pool.in_place_scope(|scope| {
+                for _ in 1..pool.current_num_threads() {
+                    scope.spawn(|_| work());
+                }
+                work();
+            });
+            found.into_inner()
+        } else {
+            cast_chunk(rays, hits)
         }
     }
 }
+
+/// Rays per chunk of a batch split across threads.
+const RAY_CHUNK: usize = 256;
+
+/// A chunk of a batch (its rays and their hits), taken by the first thread to claim it.
+type ChunkSlot<'r> = std::sync::Mutex<Option<(&'r [ApiRay], &'r mut [RayHit])>>;
 
 /// Rays cast together as one [`Packet`] (consecutive rays of a batch).
 const PACKET: usize = 64;
@@ -1486,6 +1544,9 @@ fn offset_state(s: KinematicState, offset: Pose) -> KinematicState {
 pub struct PhysicsView<'a> {
     physics: &'a Physics,
     caller: Caller<'a>,
+    /// The worker pool a large ray batch cast from outside it is shared with (see
+    /// [`Physics::view_on`]).
+    pool: Option<&'a rayon::ThreadPool>,
     /// The `simcore.scene.v1` extension object handed out by [`WorldView::extension`]. It
     /// only borrows the physics (an `RRef`), so it owns nothing to drop; `ManuallyDrop` keeps
     /// the view free of drop glue, so that it stops borrowing its caller's name at last use.
@@ -1728,7 +1789,7 @@ impl WorldView for PhysicsView<'_> {
         mut hits: RSliceMut<'_, RayHit>,
     ) -> u32 {
         self.physics
-            .cast(rays.as_slice(), options, hits.as_mut_slice())
+            .cast(rays.as_slice(), options, hits.as_mut_slice(), self.pool)
     }
     fn log(&self, level: LogLevel, message: RStr<'_>) {
         let (who, msg) = (self.caller.name(), message.as_str());

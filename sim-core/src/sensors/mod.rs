@@ -395,11 +395,22 @@ impl SensorManager {
         match pool.filter(|p| p.current_num_threads() > 1) {
             Some(pool) => {
                 // Decide, update in parallel, then publish in sensor order.
-                let mut any = false;
+                let mut due = 0;
                 for s in &mut self.slots {
-                    any |= prepare(s, now);
+                    due += prepare(s, now) as usize;
                 }
-                if !any {
+                if due == 0 {
+                    return failures;
+                }
+                if due == 1 {
+                    // One sensor: updated on this thread, which starts at once, its ray
+                    // batches shared with the workers as they wake.
+                    if let Some(s) = self.slots.iter_mut().find(|s| s.due) {
+                        let ctx = context(s, now, step);
+                        let view = physics.view_on(&s.name, Some(pool));
+                        let r = run_in(s.plugin.as_mut(), &ctx, &view, &mut s.out);
+                        finish(s, r, now, wall, bus, &mut failures);
+                    }
                     return failures;
                 }
                 pool.install(|| {
@@ -523,12 +534,21 @@ fn run(
     physics: &Physics,
     out: &mut RVec<Message>,
 ) -> Result<(), PluginError> {
+    run_in(plugin, ctx, &physics.view_shared(name), out)
+}
+
+/// [`run`] against a given view.
+fn run_in(
+    plugin: Option<&mut SensorBox>,
+    ctx: &UpdateContext,
+    view: &crate::physics::PhysicsView<'_>,
+    out: &mut RVec<Message>,
+) -> Result<(), PluginError> {
     let Some(plugin) = plugin else {
         return Ok(());
     };
-    let view = physics.view_shared(name);
     plugin
-        .update(ctx, WorldView_TO::from_ptr(&view, TD_Opaque), out)
+        .update(ctx, WorldView_TO::from_ptr(view, TD_Opaque), out)
         .into_result()
 }
 
