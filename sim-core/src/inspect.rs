@@ -7,7 +7,6 @@
 //!
 //! * `sdf_version` is the version the file declares (the oracle prints the version
 //!   libsdformat converted it to);
-//! * worlds have no `actors` key (actors are checked but not kept);
 //! * world-level joints (SDF 1.10, which libsdformat 12 drops) are listed under the world's
 //!   `joints` key, present only when there are some;
 //! * `resolve_errors` and `console` are always empty: a pose or frame that cannot be
@@ -309,6 +308,10 @@ fn world_json(w: &World) -> J {
                 })
                 .collect(),
         ),
+    ));
+    o.push((
+        "actors",
+        J::Arr(w.actors.iter().map(|a| J::s(a.clone())).collect()),
     ));
     o.push(("plugins", plugins_json(&w.plugins)));
     o.push((

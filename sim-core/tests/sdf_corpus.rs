@@ -417,14 +417,13 @@ fn compare(out: &mut Vec<Mismatch>, path: &str, ours: &Value, theirs: &Value, ke
     };
     match key {
         // Not compared: versions (libsdformat converts to 1.9), its console and resolve
-        // errors, actors (not in the data model), the orientation of the
+        // errors, the orientation of the
         // spherical coordinates (not read).
         Some(
             "sdf_version"
             | "original_version"
             | "console"
             | "resolve_errors"
-            | "actors"
             | "world_frame_orientation",
         ) => return,
         Some("raw_pose" | "pose_in_world") => {
@@ -500,7 +499,7 @@ fn compare(out: &mut Vec<Mismatch>, path: &str, ours: &Value, theirs: &Value, ke
                         }
                     }
                     Some(ov) => compare(out, &p, ov, tv, Some(k)),
-                    None if matches!(k.as_str(), "actors" | "resolve_errors" | "console") => {}
+                    None if matches!(k.as_str(), "resolve_errors" | "console") => {}
                     None => out.push(Mismatch {
                         field: p,
                         detail: "missing in ours".into(),

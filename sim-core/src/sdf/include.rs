@@ -134,6 +134,8 @@ enum Cached {
         kind: &'static str,
         /// The light, posed as its file says.
         light: Option<Light>,
+        /// The actor's name, for an actor.
+        actor: Option<String>,
     },
 }
 
@@ -155,8 +157,9 @@ pub(super) enum Included {
     /// A `<light>`, the include's `<name>` and `<pose>` applied (a `relative_to` of that
     /// pose is resolved with the world's frames).
     Light(Light),
-    /// An `<actor>`: read and checked, but not part of the simulated world.
-    Other,
+    /// An `<actor>`, by its name (the include's `<name>` applied): read and checked, but
+    /// not part of the simulated world.
+    Actor(String),
 }
 
 /// The overrides an `<include>` gives for the included model.
@@ -254,7 +257,7 @@ impl Reader<'_> {
         let file = self.included_file(node, uri)?;
         let included = self.read_included(node, uri, &file, site, edits)?;
         match &*included {
-            Cached::Other { kind, light } => {
+            Cached::Other { kind, light, actor } => {
                 if !site.in_world {
                     return Err(self.error(
                         node,
@@ -291,7 +294,9 @@ impl Reader<'_> {
                         light.span = self.span(node);
                         Included::Light(light)
                     }
-                    None => Included::Other,
+                    None => Included::Actor(
+                        overrides.name.or_else(|| actor.clone()).unwrap_or_default(),
+                    ),
                 })
             }
             Cached::Model { model } => {
@@ -792,13 +797,12 @@ fn included_top(r: &Reader, root: Node, site: &Site) -> Result<Cached, SdfError>
         "light" => Ok(Cached::Other {
             kind: "light",
             light: Some(r.light(top)?),
+            actor: None,
         }),
-        _ => {
-            r.entity_name(top, false)?;
-            Ok(Cached::Other {
-                kind: "actor",
-                light: None,
-            })
-        }
+        _ => Ok(Cached::Other {
+            kind: "actor",
+            light: None,
+            actor: Some(r.entity_name(top, false)?),
+        }),
     }
 }

@@ -187,7 +187,7 @@ impl Reader<'_> {
                             }
                             plugins.extend(parts.plugins);
                         }
-                        Included::Light(_) | Included::Other => {}
+                        Included::Light(_) | Included::Actor(_) => {}
                     }
                 }
                 _ => {}

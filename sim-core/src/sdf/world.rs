@@ -77,6 +77,7 @@ impl Reader<'_> {
             Siblings::default(),
         );
         let mut lights = Vec::new();
+        let mut actors = Vec::new();
         let mut light_nodes = Vec::new();
         let mut light_names = Siblings::default();
         // An element with an error is skipped and its siblings are still read, so that every
@@ -111,7 +112,7 @@ impl Reader<'_> {
                             lights.push(light);
                             light_nodes.push(c.id());
                         }
-                        Included::Other => {}
+                        Included::Actor(name) => actors.push(name),
                     }
                 }
                 "joint" => {
@@ -148,6 +149,7 @@ impl Reader<'_> {
                     lights.push(light);
                     light_nodes.push(c.id());
                 }
+                "actor" => actors.push(self.entity_name(c, false)?),
                 "population" => {
                     return Err(self.unsupported(
                         c,
@@ -179,6 +181,7 @@ impl Reader<'_> {
             spherical_coordinates,
             scene,
             lights,
+            actors,
             models,
             frames,
             joints,

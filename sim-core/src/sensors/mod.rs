@@ -19,6 +19,11 @@
 //! allocating a new one; what the plugin does not republish is dropped then. So a sensor
 //! nobody listens to allocates nothing per update, and keeps at most one update's messages.
 //!
+//! With worker threads (`--threads` > 1) the due sensors are updated in parallel on the
+//! workers; a single due sensor is updated on the simulation thread itself, which casts its
+//! ray batches together with the workers (it starts at once, the idle workers join as they
+//! wake), and so never waits for a sleeping worker to begin.
+//!
 //! A plugin that returns an error or panics is disabled and reported; the simulation and the
 //! other sensors carry on. Its object is leaked rather than dropped, so no more of its code
 //! runs.

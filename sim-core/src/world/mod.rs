@@ -47,6 +47,9 @@ pub struct World {
     pub scene: Scene,
     /// World-level `<light>`s, in document order.
     pub lights: Vec<Light>,
+    /// The names of the world's `<actor>`s (written or included), in document order. Actors
+    /// are checked and listed but not simulated.
+    pub actors: Vec<String>,
     /// Top-level models, in document order.
     pub models: Vec<Model>,
     /// World-level `<frame>`s (SDF 1.7+); their resolved `pose` is in the world frame.
