@@ -111,9 +111,6 @@ pub struct Physics {
     /// World-level lights, world frame, for the scene extension.
     lights: Vec<sim_plugin_api::Light>,
     wrenched: Vec<RigidBodyHandle>,
-    /// The links of static models that their joints move (see [`driven_links`]), by scoped
-    /// name, while models are added.
-    driven: std::collections::HashSet<String>,
     /// A fixed body at the world origin, for joints whose parent is `world`.
     world_anchor: Option<RigidBodyHandle>,
     /// Per joint axis (joint, axis number): the last raw angle and the whole turns counted,
@@ -193,7 +190,6 @@ impl Physics {
             },
             lights: world.lights.iter().map(api_light).collect(),
             wrenched: Vec::new(),
-            driven: Default::default(),
             world_anchor: None,
             joint_turns: Vec::new(),
             couplings: Vec::new(),
@@ -213,7 +209,7 @@ impl Physics {
         });
         debug_assert_eq!(world_id, EntityId::WORLD);
         for model in &world.models {
-            physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false, None)?;
+            physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None)?;
         }
         for joint in &world.joints {
             physics.add_joint(joint, EntityId::WORLD, "")?;
@@ -230,34 +226,20 @@ impl Physics {
         parent: EntityId,
         prefix: &str,
         parent_pose: Pose,
-        parent_static: bool,
         parent_label: Option<u32>,
     ) -> Result<EntityId, BuildError> {
-        let id = self.add_model_links(
-            model,
-            parent,
-            prefix,
-            parent_pose,
-            parent_static,
-            parent_label,
-        )?;
-        self.add_model_joints(model, prefix, parent_static)?;
+        let id = self.add_model_links(model, parent, prefix, parent_pose, None, parent_label)?;
+        self.add_model_joints(model, prefix)?;
         Ok(id)
     }
 
     /// The joints (and joint sensors) of `model` and its nested models, whose links exist.
-    fn add_model_joints(
-        &mut self,
-        model: &Model,
-        prefix: &str,
-        parent_static: bool,
-    ) -> Result<(), BuildError> {
+    fn add_model_joints(&mut self, model: &Model, prefix: &str) -> Result<(), BuildError> {
         let scoped = if prefix.is_empty() {
             model.name.clone()
         } else {
             format!("{prefix}::{}", model.name)
         };
-        let is_static = parent_static || model.is_static;
         let id = self.entity_id(&scoped).unwrap_or(EntityId::NONE);
         for joint in &model.joints {
             // The joints of a static model are built too: they move the links they drive
@@ -267,20 +249,21 @@ impl Physics {
             self.add_joint_sensors(joint, joint_id, id, &scoped);
         }
         for nested in &model.models {
-            self.add_model_joints(nested, &scoped, is_static)?;
+            self.add_model_joints(nested, &scoped)?;
         }
         Ok(())
     }
 
     /// Adds a model's entities and bodies (links, shapes, sensors) and those of its nested
-    /// models, without joints.
+    /// models, without joints. `statics` is, inside a static model, the links its joints
+    /// drive (see [`driven_links`]); `None` outside static models.
     fn add_model_links(
         &mut self,
         model: &Model,
         parent: EntityId,
         prefix: &str,
         parent_pose: Pose,
-        parent_static: bool,
+        statics: Option<&std::collections::HashSet<String>>,
         parent_label: Option<u32>,
     ) -> Result<EntityId, BuildError> {
         let label = model.label.or(parent_label);
@@ -290,10 +273,15 @@ impl Physics {
             format!("{prefix}::{}", model.name)
         };
         let pose = parent_pose.compose(model.pose);
-        let is_static = parent_static || model.is_static;
-        if model.is_static && !parent_static {
-            self.driven = driven_links(model, &scoped);
-        }
+        let own;
+        let statics = match statics {
+            None if model.is_static => {
+                own = driven_links(model, &scoped);
+                Some(&own)
+            }
+            statics => statics,
+        };
+        let is_static = statics.is_some();
         let id = self.entities.add(Entity {
             kind: EntityKind::MODEL,
             parent,
@@ -325,10 +313,10 @@ impl Physics {
         );
         let mut links = Vec::new();
         for link in &model.links {
-            links.push(self.add_link(link, id, &scoped, pose, is_static, label)?);
+            links.push(self.add_link(link, id, &scoped, pose, statics, label)?);
         }
         for nested in &model.models {
-            self.add_model_links(nested, id, &scoped, pose, is_static, label)?;
+            self.add_model_links(nested, id, &scoped, pose, statics, label)?;
         }
         // The model frame follows its canonical link (which may be a nested model's).
         let canonical = if model.canonical_link.is_empty() {
@@ -362,7 +350,7 @@ impl Physics {
         model: EntityId,
         model_scoped: &str,
         model_pose: Pose,
-        is_static: bool,
+        statics: Option<&std::collections::HashSet<String>>,
         model_label: Option<u32>,
     ) -> Result<EntityId, BuildError> {
         let scoped = format!("{model_scoped}::{}", link.name);
@@ -371,7 +359,8 @@ impl Physics {
         // A static model stays where it is, but its joints still move: the links its
         // joints drive are bodies that neither fall nor yield to contacts (the highest
         // dominance), moved only through their joints.
-        let driven = is_static && self.driven.contains(&scoped);
+        let is_static = statics.is_some();
+        let driven = statics.is_some_and(|d| d.contains(&scoped));
         let builder = if driven {
             RigidBodyBuilder::dynamic().dominance_group(i8::MAX)
         } else if is_static {
@@ -736,7 +725,7 @@ impl Physics {
     /// once; it moves from the next step.
     pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {
         self.motion_fresh = false;
-        match self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, false, None) {
+        match self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None) {
             Ok(id) => {
                 let bodies: Vec<RigidBodyHandle> = self
                     .rigid_targets(id)

@@ -181,8 +181,8 @@ struct Slot {
     trigger: Option<Box<Subscription>>,
     metrics: Option<Box<Metrics>>,
     /// The output buffer of its updates. Between updates it holds the messages of the last
-    /// update that nobody received, marked [`RECLAIMABLE_SEQ`], for the plugin to reclaim
-    /// (see [`sim_plugin_api::Outputs::reclaim`]).
+    /// update that nobody received, marked [`RECLAIMABLE_SEQ`], for the plugin to refill
+    /// (see [`sim_plugin_api::Outputs::republish`]).
     out: RVec<Message>,
     /// How many messages at the front of `out` were handed back.
     handed_back: usize,
