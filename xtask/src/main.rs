@@ -5,7 +5,8 @@
 //! - `test`: run every test (the tests build the plugin libraries they load);
 //! - `bench [criterion filter]`: build the plugins in release mode and run the benchmarks;
 //!   the results table is written to `target/bench-results.md` and `.json`;
-//! - `ci`: formatting, clippy with warnings denied, then `test`.
+//! - `ci`: what CI runs: formatting, clippy and rustdoc with warnings denied, `test`, and a
+//!   one-second unpaced run of the example world.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -130,6 +131,8 @@ fn bench(args: &[String]) -> Result<u8, String> {
     status(b)
 }
 
+/// What CI runs (`.ci/run` calls this task): formatting, clippy and rustdoc with warnings
+/// denied, every test, then the README's run command, shortened and unpaced.
 fn ci() -> Result<u8, String> {
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
@@ -144,5 +147,20 @@ fn ci() -> Result<u8, String> {
         "warnings",
     ]);
     check(clippy)?;
-    test()
+    let mut doc = cargo();
+    doc.args(["doc", "--workspace", "--no-deps"]);
+    doc.env("RUSTDOCFLAGS", "-D warnings");
+    check(doc)?;
+    // The README's test command.
+    match test()? {
+        0 => {}
+        code => return Ok(code),
+    }
+    run(&[
+        "worlds/imu_drop.sdf".into(),
+        "--duration".into(),
+        "1".into(),
+        "--rtf".into(),
+        "0".into(),
+    ])
 }
