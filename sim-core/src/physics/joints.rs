@@ -25,9 +25,10 @@
 //! solved together with rapier's contacts and joints: the coupled positions lag by what one
 //! step of the other constraints moves them, and return to the coupling within a few steps.
 
+use super::build::scoped_in;
 use super::convert::*;
 use super::entities::{AxisPair, Entity, EntityData};
-use super::{BuildError, Physics, scoped_in};
+use super::{BuildError, Physics};
 use crate::world::{Joint, JointAxis as SdfAxis, JointKind};
 use rapier3d::prelude::*;
 use sim_plugin_api::{EntityId, EntityKind, JointState, Pose, Quat, Vec3};
@@ -625,7 +626,7 @@ impl Physics {
         let e = self
             .entities
             .get(cmd.joint)
-            .ok_or_else(|| super::unknown(cmd.joint))?;
+            .ok_or_else(|| super::commands::unknown(cmd.joint))?;
         let EntityData::Joint { kind, ref axes, .. } = e.data else {
             return Err(format!(
                 "`{}` is a {}, not a joint",
