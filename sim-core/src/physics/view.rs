@@ -23,19 +23,19 @@ pub const DEFAULT_DIFFUSE: [f32; 4] = [0.7, 0.7, 0.7, 1.0];
 impl Physics {
     /// The read-only view plugins see, attributing log records to `caller`.
     pub fn view<'a>(&'a self, caller: &'a str) -> PhysicsView<'a> {
-        PhysicsView {
-            physics: self,
-            caller: Caller::Str(caller),
-            pool: None,
-            scene: std::mem::ManuallyDrop::new(SceneView_TO::from_ptr(RRef::new(self), TD_Opaque)),
-        }
+        self.view_for(Caller::Str(caller))
     }
 
     /// [`Physics::view`] for a caller named by a shared string (read only when it logs).
     pub fn view_shared<'a>(&'a self, caller: &'a sim_plugin_api::SharedStr) -> PhysicsView<'a> {
+        self.view_for(Caller::Shared(caller))
+    }
+
+    /// The view for `caller`, casting on the calling thread alone.
+    fn view_for<'a>(&'a self, caller: Caller<'a>) -> PhysicsView<'a> {
         PhysicsView {
             physics: self,
-            caller: Caller::Shared(caller),
+            caller,
             pool: None,
             scene: std::mem::ManuallyDrop::new(SceneView_TO::from_ptr(RRef::new(self), TD_Opaque)),
         }
