@@ -1,6 +1,9 @@
 //! Tests of the physics adapter, one file per behaviour, and the worlds they share.
 
 mod commands;
+mod joint_dynamics;
+mod joint_kinds;
+mod joint_limits;
 mod joints;
 mod rays;
 mod state;
