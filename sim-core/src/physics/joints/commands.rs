@@ -1,5 +1,6 @@
 //! Driving joint axes: velocity, position and force commands.
 
+use super::build::rapier_force;
 use super::readout::{axis_direction, rapier_axis};
 use crate::physics::Physics;
 use crate::physics::convert::*;
@@ -52,11 +53,7 @@ impl Physics {
             f64::INFINITY
         };
         let max_force = within(requested, a.effort);
-        let max = if max_force.is_finite() {
-            max_force as f32
-        } else {
-            f32::MAX
-        };
+        let max = rapier_force(max_force);
         match cmd.mode {
             sim_plugin_api::JointCommandMode::VELOCITY => {
                 let target = within(cmd.target, a.velocity);

@@ -1,6 +1,7 @@
 //! The screw and gearbox couplings, solved after each step, and the frames of two-axis
 //! joints, turned to their angles before each step (see the `joints` module).
 
+use super::build::rapier_limits;
 use super::readout::{turn_change, two_axis_angles};
 use crate::physics::Physics;
 use crate::physics::convert::*;
@@ -99,19 +100,8 @@ impl Physics {
             j.data.set_local_frame1(pose_to_rapier(local1));
             j.data.set_local_frame2(pose_to_rapier(local2));
             for (k, axis) in [JointAxis::AngX, JointAxis::AngY].into_iter().enumerate() {
-                let [lo, hi] = two.limits[k];
-                if lo.is_finite() || hi.is_finite() {
-                    let lo = if lo.is_finite() {
-                        (lo - angles[k]) as f32
-                    } else {
-                        f32::MIN
-                    };
-                    let hi = if hi.is_finite() {
-                        (hi - angles[k]) as f32
-                    } else {
-                        f32::MAX
-                    };
-                    j.data.set_limits(axis, [lo, hi]);
+                if let Some(limits) = rapier_limits(two.limits[k], angles[k]) {
+                    j.data.set_limits(axis, limits);
                 }
                 j.data.motors[axis as usize].target_pos = (two.targets[k] - angles[k]) as f32;
             }
