@@ -11,6 +11,7 @@
 pub mod echo;
 pub mod inspect;
 pub mod manifest;
+pub mod mesh;
 pub mod physics;
 pub mod plugins;
 pub mod resources;

@@ -15,7 +15,6 @@
 //! and `view` (what plugins see).
 
 mod build;
-mod collada;
 mod commands;
 mod convert;
 mod entities;
@@ -30,7 +29,6 @@ mod view;
 pub use build::BuildError;
 pub use commands::PhysicsCommand;
 use entities::Entities;
-pub(crate) use shapes::mesh_triangles;
 pub use view::{DEFAULT_DIFFUSE, PhysicsView};
 
 use rapier3d::prelude::*;

@@ -6,6 +6,7 @@ mod joint_kinds;
 mod joint_limits;
 mod joints;
 mod rays;
+mod shapes;
 mod state;
 mod view;
 
