@@ -57,12 +57,7 @@ impl Physics {
         match cmd.mode {
             sim_plugin_api::JointCommandMode::VELOCITY => {
                 let target = within(cmd.target, a.velocity);
-                let j = self
-                    .pw
-                    .impulse_joints
-                    .get_mut(handle, true)
-                    .ok_or("joint gone")?;
-                j.data
+                self.driven_joint(handle)?
                     .set_motor_model(axis, MotorModel::AccelerationBased)
                     .set_motor_velocity(axis, target as f32, VELOCITY_GAIN)
                     .set_motor_max_force(axis, max);
@@ -75,12 +70,7 @@ impl Physics {
                     // Shifted by the angle before each step (see `update_two_axes`).
                     t.targets[k] = cmd.target;
                 }
-                let j = self
-                    .pw
-                    .impulse_joints
-                    .get_mut(handle, true)
-                    .ok_or("joint gone")?;
-                j.data
+                self.driven_joint(handle)?
                     .set_motor_model(axis, MotorModel::ForceBased)
                     .set_motor_position(
                         axis,
@@ -107,6 +97,15 @@ impl Physics {
             other => return Err(format!("unknown joint command mode {}", other.0)),
         }
         Ok(())
+    }
+
+    /// The rapier joint `handle`, woken up to be driven.
+    fn driven_joint(&mut self, handle: ImpulseJointHandle) -> Result<&mut GenericJoint, &str> {
+        self.pw
+            .impulse_joints
+            .get_mut(handle, true)
+            .map(|j| &mut j.data)
+            .ok_or("joint gone")
     }
 }
 

@@ -18,11 +18,7 @@ fn teleport_is_seen_by_rays_at_once_and_the_body_still_simulates() {
         exclude_model: EntityId::NONE,
     };
     let mut hit = [RayHit::MISS];
-    p.view("t").cast_rays(
-        RSlice::from_slice(&[down(5.0, 0.0, 10.0)]),
-        &opts,
-        RSliceMut::from_mut_slice(&mut hit),
-    );
+    cast_into(&p.view("t"), &[down(5.0, 0.0, 10.0)], &opts, &mut hit);
     assert!((hit[0].distance - 6.9).abs() < 1e-4, "{:?}", hit[0]);
     let z0 = p.kinematics_of(model).unwrap().pose.position.z;
     for _ in 0..10 {
@@ -48,11 +44,7 @@ fn spawned_models_are_seen_at_once_and_simulate() {
         exclude_model: EntityId::NONE,
     };
     let mut hit = [RayHit::MISS];
-    p.view("t").cast_rays(
-        RSlice::from_slice(&[down(0.0, 0.0, 10.0)]),
-        &opts,
-        RSliceMut::from_mut_slice(&mut hit),
-    );
+    cast_into(&p.view("t"), &[down(0.0, 0.0, 10.0)], &opts, &mut hit);
     assert!((hit[0].distance - 7.9).abs() < 1e-4, "{:?}", hit[0]);
     for _ in 0..100 {
         p.step();

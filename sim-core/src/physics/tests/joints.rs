@@ -64,7 +64,7 @@ fn a_pendulum_in_a_nested_model_swings_about_the_resolved_axis() {
     // outer model names it `pend::bob`, is posed relative to the outer model frame and
     // has its axis expressed in the nested model's frame (its x = the world's y). The
     // base is held by a world-level joint (SDF 1.10).
-    let w = crate::sdf::parse_str(
+    let (mut p, bob) = with_entity(
         r#"<sdf version="1.10"><world name="w">
         <model name="arm"><pose>0 0 2 0 0 0</pose>
           <link name="base"><inertial><mass>1</mass></inertial></link>
@@ -78,11 +78,8 @@ fn a_pendulum_in_a_nested_model_swings_about_the_resolved_axis() {
         </model>
         <joint name="fix" type="fixed"><parent>world</parent><child>arm::base</child></joint>
         </world></sdf>"#,
-        None,
-    )
-    .expect("valid world");
-    let mut p = Physics::build(&w).unwrap();
-    let bob = p.entity_id("arm::pend::bob").unwrap();
+        "arm::pend::bob",
+    );
     let base = p.entity_id("arm::base").unwrap();
     let hinge = p.entity_id("arm::hinge").unwrap();
     assert!(p.entity_id("fix").is_some(), "the world joint is an entity");

@@ -52,3 +52,26 @@ fn down(x: f64, y: f64, z: f64) -> ApiRay {
         direction: Vec3::new(0.0, 0.0, -1.0),
     }
 }
+
+/// Casts `rays` through `view` into `hits`; the number of hits.
+fn cast_into(
+    view: &PhysicsView<'_>,
+    rays: &[ApiRay],
+    opts: &RayCastOptions,
+    hits: &mut [RayHit],
+) -> u32 {
+    view.cast_rays(
+        RSlice::from_slice(rays),
+        opts,
+        RSliceMut::from_mut_slice(hits),
+    )
+}
+
+/// The world of the SDF document `text` built, and the entity named `scoped` in it.
+#[track_caller]
+fn with_entity(text: &str, scoped: &str) -> (Physics, EntityId) {
+    let w = crate::sdf::parse_str(text, None).expect("valid world");
+    let p = Physics::build(&w).unwrap();
+    let id = p.entity_id(scoped).unwrap();
+    (p, id)
+}

@@ -17,14 +17,7 @@ fn rays_see_collisions_or_visuals_before_the_first_step() {
         target: RayTarget::COLLISION,
         exclude_model: EntityId::NONE,
     };
-    assert_eq!(
-        view.cast_rays(
-            RSlice::from_slice(&rays),
-            &opts,
-            RSliceMut::from_mut_slice(&mut hits)
-        ),
-        3
-    );
+    assert_eq!(cast_into(&view, &rays, &opts, &mut hits), 3);
     assert!(
         (hits[0].distance - 2.9).abs() < 1e-5,
         "top of the 0.2 m box at z=2.1: {:?}",
@@ -53,11 +46,7 @@ fn rays_see_collisions_or_visuals_before_the_first_step() {
         target: RayTarget::VISUAL,
         ..opts
     };
-    view.cast_rays(
-        RSlice::from_slice(&rays),
-        &opts,
-        RSliceMut::from_mut_slice(&mut hits),
-    );
+    cast_into(&view, &rays, &opts, &mut hits);
     assert!(
         (hits[0].distance - 2.5).abs() < 1e-5,
         "top of the 0.5 m visual sphere: {:?}",
@@ -77,11 +66,7 @@ fn rays_see_collisions_or_visuals_before_the_first_step() {
         target: RayTarget::COLLISION,
         ..opts
     };
-    view.cast_rays(
-        RSlice::from_slice(&rays),
-        &opts,
-        RSliceMut::from_mut_slice(&mut hits),
-    );
+    cast_into(&view, &rays, &opts, &mut hits);
     assert!(
         (hits[0].distance - 5.0).abs() < 1e-5,
         "own model excluded: {:?}",
@@ -109,19 +94,11 @@ fn parallel_batches_match_serial_casts() {
         .unwrap();
     pool.install(|| {
         assert!(rayon::current_thread_index().is_some());
-        view.cast_rays(
-            RSlice::from_slice(&rays),
-            &opts,
-            RSliceMut::from_mut_slice(&mut batch),
-        );
+        cast_into(&view, &rays, &opts, &mut batch);
     });
     for (r, b) in rays.iter().zip(&batch) {
         let mut one = [RayHit::MISS];
-        view.cast_rays(
-            RSlice::from_slice(std::slice::from_ref(r)),
-            &opts,
-            RSliceMut::from_mut_slice(&mut one),
-        );
+        cast_into(&view, std::slice::from_ref(r), &opts, &mut one);
         assert_eq!(one[0], *b);
     }
 }
@@ -215,27 +192,13 @@ fn packets_from_one_origin_match_single_rays() {
             exclude_model,
         };
         let mut serial = vec![RayHit::MISS; rays.len()];
-        view.cast_rays(
-            RSlice::from_slice(&rays),
-            &opts,
-            RSliceMut::from_mut_slice(&mut serial),
-        );
+        cast_into(&view, &rays, &opts, &mut serial);
         let mut parallel = vec![RayHit::MISS; rays.len()];
-        pool.install(|| {
-            view.cast_rays(
-                RSlice::from_slice(&rays),
-                &opts,
-                RSliceMut::from_mut_slice(&mut parallel),
-            )
-        });
+        pool.install(|| cast_into(&view, &rays, &opts, &mut parallel));
         assert_eq!(serial, parallel);
         for (k, (r, b)) in rays.iter().zip(&serial).enumerate() {
             let mut one = [RayHit::MISS];
-            view.cast_rays(
-                RSlice::from_slice(std::slice::from_ref(r)),
-                &opts,
-                RSliceMut::from_mut_slice(&mut one),
-            );
+            cast_into(&view, std::slice::from_ref(r), &opts, &mut one);
             assert_eq!(
                 one[0], *b,
                 "ray {k} ({target:?}, excluding {exclude_model:?})"
