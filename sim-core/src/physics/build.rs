@@ -6,7 +6,7 @@ use super::entities::{Entities, Entity, EntityData};
 use super::query::pack_user_data;
 use super::state::LinkMotion;
 use super::{GROUP_COLLISION, GROUP_QUERY, GROUP_VISUAL, Physics, shapes};
-use crate::world::{Geometry, Joint, Link, Model, World};
+use crate::world::{Geometry, Inertial, Joint, Link, Model, World};
 use rapier3d::prelude::*;
 use sim_plugin_api::{
     EntityId, EntityKind, ModelPlugins, PluginElement, Pose, SceneInfo, SimTime,
@@ -261,36 +261,7 @@ impl Physics {
         } else {
             RigidBodyBuilder::dynamic()
         };
-        let inertial = &link.inertial;
-        let r = inertial.pose.orientation.to_matrix();
-        let [ixx, ixy, ixz, iyy, iyz, izz] = inertial.inertia;
-        let i = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]];
-        // Inertia in the link frame: R I R^T.
-        let mut il = [[0.0f64; 3]; 3];
-        for (a, row) in il.iter_mut().enumerate() {
-            for (b, v) in row.iter_mut().enumerate() {
-                *v = (0..3)
-                    .flat_map(|k| (0..3).map(move |l| (k, l)))
-                    .map(|(k, l)| r[a][k] * i[k][l] * r[b][l])
-                    .sum();
-            }
-        }
-        let mat = rapier3d::math::Matrix::from_cols_array(&[
-            il[0][0] as f32,
-            il[1][0] as f32,
-            il[2][0] as f32,
-            il[0][1] as f32,
-            il[1][1] as f32,
-            il[2][1] as f32,
-            il[0][2] as f32,
-            il[1][2] as f32,
-            il[2][2] as f32,
-        ]);
-        let mprops = MassProperties::with_inertia_matrix(
-            vec_to_rapier(inertial.pose.position),
-            inertial.mass as f32,
-            mat,
-        );
+        let mprops = mass_properties(&link.inertial);
         let body = builder
             .pose(pose_to_rapier(pose))
             .additional_mass_properties(mprops)
@@ -460,6 +431,40 @@ impl Physics {
         });
         Ok(())
     }
+}
+
+/// A link's mass, centre of mass and inertia (`<inertial>`, its inertia in its own frame)
+/// in the link frame, as rapier takes them.
+fn mass_properties(inertial: &Inertial) -> MassProperties {
+    let r = inertial.pose.orientation.to_matrix();
+    let [ixx, ixy, ixz, iyy, iyz, izz] = inertial.inertia;
+    let i = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]];
+    // Inertia in the link frame: R I R^T.
+    let mut il = [[0.0f64; 3]; 3];
+    for (a, row) in il.iter_mut().enumerate() {
+        for (b, v) in row.iter_mut().enumerate() {
+            *v = (0..3)
+                .flat_map(|k| (0..3).map(move |l| (k, l)))
+                .map(|(k, l)| r[a][k] * i[k][l] * r[b][l])
+                .sum();
+        }
+    }
+    let mat = rapier3d::math::Matrix::from_cols_array(&[
+        il[0][0] as f32,
+        il[1][0] as f32,
+        il[2][0] as f32,
+        il[0][1] as f32,
+        il[1][1] as f32,
+        il[2][1] as f32,
+        il[0][2] as f32,
+        il[1][2] as f32,
+        il[2][2] as f32,
+    ]);
+    MassProperties::with_inertia_matrix(
+        vec_to_rapier(inertial.pose.position),
+        inertial.mass as f32,
+        mat,
+    )
 }
 
 /// `name` in the scope `scope` (`scope::name`, or `name` in the world's scope).
