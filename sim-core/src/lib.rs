@@ -1,7 +1,7 @@
 //! # sim-core: the simcore engine
 //!
 //! Reads a world ([`sdf`] into the data model of [`world`], finding what it includes through
-//! [`resources`]), builds it in rapier ([`physics`]), loads the plugins it names ([`plugins`]), and runs it ([`runner`]): each
+//! [`resources`]), builds it in rapier ([`physics`], with the mesh files read by [`mesh`]), loads the plugins it names ([`plugins`]), and runs it ([`runner`]): each
 //! iteration updates the due sensors ([`sensors`]) in parallel against the read-only world,
 //! publishes their outputs on the topic bus ([`transport`]) in a deterministic order, runs the
 //! system plugins' hooks ([`systems`]) and steps the physics.
@@ -11,6 +11,7 @@
 pub mod echo;
 pub mod inspect;
 pub mod manifest;
+pub mod mesh;
 pub mod physics;
 pub mod plugins;
 pub mod resources;

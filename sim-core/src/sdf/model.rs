@@ -459,11 +459,11 @@ impl Reader<'_> {
                     let cached = self.loader.solids.borrow().get(&key).cloned();
                     let solid = match cached {
                         Some(solid) => Ok(solid),
-                        None => match crate::physics::mesh_triangles(mesh) {
+                        None => match crate::mesh::mesh_triangles(mesh) {
                             Err(why) if mesh.resource.resolved.is_err() => {
-                                Err((ErrorKind::NotFound, why))
+                                Err((ErrorKind::NotFound, why.to_string()))
                             }
-                            Err(why) => Err((ErrorKind::Invalid, why)),
+                            Err(why) => Err((ErrorKind::Invalid, why.to_string())),
                             Ok((v, f)) => super::mesh_inertia::solid(&v, &f).map_err(|why| {
                                 (
                                     ErrorKind::Invalid,

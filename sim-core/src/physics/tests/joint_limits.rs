@@ -6,7 +6,7 @@ use sim_plugin_api::{JointCommand, JointCommandMode};
 /// A 1 kg wheel on a revolute joint about z held by the world, no gravity; `limit` is the
 /// axis's `<limit>` content.
 fn physics(limit: &str) -> (Physics, EntityId) {
-    let w = crate::sdf::parse_str(
+    with_entity(
         &format!(
             r#"<sdf version="1.9"><world name="w"><gravity>0 0 0</gravity>
             <model name="m">
@@ -15,12 +15,8 @@ fn physics(limit: &str) -> (Physics, EntityId) {
                 <axis><xyz>0 0 1</xyz><limit>{limit}</limit></axis></joint>
             </model></world></sdf>"#
         ),
-        None,
+        "m::j",
     )
-    .expect("valid world");
-    let p = Physics::build(&w).unwrap();
-    let j = p.entity_id("m::j").unwrap();
-    (p, j)
 }
 
 fn command(p: &mut Physics, joint: EntityId, mode: JointCommandMode, target: f64) {

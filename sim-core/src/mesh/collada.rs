@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::shapes::FileMesh;
+use super::{FileMesh, MeshError};
 
 /// Vertices and triangles of one geometry.
 type Triangles = (Vec<[f32; 3]>, Vec<[u32; 3]>);
@@ -127,9 +127,11 @@ fn id_of(url: &str) -> &str {
 
 /// Reads the COLLADA file at `path`: one mesh per instanced geometry, in metres, placed by
 /// the scene. Without a scene, every geometry as it is.
-pub(super) fn read(path: &Path) -> Result<Vec<FileMesh>, String> {
-    let fail =
-        |e: &dyn std::fmt::Display| format!("cannot read the mesh file {}: {e}", path.display());
+pub(super) fn read(path: &Path) -> Result<Vec<FileMesh>, MeshError> {
+    let fail = |e: &dyn std::fmt::Display| MeshError::Read {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
     let text = std::fs::read_to_string(path).map_err(|e| fail(&e))?;
     let doc = roxmltree::Document::parse(&text).map_err(|e| fail(&e))?;
     let root = doc.root_element();

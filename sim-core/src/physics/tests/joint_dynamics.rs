@@ -6,7 +6,7 @@ use super::*;
 /// A 1 kg bob 0.5 m below a revolute joint about x held by the world, the model turned by
 /// `angle` about x; `dynamics` is the axis's `<dynamics>` content.
 fn pendulum(gravity: &str, angle: f64, dynamics: &str) -> (Physics, EntityId) {
-    let w = crate::sdf::parse_str(
+    with_entity(
         &format!(
             r#"<sdf version="1.9"><world name="w"><gravity>{gravity}</gravity>
             <model name="m"><pose>0 0 2 {angle} 0 0</pose>
@@ -16,12 +16,36 @@ fn pendulum(gravity: &str, angle: f64, dynamics: &str) -> (Physics, EntityId) {
                 <axis><xyz>1 0 0</xyz><dynamics>{dynamics}</dynamics></axis></joint>
             </model></world></sdf>"#
         ),
-        None,
+        "m::j",
     )
-    .expect("valid world");
-    let p = Physics::build(&w).unwrap();
-    let j = p.entity_id("m::j").unwrap();
-    (p, j)
+}
+
+/// A 1 kg bob 0.5 m below a universal joint (axes x and y) held by the world, the model
+/// tilted by 0.3 rad about y; `axis` and `axis2` are the axes' `<dynamics>` content (none
+/// if empty).
+fn universal(axis: &str, axis2: &str) -> (Physics, EntityId) {
+    let dynamics = |d: &str| {
+        if d.is_empty() {
+            String::new()
+        } else {
+            format!("<dynamics>{d}</dynamics>")
+        }
+    };
+    let (d1, d2) = (dynamics(axis), dynamics(axis2));
+    with_entity(
+        &format!(
+            r#"<sdf version="1.9"><world name="w"><gravity>0 0 -9.8</gravity>
+        <model name="m"><pose>0 0 2 0 0.3 0</pose>
+          <link name="bob"><pose>0 0 -0.5 0 0 0</pose><inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial></link>
+          <joint name="u" type="universal"><parent>world</parent><child>bob</child>
+            <pose>0 0 0.5 0 0 0</pose>
+            <axis><xyz>1 0 0</xyz>{d1}</axis>
+            <axis2><xyz>0 1 0</xyz>{d2}</axis2>
+          </joint>
+        </model></world></sdf>"#
+        ),
+        "m::u",
+    )
 }
 
 /// Steps `steps` times; the joint's angle and speed then, and the largest |angle| and
@@ -111,21 +135,10 @@ fn the_spring_pulls_and_damping_slows_while_friction_acts() {
 fn friction_brakes_each_axis_of_a_universal_joint_and_shows_in_its_effort() {
     // The bob hangs 0.5 m below a universal joint (axis 1 x, axis 2 y), the model tilted
     // 0.3 rad about y: gravity pulls axis 2 with 1.45 N·m, which its friction holds.
-    let w = crate::sdf::parse_str(
-        r#"<sdf version="1.9"><world name="w"><gravity>0 0 -9.8</gravity>
-        <model name="m"><pose>0 0 2 0 0.3 0</pose>
-          <link name="bob"><pose>0 0 -0.5 0 0 0</pose><inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial></link>
-          <joint name="u" type="universal"><parent>world</parent><child>bob</child>
-            <pose>0 0 0.5 0 0 0</pose>
-            <axis><xyz>1 0 0</xyz><dynamics><damping>0.1</damping></dynamics></axis>
-            <axis2><xyz>0 1 0</xyz><dynamics><damping>0.1</damping><friction>3</friction></dynamics></axis2>
-          </joint>
-        </model></world></sdf>"#,
-        None,
-    )
-    .expect("valid world");
-    let mut p = Physics::build(&w).unwrap();
-    let u = p.entity_id("m::u").unwrap();
+    let (mut p, u) = universal(
+        "<damping>0.1</damping>",
+        "<damping>0.1</damping><friction>3</friction>",
+    );
     for _ in 0..2000 {
         p.step();
     }
@@ -137,21 +150,7 @@ fn friction_brakes_each_axis_of_a_universal_joint_and_shows_in_its_effort() {
     // The friction's torque is the effort that holds axis 2.
     assert!((s.effort[1].abs() - 1.45).abs() < 0.1, "{s:?}");
     // Without the friction it swings down.
-    let w = crate::sdf::parse_str(
-        r#"<sdf version="1.9"><world name="w"><gravity>0 0 -9.8</gravity>
-        <model name="m"><pose>0 0 2 0 0.3 0</pose>
-          <link name="bob"><pose>0 0 -0.5 0 0 0</pose><inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial></link>
-          <joint name="u" type="universal"><parent>world</parent><child>bob</child>
-            <pose>0 0 0.5 0 0 0</pose>
-            <axis><xyz>1 0 0</xyz></axis>
-            <axis2><xyz>0 1 0</xyz><dynamics><damping>0.5</damping></dynamics></axis2>
-          </joint>
-        </model></world></sdf>"#,
-        None,
-    )
-    .expect("valid world");
-    let mut p = Physics::build(&w).unwrap();
-    let u = p.entity_id("m::u").unwrap();
+    let (mut p, u) = universal("", "<damping>0.5</damping>");
     for _ in 0..3000 {
         p.step();
     }

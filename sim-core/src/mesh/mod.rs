@@ -1,0 +1,203 @@
+//! Mesh files read into triangles: STL and OBJ through `mesh-loader`, COLLADA through our
+//! own reader of its scene (see `collada`), with a mesh shape's `<submesh>`, centring and
+//! scale applied.
+//!
+//! A leaf of the engine: the world builder (for its colliders) and the SDF reader (for
+//! automatic inertia) both read meshes here; it knows neither.
+
+mod collada;
+
+use std::path::{Path, PathBuf};
+
+use crate::world::{MeshShape, Resource, Vec3};
+
+/// Why a mesh could not be read into triangles.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum MeshError {
+    /// The mesh's URI resolved to no file (the resolver's message).
+    #[error("{0}")]
+    Unresolved(String),
+    /// The file could not be read or parsed.
+    #[error("cannot read the mesh file {}: {message}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The file has no mesh of the `<submesh>` name asked for.
+    #[error(
+        "the mesh file {} has no submesh \"{name}\"; it has: {}",
+        path.display(),
+        listed(has)
+    )]
+    NoSubmesh {
+        /// The file.
+        path: PathBuf,
+        /// The submesh asked for.
+        name: String,
+        /// The first name of each mesh in the file.
+        has: Vec<String>,
+    },
+    /// A triangle names a vertex the mesh does not have.
+    #[error(
+        "the mesh file {} has a triangle with a vertex index out of range",
+        path.display()
+    )]
+    IndexOutOfRange {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The meshes chosen have no triangle.
+    #[error("the mesh file {} has no triangles{}", path.display(), in_submesh(submesh))]
+    NoTriangles {
+        /// The file.
+        path: PathBuf,
+        /// The `<submesh>` chosen, if any.
+        submesh: Option<String>,
+    },
+}
+
+/// `names` comma-separated, or `none`.
+fn listed(names: &[String]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// ` in submesh "name"` for a chosen submesh, else nothing.
+fn in_submesh(submesh: &Option<String>) -> String {
+    match submesh {
+        Some(s) => format!(" in submesh \"{s}\""),
+        None => String::new(),
+    }
+}
+
+/// One mesh of a file: vertices (in the file's frame, metres) and triangles.
+#[derive(Debug)]
+pub struct FileMesh {
+    /// The names `<submesh><name>` may use for it (for COLLADA: the geometry's id and name,
+    /// and the scene node placing it; for OBJ: the object or group name).
+    pub names: Vec<String>,
+    /// Vertices, in the file's frame (metres).
+    pub vertices: Vec<[f32; 3]>,
+    /// Triangles, as indices into `vertices`.
+    pub faces: Vec<[u32; 3]>,
+}
+
+/// The meshes of the file at `path`: COLLADA through our own reader (units, node transforms),
+/// the other formats through `mesh-loader`.
+pub fn read_file(path: &Path) -> Result<Vec<FileMesh>, MeshError> {
+    let is_collada = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("dae"));
+    if is_collada {
+        return collada::read(path);
+    }
+    let scene = mesh_loader::Loader::default()
+        .merge_meshes(false)
+        .load(path)
+        .map_err(|e| MeshError::Read {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    Ok(scene
+        .meshes
+        .into_iter()
+        .map(|m| FileMesh {
+            names: vec![m.name],
+            vertices: m.vertices,
+            faces: m.faces,
+        })
+        .collect())
+}
+
+/// The triangles of the mesh shape `m` made of the meshes of its file (read from `path`):
+/// its `<submesh>` (or every mesh), centred if asked, scaled; vertices in metres in the
+/// shape's frame.
+pub fn triangles(
+    file: &[FileMesh],
+    m: &MeshShape,
+    path: &Path,
+) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), MeshError> {
+    let chosen: Vec<&FileMesh> = match &m.submesh {
+        Some(name) => {
+            let found: Vec<&FileMesh> = file.iter().filter(|f| f.names.contains(name)).collect();
+            if found.is_empty() {
+                return Err(MeshError::NoSubmesh {
+                    path: path.to_path_buf(),
+                    name: name.clone(),
+                    has: file.iter().map(|f| f.names[0].clone()).collect(),
+                });
+            }
+            found
+        }
+        None => file.iter().collect(),
+    };
+    let mut vertices = Vec::new();
+    let mut indices = Vec::new();
+    for f in chosen {
+        let base = vertices.len() as u32;
+        for tri in &f.faces {
+            if tri.iter().any(|&i| i as usize >= f.vertices.len()) {
+                return Err(MeshError::IndexOutOfRange {
+                    path: path.to_path_buf(),
+                });
+            }
+            indices.push([tri[0] + base, tri[1] + base, tri[2] + base]);
+        }
+        vertices.extend(
+            f.vertices
+                .iter()
+                .map(|v| Vec3::new(v[0].into(), v[1].into(), v[2].into())),
+        );
+    }
+    if indices.is_empty() {
+        return Err(MeshError::NoTriangles {
+            path: path.to_path_buf(),
+            submesh: m.submesh.clone(),
+        });
+    }
+    let offset = if m.center_submesh {
+        let (lo, hi) = bounds(&vertices);
+        (lo + hi) * 0.5
+    } else {
+        Vec3::ZERO
+    };
+    let vertices = vertices
+        .iter()
+        .map(|v| {
+            let c = *v - offset;
+            Vec3::new(c.x * m.scale.x, c.y * m.scale.y, c.z * m.scale.z)
+        })
+        .collect();
+    Ok((vertices, indices))
+}
+
+/// The triangles of the mesh shape `m` (as the world builder builds them: submesh,
+/// centring and scale applied), read from its file. For what needs a mesh's geometry before a world is
+/// built (a link's automatic inertia).
+pub fn mesh_triangles(m: &MeshShape) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), MeshError> {
+    let path = mesh_path(&m.resource)?;
+    let file = read_file(&path)?;
+    triangles(&file, m, &path)
+}
+
+/// The file a mesh URI resolved to, or why there is none.
+pub fn mesh_path(r: &Resource) -> Result<PathBuf, MeshError> {
+    r.resolved.clone().map_err(MeshError::Unresolved)
+}
+
+/// The corners of the box around `v`.
+fn bounds(v: &[Vec3]) -> (Vec3, Vec3) {
+    let mut lo = Vec3::new(f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    let mut hi = -lo;
+    for p in v {
+        lo = Vec3::new(lo.x.min(p.x), lo.y.min(p.y), lo.z.min(p.z));
+        hi = Vec3::new(hi.x.max(p.x), hi.y.max(p.y), hi.z.max(p.z));
+    }
+    (lo, hi)
+}

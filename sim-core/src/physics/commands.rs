@@ -1,0 +1,171 @@
+//! Commands that change the world at run time: spawning and removing models, teleports,
+//! velocities and wrenches.
+
+use super::Physics;
+use super::build::BuildError;
+use super::convert::*;
+use super::entities::EntityData;
+use crate::world::Model;
+use rapier3d::prelude::*;
+use sim_plugin_api::{EntityId, EntityKind, Pose, Vec3};
+
+/// A command for the physics world, queued by plugins and applied before a step.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PhysicsCommand {
+    /// Teleport a model or link.
+    SetPose(EntityId, Pose),
+    /// Set the velocity of a model or link (of its origin, world frame).
+    SetVelocity(EntityId, Vec3, Vec3),
+    /// Apply a force at the link origin and a torque for the next step.
+    ApplyWrench(EntityId, Vec3, Vec3),
+}
+
+impl Physics {
+    /// Adds a top-level model at run time (its pose is in the world frame). Rays see it at
+    /// once; it moves from the next step.
+    pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {
+        self.motion_fresh = false;
+        match self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None) {
+            Ok(id) => {
+                let bodies: Vec<RigidBodyHandle> = self
+                    .rigid_targets(id)
+                    .map(|t| t.iter().map(|(_, h)| *h).collect())
+                    .unwrap_or_default();
+                self.sync_for_queries(&bodies);
+                Ok(id)
+            }
+            Err(e) => {
+                // Take back what was built before the error.
+                if let Some(id) = self.entity_id(&model.name) {
+                    let _ = self.remove_model(id);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Removes a model with everything in it (links, collisions, visuals, sensors and nested
+    /// models). Returns the removed entities; their ids are never reused.
+    pub fn remove_model(&mut self, id: EntityId) -> Result<Vec<EntityId>, String> {
+        self.motion_fresh = false;
+        let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
+        if e.kind != EntityKind::MODEL {
+            return Err(format!(
+                "`{}` is a {}; only models can be removed",
+                e.scoped_name,
+                e.kind.name()
+            ));
+        }
+        let doomed: Vec<EntityId> = self
+            .entities
+            .iter()
+            .filter(|(eid, e)| {
+                let owner = if e.kind == EntityKind::MODEL {
+                    *eid
+                } else {
+                    e.model
+                };
+                self.entities.is_within(owner, id)
+            })
+            .map(|(eid, _)| eid)
+            .collect();
+        for d in &doomed {
+            let Some(EntityData::Link { body, .. }) = self.entities.get(*d).map(|e| &e.data) else {
+                continue;
+            };
+            let body = *body;
+            self.pw.remove_body(body);
+        }
+        self.couplings.retain(|c| !doomed.contains(&c.joint));
+        self.two_axes.retain(|t| !doomed.contains(&t.joint));
+        for d in &doomed {
+            self.entities.remove(*d);
+            self.model_plugins.remove(*d);
+        }
+        // Queries skip colliders that are no longer in the collider set, so rays cast before
+        // the next step already miss the removed bodies.
+        Ok(doomed)
+    }
+
+    /// Applies a queued command. Returns a message for the user when it cannot be applied.
+    pub fn apply(&mut self, command: &PhysicsCommand) -> Result<(), String> {
+        self.motion_fresh = false;
+        match *command {
+            PhysicsCommand::SetPose(id, pose) => {
+                let targets = self.rigid_targets(id)?;
+                let current = self.frame_pose(id).ok_or_else(|| unknown(id))?;
+                let delta = pose.compose(current.inverse());
+                let handles: Vec<RigidBodyHandle> = targets.iter().map(|(_, h)| *h).collect();
+                for (_, h) in targets {
+                    if let Some(b) = self.pw.bodies.get_mut(h) {
+                        let p = delta.compose(pose_from_rapier(b.position()));
+                        b.set_position(pose_to_rapier(p), true);
+                        if b.is_kinematic() {
+                            b.set_next_kinematic_position(pose_to_rapier(p));
+                        }
+                    }
+                }
+                // Queries in this tick must see the teleported bodies.
+                self.sync_for_queries(&handles);
+                Ok(())
+            }
+            PhysicsCommand::SetVelocity(id, lin, ang) => {
+                let origin = self.frame_pose(id).ok_or_else(|| unknown(id))?.position;
+                for (_, h) in self.rigid_targets(id)? {
+                    if let Some(b) = self.pw.bodies.get_mut(h) {
+                        let com = vec_from_rapier(b.center_of_mass());
+                        let v = lin + ang.cross(com - origin);
+                        b.set_linvel(vec_to_rapier(v), true);
+                        b.set_angvel(vec_to_rapier(ang), true);
+                    }
+                }
+                Ok(())
+            }
+            PhysicsCommand::ApplyWrench(id, force, torque) => {
+                let entity = self.entities.get(id).ok_or_else(|| unknown(id))?;
+                let EntityData::Link { body, .. } = entity.data else {
+                    return Err(format!(
+                        "a wrench can only be applied to a link; `{}` is a {}",
+                        entity.scoped_name,
+                        entity.kind.name()
+                    ));
+                };
+                if let Some(b) = self.pw.bodies.get_mut(body) {
+                    let origin = b.translation();
+                    b.add_force_at_point(vec_to_rapier(force), origin, true);
+                    b.add_torque(vec_to_rapier(torque), true);
+                    self.wrenched.push(body);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Bodies that move with an entity: a link's body, or every body of a model and the
+    /// models nested in it.
+    fn rigid_targets(&self, id: EntityId) -> Result<Vec<(EntityId, RigidBodyHandle)>, String> {
+        let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
+        match &e.data {
+            EntityData::Link { body, .. } => Ok(vec![(id, *body)]),
+            EntityData::Model { .. } => Ok(self
+                .entities
+                .iter()
+                .filter_map(|(lid, l)| match l.data {
+                    EntityData::Link { body, .. } if self.entities.is_within(l.model, id) => {
+                        Some((lid, body))
+                    }
+                    _ => None,
+                })
+                .collect()),
+            _ => Err(format!(
+                "`{}` is a {}; only models and links can be moved",
+                e.scoped_name,
+                e.kind.name()
+            )),
+        }
+    }
+}
+
+pub(super) fn unknown(id: EntityId) -> String {
+    format!("no entity with id {}", id.0)
+}

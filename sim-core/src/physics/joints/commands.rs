@@ -1,0 +1,119 @@
+//! Driving joint axes: velocity, position and force commands.
+
+use super::build::rapier_force;
+use super::readout::{axis_direction, rapier_axis};
+use crate::physics::Physics;
+use crate::physics::convert::*;
+use crate::physics::entities::EntityData;
+use rapier3d::prelude::*;
+
+/// Gain of velocity commands (acceleration-based motor): the joint reaches the commanded
+/// speed within a few steps, as far as the command's force limit allows.
+const VELOCITY_GAIN: f32 = 1000.0;
+
+impl Physics {
+    /// Drives a joint axis (see [`sim_plugin_api::JointCommand`]).
+    pub fn joint_command(&mut self, cmd: &sim_plugin_api::JointCommand) -> Result<(), String> {
+        self.motion_fresh = false;
+        let e = self
+            .entities
+            .get(cmd.joint)
+            .ok_or_else(|| crate::physics::commands::unknown(cmd.joint))?;
+        let EntityData::Joint { kind, ref axes, .. } = e.data else {
+            return Err(format!(
+                "`{}` is a {}, not a joint",
+                e.scoped_name,
+                e.kind.name()
+            ));
+        };
+        let a = axes
+            .get(cmd.axis as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| {
+                format!(
+                    "joint `{}` ({}) has no axis {}",
+                    e.scoped_name,
+                    kind.name(),
+                    cmd.axis
+                )
+            })?;
+        let Some(handle) = a.joint else {
+            return Err(format!(
+                "joint `{}` ({}) only couples its gears; drive the joints the gears turn on",
+                e.scoped_name,
+                kind.name()
+            ));
+        };
+        let axis = rapier_axis(&a);
+        // The SDF effort limit bounds every command, the velocity limit velocity commands.
+        let requested = if cmd.max_force.is_finite() && cmd.max_force > 0.0 {
+            cmd.max_force
+        } else {
+            f64::INFINITY
+        };
+        let max_force = within(requested, a.effort);
+        let max = rapier_force(max_force);
+        match cmd.mode {
+            sim_plugin_api::JointCommandMode::VELOCITY => {
+                let target = within(cmd.target, a.velocity);
+                self.driven_joint(handle)?
+                    .set_motor_model(axis, MotorModel::AccelerationBased)
+                    .set_motor_velocity(axis, target as f32, VELOCITY_GAIN)
+                    .set_motor_max_force(axis, max);
+            }
+            sim_plugin_api::JointCommandMode::POSITION => {
+                if let (Some(k), Some(t)) = (
+                    a.two_axes,
+                    self.two_axes.iter_mut().find(|t| t.joint == cmd.joint),
+                ) {
+                    // Shifted by the angle before each step (see `update_two_axes`).
+                    t.targets[k] = cmd.target;
+                }
+                self.driven_joint(handle)?
+                    .set_motor_model(axis, MotorModel::ForceBased)
+                    .set_motor_position(
+                        axis,
+                        cmd.target as f32,
+                        cmd.stiffness as f32,
+                        cmd.damping as f32,
+                    )
+                    .set_motor_max_force(axis, max);
+            }
+            sim_plugin_api::JointCommandMode::FORCE => {
+                let (f1, f2) = self.axis_frames(&a).ok_or("joint gone")?;
+                let along = axis_direction(&a, f1, f2).scale(within(cmd.target, a.effort));
+                for (h, sign) in [(a.body2, 1.0), (a.body1, -1.0)] {
+                    if let Some(b) = self.pw.bodies.get_mut(h) {
+                        if a.linear {
+                            b.add_force(vec_to_rapier(along.scale(sign)), true);
+                        } else {
+                            b.add_torque(vec_to_rapier(along.scale(sign)), true);
+                        }
+                        self.wrenched.push(h);
+                    }
+                }
+            }
+            other => return Err(format!("unknown joint command mode {}", other.0)),
+        }
+        Ok(())
+    }
+
+    /// The rapier joint `handle`, woken up to be driven.
+    fn driven_joint(&mut self, handle: ImpulseJointHandle) -> Result<&mut GenericJoint, &str> {
+        self.pw
+            .impulse_joints
+            .get_mut(handle, true)
+            .map(|j| &mut j.data)
+            .ok_or("joint gone")
+    }
+}
+
+/// `v` clamped to `[-limit, limit]` (unchanged when the limit is not a number or negative).
+pub(super) fn within(v: f64, limit: f64) -> f64 {
+    if limit >= 0.0 {
+        v.clamp(-limit, limit)
+    } else {
+        v
+    }
+}

@@ -1,0 +1,189 @@
+//! Motion state: stepping, each link's motion record with its finite-difference
+//! accelerations, and the motion of any entity's frame.
+
+use super::Physics;
+use super::convert::*;
+use super::entities::EntityData;
+use rapier3d::prelude::*;
+use sim_plugin_api::{EntityId, KinematicState, Pose, SimTime, Vec3};
+
+/// Motion bookkeeping of one link, for finite-difference accelerations.
+#[derive(Clone, Debug)]
+pub(super) struct LinkMotion {
+    pub body: RigidBodyHandle,
+    /// The pose of the link after the last step (valid while `Physics::motion_fresh`).
+    pub pose: Pose,
+    pub velocity: Vec3,
+    pub angular_velocity: Vec3,
+    pub acceleration: Vec3,
+    pub angular_acceleration: Vec3,
+}
+
+impl Physics {
+    /// Current sim time.
+    pub fn time(&self) -> SimTime {
+        self.time
+    }
+
+    /// The fixed step.
+    pub fn step_size(&self) -> SimTime {
+        self.step
+    }
+
+    /// Steps completed.
+    pub fn iteration(&self) -> u64 {
+        self.iteration
+    }
+
+    /// Number of rigid bodies and colliders (for summaries).
+    pub fn counts(&self) -> (usize, usize) {
+        (self.pw.bodies.len(), self.pw.colliders.len())
+    }
+
+    /// Looks up an entity id by scoped name.
+    pub fn entity_id(&self, scoped_name: &str) -> Option<EntityId> {
+        self.entities.by_name(scoped_name)
+    }
+
+    /// Scoped name of an entity.
+    pub fn scoped_name(&self, id: EntityId) -> Option<&str> {
+        self.entities.get(id).map(|e| e.scoped_name.as_str())
+    }
+
+    /// Advances one fixed step and updates the finite-difference accelerations.
+    pub fn step(&mut self) {
+        self.update_two_axes();
+        self.pw.step();
+        let dt = self.step.as_secs_f64();
+        for m in &mut self.motion {
+            let Some(body) = self.pw.bodies.get(m.body) else {
+                continue; // removed
+            };
+            let (v, w) = origin_velocity(body);
+            m.acceleration = (v - m.velocity).scale(1.0 / dt);
+            m.angular_acceleration = (w - m.angular_velocity).scale(1.0 / dt);
+            m.velocity = v;
+            m.angular_velocity = w;
+            m.pose = pose_from_rapier(body.position());
+        }
+        self.update_joint_turns();
+        self.solve_couplings();
+        // Screw and gearbox couplings change velocities after the record above.
+        self.motion_fresh = self.couplings.is_empty();
+        for h in self.wrenched.drain(..) {
+            if let Some(b) = self.pw.bodies.get_mut(h) {
+                b.reset_forces(false);
+                b.reset_torques(false);
+            }
+        }
+        self.time = SimTime::from_nanos(self.time.nanos + self.step.nanos);
+        self.iteration += 1;
+    }
+
+    pub(super) fn frame_pose(&self, id: EntityId) -> Option<Pose> {
+        self.kinematics_of(id).map(|k| k.pose)
+    }
+
+    fn link_state(&self, link: EntityId) -> Option<KinematicState> {
+        let EntityData::Link { body, slot } = self.entities.get(link)?.data else {
+            return None;
+        };
+        let mut state = KinematicState::default();
+        self.body_state_into(body, slot, &mut state)
+            .then_some(state)
+    }
+
+    /// The motion of a link's body into `out`; false if the body is gone.
+    #[inline]
+    fn body_state_into(
+        &self,
+        body: RigidBodyHandle,
+        slot: usize,
+        out: &mut KinematicState,
+    ) -> bool {
+        let m = &self.motion[slot];
+        if self.motion_fresh {
+            out.pose = m.pose;
+            out.linear_velocity = m.velocity;
+            out.angular_velocity = m.angular_velocity;
+            out.linear_acceleration = m.acceleration;
+            out.angular_acceleration = m.angular_acceleration;
+            return true;
+        }
+        let Some(b) = self.pw.bodies.get(body) else {
+            return false;
+        };
+        let (v, w) = origin_velocity(b);
+        out.pose = pose_from_rapier(b.position());
+        out.linear_velocity = v;
+        out.angular_velocity = w;
+        out.linear_acceleration = m.acceleration;
+        out.angular_acceleration = m.angular_acceleration;
+        true
+    }
+
+    /// [`Physics::kinematics_of`] written into `out` (left as it was when `id` is unknown):
+    /// the path of the per-update sensor reads, which ask for links.
+    #[inline]
+    pub fn kinematics_into(&self, id: EntityId, out: &mut KinematicState) -> bool {
+        match self.entities.get(id).map(|e| &e.data) {
+            Some(EntityData::Link { body, slot }) => self.body_state_into(*body, *slot, out),
+            Some(_) => match self.kinematics_of(id) {
+                Some(k) => {
+                    *out = k;
+                    true
+                }
+                None => false,
+            },
+            None => false,
+        }
+    }
+
+    /// The motion of any entity's frame (see [`WorldView::kinematics`](sim_plugin_api::WorldView::kinematics)).
+    pub fn kinematics_of(&self, id: EntityId) -> Option<KinematicState> {
+        let e = self.entities.get(id)?;
+        match &e.data {
+            EntityData::World => Some(KinematicState::default()),
+            EntityData::Link { .. } => self.link_state(id),
+            EntityData::Model {
+                canonical,
+                initial_pose,
+                ..
+            } => match canonical {
+                Some((link, offset)) => Some(offset_state(self.link_state(*link)?, *offset)),
+                None => Some(KinematicState {
+                    pose: *initial_pose,
+                    ..Default::default()
+                }),
+            },
+            EntityData::Collision { link, pose, .. }
+            | EntityData::Visual { link, pose, .. }
+            | EntityData::Sensor { link, pose } => {
+                Some(offset_state(self.link_state(*link)?, *pose))
+            }
+            EntityData::Joint {
+                child_link, frame2, ..
+            } => Some(offset_state(self.link_state(*child_link)?, *frame2)),
+        }
+    }
+}
+
+/// Velocity of the body's frame origin and its angular velocity, world frame.
+pub(super) fn origin_velocity(b: &RigidBody) -> (Vec3, Vec3) {
+    let v = b.velocity_at_point(b.translation());
+    (vec_from_rapier(v), vec_from_rapier(b.angvel()))
+}
+
+/// The motion of a frame fixed at `offset` in a moving frame with motion `s`.
+fn offset_state(s: KinematicState, offset: Pose) -> KinematicState {
+    let r = s.pose.orientation.rotate(offset.position);
+    let w = s.angular_velocity;
+    let al = s.angular_acceleration;
+    KinematicState {
+        pose: s.pose.compose(offset),
+        linear_velocity: s.linear_velocity + w.cross(r),
+        angular_velocity: w,
+        linear_acceleration: s.linear_acceleration + al.cross(r) + w.cross(w.cross(r)),
+        angular_acceleration: al,
+    }
+}

@@ -1,0 +1,221 @@
+//! Ray casts: collisions or visuals, exclusions, parallel batches and packets.
+
+use super::*;
+
+#[test]
+fn rays_see_collisions_or_visuals_before_the_first_step() {
+    let p = Physics::build(&world(BOX)).unwrap();
+    let view = p.view("test");
+    let mut hits = [RayHit::MISS; 3];
+    let rays = [
+        down(0.0, 0.0, 5.0),
+        down(3.0, 0.0, 5.0),
+        down(0.0, 0.0, -1.0),
+    ];
+    let opts = RayCastOptions {
+        max_distance: 100.0,
+        target: RayTarget::COLLISION,
+        exclude_model: EntityId::NONE,
+    };
+    assert_eq!(cast_into(&view, &rays, &opts, &mut hits), 3);
+    assert!(
+        (hits[0].distance - 2.9).abs() < 1e-5,
+        "top of the 0.2 m box at z=2.1: {:?}",
+        hits[0]
+    );
+    assert_eq!(p.scoped_name(hits[0].entity), Some("box::body::c"));
+    assert_eq!(p.scoped_name(hits[0].model), Some("box"));
+    assert!(
+        (hits[0].normal - Vec3::new(0.0, 0.0, 1.0)).length() < 1e-5,
+        "{:?}",
+        hits[0].normal
+    );
+    assert!(
+        (hits[1].normal - Vec3::new(0.0, 0.0, 1.0)).length() < 1e-5,
+        "{:?}",
+        hits[1].normal
+    );
+    assert!(
+        (hits[1].distance - 5.0).abs() < 1e-5,
+        "the ground: {:?}",
+        hits[1]
+    );
+    assert_eq!(hits[2].distance, 0.0, "inside the solid ground half-space");
+
+    let opts = RayCastOptions {
+        target: RayTarget::VISUAL,
+        ..opts
+    };
+    cast_into(&view, &rays, &opts, &mut hits);
+    assert!(
+        (hits[0].distance - 2.5).abs() < 1e-5,
+        "top of the 0.5 m visual sphere: {:?}",
+        hits[0]
+    );
+    assert_eq!(p.scoped_name(hits[0].entity), Some("box::body::v"));
+    let mut surf = [SurfaceInfo::default(); 2];
+    view.surfaces(
+        RSlice::from_slice(&[hits[0].entity, hits[1].entity]),
+        RSliceMut::from_mut_slice(&mut surf),
+    );
+    assert_eq!(surf[0].diffuse, [1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(surf[1].diffuse, [0.0, 1.0, 0.0, 1.0]);
+
+    let opts = RayCastOptions {
+        exclude_model: p.entity_id("box").unwrap(),
+        target: RayTarget::COLLISION,
+        ..opts
+    };
+    cast_into(&view, &rays, &opts, &mut hits);
+    assert!(
+        (hits[0].distance - 5.0).abs() < 1e-5,
+        "own model excluded: {:?}",
+        hits[0]
+    );
+}
+
+#[test]
+fn parallel_batches_match_serial_casts() {
+    let p = Physics::build(&world(BOX)).unwrap();
+    let view = p.view("test");
+    let rays: Vec<ApiRay> = (0..2000)
+        .map(|i| down(-1.0 + i as f64 * 0.001, 0.0, 5.0))
+        .collect();
+    let opts = RayCastOptions {
+        max_distance: 100.0,
+        target: RayTarget::COLLISION,
+        exclude_model: EntityId::NONE,
+    };
+    let mut batch = vec![RayHit::MISS; rays.len()];
+    // On a worker pool (as with --threads 2) the batch is split across threads.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        assert!(rayon::current_thread_index().is_some());
+        cast_into(&view, &rays, &opts, &mut batch);
+    });
+    for (r, b) in rays.iter().zip(&batch) {
+        let mut one = [RayHit::MISS];
+        cast_into(&view, std::slice::from_ref(r), &opts, &mut one);
+        assert_eq!(one[0], *b);
+    }
+}
+
+/// A lidar-like scan and camera-like rows from one origin, cast as packets, hit exactly
+/// what each ray cast alone (through the query pipeline's own search) hits, among boxes,
+/// spheres and cylinders placed at random (some tilted, some touching the origin's model,
+/// which is excluded), for collisions and visuals, serially and on a worker pool.
+#[test]
+fn packets_from_one_origin_match_single_rays() {
+    let mut state: u64 = 7;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut models = String::from(
+        r#"<model name="scanner"><static>true</static><pose>0 0 0.6 0 0 0</pose><link name="l">
+        <collision name="c"><geometry><cylinder><radius>0.2</radius><length>0.3</length></cylinder></geometry></collision>
+        <visual name="v"><geometry><box><size>0.3 0.3 0.3</size></box></geometry></visual></link></model>"#,
+    );
+    for i in 0..150 {
+        let (x, y, z) = (next() * 30.0 - 15.0, next() * 30.0 - 15.0, next() * 3.0);
+        let (r, p, w) = (next() * 3.0, next() * 3.0, next() * 3.0);
+        let size = 0.2 + next() * 1.5;
+        let geometry = match i % 3 {
+            0 => format!(
+                "<box><size>{size} {} {}</size></box>",
+                size * 0.5,
+                size * 2.0
+            ),
+            1 => format!("<sphere><radius>{}</radius></sphere>", size * 0.5),
+            _ => format!(
+                "<cylinder><radius>{}</radius><length>{size}</length></cylinder>",
+                size * 0.3
+            ),
+        };
+        models.push_str(&format!(
+            r#"<model name="m{i}"><static>true</static><pose>{x} {y} {z} {r} {p} {w}</pose><link name="l">
+            <collision name="c"><geometry>{geometry}</geometry></collision>
+            <visual name="v"><geometry>{geometry}</geometry></visual></link></model>"#
+        ));
+    }
+    let p = Physics::build(&world(&models)).unwrap();
+    let view = p.view("test");
+    let scanner = p.entity_id("scanner").unwrap();
+    let origin = Vec3::new(0.0, 0.0, 0.6);
+    let mut rays = Vec::new();
+    // A 360 x 16 scan, row by row.
+    for j in 0..16 {
+        let v = (-30.0 + j as f64 * 4.0f64).to_radians();
+        for i in 0..360 {
+            let h = (i as f64).to_radians();
+            rays.push(ApiRay {
+                origin,
+                direction: Vec3::new(v.cos() * h.cos(), v.cos() * h.sin(), v.sin()),
+            });
+        }
+    }
+    // Camera rows looking along +x, and rays in random directions (wide packets).
+    for j in 0..20 {
+        for i in 0..64 {
+            let (u, w) = (i as f64 / 32.0 - 1.0, j as f64 / 10.0 - 1.0);
+            rays.push(ApiRay {
+                origin,
+                direction: Vec3::new(1.0, u, w * 0.5).normalized(),
+            });
+        }
+    }
+    for _ in 0..256 {
+        let d = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5);
+        rays.push(ApiRay {
+            origin,
+            direction: d.normalized(),
+        });
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let mut hits_seen = 0;
+    for (target, exclude_model) in [
+        (RayTarget::COLLISION, EntityId::NONE),
+        (RayTarget::COLLISION, scanner),
+        (RayTarget::VISUAL, scanner),
+    ] {
+        let opts = RayCastOptions {
+            max_distance: 12.0,
+            target,
+            exclude_model,
+        };
+        let mut serial = vec![RayHit::MISS; rays.len()];
+        cast_into(&view, &rays, &opts, &mut serial);
+        let mut parallel = vec![RayHit::MISS; rays.len()];
+        pool.install(|| cast_into(&view, &rays, &opts, &mut parallel));
+        assert_eq!(serial, parallel);
+        for (k, (r, b)) in rays.iter().zip(&serial).enumerate() {
+            let mut one = [RayHit::MISS];
+            cast_into(&view, std::slice::from_ref(r), &opts, &mut one);
+            assert_eq!(
+                one[0], *b,
+                "ray {k} ({target:?}, excluding {exclude_model:?})"
+            );
+            if b.distance.is_finite() {
+                hits_seen += 1;
+                let model = p.entities.get(b.model).unwrap();
+                assert_ne!(
+                    (exclude_model == scanner, b.model),
+                    (true, scanner),
+                    "the excluded model is never hit"
+                );
+                assert!(model.kind == EntityKind::MODEL);
+            }
+        }
+    }
+    // The scene is dense enough that most rays hit something, and the scanner's own
+    // collision is hit when it is not excluded.
+    assert!(hits_seen > rays.len(), "{hits_seen} hits");
+}
