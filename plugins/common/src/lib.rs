@@ -9,6 +9,7 @@
 //! - [`noise`]: reading a `<noise>` element into [`NoiseParams`](sim_plugin_api::noise::NoiseParams)
 //!   and a [`NoiseChannel`], one seeded noise stream per measured component;
 //! - [`frame`]: the motion of the sensor's own frame from the motion of its link;
+//! - [`surfaces`]: a property of the surfaces rays hit, looked up in batches and kept;
 //! - [`attached_model`]: the model a model system is attached to, or the error saying where
 //!   it belongs.
 //!
@@ -20,10 +21,12 @@ pub use roxmltree;
 pub mod frame;
 pub mod noise;
 pub mod sdf;
+pub mod surfaces;
 
 pub use frame::{sensor_frame, sensor_state};
 pub use noise::{NoiseChannel, gaussian_variance};
 pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor_sdf, text};
+pub use surfaces::EntitySurfaces;
 
 /// The scoped name of the model a model system is attached to; a configuration error naming
 /// `plugin` when `config` attaches it to anything else (the world, a link...).
