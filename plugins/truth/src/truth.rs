@@ -6,6 +6,7 @@ use sim_plugin_api::{
     Outputs, Payload, PluginError, SharedStr, StepContext, System, SystemConfig, WorldRef,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
 };
+use simcore_plugin_common::Throttle;
 
 /// How many unknown ids in a row end the scan for links past the last model.
 const SCAN_GAP: u64 = 64;
@@ -25,7 +26,7 @@ pub struct TruthWidget {
     targets: Vec<EntityId>,
     names: Vec<SharedStr>,
     states: Vec<KinematicState>,
-    last_ns: Option<i64>,
+    publish: Throttle,
     models_buf: RVec<ModelInfo>,
 }
 
@@ -67,7 +68,7 @@ impl TruthWidget {
             targets: Vec::new(),
             names: Vec::new(),
             states: Vec::new(),
-            last_ns: None,
+            publish: Throttle::default(),
             models_buf: RVec::new(),
         }
     }
@@ -173,14 +174,9 @@ impl System for TruthWidget {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let now = ctx.now.nanos;
-        let due = self
-            .last_ns
-            .is_none_or(|last| now - last + ctx.step.nanos / 2 >= self.config.period_ns());
-        if !due {
+        if !self.publish.due(self.config.period_ns(), ctx) {
             return Ok(());
         }
-        self.last_ns = Some(now);
         self.refresh(world);
         world.kinematics(
             RSlice::from_slice(&self.targets),
@@ -267,7 +263,7 @@ impl System for TruthWidget {
     }
 
     fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
-        self.last_ns = None;
+        self.publish.reset();
         Ok(())
     }
 }
