@@ -2,10 +2,8 @@
 
 use crate::MagnetometerSensor;
 use sim_plugin_api::{
-    EntityId, ErrorCode, KinematicState, Message, Outputs, Payload, Pose, Quat, Sensor, SimTime,
-    UpdateContext, Vec3,
-    abi_stable::std_types::RVec,
-    testing::{StaticWorld, run_update, sensor_config},
+    EntityId, ErrorCode, KinematicState, Message, Payload, Pose, Quat, Vec3,
+    testing::{StaticWorld, run_update, sensor_config, try_update},
 };
 use std::f64::consts::{FRAC_PI_2, PI};
 
@@ -134,17 +132,7 @@ fn noise_per_axis() {
 fn missing_link_is_a_runtime_error() {
     let w = StaticWorld::default();
     let mut s = create_with(&w, "", Pose::IDENTITY, 0);
-    let ctx = UpdateContext {
-        now: SimTime::ZERO,
-        dt: SimTime::ZERO,
-        step: w.step,
-        update_count: 0,
-        forced: false,
-    };
-    let mut out = RVec::new();
-    let e = w
-        .with(|w| s.update(&ctx, &w, &mut Outputs::new(&mut out)))
-        .unwrap_err();
+    let e = w.with(|w| try_update(&mut s, &w)).unwrap_err();
     assert_eq!(e.code, ErrorCode::RUNTIME);
     assert!(e.message.starts_with(NAME), "{e}");
 }

@@ -10,10 +10,9 @@
 
 use crate::{NavSatSensor, geodesy::LocalFrame};
 use sim_plugin_api::{
-    EntityId, ErrorCode, KinematicState, LogLevel, Message, NavSat, Outputs, Payload, Pose, Quat,
-    Sensor, SimTime, SphericalCoordinates, UpdateContext, Vec3,
-    abi_stable::std_types::RVec,
-    testing::{StaticWorld, run_update, sensor_config},
+    EntityId, ErrorCode, KinematicState, LogLevel, Message, NavSat, Payload, Pose, Quat,
+    SphericalCoordinates, Vec3,
+    testing::{StaticWorld, run_update, sensor_config, try_update},
 };
 
 const LINK: EntityId = EntityId(3);
@@ -391,17 +390,7 @@ fn missing_link_is_a_runtime_error() {
     let mut w = StaticWorld::default();
     w.spherical = Some(origin());
     let mut s = create(&w, "", 0);
-    let ctx = UpdateContext {
-        now: SimTime::ZERO,
-        dt: SimTime::ZERO,
-        step: w.step,
-        update_count: 0,
-        forced: false,
-    };
-    let mut out = RVec::new();
-    let e = w
-        .with(|w| s.update(&ctx, &w, &mut Outputs::new(&mut out)))
-        .unwrap_err();
+    let e = w.with(|w| try_update(&mut s, &w)).unwrap_err();
     assert_eq!(e.code, ErrorCode::RUNTIME);
     assert!(e.message.starts_with(NAME));
 }
