@@ -3,9 +3,9 @@
 use crate::config::BatteryConfig;
 use crate::model::LinearBattery;
 use sim_plugin_api::{
-    BatteryState, CommandsMut, EntityId, EntityKind, JointState, Message, Outputs, Payload,
-    PluginError, SharedStr, StepContext, System, SystemConfig, WorldRef,
     abi_stable::std_types::{RBox, RSlice, RSliceMut},
+    msgs::BatteryState,
+    prelude::*,
 };
 use simcore_plugin_common::{Throttle, find_in_model, period_ns};
 

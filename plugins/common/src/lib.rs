@@ -27,7 +27,7 @@ pub mod surfaces;
 pub mod throttle;
 
 pub use frame::{sensor_frame, sensor_state};
-pub use lookup::{NotFound, attached_model, find_in_model};
+pub use lookup::{NotFound, attached_model, find_in_model, on_model};
 pub use noise::{NoiseChannel, gaussian_variance};
 pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor_sdf, text};
 pub use surfaces::EntitySurfaces;

@@ -11,16 +11,21 @@ pub fn attached_model<'c>(
     plugin: &str,
 ) -> Result<&'c str, PluginError> {
     let model = config.entity_name.as_str();
-    let kind = world
-        .entity_info(config.entity)
-        .into_option()
-        .map(|i| i.kind);
-    if kind != Some(EntityKind::MODEL) {
+    if !on_model(config, world) {
         return Err(PluginError::config(format!(
             "{plugin} must be attached to a model, not to `{model}`"
         )));
     }
     Ok(model)
+}
+
+/// Whether `config` attaches the system to a model (not to the world, a link...).
+pub fn on_model(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> bool {
+    let kind = world
+        .entity_info(config.entity)
+        .into_option()
+        .map(|i| i.kind);
+    kind == Some(EntityKind::MODEL)
 }
 
 /// Why [`find_in_model`] found no entity of the kind asked for.

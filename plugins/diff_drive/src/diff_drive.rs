@@ -3,10 +3,9 @@
 use crate::config::DiffDriveConfig;
 use crate::kinematics::{StallDetector, WheelOdometry, WheelTracker, wheel_speeds};
 use sim_plugin_api::{
-    CommandsMut, EntityId, EntityKind, JointCommand, JointCommandMode, JointState, Message,
-    NamedPose, Odometry, Outputs, Payload, PluginError, Pose, Quat, SharedStr, StepContext, System,
-    SystemConfig, Twist, Vec3, WorldRef,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    msgs::NamedPose,
+    prelude::*,
 };
 use simcore_plugin_common::{NotFound, Throttle, find_in_model, period_ns};
 

@@ -16,10 +16,10 @@
 use crate::config::{LogicalCameraConfig, Parameter};
 use crate::frustum::{Frustum, PosedFrustum};
 use sim_plugin_api::{
-    EntityId, ErrorCode, KinematicState, LogicalCameraFrustum, LogicalCameraImage, ModelInfo,
-    NamedPose, Outputs, Payload, PluginError, Pose, Sensor, SensorConfig, SharedStr, UpdateContext,
-    WorldRef,
+    ModelInfo,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    msgs::{LogicalCameraFrustum, LogicalCameraImage, NamedPose},
+    prelude::*,
 };
 use std::collections::HashMap;
 

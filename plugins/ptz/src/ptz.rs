@@ -2,9 +2,8 @@
 
 use crate::config::{Pid, PtzConfig};
 use sim_plugin_api::{
-    CommandsMut, EntityId, EntityKind, JointCommand, JointCommandMode, JointState, Message,
-    Outputs, Payload, PluginError, SharedStr, StepContext, System, SystemConfig, Vec3, WorldRef,
     abi_stable::std_types::{RSlice, RSliceMut, RStr},
+    prelude::*,
 };
 use simcore_plugin_common::{Throttle, find_in_model, period_ns};
 

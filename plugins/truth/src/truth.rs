@@ -2,9 +2,10 @@
 
 use crate::config::TruthConfig;
 use sim_plugin_api::{
-    CommandsMut, EntityId, EntityKind, ErrorCode, KinematicState, Message, ModelInfo, NamedPose,
-    Outputs, Payload, PluginError, SharedStr, StepContext, System, SystemConfig, WorldRef,
+    ModelInfo,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    msgs::NamedPose,
+    prelude::*,
 };
 use simcore_plugin_common::Throttle;
 
@@ -35,16 +36,10 @@ impl TruthWidget {
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let on_world = config.entity == EntityId::WORLD;
         let who = format!("{}: {}", config.entity_name, config.name);
-        if !on_world {
-            let kind = world
-                .entity_info(config.entity)
-                .into_option()
-                .map(|i| i.kind);
-            if kind != Some(EntityKind::MODEL) {
-                return Err(PluginError::config(format!(
-                    "{who}: must be attached to the world or to a model"
-                )));
-            }
+        if !on_world && !simcore_plugin_common::on_model(config, world) {
+            return Err(PluginError::config(format!(
+                "{who}: must be attached to the world or to a model"
+            )));
         }
         let parsed = TruthConfig::parse(config.sdf.as_str(), &who)?;
         Ok(TruthWidget::new(
