@@ -170,3 +170,19 @@ fn ci() -> Result<u8, String> {
     check(clippy)?;
     test()
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plugin_packages_are_the_cdylibs_under_plugins() {
+        let packages = super::plugin_packages().unwrap();
+        for p in ["simcore-plugin-imu", "simcore-plugin-camera", "simcore-plugin-ptz"] {
+            assert!(packages.iter().any(|n| n == p), "{p} missing: {packages:?}");
+        }
+        // The shared rlibs and the test fixtures are not plugins to build.
+        for p in ["simcore-plugin-common", "simcore-plugin-camera-common"] {
+            assert!(!packages.iter().any(|n| n == p), "{p} listed");
+        }
+        assert!(!packages.iter().any(|n| n.starts_with("simcore-fixture")));
+    }
+}
