@@ -176,7 +176,11 @@ mod tests {
     #[test]
     fn plugin_packages_are_the_cdylibs_under_plugins() {
         let packages = super::plugin_packages().unwrap();
-        for p in ["simcore-plugin-imu", "simcore-plugin-camera", "simcore-plugin-ptz"] {
+        for p in [
+            "simcore-plugin-imu",
+            "simcore-plugin-camera",
+            "simcore-plugin-ptz",
+        ] {
             assert!(packages.iter().any(|n| n == p), "{p} missing: {packages:?}");
         }
         // The shared rlibs and the test fixtures are not plugins to build.

@@ -4,7 +4,7 @@
 //!
 //! 1. camera pose `T_wc = T_wl · T_ls` (the link's world pose and the sensor's pose in it);
 //! 2. the frustum placed at `T_wc` ([`PosedFrustum`]) and its world bounding box;
-//! 3. candidates: [`WorldView::models_in_aabb`](sim_plugin_api::WorldView::models_in_aabb)
+//! 3. candidates: [`WorldView::models_in_aabb`]
 //!    with that box (the engine's broad phase), into a buffer kept across updates;
 //! 4. each candidate is judged on its own collision box (nested models have their own, which
 //!    does not include their nested models): it is seen when it has collision geometry, is not
