@@ -2,9 +2,10 @@
 
 use crate::{AirPressureSensor, atmosphere};
 use sim_plugin_api::{
-    EntityId, ErrorCode, KinematicState, Message, Payload, Pose, Quat, Vec3,
+    EntityId, KinematicState, Message, Payload, Pose, Quat, Vec3,
     testing::{StaticWorld, run_update, sensor_config, try_update},
 };
+use simcore_plugin_common::testing::{assert_config_error, assert_runtime_error};
 
 const LINK: EntityId = EntityId(2);
 const NAME: &str = "drone::body::baro";
@@ -114,8 +115,7 @@ fn missing_link_is_a_runtime_error() {
     let w = StaticWorld::default();
     let mut s = create_with(&w, "", Pose::IDENTITY, 0);
     let e = w.with(|w| try_update(&mut s, &w)).unwrap_err();
-    assert_eq!(e.code, ErrorCode::RUNTIME);
-    assert!(e.message.starts_with(NAME), "{e}");
+    assert_runtime_error(&e, NAME);
 }
 
 #[test]
@@ -126,11 +126,5 @@ fn bad_configuration_names_sensor_element_and_text() {
     let e = w
         .with(|w| AirPressureSensor::create(&config, &w))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
-    assert!(
-        e.message.starts_with(NAME)
-            && e.message.contains("<air_pressure><reference_altitude>")
-            && e.message.contains("\"NaN\""),
-        "{e}"
-    );
+    assert_config_error(&e, NAME, "<air_pressure><reference_altitude>", "NaN");
 }

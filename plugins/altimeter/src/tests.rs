@@ -2,9 +2,10 @@
 
 use crate::AltimeterSensor;
 use sim_plugin_api::{
-    Altimeter, EntityId, ErrorCode, KinematicState, Message, Payload, Pose, Quat, Sensor, Vec3,
+    Altimeter, EntityId, KinematicState, Message, Payload, Pose, Quat, Sensor, Vec3,
     testing::{StaticWorld, run_update, sensor_config, try_update},
 };
+use simcore_plugin_common::testing::{assert_config_error, assert_runtime_error};
 use std::f64::consts::PI;
 
 const LINK: EntityId = EntityId(4);
@@ -125,8 +126,7 @@ fn missing_link_is_a_runtime_error() {
     let w = StaticWorld::default();
     let mut s = create(&w, "");
     let e = w.with(|w| try_update(&mut s, &w)).unwrap_err();
-    assert_eq!(e.code, ErrorCode::RUNTIME);
-    assert!(e.message.starts_with(NAME), "{e}");
+    assert_runtime_error(&e, NAME);
 }
 
 #[test]
@@ -141,13 +141,11 @@ fn bad_configuration_names_sensor_element_and_text() {
     let e = w
         .with(|w| AltimeterSensor::create(&config, &w))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
-    assert!(
-        e.message.starts_with(NAME)
-            && e.message
-                .contains("<altimeter><vertical_velocity><noise><bias_stddev>")
-            && e.message.contains("\"-1\""),
-        "{e}"
+    assert_config_error(
+        &e,
+        NAME,
+        "<altimeter><vertical_velocity><noise><bias_stddev>",
+        "-1",
     );
 }
 

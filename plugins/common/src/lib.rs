@@ -12,7 +12,8 @@
 //! - [`surfaces`]: a property of the surfaces rays hit, looked up in batches and kept;
 //! - [`lookup`]: the model a model system is attached to ([`attached_model`]), or the error
 //!   saying where it belongs, and the joints it names ([`find_in_model`]);
-//! - [`throttle`]: publishing at a configured frequency ([`Throttle`]).
+//! - [`throttle`]: publishing at a configured frequency ([`Throttle`]);
+//! - `testing` (feature `testing`): assertions the plugins' tests share.
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
 //! nothing here crosses the plugin boundary.
@@ -24,6 +25,8 @@ pub mod lookup;
 pub mod noise;
 pub mod sdf;
 pub mod surfaces;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod throttle;
 
 pub use frame::{sensor_frame, sensor_state};

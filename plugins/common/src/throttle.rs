@@ -12,9 +12,8 @@ pub fn period_ns(frequency: f64) -> i64 {
     }
 }
 
-/// When a system publishes: at its first step, then whenever a period has passed since the
-/// last publish, to within half a step (so that a period that is not a whole number of steps
-/// does not drift a step late).
+/// When a system publishes: at its first step, then at the first step at which a period has
+/// passed since the last publish, to within half a step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Throttle {
     last_ns: Option<i64>,

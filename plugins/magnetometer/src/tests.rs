@@ -2,9 +2,10 @@
 
 use crate::MagnetometerSensor;
 use sim_plugin_api::{
-    EntityId, ErrorCode, KinematicState, Message, Payload, Pose, Quat, Vec3,
+    EntityId, KinematicState, Message, Payload, Pose, Quat, Vec3,
     testing::{StaticWorld, run_update, sensor_config, try_update},
 };
+use simcore_plugin_common::testing::{assert_config_error, assert_runtime_error};
 use std::f64::consts::{FRAC_PI_2, PI};
 
 const LINK: EntityId = EntityId(9);
@@ -133,8 +134,7 @@ fn missing_link_is_a_runtime_error() {
     let w = StaticWorld::default();
     let mut s = create_with(&w, "", Pose::IDENTITY, 0);
     let e = w.with(|w| try_update(&mut s, &w)).unwrap_err();
-    assert_eq!(e.code, ErrorCode::RUNTIME);
-    assert!(e.message.starts_with(NAME), "{e}");
+    assert_runtime_error(&e, NAME);
 }
 
 #[test]
@@ -149,11 +149,5 @@ fn bad_configuration_names_sensor_element_and_text() {
     let e = w
         .with(|w| MagnetometerSensor::create(&config, &w))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
-    assert!(
-        e.message.starts_with(NAME)
-            && e.message.contains("<magnetometer><x><noise><mean>")
-            && e.message.contains("\"1 2\""),
-        "{e}"
-    );
+    assert_config_error(&e, NAME, "<magnetometer><x><noise><mean>", "1 2");
 }
