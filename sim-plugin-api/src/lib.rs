@@ -9,7 +9,19 @@
 //! The version of this crate is the ABI epoch: a plugin built against 1.x loads into every
 //! engine built against a later 1.y. To keep that promise the traits and structs reachable
 //! from the root module are frozen within 1.x, and new capabilities are added as
-//! [`Extension`]s looked up by name; message types are a non-exhaustive enum ([`Payload`]).
+//! [`Extension`]s looked up by name; message types are a non-exhaustive enum
+//! ([`Payload`]).
+//!
+//! ## Modules
+//!
+//! - [`prelude`]: what a plugin author needs, `use sim_plugin_api::prelude::*;`;
+//! - [`msgs`]: every message type;
+//! - [`testing`]: a fixed world and helpers to test a plugin without the engine;
+//! - [`scene`]: the scene extension, for rendering plugins;
+//! - [`abi`]: the ABI internals (root module, FFI forms, extension plumbing), which the
+//!   engine and [`export_plugin!`] use.
+//!
+//! Every item is also reachable at the crate root, where plugins built against 1.0 import it.
 //!
 //! ## Writing a sensor plugin
 //!
@@ -32,13 +44,10 @@
 //! SDF `<sensor type="height">` with an optional `<offset>` element.
 //!
 //! ```
-//! use sim_plugin_api::{
-//!     Outputs, Payload, PluginError, Sensor, SensorConfig, UpdateContext, WorldRef,
-//!     export_plugin,
-//! };
+//! use sim_plugin_api::prelude::*;
 //!
 //! pub struct HeightSensor {
-//!     link: sim_plugin_api::EntityId,
+//!     link: EntityId,
 //!     offset: f64,
 //! }
 //!
@@ -81,7 +90,7 @@
 //!
 //! // The sensor can be tested without the engine, against a fixed world:
 //! # fn main() {
-//! use sim_plugin_api::{testing::StaticWorld, EntityId, KinematicState, Pose, Vec3};
+//! use sim_plugin_api::testing::StaticWorld;
 //! let link = EntityId(10);
 //! let mut world = StaticWorld::default();
 //! world.set_kinematics(link, KinematicState {
@@ -131,6 +140,7 @@
 // hand-written unsafe code is in `extension` and the export macro, each with a SAFETY note.
 #[doc(hidden)]
 pub mod __private;
+#[doc(hidden)]
 pub mod export;
 #[allow(unsafe_code)]
 mod extension;
@@ -154,24 +164,147 @@ mod types;
 #[allow(unsafe_code)]
 mod world;
 
+// The root keeps every path of 1.0 (plugins built against it import them), but shows only
+// the items a plugin author uses: the ABI internals are hidden here and documented in `abi`.
+// The hidden globs re-export everything of their module; the named re-exports after them
+// are the visible ones. (The trait objects `#[sabi_trait]` generates are re-exports in their
+// module, which a hidden glob does not hide: they are named.)
+#[doc(hidden)]
+pub use abi::ABI_MAJOR;
 pub use abi_stable;
+#[doc(hidden)]
 pub use extension::Extension;
+#[doc(hidden)]
 pub use factory::*;
-pub use math::{Pose, Quat, Vec3};
-pub use messages::*;
-pub use model_plugins::*;
-pub use plugin::*;
-pub use scene::{
-    Light, LightKind, NO_LABEL, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO,
+pub use factory::{
+    CreatedModel, MODEL_FACTORY_EXTENSION, ModelFactory, ModelFactoryRef, model_factory,
 };
+#[doc(hidden)]
+pub use factory::{ModelFactory_CTO, ModelFactory_TO};
+pub use math::{Pose, Quat, Vec3};
+#[doc(hidden)]
+pub use messages::*;
+pub use messages::{
+    Altimeter, BatteryState, CameraInfo, CustomMessage, EntityFactory, Fiducial, Header, Image,
+    Imu, LaserScan, LogicalCameraFrustum, LogicalCameraImage, Message, NamedPose, NavSat, Odometry,
+    Payload, PixelFormat, PointCloudPacked, PointField, PointFieldType, SensorMetrics, SharedStr,
+    Twist,
+};
+pub use model_plugins::*;
+#[doc(hidden)]
+pub use plugin::*;
+pub use plugin::{Outputs, Sensor, SensorConfig, StepContext, System, SystemConfig, UpdateContext};
+#[doc(hidden)]
+pub use plugin::{SensorAbi, SensorAbi_CTO, SensorAbi_TO, SystemAbi, SystemAbi_CTO, SystemAbi_TO};
+#[doc(hidden)]
+pub use scene::SceneView_TO;
+pub use scene::{Light, LightKind, NO_LABEL, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView};
 pub use types::*;
+#[doc(hidden)]
 pub use world::*;
+pub use world::{
+    Commands, CommandsMut, ContactPoint, EntityInfo, JointCommand, JointCommandMode, JointState,
+    KinematicState, ModelInfo, Ray, RayCastOptions, RayHit, RayTarget, SphericalCoordinates,
+    SurfaceInfo, WorldRef, WorldView, Wrench,
+};
+#[doc(hidden)]
+pub use world::{Commands_CTO, Commands_TO, WorldView_CTO, WorldView_TO};
 
-/// The major version of the plugin ABI this crate defines.
-pub const ABI_MAJOR: u32 = 1;
+/// What a plugin author needs, in one import: `use sim_plugin_api::prelude::*;`.
+///
+/// The [`Sensor`] and [`System`] traits, their configurations and contexts, the world
+/// ([`WorldRef`], [`WorldView`], [`CommandsMut`]), [`Outputs`], [`Payload`] and the common
+/// message types, [`PluginError`], [`export_plugin!`](crate::export_plugin) and the math
+/// types. The other message types are in [`msgs`].
+pub mod prelude {
+    pub use crate::export_plugin;
+    pub use crate::math::{Pose, Quat, Vec3};
+    pub use crate::messages::{
+        CameraInfo, Header, Image, Imu, LaserScan, Message, NavSat, Odometry, Payload, PixelFormat,
+        SharedStr, Twist,
+    };
+    pub use crate::plugin::{
+        Outputs, Sensor, SensorConfig, StepContext, System, SystemConfig, UpdateContext,
+    };
+    pub use crate::types::{EntityId, EntityKind, ErrorCode, LogLevel, PluginError, SimTime};
+    pub use crate::world::{
+        Commands, CommandsMut, JointCommand, JointCommandMode, JointState, KinematicState, Ray,
+        RayCastOptions, RayHit, RayTarget, WorldRef, WorldView,
+    };
+}
+
+/// Every message type: the [`Payload`] enum, the [`Message`]
+/// envelope and what its variants carry.
+pub mod msgs {
+    pub use crate::messages::{
+        Altimeter, BatteryState, CameraInfo, CustomMessage, EntityFactory, Fiducial, Header, Image,
+        Imu, LaserScan, LogicalCameraFrustum, LogicalCameraImage, Message, NamedPose, NavSat,
+        Odometry, Payload, PixelFormat, PointCloudPacked, PointField, PointFieldType,
+        SensorMetrics, SharedStr, Twist,
+    };
+}
+
+/// The ABI internals: the root module a library exports, the layout and version items, the
+/// FFI forms of the traits (what [`export_plugin!`](crate::export_plugin) wraps a plugin's
+/// [`Sensor`] or [`System`] into and the engine calls) and the extension plumbing.
+///
+/// Plugin authors do not need them; the engine and the export macro do. They are also
+/// reachable at the crate root (their 1.0 paths).
+///
+/// Extensions are how the 1.x ABI grows without breaking plugins already built: abi_stable
+/// checks, when a library loads, that every type reachable from its root module matches the
+/// engine's copy, so the traits reachable from the root module are frozen for 1.x and
+/// anything new is a separate object a plugin asks for by name at run time, type-checked by
+/// [`Extension::get`].
+pub mod abi {
+    /// The major version of the plugin ABI this crate defines.
+    pub const ABI_MAJOR: u32 = 1;
+
+    pub use crate::export::{install_panic_hook, take_panic_message};
+    pub use crate::extension::Extension;
+    pub use crate::factory::{ModelFactory_CTO, ModelFactory_TO, ModelFactory_trait};
+    pub use crate::messages::{
+        Payload_Bounds, Payload_Interface, Payload_NE, Payload_NEMarker, Payload_Storage,
+    };
+    pub use crate::plugin::{
+        FactoryInfo, GuardedSensor, GuardedSystem, PluginKind, PluginModule, PluginModule_Prefix,
+        PluginModule_Ref, RECLAIMABLE_SEQ, SensorAbi, SensorAbi_CTO, SensorAbi_TO, SensorAbi_trait,
+        SensorBox, SystemAbi, SystemAbi_CTO, SystemAbi_TO, SystemAbi_trait, SystemBox, guard,
+    };
+    pub use crate::scene::SceneView_TO;
+    pub use crate::world::{
+        Commands_CTO, Commands_TO, Commands_trait, WorldView_CTO, WorldView_TO, WorldView_trait,
+    };
+}
 
 #[cfg(test)]
 mod tests {
+    /// Every root path of 1.0 still resolves (plugins built against it import them).
+    #[test]
+    #[allow(unused_imports)]
+    fn root_keeps_the_paths_of_1_0() {
+        use crate::{
+            ABI_MAJOR, Aabb, Altimeter, BatteryState, CameraInfo, Commands, Commands_CTO,
+            Commands_TO, Commands_trait, CommandsMut, ContactPoint, CreatedModel, CustomMessage,
+            EntityFactory, EntityId, EntityInfo, EntityKind, ErrorCode, Extension, FactoryInfo,
+            Fiducial, GuardedSensor, GuardedSystem, Header, Image, Imu, JointCommand,
+            JointCommandMode, JointState, KinematicState, LaserScan, Light, LightKind, LogLevel,
+            LogicalCameraFrustum, LogicalCameraImage, MODEL_FACTORY_EXTENSION,
+            MODEL_PLUGINS_EXTENSION, Message, ModelFactory, ModelFactory_CTO, ModelFactory_TO,
+            ModelFactory_trait, ModelFactoryRef, ModelInfo, ModelPlugins, NO_LABEL, NamedPose,
+            NavSat, Odometry, Outputs, Payload, Payload_Bounds, Payload_Interface, Payload_NE,
+            Payload_NEMarker, Payload_Storage, PixelFormat, PluginElement, PluginError, PluginKind,
+            PluginModule, PluginModule_Prefix, PluginModule_Ref, PointCloudPacked, PointField,
+            PointFieldType, Pose, Quat, RECLAIMABLE_SEQ, Ray, RayCastOptions, RayHit, RayTarget,
+            SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO, Sensor, SensorAbi,
+            SensorAbi_CTO, SensorAbi_TO, SensorAbi_trait, SensorBox, SensorConfig, SensorMetrics,
+            SharedStr, SimTime, SourceLocation, SphericalCoordinates, StepContext, SurfaceInfo,
+            System, SystemAbi, SystemAbi_CTO, SystemAbi_TO, SystemAbi_trait, SystemBox,
+            SystemConfig, Twist, UpdateContext, Vec3, WorldRef, WorldView, WorldView_CTO,
+            WorldView_TO, WorldView_trait, Wrench, abi_stable, export, export_plugin, guard,
+            model_factory, model_plugins, scene, testing,
+        };
+    }
     #[test]
     fn root_module_symbol_matches_abi_stable() {
         assert_eq!(

@@ -1,11 +1,12 @@
 //! Helpers for testing a plugin without the engine: a fixed [`StaticWorld`] and functions to
-//! build a configuration and run one update.
+//! build a configuration and run one update ([`run_update`], or [`try_update`] for an update
+//! that may fail).
 
 use crate::{
-    EntityId, EntityInfo, Extension, KinematicState, Light, LogLevel, Message, ModelInfo, NO_LABEL,
-    Outputs, Pose, Ray, RayCastOptions, RayHit, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView,
-    SceneView_TO, Sensor, SensorConfig, SimTime, SourceLocation, SphericalCoordinates, SurfaceInfo,
-    UpdateContext, Vec3, WorldRef, WorldView, WorldView_TO,
+    Aabb, EntityId, EntityInfo, EntityKind, Extension, KinematicState, Light, LogLevel, Message,
+    ModelInfo, NO_LABEL, Outputs, PluginError, Pose, Ray, RayCastOptions, RayHit, SCENE_EXTENSION,
+    SceneInfo, SceneRef, SceneView, SceneView_TO, Sensor, SensorConfig, SimTime, SourceLocation,
+    SphericalCoordinates, SurfaceInfo, UpdateContext, Vec3, WorldRef, WorldView, WorldView_TO,
 };
 use abi_stable::{
     RRef,
@@ -18,9 +19,33 @@ use std::sync::Mutex;
 /// Answers one ray of a [`StaticWorld`] (see [`StaticWorld::set_ray_caster`]).
 pub type RayCaster = Box<dyn Fn(&Ray, &RayCastOptions) -> RayHit + Send + Sync>;
 
+/// What a plugin asked a [`StaticWorld`], for tests of how a sensor batches its queries (see
+/// [`StaticWorld::queries`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Queries {
+    /// How many `entity_info` calls.
+    pub entity_info: usize,
+    /// How many `models` calls.
+    pub models: usize,
+    /// The box of every `models_in_aabb` call.
+    pub models_in_aabb: Vec<Aabb>,
+    /// The ids of every `surfaces` call.
+    pub surfaces: Vec<Vec<EntityId>>,
+}
+
+/// An entity added with [`StaticWorld::set_entity`].
+#[derive(Clone, Debug)]
+struct Entity {
+    kind: EntityKind,
+    parent: EntityId,
+    scoped_name: String,
+}
+
 /// A world that does not move: fixed time, gravity and entity states. Every ray misses unless
 /// a ray caster is set; the scene extension ([`SCENE_EXTENSION`]) reports [`StaticWorld::scene`],
-/// [`StaticWorld::lights`] and the labels set with [`StaticWorld::set_label`].
+/// [`StaticWorld::lights`] and the labels set with [`StaticWorld::set_label`]. It knows the
+/// entities and models added with [`StaticWorld::set_entity`] and [`StaticWorld::add_model`],
+/// and records what it was asked ([`StaticWorld::queries`]).
 pub struct StaticWorld {
     /// Sim time reported.
     pub time: SimTime,
@@ -42,6 +67,10 @@ pub struct StaticWorld {
     labels: HashMap<EntityId, u32>,
     surfaces: HashMap<EntityId, SurfaceInfo>,
     caster: Option<RayCaster>,
+    entities: HashMap<EntityId, Entity>,
+    models: Vec<ModelInfo>,
+    always_in_aabb: Vec<EntityId>,
+    queries: Mutex<Queries>,
 }
 
 impl core::fmt::Debug for StaticWorld {
@@ -71,6 +100,10 @@ impl Default for StaticWorld {
             labels: HashMap::new(),
             surfaces: HashMap::new(),
             caster: None,
+            entities: HashMap::new(),
+            models: Vec::new(),
+            always_in_aabb: Vec::new(),
+            queries: Mutex::new(Queries::default()),
         }
     }
 }
@@ -94,6 +127,41 @@ impl StaticWorld {
         caster: impl Fn(&Ray, &RayCastOptions) -> RayHit + Send + Sync + 'static,
     ) {
         self.caster = Some(Box::new(caster));
+    }
+    /// Makes `entity_info` report `id`: its kind, parent and scoped name (its name is the
+    /// last `::` segment).
+    pub fn set_entity(&mut self, id: EntityId, kind: EntityKind, parent: EntityId, scoped: &str) {
+        let entity = Entity {
+            kind,
+            parent,
+            scoped_name: scoped.to_string(),
+        };
+        self.entities.insert(id, entity);
+    }
+    /// Adds a model that `models` reports, in the order added, and `models_in_aabb` when it
+    /// has collisions and its box overlaps the query's (or it is listed with
+    /// [`StaticWorld::set_always_in_aabb`]).
+    pub fn add_model(&mut self, model: ModelInfo) {
+        self.models.push(model);
+    }
+    /// Forgets the entity `id`: its state, entity info and model (as if it had been removed
+    /// from the world).
+    pub fn remove_entity(&mut self, id: EntityId) {
+        self.states.remove(&id);
+        self.entities.remove(&id);
+        self.models.retain(|m| m.id != id);
+    }
+    /// Makes `models_in_aabb` report these models whatever the box (to play a conservative
+    /// broad phase).
+    pub fn set_always_in_aabb(&mut self, models: Vec<EntityId>) {
+        self.always_in_aabb = models;
+    }
+    /// What the plugin has asked so far.
+    pub fn queries(&self) -> Queries {
+        self.record(|q| q.clone())
+    }
+    fn record<R>(&self, f: impl FnOnce(&mut Queries) -> R) -> R {
+        f(&mut self.queries.lock().unwrap_or_else(|e| e.into_inner()))
     }
     /// Runs `f` with this world as a plugin sees it.
     pub fn with<R>(&self, f: impl FnOnce(WorldRef<'_>) -> R) -> R {
@@ -162,7 +230,7 @@ impl WorldView for StaticView<'_> {
     fn models(&self, out: &mut RVec<ModelInfo>) {
         self.world.models(out)
     }
-    fn models_in_aabb(&self, aabb: crate::Aabb, out: &mut RVec<ModelInfo>) {
+    fn models_in_aabb(&self, aabb: Aabb, out: &mut RVec<ModelInfo>) {
         self.world.models_in_aabb(aabb, out)
     }
     fn kinematics(&self, ids: RSlice<'_, EntityId>, out: RSliceMut<'_, KinematicState>) -> u32 {
@@ -226,14 +294,36 @@ impl WorldView for StaticWorld {
     fn entity_by_name(&self, _scoped_name: RStr<'_>) -> EntityId {
         EntityId::NONE
     }
-    fn entity_info(&self, _id: EntityId) -> ROption<EntityInfo<'_>> {
-        ROption::RNone
+    fn entity_info(&self, id: EntityId) -> ROption<EntityInfo<'_>> {
+        self.record(|q| q.entity_info += 1);
+        self.entities
+            .get(&id)
+            .map(|e| EntityInfo {
+                id,
+                kind: e.kind,
+                parent: e.parent,
+                name: RStr::from_str(e.scoped_name.rsplit("::").next().unwrap_or("")),
+                scoped_name: RStr::from_str(&e.scoped_name),
+            })
+            .into()
     }
     fn models(&self, out: &mut RVec<ModelInfo>) {
+        self.record(|q| q.models += 1);
         out.clear();
+        out.extend(self.models.iter().copied());
     }
-    fn models_in_aabb(&self, _aabb: crate::Aabb, out: &mut RVec<ModelInfo>) {
+    fn models_in_aabb(&self, aabb: Aabb, out: &mut RVec<ModelInfo>) {
+        self.record(|q| q.models_in_aabb.push(aabb));
         out.clear();
+        out.extend(
+            self.models
+                .iter()
+                .filter(|m| {
+                    self.always_in_aabb.contains(&m.id)
+                        || (m.has_collision && overlaps(&m.aabb, &aabb))
+                })
+                .copied(),
+        );
     }
     fn kinematics(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, KinematicState>) -> u32 {
         let mut known = 0;
@@ -261,6 +351,7 @@ impl WorldView for StaticWorld {
         0
     }
     fn surfaces(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, SurfaceInfo>) -> u32 {
+        self.record(|q| q.surfaces.push(ids.to_vec()));
         let mut known = 0;
         for (id, o) in ids.iter().zip(out.iter_mut()) {
             *o = match self.surfaces.get(id) {
@@ -312,6 +403,16 @@ impl WorldView for StaticWorld {
     }
 }
 
+/// Whether two boxes overlap (touching counts).
+fn overlaps(a: &Aabb, b: &Aabb) -> bool {
+    a.min.x <= b.max.x
+        && a.max.x >= b.min.x
+        && a.min.y <= b.max.y
+        && a.max.y >= b.min.y
+        && a.min.z <= b.max.z
+        && a.max.z >= b.min.z
+}
+
 /// A sensor configuration for tests: the given scoped name, type, link and SDF text, every
 /// other field at a neutral default.
 pub fn sensor_config<'a>(
@@ -343,18 +444,31 @@ pub fn sensor_config<'a>(
     }
 }
 
-/// Runs one update of `sensor` at the world's time and returns what it published.
-pub fn run_update<S: Sensor>(sensor: &mut S, world: &WorldRef<'_>) -> Vec<Message> {
-    let ctx = UpdateContext {
+/// The context of a first update at the world's time (no time since a previous one).
+pub fn update_context(world: &WorldRef<'_>) -> UpdateContext {
+    UpdateContext {
         now: world.sim_time(),
         dt: SimTime::ZERO,
         step: world.step_size(),
         update_count: 0,
         forced: false,
-    };
+    }
+}
+
+/// Runs one update of `sensor` at the world's time (see [`update_context`]) and returns what
+/// it published, or the error it returned.
+pub fn try_update<S: Sensor>(
+    sensor: &mut S,
+    world: &WorldRef<'_>,
+) -> Result<Vec<Message>, PluginError> {
+    let ctx = update_context(world);
     let mut out = RVec::new();
-    sensor
-        .update(&ctx, world, &mut Outputs::new(&mut out))
-        .unwrap_or_else(|e| panic!("sensor update failed: {e}"));
-    out.into_iter().collect()
+    sensor.update(&ctx, world, &mut Outputs::new(&mut out))?;
+    Ok(out.into_iter().collect())
+}
+
+/// Runs one update of `sensor` at the world's time and returns what it published; panics
+/// when the update fails.
+pub fn run_update<S: Sensor>(sensor: &mut S, world: &WorldRef<'_>) -> Vec<Message> {
+    try_update(sensor, world).unwrap_or_else(|e| panic!("sensor update failed: {e}"))
 }

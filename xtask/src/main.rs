@@ -92,21 +92,45 @@ fn test() -> Result<u8, String> {
     status(t)
 }
 
-/// The plugin libraries the benchmarks load, built in release mode first.
-const BENCH_PLUGINS: &[&str] = &[
-    "simcore-plugin-imu",
-    "simcore-plugin-logical-camera",
-    "simcore-plugin-lidar",
-    "simcore-plugin-navsat",
-    "simcore-plugin-camera",
-    "simcore-plugin-depth-camera",
-];
+/// The plugin packages: every `cdylib` package of the workspace under `plugins/`, read from
+/// `cargo metadata`, so that a new plugin needs no entry here. The benchmarks load their
+/// libraries, built in release mode first.
+fn plugin_packages() -> Result<Vec<String>, String> {
+    let mut c = cargo();
+    c.args(["metadata", "--format-version", "1", "--no-deps"]);
+    let out = c.output().map_err(|e| format!("cannot start {c:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo metadata failed:
+{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("cannot read cargo metadata: {e}"))?;
+    let plugins = root().join("plugins");
+    let is_cdylib = |t: &serde_json::Value| {
+        t["crate_types"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c == "cdylib"))
+    };
+    Ok(meta["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| {
+            Path::new(p["manifest_path"].as_str().unwrap_or_default()).starts_with(&plugins)
+                && p["targets"].as_array().into_iter().flatten().any(is_cdylib)
+        })
+        .filter_map(|p| p["name"].as_str().map(String::from))
+        .collect())
+}
 
 fn bench(args: &[String]) -> Result<u8, String> {
     let mut build = cargo();
     build.args(["build", "--release"]);
-    for p in BENCH_PLUGINS {
-        build.args(["-p", p]);
+    for p in plugin_packages()? {
+        build.args(["-p", &p]);
     }
     check(build)?;
     // `simcore inspect` is timed beside libsdformat by the sdf bench. (A build of its own:
@@ -163,4 +187,24 @@ fn ci() -> Result<u8, String> {
         "--rtf".into(),
         "0".into(),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plugin_packages_are_the_cdylibs_under_plugins() {
+        let packages = super::plugin_packages().unwrap();
+        for p in [
+            "simcore-plugin-imu",
+            "simcore-plugin-camera",
+            "simcore-plugin-ptz",
+        ] {
+            assert!(packages.iter().any(|n| n == p), "{p} missing: {packages:?}");
+        }
+        // The shared rlibs and the test fixtures are not plugins to build.
+        for p in ["simcore-plugin-common", "simcore-plugin-camera-common"] {
+            assert!(!packages.iter().any(|n| n == p), "{p} listed");
+        }
+        assert!(!packages.iter().any(|n| n.starts_with("simcore-fixture")));
+    }
 }

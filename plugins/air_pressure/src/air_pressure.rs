@@ -7,9 +7,7 @@
 
 use crate::atmosphere;
 use crate::config::AirPressureConfig;
-use sim_plugin_api::{
-    EntityId, Outputs, Payload, PluginError, Pose, Sensor, SensorConfig, UpdateContext, WorldRef,
-};
+use sim_plugin_api::prelude::*;
 use simcore_plugin_common::{NoiseChannel, gaussian_variance, sensor_state};
 
 /// Noise stream number (with the sensor's seed) of the pressure.

@@ -2,11 +2,10 @@
 
 use crate::{AirPressureSensor, atmosphere};
 use sim_plugin_api::{
-    EntityId, ErrorCode, KinematicState, Message, Outputs, Payload, Pose, Quat, Sensor, SimTime,
-    UpdateContext, Vec3,
-    abi_stable::std_types::RVec,
-    testing::{StaticWorld, run_update, sensor_config},
+    EntityId, KinematicState, Message, Payload, Pose, Quat, Vec3,
+    testing::{StaticWorld, run_update, sensor_config, try_update},
 };
+use simcore_plugin_common::testing::{assert_config_error, assert_runtime_error};
 
 const LINK: EntityId = EntityId(2);
 const NAME: &str = "drone::body::baro";
@@ -115,19 +114,8 @@ fn noise_statistics_and_variance() {
 fn missing_link_is_a_runtime_error() {
     let w = StaticWorld::default();
     let mut s = create_with(&w, "", Pose::IDENTITY, 0);
-    let ctx = UpdateContext {
-        now: SimTime::ZERO,
-        dt: SimTime::ZERO,
-        step: w.step,
-        update_count: 0,
-        forced: false,
-    };
-    let mut out = RVec::new();
-    let e = w
-        .with(|w| s.update(&ctx, &w, &mut Outputs::new(&mut out)))
-        .unwrap_err();
-    assert_eq!(e.code, ErrorCode::RUNTIME);
-    assert!(e.message.starts_with(NAME), "{e}");
+    let e = w.with(|w| try_update(&mut s, &w)).unwrap_err();
+    assert_runtime_error(&e, NAME);
 }
 
 #[test]
@@ -138,11 +126,5 @@ fn bad_configuration_names_sensor_element_and_text() {
     let e = w
         .with(|w| AirPressureSensor::create(&config, &w))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
-    assert!(
-        e.message.starts_with(NAME)
-            && e.message.contains("<air_pressure><reference_altitude>")
-            && e.message.contains("\"NaN\""),
-        "{e}"
-    );
+    assert_config_error(&e, NAME, "<air_pressure><reference_altitude>", "NaN");
 }

@@ -9,10 +9,7 @@
 //! - `vertical_velocity` = `v_z` (world frame), plus `<vertical_velocity>` noise.
 
 use crate::config::AltimeterConfig;
-use sim_plugin_api::{
-    Altimeter, EntityId, KinematicState, Outputs, Payload, PluginError, Pose, Sensor, SensorConfig,
-    UpdateContext, WorldRef, abi_stable::std_types::RBox,
-};
+use sim_plugin_api::{abi_stable::std_types::RBox, msgs::Altimeter, prelude::*};
 use simcore_plugin_common::{NoiseChannel, sensor_frame, sensor_state};
 
 /// Noise stream number (with the sensor's seed) of the vertical position.

@@ -2,11 +2,10 @@
 
 use crate::AltimeterSensor;
 use sim_plugin_api::{
-    Altimeter, EntityId, ErrorCode, KinematicState, Message, Outputs, Payload, Pose, Quat, Sensor,
-    SimTime, UpdateContext, Vec3,
-    abi_stable::std_types::RVec,
-    testing::{StaticWorld, run_update, sensor_config},
+    Altimeter, EntityId, KinematicState, Message, Payload, Pose, Quat, Sensor, Vec3,
+    testing::{StaticWorld, run_update, sensor_config, try_update},
 };
+use simcore_plugin_common::testing::{assert_config_error, assert_runtime_error};
 use std::f64::consts::PI;
 
 const LINK: EntityId = EntityId(4);
@@ -126,19 +125,8 @@ fn reset_keeps_the_reference() {
 fn missing_link_is_a_runtime_error() {
     let w = StaticWorld::default();
     let mut s = create(&w, "");
-    let ctx = UpdateContext {
-        now: SimTime::ZERO,
-        dt: SimTime::ZERO,
-        step: w.step,
-        update_count: 0,
-        forced: false,
-    };
-    let mut out = RVec::new();
-    let e = w
-        .with(|w| s.update(&ctx, &w, &mut Outputs::new(&mut out)))
-        .unwrap_err();
-    assert_eq!(e.code, ErrorCode::RUNTIME);
-    assert!(e.message.starts_with(NAME), "{e}");
+    let e = w.with(|w| try_update(&mut s, &w)).unwrap_err();
+    assert_runtime_error(&e, NAME);
 }
 
 #[test]
@@ -153,13 +141,11 @@ fn bad_configuration_names_sensor_element_and_text() {
     let e = w
         .with(|w| AltimeterSensor::create(&config, &w))
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
-    assert!(
-        e.message.starts_with(NAME)
-            && e.message
-                .contains("<altimeter><vertical_velocity><noise><bias_stddev>")
-            && e.message.contains("\"-1\""),
-        "{e}"
+    assert_config_error(
+        &e,
+        NAME,
+        "<altimeter><vertical_velocity><noise><bias_stddev>",
+        "-1",
     );
 }
 

@@ -3,10 +3,11 @@
 use crate::config::BatteryConfig;
 use crate::model::LinearBattery;
 use sim_plugin_api::{
-    BatteryState, CommandsMut, EntityId, EntityKind, JointState, Message, Outputs, Payload,
-    PluginError, SharedStr, StepContext, System, SystemConfig, WorldRef,
     abi_stable::std_types::{RBox, RSlice, RSliceMut},
+    msgs::BatteryState,
+    prelude::*,
 };
+use simcore_plugin_common::{Throttle, find_in_model, period_ns};
 
 /// How many unknown ids in a row end the scan for the model's sensors.
 const SCAN_GAP: u64 = 64;
@@ -20,29 +21,20 @@ pub struct Battery {
     states: Vec<JointState>,
     battery: LinearBattery,
     topic: SharedStr,
-    last_publish_ns: Option<i64>,
+    publish: Throttle,
     /// Drained, and the motors / sensors have not been told yet.
     drain_pending: bool,
 }
 
 /// Finds the joint `name` of `model`: scoped below the model first, then as written.
 fn resolve_joint(world: &WorldRef<'_>, model: &str, name: &str) -> Result<EntityId, PluginError> {
-    for candidate in [format!("{model}::{name}"), name.to_string()] {
-        let id = world.entity_by_name(candidate.as_str().into());
-        match world.entity_info(id).into_option() {
-            Some(info) if info.kind == EntityKind::JOINT => return Ok(id),
-            Some(info) => {
-                return Err(PluginError::config(format!(
-                    "{model}: LinearBattery: <motor_joint> `{candidate}` is a {}, not a joint",
-                    info.kind.name()
-                )));
-            }
-            None => {}
-        }
-    }
-    Err(PluginError::config(format!(
-        "{model}: LinearBattery: <motor_joint> `{name}`: no such joint in the model"
-    )))
+    find_in_model(world, model, name, EntityKind::JOINT).map_err(|e| {
+        e.element_error(
+            &format!("{model}: LinearBattery: <motor_joint>"),
+            name,
+            EntityKind::JOINT,
+        )
+    })
 }
 
 impl Battery {
@@ -71,7 +63,7 @@ impl Battery {
             joints,
             battery: initial(&config),
             topic: SharedStr::from(format!("battery/{}/state", config.name)),
-            last_publish_ns: None,
+            publish: Throttle::default(),
             drain_pending: false,
             model,
             model_name: model_name.to_string(),
@@ -190,19 +182,12 @@ impl System for Battery {
         if self.battery.drained() && !was_drained {
             self.drain_pending = true;
         }
-        let period_ns = if self.config.publish_frequency > 0.0 {
-            (1e9 / self.config.publish_frequency).round() as i64
-        } else {
-            0
-        };
-        let now = ctx.now.nanos;
-        let due = self
-            .last_publish_ns
-            .is_none_or(|last| now - last + ctx.step.nanos / 2 >= period_ns);
-        if !due {
+        if !self
+            .publish
+            .due(period_ns(self.config.publish_frequency), ctx)
+        {
             return Ok(());
         }
-        self.last_publish_ns = Some(now);
         let b = &self.battery;
         let status = if b.current_smooth > 0.0 {
             2 // discharging
@@ -225,7 +210,7 @@ impl System for Battery {
 
     fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
         self.battery = initial(&self.config);
-        self.last_publish_ns = None;
+        self.publish.reset();
         self.drain_pending = false;
         Ok(())
     }

@@ -11,12 +11,9 @@
 //! 5. an `Image` on the sensor topic, a `CameraInfo` on `camera_info` beside it, and, with
 //!    `<save>`, a PNG file.
 
-use sim_plugin_api::{
-    Image, Outputs, Payload, PluginError, Pose, Sensor, SensorConfig, SharedStr, UpdateContext,
-    WorldRef, abi_stable::std_types::RBox,
-};
+use sim_plugin_api::{abi_stable::std_types::RBox, prelude::*};
 use simcore_plugin_camera_common::{
-    COLOR_STREAM, CameraConfig, CameraCore, RayStart, Shader,
+    COLOR_STREAM, CameraConfig, CameraCore, CameraPlugin, RayStart, Shader, camera_sensor,
     image::{FrameSaver, encode_image, pixel_noise},
 };
 use simcore_plugin_common::NoiseChannel;
@@ -87,10 +84,13 @@ impl CameraSensor {
     }
 }
 
-impl Sensor for CameraSensor {
-    fn update(
+impl CameraPlugin for CameraSensor {
+    fn core_mut(&mut self) -> &mut CameraCore {
+        &mut self.core
+    }
+
+    fn publish_frame(
         &mut self,
-        _ctx: &UpdateContext,
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
@@ -108,17 +108,9 @@ impl Sensor for CameraSensor {
         Ok(())
     }
 
-    fn set_parameter(
-        &mut self,
-        key: &str,
-        value: &str,
-        _world: &WorldRef<'_>,
-    ) -> Result<(), PluginError> {
-        self.core.set_parameter(key, value)
-    }
-
-    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+    fn forget(&mut self) {
         self.shader.reset();
-        Ok(())
     }
 }
+
+camera_sensor!(CameraSensor);

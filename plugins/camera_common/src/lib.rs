@@ -11,7 +11,9 @@
 //! - [`shading`]: Lambert shading by the world's lights with shadow rays;
 //! - [`image`]: image, depth and point cloud encodings, `camera_info`, PNG frames;
 //! - [`core`]: the configuration, model and rays of one sensor and its `horizontal_fov`
-//!   run-time parameter.
+//!   run-time parameter;
+//! - [`plugin`]: the skeleton of a camera plugin ([`CameraPlugin`] and [`camera_sensor!`],
+//!   which implements the plugin API's `Sensor` on top).
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
 //! nothing here crosses the plugin boundary.
@@ -20,6 +22,7 @@ pub mod config;
 pub mod core;
 pub mod image;
 pub mod model;
+pub mod plugin;
 pub mod rays;
 pub mod shading;
 
@@ -29,8 +32,12 @@ mod tests;
 pub use crate::core::CameraCore;
 pub use config::{CameraConfig, ImageFormat, SaveConfig};
 pub use model::{CameraModel, Distortion, Intrinsics};
+pub use plugin::CameraPlugin;
 pub use rays::{RayGrid, RayStart};
 pub use shading::{Shader, SurfaceCache};
+
+#[doc(hidden)]
+pub use sim_plugin_api as __api;
 
 /// Noise stream number (with the sensor's seed) of colour pixels.
 pub const COLOR_STREAM: u64 = 0;

@@ -24,60 +24,39 @@
 //! scene extension the scene defaults apply and there are no lights (ambient only).
 
 use sim_plugin_api::{
-    EntityId, Light, LightKind, Ray, RayCastOptions, RayHit, RayTarget, SceneInfo, SurfaceInfo,
-    Vec3, WorldRef,
-    abi_stable::std_types::{RSlice, RSliceMut, RVec},
+    EntityId, Light, LightKind, Ray, RayCastOptions, RayHit, RayTarget, SceneInfo, Vec3, WorldRef,
+    abi_stable::std_types::RVec,
 };
-use std::collections::HashMap;
+use simcore_plugin_common::EntitySurfaces;
 
 /// How far a shadow ray towards a directional light looks for an occluder, m.
 pub const SHADOW_DISTANCE: f64 = 1000.0;
 
 /// Diffuse colours of the entities hit, looked up in batches and kept.
-#[derive(Clone, Debug, Default)]
-pub struct SurfaceCache {
-    known: HashMap<EntityId, [f32; 4]>,
-    missing: Vec<EntityId>,
-    surfaces: Vec<SurfaceInfo>,
+#[derive(Clone, Debug)]
+pub struct SurfaceCache(EntitySurfaces<[f32; 4]>);
+
+impl Default for SurfaceCache {
+    fn default() -> Self {
+        SurfaceCache(EntitySurfaces::new(|s| s.diffuse))
+    }
 }
 
 impl SurfaceCache {
     /// Looks up, in one `surfaces` call, every entity in `hits` not seen before.
     pub fn fill(&mut self, hits: &[RayHit], world: &WorldRef<'_>) {
-        self.missing.clear();
-        let mut last = EntityId::NONE;
-        for h in hits {
-            if h.entity != last && !h.entity.is_none() {
-                last = h.entity;
-                if !self.known.contains_key(&h.entity) && !self.missing.contains(&h.entity) {
-                    self.missing.push(h.entity);
-                }
-            }
-        }
-        if self.missing.is_empty() {
-            return;
-        }
-        self.surfaces.clear();
-        self.surfaces
-            .resize(self.missing.len(), SurfaceInfo::default());
-        world.surfaces(
-            RSlice::from_slice(&self.missing),
-            RSliceMut::from_mut_slice(&mut self.surfaces),
-        );
-        for (id, s) in self.missing.iter().zip(&self.surfaces) {
-            self.known.insert(*id, s.diffuse);
-        }
+        self.0.fill(hits, world);
     }
 
     /// The diffuse colour of `entity` (black when unknown).
     #[inline]
     pub fn diffuse(&self, entity: EntityId) -> [f32; 4] {
-        self.known.get(&entity).copied().unwrap_or([0.0; 4])
+        self.0.get(entity).unwrap_or([0.0; 4])
     }
 
     /// Forgets everything (entities may have been replaced).
     pub fn clear(&mut self) {
-        self.known.clear();
+        self.0.clear();
     }
 }
 

@@ -10,9 +10,9 @@
 
 use crate::config::ContactConfig;
 use sim_plugin_api::{
-    ContactPoint, EntityId, EntityKind, Outputs, Payload, PluginError, Sensor, SensorConfig,
-    UpdateContext, WorldRef,
+    ContactPoint,
     abi_stable::std_types::{RBox, RSlice, RVec},
+    prelude::*,
 };
 
 /// A contact sensor (SDF `<sensor type="contact">` in a link).

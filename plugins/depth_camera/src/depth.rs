@@ -16,12 +16,12 @@
 //! The depth range is `<camera><depth_camera><clip>` when given, else `<camera><clip>`.
 
 use sim_plugin_api::{
-    EntityId, LogLevel, Outputs, Payload, PluginError, PointField, Sensor, SensorConfig, SharedStr,
-    UpdateContext, WorldRef,
     abi_stable::std_types::{RBox, RVec},
+    msgs::PointField,
+    prelude::*,
 };
 use simcore_plugin_camera_common::{
-    CameraCore, DEPTH_STREAM, RayStart, SurfaceCache,
+    CameraCore, CameraPlugin, DEPTH_STREAM, RayStart, SurfaceCache, camera_sensor,
     image::{depth_image, packed_rgb, pixel_noise, point_cloud, point_fields},
 };
 use simcore_plugin_common::NoiseChannel;
@@ -91,10 +91,13 @@ impl DepthCameraSensor {
     }
 }
 
-impl Sensor for DepthCameraSensor {
-    fn update(
+impl CameraPlugin for DepthCameraSensor {
+    fn core_mut(&mut self) -> &mut CameraCore {
+        &mut self.core
+    }
+
+    fn publish_frame(
         &mut self,
-        _ctx: &UpdateContext,
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
@@ -127,17 +130,9 @@ impl Sensor for DepthCameraSensor {
         Ok(())
     }
 
-    fn set_parameter(
-        &mut self,
-        key: &str,
-        value: &str,
-        _world: &WorldRef<'_>,
-    ) -> Result<(), PluginError> {
-        self.core.set_parameter(key, value)
-    }
-
-    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+    fn forget(&mut self) {
         self.surfaces.clear();
-        Ok(())
     }
 }
+
+camera_sensor!(DepthCameraSensor);

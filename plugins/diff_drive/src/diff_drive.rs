@@ -3,11 +3,11 @@
 use crate::config::DiffDriveConfig;
 use crate::kinematics::{StallDetector, WheelOdometry, WheelTracker, wheel_speeds};
 use sim_plugin_api::{
-    CommandsMut, EntityId, EntityKind, JointCommand, JointCommandMode, JointState, Message,
-    NamedPose, Odometry, Outputs, Payload, PluginError, Pose, Quat, SharedStr, StepContext, System,
-    SystemConfig, Twist, Vec3, WorldRef,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    msgs::NamedPose,
+    prelude::*,
 };
+use simcore_plugin_common::{NotFound, Throttle, find_in_model, period_ns};
 
 /// A differential drive attached to a model (see the crate documentation).
 pub struct DiffDrive {
@@ -31,7 +31,7 @@ pub struct DiffDrive {
     stall: StallDetector,
     /// Travel and turn since the last odometry message, and the time it covers.
     window: (f64, f64, f64),
-    last_odom_ns: Option<i64>,
+    odom_publish: Throttle,
     frame_id: SharedStr,
     child_frame_id: SharedStr,
     odom_topic: SharedStr,
@@ -41,23 +41,15 @@ pub struct DiffDrive {
 
 /// Finds the joint `name` of `model`: scoped below the model first, then as written.
 fn resolve_joint(world: &WorldRef<'_>, model: &str, name: &str) -> Result<EntityId, PluginError> {
-    for candidate in [format!("{model}::{name}"), name.to_string()] {
-        let id = world.entity_by_name(candidate.as_str().into());
-        if id.is_none() {
-            continue;
-        }
-        return match world.entity_info(id).into_option() {
-            Some(info) if info.kind == EntityKind::JOINT => Ok(id),
-            Some(info) => Err(PluginError::config(format!(
-                "{model}: DiffDrive: `{candidate}` is a {}, not a joint",
-                info.kind.name()
-            ))),
-            None => continue,
-        };
-    }
-    Err(PluginError::config(format!(
-        "{model}: DiffDrive: no joint `{name}` in the model"
-    )))
+    find_in_model(world, model, name, EntityKind::JOINT).map_err(|e| match e {
+        NotFound::WrongKind { candidate, kind } => PluginError::config(format!(
+            "{model}: DiffDrive: `{candidate}` is a {}, not a joint",
+            kind.name()
+        )),
+        NotFound::Missing => PluginError::config(format!(
+            "{model}: DiffDrive: no joint `{name}` in the model"
+        )),
+    })
 }
 
 impl DiffDrive {
@@ -90,7 +82,7 @@ impl DiffDrive {
             odometry: WheelOdometry::new(config.wheel_separation, config.wheel_radius),
             stall: StallDetector::default(),
             window: (0.0, 0.0, 0.0),
-            last_odom_ns: None,
+            odom_publish: Throttle::default(),
             frame_id: SharedStr::new(&config.frame_id),
             child_frame_id: SharedStr::new(&config.child_frame_id),
             odom_topic: SharedStr::new(&config.odom_topic),
@@ -215,20 +207,12 @@ impl System for DiffDrive {
             out.publish(self.stall_topic.clone(), Payload::Boolean(stalled));
         }
 
-        let period_ns = if self.config.odom_publish_frequency > 0.0 {
-            (1e9 / self.config.odom_publish_frequency).round() as i64
-        } else {
-            0
-        };
-        let now_ns = ctx.now.nanos;
-        let half_step = ctx.step.nanos / 2;
-        let due = self
-            .last_odom_ns
-            .is_none_or(|last| now_ns - last + half_step >= period_ns);
-        if !due {
+        if !self
+            .odom_publish
+            .due(period_ns(self.config.odom_publish_frequency), ctx)
+        {
             return Ok(());
         }
-        self.last_odom_ns = Some(now_ns);
         let (travel, turn, span) = std::mem::take(&mut self.window);
         let twist = if span > 0.0 {
             Twist {
@@ -270,7 +254,7 @@ impl System for DiffDrive {
             t.reset();
         }
         self.window = (0.0, 0.0, 0.0);
-        self.last_odom_ns = None;
+        self.odom_publish.reset();
         Ok(())
     }
 }

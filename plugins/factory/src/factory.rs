@@ -1,10 +1,10 @@
 //! The factory system: `create` and `remove` services on the world.
 
 use sim_plugin_api::{
-    CommandsMut, EntityId, EntityKind, ErrorCode, Message, NamedPose, Payload, PluginError,
-    SharedStr, System, SystemConfig, WorldRef,
     abi_stable::std_types::{RBox, RErr, ROk},
     model_factory,
+    msgs::NamedPose,
+    prelude::*,
 };
 
 /// Creates and removes models on request (see the crate documentation).

@@ -13,11 +13,11 @@
 
 use crate::config::FiducialConfig;
 use sim_plugin_api::{
-    EntityId, EntityKind, Fiducial, KinematicState, ModelInfo, Outputs, Payload, PluginError, Pose,
-    Ray, RayCastOptions, RayHit, RayTarget, Sensor, SensorConfig, SharedStr, SurfaceInfo,
-    UpdateContext, WorldRef,
+    ModelInfo, SurfaceInfo,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
     model_plugins,
+    msgs::Fiducial,
+    prelude::*,
 };
 
 /// How many unknown ids in a row end the scan past the last model.

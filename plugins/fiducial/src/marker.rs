@@ -1,6 +1,6 @@
 //! The fiducial marker: a model plugin that carries a `<fiducial_id>`.
 
-use sim_plugin_api::{EntityKind, PluginError, System, SystemConfig, WorldRef};
+use sim_plugin_api::prelude::*;
 use simcore_plugin_common::{parse_plugin_sdf, text};
 
 /// Marks its model with a fiducial id. It does nothing at run time: fiducial sensors read
@@ -16,11 +16,7 @@ impl FiducialMarker {
     /// Checks the element: on a model, with a `<fiducial_id>` that is a whole number >= 1.
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let who = format!("{}: FiducialMarker", config.entity_name);
-        let kind = world
-            .entity_info(config.entity)
-            .into_option()
-            .map(|i| i.kind);
-        if kind != Some(EntityKind::MODEL) {
+        if !simcore_plugin_common::on_model(config, world) {
             return Err(PluginError::config(format!(
                 "{who}: must be attached to a model"
             )));

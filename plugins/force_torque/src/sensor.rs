@@ -18,9 +18,9 @@
 
 use crate::config::{ForceTorqueConfig, Frame, MeasureDirection};
 use sim_plugin_api::{
-    EntityId, EntityKind, Outputs, Payload, PluginError, Pose, Quat, Sensor, SensorConfig,
-    UpdateContext, Vec3, WorldRef, Wrench,
+    Wrench,
     abi_stable::std_types::{RBox, RSlice, RSliceMut},
+    prelude::*,
 };
 use simcore_plugin_common::NoiseChannel;
 

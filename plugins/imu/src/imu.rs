@@ -15,10 +15,9 @@
 
 use crate::config::{ImuConfig, OrientationReference};
 use sim_plugin_api::{
-    EntityId, Imu, KinematicState, LogLevel, Outputs, Payload, PluginError, Pose, Quat, Sensor,
-    SensorConfig, SharedStr, UpdateContext, Vec3, WorldRef,
     abi_stable::std_types::RBox,
     noise::{GaussianNoise, NoiseKind, NoiseParams, stream_seed},
+    prelude::*,
 };
 
 /// Noise stream numbers (passed to [`stream_seed`] with the sensor's seed) of the angular

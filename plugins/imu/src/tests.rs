@@ -5,7 +5,7 @@ use sim_plugin_api::{
     EntityId, ErrorCode, Imu, KinematicState, LogLevel, Outputs, Payload, Pose, Quat, Sensor,
     SimTime, UpdateContext, Vec3,
     abi_stable::std_types::RVec,
-    testing::{StaticWorld, run_update, sensor_config},
+    testing::{StaticWorld, run_update, sensor_config, update_context},
 };
 use std::f64::consts::{FRAC_PI_2, PI};
 
@@ -738,16 +738,9 @@ fn update_fails_when_the_link_is_gone() {
     let w = world(at_pose(Quat::IDENTITY));
     let mut s = create(&w, &sdf(""), Pose::IDENTITY, 0);
     let empty = StaticWorld::default();
-    let ctx = UpdateContext {
-        now: SimTime::ZERO,
-        dt: SimTime::ZERO,
-        step: empty.step,
-        update_count: 0,
-        forced: false,
-    };
     let mut out = RVec::new();
     let e = empty
-        .with(|w| s.update(&ctx, &w, &mut Outputs::new(&mut out)))
+        .with(|w| s.update(&update_context(&w), &w, &mut Outputs::new(&mut out)))
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::RUNTIME);
     assert!(e.message.contains(NAME));

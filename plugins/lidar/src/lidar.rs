@@ -16,14 +16,11 @@
 
 use crate::config::LidarConfig;
 use sim_plugin_api::{
-    EntityId, LaserScan, Outputs, Payload, PluginError, PointCloudPacked, PointField,
-    PointFieldType, Pose, Ray, RayCastOptions, RayHit, Sensor, SensorConfig, SharedStr,
-    SurfaceInfo, UpdateContext, Vec3, WorldRef,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    msgs::{PointCloudPacked, PointField, PointFieldType},
+    prelude::*,
 };
-use simcore_plugin_common::{NoiseChannel, sensor_state};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use simcore_plugin_common::{EntitySurfaces, NoiseChannel, sensor_state};
 
 /// Noise stream number (with the sensor's seed) of the ranges.
 pub const RANGE_STREAM: u64 = 0;
@@ -98,67 +95,6 @@ pub fn ray_directions(config: &LidarConfig) -> Vec<Vec3> {
     dirs
 }
 
-/// A hasher for entity ids (already well spread integers): one multiply.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-/// `laser_retro` per entity hit, looked up in batches and kept.
-#[derive(Clone, Debug, Default)]
-struct RetroCache {
-    known: HashMap<EntityId, f64, BuildHasherDefault<IdHasher>>,
-    missing: Vec<EntityId>,
-    surfaces: Vec<SurfaceInfo>,
-}
-
-impl RetroCache {
-    /// Looks up, in one `surfaces` call, every entity in `hits` not seen before.
-    fn fill(&mut self, hits: &[RayHit], world: &WorldRef<'_>) {
-        self.missing.clear();
-        let mut last = EntityId::NONE;
-        for h in hits {
-            if h.entity != last && !h.entity.is_none() {
-                last = h.entity;
-                if !self.known.contains_key(&h.entity) && !self.missing.contains(&h.entity) {
-                    self.missing.push(h.entity);
-                }
-            }
-        }
-        if self.missing.is_empty() {
-            return;
-        }
-        self.surfaces.clear();
-        self.surfaces
-            .resize(self.missing.len(), SurfaceInfo::default());
-        world.surfaces(
-            RSlice::from_slice(&self.missing),
-            RSliceMut::from_mut_slice(&mut self.surfaces),
-        );
-        for (id, s) in self.missing.iter().zip(&self.surfaces) {
-            self.known.insert(*id, s.laser_retro);
-        }
-    }
-
-    /// The `laser_retro` of `entity` (0 for none or unknown).
-    #[inline]
-    fn get(&self, entity: EntityId) -> f64 {
-        self.known.get(&entity).copied().unwrap_or(0.0)
-    }
-}
-
 /// A lidar sensor (SDF `<sensor type="lidar">`, `gpu_lidar`, `ray` or `gpu_ray`).
 #[derive(Clone, Debug)]
 pub struct LidarSensor {
@@ -173,7 +109,7 @@ pub struct LidarSensor {
     directions: Vec<Vec3>,
     rays: Vec<Ray>,
     hits: Vec<RayHit>,
-    retro: RetroCache,
+    retro: EntitySurfaces<f64>,
     noise: NoiseChannel,
     fields: RVec<PointField>,
 }
@@ -228,7 +164,7 @@ impl LidarSensor {
             directions,
             rays: vec![Ray::default(); n],
             hits: vec![RayHit::MISS; n],
-            retro: RetroCache::default(),
+            retro: EntitySurfaces::new(|s| s.laser_retro),
             fields: point_fields(),
         }
     }
@@ -295,7 +231,7 @@ impl LidarSensor {
             } else if hit.entity == last.0 {
                 last.1
             } else {
-                let i = self.retro.get(hit.entity);
+                let i = self.retro.get(hit.entity).unwrap_or(0.0);
                 last = (hit.entity, i);
                 i
             };
@@ -355,7 +291,7 @@ impl Sensor for LidarSensor {
 
     fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
         // Entities may have been replaced: look surfaces up afresh.
-        self.retro = RetroCache::default();
+        self.retro.clear();
         Ok(())
     }
 }

@@ -1,21 +1,14 @@
 //! Tests of the sensor through its public API: against `StaticWorld` (every ray misses) and
-//! against a small world of one wall, written here, whose hits are known exactly.
+//! against a `StaticWorld` of one wall whose hits are known exactly.
 
 use crate::{LidarConfig, LidarSensor, POINT_STEP, ScanAxis, lidar};
 use sim_plugin_api::{
-    EntityId, EntityInfo, ErrorCode, Extension, JointState, KinematicState, LaserScan, LogLevel,
-    ModelInfo, Payload, PointCloudPacked, PointFieldType, Pose, Quat, Ray, RayCastOptions, RayHit,
-    RayTarget, SimTime, SphericalCoordinates, SurfaceInfo, Vec3, WorldRef, WorldView, WorldView_TO,
-    abi_stable::{
-        RRef,
-        sabi_trait::TD_Opaque,
-        std_types::{ROption, RSlice, RSliceMut, RStr, RVec},
-    },
+    EntityId, ErrorCode, KinematicState, LaserScan, Payload, PointCloudPacked, PointFieldType,
+    Pose, Quat, RayHit, RayTarget, SurfaceInfo, Vec3,
     noise::NoiseKind,
     testing::{StaticWorld, run_update, sensor_config},
 };
 use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
-use std::sync::Mutex;
 
 const NAME: &str = "robot::base::lidar";
 const LINK: EntityId = EntityId(3);
@@ -381,132 +374,38 @@ fn nothing_in_range_reads_plus_infinity() {
 }
 
 /// A world with a wall `x = wall` (entity 50 of model 5, laser_retro 7) in front of a link at
-/// the origin: rays going +x hit it at `wall / dir.x`. Counts `surfaces` calls.
-struct WallWorld {
-    wall: f64,
-    link_pose: Pose,
-    surface_calls: Mutex<Vec<Vec<EntityId>>>,
+/// the origin: rays going +x hit it at `wall / dir.x`. It records the `surfaces` calls.
+fn wall_world(wall: f64) -> StaticWorld {
+    let mut w = StaticWorld::default();
+    w.gravity = Vec3::ZERO;
+    w.magnetic_field = Vec3::ZERO;
+    w.set_kinematics(LINK, KinematicState::default());
+    w.set_surface(
+        WALL,
+        SurfaceInfo {
+            laser_retro: 7.0,
+            ..SurfaceInfo::default()
+        },
+    );
+    w.set_ray_caster(move |r, options| {
+        let t = (wall - r.origin.x) / r.direction.x;
+        if options.exclude_model != WALL_MODEL && r.direction.x > 1e-9 && t <= options.max_distance
+        {
+            RayHit {
+                distance: t,
+                normal: Vec3::new(-1.0, 0.0, 0.0),
+                entity: WALL,
+                model: WALL_MODEL,
+            }
+        } else {
+            RayHit::MISS
+        }
+    });
+    w
 }
 
 const WALL: EntityId = EntityId(50);
 const WALL_MODEL: EntityId = EntityId(5);
-
-impl WallWorld {
-    fn new(wall: f64) -> Self {
-        WallWorld {
-            wall,
-            link_pose: Pose::IDENTITY,
-            surface_calls: Mutex::new(Vec::new()),
-        }
-    }
-    fn with<R>(&self, f: impl FnOnce(WorldRef<'_>) -> R) -> R {
-        f(WorldView_TO::from_ptr(RRef::new(self), TD_Opaque))
-    }
-}
-
-impl WorldView for WallWorld {
-    fn sim_time(&self) -> SimTime {
-        SimTime::ZERO
-    }
-    fn step_size(&self) -> SimTime {
-        SimTime::from_nanos(1_000_000)
-    }
-    fn world_name(&self) -> RStr<'_> {
-        RStr::from_str("wall")
-    }
-    fn gravity(&self) -> Vec3 {
-        Vec3::ZERO
-    }
-    fn magnetic_field(&self) -> Vec3 {
-        Vec3::ZERO
-    }
-    fn spherical_coordinates(&self) -> ROption<SphericalCoordinates> {
-        ROption::RNone
-    }
-    fn entity_by_name(&self, _: RStr<'_>) -> EntityId {
-        EntityId::NONE
-    }
-    fn entity_info(&self, _: EntityId) -> ROption<EntityInfo<'_>> {
-        ROption::RNone
-    }
-    fn models(&self, out: &mut RVec<ModelInfo>) {
-        out.clear();
-    }
-    fn models_in_aabb(&self, _: sim_plugin_api::Aabb, out: &mut RVec<ModelInfo>) {
-        out.clear();
-    }
-    fn kinematics(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, KinematicState>) -> u32 {
-        for (id, o) in ids.iter().zip(out.iter_mut()) {
-            *o = KinematicState {
-                pose: if *id == LINK {
-                    self.link_pose
-                } else {
-                    Pose::IDENTITY
-                },
-                ..Default::default()
-            };
-        }
-        ids.iter().filter(|&&id| id == LINK).count() as u32
-    }
-    fn joint_states(&self, _: RSlice<'_, EntityId>, _: RSliceMut<'_, JointState>) -> u32 {
-        0
-    }
-    fn joint_wrenches(
-        &self,
-        _ids: RSlice<'_, EntityId>,
-        _out: RSliceMut<'_, sim_plugin_api::Wrench>,
-    ) -> u32 {
-        0
-    }
-    fn contacts(
-        &self,
-        _collisions: RSlice<'_, EntityId>,
-        out: &mut RVec<sim_plugin_api::ContactPoint>,
-    ) {
-        out.clear();
-    }
-    fn surfaces(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, SurfaceInfo>) -> u32 {
-        self.surface_calls.lock().unwrap().push(ids.to_vec());
-        let mut known = 0;
-        for (id, o) in ids.iter().zip(out.iter_mut()) {
-            if *id == WALL {
-                o.laser_retro = 7.0;
-                known += 1;
-            }
-        }
-        known
-    }
-    fn cast_rays(
-        &self,
-        rays: RSlice<'_, Ray>,
-        options: &RayCastOptions,
-        mut hits: RSliceMut<'_, RayHit>,
-    ) -> u32 {
-        let mut n = 0;
-        for (r, h) in rays.iter().zip(hits.iter_mut()) {
-            let t = (self.wall - r.origin.x) / r.direction.x;
-            *h = if options.exclude_model != WALL_MODEL
-                && r.direction.x > 1e-9
-                && t <= options.max_distance
-            {
-                n += 1;
-                RayHit {
-                    distance: t,
-                    normal: Vec3::new(-1.0, 0.0, 0.0),
-                    entity: WALL,
-                    model: WALL_MODEL,
-                }
-            } else {
-                RayHit::MISS
-            };
-        }
-        n
-    }
-    fn log(&self, _: LogLevel, _: RStr<'_>) {}
-    fn extension(&self, _: RStr<'_>) -> ROption<Extension<'_>> {
-        ROption::RNone
-    }
-}
 
 fn wall_sensor(lidar: &str, seed: u64, model: EntityId) -> LidarSensor {
     let text = sdf(lidar);
@@ -523,7 +422,7 @@ const FAN: &str = "<lidar><scan><horizontal><samples>5</samples><min_angle>-1.57
 
 #[test]
 fn hits_misses_and_intensities() {
-    let world = WallWorld::new(2.0);
+    let world = wall_world(2.0);
     let mut s = wall_sensor(&format!("{FAN}</lidar>"), 0, EntityId(9));
     let out = world.with(|w| run_update(&mut s, &w));
     let (scan, cloud) = scan_of(&out);
@@ -552,17 +451,17 @@ fn hits_misses_and_intensities() {
     }
     // One surfaces call for the wall, then the cache answers.
     world.with(|w| run_update(&mut s, &w));
-    assert_eq!(*world.surface_calls.lock().unwrap(), vec![vec![WALL]]);
+    assert_eq!(world.queries().surfaces, vec![vec![WALL]]);
 
     // Beyond the maximum: +inf; nearer than the minimum: -inf.
-    let far = WallWorld::new(3.5);
+    let far = wall_world(3.5);
     let (scan, _) = scan_of(&far.with(|w| run_update(&mut s, &w)));
     assert!(
         scan.ranges.iter().all(|&r| r == f64::INFINITY),
         "{:?}",
         scan.ranges
     );
-    let near = WallWorld::new(0.3);
+    let near = wall_world(0.3);
     let (scan, cloud) = scan_of(&near.with(|w| run_update(&mut s, &w)));
     assert_eq!(scan.ranges[1..4], [f64::NEG_INFINITY; 3]);
     assert!(points(&cloud)[2].0[0] == f32::NEG_INFINITY);
@@ -577,10 +476,16 @@ fn hits_misses_and_intensities() {
 fn sensor_pose_and_visibility_reach_the_cast() {
     // The link at (0.5, 0, 0) is yawed a quarter turn; the sensor, 0.5 m along the link's -y
     // (world +x), is yawed a quarter turn back, so it faces world +x from (1, 0, 0).
-    let mut world = WallWorld::new(2.0);
-    world.link_pose = Pose::new(
-        Vec3::new(0.5, 0.0, 0.0),
-        Quat::from_rpy(0.0, 0.0, FRAC_PI_2),
+    let mut world = wall_world(2.0);
+    world.set_kinematics(
+        LINK,
+        KinematicState {
+            pose: Pose::new(
+                Vec3::new(0.5, 0.0, 0.0),
+                Quat::from_rpy(0.0, 0.0, FRAC_PI_2),
+            ),
+            ..Default::default()
+        },
     );
     let text = sdf(&format!(
         "{FAN}<simcore.visibility>visual</simcore.visibility></lidar>"
@@ -603,7 +508,7 @@ fn noise_only_on_finite_ranges_and_deterministic_by_seed() {
     let noisy = format!(
         "{FAN}<noise type=\"gaussian\"><mean>0.1</mean><stddev>0.2</stddev></noise></lidar>"
     );
-    let world = WallWorld::new(2.0);
+    let world = wall_world(2.0);
     let run = |seed: u64, scans: usize| {
         let mut s = wall_sensor(&noisy, seed, EntityId(9));
         (0..scans)
@@ -630,7 +535,7 @@ fn noise_only_on_finite_ranges_and_deterministic_by_seed() {
     assert!((mean - 2.1).abs() < 0.04, "mean {mean}");
     assert!((sd - 0.2).abs() < 0.03, "stddev {sd}");
     // Near the maximum, noise is clamped.
-    let near_max = WallWorld::new(2.95);
+    let near_max = wall_world(2.95);
     let mut s = wall_sensor(&noisy, 3, EntityId(9));
     for _ in 0..50 {
         let (scan, _) = scan_of(&near_max.with(|w| run_update(&mut s, &w)));
@@ -640,7 +545,7 @@ fn noise_only_on_finite_ranges_and_deterministic_by_seed() {
 
 #[test]
 fn quantised_ranges() {
-    let world = WallWorld::new(2.0);
+    let world = wall_world(2.0);
     let mut s = wall_sensor(
         "<lidar><scan><horizontal><samples>3</samples><min_angle>-0.3</min_angle><max_angle>0.3</max_angle></horizontal></scan>\
          <range><max>5</max><resolution>0.25</resolution></range></lidar>",
@@ -650,7 +555,7 @@ fn quantised_ranges() {
     let (scan, _) = scan_of(&world.with(|w| run_update(&mut s, &w)));
     // 2 / cos(0.3) = 2.0937 -> 2.0; 2 -> 2.
     assert_eq!(scan.ranges.as_slice(), &[2.0, 2.0, 2.0]);
-    let world = WallWorld::new(2.1);
+    let world = wall_world(2.1);
     let (scan, _) = scan_of(&world.with(|w| run_update(&mut s, &w)));
     // 2.1 -> 2.0; 2.1 / cos(0.3) = 2.198 -> 2.25.
     assert_eq!(scan.ranges.as_slice(), &[2.25, 2.0, 2.25]);

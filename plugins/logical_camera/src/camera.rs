@@ -4,7 +4,7 @@
 //!
 //! 1. camera pose `T_wc = T_wl · T_ls` (the link's world pose and the sensor's pose in it);
 //! 2. the frustum placed at `T_wc` ([`PosedFrustum`]) and its world bounding box;
-//! 3. candidates: [`WorldView::models_in_aabb`](sim_plugin_api::WorldView::models_in_aabb)
+//! 3. candidates: [`WorldView::models_in_aabb`]
 //!    with that box (the engine's broad phase), into a buffer kept across updates;
 //! 4. each candidate is judged on its own collision box (nested models have their own, which
 //!    does not include their nested models): it is seen when it has collision geometry, is not
@@ -16,10 +16,10 @@
 use crate::config::{LogicalCameraConfig, Parameter};
 use crate::frustum::{Frustum, PosedFrustum};
 use sim_plugin_api::{
-    EntityId, ErrorCode, KinematicState, LogicalCameraFrustum, LogicalCameraImage, ModelInfo,
-    NamedPose, Outputs, Payload, PluginError, Pose, Sensor, SensorConfig, SharedStr, UpdateContext,
-    WorldRef,
+    ModelInfo,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    msgs::{LogicalCameraFrustum, LogicalCameraImage, NamedPose},
+    prelude::*,
 };
 use std::collections::HashMap;
 

@@ -2,213 +2,80 @@
 
 use crate::LogicalCameraSensor;
 use sim_plugin_api::{
-    Aabb, EntityId, EntityInfo, EntityKind, ErrorCode, Extension, JointState, KinematicState,
-    LogLevel, LogicalCameraFrustum, LogicalCameraImage, Message, ModelInfo, Payload, PluginError,
-    Pose, Quat, Ray, RayCastOptions, RayHit, Sensor, SimTime, SphericalCoordinates, SurfaceInfo,
-    Vec3, WorldRef, WorldView, WorldView_TO,
-    abi_stable::{
-        RRef,
-        sabi_trait::TD_Opaque,
-        std_types::{ROption, RSlice, RSliceMut, RStr, RVec},
-    },
-    testing::{run_update, sensor_config},
+    Aabb, EntityId, EntityKind, ErrorCode, KinematicState, LogicalCameraFrustum,
+    LogicalCameraImage, Message, ModelInfo, Payload, PluginError, Pose, Quat, Sensor, Vec3,
+    abi_stable::std_types::RVec,
+    testing::{StaticWorld, run_update, sensor_config, try_update},
 };
 use std::f64::consts::PI;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 const NAME: &str = "post::link::cam";
 const TUTORIAL: &str = r#"<sensor name="cam" type="logical_camera"><logical_camera><near>0.55</near><far>2.5</far><horizontal_fov>1.05</horizontal_fov><aspect_ratio>1.8</aspect_ratio></logical_camera></sensor>"#;
 
-struct Entity {
-    info: ModelInfo,
-    kind: EntityKind,
-    scoped_name: String,
-    pose: Pose,
-}
-
-/// A fixed world of models (and links) with boxes given directly. Its broad phase returns
-/// every model whose box overlaps the query, plus the ones listed in `always_candidates`
-/// (to play a conservative broad phase). It counts the calls the sensor makes.
-#[derive(Default)]
-struct ModelWorld {
-    entities: Vec<Entity>,
-    always_candidates: Vec<EntityId>,
-    queries: Mutex<Vec<Aabb>>,
-    models_calls: AtomicUsize,
-    info_calls: AtomicUsize,
-}
-
-impl ModelWorld {
-    fn add(&mut self, e: Entity) -> EntityId {
-        let id = e.info.id;
-        self.entities.push(e);
-        id
-    }
+/// A fixed world of models (and links) with boxes given directly, on a [`StaticWorld`]: its
+/// broad phase returns every model whose box overlaps the query, plus the ones set with
+/// `set_always_in_aabb` (to play a conservative broad phase), and it records the calls the
+/// sensor makes.
+trait ModelWorld {
+    /// A model (or link) `scoped` at `pose`, described by `info`.
+    fn add(&mut self, info: ModelInfo, kind: EntityKind, scoped: &str, pose: Pose);
 
     /// A model `scoped` (parent `parent`) at `pose` with collision box `aabb` (None: no
     /// collision).
     fn model(&mut self, id: u64, parent: EntityId, scoped: &str, pose: Pose, aabb: Option<Aabb>) {
-        self.add(Entity {
-            info: ModelInfo {
-                id: EntityId(id),
-                parent,
-                is_static: true,
-                has_collision: aabb.is_some(),
-                aabb: aabb.unwrap_or_default(),
-            },
-            kind: EntityKind::MODEL,
-            scoped_name: scoped.to_string(),
-            pose,
-        });
+        let info = ModelInfo {
+            id: EntityId(id),
+            parent,
+            is_static: true,
+            has_collision: aabb.is_some(),
+            aabb: aabb.unwrap_or_default(),
+        };
+        self.add(info, EntityKind::MODEL, scoped, pose);
     }
 
     /// A cube model of side `size` centred on its origin `p`.
     fn cube(&mut self, id: u64, scoped: &str, p: Vec3, size: f64) {
-        let h = Vec3::new(size, size, size).scale(0.5);
+        let aabb = cube_box(p, size);
         self.model(
             id,
             EntityId::WORLD,
             scoped,
             Pose::new(p, Quat::IDENTITY),
-            Some(Aabb {
-                min: p - h,
-                max: p + h,
-            }),
+            Some(aabb),
         );
     }
 
     fn link(&mut self, id: u64, scoped: &str, pose: Pose) {
-        self.add(Entity {
-            info: ModelInfo {
-                id: EntityId(id),
+        let info = ModelInfo {
+            id: EntityId(id),
+            ..Default::default()
+        };
+        self.add(info, EntityKind::LINK, scoped, pose);
+    }
+}
+
+impl ModelWorld for StaticWorld {
+    fn add(&mut self, info: ModelInfo, kind: EntityKind, scoped: &str, pose: Pose) {
+        self.set_entity(info.id, kind, info.parent, scoped);
+        self.set_kinematics(
+            info.id,
+            KinematicState {
+                pose,
                 ..Default::default()
             },
-            kind: EntityKind::LINK,
-            scoped_name: scoped.to_string(),
-            pose,
-        });
-    }
-
-    fn get(&self, id: EntityId) -> Option<&Entity> {
-        self.entities.iter().find(|e| e.info.id == id)
-    }
-
-    fn with<R>(&self, f: impl FnOnce(WorldRef<'_>) -> R) -> R {
-        f(WorldView_TO::from_ptr(RRef::new(self), TD_Opaque))
-    }
-}
-
-fn overlaps(a: &Aabb, b: &Aabb) -> bool {
-    a.min.x <= b.max.x
-        && a.max.x >= b.min.x
-        && a.min.y <= b.max.y
-        && a.max.y >= b.min.y
-        && a.min.z <= b.max.z
-        && a.max.z >= b.min.z
-}
-
-impl WorldView for ModelWorld {
-    fn sim_time(&self) -> SimTime {
-        SimTime::ZERO
-    }
-    fn step_size(&self) -> SimTime {
-        SimTime::from_nanos(1_000_000)
-    }
-    fn world_name(&self) -> RStr<'_> {
-        RStr::from_str("test")
-    }
-    fn gravity(&self) -> Vec3 {
-        Vec3::new(0.0, 0.0, -9.8)
-    }
-    fn magnetic_field(&self) -> Vec3 {
-        Vec3::ZERO
-    }
-    fn spherical_coordinates(&self) -> ROption<SphericalCoordinates> {
-        ROption::RNone
-    }
-    fn entity_by_name(&self, _scoped_name: RStr<'_>) -> EntityId {
-        EntityId::NONE
-    }
-    fn entity_info(&self, id: EntityId) -> ROption<EntityInfo<'_>> {
-        self.info_calls.fetch_add(1, Ordering::Relaxed);
-        self.get(id)
-            .map(|e| EntityInfo {
-                id,
-                kind: e.kind,
-                parent: e.info.parent,
-                name: RStr::from_str(e.scoped_name.rsplit("::").next().unwrap_or("")),
-                scoped_name: RStr::from_str(&e.scoped_name),
-            })
-            .into()
-    }
-    fn models(&self, out: &mut RVec<ModelInfo>) {
-        self.models_calls.fetch_add(1, Ordering::Relaxed);
-        out.clear();
-        out.extend(
-            self.entities
-                .iter()
-                .filter(|e| e.kind == EntityKind::MODEL)
-                .map(|e| e.info),
         );
-    }
-    fn models_in_aabb(&self, aabb: Aabb, out: &mut RVec<ModelInfo>) {
-        self.queries.lock().unwrap().push(aabb);
-        out.clear();
-        out.extend(
-            self.entities
-                .iter()
-                .filter(|e| e.kind == EntityKind::MODEL)
-                .filter(|e| {
-                    self.always_candidates.contains(&e.info.id)
-                        || (e.info.has_collision && overlaps(&e.info.aabb, &aabb))
-                })
-                .map(|e| e.info),
-        );
-    }
-    fn kinematics(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, KinematicState>) -> u32 {
-        let mut known = 0;
-        for (id, o) in ids.iter().zip(out.iter_mut()) {
-            *o = KinematicState::default();
-            if let Some(e) = self.get(*id) {
-                o.pose = e.pose;
-                known += 1;
-            }
+        if kind == EntityKind::MODEL {
+            self.add_model(info);
         }
-        known
     }
-    fn joint_states(&self, _ids: RSlice<'_, EntityId>, _out: RSliceMut<'_, JointState>) -> u32 {
-        0
-    }
-    fn joint_wrenches(
-        &self,
-        _ids: RSlice<'_, EntityId>,
-        _out: RSliceMut<'_, sim_plugin_api::Wrench>,
-    ) -> u32 {
-        0
-    }
-    fn contacts(
-        &self,
-        _collisions: RSlice<'_, EntityId>,
-        out: &mut RVec<sim_plugin_api::ContactPoint>,
-    ) {
-        out.clear();
-    }
-    fn surfaces(&self, _ids: RSlice<'_, EntityId>, _out: RSliceMut<'_, SurfaceInfo>) -> u32 {
-        0
-    }
-    fn cast_rays(
-        &self,
-        _rays: RSlice<'_, Ray>,
-        _options: &RayCastOptions,
-        mut hits: RSliceMut<'_, RayHit>,
-    ) -> u32 {
-        hits.iter_mut().for_each(|h| *h = RayHit::MISS);
-        0
-    }
-    fn log(&self, _level: LogLevel, _message: RStr<'_>) {}
-    fn extension(&self, _name: RStr<'_>) -> ROption<Extension<'_>> {
-        ROption::RNone
+}
+
+/// The box of a cube of side `size` centred on `p`.
+fn cube_box(p: Vec3, size: f64) -> Aabb {
+    let h = Vec3::new(size, size, size).scale(0.5);
+    Aabb {
+        min: p - h,
+        max: p + h,
     }
 }
 
@@ -217,8 +84,8 @@ const POST_LINK: EntityId = EntityId(11);
 
 /// The tutorial's world: a post at (0, 0, 1) yawed pi carrying the camera, and a 1 m
 /// `target_box` at (-2, 0, 1).
-fn tutorial_world() -> ModelWorld {
-    let mut w = ModelWorld::default();
+fn tutorial_world() -> StaticWorld {
+    let mut w = StaticWorld::default();
     let post = Pose::from_xyz_rpy(0.0, 0.0, 1.0, 0.0, 0.0, PI);
     // The post's own box surrounds the camera, so it is in view: it must not be reported.
     w.model(
@@ -236,12 +103,12 @@ fn tutorial_world() -> ModelWorld {
     w
 }
 
-fn camera(world: &ModelWorld, sdf: &str, pose_in_link: Pose) -> LogicalCameraSensor {
+fn camera(world: &StaticWorld, sdf: &str, pose_in_link: Pose) -> LogicalCameraSensor {
     try_camera(world, sdf, pose_in_link).unwrap_or_else(|e| panic!("create failed: {e}"))
 }
 
 fn try_camera(
-    world: &ModelWorld,
+    world: &StaticWorld,
     sdf: &str,
     pose_in_link: Pose,
 ) -> Result<LogicalCameraSensor, PluginError> {
@@ -251,7 +118,7 @@ fn try_camera(
     world.with(|w| LogicalCameraSensor::create(&config, &w))
 }
 
-fn update(sensor: &mut LogicalCameraSensor, world: &ModelWorld) -> Vec<Message> {
+fn update(sensor: &mut LogicalCameraSensor, world: &StaticWorld) -> Vec<Message> {
     world.with(|w| run_update(sensor, &w))
 }
 
@@ -268,7 +135,7 @@ fn names(image: &LogicalCameraImage) -> Vec<String> {
     image.models.iter().map(|m| m.name.to_string()).collect()
 }
 
-fn seen(sensor: &mut LogicalCameraSensor, world: &ModelWorld) -> Vec<String> {
+fn seen(sensor: &mut LogicalCameraSensor, world: &StaticWorld) -> Vec<String> {
     names(&image(&update(sensor, world)))
 }
 
@@ -314,12 +181,8 @@ fn candidates_come_from_the_broad_phase_with_the_frustum_box() {
     let mut cam = camera(&w, TUTORIAL, Pose::IDENTITY);
     update(&mut cam, &w);
     update(&mut cam, &w);
-    assert_eq!(
-        w.models_calls.load(Ordering::Relaxed),
-        0,
-        "scanned all models"
-    );
-    let queries = w.queries.lock().unwrap();
+    assert_eq!(w.queries().models, 0, "scanned all models");
+    let queries = w.queries().models_in_aabb;
     assert_eq!(queries.len(), 2);
     let expected = cam
         .frustum()
@@ -337,7 +200,7 @@ fn names_are_looked_up_once_per_model() {
     for _ in 0..5 {
         assert_eq!(seen(&mut cam, &w), ["target_box", "other"]);
     }
-    assert_eq!(w.info_calls.load(Ordering::Relaxed), 2);
+    assert_eq!(w.queries().entity_info, 2);
     // The names are shared: the same allocation in every message.
     let a = image(&update(&mut cam, &w));
     let b = image(&update(&mut cam, &w));
@@ -354,14 +217,14 @@ fn conservative_candidates_are_judged_exactly() {
     // phase anyway, and one far away.
     w.cube(30, "beside", Vec3::new(-2.4, -1.8, 1.0), 0.3);
     w.cube(31, "far_away", Vec3::new(40.0, 0.0, 1.0), 0.3);
-    w.always_candidates = vec![EntityId(30), EntityId(31)];
+    w.set_always_in_aabb(vec![EntityId(30), EntityId(31)]);
     let mut cam = camera(&w, TUTORIAL, Pose::IDENTITY);
     assert_eq!(seen(&mut cam, &w), ["target_box"]);
 }
 
 #[test]
 fn own_model_is_never_reported_but_its_parent_and_nested_models_are() {
-    let mut w = ModelWorld::default();
+    let mut w = StaticWorld::default();
     // base (own box in view) > rig (the camera's model, box in view) > arm (box in view).
     let rig_pose = Pose::from_xyz_rpy(0.0, 0.0, 1.0, 0.0, 0.0, 0.0);
     w.model(
@@ -416,18 +279,19 @@ fn models_without_collision_are_never_seen() {
     let mut w = tutorial_world();
     // In the middle of the view, listed by the broad phase, but without collision geometry
     // (its box field is meaningless: make it cover the view).
-    w.model(
-        50,
-        EntityId::WORLD,
-        "ghost",
-        Pose::from_xyz_rpy(-1.5, 0.0, 1.0, 0.0, 0.0, 0.0),
-        None,
-    );
-    w.entities.last_mut().unwrap().info.aabb = Aabb {
-        min: Vec3::new(-3.0, -3.0, -3.0),
-        max: Vec3::new(3.0, 3.0, 3.0),
+    let ghost = ModelInfo {
+        id: EntityId(50),
+        parent: EntityId::WORLD,
+        is_static: true,
+        has_collision: false,
+        aabb: Aabb {
+            min: Vec3::new(-3.0, -3.0, -3.0),
+            max: Vec3::new(3.0, 3.0, 3.0),
+        },
     };
-    w.always_candidates = vec![EntityId(50)];
+    let pose = Pose::from_xyz_rpy(-1.5, 0.0, 1.0, 0.0, 0.0, 0.0);
+    w.add(ghost, EntityKind::MODEL, "ghost", pose);
+    w.set_always_in_aabb(vec![EntityId(50)]);
     let mut cam = camera(&w, TUTORIAL, Pose::IDENTITY);
     assert_eq!(seen(&mut cam, &w), ["target_box"]);
 }
@@ -506,17 +370,7 @@ fn missing_link_is_a_runtime_error() {
     let mut cam = w
         .with(|v| LogicalCameraSensor::create(&config, &v))
         .unwrap();
-    let mut out = RVec::new();
-    let ctx = sim_plugin_api::UpdateContext {
-        now: SimTime::ZERO,
-        dt: SimTime::ZERO,
-        step: SimTime::from_nanos(1_000_000),
-        update_count: 0,
-        forced: false,
-    };
-    let e = w
-        .with(|v| cam.update(&ctx, &v, &mut sim_plugin_api::Outputs::new(&mut out)))
-        .unwrap_err();
+    let e = w.with(|v| try_update(&mut cam, &v)).unwrap_err();
     assert_eq!(e.code, ErrorCode::RUNTIME);
     assert!(
         e.message.starts_with(NAME) && e.message.contains("999"),
@@ -577,9 +431,9 @@ fn models_the_engine_no_longer_knows_are_skipped() {
         parent: EntityId::WORLD,
         is_static: true,
         has_collision: true,
-        aabb: w.get(EntityId(20)).unwrap().info.aabb,
+        aabb: cube_box(Vec3::new(-2.0, 0.0, 1.0), 1.0), // target_box's
     };
-    w.entities.retain(|e| e.info.id != EntityId(20));
+    w.remove_entity(EntityId(20));
     let img = w.with(|v| {
         let pose = cam.camera_pose(&v).unwrap();
         let posed = cam.frustum().posed(pose);

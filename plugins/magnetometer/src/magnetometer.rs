@@ -5,10 +5,7 @@
 //! every update): `field = R_wsᵀ · B`, then per-axis noise, each axis with its own stream.
 
 use crate::config::MagnetometerConfig;
-use sim_plugin_api::{
-    EntityId, Outputs, Payload, PluginError, Pose, Quat, Sensor, SensorConfig, UpdateContext, Vec3,
-    WorldRef,
-};
+use sim_plugin_api::prelude::*;
 use simcore_plugin_common::{NoiseChannel, sensor_state};
 
 /// Noise stream numbers (with the sensor's seed) of the x, y and z components.

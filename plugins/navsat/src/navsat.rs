@@ -16,11 +16,7 @@
 
 use crate::config::NavSatConfig;
 use crate::geodesy::LocalFrame;
-use sim_plugin_api::{
-    EntityId, KinematicState, LogLevel, NavSat, Outputs, Payload, PluginError, Pose, Sensor,
-    SensorConfig, SharedStr, SphericalCoordinates, UpdateContext, Vec3, WorldRef,
-    abi_stable::std_types::RBox,
-};
+use sim_plugin_api::{SphericalCoordinates, abi_stable::std_types::RBox, prelude::*};
 use simcore_plugin_common::NoiseChannel;
 use std::sync::{Arc, Mutex};
 

@@ -10,11 +10,11 @@
 
 use crate::{NavSatSensor, geodesy::LocalFrame};
 use sim_plugin_api::{
-    EntityId, ErrorCode, KinematicState, LogLevel, Message, NavSat, Outputs, Payload, Pose, Quat,
-    Sensor, SimTime, SphericalCoordinates, UpdateContext, Vec3,
-    abi_stable::std_types::RVec,
-    testing::{StaticWorld, run_update, sensor_config},
+    EntityId, KinematicState, LogLevel, Message, NavSat, Payload, Pose, Quat, SphericalCoordinates,
+    Vec3,
+    testing::{StaticWorld, run_update, sensor_config, try_update},
 };
+use simcore_plugin_common::testing::{assert_config_error, assert_runtime_error};
 
 const LINK: EntityId = EntityId(3);
 const NAME: &str = "rover::base::gps";
@@ -391,19 +391,8 @@ fn missing_link_is_a_runtime_error() {
     let mut w = StaticWorld::default();
     w.spherical = Some(origin());
     let mut s = create(&w, "", 0);
-    let ctx = UpdateContext {
-        now: SimTime::ZERO,
-        dt: SimTime::ZERO,
-        step: w.step,
-        update_count: 0,
-        forced: false,
-    };
-    let mut out = RVec::new();
-    let e = w
-        .with(|w| s.update(&ctx, &w, &mut Outputs::new(&mut out)))
-        .unwrap_err();
-    assert_eq!(e.code, ErrorCode::RUNTIME);
-    assert!(e.message.starts_with(NAME));
+    let e = w.with(|w| try_update(&mut s, &w)).unwrap_err();
+    assert_runtime_error(&e, NAME);
 }
 
 #[test]
@@ -415,13 +404,11 @@ fn bad_configuration_names_sensor_element_and_text() {
         0,
     )
     .unwrap_err();
-    assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
-    assert!(
-        e.message.starts_with(NAME)
-            && e.message
-                .contains("<navsat><position_sensing><horizontal><noise><stddev>")
-            && e.message.contains("\"-2\""),
-        "{e}"
+    assert_config_error(
+        &e,
+        NAME,
+        "<navsat><position_sensing><horizontal><noise><stddev>",
+        "-2",
     );
 }
 

@@ -2,10 +2,10 @@
 
 use crate::config::{Pid, PtzConfig};
 use sim_plugin_api::{
-    CommandsMut, EntityId, EntityKind, JointCommand, JointCommandMode, JointState, Message,
-    Outputs, Payload, PluginError, SharedStr, StepContext, System, SystemConfig, Vec3, WorldRef,
     abi_stable::std_types::{RSlice, RSliceMut, RStr},
+    prelude::*,
 };
+use simcore_plugin_common::{Throttle, find_in_model, period_ns};
 
 /// A pan-tilt-zoom head attached to a model (see the crate documentation).
 pub struct PanTiltZoom {
@@ -21,7 +21,7 @@ pub struct PanTiltZoom {
     zoom: Option<f64>,
     /// A zoom still to be sent.
     zoom_pending: bool,
-    last_publish_ns: Option<i64>,
+    publish: Throttle,
     state_topic: SharedStr,
 }
 
@@ -32,24 +32,8 @@ fn resolve(
     kind: EntityKind,
     tag: &str,
 ) -> Result<EntityId, PluginError> {
-    for candidate in [format!("{model}::{name}"), name.to_string()] {
-        let id = world.entity_by_name(candidate.as_str().into());
-        match world.entity_info(id).into_option() {
-            Some(info) if info.kind == kind => return Ok(id),
-            Some(info) => {
-                return Err(PluginError::config(format!(
-                    "{model}: PanTiltZoom: <{tag}> `{candidate}` is a {}, not a {}",
-                    info.kind.name(),
-                    kind.name()
-                )));
-            }
-            None => {}
-        }
-    }
-    Err(PluginError::config(format!(
-        "{model}: PanTiltZoom: <{tag}> `{name}`: no such {} in the model",
-        kind.name()
-    )))
+    find_in_model(world, model, name, kind)
+        .map_err(|e| e.element_error(&format!("{model}: PanTiltZoom: <{tag}>"), name, kind))
 }
 
 impl PanTiltZoom {
@@ -90,7 +74,7 @@ impl PanTiltZoom {
             targets: None,
             zoom: config.initial_zoom,
             zoom_pending: config.initial_zoom.is_some(),
-            last_publish_ns: None,
+            publish: Throttle::default(),
             state_topic: SharedStr::new("ptz/state"),
             config,
         }
@@ -196,19 +180,12 @@ impl System for PanTiltZoom {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let period_ns = if self.config.publish_frequency > 0.0 {
-            (1e9 / self.config.publish_frequency).round() as i64
-        } else {
-            0
-        };
-        let now = ctx.now.nanos;
-        let due = self
-            .last_publish_ns
-            .is_none_or(|last| now - last + ctx.step.nanos / 2 >= period_ns);
-        if !due {
+        if !self
+            .publish
+            .due(period_ns(self.config.publish_frequency), ctx)
+        {
             return Ok(());
         }
-        self.last_publish_ns = Some(now);
         self.read(world)?;
         out.publish(
             self.state_topic.clone(),
@@ -228,7 +205,7 @@ impl System for PanTiltZoom {
         }
         self.zoom = self.config.initial_zoom;
         self.zoom_pending = self.zoom.is_some();
-        self.last_publish_ns = None;
+        self.publish.reset();
         Ok(())
     }
 }

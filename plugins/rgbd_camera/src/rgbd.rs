@@ -17,12 +17,12 @@
 //! With `<save>` the colour frames are written as PNG files.
 
 use sim_plugin_api::{
-    Outputs, Payload, PluginError, PointField, RayHit, Sensor, SensorConfig, SharedStr,
-    UpdateContext, WorldRef,
     abi_stable::std_types::{RBox, RVec},
+    msgs::PointField,
+    prelude::*,
 };
 use simcore_plugin_camera_common::{
-    COLOR_STREAM, CameraCore, RayStart, Shader,
+    COLOR_STREAM, CameraCore, CameraPlugin, RayStart, Shader, camera_sensor,
     image::{
         FrameSaver, depth_image, encode_image, packed_rgb, pixel_noise, point_cloud, point_fields,
     },
@@ -86,10 +86,13 @@ impl RgbdCameraSensor {
     }
 }
 
-impl Sensor for RgbdCameraSensor {
-    fn update(
+impl CameraPlugin for RgbdCameraSensor {
+    fn core_mut(&mut self) -> &mut CameraCore {
+        &mut self.core
+    }
+
+    fn publish_frame(
         &mut self,
-        _ctx: &UpdateContext,
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
@@ -144,17 +147,9 @@ impl Sensor for RgbdCameraSensor {
         Ok(())
     }
 
-    fn set_parameter(
-        &mut self,
-        key: &str,
-        value: &str,
-        _world: &WorldRef<'_>,
-    ) -> Result<(), PluginError> {
-        self.core.set_parameter(key, value)
-    }
-
-    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+    fn forget(&mut self) {
         self.shader.reset();
-        Ok(())
     }
 }
+
+camera_sensor!(RgbdCameraSensor);

@@ -25,11 +25,14 @@
 //! `<model>_<link>_<sensor>_colored_<n>.png` and `..._labels_<n>.png`.
 
 use sim_plugin_api::{
-    CustomMessage, EntityId, Image, NO_LABEL, Outputs, Payload, PixelFormat, PluginError, Sensor,
-    SensorConfig, SharedStr, UpdateContext, WorldRef,
+    NO_LABEL,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    msgs::CustomMessage,
+    prelude::*,
 };
-use simcore_plugin_camera_common::{CameraCore, RayStart, image::FrameSaver};
+use simcore_plugin_camera_common::{
+    CameraCore, CameraPlugin, RayStart, camera_sensor, image::FrameSaver,
+};
 use std::collections::{BTreeMap, HashMap};
 
 /// The relative topics of the outputs.
@@ -241,10 +244,13 @@ impl SegmentationCameraSensor {
     }
 }
 
-impl Sensor for SegmentationCameraSensor {
-    fn update(
+impl CameraPlugin for SegmentationCameraSensor {
+    fn core_mut(&mut self) -> &mut CameraCore {
+        &mut self.core
+    }
+
+    fn publish_frame(
         &mut self,
-        _ctx: &UpdateContext,
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
@@ -274,21 +280,13 @@ impl Sensor for SegmentationCameraSensor {
         Ok(())
     }
 
-    fn set_parameter(
-        &mut self,
-        key: &str,
-        value: &str,
-        _world: &WorldRef<'_>,
-    ) -> Result<(), PluginError> {
-        self.core.set_parameter(key, value)
-    }
-
-    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+    fn forget(&mut self) {
         self.known.clear();
         self.model_names.clear();
-        Ok(())
     }
 }
+
+camera_sensor!(SegmentationCameraSensor);
 
 #[cfg(test)]
 mod tests {

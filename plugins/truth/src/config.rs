@@ -55,11 +55,7 @@ impl TruthConfig {
 
     /// The publishing period in nanoseconds (0: every step).
     pub fn period_ns(&self) -> i64 {
-        if self.update_frequency > 0.0 {
-            (1e9 / self.update_frequency).round() as i64
-        } else {
-            0
-        }
+        simcore_plugin_common::period_ns(self.update_frequency)
     }
 }
 

@@ -2,10 +2,12 @@
 
 use crate::config::TruthConfig;
 use sim_plugin_api::{
-    CommandsMut, EntityId, EntityKind, ErrorCode, KinematicState, Message, ModelInfo, NamedPose,
-    Outputs, Payload, PluginError, SharedStr, StepContext, System, SystemConfig, WorldRef,
+    ModelInfo,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    msgs::NamedPose,
+    prelude::*,
 };
+use simcore_plugin_common::Throttle;
 
 /// How many unknown ids in a row end the scan for links past the last model.
 const SCAN_GAP: u64 = 64;
@@ -25,7 +27,7 @@ pub struct TruthWidget {
     targets: Vec<EntityId>,
     names: Vec<SharedStr>,
     states: Vec<KinematicState>,
-    last_ns: Option<i64>,
+    publish: Throttle,
     models_buf: RVec<ModelInfo>,
 }
 
@@ -34,16 +36,10 @@ impl TruthWidget {
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let on_world = config.entity == EntityId::WORLD;
         let who = format!("{}: {}", config.entity_name, config.name);
-        if !on_world {
-            let kind = world
-                .entity_info(config.entity)
-                .into_option()
-                .map(|i| i.kind);
-            if kind != Some(EntityKind::MODEL) {
-                return Err(PluginError::config(format!(
-                    "{who}: must be attached to the world or to a model"
-                )));
-            }
+        if !on_world && !simcore_plugin_common::on_model(config, world) {
+            return Err(PluginError::config(format!(
+                "{who}: must be attached to the world or to a model"
+            )));
         }
         let parsed = TruthConfig::parse(config.sdf.as_str(), &who)?;
         Ok(TruthWidget::new(
@@ -67,7 +63,7 @@ impl TruthWidget {
             targets: Vec::new(),
             names: Vec::new(),
             states: Vec::new(),
-            last_ns: None,
+            publish: Throttle::default(),
             models_buf: RVec::new(),
         }
     }
@@ -173,14 +169,9 @@ impl System for TruthWidget {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let now = ctx.now.nanos;
-        let due = self
-            .last_ns
-            .is_none_or(|last| now - last + ctx.step.nanos / 2 >= self.config.period_ns());
-        if !due {
+        if !self.publish.due(self.config.period_ns(), ctx) {
             return Ok(());
         }
-        self.last_ns = Some(now);
         self.refresh(world);
         world.kinematics(
             RSlice::from_slice(&self.targets),
@@ -267,7 +258,7 @@ impl System for TruthWidget {
     }
 
     fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
-        self.last_ns = None;
+        self.publish.reset();
         Ok(())
     }
 }

@@ -14,31 +14,45 @@ pub fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-/// Packages whose libraries the tests load.
-const PLUGIN_PACKAGES: &[&str] = &[
-    "simcore-plugin-imu",
-    "simcore-plugin-navsat",
-    "simcore-plugin-altimeter",
-    "simcore-plugin-magnetometer",
-    "simcore-plugin-air-pressure",
-    "simcore-plugin-logical-camera",
-    "simcore-plugin-diff-drive",
-    "simcore-plugin-truth",
-    "simcore-plugin-lidar",
-    "simcore-plugin-force-torque",
-    "simcore-plugin-contact",
-    "simcore-plugin-factory",
-    "simcore-plugin-battery",
-    "simcore-plugin-fiducial",
-    "simcore-plugin-ptz",
-    "simcore-plugin-camera",
-    "simcore-plugin-depth-camera",
-    "simcore-plugin-rgbd-camera",
-    "simcore-plugin-segmentation-camera",
-    "simcore-fixture-testkit",
-    "simcore-fixture-foreign",
-    "simcore-fixture-wrong-major",
-];
+/// The packages whose libraries the tests load: every `cdylib` package of the workspace under
+/// `plugins/` (the real plugins) or `sim-core/tests/fixtures/plugins/` (the test fixtures),
+/// read from `cargo metadata`, so that a new plugin needs no entry here.
+fn plugin_packages(cargo: &str) -> Vec<String> {
+    let out = Command::new(cargo)
+        .current_dir(workspace())
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo metadata failed:
+{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata");
+    let roots = [
+        workspace().join("plugins"),
+        workspace().join("sim-core/tests/fixtures/plugins"),
+    ];
+    let packages = meta["packages"].as_array().expect("packages");
+    let names: Vec<String> = packages
+        .iter()
+        .filter(|p| {
+            let manifest = Path::new(p["manifest_path"].as_str().unwrap_or_default());
+            roots.iter().any(|r| manifest.starts_with(r))
+                && p["targets"].as_array().into_iter().flatten().any(|t| {
+                    t["crate_types"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .any(|c| c == "cdylib")
+                })
+        })
+        .filter_map(|p| p["name"].as_str().map(String::from))
+        .collect();
+    assert!(!names.is_empty(), "no plugin packages in the workspace");
+    names
+}
 
 /// Builds the plugin libraries (once per test process) into their own target directory, so
 /// that this works while `cargo test` holds the lock of the main one, and so that test
@@ -48,11 +62,12 @@ pub fn plugin_build_dir() -> &'static Path {
     DIR.get_or_init(|| {
         let target = workspace().join("target").join("test-plugins");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let packages = plugin_packages(&cargo);
         let mut c = Command::new(cargo);
         c.current_dir(workspace())
             .args(["build", "--quiet", "--target-dir"])
             .arg(&target);
-        for p in PLUGIN_PACKAGES {
+        for p in &packages {
             c.args(["-p", p]);
         }
         // Do not inherit flags meant for the test build itself (coverage, sanitizers).

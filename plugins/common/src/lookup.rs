@@ -1,0 +1,93 @@
+//! Finding what a model system names in its `<plugin>` element: the model it is attached to,
+//! and its joints (or sensors) by name.
+
+use sim_plugin_api::{EntityId, EntityKind, PluginError, SystemConfig, WorldRef};
+
+/// The scoped name of the model a model system is attached to; a configuration error naming
+/// `plugin` when `config` attaches it to anything else (the world, a link...).
+pub fn attached_model<'c>(
+    config: &'c SystemConfig<'_>,
+    world: &WorldRef<'_>,
+    plugin: &str,
+) -> Result<&'c str, PluginError> {
+    let model = config.entity_name.as_str();
+    if !on_model(config, world) {
+        return Err(PluginError::config(format!(
+            "{plugin} must be attached to a model, not to `{model}`"
+        )));
+    }
+    Ok(model)
+}
+
+/// Whether `config` attaches the system to a model (not to the world, a link...).
+pub fn on_model(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> bool {
+    let kind = world
+        .entity_info(config.entity)
+        .into_option()
+        .map(|i| i.kind);
+    kind == Some(EntityKind::MODEL)
+}
+
+/// Why [`find_in_model`] found no entity of the kind asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotFound {
+    /// `candidate` (the name tried) is an entity of another kind.
+    WrongKind {
+        /// The scoped name that was found.
+        candidate: String,
+        /// What it is.
+        kind: EntityKind,
+    },
+    /// No entity has the name, scoped or as written.
+    Missing,
+}
+
+impl NotFound {
+    /// The configuration error for the element `<tag>` of a plugin, `prefix` being
+    /// `"{model}: {plugin}: <{tag}>"`: "`x` is a link, not a joint" or "`x`: no such joint in
+    /// the model".
+    pub fn element_error(&self, prefix: &str, name: &str, kind: EntityKind) -> PluginError {
+        match self {
+            NotFound::WrongKind {
+                candidate,
+                kind: found,
+            } => PluginError::config(format!(
+                "{prefix} `{candidate}` is a {}, not a {}",
+                found.name(),
+                kind.name()
+            )),
+            NotFound::Missing => PluginError::config(format!(
+                "{prefix} `{name}`: no such {} in the model",
+                kind.name()
+            )),
+        }
+    }
+}
+
+/// Finds the entity `name` of kind `kind` in `model`: scoped below the model first, then as
+/// written. The first name that exists decides: an entity of another kind is
+/// [`NotFound::WrongKind`].
+pub fn find_in_model(
+    world: &WorldRef<'_>,
+    model: &str,
+    name: &str,
+    kind: EntityKind,
+) -> Result<EntityId, NotFound> {
+    for candidate in [format!("{model}::{name}"), name.to_string()] {
+        let id = world.entity_by_name(candidate.as_str().into());
+        if id.is_none() {
+            continue;
+        }
+        match world.entity_info(id).into_option() {
+            Some(info) if info.kind == kind => return Ok(id),
+            Some(info) => {
+                return Err(NotFound::WrongKind {
+                    candidate,
+                    kind: info.kind,
+                });
+            }
+            None => {}
+        }
+    }
+    Err(NotFound::Missing)
+}
