@@ -47,6 +47,24 @@ pub struct KinematicState {
     pub angular_acceleration: Vec3,
 }
 
+impl KinematicState {
+    /// The motion of a frame fixed at `offset` in this (rigid) frame: pose `self ∘ offset`,
+    /// velocity `v + ω × r`, acceleration `a + α × r + ω × (ω × r)` with the lever arm
+    /// `r = R · offset.position`; angular velocity and acceleration are this frame's.
+    pub fn at_offset(&self, offset: Pose) -> KinematicState {
+        let r = self.pose.orientation.rotate(offset.position);
+        let w = self.angular_velocity;
+        let alpha = self.angular_acceleration;
+        KinematicState {
+            pose: self.pose.compose(offset),
+            linear_velocity: self.linear_velocity + w.cross(r),
+            angular_velocity: w,
+            linear_acceleration: self.linear_acceleration + alpha.cross(r) + w.cross(w.cross(r)),
+            angular_acceleration: alpha,
+        }
+    }
+}
+
 /// Name and place in the tree of one entity. Borrowed from the engine for one call.
 #[repr(C)]
 #[derive(StableAbi, Copy, Clone, Debug)]

@@ -14,16 +14,7 @@ use sim_plugin_api::{EntityId, KinematicState, PluginError, Pose, WorldRef};
 
 /// The motion of a frame at `pose_in_link` on a link moving as `link` (all world frame).
 pub fn sensor_frame(link: &KinematicState, pose_in_link: Pose) -> KinematicState {
-    let r = link.pose.orientation.rotate(pose_in_link.position);
-    let w = link.angular_velocity;
-    let alpha = link.angular_acceleration;
-    KinematicState {
-        pose: link.pose.compose(pose_in_link),
-        linear_velocity: link.linear_velocity + w.cross(r),
-        angular_velocity: w,
-        linear_acceleration: link.linear_acceleration + alpha.cross(r) + w.cross(w.cross(r)),
-        angular_acceleration: alpha,
-    }
+    link.at_offset(pose_in_link)
 }
 
 /// The motion of the sensor `sensor` (its scoped name, for the error) at `pose_in_link` on

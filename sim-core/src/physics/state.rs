@@ -150,7 +150,7 @@ impl Physics {
                 initial_pose,
                 ..
             } => match canonical {
-                Some((link, offset)) => Some(offset_state(self.link_state(*link)?, *offset)),
+                Some((link, offset)) => Some(self.link_state(*link)?.at_offset(*offset)),
                 None => Some(KinematicState {
                     pose: *initial_pose,
                     ..Default::default()
@@ -158,12 +158,10 @@ impl Physics {
             },
             EntityData::Collision { link, pose, .. }
             | EntityData::Visual { link, pose, .. }
-            | EntityData::Sensor { link, pose } => {
-                Some(offset_state(self.link_state(*link)?, *pose))
-            }
+            | EntityData::Sensor { link, pose } => Some(self.link_state(*link)?.at_offset(*pose)),
             EntityData::Joint {
                 child_link, frame2, ..
-            } => Some(offset_state(self.link_state(*child_link)?, *frame2)),
+            } => Some(self.link_state(*child_link)?.at_offset(*frame2)),
         }
     }
 }
@@ -172,18 +170,4 @@ impl Physics {
 pub(super) fn origin_velocity(b: &RigidBody) -> (Vec3, Vec3) {
     let v = b.velocity_at_point(b.translation());
     (vec_from_rapier(v), vec_from_rapier(b.angvel()))
-}
-
-/// The motion of a frame fixed at `offset` in a moving frame with motion `s`.
-fn offset_state(s: KinematicState, offset: Pose) -> KinematicState {
-    let r = s.pose.orientation.rotate(offset.position);
-    let w = s.angular_velocity;
-    let al = s.angular_acceleration;
-    KinematicState {
-        pose: s.pose.compose(offset),
-        linear_velocity: s.linear_velocity + w.cross(r),
-        angular_velocity: w,
-        linear_acceleration: s.linear_acceleration + al.cross(r) + w.cross(w.cross(r)),
-        angular_acceleration: al,
-    }
 }
