@@ -32,7 +32,9 @@
 use std::collections::HashMap;
 
 use super::error::{ErrorKind, SdfError};
-use super::reader::{Reader, Version};
+use super::inertia::{auto_inertial, inertia_problem};
+use super::reader::Reader;
+use super::version::Version;
 use crate::world::{Joint, Model, Pose, RawPose, Span, Vec3, World};
 
 /// One frame of a resolved model as seen from outside it: its pose in the model frame and
@@ -825,12 +827,13 @@ impl Reader<'_> {
                 keep(&mut c.pose, s.child_pose(&c.raw_pose, &l.name, x_ml, &w));
             }
             if let Some(auto) = &l.inertial.auto {
-                let computed = super::model::auto_inertial(&l.collisions, auto).and_then(
-                    |(mass, com, inertia)| match super::model::inertia_problem(inertia) {
-                        Some(problem) => Err(problem),
-                        None => Ok((mass, com, inertia)),
-                    },
-                );
+                let computed =
+                    auto_inertial(&l.collisions, auto).and_then(|(mass, com, inertia)| {
+                        match inertia_problem(inertia) {
+                            Some(problem) => Err(problem),
+                            None => Ok((mass, com, inertia)),
+                        }
+                    });
                 let (mass, com, inertia) = computed.map_err(|why| {
                     self.error_span(
                         &l.span,

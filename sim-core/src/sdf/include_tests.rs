@@ -5,7 +5,8 @@
 use std::f64::consts::FRAC_PI_2;
 use std::path::PathBuf;
 
-use super::include::Loader;
+use super::document::load_world;
+use super::load::Loader;
 use super::*;
 use crate::world::{Pose, Quat, World};
 

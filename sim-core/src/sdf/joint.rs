@@ -7,7 +7,8 @@ use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
 use super::model::Siblings;
-use super::reader::{Reader, Version, children};
+use super::reader::{Reader, children};
+use super::version::Version;
 use crate::world::{Joint, JointAxis, JointKind, Vec3};
 
 impl Reader<'_> {

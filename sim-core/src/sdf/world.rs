@@ -3,9 +3,12 @@
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
+use super::frames::frame_in_world;
 use super::include::{Included, Site};
 use super::model::Siblings;
-use super::reader::{Reader, Version, children, is_sdf_element, keep, tag};
+use super::parse::with_problems;
+use super::reader::{Reader, children, is_sdf_element, keep, tag};
+use super::version::Version;
 use crate::world::{Physics, Scene, SphericalCoordinates, Vec3, World};
 
 /// SDF's default gravity, m/s².
@@ -199,7 +202,7 @@ impl Reader<'_> {
             if raw.relative_to.is_empty() || raw.relative_to == "world" {
                 continue;
             }
-            let Some(frame) = super::frame_in_world(&world, &raw.relative_to) else {
+            let Some(frame) = frame_in_world(&world, &raw.relative_to) else {
                 return Err(self.error_span(
                     &raw.span,
                     super::reader::describe(light_node),
@@ -266,7 +269,7 @@ impl Reader<'_> {
             Some(t) if !t.is_empty() => t.to_string(),
             _ => defaults.engine,
         };
-        super::with_problems(
+        with_problems(
             Ok(Physics {
                 max_step_size,
                 real_time_factor,
