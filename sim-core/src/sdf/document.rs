@@ -363,10 +363,7 @@ fn read_world_element(r: &Reader, root: roxmltree::Node) -> Result<Worlds, SdfEr
             Err(e) => errors.push(e),
         }
     }
-    let mut errors = errors.into_iter();
-    if let Some(first) = errors.next() {
-        return Err(first.with_others(errors));
-    }
+    SdfError::from_all(errors)?;
     let mut worlds = worlds.into_iter();
     match worlds.next() {
         Some(first) => Ok((first, worlds.collect())),

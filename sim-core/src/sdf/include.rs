@@ -14,7 +14,7 @@ use std::rc::Rc;
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
-use super::frames::place_model;
+use super::frames::{PlacementError, place_model};
 use super::load::{Cached, Loader};
 use super::params::{self, Edits};
 use super::parse::{read_text, root_reader, with_document, with_problems};
@@ -67,7 +67,10 @@ pub(super) struct Overrides {
 
 /// Applies an include's overrides to a copy of the included model. Fails (with the message
 /// of [`place_model`]) when the placement frame is not a frame of the model.
-pub(super) fn apply_overrides(model: &mut Model, overrides: Overrides) -> Result<(), String> {
+pub(super) fn apply_overrides(
+    model: &mut Model,
+    overrides: Overrides,
+) -> Result<(), PlacementError> {
     if let Some(name) = overrides.name {
         model.name = name;
     }
@@ -487,12 +490,12 @@ impl Reader<'_> {
         model: &mut Model,
         overrides: Overrides,
     ) -> Result<(), SdfError> {
-        apply_overrides(model, overrides).map_err(|message| {
+        apply_overrides(model, overrides).map_err(|e| {
             let at = self.child(include, "placement_frame").unwrap_or(include);
             self.error(
                 at,
                 ErrorKind::UnknownReference,
-                message,
+                e.to_string(),
                 "name a link, joint, frame or nested model of the included model",
             )
         })

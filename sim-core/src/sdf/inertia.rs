@@ -4,6 +4,20 @@
 
 use crate::world::{AutoInertia, Collision, Geometry, Vec3};
 
+/// Why the automatic inertia of a link is invalid.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum AutoInertiaError {
+    /// A collision (by name) that gives no mass.
+    #[error("collision \"{0}\" has no volume, so it gives no mass")]
+    NoMass(String),
+    /// A collision (by name) whose shape has no inertia formula.
+    #[error("collision \"{0}\" has no computable inertia")]
+    NotComputable(String),
+    /// The summed tensor cannot be a rigid body's (see [`inertia_problem`]).
+    #[error("{0}")]
+    Tensor(String),
+}
+
 /// The mass properties of a link with automatic inertia (see [`AutoInertia`]): each
 /// collision's solid at its resolved pose, summed about the common centre of mass in the link
 /// frame, as libsdformat's `Link::ResolveAutoInertials` (shape formulas as gz-math's; a cone's
@@ -13,7 +27,7 @@ use crate::world::{AutoInertia, Collision, Geometry, Vec3};
 pub(crate) fn auto_inertial(
     collisions: &[Collision],
     auto: &AutoInertia,
-) -> Result<(f64, Vec3, [f64; 6]), String> {
+) -> Result<(f64, Vec3, [f64; 6]), AutoInertiaError> {
     use std::f64::consts::PI;
     let mut parts = Vec::new();
     let solids = auto.solids.iter().chain(std::iter::repeat(&None));
@@ -22,10 +36,7 @@ pub(crate) fn auto_inertial(
         if let Some(solid) = solid {
             let m = rho * solid.volume;
             if !(m > 0.0 && m.is_finite()) {
-                return Err(format!(
-                    "collision \"{}\" has no volume, so it gives no mass",
-                    c.name
-                ));
+                return Err(AutoInertiaError::NoMass(c.name.clone()));
             }
             let [xx, xy, xz, yy, yz, zz] = solid.inertia.map(|v| v * rho);
             parts.push((
@@ -93,17 +104,11 @@ pub(crate) fn auto_inertial(
                 (m, [i, i, 0.3 * m * r * r])
             }
             _ => {
-                return Err(format!(
-                    "collision \"{}\" has no computable inertia",
-                    c.name
-                ));
+                return Err(AutoInertiaError::NotComputable(c.name.clone()));
             }
         };
         if !(m > 0.0 && m.is_finite()) {
-            return Err(format!(
-                "collision \"{}\" has no volume, so it gives no mass",
-                c.name
-            ));
+            return Err(AutoInertiaError::NoMass(c.name.clone()));
         }
         parts.push((
             m,

@@ -109,5 +109,5 @@ pub use document::{
     parse_document, parse_model_str, parse_str, parse_str_with,
 };
 pub use error::{ErrorKind, SdfError};
-pub use frames::{frame_in_model, frame_in_world, place_model};
+pub use frames::{PlacementError, frame_in_model, frame_in_world, place_model};
 pub use load::LoadOptions;

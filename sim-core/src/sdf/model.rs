@@ -8,7 +8,7 @@ use super::error::{ErrorKind, SdfError};
 use super::include::{Included, Site};
 use super::inertia::inertia_problem;
 use super::parse::with_problems;
-use super::reader::{MAX_MODEL_DEPTH, Reader, children, is_sdf_element, keep, tag};
+use super::reader::{MAX_MODEL_DEPTH, Reader, children, each_child, is_sdf_element, keep, tag};
 use super::unflatten::{Parts, Plan};
 use super::version::Version;
 use crate::world::{AutoInertia, Frame, Geometry, Inertial, Link, Model, RawPose, Solid};
@@ -204,10 +204,7 @@ impl Reader<'_> {
                 errors.push(e);
             }
         }
-        let mut errors = errors.into_iter();
-        if let Some(first) = errors.next() {
-            return Err(first.with_others(errors));
-        }
+        SdfError::from_all(errors)?;
         if !plan.is_empty() {
             let parts = Parts {
                 links: &mut links,
@@ -283,7 +280,7 @@ impl Reader<'_> {
             Siblings::default(),
         );
         // A faulty collision, visual or sensor does not hide the errors of its siblings.
-        let mut read = |c: Node| -> Result<(), SdfError> {
+        let read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "collision" => {
                     let collision = self.collision(c)?;
@@ -305,17 +302,8 @@ impl Reader<'_> {
             }
             Ok(())
         };
-        // A plain loop: nested models recurse through here, and iterator adapters would add
-        // stack frames to every level.
-        for c in node.children().filter(|c| is_sdf_element(*c)) {
-            if let Err(e) = read(c) {
-                errors.push(e);
-            }
-        }
-        let mut errors = errors.into_iter();
-        if let Some(first) = errors.next() {
-            return Err(first.with_others(errors));
-        }
+        errors.extend(each_child(node, read));
+        SdfError::from_all(errors)?;
         if let Some(auto) = inertial.auto.as_mut() {
             (auto.densities, auto.solids) =
                 self.auto_inertia_densities(node, &name, &collisions)?;

@@ -228,11 +228,7 @@ fn apply_all(
             errors.push(e);
         }
     }
-    let mut errors = errors.into_iter();
-    match errors.next() {
-        None => Ok(()),
-        Some(first) => Err(first.with_others(errors)),
-    }
+    SdfError::from_all(errors)
 }
 
 /// Finds the element `path` names below `top`: a child with that `name` at each level (the
@@ -571,11 +567,7 @@ fn individual_actions(edit: &Edit, elem: &mut XElem) -> Result<(), SdfError> {
             errors.push(e);
         }
     }
-    let mut errors = errors.into_iter();
-    match errors.next() {
-        None => Ok(()),
-        Some(first) => Err(first.with_others(errors)),
-    }
+    SdfError::from_all(errors)
 }
 
 /// Removes from `elem` the children `m` lists (each by tag, and name when given).
@@ -633,11 +625,7 @@ fn modify_attributes(m: &XElem, elem: &mut XElem, errors: &mut Vec<SdfError>) {
 fn modify(edit: &Edit, m: &XElem, elem: &mut XElem) -> Result<(), SdfError> {
     let mut errors = Vec::new();
     modify_into(edit, m, elem, &mut errors);
-    let mut errors = errors.into_iter();
-    match errors.next() {
-        None => Ok(()),
-        Some(first) => Err(first.with_others(errors)),
-    }
+    SdfError::from_all(errors)
 }
 
 fn modify_into(edit: &Edit, m: &XElem, elem: &mut XElem, errors: &mut Vec<SdfError>) {

@@ -715,8 +715,18 @@ impl<'s> Reader<'s> {
     }
 }
 
-/// The SDF child elements of `parent` named `name`, in document order. Namespaced elements
-/// (`<gz:...>`) are never SDF elements.
+/// The errors of reading each SDF child element of `node` with `read`: every child is read,
+/// whatever the errors of the ones before.
+pub(crate) fn each_child(
+    node: Node,
+    mut read: impl FnMut(Node) -> Result<(), SdfError>,
+) -> Vec<SdfError> {
+    node.children()
+        .filter(|c| is_sdf_element(*c))
+        .filter_map(|c| read(c).err())
+        .collect()
+}
+
 /// The value of `result`, or `fallback` with its error kept in `errors`: for reading on
 /// after an error, so that every independent error of an element is reported.
 pub(crate) fn keep<T>(errors: &mut Vec<SdfError>, result: Result<T, SdfError>, fallback: T) -> T {
@@ -729,6 +739,8 @@ pub(crate) fn keep<T>(errors: &mut Vec<SdfError>, result: Result<T, SdfError>, f
     }
 }
 
+/// The SDF child elements of `parent` named `name`, in document order. Namespaced elements
+/// (`<gz:...>`) are never SDF elements.
 pub(crate) fn children<'n, 'a>(
     parent: Node<'n, 'n>,
     name: &'a str,

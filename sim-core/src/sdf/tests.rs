@@ -2390,7 +2390,9 @@ fn placement_frame_places_that_frame() {
     assert_pose(&m.pose, [0.0, 0.0, 3.0], Quat::IDENTITY);
     super::place_model(&mut m, None, Some("tip")).unwrap();
     assert_pose(&m.pose, [0.0, 0.0, 2.5], Quat::IDENTITY);
-    let e = super::place_model(&mut m, Some(pose), Some("nope")).unwrap_err();
+    let e = super::place_model(&mut m, Some(pose), Some("nope"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("\"nope\"") && e.contains("\"tip\""), "{e}");
 }
 

@@ -7,7 +7,7 @@ use super::frames::frame_in_world;
 use super::include::{Included, Site};
 use super::model::Siblings;
 use super::parse::with_problems;
-use super::reader::{Reader, children, is_sdf_element, keep, tag};
+use super::reader::{Reader, children, each_child, keep, tag};
 use super::version::Version;
 use crate::world::{Physics, Scene, SphericalCoordinates, Vec3, World};
 
@@ -85,7 +85,7 @@ impl Reader<'_> {
         let mut light_names = Siblings::default();
         // An element with an error is skipped and its siblings are still read, so that every
         // independent error of the world is reported.
-        let mut read = |c: Node| -> Result<(), SdfError> {
+        let read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "model" => {
                     let model = self.model_unflattening(c, 1, true)?;
@@ -164,16 +164,9 @@ impl Reader<'_> {
             }
             Ok(())
         };
-        errors.extend(
-            node.children()
-                .filter(|c| is_sdf_element(*c))
-                .filter_map(|c| read(c).err()),
-        );
+        errors.extend(each_child(node, read));
 
-        let mut errors = errors.into_iter();
-        if let Some(first) = errors.next() {
-            return Err(first.with_others(errors));
-        }
+        SdfError::from_all(errors)?;
 
         let mut world = World {
             name,
