@@ -84,24 +84,6 @@ mod world;
 mod xml;
 
 #[cfg(test)]
-mod audit_tests;
-#[cfg(test)]
-mod axis_frame_error_tests;
-#[cfg(test)]
-mod deprecated_tests;
-#[cfg(test)]
-mod every_error_tests;
-#[cfg(test)]
-mod flattened_tests;
-#[cfg(test)]
-mod include_tests;
-#[cfg(test)]
-mod mesh_inertia_tests;
-#[cfg(test)]
-mod model_config_warning_tests;
-#[cfg(test)]
-mod namespace_tests;
-#[cfg(test)]
 mod tests;
 
 pub use document::{

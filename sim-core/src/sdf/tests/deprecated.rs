@@ -1,6 +1,7 @@
-//! Tests of the warnings for deprecated forms (see `deprecated`).
+//! The warnings for deprecated forms (see `deprecated`).
 
-use super::*;
+use crate::sdf::*;
+
 use crate::world::World;
 
 /// Loads `text` (written to a file) and returns the world with the warnings of the load.
