@@ -1,5 +1,6 @@
 //! The warnings for deprecated forms (see `deprecated`).
 
+use super::support::*;
 use crate::sdf::*;
 
 use crate::world::World;
@@ -23,11 +24,7 @@ fn load_warned(text: &str) -> (World, Vec<SdfError>) {
 /// 1-based (line, column) of the first `needle` in `text`.
 #[track_caller]
 fn at(text: &str, needle: &str) -> (u32, u32) {
-    let offset = text.find(needle).expect("needle in text");
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line as u32, column as u32)
+    pos_of(text, needle, 0)
 }
 
 fn world(version: &str, body: &str) -> String {

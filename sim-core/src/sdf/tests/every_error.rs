@@ -11,7 +11,7 @@ fn every_faulty_element_of_a_world_is_reported_and_its_siblings_still_read() {
         "<model name=\"a\"><link name=\"l\"><inertial><mass>-1</mass></inertial></link></model>\n<model name=\"b\"><static>true</static><link name=\"l\"/></model>\n<frame name=\"f\" attached_to=\"nowhere\"/>\n<model name=\"b\"><static>true</static><link name=\"l\"/></model>\n<plugin filename=\"x\"/>\n<model name=\"c\"><pose>1 2 x 0 0 0</pose><static>true</static><link name=\"l\"/></model>",
     );
     let e = err(&text);
-    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    let found = kinds_and_lines(&e);
     assert_eq!(
         found,
         [
@@ -37,7 +37,7 @@ fn every_faulty_element_of_a_model_and_of_a_link_is_reported() {
         "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><geometry><box><size>1 0 1</size></box></geometry></collision>\n<visual name=\"v\"><geometry><sphere><radius>-2</radius></sphere></geometry></visual>\n<sensor name=\"s\"/>\n</link>\n<link name=\"b\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"revolute\"><parent>a</parent></joint>\n</model>",
     );
     let e = err(&text);
-    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    let found = kinds_and_lines(&e);
     assert_eq!(
         found,
         [
@@ -59,7 +59,7 @@ fn every_unresolvable_reference_of_a_model_is_reported() {
         "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><pose relative_to=\"nowhere\"/><geometry><sphere/></geometry></collision>\n<visual name=\"v\"><pose relative_to=\"nor_here\"/><geometry><sphere/></geometry></visual>\n</link>\n<link name=\"b\"/>\n<frame name=\"f\" attached_to=\"ghost\"/>\n<joint name=\"j1\" type=\"fixed\"><parent>a</parent><child>missing</child></joint>\n<joint name=\"j2\" type=\"revolute\"><parent>a</parent><child>b</child><axis><xyz expressed_in=\"elsewhere\">0 0 1</xyz></axis></joint>\n</model>",
     );
     let e = err(&text);
-    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    let found = kinds_and_lines(&e);
     assert_eq!(
         found,
         [
@@ -94,7 +94,7 @@ fn every_unresolvable_reference_of_a_model_is_reported() {
         "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><pose relative_to=\"nowhere\"/><geometry><sphere/></geometry></collision>\n<visual name=\"v\"><pose relative_to=\"nor_here\"/><geometry><sphere/></geometry></visual>\n</link>\n</model>",
     );
     let e = err(&text);
-    let found: Vec<(ErrorKind, u32)> = e.all().map(|e| (e.kind, e.line)).collect();
+    let found = kinds_and_lines(&e);
     assert_eq!(
         found,
         [
@@ -109,10 +109,12 @@ fn every_unresolvable_reference_of_a_model_is_reported() {
 /// The errors of `text` as (kind, line), in the order reported.
 #[track_caller]
 fn errors_of(text: &str) -> Vec<(ErrorKind, u32)> {
-    match parse_str(text, None) {
-        Ok(w) => panic!("expected errors, got {w:#?}"),
-        Err(e) => e.all().map(|e| (e.kind, e.line)).collect(),
-    }
+    kinds_and_lines(&err(text))
+}
+
+/// The kind and line of every error of `e`, in the order reported.
+fn kinds_and_lines(e: &SdfError) -> Vec<(ErrorKind, u32)> {
+    e.all().map(|e| (e.kind, e.line)).collect()
 }
 
 #[test]

@@ -83,10 +83,9 @@ fn pose_reference_errors() {
         "1.12",
         "<model name='m'><link name='a'><pose relative_to='a'/></link></model>",
     );
-    check(
-        &err(&t),
-        ErrorKind::Cycle,
+    refused(
         &t,
+        ErrorKind::Cycle,
         "<pose relative_to='a'",
         "relative to itself",
     );
@@ -103,22 +102,15 @@ fn pose_reference_errors() {
         "1.12",
         "<model name='m'><link name='a'/><frame name='f' attached_to='f'/></model>",
     );
-    check(
-        &err(&t),
-        ErrorKind::Cycle,
-        &t,
-        "<frame",
-        "attached to itself",
-    );
+    refused(&t, ErrorKind::Cycle, "<frame", "attached to itself");
 
     let t = doc(
         "1.12",
         "<model name='m'><link name='a'/><frame name='f' attached_to='ghost'/></model>",
     );
-    check(
-        &err(&t),
-        ErrorKind::UnknownReference,
+    refused(
         &t,
+        ErrorKind::UnknownReference,
         "<frame",
         "attached_to \"ghost\" is not a frame",
     );
@@ -127,10 +119,9 @@ fn pose_reference_errors() {
         "1.12",
         "<model name='m'><link name='a'/><frame name='f' attached_to='world'/></model>",
     );
-    check(
-        &err(&t),
-        ErrorKind::UnknownReference,
+    refused(
         &t,
+        ErrorKind::UnknownReference,
         "<frame",
         "cannot be attached to `world`",
     );
@@ -148,9 +139,9 @@ fn pose_reference_errors() {
         "1.12",
         "<model name='m'><link name='a'/><frame name='__f__'/></model>",
     );
-    check(&err(&t), ErrorKind::Invalid, &t, "__f__", "reserved");
+    refused(&t, ErrorKind::Invalid, "__f__", "reserved");
     let t = doc("1.12", "<frame name='a::b'/>");
-    check(&err(&t), ErrorKind::Invalid, &t, "a::b", "`::`");
+    refused(&t, ErrorKind::Invalid, "a::b", "`::`");
 }
 
 #[test]
@@ -159,10 +150,9 @@ fn sibling_names_are_unique_across_kinds() {
         "1.12",
         "<model name='m'><link name='x'/><link name='y'/>\n<frame name='x'/></model>",
     );
-    check(
-        &err(&t),
-        ErrorKind::Duplicate,
+    refused(
         &t,
+        ErrorKind::Duplicate,
         "<frame",
         "used by a <link> (line 4) and a <frame>",
     );
@@ -175,7 +165,7 @@ fn sibling_names_are_unique_across_kinds() {
         "1.12",
         "<model name='x'><link name='l'/></model><frame name='x'/>",
     );
-    check(&err(&t), ErrorKind::Duplicate, &t, "<frame", "the world");
+    refused(&t, ErrorKind::Duplicate, "<frame", "the world");
     // Before 1.7, libsdformat renames a joint that clashes with a link.
     let w = ok(&two_links(
         "1.6",
@@ -268,10 +258,10 @@ fn canonical_links() {
     assert!(e.hint.contains('x'), "{}", e.hint);
 
     let t = doc("1.12", "<model name='m'><frame name='f'/></model>");
-    check(&err(&t), ErrorKind::Missing, &t, "<model", "has no link");
+    refused(&t, ErrorKind::Missing, "<model", "has no link");
     // Before 1.7 too, as libsdformat.
     let t = doc("1.5", "<model name='m'/>");
-    check(&err(&t), ErrorKind::Missing, &t, "<model", "has no link");
+    refused(&t, ErrorKind::Missing, "<model", "has no link");
 }
 
 #[test]
@@ -335,10 +325,9 @@ fn joint_frames_parents_children_and_axes() {
         "1.9",
         "<joint name='j' type='revolute'><parent>a</parent><child>b</child><axis><xyz expressed_in='nope'>1 0 0</xyz></axis></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::UnknownReference,
+    refused(
         &t,
+        ErrorKind::UnknownReference,
         "nope'>",
         "expressed_in \"nope\"",
     );
@@ -346,13 +335,7 @@ fn joint_frames_parents_children_and_axes() {
         "1.9",
         "<frame name='f' attached_to='b'/><joint name='j' type='revolute'><parent>f</parent><child>b</child></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::Invalid,
-        &t,
-        "<joint",
-        "are both link \"b\"",
-    );
+    refused(&t, ErrorKind::Invalid, "<joint", "are both link \"b\"");
 }
 
 #[test]
@@ -389,10 +372,9 @@ fn world_frames_and_world_joints() {
         "1.10",
         "<model name='m'><link name='l'/></model><joint name='wj' type='fixed'><parent>world</parent><child>m</child><sensor name='ft' type='force_torque'/></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::Unsupported,
+    refused(
         &t,
+        ErrorKind::Unsupported,
         "<sensor",
         "sensors in world-level joints",
     );
@@ -400,15 +382,14 @@ fn world_frames_and_world_joints() {
         "1.9",
         "<joint name='wj' type='fixed'><parent>world</parent><child>m</child></joint>",
     );
-    check(&err(&t), ErrorKind::Invalid, &t, "<joint", "needs SDF 1.10");
+    refused(&t, ErrorKind::Invalid, "<joint", "needs SDF 1.10");
     let t = doc(
         "1.10",
         "<joint name='wj' type='fixed'><parent>world</parent><child>m::x</child></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::UnknownReference,
+    refused(
         &t,
+        ErrorKind::UnknownReference,
         "<joint",
         "is not a frame in the world",
     );

@@ -10,22 +10,12 @@ use crate::sdf::document::load_world;
 use crate::sdf::load::Loader;
 use crate::world::{Quat, World};
 
-/// A directory tree of SDF files for one test.
-struct Tree(Files);
-
-impl std::ops::Deref for Tree {
-    type Target = Files;
-
-    fn deref(&self) -> &Files {
-        &self.0
-    }
-}
+files_dir!(
+    /// A directory tree of SDF files for one test.
+    Tree
+);
 
 impl Tree {
-    fn new() -> Tree {
-        Tree(Files::new())
-    }
-
     /// A model directory `dir` with a model.config naming model.sdf, holding `model`.
     fn model_dir(&self, dir: &str, version: &str, model: &str) {
         self.write(

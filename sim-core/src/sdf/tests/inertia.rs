@@ -12,13 +12,7 @@ use crate::world::{Quat, Vec3, World};
 #[test]
 fn automatic_inertia_needs_collisions() {
     let text = doc("1.11", &model_with_link("<inertial auto='true'/>"));
-    check(
-        &err(&text),
-        ErrorKind::Missing,
-        &text,
-        "true'/>",
-        "no <collision>",
-    );
+    refused(&text, ErrorKind::Missing, "true'/>", "no <collision>");
     ok(&doc("1.11", &model_with_link("<inertial auto='false'/>")));
 }
 // ----- collisions, visuals, geometry ------------------------------------------------------
@@ -108,7 +102,7 @@ fn automatic_inertia_sums_the_collisions_about_their_common_centre_of_mass() {
         ),
     ] {
         let t = doc("1.11", &format!("<model name='m'>{body}</model>"));
-        check(&err(&t), kind, &t, at, words);
+        refused(&t, kind, at, words);
     }
 }
 

@@ -88,10 +88,9 @@ fn joint_errors() {
         "1.9",
         "<joint name='j' type='revolute'><parent>a</parent><child>c</child></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::UnknownReference,
+    refused(
         &t,
+        ErrorKind::UnknownReference,
         "<joint",
         "<child> \"c\" is not a frame in model \"m\"",
     );
@@ -99,20 +98,19 @@ fn joint_errors() {
         "1.9",
         "<joint name='j' type='revolute'><parent>a</parent></joint>",
     );
-    check(&err(&t), ErrorKind::Missing, &t, "<joint", "has no <child>");
+    refused(&t, ErrorKind::Missing, "<joint", "has no <child>");
     let t = two_links(
         "1.9",
         "<joint name='j' type='revolute'><parent>a</parent><child>a</child></joint>",
     );
-    check(&err(&t), ErrorKind::Invalid, &t, "<joint", "to itself");
+    refused(&t, ErrorKind::Invalid, "<joint", "to itself");
     let t = two_links(
         "1.9",
         "<joint name='j' type='revolute'><parent>a</parent><child>world</child></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::Invalid,
+    refused(
         &t,
+        ErrorKind::Invalid,
         "<child>world",
         "the child cannot be `world`",
     );
@@ -120,24 +118,12 @@ fn joint_errors() {
         "1.9",
         "<joint name='j' type='revolute'><parent>a</parent><child>b</child><axis><xyz>0 0 0</xyz></axis></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::Invalid,
-        &t,
-        "<xyz>",
-        "axis <xyz> is zero",
-    );
+    refused(&t, ErrorKind::Invalid, "<xyz>", "axis <xyz> is zero");
     let t = two_links(
         "1.9",
         "<joint name='j' type='revolute'><parent>a</parent><child>b</child><axis><limit><lower>1</lower><upper>0</upper></limit></axis></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::Invalid,
-        &t,
-        "<limit>",
-        "above the upper limit",
-    );
+    refused(&t, ErrorKind::Invalid, "<limit>", "above the upper limit");
     // A link may be the child of two joints (a kinematic loop), as in libsdformat.
     ok(&two_links(
         "1.9",
@@ -147,10 +133,9 @@ fn joint_errors() {
         "1.9",
         "<joint name='j' type='hinge'><parent>a</parent><child>b</child></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::Unsupported,
+    refused(
         &t,
+        ErrorKind::Unsupported,
         "hinge'",
         "unknown joint type \"hinge\"",
     );
@@ -158,10 +143,9 @@ fn joint_errors() {
         "1.9",
         "<joint name='j' type='screw'><parent>a</parent><child>b</child><thread_pitch>0</thread_pitch></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::Invalid,
+    refused(
         &t,
+        ErrorKind::Invalid,
         "<thread_pitch>",
         "must be finite and not zero",
     );
@@ -169,10 +153,9 @@ fn joint_errors() {
         "1.9",
         "<joint name='j' type='gearbox'><parent>a</parent><child>b</child><gearbox_reference_body>c</gearbox_reference_body></joint>",
     );
-    check(
-        &err(&t),
-        ErrorKind::UnknownReference,
+    refused(
         &t,
+        ErrorKind::UnknownReference,
         "<joint",
         "gearbox_reference_body",
     );
@@ -290,10 +273,9 @@ fn sensors_inside_a_joint_need_different_names() {
         "<joint name='j' type='fixed'><parent>a</parent><child>b</child>\
          <sensor name='s' type='force_torque'/>\n<sensor name='s' type='force_torque'/></joint>",
     );
-    check_nth(
-        &err(&t),
-        ErrorKind::Duplicate,
+    refused_nth(
         &t,
+        ErrorKind::Duplicate,
         "s' type",
         1,
         "a <sensor> named \"s\" already exists in this joint",

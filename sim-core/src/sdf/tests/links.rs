@@ -26,21 +26,14 @@ fn link_defaults_and_values() {
     assert_pose(&l.pose, [0.0, 0.0, 1.0], Quat::IDENTITY);
 
     let text = doc("1.12", &model_with_link("<gravity>on</gravity>"));
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "on<",
         "must be a boolean, found \"on\"",
     );
     let text = doc("1.12", "<model name='m'><link/></model>");
-    check(
-        &err(&text),
-        ErrorKind::Missing,
-        &text,
-        "<link/>",
-        "no `name`",
-    );
+    refused(&text, ErrorKind::Missing, "<link/>", "no `name`");
 }
 
 #[test]
@@ -107,10 +100,9 @@ fn inertia_must_be_physical() {
             "<inertial><inertia><ixx>1.11</ixx><iyy>100.11</iyy><izz>1.01</izz></inertia></inertial>",
         ),
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "<inertia>",
         "triangle inequality",
     );
@@ -120,10 +112,9 @@ fn inertia_must_be_physical() {
         "1.12",
         &model_with_link("<inertial><inertia><ixy>2</ixy></inertia></inertial>"),
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "<inertia>",
         "not positive definite",
     );
@@ -134,10 +125,9 @@ fn inertia_must_be_physical() {
             "<inertial><inertia><ixx>0</ixx><iyy>0</iyy><izz>0</izz></inertia></inertial>",
         ),
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "<inertia>",
         "not positive definite",
     );
@@ -146,11 +136,5 @@ fn inertia_must_be_physical() {
         "1.12",
         &model_with_link("<inertial><inertia><ixy>1e200</ixy></inertia></inertial>"),
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "<inertia>",
-        "invalid inertia",
-    );
+    refused(&text, ErrorKind::Invalid, "<inertia>", "invalid inertia");
 }

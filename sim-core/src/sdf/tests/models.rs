@@ -22,34 +22,16 @@ fn model_fields_and_defaults() {
 #[test]
 fn model_names() {
     let text = doc("1.12", "<model>\n</model>");
-    check(
-        &err(&text),
-        ErrorKind::Missing,
-        &text,
-        "<model>",
-        "no `name` attribute",
-    );
+    refused(&text, ErrorKind::Missing, "<model>", "no `name` attribute");
     let text = doc("1.12", "<model name='a::b'/>");
     let e = err(&text);
     check(&e, ErrorKind::Invalid, &text, "a::b", "contains `::`");
     assert_eq!(e.element, "<model name=\"a::b\">");
     // Reserved names since 1.7.
     let text = doc("1.7", "<model name='__model__'/>");
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "__model__",
-        "reserved",
-    );
+    refused(&text, ErrorKind::Invalid, "__model__", "reserved");
     let text = doc("1.7", "<model name='m'><link name='world'/></model>");
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "world'/>",
-        "reserved",
-    );
+    refused(&text, ErrorKind::Invalid, "world'/>", "reserved");
     ok(&doc(
         "1.6",
         "<model name='__model__'><link name='l'/></model>",
@@ -75,10 +57,9 @@ fn duplicate_sibling_names() {
         "1.12",
         "<model name='m'><link name='l'/><link name='l'/></model>",
     );
-    check_nth(
-        &err(&text),
-        ErrorKind::Duplicate,
+    refused_nth(
         &text,
+        ErrorKind::Duplicate,
         "l'/>",
         1,
         "a <link> named \"l\"",
@@ -87,10 +68,9 @@ fn duplicate_sibling_names() {
         "1.12",
         "<model name='m'><model name='n'><static>1</static></model><model name='n'><static>1</static></model></model>",
     );
-    check_nth(
-        &err(&text),
-        ErrorKind::Duplicate,
+    refused_nth(
         &text,
+        ErrorKind::Duplicate,
         "n'><static>",
         1,
         "a <model> named \"n\"",
@@ -141,10 +121,9 @@ fn deep_nesting_is_bounded() {
         body.push_str("</model>");
     }
     let text = doc("1.12", &body);
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "<model name='m64'>",
         "nested more than 64 deep",
     );
@@ -219,10 +198,9 @@ fn pose_errors() {
         "1.12",
         "<model name='m'><pose>1 2 x 0 0 0</pose><link name='l'/></model>",
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "x 0 0 0",
         "expects a number, found \"x\"",
     );
@@ -231,10 +209,9 @@ fn pose_errors() {
         "1.12",
         "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0</pose><link name='l'/></model>",
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "1 2 3 0 0 0<",
         "needs 7 numbers (x y z qx qy qz qw), found 6",
     );
@@ -243,10 +220,9 @@ fn pose_errors() {
         "1.12",
         "<model name='m'><pose rotation_format='quat_xyzw'>1 2 3 0 0 0 0</pose><link name='l'/></model>",
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "1 2 3 0 0 0 0",
         "quaternion of this pose is zero",
     );
@@ -255,10 +231,9 @@ fn pose_errors() {
         "1.12",
         "<model name='m'><pose rotation_format='axis_angle'>0 0 0 0 0 0</pose><link name='l'/></model>",
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "axis_angle",
         "unknown rotation_format",
     );
@@ -267,7 +242,7 @@ fn pose_errors() {
         "1.12",
         "<model name='m'><pose degrees='yes'>0 0 0 0 0 0</pose><link name='l'/></model>",
     );
-    check(&err(&text), ErrorKind::Invalid, &text, "yes", "boolean");
+    refused(&text, ErrorKind::Invalid, "yes", "boolean");
 }
 
 #[test]

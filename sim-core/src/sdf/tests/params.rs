@@ -7,22 +7,12 @@ use crate::sdf::*;
 
 use crate::world::{Geometry, Link, World};
 
-/// A directory of SDF files for one test.
-struct Dir(Files);
-
-impl std::ops::Deref for Dir {
-    type Target = Files;
-
-    fn deref(&self) -> &Files {
-        &self.0
-    }
-}
+files_dir!(
+    /// A directory of SDF files for one test.
+    Dir
+);
 
 impl Dir {
-    fn new() -> Dir {
-        Dir(Files::new())
-    }
-
     /// A model directory `models/NAME` holding `model` (SDF `version`).
     fn model(&self, name: &str, version: &str, model: &str) {
         self.write(

@@ -43,10 +43,9 @@ fn plugin_name_is_optional_since_1_10() {
     );
     assert!(e.message.contains("1.9"));
     let text = doc("1.12", "<plugin name='a'/>");
-    check(
-        &err(&text),
-        ErrorKind::Missing,
+    refused(
         &text,
+        ErrorKind::Missing,
         "<plugin",
         "no `filename` attribute",
     );

@@ -90,42 +90,28 @@ fn sensor_errors() {
         "1.12",
         &model_with_link("<sensor name='s' type='imu'><update_rate>fast</update_rate></sensor>"),
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "fast",
         "<update_rate> expects a number, found \"fast\"",
     );
     let text = doc("1.12", &model_with_link("<sensor name='s'/>"));
-    check(
-        &err(&text),
-        ErrorKind::Missing,
-        &text,
-        "<sensor",
-        "no `type` attribute",
-    );
+    refused(&text, ErrorKind::Missing, "<sensor", "no `type` attribute");
     let text = doc("1.12", &model_with_link("<sensor type='imu'/>"));
-    check(
-        &err(&text),
-        ErrorKind::Missing,
-        &text,
-        "<sensor",
-        "no `name` attribute",
-    );
+    refused(&text, ErrorKind::Missing, "<sensor", "no `name` attribute");
     let text = doc(
         "1.12",
         &model_with_link("<sensor name='s' type='imu'><active>no</active></sensor>"),
     );
-    check(&err(&text), ErrorKind::Invalid, &text, "no<", "boolean");
+    refused(&text, ErrorKind::Invalid, "no<", "boolean");
     let text = doc(
         "1.12",
         &model_with_link("<sensor name='s' type='imu'/><sensor name='s' type='gps'/>"),
     );
-    check_nth(
-        &err(&text),
-        ErrorKind::Duplicate,
+    refused_nth(
         &text,
+        ErrorKind::Duplicate,
         "s' type",
         1,
         "a <sensor> named \"s\"",
@@ -134,11 +120,5 @@ fn sensor_errors() {
         "1.12",
         &model_with_link("<sensor name='s' type='imu'><plugin name='p'/></sensor>"),
     );
-    check(
-        &err(&text),
-        ErrorKind::Missing,
-        &text,
-        "<plugin",
-        "no `filename`",
-    );
+    refused(&text, ErrorKind::Missing, "<plugin", "no `filename`");
 }

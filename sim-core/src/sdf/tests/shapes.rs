@@ -144,7 +144,7 @@ fn shape_sizes_must_be_positive() {
                 "<collision name='c'><geometry>{shape}</geometry></collision>"
             )),
         );
-        check(&err(&text), ErrorKind::Invalid, &text, needle, words);
+        refused(&text, ErrorKind::Invalid, needle, words);
     }
 }
 
@@ -154,10 +154,9 @@ fn geometry_needs_exactly_one_known_shape() {
         "1.12",
         &model_with_link("<visual name='v'><geometry><box/>\n<sphere/></geometry></visual>"),
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
+    refused(
         &text,
+        ErrorKind::Invalid,
         "<sphere/>",
         "more than one shape (<box> and <sphere>)",
     );
@@ -177,13 +176,7 @@ fn geometry_needs_exactly_one_known_shape() {
         "1.12",
         &model_with_link("<visual name='v'><geometry/></visual>"),
     );
-    check(
-        &err(&text),
-        ErrorKind::Missing,
-        &text,
-        "<geometry/>",
-        "no shape",
-    );
+    refused(&text, ErrorKind::Missing, "<geometry/>", "no shape");
     // Without <geometry> at all, as libsdformat: the empty shape.
     let w = ok_body(&model_with_link(
         "<visual name='v'><plugin filename='f' name='n'/></visual>",
@@ -288,7 +281,7 @@ fn bad_meshes_polylines_and_images_are_refused() {
                 "<collision name='c'><geometry>\n{shape}</geometry></collision>"
             )),
         );
-        check(&err(&text), kind, &text, needle, words);
+        refused(&text, kind, needle, words);
     }
 }
 
@@ -324,56 +317,31 @@ fn collision_and_visual_fields() {
         "1.12",
         &model_with_link("<visual name='v'><material><diffuse>1 0</diffuse></material></visual>"),
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "1 0<",
-        "needs 3 or 4 numbers",
-    );
+    refused(&text, ErrorKind::Invalid, "1 0<", "needs 3 or 4 numbers");
     let text = doc(
         "1.12",
         &model_with_link(
             "<visual name='v'><material><diffuse>1 0 0 1 1</diffuse></material></visual>",
         ),
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "1 0 0 1 1",
-        "found 5",
-    );
+    refused(&text, ErrorKind::Invalid, "1 0 0 1 1", "found 5");
     let text = doc(
         "1.12",
         &model_with_link("<collision name='c'><laser_retro>high</laser_retro></collision>"),
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "high",
-        "expects a number",
-    );
+    refused(&text, ErrorKind::Invalid, "high", "expects a number");
     let text = doc(
         "1.12",
         &model_with_link("<collision><geometry><box/></geometry></collision>"),
     );
-    check(
-        &err(&text),
-        ErrorKind::Missing,
-        &text,
-        "<collision>",
-        "no `name`",
-    );
+    refused(&text, ErrorKind::Missing, "<collision>", "no `name`");
     let text = doc(
         "1.12",
         &model_with_link("<collision name='c'/><collision name='c'/>"),
     );
-    check_nth(
-        &err(&text),
-        ErrorKind::Duplicate,
+    refused_nth(
         &text,
+        ErrorKind::Duplicate,
         "c'/>",
         1,
         "a <collision> named \"c\" already exists in this link",
@@ -382,10 +350,9 @@ fn collision_and_visual_fields() {
         "1.12",
         &model_with_link("<visual name='v'/><visual name='v'/>"),
     );
-    check_nth(
-        &err(&text),
-        ErrorKind::Duplicate,
+    refused_nth(
         &text,
+        ErrorKind::Duplicate,
         "v'/>",
         1,
         "a <visual> named \"v\"",

@@ -105,6 +105,19 @@ pub(super) fn assert_pose(p: &Pose, xyz: [f64; 3], q: Quat) {
     assert!(same_pos && same_rot, "pose {p:?} != {xyz:?} {q:?}");
 }
 
+/// Asserts that `text` fails with an error of `kind` at the first `needle` whose message
+/// contains `words` (see [`check`]).
+#[track_caller]
+pub(super) fn refused(text: &str, kind: ErrorKind, needle: &str, words: &str) {
+    check(&err(text), kind, text, needle, words);
+}
+
+/// [`refused`] at the `n`th (0-based) `needle`.
+#[track_caller]
+pub(super) fn refused_nth(text: &str, kind: ErrorKind, needle: &str, n: usize, words: &str) {
+    check_nth(&err(text), kind, text, needle, n, words);
+}
+
 /// The 1-based line of the first line of `text` containing `needle`.
 #[track_caller]
 pub(super) fn line_of(text: &str, needle: &str) -> u32 {
@@ -151,3 +164,27 @@ impl Files {
         p
     }
 }
+
+/// Declares a type of directory for the tests of one file: a [`Files`] (which it derefs to)
+/// with methods of its own, and `new()`.
+macro_rules! files_dir {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        struct $name(Files);
+
+        impl std::ops::Deref for $name {
+            type Target = Files;
+
+            fn deref(&self) -> &Files {
+                &self.0
+            }
+        }
+
+        impl $name {
+            fn new() -> $name {
+                $name(Files::new())
+            }
+        }
+    };
+}
+pub(super) use files_dir;

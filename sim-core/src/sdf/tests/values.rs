@@ -25,10 +25,9 @@ fn booleans_accept_true_false_1_0() {
             "1.12",
             &format!("<model name='m'><static>{bad}</static></model>"),
         );
-        check(
-            &err(&text),
-            ErrorKind::Invalid,
+        refused(
             &text,
+            ErrorKind::Invalid,
             &format!("{bad}<"),
             "must be a boolean",
         );
@@ -45,11 +44,5 @@ fn entities_and_comments_in_values() {
     assert_pose(&w.models[0].pose, [1.0, 0.0, 0.0], Quat::IDENTITY);
     // Inexact text (an entity) still gives an error at the value.
     let text = doc("1.12", "<gravity>&#48; x 0</gravity>");
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "&#48;",
-        "expects a number",
-    );
+    refused(&text, ErrorKind::Invalid, "&#48;", "expects a number");
 }

@@ -70,7 +70,7 @@ fn the_default_physics_is_chosen_else_the_first() {
     );
     assert_eq!(w.physics.max_step_size, 0.01);
     let text = doc("1.12", "<physics default='maybe'/>");
-    check(&err(&text), ErrorKind::Invalid, &text, "maybe", "boolean");
+    refused(&text, ErrorKind::Invalid, "maybe", "boolean");
 }
 
 #[test]
@@ -86,35 +86,17 @@ fn physics_limits() {
         "1.12",
         "<physics><max_step_size>-0.1</max_step_size></physics>",
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "-0.1",
-        "greater than 0",
-    );
+    refused(&text, ErrorKind::Invalid, "-0.1", "greater than 0");
     let text = doc(
         "1.12",
         "<physics><real_time_factor> -2</real_time_factor></physics>",
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "-2",
-        "must not be negative",
-    );
+    refused(&text, ErrorKind::Invalid, "-2", "must not be negative");
     let text = doc(
         "1.12",
         "<physics><max_step_size>1ms</max_step_size></physics>",
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "1ms",
-        "expects a number",
-    );
+    refused(&text, ErrorKind::Invalid, "1ms", "expects a number");
 }
 
 #[test]
@@ -132,17 +114,11 @@ fn gravity_and_magnetic_field() {
         "needs 3 numbers (x y z), found 2",
     );
     let text = doc("1.12", "<gravity>0 0 -9.8 1</gravity>");
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "0 0 -9.8 1",
-        "found 4",
-    );
+    refused(&text, ErrorKind::Invalid, "0 0 -9.8 1", "found 4");
     let text = doc("1.12", "<gravity>0 nan -9.8</gravity>");
-    check(&err(&text), ErrorKind::Invalid, &text, "nan", "finite");
+    refused(&text, ErrorKind::Invalid, "nan", "finite");
     let text = doc("1.12", "<gravity>0 0 -inf</gravity>");
-    check(&err(&text), ErrorKind::Invalid, &text, "-inf", "finite");
+    refused(&text, ErrorKind::Invalid, "-inf", "finite");
 }
 
 #[test]
@@ -162,13 +138,7 @@ fn sdf_1_5_gravity_inside_physics_is_honoured() {
     assert_eq!(w.magnetic_field, DEFAULT_MAGNETIC_FIELD);
     // Bad values there are still reported where they are.
     let text = doc("1.5", "<physics><gravity>0 0</gravity></physics>");
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "0 0<",
-        "needs 3 numbers",
-    );
+    refused(&text, ErrorKind::Invalid, "0 0<", "needs 3 numbers");
 }
 
 #[test]
@@ -222,13 +192,7 @@ fn spherical_coordinates() {
         "1.12",
         "<spherical_coordinates><surface_axis_polar>0</surface_axis_polar></spherical_coordinates>",
     );
-    check(
-        &err(&text),
-        ErrorKind::Invalid,
-        &text,
-        "0</",
-        "greater than 0",
-    );
+    refused(&text, ErrorKind::Invalid, "0</", "greater than 0");
 }
 
 #[test]
@@ -247,10 +211,9 @@ fn populations_are_not_supported_yet() {
         "1.12",
         "<population name='p'><model name='m'/></population>",
     );
-    check(
-        &err(&text),
-        ErrorKind::Unsupported,
+    refused(
         &text,
+        ErrorKind::Unsupported,
         "<population",
         "not supported yet",
     );
