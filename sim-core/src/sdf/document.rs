@@ -167,8 +167,7 @@ pub fn load_document(path: &Path) -> Result<Document, SdfError> {
 pub fn load_document_with(path: &Path, options: &LoadOptions) -> Result<Document, SdfError> {
     on_reader_stack(|| {
         let text = read_text(path)?;
-        let loader = Loader::new(options);
-        loader.enter(path);
+        let loader = Loader::entered(options, Some(path));
         document(&text, Some(path), &loader)
     })
 }
@@ -187,8 +186,7 @@ pub fn load_document_with_warnings(
             Ok(t) => t,
             Err(e) => return (Err(e), Vec::new()),
         };
-        let loader = Loader::new(options);
-        loader.enter(path);
+        let loader = Loader::entered(options, Some(path));
         let result = document(&text, Some(path), &loader);
         (result, loader.warnings.take())
     })
@@ -197,10 +195,7 @@ pub fn load_document_with_warnings(
 /// Reads SDF text whose root holds a world or a model (see [`Document`]).
 pub fn parse_document(text: &str, file: Option<&Path>) -> Result<Document, SdfError> {
     on_reader_stack(|| {
-        let loader = Loader::new(&LoadOptions::default());
-        if let Some(f) = file {
-            loader.enter(f);
-        }
+        let loader = Loader::entered(&LoadOptions::default(), file);
         document(text, file, &loader)
     })
 }
@@ -237,10 +232,7 @@ pub fn parse_str_with(
     options: &LoadOptions,
 ) -> Result<World, SdfError> {
     on_reader_stack(|| {
-        let loader = Loader::new(options);
-        if let Some(f) = file {
-            loader.enter(f);
-        }
+        let loader = Loader::entered(options, file);
         with_document(text, file, |doc, file| {
             read_document(doc, text, file, &loader)
         })
@@ -253,10 +245,7 @@ pub fn parse_str_with(
 /// create models at run time.
 pub fn parse_model_str(text: &str, file: Option<&Path>) -> Result<Model, SdfError> {
     on_reader_stack(|| {
-        let loader = Loader::new(&LoadOptions::default());
-        if let Some(f) = file {
-            loader.enter(f);
-        }
+        let loader = Loader::entered(&LoadOptions::default(), file);
         with_document(text, file, |doc, file| {
             read_model_document(doc, text, file, &loader)
         })

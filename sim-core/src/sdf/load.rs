@@ -82,6 +82,16 @@ impl Loader {
         }
     }
 
+    /// A loader for `options` that has entered `file`, the file loaded (see
+    /// [`Loader::enter`]), when there is one.
+    pub fn entered(options: &LoadOptions, file: Option<&Path>) -> Loader {
+        let loader = Loader::new(options);
+        if let Some(f) = file {
+            loader.enter(f);
+        }
+        loader
+    }
+
     /// Records a warning, once however often the same place is read.
     pub fn warn(&self, w: SdfError) {
         let mut warnings = self.warnings.borrow_mut();

@@ -10,21 +10,14 @@ fn every_faulty_element_of_a_world_is_reported_and_its_siblings_still_read() {
         "1.9",
         "<model name=\"a\"><link name=\"l\"><inertial><mass>-1</mass></inertial></link></model>\n<model name=\"b\"><static>true</static><link name=\"l\"/></model>\n<frame name=\"f\" attached_to=\"nowhere\"/>\n<model name=\"b\"><static>true</static><link name=\"l\"/></model>\n<plugin filename=\"x\"/>\n<model name=\"c\"><pose>1 2 x 0 0 0</pose><static>true</static><link name=\"l\"/></model>",
     );
-    let e = err(&text);
-    let found = kinds_and_lines(&e);
-    assert_eq!(
-        found,
-        [
-            (ErrorKind::Invalid, pos_of(&text, "<mass>", 0).0),
-            (
-                ErrorKind::Duplicate,
-                pos_of(&text, "<model name=\"b\"", 1).0
-            ),
-            (ErrorKind::Missing, pos_of(&text, "<plugin", 0).0),
-            (ErrorKind::Invalid, pos_of(&text, "1 2 x", 0).0),
+    let e = assert_errors(
+        &text,
+        &[
+            (ErrorKind::Invalid, "<mass>", 0),
+            (ErrorKind::Duplicate, "<model name=\"b\"", 1),
+            (ErrorKind::Missing, "<plugin", 0),
+            (ErrorKind::Invalid, "1 2 x", 0),
         ],
-        "{}",
-        e.render(None)
     );
     let report = e.render(None);
     assert!(report.contains("4 errors"), "{report}");
@@ -36,19 +29,15 @@ fn every_faulty_element_of_a_model_and_of_a_link_is_reported() {
         "1.9",
         "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><geometry><box><size>1 0 1</size></box></geometry></collision>\n<visual name=\"v\"><geometry><sphere><radius>-2</radius></sphere></geometry></visual>\n<sensor name=\"s\"/>\n</link>\n<link name=\"b\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"revolute\"><parent>a</parent></joint>\n</model>",
     );
-    let e = err(&text);
-    let found = kinds_and_lines(&e);
-    assert_eq!(
-        found,
-        [
-            (ErrorKind::Invalid, pos_of(&text, "1 0 1", 0).0),
-            (ErrorKind::Invalid, pos_of(&text, "-2", 0).0),
-            (ErrorKind::Missing, pos_of(&text, "<sensor", 0).0),
-            (ErrorKind::Duplicate, pos_of(&text, "<link name=\"b\"", 1).0),
-            (ErrorKind::Missing, pos_of(&text, "<joint", 0).0),
+    assert_errors(
+        &text,
+        &[
+            (ErrorKind::Invalid, "1 0 1", 0),
+            (ErrorKind::Invalid, "-2", 0),
+            (ErrorKind::Missing, "<sensor", 0),
+            (ErrorKind::Duplicate, "<link name=\"b\"", 1),
+            (ErrorKind::Missing, "<joint", 0),
         ],
-        "{}",
-        e.render(None)
     );
 }
 
@@ -58,23 +47,13 @@ fn every_unresolvable_reference_of_a_model_is_reported() {
         "1.9",
         "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><pose relative_to=\"nowhere\"/><geometry><sphere/></geometry></collision>\n<visual name=\"v\"><pose relative_to=\"nor_here\"/><geometry><sphere/></geometry></visual>\n</link>\n<link name=\"b\"/>\n<frame name=\"f\" attached_to=\"ghost\"/>\n<joint name=\"j1\" type=\"fixed\"><parent>a</parent><child>missing</child></joint>\n<joint name=\"j2\" type=\"revolute\"><parent>a</parent><child>b</child><axis><xyz expressed_in=\"elsewhere\">0 0 1</xyz></axis></joint>\n</model>",
     );
-    let e = err(&text);
-    let found = kinds_and_lines(&e);
-    assert_eq!(
-        found,
-        [
-            (ErrorKind::UnknownReference, pos_of(&text, "<frame", 0).0),
-            (
-                ErrorKind::UnknownReference,
-                pos_of(&text, "<joint name=\"j1\"", 0).0
-            ),
-            (
-                ErrorKind::UnknownReference,
-                pos_of(&text, "<joint name=\"j2\"", 0).0
-            ),
+    let e = assert_errors(
+        &text,
+        &[
+            (ErrorKind::UnknownReference, "<frame", 0),
+            (ErrorKind::UnknownReference, "<joint name=\"j1\"", 0),
+            (ErrorKind::UnknownReference, "<joint name=\"j2\"", 0),
         ],
-        "{}",
-        e.render(None)
     );
     assert!(e.message.contains("ghost"), "{}", e.message);
     assert!(
@@ -93,16 +72,12 @@ fn every_unresolvable_reference_of_a_model_is_reported() {
         "1.9",
         "<model name=\"m\">\n<link name=\"a\">\n<collision name=\"c\"><pose relative_to=\"nowhere\"/><geometry><sphere/></geometry></collision>\n<visual name=\"v\"><pose relative_to=\"nor_here\"/><geometry><sphere/></geometry></visual>\n</link>\n</model>",
     );
-    let e = err(&text);
-    let found = kinds_and_lines(&e);
-    assert_eq!(
-        found,
-        [
-            (ErrorKind::UnknownReference, pos_of(&text, "nowhere", 0).0),
-            (ErrorKind::UnknownReference, pos_of(&text, "nor_here", 0).0),
+    assert_errors(
+        &text,
+        &[
+            (ErrorKind::UnknownReference, "nowhere", 0),
+            (ErrorKind::UnknownReference, "nor_here", 0),
         ],
-        "{}",
-        e.render(None)
     );
 }
 
@@ -110,6 +85,20 @@ fn every_unresolvable_reference_of_a_model_is_reported() {
 #[track_caller]
 fn errors_of(text: &str) -> Vec<(ErrorKind, u32)> {
     kinds_and_lines(&err(text))
+}
+
+/// Asserts that `text` fails with these errors and no others, in this order: for each (kind,
+/// needle, n), an error of `kind` on the line of the `n`th (0-based) `needle`. Returns the
+/// error.
+#[track_caller]
+fn assert_errors(text: &str, expected: &[(ErrorKind, &str, usize)]) -> SdfError {
+    let e = err(text);
+    let want: Vec<(ErrorKind, u32)> = expected
+        .iter()
+        .map(|&(kind, needle, n)| (kind, pos_of(text, needle, n).0))
+        .collect();
+    assert_eq!(kinds_and_lines(&e), want, "{}", e.render(None));
+    e
 }
 
 /// The kind and line of every error of `e`, in the order reported.
