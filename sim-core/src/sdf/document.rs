@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use super::error::{ErrorKind, SdfError};
 use super::load::{LoadOptions, Loader};
-use super::model::Siblings;
 use super::parse::{read_text, root_reader, with_document, with_problems};
 use super::reader::{Reader, children, describe, is_sdf_element, tag};
+use super::siblings::Siblings;
 use super::version::Version;
 use crate::world::{Model, World};
 

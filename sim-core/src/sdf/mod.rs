@@ -55,6 +55,20 @@
 //! children). When a model (after its nested and
 //! included models) or the world has been read, `frames` resolves its scope: names,
 //! references, and every pose relative to its default parent.
+//!
+//! The modules import one another one way, from the bottom up:
+//!
+//! * leaves: `error`, `version` (the SDF version, which `crate::resources` uses too), `source`
+//!   (where the text of an edited document was written), `schema`, `lenient`, `inertia`,
+//!   `mesh_inertia`; over them `xml` (a mutable XML tree and its writer), `load` (what one load
+//!   shares: [`LoadOptions`], the loader) and `params` (the edits of `<experimental:params>`,
+//!   applied to the XML tree);
+//! * `reader` (the `Reader` and its helpers), then `parse` (a file's text, the lenient XML
+//!   parse, the `<sdf>` root) and `siblings`;
+//! * the element readers (`joint`, `shapes`, `sensor`, `scene`, `unflatten`, `validate`,
+//!   `deprecated`, `frames`), then `include` (the `<include>` loader), then `model` and
+//!   `world`, which read includes;
+//! * `document`: the entry points.
 
 #![warn(missing_docs)]
 
@@ -76,6 +90,7 @@ mod scene;
 mod schema;
 mod sensor;
 mod shapes;
+mod siblings;
 mod source;
 mod unflatten;
 mod validate;

@@ -5,9 +5,9 @@ use roxmltree::Node;
 use super::error::{ErrorKind, SdfError};
 use super::frames::frame_in_world;
 use super::include::{Included, Site};
-use super::model::Siblings;
 use super::parse::with_problems;
 use super::reader::{Reader, children, each_child, keep, tag};
+use super::siblings::Siblings;
 use super::version::Version;
 use crate::world::{Physics, Scene, SphericalCoordinates, Vec3, World};
 
