@@ -101,6 +101,17 @@ fn assert_errors(text: &str, expected: &[(ErrorKind, &str, usize)]) -> SdfError 
     e
 }
 
+/// Asserts that `text` fails with errors on these lines and no others, in this order: for each
+/// needle, the first line of `text` containing it. Returns the errors as (kind, line).
+#[track_caller]
+fn assert_error_lines(text: &str, needles: &[&str]) -> Vec<(ErrorKind, u32)> {
+    let found = errors_of(text);
+    let lines: Vec<u32> = found.iter().map(|e| e.1).collect();
+    let want: Vec<u32> = needles.iter().map(|n| line_of(text, n)).collect();
+    assert_eq!(lines, want, "{found:?}");
+    found
+}
+
 /// The kind and line of every error of `e`, in the order reported.
 fn kinds_and_lines(e: &SdfError) -> Vec<(ErrorKind, u32)> {
     e.all().map(|e| (e.kind, e.line)).collect()
@@ -120,19 +131,16 @@ fn every_error_of_physics_gravity_and_the_world_settings_is_reported() {
   <model name='m'><static>true</static><link name='l'><pose>1 2</pose></link></model>
 </world>
 </sdf>";
-    let found = errors_of(text);
-    let lines: Vec<u32> = found.iter().map(|e| e.1).collect();
-    assert_eq!(
-        lines,
-        [
-            line_of(text, "<max_step_size>"),
-            line_of(text, "<real_time_factor>"),
-            line_of(text, "<gravity>"),
-            line_of(text, "<magnetic_field>"),
-            line_of(text, "<latitude_deg>"),
-            line_of(text, "<pose>1 2"),
+    let found = assert_error_lines(
+        text,
+        &[
+            "<max_step_size>",
+            "<real_time_factor>",
+            "<gravity>",
+            "<magnetic_field>",
+            "<latitude_deg>",
+            "<pose>1 2",
         ],
-        "{found:?}"
     );
     assert!(found.iter().all(|e| e.0 == ErrorKind::Invalid), "{found:?}");
 }
@@ -159,20 +167,17 @@ fn every_error_of_an_inertial_is_reported_with_the_links_other_errors() {
   </model>
 </world>
 </sdf>";
-    let found = errors_of(text);
-    let lines: Vec<u32> = found.iter().map(|e| e.1).collect();
-    assert_eq!(
-        lines,
-        [
-            line_of(text, "<pose>0 0 zero"),
-            line_of(text, "<mass>"),
-            line_of(text, "<pose>1 2 3"),
-            line_of(text, "<ixx>"),
-            line_of(text, "<izz>"),
-            line_of(text, "<gravity>"),
-            line_of(text, "<size>"),
+    assert_error_lines(
+        text,
+        &[
+            "<pose>0 0 zero",
+            "<mass>",
+            "<pose>1 2 3",
+            "<ixx>",
+            "<izz>",
+            "<gravity>",
+            "<size>",
         ],
-        "{found:?}"
     );
 }
 
@@ -225,16 +230,8 @@ fn a_models_own_values_do_not_hide_the_errors_of_its_elements() {
   </model>
 </world>
 </sdf>";
-    let found = errors_of(text);
-    let lines: Vec<u32> = found.iter().map(|e| e.1).collect();
-    assert_eq!(
-        lines,
-        [
-            line_of(text, "<pose>"),
-            line_of(text, "<static>"),
-            line_of(text, "<self_collide>"),
-            line_of(text, "<kinematic>"),
-        ],
-        "{found:?}"
+    assert_error_lines(
+        text,
+        &["<pose>", "<static>", "<self_collide>", "<kinematic>"],
     );
 }
