@@ -15,7 +15,8 @@
 use roxmltree::Node;
 
 use super::error::ErrorKind;
-use super::reader::{Reader, Version, tag};
+use super::reader::{Reader, tag};
+use super::version::Version;
 
 impl Reader<'_> {
     /// Warns (through the loader) when `node` is written in a deprecated form.

@@ -108,6 +108,16 @@ impl SdfError {
         self
     }
 
+    /// Ok when there are no `errors`, else the first of them with the others (see
+    /// [`SdfError::others`]).
+    pub(crate) fn from_all(errors: impl IntoIterator<Item = SdfError>) -> Result<(), SdfError> {
+        let mut errors = errors.into_iter();
+        match errors.next() {
+            None => Ok(()),
+            Some(first) => Err(first.with_others(errors)),
+        }
+    }
+
     /// This error followed by `more` (each with its own others flattened in), without
     /// repeating an error already listed (same place and message).
     pub(crate) fn with_others(mut self, more: impl IntoIterator<Item = SdfError>) -> SdfError {

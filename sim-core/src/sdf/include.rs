@@ -8,136 +8,21 @@
 //! and its own file name in spans and errors; an error inside it also records the include
 //! site ([`SdfError::included_from`]).
 
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
-use super::params::{self, Edits, Source};
-use super::place_model;
-use super::reader::{Reader, Version, children, is_sdf_element, tag};
-use super::{read_text, root_reader, with_document, with_problems};
-use crate::resources::{ModelConfigError, ResolveError, ResourcePath};
+use super::frames::{PlacementError, place_model};
+use super::load::{Cached, Loader};
+use super::params::{self, Edits};
+use super::parse::{read_text, root_reader, with_document, with_problems};
+use super::reader::{Reader, children, describe, is_sdf_element, tag};
+use super::source::Source;
+use super::version::Version;
+use crate::resources::{ModelConfigError, ResolveError};
 use crate::world::{Light, Model, PluginSpec, Pose, RawPose};
-
-/// How a document is loaded: where its includes are searched for.
-///
-/// The search path is `resource_paths`, then (unless `ignore_env`) `SIMCORE_RESOURCE_PATH`,
-/// `GZ_SIM_RESOURCE_PATH` and `SDF_PATH`, then every `models/` directory at or above the
-/// including file, then `fallback_resource_paths` (see [`crate::resources`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LoadOptions {
-    /// Directories searched first (the command line's `--resource-path`).
-    pub resource_paths: Vec<PathBuf>,
-    /// Directories searched last (the run manifest's `resource_paths`).
-    pub fallback_resource_paths: Vec<PathBuf>,
-    /// Leave the environment variables out of the search path.
-    pub ignore_env: bool,
-}
-
-impl LoadOptions {
-    /// Options searching `dirs` first (and then the usual places).
-    pub fn with_resource_paths(dirs: impl IntoIterator<Item = impl Into<PathBuf>>) -> LoadOptions {
-        LoadOptions {
-            resource_paths: dirs.into_iter().map(Into::into).collect(),
-            ..LoadOptions::default()
-        }
-    }
-
-    /// The resource search path these options describe.
-    pub fn resource_path(&self) -> ResourcePath {
-        if self.ignore_env {
-            ResourcePath::new(&self.resource_paths, &[], &self.fallback_resource_paths)
-        } else {
-            ResourcePath::standard(&self.resource_paths, &self.fallback_resource_paths)
-        }
-    }
-}
-
-/// What one load shares between the readers of all its files: the search path, the files
-/// already read (by canonical path), and the files being read (to detect cycles).
-pub(crate) struct Loader {
-    /// Where resources are searched for.
-    pub resources: ResourcePath,
-    /// Included files already read.
-    cache: RefCell<HashMap<PathBuf, Rc<Cached>>>,
-    /// The file each include URI resolved to, by (including directory, URI).
-    resolved: RefCell<HashMap<(Option<PathBuf>, String), PathBuf>>,
-    /// The canonical path of each included file (the key of `cache`).
-    canonical: RefCell<HashMap<PathBuf, PathBuf>>,
-    /// Canonical paths of the files being read, outermost first.
-    stack: RefCell<Vec<PathBuf>>,
-    /// How many included files were read from disk.
-    reads: Cell<usize>,
-    /// The warnings of the load (problems that do not stop it), in the order found.
-    pub warnings: RefCell<Vec<SdfError>>,
-    /// The solid of each mesh shape used for automatic inertia (by file, submesh, centring
-    /// and scale), so that a mesh many links use is read once per load.
-    pub solids: RefCell<HashMap<String, crate::world::Solid>>,
-}
-
-impl Loader {
-    /// A loader for `options`.
-    pub fn new(options: &LoadOptions) -> Loader {
-        Loader {
-            resources: options.resource_path(),
-            cache: RefCell::default(),
-            resolved: RefCell::default(),
-            canonical: RefCell::default(),
-            stack: RefCell::default(),
-            reads: Cell::new(0),
-            warnings: RefCell::default(),
-            solids: RefCell::default(),
-        }
-    }
-
-    /// Records a warning, once however often the same place is read.
-    pub fn warn(&self, w: SdfError) {
-        let mut warnings = self.warnings.borrow_mut();
-        if !warnings
-            .iter()
-            .any(|o| o.file == w.file && o.line == w.line && o.message == w.message)
-        {
-            warnings.push(w);
-        }
-    }
-
-    /// Marks the file at `path` (the loaded one) as being read, for cycle detection.
-    pub fn enter(&self, path: &Path) {
-        if let Ok(canonical) = std::fs::canonicalize(path) {
-            self.stack.borrow_mut().push(canonical);
-        }
-    }
-
-    /// How many included files were read from disk so far.
-    #[cfg(test)]
-    pub fn reads(&self) -> usize {
-        self.reads.get()
-    }
-}
-
-/// An included file, as read (before the include's overrides). Kept in an `Rc`, so the size
-/// of the variants does not matter.
-#[allow(clippy::large_enum_variant)]
-enum Cached {
-    /// A `<model>`.
-    Model {
-        /// The model (its own pose's `relative_to` is resolved in the including scope).
-        model: Model,
-    },
-    /// A `<light>` or `<actor>` (the engine does not simulate actors).
-    Other {
-        /// `light` or `actor`.
-        kind: &'static str,
-        /// The light, posed as its file says.
-        light: Option<Light>,
-        /// The actor's name, for an actor.
-        actor: Option<String>,
-    },
-}
 
 /// Where an `<include>` is.
 pub(super) struct Site {
@@ -182,7 +67,10 @@ pub(super) struct Overrides {
 
 /// Applies an include's overrides to a copy of the included model. Fails (with the message
 /// of [`place_model`]) when the placement frame is not a frame of the model.
-pub(super) fn apply_overrides(model: &mut Model, overrides: Overrides) -> Result<(), String> {
+pub(super) fn apply_overrides(
+    model: &mut Model,
+    overrides: Overrides,
+) -> Result<(), PlacementError> {
     if let Some(name) = overrides.name {
         model.name = name;
     }
@@ -602,12 +490,12 @@ impl Reader<'_> {
         model: &mut Model,
         overrides: Overrides,
     ) -> Result<(), SdfError> {
-        apply_overrides(model, overrides).map_err(|message| {
+        apply_overrides(model, overrides).map_err(|e| {
             let at = self.child(include, "placement_frame").unwrap_or(include);
             self.error(
                 at,
                 ErrorKind::UnknownReference,
-                message,
+                e.to_string(),
                 "name a link, joint, frame or nested model of the included model",
             )
         })
@@ -769,7 +657,7 @@ fn included_top(r: &Reader, root: Node, site: &Site) -> Result<Cached, SdfError>
                             ErrorKind::Invalid,
                             format!(
                                 "an included file holds one model, actor or light; this one also has {} (line {})",
-                                super::reader::describe(first),
+                                describe(first),
                                 r.span(first).line
                             ),
                             "keep one top-level element, or include each from a file of its own",

@@ -13,15 +13,35 @@ use std::collections::HashMap;
 
 use crate::world::{Solid, Vec3};
 
+/// Why a triangle mesh encloses no solid.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub(crate) enum SolidError {
+    /// A vertex with a coordinate that is infinite or NaN.
+    #[error("the mesh has a vertex that is not a finite number")]
+    NotFinite,
+    /// A triangle naming a vertex the mesh does not have.
+    #[error("the mesh has a triangle with a vertex index out of range")]
+    IndexOutOfRange,
+    /// Edges that do not close the surface (the reasons, joined).
+    #[error("the mesh is not a closed surface: {0}")]
+    NotClosed(String),
+    /// Every triangle has a repeated corner.
+    #[error("the mesh has no triangle with an area")]
+    NoArea,
+    /// The enclosed volume (m³) is zero, or too small for the mesh's extent.
+    #[error("the mesh encloses no volume ({0:e} m³): its triangles lie flat or cancel out")]
+    NoVolume(f64),
+}
+
 /// The solid of density 1 enclosed by the triangles `faces` over `vertices` (metres), or why
 /// there is none.
-pub(crate) fn solid(vertices: &[Vec3], faces: &[[u32; 3]]) -> Result<Solid, String> {
+pub(crate) fn solid(vertices: &[Vec3], faces: &[[u32; 3]]) -> Result<Solid, SolidError> {
     // One id per distinct position.
     let mut ids: HashMap<[u64; 3], u32> = HashMap::new();
     let mut id_of = Vec::with_capacity(vertices.len());
     for v in vertices {
         if !(v.x.is_finite() && v.y.is_finite() && v.z.is_finite()) {
-            return Err("the mesh has a vertex that is not a finite number".into());
+            return Err(SolidError::NotFinite);
         }
         // +0.0 and -0.0 are one position.
         let key = [v.x + 0.0, v.y + 0.0, v.z + 0.0].map(f64::to_bits);
@@ -37,7 +57,7 @@ pub(crate) fn solid(vertices: &[Vec3], faces: &[[u32; 3]]) -> Result<Solid, Stri
             .collect::<Option<Vec<u32>>>()
             .as_deref()
         else {
-            return Err("the mesh has a triangle with a vertex index out of range".into());
+            return Err(SolidError::IndexOutOfRange);
         };
         // A triangle with a repeated corner encloses nothing and joins nothing.
         if a == b || b == c || c == a {
@@ -70,13 +90,10 @@ pub(crate) fn solid(vertices: &[Vec3], faces: &[[u32; 3]]) -> Result<Solid, Stri
                 if shared == 1 { "s" } else { "" },
             ));
         }
-        return Err(format!(
-            "the mesh is not a closed surface: {}",
-            why.join("; ")
-        ));
+        return Err(SolidError::NotClosed(why.join("; ")));
     }
     if triangles.is_empty() {
-        return Err("the mesh has no triangle with an area".into());
+        return Err(SolidError::NoArea);
     }
 
     // Sums relative to a point of the mesh, which keeps them well conditioned far from the
@@ -114,9 +131,7 @@ pub(crate) fn solid(vertices: &[Vec3], faces: &[[u32; 3]]) -> Result<Solid, Stri
         .map(|v| (*v - o).length())
         .fold(0.0, f64::max);
     if !(volume > 1e-12 * extent.powi(3) && volume.is_finite()) {
-        return Err(format!(
-            "the mesh encloses no volume ({volume:e} m³): its triangles lie flat or cancel out"
-        ));
+        return Err(SolidError::NoVolume(volume));
     }
     let g = first.scale(1.0 / volume).to_array();
     // Second moments about the centroid, then the inertia tensor: tr(C) E - C.

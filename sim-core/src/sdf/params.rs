@@ -25,246 +25,14 @@
 //! error, as libsdformat reports it.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use roxmltree::Node;
 
-use super::error::{ErrorKind, LineIndex, SdfError};
-
-/// A text edits come from: the included file, or a file with `<experimental:params>`.
-pub(crate) struct Source {
-    /// The file (None for inline text).
-    pub file: Option<Arc<PathBuf>>,
-    /// Its text.
-    pub text: Arc<String>,
-    /// Line starts of `text`.
-    lines: LineIndex,
-}
-
-impl Source {
-    /// A source for `text` of `file`.
-    pub fn new(file: Option<Arc<PathBuf>>, text: &str) -> Rc<Source> {
-        Rc::new(Source {
-            file,
-            lines: LineIndex::new(text),
-            text: Arc::new(text.to_string()),
-        })
-    }
-}
-
-/// Where a piece of an edited document was written: a byte offset in a [`Source`].
-#[derive(Clone)]
-pub(crate) struct Origin {
-    /// The text.
-    pub source: Rc<Source>,
-    /// The byte offset in it.
-    pub offset: usize,
-}
-
-impl Origin {
-    /// 1-based line and column.
-    pub fn line_col(&self) -> (u32, u32) {
-        self.source.lines.line_col(&self.source.text, self.offset)
-    }
-
-    /// An error here about `element`.
-    fn error(
-        &self,
-        kind: ErrorKind,
-        element: &str,
-        message: impl Into<String>,
-        hint: impl Into<String>,
-    ) -> SdfError {
-        let (line, column) = self.line_col();
-        SdfError {
-            kind,
-            file: self.source.file.as_deref().cloned(),
-            line,
-            column,
-            element: element.to_string(),
-            message: message.into(),
-            hint: hint.into(),
-            source_text: Some(self.source.text.clone()),
-            included_from: Box::default(),
-            others: Box::default(),
-        }
-    }
-}
-
-/// An attribute of an [`XElem`].
-#[derive(Clone)]
-struct XAttr {
-    /// The qualified name as written (`name`, `custom.test`, `gz:x`).
-    name: String,
-    value: String,
-    /// Where the name is.
-    origin: Origin,
-    /// Where the value is.
-    value_origin: Origin,
-}
-
-/// A child of an [`XElem`].
-#[derive(Clone)]
-enum XNode {
-    Elem(XElem),
-    /// Text (entities decoded), and where it starts.
-    Text(String, Origin),
-}
-
-/// An element of a document being edited, owned and mutable.
-#[derive(Clone)]
-pub(crate) struct XElem {
-    /// Unique among all elements built in this process (to find an `<include>` again).
-    id: usize,
-    /// The qualified name as written.
-    name: String,
-    attrs: Vec<XAttr>,
-    children: Vec<XNode>,
-    /// Where the element starts.
-    origin: Origin,
-    /// The namespace prefixes in scope where it was written (prefix, URI).
-    namespaces: Vec<(String, String)>,
-}
-
-static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
-
-impl XElem {
-    /// The element `node` (an element of a document parsed from the text `origin_of` maps
-    /// offsets of) with all its content.
-    fn build(node: Node, origin_of: &dyn Fn(usize) -> Origin) -> XElem {
-        let input = node.document().input_text();
-        let start = node.range().start;
-        let name = input
-            .get(start + 1..)
-            .unwrap_or_default()
-            .split(|c: char| c.is_whitespace() || c == '/' || c == '>')
-            .next()
-            .unwrap_or_default()
-            .to_string();
-        let attrs = node
-            .attributes()
-            .map(|a| XAttr {
-                name: input.get(a.range_qname()).unwrap_or(a.name()).to_string(),
-                value: a.value().to_string(),
-                origin: origin_of(a.range_qname().start),
-                value_origin: origin_of(a.range_value().start),
-            })
-            .collect();
-        let mut children = Vec::new();
-        for c in node.children() {
-            if c.is_element() {
-                children.push(XNode::Elem(XElem::build(c, origin_of)));
-            } else if c.is_text() {
-                let text = c.text().unwrap_or_default().to_string();
-                children.push(XNode::Text(text, origin_of(c.range().start)));
-            }
-        }
-        let namespaces = node
-            .namespaces()
-            .filter_map(|ns| Some((ns.name()?.to_string(), ns.uri().to_string())))
-            .filter(|(prefix, _)| prefix != "xml")
-            .collect();
-        XElem {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            name,
-            attrs,
-            children,
-            origin: origin_of(start),
-            namespaces,
-        }
-    }
-
-    /// The qualified name (`link`, `gz:x`, or `gz.x` for an undeclared prefix).
-    fn tag(&self) -> &str {
-        &self.name
-    }
-
-    fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|a| a.name == name)
-            .map(|a| a.value.as_str())
-    }
-
-    fn attr_origin(&self, name: &str) -> Origin {
-        self.attrs
-            .iter()
-            .find(|a| a.name == name)
-            .map_or_else(|| self.origin.clone(), |a| a.value_origin.clone())
-    }
-
-    fn remove_attr(&mut self, name: &str) {
-        self.attrs.retain(|a| a.name != name);
-    }
-
-    fn elements(&self) -> impl Iterator<Item = &XElem> {
-        self.children.iter().filter_map(|c| match c {
-            XNode::Elem(e) => Some(e),
-            XNode::Text(..) => None,
-        })
-    }
-
-    /// Indices (in `children`) of the child elements.
-    fn element_indices(&self) -> Vec<usize> {
-        self.children
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| matches!(c, XNode::Elem(_)).then_some(i))
-            .collect()
-    }
-
-    fn child_mut(&mut self, i: usize) -> Option<&mut XElem> {
-        match self.children.get_mut(i) {
-            Some(XNode::Elem(e)) => Some(e),
-            _ => None,
-        }
-    }
-
-    /// The text, when it has some that is not blank.
-    fn value(&self) -> Option<String> {
-        let text: String = self
-            .children
-            .iter()
-            .filter_map(|c| match c {
-                XNode::Text(t, _) => Some(t.as_str()),
-                XNode::Elem(_) => None,
-            })
-            .collect();
-        (!text.trim().is_empty()).then_some(text)
-    }
-
-    /// Whether it has neither child elements nor text (blanks aside).
-    fn is_empty(&self) -> bool {
-        self.elements().next().is_none() && self.value().is_none()
-    }
-
-    /// Replaces its text by `text` (written at `origin`), keeping child elements.
-    fn set_value(&mut self, text: Option<(String, Origin)>) {
-        self.children.retain(|c| matches!(c, XNode::Elem(_)));
-        if let Some((t, o)) = text {
-            self.children.insert(0, XNode::Text(t, o));
-        }
-    }
-
-    /// The text of the first child element `name`, trimmed, when not blank.
-    fn child_value(&self, name: &str) -> Option<String> {
-        self.elements()
-            .find(|e| e.tag() == name)
-            .and_then(XElem::value)
-            .map(|v| v.trim().to_string())
-    }
-
-    /// The element and where it starts, for messages: `<visual name="v">`.
-    fn describe(&self) -> String {
-        match self.attr("name") {
-            Some(n) => format!("<{} name=\"{n}\">", self.name),
-            None => format!("<{}>", self.name),
-        }
-    }
-}
+use super::error::{ErrorKind, SdfError};
+use super::schema::{SDF_ELEMENTS, defines_child, known_attribute};
+use super::source::{Origin, Origins, Source};
+use super::xml::{Writer, XElem, XNode, collect_namespaces};
 
 /// What an edit does.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -433,83 +201,6 @@ fn edit(mut elem: XElem) -> Result<Edit, SdfError> {
     })
 }
 
-/// SDF's elements that an edit with `action="replace"` or `"add"` (or without an action)
-/// may be: those libsdformat has a description of (a file of its schema).
-const SDF_ELEMENTS: &[&str] = &[
-    "actor",
-    "air_pressure",
-    "altimeter",
-    "atmosphere",
-    "audio_sink",
-    "audio_source",
-    "battery",
-    "camera",
-    "collision",
-    "contact",
-    "frame",
-    "geometry",
-    "gps",
-    "gripper",
-    "gui",
-    "imu",
-    "inertial",
-    "joint",
-    "lidar",
-    "light",
-    "light_state",
-    "link",
-    "link_state",
-    "logical_camera",
-    "magnetometer",
-    "material",
-    "model",
-    "model_state",
-    "navsat",
-    "noise",
-    "particle_emitter",
-    "physics",
-    "plugin",
-    "population",
-    "pose",
-    "projector",
-    "ray",
-    "rfid",
-    "rfidtag",
-    "road",
-    "scene",
-    "sensor",
-    "sonar",
-    "spherical_coordinates",
-    "state",
-    "surface",
-    "transceiver",
-    "visual",
-    "world",
-];
-
-/// Whether SDF defines attribute `attr` on `<tag>` (an attribute `modify` may set).
-fn known_attribute(tag: &str, attr: &str) -> bool {
-    match attr {
-        "name" => !matches!(tag, "pose" | "xyz" | "uri" | "geometry" | "inertial"),
-        "type" => matches!(
-            tag,
-            "sensor" | "joint" | "light" | "physics" | "noise" | "collision_engine"
-        ),
-        "filename" => tag == "plugin",
-        "relative_to" | "rotation_format" | "degrees" => tag == "pose",
-        "frame" => tag == "pose",
-        "attached_to" => tag == "frame",
-        "expressed_in" => tag == "xyz",
-        "canonical_link" | "placement_frame" | "namespace" => tag == "model",
-        "auto" => tag == "inertial",
-        "optimization" => tag == "mesh",
-        "joint" | "axis" => tag == "mimic",
-        "merge" => tag == "include",
-        "version" => tag == "sdf",
-        _ => false,
-    }
-}
-
 /// A model's element found by an `element_id`.
 enum Found {
     /// An element of the file: the indices (in `children`) from the top element down.
@@ -537,11 +228,7 @@ fn apply_all(
             errors.push(e);
         }
     }
-    let mut errors = errors.into_iter();
-    match errors.next() {
-        None => Ok(()),
-        Some(first) => Err(first.with_others(errors)),
-    }
+    SdfError::from_all(errors)
 }
 
 /// Finds the element `path` names below `top`: a child with that `name` at each level (the
@@ -841,7 +528,7 @@ fn individual_actions(edit: &Edit, elem: &mut XElem) -> Result<(), SdfError> {
                 Some(child) => modify(edit, &m, child),
             },
             Action::Add | Action::Replace => {
-                let known = super::validate::defines_child(edit.elem.tag(), m.tag());
+                let known = defines_child(edit.elem.tag(), m.tag());
                 if known == Some(false) {
                     Err(m.origin.error(
                         ErrorKind::Invalid,
@@ -880,11 +567,7 @@ fn individual_actions(edit: &Edit, elem: &mut XElem) -> Result<(), SdfError> {
             errors.push(e);
         }
     }
-    let mut errors = errors.into_iter();
-    match errors.next() {
-        None => Ok(()),
-        Some(first) => Err(first.with_others(errors)),
-    }
+    SdfError::from_all(errors)
 }
 
 /// Removes from `elem` the children `m` lists (each by tag, and name when given).
@@ -942,11 +625,7 @@ fn modify_attributes(m: &XElem, elem: &mut XElem, errors: &mut Vec<SdfError>) {
 fn modify(edit: &Edit, m: &XElem, elem: &mut XElem) -> Result<(), SdfError> {
     let mut errors = Vec::new();
     modify_into(edit, m, elem, &mut errors);
-    let mut errors = errors.into_iter();
-    match errors.next() {
-        None => Ok(()),
-        Some(first) => Err(first.with_others(errors)),
-    }
+    SdfError::from_all(errors)
 }
 
 fn modify_into(edit: &Edit, m: &XElem, elem: &mut XElem, errors: &mut Vec<SdfError>) {
@@ -993,41 +672,6 @@ fn modify_into(edit: &Edit, m: &XElem, elem: &mut XElem, errors: &mut Vec<SdfErr
     }
 }
 
-/// Maps offsets of an edited document to where its text was written.
-pub(crate) struct Origins {
-    /// (offset in the edited text, its length, where it came from), in text order.
-    segments: Vec<(usize, usize, Origin)>,
-    /// The file's own source (for offsets before the first segment).
-    base: Origin,
-}
-
-impl Origins {
-    /// Where the text at `offset` of the edited document was written: inside a piece copied
-    /// as written, the same character there; else the start of the element or value it
-    /// belongs to.
-    pub fn map(&self, offset: usize) -> Origin {
-        let i = self.segments.partition_point(|(at, _, _)| *at <= offset);
-        let Some((at, len, origin)) = i.checked_sub(1).and_then(|i| self.segments.get(i)) else {
-            return self.base.clone();
-        };
-        let inside = offset - at;
-        Origin {
-            source: origin.source.clone(),
-            offset: origin.offset + if inside < *len { inside } else { 0 },
-        }
-    }
-
-    /// The text of the source of `file`, for reports.
-    pub fn text_of(&self, file: Option<&PathBuf>) -> Option<Arc<String>> {
-        self.segments
-            .iter()
-            .map(|(_, _, o)| &o.source)
-            .chain(std::iter::once(&self.base.source))
-            .find(|s| s.file.as_deref() == file)
-            .map(|s| s.text.clone())
-    }
-}
-
 /// An included file with its edits applied: the text to read, where each part of it was
 /// written, and the edits handed on to the `<include>`s in it (by the offset of the
 /// `<include>` in `text`).
@@ -1038,88 +682,6 @@ pub(crate) struct Edited {
     pub origins: Origins,
     /// Edits for the models it includes, by the offset of their `<include>`.
     pub forwarded: HashMap<usize, Vec<Edit>>,
-}
-
-/// Writes an edited tree as XML, recording where each piece came from.
-struct Writer {
-    out: String,
-    segments: Vec<(usize, usize, Origin)>,
-    forward: HashMap<usize, Vec<Edit>>,
-    forwarded: HashMap<usize, Vec<Edit>>,
-}
-
-impl Writer {
-    /// Writes `piece`, which came from `origin` (copied as written when the source has the
-    /// same text there).
-    fn put(&mut self, piece: &str, origin: &Origin) {
-        let same = origin
-            .source
-            .text
-            .get(origin.offset..origin.offset + piece.len())
-            == Some(piece);
-        let len = if same { piece.len() } else { 0 };
-        self.segments.push((self.out.len(), len, origin.clone()));
-        self.out.push_str(piece);
-    }
-
-    fn element(&mut self, e: &XElem, namespaces: Option<&[(String, String)]>) {
-        if let Some(edits) = self.forward.remove(&e.id) {
-            self.forwarded.insert(self.out.len(), edits);
-        }
-        self.put(&format!("<{}", e.name), &e.origin);
-        if let Some(decls) = namespaces {
-            for (prefix, uri) in decls {
-                self.out
-                    .push_str(&format!(" xmlns:{prefix}=\"{}\"", escape(uri, true)));
-            }
-        }
-        for a in &e.attrs {
-            self.out.push(' ');
-            self.put(&a.name, &a.origin);
-            self.out.push_str("=\"");
-            self.put(&escape(&a.value, true), &a.value_origin);
-            self.out.push('"');
-        }
-        if e.children.is_empty() {
-            self.out.push_str("/>");
-            return;
-        }
-        self.out.push('>');
-        for c in &e.children {
-            match c {
-                XNode::Elem(child) => self.element(child, None),
-                XNode::Text(t, o) => self.put(&escape(t, false), o),
-            }
-        }
-        self.put(&format!("</{}>", e.name), &e.origin);
-    }
-}
-
-/// `text` with XML's special characters escaped (and `"` in attribute values).
-fn escape(text: &str, attribute: bool) -> String {
-    let mut s = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => s.push_str("&amp;"),
-            '<' => s.push_str("&lt;"),
-            '>' => s.push_str("&gt;"),
-            '"' if attribute => s.push_str("&quot;"),
-            _ => s.push(c),
-        }
-    }
-    s
-}
-
-/// Collects the namespace declarations used anywhere in `e`.
-fn collect_namespaces(e: &XElem, out: &mut Vec<(String, String)>) {
-    for ns in &e.namespaces {
-        if !out.iter().any(|(p, _)| *p == ns.0) {
-            out.push(ns.clone());
-        }
-    }
-    for c in e.elements() {
-        collect_namespaces(c, out);
-    }
 }
 
 /// Applies `edits` to the included file whose parsed document is `doc` (its text at
@@ -1171,22 +733,14 @@ pub(crate) fn edit_document(
     } else if let Some(first) = errors.first() {
         return Err(first.clone().with_others(errors.into_iter().skip(1)));
     }
-    let mut w = Writer {
-        out: String::new(),
-        segments: Vec::new(),
-        forward,
-        forwarded: HashMap::new(),
-    };
+    let mut w = Writer::new(forward);
     // The namespaces of the file and of the edits, all declared on the root (they are
     // removed from the root's own attributes, which roxmltree does not list anyway).
     root.namespaces.clear();
     w.element(&root, Some(&namespaces));
     Ok(Edited {
         text: w.out,
-        origins: Origins {
-            segments: w.segments,
-            base: origin_of(0),
-        },
+        origins: Origins::new(w.segments, origin_of(0)),
         forwarded: w.forwarded,
     })
 }

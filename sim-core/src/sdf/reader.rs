@@ -7,49 +7,11 @@ use std::sync::Arc;
 use roxmltree::Node;
 
 use super::error::{ErrorKind, LineIndex, SdfError};
-use super::include::Loader;
-use super::params::{Edited, Origin, Source};
+use super::load::Loader;
+use super::params::Edited;
+use super::source::{Origin, Source};
+use super::version::Version;
 use crate::world::{Pose, Quat, RawPose, Span, Vec3};
-
-/// An SDF version `major.minor`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Version {
-    pub major: u32,
-    pub minor: u32,
-}
-
-impl Version {
-    /// The oldest version this reader accepts.
-    pub const OLDEST: Version = Version::new(1, 0);
-    /// The newest version this reader accepts.
-    pub const NEWEST: Version = Version::new(1, 12);
-
-    pub const fn new(major: u32, minor: u32) -> Version {
-        Version { major, minor }
-    }
-
-    /// Parses `"1.6"`; None for anything else (`"1.6.0"`, `"2"`, `""`...).
-    pub fn parse(s: &str) -> Option<Version> {
-        let (major, minor) = s.trim().split_once('.')?;
-        let digits =
-            |t: &str| !t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit());
-        if !digits(major) || !digits(minor) {
-            return None;
-        }
-        Some(Version::new(major.parse().ok()?, minor.parse().ok()?))
-    }
-
-    /// Whether this reader knows this version.
-    pub fn is_supported(self) -> bool {
-        (Version::OLDEST..=Version::NEWEST).contains(&self)
-    }
-}
-
-impl std::fmt::Display for Version {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
 
 /// The text of a value element, with where it starts in the source.
 pub(crate) struct Text {
@@ -128,6 +90,24 @@ pub(crate) struct Reader<'s> {
 pub(crate) const MAX_MODEL_DEPTH: usize = 64;
 
 impl<'s> Reader<'s> {
+    /// A reader of `source` (the text of `file`) declaring `version`, sharing `loader`.
+    pub fn new(
+        file: Option<Arc<PathBuf>>,
+        source: &'s str,
+        version: Version,
+        loader: &'s Loader,
+    ) -> Reader<'s> {
+        Reader {
+            file,
+            source,
+            version,
+            lines: LineIndex::new(source),
+            loader,
+            edited: None,
+            shared_source: Default::default(),
+        }
+    }
+
     // ----- positions and errors -------------------------------------------------------------
 
     /// Where `node` starts.
@@ -735,8 +715,18 @@ impl<'s> Reader<'s> {
     }
 }
 
-/// The SDF child elements of `parent` named `name`, in document order. Namespaced elements
-/// (`<gz:...>`) are never SDF elements.
+/// The errors of reading each SDF child element of `node` with `read`: every child is read,
+/// whatever the errors of the ones before.
+pub(crate) fn each_child(
+    node: Node,
+    mut read: impl FnMut(Node) -> Result<(), SdfError>,
+) -> Vec<SdfError> {
+    node.children()
+        .filter(|c| is_sdf_element(*c))
+        .filter_map(|c| read(c).err())
+        .collect()
+}
+
 /// The value of `result`, or `fallback` with its error kept in `errors`: for reading on
 /// after an error, so that every independent error of an element is reported.
 pub(crate) fn keep<T>(errors: &mut Vec<SdfError>, result: Result<T, SdfError>, fallback: T) -> T {
@@ -749,6 +739,8 @@ pub(crate) fn keep<T>(errors: &mut Vec<SdfError>, result: Result<T, SdfError>, f
     }
 }
 
+/// The SDF child elements of `parent` named `name`, in document order. Namespaced elements
+/// (`<gz:...>`) are never SDF elements.
 pub(crate) fn children<'n, 'a>(
     parent: Node<'n, 'n>,
     name: &'a str,

@@ -3,7 +3,8 @@
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
-use super::reader::{Reader, Version, children};
+use super::reader::{Reader, children};
+use super::version::Version;
 use crate::world::{PluginSpec, SensorSpec};
 
 impl Reader<'_> {

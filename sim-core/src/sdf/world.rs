@@ -3,9 +3,12 @@
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
+use super::frames::frame_in_world;
 use super::include::{Included, Site};
-use super::model::Siblings;
-use super::reader::{Reader, Version, children, is_sdf_element, keep, tag};
+use super::parse::with_problems;
+use super::reader::{Reader, children, each_child, keep, tag};
+use super::siblings::Siblings;
+use super::version::Version;
 use crate::world::{Physics, Scene, SphericalCoordinates, Vec3, World};
 
 /// SDF's default gravity, m/s².
@@ -82,7 +85,7 @@ impl Reader<'_> {
         let mut light_names = Siblings::default();
         // An element with an error is skipped and its siblings are still read, so that every
         // independent error of the world is reported.
-        let mut read = |c: Node| -> Result<(), SdfError> {
+        let read = |c: Node| -> Result<(), SdfError> {
             match tag(c) {
                 "model" => {
                     let model = self.model_unflattening(c, 1, true)?;
@@ -161,16 +164,9 @@ impl Reader<'_> {
             }
             Ok(())
         };
-        errors.extend(
-            node.children()
-                .filter(|c| is_sdf_element(*c))
-                .filter_map(|c| read(c).err()),
-        );
+        errors.extend(each_child(node, read));
 
-        let mut errors = errors.into_iter();
-        if let Some(first) = errors.next() {
-            return Err(first.with_others(errors));
-        }
+        SdfError::from_all(errors)?;
 
         let mut world = World {
             name,
@@ -199,7 +195,7 @@ impl Reader<'_> {
             if raw.relative_to.is_empty() || raw.relative_to == "world" {
                 continue;
             }
-            let Some(frame) = super::frame_in_world(&world, &raw.relative_to) else {
+            let Some(frame) = frame_in_world(&world, &raw.relative_to) else {
                 return Err(self.error_span(
                     &raw.span,
                     super::reader::describe(light_node),
@@ -266,7 +262,7 @@ impl Reader<'_> {
             Some(t) if !t.is_empty() => t.to_string(),
             _ => defaults.engine,
         };
-        super::with_problems(
+        with_problems(
             Ok(Physics {
                 max_step_size,
                 real_time_factor,

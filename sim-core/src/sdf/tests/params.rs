@@ -1,32 +1,18 @@
-//! Unit tests of an include's `<namespace>`, of `<experimental:params>` (each action, nested
-//! element ids, edits of models included by the included file, errors and their positions),
-//! and of files with several `<world>`s. Each test writes its files in a temporary directory.
+//! An include's `<namespace>` and `<experimental:params>`: each action, nested element ids,
+//! edits of models included by the included file, errors and their positions. Each test writes
+//! its files in a temporary directory.
 
-use std::path::PathBuf;
+use super::support::*;
+use crate::sdf::*;
 
-use super::*;
 use crate::world::{Geometry, Link, World};
 
-/// A directory of SDF files for one test.
-struct Dir(tempfile::TempDir);
+files_dir!(
+    /// A directory of SDF files for one test.
+    Dir
+);
 
 impl Dir {
-    fn new() -> Dir {
-        Dir(tempfile::tempdir().expect("temp dir"))
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.0.path().join(rel)
-    }
-
-    /// Writes `text` at `rel`.
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.path(rel);
-        std::fs::create_dir_all(p.parent().expect("a parent")).expect("dirs");
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-
     /// A model directory `models/NAME` holding `model` (SDF `version`).
     fn model(&self, name: &str, version: &str, model: &str) {
         self.write(
@@ -137,8 +123,6 @@ fn link<'w>(w: &'w World, name: &str) -> &'w Link {
         .unwrap_or_else(|| panic!("no link {name}"))
 }
 
-// ----- <namespace> -------------------------------------------------------------------------
-
 #[test]
 fn an_include_namespace_sets_the_model_namespace_and_changes_no_name() {
     let d = Dir::new();
@@ -181,8 +165,6 @@ fn an_include_namespace_sets_the_model_namespace_and_changes_no_name() {
     assert_eq!(w.models[1].links[0].name, "l");
     assert_eq!(w.models[5].raw_namespace.as_deref(), Some("other"));
 }
-
-// ----- <experimental:params>: each action --------------------------------------------------
 
 #[test]
 fn add_puts_a_new_element_in_the_model_or_in_the_element_named() {
@@ -305,8 +287,6 @@ fn without_an_action_each_child_says_what_to_do() {
     ));
 }
 
-// ----- models the included model includes ------------------------------------------------
-
 #[test]
 fn edits_reach_models_included_by_the_included_model() {
     let d = Dir::new();
@@ -357,8 +337,6 @@ fn an_edited_include_does_not_change_other_includes_of_the_same_file() {
     assert!(w.models[0].links[1].collisions.is_empty());
     assert_eq!(w.models[1].links[1].collisions.len(), 1);
 }
-
-// ----- errors ------------------------------------------------------------------------------
 
 #[track_caller]
 fn assert_error_at(d: &Dir, e: &SdfError, kind: ErrorKind, needle: &str, words: &str) {
@@ -533,63 +511,4 @@ fn errors_in_edited_models_point_at_the_text_that_has_them() {
     );
     assert!(report.contains("\"chassis\" is not a frame"), "{report}");
     assert!(!e.included_from.is_empty(), "{report}");
-}
-
-// ----- several worlds ----------------------------------------------------------------------
-
-const TWO_WORLDS: &str = r#"<?xml version="1.0"?>
-<sdf version="1.9">
-  <world name="first">
-    <gravity>0 0 -1</gravity>
-    <model name="a"><static>true</static><link name="l"/></model>
-  </world>
-  <world name="second">
-    <model name="b"><static>true</static><link name="l"/></model>
-    <model name="c"><static>true</static><link name="l"/></model>
-  </world>
-</sdf>
-"#;
-
-#[test]
-fn every_world_of_a_file_is_read() {
-    let d = Dir::new();
-    let path = d.write("two.sdf", TWO_WORLDS);
-    let doc = load_document(&path).expect("reads");
-    let Document::Worlds(worlds) = &doc else {
-        panic!("expected two worlds: {doc:#?}")
-    };
-    let names: Vec<&str> = worlds.iter().map(|w| w.name.as_str()).collect();
-    assert_eq!(names, ["first", "second"]);
-    assert_eq!(worlds[1].models.len(), 2);
-    assert!((worlds[0].gravity.z + 1.0).abs() < 1e-12);
-    assert!((worlds[1].gravity.z + 9.8).abs() < 1e-12);
-    // inspect prints them all.
-    let json = crate::inspect::to_json(&doc);
-    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    assert_eq!(v["worlds"].as_array().map(Vec::len), Some(2));
-    assert_eq!(v["worlds"][1]["models"][1]["name"], "c");
-    assert!(crate::inspect::to_tree(&doc).contains("world second"));
-    // Every world, or the first for a single simulation.
-    assert_eq!(doc.clone().into_worlds().expect("worlds").len(), 2);
-    assert_eq!(doc.into_world().expect("a world").name, "first");
-    assert_eq!(load(&path).expect("reads").name, "first");
-    assert_eq!(parse_str(TWO_WORLDS, None).expect("reads").name, "first");
-    // A single world stays a single world.
-    let one = d.write("one.sdf", "<sdf version=\"1.9\"><world name=\"w\"/></sdf>");
-    assert!(matches!(load_document(&one), Ok(Document::World(_))));
-}
-
-#[test]
-fn errors_of_every_world_are_reported() {
-    let text = r#"<sdf version="1.9">
-<world name="first"><model name="a"><link name="l"><inertial><mass>-1</mass></inertial></link></model></world>
-<world name="second"><model name="b"><link name="l"><inertial><mass>-2</mass></inertial></link></model></world>
-</sdf>"#;
-    let e = parse_document(text, None).expect_err("negative masses");
-    let lines: Vec<u32> = e.all().map(|e| e.line).collect();
-    assert!(
-        lines.contains(&2) && lines.contains(&3),
-        "{}",
-        e.render(None)
-    );
 }

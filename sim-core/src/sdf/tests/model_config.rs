@@ -2,7 +2,7 @@
 //! does not read, a fallback to `model.sdf`, a deprecated `manifest.xml`) gives a warning of
 //! the load at its line in the `model.config`, included from the `<include>`.
 
-use super::*;
+use crate::sdf::*;
 
 /// Writes `files` (relative path, text) under a new directory and loads `world.sdf` there.
 fn load(files: &[(&str, &str)]) -> (tempfile::TempDir, Result<Document, SdfError>, Vec<SdfError>) {

@@ -1,34 +1,21 @@
-//! Unit tests of `<include>`: every URI form, the search order, `model.config`, overrides,
-//! merging, errors inside included files, cycles, network URIs, and reading each file once.
+//! `<include>`: every URI form, the search order, `model.config`, overrides, merging, errors
+//! inside included files, cycles, network URIs, reading each file once, and included lights.
 //! Each test builds its files in a temporary directory.
 
+use super::support::*;
+use crate::sdf::*;
 use std::f64::consts::FRAC_PI_2;
-use std::path::PathBuf;
 
-use super::include::Loader;
-use super::*;
-use crate::world::{Pose, Quat, World};
+use crate::sdf::document::load_world;
+use crate::sdf::load::Loader;
+use crate::world::{Quat, World};
 
-/// A directory tree of SDF files for one test.
-struct Tree(tempfile::TempDir);
+files_dir!(
+    /// A directory tree of SDF files for one test.
+    Tree
+);
 
 impl Tree {
-    fn new() -> Tree {
-        Tree(tempfile::tempdir().expect("temp dir"))
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.0.path().join(rel)
-    }
-
-    /// Writes `text` at `rel` (creating directories).
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.path(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
     /// A model directory `dir` with a model.config naming model.sdf, holding `model`.
     fn model_dir(&self, dir: &str, version: &str, model: &str) {
         self.write(
@@ -86,27 +73,6 @@ fn boxy(name: &str, pose: &str, link: &str) -> String {
 
 fn names(w: &World) -> Vec<&str> {
     w.models.iter().map(|m| m.name.as_str()).collect()
-}
-
-#[track_caller]
-fn assert_pose(p: &Pose, xyz: [f64; 3], q: Quat) {
-    let (a, b) = (p.orientation.to_matrix(), q.to_matrix());
-    let rot = (0..3).all(|i| (0..3).all(|j| (a[i][j] - b[i][j]).abs() < 1e-9));
-    let pos = p
-        .position
-        .to_array()
-        .iter()
-        .zip(xyz)
-        .all(|(a, b)| (a - b).abs() < 1e-9);
-    assert!(pos && rot, "pose {p:?} != {xyz:?} {q:?}");
-}
-
-/// 1-based line of the first line of `text` containing `needle`.
-fn line_of(text: &str, needle: &str) -> u32 {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("{needle:?} not in the text")) as u32
-        + 1
 }
 
 #[test]
@@ -841,4 +807,55 @@ fn inline_text_resolves_relative_includes_against_the_given_file() {
     let text = world("1.9", "<include><uri>part.sdf</uri></include>");
     let w = parse_str_with(&text, Some(&t.path("dir/virtual.sdf")), &t.options(&[])).unwrap();
     assert_eq!(w.models[0].name, "part");
+}
+
+#[test]
+fn an_included_light_is_a_light_of_the_world() {
+    let dir = tempfile::tempdir().unwrap();
+    let sun = dir.path().join("models/sun");
+    std::fs::create_dir_all(&sun).unwrap();
+    std::fs::write(
+        sun.join("model.config"),
+        r#"<model><name>sun</name><sdf version="1.6">model.sdf</sdf></model>"#,
+    )
+    .unwrap();
+    std::fs::write(
+        sun.join("model.sdf"),
+        r#"<?xml version="1.0"?>
+<sdf version="1.6"><light type="directional" name="sun">
+  <pose>0 0 10 0 0 0</pose><diffuse>0.8 0.8 0.8 1</diffuse><direction>-0.5 0.5 -1</direction>
+</light></sdf>"#,
+    )
+    .unwrap();
+    let w = dir.path().join("w.sdf");
+    std::fs::write(
+        &w,
+        r#"<?xml version="1.0"?>
+<sdf version="1.9"><world name="w">
+  <include><uri>model://sun</uri></include>
+  <include><uri>model://sun</uri><name>moon</name><pose>1 2 3 0 0 0</pose></include>
+  <frame name="f"><pose>0 0 1 0 0 0</pose></frame>
+  <include><uri>model://sun</uri><name>lamp</name><pose relative_to="f">0 0 1 0 0 0</pose></include>
+</world></sdf>"#,
+    )
+    .unwrap();
+    let world = load_with(&w, &LoadOptions::default()).unwrap();
+    let names: Vec<&str> = world.lights.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["sun", "moon", "lamp"]);
+    let z: Vec<f64> = world.lights.iter().map(|l| l.pose.position.z).collect();
+    assert_eq!(z, [10.0, 3.0, 2.0]);
+    assert_eq!(world.lights[0].diffuse, [0.8, 0.8, 0.8, 1.0]);
+    assert!(world.lights[0].direction.z < 0.0);
+    // A second light of the same name is a duplicate, as for lights written in the world.
+    std::fs::write(
+        &w,
+        r#"<?xml version="1.0"?>
+<sdf version="1.9"><world name="w">
+  <light type="point" name="sun"/>
+  <include><uri>model://sun</uri></include>
+</world></sdf>"#,
+    )
+    .unwrap();
+    let e = load_with(&w, &LoadOptions::default()).unwrap_err();
+    assert!(e.message.contains("\"sun\""), "{}", e.render(None));
 }

@@ -1,15 +1,9 @@
-//! Tests of the rebuilding of flattened nested models (SDF < 1.8, see `unflatten`).
+//! The rebuilding of flattened nested models (SDF < 1.8, see `unflatten`).
 
-use super::*;
-use crate::world::{Model, Pose, Quat, Vec3, World};
+use super::support::*;
+use crate::sdf::*;
 
-#[track_caller]
-fn ok(text: &str) -> World {
-    match parse_str(text, None) {
-        Ok(w) => w,
-        Err(e) => panic!("expected success:\n{}", e.render(None)),
-    }
-}
+use crate::world::{Model, Pose, Quat, Vec3};
 
 #[track_caller]
 fn err(text: &str) -> SdfError {

@@ -1,6 +1,8 @@
-//! Tests of the warnings for deprecated forms (see `deprecated`).
+//! The warnings for deprecated forms (see `deprecated`).
 
-use super::*;
+use super::support::*;
+use crate::sdf::*;
+
 use crate::world::World;
 
 /// Loads `text` (written to a file) and returns the world with the warnings of the load.
@@ -22,11 +24,7 @@ fn load_warned(text: &str) -> (World, Vec<SdfError>) {
 /// 1-based (line, column) of the first `needle` in `text`.
 #[track_caller]
 fn at(text: &str, needle: &str) -> (u32, u32) {
-    let offset = text.find(needle).expect("needle in text");
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line as u32, column as u32)
+    pos_of(text, needle, 0)
 }
 
 fn world(version: &str, body: &str) -> String {

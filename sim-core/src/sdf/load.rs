@@ -1,0 +1,138 @@
+//! What one load shares: the [`LoadOptions`] it was asked for, and the [`Loader`] that the
+//! readers of all its files share (the resource search path, the included files already read
+//! and those being read, the warnings, the mesh solids computed for automatic inertia).
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use super::error::SdfError;
+use crate::resources::ResourcePath;
+use crate::world::{Light, Model};
+
+/// How a document is loaded: where its includes are searched for.
+///
+/// The search path is `resource_paths`, then (unless `ignore_env`) `SIMCORE_RESOURCE_PATH`,
+/// `GZ_SIM_RESOURCE_PATH` and `SDF_PATH`, then every `models/` directory at or above the
+/// including file, then `fallback_resource_paths` (see [`crate::resources`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Directories searched first (the command line's `--resource-path`).
+    pub resource_paths: Vec<PathBuf>,
+    /// Directories searched last (the run manifest's `resource_paths`).
+    pub fallback_resource_paths: Vec<PathBuf>,
+    /// Leave the environment variables out of the search path.
+    pub ignore_env: bool,
+}
+
+impl LoadOptions {
+    /// Options searching `dirs` first (and then the usual places).
+    pub fn with_resource_paths(dirs: impl IntoIterator<Item = impl Into<PathBuf>>) -> LoadOptions {
+        LoadOptions {
+            resource_paths: dirs.into_iter().map(Into::into).collect(),
+            ..LoadOptions::default()
+        }
+    }
+
+    /// The resource search path these options describe.
+    pub fn resource_path(&self) -> ResourcePath {
+        if self.ignore_env {
+            ResourcePath::new(&self.resource_paths, &[], &self.fallback_resource_paths)
+        } else {
+            ResourcePath::standard(&self.resource_paths, &self.fallback_resource_paths)
+        }
+    }
+}
+
+/// What one load shares between the readers of all its files: the search path, the files
+/// already read (by canonical path), and the files being read (to detect cycles).
+pub(crate) struct Loader {
+    /// Where resources are searched for.
+    pub resources: ResourcePath,
+    /// Included files already read.
+    pub cache: RefCell<HashMap<PathBuf, Rc<Cached>>>,
+    /// The file each include URI resolved to, by (including directory, URI).
+    pub resolved: RefCell<HashMap<(Option<PathBuf>, String), PathBuf>>,
+    /// The canonical path of each included file (the key of `cache`).
+    pub canonical: RefCell<HashMap<PathBuf, PathBuf>>,
+    /// Canonical paths of the files being read, outermost first.
+    pub stack: RefCell<Vec<PathBuf>>,
+    /// How many included files were read from disk.
+    pub reads: Cell<usize>,
+    /// The warnings of the load (problems that do not stop it), in the order found.
+    pub warnings: RefCell<Vec<SdfError>>,
+    /// The solid of each mesh shape used for automatic inertia (by file, submesh, centring
+    /// and scale), so that a mesh many links use is read once per load.
+    pub solids: RefCell<HashMap<String, crate::world::Solid>>,
+}
+
+impl Loader {
+    /// A loader for `options`.
+    pub fn new(options: &LoadOptions) -> Loader {
+        Loader {
+            resources: options.resource_path(),
+            cache: RefCell::default(),
+            resolved: RefCell::default(),
+            canonical: RefCell::default(),
+            stack: RefCell::default(),
+            reads: Cell::new(0),
+            warnings: RefCell::default(),
+            solids: RefCell::default(),
+        }
+    }
+
+    /// A loader for `options` that has entered `file`, the file loaded (see
+    /// [`Loader::enter`]), when there is one.
+    pub fn entered(options: &LoadOptions, file: Option<&Path>) -> Loader {
+        let loader = Loader::new(options);
+        if let Some(f) = file {
+            loader.enter(f);
+        }
+        loader
+    }
+
+    /// Records a warning, once however often the same place is read.
+    pub fn warn(&self, w: SdfError) {
+        let mut warnings = self.warnings.borrow_mut();
+        if !warnings
+            .iter()
+            .any(|o| o.file == w.file && o.line == w.line && o.message == w.message)
+        {
+            warnings.push(w);
+        }
+    }
+
+    /// Marks the file at `path` (the loaded one) as being read, for cycle detection.
+    pub fn enter(&self, path: &Path) {
+        if let Ok(canonical) = std::fs::canonicalize(path) {
+            self.stack.borrow_mut().push(canonical);
+        }
+    }
+
+    /// How many included files were read from disk so far.
+    #[cfg(test)]
+    pub fn reads(&self) -> usize {
+        self.reads.get()
+    }
+}
+
+/// An included file, as read (before the include's overrides). Kept in an `Rc`, so the size
+/// of the variants does not matter.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Cached {
+    /// A `<model>`.
+    Model {
+        /// The model (its own pose's `relative_to` is resolved in the including scope).
+        model: Model,
+    },
+    /// A `<light>` or `<actor>` (the engine does not simulate actors).
+    Other {
+        /// `light` or `actor`.
+        kind: &'static str,
+        /// The light, posed as its file says.
+        light: Option<Light>,
+        /// The actor's name, for an actor.
+        actor: Option<String>,
+    },
+}

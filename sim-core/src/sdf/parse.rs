@@ -1,0 +1,196 @@
+//! Reading a document's text: the file's text ([`read_text`]), the XML parsed leniently
+//! ([`with_document`]), the `<sdf version>` root checked ([`root_reader`]), and every problem
+//! of a document reported together ([`with_problems`]).
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::error::{self, ErrorKind, SdfError};
+use super::lenient;
+use super::load::Loader;
+use super::reader::{Reader, is_sdf_element, tag};
+use super::version::Version;
+
+/// The text of the file at `path`: an [`ErrorKind::Io`] error when it cannot be read (without
+/// a position) or is not UTF-8 (at the first bad byte).
+pub(crate) fn read_text(path: &Path) -> Result<String, SdfError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        SdfError::without_position(
+            ErrorKind::Io,
+            Some(path.to_path_buf()),
+            format!("cannot read the file: {e}"),
+            "check the path and that the file is readable",
+        )
+    })?;
+    match String::from_utf8(bytes) {
+        Ok(t) => Ok(t),
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let good = String::from_utf8_lossy(&bytes[..valid]).into_owned();
+            let (line, column) = error::line_col(&good, valid);
+            let mut err = SdfError::without_position(
+                ErrorKind::Io,
+                Some(path.to_path_buf()),
+                "the file is not valid UTF-8",
+                "save the file as UTF-8 (SDF files are XML text)",
+            );
+            err.line = line;
+            err.column = column;
+            err.source_text = Some(Arc::new(String::from_utf8_lossy(&bytes).into_owned()));
+            Err(err)
+        }
+    }
+}
+
+/// Parses `text` as XML leniently (see `lenient`) and hands the document to `read`.
+pub(crate) fn with_document<T>(
+    text: &str,
+    file: Option<&Path>,
+    read: impl Fn(&roxmltree::Document, Option<Arc<PathBuf>>) -> Result<T, SdfError>,
+) -> Result<T, SdfError> {
+    let file = file.map(|f| Arc::new(f.to_path_buf()));
+    let mut prepared = lenient::normalise(text);
+    // A prefix declared somewhere but not in scope where it is used is dropped, one at a time.
+    for _ in 0..16 {
+        let prefix = match parse_xml(&prepared) {
+            Ok(doc) => return read(&doc, file),
+            Err(roxmltree::Error::UnknownNamespace(prefix, _)) => prefix,
+            Err(e) => return Err(xml_error(&e, text, file)),
+        };
+        prepared = Cow::Owned(lenient::drop_prefix(&prepared, &prefix));
+    }
+    match parse_xml(&prepared) {
+        Ok(doc) => read(&doc, file),
+        Err(e) => Err(xml_error(&e, text, file)),
+    }
+}
+
+/// Parses XML (no DTDs: SDF does not use them, and they open the door to entity expansion).
+fn parse_xml(text: &str) -> Result<roxmltree::Document<'_>, roxmltree::Error> {
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: false,
+        ..Default::default()
+    };
+    roxmltree::Document::parse_with_options(text, options)
+}
+
+/// The error for text that is not well-formed XML.
+fn xml_error(e: &roxmltree::Error, text: &str, file: Option<Arc<PathBuf>>) -> SdfError {
+    let pos = e.pos();
+    let full = e.to_string();
+    let message = full
+        .strip_suffix(&format!(" at {pos}"))
+        .unwrap_or(&full)
+        .to_string();
+    let (line, column) = match e {
+        roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+            error::line_col(text, text.trim_end().len())
+        }
+        roxmltree::Error::DtdDetected => error::line_col(text, text.find("<!DOCTYPE").unwrap_or(0)),
+        _ => (pos.row.max(1), pos.col.max(1)),
+    };
+    let hint = match e {
+        roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+            "the file ends before the root element is closed: add the missing closing tags"
+        }
+        roxmltree::Error::UnknownToken(_) => {
+            "check for text after the closing </sdf> tag, a second root element or a stray `<`"
+        }
+        roxmltree::Error::UnexpectedCloseTag(..) => {
+            "every opening tag needs a matching closing tag"
+        }
+        roxmltree::Error::NoRootNode => "the file must contain an <sdf version=\"...\"> element",
+        roxmltree::Error::DtdDetected => {
+            "remove the <!DOCTYPE> declaration: SDF files do not use one"
+        }
+        _ => "fix the XML syntax at this position",
+    };
+    SdfError {
+        kind: ErrorKind::Xml,
+        file: file.as_deref().cloned(),
+        line,
+        column,
+        element: String::new(),
+        message: format!("not well-formed XML: {message}"),
+        hint: hint.to_string(),
+        source_text: Some(Arc::new(text.to_string())),
+        included_from: Box::default(),
+        others: Box::default(),
+    }
+}
+
+/// Checks the `<sdf version>` root and returns a reader for that version.
+pub(crate) fn root_reader<'s>(
+    root: roxmltree::Node,
+    source: &'s str,
+    file: Option<Arc<PathBuf>>,
+    loader: &'s Loader,
+) -> Result<Reader<'s>, SdfError> {
+    // A provisional reader for errors before the version is known.
+    let mut r = Reader::new(file, source, Version::NEWEST, loader);
+    if tag(root) != "sdf" || !is_sdf_element(root) {
+        let hint = if tag(root) == "gazebo" {
+            "this is a pre-SDF Gazebo file: convert it to SDFormat (root <sdf version=\"1.12\">)"
+        } else {
+            "an SDF file starts with <sdf version=\"1.12\"> and ends with </sdf>"
+        };
+        return Err(r.error(
+            root,
+            ErrorKind::Invalid,
+            format!(
+                "the root element must be <sdf>, found <{}>",
+                root.tag_name().name()
+            ),
+            hint,
+        ));
+    }
+    let supported = format!(
+        "simcore reads SDFormat {} to {}",
+        Version::OLDEST,
+        Version::NEWEST
+    );
+    r.version = match root.attribute("version") {
+        None => {
+            return Err(r.error(
+                root,
+                ErrorKind::Version,
+                "<sdf> has no `version` attribute",
+                format!("add the version the file is written for, e.g. <sdf version=\"1.12\"> ({supported})"),
+            ));
+        }
+        Some(v) => match Version::parse(v) {
+            Some(version) if version.is_supported() => version,
+            _ => {
+                return Err(r.attr_error(
+                    root,
+                    "version",
+                    ErrorKind::Version,
+                    format!("unsupported SDF version \"{v}\""),
+                    format!("{supported}; declare one of them, e.g. version=\"1.12\""),
+                ));
+            }
+        },
+    };
+
+    Ok(r)
+}
+
+/// `result`, failed with `problems` too when there are any: every problem of the document is
+/// reported, the first error of the reader first.
+pub(crate) fn with_problems<T>(
+    result: Result<T, SdfError>,
+    problems: Vec<SdfError>,
+) -> Result<T, SdfError> {
+    match result {
+        Err(e) => Err(e.with_others(problems)),
+        Ok(value) => {
+            let mut problems = problems.into_iter();
+            match problems.next() {
+                None => Ok(value),
+                Some(first) => Err(first.with_others(problems)),
+            }
+        }
+    }
+}

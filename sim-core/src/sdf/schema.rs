@@ -1,0 +1,237 @@
+//! What the SDF schema defines, as far as this reader checks it: the child elements of the
+//! elements whose children are checked, the elements an `<experimental:params>` edit may
+//! bring in, and the attributes an edit may set.
+
+/// Whether SDF defines `<child>` as a child of `<parent>`; None when this reader does not
+/// list the children of `<parent>`.
+pub(super) fn defines_child(parent: &str, child: &str) -> Option<bool> {
+    KNOWN_CHILDREN
+        .iter()
+        .find(|(name, _, _)| *name == parent)
+        .map(|(_, _, known)| known.contains(&child))
+}
+
+/// The child elements SDF defines (in any version from 1.0 to 1.12) for the elements whose
+/// children are checked, and the elements each of these may be a child of. Another child in
+/// SDF's own namespace is reported as a warning, as libsdformat does, and ignored.
+pub(super) const KNOWN_CHILDREN: &[(&str, &[&str], &[&str])] = &[
+    (
+        "world",
+        &["sdf"],
+        &[
+            "actor",
+            "atmosphere",
+            "audio",
+            "frame",
+            "gravity",
+            "gui",
+            "include",
+            "joint",
+            "light",
+            "magnetic_field",
+            "model",
+            "physics",
+            "plugin",
+            "population",
+            "road",
+            "scene",
+            "spherical_coordinates",
+            "state",
+            "wind",
+        ],
+    ),
+    (
+        "model",
+        &["sdf", "world", "model"],
+        &[
+            "allow_auto_disable",
+            "enable_wind",
+            "frame",
+            "gripper",
+            "include",
+            "joint",
+            "link",
+            "model",
+            "origin",
+            "plugin",
+            "pose",
+            "self_collide",
+            "static",
+        ],
+    ),
+    (
+        "link",
+        &["model"],
+        &[
+            "audio_sink",
+            "audio_source",
+            "battery",
+            "collision",
+            "damping",
+            "enable_wind",
+            "frame",
+            "gravity",
+            "inertial",
+            "kinematic",
+            "light",
+            "must_be_base_link",
+            "origin",
+            "particle_emitter",
+            // Not SDF (libsdformat warns); read as a plugin attached to the link.
+            "plugin",
+            "pose",
+            "projector",
+            "self_collide",
+            "sensor",
+            "velocity_decay",
+            "visual",
+        ],
+    ),
+    (
+        "collision",
+        &["link"],
+        &[
+            "auto_inertia_params",
+            "density",
+            "frame",
+            "geometry",
+            "laser_retro",
+            "mass",
+            "max_contacts",
+            "origin",
+            "pose",
+            "surface",
+        ],
+    ),
+    (
+        "visual",
+        &["link"],
+        &[
+            "cast_shadows",
+            "frame",
+            "geometry",
+            "laser_retro",
+            "material",
+            "meta",
+            "origin",
+            "plugin",
+            "pose",
+            "transparency",
+            "visibility_flags",
+        ],
+    ),
+    (
+        "joint",
+        &["model", "world"],
+        &[
+            "axis",
+            "axis2",
+            "child",
+            "frame",
+            "gearbox_ratio",
+            "gearbox_reference_body",
+            "origin",
+            "parent",
+            "physics",
+            "pose",
+            "screw_thread_pitch",
+            "sensor",
+            "thread_pitch",
+        ],
+    ),
+    (
+        "geometry",
+        &["collision", "visual"],
+        &[
+            "box",
+            "capsule",
+            "cone",
+            "cylinder",
+            "ellipsoid",
+            "empty",
+            "heightmap",
+            "image",
+            "mesh",
+            "plane",
+            "polyline",
+            "sphere",
+        ],
+    ),
+];
+
+/// SDF's elements that an edit with `action="replace"` or `"add"` (or without an action)
+/// may be: those libsdformat has a description of (a file of its schema).
+pub(super) const SDF_ELEMENTS: &[&str] = &[
+    "actor",
+    "air_pressure",
+    "altimeter",
+    "atmosphere",
+    "audio_sink",
+    "audio_source",
+    "battery",
+    "camera",
+    "collision",
+    "contact",
+    "frame",
+    "geometry",
+    "gps",
+    "gripper",
+    "gui",
+    "imu",
+    "inertial",
+    "joint",
+    "lidar",
+    "light",
+    "light_state",
+    "link",
+    "link_state",
+    "logical_camera",
+    "magnetometer",
+    "material",
+    "model",
+    "model_state",
+    "navsat",
+    "noise",
+    "particle_emitter",
+    "physics",
+    "plugin",
+    "population",
+    "pose",
+    "projector",
+    "ray",
+    "rfid",
+    "rfidtag",
+    "road",
+    "scene",
+    "sensor",
+    "sonar",
+    "spherical_coordinates",
+    "state",
+    "surface",
+    "transceiver",
+    "visual",
+    "world",
+];
+
+/// Whether SDF defines attribute `attr` on `<tag>` (an attribute `modify` may set).
+pub(super) fn known_attribute(tag: &str, attr: &str) -> bool {
+    match attr {
+        "name" => !matches!(tag, "pose" | "xyz" | "uri" | "geometry" | "inertial"),
+        "type" => matches!(
+            tag,
+            "sensor" | "joint" | "light" | "physics" | "noise" | "collision_engine"
+        ),
+        "filename" => tag == "plugin",
+        "relative_to" | "rotation_format" | "degrees" => tag == "pose",
+        "frame" => tag == "pose",
+        "attached_to" => tag == "frame",
+        "expressed_in" => tag == "xyz",
+        "canonical_link" | "placement_frame" | "namespace" => tag == "model",
+        "auto" => tag == "inertial",
+        "optimization" => tag == "mesh",
+        "joint" | "axis" => tag == "mimic",
+        "merge" => tag == "include",
+        "version" => tag == "sdf",
+        _ => false,
+    }
+}
