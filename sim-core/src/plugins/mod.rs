@@ -9,6 +9,8 @@
 //! name, the first on the path wins and the other is reported as shadowed. Libraries are
 //! never unloaded.
 
+mod create;
+mod route;
 mod search_path;
 
 pub use search_path::{PluginPathError, SearchPath, check_library_name, normalize_library_name};
@@ -19,7 +21,8 @@ use sim_plugin_api::{FactoryInfo, PluginKind, PluginModule_Ref};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use crate::manifest::PluginRoute;
+pub use create::{PluginProblem, sensor_subject, system_subject};
+pub use route::PluginRoute;
 
 #[cfg(test)]
 mod routes_tests;

@@ -8,9 +8,10 @@
 //! disabled and reported.
 
 use crate::physics::{Physics, PhysicsCommand};
+use crate::sensors::derive_seed;
 use crate::transport::{Bus, Subscription, TopicId, validate_topic};
-use crate::world::Model;
 use crate::world::Span;
+use crate::world::{Model, PluginSpec};
 use sim_plugin_api::{
     Commands, Commands_TO, CommandsMut, CreatedModel, EntityFactory, EntityId, Extension,
     JointCommand, MODEL_FACTORY_EXTENSION, Message, ModelFactory, ModelFactory_TO, ModelFactoryRef,
@@ -42,6 +43,30 @@ pub struct SystemSetup {
     pub seed: u64,
     /// Prefix of its relative topics (`/world/<w>` or `/model/<m>`).
     pub namespace: String,
+}
+
+impl SystemSetup {
+    /// The setup of `<plugin>` `p` attached to `entity` (scoped name `entity_name`), its
+    /// relative topics under `namespace` and its seed derived from `run_seed` and
+    /// `entity_name::plugin::NAME`.
+    pub fn plan(
+        p: &PluginSpec,
+        entity: EntityId,
+        entity_name: &str,
+        namespace: &str,
+        run_seed: u64,
+    ) -> Self {
+        SystemSetup {
+            entity,
+            entity_name: entity_name.to_string(),
+            name: p.name.clone(),
+            filename: p.filename.clone(),
+            sdf: p.sdf.clone(),
+            span: p.span.clone(),
+            seed: derive_seed(run_seed, &format!("{entity_name}::plugin::{}", p.name)),
+            namespace: namespace.to_string(),
+        }
+    }
 }
 
 /// A command a system queued.
