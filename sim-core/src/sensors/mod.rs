@@ -684,3 +684,6 @@ fn out_topic<'a>(cold: &'a mut Cold, key: &SharedStr, bus: &mut Bus) -> &'a mut 
     };
     &mut cold.topics[i]
 }
+
+#[cfg(test)]
+mod manager_tests;
