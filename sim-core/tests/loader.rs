@@ -161,7 +161,8 @@ fn a_system_plugin_panicking_in_pre_step_is_disabled_reported_and_the_world_goes
             "/fixture/panicker/ping",
             &sim_plugin_api::Message::new("", Payload::Empty),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("disabled"), "{e}");
 }
 

@@ -162,12 +162,6 @@ impl Failure {
     }
 }
 
-impl From<String> for Failure {
-    fn from(m: String) -> Self {
-        Failure::Error(m)
-    }
-}
-
 /// How a command that did its work ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {

@@ -206,7 +206,7 @@ fn parse_injection(arg: &str, call: bool) -> Result<Injection, String> {
     };
     let value: serde_json::Value =
         serde_json::from_str(json).map_err(|e| format!("the message is not valid JSON: {e}"))?;
-    let payload = sim_core::echo::payload_from_json(&value)?;
+    let payload = sim_core::echo::payload_from_json(&value).map_err(|e| e.to_string())?;
     Ok(Injection {
         at,
         name,

@@ -15,19 +15,19 @@ pub struct Settings {
 
 /// The world to run (a world file, a run manifest naming one, or `--manifest`'s) and the
 /// merged manifest.
-pub fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, String> {
+pub fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, Failure> {
     let mut manifest = match &paths.manifest {
-        Some(p) => Manifest::load(p).map_err(|e| e.to_string())?,
+        Some(p) => Manifest::load(p).map_err(|e| Failure::Error(e.to_string()))?,
         None => Manifest::default(),
     };
     let world = match world_arg {
         Some(w) if w.extension().is_some_and(|e| e == "toml") => {
-            let m = Manifest::load(w).map_err(|e| e.to_string())?;
+            let m = Manifest::load(w).map_err(|e| Failure::Error(e.to_string()))?;
             let world = m.world.clone().ok_or_else(|| {
-                format!(
+                Failure::Error(format!(
                     "{}: the manifest names no world (add `world = \"path/to/world.sdf\"`)",
                     w.display()
-                )
+                ))
             })?;
             manifest.seed = m.seed.or(manifest.seed);
             manifest.real_time_factor = m.real_time_factor.or(manifest.real_time_factor);

@@ -50,17 +50,17 @@ impl Registry {
         match self.routed_sensor_factory(&setup.sensor_type) {
             Ok(Some(r)) => Ok(r),
             Ok(None) => Err(problem(self.no_sensor_library(&setup.sensor_type))),
-            Err(message) => Err(problem(message)),
+            Err(e) => Err(problem(e.to_string())),
         }
     }
 
     /// The factory serving a planned system plugin, or the problem.
     pub fn resolve_system(&self, setup: &SystemSetup) -> Result<Resolved<'_>, PluginProblem> {
         self.system_factory(&setup.filename, &setup.name)
-            .map_err(|message| PluginProblem {
+            .map_err(|e| PluginProblem {
                 span: setup.span.clone(),
                 subject: system_subject(setup),
-                message,
+                message: e.to_string(),
             })
     }
 

@@ -106,6 +106,71 @@ pub struct Registry {
     pub plugin_routes: BTreeMap<String, PluginRoute>,
 }
 
+/// Why a library was refused: one line for the user.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Refusal(pub String);
+
+/// Why no factory was found for a sensor type or a `<plugin>`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
+    /// The library name is not a bare name.
+    #[error(transparent)]
+    BadName(#[from] PluginPathError),
+    /// No loaded library has that name.
+    #[error("no plugin library `{filename}` on the plugin search path [{search_path}]{refused}")]
+    NoLibrary {
+        /// The name looked for.
+        filename: String,
+        /// The search path, as shown.
+        search_path: String,
+        /// ` (a library of that name was refused: REASON)`, or empty.
+        refused: String,
+    },
+    /// The library the manifest routes a sensor type to does not serve it.
+    #[error(
+        "library `{library}` does not serve sensor type `{sensor_type}` (its sensor types: \
+         {served}); {why}: name a library that does, or remove the entry"
+    )]
+    NotServed {
+        /// The library.
+        library: String,
+        /// The sensor type.
+        sensor_type: String,
+        /// The sensor types it serves.
+        served: String,
+        /// Which manifest entry routes it there.
+        why: String,
+    },
+    /// The library has no system factory of that name.
+    #[error("library `{library}` has no system plugin named `{wanted}` (it provides: {provides})")]
+    NoSystem {
+        /// The library.
+        library: String,
+        /// The name wanted.
+        wanted: String,
+        /// The plugin names it serves.
+        provides: String,
+    },
+    /// A lookup the manifest asked for failed (`why` names the manifest entry).
+    #[error("{error}; {why}")]
+    Routed {
+        /// What went wrong.
+        error: Box<LookupError>,
+        /// Which manifest entry asked for it.
+        why: String,
+    },
+}
+
+impl LookupError {
+    fn routed(self, why: String) -> Self {
+        LookupError::Routed {
+            error: Box::new(self),
+            why,
+        }
+    }
+}
+
 /// The factory chosen for a sensor or system.
 #[derive(Clone, Copy, Debug)]
 pub struct Resolved<'a> {
@@ -145,7 +210,7 @@ impl Registry {
                 seen.push((file_name.clone(), path.clone()));
                 match load_library(&path) {
                     Ok(lib) => reg.libraries.push(lib),
-                    Err(reason) => reg.refused.push(Refused { path, reason }),
+                    Err(Refusal(reason)) => reg.refused.push(Refused { path, reason }),
                 }
             }
         }
@@ -172,7 +237,10 @@ impl Registry {
 
     /// As [`Registry::sensor_factory`], with an error when the manifest routes the type to a
     /// library that is not loaded or does not serve it (`Ok(None)`: no library serves it).
-    pub fn routed_sensor_factory(&self, sensor_type: &str) -> Result<Option<Resolved<'_>>, String> {
+    pub fn routed_sensor_factory(
+        &self,
+        sensor_type: &str,
+    ) -> Result<Option<Resolved<'_>>, LookupError> {
         let serves = |f: &FactoryDesc| {
             f.kind == PluginKind::SENSOR && f.serves.iter().any(|s| s == sensor_type)
         };
@@ -180,15 +248,15 @@ impl Registry {
             let why = format!("the manifest's [sensors] names it for sensor type `{sensor_type}`");
             let library = self
                 .library_named(name)
-                .map_err(|e| format!("{e}; {why}"))?;
+                .map_err(|e| e.routed(why.clone()))?;
             return match library.factories.iter().find(|f| serves(f)) {
                 Some(factory) => Ok(Some(Resolved { library, factory })),
-                None => Err(format!(
-                    "library `{}` does not serve sensor type `{sensor_type}` (its sensor types: \
-                     {}); {why}: name a library that does, or remove the entry",
-                    library.file_name,
-                    list(library, PluginKind::SENSOR)
-                )),
+                None => Err(LookupError::NotServed {
+                    library: library.file_name.clone(),
+                    sensor_type: sensor_type.to_string(),
+                    served: list(library, PluginKind::SENSOR),
+                    why,
+                }),
             };
         }
         Ok(self.libraries.iter().find_map(|library| {
@@ -202,8 +270,8 @@ impl Registry {
 
     /// The loaded library called `filename` (`foo`, `libfoo.so` and `foo-bar` for
     /// `libfoo_bar.so` all work), or why there is none.
-    fn library_named(&self, filename: &str) -> Result<&PluginLibrary, String> {
-        check_library_name(filename).map_err(|e| e.to_string())?;
+    fn library_named(&self, filename: &str) -> Result<&PluginLibrary, LookupError> {
+        check_library_name(filename)?;
         let wanted = normalize_library_name(filename);
         self.libraries
             .iter()
@@ -219,10 +287,11 @@ impl Registry {
                     })
                     .map(|r| format!(" (a library of that name was refused: {})", r.reason))
                     .unwrap_or_default();
-                format!(
-                    "no plugin library `{filename}` on the plugin search path [{}]{refused}",
-                    self.search_path
-                )
+                LookupError::NoLibrary {
+                    filename: filename.to_string(),
+                    search_path: self.search_path.to_string(),
+                    refused,
+                }
             })
     }
 
@@ -230,10 +299,12 @@ impl Registry {
     /// `name` to, else the one called `filename` on the search path (`foo`, `libfoo.so` and
     /// `foo-bar` for `libfoo_bar.so` all work); in it, the system factory that serves `name`
     /// (or its first system factory when `name` is empty or routed to the library alone).
-    pub fn system_factory(&self, filename: &str, name: &str) -> Result<Resolved<'_>, String> {
+    pub fn system_factory(&self, filename: &str, name: &str) -> Result<Resolved<'_>, LookupError> {
         let route = self.plugin_routes.get(name);
-        let why = |e: String| match route {
-            Some(_) => format!("{e}; the manifest's [plugins] names it for plugin `{name}`"),
+        let why = |e: LookupError| match route {
+            Some(_) => e.routed(format!(
+                "the manifest's [plugins] names it for plugin `{name}`"
+            )),
             None => e,
         };
         let library = self
@@ -256,11 +327,11 @@ impl Registry {
         factory
             .map(|factory| Resolved { library, factory })
             .ok_or_else(|| {
-                why(format!(
-                    "library `{}` has no system plugin named `{wanted}` (it provides: {})",
-                    library.file_name,
-                    list(library, PluginKind::SYSTEM)
-                ))
+                why(LookupError::NoSystem {
+                    library: library.file_name.clone(),
+                    wanted: wanted.to_string(),
+                    provides: list(library, PluginKind::SYSTEM),
+                })
             })
     }
 
@@ -300,12 +371,13 @@ fn is_shared_library(p: &Path) -> bool {
 }
 
 /// Opens one library and checks it. The error is a one-line reason.
-pub fn load_library(path: &Path) -> Result<PluginLibrary, String> {
-    let header = lib_header_from_path(path).map_err(|e| describe(&e))?;
+pub fn load_library(path: &Path) -> Result<PluginLibrary, Refusal> {
+    let refusal = |e: LibraryError| Refusal(describe(&e));
+    let header = lib_header_from_path(path).map_err(refusal)?;
     let abi_version = header.version_strings().to_string();
     let module = header
         .init_root_module::<PluginModule_Ref>()
-        .map_err(|e| describe(&e))?;
+        .map_err(refusal)?;
     let factories = (module.factories())()
         .iter()
         .map(FactoryDesc::from_info)

@@ -18,6 +18,7 @@ mod services;
 mod spawn;
 
 pub use crate::plugins::PluginProblem;
+pub use crate::systems::ServiceError;
 pub use pacing::{Pacer, RunLimit};
 pub use plan::{Plan, Planned};
 pub use services::DEFAULT_SERVICE_TIMEOUT;
@@ -25,7 +26,7 @@ pub use spawn::{MAX_SPAWN_BYTES, SpawnError};
 
 use crate::physics::{BuildError, Physics};
 use crate::plugins::Registry;
-use crate::sensors::{SensorFailure, SensorManager, SensorReport};
+use crate::sensors::{ParameterError, SensorFailure, SensorManager, SensorReport};
 use crate::systems::{QueuedCommand, Spawner, SystemFailure, SystemManager, SystemReport};
 use crate::transport::Bus;
 use crate::world::{Span, World};
@@ -191,7 +192,7 @@ impl Simulation {
         sensor: EntityId,
         key: &str,
         value: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), ParameterError> {
         self.sensors
             .set_parameter(sensor, key, value, &self.physics)
     }

@@ -1,6 +1,7 @@
 //! Services offered by system plugins, called from outside the step loop (`--call`, tools).
 
 use super::Simulation;
+use crate::systems::ServiceError;
 use sim_plugin_api::Message;
 use std::time::{Duration, Instant};
 
@@ -13,7 +14,11 @@ impl Simulation {
     /// [`SystemManager::call`](crate::systems::SystemManager::call)) with the default
     /// deadline, [`DEFAULT_SERVICE_TIMEOUT`]; the commands the plugin queues are applied at
     /// once.
-    pub fn call_service(&mut self, service: &str, request: &Message) -> Result<Message, String> {
+    pub fn call_service(
+        &mut self,
+        service: &str,
+        request: &Message,
+    ) -> Result<Message, ServiceError> {
         self.call_service_within(service, request, DEFAULT_SERVICE_TIMEOUT)
     }
 
@@ -27,21 +32,25 @@ impl Simulation {
         service: &str,
         request: &Message,
         timeout: Duration,
-    ) -> Result<Message, String> {
+    ) -> Result<Message, ServiceError> {
         let started = Instant::now();
         let reply = self.call_service_now(service, request);
         let took = started.elapsed();
         if took > timeout {
-            return Err(format!(
-                "`{service}` did not answer within {:.3} s (it took {:.3} s); its reply was dropped",
-                timeout.as_secs_f64(),
-                took.as_secs_f64()
-            ));
+            return Err(ServiceError::Timeout {
+                service: service.to_string(),
+                timeout,
+                took,
+            });
         }
         reply
     }
 
-    fn call_service_now(&mut self, service: &str, request: &Message) -> Result<Message, String> {
+    fn call_service_now(
+        &mut self,
+        service: &str,
+        request: &Message,
+    ) -> Result<Message, ServiceError> {
         let now = self.physics.time();
         let (reply, commands, failure) = self.with_spawner(|systems, physics, spawner| {
             systems.call(service, request, physics, Some(spawner))

@@ -392,7 +392,7 @@ fn a_failing_sensor_is_disabled_and_reported_while_others_go_on() {
         .sensors
         .set_parameter(setup("bad", 0.0).entity, "k", "v", &rig.world)
         .unwrap_err();
-    assert_eq!(e, "sensor `m::l::bad` is disabled");
+    assert_eq!(e.to_string(), "sensor `m::l::bad` is disabled");
     assert!(rig.sensors.reset(&rig.world).is_empty());
     assert_eq!(bad.seen.lock().unwrap().resets, 0);
 }

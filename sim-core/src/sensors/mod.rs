@@ -227,6 +227,20 @@ pub struct SensorFailure {
     pub error: String,
 }
 
+/// Why a run-time sensor parameter was not set.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParameterError {
+    /// No sensor has that entity id.
+    #[error("no sensor with id {}", .0.0)]
+    NoSensor(EntityId),
+    /// The sensor was disabled (its scoped name).
+    #[error("sensor `{0}` is disabled")]
+    Disabled(String),
+    /// The plugin refused the parameter (its error).
+    #[error("{0}")]
+    Refused(String),
+}
+
 /// All sensors of a simulation.
 #[derive(Default)]
 pub struct SensorManager {
@@ -364,20 +378,20 @@ impl SensorManager {
         key: &str,
         value: &str,
         world: &impl SensorWorld,
-    ) -> Result<(), String> {
+    ) -> Result<(), ParameterError> {
         let s = self
             .slot_mut(entity)
-            .ok_or_else(|| format!("no sensor with id {}", entity.0))?;
+            .ok_or(ParameterError::NoSensor(entity))?;
         let p = s
             .plugin
             .as_mut()
-            .ok_or_else(|| format!("sensor `{}` is disabled", s.name))?;
+            .ok_or_else(|| ParameterError::Disabled(s.name.to_string()))?;
         world
             .with_view(&s.name, None, |view| {
                 p.set_parameter(key.into(), value.into(), view)
                     .into_result()
             })
-            .map_err(|e| e.to_string())
+            .map_err(|e| ParameterError::Refused(e.to_string()))
     }
 
     /// Updates every due sensor at `now` against `world` (in parallel on `pool` when given)
