@@ -221,22 +221,23 @@ impl Simulation {
     /// tools that measure sensors apart from the physics step). Returns the plugins disabled.
     pub fn update_sensors(&mut self) -> &[RuntimeFailure] {
         let before = self.failures.len();
-        let now = self.physics.time();
+        self.sensor_pass(self.physics.time());
+        &self.failures[before..]
+    }
+
+    /// Updates the due sensors at `now` and records those disabled.
+    fn sensor_pass(&mut self, now: SimTime) {
         let sf = self
             .sensors
             .update(now, &self.physics, &mut self.bus, self.pool.as_ref());
         self.record_sensor_failures(now, sf);
-        &self.failures[before..]
     }
 
     /// Runs one iteration (see the module docs). Returns the plugins disabled in it.
     pub fn step(&mut self) -> &[RuntimeFailure] {
         let before = self.failures.len();
         let now = self.physics.time();
-        let sf = self
-            .sensors
-            .update(now, &self.physics, &mut self.bus, self.pool.as_ref());
-        self.record_sensor_failures(now, sf);
+        self.sensor_pass(now);
         let iteration = self.physics.iteration();
         let (commands, yf) = self.with_spawner(|systems, physics, spawner| {
             systems.pre_step(now, iteration, physics, Some(spawner))

@@ -353,6 +353,21 @@ struct Slot {
     out: RVec<Message>,
 }
 
+/// The timing the hooks of the system `setup` get at `now`, after `iteration` steps.
+fn step_context(
+    setup: &SystemSetup,
+    now: SimTime,
+    physics: &Physics,
+    iteration: u64,
+) -> StepContext {
+    StepContext {
+        now,
+        step: physics.step_size(),
+        iteration,
+        entity: setup.entity,
+    }
+}
+
 /// All system plugins of a simulation.
 #[derive(Default)]
 pub struct SystemManager {
@@ -547,12 +562,7 @@ impl SystemManager {
                     inbox.push(m);
                 }
             }
-            let ctx = StepContext {
-                now,
-                step: physics.step_size(),
-                iteration,
-                entity: s.setup.entity,
-            };
+            let ctx = step_context(&s.setup, now, physics, iteration);
             let view = physics.view(&s.setup.name);
             let factory = spawner.map(|sp| ModelFactory_TO::from_ptr(sp, TD_Opaque));
             let mut queue = CommandQueue::with_factory(&s.setup.namespace, factory.as_ref());
@@ -596,12 +606,7 @@ impl SystemManager {
             let Some(plugin) = s.plugin.as_mut() else {
                 continue;
             };
-            let ctx = StepContext {
-                now,
-                step: physics.step_size(),
-                iteration,
-                entity: s.setup.entity,
-            };
+            let ctx = step_context(&s.setup, now, physics, iteration);
             let view = physics.view(&s.setup.name);
             s.out.clear();
             let r = plugin
