@@ -1,6 +1,8 @@
 //! Routes of the run manifest: a sensor type or `<plugin name>` served by a named library.
 
 use super::*;
+use std::collections::BTreeMap;
+use std::path::Path;
 
 /// A directory holding the real IMU and diff-drive libraries, plus a copy of the IMU one
 /// under another name (both serve sensor type `imu`), if the plugin libraries are built.
