@@ -10,6 +10,11 @@
 //!
 //! So an N-step run samples sensors at `0, dt, ..., (N-1) dt`, each sample being the state
 //! after the step that led to it: a 10 Hz sensor updates exactly 10 times in a 1 s run.
+//!
+//! Loading is a loop over the world's [`Plan`] (every sensor and `<plugin>`, in load order):
+//! each entry's factory is resolved, then the plugins are created. Models created at run time
+//! (`spawn`) go through the same plan; services (`call_service`) and the pacing of a run
+//! ([`Pacer`], [`RunLimit`]) have their own modules.
 
 mod pacing;
 mod plan;

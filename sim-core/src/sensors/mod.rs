@@ -27,6 +27,10 @@
 //! A plugin that returns an error or panics is disabled and reported; the simulation and the
 //! other sensors carry on. Its object is leaked rather than dropped, so no more of its code
 //! runs.
+//!
+//! The manager reads the world only through [`SensorWorld`] (a view per sensor and the step
+//! size), which the engine's physics implements. What the engine settles about a sensor
+//! before creating it (topics, frame id, seed, entities) is planned in [`SensorSite::plan`].
 
 mod plan;
 mod timing;
