@@ -182,14 +182,46 @@ fn payload_json(p: &Payload) -> Value {
     }
 }
 
+/// Why a JSON value is not a message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PayloadError {
+    /// Not a JSON object.
+    #[error("a message is a JSON object with a \"type\"")]
+    NotAnObject,
+    /// The object has no `"type"`.
+    #[error(
+        "the message has no \"type\" (e.g. {{\"type\": \"Twist\", \"linear\": {{\"x\": 0.5}}}})"
+    )]
+    NoType,
+    /// A type that cannot be written from JSON.
+    #[error(
+        "messages of type `{0}` cannot be written from JSON; use Empty, Boolean, Double, Int64, StringMsg, Vector3d, Twist, Pose, Pose_V, EntityFactory or Custom"
+    )]
+    UnknownType(String),
+    /// A field of the wrong form (the message names it).
+    #[error("{0}")]
+    Field(String),
+}
+
+impl From<String> for PayloadError {
+    fn from(m: String) -> Self {
+        PayloadError::Field(m)
+    }
+}
+
+impl From<&str> for PayloadError {
+    fn from(m: &str) -> Self {
+        PayloadError::Field(m.to_string())
+    }
+}
+
 /// Reads a payload from its JSON form (see the module docs). The error names the field.
-pub fn payload_from_json(v: &Value) -> Result<Payload, String> {
-    let o = v
-        .as_object()
-        .ok_or("a message is a JSON object with a \"type\"")?;
-    let ty = o.get("type").and_then(Value::as_str).ok_or(
-        "the message has no \"type\" (e.g. {\"type\": \"Twist\", \"linear\": {\"x\": 0.5}})",
-    )?;
+pub fn payload_from_json(v: &Value) -> Result<Payload, PayloadError> {
+    let o = v.as_object().ok_or(PayloadError::NotAnObject)?;
+    let ty = o
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or(PayloadError::NoType)?;
     let p = match ty {
         "Empty" => Payload::Empty,
         "Boolean" => Payload::Boolean(
@@ -249,11 +281,7 @@ pub fn payload_from_json(v: &Value) -> Result<Payload, String> {
                 .unwrap_or_default()
                 .into(),
         })),
-        other => {
-            return Err(format!(
-                "messages of type `{other}` cannot be written from JSON; use Empty, Boolean, Double, Int64, StringMsg, Vector3d, Twist, Pose, Pose_V, EntityFactory or Custom"
-            ));
-        }
+        other => return Err(PayloadError::UnknownType(other.to_string())),
     };
     Ok(p)
 }
@@ -412,7 +440,7 @@ mod tests {
 
     #[test]
     fn bad_json_messages_are_explained() {
-        let err = |v: Value| payload_from_json(&v).unwrap_err();
+        let err = |v: Value| payload_from_json(&v).unwrap_err().to_string();
         assert!(err(json!([1])).contains("JSON object"));
         assert!(err(json!({"linear": {}})).contains("no \"type\""));
         assert!(err(json!({"type": "LaserScan"})).contains("cannot be written"));

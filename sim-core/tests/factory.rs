@@ -54,7 +54,7 @@ fn crate_sdf(name: &str) -> String {
     )
 }
 
-fn created(reply: Result<Message, String>) -> (String, Pose) {
+fn created(reply: Result<Message, sim_core::runner::ServiceError>) -> (String, Pose) {
     match reply {
         Ok(m) => match m.payload.as_enum() {
             Ok(Payload::Pose(p)) => (p.name.as_str().to_string(), p.pose),
@@ -175,7 +175,8 @@ fn creates_from_a_file_beside_the_world_and_relative_to_a_model() {
                 r.name = "from_file".into();
             }),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("`from_file` already exists") && e.contains("allow renaming"),
         "{e}"
@@ -204,7 +205,8 @@ fn creates_from_a_file_beside_the_world_and_relative_to_a_model() {
             CREATE,
             &request(|r| r.sdf_filename = "models/none.sdf".into()),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no model file `models/none.sdf`"), "{e}");
     let e = sim
         .call_service(
@@ -215,7 +217,8 @@ fn creates_from_a_file_beside_the_world_and_relative_to_a_model() {
                 r.relative_to = "nowhere".into();
             }),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("relative_to names no entity: `nowhere`"), "{e}");
     assert_eq!(sim.physics().entity_id("x"), None);
 
@@ -244,7 +247,8 @@ fn creates_from_a_file_beside_the_world_and_relative_to_a_model() {
             CREATE,
             &request(|r| r.sdf_filename = "model://nothing_here".into()),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("model://nothing_here"), "{e}");
     steps(&mut sim, 10);
     assert!(sim.physics().entity_id("pallet").is_some());
@@ -265,7 +269,8 @@ fn bad_requests_get_the_diagnostic_and_the_run_goes_on() {
     let bad = "<sdf version='1.9'>\n<model name='m'>\n  <link name='l'>\n    <inertial><mass>-2</mass></inertial>\n  </link>\n</model></sdf>";
     let e = sim
         .call_service(CREATE, &request(|r| r.sdf = bad.into()))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     println!("{e}");
     assert!(e.contains("the model was not created"), "{e}");
     assert!(e.contains("mass"), "{e}");
@@ -279,7 +284,8 @@ fn bad_requests_get_the_diagnostic_and_the_run_goes_on() {
             CREATE,
             &request(|r| r.sdf = "<sdf version='1.9'><model name='m'>".into()),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("line 1") || e.contains("1:"), "{e}");
     // Over 1 MiB.
     let big = format!(
@@ -288,7 +294,8 @@ fn bad_requests_get_the_diagnostic_and_the_run_goes_on() {
     );
     let e = sim
         .call_service(CREATE, &request(|r| r.sdf = RString::from(big)))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("limited to 1048576 bytes"), "{e}");
     // A sensor type no library serves.
     let e = sim
@@ -302,10 +309,14 @@ fn bad_requests_get_the_diagnostic_and_the_run_goes_on() {
                 .into()
             }),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("sonar_x"), "{e}");
     // Neither text nor file; a reserved name; a request of the wrong type.
-    let e = sim.call_service(CREATE, &request(|_| {})).unwrap_err();
+    let e = sim
+        .call_service(CREATE, &request(|_| {}))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("neither `sdf` text nor an `sdf_filename`"),
         "{e}"
@@ -318,11 +329,13 @@ fn bad_requests_get_the_diagnostic_and_the_run_goes_on() {
                 r.name = "a::b".into();
             }),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("`a::b` is not allowed"), "{e}");
     let e = sim
         .call_service(CREATE, &Message::new("", Payload::Boolean(true)))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("takes an EntityFactory"), "{e}");
 
     steps(&mut sim, 10);
@@ -381,18 +394,21 @@ fn removes_models_with_their_sensors_by_name_and_by_id() {
 
     let e = sim
         .call_service(REMOVE, &Message::new("", Payload::Text("a".into())))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no model `a`"), "{e}");
     let e = sim
         .call_service(
             REMOVE,
             &Message::new("", Payload::Text("ground::link".into())),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("is a link, not a model"), "{e}");
     let e = sim
         .call_service(REMOVE, &Message::new("", Payload::Double(1.0)))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("scoped name (StringMsg) or its id (Int64)"),
         "{e}"

@@ -161,7 +161,8 @@ fn a_system_plugin_panicking_in_pre_step_is_disabled_reported_and_the_world_goes
             "/fixture/panicker/ping",
             &sim_plugin_api::Message::new("", Payload::Empty),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("disabled"), "{e}");
 }
 
@@ -379,11 +380,14 @@ fn models_are_created_at_run_time_with_their_sensors() {
     );
 
     // Directly: a clash, renaming, and bad SDF with its diagnostic.
-    let e = sim.spawn(&request("", false, &sdf)).unwrap_err();
+    let e = sim
+        .spawn(&request("", false, &sdf))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("already exists"), "{e}");
     let id = sim.spawn(&request("", true, &sdf)).unwrap();
     assert_eq!(sim.physics().scoped_name(id), Some("spawned_1"));
-    let e = sim.spawn(&request("broken", false, "<sdf version='1.9'>\n<model name='x'><link name='l'><inertial><mass>-2</mass></inertial></link></model></sdf>")).unwrap_err();
+    let e = sim.spawn(&request("broken", false, "<sdf version='1.9'>\n<model name='x'><link name='l'><inertial><mass>-2</mass></inertial></link></model></sdf>")).unwrap_err().to_string();
     assert!(
         e.contains("mass") && e.contains("2 |"),
         "the diagnostic quotes the line: {e}"
@@ -391,7 +395,8 @@ fn models_are_created_at_run_time_with_their_sensors() {
     assert_eq!(sim.physics().entity_id("broken"), None);
     let e = sim
         .spawn(&request("big", false, &"x".repeat(2 << 20)))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("limited to"), "{e}");
     let e = sim
         .spawn(&request(
@@ -402,7 +407,8 @@ fn models_are_created_at_run_time_with_their_sensors() {
                 box_model("n", 1.0, "<sensor name='x' type='sonar_x'/>")
             ),
         ))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("sonar_x"), "{e}");
     assert_eq!(
         sim.physics().entity_id("noplugin"),

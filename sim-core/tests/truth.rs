@@ -202,21 +202,24 @@ fn set_pose_teleports_and_a_ray_sees_it_at_once() {
     // Bad requests get errors and the run goes on.
     let e = sim
         .call_service("/world/test/set_pose", &set_pose("nobody", Pose::IDENTITY))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no model `nobody`"), "{e}");
     let e = sim
         .call_service(
             "/world/test/set_pose",
             &set_pose("outer::inner::part::c", Pose::IDENTITY),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("is a collision"), "{e}");
     let e = sim
         .call_service(
             "/world/test/set_pose",
             &Message::new("", Payload::Text("a".into())),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("takes a Pose"), "{e}");
     let mut nan = Pose::IDENTITY;
     nan.position.x = f64::NAN;

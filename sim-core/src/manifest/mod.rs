@@ -22,40 +22,8 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use crate::plugins::PluginRoute;
 use crate::plugins::check_library_name;
-
-/// Where a `<plugin name="...">` is served from, by the manifest's `[plugins]` table.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
-#[serde(untagged)]
-pub enum PluginRoute {
-    /// The library (by bare name); its system factory serving the plugin's name, else its
-    /// first system factory.
-    Library(String),
-    /// The library and the name of the factory in it.
-    Factory {
-        /// The library (by bare name).
-        library: String,
-        /// The name the factory serves.
-        name: String,
-    },
-}
-
-impl PluginRoute {
-    /// The library named.
-    pub fn library(&self) -> &str {
-        match self {
-            PluginRoute::Library(l) | PluginRoute::Factory { library: l, .. } => l,
-        }
-    }
-
-    /// The factory name, if one is given.
-    pub fn factory(&self) -> Option<&str> {
-        match self {
-            PluginRoute::Library(_) => None,
-            PluginRoute::Factory { name, .. } => Some(name),
-        }
-    }
-}
 
 /// A manifest as written.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]

@@ -1,6 +1,8 @@
 //! Routes of the run manifest: a sensor type or `<plugin name>` served by a named library.
 
 use super::*;
+use std::collections::BTreeMap;
+use std::path::Path;
 
 /// A directory holding the real IMU and diff-drive libraries, plus a copy of the IMU one
 /// under another name (both serve sensor type `imu`), if the plugin libraries are built.
@@ -62,7 +64,7 @@ fn a_sensor_route_to_a_wrong_library_says_so() {
         .into(),
         BTreeMap::new(),
     );
-    let e = reg.routed_sensor_factory("imu").unwrap_err();
+    let e = reg.routed_sensor_factory("imu").unwrap_err().to_string();
     assert!(
         e.contains("does not serve sensor type `imu`")
             && e.contains("[sensors]")
@@ -70,7 +72,7 @@ fn a_sensor_route_to_a_wrong_library_says_so() {
         "{e}"
     );
     assert!(reg.sensor_factory("imu").is_none());
-    let e = reg.routed_sensor_factory("navsat").unwrap_err();
+    let e = reg.routed_sensor_factory("navsat").unwrap_err().to_string();
     assert!(
         e.contains("no plugin library `no_such_lib`") && e.contains("[sensors]"),
         "{e}"
@@ -119,7 +121,10 @@ fn a_plugin_route_serves_a_plugin_whatever_its_filename() {
     // Routed to a library alone: its only system factory.
     let r = reg.system_factory("anything", "my::Other").unwrap();
     assert!(r.library.file_name.contains("diff_drive"));
-    let e = reg.system_factory("anything", "my::Wrong").unwrap_err();
+    let e = reg
+        .system_factory("anything", "my::Wrong")
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("no system plugin named `nope`") && e.contains("[plugins]"),
         "{e}"

@@ -27,22 +27,27 @@
 //! A plugin that returns an error or panics is disabled and reported; the simulation and the
 //! other sensors carry on. Its object is leaked rather than dropped, so no more of its code
 //! runs.
+//!
+//! The manager reads the world only through [`SensorWorld`] (a view per sensor and the step
+//! size), which the engine's physics implements. What the engine settles about a sensor
+//! before creating it (topics, frame id, seed, entities) is planned in [`SensorSite::plan`].
 
+mod plan;
 mod timing;
+mod world;
 
+pub(crate) use plan::scoped;
+pub use plan::{InvalidTopic, SensorSite, model_sensors};
 pub use timing::Schedule;
+pub use world::SensorWorld;
 
-use crate::physics::Physics;
 use crate::transport::{Bus, Subscription, TopicId};
 use crate::world::Span;
 use rayon::prelude::*;
 use sim_plugin_api::{
     EntityId, Message, Payload, PluginError, Pose, RECLAIMABLE_SEQ, SensorBox, SensorConfig,
-    SensorMetrics, SharedStr, SimTime, SourceLocation, UpdateContext, WorldView_TO,
-    abi_stable::{
-        sabi_trait::TD_Opaque,
-        std_types::{RBox, RStr, RVec},
-    },
+    SensorMetrics, SharedStr, SimTime, SourceLocation, UpdateContext,
+    abi_stable::std_types::{RBox, RStr, RVec},
 };
 use std::time::Instant;
 
@@ -226,6 +231,20 @@ pub struct SensorFailure {
     pub error: String,
 }
 
+/// Why a run-time sensor parameter was not set.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParameterError {
+    /// No sensor has that entity id.
+    #[error("no sensor with id {}", .0.0)]
+    NoSensor(EntityId),
+    /// The sensor was disabled (its scoped name).
+    #[error("sensor `{0}` is disabled")]
+    Disabled(String),
+    /// The plugin refused the parameter (its error).
+    #[error("{0}")]
+    Refused(String),
+}
+
 /// All sensors of a simulation.
 #[derive(Default)]
 pub struct SensorManager {
@@ -338,7 +357,7 @@ impl SensorManager {
     }
 
     /// Time went backwards: every schedule restarts and plugins are told to reset.
-    pub fn reset(&mut self, physics: &Physics) -> Vec<SensorFailure> {
+    pub fn reset(&mut self, world: &impl SensorWorld) -> Vec<SensorFailure> {
         let mut failures = Vec::new();
         for s in &mut self.slots {
             s.schedule.reset();
@@ -347,10 +366,7 @@ impl SensorManager {
                 m.last_wall = None;
             }
             if let Some(p) = s.plugin.as_mut() {
-                let view = physics.view_shared(&s.name);
-                let r = p
-                    .reset(WorldView_TO::from_ptr(&view, TD_Opaque))
-                    .into_result();
+                let r = world.with_view(&s.name, None, |view| p.reset(view).into_result());
                 if let Err(e) = r {
                     failures.push(disable(s, e));
                 }
@@ -365,36 +381,34 @@ impl SensorManager {
         entity: EntityId,
         key: &str,
         value: &str,
-        physics: &Physics,
-    ) -> Result<(), String> {
+        world: &impl SensorWorld,
+    ) -> Result<(), ParameterError> {
         let s = self
             .slot_mut(entity)
-            .ok_or_else(|| format!("no sensor with id {}", entity.0))?;
+            .ok_or(ParameterError::NoSensor(entity))?;
         let p = s
             .plugin
             .as_mut()
-            .ok_or_else(|| format!("sensor `{}` is disabled", s.name))?;
-        let view = physics.view_shared(&s.name);
-        p.set_parameter(
-            key.into(),
-            value.into(),
-            WorldView_TO::from_ptr(&view, TD_Opaque),
-        )
-        .into_result()
-        .map_err(|e| e.to_string())
+            .ok_or_else(|| ParameterError::Disabled(s.name.to_string()))?;
+        world
+            .with_view(&s.name, None, |view| {
+                p.set_parameter(key.into(), value.into(), view)
+                    .into_result()
+            })
+            .map_err(|e| ParameterError::Refused(e.to_string()))
     }
 
-    /// Updates every due sensor at `now` against `physics` (in parallel on `pool` when given)
+    /// Updates every due sensor at `now` against `world` (in parallel on `pool` when given)
     /// and publishes their outputs on `bus` in sensor order. Returns the sensors disabled in
     /// this step.
     pub fn update(
         &mut self,
         now: SimTime,
-        physics: &Physics,
+        world: &impl SensorWorld,
         bus: &mut Bus,
         pool: Option<&rayon::ThreadPool>,
     ) -> Vec<SensorFailure> {
-        let step = physics.step_size();
+        let step = world.step_size();
         let wall = Instant::now();
         let mut failures = Vec::new();
         match pool.filter(|p| p.current_num_threads() > 1) {
@@ -412,8 +426,14 @@ impl SensorManager {
                     // batches shared with the workers as they wake.
                     if let Some(s) = self.slots.iter_mut().find(|s| s.due) {
                         let ctx = context(s, now, step);
-                        let view = physics.view_on(&s.name, Some(pool));
-                        let r = run_in(s.plugin.as_mut(), &ctx, &view, &mut s.out);
+                        let r = run(
+                            s.plugin.as_mut(),
+                            &ctx,
+                            &s.name,
+                            world,
+                            Some(pool),
+                            &mut s.out,
+                        );
                         finish(s, r, now, wall, bus, &mut failures);
                     }
                     return failures;
@@ -421,7 +441,7 @@ impl SensorManager {
                 pool.install(|| {
                     self.slots.par_iter_mut().filter(|s| s.due).for_each(|s| {
                         let ctx = context(s, now, step);
-                        let r = run(s.plugin.as_mut(), &ctx, &s.name, physics, &mut s.out);
+                        let r = run(s.plugin.as_mut(), &ctx, &s.name, world, None, &mut s.out);
                         s.cold.result = Some(r);
                     })
                 });
@@ -436,7 +456,7 @@ impl SensorManager {
                 for s in &mut self.slots {
                     if prepare(s, now) {
                         let ctx = context(s, now, step);
-                        let r = run(s.plugin.as_mut(), &ctx, &s.name, physics, &mut s.out);
+                        let r = run(s.plugin.as_mut(), &ctx, &s.name, world, None, &mut s.out);
                         finish(s, r, now, wall, bus, &mut failures);
                     }
                 }
@@ -531,30 +551,21 @@ fn context(s: &Slot, now: SimTime, step: SimTime) -> UpdateContext {
 }
 
 /// Runs the plugin of a due sensor against the read-only world, its outputs into `out`
-/// (after the messages handed back to it).
+/// (after the messages handed back to it); `pool` as in [`SensorWorld::with_view`].
 fn run(
     plugin: Option<&mut SensorBox>,
     ctx: &UpdateContext,
     name: &SharedStr,
-    physics: &Physics,
-    out: &mut RVec<Message>,
-) -> Result<(), PluginError> {
-    run_in(plugin, ctx, &physics.view_shared(name), out)
-}
-
-/// [`run`] against a given view.
-fn run_in(
-    plugin: Option<&mut SensorBox>,
-    ctx: &UpdateContext,
-    view: &crate::physics::PhysicsView<'_>,
+    world: &impl SensorWorld,
+    pool: Option<&rayon::ThreadPool>,
     out: &mut RVec<Message>,
 ) -> Result<(), PluginError> {
     let Some(plugin) = plugin else {
         return Ok(());
     };
-    plugin
-        .update(ctx, WorldView_TO::from_ptr(view, TD_Opaque), out)
-        .into_result()
+    world.with_view(name, pool, |view| {
+        plugin.update(ctx, view, out).into_result()
+    })
 }
 
 /// Books an update: disables a failed plugin, or advances the schedule and publishes the
@@ -691,3 +702,6 @@ fn out_topic<'a>(cold: &'a mut Cold, key: &SharedStr, bus: &mut Bus) -> &'a mut 
     };
     &mut cold.topics[i]
 }
+
+#[cfg(test)]
+mod manager_tests;

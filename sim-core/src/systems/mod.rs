@@ -8,9 +8,10 @@
 //! disabled and reported.
 
 use crate::physics::{Physics, PhysicsCommand};
+use crate::sensors::derive_seed;
 use crate::transport::{Bus, Subscription, TopicId, validate_topic};
-use crate::world::Model;
 use crate::world::Span;
+use crate::world::{Model, PluginSpec};
 use sim_plugin_api::{
     Commands, Commands_TO, CommandsMut, CreatedModel, EntityFactory, EntityId, Extension,
     JointCommand, MODEL_FACTORY_EXTENSION, Message, ModelFactory, ModelFactory_TO, ModelFactoryRef,
@@ -42,6 +43,30 @@ pub struct SystemSetup {
     pub seed: u64,
     /// Prefix of its relative topics (`/world/<w>` or `/model/<m>`).
     pub namespace: String,
+}
+
+impl SystemSetup {
+    /// The setup of `<plugin>` `p` attached to `entity` (scoped name `entity_name`), its
+    /// relative topics under `namespace` and its seed derived from `run_seed` and
+    /// `entity_name::plugin::NAME`.
+    pub fn plan(
+        p: &PluginSpec,
+        entity: EntityId,
+        entity_name: &str,
+        namespace: &str,
+        run_seed: u64,
+    ) -> Self {
+        SystemSetup {
+            entity,
+            entity_name: entity_name.to_string(),
+            name: p.name.clone(),
+            filename: p.filename.clone(),
+            sdf: p.sdf.clone(),
+            span: p.span.clone(),
+            seed: derive_seed(run_seed, &format!("{entity_name}::plugin::{}", p.name)),
+            namespace: namespace.to_string(),
+        }
+    }
 }
 
 /// A command a system queued.
@@ -240,6 +265,57 @@ impl Commands for CommandQueue<'_, '_> {
     }
 }
 
+/// Why a service call got no reply.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ServiceError {
+    /// No plugin offers the service.
+    #[error("no service `{service}` (services: {known})")]
+    Unknown {
+        /// The service called.
+        service: String,
+        /// The services offered, comma-separated (`none`).
+        known: String,
+    },
+    /// The plugin offering it was disabled.
+    #[error("the plugin serving `{0}` is disabled")]
+    Disabled(String),
+    /// The plugin answered with an error (its message).
+    #[error("{0}")]
+    Failed(String),
+    /// The reply came after the caller's deadline and was dropped.
+    #[error(
+        "`{service}` did not answer within {:.3} s (it took {:.3} s); its reply was dropped",
+        timeout.as_secs_f64(),
+        took.as_secs_f64()
+    )]
+    Timeout {
+        /// The service called.
+        service: String,
+        /// The deadline.
+        timeout: std::time::Duration,
+        /// How long the plugin took.
+        took: std::time::Duration,
+    },
+}
+
+/// Why a created system could not be registered.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum AddError {
+    /// A service or subscription topic it asks for is invalid.
+    #[error(transparent)]
+    Topic(#[from] crate::transport::TopicError),
+    /// Another plugin already offers one of its services.
+    #[error("service `{service}` is already provided by plugin `{plugin}` on {entity}")]
+    ServiceTaken {
+        /// The service.
+        service: String,
+        /// The plugin offering it.
+        plugin: String,
+        /// That plugin's entity.
+        entity: String,
+    },
+}
+
 /// Per-system counters, for the run summary.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SystemReport {
@@ -277,6 +353,21 @@ struct Slot {
     out: RVec<Message>,
 }
 
+/// The timing the hooks of the system `setup` get at `now`, after `iteration` steps.
+fn step_context(
+    setup: &SystemSetup,
+    now: SimTime,
+    physics: &Physics,
+    iteration: u64,
+) -> StepContext {
+    StepContext {
+        now,
+        step: physics.step_size(),
+        iteration,
+        entity: setup.entity,
+    }
+}
+
 /// All system plugins of a simulation.
 #[derive(Default)]
 pub struct SystemManager {
@@ -307,23 +398,22 @@ impl SystemManager {
         plugin: SystemBox,
         library: String,
         bus: &mut Bus,
-    ) -> Result<(), String> {
+    ) -> Result<(), AddError> {
         let mut services = Vec::new();
         for name in plugin.services() {
-            let name = validate_topic(&resolve_topic(&setup.namespace, &name))
-                .map_err(|e| e.to_string())?;
+            let name = validate_topic(&resolve_topic(&setup.namespace, &name))?;
             if let Some(&other) = self.services.get(&name) {
-                return Err(format!(
-                    "service `{name}` is already provided by plugin `{}` on {}",
-                    self.slots[other].setup.name, self.slots[other].setup.entity_name
-                ));
+                return Err(AddError::ServiceTaken {
+                    service: name,
+                    plugin: self.slots[other].setup.name.clone(),
+                    entity: self.slots[other].setup.entity_name.clone(),
+                });
             }
             services.push(name);
         }
         let mut subscriptions = Vec::new();
         for t in plugin.subscriptions() {
-            let topic =
-                validate_topic(&resolve_topic(&setup.namespace, &t)).map_err(|e| e.to_string())?;
+            let topic = validate_topic(&resolve_topic(&setup.namespace, &t))?;
             subscriptions.push(bus.subscribe(&topic, 1024));
         }
         let report = SystemReport {
@@ -375,7 +465,7 @@ impl SystemManager {
         physics: &Physics,
         spawner: Option<&Spawner<'_>>,
     ) -> (
-        Result<Message, String>,
+        Result<Message, ServiceError>,
         Vec<QueuedCommand>,
         Option<SystemFailure>,
     ) {
@@ -387,7 +477,10 @@ impl SystemManager {
                 known.join(", ")
             };
             return (
-                Err(format!("no service `{service}` (services: {known})")),
+                Err(ServiceError::Unknown {
+                    service: service.to_string(),
+                    known,
+                }),
                 Vec::new(),
                 None,
             );
@@ -395,7 +488,7 @@ impl SystemManager {
         let s = &mut self.slots[i];
         let Some(plugin) = s.plugin.as_mut() else {
             return (
-                Err(format!("the plugin serving `{service}` is disabled")),
+                Err(ServiceError::Disabled(service.to_string())),
                 Vec::new(),
                 None,
             );
@@ -423,9 +516,17 @@ impl SystemManager {
             Err(e) if e.code == sim_plugin_api::ErrorCode::PANIC => {
                 let f = disable(s, e);
                 self.services.retain(|_, v| *v != i);
-                (Err(f.error.clone()), Vec::new(), Some(f))
+                (
+                    Err(ServiceError::Failed(f.error.clone())),
+                    Vec::new(),
+                    Some(f),
+                )
             }
-            Err(e) => (Err(e.message.to_string()), Vec::new(), None),
+            Err(e) => (
+                Err(ServiceError::Failed(e.message.to_string())),
+                Vec::new(),
+                None,
+            ),
         }
     }
 
@@ -461,12 +562,7 @@ impl SystemManager {
                     inbox.push(m);
                 }
             }
-            let ctx = StepContext {
-                now,
-                step: physics.step_size(),
-                iteration,
-                entity: s.setup.entity,
-            };
+            let ctx = step_context(&s.setup, now, physics, iteration);
             let view = physics.view(&s.setup.name);
             let factory = spawner.map(|sp| ModelFactory_TO::from_ptr(sp, TD_Opaque));
             let mut queue = CommandQueue::with_factory(&s.setup.namespace, factory.as_ref());
@@ -510,12 +606,7 @@ impl SystemManager {
             let Some(plugin) = s.plugin.as_mut() else {
                 continue;
             };
-            let ctx = StepContext {
-                now,
-                step: physics.step_size(),
-                iteration,
-                entity: s.setup.entity,
-            };
+            let ctx = step_context(&s.setup, now, physics, iteration);
             let view = physics.view(&s.setup.name);
             s.out.clear();
             let r = plugin

@@ -1,4 +1,11 @@
-//! The `simcore` command line (thin over the library).
+//! The `simcore` command line (thin over the library): its arguments, and one module per
+//! command.
+
+pub mod check;
+pub mod plugins;
+pub mod report;
+pub mod run;
+pub mod settings;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -131,4 +138,35 @@ pub struct RunArgs {
     /// Resource search path.
     #[command(flatten)]
     pub resources: ResourceArgs,
+}
+
+/// Why a command stopped without doing its work; `main` makes it exit status 2.
+#[derive(Debug)]
+pub enum Failure {
+    /// Printed on stderr as `error: MESSAGE`.
+    Error(String),
+    /// Printed on stderr as is (a rendered diagnostic).
+    Report(String),
+    /// Already reported.
+    Reported,
+}
+
+impl Failure {
+    /// Prints what is left to say on stderr.
+    pub fn print(&self) {
+        match self {
+            Failure::Error(m) => eprintln!("error: {m}"),
+            Failure::Report(r) => eprint!("{r}"),
+            Failure::Reported => {}
+        }
+    }
+}
+
+/// How a command that did its work ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// All went well.
+    Success,
+    /// It ran, but a plugin was disabled on the way.
+    PluginDisabled,
 }

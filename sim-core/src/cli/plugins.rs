@@ -1,0 +1,67 @@
+//! `simcore plugins`: the plugin search path, the libraries found and what they serve.
+
+use super::settings::{registry, settings};
+use super::{Failure, Outcome, PathArgs};
+use sim_plugin_api::PluginKind;
+use std::io::Write;
+
+/// Lists the plugin search path, the libraries on it with their factories, and the refused
+/// and shadowed libraries.
+pub fn plugins(paths: PathArgs) -> Result<Outcome, Failure> {
+    let s = settings(None, &paths)?;
+    let reg = registry(&paths, &s.manifest);
+    let mut o = std::io::stdout().lock();
+    let _ = writeln!(
+        o,
+        "plugin search path (engine ABI {}):",
+        sim_core::plugins::env_api_version()
+    );
+    for d in reg.search_path.dirs() {
+        let _ = writeln!(
+            o,
+            "  {}{}",
+            d.display(),
+            if d.is_dir() { "" } else { "  (missing)" }
+        );
+    }
+    let _ = writeln!(o);
+    if reg.libraries.is_empty() {
+        let _ = writeln!(o, "no plugin libraries found");
+    }
+    for l in &reg.libraries {
+        let _ = writeln!(o, "{}  (ABI {})", l.path.display(), l.abi_version);
+        for f in &l.factories {
+            let serves = if f.kind == PluginKind::SENSOR {
+                "sensor types"
+            } else {
+                "plugin names"
+            };
+            let _ = writeln!(
+                o,
+                "  {} {} {}: {} {} — {}",
+                f.kind.name(),
+                f.name,
+                f.version,
+                serves,
+                f.serves.join(", "),
+                f.description
+            );
+        }
+    }
+    if !reg.refused.is_empty() {
+        let _ = writeln!(o, "\nrefused:");
+        for r in &reg.refused {
+            let _ = writeln!(o, "  {}: {}", r.path.display(), r.reason);
+        }
+    }
+    if !reg.shadowed.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nshadowed (an earlier directory has a library of the same name):"
+        );
+        for (skipped, used) in &reg.shadowed {
+            let _ = writeln!(o, "  {} (using {})", skipped.display(), used.display());
+        }
+    }
+    Ok(Outcome::Success)
+}

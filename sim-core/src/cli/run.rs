@@ -1,0 +1,340 @@
+//! `simcore run`: load a world with its plugins, inject `--pub` and `--call` requests at
+//! their times, echo topics, show progress, and print the run summary.
+
+use super::report::{plugin_problems, print_summary};
+use super::settings::{Settings, load_options, registry, settings};
+use super::{Failure, Outcome, RunArgs};
+use sim_core::runner::{LoadError, RunLimit, SimOptions, Simulation};
+use sim_core::transport::Subscription;
+use sim_core::world::World;
+use sim_plugin_api::SimTime;
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Runs a world as `args` say: its topics and services with `--list`, else until its limit
+/// or Ctrl-C.
+pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
+    let s = settings(Some(&args.world), &args.paths)?;
+    check_numbers(&args)?;
+    let world = load_world(&s, &args)?;
+    let (options, rtf) = run_options(&args, &s, &world);
+    let mut sim = build(world, &args, &s, &options)?;
+    // Libraries the world does not need are only mentioned in the log (`simcore plugins`
+    // lists them); when a needed one is missing, the load error names the refused ones.
+    for w in sim.warnings() {
+        tracing::info!("{w}");
+    }
+    if args.list {
+        list(&sim);
+        return Ok(Outcome::Success);
+    }
+    let injections = injections(&args)?;
+    let subs = subscribe_echo(&mut sim, &args.echo)?;
+    if !(args.call_timeout.is_finite() && args.call_timeout > 0.0) {
+        return Err(Failure::Error(format!(
+            "--call-timeout must be a positive number of seconds, got {}",
+            args.call_timeout
+        )));
+    }
+    let limit = match (args.steps, args.duration) {
+        (Some(n), _) => RunLimit::Steps(n),
+        (None, Some(d)) => RunLimit::Duration(SimTime::from_secs_f64(d)),
+        (None, None) => RunLimit::Forever,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    install_ctrl_c(stop.clone());
+    let stdout = std::io::stdout();
+    let mut monitor = Monitor {
+        out: std::io::BufWriter::new(stdout.lock()),
+        injections,
+        next_injection: 0,
+        call_timeout: Duration::from_secs_f64(args.call_timeout),
+        subs,
+        echo_failed: false,
+        progress: Progress::new(),
+    };
+    monitor.inject(&mut sim);
+    let summary = sim.run(limit, rtf, &stop, |sim| monitor.after_step(sim));
+    monitor.finish();
+    print_summary(&summary, &s.world);
+    Ok(if summary.failures.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::PluginDisabled
+    })
+}
+
+/// Sets `stop` on Ctrl-C (once per process; later calls reuse the first flag).
+pub fn install_ctrl_c(stop: Arc<AtomicBool>) {
+    let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+}
+
+/// `--duration`, `--rtf` and `--threads` in range.
+fn check_numbers(args: &RunArgs) -> Result<(), Failure> {
+    if let Some(d) = args.duration
+        && !(d.is_finite() && d >= 0.0)
+    {
+        return Err(Failure::Error(format!(
+            "--duration must be a non-negative number of seconds, got {d}"
+        )));
+    }
+    if let Some(r) = args.rtf
+        && !(r.is_finite() && r >= 0.0)
+    {
+        return Err(Failure::Error(format!("--rtf must be >= 0, got {r}")));
+    }
+    if args.threads == Some(0) {
+        return Err(Failure::Error("--threads must be at least 1".into()));
+    }
+    Ok(())
+}
+
+fn load_world(s: &Settings, args: &RunArgs) -> Result<World, Failure> {
+    sim_core::sdf::load_with(&s.world, &load_options(&args.resources, &s.manifest))
+        .map_err(|e| Failure::Report(format!("{}\n", e.render(None))))
+}
+
+/// The simulation options and the real-time factor: the command line's, else the
+/// manifest's, else the world's (threads: else the number of CPUs).
+fn run_options(args: &RunArgs, s: &Settings, world: &World) -> (SimOptions, f64) {
+    let rtf = args
+        .rtf
+        .or(s.manifest.real_time_factor)
+        .unwrap_or(world.physics.real_time_factor);
+    let threads = args
+        .threads
+        .or(s.manifest.threads)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let options = SimOptions {
+        seed: args.seed.or(s.manifest.seed).unwrap_or(0),
+        threads,
+    };
+    (options, rtf)
+}
+
+fn build(
+    world: World,
+    args: &RunArgs,
+    s: &Settings,
+    options: &SimOptions,
+) -> Result<Simulation, Failure> {
+    let registry = registry(&args.paths, &s.manifest);
+    Simulation::new(world, registry, options).map_err(|e| match e {
+        LoadError::Plugins(problems) => Failure::Report(plugin_problems(&s.world, &problems)),
+        e => Failure::Error(format!("{}: {e}", s.world.display())),
+    })
+}
+
+/// `--list`: the world's topics and services.
+fn list(sim: &Simulation) {
+    for t in sim.topics() {
+        println!("topic   {t}");
+    }
+    for t in sim.services() {
+        println!("service {t}");
+    }
+}
+
+/// The `--pub` and `--call` arguments in time order (same-time ones keep their command-line
+/// order, publications first).
+fn injections(args: &RunArgs) -> Result<Vec<Injection>, Failure> {
+    let mut injections = Vec::new();
+    for (arg, is_call) in args
+        .publish
+        .iter()
+        .map(|a| (a, false))
+        .chain(args.call.iter().map(|a| (a, true)))
+    {
+        match parse_injection(arg, is_call) {
+            Ok(i) => injections.push(i),
+            Err(e) => {
+                return Err(Failure::Error(format!(
+                    "{} `{arg}`: {e}",
+                    if is_call { "--call" } else { "--pub" }
+                )));
+            }
+        }
+    }
+    // Stable: same-time injections keep their command-line order (publications first).
+    injections.sort_by_key(|i| i.at);
+    Ok(injections)
+}
+
+/// Subscribes to the `--echo` topics (warning about those nothing publishes on yet).
+fn subscribe_echo(sim: &mut Simulation, echo: &[String]) -> Result<Vec<Subscription>, Failure> {
+    let known = sim.topics();
+    let mut subs = Vec::new();
+    for t in echo {
+        let topic = sim_core::transport::validate_topic(t)
+            .map_err(|e| Failure::Error(format!("--echo: {e}")))?;
+        if !known.contains(&topic) {
+            eprintln!(
+                "warning: nothing in this world publishes on `{topic}` yet; its topics are:\n  {}",
+                known.join("\n  ")
+            );
+        }
+        subs.push(sim.bus_mut().subscribe(&topic, 1 << 16));
+    }
+    Ok(subs)
+}
+
+/// A `--pub` or `--call` argument.
+struct Injection {
+    at: SimTime,
+    name: String,
+    payload: sim_plugin_api::Payload,
+    call: bool,
+}
+
+/// Parses `NAME=JSON@SECONDS` (the `@SECONDS` part is optional).
+fn parse_injection(arg: &str, call: bool) -> Result<Injection, String> {
+    let (name, rest) = arg.split_once('=').ok_or("expected NAME=JSON@SECONDS")?;
+    let name = sim_core::transport::validate_topic(name).map_err(|e| e.to_string())?;
+    let (json, at) = match rest.rsplit_once('@') {
+        Some((json, t)) if t.trim().parse::<f64>().is_ok() => {
+            let t: f64 = t.trim().parse().unwrap_or(0.0);
+            if !(t.is_finite() && t >= 0.0) {
+                return Err(format!(
+                    "the time must be a non-negative number of seconds, got {t}"
+                ));
+            }
+            (json, SimTime::from_secs_f64(t))
+        }
+        _ => (rest, SimTime::ZERO),
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("the message is not valid JSON: {e}"))?;
+    let payload = sim_core::echo::payload_from_json(&value).map_err(|e| e.to_string())?;
+    Ok(Injection {
+        at,
+        name,
+        payload,
+        call,
+    })
+}
+
+/// What runs after every step: due injections, echoed messages, progress.
+struct Monitor<W: Write> {
+    out: W,
+    injections: Vec<Injection>,
+    next_injection: usize,
+    call_timeout: Duration,
+    subs: Vec<Subscription>,
+    echo_failed: bool,
+    progress: Option<Progress>,
+}
+
+impl<W: Write> Monitor<W> {
+    fn after_step(&mut self, sim: &mut Simulation) {
+        self.inject(sim);
+        self.echo();
+        if let Some(p) = &mut self.progress {
+            p.tick(sim.time());
+        }
+    }
+
+    /// Publishes the due `--pub` messages and calls the due `--call` services (their replies
+    /// as JSON lines).
+    fn inject(&mut self, sim: &mut Simulation) {
+        while let Some(i) = self
+            .injections
+            .get(self.next_injection)
+            .filter(|i| i.at <= sim.time())
+        {
+            self.next_injection += 1;
+            let message = sim_plugin_api::Message::new("", i.payload.clone());
+            if i.call {
+                let (sec, nsec) = sim.time().to_sec_nsec();
+                let line = match sim.call_service_within(&i.name, &message, self.call_timeout) {
+                    Ok(reply) => serde_json::json!({
+                        "service": i.name, "time": {"sec": sec, "nsec": nsec},
+                        "response": sim_core::echo::message_json(&i.name, &reply),
+                    }),
+                    Err(e) => {
+                        serde_json::json!({"service": i.name, "time": {"sec": sec, "nsec": nsec}, "error": e.to_string()})
+                    }
+                };
+                let _ = writeln!(self.out, "{line}");
+            } else {
+                let topic = sim.bus_mut().intern(&i.name);
+                sim.bus_mut().publish(topic, message);
+            }
+        }
+    }
+
+    /// Writes the messages received on the `--echo` topics as JSON lines (until stdout
+    /// fails).
+    fn echo(&mut self) {
+        if self.subs.is_empty() || self.echo_failed {
+            return;
+        }
+        let mut wrote = false;
+        for sub in &self.subs {
+            for env in sub.drain() {
+                let v = sim_core::echo::message_json(&env.topic, &env.message);
+                if writeln!(self.out, "{v}").is_err() {
+                    self.echo_failed = true;
+                }
+                wrote = true;
+            }
+        }
+        if wrote && self.out.flush().is_err() {
+            self.echo_failed = true;
+        }
+    }
+
+    fn finish(mut self) {
+        if let Some(p) = self.progress.take() {
+            p.bar.finish_and_clear();
+        }
+        let _ = self.out.flush();
+    }
+}
+
+/// The progress line on a terminal's stderr.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    started: Instant,
+    last_draw: Instant,
+    last_sim: SimTime,
+    last_wall: Instant,
+}
+
+impl Progress {
+    /// A spinner when stderr is a terminal.
+    fn new() -> Option<Self> {
+        std::io::stderr().is_terminal().then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg}").expect("valid template"),
+            );
+            Progress {
+                bar,
+                started: Instant::now(),
+                last_draw: Instant::now(),
+                last_sim: SimTime::ZERO,
+                last_wall: Instant::now(),
+            }
+        })
+    }
+
+    /// Redraws at most every 100 ms: sim time, recent real-time factor, wall time.
+    fn tick(&mut self, now: SimTime) {
+        if self.last_draw.elapsed() < Duration::from_millis(100) {
+            return;
+        }
+        let wall = self.last_wall.elapsed().as_secs_f64();
+        let rate = (now.nanos - self.last_sim.nanos) as f64 * 1e-9 / wall.max(1e-9);
+        self.bar.set_message(format!(
+            "sim {:.3} s | real-time factor {:.2} | wall {:.1} s",
+            now.as_secs_f64(),
+            rate,
+            self.started.elapsed().as_secs_f64()
+        ));
+        self.bar.tick();
+        self.last_draw = Instant::now();
+        (self.last_sim, self.last_wall) = (now, Instant::now());
+    }
+}

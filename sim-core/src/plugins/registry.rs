@@ -1,0 +1,267 @@
+//! The registry of the libraries on the search path: which factory serves an SDF sensor
+//! type or a `<plugin filename name>`, by the manifest's routes or search order.
+
+use super::library::{PluginLibrary, Refusal, Refused, is_shared_library, list, load_library};
+use super::search_path::PluginPathError;
+use super::{FactoryDesc, PluginRoute, SearchPath, check_library_name, normalize_library_name};
+use sim_plugin_api::PluginKind;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Everything found on the search path.
+#[derive(Debug, Default)]
+pub struct Registry {
+    /// The directories searched, in order.
+    pub search_path: SearchPath,
+    /// Libraries loaded, in search order.
+    pub libraries: Vec<PluginLibrary>,
+    /// Libraries refused, with reasons.
+    pub refused: Vec<Refused>,
+    /// Libraries skipped because an earlier directory has one of the same name: (skipped,
+    /// the one used).
+    pub shadowed: Vec<(PathBuf, PathBuf)>,
+    /// Sensor type -> the library that serves it (the manifest's `[sensors]`).
+    pub sensor_routes: BTreeMap<String, String>,
+    /// `<plugin name>` -> the library (and factory) that serves it (the manifest's
+    /// `[plugins]`).
+    pub plugin_routes: BTreeMap<String, PluginRoute>,
+}
+
+/// Why no factory was found for a sensor type or a `<plugin>`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
+    /// The library name is not a bare name.
+    #[error(transparent)]
+    BadName(#[from] PluginPathError),
+    /// No loaded library has that name.
+    #[error("no plugin library `{filename}` on the plugin search path [{search_path}]{refused}")]
+    NoLibrary {
+        /// The name looked for.
+        filename: String,
+        /// The search path, as shown.
+        search_path: String,
+        /// ` (a library of that name was refused: REASON)`, or empty.
+        refused: String,
+    },
+    /// The library the manifest routes a sensor type to does not serve it.
+    #[error(
+        "library `{library}` does not serve sensor type `{sensor_type}` (its sensor types: \
+         {served}); {why}: name a library that does, or remove the entry"
+    )]
+    NotServed {
+        /// The library.
+        library: String,
+        /// The sensor type.
+        sensor_type: String,
+        /// The sensor types it serves.
+        served: String,
+        /// Which manifest entry routes it there.
+        why: String,
+    },
+    /// The library has no system factory of that name.
+    #[error("library `{library}` has no system plugin named `{wanted}` (it provides: {provides})")]
+    NoSystem {
+        /// The library.
+        library: String,
+        /// The name wanted.
+        wanted: String,
+        /// The plugin names it serves.
+        provides: String,
+    },
+    /// A lookup the manifest asked for failed (`why` names the manifest entry).
+    #[error("{error}; {why}")]
+    Routed {
+        /// What went wrong.
+        error: Box<LookupError>,
+        /// Which manifest entry asked for it.
+        why: String,
+    },
+}
+
+impl LookupError {
+    fn routed(self, why: String) -> Self {
+        LookupError::Routed {
+            error: Box::new(self),
+            why,
+        }
+    }
+}
+
+/// The factory chosen for a sensor or system.
+#[derive(Clone, Copy, Debug)]
+pub struct Resolved<'a> {
+    /// Its library.
+    pub library: &'a PluginLibrary,
+    /// The factory.
+    pub factory: &'a FactoryDesc,
+}
+
+impl Registry {
+    /// Opens every library on `search_path`.
+    pub fn discover(search_path: SearchPath) -> Registry {
+        let mut reg = Registry {
+            search_path,
+            ..Default::default()
+        };
+        let mut seen: Vec<(String, PathBuf)> = Vec::new();
+        let dirs = reg.search_path.dirs().to_vec();
+        for dir in dirs {
+            let Ok(read) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            let mut files: Vec<PathBuf> = read
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && is_shared_library(p))
+                .collect();
+            files.sort();
+            for path in files {
+                let file_name = path
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if let Some((_, first)) = seen.iter().find(|(n, _)| *n == file_name) {
+                    reg.shadowed.push((path.clone(), first.clone()));
+                    continue;
+                }
+                seen.push((file_name.clone(), path.clone()));
+                match load_library(&path) {
+                    Ok(lib) => reg.libraries.push(lib),
+                    Err(Refusal(reason)) => reg.refused.push(Refused { path, reason }),
+                }
+            }
+        }
+        reg
+    }
+
+    /// Sets which library serves a sensor type or a `<plugin name>` (the run manifest's
+    /// `[sensors]` and `[plugins]` tables), instead of the first on the search path.
+    pub fn with_routes(
+        mut self,
+        sensors: BTreeMap<String, String>,
+        plugins: BTreeMap<String, PluginRoute>,
+    ) -> Registry {
+        self.sensor_routes = sensors;
+        self.plugin_routes = plugins;
+        self
+    }
+
+    /// The factory serving SDF sensor type `sensor_type`: the routed library's, else the first
+    /// on the search path.
+    pub fn sensor_factory(&self, sensor_type: &str) -> Option<Resolved<'_>> {
+        self.routed_sensor_factory(sensor_type).ok().flatten()
+    }
+
+    /// As [`Registry::sensor_factory`], with an error when the manifest routes the type to a
+    /// library that is not loaded or does not serve it (`Ok(None)`: no library serves it).
+    pub fn routed_sensor_factory(
+        &self,
+        sensor_type: &str,
+    ) -> Result<Option<Resolved<'_>>, LookupError> {
+        let serves = |f: &FactoryDesc| {
+            f.kind == PluginKind::SENSOR && f.serves.iter().any(|s| s == sensor_type)
+        };
+        if let Some(name) = self.sensor_routes.get(sensor_type) {
+            let why = format!("the manifest's [sensors] names it for sensor type `{sensor_type}`");
+            let library = self
+                .library_named(name)
+                .map_err(|e| e.routed(why.clone()))?;
+            return match library.factories.iter().find(|f| serves(f)) {
+                Some(factory) => Ok(Some(Resolved { library, factory })),
+                None => Err(LookupError::NotServed {
+                    library: library.file_name.clone(),
+                    sensor_type: sensor_type.to_string(),
+                    served: list(library, PluginKind::SENSOR),
+                    why,
+                }),
+            };
+        }
+        Ok(self.libraries.iter().find_map(|library| {
+            library
+                .factories
+                .iter()
+                .find(|f| serves(f))
+                .map(|factory| Resolved { library, factory })
+        }))
+    }
+
+    /// The loaded library called `filename` (`foo`, `libfoo.so` and `foo-bar` for
+    /// `libfoo_bar.so` all work), or why there is none.
+    fn library_named(&self, filename: &str) -> Result<&PluginLibrary, LookupError> {
+        check_library_name(filename)?;
+        let wanted = normalize_library_name(filename);
+        self.libraries
+            .iter()
+            .find(|l| normalize_library_name(&l.file_name) == wanted)
+            .ok_or_else(|| {
+                let refused = self
+                    .refused
+                    .iter()
+                    .find(|r| {
+                        r.path
+                            .file_name()
+                            .is_some_and(|f| normalize_library_name(&f.to_string_lossy()) == wanted)
+                    })
+                    .map(|r| format!(" (a library of that name was refused: {})", r.reason))
+                    .unwrap_or_default();
+                LookupError::NoLibrary {
+                    filename: filename.to_string(),
+                    search_path: self.search_path.to_string(),
+                    refused,
+                }
+            })
+    }
+
+    /// The factory for `<plugin filename name>`: the library the manifest's `[plugins]` routes
+    /// `name` to, else the one called `filename` on the search path (`foo`, `libfoo.so` and
+    /// `foo-bar` for `libfoo_bar.so` all work); in it, the system factory that serves `name`
+    /// (or its first system factory when `name` is empty or routed to the library alone).
+    pub fn system_factory(&self, filename: &str, name: &str) -> Result<Resolved<'_>, LookupError> {
+        let route = self.plugin_routes.get(name);
+        let why = |e: LookupError| match route {
+            Some(_) => e.routed(format!(
+                "the manifest's [plugins] names it for plugin `{name}`"
+            )),
+            None => e,
+        };
+        let library = self
+            .library_named(route.map_or(filename, |r| r.library()))
+            .map_err(why)?;
+        let systems = || {
+            library
+                .factories
+                .iter()
+                .filter(|f| f.kind == PluginKind::SYSTEM)
+        };
+        let wanted = route.and_then(PluginRoute::factory).unwrap_or(name);
+        let by_name =
+            || systems().find(|f| f.serves.iter().any(|s| s == wanted) || f.name == wanted);
+        let factory = match route {
+            _ if wanted.is_empty() => systems().next(),
+            Some(PluginRoute::Library(_)) => by_name().or_else(|| systems().next()),
+            _ => by_name(),
+        };
+        factory
+            .map(|factory| Resolved { library, factory })
+            .ok_or_else(|| {
+                why(LookupError::NoSystem {
+                    library: library.file_name.clone(),
+                    wanted: wanted.to_string(),
+                    provides: list(library, PluginKind::SYSTEM),
+                })
+            })
+    }
+
+    /// Every SDF sensor type some library serves, sorted.
+    pub fn served_sensor_types(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .libraries
+            .iter()
+            .flat_map(|l| l.factories.iter())
+            .filter(|f| f.kind == PluginKind::SENSOR)
+            .flat_map(|f| f.serves.iter().cloned())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}

@@ -1,0 +1,445 @@
+//! The simulation: builds a world with its plugins, steps it, paces it, and summarises it.
+//!
+//! One iteration at sim time `t`:
+//! 1. due sensors update in parallel against the read-only state at `t` (the state the
+//!    previous step produced), and their outputs are published in sensor order;
+//! 2. systems' `pre_step` hooks run with the messages delivered to their subscriptions, and
+//!    their commands are applied in order;
+//! 3. the physics advances one fixed step to `t + dt`;
+//! 4. systems' `post_step` hooks run against the new state.
+//!
+//! So an N-step run samples sensors at `0, dt, ..., (N-1) dt`, each sample being the state
+//! after the step that led to it: a 10 Hz sensor updates exactly 10 times in a 1 s run.
+//!
+//! Loading is a loop over the world's [`Plan`] (every sensor and `<plugin>`, in load order):
+//! each entry's factory is resolved, then the plugins are created. Models created at run time
+//! (`spawn`) go through the same plan; services (`call_service`) and the pacing of a run
+//! ([`Pacer`], [`RunLimit`]) have their own modules.
+
+mod pacing;
+mod plan;
+mod sensor_world;
+mod services;
+mod spawn;
+
+pub use crate::plugins::PluginProblem;
+pub use crate::systems::ServiceError;
+pub use pacing::{Pacer, RunLimit};
+pub use plan::{Plan, Planned};
+pub use services::DEFAULT_SERVICE_TIMEOUT;
+pub use spawn::{MAX_SPAWN_BYTES, SpawnError};
+
+use crate::physics::{BuildError, Physics};
+use crate::plugins::Registry;
+use crate::sensors::{ParameterError, SensorFailure, SensorManager, SensorReport};
+use crate::systems::{QueuedCommand, Spawner, SystemFailure, SystemManager, SystemReport};
+use crate::transport::Bus;
+use crate::world::{Span, World};
+use sim_plugin_api::{EntityFactory, EntityId, SimTime};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Options that shape a simulation (not how long it runs).
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    /// Run seed: every noise stream derives from it and the sensor's scoped name.
+    pub seed: u64,
+    /// Worker threads for sensor updates (1: on the simulation thread).
+    pub threads: usize,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            seed: 0,
+            threads: 1,
+        }
+    }
+}
+
+/// Why a simulation could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The world could not be built in the physics engine.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// Plugins could not be resolved or created (all problems, not just the first).
+    #[error("{} plugin problem(s):\n{}", .0.len(), .0.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
+    Plugins(Vec<PluginProblem>),
+    /// The worker thread pool could not be started.
+    #[error("cannot start {0} worker threads: {1}")]
+    Threads(usize, String),
+}
+
+/// A plugin disabled while running.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeFailure {
+    /// Sim time of the failure.
+    pub time: SimTime,
+    /// Which plugin.
+    pub subject: String,
+    /// Where it was declared.
+    pub span: Span,
+    /// Its error.
+    pub error: String,
+}
+
+/// A world being simulated.
+pub struct Simulation {
+    world: World,
+    physics: Physics,
+    bus: Bus,
+    sensors: SensorManager,
+    systems: SystemManager,
+    registry: Registry,
+    pool: Option<rayon::ThreadPool>,
+    failures: Vec<RuntimeFailure>,
+    warnings: Vec<String>,
+    options: SimOptions,
+    next_ticket: u64,
+}
+
+impl std::fmt::Debug for Simulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation")
+            .field("world", &self.world.name)
+            .field("physics", &self.physics)
+            .field("sensors", &self.sensors)
+            .field("systems", &self.systems)
+            .finish()
+    }
+}
+
+impl Simulation {
+    /// Builds `world` with the plugins found in `registry`. Every sensor type and plugin name
+    /// is resolved first and all problems are reported together.
+    pub fn new(
+        world: World,
+        registry: Registry,
+        options: &SimOptions,
+    ) -> Result<Simulation, LoadError> {
+        let physics = Physics::build(&world)?;
+        let mut bus = Bus::new();
+        let mut sensors = SensorManager::new();
+        let mut systems = SystemManager::new();
+        let problems = Plan::world(&world, &physics, options.seed)
+            .resolve(&registry)
+            .create(&world.name, &physics, &mut bus, &mut sensors, &mut systems);
+        if !problems.is_empty() {
+            return Err(LoadError::Plugins(problems));
+        }
+        let pool = if options.threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(options.threads)
+                    .thread_name(|i| format!("simcore-worker-{i}"))
+                    .build()
+                    .map_err(|e| LoadError::Threads(options.threads, e.to_string()))?,
+            )
+        } else {
+            None
+        };
+        let warnings = registry
+            .refused
+            .iter()
+            .map(|r| format!("plugin library {} refused: {}", r.path.display(), r.reason))
+            .collect();
+        Ok(Simulation {
+            world,
+            physics,
+            bus,
+            sensors,
+            systems,
+            registry,
+            pool,
+            failures: Vec::new(),
+            warnings,
+            options: options.clone(),
+            next_ticket: 1,
+        })
+    }
+
+    /// The world as loaded.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The physics state.
+    pub fn physics(&self) -> &Physics {
+        &self.physics
+    }
+
+    /// The topic bus (to subscribe before stepping).
+    pub fn bus_mut(&mut self) -> &mut Bus {
+        &mut self.bus
+    }
+
+    /// The topic bus.
+    pub fn bus(&self) -> &Bus {
+        &self.bus
+    }
+
+    /// The sensor manager.
+    pub fn sensors_mut(&mut self) -> &mut SensorManager {
+        &mut self.sensors
+    }
+
+    /// The sensor manager.
+    pub fn sensors(&self) -> &SensorManager {
+        &self.sensors
+    }
+
+    /// Passes a run-time parameter to a sensor's plugin at once (as a system plugin's
+    /// `Commands::set_sensor_parameter` does before the next step).
+    pub fn set_sensor_parameter(
+        &mut self,
+        sensor: EntityId,
+        key: &str,
+        value: &str,
+    ) -> Result<(), ParameterError> {
+        self.sensors
+            .set_parameter(sensor, key, value, &self.physics)
+    }
+
+    /// The plugin registry used.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Notes from loading (libraries on the search path that were refused).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Plugins disabled so far.
+    pub fn failures(&self) -> &[RuntimeFailure] {
+        &self.failures
+    }
+
+    /// Current sim time.
+    pub fn time(&self) -> SimTime {
+        self.physics.time()
+    }
+
+    /// Runs only the sensor pass of an iteration at the current time (for benchmarks and
+    /// tools that measure sensors apart from the physics step). Returns the plugins disabled.
+    pub fn update_sensors(&mut self) -> &[RuntimeFailure] {
+        let before = self.failures.len();
+        self.sensor_pass(self.physics.time());
+        &self.failures[before..]
+    }
+
+    /// Updates the due sensors at `now` and records those disabled.
+    fn sensor_pass(&mut self, now: SimTime) {
+        let sf = self
+            .sensors
+            .update(now, &self.physics, &mut self.bus, self.pool.as_ref());
+        self.record_sensor_failures(now, sf);
+    }
+
+    /// Runs one iteration (see the module docs). Returns the plugins disabled in it.
+    pub fn step(&mut self) -> &[RuntimeFailure] {
+        let before = self.failures.len();
+        let now = self.physics.time();
+        self.sensor_pass(now);
+        let iteration = self.physics.iteration();
+        let (commands, yf) = self.with_spawner(|systems, physics, spawner| {
+            systems.pre_step(now, iteration, physics, Some(spawner))
+        });
+        self.record_system_failures(now, yf);
+        for c in commands {
+            self.apply(c, now);
+        }
+        self.physics.step();
+        let yf = self
+            .systems
+            .post_step(self.physics.iteration(), &self.physics, &mut self.bus);
+        self.record_system_failures(self.physics.time(), yf);
+        &self.failures[before..]
+    }
+
+    /// Runs `f` on the systems with the engine's model factory, which checks creation
+    /// requests at once against the current world; its tickets continue the run's count.
+    fn with_spawner<R>(
+        &mut self,
+        f: impl FnOnce(&mut SystemManager, &Physics, &Spawner<'_>) -> R,
+    ) -> R {
+        let prepare = |r: &EntityFactory, claimed: &HashSet<String>| {
+            spawn::prepare_model(
+                &self.physics,
+                &self.registry,
+                &self.world,
+                &self.options,
+                r,
+                claimed,
+            )
+            .map_err(|e| e.to_string())
+        };
+        let spawner = Spawner::new(&prepare, self.next_ticket);
+        let out = f(&mut self.systems, &self.physics, &spawner);
+        self.next_ticket = spawner.next_ticket();
+        out
+    }
+
+    fn apply(&mut self, command: QueuedCommand, now: SimTime) {
+        match command {
+            QueuedCommand::Physics(c) => {
+                if let Err(e) = self.physics.apply(&c) {
+                    tracing::warn!("command {c:?} not applied: {e}");
+                }
+            }
+            QueuedCommand::Publish(topic, m) => {
+                self.systems.publish_command(&topic, m, now, &mut self.bus)
+            }
+            QueuedCommand::SensorActive(id, active) => {
+                if !self.sensors.set_active(id, active) {
+                    tracing::warn!("set_sensor_active: no sensor with id {}", id.0);
+                }
+            }
+            QueuedCommand::SensorParameter(id, key, value) => {
+                if let Err(e) = self.sensors.set_parameter(id, &key, &value, &self.physics) {
+                    tracing::warn!("set_sensor_parameter `{key}`: {e}");
+                }
+            }
+            QueuedCommand::Joint(j) => {
+                if let Err(e) = self.physics.joint_command(&j) {
+                    tracing::warn!("joint command not applied: {e}");
+                }
+            }
+            QueuedCommand::Spawn(req, ticket) => match self.spawn(&req) {
+                Ok(id) => tracing::info!(
+                    "spawn request {ticket}: created `{}`",
+                    self.physics.scoped_name(id).unwrap_or_default()
+                ),
+                Err(e) => tracing::error!("spawn request {ticket} failed:\n{e}"),
+            },
+            QueuedCommand::Create(model, ticket) => match self.build_model(&model) {
+                Ok(_) => tracing::info!("create request {ticket}: created `{}`", model.name),
+                Err(e) => tracing::error!(
+                    "create request {ticket}: `{}` was accepted but could not be built:\n{e}",
+                    model.name
+                ),
+            },
+            QueuedCommand::Remove(id) => match self.physics.remove_model(id) {
+                Ok(removed) => {
+                    for name in self.sensors.remove(&removed) {
+                        tracing::info!("sensor `{name}` removed with its model");
+                    }
+                    self.systems.remove(&removed);
+                }
+                Err(e) => tracing::warn!("remove request not applied: {e}"),
+            },
+        }
+    }
+
+    fn record_sensor_failures(&mut self, time: SimTime, f: Vec<SensorFailure>) {
+        for f in f {
+            tracing::error!(
+                "{}: sensor `{}` disabled: {}",
+                f.span,
+                f.scoped_name,
+                f.error
+            );
+            self.failures.push(RuntimeFailure {
+                time,
+                subject: format!("sensor {}", f.scoped_name),
+                span: f.span,
+                error: f.error,
+            });
+        }
+    }
+
+    fn record_system_failures(&mut self, time: SimTime, f: Vec<SystemFailure>) {
+        for f in f {
+            tracing::error!("{}: plugin {} disabled: {}", f.span, f.name, f.error);
+            self.failures.push(RuntimeFailure {
+                time,
+                subject: format!("plugin {}", f.name),
+                span: f.span,
+                error: f.error,
+            });
+        }
+    }
+
+    /// Runs until `limit` or until `stop` is set, pacing to `rtf` (0: as fast as possible).
+    /// `on_step` runs after every iteration (echo, progress).
+    pub fn run(
+        &mut self,
+        limit: RunLimit,
+        rtf: f64,
+        stop: &AtomicBool,
+        mut on_step: impl FnMut(&mut Simulation),
+    ) -> RunSummary {
+        let start = Instant::now();
+        let steps0 = self.physics.iteration();
+        let t0 = self.physics.time();
+        let step = self.physics.step_size();
+        let mut pacer = Pacer::new(step, rtf);
+        let mut interrupted = false;
+        loop {
+            let done = self.physics.iteration() - steps0;
+            if limit.reached(done, step) {
+                break;
+            }
+            if stop.load(Ordering::Relaxed) {
+                interrupted = true;
+                break;
+            }
+            self.step();
+            on_step(self);
+            pacer.after_step();
+        }
+        let wall = start.elapsed();
+        let sim = SimTime::from_nanos(self.physics.time().nanos - t0.nanos);
+        RunSummary {
+            steps: self.physics.iteration() - steps0,
+            sim_time: sim,
+            wall_time: wall,
+            interrupted,
+            sensors: self.sensors.reports(&self.bus),
+            systems: self.systems.reports(),
+            failures: self.failures.clone(),
+        }
+    }
+
+    /// Topics known after loading: those of sensors and systems, and any published so far.
+    pub fn topics(&self) -> Vec<String> {
+        let mut v = self.bus.topics();
+        v.extend(self.sensors.topics(&self.bus));
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// Steps taken.
+    pub steps: u64,
+    /// Sim time advanced.
+    pub sim_time: SimTime,
+    /// Wall time taken.
+    pub wall_time: Duration,
+    /// Whether it was stopped (Ctrl-C) before its limit.
+    pub interrupted: bool,
+    /// Per sensor.
+    pub sensors: Vec<SensorReport>,
+    /// Per system plugin.
+    pub systems: Vec<SystemReport>,
+    /// Plugins disabled.
+    pub failures: Vec<RuntimeFailure>,
+}
+
+impl RunSummary {
+    /// Sim time over wall time.
+    pub fn real_time_factor(&self) -> f64 {
+        let w = self.wall_time.as_secs_f64();
+        if w > 0.0 {
+            self.sim_time.as_secs_f64() / w
+        } else {
+            0.0
+        }
+    }
+}

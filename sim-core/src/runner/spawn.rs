@@ -1,0 +1,314 @@
+//! Models created at run time (gz-msgs `EntityFactory`): reading the request's SDF text or
+//! file within [`MAX_SPAWN_BYTES`], naming the model (renaming on a clash when allowed),
+//! posing it, checking its plugins, and building it with them.
+
+use super::plan::Plan;
+use super::{SimOptions, Simulation};
+use crate::physics::{BuildError, Physics};
+use crate::plugins::{PluginProblem, Registry};
+use crate::world::{Model, World};
+use sim_plugin_api::{EntityFactory, EntityId, Pose};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// The largest model description a spawn request may carry (1 MiB).
+pub const MAX_SPAWN_BYTES: usize = 1 << 20;
+
+/// Why a model could not be created at run time.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    /// The request carries no model description.
+    #[error("the request has neither `sdf` text nor an `sdf_filename`")]
+    NoDescription,
+    /// No model file of the requested name was found (the message says where it looked).
+    #[error("{0}")]
+    NoFile(String),
+    /// The model file could not be read.
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The model file is larger than [`MAX_SPAWN_BYTES`].
+    #[error("`{}` is {len} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes", path.display())]
+    FileTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        len: u64,
+    },
+    /// The SDF text is larger than [`MAX_SPAWN_BYTES`].
+    #[error("the SDF text is {0} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes")]
+    TextTooLarge(usize),
+    /// The SDF does not read (the rendered diagnostic, with file, line and source).
+    #[error("{0}")]
+    Sdf(String),
+    /// The name override is not a model name.
+    #[error(
+        "model name `{0}` is not allowed: it must not contain `::`, start with `__`, \
+         be `world` or have surrounding spaces"
+    )]
+    BadName(String),
+    /// The name is taken and renaming is not allowed.
+    #[error("a model named `{0}` already exists; choose another name or allow renaming")]
+    NameTaken(String),
+    /// The request's pose has a NaN or an infinity.
+    #[error("the request's pose is not finite")]
+    PoseNotFinite,
+    /// The request's rotation cannot be normalised.
+    #[error("the request's pose has a zero rotation quaternion")]
+    ZeroRotation,
+    /// `relative_to` names no entity.
+    #[error("relative_to names no entity: `{0}`")]
+    UnknownFrame(String),
+    /// A sensor or plugin of the model cannot be served or created (one line each).
+    #[error("{}", .0.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n"))]
+    Plugins(Vec<PluginProblem>),
+    /// The model cannot be built in the physics engine.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+}
+
+impl Simulation {
+    /// Creates a model at run time from SDF text or a file (gz-msgs `EntityFactory`): the
+    /// model, with its sensors and plugins, is in the world for the next step, and rays see
+    /// it at once. Returns the new model's id, or the full diagnostic (SDF errors with file,
+    /// line and source; plugin problems) when it cannot be created: nothing is then added.
+    ///
+    /// The request is checked as [`ModelFactory::create`](sim_plugin_api::ModelFactory::create)
+    /// checks it (see [`Simulation::prepare_model`]), then the model is built.
+    pub fn spawn(&mut self, request: &EntityFactory) -> Result<EntityId, SpawnError> {
+        let model = self.prepare_model(request, &HashSet::new())?;
+        self.build_model(&model)
+    }
+
+    /// Checks a creation request without changing the world, as
+    /// [`ModelFactory::create`](sim_plugin_api::ModelFactory::create) does at call time:
+    /// reads the SDF text, or the file `sdf_filename` (a relative name is looked up beside
+    /// the world file, then in the working directory), at most [`MAX_SPAWN_BYTES`]; parses it;
+    /// applies the name override; resolves a clash with an existing model or a name in
+    /// `claimed` by renaming to `name_1`, `name_2`, ... when `allow_renaming`, else refuses;
+    /// sets the pose (when the request's is not the identity, it replaces the model's own, in
+    /// the frame of `relative_to`: empty or `world` for the world, else any entity's scoped
+    /// name); and checks that a library serves every sensor and plugin of the model. Returns
+    /// the model to build, or the full diagnostic.
+    pub fn prepare_model(
+        &self,
+        request: &EntityFactory,
+        claimed: &HashSet<String>,
+    ) -> Result<Model, SpawnError> {
+        prepare_model(
+            &self.physics,
+            &self.registry,
+            &self.world,
+            &self.options,
+            request,
+            claimed,
+        )
+    }
+
+    /// Builds a model checked by [`Simulation::prepare_model`] with its sensors and plugins.
+    /// When a plugin refuses its configuration, the model is taken out again and the
+    /// diagnostic returned.
+    pub fn build_model(&mut self, model: &Model) -> Result<EntityId, SpawnError> {
+        let id = self.physics.spawn_model(model)?;
+        let problems = Plan::model(&self.world, &self.physics, model, self.options.seed)
+            .resolve(&self.registry)
+            .create(
+                &self.world.name,
+                &self.physics,
+                &mut self.bus,
+                &mut self.sensors,
+                &mut self.systems,
+            );
+        if !problems.is_empty() {
+            if let Ok(removed) = self.physics.remove_model(id) {
+                self.sensors.remove(&removed);
+                self.systems.remove(&removed);
+            }
+            return Err(SpawnError::Plugins(problems));
+        }
+        Ok(id)
+    }
+}
+
+/// See [`Simulation::prepare_model`].
+pub(super) fn prepare_model(
+    physics: &Physics,
+    registry: &Registry,
+    world: &World,
+    options: &SimOptions,
+    request: &EntityFactory,
+    claimed: &HashSet<String>,
+) -> Result<Model, SpawnError> {
+    let (text, file) = read_description(request, world)?;
+    let mut model = crate::sdf::parse_model_str(&text, file.as_deref())
+        .map_err(|e| SpawnError::Sdf(e.render(None)))?;
+    if !request.name.is_empty() {
+        model.name = checked_name(request.name.as_str())?;
+    }
+    model.name = free_name(&model.name, request.allow_renaming, |n| {
+        physics.entity_id(n).is_some() || claimed.contains(n)
+    })?;
+    if let Some(pose) = requested_pose(request, |name| {
+        physics.entity_id(name).map(|id| {
+            physics
+                .kinematics_of(id)
+                .map(|k| k.pose)
+                .unwrap_or_default()
+        })
+    })? {
+        model.pose = pose;
+    }
+    let problems = Plan::model(world, physics, &model, options.seed)
+        .resolve(registry)
+        .problems;
+    if !problems.is_empty() {
+        return Err(SpawnError::Plugins(problems));
+    }
+    Ok(model)
+}
+
+/// The request's SDF text, and the file it was read from, if any (at most
+/// [`MAX_SPAWN_BYTES`]).
+fn read_description(
+    request: &EntityFactory,
+    world: &World,
+) -> Result<(String, Option<PathBuf>), SpawnError> {
+    let (text, file) = match (request.sdf.is_empty(), request.sdf_filename.is_empty()) {
+        (false, _) => (request.sdf.to_string(), None),
+        (true, false) => {
+            let path = find_model_file(request.sdf_filename.as_str(), world)?;
+            let read = |source| SpawnError::Read {
+                path: path.clone(),
+                source,
+            };
+            let len = std::fs::metadata(&path).map_err(read)?.len();
+            if len > MAX_SPAWN_BYTES as u64 {
+                return Err(SpawnError::FileTooLarge { path, len });
+            }
+            let text = std::fs::read_to_string(&path).map_err(read)?;
+            (text, Some(path))
+        }
+        (true, true) => return Err(SpawnError::NoDescription),
+    };
+    if text.len() > MAX_SPAWN_BYTES {
+        return Err(SpawnError::TextTooLarge(text.len()));
+    }
+    Ok((text, file))
+}
+
+/// A requested model name, if it may name a model.
+fn checked_name(name: &str) -> Result<String, SpawnError> {
+    if name.contains("::") || name.trim() != name || name == "world" || name.starts_with("__") {
+        return Err(SpawnError::BadName(name.to_string()));
+    }
+    Ok(name.to_string())
+}
+
+/// `name` if it is free, else (when `allow_renaming`) the first free `name_1`, `name_2`, ...
+fn free_name(
+    name: &str,
+    allow_renaming: bool,
+    taken: impl Fn(&str) -> bool,
+) -> Result<String, SpawnError> {
+    if !taken(name) {
+        return Ok(name.to_string());
+    }
+    if !allow_renaming {
+        return Err(SpawnError::NameTaken(name.to_string()));
+    }
+    let mut k = 1;
+    while taken(&format!("{name}_{k}")) {
+        k += 1;
+    }
+    Ok(format!("{name}_{k}"))
+}
+
+/// The world pose the request asks for (None: keep the model's own): the request's pose in
+/// the frame of `relative_to` (empty or `world`: the world; else an entity, whose pose
+/// `frame_of` gives).
+fn requested_pose(
+    request: &EntityFactory,
+    frame_of: impl Fn(&str) -> Option<Pose>,
+) -> Result<Option<Pose>, SpawnError> {
+    let pose = request.pose;
+    let finite = [
+        pose.position.x,
+        pose.position.y,
+        pose.position.z,
+        pose.orientation.x,
+        pose.orientation.y,
+        pose.orientation.z,
+        pose.orientation.w,
+    ]
+    .iter()
+    .all(|v| v.is_finite());
+    if !finite {
+        return Err(SpawnError::PoseNotFinite);
+    }
+    if pose == Pose::IDENTITY && request.relative_to.is_empty() {
+        return Ok(None);
+    }
+    let frame = match request.relative_to.as_str() {
+        "" | "world" => Pose::IDENTITY,
+        name => frame_of(name).ok_or_else(|| SpawnError::UnknownFrame(name.to_string()))?,
+    };
+    let mut local = pose;
+    let q = local.orientation;
+    let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
+    if norm < 1e-9 {
+        return Err(SpawnError::ZeroRotation);
+    }
+    local.orientation = q.normalized();
+    Ok(Some(frame.compose(local)))
+}
+
+/// Finds a model file named in a creation request: absolute as given; relative beside the
+/// world file first, then in the working directory; then, as an `<include>` `<uri>` would be
+/// (`model://NAME`, a model name or a model directory, through its `model.config`), on the
+/// resource search path (`SIMCORE_RESOURCE_PATH`, `GZ_SIM_RESOURCE_PATH`, `SDF_PATH`, the
+/// `models/` directories at or above the world file).
+fn find_model_file(name: &str, world: &World) -> Result<PathBuf, SpawnError> {
+    let path = Path::new(name);
+    if path.is_absolute() && path.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    let world_dir = world.span.file.as_ref().and_then(|f| f.parent());
+    let mut tried = Vec::new();
+    if !name.contains("://") && !path.is_absolute() {
+        if let Some(dir) = world_dir {
+            let p = dir.join(path);
+            if p.is_file() {
+                return Ok(p);
+            }
+            tried.push(format!("`{}`", p.display()));
+        }
+        if path.is_file() {
+            return Ok(path.to_path_buf());
+        }
+        tried.push(format!("`{}`", path.display()));
+    }
+    let resources = crate::sdf::LoadOptions::default().resource_path();
+    match resources.resolve(name, world_dir) {
+        Ok(found) if found.is_dir() => crate::resources::model_file(&found)
+            .map(|m| m.path)
+            .map_err(|e| SpawnError::NoFile(format!("model `{name}`: {e}; {}", e.hint()))),
+        Ok(found) => Ok(found),
+        Err(e) => Err(SpawnError::NoFile(format!(
+            "no model file `{name}`{}: {e}; {}",
+            if tried.is_empty() {
+                String::new()
+            } else {
+                format!(" (looked for {})", tried.join(", "))
+            },
+            e.hint()
+        ))),
+    }
+}
+
+#[cfg(test)]
+#[path = "spawn_tests.rs"]
+mod tests;

@@ -1,0 +1,274 @@
+//! Spawn requests: naming, posing, size limits and the checks made before building.
+
+use super::*;
+use sim_plugin_api::{Quat, Vec3};
+
+const WORLD: &str = r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="w">
+    <model name="crate">
+      <pose>1 2 3 0 0 0</pose>
+      <link name="body"><inertial><mass>1</mass></inertial></link>
+    </model>
+    <model name="crate_1">
+      <link name="body"><inertial><mass>1</mass></inertial></link>
+    </model>
+  </world>
+</sdf>"#;
+
+const MODEL: &str = r#"<sdf version="1.9">
+  <model name="crate">
+    <pose>0 0 7 0 0 0</pose>
+    <link name="body"><inertial><mass>1</mass></inertial></link>
+  </model>
+</sdf>"#;
+
+fn request(f: impl FnOnce(&mut EntityFactory)) -> EntityFactory {
+    let mut r = EntityFactory {
+        sdf: MODEL.into(),
+        pose: Pose::IDENTITY,
+        ..Default::default()
+    };
+    f(&mut r);
+    r
+}
+
+fn prepare(r: &EntityFactory, claimed: &[&str]) -> Result<Model, SpawnError> {
+    let world = crate::sdf::parse_str(WORLD, None).unwrap();
+    let physics = Physics::build(&world).unwrap();
+    let claimed = claimed.iter().map(|c| c.to_string()).collect();
+    prepare_model(
+        &physics,
+        &Registry::default(),
+        &world,
+        &SimOptions::default(),
+        r,
+        &claimed,
+    )
+}
+
+#[test]
+fn a_free_name_is_kept() {
+    assert_eq!(free_name("a", false, |_| false).unwrap(), "a");
+}
+
+#[test]
+fn a_taken_name_is_refused_unless_renaming_is_allowed() {
+    let taken = |n: &str| ["a", "a_1", "a_3"].contains(&n);
+    assert_eq!(
+        free_name("a", false, taken).unwrap_err().to_string(),
+        "a model named `a` already exists; choose another name or allow renaming"
+    );
+    assert_eq!(free_name("a", true, taken).unwrap(), "a_2");
+}
+
+#[test]
+fn names_that_cannot_name_a_model_are_refused() {
+    for bad in ["a::b", " a", "a ", "world", "__a"] {
+        assert_eq!(
+            checked_name(bad).unwrap_err().to_string(),
+            format!(
+                "model name `{bad}` is not allowed: it must not contain `::`, start with `__`, \
+                 be `world` or have surrounding spaces"
+            )
+        );
+    }
+    assert_eq!(checked_name("a_b-1").unwrap(), "a_b-1");
+}
+
+#[test]
+fn renaming_skips_existing_and_claimed_names() {
+    let m = prepare(&request(|r| r.allow_renaming = true), &[]).unwrap();
+    assert_eq!(m.name, "crate_2", "crate and crate_1 are in the world");
+    let m = prepare(&request(|r| r.allow_renaming = true), &["crate_2"]).unwrap();
+    assert_eq!(m.name, "crate_3", "crate_2 was claimed earlier in the step");
+    let e = prepare(&request(|_| {}), &[]).unwrap_err().to_string();
+    assert!(e.contains("already exists"), "{e}");
+    let m = prepare(&request(|r| r.name = "fresh".into()), &[]).unwrap();
+    assert_eq!(m.name, "fresh");
+}
+
+#[test]
+fn the_identity_pose_keeps_the_model_pose() {
+    let m = prepare(&request(|r| r.name = "x".into()), &[]).unwrap();
+    assert_eq!(m.pose.position, Vec3::new(0.0, 0.0, 7.0));
+}
+
+#[test]
+fn a_pose_replaces_the_model_pose_in_its_frame() {
+    let m = prepare(
+        &request(|r| {
+            r.name = "x".into();
+            r.pose = Pose::from_xyz_rpy(1.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        }),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(m.pose.position, Vec3::new(1.0, 0.0, 0.0));
+    let m = prepare(
+        &request(|r| {
+            r.name = "x".into();
+            r.relative_to = "crate".into();
+            r.pose = Pose::from_xyz_rpy(1.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        }),
+        &[],
+    )
+    .unwrap();
+    assert!((m.pose.position - Vec3::new(2.0, 2.0, 3.0)).length() < 1e-12);
+    // `relative_to` alone places the model at the frame.
+    let m = prepare(
+        &request(|r| {
+            r.name = "x".into();
+            r.relative_to = "crate".into();
+        }),
+        &[],
+    )
+    .unwrap();
+    assert!((m.pose.position - Vec3::new(1.0, 2.0, 3.0)).length() < 1e-12);
+}
+
+#[test]
+fn bad_poses_and_frames_are_refused() {
+    let e = |f: fn(&mut EntityFactory)| {
+        prepare(
+            &request(|r| {
+                r.name = "x".into();
+                f(r)
+            }),
+            &[],
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    assert_eq!(
+        e(|r| r.pose.position.x = f64::NAN),
+        "the request's pose is not finite"
+    );
+    assert_eq!(
+        e(|r| r.pose.orientation = Quat {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0,
+            w: 0.0
+        }),
+        "the request's pose has a zero rotation quaternion"
+    );
+    assert_eq!(
+        e(|r| r.relative_to = "nowhere".into()),
+        "relative_to names no entity: `nowhere`"
+    );
+}
+
+#[test]
+fn descriptions_are_limited_in_size() {
+    let big = "x".repeat(MAX_SPAWN_BYTES + 1);
+    let e = prepare(&request(|r| r.sdf = big.as_str().into()), &[])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        format!(
+            "the SDF text is {} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes",
+            MAX_SPAWN_BYTES + 1
+        )
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.sdf");
+    std::fs::write(&file, &big).unwrap();
+    let e = prepare(
+        &request(|r| {
+            r.sdf = "".into();
+            r.sdf_filename = file.to_str().unwrap().into();
+        }),
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        e,
+        format!(
+            "`{}` is {} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes",
+            file.display(),
+            MAX_SPAWN_BYTES + 1
+        )
+    );
+}
+
+#[test]
+fn a_request_needs_a_description() {
+    let e = prepare(&request(|r| r.sdf = "".into()), &[]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the request has neither `sdf` text nor an `sdf_filename`"
+    );
+}
+
+#[test]
+fn a_missing_file_says_where_it_looked() {
+    let e = prepare(
+        &request(|r| {
+            r.sdf = "".into();
+            r.sdf_filename = "no/such/model.sdf".into();
+        }),
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("no model file `no/such/model.sdf` (looked for `no/such/model.sdf`)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_file_is_read_from_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.sdf");
+    std::fs::write(&file, MODEL.replace("crate", "from_file")).unwrap();
+    let m = prepare(
+        &request(|r| {
+            r.sdf = "".into();
+            r.sdf_filename = file.to_str().unwrap().into();
+        }),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(m.name, "from_file");
+}
+
+#[test]
+fn sdf_errors_are_rendered_with_their_source() {
+    let e = prepare(
+        &request(|r| r.sdf = "<sdf version='1.9'>\n<model name='y'><link name='l'><inertial><mass>-2</mass></inertial></link></model></sdf>".into()),
+        &[],
+    )
+    .unwrap_err();
+    assert!(matches!(e, SpawnError::Sdf(_)), "{e:?}");
+    let e = e.to_string();
+    assert!(e.contains("mass") && e.contains("2 |"), "{e}");
+}
+
+#[test]
+fn a_sensor_no_library_serves_is_refused() {
+    let sdf = MODEL.replace(
+        "<inertial><mass>1</mass></inertial>",
+        "<inertial><mass>1</mass></inertial><sensor name='s' type='sonar_x'/>",
+    );
+    let e = prepare(
+        &request(|r| {
+            r.name = "x".into();
+            r.sdf = sdf.as_str().into();
+        }),
+        &[],
+    )
+    .unwrap_err();
+    let SpawnError::Plugins(problems) = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].subject, "sensor `x::body::s` (type `sonar_x`)");
+    assert!(
+        e.to_string()
+            .contains("no plugin library serves sensor type `sonar_x`")
+    );
+}
