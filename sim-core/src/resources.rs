@@ -24,7 +24,7 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::sdf::version::Version;
+use crate::world::version::Version;
 
 /// The environment variables read for resource directories, in search order.
 pub const ENV_VARS: [&str; 3] = ["SIMCORE_RESOURCE_PATH", "GZ_SIM_RESOURCE_PATH", "SDF_PATH"];

@@ -3,6 +3,8 @@
 //! plugin types live here; the geometric types (`Vec3`, `Quat`, `Pose`) are the plain-data
 //! ones of `sim-plugin-api`, shared so that poses cross into plugins without conversion.
 
+pub(crate) mod version;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
