@@ -46,15 +46,14 @@ impl Physics {
 
     /// Removes a model with everything in it (links, collisions, visuals, sensors and nested
     /// models). Returns the removed entities; their ids are never reused.
-    pub fn remove_model(&mut self, id: EntityId) -> Result<Vec<EntityId>, String> {
+    pub fn remove_model(&mut self, id: EntityId) -> Result<Vec<EntityId>, CommandError> {
         self.motion_fresh = false;
         let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
         if e.kind != EntityKind::MODEL {
-            return Err(format!(
-                "`{}` is a {}; only models can be removed",
-                e.scoped_name,
-                e.kind.name()
-            ));
+            return Err(CommandError::NotRemovable {
+                name: e.scoped_name.clone(),
+                kind: e.kind.name(),
+            });
         }
         let doomed: Vec<EntityId> = self
             .entities
@@ -88,7 +87,7 @@ impl Physics {
     }
 
     /// Applies a queued command. Returns a message for the user when it cannot be applied.
-    pub fn apply(&mut self, command: &PhysicsCommand) -> Result<(), String> {
+    pub fn apply(&mut self, command: &PhysicsCommand) -> Result<(), CommandError> {
         self.motion_fresh = false;
         match *command {
             PhysicsCommand::SetPose(id, pose) => {
@@ -124,11 +123,10 @@ impl Physics {
             PhysicsCommand::ApplyWrench(id, force, torque) => {
                 let entity = self.entities.get(id).ok_or_else(|| unknown(id))?;
                 let EntityData::Link { body, .. } = entity.data else {
-                    return Err(format!(
-                        "a wrench can only be applied to a link; `{}` is a {}",
-                        entity.scoped_name,
-                        entity.kind.name()
-                    ));
+                    return Err(CommandError::NotALink {
+                        name: entity.scoped_name.clone(),
+                        kind: entity.kind.name(),
+                    });
                 };
                 if let Some(b) = self.pw.bodies.get_mut(body) {
                     let origin = b.translation();
@@ -143,7 +141,10 @@ impl Physics {
 
     /// Bodies that move with an entity: a link's body, or every body of a model and the
     /// models nested in it.
-    fn rigid_targets(&self, id: EntityId) -> Result<Vec<(EntityId, RigidBodyHandle)>, String> {
+    fn rigid_targets(
+        &self,
+        id: EntityId,
+    ) -> Result<Vec<(EntityId, RigidBodyHandle)>, CommandError> {
         let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
         match &e.data {
             EntityData::Link { body, .. } => Ok(vec![(id, *body)]),
@@ -157,15 +158,78 @@ impl Physics {
                     _ => None,
                 })
                 .collect()),
-            _ => Err(format!(
-                "`{}` is a {}; only models and links can be moved",
-                e.scoped_name,
-                e.kind.name()
-            )),
+            _ => Err(CommandError::NotMovable {
+                name: e.scoped_name.clone(),
+                kind: e.kind.name(),
+            }),
         }
     }
 }
 
-pub(super) fn unknown(id: EntityId) -> String {
-    format!("no entity with id {}", id.0)
+pub(super) fn unknown(id: EntityId) -> CommandError {
+    CommandError::Unknown(id)
+}
+
+/// Why a run-time command was not applied (each message is for the user).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CommandError {
+    /// No entity has this id (never had, or it was removed).
+    #[error("no entity with id {}", .0.0)]
+    Unknown(EntityId),
+    /// Only models can be removed.
+    #[error("`{name}` is a {kind}; only models can be removed")]
+    NotRemovable {
+        /// The entity's scoped name.
+        name: String,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// Only models and links can be moved.
+    #[error("`{name}` is a {kind}; only models and links can be moved")]
+    NotMovable {
+        /// The entity's scoped name.
+        name: String,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// A wrench needs a link.
+    #[error("a wrench can only be applied to a link; `{name}` is a {kind}")]
+    NotALink {
+        /// The entity's scoped name.
+        name: String,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// A joint command named something else.
+    #[error("`{name}` is a {kind}, not a joint")]
+    NotAJoint {
+        /// The entity's scoped name.
+        name: String,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// The joint has no such axis.
+    #[error("joint `{joint}` ({kind}) has no axis {axis}")]
+    NoAxis {
+        /// The joint's scoped name.
+        joint: String,
+        /// Its type.
+        kind: &'static str,
+        /// The axis asked for.
+        axis: u32,
+    },
+    /// The joint only couples other joints (a gearbox).
+    #[error("joint `{joint}` ({kind}) only couples its gears; drive the joints the gears turn on")]
+    CouplingOnly {
+        /// The joint's scoped name.
+        joint: String,
+        /// Its type.
+        kind: &'static str,
+    },
+    /// A joint command mode this engine does not know.
+    #[error("unknown joint command mode {0}")]
+    UnknownMode(u32),
+    /// The rapier joint behind the axis is gone.
+    #[error("joint gone")]
+    JointGone,
 }

@@ -27,7 +27,7 @@ mod tests;
 mod view;
 
 pub use build::BuildError;
-pub use commands::PhysicsCommand;
+pub use commands::{CommandError, PhysicsCommand};
 use entities::Entities;
 pub use view::{DEFAULT_DIFFUSE, PhysicsView};
 

@@ -3,6 +3,7 @@
 use super::build::rapier_force;
 use super::readout::{axis_direction, rapier_axis};
 use crate::physics::Physics;
+use crate::physics::commands::CommandError;
 use crate::physics::convert::*;
 use crate::physics::entities::EntityData;
 use rapier3d::prelude::*;
@@ -13,37 +14,35 @@ const VELOCITY_GAIN: f32 = 1000.0;
 
 impl Physics {
     /// Drives a joint axis (see [`sim_plugin_api::JointCommand`]).
-    pub fn joint_command(&mut self, cmd: &sim_plugin_api::JointCommand) -> Result<(), String> {
+    pub fn joint_command(
+        &mut self,
+        cmd: &sim_plugin_api::JointCommand,
+    ) -> Result<(), CommandError> {
         self.motion_fresh = false;
         let e = self
             .entities
             .get(cmd.joint)
             .ok_or_else(|| crate::physics::commands::unknown(cmd.joint))?;
         let EntityData::Joint { kind, ref axes, .. } = e.data else {
-            return Err(format!(
-                "`{}` is a {}, not a joint",
-                e.scoped_name,
-                e.kind.name()
-            ));
+            return Err(CommandError::NotAJoint {
+                name: e.scoped_name.clone(),
+                kind: e.kind.name(),
+            });
         };
         let a = axes
             .get(cmd.axis as usize)
             .copied()
             .flatten()
-            .ok_or_else(|| {
-                format!(
-                    "joint `{}` ({}) has no axis {}",
-                    e.scoped_name,
-                    kind.name(),
-                    cmd.axis
-                )
+            .ok_or_else(|| CommandError::NoAxis {
+                joint: e.scoped_name.clone(),
+                kind: kind.name(),
+                axis: cmd.axis,
             })?;
         let Some(handle) = a.joint else {
-            return Err(format!(
-                "joint `{}` ({}) only couples its gears; drive the joints the gears turn on",
-                e.scoped_name,
-                kind.name()
-            ));
+            return Err(CommandError::CouplingOnly {
+                joint: e.scoped_name.clone(),
+                kind: kind.name(),
+            });
         };
         let axis = rapier_axis(&a);
         // The SDF effort limit bounds every command, the velocity limit velocity commands.
@@ -81,7 +80,7 @@ impl Physics {
                     .set_motor_max_force(axis, max);
             }
             sim_plugin_api::JointCommandMode::FORCE => {
-                let (f1, f2) = self.axis_frames(&a).ok_or("joint gone")?;
+                let (f1, f2) = self.axis_frames(&a).ok_or(CommandError::JointGone)?;
                 let along = axis_direction(&a, f1, f2).scale(within(cmd.target, a.effort));
                 for (h, sign) in [(a.body2, 1.0), (a.body1, -1.0)] {
                     if let Some(b) = self.pw.bodies.get_mut(h) {
@@ -94,18 +93,21 @@ impl Physics {
                     }
                 }
             }
-            other => return Err(format!("unknown joint command mode {}", other.0)),
+            other => return Err(CommandError::UnknownMode(other.0)),
         }
         Ok(())
     }
 
     /// The rapier joint `handle`, woken up to be driven.
-    fn driven_joint(&mut self, handle: ImpulseJointHandle) -> Result<&mut GenericJoint, &str> {
+    fn driven_joint(
+        &mut self,
+        handle: ImpulseJointHandle,
+    ) -> Result<&mut GenericJoint, CommandError> {
         self.pw
             .impulse_joints
             .get_mut(handle, true)
             .map(|j| &mut j.data)
-            .ok_or("joint gone")
+            .ok_or(CommandError::JointGone)
     }
 }
 

@@ -187,7 +187,12 @@ fn velocity_commands_drive_a_continuous_joint_past_a_turn() {
         s.position[0]
     );
     let bad = sim_plugin_api::JointCommand { axis: 1, ..cmd };
-    assert!(p.joint_command(&bad).unwrap_err().contains("no axis 1"));
+    assert!(
+        p.joint_command(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("no axis 1")
+    );
     let fix = p.entity_id("m::fix").unwrap();
     assert!(
         p.joint_command(&sim_plugin_api::JointCommand { joint: fix, ..cmd })
