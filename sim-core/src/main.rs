@@ -146,6 +146,7 @@ fn load_options(resources: &ResourceArgs, manifest: &Manifest) -> sim_core::sdf:
         resource_paths: resources.resource_path.clone(),
         fallback_resource_paths: manifest.resource_paths.clone(),
         ignore_env: false,
+        ..Default::default()
     }
 }
 

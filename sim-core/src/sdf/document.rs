@@ -25,7 +25,7 @@ pub fn load(path: &Path) -> Result<World, SdfError> {
 /// Reads the SDF world file at `path`, with includes searched for as `options` say.
 pub fn load_with(path: &Path, options: &LoadOptions) -> Result<World, SdfError> {
     on_reader_stack(|| {
-        let loader = Loader::new(options);
+        let loader = Loader::new(options).in_dir_of(path);
         load_world(path, &loader)
     })
 }
@@ -71,7 +71,7 @@ fn on_reader_stack<T: Send>(read: impl FnOnce() -> T + Send) -> T {
 
 /// Reads the world file at `path` with `loader`.
 pub(super) fn load_world(path: &Path, loader: &Loader) -> Result<World, SdfError> {
-    let text = read_text(path)?;
+    let text = read_text(path, &loader.limits)?;
     loader.enter(path);
     with_document(&text, Some(path), |doc, file| {
         read_document(doc, &text, file, loader)
@@ -166,7 +166,7 @@ pub fn load_document(path: &Path) -> Result<Document, SdfError> {
 /// [`load_document`] with includes searched for as `options` say.
 pub fn load_document_with(path: &Path, options: &LoadOptions) -> Result<Document, SdfError> {
     on_reader_stack(|| {
-        let text = read_text(path)?;
+        let text = read_text(path, &options.limits)?;
         let loader = Loader::entered(options, Some(path));
         document(&text, Some(path), &loader)
     })
@@ -182,7 +182,7 @@ pub fn load_document_with_warnings(
     options: &LoadOptions,
 ) -> (Result<Document, SdfError>, Vec<SdfError>) {
     on_reader_stack(|| {
-        let text = match read_text(path) {
+        let text = match read_text(path, &options.limits) {
             Ok(t) => t,
             Err(e) => return (Err(e), Vec::new()),
         };
