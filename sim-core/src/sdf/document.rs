@@ -289,6 +289,24 @@ fn read_model_element(r: &Reader, root: roxmltree::Node) -> Result<Model, SdfErr
             "create one model per request",
         ));
     }
+    // The model of a model file has no siblings: its pose cannot be relative to a frame.
+    if let Some(pose) = r.child(model, "pose")
+        && let Some(frame) = ["relative_to", "frame"]
+            .iter()
+            .find_map(|a| pose.attribute(*a))
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+    {
+        return Err(r.error(
+            pose,
+            ErrorKind::Invalid,
+            format!(
+                "the pose of a model file's top-level model is relative to \"{frame}\"; that \
+                 model has no sibling frames to be relative to"
+            ),
+            "remove relative_to (the pose is relative to the world it is put in)",
+        ));
+    }
     r.model(model, 1)
 }
 

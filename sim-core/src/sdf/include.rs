@@ -503,6 +503,12 @@ impl Reader<'_> {
             Some("<name> is empty")
         } else if name.contains("::") {
             Some("the name contains `::`, which separates scopes in SDF")
+        } else if let Some(problem) = super::reader::path_like(name) {
+            Some(match problem {
+                "is a directory reference" => "the name is a directory reference",
+                "contains a path separator" => "the name contains a path separator",
+                _ => "the name contains a control character",
+            })
         } else if self.version >= Version::new(1, 7)
             && (name == "world"
                 || (name.len() > 4 && name.starts_with("__") && name.ends_with("__")))
