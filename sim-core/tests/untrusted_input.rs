@@ -271,6 +271,21 @@ fn include_fan_out_is_bounded_and_names_the_chain() {
     small.limits.max_models = 100;
     let e = sdf::load_with(&d.path("f20.sdf"), &small);
     assert!(e.is_err());
+    // A model created at run time (the factory's path) is bounded the same way.
+    let text = "<sdf version=\"1.9\"><model name=\"spawned\">\
+                <include><uri>f0.sdf</uri></include></model></sdf>";
+    let start = Instant::now();
+    let e = sdf::parse_model_str(text, Some(&d.path("spawned.sdf"))).unwrap_err();
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        e.render(None).contains("more than 10000 models"),
+        "{}",
+        e.render(None)
+    );
     let mut wide = options();
     wide.limits.max_models = 10_000;
     let world = d.world("<include><uri>f24.sdf</uri></include>");
@@ -316,7 +331,17 @@ fn only_regular_files_are_read() {
         let e = check(&d.mesh_world("pipe.stl"), &options()).unwrap_err();
         assert!(e.contains("FIFO"), "{e}");
     }
-    // A size cap.
+    // A size cap, for meshes too (the world keeps the limits it was loaded with for its
+    // build).
+    d.write("tet.stl", stl(&tetrahedron(), None));
+    let mut tiny_meshes = options();
+    tiny_meshes.limits.max_mesh_bytes = 100;
+    let e = check(&d.mesh_world("tet.stl"), &tiny_meshes).unwrap_err();
+    assert!(
+        e.contains("limit of 100 bytes") && e.contains("tet.stl"),
+        "{e}"
+    );
+    check(&d.mesh_world("tet.stl"), &options()).unwrap();
     let mut small = options();
     small.limits.max_sdf_bytes = 100;
     let world = d.world(&" ".repeat(200));

@@ -68,6 +68,14 @@ fn y_to_z() -> Quat {
 }
 
 impl ShapeCache {
+    /// A cache reading files and building shapes within `limits`.
+    pub(crate) fn new(limits: Limits) -> ShapeCache {
+        ShapeCache {
+            limits,
+            ..ShapeCache::default()
+        }
+    }
+
     /// The rapier shape of `g` and the pose of that shape in the SDF shape's frame; `None`
     /// for `<empty>`. `span` locates the geometry for error messages.
     ///

@@ -189,6 +189,7 @@ impl Reader<'_> {
             joints,
             plugins,
             span: self.span(node),
+            limits: self.loader.limits.clone(),
         };
         self.resolve_world(&mut world)?;
         // Lights posed relative to a frame of the world (a model, a link, a <frame>).
