@@ -14,6 +14,8 @@
 //! The run is seeded and short (a few hundred cases); `fuzz/` at the repository root has a
 //! `cargo fuzz` target for longer runs.
 
+mod hostile;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -431,39 +433,6 @@ const POINTS: [[f32; 3]; 5] = [
     [0.0, 0.0, 1.0],
 ];
 
-/// A PNG of one chunk of each kind, its header claiming `width` x `height` grey pixels.
-fn png_claiming(width: u32, height: u32) -> Vec<u8> {
-    fn crc32(bytes: &[u8]) -> u32 {
-        let mut c = 0xffff_ffffu32;
-        for &b in bytes {
-            c ^= u32::from(b);
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xedb8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-        }
-        !c
-    }
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut chunk = |kind: &[u8; 4], data: &[u8]| {
-        out.extend((data.len() as u32).to_be_bytes());
-        let mut body = kind.to_vec();
-        body.extend(data);
-        out.extend(&body);
-        out.extend(crc32(&body).to_be_bytes());
-    };
-    let mut ihdr = width.to_be_bytes().to_vec();
-    ihdr.extend(height.to_be_bytes());
-    ihdr.extend([8, 0, 0, 0, 0]);
-    chunk(b"IHDR", &ihdr);
-    chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
-    chunk(b"IEND", &[]);
-    out
-}
-
 /// Writes `h` and its world into `dir`; the world file.
 fn write_hostile(dir: &Path, h: &Hostile) -> PathBuf {
     let world =
@@ -474,25 +443,24 @@ fn write_hostile(dir: &Path, h: &Hostile) -> PathBuf {
             nan,
             claimed,
         } => {
-            let mut b = vec![0u8; 80];
             let n = corners.len().div_ceil(3).max(1);
-            b.extend(claimed.unwrap_or(n as u32).to_le_bytes());
-            for t in 0..n {
-                b.extend([0u8; 12]);
-                for k in 0..3 {
-                    let (x, y, z) = corners[(t * 3 + k) % corners.len()];
-                    let mut p = [
-                        POINTS[x as usize][0],
-                        POINTS[y as usize][1],
-                        POINTS[z as usize][2],
-                    ];
-                    if *nan && t == 0 && k == 0 {
-                        p[0] = f32::NAN;
-                    }
-                    b.extend(p.iter().flat_map(|c| c.to_le_bytes()));
-                }
-                b.extend([0u8; 2]);
-            }
+            let triangles: Vec<[[f32; 3]; 3]> = (0..n)
+                .map(|t| {
+                    [0, 1, 2].map(|k| {
+                        let (x, y, z) = corners[(t * 3 + k) % corners.len()];
+                        let mut p = [
+                            POINTS[x as usize][0],
+                            POINTS[y as usize][1],
+                            POINTS[z as usize][2],
+                        ];
+                        if *nan && t == 0 && k == 0 {
+                            p[0] = f32::NAN;
+                        }
+                        p
+                    })
+                })
+                .collect();
+            let b = hostile::stl(&triangles, *claimed);
             std::fs::write(dir.join("m.stl"), b).unwrap();
             world(
                 "<model name=\"m\"><link name=\"l\"><inertial><mass>1</mass></inertial>\
@@ -501,7 +469,7 @@ fn write_hostile(dir: &Path, h: &Hostile) -> PathBuf {
             )
         }
         Hostile::HeaderBomb { width, height } => {
-            std::fs::write(dir.join("h.png"), png_claiming(*width, *height)).unwrap();
+            std::fs::write(dir.join("h.png"), hostile::png_claiming(*width, *height)).unwrap();
             world(
                 "<model name=\"t\"><static>true</static><link name=\"l\"><collision name=\"c\">\
                  <geometry><heightmap><uri>h.png</uri><size>10 10 1</size></heightmap>\

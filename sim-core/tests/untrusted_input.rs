@@ -4,9 +4,12 @@
 //! temporary directory and loads and builds them as `check` and `run` do: nothing panics,
 //! hangs or allocates what the input asks for, and each refusal names the file and the reason.
 
+mod hostile;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use hostile::{png_claiming, stl};
 use sim_core::physics::Physics;
 use sim_core::sdf::{self, LoadOptions, SdfError};
 
@@ -63,20 +66,6 @@ fn check(path: &Path, options: &LoadOptions) -> Result<(), String> {
     Physics::build(&world)
         .map(|_| ())
         .map_err(|e| format!("{} at {}", e.message, e.span))
-}
-
-/// A binary STL of `triangles`.
-fn stl(triangles: &[[[f32; 3]; 3]], claimed: Option<u32>) -> Vec<u8> {
-    let mut b = vec![0u8; 80];
-    b.extend(claimed.unwrap_or(triangles.len() as u32).to_le_bytes());
-    for t in triangles {
-        b.extend([0f32; 3].iter().flat_map(|v| v.to_le_bytes()));
-        for v in t {
-            b.extend(v.iter().flat_map(|c| c.to_le_bytes()));
-        }
-        b.extend([0u8; 2]);
-    }
-    b
 }
 
 /// A unit tetrahedron.
@@ -178,49 +167,10 @@ fn an_unknown_mesh_format_is_named_without_a_placeholder() {
     );
 }
 
-/// A PNG of `width` x `height` 8-bit grey pixels whose data is cut short: only the header
-/// matters to the size check.
-fn png_header(width: u32, height: u32) -> Vec<u8> {
-    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-        out.extend((data.len() as u32).to_be_bytes());
-        let mut crc_input = kind.to_vec();
-        crc_input.extend(data);
-        out.extend(&crc_input);
-        out.extend(crc32(&crc_input).to_be_bytes());
-    }
-    fn crc32(bytes: &[u8]) -> u32 {
-        let mut c = 0xffff_ffffu32;
-        for &b in bytes {
-            c ^= u32::from(b);
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xedb8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-        }
-        !c
-    }
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut ihdr = Vec::new();
-    ihdr.extend(width.to_be_bytes());
-    ihdr.extend(height.to_be_bytes());
-    ihdr.extend([8, 0, 0, 0, 0]);
-    chunk(&mut out, b"IHDR", &ihdr);
-    chunk(
-        &mut out,
-        b"IDAT",
-        &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
-    );
-    chunk(&mut out, b"IEND", &[]);
-    out
-}
-
 #[test]
 fn a_height_map_is_bounded_by_its_header_before_anything_is_allocated() {
     let d = Dir::new();
-    d.write("bomb.png", png_header(100_000, 100_000));
+    d.write("bomb.png", png_claiming(100_000, 100_000));
     let world = d.world(
         "<model name=\"t\"><static>true</static><link name=\"l\"><collision name=\"c\">\
          <geometry><heightmap><uri>bomb.png</uri><size>10 10 1</size></heightmap></geometry>\
