@@ -293,7 +293,8 @@ impl Reader<'_> {
                 element: String::new(),
                 message: format!("not well-formed XML: {message}"),
                 hint: e.hint(),
-                source_text: Some(std::sync::Arc::new(text.clone())),
+                source_text: crate::input::quotable(text)
+                    .then(|| std::sync::Arc::new(text.clone())),
                 included_from: Box::default(),
                 others: Box::default(),
             }

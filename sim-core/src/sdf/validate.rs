@@ -30,6 +30,8 @@ enum Ty {
     Double(Option<f64>, Option<f64>),
     /// `true`, `false`, `1` or `0`.
     Bool,
+    /// A whole number in `[min, max]`.
+    Whole(u64, u64),
 }
 
 /// A value element: the tags from an ancestor down to the element, and its type.
@@ -64,6 +66,14 @@ const fn within(path: &'static [&'static str], min: f64, max: f64) -> Rule {
     }
 }
 
+const fn whole(path: &'static [&'static str], min: u64, max: u64) -> Rule {
+    Rule {
+        path,
+        ty: Ty::Whole(min, max),
+        not_under: &[],
+    }
+}
+
 const fn boolean(path: &'static [&'static str]) -> Rule {
     Rule {
         path,
@@ -78,7 +88,7 @@ const fn boolean(path: &'static [&'static str]) -> Rule {
 const LENS_CUTOFF_MAX: f64 = 3.141592653;
 
 /// The largest side of a camera image (the camera plugins' limit).
-const CAMERA_MAX_SIDE: f64 = 16384.0;
+const CAMERA_MAX_SIDE: u64 = 16384;
 
 /// The value elements checked, with the ranges of the SDF specification.
 const RULES: &[Rule] = &[
@@ -127,10 +137,10 @@ const RULES: &[Rule] = &[
     boolean(&["lens", "scale_to_hfov"]),
     // The sizes the engine's cameras and lidars take (a camera's side, as the camera
     // plugins refuse larger ones; at least one sample).
-    within(&["camera", "image", "width"], 1.0, CAMERA_MAX_SIDE),
-    within(&["camera", "image", "height"], 1.0, CAMERA_MAX_SIDE),
-    at_least(&["scan", "horizontal", "samples"], 1.0),
-    at_least(&["scan", "vertical", "samples"], 1.0),
+    whole(&["camera", "image", "width"], 1, CAMERA_MAX_SIDE),
+    whole(&["camera", "image", "height"], 1, CAMERA_MAX_SIDE),
+    whole(&["scan", "horizontal", "samples"], 1, u32::MAX as u64),
+    whole(&["scan", "vertical", "samples"], 1, u32::MAX as u64),
     // The shared noise model of IMUs, altimeters, magnetometers, GPS, air pressure and
     // force-torque sensors; cameras and lidars have their own noise element, without ranges.
     Rule {
@@ -267,6 +277,19 @@ impl Reader<'_> {
                         ErrorKind::Invalid,
                         format!("<{name}> must be a boolean, found \"{value}\""),
                         "write true or false (1 and 0 are accepted too)",
+                    ));
+                }
+            }
+            Ty::Whole(min, max) => {
+                if !value.parse::<u64>().is_ok_and(|v| (min..=max).contains(&v)) {
+                    problems.push(self.error_at(
+                        text.start(),
+                        node,
+                        ErrorKind::Invalid,
+                        format!(
+                            "<{name}> must be a whole number from {min} to {max}, found \"{value}\""
+                        ),
+                        format!("write a whole number from {min} to {max}"),
                     ));
                 }
             }

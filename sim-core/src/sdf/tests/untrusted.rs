@@ -63,15 +63,19 @@ fn nan_is_refused_wherever_a_range_is_checked() {
         ),
         (
             "<sensor name=\"c\" type=\"camera\"><camera><image><width>100000</width><height>10</height></image></camera></sensor>",
-            "<width> must be from 1 to 16384",
+            "<width> must be a whole number from 1 to 16384",
         ),
         (
             "<sensor name=\"c\" type=\"camera\"><camera><image><width>10</width><height>0</height></image></camera></sensor>",
-            "<height> must be from 1 to 16384",
+            "<height> must be a whole number from 1 to 16384",
+        ),
+        (
+            "<sensor name=\"c\" type=\"camera\"><camera><image><width>2.5</width><height>10</height></image></camera></sensor>",
+            "<width> must be a whole number from 1 to 16384",
         ),
         (
             "<sensor name=\"r\" type=\"gpu_lidar\"><lidar><scan><horizontal><samples>0</samples></horizontal></scan></lidar></sensor>",
-            "<samples> must be at least 1",
+            "<samples> must be a whole number from 1",
         ),
     ];
     for (body, words) in cases {
