@@ -391,3 +391,24 @@ fn pathdiff(path: &Path, base: &Path) -> String {
     );
     out.join("/")
 }
+
+#[test]
+fn an_objs_material_files_are_never_read() {
+    let d = Dir::new();
+    let fifo = d.path("pipe.mtl");
+    let has_fifo = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let depth = "../".repeat(d.0.path().components().count() + 1);
+    let mut obj = format!("mtllib {depth}dev/zero\n");
+    if has_fifo {
+        // Opened for reading, a FIFO without a writer blocks forever.
+        obj.push_str("mtllib pipe.mtl\n");
+    }
+    obj.push_str("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+    d.write("tet.obj", obj);
+    let start = Instant::now();
+    check(&d.mesh_world("tet.obj"), &options()).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(30));
+}

@@ -131,7 +131,7 @@ pub struct FileMesh {
 
 /// The meshes of the file at `path` (a regular file of at most `limits.max_mesh_bytes`, see
 /// [`crate::input::read_regular`]): COLLADA through our own reader (units, node transforms),
-/// STL and OBJ through `mesh-loader` (an OBJ's material files are read by the same rule).
+/// STL and OBJ through `mesh-loader` (an OBJ's material files are not read).
 pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<FileMesh>, MeshError> {
     let fail = |message: String| MeshError::Read {
         path: path.to_path_buf(),
@@ -160,8 +160,10 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<FileMesh>, MeshErro
     }
     let scene = mesh_loader::Loader::default()
         .merge_meshes(false)
-        .load_from_slice_with_reader(&bytes, path, |p: &Path| {
-            crate::input::read_regular(p, max).map_err(std::io::Error::from)
+        // An OBJ's material files (`mtllib`) only colour it, which the engine does not use:
+        // they are never read, wherever they point.
+        .load_from_slice_with_reader(&bytes, path, |_: &Path| -> std::io::Result<Vec<u8>> {
+            Err(std::io::Error::other("material files are not read"))
         })
         .map_err(|e| fail(e.to_string()))?;
     Ok(scene
