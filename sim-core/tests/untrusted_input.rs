@@ -337,6 +337,19 @@ fn reads_stay_in_the_world_directory_and_the_resource_path() {
     lib.resource_paths = vec![d.path("lib")];
     let e = sdf::load_with(&world, &lib);
     assert!(e.is_err(), "{up}");
+    // A model directory whose model.config names a file linked to one outside.
+    d.write(
+        "models/trojan/model.config",
+        "<model><sdf version=\"1.9\">model.sdf</sdf></model>",
+    );
+    std::os::unix::fs::symlink(&secret, d.path("models/trojan/model.sdf")).unwrap();
+    let world = d.world("<include><uri>model://trojan</uri></include>");
+    let e = sdf::load_with(&world, &options()).unwrap_err();
+    assert!(
+        e.message.contains("outside the world's directory"),
+        "{}",
+        e.message
+    );
     // A mesh outside.
     let mesh = outside.path("secret/m.stl");
     let e = check(&d.mesh_world(&mesh.display().to_string()), &options()).unwrap_err();

@@ -251,7 +251,18 @@ impl Reader<'_> {
                     .included_at(self.span(include)),
                 );
             }
-            chosen.path
+            // The file a model.config names, its links followed, stays where reads may go.
+            self.loader
+                .confine(chosen.path, self.base_dir())
+                .map_err(|e| {
+                    self.error_at(
+                        self.text(uri).start(),
+                        uri,
+                        ErrorKind::Invalid,
+                        e,
+                        "keep the model's files inside its directory",
+                    )
+                })?
         } else {
             resolved
         };
