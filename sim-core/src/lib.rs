@@ -9,6 +9,7 @@
 //! The `simcore` binary is a thin command line over this library.
 
 pub mod echo;
+pub mod input;
 pub mod inspect;
 pub mod manifest;
 pub mod mesh;

@@ -306,10 +306,12 @@ pub fn model_file(dir: &Path) -> Result<ModelFile, ModelConfigError> {
         manifest
     };
     let deprecated_manifest = config.file_name() == Some(OsStr::new("manifest.xml"));
-    let text = std::fs::read_to_string(&config).map_err(|e| ModelConfigError::Read {
-        file: config.clone(),
-        reason: e.to_string(),
-    })?;
+    let max = crate::input::Limits::default().max_sdf_bytes;
+    let text =
+        crate::input::read_regular_text(&config, max).map_err(|e| ModelConfigError::Read {
+            file: config.clone(),
+            reason: e.to_string(),
+        })?;
     let options = roxmltree::ParsingOptions {
         allow_dtd: false,
         ..Default::default()

@@ -52,7 +52,9 @@ fn sdf_files(dir: &Path) -> Vec<PathBuf> {
 struct Outcome {
     /// Path relative to the corpus root, e.g. `valid/gz-sim/examples/worlds/shapes.sdf`.
     rel: String,
-    result: Result<World, SdfError>,
+    /// As `simcore check` reads it: the document (a world, several, or a model put in a
+    /// default world), every world of it.
+    result: Result<Vec<World>, SdfError>,
 }
 
 /// The options the oracle was run with: includes are found in `models` and
@@ -65,7 +67,9 @@ fn corpus_options(root: &Path) -> sdf::LoadOptions {
     }
 }
 
-/// Loads every corpus file; panics are collected (and fail the caller), not propagated.
+/// Loads every corpus file through the path `simcore check` takes (`load_document_with`, then
+/// every world of the document, a model file's model in a default world); panics are
+/// collected (and fail the caller), not propagated.
 fn load_all(root: &Path) -> (Vec<Outcome>, Vec<String>) {
     let options = corpus_options(root);
     let mut outcomes = Vec::new();
@@ -77,7 +81,9 @@ fn load_all(root: &Path) -> (Vec<Outcome>, Vec<String>) {
                 .unwrap_or(&path)
                 .to_string_lossy()
                 .replace('\\', "/");
-            match catch_unwind(AssertUnwindSafe(|| sdf::load_with(&path, &options))) {
+            match catch_unwind(AssertUnwindSafe(|| {
+                sdf::load_document_with(&path, &options).and_then(sdf::Document::into_worlds)
+            })) {
                 Ok(result) => outcomes.push(Outcome { rel, result }),
                 Err(_) => panics.push(rel),
             }
@@ -573,6 +579,49 @@ fn files_libsdformat_12_wrongly_accepts_are_refused() {
     }
 }
 
+/// The model files (root `<model>`) libsdformat rejects are refused by `check`'s path for
+/// libsdformat's reason (the corpus MANIFEST's error code).
+#[test]
+fn invalid_model_files_are_refused_for_libsdformats_reason() {
+    let Some(root) = corpus_dir() else { return };
+    let options = corpus_options(&root);
+    for (rel, code, words) in [
+        (
+            "invalid/sdformat/test/integration/cfm_damping_implicit_spring_damper.sdf",
+            "RESERVED_NAME",
+            "the name \"world\" is reserved",
+        ),
+        (
+            "invalid/sdformat/test/sdf/material_normal_map_missing.sdf",
+            "ELEMENT_MISSING",
+            "needs a <normal_map>",
+        ),
+        (
+            "invalid/sdformat/test/sdf/model_invalid_top_level_frame.sdf",
+            "ELEMENT_INVALID",
+            "top-level model is relative to \"some_frame\"",
+        ),
+    ] {
+        let manifest = std::fs::read_to_string(root.join("MANIFEST.tsv")).unwrap();
+        assert!(
+            manifest
+                .lines()
+                .any(|l| l.starts_with(rel) && l.contains(code)),
+            "{rel}: the corpus says {code}"
+        );
+        match sdf::load_document_with(&root.join(rel), &options)
+            .and_then(sdf::Document::into_worlds)
+        {
+            Ok(_) => panic!("{rel} is accepted"),
+            Err(e) => assert!(
+                e.all().any(|one| one.message.contains(words)),
+                "{rel}: {}",
+                e.render(None)
+            ),
+        }
+    }
+}
+
 /// Every corpus world the reader accepts is built in the physics engine and stepped: a world
 /// that loads must never crash the engine (a build error is fine when it names its element).
 #[test]
@@ -582,11 +631,13 @@ fn accepted_corpus_worlds_build_and_step() {
     let mut built = 0;
     let mut problems = Vec::new();
     for o in &outcomes {
-        let Ok(world) = &o.result else { continue };
+        let Ok(worlds) = &o.result else { continue };
         let r = catch_unwind(AssertUnwindSafe(|| {
-            let mut p = sim_core::physics::Physics::build(world)?;
-            for _ in 0..20 {
-                p.step();
+            for world in worlds {
+                let mut p = sim_core::physics::Physics::build(world)?;
+                for _ in 0..20 {
+                    p.step();
+                }
             }
             Ok::<_, sim_core::physics::BuildError>(())
         }));

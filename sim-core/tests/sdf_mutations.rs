@@ -5,8 +5,16 @@
 //! values, renames elements), then reads the result as a document and as a world and builds
 //! what is accepted in the physics engine. Errors are fine; every one must have a position.
 //!
+//! A second property writes hostile files beside a world and loads and builds it as `check`
+//! does: degenerate meshes (repeated, aligned and NaN corners, headers claiming more
+//! triangles than the file holds), height-map PNGs whose header claims any size, and include
+//! fan-out (files that each include the next several times): each must be refused or built
+//! in bounded time, never panic.
+//!
 //! The run is seeded and short (a few hundred cases); `fuzz/` at the repository root has a
 //! `cargo fuzz` target for longer runs.
+
+mod hostile;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -104,6 +112,13 @@ const BAD_NUMBERS: &[&str] = &[
     "1e",
     ".",
     "4294967296",
+    // Extreme but finite: a step size the clock overflows on or rounds away, sizes that
+    // would allocate without bound.
+    "1e10",
+    "1e-10",
+    "1e300",
+    "1e-300",
+    "100000",
 ];
 
 /// What an element is renamed to: other SDF elements, so that the reader sees a known
@@ -371,4 +386,153 @@ fn each_mutation_changes_a_world() {
     let out = apply(text, &Mutation::CorruptNumber(3, 10));
     let e = sdf::parse_str(&out, None).unwrap_err();
     assert_eq!(e.message, "<pose> expects a number, found \"garbage\"");
+}
+
+/// A hostile file set: what is written beside `world.sdf`.
+#[derive(Clone, Debug)]
+enum Hostile {
+    /// A binary STL on a dynamic link: triangles of corners picked from a few points (so
+    /// that many repeat or line up), some NaN; the header claims `claimed` triangles.
+    DegenerateMesh {
+        corners: Vec<(u8, u8, u8)>,
+        nan: bool,
+        claimed: Option<u32>,
+    },
+    /// A PNG header claiming `width` x `height` pixels, with no real data.
+    HeaderBomb { width: u32, height: u32 },
+    /// `depth` files, each including the next `fan` times.
+    FanOut { depth: usize, fan: usize },
+}
+
+fn hostile() -> impl Strategy<Value = Hostile> {
+    prop_oneof![
+        (
+            prop::collection::vec((0u8..5, 0u8..5, 0u8..5), 1..12),
+            any::<bool>(),
+            prop::option::of(any::<u32>())
+        )
+            .prop_map(|(corners, nan, claimed)| Hostile::DegenerateMesh {
+                corners,
+                nan,
+                claimed
+            }),
+        (any::<u32>(), any::<u32>()).prop_map(|(width, height)| Hostile::HeaderBomb {
+            width: width.max(1),
+            height: height.max(1)
+        }),
+        (2usize..40, 2usize..5).prop_map(|(depth, fan)| Hostile::FanOut { depth, fan }),
+    ]
+}
+
+/// Five points: the corners a degenerate mesh is made of (three on one line).
+const POINTS: [[f32; 3]; 5] = [
+    [0.0, 0.0, 0.0],
+    [1.0, 0.0, 0.0],
+    [2.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0],
+    [0.0, 0.0, 1.0],
+];
+
+/// Writes `h` and its world into `dir`; the world file.
+fn write_hostile(dir: &Path, h: &Hostile) -> PathBuf {
+    let world =
+        |models: &str| format!("<sdf version=\"1.9\"><world name=\"w\">{models}</world></sdf>");
+    let text = match h {
+        Hostile::DegenerateMesh {
+            corners,
+            nan,
+            claimed,
+        } => {
+            let n = corners.len().div_ceil(3).max(1);
+            let triangles: Vec<[[f32; 3]; 3]> = (0..n)
+                .map(|t| {
+                    [0, 1, 2].map(|k| {
+                        let (x, y, z) = corners[(t * 3 + k) % corners.len()];
+                        let mut p = [
+                            POINTS[x as usize][0],
+                            POINTS[y as usize][1],
+                            POINTS[z as usize][2],
+                        ];
+                        if *nan && t == 0 && k == 0 {
+                            p[0] = f32::NAN;
+                        }
+                        p
+                    })
+                })
+                .collect();
+            let b = hostile::stl(&triangles, *claimed);
+            std::fs::write(dir.join("m.stl"), b).unwrap();
+            world(
+                "<model name=\"m\"><link name=\"l\"><inertial><mass>1</mass></inertial>\
+                 <collision name=\"c\"><geometry><mesh><uri>m.stl</uri></mesh></geometry>\
+                 </collision></link></model>",
+            )
+        }
+        Hostile::HeaderBomb { width, height } => {
+            std::fs::write(dir.join("h.png"), hostile::png_claiming(*width, *height)).unwrap();
+            world(
+                "<model name=\"t\"><static>true</static><link name=\"l\"><collision name=\"c\">\
+                 <geometry><heightmap><uri>h.png</uri><size>10 10 1</size></heightmap>\
+                 </geometry></collision></link></model>",
+            )
+        }
+        Hostile::FanOut { depth, fan } => {
+            for k in 0..*depth {
+                let body = if k + 1 == *depth {
+                    "<link name=\"l\"/>".to_string()
+                } else {
+                    (0..*fan)
+                        .map(|i| {
+                            format!(
+                                "<include><uri>f{}.sdf</uri><name>i{i}</name></include>",
+                                k + 1
+                            )
+                        })
+                        .collect()
+                };
+                std::fs::write(
+                    dir.join(format!("f{k}.sdf")),
+                    format!("<sdf version=\"1.9\"><model name=\"m{k}\">{body}</model></sdf>"),
+                )
+                .unwrap();
+            }
+            world("<include><uri>f0.sdf</uri></include>")
+        }
+    };
+    let path = dir.join("world.sdf");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+proptest! {
+    #![proptest_config(Config {
+        cases: 64,
+        rng_seed: RngSeed::Fixed(0x5df0_2027),
+        failure_persistence: None,
+        max_shrink_iters: 64,
+        ..Config::default()
+    })]
+
+    #[test]
+    fn hostile_files_are_refused_or_built_in_bounded_time(h in hostile()) {
+        let dir = tempfile::tempdir().unwrap();
+        let world = write_hostile(dir.path(), &h);
+        let options = sdf::LoadOptions { ignore_env: true, ..Default::default() };
+        let start = std::time::Instant::now();
+        let run = catch_unwind(AssertUnwindSafe(|| match sdf::load_with(&world, &options) {
+            Err(e) => {
+                let _ = e.render(None);
+                e.all().find(|one| one.line < 1).map(|one| format!("no position: {one:?}"))
+            }
+            Ok(w) => match Physics::build(&w) {
+                Err(e) if e.span.line < 1 => Some(format!("a build error without a position: {e}")),
+                _ => None,
+            },
+        }));
+        let elapsed = start.elapsed();
+        prop_assert!(run.is_ok(), "{h:?} panicked");
+        let problem = run.unwrap();
+        prop_assert!(problem.is_none(), "{h:?}: {}", problem.unwrap_or_default());
+        prop_assert!(elapsed < std::time::Duration::from_secs(20), "{h:?} took {elapsed:?}");
+    }
 }

@@ -63,6 +63,22 @@ pub struct SaveConfig {
     pub path: PathBuf,
 }
 
+/// The environment variable that lets `<camera><save><path>` be absolute or leave the
+/// working directory (a world from a stranger must not write anywhere else).
+pub const SAVE_ANYWHERE_ENV: &str = "SIMCORE_SAVE_ANYWHERE";
+
+/// Why the output directory `path` is not inside the working directory: it is absolute, or
+/// goes up with `..`.
+pub fn escapes_working_dir(path: &std::path::Path) -> Option<&'static str> {
+    use std::path::Component;
+    if path.is_absolute() || path.has_root() {
+        return Some("is absolute");
+    }
+    path.components()
+        .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
+        .then_some("leaves the working directory with `..`")
+}
+
 /// The parsed `<camera>` element.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CameraConfig {
@@ -255,9 +271,17 @@ impl CameraConfig {
                          directory the PNG frames are written to)"
                     )));
                 }
-                c.save = Some(SaveConfig {
-                    path: PathBuf::from(path),
-                });
+                let path = PathBuf::from(path);
+                if let Some(problem) = escapes_working_dir(&path)
+                    && std::env::var_os(SAVE_ANYWHERE_ENV).is_none_or(|v| v.is_empty())
+                {
+                    return Err(PluginError::config(format!(
+                        "{sensor}: <camera><save><path> \"{}\" {problem}; a world writes only \
+                         inside the working directory (set {SAVE_ANYWHERE_ENV}=1 to allow it)",
+                        path.display()
+                    )));
+                }
+                c.save = Some(SaveConfig { path });
             }
         }
         c.camera_info_topic = text(cam, "camera_info_topic")

@@ -204,7 +204,7 @@ pub struct FrameSaver {
 
 impl FrameSaver {
     /// A saver into `dir` (created if missing) for the sensor with scoped name `scoped_name`
-    /// (`::` becomes `_` in file names). A directory that cannot be created is a
+    /// (`::` and path separators become `_` in file names). A directory that cannot be created is a
     /// configuration error.
     pub fn new(dir: &Path, scoped_name: &str) -> Result<FrameSaver, PluginError> {
         std::fs::create_dir_all(dir).map_err(|e| {
@@ -215,7 +215,9 @@ impl FrameSaver {
         })?;
         Ok(FrameSaver {
             dir: dir.to_path_buf(),
-            prefix: scoped_name.replace("::", "_"),
+            prefix: scoped_name
+                .replace("::", "_")
+                .replace(['/', '\\', '\0'], "_"),
             count: 0,
         })
     }

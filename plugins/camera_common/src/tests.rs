@@ -1,6 +1,6 @@
 //! Unit tests of the shared camera code: configuration, encodings, PNG frames, zoom.
 
-use crate::config::{CameraConfig, ImageFormat};
+use crate::config::{CameraConfig, ImageFormat, SAVE_ANYWHERE_ENV};
 use crate::core::CameraCore;
 use crate::image::{FrameSaver, encode_image, point_cloud, point_fields, sibling_topic};
 use crate::rays::RayStart;
@@ -90,6 +90,19 @@ fn bad_values_name_the_element_and_the_text() {
     assert!(error("<lens><type>equidistant</type></lens>").contains("gnomonical"));
     assert!(error("<segmentation_type>other</segmentation_type>").contains("semantic"));
     assert!(error(r#"<noise type="gaussian"><stddev>-1</stddev></noise>"#).contains("<stddev>"));
+    // A world writes inside the working directory only.
+    for outside in ["/tmp/frames", "../frames", "a/../../b"] {
+        let e = error(&format!(
+            r#"<save enabled="true"><path>{outside}</path></save>"#
+        ));
+        assert!(e.contains(SAVE_ANYWHERE_ENV), "{outside}: {e}");
+    }
+    assert!(
+        parse(r#"<save enabled="true"><path>out/frames</path></save>"#)
+            .unwrap()
+            .save
+            .is_some()
+    );
     // A disabled <save> needs no path.
     assert!(parse(r#"<save enabled="false"/>"#).unwrap().save.is_none());
 }

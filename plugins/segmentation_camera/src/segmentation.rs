@@ -353,12 +353,15 @@ mod tests {
     fn saves_both_maps_as_png() {
         let mut w = StaticWorld::default();
         w.set_kinematics(EntityId(2), Default::default());
-        let dir = tempfile::tempdir().unwrap();
+        // A world saves inside the working directory only: a directory of this test's own
+        // there, removed at the end.
+        let dir = tempfile::tempdir_in(".").unwrap();
+        let rel = std::path::PathBuf::from(dir.path().file_name().unwrap());
         let sdf = format!(
             r#"<sensor name="s" type="segmentation"><camera>
             <image><width>4</width><height>2</height></image>
             <save enabled="true"><path>{}</path></save></camera></sensor>"#,
-            dir.path().join("seg").display()
+            rel.join("seg").display()
         );
         let config = sensor_config("m::l::s", "segmentation", EntityId(2), &sdf);
         let out = w.with(|v| {

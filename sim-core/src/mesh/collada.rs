@@ -125,15 +125,14 @@ fn id_of(url: &str) -> &str {
     url.strip_prefix('#').unwrap_or(url)
 }
 
-/// Reads the COLLADA file at `path`: one mesh per instanced geometry, in metres, placed by
+/// Reads the COLLADA `text` of the file at `path`: one mesh per instanced geometry, in metres, placed by
 /// the scene. Without a scene, every geometry as it is.
-pub(super) fn read(path: &Path) -> Result<Vec<FileMesh>, MeshError> {
+pub(super) fn read(path: &Path, text: &str) -> Result<Vec<FileMesh>, MeshError> {
     let fail = |e: &dyn std::fmt::Display| MeshError::Read {
         path: path.to_path_buf(),
         message: e.to_string(),
     };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(&e))?;
-    let doc = roxmltree::Document::parse(&text).map_err(|e| fail(&e))?;
+    let doc = roxmltree::Document::parse(text).map_err(|e| fail(&e))?;
     let root = doc.root_element();
     let unit = child(root, "asset")
         .and_then(|a| child(a, "unit"))
@@ -155,7 +154,7 @@ pub(super) fn read(path: &Path) -> Result<Vec<FileMesh>, MeshError> {
         .map(|c| c.range())
         .collect();
     cut.sort_by_key(|r| std::cmp::Reverse(r.start));
-    let mut geometry_only = text.clone();
+    let mut geometry_only = text.to_string();
     for r in cut {
         geometry_only.replace_range(r, "");
     }

@@ -9,6 +9,7 @@ mod collada;
 
 use std::path::{Path, PathBuf};
 
+use crate::input::Limits;
 use crate::world::{MeshShape, Resource, Vec3};
 
 /// Why a mesh could not be read into triangles.
@@ -48,6 +49,26 @@ pub enum MeshError {
         /// The file.
         path: PathBuf,
     },
+    /// A triangle has a corner that is not a finite number (NaN or infinite).
+    #[error(
+        "the mesh file {} has a vertex that is not a finite number (NaN or infinite)",
+        path.display()
+    )]
+    NotFinite {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Every triangle chosen has no area (repeated or aligned corners).
+    #[error(
+        "the mesh file {} has no usable triangle: all {degenerate} have no area (repeated or aligned corners)",
+        path.display()
+    )]
+    NoArea {
+        /// The file.
+        path: PathBuf,
+        /// How many triangles it has.
+        degenerate: usize,
+    },
     /// The meshes chosen have no triangle.
     #[error("the mesh file {} has no triangles{}", path.display(), in_submesh(submesh))]
     NoTriangles {
@@ -56,6 +77,27 @@ pub enum MeshError {
         /// The `<submesh>` chosen, if any.
         submesh: Option<String>,
     },
+}
+
+/// Whether the triangle `t` has an area (its corners are distinct and not on one line).
+fn has_area(t: [[f32; 3]; 3]) -> bool {
+    let d = |a: [f32; 3], b: [f32; 3]| {
+        [
+            f64::from(b[0]) - f64::from(a[0]),
+            f64::from(b[1]) - f64::from(a[1]),
+            f64::from(b[2]) - f64::from(a[2]),
+        ]
+    };
+    let (u, v) = (d(t[0], t[1]), d(t[0], t[2]));
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    let area2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    let scale =
+        (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    area2 > 0.0 && area2 > scale * 1e-12
 }
 
 /// `names` comma-separated, or `none`.
@@ -87,23 +129,43 @@ pub struct FileMesh {
     pub faces: Vec<[u32; 3]>,
 }
 
-/// The meshes of the file at `path`: COLLADA through our own reader (units, node transforms),
-/// the other formats through `mesh-loader`.
-pub fn read_file(path: &Path) -> Result<Vec<FileMesh>, MeshError> {
-    let is_collada = path
+/// The meshes of the file at `path` (a regular file of at most `limits.max_mesh_bytes`, see
+/// [`crate::input::read_regular`]): COLLADA through our own reader (units, node transforms),
+/// STL and OBJ through `mesh-loader` (an OBJ's material files are not read).
+pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<FileMesh>, MeshError> {
+    let fail = |message: String| MeshError::Read {
+        path: path.to_path_buf(),
+        message,
+    };
+    let extension = path
         .extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("dae"));
-    if is_collada {
-        return collada::read(path);
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    if !matches!(extension.as_str(), "stl" | "obj" | "dae") {
+        return Err(fail(format!(
+            "the format `{}` is not read (meshes are STL, OBJ or COLLADA: .stl, .obj, .dae)",
+            if extension.is_empty() {
+                "(no extension)"
+            } else {
+                &extension
+            }
+        )));
+    }
+    let max = limits.max_mesh_bytes;
+    let bytes = crate::input::read_regular(path, max).map_err(|e| fail(e.to_string()))?;
+    if extension == "dae" {
+        let text = String::from_utf8(bytes).map_err(|e| fail(e.to_string()))?;
+        return collada::read(path, &text);
     }
     let scene = mesh_loader::Loader::default()
         .merge_meshes(false)
-        .load(path)
-        .map_err(|e| MeshError::Read {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        // An OBJ's material files (`mtllib`) only colour it, which the engine does not use:
+        // they are never read, wherever they point.
+        .load_from_slice_with_reader(&bytes, path, |_: &Path| -> std::io::Result<Vec<u8>> {
+            Err(std::io::Error::other("material files are not read"))
+        })
+        .map_err(|e| fail(e.to_string()))?;
     Ok(scene
         .meshes
         .into_iter()
@@ -139,6 +201,7 @@ pub fn triangles(
     };
     let mut vertices = Vec::new();
     let mut indices = Vec::new();
+    let mut degenerate = 0usize;
     for f in chosen {
         let base = vertices.len() as u32;
         for tri in &f.faces {
@@ -146,6 +209,18 @@ pub fn triangles(
                 return Err(MeshError::IndexOutOfRange {
                     path: path.to_path_buf(),
                 });
+            }
+            let corners = tri.map(|i| f.vertices[i as usize]);
+            if corners.iter().flatten().any(|c| !c.is_finite()) {
+                return Err(MeshError::NotFinite {
+                    path: path.to_path_buf(),
+                });
+            }
+            // A triangle without area (repeated or aligned corners) adds nothing to the
+            // surface, and a solid of only such triangles has no shape at all.
+            if !has_area(corners) {
+                degenerate += 1;
+                continue;
             }
             indices.push([tri[0] + base, tri[1] + base, tri[2] + base]);
         }
@@ -156,9 +231,16 @@ pub fn triangles(
         );
     }
     if indices.is_empty() {
-        return Err(MeshError::NoTriangles {
-            path: path.to_path_buf(),
-            submesh: m.submesh.clone(),
+        return Err(if degenerate > 0 {
+            MeshError::NoArea {
+                path: path.to_path_buf(),
+                degenerate,
+            }
+        } else {
+            MeshError::NoTriangles {
+                path: path.to_path_buf(),
+                submesh: m.submesh.clone(),
+            }
         });
     }
     let offset = if m.center_submesh {
@@ -180,9 +262,12 @@ pub fn triangles(
 /// The triangles of the mesh shape `m` (as the world builder builds them: submesh,
 /// centring and scale applied), read from its file. For what needs a mesh's geometry before a world is
 /// built (a link's automatic inertia).
-pub fn mesh_triangles(m: &MeshShape) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), MeshError> {
+pub fn mesh_triangles(
+    m: &MeshShape,
+    limits: &Limits,
+) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), MeshError> {
     let path = mesh_path(&m.resource)?;
-    let file = read_file(&path)?;
+    let file = read_file(&path, limits)?;
     triangles(&file, m, &path)
 }
 

@@ -85,7 +85,7 @@ impl Physics {
             joint_turns: Vec::new(),
             couplings: Vec::new(),
             two_axes: Vec::new(),
-            shapes: shapes::ShapeCache::default(),
+            shapes: shapes::ShapeCache::new(world.limits.clone()),
             link_initial: std::collections::HashMap::new(),
             model_plugins: ModelPlugins::new(),
         };

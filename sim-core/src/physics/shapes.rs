@@ -25,6 +25,7 @@ use std::sync::Arc;
 use rapier3d::prelude::*;
 
 use super::convert::vec_to_rapier;
+use crate::input::Limits;
 use crate::mesh::{FileMesh, MeshError, mesh_path, read_file, triangles};
 use crate::world::{Geometry, HeightmapShape, MeshShape, Polyline, Pose, Quat, Span, Vec3};
 
@@ -45,6 +46,8 @@ pub(super) struct ShapeKey {
 pub(crate) struct ShapeCache {
     pub(super) files: HashMap<PathBuf, Arc<Vec<FileMesh>>>,
     pub(super) shapes: HashMap<ShapeKey, SharedShape>,
+    /// The bounds on the files read and the shapes built.
+    pub(super) limits: Limits,
 }
 
 impl std::fmt::Debug for ShapeCache {
@@ -65,6 +68,14 @@ fn y_to_z() -> Quat {
 }
 
 impl ShapeCache {
+    /// A cache reading files and building shapes within `limits`.
+    pub(crate) fn new(limits: Limits) -> ShapeCache {
+        ShapeCache {
+            limits,
+            ..ShapeCache::default()
+        }
+    }
+
     /// The rapier shape of `g` and the pose of that shape in the SDF shape's frame; `None`
     /// for `<empty>`. `span` locates the geometry for error messages.
     ///
@@ -148,7 +159,7 @@ impl ShapeCache {
         if let Some(f) = self.files.get(path) {
             return Ok(f.clone());
         }
-        let meshes = Arc::new(read_file(path)?);
+        let meshes = Arc::new(read_file(path, &self.limits)?);
         self.files.insert(path.to_path_buf(), meshes.clone());
         Ok(meshes)
     }
@@ -169,7 +180,8 @@ impl ShapeCache {
         let (vertices, indices) = triangles(&file, m, &path).map_err(|e| e.to_string())?;
         let points: Vec<Vector> = vertices.into_iter().map(vec_to_rapier).collect();
         let shape = if solid {
-            SharedShape::convex_decomposition(&points, &indices)
+            solid_mesh(&points, &indices, self.limits.max_decomposition_triangles)
+                .map_err(|e| format!("{} ({})", e, path.display()))?
         } else {
             SharedShape::trimesh(points, indices)
                 .map_err(|e| format!("cannot build the mesh of {}: {e}", path.display()))?
@@ -190,7 +202,7 @@ impl ShapeCache {
         if let Some(s) = self.shapes.get(&key) {
             return Ok(s.clone());
         }
-        let image = GreyImage::read(&path)?;
+        let image = GreyImage::read(&path, &self.limits)?;
         if image.width < 2 || image.height < 2 {
             return Err(format!(
                 "the height-map image {} is {}x{} pixels; it needs at least 2x2",
@@ -230,18 +242,29 @@ struct GreyImage {
 }
 
 impl GreyImage {
-    fn read(path: &Path) -> Result<GreyImage, String> {
+    fn read(path: &Path, limits: &Limits) -> Result<GreyImage, String> {
         let what = |e: &dyn std::fmt::Display| {
             format!(
                 "cannot read the height-map image {}: {e} (a PNG image is expected)",
                 path.display()
             )
         };
-        let file = std::fs::File::open(path).map_err(|e| what(&e))?;
-        let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+        let bytes =
+            crate::input::read_regular(path, limits.max_mesh_bytes).map_err(|e| what(&e))?;
+        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
         // Palettes and sub-byte depths are expanded to 8 bits; 16 bits are kept.
         decoder.set_transformations(png::Transformations::EXPAND);
         let mut reader = decoder.read_info().map_err(|e| what(&e))?;
+        // The header says how large the image is: checked before anything is allocated.
+        let (w, h) = (reader.info().width, reader.info().height);
+        let pixels = u64::from(w) * u64::from(h);
+        if pixels > limits.max_heightmap_pixels {
+            return Err(what(&format_args!(
+                "it is {w}x{h} pixels, more than the limit of {} pixels (raise \
+                 LoadOptions::limits.max_heightmap_pixels for a larger terrain)",
+                limits.max_heightmap_pixels
+            )));
+        }
         let size = reader
             .output_buffer_size()
             .ok_or_else(|| what(&"the image is too large"))?;
@@ -268,6 +291,54 @@ impl GreyImage {
             height,
             values,
         })
+    }
+}
+
+/// The collision shape of a mesh on a dynamic body (see [`ShapeCache::shape`]): its convex
+/// decomposition, or its convex hull when it has more than `max_triangles` triangles (the
+/// decomposition's work grows with them: a 20,000-triangle soup takes minutes) or the
+/// decomposition finds no part; the triangles themselves when they enclose no volume (a
+/// flat mesh). `indices` are triangles with an area, of finite vertices (see
+/// [`triangles`]).
+fn solid_mesh(
+    points: &[Vector],
+    indices: &[[u32; 3]],
+    max_triangles: usize,
+) -> Result<SharedShape, String> {
+    if indices.len() <= max_triangles {
+        let decomposition = rapier3d::parry::transformation::vhacd::VHACD::decompose(
+            &rapier3d::parry::transformation::vhacd::VHACDParameters::default(),
+            points,
+            indices,
+            true,
+        );
+        let parts: Vec<(rapier3d::parry::math::Pose, SharedShape)> = decomposition
+            .compute_exact_convex_hulls(points, indices)
+            .into_iter()
+            .filter_map(|(v, i)| SharedShape::convex_mesh(v, &i))
+            .map(|part| (rapier3d::parry::math::Pose::IDENTITY, part))
+            .collect();
+        if !parts.is_empty() {
+            return Ok(SharedShape::compound(parts));
+        }
+    }
+    let used: Vec<Vector> = {
+        let mut seen = vec![false; points.len()];
+        indices
+            .iter()
+            .flatten()
+            .for_each(|&i| seen[i as usize] = true);
+        points
+            .iter()
+            .zip(seen)
+            .filter_map(|(p, s)| s.then_some(*p))
+            .collect()
+    };
+    match SharedShape::convex_hull(&used) {
+        Some(hull) => Ok(hull),
+        // Flat: no hull has a volume; the triangles collide as they are.
+        None => SharedShape::trimesh(points.to_vec(), indices.to_vec())
+            .map_err(|e| format!("cannot build the mesh: {e}")),
     }
 }
 

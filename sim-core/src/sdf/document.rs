@@ -25,7 +25,7 @@ pub fn load(path: &Path) -> Result<World, SdfError> {
 /// Reads the SDF world file at `path`, with includes searched for as `options` say.
 pub fn load_with(path: &Path, options: &LoadOptions) -> Result<World, SdfError> {
     on_reader_stack(|| {
-        let loader = Loader::new(options);
+        let loader = Loader::new(options).in_dir_of(path);
         load_world(path, &loader)
     })
 }
@@ -71,7 +71,7 @@ fn on_reader_stack<T: Send>(read: impl FnOnce() -> T + Send) -> T {
 
 /// Reads the world file at `path` with `loader`.
 pub(super) fn load_world(path: &Path, loader: &Loader) -> Result<World, SdfError> {
-    let text = read_text(path)?;
+    let text = read_text(path, &loader.limits)?;
     loader.enter(path);
     with_document(&text, Some(path), |doc, file| {
         read_document(doc, &text, file, loader)
@@ -166,7 +166,7 @@ pub fn load_document(path: &Path) -> Result<Document, SdfError> {
 /// [`load_document`] with includes searched for as `options` say.
 pub fn load_document_with(path: &Path, options: &LoadOptions) -> Result<Document, SdfError> {
     on_reader_stack(|| {
-        let text = read_text(path)?;
+        let text = read_text(path, &options.limits)?;
         let loader = Loader::entered(options, Some(path));
         document(&text, Some(path), &loader)
     })
@@ -182,7 +182,7 @@ pub fn load_document_with_warnings(
     options: &LoadOptions,
 ) -> (Result<Document, SdfError>, Vec<SdfError>) {
     on_reader_stack(|| {
-        let text = match read_text(path) {
+        let text = match read_text(path, &options.limits) {
             Ok(t) => t,
             Err(e) => return (Err(e), Vec::new()),
         };
@@ -287,6 +287,24 @@ fn read_model_element(r: &Reader, root: roxmltree::Node) -> Result<Model, SdfErr
             ErrorKind::Unsupported,
             "more than one <model> in this document",
             "create one model per request",
+        ));
+    }
+    // The model of a model file has no siblings: its pose cannot be relative to a frame.
+    if let Some(pose) = r.child(model, "pose")
+        && let Some(frame) = ["relative_to", "frame"]
+            .iter()
+            .find_map(|a| pose.attribute(*a))
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+    {
+        return Err(r.error(
+            pose,
+            ErrorKind::Invalid,
+            format!(
+                "the pose of a model file's top-level model is relative to \"{frame}\"; that \
+                 model has no sibling frames to be relative to"
+            ),
+            "remove relative_to (the pose is relative to the world it is put in)",
         ));
     }
     r.model(model, 1)

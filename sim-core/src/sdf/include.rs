@@ -114,6 +114,18 @@ impl Reader<'_> {
                 };
                 self.error_at(text.start(), node, kind, e.to_string(), e.hint())
             })
+            .and_then(|p| {
+                self.loader.confine(p, self.base_dir()).map_err(|e| {
+                    self.error_at(
+                        text.start(),
+                        node,
+                        ErrorKind::Invalid,
+                        e,
+                        "put the included model in the world's directory or on the resource \
+                         path (--resource-path)",
+                    )
+                })
+            })
     }
 
     /// `<include>` at `site`.
@@ -188,6 +200,7 @@ impl Reader<'_> {
                 })
             }
             Cached::Model { model } => {
+                self.expand(uri, model_count(model))?;
                 let mut model = model.clone();
                 if merge {
                     if overrides.is_static.is_some() {
@@ -238,7 +251,18 @@ impl Reader<'_> {
                     .included_at(self.span(include)),
                 );
             }
-            chosen.path
+            // The file a model.config names, its links followed, stays where reads may go.
+            self.loader
+                .confine(chosen.path, self.base_dir())
+                .map_err(|e| {
+                    self.error_at(
+                        self.text(uri).start(),
+                        uri,
+                        ErrorKind::Invalid,
+                        e,
+                        "keep the model's files inside its directory",
+                    )
+                })?
         } else {
             resolved
         };
@@ -280,7 +304,8 @@ impl Reader<'_> {
                 element: String::new(),
                 message: format!("not well-formed XML: {message}"),
                 hint: e.hint(),
-                source_text: Some(std::sync::Arc::new(text.clone())),
+                source_text: crate::input::quotable(text)
+                    .then(|| std::sync::Arc::new(text.clone())),
                 included_from: Box::default(),
                 others: Box::default(),
             }
@@ -334,6 +359,7 @@ impl Reader<'_> {
         edits: Edits,
     ) -> Result<Rc<Cached>, SdfError> {
         let at = self.text(uri).start();
+        self.expand(uri, 0)?;
         let known = self.loader.canonical.borrow().get(file).cloned();
         let canonical = match known {
             Some(c) => c,
@@ -379,7 +405,7 @@ impl Reader<'_> {
                 "a file cannot include itself, directly or through other files: remove one of these includes",
             ));
         }
-        let text = read_text(file).map_err(|e| {
+        let text = read_text(file, &self.loader.limits).map_err(|e| {
             if e.line == 0 {
                 self.error_at(
                     at,
@@ -393,6 +419,7 @@ impl Reader<'_> {
             }
         })?;
         self.loader.reads.set(self.loader.reads.get() + 1);
+        self.expand(uri, 1)?;
         self.loader.stack.borrow_mut().push(canonical.clone());
         let edited = !edits.is_empty();
         let read = if edited {
@@ -409,6 +436,32 @@ impl Reader<'_> {
                 .insert(canonical, cached.clone());
         }
         Ok(cached)
+    }
+
+    /// Counts `models` more models expanded (or, for 0, checks the count): an error at the
+    /// include's `uri` once the load has expanded more than [`Limits::max_models`] (models
+    /// copied by includes and included files read), which the includes that led here
+    /// (`included_from`) trace back to the world.
+    ///
+    /// [`Limits::max_models`]: crate::input::Limits::max_models
+    fn expand(&self, uri: Node, models: usize) -> Result<(), SdfError> {
+        let expanded = self.loader.expanded.get().saturating_add(models);
+        self.loader.expanded.set(expanded);
+        let max = self.loader.limits.max_models;
+        if expanded <= max {
+            return Ok(());
+        }
+        Err(self.error_at(
+            self.text(uri).start(),
+            uri,
+            ErrorKind::Invalid,
+            format!(
+                "the includes expand to more than {max} models (counting every copy an include \
+                 makes and every included file read)"
+            ),
+            "include fewer copies (files that each include the next several times grow \
+             exponentially), or raise LoadOptions::limits.max_models",
+        ))
     }
 
     /// The overrides written in `<include>` (read with this file's rules).
@@ -462,6 +515,12 @@ impl Reader<'_> {
             Some("<name> is empty")
         } else if name.contains("::") {
             Some("the name contains `::`, which separates scopes in SDF")
+        } else if let Some(problem) = super::reader::path_like(name) {
+            Some(match problem {
+                "is a directory reference" => "the name is a directory reference",
+                "contains a path separator" => "the name contains a path separator",
+                _ => "the name contains a control character",
+            })
         } else if self.version >= Version::new(1, 7)
             && (name == "world"
                 || (name.len() > 4 && name.starts_with("__") && name.ends_with("__")))
@@ -630,7 +689,7 @@ impl Reader<'_> {
     fn included_model_name(&self, include: Node) -> Option<String> {
         let uri = self.child(include, "uri")?;
         let file = self.included_file(include, uri).ok()?;
-        let text = read_text(&file).ok()?;
+        let text = read_text(&file, &self.loader.limits).ok()?;
         with_document(&text, Some(&file), |doc, _| {
             let root = doc.root_element();
             Ok(["model", "actor", "light"]
@@ -693,4 +752,9 @@ fn included_top(r: &Reader, root: Node, site: &Site) -> Result<Cached, SdfError>
             actor: Some(r.entity_name(top, false)?),
         }),
     }
+}
+
+/// How many models `model` is: itself and every nested model.
+fn model_count(model: &Model) -> usize {
+    1 + model.models.iter().map(model_count).sum::<usize>()
 }

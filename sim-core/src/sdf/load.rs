@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::error::SdfError;
+use crate::input::Limits;
 use crate::resources::ResourcePath;
 use crate::world::{Light, Model};
 
@@ -24,6 +25,8 @@ pub struct LoadOptions {
     pub fallback_resource_paths: Vec<PathBuf>,
     /// Leave the environment variables out of the search path.
     pub ignore_env: bool,
+    /// The bounds on what the load may read and build (see [`Limits`]).
+    pub limits: Limits,
 }
 
 impl LoadOptions {
@@ -60,6 +63,13 @@ pub(crate) struct Loader {
     pub stack: RefCell<Vec<PathBuf>>,
     /// How many included files were read from disk.
     pub reads: Cell<usize>,
+    /// How many models includes expanded (every copy of a model and its nested models).
+    pub expanded: Cell<usize>,
+    /// The bounds of this load.
+    pub limits: Limits,
+    /// The directory of the file loaded (the working directory for text), canonical: with
+    /// the resource search path, where the world may read files from.
+    pub world_dir: Option<PathBuf>,
     /// The warnings of the load (problems that do not stop it), in the order found.
     pub warnings: RefCell<Vec<SdfError>>,
     /// The solid of each mesh shape used for automatic inertia (by file, submesh, centring
@@ -77,6 +87,9 @@ impl Loader {
             canonical: RefCell::default(),
             stack: RefCell::default(),
             reads: Cell::new(0),
+            expanded: Cell::new(0),
+            limits: options.limits.clone(),
+            world_dir: std::fs::canonicalize(".").ok(),
             warnings: RefCell::default(),
             solids: RefCell::default(),
         }
@@ -85,11 +98,53 @@ impl Loader {
     /// A loader for `options` that has entered `file`, the file loaded (see
     /// [`Loader::enter`]), when there is one.
     pub fn entered(options: &LoadOptions, file: Option<&Path>) -> Loader {
-        let loader = Loader::new(options);
+        let mut loader = Loader::new(options);
+        if let Some(f) = file {
+            loader = loader.in_dir_of(f);
+        }
         if let Some(f) = file {
             loader.enter(f);
         }
         loader
+    }
+
+    /// This loader, reading the world file at `path`: its directory is where the world may
+    /// read files from (with the resource search path).
+    pub fn in_dir_of(mut self, path: &Path) -> Loader {
+        if let Some(dir) = world_dir(path) {
+            self.world_dir = Some(dir);
+        }
+        self
+    }
+
+    /// `path` (a file a world names, resolved) when the world may read it: it lies, symbolic
+    /// links followed, in the world's directory or in a directory of the resource search
+    /// path seen from `base` (or [`Limits::read_anywhere`] is set); else why not.
+    pub fn confine(&self, path: PathBuf, base: Option<&Path>) -> Result<PathBuf, String> {
+        if self.limits.read_anywhere {
+            return Ok(path);
+        }
+        let real = std::fs::canonicalize(&path).map_err(|e| e.to_string())?;
+        let inside = self
+            .world_dir
+            .iter()
+            .cloned()
+            .chain(
+                self.resources
+                    .dirs(base)
+                    .iter()
+                    .filter_map(|d| std::fs::canonicalize(d).ok()),
+            )
+            .any(|root| real.starts_with(&root));
+        if inside {
+            Ok(path)
+        } else {
+            Err(format!(
+                "{} is outside the world's directory and the resource search path; a world \
+                 reads files only from those",
+                path.display()
+            ))
+        }
     }
 
     /// Records a warning, once however often the same place is read.
@@ -115,6 +170,15 @@ impl Loader {
     pub fn reads(&self) -> usize {
         self.reads.get()
     }
+}
+
+/// The canonical directory of the file at `path`.
+fn world_dir(path: &Path) -> Option<PathBuf> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    std::fs::canonicalize(dir).ok()
 }
 
 /// An included file, as read (before the include's overrides). Kept in an `Rc`, so the size

@@ -405,7 +405,7 @@ impl Reader<'_> {
                     let cached = self.loader.solids.borrow().get(&key).cloned();
                     let solid = match cached {
                         Some(solid) => Ok(solid),
-                        None => match crate::mesh::mesh_triangles(mesh) {
+                        None => match crate::mesh::mesh_triangles(mesh, &self.loader.limits) {
                             Err(why) if mesh.resource.resolved.is_err() => {
                                 Err((ErrorKind::NotFound, why.to_string()))
                             }

@@ -11,16 +11,24 @@ use super::lenient;
 use super::load::Loader;
 use super::reader::{Reader, is_sdf_element, tag};
 use super::version::Version;
+use crate::input::{Limits, ReadError};
 
-/// The text of the file at `path`: an [`ErrorKind::Io`] error when it cannot be read (without
-/// a position) or is not UTF-8 (at the first bad byte).
-pub(crate) fn read_text(path: &Path) -> Result<String, SdfError> {
-    let bytes = std::fs::read(path).map_err(|e| {
+/// The text of the file at `path` (a regular file of at most `limits.max_sdf_bytes`, see
+/// [`crate::input::read_regular`]): an [`ErrorKind::Io`] error when it cannot be read
+/// (without a position) or is not UTF-8 (at the first bad byte; its text is quoted only when
+/// it looks like XML, see [`crate::input::quotable`]).
+pub(crate) fn read_text(path: &Path, limits: &Limits) -> Result<String, SdfError> {
+    let bytes = crate::input::read_regular(path, limits.max_sdf_bytes).map_err(|e| {
         SdfError::without_position(
             ErrorKind::Io,
             Some(path.to_path_buf()),
             format!("cannot read the file: {e}"),
-            "check the path and that the file is readable",
+            match e {
+                ReadError::TooLarge { .. } => {
+                    "raise the limit (LoadOptions::limits.max_sdf_bytes) if the file is meant to be this large"
+                }
+                _ => "check the path and that the file is a readable regular file",
+            },
         )
     })?;
     match String::from_utf8(bytes) {
@@ -38,7 +46,8 @@ pub(crate) fn read_text(path: &Path) -> Result<String, SdfError> {
             );
             err.line = line;
             err.column = column;
-            err.source_text = Some(Arc::new(String::from_utf8_lossy(&bytes).into_owned()));
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            err.source_text = crate::input::quotable(&text).then(|| Arc::new(text));
             Err(err)
         }
     }
@@ -115,7 +124,8 @@ fn xml_error(e: &roxmltree::Error, text: &str, file: Option<Arc<PathBuf>>) -> Sd
         element: String::new(),
         message: format!("not well-formed XML: {message}"),
         hint: hint.to_string(),
-        source_text: Some(Arc::new(text.to_string())),
+        // A file that is not XML at all (a binary, `/proc/self/environ`) is never quoted.
+        source_text: crate::input::quotable(text).then(|| Arc::new(text.to_string())),
         included_from: Box::default(),
         others: Box::default(),
     }

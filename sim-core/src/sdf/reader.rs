@@ -428,8 +428,23 @@ impl<'s> Reader<'s> {
                 "rename it without `::` (nest a <model> to make a scope)",
             ));
         }
+        // A model's name names files too (a camera saving under it, a log): nothing that
+        // reads as a path or cannot be written.
+        if kind == "model"
+            && let Some(problem) = path_like(&name)
+        {
+            return Err(self.attr_error(
+                node,
+                "name",
+                ErrorKind::Invalid,
+                format!("the model name {name:?} {problem}"),
+                "use letters, digits, `_`, `-` and `.` (no `/`, `\\`, `..` or control characters)",
+            ));
+        }
+        // libsdformat reserves `world` and `__*__` for links in every version, for models
+        // and frames since SDF 1.7.
         if reserved
-            && self.version >= Version::new(1, 7)
+            && (self.version >= Version::new(1, 7) || kind == "link")
             && (name == "world"
                 || (name.len() > 4 && name.starts_with("__") && name.ends_with("__")))
         {
@@ -457,6 +472,21 @@ impl<'s> Reader<'s> {
         what: &str,
     ) -> Result<Option<Vec<f64>>, SdfError> {
         let text = self.text(node);
+        // Bounded before anything is split or parsed: a value is a few numbers.
+        let max = self.loader.limits.max_value_bytes;
+        if text.trimmed().len() > max {
+            return Err(self.error_at(
+                text.start(),
+                node,
+                ErrorKind::Invalid,
+                format!(
+                    "<{}> is {} bytes long; a value of numbers ({what}) is at most {max} bytes",
+                    tag(node),
+                    text.trimmed().len()
+                ),
+                "write the numbers the element takes, or raise LoadOptions::limits.max_value_bytes",
+            ));
+        }
         let tokens = text.tokens();
         if tokens.is_empty() {
             return Ok(None);
@@ -792,6 +822,20 @@ pub(crate) fn parse_bool(s: &str) -> Option<bool> {
         Some(true)
     } else if t.eq_ignore_ascii_case("false") || t == "0" {
         Some(false)
+    } else {
+        None
+    }
+}
+
+/// Why the model name `name` cannot be used where a name becomes part of a file path: it is
+/// `.` or `..`, or holds a path separator or a control character (NUL included).
+pub(crate) fn path_like(name: &str) -> Option<&'static str> {
+    if name == "." || name == ".." {
+        Some("is a directory reference")
+    } else if name.contains(['/', '\\']) {
+        Some("contains a path separator")
+    } else if name.chars().any(char::is_control) {
+        Some("contains a control character")
     } else {
         None
     }

@@ -246,7 +246,12 @@ impl Reader<'_> {
             .loader
             .resources
             .resolve(&uri, self.base_dir())
-            .map_err(|e| format!("{e}; {}", e.hint()));
+            .map_err(|e| format!("{e}; {}", e.hint()))
+            .and_then(|p| {
+                self.loader.confine(p, self.base_dir()).map_err(|e| {
+                    format!("{e}; put the file beside the world or on the resource path")
+                })
+            });
         Ok(Resource { uri, resolved })
     }
 

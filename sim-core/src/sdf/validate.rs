@@ -30,6 +30,8 @@ enum Ty {
     Double(Option<f64>, Option<f64>),
     /// `true`, `false`, `1` or `0`.
     Bool,
+    /// A whole number in `[min, max]`.
+    Whole(u64, u64),
 }
 
 /// A value element: the tags from an ancestor down to the element, and its type.
@@ -64,6 +66,14 @@ const fn within(path: &'static [&'static str], min: f64, max: f64) -> Rule {
     }
 }
 
+const fn whole(path: &'static [&'static str], min: u64, max: u64) -> Rule {
+    Rule {
+        path,
+        ty: Ty::Whole(min, max),
+        not_under: &[],
+    }
+}
+
 const fn boolean(path: &'static [&'static str]) -> Rule {
     Rule {
         path,
@@ -76,6 +86,9 @@ const fn boolean(path: &'static [&'static str]) -> Rule {
 /// under π, and kept exactly so.
 #[allow(clippy::approx_constant)]
 const LENS_CUTOFF_MAX: f64 = 3.141592653;
+
+/// The largest side of a camera image (the camera plugins' limit).
+const CAMERA_MAX_SIDE: u64 = 16384;
 
 /// The value elements checked, with the ranges of the SDF specification.
 const RULES: &[Rule] = &[
@@ -117,6 +130,17 @@ const RULES: &[Rule] = &[
     at_least(&["depth_camera", "clip", "near"], 0.0),
     at_least(&["depth_camera", "clip", "far"], 0.1),
     within(&["lens", "cutoff_angle"], 0.0, LENS_CUTOFF_MAX),
+    double(&["lens", "custom_function", "c1"]),
+    double(&["lens", "custom_function", "c2"]),
+    double(&["lens", "custom_function", "c3"]),
+    double(&["lens", "custom_function", "f"]),
+    boolean(&["lens", "scale_to_hfov"]),
+    // The sizes the engine's cameras and lidars take (a camera's side, as the camera
+    // plugins refuse larger ones; at least one sample).
+    whole(&["camera", "image", "width"], 1, CAMERA_MAX_SIDE),
+    whole(&["camera", "image", "height"], 1, CAMERA_MAX_SIDE),
+    whole(&["scan", "horizontal", "samples"], 1, u32::MAX as u64),
+    whole(&["scan", "vertical", "samples"], 1, u32::MAX as u64),
     // The shared noise model of IMUs, altimeters, magnetometers, GPS, air pressure and
     // force-torque sensors; cameras and lidars have their own noise element, without ranges.
     Rule {
@@ -228,6 +252,10 @@ impl Reader<'_> {
             self.check_script(node, problems);
             return;
         }
+        if name == "shader" {
+            self.check_shader(node, problems);
+            return;
+        }
         if name == "format" {
             self.check_pixel_format(node, problems);
             return;
@@ -252,6 +280,19 @@ impl Reader<'_> {
                     ));
                 }
             }
+            Ty::Whole(min, max) => {
+                if !value.parse::<u64>().is_ok_and(|v| (min..=max).contains(&v)) {
+                    problems.push(self.error_at(
+                        text.start(),
+                        node,
+                        ErrorKind::Invalid,
+                        format!(
+                            "<{name}> must be a whole number from {min} to {max}, found \"{value}\""
+                        ),
+                        format!("write a whole number from {min} to {max}"),
+                    ));
+                }
+            }
             Ty::Double(min, max) => match value.parse::<f64>() {
                 Err(_) => problems.push(self.error_at(
                     text.start(),
@@ -260,6 +301,16 @@ impl Reader<'_> {
                     format!("<{name}> expects a number, found \"{value}\""),
                     "write a decimal number such as 0.5 or 1e-3",
                 )),
+                // NaN is in no range: it is refused wherever a range is checked.
+                Ok(v) if v.is_nan() && (min.is_some() || max.is_some()) => {
+                    problems.push(self.error_at(
+                        text.start(),
+                        node,
+                        ErrorKind::Invalid,
+                        format!("<{name}> must be a number, found \"{value}\""),
+                        "write a decimal number such as 0.5 or 1e-3",
+                    ))
+                }
                 Ok(v) => {
                     let low = min.is_some_and(|m| v < m);
                     let high = max.is_some_and(|m| v > m);
@@ -314,6 +365,22 @@ impl Reader<'_> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
+            ));
+        }
+    }
+
+    /// `<material><shader type>`: a normal-map shader needs its `<normal_map>` (as
+    /// libsdformat: ELEMENT_MISSING).
+    fn check_shader(&self, node: Node, problems: &mut Vec<SdfError>) {
+        let ty = node.attribute("type").map(str::trim).unwrap_or("");
+        let needs_map = matches!(ty, "normal_map_object_space" | "normal_map_tangent_space");
+        if needs_map && self.child(node, "normal_map").is_none() {
+            problems.push(self.error(
+                node,
+                ErrorKind::Missing,
+                format!("a <shader type=\"{ty}\"> needs a <normal_map>"),
+                "name the normal map image: <normal_map>file.png</normal_map>, or use \
+                 type=\"pixel\"",
             ));
         }
     }

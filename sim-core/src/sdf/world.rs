@@ -23,6 +23,12 @@ pub(crate) const WGS84_POLAR: f64 = 6_356_752.314245;
 /// The surface models `<spherical_coordinates><surface_model>` may name.
 const SURFACE_MODELS: [&str; 3] = ["EARTH_WGS84", "MOON_SCS", "CUSTOM_SURFACE"];
 
+/// The smallest `<max_step_size>`, s (1 µs: the simulation clock counts nanoseconds).
+pub const MIN_STEP_SIZE: f64 = 1e-6;
+
+/// The largest `<max_step_size>`, s.
+pub const MAX_STEP_SIZE: f64 = 10.0;
+
 impl Reader<'_> {
     /// `<world name>`.
     pub(super) fn world(&self, node: Node) -> Result<World, SdfError> {
@@ -183,6 +189,7 @@ impl Reader<'_> {
             joints,
             plugins,
             span: self.span(node),
+            limits: self.loader.limits.clone(),
         };
         self.resolve_world(&mut world)?;
         // Lights posed relative to a frame of the world (a model, a link, a <frame>).
@@ -238,6 +245,22 @@ impl Reader<'_> {
             defaults.max_step_size,
             "the step size is in seconds, e.g. 0.001",
         );
+        let max_step_size = max_step_size.and_then(|v| {
+            if (MIN_STEP_SIZE..=MAX_STEP_SIZE).contains(&v) {
+                return Ok(v);
+            }
+            let at = self.child(node, "max_step_size").unwrap_or(node);
+            Err(self.error_at(
+                self.text(at).start(),
+                at,
+                ErrorKind::Invalid,
+                format!(
+                    "<max_step_size> must be from {MIN_STEP_SIZE:e} s to {MAX_STEP_SIZE} s, found {v:e}"
+                ),
+                "the simulation clock counts whole nanoseconds: a step under a microsecond \
+                 rounds away, one over 10 s is not a physics step; 0.001 is usual",
+            ))
+        });
         let max_step_size = keep(&mut errors, max_step_size, defaults.max_step_size);
         let real_time_factor = match self.child(node, "real_time_factor") {
             Some(n) => {

@@ -63,6 +63,9 @@ pub struct World {
     pub plugins: Vec<PluginSpec>,
     /// Where `<world>` is.
     pub span: Span,
+    /// The bounds the world was loaded with, which also bound the files read when it is
+    /// built (meshes, height maps) and the models created in it later.
+    pub limits: crate::input::Limits,
 }
 
 /// `<physics>`.

@@ -346,26 +346,26 @@ fn includes_nest_inside_models_and_included_files() {
 #[test]
 fn an_included_file_keeps_its_own_version_rules() {
     let t = Tree::new();
-    // `world` is a reserved link name from SDF 1.7 on; this file is 1.6, so it is allowed.
+    // `::` is allowed in names before SDF 1.8; this file is 1.7, so it is allowed.
     t.model_dir(
         "lib/old",
-        "1.6",
-        "<model name=\"old\"><link name=\"world\"/></model>",
+        "1.7",
+        "<model name=\"old\"><link name=\"a::b\"/></model>",
     );
     t.write(
         "world.sdf",
         &world("1.12", "<include><uri>old</uri></include>"),
     );
     let w = t.ok("world.sdf", &["lib"]);
-    assert_eq!(w.models[0].links[0].name, "world");
-    // The same model written as 1.7 is refused, in its file.
+    assert_eq!(w.models[0].links[0].name, "a::b");
+    // The same model written as 1.8 is refused, in its file.
     t.model_dir(
         "lib/old",
-        "1.7",
-        "<model name=\"old\"><link name=\"world\"/></model>",
+        "1.8",
+        "<model name=\"old\"><link name=\"a::b\"/></model>",
     );
     let e = t.err("world.sdf", &["lib"]);
-    assert!(e.message.contains("reserved"), "{}", e.render(None));
+    assert!(e.message.contains("contains `::`"), "{}", e.render(None));
     assert!(e.file.as_ref().unwrap().ends_with("lib/old/model.sdf"));
 }
 

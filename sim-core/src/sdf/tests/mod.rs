@@ -19,5 +19,6 @@ mod root;
 mod sensors;
 mod shapes;
 mod support;
+mod untrusted;
 mod values;
 mod world;

@@ -1,0 +1,427 @@
+//! Worlds from strangers (see `docs/untrusted-input.md`): degenerate and oversized meshes,
+//! height-map header bombs, include fan-out, non-regular files, reads outside the world's
+//! directory and the resource path, extreme numbers. Each test writes real files to a
+//! temporary directory and loads and builds them as `check` and `run` do: nothing panics,
+//! hangs or allocates what the input asks for, and each refusal names the file and the reason.
+
+mod hostile;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use hostile::{png_claiming, stl};
+use sim_core::physics::Physics;
+use sim_core::sdf::{self, LoadOptions, SdfError};
+
+/// A temporary directory of input files.
+struct Dir(tempfile::TempDir);
+
+impl Dir {
+    fn new() -> Dir {
+        Dir(tempfile::tempdir().unwrap())
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.0.path().join(rel)
+    }
+
+    fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    /// `world.sdf` holding `models`.
+    fn world(&self, models: &str) -> PathBuf {
+        self.write(
+            "world.sdf",
+            format!(
+                "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">\n<world name=\"w\">\n{models}\n</world>\n</sdf>\n"
+            ),
+        )
+    }
+
+    /// `world.sdf` with one dynamic link colliding as the mesh at `uri`.
+    fn mesh_world(&self, uri: &str) -> PathBuf {
+        self.world(&format!(
+            "<model name=\"m\"><link name=\"l\"><inertial><mass>1</mass></inertial>\n\
+             <collision name=\"c\"><geometry><mesh><uri>{uri}</uri></mesh></geometry></collision>\n\
+             </link></model>"
+        ))
+    }
+}
+
+fn options() -> LoadOptions {
+    LoadOptions {
+        ignore_env: true,
+        ..LoadOptions::default()
+    }
+}
+
+/// Loads and builds `path` as `check` does: the load's error, or the build's message with its
+/// place.
+fn check(path: &Path, options: &LoadOptions) -> Result<(), String> {
+    let world = sdf::load_with(path, options).map_err(|e: SdfError| e.render(None))?;
+    Physics::build(&world)
+        .map(|_| ())
+        .map_err(|e| format!("{} at {}", e.message, e.span))
+}
+
+/// A unit tetrahedron.
+fn tetrahedron() -> Vec<[[f32; 3]; 3]> {
+    let p = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+    ];
+    vec![
+        [p[0], p[2], p[1]],
+        [p[0], p[1], p[3]],
+        [p[0], p[3], p[2]],
+        [p[1], p[2], p[3]],
+    ]
+}
+
+#[test]
+fn degenerate_meshes_on_dynamic_links_are_errors_not_panics() {
+    let d = Dir::new();
+    let same = [[1.0f32, 2.0, 3.0]; 3];
+    let line = [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+    let nan = [[f32::NAN, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("equal.stl", stl(&[same; 4], None), "no usable triangle"),
+        ("line.stl", stl(&[line], None), "no usable triangle"),
+        ("nan.stl", stl(&[nan], None), "not a finite number"),
+        // The header claims 2^32 - 1 triangles; the file holds one, with no area.
+        (
+            "claims.stl",
+            stl(&[same], Some(u32::MAX)),
+            "no usable triangle",
+        ),
+    ];
+    for (name, bytes, reason) in cases {
+        d.write(name, bytes);
+        let world = d.mesh_world(name);
+        let e = check(&world, &options()).unwrap_err();
+        assert!(e.contains(reason) && e.contains(name), "{name}: {e}");
+        assert!(
+            e.contains("world.sdf:5"),
+            "{name}: the collision's line: {e}"
+        );
+    }
+    // A flat mesh (no volume) on a dynamic link collides as its triangles.
+    d.write(
+        "flat.stl",
+        stl(&[[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], None),
+    );
+    check(&d.mesh_world("flat.stl"), &options()).unwrap();
+    // A real solid still decomposes.
+    d.write("tet.stl", stl(&tetrahedron(), None));
+    check(&d.mesh_world("tet.stl"), &options()).unwrap();
+}
+
+#[test]
+fn a_large_triangle_soup_on_a_dynamic_link_collides_as_its_hull_quickly() {
+    let d = Dir::new();
+    // 20,000 random small triangles (1 MB): the decomposition would take minutes.
+    let mut seed = 12345u64;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+    };
+    let soup: Vec<[[f32; 3]; 3]> = (0..20_000)
+        .map(|_| {
+            let c = [next(), next(), next()];
+            [0, 1, 2].map(|_| {
+                [
+                    c[0] + next() * 0.1,
+                    c[1] + next() * 0.1,
+                    c[2] + next() * 0.1,
+                ]
+            })
+        })
+        .collect();
+    d.write("soup.stl", stl(&soup, None));
+    let start = Instant::now();
+    check(&d.mesh_world("soup.stl"), &options()).unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn an_unknown_mesh_format_is_named_without_a_placeholder() {
+    let d = Dir::new();
+    d.write("part.ply", "ply\nformat ascii 1.0\n");
+    let e = check(&d.mesh_world("part.ply"), &options()).unwrap_err();
+    assert!(!e.contains("{path"), "{e}");
+    assert!(
+        e.contains("part.ply") && e.contains("STL, OBJ or COLLADA"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_height_map_is_bounded_by_its_header_before_anything_is_allocated() {
+    let d = Dir::new();
+    d.write("bomb.png", png_claiming(100_000, 100_000));
+    let world = d.world(
+        "<model name=\"t\"><static>true</static><link name=\"l\"><collision name=\"c\">\
+         <geometry><heightmap><uri>bomb.png</uri><size>10 10 1</size></heightmap></geometry>\
+         </collision></link></model>",
+    );
+    let e = check(&world, &options()).unwrap_err();
+    assert!(
+        e.contains("100000x100000") && e.contains("max_heightmap_pixels"),
+        "{e}"
+    );
+}
+
+#[test]
+fn include_fan_out_is_bounded_and_names_the_chain() {
+    let d = Dir::new();
+    // Each file includes the next twice: 2^30 models if expanded.
+    for k in 0..30 {
+        let body = if k == 29 {
+            "<link name=\"l\"/>".to_string()
+        } else {
+            format!(
+                "<include><uri>f{n}.sdf</uri><name>a</name></include>\
+                 <include><uri>f{n}.sdf</uri><name>b</name></include>",
+                n = k + 1
+            )
+        };
+        d.write(
+            &format!("f{k}.sdf"),
+            format!("<sdf version=\"1.9\"><model name=\"m{k}\">{body}</model></sdf>"),
+        );
+    }
+    let world = d.world("<include><uri>f0.sdf</uri></include>");
+    let start = Instant::now();
+    let e = sdf::load_with(&world, &options()).unwrap_err();
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+    let report = e.render(None);
+    assert!(report.contains("more than 10000 models"), "{report}");
+    assert!(
+        report.contains("world.sdf") && report.contains("f0.sdf"),
+        "the include chain: {report}"
+    );
+    // A smaller limit stops it sooner; a fan-out within the limit loads.
+    let mut small = options();
+    small.limits.max_models = 100;
+    let e = sdf::load_with(&d.path("f20.sdf"), &small);
+    assert!(e.is_err());
+    // A model created at run time (the factory's path) is bounded the same way.
+    let text = "<sdf version=\"1.9\"><model name=\"spawned\">\
+                <include><uri>f0.sdf</uri></include></model></sdf>";
+    let start = Instant::now();
+    let e = sdf::parse_model_str(text, Some(&d.path("spawned.sdf"))).unwrap_err();
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        e.render(None).contains("more than 10000 models"),
+        "{}",
+        e.render(None)
+    );
+    let mut wide = options();
+    wide.limits.max_models = 10_000;
+    let world = d.world("<include><uri>f24.sdf</uri></include>");
+    sdf::load_with(&world, &wide).unwrap();
+}
+
+#[test]
+fn only_regular_files_are_read() {
+    let d = Dir::new();
+    let fifo = d.path("fifo.sdf");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    let mut specials: Vec<PathBuf> = vec![PathBuf::from("/dev/zero")];
+    if made.is_ok_and(|s| s.success()) {
+        specials.push(fifo.clone());
+    }
+    let mut anywhere = options();
+    anywhere.limits.read_anywhere = true;
+    for special in &specials {
+        // As the world file itself.
+        let e = sdf::load_with(special, &anywhere).unwrap_err();
+        assert!(e.message.contains("not a regular file"), "{}", e.message);
+        // As an include and as a mesh.
+        let world = d.world(&format!(
+            "<include><uri>{}</uri></include>",
+            special.display()
+        ));
+        let e = sdf::load_with(&world, &anywhere).unwrap_err().render(None);
+        assert!(e.contains("not a regular file"), "{e}");
+        let world = d.mesh_world(&format!("{}", special.display()));
+        let e = check(&world, &anywhere).unwrap_err();
+        assert!(
+            e.contains("not a regular file") || e.contains("not read"),
+            "{e}"
+        );
+    }
+    // A mesh named fifo.stl in the world's own directory.
+    let fifo_mesh = d.path("pipe.stl");
+    if std::process::Command::new("mkfifo")
+        .arg(&fifo_mesh)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let e = check(&d.mesh_world("pipe.stl"), &options()).unwrap_err();
+        assert!(e.contains("FIFO"), "{e}");
+    }
+    // A size cap, for meshes too (the world keeps the limits it was loaded with for its
+    // build).
+    d.write("tet.stl", stl(&tetrahedron(), None));
+    let mut tiny_meshes = options();
+    tiny_meshes.limits.max_mesh_bytes = 100;
+    let e = check(&d.mesh_world("tet.stl"), &tiny_meshes).unwrap_err();
+    assert!(
+        e.contains("limit of 100 bytes") && e.contains("tet.stl"),
+        "{e}"
+    );
+    check(&d.mesh_world("tet.stl"), &options()).unwrap();
+    let mut small = options();
+    small.limits.max_sdf_bytes = 100;
+    let world = d.world(&" ".repeat(200));
+    let e = sdf::load_with(&world, &small).unwrap_err();
+    assert!(e.message.contains("limit of 100 bytes"), "{}", e.message);
+}
+
+#[test]
+fn reads_stay_in_the_world_directory_and_the_resource_path() {
+    let d = Dir::new();
+    let outside = Dir::new();
+    outside.write(
+        "secret/model.sdf",
+        "<sdf version=\"1.9\"><model name=\"s\"><link name=\"l\"/></model></sdf>",
+    );
+    outside.write("secret/m.stl", stl(&tetrahedron(), None));
+    let secret = outside.path("secret/model.sdf");
+    let world = d.world(&format!(
+        "<include><uri>{}</uri></include>",
+        secret.display()
+    ));
+    let e = sdf::load_with(&world, &options()).unwrap_err();
+    assert!(
+        e.message.contains("outside the world's directory"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.line, 4, "{e:?}");
+    // Through `..` from the world's directory, and through model:// from a resource dir.
+    let rel = pathdiff(&secret, d.0.path());
+    let world = d.world(&format!("<include><uri>{rel}</uri></include>"));
+    assert!(sdf::load_with(&world, &options()).is_err());
+    d.write(
+        "lib/crate/model.sdf",
+        "<sdf version=\"1.9\"><model name=\"c\"><link name=\"l\"/></model></sdf>",
+    );
+    let up = format!(
+        "model://crate/../../{}",
+        pathdiff(&secret, &d.path("lib")).trim_start_matches("../")
+    );
+    let world = d.world(&format!("<include><uri>{up}</uri></include>"));
+    let mut lib = options();
+    lib.resource_paths = vec![d.path("lib")];
+    let e = sdf::load_with(&world, &lib);
+    assert!(e.is_err(), "{up}");
+    // A model directory whose model.config names a file linked to one outside.
+    d.write(
+        "models/trojan/model.config",
+        "<model><sdf version=\"1.9\">model.sdf</sdf></model>",
+    );
+    std::os::unix::fs::symlink(&secret, d.path("models/trojan/model.sdf")).unwrap();
+    let world = d.world("<include><uri>model://trojan</uri></include>");
+    let e = sdf::load_with(&world, &options()).unwrap_err();
+    assert!(
+        e.message.contains("outside the world's directory"),
+        "{}",
+        e.message
+    );
+    // A mesh outside.
+    let mesh = outside.path("secret/m.stl");
+    let e = check(&d.mesh_world(&mesh.display().to_string()), &options()).unwrap_err();
+    assert!(e.contains("outside the world's directory"), "{e}");
+    // The resource path and absolute paths inside the allowed places are fine.
+    let mut allowed = options();
+    allowed.resource_paths = vec![outside.path("secret")];
+    check(&d.mesh_world(&mesh.display().to_string()), &allowed).unwrap();
+    let inside = d.write("parts/t.stl", stl(&tetrahedron(), None));
+    check(&d.mesh_world(&inside.display().to_string()), &options()).unwrap();
+    // And the flag lifts the rule.
+    let mut anywhere = options();
+    anywhere.limits.read_anywhere = true;
+    sdf::load_with(
+        &d.world(&format!(
+            "<include><uri>{}</uri></include>",
+            secret.display()
+        )),
+        &anywhere,
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_file_that_is_not_xml_is_never_quoted() {
+    let d = Dir::new();
+    let env = d.write("environ", "SECRET_TOKEN=hunter2\0HOME=/root\0");
+    let world = d.world("<include><uri>environ</uri></include>");
+    let e = sdf::load_with(&world, &options()).unwrap_err().render(None);
+    assert!(!e.contains("hunter2"), "{e}");
+    let e = sdf::load_with(&env, &options()).unwrap_err().render(None);
+    assert!(!e.contains("hunter2"), "{e}");
+    let bin = d.write("bin.sdf", b"\xff\xfeSECRET_TOKEN=hunter2");
+    let e = sdf::load_with(&bin, &options()).unwrap_err().render(None);
+    assert!(!e.contains("hunter2"), "{e}");
+    // XML is still quoted.
+    let bad = d.write("bad.sdf", "<sdf version=\"1.9\"><world name=\"w\"></sdf>");
+    let e = sdf::load_with(&bad, &options()).unwrap_err().render(None);
+    assert!(e.contains("<world name"), "{e}");
+}
+
+/// `path` relative to `base` (both absolute), with `..` where needed.
+fn pathdiff(path: &Path, base: &Path) -> String {
+    let p: Vec<_> = path.components().collect();
+    let b: Vec<_> = base.components().collect();
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut out: Vec<String> = vec!["..".to_string(); b.len() - common];
+    out.extend(
+        p[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    out.join("/")
+}
+
+#[test]
+fn an_objs_material_files_are_never_read() {
+    let d = Dir::new();
+    let fifo = d.path("pipe.mtl");
+    let has_fifo = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let depth = "../".repeat(d.0.path().components().count() + 1);
+    let mut obj = format!("mtllib {depth}dev/zero\n");
+    if has_fifo {
+        // Opened for reading, a FIFO without a writer blocks forever.
+        obj.push_str("mtllib pipe.mtl\n");
+    }
+    obj.push_str("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+    d.write("tet.obj", obj);
+    let start = Instant::now();
+    check(&d.mesh_world("tet.obj"), &options()).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(30));
+}
