@@ -92,6 +92,7 @@ mod sensor;
 mod shapes;
 mod siblings;
 mod source;
+mod text;
 mod unflatten;
 mod validate;
 pub(crate) mod version;
