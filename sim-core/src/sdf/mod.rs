@@ -71,7 +71,9 @@ mod reader;
 mod scene;
 mod sensor;
 mod shapes;
+mod surface;
 mod unflatten;
+mod unhonoured;
 mod validate;
 mod world;
 
@@ -123,7 +125,11 @@ pub fn load(path: &Path) -> Result<World, SdfError> {
 pub fn load_with(path: &Path, options: &LoadOptions) -> Result<World, SdfError> {
     on_reader_stack(|| {
         let loader = Loader::new(options);
-        load_world(path, &loader)
+        let world = load_world(path, &loader);
+        for w in loader.warnings.take() {
+            tracing::warn!("{w}");
+        }
+        world
     })
 }
 

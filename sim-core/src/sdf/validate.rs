@@ -377,6 +377,7 @@ impl Reader<'_> {
         let name = tag(node);
         self.warn_unknown_children(node);
         self.warn_deprecated(node);
+        self.warn_unhonoured(node);
         if name == "script"
             && let Some(material) = node.parent_element()
             && tag(material) == "material"
