@@ -1,11 +1,11 @@
 //! Building a [`World`] in rapier: models, links with their collisions, visuals and sensors,
 //! and the joints of each model (see the `joints` module).
 
+use super::contacts::ContactHooks;
 use super::convert::*;
 use super::entities::{Entities, Entity, EntityData};
 use super::query::pack_user_data;
 use super::state::LinkMotion;
-use super::contacts::ContactHooks;
 use super::{GROUP_COLLISION, GROUP_QUERY, GROUP_VISUAL, Physics, shapes};
 use crate::world::{Geometry, Inertial, Joint, Link, Model, Surface, World};
 use rapier3d::prelude::*;

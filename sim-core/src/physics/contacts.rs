@@ -107,14 +107,16 @@ impl ContactHooks {
 impl PhysicsHooks for ContactHooks {
     fn filter_contact_pair(&self, context: &PairFilterContext) -> Option<SolverFlags> {
         let (e1, e2) = (self.extra(context.collider1), self.extra(context.collider2));
-        let masks = |e: Option<&ContactExtra>| e.map_or((0xffff, 0xffff), |e| (e.category, e.collide));
+        let masks =
+            |e: Option<&ContactExtra>| e.map_or((0xffff, 0xffff), |e| (e.category, e.collide));
         let ((cat1, col1), (cat2, col2)) = (masks(e1), masks(e2));
         if (cat1 & col2) | (cat2 & col1) == 0 {
             return None;
         }
         let self_collides = |e: Option<&ContactExtra>| e.is_none_or(|e| e.self_collide);
         if !self_collides(e1) && !self_collides(e2) {
-            let model = |h: ColliderHandle| context.colliders.get(h).map(|c| unpack_model(c.user_data));
+            let model =
+                |h: ColliderHandle| context.colliders.get(h).map(|c| unpack_model(c.user_data));
             if model(context.collider1) == model(context.collider2) {
                 return None;
             }
@@ -144,7 +146,8 @@ impl PhysicsHooks for ContactHooks {
         let n = *manifold.normal;
         // The contact point and the relative velocity of body 2 to body 1 there.
         let point = (first.anchor1 + first.anchor2) * 0.5;
-        let velocity = |b: Option<&RigidBody>| b.map_or(Vector::ZERO, |b| b.velocity_at_point(point));
+        let velocity =
+            |b: Option<&RigidBody>| b.map_or(Vector::ZERO, |b| b.velocity_at_point(point));
         let relative = velocity(b2) - velocity(b1);
 
         if *manifold.restitution > 0.0 {

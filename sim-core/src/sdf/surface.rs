@@ -31,10 +31,7 @@ impl Reader<'_> {
         }
         if let Some(bounce) = self.child(surface, "bounce") {
             s.restitution = self.checked_f64(bounce, "restitution_coefficient", s.restitution);
-            s.bounce_threshold = self
-                .f64_of(self.child(bounce, "threshold"))
-                .ok()
-                .flatten();
+            s.bounce_threshold = self.f64_of(self.child(bounce, "threshold")).ok().flatten();
         }
         if let Some(contact) = self.child(surface, "contact") {
             if let Some(collide) = self.bitmask(contact, "collide_bitmask")? {

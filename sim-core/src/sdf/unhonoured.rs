@@ -192,3 +192,61 @@ fn matching(node: Node, rule: &'static Unhonoured) -> Option<(&'static Unhonoure
         .collect();
     Some((rule, chain))
 }
+
+#[cfg(test)]
+mod tests {
+    /// 1-based line of the first line of `text` containing `needle`.
+    fn line_of(text: &str, needle: &str) -> u32 {
+        text.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1
+    }
+
+    #[test]
+    fn each_unhonoured_parameter_is_warned_about_once_at_its_first_place() {
+        let collision = |name: &str, contact: &str, slip: &str| {
+            format!(
+                "<collision name=\"{name}\"><geometry><sphere><radius>1</radius></sphere></geometry>\n\
+                 <surface><friction><ode><mu>0.5</mu><slip1>{slip}</slip1></ode></friction>\n\
+                 <contact><collide_bitmask>1</collide_bitmask><ode>{contact}</ode></contact></surface></collision>\n"
+            )
+        };
+        let text = format!(
+            "<sdf version=\"1.9\">\n<world name=\"w\">\n<physics type=\"ode\">\n<max_step_size>0.001</max_step_size>\n\
+             <ode><solver><iters>50</iters></solver>\n<constraints><cfm>0.01</cfm></constraints></ode>\n</physics>\n\
+             <model name=\"m\">\n<link name=\"a\">\n{}</link>\n<link name=\"b\">\n{}</link>\n\
+             <joint name=\"j\" type=\"revolute\"><parent>a</parent><child>b</child><axis><xyz>0 0 1</xyz></axis>\n\
+             <physics><ode><cfm>0.2</cfm></ode></physics></joint>\n</model>\n</world>\n</sdf>\n",
+            collision("c1", "<kp>1e6</kp>", "0"),
+            collision("c2", "<kp>1e6</kp><kd>1</kd>", "0.1"),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.sdf");
+        std::fs::write(&path, &text).unwrap();
+        let (loaded, warnings) =
+            crate::sdf::load_document_with_warnings(&path, &crate::sdf::LoadOptions::default());
+        loaded.unwrap_or_else(|e| panic!("{}", e.render(None)));
+        let found: Vec<(&str, u32)> = warnings
+            .iter()
+            .map(|w| (w.message.as_str(), w.line))
+            .collect();
+        let rigid = "contacts are rigid, with rapier's contact softness and its default error \
+                     correction";
+        let kp = format!("<surface><contact><ode><kp> is not honoured: {rigid}");
+        let kd = format!("<surface><contact><ode><kd> is not honoured: {rigid}");
+        let cfm = "<physics><ode><constraints><cfm> is not honoured: rapier's solver settings \
+                   are used (only <iters> is read, as the number of solver iterations)";
+        let slip = "<surface><friction><ode><slip1> is not honoured: friction is rigid (slip 0)";
+        assert_eq!(
+            found,
+            [
+                (cfm, line_of(&text, "<cfm>0.01")),
+                (kp.as_str(), line_of(&text, "<kp>")),
+                (slip, line_of(&text, "<slip1>0.1")),
+                (kd.as_str(), line_of(&text, "<kd>")),
+            ],
+            "the solver's <iters>, a slip of 0, the bitmasks and a joint's <physics> are not \
+             warned about; <kp> once"
+        );
+        assert_eq!(warnings[0].file.as_deref(), Some(path.as_path()));
+        assert!(warnings[0].hint.contains("docs/physics.md"));
+    }
+}
