@@ -220,10 +220,20 @@ impl Physics {
                 .collect(),
         );
         let mut links = Vec::new();
-        // One link alone never meets another of its model: its collisions need no filter.
-        let several = model.links.len() > 1;
+        let self_collides = |l: &Link| l.self_collide.unwrap_or(model.self_collide);
+        let joined = |a: &str, b: &str| {
+            model.joints.iter().any(|j| {
+                (j.parent_link == a && j.child_link == b)
+                    || (j.parent_link == b && j.child_link == a)
+            })
+        };
         for link in &model.links {
-            let self_collide = !several || link.self_collide.unwrap_or(model.self_collide);
+            // A link that does not self-collide needs its collisions filtered only when its
+            // model has another such link that no joint joins it to (joined links never touch).
+            let self_collide = self_collides(link)
+                || !model.links.iter().any(|o| {
+                    o.name != link.name && !self_collides(o) && !joined(&link.name, &o.name)
+                });
             let context = LinkContext {
                 model: id,
                 model_scoped: &scoped,

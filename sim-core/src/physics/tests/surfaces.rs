@@ -408,12 +408,16 @@ fn solver_iterations_come_from_the_physics_element() {
 
 #[test]
 fn plain_surfaces_turn_no_hooks_on() {
-    let mut p = Physics::build(&world(BOX)).unwrap();
+    // One-link models, and a model whose two links a joint joins (they never touch anyway).
+    let arm = r#"<model name="arm"><link name="a"><collision name="c"><geometry><box><size>0.1 0.1 0.1</size></box></geometry></collision></link>
+        <link name="b"><pose>0 0 0.2 0 0 0</pose><collision name="c"><geometry><box><size>0.1 0.1 0.1</size></box></geometry></collision></link>
+        <joint name="j" type="revolute"><parent>a</parent><child>b</child><axis><xyz>0 0 1</xyz></axis></joint></model>"#;
+    let mut p = Physics::build(&world(&format!("{BOX}{arm}"))).unwrap();
     run(&mut p, 0.01);
     assert!(
         p.pw.colliders
             .iter()
             .all(|(_, c)| c.active_hooks().is_empty()),
-        "a world of plain surfaces and one-link models uses no hooks"
+        "plain surfaces, one-link models and joined links use no hooks"
     );
 }
