@@ -17,6 +17,13 @@ const RIGID_CONTACT: &str = "contacts are rigid, with rapier's contact softness 
 const RAPIER_SOLVER: &str = "rapier's solver settings are used (only <iters> is read, as the \
                              number of solver iterations)";
 
+/// What the engine does instead of force-dependent slip.
+const RIGID_FRICTION: &str = "friction is rigid (slip 0)";
+/// What the engine does instead of contacts without forces.
+const WITH_CONTACT: &str = "the collision touches others with contact forces, as any other";
+/// What the engine does instead of a contact count.
+const FOUR_POINTS: &str = "rapier keeps up to 4 contact points per contact manifold";
+
 /// A parameter not honoured: the tags from an ancestor down to it, and what the engine does
 /// instead. A `*` matches any element (every leaf below the rest of the path).
 struct Unhonoured {
@@ -24,75 +31,41 @@ struct Unhonoured {
     instead: &'static str,
 }
 
+const fn rule(path: &'static [&'static str], instead: &'static str) -> Unhonoured {
+    Unhonoured { path, instead }
+}
+
+/// The parameters not honoured.
 const UNHONOURED: &[Unhonoured] = &[
-    Unhonoured {
-        path: &["surface", "contact", "ode", "*"],
-        instead: RIGID_CONTACT,
-    },
-    Unhonoured {
-        path: &["surface", "contact", "bullet", "*"],
-        instead: RIGID_CONTACT,
-    },
-    Unhonoured {
-        path: &["surface", "contact", "poissons_ratio"],
-        instead: RIGID_CONTACT,
-    },
-    Unhonoured {
-        path: &["surface", "contact", "elastic_modulus"],
-        instead: RIGID_CONTACT,
-    },
-    Unhonoured {
-        path: &["surface", "soft_contact", "*"],
-        instead: RIGID_CONTACT,
-    },
-    Unhonoured {
-        path: &["surface", "contact", "collide_without_contact"],
-        instead: "the collision touches others with contact forces, as any other",
-    },
-    Unhonoured {
-        path: &["surface", "contact", "collide_without_contact_bitmask"],
-        instead: "the collision touches others with contact forces, as any other",
-    },
-    Unhonoured {
-        path: &["surface", "friction", "torsional", "*"],
-        instead: "there is no torsional friction but what the contact points' friction gives",
-    },
-    Unhonoured {
-        path: &["surface", "friction", "bullet", "*"],
-        instead: "friction is read from <friction><ode> (mu, mu2, fdir1) only",
-    },
-    Unhonoured {
-        path: &["surface", "friction", "ode", "slip1"],
-        instead: "friction is rigid (slip 0)",
-    },
-    Unhonoured {
-        path: &["surface", "friction", "ode", "slip2"],
-        instead: "friction is rigid (slip 0)",
-    },
-    Unhonoured {
-        path: &["collision", "max_contacts"],
-        instead: "rapier keeps up to 4 contact points per contact manifold",
-    },
-    Unhonoured {
-        path: &["physics", "max_contacts"],
-        instead: "rapier keeps up to 4 contact points per contact manifold",
-    },
-    Unhonoured {
-        path: &["physics", "ode", "*"],
-        instead: RAPIER_SOLVER,
-    },
-    Unhonoured {
-        path: &["physics", "dart", "*"],
-        instead: RAPIER_SOLVER,
-    },
-    Unhonoured {
-        path: &["physics", "bullet", "*"],
-        instead: RAPIER_SOLVER,
-    },
-    Unhonoured {
-        path: &["physics", "simbody", "*"],
-        instead: RAPIER_SOLVER,
-    },
+    rule(&["surface", "contact", "ode", "*"], RIGID_CONTACT),
+    rule(&["surface", "contact", "bullet", "*"], RIGID_CONTACT),
+    rule(&["surface", "contact", "poissons_ratio"], RIGID_CONTACT),
+    rule(&["surface", "contact", "elastic_modulus"], RIGID_CONTACT),
+    rule(&["surface", "soft_contact", "*"], RIGID_CONTACT),
+    rule(
+        &["surface", "contact", "collide_without_contact"],
+        WITH_CONTACT,
+    ),
+    rule(
+        &["surface", "contact", "collide_without_contact_bitmask"],
+        WITH_CONTACT,
+    ),
+    rule(
+        &["surface", "friction", "bullet", "*"],
+        "friction is read from <friction><ode> (mu, mu2, fdir1) only",
+    ),
+    rule(
+        &["surface", "friction", "torsional", "*"],
+        "there is no torsional friction but what the contact points' friction gives",
+    ),
+    rule(&["surface", "friction", "ode", "slip1"], RIGID_FRICTION),
+    rule(&["surface", "friction", "ode", "slip2"], RIGID_FRICTION),
+    rule(&["collision", "max_contacts"], FOUR_POINTS),
+    rule(&["physics", "max_contacts"], FOUR_POINTS),
+    rule(&["physics", "ode", "*"], RAPIER_SOLVER),
+    rule(&["physics", "dart", "*"], RAPIER_SOLVER),
+    rule(&["physics", "bullet", "*"], RAPIER_SOLVER),
+    rule(&["physics", "simbody", "*"], RAPIER_SOLVER),
 ];
 
 impl Reader<'_> {
