@@ -99,3 +99,39 @@ fn check_warns_about_unhonoured_physics_parameters() {
         );
     }
 }
+
+#[test]
+fn run_logs_the_unhonoured_physics_parameters() {
+    let t = tempfile::tempdir().unwrap();
+    let world = t.path().join("world.sdf");
+    std::fs::write(
+        &world,
+        "<sdf version=\"1.9\">\n<world name=\"w\">\n<physics type=\"ode\">\n\
+         <ode><solver><type>quick</type><iters>10</iters></solver></ode>\n</physics>\n\
+         </world>\n</sdf>\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args([
+            "run",
+            world.to_str().unwrap(),
+            "--steps",
+            "10",
+            "--rtf",
+            "0",
+        ])
+        .env("SIMCORE_LOG", "warn")
+        .output()
+        .expect("simcore runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("<physics><ode><solver><type> is not honoured"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("{}:4:", world.display())), "{err}");
+    assert!(
+        !err.contains("<solver><iters> is not honoured"),
+        "the iterations are honoured: {err}"
+    );
+}
