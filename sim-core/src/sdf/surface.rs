@@ -128,3 +128,101 @@ impl Reader<'_> {
         Ok(None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sdf::parse_str;
+    use crate::world::{Surface, Vec3, World};
+
+    /// A world of one model (with `model_extra`) whose link (with `link_extra`) has one
+    /// collision with `collision_extra`.
+    fn world(model_extra: &str, link_extra: &str, collision_extra: &str) -> String {
+        format!(
+            "<sdf version=\"1.9\"><world name=\"w\"><model name=\"m\">{model_extra}<link name=\"l\">{link_extra}\
+             <collision name=\"c\"><geometry><sphere><radius>1</radius></sphere></geometry>{collision_extra}</collision>\
+             </link></model></world></sdf>"
+        )
+    }
+
+    fn read(text: &str) -> World {
+        parse_str(text, None).unwrap_or_else(|e| panic!("{}", e.render(None)))
+    }
+
+    fn surface_of(collision_extra: &str) -> Surface {
+        read(&world("", "", collision_extra)).models[0].links[0].collisions[0]
+            .surface
+            .clone()
+    }
+
+    #[test]
+    fn surfaces_read_with_sdf_defaults() {
+        assert_eq!(surface_of(""), Surface::default());
+        let s = surface_of(
+            "<surface><friction><ode><mu>0.3</mu><mu2>0.7</mu2><fdir1>0 2 0</fdir1><slip1>0.1</slip1></ode></friction>\
+             <bounce><restitution_coefficient>0.5</restitution_coefficient><threshold>0.2</threshold></bounce>\
+             <contact><collide_bitmask>0x0f</collide_bitmask></contact></surface>",
+        );
+        assert_eq!((s.mu, s.mu2, s.slip1, s.slip2), (0.3, 0.7, 0.1, 0.0));
+        assert_eq!(s.fdir1, Some(Vec3::new(0.0, 1.0, 0.0)), "normalised");
+        assert_eq!((s.restitution, s.bounce_threshold), (0.5, Some(0.2)));
+        assert_eq!(
+            (s.collide_bitmask, s.category_bitmask),
+            (0x0f, 0x0f),
+            "the category defaults to the collide bitmask"
+        );
+        let s = surface_of(
+            "<surface><friction><ode><fdir1>0 0 0</fdir1></ode></friction><contact>\
+             <collide_bitmask>3</collide_bitmask><category_bitmask>65537</category_bitmask></contact></surface>",
+        );
+        assert_eq!(s.fdir1, None, "a zero fdir1 is none");
+        assert_eq!(
+            (s.collide_bitmask, s.category_bitmask),
+            (3, 1),
+            "16 bits kept"
+        );
+    }
+
+    #[test]
+    fn a_malformed_bitmask_or_iteration_count_is_an_error_at_its_value() {
+        let e = parse_str(
+            &world(
+                "",
+                "",
+                "<surface><contact><collide_bitmask>lots</collide_bitmask></contact></surface>",
+            ),
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "<collide_bitmask> must be an unsigned integer, found \"lots\""
+        );
+        let text = "<sdf version=\"1.9\"><world name=\"w\"><physics><ode><solver><iters>2.5</iters></solver></ode></physics></world></sdf>";
+        let e = parse_str(text, None).unwrap_err();
+        assert_eq!(
+            e.message,
+            "<iters> must be a whole number of at least 1, found 2.5"
+        );
+    }
+
+    #[test]
+    fn links_read_self_collide_and_velocity_decay() {
+        let w = read(&world(
+            "<self_collide>true</self_collide>",
+            "<self_collide>false</self_collide><velocity_decay><linear>0.5</linear><angular>0.25</angular></velocity_decay>",
+            "",
+        ));
+        let (m, l) = (&w.models[0], &w.models[0].links[0]);
+        assert!(m.self_collide);
+        assert_eq!(l.self_collide, Some(false));
+        assert_eq!(
+            (l.velocity_decay.linear, l.velocity_decay.angular),
+            (0.5, 0.25)
+        );
+        let w = read(&world("", "", ""));
+        let l = &w.models[0].links[0];
+        assert_eq!(l.self_collide, None);
+        assert_eq!(l.velocity_decay, Default::default());
+        assert_eq!(w.physics.solver_iterations, None);
+    }
+}

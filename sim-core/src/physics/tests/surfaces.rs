@@ -152,6 +152,10 @@ fn anisotropic_friction_follows_fdir1_and_defaults_to_the_fall_line() {
     let across_slippery = "<surface><friction><ode><mu>1</mu><mu2>0.1</mu2><fdir1>0 1 0</fdir1></ode></friction></surface>";
     let mut p = incline(theta, &slope, across_slippery);
     assert_slides(&mut p, theta, 0.1);
+    // fdir1 at 45° to the fall line: the elliptic cone's sqrt((0.1² + 0.5²) / 2) = 0.36.
+    let diagonal = "<surface><friction><ode><mu>0.1</mu><mu2>0.5</mu2><fdir1>1 1 0</fdir1></ode></friction></surface>";
+    let mut p = incline(theta, &slope, diagonal);
+    assert_slides(&mut p, theta, ((0.01f64 + 0.25) / 2.0).sqrt());
 }
 
 /// A ground plane with `ground_surface`, and a 0.1 m ball of 1 kg with `ball_surface` whose
