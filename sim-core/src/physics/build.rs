@@ -469,7 +469,8 @@ impl Physics {
             .colliders
             .insert_with_parent(collider, body, &mut self.pw.bodies);
         if shape.contact.is_some() {
-            self.hooks.register(handle, surface, self_collide);
+            self.hooks
+                .register(handle, surface, self_collide, offset.orientation);
         }
         let mut data = data;
         if let EntityData::Collision { collider, .. } = &mut data {

@@ -29,7 +29,7 @@
 use rapier3d::prelude::*;
 
 use super::query::unpack_model;
-use crate::world::Surface;
+use crate::world::{Quat, Surface};
 
 /// What a collider's contacts need beyond rapier's material: kept only for the colliders
 /// whose hooks are on.
@@ -42,7 +42,7 @@ pub(super) struct ContactExtra {
     self_collide: bool,
     mu: Real,
     mu2: Real,
-    /// `<fdir1>` in the collider's frame.
+    /// `<fdir1>` in the collider's frame (that of its rapier shape).
     fdir1: Option<Vector>,
     /// `<threshold>`, m/s.
     threshold: Option<Real>,
@@ -77,7 +77,15 @@ impl ContactHooks {
 
     /// Records the extras of `collider` (built with [`ContactHooks::needed`] hooks), or
     /// forgets those of an earlier collider of the same index when it needs none.
-    pub fn register(&mut self, collider: ColliderHandle, surface: &Surface, self_collide: bool) {
+    /// `shape_offset` is the rotation of the rapier shape in the collision frame (rapier's
+    /// cylinders, cones and capsules are along Y, SDF's along Z).
+    pub fn register(
+        &mut self,
+        collider: ColliderHandle,
+        surface: &Surface,
+        self_collide: bool,
+        shape_offset: Quat,
+    ) {
         let index = collider.into_raw_parts().0 as usize;
         let extra = (!Self::needed(surface, self_collide).is_empty()).then(|| ContactExtra {
             category: surface.category_bitmask,
@@ -85,7 +93,9 @@ impl ContactHooks {
             self_collide,
             mu: surface.mu as Real,
             mu2: surface.mu2 as Real,
-            fdir1: surface.fdir1.map(super::convert::vec_to_rapier),
+            fdir1: surface
+                .fdir1
+                .map(|d| super::convert::vec_to_rapier(shape_offset.inverse().rotate(d))),
             threshold: surface.bounce_threshold.map(|t| t as Real),
         });
         if extra.is_none() && index >= self.extras.len() {

@@ -26,6 +26,16 @@ fn bare_world(gravity: &str, models: &str) -> Physics {
 /// tip over below 76°) resting on it with `box_surface`. The box slides, if it does, along
 /// the slope's fall line (cos θ, 0, -sin θ).
 fn incline(theta: f64, slope_surface: &str, box_surface: &str) -> Physics {
+    incline_of(
+        theta,
+        slope_surface,
+        "<box><size>0.4 0.4 0.1</size></box>",
+        box_surface,
+    )
+}
+
+/// [`incline`] with a body of `shape` (0.1 m thick) in place of the box.
+fn incline_of(theta: f64, slope_surface: &str, shape: &str, box_surface: &str) -> Physics {
     let (s, c) = theta.sin_cos();
     // The box's centre: 0.05 m (and a hair) above the slope's top, along its normal.
     let h = 0.0505;
@@ -34,7 +44,7 @@ fn incline(theta: f64, slope_surface: &str, box_surface: &str) -> Physics {
           <collision name="c"><geometry><box><size>20 4 1</size></box></geometry>{slope_surface}</collision></link></model>
         <model name="box"><pose>{} 0 {} 0 {theta} 0</pose><link name="l">
           <inertial><mass>1</mass><inertia><ixx>0.01417</ixx><iyy>0.01417</iyy><izz>0.02667</izz></inertia></inertial>
-          <collision name="c"><geometry><box><size>0.4 0.4 0.1</size></box></geometry>{box_surface}</collision></link></model>"#,
+          <collision name="c"><geometry>{shape}</geometry>{box_surface}</collision></link></model>"#,
         -0.5 * s,
         -0.5 * c,
         h * s,
@@ -151,6 +161,10 @@ fn anisotropic_friction_follows_fdir1_and_defaults_to_the_fall_line() {
     // And the other way round: mu2 0.1 across a box whose fdir1 is across the slope.
     let across_slippery = "<surface><friction><ode><mu>1</mu><mu2>0.1</mu2><fdir1>0 1 0</fdir1></ode></friction></surface>";
     let mut p = incline(theta, &slope, across_slippery);
+    assert_slides(&mut p, theta, 0.1);
+    // The same on a disc: fdir1 is in the collision frame, whatever the rapier shape's axes.
+    let disc = "<cylinder><radius>0.2</radius><length>0.1</length></cylinder>";
+    let mut p = incline_of(theta, &slope, disc, across_slippery);
     assert_slides(&mut p, theta, 0.1);
     // fdir1 at 45° to the fall line: the elliptic cone's sqrt((0.1² + 0.5²) / 2) = 0.36.
     let diagonal = "<surface><friction><ode><mu>0.1</mu><mu2>0.5</mu2><fdir1>1 1 0</fdir1></ode></friction></surface>";
