@@ -52,13 +52,6 @@ impl Default for Surface {
 }
 
 impl Surface {
-    /// Whether the two bitmasks let collisions with surfaces `self` and `other` touch.
-    pub fn filters_allow(&self, other: &Surface) -> bool {
-        (self.category_bitmask & other.collide_bitmask)
-            | (other.category_bitmask & self.collide_bitmask)
-            != 0
-    }
-
     /// Whether friction differs along the two friction directions.
     pub fn is_anisotropic(&self) -> bool {
         self.mu != self.mu2
