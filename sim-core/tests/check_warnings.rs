@@ -5,12 +5,12 @@
 use std::path::Path;
 use std::process::Command;
 
-/// `simcore check world`, with the log showing errors only (so that what is printed is the
-/// check's own report): the exit code, stdout and stderr.
-fn check(world: &Path) -> (Option<i32>, String, String) {
+/// `simcore ARGS` with the log at `log` (at "error", what is printed is the command's own
+/// report): the exit code, stdout and stderr.
+fn simcore(args: &[&str], log: &str) -> (Option<i32>, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_simcore"))
-        .args(["check", world.to_str().unwrap()])
-        .env("SIMCORE_LOG", "error")
+        .args(args)
+        .env("SIMCORE_LOG", log)
         .output()
         .expect("simcore runs");
     (
@@ -18,6 +18,11 @@ fn check(world: &Path) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
+}
+
+/// `simcore check world`, with the log showing errors only.
+fn check(world: &Path) -> (Option<i32>, String, String) {
+    simcore(&["check", world.to_str().unwrap()], "error")
 }
 
 #[test]
@@ -111,20 +116,18 @@ fn run_logs_the_unhonoured_physics_parameters() {
          </world>\n</sdf>\n",
     )
     .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_simcore"))
-        .args([
+    let (code, _, err) = simcore(
+        &[
             "run",
             world.to_str().unwrap(),
             "--steps",
             "10",
             "--rtf",
             "0",
-        ])
-        .env("SIMCORE_LOG", "warn")
-        .output()
-        .expect("simcore runs");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+        ],
+        "warn",
+    );
+    assert_eq!(code, Some(0), "{err}");
     assert!(
         err.contains("<physics><ode><solver><type> is not honoured"),
         "{err}"
