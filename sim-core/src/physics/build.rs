@@ -1,12 +1,13 @@
 //! Building a [`World`] in rapier: models, links with their collisions, visuals and sensors,
 //! and the joints of each model (see the `joints` module).
 
+use super::contacts::ContactHooks;
 use super::convert::*;
 use super::entities::{Entities, Entity, EntityData};
 use super::query::pack_user_data;
 use super::state::LinkMotion;
 use super::{GROUP_COLLISION, GROUP_QUERY, GROUP_VISUAL, Physics, shapes};
-use crate::world::{Geometry, Inertial, Joint, Link, Model, World};
+use crate::world::{Geometry, Inertial, Joint, Link, Model, Surface, World};
 use rapier3d::prelude::*;
 use sim_plugin_api::{
     EntityId, EntityKind, ModelPlugins, PluginElement, Pose, SceneInfo, SimTime,
@@ -29,6 +30,18 @@ struct ShapeSpec<'a> {
     pose: Pose,
     geometry: &'a Geometry,
     span: &'a crate::world::Span,
+    /// A collision's surface, and whether its link touches the other links of its model.
+    contact: Option<(&'a Surface, bool)>,
+}
+
+/// The model a link is added to.
+struct LinkContext<'a> {
+    model: EntityId,
+    model_scoped: &'a str,
+    model_pose: Pose,
+    model_label: Option<u32>,
+    /// Whether the link touches the other links of its model (those no joint joins it to).
+    self_collide: bool,
 }
 
 impl Physics {
@@ -51,6 +64,9 @@ impl Physics {
         // lift rapier's safety caps (400 m/s by default; rotation is uncapped per body below).
         ip.length_unit = 1.0;
         ip.normalized_max_linear_velocity = 1.0e6;
+        if let Some(iterations) = world.physics.solver_iterations {
+            ip.num_solver_iterations = iterations as usize;
+        }
 
         let mut physics = Physics {
             pw,
@@ -88,6 +104,7 @@ impl Physics {
             shapes: shapes::ShapeCache::new(world.limits.clone()),
             link_initial: std::collections::HashMap::new(),
             model_plugins: ModelPlugins::new(),
+            hooks: Default::default(),
         };
         let world_id = physics.entities.add(Entity {
             kind: EntityKind::WORLD,
@@ -203,8 +220,28 @@ impl Physics {
                 .collect(),
         );
         let mut links = Vec::new();
+        let self_collides = |l: &Link| l.self_collide.unwrap_or(model.self_collide);
+        let joined = |a: &str, b: &str| {
+            model.joints.iter().any(|j| {
+                (j.parent_link == a && j.child_link == b)
+                    || (j.parent_link == b && j.child_link == a)
+            })
+        };
         for link in &model.links {
-            links.push(self.add_link(link, id, &scoped, pose, statics, label)?);
+            // A link that does not self-collide needs its collisions filtered only when its
+            // model has another such link that no joint joins it to (joined links never touch).
+            let self_collide = self_collides(link)
+                || !model.links.iter().any(|o| {
+                    o.name != link.name && !self_collides(o) && !joined(&link.name, &o.name)
+                });
+            let context = LinkContext {
+                model: id,
+                model_scoped: &scoped,
+                model_pose: pose,
+                model_label: label,
+                self_collide,
+            };
+            links.push(self.add_link(link, &context, statics)?);
         }
         for nested in &model.models {
             self.add_model_links(nested, id, &scoped, pose, statics, label)?;
@@ -238,12 +275,16 @@ impl Physics {
     fn add_link(
         &mut self,
         link: &Link,
-        model: EntityId,
-        model_scoped: &str,
-        model_pose: Pose,
+        context: &LinkContext<'_>,
         statics: Option<&std::collections::HashSet<String>>,
-        model_label: Option<u32>,
     ) -> Result<EntityId, BuildError> {
+        let LinkContext {
+            model,
+            model_scoped,
+            model_pose,
+            model_label,
+            self_collide,
+        } = *context;
         let scoped = format!("{model_scoped}::{}", link.name);
         let pose = model_pose.compose(link.pose);
         let id_guess = self.entities.next_id();
@@ -267,6 +308,8 @@ impl Physics {
             .additional_mass_properties(mprops)
             .gravity_scale(if link.gravity && !driven { 1.0 } else { 0.0 })
             .allow_fast_rotation(true)
+            .linear_damping(link.velocity_decay.linear as f32)
+            .angular_damping(link.velocity_decay.angular as f32)
             .user_data(id_guess.0 as u128)
             .build();
         let handle = self.pw.bodies.insert(body);
@@ -307,6 +350,7 @@ impl Physics {
                 pose: c.pose,
                 geometry: &c.geometry,
                 span: &c.span,
+                contact: Some((&c.surface, self_collide)),
             };
             self.add_shape(
                 shape,
@@ -332,6 +376,7 @@ impl Physics {
                 pose: v.pose,
                 geometry: &v.geometry,
                 span: &v.span,
+                contact: None,
             };
             self.add_shape(
                 shape,
@@ -405,10 +450,17 @@ impl Physics {
             return Ok(());
         };
         let id = self.entities.next_id();
+        let default_surface = Surface::default();
+        let (surface, self_collide) = shape.contact.unwrap_or((&default_surface, true));
+        // DART combines two surfaces' friction by the smaller and restitution by the product.
         let collider = ColliderBuilder::new(built)
             .position(pose_to_rapier(shape.pose.compose(offset)))
             .density(0.0)
-            .friction(1.0)
+            .friction(surface.mu as f32)
+            .friction_combine_rule(CoefficientCombineRule::Min)
+            .restitution(surface.restitution as f32)
+            .restitution_combine_rule(CoefficientCombineRule::Multiply)
+            .active_hooks(ContactHooks::needed(surface, self_collide))
             .collision_groups(groups)
             .user_data(pack_user_data(id, model))
             .build();
@@ -416,6 +468,10 @@ impl Physics {
             .pw
             .colliders
             .insert_with_parent(collider, body, &mut self.pw.bodies);
+        if shape.contact.is_some() {
+            self.hooks
+                .register(handle, surface, self_collide, offset.orientation);
+        }
         let mut data = data;
         if let EntityData::Collision { collider, .. } = &mut data {
             *collider = handle;

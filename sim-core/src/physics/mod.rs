@@ -10,12 +10,14 @@
 //! across the step. [`Physics::view`] gives the read-only
 //! [`WorldView`](sim_plugin_api::WorldView) plugins see.
 //!
-//! One file per concept: `build` (the world in rapier), `shapes` (geometry to rapier shapes),
+//! One file per concept: `build` (the world in rapier), `contacts` (SDF surfaces in contacts),
+//! `shapes` (geometry to rapier shapes),
 //! `joints`, `state` (stepping and motion), `commands` (run-time changes), `query` (ray casts)
 //! and `view` (what plugins see).
 
 mod build;
 mod commands;
+mod contacts;
 mod convert;
 mod entities;
 mod joints;
@@ -82,6 +84,8 @@ pub struct Physics {
     link_initial: std::collections::HashMap<EntityId, Pose>,
     /// The `<plugin>` elements of each model, for the model plugins extension.
     model_plugins: ModelPlugins,
+    /// The contact hooks of the colliders whose surfaces need them (see `contacts`).
+    hooks: contacts::ContactHooks,
 }
 
 impl std::fmt::Debug for Physics {

@@ -47,7 +47,7 @@ impl Physics {
     /// this way would never be simulated. Marking every body modified again hands them to the
     /// next physics step's own bookkeeping.
     pub(super) fn refresh_queries(&mut self) {
-        self.pw.detect_collisions(&(), &());
+        self.pw.detect_collisions(&self.hooks, &());
         let handles: Vec<RigidBodyHandle> = self.pw.bodies.iter().map(|(h, _)| h).collect();
         for h in handles {
             // `get_mut` re-queues the body in the modified set.

@@ -53,7 +53,9 @@ impl Physics {
     /// Advances one fixed step and updates the finite-difference accelerations.
     pub fn step(&mut self) {
         self.update_two_axes();
-        self.pw.step();
+        self.hooks.gravity = self.pw.gravity;
+        self.hooks.dt = self.pw.integration_parameters.dt;
+        self.pw.step_with_events(&self.hooks, &());
         let dt = self.step.as_secs_f64();
         for m in &mut self.motion {
             let Some(body) = self.pw.bodies.get(m.body) else {

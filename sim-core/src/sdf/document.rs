@@ -22,11 +22,16 @@ pub fn load(path: &Path) -> Result<World, SdfError> {
     load_with(path, &LoadOptions::default())
 }
 
-/// Reads the SDF world file at `path`, with includes searched for as `options` say.
+/// Reads the SDF world file at `path`, with includes searched for as `options` say. The
+/// warnings of the load are logged (at the warn level).
 pub fn load_with(path: &Path, options: &LoadOptions) -> Result<World, SdfError> {
     on_reader_stack(|| {
         let loader = Loader::new(options).in_dir_of(path);
-        load_world(path, &loader)
+        let world = load_world(path, &loader);
+        for w in loader.warnings.take() {
+            tracing::warn!("{w}");
+        }
+        world
     })
 }
 

@@ -32,7 +32,8 @@
 //! `unflatten`). Automatic inertia (`<inertial auto="true">`) is computed from the
 //! collisions, a mesh's from the solid it encloses (see `mesh_inertia`). Defaults are those of SDF 1.12. Elements the engine does not
 //! use
-//! (GUI, sky, surface parameters, lights inside links, actors...) are skipped (an included
+//! (GUI, sky, lights inside links, actors...) are skipped; the physics parameters it does not
+//! honour are warned about (see `unhonoured` and `docs/physics.md`) (an included
 //! light is one of the world's lights). Elements that would change the world if they were skipped (`<population>`, the
 //! deprecated `<image>` shape, automatic inertia from a shape without volume, joint types
 //! rapier cannot build) are
@@ -92,8 +93,10 @@ mod sensor;
 mod shapes;
 mod siblings;
 mod source;
+mod surface;
 mod text;
 mod unflatten;
+mod unhonoured;
 mod validate;
 pub(crate) mod version;
 mod world;

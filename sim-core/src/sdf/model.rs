@@ -226,6 +226,8 @@ impl Reader<'_> {
             self.child_bool(node, "kinematic", false),
             false,
         );
+        let self_collide = keep(&mut errors, self.link_self_collide(node), None);
+        let velocity_decay = self.velocity_decay(node);
 
         let (mut collisions, mut visuals, mut sensors) = (Vec::new(), Vec::new(), Vec::new());
         let mut plugins = Vec::new();
@@ -270,6 +272,8 @@ impl Reader<'_> {
             inertial,
             gravity,
             kinematic,
+            self_collide,
+            velocity_decay,
             collisions,
             visuals,
             sensors,

@@ -37,6 +37,7 @@ impl Reader<'_> {
             pose: Pose::IDENTITY,
             geometry: self.geometry(node)?,
             laser_retro: self.child_f64(node, "laser_retro", 0.0)?,
+            surface: self.surface(node)?,
             span: self.span(node),
             name,
         })

@@ -1,8 +1,9 @@
 //! Checks libsdformat makes on elements this reader does not otherwise use, so that a file
 //! libsdformat refuses is refused here too, with every such problem of the file reported:
 //!
-//! * typed values of the SDF schema that the engine does not read (surface friction and
-//!   contact parameters, velocity decay, sensor noise, camera clip planes, scene fog...):
+//! * typed values of the SDF schema that the readers of elements do not check themselves
+//!   (surface friction and contact parameters, velocity decay, sensor noise, camera clip
+//!   planes, scene fog...):
 //!   a value that is not a number (or boolean) is an error, and so is one outside the range
 //!   the schema gives it (e.g. `<mu>` at least 0, `<restitution_coefficient>` from 0 to 1);
 //! * `<material><script>` of a visual without a non-empty `<uri>` and `<name>` (the old
@@ -245,6 +246,7 @@ impl Reader<'_> {
         let name = tag(node);
         self.warn_unknown_children(node);
         self.warn_deprecated(node);
+        self.warn_unhonoured(node);
         if name == "script"
             && let Some(material) = node.parent_element()
             && tag(material) == "material"

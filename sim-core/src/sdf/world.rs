@@ -281,6 +281,7 @@ impl Reader<'_> {
             }
             None => defaults.real_time_factor,
         };
+        let solver_iterations = keep(&mut errors, self.solver_iterations(node), None);
         let engine = match node.attribute("type").map(str::trim) {
             Some(t) if !t.is_empty() => t.to_string(),
             _ => defaults.engine,
@@ -290,6 +291,7 @@ impl Reader<'_> {
                 max_step_size,
                 real_time_factor,
                 engine,
+                solver_iterations,
             }),
             errors,
         )

@@ -8,6 +8,9 @@ pub(crate) mod version;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+mod surface;
+pub use surface::{Surface, VelocityDecay};
+
 pub use sim_plugin_api::{Pose, Quat, Vec3};
 
 /// Where an element was read from: file, 1-based line and column.
@@ -77,6 +80,9 @@ pub struct Physics {
     pub real_time_factor: f64,
     /// `@type` (default `ode`; informational, the engine is rapier).
     pub engine: String,
+    /// The iterations of the contact and joint solver: `<dart><solver><iters>` or
+    /// `<ode><solver><iters>` (DART's first), when written.
+    pub solver_iterations: Option<u32>,
 }
 
 impl Default for Physics {
@@ -85,6 +91,7 @@ impl Default for Physics {
             max_step_size: 0.001,
             real_time_factor: 1.0,
             engine: "ode".into(),
+            solver_iterations: None,
         }
     }
 }
@@ -242,7 +249,8 @@ pub struct Model {
     pub placement_frame: String,
     /// `<static>`.
     pub is_static: bool,
-    /// `<self_collide>`.
+    /// `<self_collide>`: whether the model's links touch each other (unless a joint joins
+    /// them); the default of its links' own `<self_collide>`.
     pub self_collide: bool,
     /// Links, in document order.
     pub links: Vec<Link>,
@@ -412,6 +420,11 @@ pub struct Link {
     pub gravity: bool,
     /// `<kinematic>` (default false).
     pub kinematic: bool,
+    /// `<self_collide>` of the link, when written (otherwise the model's applies): two links
+    /// of one model touch when either self-collides, unless a joint joins them.
+    pub self_collide: Option<bool>,
+    /// `<velocity_decay>`.
+    pub velocity_decay: VelocityDecay,
     /// Collision elements.
     pub collisions: Vec<Collision>,
     /// Visual elements.
@@ -496,6 +509,8 @@ pub struct Collision {
     pub geometry: Geometry,
     /// `<laser_retro>`.
     pub laser_retro: f64,
+    /// `<surface>` (SDF's defaults when absent).
+    pub surface: Surface,
     /// Where it is.
     pub span: Span,
 }

@@ -8,6 +8,7 @@ mod joints;
 mod rays;
 mod shapes;
 mod state;
+mod surfaces;
 mod view;
 
 use super::convert::pose_from_rapier;
