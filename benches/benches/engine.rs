@@ -28,9 +28,14 @@
 //!   and a 320 x 240 RGB camera with Lambert shading and sun shadows (a second ray per lit
 //!   pixel) beside the same bare depth loop (goal: 0.4x).
 //!
+//! - the shared workloads (`../shared/bench-workloads/`, see `workloads`): W1 lidar, W2 depth
+//!   and W2 640 x 480 RGB on the peers' scenes, beside raw rapier built as the peers built it.
+//!
 //! Each figure and its baseline are measured in alternating blocks within one criterion
 //! benchmark (same phase of the scene, same machine load), and their ratio is reported. The
 //! table is written to `target/bench-results.md` and `.json`.
+
+mod workloads;
 
 use criterion::{Criterion, criterion_group};
 use rapier3d::prelude::*;
@@ -884,10 +889,21 @@ criterion_group!(
     logical_camera,
     lidar,
     lidar_growth,
-    cameras
+    cameras,
+    workloads::workloads
 );
 
 fn main() {
+    // `SIMCORE_PROFILE=w1:2` (and `SIMCORE_PROFILE_PASSES`): untimed passes of one shared
+    // workload, for a profiler.
+    if let Ok(which) = std::env::var("SIMCORE_PROFILE") {
+        let n = std::env::var("SIMCORE_PROFILE_PASSES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(10);
+        workloads::profile(&which, n);
+        return;
+    }
     benches();
     Criterion::default().configure_from_args().final_summary();
     let t = target_dir();
@@ -1030,6 +1046,7 @@ fn main() {
             });
         }
     }
+    workloads::rows(&mut rows);
     if rows.is_empty() {
         return;
     }

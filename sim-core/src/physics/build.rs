@@ -88,6 +88,7 @@ impl Physics {
             shapes: shapes::ShapeCache::default(),
             link_initial: std::collections::HashMap::new(),
             model_plugins: ModelPlugins::new(),
+            rays: Default::default(),
         };
         let world_id = physics.entities.add(Entity {
             kind: EntityKind::WORLD,

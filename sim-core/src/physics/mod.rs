@@ -20,6 +20,7 @@ mod convert;
 mod entities;
 mod joints;
 mod query;
+mod ray_index;
 mod shapes;
 mod state;
 #[cfg(test)]
@@ -82,6 +83,8 @@ pub struct Physics {
     link_initial: std::collections::HashMap<EntityId, Pose>,
     /// The `<plugin>` elements of each model, for the model plugins extension.
     model_plugins: ModelPlugins,
+    /// The trees ray packets are cast through (see `ray_index`).
+    rays: ray_index::RayIndex,
 }
 
 impl std::fmt::Debug for Physics {

@@ -2,6 +2,7 @@
 //! upkeep of the broad phase that lets rays see bodies before their first step.
 
 use super::convert::*;
+use super::ray_index::RayTree;
 use super::{GROUP_COLLISION, GROUP_QUERY, GROUP_VISUAL, Physics};
 use rapier3d::parry::partitioning::TraversalAction;
 use rapier3d::prelude::*;
@@ -19,6 +20,7 @@ impl Physics {
     /// bodies (running rapier's collision pipeline here would register contacts for bodies
     /// the island manager does not know yet).
     pub(super) fn sync_for_queries(&mut self, bodies: &[RigidBodyHandle]) {
+        self.rays.invalidate();
         for &bh in bodies {
             let Some(b) = self.pw.bodies.get(bh) else {
                 continue;
@@ -47,6 +49,7 @@ impl Physics {
     /// this way would never be simulated. Marking every body modified again hands them to the
     /// next physics step's own bookkeeping.
     pub(super) fn refresh_queries(&mut self) {
+        self.rays.invalidate();
         self.pw.detect_collisions(&(), &());
         let handles: Vec<RigidBodyHandle> = self.pw.bodies.iter().map(|(h, _)| h).collect();
         for h in handles {
@@ -85,6 +88,7 @@ impl Physics {
             !entities.is_within(unpack_model(c.user_data), exclude)
         };
         let max = options.max_distance.min(f32::MAX as f64) as f32;
+        let trees = self.rays.trees(&self.pw.colliders, &self.pw.bodies, target);
         let cast_chunk = |rays: &[ApiRay], hits: &mut [RayHit]| -> u32 {
             let mut filter = QueryFilter::default().groups(groups);
             if !exclude.is_none() {
@@ -106,7 +110,7 @@ impl Physics {
                         vec_to_rapier(r.direction.normalized()),
                     )
                 }));
-                packet.cast(&qp, max);
+                packet.cast(&qp, trees, max);
                 for ((ray, found), h) in packet.rays.iter().zip(&packet.found).zip(hits) {
                     // The nearest hit first (the search without normals is much cheaper),
                     // then the normal from that one shape.
@@ -200,11 +204,12 @@ const MIN_PACKET: usize = 8;
 ///
 /// Sensors cast batches of rays from one origin whose neighbours point almost the same way
 /// (a lidar row, a camera image row). For such a packet the colliders any of its rays can hit
-/// are gathered once, by one walk of the broad phase's tree that keeps the nodes whose
-/// bounding sphere meets the cone around the packet's directions, and sorted by their
-/// distance from the origin. Each ray then tests only those candidates, nearest first, and
-/// stops at the first candidate farther than its best hit: the same leaf boxes, the same
-/// shape ray casts and the same filter as a search of the whole tree per ray, so the same
+/// are gathered once, by one walk of the ray trees (see `ray_index`; the broad phase's tree
+/// holds the unbounded ground plane) that keeps the nodes whose bounding sphere meets the
+/// cone around the packet's directions, with the unbounded shapes beside them, and sorted by
+/// their distance from the origin. Each ray then tests only those candidates, nearest first,
+/// and stops at the first candidate farther than its best hit: boxes that hold their shapes,
+/// the same shape ray casts and the same filter as a search of the whole tree per ray, so the same
 /// nearest hit, with the tree walked and the filter (and its exclusion predicate) run once
 /// per packet rather than once per ray. Other packets (origins that differ, directions
 /// spread wider than 60 degrees, few rays) are cast ray by ray.
@@ -223,8 +228,8 @@ struct Packet<'c> {
 struct Candidate<'c> {
     /// No ray of the packet can hit it nearer than this.
     nearest: Real,
-    /// Its box in the broad phase.
-    aabb: rapier3d::parry::bounding_volume::Aabb,
+    /// Its box in the ray tree (none for an unbounded shape).
+    aabb: Option<rapier3d::parry::bounding_volume::Aabb>,
     handle: ColliderHandle,
     collider: &'c Collider,
 }
@@ -317,7 +322,7 @@ fn distance_to_aabb(p: Vector, aabb: &rapier3d::parry::bounding_volume::Aabb) ->
 
 impl<'c> Packet<'c> {
     /// Fills `found` with the nearest hit of each ray within `max`, solid shapes.
-    fn cast(&mut self, qp: &QueryPipeline<'c>, max: Real) {
+    fn cast(&mut self, qp: &QueryPipeline<'c>, trees: [&RayTree; 2], max: Real) {
         self.found.clear();
         let cone = (self.rays.len() >= MIN_PACKET)
             .then(|| Cone::of(&self.rays))
@@ -339,28 +344,46 @@ impl<'c> Packet<'c> {
         loop {
             self.candidates.clear();
             let candidates = &mut self.candidates;
-            qp.bvh.traverse(|node| {
-                let aabb = node.aabb();
-                let nearest = distance_to_aabb(cone.origin, &aabb);
-                if nearest >= hi || !cone.may_hit(&aabb) {
-                    return TraversalAction::Prune;
+            for tree in trees {
+                tree.bvh.traverse(|node| {
+                    let aabb = node.aabb();
+                    let nearest = distance_to_aabb(cone.origin, &aabb);
+                    if nearest >= hi || !cone.may_hit(&aabb) {
+                        return TraversalAction::Prune;
+                    }
+                    if let Some(leaf) = node.leaf_data()
+                        && nearest >= lo
+                        && let Some(&(handle, _)) = tree.leaves.get(leaf as usize)
+                        && let Some(collider) = qp.colliders.get(handle)
+                        && qp.filter.test(qp.bodies, handle, collider)
+                    {
+                        candidates.push(Candidate {
+                            // Rounding of the directions' length: never above a true hit
+                            // distance.
+                            nearest: (nearest * 0.9999 - 1e-4).max(0.0),
+                            aabb: Some(aabb),
+                            handle,
+                            collider,
+                        });
+                    }
+                    TraversalAction::Continue
+                });
+                // The unbounded shapes, with the nearest band: they may be hit anywhere.
+                if lo == 0.0 {
+                    for &handle in &tree.unbounded {
+                        if let Some(collider) = qp.colliders.get(handle)
+                            && qp.filter.test(qp.bodies, handle, collider)
+                        {
+                            candidates.push(Candidate {
+                                nearest: 0.0,
+                                aabb: None,
+                                handle,
+                                collider,
+                            });
+                        }
+                    }
                 }
-                if let Some(leaf) = node.leaf_data()
-                    && nearest >= lo
-                    && let Some((collider, handle)) = qp.colliders.get_unknown_gen(leaf)
-                    && qp.filter.test(qp.bodies, handle, collider)
-                {
-                    candidates.push(Candidate {
-                        // Rounding of the directions' length: never above a true hit
-                        // distance.
-                        nearest: (nearest * 0.9999 - 1e-4).max(0.0),
-                        aabb,
-                        handle,
-                        collider,
-                    });
-                }
-                TraversalAction::Continue
-            });
+            }
             candidates.sort_unstable_by(|a, b| a.nearest.total_cmp(&b.nearest));
             for (ray, (best, hit)) in self.rays.iter().zip(self.best.iter_mut()) {
                 if *best < 0.0 {
@@ -371,7 +394,9 @@ impl<'c> Packet<'c> {
                     if c.nearest >= *best {
                         break;
                     }
-                    if !may_cross(&c.aabb, ray, inv, *best) {
+                    if let Some(aabb) = &c.aabb
+                        && !may_cross(aabb, ray, inv, *best)
+                    {
                         continue;
                     }
                     if let Some(t) =

@@ -54,6 +54,7 @@ impl Physics {
     pub fn step(&mut self) {
         self.update_two_axes();
         self.pw.step();
+        self.rays.stepped();
         let dt = self.step.as_secs_f64();
         for m in &mut self.motion {
             let Some(body) = self.pw.bodies.get(m.body) else {

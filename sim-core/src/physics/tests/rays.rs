@@ -219,3 +219,86 @@ fn packets_from_one_origin_match_single_rays() {
     // collision is hit when it is not excluded.
     assert!(hits_seen > rays.len(), "{hits_seen} hits");
 }
+
+/// Packets keep hitting what single rays hit as the world changes under the ray trees:
+/// dynamic boxes falling on the ground plane (the tree of moving colliders after each step),
+/// a static model teleported (the tree of fixed ones), a tilted plane (unbounded, never in a
+/// tree) and a model spawned at run time.
+#[test]
+fn packets_follow_moving_teleported_and_spawned_colliders() {
+    let mut models = String::from(
+        r#"<model name="slope"><static>true</static><pose>0 0 -3 0 0.3 0</pose><link name="l">
+        <collision name="c"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision></link></model>
+        <model name="post"><static>true</static><pose>3 0 1 0 0 0.4</pose><link name="l">
+        <collision name="c"><geometry><box><size>0.5 0.5 2</size></box></geometry></collision></link></model>"#,
+    );
+    for i in 0..12 {
+        let (x, y) = ((i % 4) as f64 * 1.5 - 2.0, (i / 4) as f64 * 1.5 - 1.5);
+        models.push_str(&format!(
+            r#"<model name="d{i}"><pose>{x} {y} {} 0.2 0.1 0</pose><link name="l"><inertial><mass>1</mass></inertial>
+            <collision name="c"><geometry><box><size>0.6 0.6 0.6</size></box></geometry></collision></link></model>"#,
+            0.5 + i as f64 * 0.05
+        ));
+    }
+    let mut p = Physics::build(&world(&models)).unwrap();
+    let origin = Vec3::new(0.0, 0.0, 1.5);
+    let mut rays = Vec::new();
+    for j in 0..8 {
+        let v = (-40.0 + j as f64 * 8.0f64).to_radians();
+        for i in 0..256 {
+            let h = (i as f64 * 360.0 / 256.0).to_radians();
+            rays.push(ApiRay {
+                origin,
+                direction: Vec3::new(v.cos() * h.cos(), v.cos() * h.sin(), v.sin()),
+            });
+        }
+    }
+    let opts = RayCastOptions {
+        max_distance: 30.0,
+        target: RayTarget::COLLISION,
+        exclude_model: EntityId::NONE,
+    };
+    let check = |p: &Physics, when: &str| -> Vec<RayHit> {
+        let view = p.view("test");
+        let mut packed = vec![RayHit::MISS; rays.len()];
+        cast_into(&view, &rays, &opts, &mut packed);
+        for (k, (r, b)) in rays.iter().zip(&packed).enumerate() {
+            let mut one = [RayHit::MISS];
+            cast_into(&view, std::slice::from_ref(r), &opts, &mut one);
+            assert_eq!(one[0], *b, "ray {k} {when}");
+        }
+        packed
+    };
+    let before = check(&p, "before the first step");
+    for _ in 0..200 {
+        p.step();
+    }
+    let fallen = check(&p, "after the boxes fell");
+    assert_ne!(before, fallen, "the falling boxes are seen where they are");
+    let post = p.entity_id("post").unwrap();
+    p.apply(&PhysicsCommand::SetPose(
+        post,
+        Pose::from_xyz_rpy(-3.0, 0.5, 1.0, 0.0, 0.0, 0.0),
+    ))
+    .unwrap();
+    let moved = check(&p, "after the post moved");
+    assert_ne!(fallen, moved, "the teleported post is seen where it is");
+    let spawned = crate::sdf::parse_model_str(
+        r#"<model name="new"><static>true</static><pose>0 3 1.5 0 0 0</pose><link name="l">
+        <collision name="c"><geometry><sphere><radius>0.5</radius></sphere></geometry></collision></link></model>"#,
+        None,
+    )
+    .unwrap();
+    let new = p.spawn_model(&spawned).unwrap();
+    let seen = check(&p, "after a model was spawned");
+    assert!(
+        seen.iter().any(|h| h.model == new),
+        "the spawned model is seen"
+    );
+    // The tilted plane is hit by the rays looking down its slope.
+    assert!(
+        moved
+            .iter()
+            .any(|h| p.scoped_name(h.model) == Some("slope"))
+    );
+}
