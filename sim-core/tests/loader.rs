@@ -317,6 +317,7 @@ fn a_system_removes_a_model_with_its_sensors() {
         max_distance: 10.0,
         target: sim_plugin_api::RayTarget::COLLISION,
         exclude_model: sim_plugin_api::EntityId::NONE,
+        normals: true,
     };
     w.cast_ray_batch(&ray, &opts, &mut hit);
     assert!((hit[0].distance - 5.0).abs() < 1e-5, "{:?}", hit[0]);

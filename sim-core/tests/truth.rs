@@ -173,6 +173,7 @@ fn set_pose_teleports_and_a_ray_sees_it_at_once() {
                 max_distance: 100.0,
                 target: RayTarget::COLLISION,
                 exclude_model: EntityId::NONE,
+                normals: true,
             },
             hits.as_mut_slice().into(),
         );

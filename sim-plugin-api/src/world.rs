@@ -185,6 +185,9 @@ pub struct RayCastOptions {
     /// Geometry of this model and of the models nested in it is ignored
     /// ([`EntityId::NONE`]: ignore nothing).
     pub exclude_model: EntityId,
+    /// Whether hits carry the surface normal (some more work per hit); without it their
+    /// `normal` is zero.
+    pub normals: bool,
 }
 
 /// Result of one ray. A miss has `distance = +inf` and `entity = NONE`.

@@ -57,6 +57,7 @@ impl RayGrid {
                 max_distance: far,
                 target: RayTarget::VISUAL,
                 exclude_model,
+                normals: false,
             },
             near,
             far,
@@ -64,6 +65,11 @@ impl RayGrid {
         };
         g.set_model(model);
         g
+    }
+
+    /// Whether the hits carry their surface normals (for shading; off by default).
+    pub fn set_normals(&mut self, normals: bool) {
+        self.options.normals = normals;
     }
 
     /// Recomputes the pixel directions for a changed camera model (size may change too).

@@ -220,6 +220,7 @@ impl FiducialFinder {
             max_distance: self.config.range_max + 0.01,
             target: RayTarget::VISUAL,
             exclude_model: self.model,
+            normals: false,
         };
         let mut hits: Vec<RayHit> = Vec::new();
         world.cast_ray_batch(&rays, &options, &mut hits);

@@ -158,6 +158,7 @@ impl LidarSensor {
                 max_distance: config.range_max,
                 target: config.target,
                 exclude_model: model,
+                normals: false,
             },
             noise: NoiseChannel::new(config.noise, seed, RANGE_STREAM),
             config,

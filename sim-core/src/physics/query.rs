@@ -88,6 +88,7 @@ impl Physics {
             !entities.is_within(unpack_model(c.user_data), exclude)
         };
         let max = options.max_distance.min(f32::MAX as f64) as f32;
+        let normals = options.normals;
         let trees = self.rays.trees(&self.pw.colliders, &self.pw.bodies, target);
         let cast_chunk = |rays: &[ApiRay], hits: &mut [RayHit]| -> u32 {
             let mut filter = QueryFilter::default().groups(groups);
@@ -113,22 +114,26 @@ impl Physics {
                 packet.cast(&qp, trees, max);
                 for ((ray, found), h) in packet.rays.iter().zip(&packet.found).zip(hits) {
                     // The nearest hit first (the search without normals is much cheaper),
-                    // then the normal from that one shape.
+                    // then, when asked for, the normal from that one shape.
                     *h = match *found {
-                        Some((ch, toi)) => {
+                        Some((ch, toi, known)) => {
                             n += 1;
                             let c = self.pw.colliders.get(ch);
                             let ud = c.map(|c| c.user_data).unwrap_or(0);
-                            let normal = c
-                                .and_then(|c| {
-                                    c.shape().cast_ray_and_get_normal(
+                            let normal = match (normals, known, c) {
+                                (false, ..) => Vec3::ZERO,
+                                (true, Some(n), _) => vec_from_rapier(n),
+                                (true, None, Some(c)) => c
+                                    .shape()
+                                    .cast_ray_and_get_normal(
                                         c.position(),
                                         ray,
                                         toi * 1.0001 + 1e-5,
                                         true,
                                     )
-                                })
-                                .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal));
+                                    .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal)),
+                                (true, None, None) => Vec3::ZERO,
+                            };
                             RayHit {
                                 distance: toi as f64,
                                 normal,
@@ -197,7 +202,7 @@ type ChunkSlot<'r> = std::sync::Mutex<Option<(&'r [ApiRay], &'r mut [RayHit])>>;
 /// Rays cast together as one [`Packet`] (consecutive rays of a batch).
 const PACKET: usize = 64;
 
-/// Packets of fewer rays than this are cast ray by ray through the query pipeline.
+/// Packets of fewer rays than this are cast ray by ray.
 const MIN_PACKET: usize = 8;
 
 /// Consecutive rays of a batch cast together.
@@ -212,17 +217,20 @@ const MIN_PACKET: usize = 8;
 /// the same shape ray casts and the same filter as a search of the whole tree per ray, so the same
 /// nearest hit, with the tree walked and the filter (and its exclusion predicate) run once
 /// per packet rather than once per ray. Other packets (origins that differ, directions
-/// spread wider than 60 degrees, few rays) are cast ray by ray.
+/// spread wider than 60 degrees, few rays) are cast ray by ray through the same trees.
 #[derive(Default)]
 struct Packet<'c> {
     rays: Vec<Ray>,
-    /// The nearest hit of each ray: collider and distance.
-    found: Vec<Option<(ColliderHandle, Real)>>,
+    /// The nearest hit of each ray.
+    found: Vec<Option<Hit>>,
     /// Per ray while casting: the distance within which a nearer hit is still sought
     /// (negative once the ray is done), and the nearest hit so far.
-    best: Vec<(Real, Option<(ColliderHandle, Real)>)>,
+    best: Vec<(Real, Option<Hit>)>,
     candidates: Vec<Candidate<'c>>,
 }
+
+/// A ray's nearest hit: collider, distance and, when the search found it, the normal.
+type Hit = (ColliderHandle, Real, Option<Vector>);
 
 /// A collider some ray of a packet may hit.
 struct Candidate<'c> {
@@ -230,8 +238,32 @@ struct Candidate<'c> {
     nearest: Real,
     /// Its box in the ray tree (none for an unbounded shape).
     aabb: Option<rapier3d::parry::bounding_volume::Aabb>,
+    /// Its shape when a half-space (whose normal comes with its hit) or a cuboid, the
+    /// shapes of most worlds, cast without dynamic dispatch.
+    known: Known<'c>,
     handle: ColliderHandle,
     collider: &'c Collider,
+}
+
+/// A candidate's shape, when of a kind cast directly.
+#[derive(Clone, Copy)]
+enum Known<'c> {
+    HalfSpace(&'c rapier3d::parry::shape::HalfSpace),
+    Cuboid(&'c rapier3d::parry::shape::Cuboid),
+    Other,
+}
+
+impl<'c> Known<'c> {
+    fn of(c: &'c Collider) -> Self {
+        let shape = c.shape();
+        if let Some(h) = shape.as_halfspace() {
+            Known::HalfSpace(h)
+        } else if let Some(b) = shape.as_cuboid() {
+            Known::Cuboid(b)
+        } else {
+            Known::Other
+        }
+    }
 }
 
 /// The cone from a common origin that holds every direction of a packet.
@@ -329,7 +361,7 @@ impl<'c> Packet<'c> {
             .flatten();
         let Some(cone) = cone else {
             self.found
-                .extend(self.rays.iter().map(|r| qp.cast_ray(r, max, true)));
+                .extend(self.rays.iter().map(|r| cast_one(qp, trees, r, max)));
             return;
         };
         // The colliders are gathered in bands of distance from the origin, nearest band
@@ -362,6 +394,7 @@ impl<'c> Packet<'c> {
                             // distance.
                             nearest: (nearest * 0.9999 - 1e-4).max(0.0),
                             aabb: Some(aabb),
+                            known: Known::of(collider),
                             handle,
                             collider,
                         });
@@ -377,6 +410,7 @@ impl<'c> Packet<'c> {
                             candidates.push(Candidate {
                                 nearest: 0.0,
                                 aabb: None,
+                                known: Known::of(collider),
                                 handle,
                                 collider,
                             });
@@ -399,14 +433,26 @@ impl<'c> Packet<'c> {
                     {
                         continue;
                     }
-                    if let Some(t) =
-                        c.collider
-                            .shape()
-                            .cast_ray(c.collider.position(), ray, *best, true)
+                    let pose = c.collider.position();
+                    let t = match c.known {
+                        Known::HalfSpace(h) => {
+                            // A half-space's ray cast finds its normal at no extra cost.
+                            if let Some(i) = h.cast_ray_and_get_normal(pose, ray, *best, true)
+                                && i.time_of_impact < *best
+                            {
+                                *best = i.time_of_impact;
+                                *hit = Some((c.handle, i.time_of_impact, Some(i.normal)));
+                            }
+                            continue;
+                        }
+                        Known::Cuboid(b) => b.cast_ray(pose, ray, *best, true),
+                        Known::Other => c.collider.shape().cast_ray(pose, ray, *best, true),
+                    };
+                    if let Some(t) = t
                         && t < *best
                     {
                         *best = t;
-                        *hit = Some((c.handle, t));
+                        *hit = Some((c.handle, t, None));
                     }
                 }
                 // Every candidate of a later band is at least `hi` away (less the
@@ -423,6 +469,62 @@ impl<'c> Packet<'c> {
         }
         self.found.extend(self.best.iter().map(|(_, hit)| *hit));
     }
+}
+
+/// The nearest hit of one ray within `max` through the ray trees, solid shapes: the
+/// unbounded shapes first, then a best-first search of each tree.
+fn cast_one(qp: &QueryPipeline<'_>, trees: [&RayTree; 2], ray: &Ray, max: Real) -> Option<Hit> {
+    let mut best = max;
+    let mut hit = None;
+    for tree in trees {
+        for &handle in &tree.unbounded {
+            let Some(c) = qp.colliders.get(handle) else {
+                continue;
+            };
+            if !qp.filter.test(qp.bodies, handle, c) {
+                continue;
+            }
+            match Known::of(c) {
+                Known::HalfSpace(h) => {
+                    if let Some(i) = h.cast_ray_and_get_normal(c.position(), ray, best, true)
+                        && (hit.is_none() || i.time_of_impact < best)
+                    {
+                        best = i.time_of_impact;
+                        hit = Some((handle, best, Some(i.normal)));
+                    }
+                }
+                _ => {
+                    if let Some(t) = c.shape().cast_ray(c.position(), ray, best, true)
+                        && (hit.is_none() || t < best)
+                    {
+                        best = t;
+                        hit = Some((handle, t, None));
+                    }
+                }
+            }
+        }
+    }
+    for tree in trees {
+        let found = tree.bvh.cast_ray(ray, best, |leaf, best| {
+            let &(handle, _) = tree.leaves.get(leaf as usize)?;
+            let c = qp.colliders.get(handle)?;
+            if !qp.filter.test(qp.bodies, handle, c) {
+                return None;
+            }
+            match Known::of(c) {
+                Known::Cuboid(b) => b.cast_ray(c.position(), ray, best, true),
+                _ => c.shape().cast_ray(c.position(), ray, best, true),
+            }
+        });
+        if let Some((leaf, t)) = found
+            && (hit.is_none() || t < best)
+            && let Some(&(handle, _)) = tree.leaves.get(leaf as usize)
+        {
+            best = t;
+            hit = Some((handle, t, None));
+        }
+    }
+    hit
 }
 
 /// The first distance band of a packet's candidates, m (see [`Packet::cast`]).

@@ -10,13 +10,16 @@
 //! directly. Contacts are untouched: the broad phase keeps the plane.
 
 use super::{GROUP_COLLISION, GROUP_VISUAL};
-use rapier3d::parry::bounding_volume::Aabb;
+use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::partitioning::{Bvh, BvhBuildStrategy};
 use rapier3d::prelude::*;
 use std::sync::OnceLock;
 
 /// A box wider than this along some axis (m) is taken for an unbounded shape.
 const UNBOUNDED: Real = 1e15;
+
+/// How much larger than its shape's box a leaf's box is, m.
+const LEAF_MARGIN: Real = 1e-3;
 
 /// The colliders of one kind (collision or visual) in a tree, and the unbounded ones.
 #[derive(Default)]
@@ -49,7 +52,9 @@ impl RayTree {
             if !finite || (aabb.maxs - aabb.mins).max_element() > UNBOUNDED {
                 tree.unbounded.push(h);
             } else {
-                tree.leaves.push((h, aabb));
+                // A margin, so that rounding in the box tests never drops a grazing ray
+                // the shape's own test would hit.
+                tree.leaves.push((h, aabb.loosened(LEAF_MARGIN)));
             }
         }
         tree.bvh = Bvh::from_iter(

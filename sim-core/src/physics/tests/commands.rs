@@ -16,6 +16,7 @@ fn teleport_is_seen_by_rays_at_once_and_the_body_still_simulates() {
         max_distance: 100.0,
         target: RayTarget::COLLISION,
         exclude_model: EntityId::NONE,
+        normals: true,
     };
     let mut hit = [RayHit::MISS];
     cast_into(&p.view("t"), &[down(5.0, 0.0, 10.0)], &opts, &mut hit);
@@ -42,6 +43,7 @@ fn spawned_models_are_seen_at_once_and_simulate() {
         max_distance: 100.0,
         target: RayTarget::COLLISION,
         exclude_model: EntityId::NONE,
+        normals: true,
     };
     let mut hit = [RayHit::MISS];
     cast_into(&p.view("t"), &[down(0.0, 0.0, 10.0)], &opts, &mut hit);

@@ -1,6 +1,54 @@
 //! Ray casts: collisions or visuals, exclusions, parallel batches and packets.
 
 use super::*;
+use crate::physics::convert::{vec_from_rapier, vec_to_rapier};
+use crate::physics::query::unpack_model;
+
+/// What rapier's own query pipeline finds for one ray (its broad phase, the ground plane in
+/// it): the reference the ray trees are checked against.
+fn reference(p: &Physics, r: &ApiRay, opts: &RayCastOptions) -> RayHit {
+    let target = if opts.target == RayTarget::VISUAL {
+        GROUP_VISUAL
+    } else {
+        GROUP_COLLISION
+    };
+    let groups = InteractionGroups::new(GROUP_QUERY, target, InteractionTestMode::And);
+    let not_excluded = |_h: ColliderHandle, c: &Collider| {
+        !p.entities
+            .is_within(unpack_model(c.user_data), opts.exclude_model)
+    };
+    let mut filter = QueryFilter::default().groups(groups);
+    if !opts.exclude_model.is_none() {
+        filter = filter.predicate(&not_excluded);
+    }
+    let qp = p.pw.broad_phase.as_query_pipeline(
+        p.pw.narrow_phase.query_dispatcher(),
+        &p.pw.bodies,
+        &p.pw.colliders,
+        filter,
+    );
+    let ray = rapier3d::prelude::Ray::new(
+        vec_to_rapier(r.origin),
+        vec_to_rapier(r.direction.normalized()),
+    );
+    let Some((ch, toi)) = qp.cast_ray(&ray, opts.max_distance as f32, true) else {
+        return RayHit::MISS;
+    };
+    let c = &p.pw.colliders[ch];
+    let normal = if opts.normals {
+        c.shape()
+            .cast_ray_and_get_normal(c.position(), &ray, toi * 1.0001 + 1e-5, true)
+            .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal))
+    } else {
+        Vec3::ZERO
+    };
+    RayHit {
+        distance: toi as f64,
+        normal,
+        entity: EntityId(c.user_data as u64),
+        model: unpack_model(c.user_data),
+    }
+}
 
 #[test]
 fn rays_see_collisions_or_visuals_before_the_first_step() {
@@ -16,6 +64,7 @@ fn rays_see_collisions_or_visuals_before_the_first_step() {
         max_distance: 100.0,
         target: RayTarget::COLLISION,
         exclude_model: EntityId::NONE,
+        normals: true,
     };
     assert_eq!(cast_into(&view, &rays, &opts, &mut hits), 3);
     assert!(
@@ -63,6 +112,7 @@ fn rays_see_collisions_or_visuals_before_the_first_step() {
 
     let opts = RayCastOptions {
         exclude_model: p.entity_id("box").unwrap(),
+        normals: true,
         target: RayTarget::COLLISION,
         ..opts
     };
@@ -85,6 +135,7 @@ fn parallel_batches_match_serial_casts() {
         max_distance: 100.0,
         target: RayTarget::COLLISION,
         exclude_model: EntityId::NONE,
+        normals: true,
     };
     let mut batch = vec![RayHit::MISS; rays.len()];
     // On a worker pool (as with --threads 2) the batch is split across threads.
@@ -190,6 +241,7 @@ fn packets_from_one_origin_match_single_rays() {
             max_distance: 12.0,
             target,
             exclude_model,
+            normals: true,
         };
         let mut serial = vec![RayHit::MISS; rays.len()];
         cast_into(&view, &rays, &opts, &mut serial);
@@ -202,6 +254,11 @@ fn packets_from_one_origin_match_single_rays() {
             assert_eq!(
                 one[0], *b,
                 "ray {k} ({target:?}, excluding {exclude_model:?})"
+            );
+            assert_eq!(
+                reference(&p, r, &opts),
+                *b,
+                "ray {k} ({target:?}, excluding {exclude_model:?}) vs the broad phase"
             );
             if b.distance.is_finite() {
                 hits_seen += 1;
@@ -257,6 +314,7 @@ fn packets_follow_moving_teleported_and_spawned_colliders() {
         max_distance: 30.0,
         target: RayTarget::COLLISION,
         exclude_model: EntityId::NONE,
+        normals: true,
     };
     let check = |p: &Physics, when: &str| -> Vec<RayHit> {
         let view = p.view("test");
@@ -266,6 +324,7 @@ fn packets_follow_moving_teleported_and_spawned_colliders() {
             let mut one = [RayHit::MISS];
             cast_into(&view, std::slice::from_ref(r), &opts, &mut one);
             assert_eq!(one[0], *b, "ray {k} {when}");
+            assert_eq!(reference(p, r, &opts), *b, "ray {k} {when} vs the broad phase");
         }
         packed
     };

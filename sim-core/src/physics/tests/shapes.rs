@@ -151,6 +151,7 @@ fn cast(p: &Physics, rays: &[(Vec3, Vec3)], target: RayTarget) -> Vec<f64> {
         max_distance: 100.0,
         target,
         exclude_model: EntityId::NONE,
+        normals: true,
     };
     p.view("test").cast_rays(
         RSlice::from_slice(&rays),
