@@ -227,6 +227,8 @@ struct Packet<'c> {
     /// (negative once the ray is done), and the nearest hit so far.
     best: Vec<(Real, Option<Hit>)>,
     candidates: Vec<Candidate<'c>>,
+    /// Per ray: how far its start is from the packet's apex.
+    offsets: Vec<Real>,
 }
 
 /// A ray's nearest hit: collider, distance and, when the search found it, the normal.
@@ -275,12 +277,23 @@ struct Cone {
 }
 
 impl Cone {
-    /// The cone of `rays` (unit directions), if they share their origin and their directions
-    /// spread less than 60 degrees from their mean.
-    fn of(rays: &[Ray]) -> Option<Cone> {
-        let origin = rays.first()?.origin;
-        if rays.iter().any(|r| r.origin != origin) {
-            return None;
+    /// The cone of `rays` (unit directions), if they start on rays from one apex (a shared
+    /// origin, or a camera's rays from its near plane) and their directions spread less than
+    /// 60 degrees from their mean. `offsets` gets each ray's distance from the apex.
+    fn of(rays: &[Ray], offsets: &mut Vec<Real>) -> Option<Cone> {
+        let (origin, shared) = apex(rays)?;
+        offsets.clear();
+        if shared {
+            offsets.resize(rays.len(), 0.0);
+        } else {
+            for r in rays {
+                let v = r.origin - origin;
+                let s = v.dot(r.dir);
+                if s < -1e-5 || (v - r.dir * s).length() > 1e-5 * (1.0 + s.abs()) {
+                    return None;
+                }
+                offsets.push(s.max(0.0));
+            }
         }
         let sum = rays.iter().fold(Vector::ZERO, |a, r| a + r.dir);
         let len = sum.length();
@@ -323,6 +336,25 @@ impl Cone {
     }
 }
 
+/// The point the rays start from or behind: their shared origin, or where the lines of the
+/// first and the last ray come nearest (rays from a near plane), and whether it is shared;
+/// none for parallel rays.
+fn apex(rays: &[Ray]) -> Option<(Vector, bool)> {
+    let (a, b) = (rays.first()?, rays.last()?);
+    if rays.iter().all(|r| r.origin == a.origin) {
+        return Some((a.origin, true));
+    }
+    // The points a.origin + a.dir t and b.origin + b.dir u nearest each other.
+    let w = a.origin - b.origin;
+    let (ab, aw, bw) = (a.dir.dot(b.dir), a.dir.dot(w), b.dir.dot(w));
+    let den = 1.0 - ab * ab;
+    if den.is_nan() || den < 1e-6 {
+        return None;
+    }
+    let t = (ab * bw - aw) / den;
+    Some((a.origin + a.dir * t, false))
+}
+
 /// Whether `ray` (with `inv` the reciprocals of its direction's components) may cross `aabb`
 /// nearer than `best`: the slab test, with a little slack so that rounding never drops a
 /// box the ray touches. Directions with a zero component (infinite reciprocals, where the
@@ -357,7 +389,7 @@ impl<'c> Packet<'c> {
     fn cast(&mut self, qp: &QueryPipeline<'c>, trees: [&RayTree; 2], max: Real) {
         self.found.clear();
         let cone = (self.rays.len() >= MIN_PACKET)
-            .then(|| Cone::of(&self.rays))
+            .then(|| Cone::of(&self.rays, &mut self.offsets))
             .flatten();
         let Some(cone) = cone else {
             self.found
@@ -419,13 +451,19 @@ impl<'c> Packet<'c> {
                 }
             }
             candidates.sort_unstable_by(|a, b| a.nearest.total_cmp(&b.nearest));
-            for (ray, (best, hit)) in self.rays.iter().zip(self.best.iter_mut()) {
+            for ((ray, (best, hit)), &s) in self
+                .rays
+                .iter()
+                .zip(self.best.iter_mut())
+                .zip(&self.offsets)
+            {
                 if *best < 0.0 {
                     continue; // done in an earlier band
                 }
                 let inv = ray.dir.recip();
                 for c in candidates.iter() {
-                    if c.nearest >= *best {
+                    // Candidates' distances are from the apex, `s` behind the ray's start.
+                    if c.nearest >= *best + s {
                         break;
                     }
                     if let Some(aabb) = &c.aabb
@@ -457,7 +495,7 @@ impl<'c> Packet<'c> {
                 }
                 // Every candidate of a later band is at least `hi` away (less the
                 // rounding margin of `nearest`).
-                if *best <= hi * 0.9999 - 1e-4 {
+                if *best + s <= hi * 0.9999 - 1e-4 {
                     open -= 1;
                     *best = Real::NEG_INFINITY; // done (its hit is kept)
                 }

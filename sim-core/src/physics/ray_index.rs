@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 const UNBOUNDED: Real = 1e15;
 
 /// How much larger than its shape's box a leaf's box is, m.
-const LEAF_MARGIN: Real = 1e-3;
+const LEAF_MARGIN: Real = 1e-4;
 
 /// The colliders of one kind (collision or visual) in a tree, and the unbounded ones.
 #[derive(Default)]

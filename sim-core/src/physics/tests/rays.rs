@@ -220,6 +220,17 @@ fn packets_from_one_origin_match_single_rays() {
             });
         }
     }
+    // Camera rows starting on a near plane 0.3 m ahead (one apex behind their starts).
+    for j in 0..10 {
+        for i in 0..64 {
+            let (u, w) = (i as f64 / 32.0 - 1.0, j as f64 / 5.0 - 1.0);
+            let d = Vec3::new(-1.0, u, w * 0.5).normalized();
+            rays.push(ApiRay {
+                origin: origin + d.scale(0.3 / -d.x),
+                direction: d,
+            });
+        }
+    }
     for _ in 0..256 {
         let d = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5);
         rays.push(ApiRay {
@@ -324,7 +335,11 @@ fn packets_follow_moving_teleported_and_spawned_colliders() {
             let mut one = [RayHit::MISS];
             cast_into(&view, std::slice::from_ref(r), &opts, &mut one);
             assert_eq!(one[0], *b, "ray {k} {when}");
-            assert_eq!(reference(p, r, &opts), *b, "ray {k} {when} vs the broad phase");
+            assert_eq!(
+                reference(p, r, &opts),
+                *b,
+                "ray {k} {when} vs the broad phase"
+            );
         }
         packed
     };
