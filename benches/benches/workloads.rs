@@ -13,12 +13,11 @@
 //! `QueryPipeline::cast_ray` per ray, one thread. Skipped with a notice when the workloads
 //! are not there.
 
-use super::{Paired, paired_passes, per_op, plugin_dir};
+use super::{Paired, one_sensor_sim, paired_passes, per_op};
 use criterion::Criterion;
 use rapier3d::prelude::*;
 use sim_benches::Row;
-use sim_core::plugins::{Registry, SearchPath};
-use sim_core::runner::{SimOptions, Simulation};
+use sim_core::runner::Simulation;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -151,13 +150,7 @@ fn sim(dir: &std::path::Path, file: &str, threads: usize) -> Simulation {
     let path = dir.join(file);
     let text = std::fs::read_to_string(&path).expect("workload");
     let world = sim_core::sdf::parse_str(&text, Some(&path)).expect("workload world");
-    let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
-    let mut sim = Simulation::new(world, reg, &SimOptions { seed: 1, threads })
-        .unwrap_or_else(|e| panic!("{e} (run `cargo xtask bench`)"));
-    assert_eq!(sim.sensors().len(), 1);
-    sim.step();
-    assert!(sim.update_sensors().is_empty());
-    sim
+    one_sensor_sim(world, threads)
 }
 
 static W1: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];

@@ -300,7 +300,14 @@ mod quantise_tests {
             assert_eq!(to_u8(half), reference(half), "{half}");
             v += 1.0 / 4099.0;
         }
-        for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, 1.0, 0.5 / 255.0] {
+        for v in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            1.0,
+            0.5 / 255.0,
+        ] {
             assert_eq!(to_u8(v), reference(v), "{v}");
         }
     }

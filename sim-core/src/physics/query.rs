@@ -476,7 +476,7 @@ impl<'c> Packet<'c> {
                         Known::HalfSpace(h) => {
                             // A half-space's ray cast finds its normal at no extra cost.
                             if let Some(i) = h.cast_ray_and_get_normal(pose, ray, *best, true)
-                                && i.time_of_impact < *best
+                                && nearer(i.time_of_impact, c.handle, *best, hit)
                             {
                                 *best = i.time_of_impact;
                                 *hit = Some((c.handle, i.time_of_impact, Some(i.normal)));
@@ -487,7 +487,7 @@ impl<'c> Packet<'c> {
                         Known::Other => c.collider.shape().cast_ray(pose, ray, *best, true),
                     };
                     if let Some(t) = t
-                        && t < *best
+                        && nearer(t, c.handle, *best, hit)
                     {
                         *best = t;
                         *hit = Some((c.handle, t, None));
@@ -525,7 +525,7 @@ fn cast_one(qp: &QueryPipeline<'_>, trees: [&RayTree; 2], ray: &Ray, max: Real) 
             match Known::of(c) {
                 Known::HalfSpace(h) => {
                     if let Some(i) = h.cast_ray_and_get_normal(c.position(), ray, best, true)
-                        && (hit.is_none() || i.time_of_impact < best)
+                        && nearer(i.time_of_impact, handle, best, &hit)
                     {
                         best = i.time_of_impact;
                         hit = Some((handle, best, Some(i.normal)));
@@ -533,7 +533,7 @@ fn cast_one(qp: &QueryPipeline<'_>, trees: [&RayTree; 2], ray: &Ray, max: Real) 
                 }
                 _ => {
                     if let Some(t) = c.shape().cast_ray(c.position(), ray, best, true)
-                        && (hit.is_none() || t < best)
+                        && nearer(t, handle, best, &hit)
                     {
                         best = t;
                         hit = Some((handle, t, None));
@@ -543,26 +543,41 @@ fn cast_one(qp: &QueryPipeline<'_>, trees: [&RayTree; 2], ray: &Ray, max: Real) 
         }
     }
     for tree in trees {
-        let found = tree.bvh.cast_ray(ray, best, |leaf, best| {
-            let &(handle, _) = tree.leaves.get(leaf as usize)?;
-            let c = qp.colliders.get(handle)?;
-            if !qp.filter.test(qp.bodies, handle, c) {
-                return None;
+        tree.bvh.traverse(|node| {
+            // Loosened boxes, and `>`: a box at the best distance may hold a tie.
+            if node.cast_ray(ray, best) > best {
+                return TraversalAction::Prune;
             }
-            match Known::of(c) {
-                Known::Cuboid(b) => b.cast_ray(c.position(), ray, best, true),
-                _ => c.shape().cast_ray(c.position(), ray, best, true),
+            if let Some(leaf) = node.leaf_data()
+                && let Some(&(handle, _)) = tree.leaves.get(leaf as usize)
+                && let Some(c) = qp.colliders.get(handle)
+                && qp.filter.test(qp.bodies, handle, c)
+                && let Some(t) = match Known::of(c) {
+                    Known::Cuboid(b) => b.cast_ray(c.position(), ray, best, true),
+                    _ => c.shape().cast_ray(c.position(), ray, best, true),
+                }
+                && nearer(t, handle, best, &hit)
+            {
+                best = t;
+                hit = Some((handle, t, None));
             }
+            TraversalAction::Continue
         });
-        if let Some((leaf, t)) = found
-            && (hit.is_none() || t < best)
-            && let Some(&(handle, _)) = tree.leaves.get(leaf as usize)
-        {
-            best = t;
-            hit = Some((handle, t, None));
-        }
     }
     hit
+}
+
+/// Whether a hit of `handle` at `t` beats the best so far (`best`, `hit`): nearer, or as near
+/// and of the collider created first, so that ties between touching faces go the same way
+/// whatever order the colliders were met in.
+#[inline]
+fn nearer(t: Real, handle: ColliderHandle, best: Real, hit: &Option<Hit>) -> bool {
+    match hit {
+        None => t <= best,
+        Some((h, ..)) => {
+            t < best || (t == best && handle.into_raw_parts().0 < h.into_raw_parts().0)
+        }
+    }
 }
 
 /// The first distance band of a packet's candidates, m (see [`Packet::cast`]).
