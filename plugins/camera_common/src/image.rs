@@ -36,7 +36,6 @@ fn luma(c: [f32; 3]) -> f64 {
 }
 
 #[inline]
-#[inline]
 fn to_u8(v: f64) -> u8 {
     // `round` (half away from zero) without the library call: the fraction of a value in
     // [0, 255] is exact.
