@@ -542,28 +542,29 @@ fn cast_one(qp: &QueryPipeline<'_>, trees: [&RayTree; 2], ray: &Ray, max: Real) 
             }
         }
     }
+    // rapier's best-first search of each tree; the leaf test keeps the nearest hit itself,
+    // so that ties go by [`nearer`] (the leaves' boxes are loosened: a tie is never pruned).
+    let state = std::cell::Cell::new((best, hit));
     for tree in trees {
-        tree.bvh.traverse(|node| {
-            // Loosened boxes, and `>`: a box at the best distance may hold a tie.
-            if node.cast_ray(ray, best) > best {
-                return TraversalAction::Prune;
+        let (best, _) = state.get();
+        tree.bvh.cast_ray(ray, best, |leaf, max| {
+            let &(handle, _) = tree.leaves.get(leaf as usize)?;
+            let c = qp.colliders.get(handle)?;
+            if !qp.filter.test(qp.bodies, handle, c) {
+                return None;
             }
-            if let Some(leaf) = node.leaf_data()
-                && let Some(&(handle, _)) = tree.leaves.get(leaf as usize)
-                && let Some(c) = qp.colliders.get(handle)
-                && qp.filter.test(qp.bodies, handle, c)
-                && let Some(t) = match Known::of(c) {
-                    Known::Cuboid(b) => b.cast_ray(c.position(), ray, best, true),
-                    _ => c.shape().cast_ray(c.position(), ray, best, true),
-                }
-                && nearer(t, handle, best, &hit)
-            {
-                best = t;
-                hit = Some((handle, t, None));
+            let t = match Known::of(c) {
+                Known::Cuboid(b) => b.cast_ray(c.position(), ray, max, true),
+                _ => c.shape().cast_ray(c.position(), ray, max, true),
+            }?;
+            let (best, hit) = state.get();
+            if nearer(t, handle, best, &hit) {
+                state.set((t, Some((handle, t, None))));
             }
-            TraversalAction::Continue
+            Some(t)
         });
     }
+    let (_, hit) = state.get();
     hit
 }
 
