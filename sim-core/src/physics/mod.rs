@@ -11,8 +11,8 @@
 //! [`WorldView`](sim_plugin_api::WorldView) plugins see.
 //!
 //! One file per concept: `build` (the world in rapier), `shapes` (geometry to rapier shapes),
-//! `joints`, `state` (stepping and motion), `commands` (run-time changes), `query` (ray casts)
-//! and `view` (what plugins see).
+//! `joints`, `state` (stepping and motion), `commands` (run-time changes), `query` (ray casts),
+//! `ray_index` (the trees ray casts walk) and `view` (what plugins see).
 
 mod build;
 mod commands;
