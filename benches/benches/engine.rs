@@ -20,7 +20,9 @@
 //! - lidar: one 1800 x 16 ray scan (the lidar plugin's release cdylib, through the sensor
 //!   manager) among a ground plane and 100 unit boxes, on one thread and on two, each beside
 //!   a bare single-threaded loop of rapier `cast_ray` over the same shapes (goals: at least
-//!   0.9x the bare loop's rays/s on one thread, 1.6x on two);
+//!   0.9x the bare loop's rays/s on one thread, 1.6x on two). That baseline's ground is a
+//!   rapier half-space and its boxes are axis-aligned: not the peers' scene (see the shared
+//!   workloads below);
 //! - cameras: a 320 x 240 depth camera (hfov 1.047) at the origin of the same scene (the boxes
 //!   and the ground as visuals), through the depth camera's release cdylib and the sensor
 //!   manager, on one thread and on two, beside a bare single-threaded rapier loop casting the
@@ -28,9 +30,14 @@
 //!   and a 320 x 240 RGB camera with Lambert shading and sun shadows (a second ray per lit
 //!   pixel) beside the same bare depth loop (goal: 0.4x).
 //!
+//! - the shared workloads (`../shared/bench-workloads/`, see `workloads`): W1 lidar, W2 depth
+//!   and W2 640 x 480 RGB on the peers' scenes, beside raw rapier built as the peers built it.
+//!
 //! Each figure and its baseline are measured in alternating blocks within one criterion
 //! benchmark (same phase of the scene, same machine load), and their ratio is reported. The
 //! table is written to `target/bench-results.md` and `.json`.
+
+mod workloads;
 
 use criterion::{Criterion, criterion_group};
 use rapier3d::prelude::*;
@@ -832,6 +839,18 @@ fn camera_rapier() -> (PhysicsWorld, Vec<rapier3d::geometry::Ray>, Vec<f32>) {
     (w, rays, cos)
 }
 
+/// A simulation of `world` (one sensor) through the release plugins on `threads` threads,
+/// stepped once and its sensor updated once.
+fn one_sensor_sim(world: sim_core::world::World, threads: usize) -> Simulation {
+    let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
+    let mut sim = Simulation::new(world, reg, &SimOptions { seed: 1, threads })
+        .unwrap_or_else(|e| panic!("{e} (run `cargo xtask bench`)"));
+    assert_eq!(sim.sensors().len(), 1);
+    sim.step();
+    assert!(sim.update_sensors().is_empty());
+    sim
+}
+
 /// Camera frames through the loaded release cdylibs (the sensor manager's pass), each in
 /// alternating blocks with a bare single-threaded rapier depth loop over the same colliders
 /// and pixel rays.
@@ -851,13 +870,7 @@ fn cameras(c: &mut Criterion) {
     let sim_with = |kind: &str, threads: usize| {
         let world = sim_core::sdf::parse_str(&camera_world(&camera_sensor(kind)), None)
             .expect("bench world");
-        let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
-        let mut sim = Simulation::new(world, reg, &SimOptions { seed: 1, threads })
-            .unwrap_or_else(|e| panic!("{e} (run `cargo xtask bench`)"));
-        assert_eq!(sim.sensors().len(), 1);
-        sim.step();
-        assert!(sim.update_sensors().is_empty());
-        sim
+        one_sensor_sim(world, threads)
     };
     let mut g = c.benchmark_group("cameras");
     g.sample_size(10).measurement_time(Duration::from_secs(10));
@@ -884,10 +897,21 @@ criterion_group!(
     logical_camera,
     lidar,
     lidar_growth,
-    cameras
+    cameras,
+    workloads::workloads
 );
 
 fn main() {
+    // `SIMCORE_PROFILE=w1:2` (and `SIMCORE_PROFILE_PASSES`): untimed passes of one shared
+    // workload, for a profiler.
+    if let Ok(which) = std::env::var("SIMCORE_PROFILE") {
+        let n = std::env::var("SIMCORE_PROFILE_PASSES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(10);
+        workloads::profile(&which, n);
+        return;
+    }
     benches();
     Criterion::default().configure_from_args().final_summary();
     let t = target_dir();
@@ -1030,6 +1054,7 @@ fn main() {
             });
         }
     }
+    workloads::rows(&mut rows);
     if rows.is_empty() {
         return;
     }

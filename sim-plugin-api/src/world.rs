@@ -172,6 +172,24 @@ impl RayTarget {
     pub const COLLISION: RayTarget = RayTarget(1);
     /// Visual geometry (what a camera sees).
     pub const VISUAL: RayTarget = RayTarget(2);
+    /// Flag bit: the hits need not carry their surface normal. Set it through
+    /// [`RayCastOptions::without_normals_in`], which checks that the engine honours it.
+    pub const NO_NORMALS: u32 = 1 << 31;
+
+    /// This target with [`RayTarget::NO_NORMALS`] set.
+    pub const fn without_normals(self) -> RayTarget {
+        RayTarget(self.0 | Self::NO_NORMALS)
+    }
+
+    /// The geometry this target sees, its flag bits cleared.
+    pub const fn geometry(self) -> RayTarget {
+        RayTarget(self.0 & !Self::NO_NORMALS)
+    }
+
+    /// Whether hits must carry their surface normal.
+    pub const fn wants_normals(self) -> bool {
+        self.0 & Self::NO_NORMALS == 0
+    }
 }
 
 /// Options of one batched ray cast.
@@ -185,6 +203,29 @@ pub struct RayCastOptions {
     /// Geometry of this model and of the models nested in it is ignored
     /// ([`EntityId::NONE`]: ignore nothing).
     pub exclude_model: EntityId,
+}
+
+/// The engine extension (a `u32` of the [`RayTarget`] flag bits it honours) that says which
+/// flags a plugin may set: an engine without it reads every target value as a kind of
+/// geometry, so a flag must be set only where it is served (see
+/// [`RayCastOptions::without_normals_in`]).
+pub const RAY_FLAGS_EXTENSION: &str = "simcore.ray_flags.v1";
+
+impl RayCastOptions {
+    /// These options with hits that need not carry their surface normal (it is zero; a cast
+    /// is cheaper without), where `world`'s engine honours [`RayTarget::NO_NORMALS`]; else
+    /// unchanged. Since 1.2; the layout of the options is that of 1.0.
+    pub fn without_normals_in(mut self, world: &WorldRef<'_>) -> RayCastOptions {
+        let honoured = world
+            .extension(RStr::from_str(RAY_FLAGS_EXTENSION))
+            .into_option()
+            .and_then(|e| e.get::<u32>())
+            .is_some_and(|flags| flags & RayTarget::NO_NORMALS != 0);
+        if honoured {
+            self.target = self.target.without_normals();
+        }
+        self
+    }
 }
 
 /// Result of one ray. A miss has `distance = +inf` and `entity = NONE`.

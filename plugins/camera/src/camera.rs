@@ -51,7 +51,9 @@ impl CameraSensor {
         CameraSensor::from_core(core, config.seed)
     }
 
-    fn from_core(core: CameraCore, seed: u64) -> Result<Self, PluginError> {
+    fn from_core(mut core: CameraCore, seed: u64) -> Result<Self, PluginError> {
+        // Shading needs the normals.
+        core.grid.set_normals(true);
         let saver = match &core.config.save {
             Some(s) => Some(FrameSaver::new(&s.path, &core.scoped_name)?),
             None => None,

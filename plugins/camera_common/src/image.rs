@@ -37,7 +37,11 @@ fn luma(c: [f32; 3]) -> f64 {
 
 #[inline]
 fn to_u8(v: f64) -> u8 {
-    (v.clamp(0.0, 1.0) * 255.0).round() as u8
+    // `round` (half away from zero) without the library call: the fraction of a value in
+    // [0, 255] is exact.
+    let y = v.clamp(0.0, 1.0) * 255.0;
+    let t = y as u8;
+    t + u8::from(y - f64::from(t) >= 0.5)
 }
 
 /// Encodes linear RGB colours (row-major) as an image of `format`, adding `noise` to every
@@ -280,4 +284,32 @@ pub fn write_png(path: &Path, image: &Image) -> Result<(), String> {
     let mut writer = enc.write_header().map_err(|e| e.to_string())?;
     writer.write_image_data(&data).map_err(|e| e.to_string())?;
     writer.finish().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod quantise_tests {
+    use super::to_u8;
+
+    #[test]
+    fn quantising_rounds_as_round_does() {
+        let reference = |v: f64| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+        let mut v = -0.1;
+        while v < 1.1 {
+            assert_eq!(to_u8(v), reference(v), "{v}");
+            // Exactly half-way values too.
+            let half = (v * 255.0).floor() / 255.0 + 0.5 / 255.0;
+            assert_eq!(to_u8(half), reference(half), "{half}");
+            v += 1.0 / 4099.0;
+        }
+        for v in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            1.0,
+            0.5 / 255.0,
+        ] {
+            assert_eq!(to_u8(v), reference(v), "{v}");
+        }
+    }
 }

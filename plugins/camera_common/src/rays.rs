@@ -32,6 +32,7 @@ pub struct RayGrid {
     rays: Vec<Ray>,
     hits: Vec<RayHit>,
     options: RayCastOptions,
+    normals: bool,
     near: f64,
     far: f64,
     from: RayStart,
@@ -58,12 +59,18 @@ impl RayGrid {
                 target: RayTarget::VISUAL,
                 exclude_model,
             },
+            normals: false,
             near,
             far,
             from,
         };
         g.set_model(model);
         g
+    }
+
+    /// Whether the hits carry their surface normals (for shading; off by default).
+    pub fn set_normals(&mut self, normals: bool) {
+        self.normals = normals;
     }
 
     /// Recomputes the pixel directions for a changed camera model (size may change too).
@@ -130,9 +137,14 @@ impl RayGrid {
                 direction: dw,
             };
         }
+        let options = if self.normals {
+            self.options
+        } else {
+            self.options.without_normals_in(world)
+        };
         world.cast_rays(
             RSlice::from_slice(&self.rays),
-            &self.options,
+            &options,
             RSliceMut::from_mut_slice(&mut self.hits),
         );
         for (((h, d), s), ray) in self

@@ -217,7 +217,8 @@ impl Shader {
             max_distance: max_limit,
             target: RayTarget::VISUAL,
             exclude_model: EntityId::NONE,
-        };
+        }
+        .without_normals_in(world);
         world.cast_ray_batch(&self.shadow_rays, &options, &mut self.shadow_hits);
         for (p, h) in self.pending.iter().zip(&self.shadow_hits) {
             if h.distance >= p.limit {

@@ -220,7 +220,8 @@ impl FiducialFinder {
             max_distance: self.config.range_max + 0.01,
             target: RayTarget::VISUAL,
             exclude_model: self.model,
-        };
+        }
+        .without_normals_in(world);
         let mut hits: Vec<RayHit> = Vec::new();
         world.cast_ray_batch(&rays, &options, &mut hits);
         // Seen when the first thing the ray meets, no farther than the marker, is the marked

@@ -197,7 +197,7 @@ impl LidarSensor {
         }
         world.cast_rays(
             RSlice::from_slice(&self.rays),
-            &self.options,
+            &self.options.without_normals_in(world),
             RSliceMut::from_mut_slice(&mut self.hits),
         );
         self.retro.fill(&self.hits, world);

@@ -50,10 +50,12 @@ impl RgbdCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // One set of rays long enough for both the colour and the depth range.
-        let core = CameraCore::new(config, RayStart::Origin, |c| {
+        let mut core = CameraCore::new(config, RayStart::Origin, |c| {
             let (dn, df) = c.depth_range();
             (dn.min(c.near), df.max(c.far))
         })?;
+        // Shading needs the normals.
+        core.grid.set_normals(true);
         let saver = match &core.config.save {
             Some(s) => Some(FrameSaver::new(&s.path, &core.scoped_name)?),
             None => None,

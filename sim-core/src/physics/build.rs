@@ -105,6 +105,7 @@ impl Physics {
             link_initial: std::collections::HashMap::new(),
             model_plugins: ModelPlugins::new(),
             hooks: Default::default(),
+            rays: Default::default(),
         };
         let world_id = physics.entities.add(Entity {
             kind: EntityKind::WORLD,

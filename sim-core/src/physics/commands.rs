@@ -48,6 +48,7 @@ impl Physics {
     /// models). Returns the removed entities; their ids are never reused.
     pub fn remove_model(&mut self, id: EntityId) -> Result<Vec<EntityId>, CommandError> {
         self.motion_fresh = false;
+        self.rays.invalidate();
         let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
         if e.kind != EntityKind::MODEL {
             return Err(CommandError::NotRemovable {

@@ -11,9 +11,9 @@
 //! [`WorldView`](sim_plugin_api::WorldView) plugins see.
 //!
 //! One file per concept: `build` (the world in rapier), `contacts` (SDF surfaces in contacts),
-//! `shapes` (geometry to rapier shapes),
-//! `joints`, `state` (stepping and motion), `commands` (run-time changes), `query` (ray casts)
-//! and `view` (what plugins see).
+//! `shapes` (geometry to rapier shapes), `joints`, `state` (stepping and motion), `commands`
+//! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk) and `view`
+//! (what plugins see).
 
 mod build;
 mod commands;
@@ -22,6 +22,7 @@ mod convert;
 mod entities;
 mod joints;
 mod query;
+mod ray_index;
 mod shapes;
 mod state;
 #[cfg(test)]
@@ -86,6 +87,8 @@ pub struct Physics {
     model_plugins: ModelPlugins,
     /// The contact hooks of the colliders whose surfaces need them (see `contacts`).
     hooks: contacts::ContactHooks,
+    /// The trees ray packets are cast through (see `ray_index`).
+    rays: ray_index::RayIndex,
 }
 
 impl std::fmt::Debug for Physics {

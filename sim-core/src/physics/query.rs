@@ -2,6 +2,7 @@
 //! upkeep of the broad phase that lets rays see bodies before their first step.
 
 use super::convert::*;
+use super::ray_index::RayTree;
 use super::{GROUP_COLLISION, GROUP_QUERY, GROUP_VISUAL, Physics};
 use rapier3d::parry::partitioning::TraversalAction;
 use rapier3d::prelude::*;
@@ -19,6 +20,7 @@ impl Physics {
     /// bodies (running rapier's collision pipeline here would register contacts for bodies
     /// the island manager does not know yet).
     pub(super) fn sync_for_queries(&mut self, bodies: &[RigidBodyHandle]) {
+        self.rays.invalidate();
         for &bh in bodies {
             let Some(b) = self.pw.bodies.get(bh) else {
                 continue;
@@ -47,6 +49,7 @@ impl Physics {
     /// this way would never be simulated. Marking every body modified again hands them to the
     /// next physics step's own bookkeeping.
     pub(super) fn refresh_queries(&mut self) {
+        self.rays.invalidate();
         self.pw.detect_collisions(&self.hooks, &());
         let handles: Vec<RigidBodyHandle> = self.pw.bodies.iter().map(|(h, _)| h).collect();
         for h in handles {
@@ -62,7 +65,7 @@ impl Physics {
         hits: &mut [RayHit],
         pool: Option<&rayon::ThreadPool>,
     ) -> u32 {
-        let target = if options.target == RayTarget::VISUAL {
+        let target = if options.target.geometry() == RayTarget::VISUAL {
             GROUP_VISUAL
         } else {
             GROUP_COLLISION
@@ -85,6 +88,8 @@ impl Physics {
             !entities.is_within(unpack_model(c.user_data), exclude)
         };
         let max = options.max_distance.min(f32::MAX as f64) as f32;
+        let normals = options.target.wants_normals();
+        let trees = self.rays.trees(&self.pw.colliders, &self.pw.bodies, target);
         let cast_chunk = |rays: &[ApiRay], hits: &mut [RayHit]| -> u32 {
             let mut filter = QueryFilter::default().groups(groups);
             if !exclude.is_none() {
@@ -106,25 +111,29 @@ impl Physics {
                         vec_to_rapier(r.direction.normalized()),
                     )
                 }));
-                packet.cast(&qp, max);
+                packet.cast(&qp, trees, max);
                 for ((ray, found), h) in packet.rays.iter().zip(&packet.found).zip(hits) {
                     // The nearest hit first (the search without normals is much cheaper),
-                    // then the normal from that one shape.
+                    // then, when asked for, the normal from that one shape.
                     *h = match *found {
-                        Some((ch, toi)) => {
+                        Some((ch, toi, known)) => {
                             n += 1;
                             let c = self.pw.colliders.get(ch);
                             let ud = c.map(|c| c.user_data).unwrap_or(0);
-                            let normal = c
-                                .and_then(|c| {
-                                    c.shape().cast_ray_and_get_normal(
+                            let normal = match (normals, known, c) {
+                                (false, ..) => Vec3::ZERO,
+                                (true, Some(n), _) => vec_from_rapier(n),
+                                (true, None, Some(c)) => c
+                                    .shape()
+                                    .cast_ray_and_get_normal(
                                         c.position(),
                                         ray,
                                         toi * 1.0001 + 1e-5,
                                         true,
                                     )
-                                })
-                                .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal));
+                                    .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal)),
+                                (true, None, None) => Vec3::ZERO,
+                            };
                             RayHit {
                                 distance: toi as f64,
                                 normal,
@@ -193,40 +202,70 @@ type ChunkSlot<'r> = std::sync::Mutex<Option<(&'r [ApiRay], &'r mut [RayHit])>>;
 /// Rays cast together as one [`Packet`] (consecutive rays of a batch).
 const PACKET: usize = 64;
 
-/// Packets of fewer rays than this are cast ray by ray through the query pipeline.
+/// Packets of fewer rays than this are cast ray by ray.
 const MIN_PACKET: usize = 8;
 
 /// Consecutive rays of a batch cast together.
 ///
 /// Sensors cast batches of rays from one origin whose neighbours point almost the same way
 /// (a lidar row, a camera image row). For such a packet the colliders any of its rays can hit
-/// are gathered once, by one walk of the broad phase's tree that keeps the nodes whose
-/// bounding sphere meets the cone around the packet's directions, and sorted by their
-/// distance from the origin. Each ray then tests only those candidates, nearest first, and
-/// stops at the first candidate farther than its best hit: the same leaf boxes, the same
-/// shape ray casts and the same filter as a search of the whole tree per ray, so the same
+/// are gathered once, by one walk of the ray trees (see `ray_index`; the broad phase's tree
+/// holds the unbounded ground plane) that keeps the nodes whose bounding sphere meets the
+/// cone around the packet's directions, with the unbounded shapes beside them, and sorted by
+/// their distance from the origin. Each ray then tests only those candidates, nearest first,
+/// and stops at the first candidate farther than its best hit: boxes that hold their shapes,
+/// the same shape ray casts and the same filter as a search of the whole tree per ray, so the same
 /// nearest hit, with the tree walked and the filter (and its exclusion predicate) run once
 /// per packet rather than once per ray. Other packets (origins that differ, directions
-/// spread wider than 60 degrees, few rays) are cast ray by ray.
+/// spread wider than 60 degrees, few rays) are cast ray by ray through the same trees.
 #[derive(Default)]
 struct Packet<'c> {
     rays: Vec<Ray>,
-    /// The nearest hit of each ray: collider and distance.
-    found: Vec<Option<(ColliderHandle, Real)>>,
+    /// The nearest hit of each ray.
+    found: Vec<Option<Hit>>,
     /// Per ray while casting: the distance within which a nearer hit is still sought
     /// (negative once the ray is done), and the nearest hit so far.
-    best: Vec<(Real, Option<(ColliderHandle, Real)>)>,
+    best: Vec<(Real, Option<Hit>)>,
     candidates: Vec<Candidate<'c>>,
+    /// Per ray: how far its start is from the packet's apex.
+    offsets: Vec<Real>,
 }
+
+/// A ray's nearest hit: collider, distance and, when the search found it, the normal.
+type Hit = (ColliderHandle, Real, Option<Vector>);
 
 /// A collider some ray of a packet may hit.
 struct Candidate<'c> {
     /// No ray of the packet can hit it nearer than this.
     nearest: Real,
-    /// Its box in the broad phase.
-    aabb: rapier3d::parry::bounding_volume::Aabb,
+    /// Its box in the ray tree (none for an unbounded shape).
+    aabb: Option<rapier3d::parry::bounding_volume::Aabb>,
+    /// Its shape when a half-space (whose normal comes with its hit) or a cuboid, the
+    /// shapes of most worlds, cast without dynamic dispatch.
+    known: Known<'c>,
     handle: ColliderHandle,
     collider: &'c Collider,
+}
+
+/// A candidate's shape, when of a kind cast directly.
+#[derive(Clone, Copy)]
+enum Known<'c> {
+    HalfSpace(&'c rapier3d::parry::shape::HalfSpace),
+    Cuboid(&'c rapier3d::parry::shape::Cuboid),
+    Other,
+}
+
+impl<'c> Known<'c> {
+    fn of(c: &'c Collider) -> Self {
+        let shape = c.shape();
+        if let Some(h) = shape.as_halfspace() {
+            Known::HalfSpace(h)
+        } else if let Some(b) = shape.as_cuboid() {
+            Known::Cuboid(b)
+        } else {
+            Known::Other
+        }
+    }
 }
 
 /// The cone from a common origin that holds every direction of a packet.
@@ -238,12 +277,23 @@ struct Cone {
 }
 
 impl Cone {
-    /// The cone of `rays` (unit directions), if they share their origin and their directions
-    /// spread less than 60 degrees from their mean.
-    fn of(rays: &[Ray]) -> Option<Cone> {
-        let origin = rays.first()?.origin;
-        if rays.iter().any(|r| r.origin != origin) {
-            return None;
+    /// The cone of `rays` (unit directions), if they start on rays from one apex (a shared
+    /// origin, or a camera's rays from its near plane) and their directions spread less than
+    /// 60 degrees from their mean. `offsets` gets each ray's distance from the apex.
+    fn of(rays: &[Ray], offsets: &mut Vec<Real>) -> Option<Cone> {
+        let (origin, shared) = apex(rays)?;
+        offsets.clear();
+        if shared {
+            offsets.resize(rays.len(), 0.0);
+        } else {
+            for r in rays {
+                let v = r.origin - origin;
+                let s = v.dot(r.dir);
+                if s < -1e-5 || (v - r.dir * s).length() > 1e-5 * (1.0 + s.abs()) {
+                    return None;
+                }
+                offsets.push(s.max(0.0));
+            }
         }
         let sum = rays.iter().fold(Vector::ZERO, |a, r| a + r.dir);
         let len = sum.length();
@@ -286,6 +336,25 @@ impl Cone {
     }
 }
 
+/// The point the rays start from or behind: their shared origin, or where the lines of the
+/// first and the last ray come nearest (rays from a near plane), and whether it is shared;
+/// none for parallel rays.
+fn apex(rays: &[Ray]) -> Option<(Vector, bool)> {
+    let (a, b) = (rays.first()?, rays.last()?);
+    if rays.iter().all(|r| r.origin == a.origin) {
+        return Some((a.origin, true));
+    }
+    // The points a.origin + a.dir t and b.origin + b.dir u nearest each other.
+    let w = a.origin - b.origin;
+    let (ab, aw, bw) = (a.dir.dot(b.dir), a.dir.dot(w), b.dir.dot(w));
+    let den = 1.0 - ab * ab;
+    if den.is_nan() || den < 1e-6 {
+        return None;
+    }
+    let t = (ab * bw - aw) / den;
+    Some((a.origin + a.dir * t, false))
+}
+
 /// Whether `ray` (with `inv` the reciprocals of its direction's components) may cross `aabb`
 /// nearer than `best`: the slab test, with a little slack so that rounding never drops a
 /// box the ray touches. Directions with a zero component (infinite reciprocals, where the
@@ -317,14 +386,14 @@ fn distance_to_aabb(p: Vector, aabb: &rapier3d::parry::bounding_volume::Aabb) ->
 
 impl<'c> Packet<'c> {
     /// Fills `found` with the nearest hit of each ray within `max`, solid shapes.
-    fn cast(&mut self, qp: &QueryPipeline<'c>, max: Real) {
+    fn cast(&mut self, qp: &QueryPipeline<'c>, trees: [&RayTree; 2], max: Real) {
         self.found.clear();
         let cone = (self.rays.len() >= MIN_PACKET)
-            .then(|| Cone::of(&self.rays))
+            .then(|| Cone::of(&self.rays, &mut self.offsets))
             .flatten();
         let Some(cone) = cone else {
             self.found
-                .extend(self.rays.iter().map(|r| qp.cast_ray(r, max, true)));
+                .extend(self.rays.iter().map(|r| cast_one(qp, trees, r, max)));
             return;
         };
         // The colliders are gathered in bands of distance from the origin, nearest band
@@ -339,54 +408,94 @@ impl<'c> Packet<'c> {
         loop {
             self.candidates.clear();
             let candidates = &mut self.candidates;
-            qp.bvh.traverse(|node| {
-                let aabb = node.aabb();
-                let nearest = distance_to_aabb(cone.origin, &aabb);
-                if nearest >= hi || !cone.may_hit(&aabb) {
-                    return TraversalAction::Prune;
+            for tree in trees {
+                tree.bvh.traverse(|node| {
+                    let aabb = node.aabb();
+                    let nearest = distance_to_aabb(cone.origin, &aabb);
+                    if nearest >= hi || !cone.may_hit(&aabb) {
+                        return TraversalAction::Prune;
+                    }
+                    if let Some(leaf) = node.leaf_data()
+                        && nearest >= lo
+                        && let Some(&(handle, _)) = tree.leaves.get(leaf as usize)
+                        && let Some(collider) = qp.colliders.get(handle)
+                        && qp.filter.test(qp.bodies, handle, collider)
+                    {
+                        candidates.push(Candidate {
+                            // Rounding of the directions' length: never above a true hit
+                            // distance.
+                            nearest: (nearest * 0.9999 - 1e-4).max(0.0),
+                            aabb: Some(aabb),
+                            known: Known::of(collider),
+                            handle,
+                            collider,
+                        });
+                    }
+                    TraversalAction::Continue
+                });
+                // The unbounded shapes, with the nearest band: they may be hit anywhere.
+                if lo == 0.0 {
+                    for &handle in &tree.unbounded {
+                        if let Some(collider) = qp.colliders.get(handle)
+                            && qp.filter.test(qp.bodies, handle, collider)
+                        {
+                            candidates.push(Candidate {
+                                nearest: 0.0,
+                                aabb: None,
+                                known: Known::of(collider),
+                                handle,
+                                collider,
+                            });
+                        }
+                    }
                 }
-                if let Some(leaf) = node.leaf_data()
-                    && nearest >= lo
-                    && let Some((collider, handle)) = qp.colliders.get_unknown_gen(leaf)
-                    && qp.filter.test(qp.bodies, handle, collider)
-                {
-                    candidates.push(Candidate {
-                        // Rounding of the directions' length: never above a true hit
-                        // distance.
-                        nearest: (nearest * 0.9999 - 1e-4).max(0.0),
-                        aabb,
-                        handle,
-                        collider,
-                    });
-                }
-                TraversalAction::Continue
-            });
+            }
             candidates.sort_unstable_by(|a, b| a.nearest.total_cmp(&b.nearest));
-            for (ray, (best, hit)) in self.rays.iter().zip(self.best.iter_mut()) {
+            for ((ray, (best, hit)), &s) in self
+                .rays
+                .iter()
+                .zip(self.best.iter_mut())
+                .zip(&self.offsets)
+            {
                 if *best < 0.0 {
                     continue; // done in an earlier band
                 }
                 let inv = ray.dir.recip();
                 for c in candidates.iter() {
-                    if c.nearest >= *best {
+                    // Candidates' distances are from the apex, `s` behind the ray's start.
+                    if c.nearest >= *best + s {
                         break;
                     }
-                    if !may_cross(&c.aabb, ray, inv, *best) {
+                    if let Some(aabb) = &c.aabb
+                        && !may_cross(aabb, ray, inv, *best)
+                    {
                         continue;
                     }
-                    if let Some(t) =
-                        c.collider
-                            .shape()
-                            .cast_ray(c.collider.position(), ray, *best, true)
-                        && t < *best
+                    let pose = c.collider.position();
+                    let t = match c.known {
+                        Known::HalfSpace(h) => {
+                            // A half-space's ray cast finds its normal at no extra cost.
+                            if let Some(i) = h.cast_ray_and_get_normal(pose, ray, *best, true)
+                                && nearer(i.time_of_impact, c.handle, *best, hit)
+                            {
+                                *best = i.time_of_impact;
+                                *hit = Some((c.handle, i.time_of_impact, Some(i.normal)));
+                            }
+                            continue;
+                        }
+                        Known::Cuboid(b) => b.cast_ray(pose, ray, *best, true),
+                        Known::Other => c.collider.shape().cast_ray(pose, ray, *best, true),
+                    };
+                    if let Some(t) = t
+                        && nearer(t, c.handle, *best, hit)
                     {
                         *best = t;
-                        *hit = Some((c.handle, t));
+                        *hit = Some((c.handle, t, None));
                     }
                 }
                 // Every candidate of a later band is at least `hi` away (less the
                 // rounding margin of `nearest`).
-                if *best <= hi * 0.9999 - 1e-4 {
+                if *best + s <= hi * 0.9999 - 1e-4 {
                     open -= 1;
                     *best = Real::NEG_INFINITY; // done (its hit is kept)
                 }
@@ -397,6 +506,78 @@ impl<'c> Packet<'c> {
             (lo, hi) = (hi, (hi * BAND_GROWTH).min(max));
         }
         self.found.extend(self.best.iter().map(|(_, hit)| *hit));
+    }
+}
+
+/// The nearest hit of one ray within `max` through the ray trees, solid shapes: the
+/// unbounded shapes first, then a best-first search of each tree.
+fn cast_one(qp: &QueryPipeline<'_>, trees: [&RayTree; 2], ray: &Ray, max: Real) -> Option<Hit> {
+    let mut best = max;
+    let mut hit = None;
+    for tree in trees {
+        for &handle in &tree.unbounded {
+            let Some(c) = qp.colliders.get(handle) else {
+                continue;
+            };
+            if !qp.filter.test(qp.bodies, handle, c) {
+                continue;
+            }
+            match Known::of(c) {
+                Known::HalfSpace(h) => {
+                    if let Some(i) = h.cast_ray_and_get_normal(c.position(), ray, best, true)
+                        && nearer(i.time_of_impact, handle, best, &hit)
+                    {
+                        best = i.time_of_impact;
+                        hit = Some((handle, best, Some(i.normal)));
+                    }
+                }
+                _ => {
+                    if let Some(t) = c.shape().cast_ray(c.position(), ray, best, true)
+                        && nearer(t, handle, best, &hit)
+                    {
+                        best = t;
+                        hit = Some((handle, t, None));
+                    }
+                }
+            }
+        }
+    }
+    // rapier's best-first search of each tree; the leaf test keeps the nearest hit itself,
+    // so that ties go by [`nearer`] (the leaves' boxes are loosened: a tie is never pruned).
+    let state = std::cell::Cell::new((best, hit));
+    for tree in trees {
+        let (best, _) = state.get();
+        tree.bvh.cast_ray(ray, best, |leaf, max| {
+            let &(handle, _) = tree.leaves.get(leaf as usize)?;
+            let c = qp.colliders.get(handle)?;
+            if !qp.filter.test(qp.bodies, handle, c) {
+                return None;
+            }
+            let t = match Known::of(c) {
+                Known::Cuboid(b) => b.cast_ray(c.position(), ray, max, true),
+                _ => c.shape().cast_ray(c.position(), ray, max, true),
+            }?;
+            let (best, hit) = state.get();
+            if nearer(t, handle, best, &hit) {
+                state.set((t, Some((handle, t, None))));
+            }
+            Some(t)
+        });
+    }
+    let (_, hit) = state.get();
+    hit
+}
+
+/// Whether a hit of `handle` at `t` beats the best so far (`best`, `hit`): nearer, or as near
+/// and of the collider created first, so that ties between touching faces go the same way
+/// whatever order the colliders were met in.
+#[inline]
+fn nearer(t: Real, handle: ColliderHandle, best: Real, hit: &Option<Hit>) -> bool {
+    match hit {
+        None => t <= best,
+        Some((h, ..)) => {
+            t < best || (t == best && handle.into_raw_parts().0 < h.into_raw_parts().0)
+        }
     }
 }
 

@@ -56,6 +56,7 @@ impl Physics {
         self.hooks.gravity = self.pw.gravity;
         self.hooks.dt = self.pw.integration_parameters.dt;
         self.pw.step_with_events(&self.hooks, &());
+        self.rays.stepped();
         let dt = self.step.as_secs_f64();
         for m in &mut self.motion {
             let Some(body) = self.pw.bodies.get(m.body) else {

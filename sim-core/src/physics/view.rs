@@ -247,6 +247,9 @@ impl Caller<'_> {
     }
 }
 
+/// The ray target flags this engine honours (see `sim_plugin_api::RAY_FLAGS_EXTENSION`).
+static RAY_FLAGS: u32 = sim_plugin_api::RayTarget::NO_NORMALS;
+
 impl WorldView for PhysicsView<'_> {
     fn sim_time(&self) -> SimTime {
         self.physics.time
@@ -433,6 +436,7 @@ impl WorldView for PhysicsView<'_> {
         match name.as_str() {
             MODEL_PLUGINS_EXTENSION => ROption::RSome(Extension::new(&self.physics.model_plugins)),
             SCENE_EXTENSION => ROption::RSome(Extension::new(&*self.scene)),
+            sim_plugin_api::RAY_FLAGS_EXTENSION => ROption::RSome(Extension::new(&RAY_FLAGS)),
             _ => ROption::RNone,
         }
     }

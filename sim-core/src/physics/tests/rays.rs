@@ -1,6 +1,54 @@
 //! Ray casts: collisions or visuals, exclusions, parallel batches and packets.
 
 use super::*;
+use crate::physics::convert::{vec_from_rapier, vec_to_rapier};
+use crate::physics::query::unpack_model;
+
+/// What rapier's own query pipeline finds for one ray (its broad phase, the ground plane in
+/// it): the reference the ray trees are checked against.
+fn reference(p: &Physics, r: &ApiRay, opts: &RayCastOptions) -> RayHit {
+    let target = if opts.target.geometry() == RayTarget::VISUAL {
+        GROUP_VISUAL
+    } else {
+        GROUP_COLLISION
+    };
+    let groups = InteractionGroups::new(GROUP_QUERY, target, InteractionTestMode::And);
+    let not_excluded = |_h: ColliderHandle, c: &Collider| {
+        !p.entities
+            .is_within(unpack_model(c.user_data), opts.exclude_model)
+    };
+    let mut filter = QueryFilter::default().groups(groups);
+    if !opts.exclude_model.is_none() {
+        filter = filter.predicate(&not_excluded);
+    }
+    let qp = p.pw.broad_phase.as_query_pipeline(
+        p.pw.narrow_phase.query_dispatcher(),
+        &p.pw.bodies,
+        &p.pw.colliders,
+        filter,
+    );
+    let ray = rapier3d::prelude::Ray::new(
+        vec_to_rapier(r.origin),
+        vec_to_rapier(r.direction.normalized()),
+    );
+    let Some((ch, toi)) = qp.cast_ray(&ray, opts.max_distance as f32, true) else {
+        return RayHit::MISS;
+    };
+    let c = &p.pw.colliders[ch];
+    let normal = if opts.target.wants_normals() {
+        c.shape()
+            .cast_ray_and_get_normal(c.position(), &ray, toi * 1.0001 + 1e-5, true)
+            .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal))
+    } else {
+        Vec3::ZERO
+    };
+    RayHit {
+        distance: toi as f64,
+        normal,
+        entity: EntityId(c.user_data as u64),
+        model: unpack_model(c.user_data),
+    }
+}
 
 #[test]
 fn rays_see_collisions_or_visuals_before_the_first_step() {
@@ -169,6 +217,17 @@ fn packets_from_one_origin_match_single_rays() {
             });
         }
     }
+    // Camera rows starting on a near plane 0.3 m ahead (one apex behind their starts).
+    for j in 0..10 {
+        for i in 0..64 {
+            let (u, w) = (i as f64 / 32.0 - 1.0, j as f64 / 5.0 - 1.0);
+            let d = Vec3::new(-1.0, u, w * 0.5).normalized();
+            rays.push(ApiRay {
+                origin: origin + d.scale(0.3 / -d.x),
+                direction: d,
+            });
+        }
+    }
     for _ in 0..256 {
         let d = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5);
         rays.push(ApiRay {
@@ -203,6 +262,11 @@ fn packets_from_one_origin_match_single_rays() {
                 one[0], *b,
                 "ray {k} ({target:?}, excluding {exclude_model:?})"
             );
+            assert_eq!(
+                reference(&p, r, &opts),
+                *b,
+                "ray {k} ({target:?}, excluding {exclude_model:?}) vs the broad phase"
+            );
             if b.distance.is_finite() {
                 hits_seen += 1;
                 let model = p.entities.get(b.model).unwrap();
@@ -218,4 +282,125 @@ fn packets_from_one_origin_match_single_rays() {
     // The scene is dense enough that most rays hit something, and the scanner's own
     // collision is hit when it is not excluded.
     assert!(hits_seen > rays.len(), "{hits_seen} hits");
+}
+
+/// Packets keep hitting what single rays hit as the world changes under the ray trees:
+/// dynamic boxes falling on the ground plane (the tree of moving colliders after each step),
+/// a static model teleported (the tree of fixed ones), a tilted plane (unbounded, never in a
+/// tree) and a model spawned at run time.
+#[test]
+fn packets_follow_moving_teleported_and_spawned_colliders() {
+    let mut models = String::from(
+        r#"<model name="slope"><static>true</static><pose>0 0 -3 0 0.3 0</pose><link name="l">
+        <collision name="c"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision></link></model>
+        <model name="post"><static>true</static><pose>3 0 1 0 0 0.4</pose><link name="l">
+        <collision name="c"><geometry><box><size>0.5 0.5 2</size></box></geometry></collision></link></model>"#,
+    );
+    for i in 0..12 {
+        let (x, y) = ((i % 4) as f64 * 1.5 - 2.0, (i / 4) as f64 * 1.5 - 1.5);
+        models.push_str(&format!(
+            r#"<model name="d{i}"><pose>{x} {y} {} 0.2 0.1 0</pose><link name="l"><inertial><mass>1</mass></inertial>
+            <collision name="c"><geometry><box><size>0.6 0.6 0.6</size></box></geometry></collision></link></model>"#,
+            0.5 + i as f64 * 0.05
+        ));
+    }
+    let mut p = Physics::build(&world(&models)).unwrap();
+    let origin = Vec3::new(0.0, 0.0, 1.5);
+    let mut rays = Vec::new();
+    for j in 0..8 {
+        let v = (-40.0 + j as f64 * 8.0f64).to_radians();
+        for i in 0..256 {
+            let h = (i as f64 * 360.0 / 256.0).to_radians();
+            rays.push(ApiRay {
+                origin,
+                direction: Vec3::new(v.cos() * h.cos(), v.cos() * h.sin(), v.sin()),
+            });
+        }
+    }
+    let opts = RayCastOptions {
+        max_distance: 30.0,
+        target: RayTarget::COLLISION,
+        exclude_model: EntityId::NONE,
+    };
+    let check = |p: &Physics, when: &str| -> Vec<RayHit> {
+        let view = p.view("test");
+        let mut packed = vec![RayHit::MISS; rays.len()];
+        cast_into(&view, &rays, &opts, &mut packed);
+        for (k, (r, b)) in rays.iter().zip(&packed).enumerate() {
+            let mut one = [RayHit::MISS];
+            cast_into(&view, std::slice::from_ref(r), &opts, &mut one);
+            assert_eq!(one[0], *b, "ray {k} {when}");
+            assert_eq!(
+                reference(p, r, &opts),
+                *b,
+                "ray {k} {when} vs the broad phase"
+            );
+        }
+        packed
+    };
+    let before = check(&p, "before the first step");
+    for _ in 0..200 {
+        p.step();
+    }
+    let fallen = check(&p, "after the boxes fell");
+    assert_ne!(before, fallen, "the falling boxes are seen where they are");
+    let post = p.entity_id("post").unwrap();
+    p.apply(&PhysicsCommand::SetPose(
+        post,
+        Pose::from_xyz_rpy(-3.0, 0.5, 1.0, 0.0, 0.0, 0.0),
+    ))
+    .unwrap();
+    let moved = check(&p, "after the post moved");
+    assert_ne!(fallen, moved, "the teleported post is seen where it is");
+    let spawned = crate::sdf::parse_model_str(
+        r#"<model name="new"><static>true</static><pose>0 3 1.5 0 0 0</pose><link name="l">
+        <collision name="c"><geometry><sphere><radius>0.5</radius></sphere></geometry></collision></link></model>"#,
+        None,
+    )
+    .unwrap();
+    let new = p.spawn_model(&spawned).unwrap();
+    let seen = check(&p, "after a model was spawned");
+    assert!(
+        seen.iter().any(|h| h.model == new),
+        "the spawned model is seen"
+    );
+    // The tilted plane is hit by the rays looking down its slope.
+    assert!(
+        moved
+            .iter()
+            .any(|h| p.scoped_name(h.model) == Some("slope"))
+    );
+}
+
+#[test]
+fn hits_without_normals_are_the_same_hits_with_a_zero_normal() {
+    let p = Physics::build(&world(BOX)).unwrap();
+    let view = p.view("test");
+    let world = sim_plugin_api::WorldView_TO::from_ptr(RRef::new(&view), TD_Opaque);
+    let rays = [down(0.0, 0.0, 5.0), down(3.0, 0.0, 5.0)];
+    let with = RayCastOptions {
+        max_distance: 100.0,
+        target: RayTarget::COLLISION,
+        exclude_model: EntityId::NONE,
+    };
+    // The engine serves the flags extension, so the flag is set; the geometry is unchanged.
+    let without = with.without_normals_in(&world);
+    assert!(!without.target.wants_normals());
+    assert_eq!(without.target.geometry(), RayTarget::COLLISION);
+    let mut a = [RayHit::MISS; 2];
+    let mut b = [RayHit::MISS; 2];
+    cast_into(&view, &rays, &with, &mut a);
+    cast_into(&view, &rays, &without, &mut b);
+    for (a, b) in a.iter().zip(&b) {
+        assert_eq!(
+            (a.distance, a.entity, a.model),
+            (b.distance, b.entity, b.model)
+        );
+        assert_eq!(b.normal, Vec3::ZERO);
+    }
+    assert!((a[0].normal - Vec3::new(0.0, 0.0, 1.0)).length() < 1e-5);
+    // A world that does not serve the extension (an older engine) gets the options unchanged.
+    let fixed = sim_plugin_api::testing::StaticWorld::default();
+    let old = sim_plugin_api::WorldView_TO::from_ptr(RRef::new(&fixed), TD_Opaque);
+    assert_eq!(with.without_normals_in(&old), with);
 }

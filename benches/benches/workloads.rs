@@ -1,0 +1,317 @@
+//! The shared workloads (`../shared/bench-workloads/` beside the repository): the scenes raw
+//! rapier, MuJoCo and PyBullet were timed on, as simcore worlds with an SDF `<plane>` ground.
+//!
+//! - W1: the 1800 x 16 lidar of `w1_lidar.sdf`, through the lidar plugin's release cdylib
+//!   and the sensor manager, on one thread and on two;
+//! - W2 depth: the 320 x 240 depth camera of `w2_depth.sdf`, the same way;
+//! - W2 RGB: the 640 x 480 camera with Lambert shading and sun shadows of `w2_rgb640.sdf`,
+//!   on one thread and on two.
+//!
+//! Each beside the peers' baseline, in alternating blocks of the same run: raw rapier on the
+//! same scene built as the peers built it (a 500 x 500 x 1 m cuboid ground with its top at
+//! z = 0, the 100 yawed boxes of the shared generator, splitmix64 seeded with 42), one
+//! `QueryPipeline::cast_ray` per ray, one thread. Skipped with a notice when the workloads
+//! are not there.
+
+use super::{Paired, one_sensor_sim, paired_passes, per_op};
+use criterion::Criterion;
+use rapier3d::prelude::*;
+use sim_benches::Row;
+use sim_core::runner::Simulation;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The workloads' folder, if it is beside the repository.
+pub fn dir() -> Option<PathBuf> {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench-workloads");
+    d.join("w1_lidar.sdf").is_file().then_some(d)
+}
+
+/// The peers' box generator (`scene.py`): splitmix64 from 42.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// The 100 boxes of the scene: (x, y, yaw), centres 0.5 m above the ground.
+fn boxes() -> Vec<(f64, f64, f64)> {
+    let mut rng = SplitMix64(42);
+    let mut out = Vec::with_capacity(100);
+    while out.len() < 100 {
+        let x = -20.0 + 40.0 * rng.uniform();
+        let y = -20.0 + 40.0 * rng.uniform();
+        let yaw = 2.0 * std::f64::consts::PI * rng.uniform();
+        if x.hypot(y) >= 2.0 {
+            out.push((x, y, yaw));
+        }
+    }
+    out
+}
+
+/// The scene as the raw rapier peer builds it, stepped once.
+fn raw_scene() -> PhysicsWorld {
+    let mut w = PhysicsWorld::default();
+    let ground = w.insert_body(RigidBodyBuilder::fixed().translation(Vector::new(0.0, 0.0, -0.5)));
+    w.insert_collider(ColliderBuilder::cuboid(250.0, 250.0, 0.5), Some(ground));
+    for (x, y, yaw) in boxes() {
+        let b = w.insert_body(
+            RigidBodyBuilder::fixed()
+                .translation(Vector::new(x as f32, y as f32, 0.5))
+                .rotation(Vector::new(0.0, 0.0, yaw as f32)),
+        );
+        w.insert_collider(ColliderBuilder::cuboid(0.5, 0.5, 0.5), Some(b));
+    }
+    w.step();
+    w
+}
+
+/// The W1 rays: 1800 x 16 from (0, 0, 0.5), rows by vertical angle, ends inclusive.
+fn lidar_rays() -> Vec<Ray> {
+    let (h, v) = (1800, 16);
+    let (h0, h1) = (-std::f64::consts::PI, std::f64::consts::PI);
+    let (v0, v1) = (-15f64.to_radians(), 15f64.to_radians());
+    let mut rays = Vec::with_capacity(h * v);
+    for j in 0..v {
+        let b = v0 + (v1 - v0) * j as f64 / (v - 1) as f64;
+        for i in 0..h {
+            let a = h0 + (h1 - h0) * i as f64 / (h - 1) as f64;
+            rays.push(Ray::new(
+                Vector::new(0.0, 0.0, 0.5),
+                Vector::new(
+                    (b.cos() * a.cos()) as f32,
+                    (b.cos() * a.sin()) as f32,
+                    b.sin() as f32,
+                ),
+            ));
+        }
+    }
+    rays
+}
+
+/// The W2 pixel rays (320 x 240, hfov 1.047, from (0, 0, 1) along +x, row 0 on top) and
+/// each one's cosine to the optical axis.
+fn camera_rays() -> (Vec<Ray>, Vec<f32>) {
+    let (w, h) = (320usize, 240usize);
+    let f = (w as f64 / 2.0) / (1.047f64 / 2.0).tan();
+    let mut rays = Vec::with_capacity(w * h);
+    let mut cos = Vec::with_capacity(w * h);
+    for j in 0..h {
+        for i in 0..w {
+            let u = (i as f64 + 0.5 - w as f64 / 2.0) / f;
+            let v = (j as f64 + 0.5 - h as f64 / 2.0) / f;
+            let n = (1.0 + u * u + v * v).sqrt();
+            rays.push(Ray::new(
+                Vector::new(0.0, 0.0, 1.0),
+                Vector::new((1.0 / n) as f32, (-u / n) as f32, (-v / n) as f32),
+            ));
+            cos.push((1.0 / n) as f32);
+        }
+    }
+    (rays, cos)
+}
+
+/// The raw lidar loop: one `cast_ray` per ray; the number of hits.
+fn raw_lidar(w: &PhysicsWorld, rays: &[Ray]) -> u32 {
+    let qp = w.query_pipeline();
+    let mut hits = 0;
+    for r in rays {
+        hits += qp.cast_ray(r, 100.0, true).is_some() as u32;
+    }
+    black_box(hits)
+}
+
+/// The raw depth loop: one `cast_ray` per pixel, z-depth within the far clip.
+fn raw_depth(w: &PhysicsWorld, rays: &[Ray], cos: &[f32], depth: &mut [f32]) {
+    let qp = w.query_pipeline();
+    for ((r, c), d) in rays.iter().zip(cos).zip(depth.iter_mut()) {
+        *d = match qp.cast_ray(r, 100.0 / c, true) {
+            Some((_, toi)) => toi * c,
+            None => f32::INFINITY,
+        };
+    }
+    black_box(depth);
+}
+
+/// A simulation of workload `file` on `threads` threads, stepped once (as the raw scene).
+fn sim(dir: &std::path::Path, file: &str, threads: usize) -> Simulation {
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).expect("workload");
+    let world = sim_core::sdf::parse_str(&text, Some(&path)).expect("workload world");
+    one_sensor_sim(world, threads)
+}
+
+static W1: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
+static W2_DEPTH: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
+static W2_RGB: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
+
+/// W1, W2 depth and W2 RGB, each on one thread and on two, beside the raw rapier loops.
+pub fn workloads(c: &mut Criterion) {
+    let Some(dir) = dir() else {
+        eprintln!("no shared workloads beside the repository: workload benchmarks skipped");
+        return;
+    };
+    let raw = raw_scene();
+    let lidar = lidar_rays();
+    let (pixels, cos) = camera_rays();
+    let mut depth = vec![0f32; pixels.len()];
+    let mut g = c.benchmark_group("workloads");
+    g.sample_size(10).measurement_time(Duration::from_secs(8));
+    for (k, threads) in [1, 2].into_iter().enumerate() {
+        let mut s = sim(&dir, "w1_lidar.sdf", threads);
+        g.bench_function(format!("w1_lidar_raw_and_simcore_{threads}_thread"), |b| {
+            paired_passes(b, &mut || raw_lidar(&raw, &lidar), &mut s, &W1[k])
+        });
+    }
+    for (k, threads) in [1, 2].into_iter().enumerate() {
+        let mut s = sim(&dir, "w2_depth.sdf", threads);
+        g.bench_function(format!("w2_depth_raw_and_simcore_{threads}_thread"), |b| {
+            paired_passes(
+                b,
+                &mut || raw_depth(&raw, &pixels, &cos, &mut depth),
+                &mut s,
+                &W2_DEPTH[k],
+            )
+        });
+    }
+    for (k, threads) in [1, 2].into_iter().enumerate() {
+        let mut s = sim(&dir, "w2_rgb640.sdf", threads);
+        g.bench_function(
+            format!("w2_rgb640_raw_depth_and_simcore_{threads}_thread"),
+            |b| {
+                paired_passes(
+                    b,
+                    &mut || raw_depth(&raw, &pixels, &cos, &mut depth),
+                    &mut s,
+                    &W2_RGB[k],
+                )
+            },
+        );
+    }
+    g.finish();
+}
+
+/// The peers' figures from the workloads' README, as ratios of raw rapier on one thread:
+/// (raw rapier on two threads, MuJoCo on one / two, PyBullet).
+const PEERS_W1: &str =
+    "peers (README): raw rapier 2 threads 1.70x, MuJoCo 0.28x / 0.51x, PyBullet 0.04-0.06x";
+const PEERS_W2: &str = "peers (README): raw rapier 2 threads 1.93x, MuJoCo 0.14x / 0.24x, PyBullet 0.03x (rays), 0.43x (rasterised)";
+
+/// The workloads' rows of the results table.
+pub fn rows(rows: &mut Vec<Row>) {
+    let threads = |t: usize| format!("{t} thread{}", if t == 1 { "" } else { "s" });
+    for (k, t) in [1, 2].into_iter().enumerate() {
+        if let Some((raw, scan)) = per_op(&W1[k]) {
+            let ratio = raw / scan;
+            let goal = [1.3, 2.2][k];
+            rows.push(Row {
+                name: format!(
+                    "W1 lidar 1800 x 16, shared workload, plane ground, {}",
+                    threads(t)
+                ),
+                ns: scan,
+                baseline: "raw rapier cast_ray loop, cuboid ground, one thread".into(),
+                baseline_ns: raw,
+                goal: format!(">= {goal}x raw rapier's rays/s"),
+                met: ratio >= goal,
+                note: format!(
+                    "{:.2} M rays/s (raw {:.2} M rays/s), {ratio:.2}x; {PEERS_W1}",
+                    28_800.0 / scan * 1e3,
+                    28_800.0 / raw * 1e3
+                ),
+            });
+        }
+    }
+    for (k, t) in [1, 2].into_iter().enumerate() {
+        if let Some((raw, frame)) = per_op(&W2_DEPTH[k]) {
+            let ratio = raw / frame;
+            let goal = [1.3, 2.2][k];
+            rows.push(Row {
+                name: format!(
+                    "W2 depth 320 x 240, shared workload, plane ground, {}",
+                    threads(t)
+                ),
+                ns: frame,
+                baseline: "raw rapier depth loop (cast_ray per pixel), cuboid ground, one thread"
+                    .into(),
+                baseline_ns: raw,
+                goal: format!(">= {goal}x raw rapier's frames/s"),
+                met: ratio >= goal,
+                note: format!(
+                    "{:.1} frames/s (raw {:.1} frames/s), {ratio:.2}x; {PEERS_W2}",
+                    1e9 / frame,
+                    1e9 / raw
+                ),
+            });
+        }
+    }
+    for (k, t) in [1, 2].into_iter().enumerate() {
+        if let Some((raw, frame)) = per_op(&W2_RGB[k]) {
+            let rate = 1e9 / frame;
+            rows.push(Row {
+                name: format!(
+                    "W2 RGB 640 x 480, shading and shadows, shared workload, plane ground, {}",
+                    threads(t)
+                ),
+                ns: frame,
+                baseline: "raw rapier 320 x 240 depth loop, cuboid ground, one thread".into(),
+                baseline_ns: raw,
+                goal: if t == 2 {
+                    ">= 60 frames/s".into()
+                } else {
+                    "(figure only)".into()
+                },
+                met: t != 2 || rate >= 60.0,
+                note: format!("{rate:.1} frames/s (raw depth {:.1} frames/s)", 1e9 / raw),
+            });
+        }
+    }
+}
+
+/// Runs `n` sensor passes of one workload (`w1`, `w2_depth` or `w2_rgb`, a thread count
+/// after a colon: `w1:2`) and the raw loop once, without timing: for profilers
+/// (`valgrind --tool=callgrind`), which count the instructions of each.
+pub fn profile(which: &str, n: usize) {
+    let Some(dir) = dir() else {
+        eprintln!("no shared workloads beside the repository");
+        return;
+    };
+    let (name, threads) = which.split_once(':').unwrap_or((which, "1"));
+    let threads = threads.parse().unwrap_or(1);
+    let file = match name {
+        "w1" => "w1_lidar.sdf",
+        "w2_depth" => "w2_depth.sdf",
+        "w2_rgb" => "w2_rgb640.sdf",
+        "raw_w1" | "raw_w2" => {
+            let raw = raw_scene();
+            let (pixels, cos) = camera_rays();
+            let lidar = lidar_rays();
+            let mut depth = vec![0f32; pixels.len()];
+            for _ in 0..n {
+                if name == "raw_w1" {
+                    raw_lidar(&raw, &lidar);
+                } else {
+                    raw_depth(&raw, &pixels, &cos, &mut depth);
+                }
+            }
+            return;
+        }
+        other => panic!("unknown workload {other}"),
+    };
+    let mut s = sim(&dir, file, threads);
+    for _ in 0..n {
+        assert!(s.update_sensors().is_empty());
+    }
+}
