@@ -259,11 +259,19 @@ fn axis(
     if let Some(res) = number(r, lidar, name, &path("resolution"))?
         && res != 1.0
     {
-        return Err(r.error(
-            &element("resolution"),
-            "1 (interpolated resolutions are not supported yet)",
-            &text_at(lidar, &path("resolution")),
-        ));
+        // gz-sim's CPU lidar ignores the vertical resolution and casts `samples` rows; the
+        // horizontal one would change the scan's length, so it is refused.
+        if axis != "vertical" || res <= 0.0 {
+            return Err(r.error(
+                &element("resolution"),
+                if axis == "vertical" {
+                    "a positive number"
+                } else {
+                    "1 (interpolated resolutions are not supported yet)"
+                },
+                &text_at(lidar, &path("resolution")),
+            ));
+        }
     }
     let min_angle = number(r, lidar, name, &path("min_angle"))?.unwrap_or(0.0);
     let max_angle = number(r, lidar, name, &path("max_angle"))?.unwrap_or(0.0);
