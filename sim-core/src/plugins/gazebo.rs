@@ -70,14 +70,14 @@ const FILE_WORDS: &[(&str, &str)] = &[
     ("usercommands", "UserCommands"),
 ];
 
-/// Whether gz-sim skips this `<plugin>` without a word: the levels carrier
-/// (`name="gz::sim" filename="dummy"`) and `__default__`.
+/// Whether gz-sim skips this `<plugin>` without a word: the levels carrier (`name="gz::sim"`,
+/// usually `filename="dummy"`: gz-sim's SystemLoader reports no missing library for that
+/// name) and `__default__`.
 pub fn silently_skipped(filename: &str, name: &str) -> bool {
-    let f = filename.trim();
     let n = name.trim();
-    f == "__default__"
+    filename.trim() == "__default__"
         || n == "__default__"
-        || (f == "dummy" && matches!(n, "gz::sim" | "ignition::gazebo"))
+        || matches!(n, "gz::sim" | "ignition::gazebo")
 }
 
 /// The gz-sim system a `<plugin>` names: by its class name when that is a gz-sim class,
@@ -251,6 +251,7 @@ mod tests {
         );
         assert!(silently_skipped("dummy", "gz::sim"));
         assert!(silently_skipped("__default__", "x"));
+        assert!(silently_skipped("anything", "gz::sim"));
         assert!(!silently_skipped("dummy", "other"));
     }
 
