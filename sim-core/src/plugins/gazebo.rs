@@ -8,6 +8,8 @@
 //! `gz::sim::systems::Physics` and `ignition::gazebo::systems::Physics` are all `Physics`.
 //! The systems of [`BUILT_IN`] need no library: simcore's engine does their work.
 
+use crate::world::World;
+
 /// A `<plugin>` read as one of gz-sim's systems.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GzSystem {
@@ -156,18 +158,57 @@ pub fn not_applicable(system: &str, sdf: &str) -> Vec<String> {
                 "render_engine",
                 "simcore's camera plugins render without a render engine",
             );
-            say(
-                "background_color",
-                "simcore's cameras take their background from the world's <scene>",
-            );
-            say(
-                "ambient_light",
-                "simcore's cameras take their ambient light from the world's <scene>",
-            );
+            for tag in ["background_color", "ambient_light"] {
+                if has(tag) && color_of(sdf, tag).is_none() {
+                    v.push(format!(
+                        "`<{tag}>` is not a colour (`r g b` or `r g b a`, each 0 to 1): the \
+                         world's <scene> value stays"
+                    ));
+                }
+            }
         }
         _ => {}
     }
     v
+}
+
+/// The colour `<tag>` of a `<plugin>` element (`r g b` or `r g b a`, each in 0..=1).
+fn color_of(sdf: &str, tag: &str) -> Option<[f32; 4]> {
+    let doc = roxmltree::Document::parse(sdf).ok()?;
+    let text = doc
+        .root_element()
+        .children()
+        .find(|c| c.is_element() && c.tag_name().name() == tag)?
+        .text()?;
+    let v: Vec<f32> = text
+        .split_whitespace()
+        .map(|x| x.parse::<f32>().ok().filter(|x| (0.0..=1.0).contains(x)))
+        .collect::<Option<_>>()?;
+    match v[..] {
+        [r, g, b] => Some([r, g, b, 1.0]),
+        [r, g, b, a] => Some([r, g, b, a]),
+        _ => None,
+    }
+}
+
+/// Applies what the world's Sensors system says about the scene its cameras see, as gz-sim's
+/// Sensors system does: `<background_color>` and `<ambient_light>` replace the world's
+/// `<scene>` background and ambient colours.
+pub fn apply_sensors_system(world: &mut World) {
+    let sensors = world
+        .plugins
+        .iter()
+        .filter(|p| gz_system(&p.filename, &p.name).is_some_and(|g| g.name == "Sensors"))
+        .map(|p| p.sdf.clone())
+        .collect::<Vec<_>>();
+    for sdf in sensors {
+        if let Some(c) = color_of(&sdf, "background_color") {
+            world.scene.background = c;
+        }
+        if let Some(c) = color_of(&sdf, "ambient_light") {
+            world.scene.ambient = c;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -269,5 +310,37 @@ mod tests {
         );
         assert!(n[0].contains("render_engine"));
         assert!(not_applicable("Imu", "<plugin><engine/></plugin>").is_empty());
+        assert!(
+            not_applicable(
+                "Sensors",
+                "<plugin><background_color>0.8 0.8 0.8</background_color></plugin>"
+            )
+            .is_empty()
+        );
+        assert!(
+            not_applicable(
+                "Sensors",
+                "<plugin><background_color>red</background_color></plugin>"
+            )[0]
+            .contains("not a colour")
+        );
+    }
+
+    #[test]
+    fn the_sensors_system_sets_the_scene_colours() {
+        let mut world = crate::sdf::parse_str(
+            r#"<sdf version="1.9"><world name="w">
+              <plugin filename="gz-sim-sensors-system" name="gz::sim::systems::Sensors">
+                <render_engine>ogre2</render_engine>
+                <background_color>1 0 0 1</background_color>
+                <ambient_light>0.2 0.2 0.2</ambient_light>
+              </plugin>
+            </world></sdf>"#,
+            None,
+        )
+        .unwrap();
+        apply_sensors_system(&mut world);
+        assert_eq!(world.scene.background, [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(world.scene.ambient, [0.2, 0.2, 0.2, 1.0]);
     }
 }

@@ -27,7 +27,8 @@ mod serve;
 
 pub use create::{PluginProblem, sensor_subject, system_subject};
 pub use gazebo::{
-    BUILT_IN, DEFAULT_SYSTEMS, GzSystem, gz_system, not_applicable, silently_skipped,
+    BUILT_IN, DEFAULT_SYSTEMS, GzSystem, apply_sensors_system, gz_system, not_applicable,
+    silently_skipped,
 };
 pub use library::{FactoryDesc, PluginLibrary, Refusal, Refused, env_api_version, load_library};
 pub use registry::{LookupError, Registry, Resolved};

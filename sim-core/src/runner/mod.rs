@@ -128,7 +128,8 @@ impl Simulation {
 
     /// As [`Simulation::new`], with what no library serves handled by `policy`: under
     /// [`PluginPolicy::Gazebo`] it is skipped ([`Simulation::skipped`]) and the world runs
-    /// without it. gz-sim's built-in systems need no library either way, and a world that
+    /// without it. gz-sim's built-in systems need no library either way (the Sensors system's
+    /// `<background_color>` and `<ambient_light>` set the scene's colours), and a world that
     /// names no world system gets server.config's defaults (Physics, UserCommands,
     /// SceneBroadcaster).
     pub fn with_policy(
@@ -137,6 +138,8 @@ impl Simulation {
         options: &SimOptions,
         policy: PluginPolicy,
     ) -> Result<Simulation, LoadError> {
+        let mut world = world;
+        crate::plugins::apply_sensors_system(&mut world);
         let physics = Physics::build(&world)?;
         let mut bus = Bus::new();
         let mut sensors = SensorManager::new();
