@@ -6,7 +6,7 @@
 use sim_plugin_api::{PluginError, RayTarget, noise::NoiseParams};
 use simcore_plugin_common::{
     Reader, child, descend, parse_sensor_sdf,
-    roxmltree::Node,
+    roxmltree::{self, Node},
     sdf::{element_path, parse_f64},
 };
 
@@ -226,6 +226,16 @@ fn visibility(lidar: Node<'_, '_>) -> Option<String> {
                 || t.name() == "simcore.visibility"
         })
         .map(|e| e.text().unwrap_or("").to_string())
+}
+
+/// The `<scan><vertical><resolution>` of a `<sensor>` element given as XML text when it is
+/// not 1 (it is ignored: `samples` rows are cast, as gz-sim's CPU lidar does).
+pub fn ignored_vertical_resolution(sensor_sdf: &str) -> Option<f64> {
+    let doc = roxmltree::Document::parse(sensor_sdf).ok()?;
+    let root = doc.root_element();
+    let lidar = child(root, "lidar").or_else(|| child(root, "ray"))?;
+    let text = descend(lidar, &["scan", "vertical", "resolution"])?.text()?;
+    text.trim().parse::<f64>().ok().filter(|r| *r != 1.0)
 }
 
 /// Reads `<scan><axis>` of the lidar element `lidar` (named `name` in messages); `samples`
