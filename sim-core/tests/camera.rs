@@ -864,3 +864,26 @@ fn lit_curved_surfaces_do_not_shadow_themselves() {
     }
     assert!(checked > 400, "{checked}");
 }
+
+/// The Sensors system's `<background_color>` (a built-in gz-sim system) replaces the scene's
+/// background, as in gz-sim.
+#[test]
+fn the_sensors_systems_background_color_is_the_cameras_background() {
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &rig(
+            "0 0 1 0 0 0",
+            &sensor("cam", "camera", &image_body(1.0, 4, 3, "")),
+        ),
+    )
+    .replace(
+        "<scene>",
+        r#"<plugin filename="gz-sim-sensors-system" name="gz::sim::systems::Sensors">
+      <render_engine>ogre2</render_engine><background_color>1 0 0 1</background_color>
+    </plugin>
+    <scene>"#,
+    );
+    let out = render(&sdf, &[topic("cam", "image")], 0);
+    assert_eq!(rgb(&image(&out[0]), 0, 0), [255, 0, 0]);
+}

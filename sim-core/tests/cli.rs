@@ -182,7 +182,7 @@ fn bad_input_exits_2_naming_the_file() {
 }
 
 #[test]
-fn unserved_sensor_type_exits_2() {
+fn unserved_sensor_type_exits_2_when_strict() {
     let dir = stage(&["simcore_plugin_imu"]);
     let tmp = tempfile::tempdir().unwrap();
     let w = tmp.path().join("w.sdf");
@@ -200,12 +200,72 @@ fn unserved_sensor_type_exits_2() {
         w.to_str().unwrap(),
         "--duration",
         "0.1",
+        "--strict",
         "--plugin-path",
         dir.path().to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(e.contains("w.sdf:") && e.contains("sonar_x"), "{e}");
+    // The manifest's `strict = true` does the same.
+    let m = tmp.path().join("run.toml");
+    std::fs::write(&m, "world = \"w.sdf\"\nstrict = true\n").unwrap();
+    let o = simcore(&[
+        "run",
+        m.to_str().unwrap(),
+        "--duration",
+        "0.1",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// Gazebo's policy: an unserved sensor type and an unserved `<plugin>` are one warning each
+/// and the world runs; the summary lists them; gz-sim's built-in systems need no library.
+#[test]
+fn unserved_sensor_and_plugin_are_skipped_with_one_warning_each() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let w = tmp.path().join("w.sdf");
+    let sdf = world(&box_model(
+        "box",
+        1.0,
+        r#"<sensor name="x" type="sonar_x"/>"#,
+    ))
+    .replace(
+        "<model name=\"ground\">",
+        r#"<plugin filename="gz-sim-physics-system" name="gz::sim::systems::Physics"/>
+    <plugin filename="libignition-gazebo6-imu-system.so" name="ignition::gazebo::systems::Imu"/>
+    <plugin filename="dummy" name="gz::sim"/>
+    <plugin filename="gz-sim-lift-drag-system" name="gz::sim::systems::LiftDrag"/>
+    <model name="ground">"#,
+    );
+    std::fs::write(&w, sdf).unwrap();
+    let o = simcore(&[
+        "run",
+        w.to_str().unwrap(),
+        "--duration",
+        "0.1",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    let warnings: Vec<&str> = e.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 3, "{e}");
+    assert!(
+        warnings[0].contains("ignition") && warnings[0].contains("deprecated"),
+        "{e}"
+    );
+    assert!(
+        warnings.iter().any(|l| l.contains("w.sdf:")
+            && l.contains("LiftDrag")
+            && l.contains("runs without it")),
+        "{e}"
+    );
+    assert!(warnings.iter().any(|l| l.contains("sonar_x")), "{e}");
+    assert!(e.contains("skipped (2"), "{e}");
 }
 
 #[test]

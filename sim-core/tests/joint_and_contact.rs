@@ -175,12 +175,27 @@ fn force_torque_configuration_errors() {
         e.contains("rig::wrist::ft: <force_torque><frame> must be child, parent or sensor"),
         "{e}"
     );
-    // On a link rather than a joint.
-    let e = load(world(&box_model("b", 1.0, &ft("ft", ""))));
-    assert!(
-        e.contains("b::body::ft: a force_torque sensor must be inside a <joint>"),
-        "{e}"
+}
+
+/// A force-torque sensor on a link rather than a joint loads (as in gz-sim) and never
+/// publishes.
+#[test]
+fn a_force_torque_sensor_outside_a_joint_does_not_update() {
+    let dir = stage(LIBS);
+    let mut sim = sim_from(
+        &world(&box_model("b", 1.0, &ft("ft", ""))),
+        dir.path(),
+        0,
+        1,
     );
+    let sub = sim
+        .bus_mut()
+        .subscribe("/world/test/model/b/link/body/sensor/ft/forcetorque", 64);
+    for _ in 0..20 {
+        sim.step();
+    }
+    assert!(sub.drain().is_empty());
+    assert!(sim.failures().is_empty());
 }
 
 fn contact(collisions: &str) -> String {

@@ -228,12 +228,18 @@ fn world_files_cannot_name_libraries_outside_the_search_path() {
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].contains("is not allowed"), "{}", p[0]);
     }
-    let p = load_problems(&world(&plugin("no_such_library")), dir.path());
+    let unserved = plugin("no_such_library").replace("Pusher", "Nobody");
+    let p = load_problems(&world(&unserved), dir.path());
     assert!(
         p[0].contains("no plugin library `no_such_library`"),
         "{}",
         p[0]
     );
+    // A bare file name no library has: the library serving the plugin's name serves it.
+    let world = sim_core::sdf::parse_str(&world(&plugin("no_such_library")), None).unwrap();
+    let sim = Simulation::new(world, registry_in(dir.path()), &SimOptions::default())
+        .expect("served by its name");
+    assert!(sim.skipped().is_empty());
 }
 
 #[test]

@@ -39,10 +39,11 @@ fn the_manifest_routes_a_gazebo_plugin_name_to_a_simcore_library() {
     let libs = stage(&["simcore_plugin_imu", "simcore_plugin_truth"]);
     let tmp = tempfile::tempdir().unwrap();
     let m = manifest(tmp.path(), libs.path(), "");
+    // Without a route, the truth plugin serves the plugin by its gz-sim name.
     let o = simcore(&["run", m.to_str().unwrap(), "--steps", "10"]);
-    assert!(!o.status.success());
+    assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("no plugin library `gz-sim-pose-publisher-system`"),
+        stderr(&o).contains("plugin gz::sim::systems::PosePublisher on w (libsimcore_plugin_truth"),
         "{}",
         stderr(&o)
     );
@@ -102,20 +103,43 @@ fn a_plugin_in_a_link_is_loaded_attached_to_the_link() {
     let libs = stage(&["simcore_fixture_testkit"]);
     let tmp = tempfile::tempdir().unwrap();
     let plugin_path = libs.path().to_str().unwrap();
+    // A library serving the plugin's name serves it whatever its filename says.
     let w = link_plugin_world(tmp.path(), "no_such_library");
-    let o = simcore(&[
-        "run",
-        w.to_str().unwrap(),
-        "--steps",
-        "10",
-        "--rtf",
-        "0",
-        "--plugin-path",
-        plugin_path,
-    ]);
-    assert!(!o.status.success());
+    let run = |w: &std::path::Path, strict: bool| {
+        let mut args = vec![
+            "run",
+            w.to_str().unwrap(),
+            "--steps",
+            "10",
+            "--rtf",
+            "0",
+            "--plugin-path",
+            plugin_path,
+        ];
+        if strict {
+            args.push("--strict");
+        }
+        simcore(&args)
+    };
+    let o = run(&w, true);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A name no library serves either: refused under --strict, skipped otherwise.
+    let text = std::fs::read_to_string(&w)
+        .unwrap()
+        .replace("simcore::fixtures::Pusher", "simcore::fixtures::Nobody");
+    std::fs::write(&w, text).unwrap();
+    let o = run(&w, true);
+    assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("no plugin library `no_such_library`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&w, false);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning:")
+            && stderr(&o).contains("no plugin library `no_such_library`"),
         "{}",
         stderr(&o)
     );

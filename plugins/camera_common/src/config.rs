@@ -179,8 +179,15 @@ impl CameraConfig {
         if let Some(image) = child(cam, "image") {
             c.width = side(&r, image, "width", c.width)?;
             c.height = side(&r, image, "height", c.height)?;
+            // A depth camera's image is always float32 depths (gz-sensors renders R_FLOAT32
+            // whatever `<format>` says), so its format is not read.
+            let depth = matches!(
+                doc.root_element().attribute("type"),
+                Some("depth_camera" | "depth")
+            );
             if let Some(f) = text(image, "format")
                 && !f.is_empty()
+                && !depth
             {
                 c.format = ImageFormat::from_sdf(f).ok_or_else(|| {
                     r.error(

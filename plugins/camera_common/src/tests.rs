@@ -68,6 +68,20 @@ fn defaults_and_a_full_element() {
 }
 
 #[test]
+fn a_depth_cameras_format_is_not_read() {
+    for t in ["depth_camera", "depth"] {
+        let c = CameraConfig::parse(
+            &format!(
+                r#"<sensor name="cam" type="{t}"><camera><image><format>R_FLOAT32</format></image></camera></sensor>"#
+            ),
+            NAME,
+        )
+        .unwrap_or_else(|e| panic!("{t}: {e}"));
+        assert_eq!(c.format, ImageFormat::Rgb8, "{t}");
+    }
+}
+
+#[test]
 fn bad_values_name_the_element_and_the_text() {
     let m = error("<image><format>RGBA_INT8</format></image>");
     assert!(

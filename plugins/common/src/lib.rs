@@ -13,6 +13,7 @@
 //! - [`lookup`]: the model a model system is attached to ([`attached_model`]), or the error
 //!   saying where it belongs, and the joints it names ([`find_in_model`]);
 //! - [`throttle`]: publishing at a configured frequency ([`Throttle`]);
+//! - [`topic`]: names as parts of topics ([`topic_part`]);
 //! - `testing` (feature `testing`): assertions the plugins' tests share.
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
@@ -28,6 +29,7 @@ pub mod surfaces;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod throttle;
+pub mod topic;
 
 pub use frame::{sensor_frame, sensor_state};
 pub use lookup::{NotFound, attached_model, find_in_model, on_model};
@@ -35,3 +37,4 @@ pub use noise::{NoiseChannel, gaussian_variance};
 pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor_sdf, text};
 pub use surfaces::EntitySurfaces;
 pub use throttle::{Throttle, period_ns};
+pub use topic::topic_part;

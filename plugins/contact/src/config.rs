@@ -14,18 +14,16 @@ pub struct ContactConfig {
 impl ContactConfig {
     /// Parses the `<contact>` child of a `<sensor>` element given as XML text. `sensor` (the
     /// scoped name) is used in error messages. A sensor without `<contact>`, or without any
-    /// `<collision>` in it, or with an empty `<collision>`, is a configuration error: it would
-    /// have nothing to report.
+    /// `<collision>` in it, has no collisions (it reports nothing, as in gz-sim); an empty
+    /// `<collision>` is a configuration error.
     pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<ContactConfig, PluginError> {
         let r = Reader::new(sensor);
-        let missing = || {
-            PluginError::config(format!(
-                "{sensor}: a contact sensor needs <contact><collision>NAME</collision></contact> \
-                 naming at least one collision of its link"
-            ))
+        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
+            return Ok(ContactConfig::default());
         };
-        let doc = parse_sensor_sdf(sensor_sdf, sensor)?.ok_or_else(missing)?;
-        let contact = child(doc.root_element(), "contact").ok_or_else(missing)?;
+        let Some(contact) = child(doc.root_element(), "contact") else {
+            return Ok(ContactConfig::default());
+        };
         let mut collisions: Vec<String> = Vec::new();
         for c in contact
             .children()
@@ -39,9 +37,6 @@ impl ContactConfig {
                 collisions.push(name.to_string());
             }
         }
-        if collisions.is_empty() {
-            return Err(missing());
-        }
         Ok(ContactConfig { collisions })
     }
 }
@@ -49,7 +44,6 @@ impl ContactConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::ErrorCode;
 
     const NAME: &str = "box::body::bumper";
 
@@ -66,19 +60,19 @@ mod tests {
     }
 
     #[test]
-    fn errors() {
+    fn no_collision_is_no_collisions() {
         for sdf in [
             "",
             "<sensor name='bumper' type='contact'/>",
             "<sensor><contact/></sensor>",
         ] {
-            let e = ContactConfig::parse(sdf, NAME).unwrap_err();
-            assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
-            assert!(
-                e.message.starts_with(NAME) && e.message.contains("<contact><collision>"),
-                "{e}"
-            );
+            let c = ContactConfig::parse(sdf, NAME).unwrap();
+            assert!(c.collisions.is_empty(), "{sdf}");
         }
+    }
+
+    #[test]
+    fn errors() {
         let e = ContactConfig::parse("<sensor><contact><collision/></contact></sensor>", NAME)
             .unwrap_err();
         assert_eq!(

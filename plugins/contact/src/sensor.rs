@@ -38,6 +38,15 @@ impl ContactSensor {
                     config.link.0
                 ))
             })?;
+        if contact.collisions.is_empty() {
+            world.log_message(
+                LogLevel::WARN,
+                &format!(
+                    "{scoped_name}: no <contact><collision> names a collision of link `{link}`: \
+                     the sensor reports no contacts"
+                ),
+            );
+        }
         let mut collisions = Vec::with_capacity(contact.collisions.len());
         for name in &contact.collisions {
             let scoped = format!("{link}::{name}");

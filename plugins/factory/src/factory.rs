@@ -6,6 +6,7 @@ use sim_plugin_api::{
     msgs::NamedPose,
     prelude::*,
 };
+use simcore_plugin_common::topic_part;
 
 /// Creates and removes models on request (see the crate documentation).
 pub struct Factory {
@@ -40,8 +41,8 @@ impl Factory {
     /// The factory of the world named `world_name`.
     pub fn new(world_name: &str) -> Self {
         Factory {
-            create_service: format!("/world/{world_name}/create"),
-            remove_service: format!("/world/{world_name}/remove"),
+            create_service: format!("/world/{}/create", topic_part(world_name)),
+            remove_service: format!("/world/{}/remove", topic_part(world_name)),
         }
     }
 

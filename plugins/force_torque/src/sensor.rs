@@ -57,28 +57,34 @@ pub struct ForceTorqueSensor {
 }
 
 impl ForceTorqueSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports). It must be
-    /// inside a simulated `<joint>`: its entity's parent must be a joint; otherwise this is a
-    /// configuration error.
+    /// Creates the sensor from its configuration (the factory the plugin exports). It measures
+    /// when it is inside a simulated `<joint>` (its entity's parent is a joint); elsewhere it
+    /// is created with a warning and never publishes, as in gz-sim.
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped_name = config.scoped_name.as_str();
         let ft = ForceTorqueConfig::parse(config.sdf.as_str(), scoped_name)?;
-        let not_on_joint = || {
-            PluginError::config(format!(
-                "{scoped_name}: a force_torque sensor must be inside a <joint> of a model that \
-                 is not static; move the <sensor> into the joint whose wrench it measures"
-            ))
-        };
-        let parent = world
+        let joint = world
             .entity_info(config.sensor)
             .into_option()
-            .ok_or_else(not_on_joint)?
-            .parent;
-        let joint = world
-            .entity_info(parent)
-            .into_option()
-            .filter(|j| j.kind == EntityKind::JOINT)
-            .ok_or_else(not_on_joint)?;
+            .and_then(|s| world.entity_info(s.parent).into_option())
+            .filter(|j| j.kind == EntityKind::JOINT);
+        let Some(joint) = joint else {
+            world.log_message(
+                LogLevel::WARN,
+                &format!(
+                    "{scoped_name}: a force_torque sensor measures only inside a <joint> of a \
+                     model that is not static; it does not update (move the <sensor> into the \
+                     joint whose wrench it measures)"
+                ),
+            );
+            return Ok(ForceTorqueSensor::new(
+                &ft,
+                scoped_name,
+                (EntityId::NONE, config.link, EntityId::NONE),
+                config.pose,
+                config.seed,
+            ));
+        };
         let parent_link =
             world.entity_by_name(format!("{}::__parent__", joint.scoped_name).as_str().into());
         if ft.frame == Frame::Parent && parent_link == EntityId::NONE {
@@ -168,6 +174,9 @@ impl Sensor for ForceTorqueSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
+        if self.joint == EntityId::NONE {
+            return Ok(());
+        }
         let mut wrench = [Wrench::default()];
         let known = world.joint_wrenches(
             RSlice::from_slice(&[self.joint]),

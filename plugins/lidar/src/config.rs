@@ -6,7 +6,7 @@
 use sim_plugin_api::{PluginError, RayTarget, noise::NoiseParams};
 use simcore_plugin_common::{
     Reader, child, descend, parse_sensor_sdf,
-    roxmltree::Node,
+    roxmltree::{self, Node},
     sdf::{element_path, parse_f64},
 };
 
@@ -228,6 +228,16 @@ fn visibility(lidar: Node<'_, '_>) -> Option<String> {
         .map(|e| e.text().unwrap_or("").to_string())
 }
 
+/// The `<scan><vertical><resolution>` of a `<sensor>` element given as XML text when it is
+/// not 1 (it is ignored: `samples` rows are cast, as gz-sim's CPU lidar does).
+pub fn ignored_vertical_resolution(sensor_sdf: &str) -> Option<f64> {
+    let doc = roxmltree::Document::parse(sensor_sdf).ok()?;
+    let root = doc.root_element();
+    let lidar = child(root, "lidar").or_else(|| child(root, "ray"))?;
+    let text = descend(lidar, &["scan", "vertical", "resolution"])?.text()?;
+    text.trim().parse::<f64>().ok().filter(|r| *r != 1.0)
+}
+
 /// Reads `<scan><axis>` of the lidar element `lidar` (named `name` in messages); `samples`
 /// is its default sample count (`None`: required).
 fn axis(
@@ -259,11 +269,19 @@ fn axis(
     if let Some(res) = number(r, lidar, name, &path("resolution"))?
         && res != 1.0
     {
-        return Err(r.error(
-            &element("resolution"),
-            "1 (interpolated resolutions are not supported yet)",
-            &text_at(lidar, &path("resolution")),
-        ));
+        // gz-sim's CPU lidar ignores the vertical resolution and casts `samples` rows; the
+        // horizontal one would change the scan's length, so it is refused.
+        if axis != "vertical" || res <= 0.0 {
+            return Err(r.error(
+                &element("resolution"),
+                if axis == "vertical" {
+                    "a positive number"
+                } else {
+                    "1 (interpolated resolutions are not supported yet)"
+                },
+                &text_at(lidar, &path("resolution")),
+            ));
+        }
     }
     let min_angle = number(r, lidar, name, &path("min_angle"))?.unwrap_or(0.0);
     let max_angle = number(r, lidar, name, &path("max_angle"))?.unwrap_or(0.0);

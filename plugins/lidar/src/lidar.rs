@@ -116,9 +116,19 @@ pub struct LidarSensor {
 
 impl LidarSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped_name = config.scoped_name.as_str();
         let lidar = LidarConfig::parse(config.sdf.as_str(), scoped_name)?;
+        if let Some(res) = crate::config::ignored_vertical_resolution(config.sdf.as_str()) {
+            world.log_message(
+                LogLevel::WARN,
+                &format!(
+                    "{scoped_name}: <scan><vertical><resolution> {res} is ignored: {} rows \
+                     are cast, as gz-sim's CPU lidar does",
+                    lidar.vertical.samples
+                ),
+            );
+        }
         let frame_id = match config.frame_id.as_str() {
             "" => scoped_name,
             f => f,

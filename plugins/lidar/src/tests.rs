@@ -150,11 +150,25 @@ fn errors_name_sensor_element_and_text() {
             "{NAME}: <lidar><scan><horizontal><resolution> must be 1 (interpolated resolutions are not supported yet), found \"2\""
         )
     );
+    // The vertical resolution is ignored, as gz-sim's CPU lidar does: `samples` rows.
+    let c = parse("<lidar><scan><horizontal><samples>4</samples></horizontal><vertical><samples>2</samples><resolution>0.5</resolution></vertical></scan><range><max>5</max></range></lidar>")
+    .expect("a vertical resolution other than 1 is accepted");
+    assert_eq!(c.ray_count(), 8);
+    assert_eq!(
+        crate::config::ignored_vertical_resolution(&sdf(
+            "<lidar><scan><vertical><resolution>0.5</resolution></vertical></scan></lidar>"
+        )),
+        Some(0.5)
+    );
+    assert_eq!(
+        crate::config::ignored_vertical_resolution(&sdf(BASIC)),
+        None
+    );
     let m = error(
-        "<lidar><scan><horizontal><samples>4</samples></horizontal><vertical><samples>2</samples><resolution>0.5</resolution></vertical></scan><range><max>5</max></range></lidar>",
+        "<lidar><scan><horizontal><samples>4</samples></horizontal><vertical><samples>2</samples><resolution>0</resolution></vertical></scan><range><max>5</max></range></lidar>",
     );
     assert!(
-        m.contains("<lidar><scan><vertical><resolution> must be 1"),
+        m.contains("<lidar><scan><vertical><resolution> must be a positive number"),
         "{m}"
     );
     let m = error(

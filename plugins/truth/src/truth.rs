@@ -7,7 +7,7 @@ use sim_plugin_api::{
     msgs::NamedPose,
     prelude::*,
 };
-use simcore_plugin_common::Throttle;
+use simcore_plugin_common::{Throttle, topic_part};
 
 /// How many unknown ids in a row end the scan for links past the last model.
 const SCAN_GAP: u64 = 64;
@@ -58,7 +58,7 @@ impl TruthWidget {
             root,
             on_world,
             topic: SharedStr::new(if on_world { "pose/info" } else { "pose" }),
-            set_pose_service: format!("/world/{world_name}/set_pose"),
+            set_pose_service: format!("/world/{}/set_pose", topic_part(world_name)),
             models_seen: Vec::new(),
             targets: Vec::new(),
             names: Vec::new(),

@@ -132,6 +132,10 @@ pub struct RunArgs {
     /// Print the world's topics and services after loading it, then exit.
     #[arg(long)]
     pub list: bool,
+    /// Refuse the world when a sensor type or `<plugin>` is served by no library (default:
+    /// Gazebo's policy, one warning each and the world runs without it).
+    #[arg(long)]
+    pub strict: bool,
     /// Plugin search path and manifest.
     #[command(flatten)]
     pub paths: PathArgs,

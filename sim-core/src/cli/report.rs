@@ -103,3 +103,19 @@ pub fn print_summary(s: &RunSummary, world: &Path) {
         );
     }
 }
+
+/// The closing list of what the world ran without (Gazebo's policy): one line each.
+pub fn print_skipped(skipped: &[PluginProblem]) {
+    if skipped.is_empty() {
+        return;
+    }
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(
+        e,
+        "  skipped ({}, no plugin library serves them):",
+        skipped.len()
+    );
+    for p in skipped {
+        let _ = writeln!(e, "    {} ({})", p.subject, p.span);
+    }
+}

@@ -1,10 +1,10 @@
 //! `simcore run`: load a world with its plugins, inject `--pub` and `--call` requests at
 //! their times, echo topics, show progress, and print the run summary.
 
-use super::report::{plugin_problems, print_summary};
+use super::report::{plugin_problems, print_skipped, print_summary};
 use super::settings::{Settings, load_options, registry, settings};
 use super::{Failure, Outcome, RunArgs};
-use sim_core::runner::{LoadError, RunLimit, SimOptions, Simulation};
+use sim_core::runner::{LoadError, PluginPolicy, RunLimit, SimOptions, Simulation};
 use sim_core::transport::Subscription;
 use sim_core::world::World;
 use sim_plugin_api::SimTime;
@@ -25,6 +25,12 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     // lists them); when a needed one is missing, the load error names the refused ones.
     for w in sim.warnings() {
         tracing::info!("{w}");
+    }
+    for n in sim.notices() {
+        eprintln!("warning: {n}");
+    }
+    for p in sim.skipped() {
+        eprintln!("warning: {p}; the world runs without it");
     }
     if args.list {
         list(&sim);
@@ -59,6 +65,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     let summary = sim.run(limit, rtf, &stop, |sim| monitor.after_step(sim));
     monitor.finish();
     print_summary(&summary, &s.world);
+    print_skipped(sim.skipped());
     Ok(if summary.failures.is_empty() {
         Outcome::Success
     } else {
@@ -121,7 +128,12 @@ fn build(
     options: &SimOptions,
 ) -> Result<Simulation, Failure> {
     let registry = registry(&args.paths, &s.manifest);
-    Simulation::new(world, registry, options).map_err(|e| match e {
+    let policy = if args.strict || s.manifest.strict {
+        PluginPolicy::Strict
+    } else {
+        PluginPolicy::Gazebo
+    };
+    Simulation::with_policy(world, registry, options, policy).map_err(|e| match e {
         LoadError::Plugins(problems) => Failure::Report(plugin_problems(&s.world, &problems)),
         e => Failure::Error(format!("{}: {e}", s.world.display())),
     })

@@ -32,6 +32,7 @@ pub fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, 
             manifest.seed = m.seed.or(manifest.seed);
             manifest.real_time_factor = m.real_time_factor.or(manifest.real_time_factor);
             manifest.threads = m.threads.or(manifest.threads);
+            manifest.strict |= m.strict;
             manifest.plugin_paths.extend(m.plugin_paths);
             manifest.resource_paths.extend(m.resource_paths);
             // As its other settings, the run manifest's routes win over the --manifest's.

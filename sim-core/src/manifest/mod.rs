@@ -5,6 +5,7 @@
 //! seed = 7                          # run seed (default 0)
 //! real_time_factor = 0              # 0: as fast as possible (default: the world's)
 //! threads = 2                       # sensor worker threads (default 1)
+//! strict = true                     # a sensor or plugin no library serves is an error
 //! plugin_paths = ["plugins"]        # extra plugin directories, relative to this file
 //! resource_paths = ["models"]       # where included models are searched last
 //!
@@ -37,6 +38,10 @@ pub struct Manifest {
     pub real_time_factor: Option<f64>,
     /// Sensor worker threads.
     pub threads: Option<usize>,
+    /// Whether a sensor or plugin no library serves stops the load (as `--strict`) instead
+    /// of being skipped with a warning.
+    #[serde(default)]
+    pub strict: bool,
     /// Plugin directories.
     #[serde(default)]
     pub plugin_paths: Vec<PathBuf>,

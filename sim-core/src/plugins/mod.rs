@@ -13,19 +13,28 @@
 //! Loading a world's plugins: each planned sensor and `<plugin>` is resolved to a factory
 //! ([`Registry::resolve_sensor`], [`Registry::resolve_system`]) and created from it
 //! ([`Resolved::create_sensor`], [`Resolved::create_system`]); what goes wrong on the way is a
-//! [`PluginProblem`].
+//! [`PluginProblem`]. Under Gazebo's rules ([`Registry::serve_plugin`]) a `<plugin>` may also
+//! be served by a library whatever its file name says, or by the engine itself (gz-sim's
+//! built-in systems), and what nothing serves may be skipped ([`Unserved`]).
 
 mod create;
+mod gazebo;
 mod library;
 mod registry;
 mod route;
 mod search_path;
+mod serve;
 
 pub use create::{PluginProblem, sensor_subject, system_subject};
+pub use gazebo::{
+    BUILT_IN, DEFAULT_SYSTEMS, GzSystem, apply_sensors_system, gz_system, not_applicable,
+    silently_skipped,
+};
 pub use library::{FactoryDesc, PluginLibrary, Refusal, Refused, env_api_version, load_library};
 pub use registry::{LookupError, Registry, Resolved};
 pub use route::PluginRoute;
 pub use search_path::{PluginPathError, SearchPath, check_library_name, normalize_library_name};
+pub use serve::{Served, Unserved};
 
 #[cfg(test)]
 mod routes_tests;

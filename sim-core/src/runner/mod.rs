@@ -25,7 +25,7 @@ mod spawn;
 pub use crate::plugins::PluginProblem;
 pub use crate::systems::ServiceError;
 pub use pacing::{Pacer, RunLimit};
-pub use plan::{Plan, Planned};
+pub use plan::{Plan, Planned, PluginPolicy};
 pub use services::DEFAULT_SERVICE_TIMEOUT;
 pub use spawn::{MAX_SPAWN_BYTES, SpawnError};
 
@@ -96,6 +96,9 @@ pub struct Simulation {
     pool: Option<rayon::ThreadPool>,
     failures: Vec<RuntimeFailure>,
     warnings: Vec<String>,
+    skipped: Vec<PluginProblem>,
+    notices: Vec<PluginProblem>,
+    policy: PluginPolicy,
     options: SimOptions,
     next_ticket: u64,
 }
@@ -113,19 +116,41 @@ impl std::fmt::Debug for Simulation {
 
 impl Simulation {
     /// Builds `world` with the plugins found in `registry`. Every sensor type and plugin name
-    /// is resolved first and all problems are reported together.
+    /// is resolved first and all problems are reported together: a sensor or plugin no
+    /// library serves is one of them ([`PluginPolicy::Strict`]).
     pub fn new(
         world: World,
         registry: Registry,
         options: &SimOptions,
     ) -> Result<Simulation, LoadError> {
+        Simulation::with_policy(world, registry, options, PluginPolicy::Strict)
+    }
+
+    /// As [`Simulation::new`], with what no library serves handled by `policy`: under
+    /// [`PluginPolicy::Gazebo`] it is skipped ([`Simulation::skipped`]) and the world runs
+    /// without it. gz-sim's built-in systems need no library either way (the Sensors system's
+    /// `<background_color>` and `<ambient_light>` set the scene's colours), and a world that
+    /// names no world system gets server.config's defaults (Physics, UserCommands,
+    /// SceneBroadcaster).
+    pub fn with_policy(
+        world: World,
+        registry: Registry,
+        options: &SimOptions,
+        policy: PluginPolicy,
+    ) -> Result<Simulation, LoadError> {
+        let mut world = world;
+        crate::plugins::apply_sensors_system(&mut world);
         let physics = Physics::build(&world)?;
         let mut bus = Bus::new();
         let mut sensors = SensorManager::new();
         let mut systems = SystemManager::new();
-        let problems = Plan::world(&world, &physics, options.seed)
-            .resolve(&registry)
-            .create(&world.name, &physics, &mut bus, &mut sensors, &mut systems);
+        let mut plan = Plan::world(&world, &physics, options.seed);
+        plan.add_default_systems(&world);
+        let mut resolution = plan.resolve_with(&registry, policy);
+        let skipped = std::mem::take(&mut resolution.skipped);
+        let notices = std::mem::take(&mut resolution.notices);
+        let problems =
+            resolution.create(&world.name, &physics, &mut bus, &mut sensors, &mut systems);
         if !problems.is_empty() {
             return Err(LoadError::Plugins(problems));
         }
@@ -155,6 +180,9 @@ impl Simulation {
             pool,
             failures: Vec::new(),
             warnings,
+            skipped,
+            notices,
+            policy,
             options: options.clone(),
             next_ticket: 1,
         })
@@ -210,6 +238,23 @@ impl Simulation {
     /// Notes from loading (libraries on the search path that were refused).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// The sensors and plugins no library serves, which the world runs without (under
+    /// [`PluginPolicy::Gazebo`]; empty otherwise), in load order.
+    pub fn skipped(&self) -> &[PluginProblem] {
+        &self.skipped
+    }
+
+    /// Warnings from loading the world's plugins: deprecated `ignition` names, parameters of
+    /// gz-sim's built-in systems that do not apply, services not offered.
+    pub fn notices(&self) -> &[PluginProblem] {
+        &self.notices
+    }
+
+    /// How what no library serves is handled.
+    pub fn policy(&self) -> PluginPolicy {
+        self.policy
     }
 
     /// Plugins disabled so far.
@@ -271,6 +316,7 @@ impl Simulation {
                 &self.registry,
                 &self.world,
                 &self.options,
+                self.policy,
                 r,
                 claimed,
             )

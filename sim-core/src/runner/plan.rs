@@ -4,7 +4,10 @@
 //! a loop over the plan: resolve each entry's factory, then create the plugins.
 
 use crate::physics::Physics;
-use crate::plugins::{PluginProblem, Registry, Resolved, sensor_subject, system_subject};
+use crate::plugins::{
+    DEFAULT_SYSTEMS, GzSystem, PluginProblem, Registry, Resolved, Served, Unserved, gz_system,
+    not_applicable, sensor_subject, system_subject,
+};
 use crate::sensors::{SensorManager, SensorSetup, model_sensors, scoped};
 use crate::systems::{SystemManager, SystemSetup};
 use crate::transport::{Bus, sanitize_topic_part};
@@ -69,30 +72,108 @@ impl Plan {
         })
     }
 
-    /// Chooses the factory of every entry in `registry`; the problems (the plan's own and
-    /// the unresolved entries) keep the plan's order.
+    /// Adds what server.config gives a world that names no systems (Physics, UserCommands,
+    /// SceneBroadcaster) when `world` has no world `<plugin>`.
+    pub fn add_default_systems(&mut self, world: &World) {
+        if !world.plugins.is_empty() {
+            return;
+        }
+        let ns = format!("/world/{}", sanitize_topic_part(&world.name));
+        for name in DEFAULT_SYSTEMS {
+            let spec = PluginSpec {
+                filename: String::new(),
+                name: format!("gz::sim::systems::{name}"),
+                sdf: format!("<plugin name=\"gz::sim::systems::{name}\"/>"),
+                span: world.span.clone(),
+            };
+            self.items.push(Planned::System(SystemSetup::plan(
+                &spec,
+                EntityId::WORLD,
+                &world.name,
+                &ns,
+                0,
+            )));
+        }
+    }
+
+    /// Chooses the factory of every entry in `registry` under [`PluginPolicy::Strict`].
+    #[cfg(test)]
     pub(crate) fn resolve(self, registry: &Registry) -> Resolution<'_> {
+        self.resolve_with(registry, PluginPolicy::Strict)
+    }
+
+    /// Chooses the factory of every entry in `registry`; the problems (the plan's own and
+    /// the unresolved entries) keep the plan's order. Under [`PluginPolicy::Gazebo`], what no
+    /// library serves is skipped instead. A world UserCommands system brings the factory and
+    /// truth plugins when the world does not declare them and a library serves them.
+    pub(crate) fn resolve_with(self, registry: &Registry, policy: PluginPolicy) -> Resolution<'_> {
         let mut r = Resolution {
             sensors: Vec::new(),
             systems: Vec::new(),
             problems: Vec::new(),
+            skipped: Vec::new(),
+            notices: Vec::new(),
+        };
+        let mut user_commands: Option<SystemSetup> = None;
+        let unserved = |r: &mut Resolution<'_>, u: Unserved| {
+            if u.skippable && policy == PluginPolicy::Gazebo {
+                r.skipped.push(u.problem)
+            } else {
+                r.problems.push(u.problem)
+            }
         };
         for item in self.items {
             match item {
-                Planned::Sensor(s) => match registry.resolve_sensor(&s) {
+                Planned::Sensor(s) => match registry.serve_sensor(&s) {
                     Ok(f) => r.sensors.push((s, f)),
-                    Err(p) => r.problems.push(p),
+                    Err(u) => unserved(&mut r, u),
                 },
-                Planned::System(s) => match registry.resolve_system(&s) {
-                    Ok(f) => r.systems.push((s, f)),
-                    Err(p) => r.problems.push(p),
-                },
+                Planned::System(s) => {
+                    let gz = gz_system(&s.filename, &s.name);
+                    match registry.serve_plugin(&s) {
+                        Ok(Served::Library(f)) => {
+                            r.deprecated(&s, gz.as_ref());
+                            r.systems.push((s, f))
+                        }
+                        Ok(Served::BuiltIn(g)) => {
+                            r.deprecated(&s, Some(&g));
+                            for m in not_applicable(&g.name, &s.sdf) {
+                                r.notice(&s, m);
+                            }
+                            if g.name == "UserCommands" && s.entity == EntityId::WORLD {
+                                user_commands.get_or_insert(s);
+                            }
+                        }
+                        Ok(Served::Silent) => {}
+                        Err(u) => unserved(&mut r, u),
+                    }
+                }
                 Planned::Problem(p) => r.problems.push(p),
             }
+        }
+        if let Some(uc) = user_commands {
+            r.user_commands(registry, &uc);
         }
         r
     }
 }
+
+/// What a sensor or plugin nothing serves does to the load.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PluginPolicy {
+    /// Gazebo's: one warning each, and the world runs without it.
+    #[default]
+    Gazebo,
+    /// Each is an error: the world does not load (`--strict`).
+    Strict,
+}
+
+/// The plugins the world's UserCommands services come from, by the name they serve, with
+/// the services they offer.
+const USER_COMMANDS: &[(&str, &str)] = &[
+    ("simcore::Factory", "create and remove"),
+    ("simcore::TruthWidget", "set_pose"),
+];
 
 /// A [`Plan`] with its factories chosen.
 pub(crate) struct Resolution<'r> {
@@ -100,9 +181,69 @@ pub(crate) struct Resolution<'r> {
     systems: Vec<(SystemSetup, Resolved<'r>)>,
     /// What could not be resolved, in plan order.
     pub problems: Vec<PluginProblem>,
+    /// What no library serves and the world runs without, in plan order.
+    pub skipped: Vec<PluginProblem>,
+    /// Warnings: deprecated names, parameters of built-in systems that do not apply.
+    pub notices: Vec<PluginProblem>,
 }
 
-impl Resolution<'_> {
+impl<'r> Resolution<'r> {
+    fn notice(&mut self, s: &SystemSetup, message: String) {
+        self.notices.push(PluginProblem {
+            span: s.span.clone(),
+            subject: system_subject(s),
+            message,
+        });
+    }
+
+    fn deprecated(&mut self, s: &SystemSetup, gz: Option<&GzSystem>) {
+        if let Some(g) = gz.filter(|g| g.deprecated) {
+            self.notice(
+                s,
+                format!(
+                    "`ignition` names are deprecated: use `{}` (or a `gz-sim-*-system` file name)",
+                    g.class()
+                ),
+            );
+        }
+    }
+
+    /// Adds the factory and truth plugins on the world of `uc` unless the world has them.
+    fn user_commands(&mut self, registry: &'r Registry, uc: &SystemSetup) {
+        for (name, services) in USER_COMMANDS {
+            let present = self.systems.iter().any(|(s, f)| {
+                s.entity == EntityId::WORLD && f.factory.serves.iter().any(|x| x == name)
+            });
+            if present {
+                continue;
+            }
+            let Some(f) = registry.system_serving(name) else {
+                self.notice(
+                    uc,
+                    format!(
+                        "the world's {services} services are not offered: no plugin library on \
+                         the plugin search path serves `{name}`"
+                    ),
+                );
+                continue;
+            };
+            let spec = PluginSpec {
+                filename: f.library.file_name.clone(),
+                name: name.to_string(),
+                sdf: format!("<plugin name=\"{name}\"/>"),
+                span: uc.span.clone(),
+            };
+            let setup = SystemSetup::plan(
+                &spec,
+                EntityId::WORLD,
+                &uc.entity_name,
+                &uc.namespace,
+                uc.seed,
+            );
+            self.systems.push((setup, f));
+        }
+    }
+
     /// Creates the resolved plugins (sensors, then systems) and registers them; returns every
     /// problem (resolution problems first, then creation errors).
     pub(crate) fn create(

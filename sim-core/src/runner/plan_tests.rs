@@ -257,3 +257,86 @@ fn unresolved_entries_keep_the_plan_order() {
             .starts_with("no plugin library serves sensor type `imu`; types served: none")
     );
 }
+
+const GAZEBO_WORLD: &str = r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="g">
+    <plugin filename="gz-sim-physics-system" name="gz::sim::systems::Physics">
+      <engine><filename>gz-physics-bullet-featherstone-plugin</filename></engine>
+    </plugin>
+    <plugin filename="libignition-gazebo6-user-commands-system.so" name="ignition::gazebo::systems::UserCommands"/>
+    <plugin filename="dummy" name="gz::sim"/>
+    <plugin filename="gz-sim-lift-drag-system" name="gz::sim::systems::LiftDrag"/>
+    <model name="box">
+      <link name="body">
+        <inertial><mass>1</mass></inertial>
+        <sensor name="s" type="sonar"/>
+      </link>
+    </model>
+  </world>
+</sdf>"#;
+
+#[test]
+fn gazebo_policy_skips_what_nothing_serves_and_strict_refuses_it() {
+    let registry = Registry::default();
+    let (plan, _) = plan_of(GAZEBO_WORLD, 0);
+    let r = plan.clone().resolve_with(&registry, PluginPolicy::Gazebo);
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    let skipped: Vec<&str> = r.skipped.iter().map(|p| p.subject.as_str()).collect();
+    assert_eq!(
+        skipped,
+        [
+            "plugin `gz::sim::systems::LiftDrag` (filename `gz-sim-lift-drag-system`)",
+            "sensor `box::body::s` (type `sonar`)",
+        ]
+    );
+    assert!(
+        r.skipped[0].message.contains("gz-sim's `LiftDrag` system"),
+        "{}",
+        r.skipped[0].message
+    );
+    // Physics's engine does not apply; the ignition spelling is deprecated; without the
+    // factory and truth plugins the UserCommands services are not offered.
+    let notices: Vec<&str> = r.notices.iter().map(|p| p.message.as_str()).collect();
+    assert_eq!(notices.len(), 4, "{notices:?}");
+    assert!(notices[0].contains("`<engine>` is not applicable"));
+    assert!(
+        notices[1].contains("deprecated") && notices[1].contains("gz::sim::systems::UserCommands")
+    );
+    assert!(notices[2].contains("create and remove services are not offered"));
+    assert!(notices[3].contains("set_pose services are not offered"));
+
+    let r = plan.resolve_with(&registry, PluginPolicy::Strict);
+    assert!(r.skipped.is_empty());
+    assert_eq!(r.problems.len(), 2);
+}
+
+#[test]
+fn a_world_without_systems_gets_the_server_config_defaults() {
+    let world = crate::sdf::parse_str(
+        "<sdf version='1.9'><world name='w'><model name='m'><link name='l'/></model></world></sdf>",
+        None,
+    )
+    .unwrap();
+    let physics = Physics::build(&world).unwrap();
+    let mut plan = Plan::world(&world, &physics, 0);
+    plan.add_default_systems(&world);
+    let names: Vec<&str> = plan.systems().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "gz::sim::systems::Physics",
+            "gz::sim::systems::UserCommands",
+            "gz::sim::systems::SceneBroadcaster",
+        ]
+    );
+    let registry = Registry::default();
+    let r = plan.resolve_with(&registry, PluginPolicy::Strict);
+    assert!(r.problems.is_empty() && r.skipped.is_empty());
+    // A world that names a system keeps only its own.
+    let (mut plan, _) = plan_of(GAZEBO_WORLD, 0);
+    let before = plan.items.len();
+    let world = crate::sdf::parse_str(GAZEBO_WORLD, None).unwrap();
+    plan.add_default_systems(&world);
+    assert_eq!(plan.items.len(), before);
+}

@@ -2,7 +2,7 @@
 //! file within [`MAX_SPAWN_BYTES`], naming the model (renaming on a clash when allowed),
 //! posing it, checking its plugins, and building it with them.
 
-use super::plan::Plan;
+use super::plan::{Plan, PluginPolicy};
 use super::{SimOptions, Simulation};
 use crate::physics::{BuildError, Physics};
 use crate::plugins::{PluginProblem, Registry};
@@ -104,6 +104,7 @@ impl Simulation {
             &self.registry,
             &self.world,
             &self.options,
+            self.policy,
             request,
             claimed,
         )
@@ -114,15 +115,21 @@ impl Simulation {
     /// diagnostic returned.
     pub fn build_model(&mut self, model: &Model) -> Result<EntityId, SpawnError> {
         let id = self.physics.spawn_model(model)?;
-        let problems = Plan::model(&self.world, &self.physics, model, self.options.seed)
-            .resolve(&self.registry)
-            .create(
-                &self.world.name,
-                &self.physics,
-                &mut self.bus,
-                &mut self.sensors,
-                &mut self.systems,
-            );
+        let mut resolution = Plan::model(&self.world, &self.physics, model, self.options.seed)
+            .resolve_with(&self.registry, self.policy);
+        for p in std::mem::take(&mut resolution.skipped) {
+            tracing::warn!("{p}; `{}` is created without it", model.name);
+        }
+        for p in std::mem::take(&mut resolution.notices) {
+            tracing::warn!("{p}");
+        }
+        let problems = resolution.create(
+            &self.world.name,
+            &self.physics,
+            &mut self.bus,
+            &mut self.sensors,
+            &mut self.systems,
+        );
         if !problems.is_empty() {
             if let Ok(removed) = self.physics.remove_model(id) {
                 self.sensors.remove(&removed);
@@ -140,6 +147,7 @@ pub(super) fn prepare_model(
     registry: &Registry,
     world: &World,
     options: &SimOptions,
+    policy: PluginPolicy,
     request: &EntityFactory,
     claimed: &HashSet<String>,
 ) -> Result<Model, SpawnError> {
@@ -163,7 +171,7 @@ pub(super) fn prepare_model(
         model.pose = pose;
     }
     let problems = Plan::model(world, physics, &model, options.seed)
-        .resolve(registry)
+        .resolve_with(registry, policy)
         .problems;
     if !problems.is_empty() {
         return Err(SpawnError::Plugins(problems));

@@ -42,6 +42,7 @@ fn prepare(r: &EntityFactory, claimed: &[&str]) -> Result<Model, SpawnError> {
         &Registry::default(),
         &world,
         &SimOptions::default(),
+        PluginPolicy::Strict,
         r,
         &claimed,
     )
