@@ -163,6 +163,20 @@ pub fn quotable(text: &str) -> bool {
         && !text.contains('\0')
 }
 
+/// Why the model name `name` cannot be used where a name becomes part of a file path: it is
+/// `.` or `..`, or holds a path separator or a control character (NUL included).
+pub fn path_like(name: &str) -> Option<&'static str> {
+    if name == "." || name == ".." {
+        Some("is a directory reference")
+    } else if name.contains(['/', '\\']) {
+        Some("contains a path separator")
+    } else if name.chars().any(char::is_control) {
+        Some("contains a control character")
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,6 +31,14 @@ pub enum SpawnError {
         /// Why.
         source: std::io::Error,
     },
+    /// The model file is not a regular file, or grew past the limit while it was read.
+    #[error("cannot read `{}`: {source}", path.display())]
+    NotReadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: crate::input::ReadError,
+    },
     /// The model file is larger than [`MAX_SPAWN_BYTES`].
     #[error("`{}` is {len} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes", path.display())]
     FileTooLarge {
@@ -51,6 +59,14 @@ pub enum SpawnError {
          be `world` or have surrounding spaces"
     )]
     BadName(String),
+    /// The name override reads as a path (a model's name may become part of a file name).
+    #[error("model name `{}` is not allowed: it {problem}", .name.escape_debug())]
+    PathLikeName {
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
     /// The name is taken and renaming is not allowed.
     #[error("a model named `{0}` already exists; choose another name or allow renaming")]
     NameTaken(String),
@@ -197,7 +213,12 @@ fn read_description(
             if len > MAX_SPAWN_BYTES as u64 {
                 return Err(SpawnError::FileTooLarge { path, len });
             }
-            let text = std::fs::read_to_string(&path).map_err(read)?;
+            let text = crate::input::read_regular_text(&path, MAX_SPAWN_BYTES as u64).map_err(
+                |source| SpawnError::NotReadable {
+                    path: path.clone(),
+                    source,
+                },
+            )?;
             (text, Some(path))
         }
         (true, true) => return Err(SpawnError::NoDescription),
@@ -212,6 +233,12 @@ fn read_description(
 fn checked_name(name: &str) -> Result<String, SpawnError> {
     if name.contains("::") || name.trim() != name || name == "world" || name.starts_with("__") {
         return Err(SpawnError::BadName(name.to_string()));
+    }
+    if let Some(problem) = crate::input::path_like(name) {
+        return Err(SpawnError::PathLikeName {
+            name: name.to_string(),
+            problem,
+        });
     }
     Ok(name.to_string())
 }

@@ -273,3 +273,46 @@ fn a_sensor_no_library_serves_is_refused() {
             .contains("no plugin library serves sensor type `sonar_x`")
     );
 }
+
+#[test]
+fn names_that_read_as_paths_are_refused() {
+    for (bad, problem) in [
+        ("../x", "contains a path separator"),
+        ("a/b", "contains a path separator"),
+        ("a\\b", "contains a path separator"),
+        ("..", "is a directory reference"),
+        ("a\0b", "contains a control character"),
+    ] {
+        let e = prepare(&request(|r| r.name = bad.into()), &[]).unwrap_err();
+        assert!(
+            matches!(e, SpawnError::PathLikeName { problem: p, .. } if p == problem),
+            "{bad:?}: {e}"
+        );
+        assert!(!e.to_string().contains('\0'), "the name is escaped: {e}");
+    }
+}
+
+#[test]
+fn a_model_file_that_is_not_a_regular_file_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("model.sdf");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo is not available here: test skipped");
+        return;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = fifo.to_string_lossy().into_owned();
+    std::thread::spawn(move || {
+        let r = request(|r| {
+            r.sdf = "".into();
+            r.sdf_filename = path.as_str().into();
+        });
+        let _ = tx.send(prepare(&r, &[]).map(|m| m.name).map_err(|e| e.to_string()));
+    });
+    let outcome = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("a FIFO named by a spawn request blocks the world");
+    let e = outcome.unwrap_err();
+    assert!(e.contains("not a regular file"), "{e}");
+}

@@ -12,6 +12,7 @@ use super::params::Edited;
 use super::source::{Origin, Source};
 pub(crate) use super::text::Text;
 use super::version::Version;
+pub(crate) use crate::input::path_like;
 use crate::world::{Pose, Quat, RawPose, Span, Vec3};
 
 /// Reading context: everything an element function needs besides the node itself. One per
@@ -771,20 +772,6 @@ pub(crate) fn parse_bool(s: &str) -> Option<bool> {
         Some(true)
     } else if t.eq_ignore_ascii_case("false") || t == "0" {
         Some(false)
-    } else {
-        None
-    }
-}
-
-/// Why the model name `name` cannot be used where a name becomes part of a file path: it is
-/// `.` or `..`, or holds a path separator or a control character (NUL included).
-pub(crate) fn path_like(name: &str) -> Option<&'static str> {
-    if name == "." || name == ".." {
-        Some("is a directory reference")
-    } else if name.contains(['/', '\\']) {
-        Some("contains a path separator")
-    } else if name.chars().any(char::is_control) {
-        Some("contains a control character")
     } else {
         None
     }
