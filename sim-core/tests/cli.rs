@@ -787,3 +787,24 @@ fn every_world_of_a_file_is_checked_and_inspected_and_the_first_is_run() {
         stderr(&o)
     );
 }
+
+#[test]
+fn input_limits_are_set_by_flags_and_named_in_the_error() {
+    // worlds/crates.sdf includes one model three times.
+    let o = simcore(&["check", "worlds/crates.sdf", "--max-models", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("expand to more than 2 models"), "{err}");
+    assert!(
+        err.contains("--max-models"),
+        "the hint names the flag: {err}"
+    );
+    let o = simcore(&["check", "worlds/crates.sdf", "--max-models", "10"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = simcore(&["check", "worlds/crates.sdf", "--max-file-size", "100"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a 100-byte cap refuses the world file"
+    );
+}

@@ -45,6 +45,55 @@ pub struct ResourceArgs {
     /// above the world file and the manifest's resource_paths (repeatable).
     #[arg(long = "resource-path", value_name = "DIR")]
     pub resource_path: Vec<PathBuf>,
+    /// The largest SDF or XML file read, in bytes (default 64 MiB).
+    #[arg(long = "max-file-size", value_name = "BYTES")]
+    pub max_file_size: Option<u64>,
+    /// The largest mesh or height-map file read, in bytes (default 256 MiB).
+    #[arg(long = "max-mesh-size", value_name = "BYTES")]
+    pub max_mesh_size: Option<u64>,
+    /// The most pixels of a height-map image (default 4097 x 4097).
+    #[arg(long = "max-heightmap-pixels", value_name = "N")]
+    pub max_heightmap_pixels: Option<u64>,
+    /// The most models one load may expand, included copies and files counted (default 10,000).
+    #[arg(long = "max-models", value_name = "N")]
+    pub max_models: Option<usize>,
+    /// The most triangles of a dynamic link's mesh for its convex decomposition; a larger
+    /// mesh collides as its convex hull (default 2,000).
+    #[arg(long = "max-decomposition-triangles", value_name = "N")]
+    pub max_decomposition_triangles: Option<usize>,
+    /// The longest text of one value, in bytes (default 4,096).
+    #[arg(long = "max-value-length", value_name = "BYTES")]
+    pub max_value_length: Option<usize>,
+    /// Let the world read files outside its own directory and the resource search path.
+    #[arg(long = "read-anywhere")]
+    pub read_anywhere: bool,
+}
+
+impl ResourceArgs {
+    /// The input limits: the defaults, with what the flags raise or lower.
+    pub fn limits(&self) -> sim_core::input::Limits {
+        let mut l = sim_core::input::Limits::default();
+        if let Some(v) = self.max_file_size {
+            l.max_sdf_bytes = v;
+        }
+        if let Some(v) = self.max_mesh_size {
+            l.max_mesh_bytes = v;
+        }
+        if let Some(v) = self.max_heightmap_pixels {
+            l.max_heightmap_pixels = v;
+        }
+        if let Some(v) = self.max_models {
+            l.max_models = v;
+        }
+        if let Some(v) = self.max_decomposition_triangles {
+            l.max_decomposition_triangles = v;
+        }
+        if let Some(v) = self.max_value_length {
+            l.max_value_bytes = v;
+        }
+        l.read_anywhere = self.read_anywhere;
+        l
+    }
 }
 
 /// `simcore check`.

@@ -65,7 +65,7 @@ pub fn load_options(resources: &ResourceArgs, manifest: &Manifest) -> sim_core::
         resource_paths: resources.resource_path.clone(),
         fallback_resource_paths: manifest.resource_paths.clone(),
         ignore_env: false,
-        ..Default::default()
+        limits: resources.limits(),
     }
 }
 

@@ -261,7 +261,7 @@ impl GreyImage {
         if pixels > limits.max_heightmap_pixels {
             return Err(what(&format_args!(
                 "it is {w}x{h} pixels, more than the limit of {} pixels (raise \
-                 LoadOptions::limits.max_heightmap_pixels for a larger terrain)",
+                 --max-heightmap-pixels, LoadOptions::limits.max_heightmap_pixels, for a larger terrain)",
                 limits.max_heightmap_pixels
             )));
         }

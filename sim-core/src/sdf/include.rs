@@ -460,7 +460,7 @@ impl Reader<'_> {
                  makes and every included file read)"
             ),
             "include fewer copies (files that each include the next several times grow \
-             exponentially), or raise LoadOptions::limits.max_models",
+             exponentially), or raise the limit (--max-models, LoadOptions::limits.max_models)",
         ))
     }
 

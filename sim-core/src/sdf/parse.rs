@@ -25,7 +25,7 @@ pub(crate) fn read_text(path: &Path, limits: &Limits) -> Result<String, SdfError
             format!("cannot read the file: {e}"),
             match e {
                 ReadError::TooLarge { .. } => {
-                    "raise the limit (LoadOptions::limits.max_sdf_bytes) if the file is meant to be this large"
+                    "raise the limit (--max-file-size, LoadOptions::limits.max_sdf_bytes) if the file is meant to be this large"
                 }
                 _ => "check the path and that the file is a readable regular file",
             },

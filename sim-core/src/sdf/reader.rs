@@ -434,7 +434,7 @@ impl<'s> Reader<'s> {
                     tag(node),
                     text.trimmed().len()
                 ),
-                "write the numbers the element takes, or raise LoadOptions::limits.max_value_bytes",
+                "write the numbers the element takes, or raise the limit (--max-value-length, LoadOptions::limits.max_value_bytes)",
             ));
         }
         let tokens = text.tokens();
