@@ -4,34 +4,37 @@
 use super::*;
 
 pub(super) fn imu_world(models: usize, sensors_per_model: usize) -> String {
-    let mut s = String::from(
-        r#"<sdf version="1.9"><world name="bench"><physics type="ode"><max_step_size>0.001</max_step_size></physics>"#,
-    );
-    for m in 0..models {
-        s.push_str(&format!(
-            r#"<model name="m{m}"><static>true</static><pose>{} 0 1 0 0 0</pose><link name="l">"#,
-            m as f64 * 0.5
-        ));
-        for k in 0..sensors_per_model {
-            s.push_str(&format!(
-                r#"<sensor name="imu{k}" type="imu"><update_rate>0</update_rate></sensor>"#
-            ));
-        }
-        s.push_str("</link></model>");
-    }
-    s.push_str("</world></sdf>");
-    s
+    sensor_world("", "imu", "imu", models, sensors_per_model)
 }
 
 /// `models` static models with `sensors_per_model` navsat sensors each (rate 0), in a world
 /// with spherical coordinates.
 pub(super) fn navsat_world(models: usize, sensors_per_model: usize) -> String {
-    let mut s = String::from(
-        r#"<sdf version="1.9"><world name="bench"><physics type="ode"><max_step_size>0.001</max_step_size></physics>
+    sensor_world(
+        r#"
         <spherical_coordinates><surface_model>EARTH_WGS84</surface_model><world_frame_orientation>ENU</world_frame_orientation>
         <latitude_deg>37.5</latitude_deg><longitude_deg>-122.3</longitude_deg><elevation>10</elevation><heading_deg>0</heading_deg>
         </spherical_coordinates>"#,
+        "navsat",
+        "gps",
+        models,
+        sensors_per_model,
+    )
+}
+
+/// `models` static models 0.5 m apart, each with `sensors_per_model` sensors of
+/// `sensor_type` (named `prefix0`, `prefix1`, ..., rate 0), after the world settings `extra`.
+fn sensor_world(
+    extra: &str,
+    sensor_type: &str,
+    prefix: &str,
+    models: usize,
+    sensors_per_model: usize,
+) -> String {
+    let mut s = String::from(
+        r#"<sdf version="1.9"><world name="bench"><physics type="ode"><max_step_size>0.001</max_step_size></physics>"#,
     );
+    s.push_str(extra);
     for m in 0..models {
         s.push_str(&format!(
             r#"<model name="m{m}"><static>true</static><pose>{} 0 1 0 0 0</pose><link name="l">"#,
@@ -39,7 +42,7 @@ pub(super) fn navsat_world(models: usize, sensors_per_model: usize) -> String {
         ));
         for k in 0..sensors_per_model {
             s.push_str(&format!(
-                r#"<sensor name="gps{k}" type="navsat"><update_rate>0</update_rate></sensor>"#
+                r#"<sensor name="{prefix}{k}" type="{sensor_type}"><update_rate>0</update_rate></sensor>"#
             ));
         }
         s.push_str("</link></model>");
