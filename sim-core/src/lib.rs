@@ -16,6 +16,7 @@ pub mod mesh;
 pub mod physics;
 pub mod plugins;
 pub mod resources;
+pub mod ros;
 pub mod runner;
 pub mod sdf;
 pub mod sensors;

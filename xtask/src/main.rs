@@ -2,7 +2,8 @@
 //!
 //! - `run WORLD [simcore run options]`: build the engine and the plugins, then run a world
 //!   (real-time paced unless `--rtf` says otherwise);
-//! - `test`: run every test (the tests build the plugin libraries they load);
+//! - `test`: run every test (the tests build the plugin libraries they load), with the
+//!   Python clients of `python/requirements.txt` installed into `target/python` first;
 //! - `bench [criterion filter]`: build the plugins in release mode and run the benchmarks;
 //!   the results table is written to `target/bench-results.md` and `.json`;
 //! - `ci`: what CI runs: formatting, clippy and rustdoc with warnings denied, `test`, and a
@@ -85,11 +86,51 @@ fn run(args: &[String]) -> Result<u8, String> {
 }
 
 fn test() -> Result<u8, String> {
+    let python = python_env()?;
     // The tests build the plugin libraries they load (into their own target directory), so
     // test fixtures never land beside the real plugins in target/debug.
     let mut t = cargo();
     t.args(["test", "--workspace"]);
+    // The tests that drive simcore with independent clients fail rather than skip here.
+    t.env("SIMCORE_PYTHON", &python)
+        .env("SIMCORE_REQUIRE_PYTHON", "1");
     status(t)
+}
+
+/// The Python interpreter of `target/python`, a virtual environment with the clients of
+/// `python/requirements.txt` (created, or brought up to date when the list changed).
+fn python_env() -> Result<PathBuf, String> {
+    let venv = target_dir().join("python");
+    let python = venv.join(if cfg!(windows) {
+        "Scripts/python.exe"
+    } else {
+        "bin/python"
+    });
+    let wanted = std::fs::read_to_string(root().join("python/requirements.txt"))
+        .map_err(|e| format!("cannot read python/requirements.txt: {e}"))?;
+    let stamp = venv.join("requirements.txt");
+    if python.exists() && std::fs::read_to_string(&stamp).is_ok_and(|s| s == wanted) {
+        return Ok(python);
+    }
+    let system = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let mut v = Command::new(&system);
+    v.args(["-m", "venv"]).arg(&venv);
+    check(v).map_err(|e| {
+        format!("{e}: the tests need Python 3.9 or newer with venv (set PYTHON to use another)")
+    })?;
+    let mut pip = Command::new(&python);
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-r",
+    ])
+    .arg(root().join("python/requirements.txt"));
+    check(pip).map_err(|e| format!("{e}: pip could not install python/requirements.txt"))?;
+    std::fs::write(&stamp, wanted).map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
+    Ok(python)
 }
 
 /// The plugin packages: every `cdylib` package of the workspace under `plugins/`, read from

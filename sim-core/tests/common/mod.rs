@@ -221,3 +221,27 @@ pub fn collect(sub: &Subscription) -> Vec<(i64, u64, Payload)> {
         })
         .collect()
 }
+
+/// The Python interpreter with the independent clients of `python/requirements.txt`
+/// (`SIMCORE_PYTHON`, else `target/python` as `cargo xtask test` makes it). `None` when there
+/// is none, after a notice; under `SIMCORE_REQUIRE_PYTHON=1` (as `cargo xtask test` sets) a
+/// missing interpreter fails the test instead.
+pub fn python() -> Option<PathBuf> {
+    let found = std::env::var_os("SIMCORE_PYTHON")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let p = workspace().join("target/python/bin/python");
+            p.exists().then_some(p)
+        });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("SIMCORE_REQUIRE_PYTHON").is_none(),
+            "SIMCORE_REQUIRE_PYTHON is set but no Python with python/requirements.txt was found"
+        );
+        eprintln!(
+            "notice: no Python clients (run `cargo xtask test`, or set SIMCORE_PYTHON); \
+             the test that needs them does nothing"
+        );
+    }
+    found
+}
