@@ -4,6 +4,17 @@ use super::catalog as t;
 use super::{CdrWriter, RosType};
 use sim_plugin_api::{Header, Imu, LaserScan, Message, Payload, Quat, SimTime, Twist, Vec3};
 
+/// What a payload does not carry but some ROS types want (see [`encode_with`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EncodeOptions<'a> {
+    /// `child_frame_id` of `nav_msgs/Odometry`: the body frame its twist is in (the diff
+    /// drive's `<child_frame_id>`); empty by default.
+    pub child_frame_id: &'a str,
+    /// `scan_time` of `sensor_msgs/LaserScan`, s: the sensor's update period; 0 (unknown)
+    /// by default.
+    pub scan_time: f32,
+}
+
 /// Encodes `message` as CDR (encapsulation header included) at the end of `out`, and returns
 /// its ROS 2 type; `None` (and nothing written) for a payload with no ROS 2 form.
 ///

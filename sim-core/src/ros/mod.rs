@@ -9,10 +9,12 @@
 
 pub mod catalog;
 pub mod cdr;
+mod decode;
 mod encode;
 
-pub use cdr::CdrWriter;
-pub use encode::{encode, encode_clock};
+pub use cdr::{CdrReader, CdrWriter, DecodeError};
+pub use decode::{decode, decode_message};
+pub use encode::{EncodeOptions, encode, encode_clock};
 
 /// A ROS 2 message type: what a recorder names as its schema and a transport puts into its
 /// keys.
@@ -50,5 +52,7 @@ impl RosType {
     }
 }
 
+#[cfg(test)]
+mod golden_tests;
 #[cfg(test)]
 mod tests;

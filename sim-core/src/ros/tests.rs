@@ -77,3 +77,81 @@ fn laser_scan_layout() {
     // header (8 + 4 + 11 = 23, padded to 24) + 7 floats + 2 * (count + 4 floats)
     assert_eq!(out.len(), 4 + 24 + 28 + 20 + 20);
 }
+
+proptest::proptest! {
+    /// Arbitrary bytes, with either encapsulation header, never make a decoder panic.
+    #[test]
+    fn garbage_never_panics(
+        big_endian in proptest::bool::ANY,
+        body in proptest::collection::vec(proptest::num::u8::ANY, 0..256),
+        which in 0usize..64,
+    ) {
+        let mut bytes = vec![0, u8::from(!big_endian), 0, 0];
+        bytes.extend_from_slice(&body);
+        let ty = catalog::ALL[which % catalog::ALL.len()].name;
+        let _ = decode(ty, &bytes);
+        let _ = decode(ty, &body);
+    }
+
+    /// Every golden message cut short or with a byte changed decodes or fails, never
+    /// panics; cut short it always fails (unless only trailing padding is lost).
+    #[test]
+    fn damaged_golden_messages_never_panic(
+        which in 0usize..1000,
+        cut in 0usize..10_000,
+        flip in 0usize..10_000,
+        value in proptest::num::u8::ANY,
+    ) {
+        let lines = golden_tests::golden();
+        let (ty, _, bytes) = &lines[which % lines.len()];
+        let mut changed = bytes.clone();
+        let i = flip % changed.len();
+        changed[i] = value;
+        let _ = decode(ty, &changed);
+        let n = cut % bytes.len();
+        let short = decode(ty, &bytes[..n]);
+        if n + 8 <= bytes.len() {
+            proptest::prop_assert!(short.is_err(), "{} cut to {} bytes decoded", ty, n);
+        }
+    }
+}
+
+#[test]
+fn decode_errors_name_the_problem() {
+    let err = |ty: &str, b: &[u8]| decode(ty, b).unwrap_err().to_string();
+    assert!(err("std_msgs/msg/Bool", &[0, 1]).contains("4-byte encapsulation"));
+    assert!(err("std_msgs/msg/Bool", &[0, 3, 0, 0, 1]).contains("not plain CDR"));
+    assert!(err("std_msgs/msg/Bool", &[0, 1, 0, 0, 2]).contains("`data` is a bool"));
+    assert!(err("std_msgs/msg/Float64", &[0, 1, 0, 0, 1, 2]).contains("ends inside `data`"));
+    assert!(
+        err("std_msgs/msg/String", &[0, 1, 0, 0, 255, 255, 255, 255, 0])
+            .contains("claims 4294967295")
+    );
+    assert!(err("std_msgs/msg/String", &[0, 1, 0, 0, 2, 0, 0, 0, b'a', b'b']).contains("NUL"));
+    assert!(err("std_msgs/msg/String", &[0, 1, 0, 0, 2, 0, 0, 0, 0xff, 0]).contains("UTF-8"));
+    assert!(
+        err(
+            "std_msgs/msg/Bool",
+            &[0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]
+        )
+        .contains("follow")
+    );
+    assert!(err("sensor_msgs/msg/Range", &[0, 1, 0, 0]).contains("cannot be decoded"));
+    assert!(err("simcore_msgs/msg/NamedPose", &[0, 1, 0, 0]).contains("cannot be decoded"));
+    assert!(err("nonsense", &[0, 1, 0, 0]).contains("cannot be decoded"));
+}
+
+#[test]
+fn type_names_in_every_spelling_decode() {
+    let bytes = [0, 1, 0, 0, 1];
+    for ty in [
+        "std_msgs/msg/Bool",
+        "std_msgs/Bool",
+        "std_msgs::msg::dds_::Bool_",
+    ] {
+        assert!(
+            matches!(decode(ty, &bytes), Ok(Payload::Boolean(true))),
+            "{ty}"
+        );
+    }
+}
