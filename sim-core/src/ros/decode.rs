@@ -26,12 +26,13 @@
 //! NaN included.
 
 use super::cdr::{CdrReader, DecodeError};
+use super::encode::ENCODINGS;
 use sim_plugin_api::abi_stable::std_types::{RBox, RVec};
 use sim_plugin_api::{
     Altimeter, BatteryState, CameraInfo, ContactPoint, EntityFactory, EntityId, Fiducial, Header,
     Image, Imu, LaserScan, LogicalCameraFrustum, LogicalCameraImage, Message, NamedPose, NavSat,
-    Odometry, Payload, Payload_NE, PixelFormat, PointCloudPacked, PointField, PointFieldType, Pose,
-    Quat, SensorMetrics, SimTime, Twist, Vec3, Wrench,
+    Odometry, Payload, Payload_NE, PointCloudPacked, PointField, PointFieldType, Pose, Quat,
+    SensorMetrics, SimTime, Twist, Vec3, Wrench,
 };
 
 /// Decodes the CDR bytes (encapsulation header included) of a message of ROS 2 type
@@ -325,18 +326,6 @@ fn point_cloud(r: &mut CdrReader<'_>) -> Result<PointCloudPacked, DecodeError> {
         is_dense: r.bool("is_dense")?,
     })
 }
-
-/// The ROS `encoding` of each pixel format with one.
-pub(crate) const ENCODINGS: [(PixelFormat, &str); 8] = [
-    (PixelFormat::L_INT8, "mono8"),
-    (PixelFormat::L_INT16, "mono16"),
-    (PixelFormat::RGB_INT8, "rgb8"),
-    (PixelFormat::RGBA_INT8, "rgba8"),
-    (PixelFormat::BGRA_INT8, "bgra8"),
-    (PixelFormat::BGR_INT8, "bgr8"),
-    (PixelFormat::R_FLOAT32, "32FC1"),
-    (PixelFormat::RGB_FLOAT32, "32FC3"),
-];
 
 fn image(r: &mut CdrReader<'_>) -> Result<Image, DecodeError> {
     let height = r.read("height")?;

@@ -687,3 +687,34 @@ fn golden_bytes_decode_to_the_cases() {
         }
     }
 }
+
+#[test]
+fn encode_writes_the_golden_bytes() {
+    let lines = golden();
+    let mut checked = 0;
+    for c in cases() {
+        if !matches!(c.check, Check::Both | Check::Encode) {
+            continue;
+        }
+        let (_, _, want) = lines
+            .iter()
+            .find(|l| l.0 == c.ty && l.1 == c.name)
+            .unwrap_or_else(|| panic!("no golden line for {} {}", c.ty, c.name));
+        let mut out = Vec::new();
+        let ty = encode_with(&c.message, &c.options, &mut out);
+        assert_eq!(ty.map(|t| t.name), Some(c.ty), "{}", c.name);
+        assert_eq!(
+            hex(&out),
+            hex(want),
+            "{} {}: encoded (left) vs rosbags (right)",
+            c.ty,
+            c.name
+        );
+        checked += 1;
+    }
+    assert!(checked >= 38, "{checked}");
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}

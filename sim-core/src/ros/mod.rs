@@ -14,7 +14,7 @@ mod encode;
 
 pub use cdr::{CdrReader, CdrWriter, DecodeError};
 pub use decode::{decode, decode_message};
-pub use encode::{EncodeOptions, encode, encode_clock};
+pub use encode::{EncodeOptions, encode, encode_clock, encode_with};
 
 /// A ROS 2 message type: what a recorder names as its schema and a transport puts into its
 /// keys.
