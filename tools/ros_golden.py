@@ -4,11 +4,13 @@ messages of every ROS 2 type simcore encodes or decodes (type, case name, hex; c
 in `-be` are big-endian). The unit tests of sim-core's `ros` module build the same messages
 and compare byte for byte, and decode every line.
 
-Run it by hand after changing a case (needs `pip install rosbags==0.11.9`); the tests only
-read the file.
+Run it by hand after changing a case (needs `pip install rosbags==0.11.9`); the unit tests
+only read the file. `ros_golden.py --check` writes nothing and exits 1 when the file is not
+what rosbags serialises now (sim-core's `tests/ros_types.rs` runs it).
 """
 import math
 import struct
+import sys
 from pathlib import Path
 
 from ros_types import ROOT, store
@@ -561,15 +563,21 @@ BIG_ENDIAN = {
 }
 
 
-def main():
+def render():
     lines = ["# type\tcase\tCDR hex (written by tools/ros_golden.py with rosbags)"]
     for t, name, m in cases():
         lines.append(f"{t}\t{name}\t{bytes(TS.serialize_cdr(m, t)).hex()}")
         if (t, name) in BIG_ENDIAN:
             be = bytes(TS.serialize_cdr(m, t, little_endian=False)).hex()
             lines.append(f"{t}\t{name}-be\t{be}")
-    (ROOT / "sim-core/src/ros/golden.tsv").write_text("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
+
+GOLDEN = ROOT / "sim-core/src/ros/golden.tsv"
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--check"]:
+        same = GOLDEN.read_text() == render()
+        print("golden.tsv is what rosbags writes" if same else "golden.tsv differs from rosbags")
+        sys.exit(0 if same else 1)
+    GOLDEN.write_text(render())
