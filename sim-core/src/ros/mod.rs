@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod cdr;
 mod decode;
 mod encode;
+pub mod names;
 
 pub use cdr::{CdrReader, CdrWriter, DecodeError};
 pub use decode::{decode, decode_message};
