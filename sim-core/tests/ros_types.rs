@@ -66,3 +66,43 @@ fn golden_bytes_are_what_rosbags_writes() {
     let (ok, text) = run(&python, &["tools/ros_golden.py", "--check"]);
     assert!(ok, "{text}");
 }
+
+/// `CMakeLists.txt` generates every `.msg` of the package, and the package declares every
+/// package its messages use.
+#[test]
+fn the_simcore_msgs_package_lists_its_messages_and_dependencies() {
+    let pkg = common::workspace().join("ros/simcore_msgs");
+    let cmake = std::fs::read_to_string(pkg.join("CMakeLists.txt")).unwrap();
+    let manifest = std::fs::read_to_string(pkg.join("package.xml")).unwrap();
+    let mut msgs: Vec<_> = std::fs::read_dir(pkg.join("msg"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    msgs.sort();
+    let listed: Vec<_> = cmake
+        .split('"')
+        .filter_map(|s| s.strip_prefix("msg/"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(listed, msgs);
+    let deps = cmake
+        .split_once("DEPENDENCIES")
+        .map(|(_, d)| d.split(')').next().unwrap())
+        .unwrap();
+    for m in &msgs {
+        let text = std::fs::read_to_string(pkg.join("msg").join(m)).unwrap();
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let ty = line.split_whitespace().next().unwrap();
+            if let Some((used, _)) = ty.split_once('/') {
+                assert!(deps.split_whitespace().any(|d| d == used), "{m}: {used}");
+                assert!(
+                    manifest.contains(&format!("<depend>{used}</depend>")),
+                    "{m}: {used}"
+                );
+            }
+        }
+    }
+}

@@ -6,6 +6,10 @@
 //! package shipped under `ros/simcore_msgs` in the repository. The [`catalog`] holds each
 //! type's name, RIHS01 hash and `ros2msg` definition (generated once by `tools/ros_types.py`
 //! with rosbags; the tests check them against independently computed values).
+//!
+//! [`decode`] reads the CDR of what ROS clients send in (and of every type [`encode`]
+//! writes) back into payloads, checking every length; [`names`] gives each simcore topic a
+//! valid ROS 2 name. The user-facing summary is `docs/ros.md`.
 
 pub mod catalog;
 pub mod cdr;
