@@ -96,6 +96,19 @@ def point_fields(names, datatype=7):
     ]
 
 
+def camera_info(**fields):
+    """A CameraInfo without binning and with a zero ROI, as the encoder writes them."""
+    roi = msg(
+        "sensor_msgs/msg/RegionOfInterest",
+        x_offset=0,
+        y_offset=0,
+        height=0,
+        width=0,
+        do_rectify=False,
+    )
+    return msg("sensor_msgs/msg/CameraInfo", binning_x=0, binning_y=0, roi=roi, **fields)
+
+
 STAMP = 12_500_000_000  # 12.5 s
 # Header frames of 5 characters: 8 + 4 + 6 = 18 bytes, so the next float64 is padded.
 FRAME = "odd_5"
@@ -141,24 +154,16 @@ def cases():
             pose=pose((1, 2, 3), (0, 0, 0.6, 0.8)),
         ),
     )
-    add(
-        "geometry_msgs/msg/PoseStamped",
-        "unnormalised",
-        msg(
+    for name, w in [("unnormalised", 2), ("zero_rotation", 0)]:
+        add(
             "geometry_msgs/msg/PoseStamped",
-            header=header(0, ""),
-            pose=pose((0, 0, 0), (0, 0, 0, 2)),
-        ),
-    )
-    add(
-        "geometry_msgs/msg/PoseStamped",
-        "zero_rotation",
-        msg(
-            "geometry_msgs/msg/PoseStamped",
-            header=header(0, ""),
-            pose=pose((0, 0, 0), (0, 0, 0, 0)),
-        ),
-    )
+            name,
+            msg(
+                "geometry_msgs/msg/PoseStamped",
+                header=header(0, ""),
+                pose=pose((0, 0, 0), (0, 0, 0, w)),
+            ),
+        )
     add(
         "geometry_msgs/msg/TransformStamped",
         "basic",
@@ -316,8 +321,7 @@ def cases():
     add(
         "sensor_msgs/msg/CameraInfo",
         "plumb_bob",
-        msg(
-            "sensor_msgs/msg/CameraInfo",
+        camera_info(
             header=header(STAMP, FRAME),
             height=240,
             width=320,
@@ -326,23 +330,12 @@ def cases():
             k=np_array([277.0, 0, 160, 0, 277.0, 120, 0, 0, 1], "float64"),
             r=np_array([1.0, 0, 0, 0, 1, 0, 0, 0, 1], "float64"),
             p=np_array([277.0, 0, 160, 0, 0, 277.0, 120, 0, 0, 0, 1, 0], "float64"),
-            binning_x=0,
-            binning_y=0,
-            roi=msg(
-                "sensor_msgs/msg/RegionOfInterest",
-                x_offset=0,
-                y_offset=0,
-                height=0,
-                width=0,
-                do_rectify=False,
-            ),
         ),
     )
     add(
         "sensor_msgs/msg/CameraInfo",
         "no_distortion",
-        msg(
-            "sensor_msgs/msg/CameraInfo",
+        camera_info(
             header=header(0, "c"),
             height=1,
             width=1,
@@ -351,16 +344,6 @@ def cases():
             k=np_array([0.0] * 9, "float64"),
             r=np_array([0.0] * 9, "float64"),
             p=np_array([0.0] * 12, "float64"),
-            binning_x=0,
-            binning_y=0,
-            roi=msg(
-                "sensor_msgs/msg/RegionOfInterest",
-                x_offset=0,
-                y_offset=0,
-                height=0,
-                width=0,
-                do_rectify=False,
-            ),
         ),
     )
     add(

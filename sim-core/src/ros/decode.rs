@@ -1,29 +1,5 @@
-//! CDR to payload: what ROS 2 clients send in, and every type [`encode`](super::encode)
-//! writes.
-//!
-//! | ROS 2 type | payload |
-//! |---|---|
-//! | `std_msgs/msg/Empty`, `Bool`, `Float64`, `Int64`, `String` | `Empty`, `Boolean`, `Double`, `Int64`, `Text` |
-//! | `geometry_msgs/msg/Vector3Stamped` | `Vector3` |
-//! | `geometry_msgs/msg/Twist`, `TwistStamped` | `Twist` |
-//! | `geometry_msgs/msg/PoseStamped` | `Pose` with an empty name |
-//! | `geometry_msgs/msg/TransformStamped` | `Pose` named by `child_frame_id` |
-//! | `geometry_msgs/msg/WrenchStamped` | `Wrench` |
-//! | `tf2_msgs/msg/TFMessage` | `PoseList` named by `child_frame_id` (per-transform headers dropped) |
-//! | `sensor_msgs/msg/Imu` | `Imu` (`has_orientation` unless `orientation_covariance[0]` is -1) |
-//! | `sensor_msgs/msg/LaserScan` | `LaserScan` of one row, `frame` = the header's frame |
-//! | `sensor_msgs/msg/PointCloud2` | `PointCloud` |
-//! | `sensor_msgs/msg/Image` | `Image` (the encodings [`encode`](super::encode) writes) |
-//! | `sensor_msgs/msg/CameraInfo` | `CameraInfo` (binning and ROI dropped) |
-//! | `sensor_msgs/msg/NavSatFix` | `NavSat` (no velocity; status and covariance dropped) |
-//! | `sensor_msgs/msg/MagneticField`, `FluidPressure`, `BatteryState` | `Magnetometer`, `FluidPressure`, `BatteryState` |
-//! | `nav_msgs/msg/Odometry` | `Odometry` (covariances and `child_frame_id` dropped) |
-//! | `simcore_msgs/msg/*` | the payload of the same name |
-//!
-//! A type name is `pkg/msg/Type`, `pkg/Type` or the DDS name `pkg::msg::dds_::Type_`. Both
-//! byte orders are read. Poses must hold a rotation (a quaternion of finite, non-zero norm;
-//! one not of unit norm is normalised); other values are taken as they are, infinities and
-//! NaN included.
+//! CDR to payload: what ROS 2 clients send in, and every type [`encode`](fn@crate::ros::encode)
+//! writes (the table is [`decode`]'s).
 
 use super::cdr::{CdrReader, DecodeError};
 use super::encode::ENCODINGS;
@@ -36,7 +12,31 @@ use sim_plugin_api::{
 };
 
 /// Decodes the CDR bytes (encapsulation header included) of a message of ROS 2 type
-/// `type_name` into a payload; see the [module docs](self) for the types read.
+/// `type_name` into a payload.
+///
+/// | ROS 2 type | payload |
+/// |---|---|
+/// | `std_msgs/msg/Empty`, `Bool`, `Float64`, `Int64`, `String` | `Empty`, `Boolean`, `Double`, `Int64`, `Text` |
+/// | `geometry_msgs/msg/Vector3Stamped` | `Vector3` |
+/// | `geometry_msgs/msg/Twist`, `TwistStamped` | `Twist` |
+/// | `geometry_msgs/msg/PoseStamped` | `Pose` with an empty name |
+/// | `geometry_msgs/msg/TransformStamped` | `Pose` named by `child_frame_id` |
+/// | `geometry_msgs/msg/WrenchStamped` | `Wrench` |
+/// | `tf2_msgs/msg/TFMessage` | `PoseList` named by `child_frame_id` (per-transform headers dropped) |
+/// | `sensor_msgs/msg/Imu` | `Imu` (`has_orientation` unless `orientation_covariance[0]` is -1) |
+/// | `sensor_msgs/msg/LaserScan` | `LaserScan` of one row, `frame` = the header's frame |
+/// | `sensor_msgs/msg/PointCloud2` | `PointCloud` |
+/// | `sensor_msgs/msg/Image` | `Image` (the encodings [`encode`](fn@crate::ros::encode) writes) |
+/// | `sensor_msgs/msg/CameraInfo` | `CameraInfo` (binning and ROI dropped) |
+/// | `sensor_msgs/msg/NavSatFix` | `NavSat` (no velocity; status and covariance dropped) |
+/// | `sensor_msgs/msg/MagneticField`, `FluidPressure`, `BatteryState` | `Magnetometer`, `FluidPressure`, `BatteryState` |
+/// | `nav_msgs/msg/Odometry` | `Odometry` (covariances and `child_frame_id` dropped) |
+/// | `simcore_msgs/msg/*` | the payload of the same name |
+///
+/// A type name is `pkg/msg/Type`, `pkg/Type` or the DDS name `pkg::msg::dds_::Type_`. Both
+/// byte orders are read. Poses must hold a rotation (a quaternion of finite, non-zero norm;
+/// one not of unit norm is normalised); other values are taken as they are, infinities and
+/// NaN included.
 pub fn decode(type_name: &str, bytes: &[u8]) -> Result<Payload, DecodeError> {
     decode_parts(type_name, bytes).map(|(_, p)| p)
 }
@@ -53,121 +53,99 @@ pub fn decode_message(type_name: &str, bytes: &[u8]) -> Result<Message, DecodeEr
 }
 
 fn decode_parts(type_name: &str, bytes: &[u8]) -> Result<(Header, Payload), DecodeError> {
-    let short =
-        short_name(type_name).ok_or_else(|| DecodeError::UnknownType(type_name.to_string()))?;
+    let unknown = || DecodeError::UnknownType(type_name.to_string());
+    let short = short_name(type_name).ok_or_else(unknown)?;
     let mut reader = CdrReader::new(bytes)?;
-    let mut h = Header::default();
     let r = &mut reader;
-    let p = match short {
-        ("std_msgs", "Empty") => Payload::Empty,
-        ("std_msgs", "Bool") => Payload::Boolean(r.bool("data")?),
-        ("std_msgs", "Float64") => Payload::Double(r.f64("data")?),
-        ("std_msgs", "Int64") => Payload::Int64(r.read("data")?),
-        ("std_msgs", "String") => Payload::Text(r.string("data")?.into()),
-        ("geometry_msgs", "Vector3Stamped") => {
-            h = header(r)?;
-            Payload::Vector3(vector3(r, "vector")?)
-        }
-        ("geometry_msgs", "Twist") => Payload::Twist(twist(r)?),
-        ("geometry_msgs", "TwistStamped") => {
-            h = header(r)?;
-            Payload::Twist(twist(r)?)
-        }
-        ("geometry_msgs", "PoseStamped") => {
-            h = header(r)?;
-            Payload::Pose(RBox::new(NamedPose {
-                name: Default::default(),
-                pose: pose(r)?,
-            }))
-        }
-        ("geometry_msgs", "TransformStamped") => {
-            let (th, p) = transform_stamped(r)?;
-            h = th;
-            Payload::Pose(RBox::new(p))
-        }
-        ("geometry_msgs", "WrenchStamped") => {
-            h = header(r)?;
-            Payload::Wrench(RBox::new(Wrench {
-                force: vector3(r, "wrench.force")?,
-                torque: vector3(r, "wrench.torque")?,
-            }))
-        }
-        ("tf2_msgs", "TFMessage") => {
-            // header (8 + 4) + child_frame_id (4) + transform (56)
-            let n = r.sequence_len(72, "transforms")?;
-            let mut poses = RVec::with_capacity(n);
-            for i in 0..n {
+    let (h, p) = if let Some(read) = stamped(short) {
+        let h = header(r)?;
+        let p = read(r, &h)?;
+        (h, p)
+    } else {
+        let mut h = Header::default();
+        let p = match short {
+            ("std_msgs", "Empty") => Payload::Empty,
+            ("std_msgs", "Bool") => Payload::Boolean(r.bool("data")?),
+            ("std_msgs", "Float64") => Payload::Double(r.f64("data")?),
+            ("std_msgs", "Int64") => Payload::Int64(r.read("data")?),
+            ("std_msgs", "String") => Payload::Text(r.string("data")?.into()),
+            ("geometry_msgs", "Twist") => Payload::Twist(twist(r)?),
+            ("geometry_msgs", "TransformStamped") => {
                 let (th, p) = transform_stamped(r)?;
-                if i == 0 {
-                    h = th;
+                h = th;
+                Payload::Pose(RBox::new(p))
+            }
+            ("tf2_msgs", "TFMessage") => {
+                // header (8 + 4) + child_frame_id (4) + transform (56)
+                let n = r.sequence_len(72, "transforms")?;
+                let mut poses = RVec::with_capacity(n);
+                for i in 0..n {
+                    let (th, p) = transform_stamped(r)?;
+                    if i == 0 {
+                        h = th;
+                    }
+                    poses.push(p);
                 }
-                poses.push(p);
+                Payload::PoseList(RBox::new(poses))
             }
-            Payload::PoseList(RBox::new(poses))
-        }
-        ("sensor_msgs", "Imu") => {
-            h = header(r)?;
-            Payload::Imu(RBox::new(imu(r)?))
-        }
-        ("sensor_msgs", "LaserScan") => {
-            h = header(r)?;
-            Payload::LaserScan(RBox::new(laser_scan(r, &h)?))
-        }
-        ("sensor_msgs", "PointCloud2") => {
-            h = header(r)?;
-            Payload::PointCloud(RBox::new(point_cloud(r)?))
-        }
-        ("sensor_msgs", "Image") => {
-            h = header(r)?;
-            Payload::Image(RBox::new(image(r)?))
-        }
-        ("sensor_msgs", "CameraInfo") => {
-            h = header(r)?;
-            Payload::CameraInfo(RBox::new(camera_info(r)?))
-        }
-        ("sensor_msgs", "NavSatFix") => {
-            h = header(r)?;
-            Payload::NavSat(RBox::new(nav_sat(r, &h)?))
-        }
-        ("sensor_msgs", "MagneticField") => {
-            h = header(r)?;
-            let field = vector3(r, "magnetic_field")?;
-            r.array::<f64, 9>("magnetic_field_covariance")?;
-            Payload::Magnetometer(field)
-        }
-        ("sensor_msgs", "FluidPressure") => {
-            h = header(r)?;
-            Payload::FluidPressure {
-                pressure: r.f64("fluid_pressure")?,
-                variance: r.f64("variance")?,
-            }
-        }
-        ("sensor_msgs", "BatteryState") => {
-            h = header(r)?;
-            Payload::BatteryState(RBox::new(battery(r)?))
-        }
-        ("nav_msgs", "Odometry") => {
-            h = header(r)?;
-            Payload::Odometry(RBox::new(odometry(r)?))
-        }
-        ("simcore_msgs", "EntityFactory") => entity_factory(r)?,
-        ("simcore_msgs", t) => {
-            let read: fn(&mut CdrReader<'_>) -> Result<Payload, DecodeError> = match t {
-                "Altimeter" => altimeter,
-                "LogicalCameraFrustum" => frustum,
-                "LogicalCameraImage" => logical_camera_image,
-                "FiducialArray" => fiducials,
-                "Contacts" => contacts,
-                "SensorMetrics" => sensor_metrics,
-                _ => return Err(DecodeError::UnknownType(type_name.to_string())),
-            };
-            h = header(r)?;
-            read(r)?
-        }
-        _ => return Err(DecodeError::UnknownType(type_name.to_string())),
+            ("simcore_msgs", "EntityFactory") => entity_factory(r)?,
+            _ => return Err(unknown()),
+        };
+        (h, p)
     };
     reader.finish()?;
     Ok((h, p))
+}
+
+/// Reads the fields after the `header` of a stamped type.
+type Stamped = fn(&mut CdrReader<'_>, &Header) -> Result<Payload, DecodeError>;
+
+/// The reader of a type that starts with a `std_msgs/Header`.
+fn stamped(short: (&str, &str)) -> Option<Stamped> {
+    Some(match short {
+        ("geometry_msgs", "Vector3Stamped") => |r, _| Ok(Payload::Vector3(vector3(r, "vector")?)),
+        ("geometry_msgs", "TwistStamped") => |r, _| Ok(Payload::Twist(twist(r)?)),
+        ("geometry_msgs", "PoseStamped") => |r, _| {
+            Ok(Payload::Pose(RBox::new(NamedPose {
+                name: Default::default(),
+                pose: pose(r)?,
+            })))
+        },
+        ("geometry_msgs", "WrenchStamped") => |r, _| {
+            Ok(Payload::Wrench(RBox::new(Wrench {
+                force: vector3(r, "wrench.force")?,
+                torque: vector3(r, "wrench.torque")?,
+            })))
+        },
+        ("sensor_msgs", "Imu") => |r, _| Ok(Payload::Imu(RBox::new(imu(r)?))),
+        ("sensor_msgs", "LaserScan") => |r, h| Ok(Payload::LaserScan(RBox::new(laser_scan(r, h)?))),
+        ("sensor_msgs", "PointCloud2") => {
+            |r, _| Ok(Payload::PointCloud(RBox::new(point_cloud(r)?)))
+        }
+        ("sensor_msgs", "Image") => |r, _| Ok(Payload::Image(RBox::new(image(r)?))),
+        ("sensor_msgs", "CameraInfo") => |r, _| Ok(Payload::CameraInfo(RBox::new(camera_info(r)?))),
+        ("sensor_msgs", "NavSatFix") => |r, h| Ok(Payload::NavSat(RBox::new(nav_sat(r, h)?))),
+        ("sensor_msgs", "MagneticField") => |r, _| {
+            let field = vector3(r, "magnetic_field")?;
+            r.array::<f64, 9>("magnetic_field_covariance")?;
+            Ok(Payload::Magnetometer(field))
+        },
+        ("sensor_msgs", "FluidPressure") => |r, _| {
+            Ok(Payload::FluidPressure {
+                pressure: r.f64("fluid_pressure")?,
+                variance: r.f64("variance")?,
+            })
+        },
+        ("sensor_msgs", "BatteryState") => |r, _| Ok(Payload::BatteryState(RBox::new(battery(r)?))),
+        ("nav_msgs", "Odometry") => |r, _| Ok(Payload::Odometry(RBox::new(odometry(r)?))),
+        ("simcore_msgs", "Altimeter") => |r, _| altimeter(r),
+        ("simcore_msgs", "LogicalCameraFrustum") => |r, _| frustum(r),
+        ("simcore_msgs", "LogicalCameraImage") => |r, _| logical_camera_image(r),
+        ("simcore_msgs", "FiducialArray") => |r, _| fiducials(r),
+        ("simcore_msgs", "Contacts") => |r, _| contacts(r),
+        ("simcore_msgs", "SensorMetrics") => |r, _| sensor_metrics(r),
+        _ => return None,
+    })
 }
 
 /// `(package, Type)` of `pkg/msg/Type`, `pkg/Type` or `pkg::msg::dds_::Type_`.
