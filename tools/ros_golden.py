@@ -74,7 +74,8 @@ def f32(x):
 
 
 def lidar_points(ranges, intensities, count, rows, amin, astep, vmin, vstep):
-    """x, y, z, intensity float32 per point, in the sensor frame (the encoder's rule)."""
+    """x, y, z, intensity float32 and ring uint16 per point, in the sensor frame (the
+    encoder's rule)."""
     data = bytearray()
     for j in range(rows):
         incl = vmin + j * vstep
@@ -85,7 +86,7 @@ def lidar_points(ranges, intensities, count, rows, amin, astep, vmin, vstep):
             x = r * math.cos(incl) * math.cos(az)
             y = r * math.cos(incl) * math.sin(az)
             z = r * math.sin(incl)
-            data += struct.pack("<ffff", x, y, z, inten)
+            data += struct.pack("<ffffH", x, y, z, inten, j)
     return data
 
 
@@ -263,10 +264,11 @@ def cases():
             header=header(STAMP, FRAME),
             height=2,
             width=3,
-            fields=point_fields(["x", "y", "z", "intensity"]),
+            fields=point_fields(["x", "y", "z", "intensity"])
+            + [msg("sensor_msgs/msg/PointField", name="ring", offset=16, datatype=4, count=1)],
             is_bigendian=False,
-            point_step=16,
-            row_step=48,
+            point_step=18,
+            row_step=54,
             data=np_array(
                 lidar_points(SCAN_RANGES, SCAN_INTENSITIES, 3, 2, -1.0, 0.5, -0.2, 0.5),
                 "uint8",

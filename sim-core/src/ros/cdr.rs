@@ -93,6 +93,11 @@ impl<'a> CdrWriter<'a> {
     pub fn sequence_len(&mut self, n: usize) {
         self.u32(cdr_len(n));
     }
+    /// Bytes as they are, unaligned: the contents of a `uint8[]` whose count
+    /// [`sequence_len`](Self::sequence_len) wrote.
+    pub fn raw(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
     /// A `uint8[]` / `byte[]` sequence.
     pub fn bytes(&mut self, b: &[u8]) {
         self.sequence_len(b.len());

@@ -39,7 +39,7 @@ pub struct EncodeOptions<'a> {
 /// | `Odometry` | `nav_msgs/msg/Odometry`: `child_frame_id` from [`EncodeOptions`], covariances 0 (unknown) |
 /// | `Imu` | `sensor_msgs/msg/Imu`: without orientation, orientation covariance `[-1, 0, ...]` |
 /// | `LaserScan`, one row | `sensor_msgs/msg/LaserScan`: `float32` fields, `time_increment` 0 (all rays at once), `scan_time` from [`EncodeOptions`] |
-/// | `LaserScan`, several rows | `sensor_msgs/msg/PointCloud2`: fields `x`, `y`, `z`, `intensity` (`float32`, 16-byte points, one row per vertical angle) in the sensor frame, `x = r cos(v) cos(h)`, `y = r cos(v) sin(h)`, `z = r sin(v)`; non-finite ranges give non-finite points and `is_dense` false |
+/// | `LaserScan`, several rows | `sensor_msgs/msg/PointCloud2`: fields `x`, `y`, `z`, `intensity` (`float32`) and `ring` (`uint16`, the row), 18-byte points as the lidar plugin's `points`, one row per vertical angle, in the sensor frame, `x = r cos(v) cos(h)`, `y = r cos(v) sin(h)`, `z = r sin(v)`; non-finite ranges give non-finite points and `is_dense` false |
 /// | `PointCloud` | `sensor_msgs/msg/PointCloud2` (the same layout; datatypes 1 to 8 are ROS's) |
 /// | `Image` | `sensor_msgs/msg/Image`: encodings `mono8`, `mono16`, `rgb8`, `rgba8`, `bgra8`, `bgr8`, `32FC1`, `32FC3`, little-endian; other pixel formats: `None` |
 /// | `CameraInfo` | `sensor_msgs/msg/CameraInfo`: `d` = distortion, `k`, `r`, `p`; binning 0, ROI zero |

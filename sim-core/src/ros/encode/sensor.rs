@@ -55,9 +55,14 @@ fn fields<'a>(w: &mut CdrWriter<'_>, f: impl ExactSizeIterator<Item = (&'a str, 
     }
 }
 
-/// A scan of several rows as the points gz's gpu_lidar publishes on `/points`: `x`, `y`,
-/// `z`, `intensity` as `float32` in the sensor frame, a row per vertical angle. A scan whose
-/// ranges do not fill `count` x `vertical_count` is written as one row of its ranges.
+/// Bytes per point of [`scan_points`]: `x, y, z, intensity` (float32) and `ring` (uint16),
+/// packed as the lidar plugin packs its `points`.
+const SCAN_POINT_STEP: usize = 18;
+
+/// A scan of several rows as the points gz's gpu_lidar publishes on `/points` (and the lidar
+/// plugin on `points`): `x`, `y`, `z`, `intensity` as `float32` in the sensor frame and
+/// `ring` (the row) as `uint16`, a row per vertical angle. A scan whose ranges do not fill
+/// `count` x `vertical_count` is written as one row of its ranges.
 pub(super) fn scan_points(h: &Header, m: &LaserScan, w: &mut CdrWriter<'_>) -> &'static RosType {
     let n = m.ranges.len();
     let count = (m.count as usize).max(1);
@@ -69,7 +74,7 @@ pub(super) fn scan_points(h: &Header, m: &LaserScan, w: &mut CdrWriter<'_>) -> &
     header(w, h);
     w.u32(cdr_u32(height));
     w.u32(cdr_u32(width));
-    let float32 = PointFieldType::FLOAT32.0;
+    let (float32, uint16) = (PointFieldType::FLOAT32.0, PointFieldType::UINT16.0);
     fields(
         w,
         [
@@ -77,13 +82,14 @@ pub(super) fn scan_points(h: &Header, m: &LaserScan, w: &mut CdrWriter<'_>) -> &
             ("y", 4, float32, 1),
             ("z", 8, float32, 1),
             ("intensity", 12, float32, 1),
+            ("ring", 16, uint16, 1),
         ]
         .into_iter(),
     );
     w.bool(false);
-    w.u32(16);
-    w.u32(cdr_u32(16 * width));
-    w.sequence_len(16 * n);
+    w.u32(cdr_u32(SCAN_POINT_STEP));
+    w.u32(cdr_u32(SCAN_POINT_STEP * width));
+    w.sequence_len(SCAN_POINT_STEP * n);
     for (k, &r) in m.ranges.iter().enumerate() {
         let (row, col) = if height == 1 {
             (0, k)
@@ -91,7 +97,7 @@ pub(super) fn scan_points(h: &Header, m: &LaserScan, w: &mut CdrWriter<'_>) -> &
             (k / count, k % count)
         };
         let v = m.vertical_angle_min + row as f64 * m.vertical_angle_step;
-        let a = m.angle_min + (col % count) as f64 * m.angle_step;
+        let a = m.angle_min + col as f64 * m.angle_step;
         let intensity = m.intensities.get(k).copied().unwrap_or(0.0);
         for x in [
             r * v.cos() * a.cos(),
@@ -99,8 +105,10 @@ pub(super) fn scan_points(h: &Header, m: &LaserScan, w: &mut CdrWriter<'_>) -> &
             r * v.sin(),
             intensity,
         ] {
-            w.f32(x as f32);
+            // Unaligned inside `data`: the bytes, not `w.f32`.
+            w.raw(&(x as f32).to_le_bytes());
         }
+        w.raw(&u16::try_from(row).unwrap_or(u16::MAX).to_le_bytes());
     }
     w.bool(m.ranges.iter().all(|r| r.is_finite()));
     &t::POINT_CLOUD2
