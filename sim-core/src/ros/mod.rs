@@ -14,7 +14,7 @@
 pub mod catalog;
 pub mod cdr;
 mod decode;
-mod encode;
+pub(crate) mod encode;
 pub mod names;
 
 pub use cdr::{CdrReader, CdrWriter, DecodeError};
