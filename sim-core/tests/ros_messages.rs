@@ -45,6 +45,21 @@ fn cloud_of(bytes: &[u8]) -> PointCloudPacked {
     }
 }
 
+/// Runs a Python script with one path argument; its output, after checking it succeeded.
+fn run_python(python: &std::path::Path, script: &str, arg: &std::path::Path) -> String {
+    let out = std::process::Command::new(python)
+        .args(["-c", script, arg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
 fn one(sub: &sim_core::transport::Subscription) -> Message {
     let got = sub.drain();
     assert_eq!(got.len(), 1);
@@ -123,16 +138,7 @@ for name in ["scan", "cloud"]:
     print(name, m.header.frame_id, m.width, m.height, m.is_dense,
           " ".join(f"{p['x']:.4f},{p['z']:.4f},{p['ring']}" for p in pts))
 "#;
-    let out = std::process::Command::new(python)
-        .args(["-c", script, tmp.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = run_python(&python, script, tmp.path());
     let lines: Vec<_> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
     let frame = scan.header.frame_id.as_str();
@@ -190,16 +196,7 @@ m = ts.deserialize_cdr(open(sys.argv[1], "rb").read(), "sensor_msgs/msg/LaserSca
 print(m.header.stamp.sec, m.header.stamp.nanosec, m.header.frame_id, f"{m.scan_time:.3f}",
       " ".join(f"{r:.4f}" for r in m.ranges))
 "#;
-    let out = std::process::Command::new(python)
-        .args(["-c", script, file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = run_python(&python, script, &file);
     let (sec, nsec) = scan.header.stamp.to_sec_nsec();
     let Payload::LaserScan(s) = scan.payload.as_enum().unwrap() else {
         panic!("not a scan")
