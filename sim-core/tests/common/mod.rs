@@ -83,6 +83,43 @@ pub fn plugin_build_dir() -> &'static Path {
     })
 }
 
+/// Builds the plugins of the frozen ABI fixture, `tests/fixtures/abi_epoch` (plugins built
+/// against a copy of sim-plugin-api 1.2.0, a workspace of its own), once per test process,
+/// into their own target directory. Returns the directory holding them.
+pub fn epoch_build_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let manifest = workspace().join("sim-core/tests/fixtures/abi_epoch/Cargo.toml");
+        let target = workspace().join("target").join("test-plugins-epoch");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        // Two builds: `simcore-epoch-older` turns on a feature of the frozen copy that must
+        // not reach the other two (features unify within one build).
+        let builds: [&[&str]; 2] = [
+            &["simcore-epoch-sensor", "simcore-epoch-system"],
+            &["simcore-epoch-older"],
+        ];
+        for packages in builds {
+            let mut c = Command::new(&cargo);
+            c.args(["build", "--quiet", "--locked", "--manifest-path"])
+                .arg(&manifest)
+                .arg("--target-dir")
+                .arg(&target);
+            for p in packages {
+                c.args(["-p", p]);
+            }
+            c.env_remove("RUSTFLAGS")
+                .env_remove("CARGO_ENCODED_RUSTFLAGS");
+            let out = c.output().expect("cargo runs");
+            assert!(
+                out.status.success(),
+                "building the frozen-ABI fixture plugins failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        target.join("debug")
+    })
+}
+
 /// The file name of a library on this platform (`libname.so`).
 pub fn lib_file(crate_name: &str) -> String {
     format!(
@@ -95,7 +132,11 @@ pub fn lib_file(crate_name: &str) -> String {
 /// A fresh directory holding copies of the named libraries (crate names, e.g.
 /// `simcore_plugin_imu`).
 pub fn stage(libs: &[&str]) -> tempfile::TempDir {
-    let src = plugin_build_dir();
+    stage_from(plugin_build_dir(), libs)
+}
+
+/// [`stage`] from the libraries in `src`.
+pub fn stage_from(src: &Path, libs: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     for l in libs {
         let f = lib_file(l);
