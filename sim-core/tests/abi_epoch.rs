@@ -15,6 +15,7 @@ use sim_plugin_api::{EntityId, Message, Payload, Twist, Vec3};
 const SENSOR: &str = "simcore_epoch_sensor";
 const SYSTEM: &str = "simcore_epoch_system";
 const OLDER: &str = "simcore_epoch_older";
+const NEWER: &str = "simcore_epoch_newer";
 
 fn refusal(reg: &sim_core::plugins::Registry, lib: &str) -> String {
     let r = reg
@@ -196,10 +197,10 @@ fn a_plugin_without_the_newest_message_type_is_refused_saying_why() {
 
 #[test]
 fn a_plugin_built_against_a_newer_minor_version_is_refused_naming_both() {
-    let dir = stage(&["simcore_fixture_newer_minor"]);
+    let dir = stage_from(epoch_build_dir(), &[NEWER]);
     let reg = registry_in(dir.path());
     assert!(reg.libraries.is_empty());
-    let r = refusal(&reg, "simcore_fixture_newer_minor");
+    let r = refusal(&reg, NEWER);
     let engine = sim_core::plugins::env_api_version();
     assert!(
         r.contains("built against sim-plugin-api 1.99.0")

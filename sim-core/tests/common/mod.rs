@@ -95,7 +95,11 @@ pub fn epoch_build_dir() -> &'static Path {
         // Two builds: `simcore-epoch-older` turns on a feature of the frozen copy that must
         // not reach the other two (features unify within one build).
         let builds: [&[&str]; 2] = [
-            &["simcore-epoch-sensor", "simcore-epoch-system"],
+            &[
+                "simcore-epoch-sensor",
+                "simcore-epoch-system",
+                "simcore-epoch-newer",
+            ],
             &["simcore-epoch-older"],
         ];
         for packages in builds {
