@@ -125,16 +125,11 @@ fn a_frozen_1_2_0_sensor_reads_the_world_casts_rays_and_takes_parameters() {
 #[test]
 fn a_frozen_1_2_0_system_receives_publishes_commands_and_answers_a_service() {
     let dir = stage_from(epoch_build_dir(), &[SYSTEM]);
-    let model = r#"<model name="cart">
-      <pose>0 0 5 0 0 0</pose>
-      <link name="body">
-        <gravity>false</gravity>
-        <inertial><mass>1</mass></inertial>
-        <collision name="c"><geometry><sphere><radius>0.1</radius></sphere></geometry></collision>
-      </link>
-      <plugin filename="simcore_epoch_system" name="simcore::epoch::Relay"/>
-    </model>"#;
-    let mut sim = sim_from(&world(model), dir.path(), 0, 1);
+    let model = floating_model(
+        "cart",
+        r#"<plugin filename="simcore_epoch_system" name="simcore::epoch::Relay"/>"#,
+    );
+    let mut sim = sim_from(&world(&model), dir.path(), 0, 1);
     let sums = sim.bus_mut().subscribe("/epoch/sum", 10_000);
     let input = sim.bus_mut().intern("/epoch/in");
     let cmd = sim.bus_mut().intern("/epoch/cmd");

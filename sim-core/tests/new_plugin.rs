@@ -67,6 +67,25 @@ fn build_and_stage(root: &Path, lib: &str, unit_test: &str) -> tempfile::TempDir
     dir
 }
 
+/// Runs the crate's world `worlds/<lib>.sdf` for 1 s of sim time, unpaced, with only `libs`
+/// on the plugin path and `args`; returns the JSON lines it echoed.
+fn run_for_a_second(root: &Path, lib: &str, libs: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let world = root.join("worlds").join(format!("{lib}.sdf"));
+    let mut all = vec![
+        "run",
+        world.to_str().unwrap(),
+        "--rtf",
+        "0",
+        "--duration",
+        "1",
+    ];
+    all.extend_from_slice(args);
+    all.extend(["--plugin-path", libs.to_str().unwrap()]);
+    let o = simcore(&all);
+    assert!(o.status.success(), "{}", stderr(&o));
+    json_lines(&stdout(&o))
+}
+
 #[test]
 fn a_new_sensor_plugin_builds_tests_loads_and_publishes() {
     let dir = tempfile::tempdir().unwrap();
@@ -76,22 +95,8 @@ fn a_new_sensor_plugin_builds_tests_loads_and_publishes() {
         "acme_height",
         "publishes_the_height_of_its_link_plus_the_offset",
     );
-    let world = root.join("worlds/acme_height.sdf");
     let topic = "/world/acme_height/model/probe_box/link/body/sensor/probe/acme_height";
-    let o = simcore(&[
-        "run",
-        world.to_str().unwrap(),
-        "--rtf",
-        "0",
-        "--duration",
-        "1",
-        "--echo",
-        topic,
-        "--plugin-path",
-        libs.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let lines = json_lines(&stdout(&o));
+    let lines = run_for_a_second(&root, "acme_height", libs.path(), &["--echo", topic]);
     assert_eq!(lines.len(), 10, "a 10 Hz sensor over 1 s");
     for l in &lines {
         assert_eq!(l["type"], "Double", "{l}");
@@ -104,23 +109,17 @@ fn a_new_system_plugin_builds_tests_loads_commands_and_publishes() {
     let dir = tempfile::tempdir().unwrap();
     let root = generate(dir.path(), "acme-mover", "--system");
     let libs = build_and_stage(&root, "acme_mover", "publishes_the_pose_of_its_model");
-    let world = root.join("worlds/acme_mover.sdf");
-    let o = simcore(&[
-        "run",
-        world.to_str().unwrap(),
-        "--rtf",
-        "0",
-        "--duration",
-        "1",
-        "--pub",
-        r#"/model/ball/cmd_vel={"type":"Twist","linear":{"x":0.5}}@0"#,
-        "--echo",
-        "/model/ball/pose",
-        "--plugin-path",
-        libs.path().to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let lines = json_lines(&stdout(&o));
+    let lines = run_for_a_second(
+        &root,
+        "acme_mover",
+        libs.path(),
+        &[
+            "--pub",
+            r#"/model/ball/cmd_vel={"type":"Twist","linear":{"x":0.5}}@0"#,
+            "--echo",
+            "/model/ball/pose",
+        ],
+    );
     assert_eq!(lines.len(), 1000, "a pose after every step");
     let last = lines.last().unwrap();
     assert_eq!(last["name"], "ball");
