@@ -152,7 +152,10 @@ fn plugins_lists_libraries_factories_and_refusals() {
         "{out}"
     );
     assert!(
-        out.contains(&format!("(ABI {})", sim_core::plugins::env_api_version())),
+        out.contains(&format!(
+            "(built against sim-plugin-api {})",
+            sim_core::plugins::env_api_version()
+        )),
         "{out}"
     );
     assert!(

@@ -169,16 +169,11 @@ fn a_system_plugin_panicking_in_pre_step_is_disabled_reported_and_the_world_goes
 #[test]
 fn a_system_plugin_commands_and_publishes() {
     let dir = stage(&["simcore_fixture_testkit"]);
-    let model = r#"<model name="cart">
-      <pose>0 0 5 0 0 0</pose>
-      <link name="body">
-        <gravity>false</gravity>
-        <inertial><mass>1</mass></inertial>
-        <collision name="c"><geometry><sphere><radius>0.1</radius></sphere></geometry></collision>
-      </link>
-      <plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Pusher"/>
-    </model>"#;
-    let mut sim = sim_from(&world(model), dir.path(), 0, 1);
+    let model = floating_model(
+        "cart",
+        r#"<plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Pusher"/>"#,
+    );
+    let mut sim = sim_from(&world(&model), dir.path(), 0, 1);
     let poses = sim.bus_mut().subscribe("/model/cart/pose", 10_000);
     let cmd = sim.bus_mut().intern("/model/cart/cmd_vel");
     let twist = sim_plugin_api::Twist {
