@@ -24,9 +24,12 @@ impl Reader<'_> {
         let raw_pose = self.raw_pose(node)?;
         // Negative rates mean "as fast as possible", as 0 (gz-sensors does the same).
         let update_rate = self.child_f64(node, "update_rate", 0.0)?.max(0.0);
-        let topic = self
+        let mut topic = self
             .child_string(node, "topic")
             .filter(|t| t != "__default__");
+        if sensor_type == "contact" {
+            topic = self.contact_topic(node, topic.is_some());
+        }
         let frame_id = self
             .child_string(node, "frame_id")
             .or_else(|| self.child_string(node, "gz_frame_id"));
@@ -63,6 +66,25 @@ impl Reader<'_> {
             span: self.span(node),
             name,
         })
+    }
+
+    /// The topic of a contact sensor: `<contact><topic>`, as gz-sim's Contact system reads it
+    /// (`ContactSensor::Load`), which ignores the sensor-level `<topic>`; so does simcore, with
+    /// a warning when one is given.
+    fn contact_topic(&self, node: Node, sensor_level: bool) -> Option<String> {
+        if sensor_level && let Some(t) = children(node, "topic").next() {
+            self.loader.warn(self.error(
+                t,
+                ErrorKind::Unsupported,
+                "the <topic> of a contact sensor is not used (as in Gazebo): it publishes on \
+                 <contact><topic>, or on its default topic"
+                    .to_string(),
+                "move the name into <contact><topic>",
+            ));
+        }
+        let contact = children(node, "contact").next()?;
+        self.child_string(contact, "topic")
+            .filter(|t| t != "__default__" && t != "__default_topic__")
     }
 
     /// `<plugin filename name>`. `name` is optional since SDF 1.10 (then empty).
