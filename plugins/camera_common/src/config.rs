@@ -94,7 +94,8 @@ pub struct CameraConfig {
     pub near: f64,
     /// `<clip><far>`, m (default 100).
     pub far: f64,
-    /// `<depth_camera><clip>` (near, far), when given: the depth range of depth cameras.
+    /// `<depth_camera><clip>` (near, far), when given: the depth range of the RGB-D camera's
+    /// depth image (a `depth` camera does not read it, as in gz-sensors).
     pub depth_clip: Option<(f64, f64)>,
     /// `<lens><intrinsics>` when given (else derived from the field of view).
     pub intrinsics: Option<Intrinsics>,
@@ -142,7 +143,9 @@ impl CameraConfig {
             .unwrap_or_else(|| Intrinsics::from_hfov(self.width, self.height, self.horizontal_fov))
     }
 
-    /// The depth range of a depth camera: `<depth_camera><clip>` when given, else `<clip>`.
+    /// The depth range of an RGB-D camera's depth image: `<depth_camera><clip>` when given,
+    /// else `<clip>` (gz-sensors' `RgbdCameraSensor` reads the former; a `depth` camera uses
+    /// `<clip>` only).
     pub fn depth_range(&self) -> (f64, f64) {
         self.depth_clip.unwrap_or((self.near, self.far))
     }

@@ -189,12 +189,24 @@ fn png_frames_round_trip() {
 #[test]
 fn points_topics_and_zoom() {
     let dirs = [Vec3::new(0.8, 0.6, 0.0), Vec3::new(1.0, 0.0, 0.0)];
-    let c = point_cloud(&dirs, &[2.0, f32::INFINITY], |_| 0.0, 2, 1, &point_fields());
+    let dirs = [dirs[0], dirs[1], dirs[1]];
+    let c = point_cloud(
+        &dirs,
+        &[2.0, f32::INFINITY, f32::NEG_INFINITY],
+        |_| 0.0,
+        3,
+        1,
+        &point_fields(),
+    );
     let f = |k: usize, o: usize| {
         f32::from_le_bytes(c.data[k * 16 + o..k * 16 + o + 4].try_into().unwrap())
     };
     assert_eq!((f(0, 0), f(0, 4), f(0, 8)), (2.0, 1.5, 0.0));
-    assert!(f(1, 0).is_nan() && !c.is_dense);
+    // Out of range: ±inf in x, y and z, as Gazebo's depth shaders write them (not NaN).
+    assert_eq!((f(1, 0), f(1, 4), f(1, 8)), (f32::INFINITY, f32::INFINITY, f32::INFINITY));
+    let ninf = f32::NEG_INFINITY;
+    assert_eq!((f(2, 0), f(2, 4), f(2, 8)), (ninf, ninf, ninf));
+    assert!(!c.is_dense);
 
     assert_eq!(
         sibling_topic("/a/b/image", "camera_info"),
