@@ -1015,3 +1015,58 @@ fn rgbd_noise_is_on_the_depth_and_the_colour() {
     // Seeded: the same seed gives the same frame.
     assert_eq!(image(&render(&sdf, &t, 3)[0]).data, d.data);
 }
+
+/// `<lens><projection>` as gz-sensors uses it: camera_info's P is `[p_fx 0 p_cx tx; 0 p_fy
+/// p_cy ty; 0 0 1 0]` (a stereo baseline in tx survives), K stays the intrinsics (here from
+/// the field of view), and the image is rendered with P's focal lengths and principal point:
+/// known points appear where P projects them.
+#[test]
+fn lens_projection_sets_p_and_the_rendering() {
+    let projection = "<lens><projection><p_fx>140</p_fx><p_fy>150</p_fy><p_cx>84</p_cx>\
+                      <p_cy>57</p_cy><tx>-14</tx><ty>0.5</ty></projection></lens>";
+    let points = [
+        Vec3::new(4.0, 0.0, 1.0),
+        Vec3::new(4.0, 0.9, 1.5),
+        Vec3::new(4.0, -1.3, 0.4),
+        Vec3::new(3.0, -0.2, 1.7),
+    ];
+    let spheres: String = points
+        .iter()
+        .enumerate()
+        .map(|(k, p)| sphere(&format!("s{k}"), *p, 0.1, "1 0 1"))
+        .collect();
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[
+            rig(
+                "0 0 1 0 0 0",
+                &sensor("cam", "camera", &image_body(1.2, 160, 120, projection)),
+            ),
+            spheres,
+        ]
+        .concat(),
+    );
+    let m = render(
+        &sdf,
+        &[topic("cam", "image"), topic("cam", "camera_info")],
+        0,
+    );
+    let (img, ci) = (image(&m[0]), info(&m[1]));
+    assert_eq!(
+        ci.projection,
+        [140.0, 0.0, 84.0, -14.0, 0.0, 150.0, 57.0, 0.5, 0.0, 0.0, 1.0, 0.0]
+    );
+    let f = 80.0 / 0.6f64.tan();
+    assert_eq!(ci.intrinsics, [f, 0.0, 80.0, 0.0, f, 60.0, 0.0, 0.0, 1.0]);
+    for p in points {
+        // The sensor is at (0, 0, 1) looking along +x: optical x = -y, y = -(z - 1), z = x.
+        let (x, y) = (-p.y / p.x, -(p.z - 1.0) / p.x);
+        let (u, v) = (140.0 * x + 84.0, 150.0 * y + 57.0);
+        assert_eq!(
+            rgb(&img, u.floor() as u32, v.floor() as u32),
+            [255, 0, 255],
+            "{p:?} at ({u}, {v})"
+        );
+    }
+}

@@ -187,6 +187,48 @@ fn png_frames_round_trip() {
 }
 
 #[test]
+fn lens_projection_is_p_and_the_render_model() {
+    let c = parse(
+        "<image><width>100</width><height>50</height></image>\
+         <lens><intrinsics><fx>60</fx><fy>61</fy><cx>50</cx><cy>25</cy><s>1</s></intrinsics>\
+         <projection><p_fx>70</p_fx><p_cy>24</p_cy><tx>-7</tx></projection></lens>",
+    )
+    .unwrap();
+    // Left-out elements take K's values; the rendering has no skew.
+    let p = c.projection.unwrap();
+    assert_eq!((p.fx, p.fy, p.cx, p.cy, p.tx, p.ty), (70.0, 61.0, 50.0, 24.0, -7.0, 0.0));
+    let r = c.render_intrinsics();
+    assert_eq!((r.fx, r.fy, r.cx, r.cy, r.s), (70.0, 61.0, 50.0, 24.0, 0.0));
+    assert_eq!(
+        c.projection_matrix(),
+        [70.0, 0.0, 50.0, -7.0, 0.0, 61.0, 24.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+    );
+    let mut core = CameraCore::from_config(
+        c,
+        NAME,
+        sim_plugin_api::EntityId(3),
+        sim_plugin_api::EntityId(2),
+        Pose::IDENTITY,
+        "/x/image",
+        RayStart::NearPlane,
+        |c| (c.near, c.far),
+    );
+    assert_eq!(core.model.intrinsics, r);
+    let info = core.camera_info();
+    assert_eq!(info.intrinsics, [60.0, 1.0, 50.0, 0.0, 61.0, 25.0, 0.0, 0.0, 1.0]);
+    assert_eq!(info.projection[3], -7.0);
+    // A zoom scales P (and its translation) with K.
+    core.set_parameter("horizontal_fov", "0.5").unwrap();
+    let s = (1.047f64 / 2.0).tan() / 0.25f64.tan();
+    let info = core.camera_info();
+    assert!((info.projection[0] - 70.0 * s).abs() < 1e-9);
+    assert!((info.projection[3] + 7.0 * s).abs() < 1e-9);
+    assert!((core.model.intrinsics.fx - 70.0 * s).abs() < 1e-9);
+    let e = error("<lens><projection><p_fy>0</p_fy></projection></lens>");
+    assert!(e.contains("<camera><lens><projection><p_fy> must be greater than 0"), "{e}");
+}
+
+#[test]
 fn points_topics_and_zoom() {
     let dirs = [Vec3::new(0.8, 0.6, 0.0), Vec3::new(1.0, 0.0, 0.0)];
     let dirs = [dirs[0], dirs[1], dirs[1]];
