@@ -165,7 +165,8 @@ fn messages_carry_header_and_entity_name() {
     assert_eq!(m.header.frame_id.as_str(), "box::body::s");
     match m.payload.as_enum() {
         Ok(Payload::Imu(i)) => {
-            assert_eq!(i.entity_name.as_str(), "box::body");
+            // As gz-sensors: the sensor's scoped name, not its link's.
+            assert_eq!(i.entity_name.as_str(), "box::body::s");
             assert!(i.has_orientation);
         }
         other => panic!("{other:?}"),

@@ -110,7 +110,8 @@ fn at_rest_reads_plus_g_up() {
     assert_vec(imu.angular_velocity, Vec3::ZERO, 1e-12);
     assert!(imu.has_orientation);
     assert_rotation(imu.orientation, Quat::IDENTITY);
-    assert_eq!(imu.entity_name.as_str(), "robot::base");
+    // The sensor's scoped name, as gz-sensors' ImuSensor reports its Name().
+    assert_eq!(imu.entity_name.as_str(), "robot::base::imu");
     assert_eq!(imu.orientation_covariance, [0.0; 9]);
     assert_eq!(imu.angular_velocity_covariance, [0.0; 9]);
     assert_eq!(imu.linear_acceleration_covariance, [0.0; 9]);
@@ -748,9 +749,10 @@ fn update_fails_when_the_link_is_gone() {
 }
 
 #[test]
-fn entity_name_falls_back_to_the_scoped_name() {
+fn entity_name_is_the_sensors_scoped_name_whatever_the_frame_id() {
     let w = world(at_pose(Quat::IDENTITY));
-    let config = sensor_config("outer::inner::link::imu", "imu", LINK, "");
+    let mut config = sensor_config("outer::inner::link::imu", "imu", LINK, "");
+    config.frame_id = "imu_link".into();
     let s = w.with(|w| ImuSensor::create(&config, &w)).unwrap();
-    assert_eq!(s.entity_name(), "outer::inner::link");
+    assert_eq!(s.entity_name(), "outer::inner::link::imu");
 }
