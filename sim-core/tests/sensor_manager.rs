@@ -1,22 +1,31 @@
-//! The sensor manager's timing rules, with the real IMU and fixture plugins loaded from their
-//! shared libraries and a real rapier world.
+//! The sensor manager's timing rules, with the real altimeter and fixture plugins loaded from
+//! their shared libraries and a real rapier world. (The altimeter publishes at every update,
+//! t = 0 included; the IMU publishes nothing before the first physics step.)
 
 mod common;
 
 use common::*;
 use sim_plugin_api::{Message, Payload};
 
-const IMU_TOPIC: &str = "/world/test/model/box/link/body/sensor/s/imu";
+const TOPIC: &str = "/world/test/model/box/link/body/sensor/s/altimeter";
+const PROBE: &str = "simcore_plugin_altimeter";
+
+/// The probe sensor: an altimeter named `name` at `rate`, with `extra` inside `<sensor>`.
+fn probe(name: &str, rate: f64, extra: &str) -> String {
+    format!(
+        r#"<sensor name="{name}" type="altimeter"><update_rate>{rate}</update_rate>{extra}</sensor>"#
+    )
+}
 
 fn updates_in_one_second(rate: f64) -> Vec<(i64, u64, Payload)> {
-    let dir = stage(&["simcore_plugin_imu"]);
+    let dir = stage(&[PROBE]);
     let mut sim = sim_from(
-        &world(&box_model("box", 0.1, &imu("s", rate, ""))),
+        &world(&box_model("box", 0.1, &probe("s", rate, ""))),
         dir.path(),
         0,
         1,
     );
-    let sub = sim.bus_mut().subscribe(IMU_TOPIC, 10_000);
+    let sub = sim.bus_mut().subscribe(TOPIC, 10_000);
     for _ in 0..1000 {
         sim.step();
     }
@@ -51,10 +60,10 @@ fn seq_counts_from_zero_per_sensor() {
 
 #[test]
 fn inactive_sensor_never_updates_but_a_forced_update_runs() {
-    let dir = stage(&["simcore_plugin_imu"]);
-    let sensor = imu("s", 0.0, "<active>false</active>");
+    let dir = stage(&[PROBE]);
+    let sensor = probe("s", 0.0, "<active>false</active>");
     let mut sim = sim_from(&world(&box_model("box", 0.1, &sensor)), dir.path(), 0, 1);
-    let sub = sim.bus_mut().subscribe(IMU_TOPIC, 10_000);
+    let sub = sim.bus_mut().subscribe(TOPIC, 10_000);
     for _ in 0..100 {
         sim.step();
     }
@@ -73,10 +82,10 @@ fn inactive_sensor_never_updates_but_a_forced_update_runs() {
 
 #[test]
 fn triggered_sensor_updates_only_after_a_trigger_message() {
-    let dir = stage(&["simcore_plugin_imu"]);
-    let sensor = imu("s", 100.0, "<triggered>true</triggered>");
+    let dir = stage(&[PROBE]);
+    let sensor = probe("s", 100.0, "<triggered>true</triggered>");
     let mut sim = sim_from(&world(&box_model("box", 0.1, &sensor)), dir.path(), 0, 1);
-    let sub = sim.bus_mut().subscribe(IMU_TOPIC, 10_000);
+    let sub = sim.bus_mut().subscribe(TOPIC, 10_000);
     for _ in 0..50 {
         sim.step();
     }
@@ -84,7 +93,7 @@ fn triggered_sensor_updates_only_after_a_trigger_message() {
         collect(&sub).is_empty(),
         "a triggered sensor updated without a trigger"
     );
-    let trigger = sim.bus_mut().intern(&format!("{IMU_TOPIC}/trigger"));
+    let trigger = sim.bus_mut().intern(&format!("{TOPIC}/trigger"));
     sim.bus_mut()
         .publish(trigger, Message::new("", Payload::Boolean(true)));
     for _ in 0..50 {
@@ -108,8 +117,8 @@ fn triggered_sensor_updates_only_after_a_trigger_message() {
 
 #[test]
 fn frame_id_topic_and_metrics() {
-    let dir = stage(&["simcore_plugin_imu"]);
-    let sensor = imu(
+    let dir = stage(&[PROBE]);
+    let sensor = probe(
         "s",
         100.0,
         "<topic>custom/imu</topic><frame_id>imu_frame</frame_id><enable_metrics>true</enable_metrics>",

@@ -224,6 +224,12 @@ impl Sensor for ImuSensor {
                 self.scoped_name, self.link.0
             )));
         };
+        // Before the first physics step no acceleration has been measured (a falling body
+        // would read +g, as at rest): publish nothing then. Gazebo's first IMU sample, too,
+        // comes after the first step (the Imu system updates in PostUpdate).
+        if ctx.now == SimTime::ZERO {
+            return Ok(());
+        }
         let (gravity, dt) = (world.gravity(), ctx.dt.as_secs_f64());
         // Refill the message nobody received last time, if the engine hands it back.
         if let Some(Payload::Imu(imu)) = out.republish("") {

@@ -19,8 +19,10 @@ fn sdf(imu_body: &str) -> String {
     )
 }
 
+/// A world one step after the start (an IMU publishes nothing before the first step).
 fn world(state: KinematicState) -> StaticWorld {
     let mut w = StaticWorld::default();
+    w.time = w.step;
     w.set_kinematics(LINK, state);
     w
 }
@@ -755,4 +757,18 @@ fn entity_name_is_the_sensors_scoped_name_whatever_the_frame_id() {
     config.frame_id = "imu_link".into();
     let s = w.with(|w| ImuSensor::create(&config, &w)).unwrap();
     assert_eq!(s.entity_name(), "outer::inner::link::imu");
+}
+
+/// Before the first physics step nothing has been measured (a falling body's acceleration is
+/// still 0, which would read +g as at rest): the IMU publishes nothing then, as Gazebo's
+/// first sample comes after the first step; from the next update on it publishes.
+#[test]
+fn nothing_before_the_first_step() {
+    let mut w = world(at_pose(Quat::IDENTITY));
+    w.time = SimTime::ZERO;
+    let mut s = create(&w, &sdf(""), Pose::IDENTITY, 0);
+    assert!(w.with(|w| run_update(&mut s, &w)).is_empty());
+    w.time = w.step;
+    let imu = read(&mut s, &w);
+    assert_vec(imu.linear_acceleration, Vec3::new(0.0, 0.0, G), 1e-9);
 }
