@@ -1070,3 +1070,45 @@ fn lens_projection_sets_p_and_the_rendering() {
         );
     }
 }
+
+/// Visibility masks are not honoured yet: a camera's or lidar's `<visibility_mask>` and a
+/// visual's `<visibility_flags>` other than all bits are load warnings saying so (every visual
+/// is seen); the default value is no warning.
+#[test]
+fn visibility_masks_are_warned_about() {
+    let warnings = |mask: &str, flags: &str| -> Vec<String> {
+        let sensors = [
+            sensor(
+                "cam",
+                "camera",
+                &format!("<visibility_mask>{mask}</visibility_mask>"),
+            ),
+            format!(
+                r#"<sensor name="l" type="gpu_lidar"><lidar><scan><horizontal><samples>3</samples>
+                  </horizontal></scan><range><max>5</max></range>
+                  <visibility_mask>{mask}</visibility_mask></lidar></sensor>"#
+            ),
+        ]
+        .concat();
+        let shown = format!(
+            r#"<model name="shown"><static>true</static><link name="l"><visual name="v">
+              <visibility_flags>{flags}</visibility_flags>
+              <geometry><box><size>1 1 1</size></box></geometry></visual></link></model>"#
+        );
+        let sdf = scene_world(FLAT, "", &[rig("0 0 1 0 0 0", &sensors), shown].concat());
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), sdf).unwrap();
+        let (doc, w) =
+            sim_core::sdf::load_document_with_warnings(file.path(), &Default::default());
+        assert!(doc.is_ok());
+        w.into_iter()
+            .map(|w| w.message)
+            .filter(|m| m.contains("visibility"))
+            .collect()
+    };
+    let w = warnings("1", "2");
+    assert_eq!(w.len(), 3, "{w:?}");
+    assert!(w.iter().filter(|m| m.contains("<visibility_mask> is not honoured")).count() == 2);
+    assert!(w.iter().any(|m| m.contains("<visibility_flags> is not honoured")));
+    assert!(warnings("4294967295", "4294967295").is_empty());
+}

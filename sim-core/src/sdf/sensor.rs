@@ -3,7 +3,7 @@
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
-use super::reader::{Reader, children};
+use super::reader::{Reader, children, tag};
 use super::version::Version;
 use crate::world::{PluginSpec, SensorSpec};
 
@@ -43,6 +43,14 @@ impl Reader<'_> {
             }
             if trigger_topic.is_none() {
                 trigger_topic = self.child_string(camera, "trigger_topic");
+            }
+        }
+        for holder in ["camera", "lidar", "ray"] {
+            if let Some(mask) = children(node, holder)
+                .next()
+                .and_then(|h| self.child(h, "visibility_mask"))
+            {
+                self.warn_visibility(mask, "every visual is seen (but the sensor's own model's)");
             }
         }
         let plugins = children(node, "plugin")
@@ -85,6 +93,22 @@ impl Reader<'_> {
         let contact = children(node, "contact").next()?;
         self.child_string(contact, "topic")
             .filter(|t| t != "__default__" && t != "__default_topic__")
+    }
+
+    /// Warns that a camera's or lidar's `<visibility_mask>`, or a visual's
+    /// `<visibility_flags>` (`node`), is not honoured, unless it has every bit set (the
+    /// default, which changes nothing). `instead` says what the engine does.
+    pub(super) fn warn_visibility(&self, node: Node, instead: &str) {
+        let text = node.text().map(str::trim).unwrap_or("");
+        if text.parse::<u64>().is_ok_and(|v| v == u64::from(u32::MAX)) {
+            return;
+        }
+        self.loader.warn(self.error(
+            node,
+            ErrorKind::Unsupported,
+            format!("<{}> is not honoured: {instead}", tag(node)),
+            "leave it out: simcore has no visibility masks yet",
+        ));
     }
 
     /// `<plugin filename name>`. `name` is optional since SDF 1.10 (then empty).
