@@ -687,14 +687,20 @@ fn rgbd_agrees_with_the_camera_and_the_depth_camera() {
         for i in 0..48 {
             let (a, b) = (rgb(&color, i, j), rgb(&cam, i, j));
             if depth(&d, i, j).is_finite() {
-                assert!((0..3).all(|c| a[c].abs_diff(b[c]) <= 1), "({i}, {j}): {a:?} {b:?}");
+                assert!(
+                    (0..3).all(|c| a[c].abs_diff(b[c]) <= 1),
+                    "({i}, {j}): {a:?} {b:?}"
+                );
             } else {
                 assert_eq!(a, background, "({i}, {j})");
                 beyond += usize::from(a != b);
             }
         }
     }
-    assert!(beyond > 0, "some ground is beyond 30 m of ray but within the far plane");
+    assert!(
+        beyond > 0,
+        "some ground is beyond 30 m of ray but within the far plane"
+    );
     // The points agree in position with the depth camera's and carry the shaded colour.
     assert_eq!(points.data.len(), dpoints.data.len());
     for k in 0..(48 * 36) {
@@ -929,7 +935,11 @@ fn depth_clips_and_out_of_range_points_as_gazebo() {
     .concat();
     let wall = boxm("wall", "5.1 0 1 0 0 0", "0.2 40 40", "0.3 0.6 0.9");
     let close = boxm("close", "0.4 0 1 0 0 0", "0.1 0.1 0.1", "1 1 1");
-    let sdf = scene_world(FLAT, "", &[rig("0 0 1 0 0 0", &sensors), wall, close].concat());
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[rig("0 0 1 0 0 0", &sensors), wall, close].concat(),
+    );
     let m = render(
         &sdf,
         &[
@@ -1008,9 +1018,15 @@ fn rgbd_noise_is_on_the_depth_and_the_colour() {
         let c = rgb(&color, (k % 64) as u32, (k / 64) as u32);
         let want = (0.5 + n.signum() * n.abs().powf(2.1)).clamp(0.0, 1.0) * 255.0;
         assert!(c[0] == c[1] && c[1] == c[2], "pixel {k}: {c:?}");
-        assert!((f64::from(c[0]) - want).abs() <= 1.01, "pixel {k}: {c:?} for {n}");
+        assert!(
+            (f64::from(c[0]) - want).abs() <= 1.01,
+            "pixel {k}: {c:?} for {n}"
+        );
         // The point lies on the pixel's ray at the noisy depth.
-        assert!((f64::from(point(&points, k)[0]) - (5.0 + n)).abs() < 1e-3, "point {k}");
+        assert!(
+            (f64::from(point(&points, k)[0]) - (5.0 + n)).abs() < 1e-3,
+            "point {k}"
+        );
     }
     // Seeded: the same seed gives the same frame.
     assert_eq!(image(&render(&sdf, &t, 3)[0]).data, d.data);
@@ -1055,7 +1071,9 @@ fn lens_projection_sets_p_and_the_rendering() {
     let (img, ci) = (image(&m[0]), info(&m[1]));
     assert_eq!(
         ci.projection,
-        [140.0, 0.0, 84.0, -14.0, 0.0, 150.0, 57.0, 0.5, 0.0, 0.0, 1.0, 0.0]
+        [
+            140.0, 0.0, 84.0, -14.0, 0.0, 150.0, 57.0, 0.5, 0.0, 0.0, 1.0, 0.0
+        ]
     );
     let f = 80.0 / 0.6f64.tan();
     assert_eq!(ci.intrinsics, [f, 0.0, 80.0, 0.0, f, 60.0, 0.0, 0.0, 1.0]);
@@ -1098,8 +1116,7 @@ fn visibility_masks_are_warned_about() {
         let sdf = scene_world(FLAT, "", &[rig("0 0 1 0 0 0", &sensors), shown].concat());
         let file = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(file.path(), sdf).unwrap();
-        let (doc, w) =
-            sim_core::sdf::load_document_with_warnings(file.path(), &Default::default());
+        let (doc, w) = sim_core::sdf::load_document_with_warnings(file.path(), &Default::default());
         assert!(doc.is_ok());
         w.into_iter()
             .map(|w| w.message)
@@ -1108,7 +1125,15 @@ fn visibility_masks_are_warned_about() {
     };
     let w = warnings("1", "2");
     assert_eq!(w.len(), 3, "{w:?}");
-    assert!(w.iter().filter(|m| m.contains("<visibility_mask> is not honoured")).count() == 2);
-    assert!(w.iter().any(|m| m.contains("<visibility_flags> is not honoured")));
+    assert!(
+        w.iter()
+            .filter(|m| m.contains("<visibility_mask> is not honoured"))
+            .count()
+            == 2
+    );
+    assert!(
+        w.iter()
+            .any(|m| m.contains("<visibility_flags> is not honoured"))
+    );
     assert!(warnings("4294967295", "4294967295").is_empty());
 }

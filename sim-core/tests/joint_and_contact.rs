@@ -310,7 +310,10 @@ fn a_contact_sensor_publishes_on_its_contact_topic() {
     let sdf = world(&box_model("rest", 0.1, sensors));
     let sim = sim_from(&sdf, dir.path(), 0, 1);
     let topics = sim.topics();
-    for t in ["/bumper", "/world/test/model/rest/link/body/sensor/outer/contact"] {
+    for t in [
+        "/bumper",
+        "/world/test/model/rest/link/body/sensor/outer/contact",
+    ] {
         assert!(topics.iter().any(|x| x == t), "{t} not in {topics:?}");
     }
     for t in ["/ignored", "/also_ignored"] {
@@ -319,10 +322,14 @@ fn a_contact_sensor_publishes_on_its_contact_topic() {
 
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), &sdf).unwrap();
-    let (_, warnings) = sim_core::sdf::load_document_with_warnings(file.path(), &Default::default());
+    let (_, warnings) =
+        sim_core::sdf::load_document_with_warnings(file.path(), &Default::default());
     let about_topic: Vec<_> = warnings
         .iter()
-        .filter(|w| w.message.contains("<topic> of a contact sensor is not used"))
+        .filter(|w| {
+            w.message
+                .contains("<topic> of a contact sensor is not used")
+        })
         .collect();
     assert_eq!(about_topic.len(), 2, "{warnings:?}");
 }

@@ -249,7 +249,10 @@ fn box_ranges_rep117_own_model_and_intensities() {
     for (k, &r) in blind.ranges.iter().enumerate() {
         let (h, _) = angles(&blind, k);
         let expected = 11.5 / h.cos();
-        assert!((r - expected).abs() < 1e-4, "ray {k} at {h}: {r} vs {expected}");
+        assert!(
+            (r - expected).abs() < 1e-4,
+            "ray {k} at {h}: {r} vs {expected}"
+        );
     }
     let blind_cloud = cloud(&msgs[5][2].2);
     assert!(blind_cloud.is_dense);

@@ -249,7 +249,10 @@ fn set_rate_service_with_the_sdf_rate_as_ceiling() {
     let service = format!("{TOPIC}/set_rate");
     let services = sim.services();
     assert!(services.contains(&service), "{services:?}");
-    assert!(services.contains(&"/free/alt/set_rate".to_string()), "{services:?}");
+    assert!(
+        services.contains(&"/free/alt/set_rate".to_string()),
+        "{services:?}"
+    );
     let call = |sim: &mut sim_core::runner::Simulation, s: &str, p: Payload| {
         sim.call_service(s, &Message::new("", p))
     };
@@ -264,14 +267,26 @@ fn set_rate_service_with_the_sdf_rate_as_ceiling() {
     let free = sim.bus_mut().subscribe("/free/alt", 10_000);
     // Up to the SDF rate: applied from the next due time (10 ms) on.
     assert_eq!(rate(call(&mut sim, &service, Payload::Double(50.0))), 50.0);
-    for (r, why) in [(200.0, "above <update_rate>"), (0.0, "0"), (-3.0, "negative is 0")] {
-        let e = call(&mut sim, &service, Payload::Double(r)).unwrap_err().to_string();
-        assert!(e.contains("box::body::s") && e.contains("100 Hz"), "{why}: {e}");
+    for (r, why) in [
+        (200.0, "above <update_rate>"),
+        (0.0, "0"),
+        (-3.0, "negative is 0"),
+    ] {
+        let e = call(&mut sim, &service, Payload::Double(r))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("box::body::s") && e.contains("100 Hz"),
+            "{why}: {e}"
+        );
     }
     let e = call(&mut sim, &service, Payload::Text("50".into())).unwrap_err();
     assert!(e.to_string().contains("takes a Double request"), "{e}");
     // A sensor with SDF rate 0 takes any rate, a negative one meaning every step.
-    assert_eq!(rate(call(&mut sim, "/free/alt/set_rate", Payload::Double(10.0))), 10.0);
+    assert_eq!(
+        rate(call(&mut sim, "/free/alt/set_rate", Payload::Double(10.0))),
+        10.0
+    );
     for _ in 0..1000 {
         sim.step();
     }
@@ -279,12 +294,17 @@ fn set_rate_service_with_the_sdf_rate_as_ceiling() {
     assert_eq!(stamps.len(), 50, "{stamps:?}");
     assert_eq!(&stamps[..3], &[0, 20_000_000, 40_000_000]);
     assert_eq!(collect(&free).len(), 10);
-    assert_eq!(rate(call(&mut sim, "/free/alt/set_rate", Payload::Double(-1.0))), 0.0);
+    assert_eq!(
+        rate(call(&mut sim, "/free/alt/set_rate", Payload::Double(-1.0))),
+        0.0
+    );
     for _ in 0..10 {
         sim.step();
     }
     assert_eq!(collect(&free).len(), 10, "every step");
     // An unknown service lists the set_rate services too.
-    let e = call(&mut sim, "/nope/set_rate", Payload::Double(1.0)).unwrap_err().to_string();
+    let e = call(&mut sim, "/nope/set_rate", Payload::Double(1.0))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains(&service), "{e}");
 }

@@ -196,12 +196,17 @@ fn lens_projection_is_p_and_the_render_model() {
     .unwrap();
     // Left-out elements take K's values; the rendering has no skew.
     let p = c.projection.unwrap();
-    assert_eq!((p.fx, p.fy, p.cx, p.cy, p.tx, p.ty), (70.0, 61.0, 50.0, 24.0, -7.0, 0.0));
+    assert_eq!(
+        (p.fx, p.fy, p.cx, p.cy, p.tx, p.ty),
+        (70.0, 61.0, 50.0, 24.0, -7.0, 0.0)
+    );
     let r = c.render_intrinsics();
     assert_eq!((r.fx, r.fy, r.cx, r.cy, r.s), (70.0, 61.0, 50.0, 24.0, 0.0));
     assert_eq!(
         c.projection_matrix(),
-        [70.0, 0.0, 50.0, -7.0, 0.0, 61.0, 24.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+        [
+            70.0, 0.0, 50.0, -7.0, 0.0, 61.0, 24.0, 0.0, 0.0, 0.0, 1.0, 0.0
+        ]
     );
     let mut core = CameraCore::from_config(
         c,
@@ -215,7 +220,10 @@ fn lens_projection_is_p_and_the_render_model() {
     );
     assert_eq!(core.model.intrinsics, r);
     let info = core.camera_info();
-    assert_eq!(info.intrinsics, [60.0, 1.0, 50.0, 0.0, 61.0, 25.0, 0.0, 0.0, 1.0]);
+    assert_eq!(
+        info.intrinsics,
+        [60.0, 1.0, 50.0, 0.0, 61.0, 25.0, 0.0, 0.0, 1.0]
+    );
     assert_eq!(info.projection[3], -7.0);
     // A zoom scales P (and its translation) with K.
     core.set_parameter("horizontal_fov", "0.5").unwrap();
@@ -225,7 +233,10 @@ fn lens_projection_is_p_and_the_render_model() {
     assert!((info.projection[3] + 7.0 * s).abs() < 1e-9);
     assert!((core.model.intrinsics.fx - 70.0 * s).abs() < 1e-9);
     let e = error("<lens><projection><p_fy>0</p_fy></projection></lens>");
-    assert!(e.contains("<camera><lens><projection><p_fy> must be greater than 0"), "{e}");
+    assert!(
+        e.contains("<camera><lens><projection><p_fy> must be greater than 0"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -245,7 +256,10 @@ fn points_topics_and_zoom() {
     };
     assert_eq!((f(0, 0), f(0, 4), f(0, 8)), (2.0, 1.5, 0.0));
     // Out of range: ±inf in x, y and z, as Gazebo's depth shaders write them (not NaN).
-    assert_eq!((f(1, 0), f(1, 4), f(1, 8)), (f32::INFINITY, f32::INFINITY, f32::INFINITY));
+    assert_eq!(
+        (f(1, 0), f(1, 4), f(1, 8)),
+        (f32::INFINITY, f32::INFINITY, f32::INFINITY)
+    );
     let ninf = f32::NEG_INFINITY;
     assert_eq!((f(2, 0), f(2, 4), f(2, 8)), (ninf, ninf, ninf));
     assert!(!c.is_dense);

@@ -81,14 +81,16 @@ impl Reader<'_> {
     /// a warning when one is given.
     fn contact_topic(&self, node: Node, sensor_level: bool) -> Option<String> {
         if sensor_level && let Some(t) = children(node, "topic").next() {
-            self.loader.warn(self.error(
-                t,
-                ErrorKind::Unsupported,
-                "the <topic> of a contact sensor is not used (as in Gazebo): it publishes on \
+            self.loader.warn(
+                self.error(
+                    t,
+                    ErrorKind::Unsupported,
+                    "the <topic> of a contact sensor is not used (as in Gazebo): it publishes on \
                  <contact><topic>, or on its default topic"
-                    .to_string(),
-                "move the name into <contact><topic>",
-            ));
+                        .to_string(),
+                    "move the name into <contact><topic>",
+                ),
+            );
         }
         let contact = children(node, "contact").next()?;
         self.child_string(contact, "topic")
