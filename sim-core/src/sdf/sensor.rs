@@ -24,12 +24,12 @@ impl Reader<'_> {
         let raw_pose = self.raw_pose(node)?;
         // Negative rates mean "as fast as possible", as 0 (gz-sensors does the same).
         let update_rate = self.child_f64(node, "update_rate", 0.0)?.max(0.0);
-        let mut topic = self
+        let topic = self
             .child_string(node, "topic")
             .filter(|t| t != "__default__");
-        if sensor_type == "contact" {
-            topic = self.contact_topic(node, topic.is_some());
-        }
+        let contact_topic = (sensor_type == "contact")
+            .then(|| self.contact_topic(node, topic.is_some()))
+            .flatten();
         let frame_id = self
             .child_string(node, "frame_id")
             .or_else(|| self.child_string(node, "gz_frame_id"));
@@ -64,6 +64,7 @@ impl Reader<'_> {
             update_rate,
             visualize: self.child_bool(node, "visualize", false)?,
             topic,
+            contact_topic,
             frame_id,
             enable_metrics: self.child_bool(node, "enable_metrics", false)?,
             active: self.child_bool(node, "active", true)?,
