@@ -260,17 +260,9 @@ fn lambert_shading_under_the_sun_and_shadows() {
     close(at(Vec3::new(2.0, 0.0, 1.0)), top);
 }
 
-/// Small spheres at known points appear where `camera_info` projects them: the pixel
-/// holding the projection is theirs and their pixels' centroid is within half a pixel.
-fn check_projection(distortion: &str) {
-    let camera = pose(0.0, 0.0, 1.0, 0.0, 0.0, 0.0);
-    let points = [
-        Vec3::new(4.0, 0.0, 1.0),
-        Vec3::new(4.0, 0.9, 1.5),
-        Vec3::new(4.0, -1.3, 0.4),
-        Vec3::new(5.0, 1.6, 0.1),
-        Vec3::new(3.0, -0.2, 1.7),
-    ];
+/// One frame and camera_info of a 160 × 120 camera (hfov 1.2, `extra` in `<camera>`) at
+/// (0, 0, 1) looking along +x at small magenta spheres at `points`.
+fn spheres_seen(points: &[Vec3], extra: &str) -> (Image, CameraInfo) {
     let spheres: String = points
         .iter()
         .enumerate()
@@ -282,7 +274,7 @@ fn check_projection(distortion: &str) {
         &[
             rig(
                 "0 0 1 0 0 0",
-                &sensor("cam", "camera", &image_body(1.2, 160, 120, distortion)),
+                &sensor("cam", "camera", &image_body(1.2, 160, 120, extra)),
             ),
             spheres,
         ]
@@ -293,7 +285,21 @@ fn check_projection(distortion: &str) {
         &[topic("cam", "image"), topic("cam", "camera_info")],
         0,
     );
-    let (img, ci) = (image(&m[0]), info(&m[1]));
+    (image(&m[0]), info(&m[1]))
+}
+
+/// Small spheres at known points appear where `camera_info` projects them: the pixel
+/// holding the projection is theirs and their pixels' centroid is within half a pixel.
+fn check_projection(distortion: &str) {
+    let camera = pose(0.0, 0.0, 1.0, 0.0, 0.0, 0.0);
+    let points = [
+        Vec3::new(4.0, 0.0, 1.0),
+        Vec3::new(4.0, 0.9, 1.5),
+        Vec3::new(4.0, -1.3, 0.4),
+        Vec3::new(5.0, 1.6, 0.1),
+        Vec3::new(3.0, -0.2, 1.7),
+    ];
+    let (img, ci) = spheres_seen(&points, distortion);
     assert_eq!(ci.distortion_model.as_str(), "plumb_bob");
     for p in points {
         let (u, v) = project(&ci, camera, p);
@@ -1046,29 +1052,7 @@ fn lens_projection_sets_p_and_the_rendering() {
         Vec3::new(4.0, -1.3, 0.4),
         Vec3::new(3.0, -0.2, 1.7),
     ];
-    let spheres: String = points
-        .iter()
-        .enumerate()
-        .map(|(k, p)| sphere(&format!("s{k}"), *p, 0.1, "1 0 1"))
-        .collect();
-    let sdf = scene_world(
-        FLAT,
-        "",
-        &[
-            rig(
-                "0 0 1 0 0 0",
-                &sensor("cam", "camera", &image_body(1.2, 160, 120, projection)),
-            ),
-            spheres,
-        ]
-        .concat(),
-    );
-    let m = render(
-        &sdf,
-        &[topic("cam", "image"), topic("cam", "camera_info")],
-        0,
-    );
-    let (img, ci) = (image(&m[0]), info(&m[1]));
+    let (img, ci) = spheres_seen(&points, projection);
     assert_eq!(
         ci.projection,
         [

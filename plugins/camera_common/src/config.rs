@@ -250,15 +250,7 @@ impl CameraConfig {
                 cy: num("cy", d.cy)?,
                 s: num("s", 0.0)?,
             };
-            for (name, v) in [("fx", i.fx), ("fy", i.fy)] {
-                if v <= 0.0 {
-                    return Err(r.error(
-                        &format!("<camera><lens><intrinsics><{name}>"),
-                        "greater than 0 (a focal length in pixels)",
-                        &v.to_string(),
-                    ));
-                }
-            }
+            positive_focal_lengths(&r, "intrinsics", [("fx", i.fx), ("fy", i.fy)])?;
             c.intrinsics = Some(i);
         }
         if let Some(proj) = descend(cam, &["lens", "projection"]) {
@@ -275,15 +267,7 @@ impl CameraConfig {
                 tx: num("tx", 0.0)?,
                 ty: num("ty", 0.0)?,
             };
-            for (name, v) in [("p_fx", p.fx), ("p_fy", p.fy)] {
-                if v <= 0.0 {
-                    return Err(r.error(
-                        &format!("<camera><lens><projection><{name}>"),
-                        "greater than 0 (a focal length in pixels)",
-                        &v.to_string(),
-                    ));
-                }
-            }
+            positive_focal_lengths(&r, "projection", [("p_fx", p.fx), ("p_fy", p.fy)])?;
             c.projection = Some(p);
         }
         if let Some(d) = child(cam, "distortion") {
@@ -373,6 +357,22 @@ impl CameraConfig {
             ));
         }
         Ok(c)
+    }
+}
+
+/// Checks that the focal lengths `(name, value)` of `<camera><lens><block>` are above 0.
+fn positive_focal_lengths(
+    r: &Reader<'_>,
+    block: &str,
+    lengths: [(&str, f64); 2],
+) -> Result<(), PluginError> {
+    match lengths.iter().find(|(_, v)| *v <= 0.0) {
+        Some((name, v)) => Err(r.error(
+            &format!("<camera><lens><{block}><{name}>"),
+            "greater than 0 (a focal length in pixels)",
+            &v.to_string(),
+        )),
+        None => Ok(()),
     }
 }
 

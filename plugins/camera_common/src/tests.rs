@@ -186,6 +186,24 @@ fn png_frames_round_trip() {
     }
 }
 
+/// A core from `config` on link 3 of model 2 at the link origin, topic `/x/image`.
+fn core_of(
+    config: CameraConfig,
+    from: RayStart,
+    clip: impl Fn(&CameraConfig) -> (f64, f64),
+) -> CameraCore {
+    CameraCore::from_config(
+        config,
+        NAME,
+        sim_plugin_api::EntityId(3),
+        sim_plugin_api::EntityId(2),
+        Pose::IDENTITY,
+        "/x/image",
+        from,
+        clip,
+    )
+}
+
 #[test]
 fn lens_projection_is_p_and_the_render_model() {
     let c = parse(
@@ -208,16 +226,7 @@ fn lens_projection_is_p_and_the_render_model() {
             70.0, 0.0, 50.0, -7.0, 0.0, 61.0, 24.0, 0.0, 0.0, 0.0, 1.0, 0.0
         ]
     );
-    let mut core = CameraCore::from_config(
-        c,
-        NAME,
-        sim_plugin_api::EntityId(3),
-        sim_plugin_api::EntityId(2),
-        Pose::IDENTITY,
-        "/x/image",
-        RayStart::NearPlane,
-        |c| (c.near, c.far),
-    );
+    let mut core = core_of(c, RayStart::NearPlane, |c| (c.near, c.far));
     assert_eq!(core.model.intrinsics, r);
     let info = core.camera_info();
     assert_eq!(
@@ -270,13 +279,8 @@ fn points_topics_and_zoom() {
     );
     assert_eq!(sibling_topic("/image", "camera_info"), "/camera_info");
 
-    let mut core = CameraCore::from_config(
+    let mut core = core_of(
         parse("<image><width>100</width><height>50</height></image>").unwrap(),
-        NAME,
-        sim_plugin_api::EntityId(3),
-        sim_plugin_api::EntityId(2),
-        Pose::IDENTITY,
-        "/x/image",
         RayStart::NearPlane,
         |c| (c.near, c.far),
     );
@@ -296,17 +300,12 @@ fn points_topics_and_zoom() {
     }
     assert!((core.camera_info().intrinsics[0] - fx).abs() < 1e-9);
     // Explicit intrinsics scale with the zoom, keeping their principal point.
-    let mut core = CameraCore::from_config(
+    let mut core = core_of(
         parse(
             "<horizontal_fov>1</horizontal_fov><image><width>100</width><height>50</height></image>\
              <lens><intrinsics><fx>90</fx><fy>99</fy><cx>48</cx><cy>26</cy></intrinsics></lens>",
         )
         .unwrap(),
-        NAME,
-        sim_plugin_api::EntityId(3),
-        sim_plugin_api::EntityId(2),
-        Pose::IDENTITY,
-        "/x/image",
         RayStart::Origin,
         |c| c.depth_range(),
     );
