@@ -14,6 +14,9 @@
 //!   saying where it belongs, and the joints it names ([`find_in_model`]);
 //! - [`throttle`]: publishing at a configured frequency ([`Throttle`]);
 //! - [`topic`]: names as parts of topics ([`topic_part`]);
+//! - [`gz`]: what gz-sim's systems share in reading their element: valid topic names, the
+//!   controller topic choice, repeated joint names;
+//! - [`pid`]: gz-math's PID controller ([`Pid`]);
 //! - `testing` (feature `testing`): assertions the plugins' tests share.
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
@@ -22,8 +25,10 @@
 pub use roxmltree;
 
 pub mod frame;
+pub mod gz;
 pub mod lookup;
 pub mod noise;
+pub mod pid;
 pub mod sdf;
 pub mod surfaces;
 #[cfg(feature = "testing")]
@@ -34,6 +39,7 @@ pub mod topic;
 pub use frame::{sensor_frame, sensor_state};
 pub use lookup::{NotFound, attached_model, find_in_model, on_model};
 pub use noise::{NoiseChannel, gaussian_variance};
+pub use pid::Pid;
 pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor_sdf, text};
 pub use surfaces::EntitySurfaces;
 pub use throttle::{Throttle, period_ns};
