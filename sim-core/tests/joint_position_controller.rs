@@ -7,44 +7,26 @@ mod common;
 
 use common::*;
 use sim_core::runner::Simulation;
-use sim_plugin_api::{Message, Payload};
 
 const LIB: &str = "simcore_plugin_joint_position_controller";
 
-/// A turntable fixed to the world: a disc (izz 0.01) on a revolute joint about z, so that
-/// gravity does not load it; `plugin` is the controller's parameters.
 fn turntable(plugin: &str) -> String {
-    format!(
-        r#"<model name="table"><pose>0 0 0.5 0 0 0</pose>
-      <link name="base"><inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial></link>
-      <link name="disc"><pose>0 0 0.1 0 0 0</pose>
-        <inertial><mass>2</mass><inertia><ixx>0.005</ixx><iyy>0.005</iyy><izz>0.01</izz></inertia></inertial>
-        <collision name="c"><geometry><cylinder><radius>0.1</radius><length>0.02</length></cylinder></geometry></collision>
-      </link>
-      <joint name="fix" type="fixed"><parent>world</parent><child>base</child></joint>
-      <joint name="spin" type="revolute"><parent>base</parent><child>disc</child><axis><xyz>0 0 1</xyz></axis></joint>
-      <plugin filename="gz-sim-joint-position-controller-system" name="gz::sim::systems::JointPositionController">
-        <joint_name>spin</joint_name>{plugin}
-      </plugin>
-    </model>"#
-    )
+    joints::turntable(&format!(
+        r#"<plugin filename="gz-sim-joint-position-controller-system" name="gz::sim::systems::JointPositionController">
+        <joint_name>spin</joint_name>{plugin}</plugin>"#
+    ))
 }
 
 fn angle(sim: &Simulation) -> f64 {
-    let id = sim.physics().entity_id("table::spin").unwrap();
-    sim.physics().joint_state(id).unwrap().position[0]
+    joints::joint(sim, "table::spin").0
 }
 
 fn command(sim: &mut Simulation, topic: &str, v: f64) {
-    let t = sim.bus_mut().intern(topic);
-    sim.bus_mut().publish(t, Message::new("", Payload::Double(v)));
+    joints::send_double(sim, topic, v);
 }
 
 fn steps(sim: &mut Simulation, n: usize) {
-    for _ in 0..n {
-        let f = sim.step();
-        assert!(f.is_empty(), "{f:?}");
-    }
+    joints::run_steps(sim, n);
 }
 
 /// The closed loop of gz-math's PID (`cmd = -p e - ∫i e dt - d de/dt`, the derivative from
@@ -91,9 +73,14 @@ fn the_pid_settles_on_the_commanded_position() {
     }
     let a = angle(&sim);
     let peak = expected.iter().cloned().fold(0.0, f64::max);
-    println!("target 1.0: reached {a:.5}; largest gap to the analytic loop {worst:.4} (its peak {peak:.3})");
+    println!(
+        "target 1.0: reached {a:.5}; largest gap to the analytic loop {worst:.4} (its peak {peak:.3})"
+    );
     assert!((a - 1.0).abs() < 0.005, "angle {a}");
-    assert!(worst < 0.02, "the joint follows the PID loop's response: {worst}");
+    assert!(
+        worst < 0.02,
+        "the joint follows the PID loop's response: {worst}"
+    );
     command(&mut sim, "/model/table/joint/spin/0/cmd_pos", -0.5);
     steps(&mut sim, 2000);
     assert!((angle(&sim) + 0.5).abs() < 0.005, "angle {}", angle(&sim));
@@ -138,5 +125,8 @@ fn a_missing_joint_refuses_the_plugin() {
         Ok(_) => panic!("loaded"),
         Err(e) => e.to_string(),
     };
-    assert!(e.contains("<joint_name> `nope`: no such joint in the model"), "{e}");
+    assert!(
+        e.contains("<joint_name> `nope`: no such joint in the model"),
+        "{e}"
+    );
 }

@@ -19,7 +19,11 @@ pub fn valid_topic(topic: &str) -> Option<String> {
     if t.is_empty() || t == "/" || t.contains("//") || t.chars().any(char::is_whitespace) {
         return None;
     }
-    Some(if t.starts_with('/') { t } else { format!("/{t}") })
+    Some(if t.starts_with('/') {
+        t
+    } else {
+        format!("/{t}")
+    })
 }
 
 /// The topic a gz-sim controller subscribes to: `<topic>` as written (made valid), else
@@ -69,9 +73,8 @@ pub fn joints(
     names
         .iter()
         .map(|n| {
-            find_in_model(world, model, n, EntityKind::JOINT).map_err(|e| {
-                e.element_error(&format!("{who}: <{tag}>"), n, EntityKind::JOINT)
-            })
+            find_in_model(world, model, n, EntityKind::JOINT)
+                .map_err(|e| e.element_error(&format!("{who}: <{tag}>"), n, EntityKind::JOINT))
         })
         .collect()
 }
@@ -108,7 +111,9 @@ mod tests {
     fn topic_then_sub_topic_then_default() {
         let pick = |xml: &str| {
             let mut out = None;
-            root_of(xml, |r| out = Some(controller_topic(r, "arm", "/d", "m: X")));
+            root_of(xml, |r| {
+                out = Some(controller_topic(r, "arm", "/d", "m: X"))
+            });
             out.unwrap()
         };
         assert_eq!(pick("<plugin/>").unwrap(), "/d");

@@ -71,7 +71,9 @@ mod tests {
 
     fn parse(inner: &str) -> Result<PositionConfig, PluginError> {
         PositionConfig::parse(
-            &format!(r#"<plugin name="gz::sim::systems::JointPositionController" filename="x">{inner}</plugin>"#),
+            &format!(
+                r#"<plugin name="gz::sim::systems::JointPositionController" filename="x">{inner}</plugin>"#
+            ),
             "arm",
             "arm: JointPositionController",
         )
@@ -112,7 +114,10 @@ mod tests {
     #[test]
     fn errors() {
         let msg = |inner: &str| parse(inner).unwrap_err().message.to_string();
-        assert_eq!(msg(""), "arm: JointPositionController: needs a <joint_name>");
+        assert_eq!(
+            msg(""),
+            "arm: JointPositionController: needs a <joint_name>"
+        );
         assert!(msg("<joint_name>j</joint_name><p_gain>x</p_gain>").contains("<p_gain>"));
         assert!(msg("<joint_name>j</joint_name><joint_index>2</joint_index>").contains("0 or 1"));
         assert!(
