@@ -1,7 +1,8 @@
 //! gz-sim's JointController, loaded as a real library by its gz file name on a real jointed
 //! model: velocity mode holds the commanded speed; force mode's PID on the velocity error
 //! makes the first-order response `ω(t) = ω* (1 − e^(−p t / I))` of a disc of inertia `I`;
-//! `<disable_braking>` lets it coast down instead of braking.
+//! `<disable_braking>` lets it coast down instead of braking. ApplyJointForce, on the same
+//! model, accelerates the joint as a constant torque does.
 
 mod common;
 
@@ -77,4 +78,29 @@ fn without_braking_it_coasts() {
         "{}",
         speed(&coasting)
     );
+}
+
+/// ApplyJointForce: a constant torque τ on the disc (inertia I) turns it at `τ t / I` through
+/// `τ t² / 2I`, from the first step after the command until the next one.
+#[test]
+fn apply_joint_force_accelerates_the_joint_as_newton_says() {
+    let dir = stage(&["simcore_plugin_apply_joint_force"]);
+    let plugin = r#"<plugin filename="gz-sim-apply-joint-force-system" name="gz::sim::systems::ApplyJointForce">
+        <joint_name>spin</joint_name></plugin>"#;
+    let mut sim = sim_from(&world(&turntable(plugin)), dir.path(), 0, 1);
+    run_steps(&mut sim, 10);
+    let (a, v) = joint(&sim, "table::spin");
+    assert!(a.abs() < 1e-9 && v.abs() < 1e-9, "no command, no force: {a} {v}");
+    send_double(&mut sim, "/model/table/joint/spin/cmd_force", 0.02);
+    run_steps(&mut sim, 500);
+    // 0.02 N m on 0.01 kg m² for 0.5 s: 1 rad/s, 0.25 rad.
+    let (a, v) = joint(&sim, "table::spin");
+    assert!((v - 1.0).abs() < 0.01, "{v}");
+    assert!((a - 0.25).abs() < 0.005, "{a}");
+    // The command stays until replaced: now braking at the same rate.
+    send_double(&mut sim, "/model/table/joint/spin/cmd_force", -0.02);
+    run_steps(&mut sim, 500);
+    let (a, v) = joint(&sim, "table::spin");
+    assert!(v.abs() < 0.01, "{v}");
+    assert!((a - 0.5).abs() < 0.01, "{a}");
 }
