@@ -90,7 +90,10 @@ fn apply_joint_force_accelerates_the_joint_as_newton_says() {
     let mut sim = sim_from(&world(&turntable(plugin)), dir.path(), 0, 1);
     run_steps(&mut sim, 10);
     let (a, v) = joint(&sim, "table::spin");
-    assert!(a.abs() < 1e-9 && v.abs() < 1e-9, "no command, no force: {a} {v}");
+    assert!(
+        a.abs() < 1e-9 && v.abs() < 1e-9,
+        "no command, no force: {a} {v}"
+    );
     send_double(&mut sim, "/model/table/joint/spin/cmd_force", 0.02);
     run_steps(&mut sim, 500);
     // 0.02 N m on 0.01 kg m² for 0.5 s: 1 rad/s, 0.25 rad.

@@ -21,7 +21,13 @@ impl ApplyJointForce {
             .ok_or_else(|| PluginError::config(format!("{who}: needs a <joint_name>")))?;
         // gz-sim reads the first <joint_name>.
         let name = names(doc.root_element(), "joint_name", &who)?.swap_remove(0);
-        let joint = joints(world, scoped, std::slice::from_ref(&name), "joint_name", &who)?[0];
+        let joint = joints(
+            world,
+            scoped,
+            std::slice::from_ref(&name),
+            "joint_name",
+            &who,
+        )?[0];
         let model = own_name(world, config.entity, scoped);
         let written = format!("/model/{model}/joint/{name}/cmd_force");
         let topic = valid_topic(&written).ok_or_else(|| {
