@@ -1,6 +1,7 @@
 //! gz-sim's VelocityControl, loaded as a real library by its gz file name: a model held at a
 //! body-frame twist (1 m/s forward, 0.5 rad/s yaw) drives the circle of radius v / ω, and a
-//! link's own command spins it.
+//! link's own command spins it. gz-sim's OdometryPublisher on the same model reports that
+//! motion: the pose, the body-frame speed v and the yaw rate ω, in 2-D and 3-D.
 
 mod common;
 
@@ -12,7 +13,15 @@ use sim_plugin_api::{Message, Payload, Twist, Vec3};
 /// The test world without gravity (the velocity is set every step; gravity would only add a
 /// step's fall to it) and a free 0.2 m box `cart` (link `body`) carrying the plugin with `plugin` inside.
 fn sim(plugin: &str) -> (Simulation, tempfile::TempDir) {
-    let dir = stage(&["simcore_plugin_velocity_control"]);
+    sim_with(plugin, "")
+}
+
+/// [`sim`] with more `<plugin>` elements in the model (the odometry publisher).
+fn sim_with(plugin: &str, more: &str) -> (Simulation, tempfile::TempDir) {
+    let dir = stage(&[
+        "simcore_plugin_velocity_control",
+        "simcore_plugin_odometry_publisher",
+    ]);
     let model = format!(
         r#"<model name="cart"><pose>0 0 1 0 0 0</pose>
       <link name="body">
@@ -20,6 +29,7 @@ fn sim(plugin: &str) -> (Simulation, tempfile::TempDir) {
         <collision name="c"><geometry><box><size>0.2 0.2 0.2</size></box></geometry></collision>
       </link>
       <plugin filename="gz-sim-velocity-control-system" name="gz::sim::systems::VelocityControl">{plugin}</plugin>
+      {more}
     </model>"#
     );
     let text = world(&model).replace("<physics", "<gravity>0 0 0</gravity><physics");
@@ -92,4 +102,86 @@ fn a_link_is_commanded_on_its_own_topic() {
     run_steps(&mut sim, 500);
     let yaw = pose(&sim).orientation.to_rpy().2;
     assert!((yaw - 0.5).abs() < 0.01, "{yaw}");
+}
+
+fn odometry_of(p: &Payload) -> sim_plugin_api::Odometry {
+    match p {
+        Payload::Odometry(o) => (**o).clone(),
+        other => panic!("not odometry: {other:?}"),
+    }
+}
+
+#[test]
+fn odometry_reports_the_circle() {
+    let (mut sim, _dir) = sim_with(
+        "<initial_linear>1 0 0</initial_linear><initial_angular>0 0 0.5</initial_angular>",
+        r#"<plugin filename="gz-sim-odometry-publisher-system" name="gz::sim::systems::OdometryPublisher"/>"#,
+    );
+    let odom = sim.bus_mut().subscribe("/model/cart/odometry", 10_000);
+    let tf = sim.bus_mut().subscribe("/model/cart/pose", 10_000);
+    run_steps(&mut sim, 1000);
+    let got = collect(&odom);
+    // 50 Hz over 1 s (the first step only records the pose).
+    assert!((49..=51).contains(&got.len()), "{} messages", got.len());
+    let last = odometry_of(&got.last().unwrap().2);
+    println!("odometry twist {:?}", last.twist);
+    assert!((last.twist.linear.x - 1.0).abs() < 1e-3, "{:?}", last.twist);
+    assert!(last.twist.linear.y.abs() < 1e-3, "{:?}", last.twist);
+    assert!(
+        (last.twist.angular.z - 0.5).abs() < 1e-3,
+        "{:?}",
+        last.twist
+    );
+    // 2-D: the position in the plane, z dropped, the orientation the model's (compared at
+    // the step of the next message).
+    let last = loop {
+        run_steps(&mut sim, 1);
+        if let Some(m) = collect(&odom).pop() {
+            break odometry_of(&m.2);
+        }
+    };
+    let truth = pose(&sim);
+    assert!((last.pose.position.x - truth.position.x).abs() < 1e-9);
+    assert!((last.pose.position.y - truth.position.y).abs() < 1e-9);
+    assert_eq!(last.pose.position.z, 0.0);
+    assert!((last.pose.orientation.to_rpy().2 - truth.orientation.to_rpy().2).abs() < 1e-9);
+    let frames = tf.drain();
+    let last_tf = frames.last().unwrap();
+    assert_eq!(last_tf.message.header.frame_id.as_str(), "cart/odom");
+    match last_tf.message.payload.as_enum() {
+        Ok(Payload::PoseList(l)) => assert_eq!(l[0].name.as_str(), "cart/base_footprint"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn odometry_in_3d_with_noise() {
+    let (mut sim, _dir) = sim_with(
+        "<initial_linear>0 0 0.3</initial_linear>",
+        r#"<plugin filename="gz-sim-odometry-publisher-system" name="gz::sim::systems::OdometryPublisher">
+          <dimensions>3</dimensions><odom_publish_frequency>0</odom_publish_frequency>
+          <gaussian_noise>0.01</gaussian_noise><odom_topic>/odom</odom_topic></plugin>"#,
+    );
+    let odom = sim.bus_mut().subscribe("/odom", 10_000);
+    run_steps(&mut sim, 1000);
+    let got: Vec<_> = collect(&odom).iter().map(|m| odometry_of(&m.2)).collect();
+    assert_eq!(got.len(), 999, "every step but the first");
+    let last = got.last().unwrap();
+    assert!(
+        (last.pose.position.z - pose(&sim).position.z).abs() < 1e-9,
+        "3-D keeps z"
+    );
+    // The climb rate, with noise of standard deviation 0.01 on each component.
+    let tail = &got[100..];
+    let n = tail.len() as f64;
+    let mean = tail.iter().map(|o| o.twist.linear.z).sum::<f64>() / n;
+    let sd = (tail
+        .iter()
+        .map(|o| (o.twist.linear.z - mean).powi(2))
+        .sum::<f64>()
+        / n)
+        .sqrt();
+    println!("climb {mean:.4} m/s, noise sd {sd:.4}");
+    assert!((mean - 0.3).abs() < 0.002, "{mean}");
+    assert!((sd - 0.01).abs() < 0.001, "{sd}");
 }
