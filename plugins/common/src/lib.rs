@@ -17,6 +17,7 @@
 //! - [`gz`]: what gz-sim's systems share in reading their element: valid topic names, the
 //!   controller topic choice, repeated joint names;
 //! - [`pid`]: gz-math's PID controller ([`Pid`]);
+//! - [`limit`]: velocity and acceleration limits of a command ([`SpeedLimiter`]);
 //! - `testing` (feature `testing`): assertions the plugins' tests share.
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
@@ -26,6 +27,7 @@ pub use roxmltree;
 
 pub mod frame;
 pub mod gz;
+pub mod limit;
 pub mod lookup;
 pub mod noise;
 pub mod pid;
@@ -37,6 +39,7 @@ pub mod throttle;
 pub mod topic;
 
 pub use frame::{sensor_frame, sensor_state};
+pub use limit::SpeedLimiter;
 pub use lookup::{NotFound, attached_model, find_in_model, on_model};
 pub use noise::{NoiseChannel, gaussian_variance};
 pub use pid::Pid;
