@@ -18,6 +18,7 @@
 //!   controller topic choice, repeated joint names;
 //! - [`pid`]: gz-math's PID controller ([`Pid`]);
 //! - [`limit`]: velocity and acceleration limits of a command ([`SpeedLimiter`]);
+//! - [`rolling`]: gz-math's rolling mean ([`RollingMean`]);
 //! - `testing` (feature `testing`): assertions the plugins' tests share.
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
@@ -31,6 +32,7 @@ pub mod limit;
 pub mod lookup;
 pub mod noise;
 pub mod pid;
+pub mod rolling;
 pub mod sdf;
 pub mod surfaces;
 #[cfg(feature = "testing")]
@@ -43,6 +45,7 @@ pub use limit::SpeedLimiter;
 pub use lookup::{NotFound, attached_model, find_in_model, on_model};
 pub use noise::{NoiseChannel, gaussian_variance};
 pub use pid::Pid;
+pub use rolling::RollingMean;
 pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor_sdf, text};
 pub use surfaces::EntitySurfaces;
 pub use throttle::{Throttle, period_ns};

@@ -15,7 +15,7 @@ pub mod estimate;
 pub mod publisher;
 
 pub use config::OdometryConfig;
-pub use estimate::{RollingMean, angular_velocity, planar_velocity};
+pub use estimate::{angular_velocity, planar_velocity};
 pub use publisher::OdometryPublisher;
 
 sim_plugin_api::export_plugin! {

@@ -1,7 +1,7 @@
 //! The odometry publisher: the model's pose each step, odometry at its frequency.
 
 use crate::config::OdometryConfig;
-use crate::estimate::{RollingMean, angular_velocity, planar_velocity};
+use crate::estimate::{angular_velocity, planar_velocity};
 use sim_plugin_api::{
     abi_stable::std_types::{RBox, RVec},
     msgs::NamedPose,
@@ -9,7 +9,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::own_name;
-use simcore_plugin_common::{NoiseChannel, Throttle, attached_model, period_ns};
+use simcore_plugin_common::{NoiseChannel, RollingMean, Throttle, attached_model, period_ns};
 
 /// Steps the velocity estimate averages over (gz-sim's window).
 pub const WINDOW: usize = 10;
