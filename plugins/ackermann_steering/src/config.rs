@@ -2,7 +2,7 @@
 
 use crate::geometry::Dimensions;
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::valid_topic;
+use simcore_plugin_common::gz::{missing, valid_topic};
 use simcore_plugin_common::{Reader, SpeedLimiter, parse_plugin_sdf, text};
 
 /// The parsed configuration of an Ackermann steering.
@@ -47,7 +47,7 @@ impl AckermannConfig {
     /// `who` names the plugin in errors.
     pub fn parse(sdf: &str, model: &str, who: &str) -> Result<AckermannConfig, PluginError> {
         let doc = parse_plugin_sdf(sdf, who)?.ok_or_else(|| {
-            PluginError::config(format!(
+            missing(format!(
                 "{who}: needs <left_steering_joint> and <right_steering_joint>"
             ))
         })?;
@@ -64,7 +64,7 @@ impl AckermannConfig {
         let need = |tag: &str| -> Result<Vec<String>, PluginError> {
             let v = all(tag);
             if v.is_empty() {
-                return Err(PluginError::config(format!("{who}: needs a <{tag}>")));
+                return Err(missing(format!("{who}: needs a <{tag}>")));
             }
             Ok(v)
         };

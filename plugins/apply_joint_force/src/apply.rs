@@ -1,7 +1,7 @@
 //! The system: a force in, a joint force command every step out.
 
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::gz::{joints, names, own_name, valid_topic};
+use simcore_plugin_common::gz::{OrIdle, joints, missing, names, own_name, valid_topic};
 use simcore_plugin_common::{attached_model, parse_plugin_sdf};
 
 /// Applies a commanded force to one joint (see the crate documentation).
@@ -12,13 +12,23 @@ pub struct ApplyJointForce {
 }
 
 impl ApplyJointForce {
+    /// Creates the system from its `<plugin>` element: [`ApplyJointForce::build`], or, where gz-sim's
+    /// system would do nothing because a joint, link or element it needs is missing, a warning
+    /// and an idle system.
+    pub fn create(
+        config: &SystemConfig<'_>,
+        world: &WorldRef<'_>,
+    ) -> Result<OrIdle<Self>, PluginError> {
+        OrIdle::from(Self::build(config, world), world)
+    }
+
     /// Creates the system from its `<plugin>` element (`<joint_name>`, required); it must be
     /// attached to a model that has the joint.
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "ApplyJointForce")?;
         let who = format!("{scoped}: ApplyJointForce");
         let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?
-            .ok_or_else(|| PluginError::config(format!("{who}: needs a <joint_name>")))?;
+            .ok_or_else(|| missing(format!("{who}: needs a <joint_name>")))?;
         // gz-sim reads the first <joint_name>.
         let name = names(doc.root_element(), "joint_name", &who)?.swap_remove(0);
         let joint = joints(

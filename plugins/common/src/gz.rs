@@ -1,11 +1,119 @@
 //! What gz-sim's systems share in reading their `<plugin>` element: topic names made valid as
 //! gz-transport makes them, the `<topic>` / `<sub_topic>` / default choice of the controller
-//! systems, and repeated `<joint_name>` elements resolved to joints.
+//! systems, repeated `<joint_name>` elements resolved to joints, and gz-sim's way with a
+//! system whose joints or links are missing: it is reported and does nothing ([`OrIdle`]).
 
 use crate::lookup::find_in_model;
 use crate::sdf::text;
 use roxmltree::Node;
-use sim_plugin_api::{EntityId, EntityKind, PluginError, WorldRef};
+use sim_plugin_api::prelude::*;
+use sim_plugin_api::{EntityId, EntityKind, Extension, PluginError, WorldRef};
+
+/// A system, or nothing: what a gz-sim system is when an element or an entity it needs is
+/// missing (gz-sim logs an error and the system does nothing; the world runs).
+pub enum OrIdle<S> {
+    /// The system.
+    Active(S),
+    /// Nothing: no subscriptions, no commands, no output.
+    Idle,
+}
+
+impl<S> OrIdle<S> {
+    /// `created` as a system, or, when it failed with [`ErrorCode::NOT_FOUND`] (a missing
+    /// element or entity), a warning naming what is missing and an idle system. Other errors
+    /// (malformed values) stay errors.
+    pub fn from(
+        created: Result<S, PluginError>,
+        world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        match created {
+            Ok(s) => Ok(OrIdle::Active(s)),
+            Err(e) if e.code == ErrorCode::NOT_FOUND => {
+                world.log_message(
+                    LogLevel::WARN,
+                    &format!("{}; the system does nothing (as in gz-sim)", e.message),
+                );
+                Ok(OrIdle::Idle)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether this is [`OrIdle::Idle`].
+    pub fn is_idle(&self) -> bool {
+        matches!(self, OrIdle::Idle)
+    }
+}
+
+impl<S: System> System for OrIdle<S> {
+    fn subscriptions(&self) -> Vec<String> {
+        match self {
+            OrIdle::Active(s) => s.subscriptions(),
+            OrIdle::Idle => Vec::new(),
+        }
+    }
+    fn services(&self) -> Vec<String> {
+        match self {
+            OrIdle::Active(s) => s.services(),
+            OrIdle::Idle => Vec::new(),
+        }
+    }
+    fn pre_step(
+        &mut self,
+        ctx: &StepContext,
+        inbox: &[Message],
+        world: &WorldRef<'_>,
+        commands: &mut CommandsMut<'_>,
+    ) -> Result<(), PluginError> {
+        match self {
+            OrIdle::Active(s) => s.pre_step(ctx, inbox, world, commands),
+            OrIdle::Idle => Ok(()),
+        }
+    }
+    fn post_step(
+        &mut self,
+        ctx: &StepContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        match self {
+            OrIdle::Active(s) => s.post_step(ctx, world, out),
+            OrIdle::Idle => Ok(()),
+        }
+    }
+    fn call(
+        &mut self,
+        service: &str,
+        request: &Message,
+        world: &WorldRef<'_>,
+        commands: &mut CommandsMut<'_>,
+    ) -> Result<Message, PluginError> {
+        match self {
+            OrIdle::Active(s) => s.call(service, request, world, commands),
+            OrIdle::Idle => Err(PluginError::new(
+                ErrorCode::NOT_FOUND,
+                format!("no service `{service}`"),
+            )),
+        }
+    }
+    fn reset(&mut self, world: &WorldRef<'_>) -> Result<(), PluginError> {
+        match self {
+            OrIdle::Active(s) => s.reset(world),
+            OrIdle::Idle => Ok(()),
+        }
+    }
+    fn extension(&self, name: &str) -> Option<Extension<'_>> {
+        match self {
+            OrIdle::Active(s) => s.extension(name),
+            OrIdle::Idle => None,
+        }
+    }
+}
+
+/// The [`ErrorCode::NOT_FOUND`] error `message`: something a gz-sim system needs is missing.
+pub fn missing(message: impl Into<String>) -> PluginError {
+    PluginError::new(ErrorCode::NOT_FOUND, message)
+}
 
 /// `topic` as gz-transport's `TopicUtils::AsValidTopic` makes it: spaces become `_`, `@`,
 /// `~` and `:=` are removed, and a leading `/` is added; `None` when nothing valid is left
@@ -47,7 +155,7 @@ pub fn controller_topic(
 }
 
 /// The texts of every `<tag>` child of `root`, trimmed, skipping empty ones (gz-sim reports
-/// those and goes on); an error naming `who` when none is left.
+/// those and goes on); a [`missing`] error naming `who` when none is left.
 pub fn names(root: Node<'_, '_>, tag: &str, who: &str) -> Result<Vec<String>, PluginError> {
     let names: Vec<String> = root
         .children()
@@ -56,13 +164,13 @@ pub fn names(root: Node<'_, '_>, tag: &str, who: &str) -> Result<Vec<String>, Pl
         .filter(|n| !n.is_empty())
         .collect();
     if names.is_empty() {
-        return Err(PluginError::config(format!("{who}: needs a <{tag}>")));
+        return Err(missing(format!("{who}: needs a <{tag}>")));
     }
     Ok(names)
 }
 
-/// The joints `names` of `model`, each looked up below the model first, then as written; an
-/// error naming `who` and the element `<tag>` for a name that is not a joint.
+/// The joints `names` of `model`, each looked up below the model first, then as written; a
+/// [`missing`] error naming `who` and the element `<tag>` for a name that is not a joint.
 pub fn joints(
     world: &WorldRef<'_>,
     model: &str,
@@ -73,8 +181,12 @@ pub fn joints(
     names
         .iter()
         .map(|n| {
-            find_in_model(world, model, n, EntityKind::JOINT)
-                .map_err(|e| e.element_error(&format!("{who}: <{tag}>"), n, EntityKind::JOINT))
+            find_in_model(world, model, n, EntityKind::JOINT).map_err(|e| {
+                missing(
+                    e.element_error(&format!("{who}: <{tag}>"), n, EntityKind::JOINT)
+                        .message,
+                )
+            })
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! Reading the `<plugin>` element of a joint controller, with gz-sim's defaults.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::{controller_topic, names};
+use simcore_plugin_common::gz::{controller_topic, missing, names};
 use simcore_plugin_common::{Pid, Reader, parse_plugin_sdf};
 
 /// The parsed configuration of a joint controller.
@@ -28,7 +28,7 @@ impl VelocityConfig {
     /// the default topic), `who` names the plugin in errors.
     pub fn parse(sdf: &str, model: &str, who: &str) -> Result<VelocityConfig, PluginError> {
         let doc = parse_plugin_sdf(sdf, who)?
-            .ok_or_else(|| PluginError::config(format!("{who}: needs a <joint_name>")))?;
+            .ok_or_else(|| missing(format!("{who}: needs a <joint_name>")))?;
         let root = doc.root_element();
         let r = Reader::new(who);
         let joints = names(root, "joint_name", who)?;

@@ -6,7 +6,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::attached_model;
-use simcore_plugin_common::gz::{joints, own_name};
+use simcore_plugin_common::gz::{OrIdle, joints, own_name};
 
 /// A joint velocity controller attached to a model (see the crate documentation).
 pub struct JointController {
@@ -17,9 +17,19 @@ pub struct JointController {
 }
 
 impl JointController {
+    /// Creates the system from its `<plugin>` element: [`JointController::build`], or, where gz-sim's
+    /// system would do nothing because a joint, link or element it needs is missing, a warning
+    /// and an idle system.
+    pub fn create(
+        config: &SystemConfig<'_>,
+        world: &WorldRef<'_>,
+    ) -> Result<OrIdle<Self>, PluginError> {
+        OrIdle::from(Self::build(config, world), world)
+    }
+
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// joints exist.
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "JointController")?;
         let who = format!("{scoped}: JointController");
         let model = own_name(world, config.entity, scoped);

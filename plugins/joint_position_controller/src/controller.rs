@@ -5,7 +5,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{joints, own_name};
+use simcore_plugin_common::gz::{OrIdle, joints, own_name};
 use simcore_plugin_common::{Pid, attached_model};
 
 /// A joint position controller attached to a model (see the crate documentation).
@@ -18,9 +18,19 @@ pub struct JointPositionController {
 }
 
 impl JointPositionController {
+    /// Creates the system from its `<plugin>` element: [`JointPositionController::build`], or, where gz-sim's
+    /// system would do nothing because a joint, link or element it needs is missing, a warning
+    /// and an idle system.
+    pub fn create(
+        config: &SystemConfig<'_>,
+        world: &WorldRef<'_>,
+    ) -> Result<OrIdle<Self>, PluginError> {
+        OrIdle::from(Self::build(config, world), world)
+    }
+
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// joints exist.
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "JointPositionController")?;
         let who = format!("{scoped}: JointPositionController");
         let model = own_name(world, config.entity, scoped);

@@ -2,6 +2,7 @@
 
 use crate::aero::Coefficients;
 use sim_plugin_api::{PluginError, Vec3};
+use simcore_plugin_common::gz::missing;
 use simcore_plugin_common::{Reader, parse_plugin_sdf, text};
 
 /// The parsed configuration of a lift-drag system.
@@ -19,7 +20,7 @@ impl LiftDragConfig {
     /// Parses the `<plugin>` element given as XML text; `who` names the plugin in errors.
     pub fn parse(sdf: &str, who: &str) -> Result<LiftDragConfig, PluginError> {
         let doc = parse_plugin_sdf(sdf, who)?
-            .ok_or_else(|| PluginError::config(format!("{who}: needs a <link_name>")))?;
+            .ok_or_else(|| missing(format!("{who}: needs a <link_name>")))?;
         let root = doc.root_element();
         let r = Reader::new(who);
         let num = |tag: &str, default: f64| -> Result<f64, PluginError> {
@@ -34,7 +35,7 @@ impl LiftDragConfig {
         };
         let link = match text(root, "link_name") {
             Some(l) if !l.is_empty() => l.to_string(),
-            _ => return Err(PluginError::config(format!("{who}: needs a <link_name>"))),
+            _ => return Err(missing(format!("{who}: needs a <link_name>"))),
         };
         let coefficients = Coefficients {
             cla: num("cla", 1.0)?,

@@ -6,6 +6,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
+use simcore_plugin_common::gz::{OrIdle, missing};
 use simcore_plugin_common::{attached_model, find_in_model};
 
 /// Lift and drag on one link of a model (see the crate documentation).
@@ -16,27 +17,43 @@ pub struct LiftDrag {
 }
 
 impl LiftDrag {
+    /// Creates the system from its `<plugin>` element: [`LiftDrag::build`], or, where gz-sim's
+    /// system would do nothing because a joint, link or element it needs is missing, a warning
+    /// and an idle system.
+    pub fn create(
+        config: &SystemConfig<'_>,
+        world: &WorldRef<'_>,
+    ) -> Result<OrIdle<Self>, PluginError> {
+        OrIdle::from(Self::build(config, world), world)
+    }
+
     /// Creates the system from its `<plugin>` element; it must be attached to a model that
     /// has the link (and the control joint, if named).
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "LiftDrag")?;
         let who = format!("{scoped}: LiftDrag");
         let parsed = LiftDragConfig::parse(config.sdf.as_str(), &who)?;
         let link = find_in_model(world, scoped, &parsed.link, EntityKind::LINK).map_err(|e| {
-            e.element_error(
-                &format!("{who}: <link_name>"),
-                &parsed.link,
-                EntityKind::LINK,
+            missing(
+                e.element_error(
+                    &format!("{who}: <link_name>"),
+                    &parsed.link,
+                    EntityKind::LINK,
+                )
+                .message,
             )
         })?;
         let control = match &parsed.control_joint {
             None => None,
             Some(j) => Some(
                 find_in_model(world, scoped, j, EntityKind::JOINT).map_err(|e| {
-                    e.element_error(
-                        &format!("{who}: <control_joint_name>"),
-                        j,
-                        EntityKind::JOINT,
+                    missing(
+                        e.element_error(
+                            &format!("{who}: <control_joint_name>"),
+                            j,
+                            EntityKind::JOINT,
+                        )
+                        .message,
                     )
                 })?,
             ),

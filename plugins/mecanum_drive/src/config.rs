@@ -1,7 +1,7 @@
 //! Reading the `<plugin>` element of a mecanum drive, with gz-sim's defaults.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::{names, valid_topic};
+use simcore_plugin_common::gz::{missing, names, valid_topic};
 use simcore_plugin_common::{Reader, SpeedLimiter, parse_plugin_sdf, text};
 
 /// The parsed configuration of a mecanum drive.
@@ -48,7 +48,7 @@ impl MecanumConfig {
     /// `who` names the plugin in errors.
     pub fn parse(sdf: &str, model: &str, who: &str) -> Result<MecanumConfig, PluginError> {
         let doc = parse_plugin_sdf(sdf, who)?
-            .ok_or_else(|| PluginError::config(format!("{who}: needs a <front_left_joint>")))?;
+            .ok_or_else(|| missing(format!("{who}: needs a <front_left_joint>")))?;
         let root = doc.root_element();
         let r = Reader::new(who);
         let joints = [

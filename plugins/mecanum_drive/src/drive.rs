@@ -7,7 +7,7 @@ use sim_plugin_api::{
     msgs::NamedPose,
     prelude::*,
 };
-use simcore_plugin_common::gz::{joints, own_name};
+use simcore_plugin_common::gz::{OrIdle, joints, own_name};
 use simcore_plugin_common::{Throttle, attached_model, period_ns};
 
 /// A mecanum drive attached to a model (see the crate documentation).
@@ -28,9 +28,19 @@ pub struct MecanumDrive {
 }
 
 impl MecanumDrive {
+    /// Creates the system from its `<plugin>` element: [`MecanumDrive::build`], or, where gz-sim's
+    /// system would do nothing because a joint, link or element it needs is missing, a warning
+    /// and an idle system.
+    pub fn create(
+        config: &SystemConfig<'_>,
+        world: &WorldRef<'_>,
+    ) -> Result<OrIdle<Self>, PluginError> {
+        OrIdle::from(Self::build(config, world), world)
+    }
+
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// wheel joints exist.
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "MecanumDrive")?;
         let who = format!("{scoped}: MecanumDrive");
         let model = own_name(world, config.entity, scoped);

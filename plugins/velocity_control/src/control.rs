@@ -2,7 +2,7 @@
 
 use sim_plugin_api::prelude::*;
 use simcore_plugin_common::gz::{names, own_name, valid_topic};
-use simcore_plugin_common::{NotFound, Reader, attached_model, find_in_model, parse_plugin_sdf};
+use simcore_plugin_common::{Reader, attached_model, find_in_model, parse_plugin_sdf};
 
 /// One controlled entity: the model or a link, its command topic and its twist.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,8 +29,8 @@ pub fn world_twist(pose: Pose, twist: &Twist) -> (Vec3, Vec3) {
 }
 
 impl VelocityControl {
-    /// Creates the system from its `<plugin>` element; it must be attached to a model, and
-    /// each `<link_name>` must be one of the model's links.
+    /// Creates the system from its `<plugin>` element; it must be attached to a model. A
+    /// `<link_name>` that is not a link of the model is reported as a warning and left out.
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "VelocityControl")?;
         let who = format!("{scoped}: VelocityControl");
@@ -52,9 +52,7 @@ impl VelocityControl {
             if let Some(t) = simcore_plugin_common::text(root, "topic").and_then(valid_topic) {
                 topic = t;
             }
-            if simcore_plugin_common::child(root, "link_name").is_some() {
-                links = names(root, "link_name", &who)?;
-            }
+            links = names(root, "link_name", &who).unwrap_or_default();
         }
         let mut targets = vec![Target {
             entity: config.entity,
@@ -62,10 +60,16 @@ impl VelocityControl {
             twist: Some(twist),
         }];
         for name in links {
-            let entity =
-                find_in_model(world, scoped, &name, EntityKind::LINK).map_err(|e: NotFound| {
-                    e.element_error(&format!("{who}: <link_name>"), &name, EntityKind::LINK)
-                })?;
+            // As gz-sim: a link it cannot find is reported, and the others are controlled.
+            let entity = match find_in_model(world, scoped, &name, EntityKind::LINK) {
+                Ok(e) => e,
+                Err(e) => {
+                    let why =
+                        e.element_error(&format!("{who}: <link_name>"), &name, EntityKind::LINK);
+                    world.log_message(LogLevel::WARN, &format!("{}; not controlled", why.message));
+                    continue;
+                }
+            };
             let written = format!("/model/{model}/link/{name}/cmd_vel");
             let topic = valid_topic(&written).ok_or_else(|| {
                 PluginError::config(format!("{who}: `{written}` is not a valid topic name"))
