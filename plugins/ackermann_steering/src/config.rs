@@ -2,8 +2,8 @@
 
 use crate::geometry::Dimensions;
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::{missing, valid_topic};
-use simcore_plugin_common::{Reader, SpeedLimiter, parse_plugin_sdf, text};
+use simcore_plugin_common::gz::{self, missing};
+use simcore_plugin_common::{Reader, SpeedLimiter, parse_plugin_sdf};
 
 /// The parsed configuration of an Ackermann steering.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,42 +90,13 @@ impl AckermannConfig {
         let num = |tag: &str, default: f64| -> Result<f64, PluginError> {
             Ok(r.number(root, &[tag])?.unwrap_or(default))
         };
-        let limiter = SpeedLimiter {
-            min_velocity: num("min_velocity", f64::NEG_INFINITY)?,
-            max_velocity: num("max_velocity", f64::INFINITY)?,
-            min_acceleration: num("min_acceleration", f64::NEG_INFINITY)?,
-            max_acceleration: num("max_acceleration", f64::INFINITY)?,
+        let limiter = gz::limiter(&r, root, who)?;
+        let default = if steering_only {
+            format!("/model/{model}/steer_angle")
+        } else {
+            format!("/model/{model}/cmd_vel")
         };
-        if limiter.min_velocity > limiter.max_velocity
-            || limiter.min_acceleration > limiter.max_acceleration
-        {
-            return Err(PluginError::config(format!(
-                "{who}: a <min_...> limit is above its <max_...>"
-            )));
-        }
-        let valid = |written: String, tag: &str| {
-            valid_topic(&written).ok_or_else(|| {
-                PluginError::config(format!(
-                    "{who}: <{tag}> `{written}` is not a valid topic name"
-                ))
-            })
-        };
-        let topic = match (text(root, "topic"), text(root, "sub_topic")) {
-            (Some(t), _) => valid(t.to_string(), "topic")?,
-            (None, Some(s)) => valid(format!("/model/{model}/{s}"), "sub_topic")?,
-            (None, None) if steering_only => format!("/model/{model}/steer_angle"),
-            (None, None) => format!("/model/{model}/cmd_vel"),
-        };
-        let or_default = |tag: &str, default: String| -> Result<String, PluginError> {
-            match text(root, tag) {
-                Some(t) => valid(t.to_string(), tag),
-                None => Ok(default),
-            }
-        };
-        let frame = |tag: &str, default: String| match text(root, tag) {
-            None | Some("") => default,
-            Some(t) => t.to_string(),
-        };
+        let topic = gz::controller_topic(root, model, &default, who)?;
         Ok(AckermannConfig {
             steering_only,
             left_joints,
@@ -138,10 +109,10 @@ impl AckermannConfig {
             angular: limiter,
             odom_frequency: num("odom_publish_frequency", 50.0)?,
             topic,
-            odom_topic: or_default("odom_topic", format!("/model/{model}/odometry"))?,
-            tf_topic: or_default("tf_topic", format!("/model/{model}/tf"))?,
-            frame_id: frame("frame_id", format!("{model}/odom")),
-            child_frame_id: frame("child_frame_id", model.to_string()),
+            odom_topic: gz::topic_or(root, "odom_topic", format!("/model/{model}/odometry"), who)?,
+            tf_topic: gz::topic_or(root, "tf_topic", format!("/model/{model}/tf"), who)?,
+            frame_id: gz::text_or(root, "frame_id", format!("{model}/odom")),
+            child_frame_id: gz::text_or(root, "child_frame_id", model.to_string()),
         })
     }
 }

@@ -22,6 +22,6 @@ sim_plugin_api::export_plugin! {
     system "ackermann_steering" {
         serves: ["gz::sim::systems::AckermannSteering"],
         description: "Ackermann steering: steering and wheel joints from Twist on /model/<m>/cmd_vel (or a steering angle), odometry on /model/<m>/odometry",
-        create: AckermannSteering::create,
+        create: simcore_plugin_common::gz::create::<AckermannSteering>,
     }
 }

@@ -4,11 +4,12 @@
 use crate::config::AckermannConfig;
 use crate::geometry::{steer, steering_angles, turning_radius};
 use sim_plugin_api::{
-    abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
-    msgs::NamedPose,
+    abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{OrIdle, joints, own_name};
+use simcore_plugin_common::gz::{
+    GzSystem, drive, joints, mean_twist, odometry_messages, own_name, planar_pose,
+};
 use simcore_plugin_common::{Throttle, attached_model, period_ns};
 
 /// Dead reckoning from the wheels and the steering angle, as gz-sim integrates it.
@@ -75,24 +76,16 @@ pub struct AckermannSteering {
     odometry: SteeredOdometry,
     throttle: Throttle,
     last_odom: Option<f64>,
+    odom_topic: SharedStr,
+    tf_topic: SharedStr,
     frame_id: SharedStr,
     child_frame_id: SharedStr,
 }
 
-impl AckermannSteering {
-    /// Creates the system from its `<plugin>` element: [`AckermannSteering::build`], or, where gz-sim's
-    /// system would do nothing because a joint, link or element it needs is missing, a warning
-    /// and an idle system.
-    pub fn create(
-        config: &SystemConfig<'_>,
-        world: &WorldRef<'_>,
-    ) -> Result<OrIdle<Self>, PluginError> {
-        OrIdle::from(Self::build(config, world), world)
-    }
-
+impl GzSystem for AckermannSteering {
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// joints exist.
-    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "AckermannSteering")?;
         let who = format!("{scoped}: AckermannSteering");
         let model = own_name(world, config.entity, scoped);
@@ -106,7 +99,9 @@ impl AckermannSteering {
         ];
         Ok(AckermannSteering::new(c, groups))
     }
+}
 
+impl AckermannSteering {
     /// Builds the system from a parsed configuration and the resolved joints (left wheels,
     /// right wheels, left steering, right steering; the wheels empty when steering only).
     pub fn new(config: AckermannConfig, groups: [Vec<EntityId>; 4]) -> Self {
@@ -120,6 +115,8 @@ impl AckermannSteering {
             odometry: SteeredOdometry::default(),
             throttle: Throttle::default(),
             last_odom: None,
+            odom_topic: SharedStr::new(&config.odom_topic),
+            tf_topic: SharedStr::new(&config.tf_topic),
             frame_id: SharedStr::new(&config.frame_id),
             child_frame_id: SharedStr::new(&config.child_frame_id),
             config,
@@ -146,15 +143,7 @@ impl AckermannSteering {
 }
 
 fn velocity(joint: EntityId, target: f64) -> JointCommand {
-    JointCommand {
-        joint,
-        axis: 0,
-        mode: JointCommandMode::VELOCITY,
-        target,
-        max_force: f64::INFINITY,
-        stiffness: 0.0,
-        damping: 0.0,
-    }
+    drive(joint, 0, JointCommandMode::VELOCITY, target)
 }
 
 impl System for AckermannSteering {
@@ -239,33 +228,18 @@ impl System for AckermannSteering {
             return Ok(());
         }
         // As gz-sim: the twist is that of the last step.
-        let twist = if span > 0.0 {
-            Twist {
-                linear: Vec3::new(dist / span, 0.0, 0.0),
-                angular: Vec3::new(0.0, 0.0, turn / span),
-            }
-        } else {
-            Twist::default()
-        };
-        let pose = Pose::new(
-            Vec3::new(self.odometry.x, self.odometry.y, 0.0),
-            Quat::from_rpy(0.0, 0.0, self.odometry.yaw),
-        );
-        let mut odom = Message::new(
-            self.config.odom_topic.as_str(),
-            Payload::Odometry(RBox::new(Odometry { pose, twist })),
-        );
-        odom.header.frame_id = self.frame_id.clone();
-        out.push(odom);
-        let mut tf = Message::new(
-            self.config.tf_topic.as_str(),
-            Payload::PoseList(RBox::new(RVec::from(vec![NamedPose {
-                name: self.child_frame_id.clone(),
-                pose,
-            }]))),
-        );
-        tf.header.frame_id = self.frame_id.clone();
-        out.push(tf);
+        let twist = mean_twist(dist, turn, span);
+        let pose = planar_pose(self.odometry.x, self.odometry.y, self.odometry.yaw);
+        for m in odometry_messages(
+            &self.odom_topic,
+            &self.tf_topic,
+            &self.frame_id,
+            &self.child_frame_id,
+            pose,
+            twist,
+        ) {
+            out.push(m);
+        }
         Ok(())
     }
 

@@ -1,7 +1,7 @@
 //! The system: a force in, a joint force command every step out.
 
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::gz::{OrIdle, joints, missing, names, own_name, valid_topic};
+use simcore_plugin_common::gz::{GzSystem, drive, joints, missing, names, own_name, valid_topic};
 use simcore_plugin_common::{attached_model, parse_plugin_sdf};
 
 /// Applies a commanded force to one joint (see the crate documentation).
@@ -11,20 +11,10 @@ pub struct ApplyJointForce {
     force: f64,
 }
 
-impl ApplyJointForce {
-    /// Creates the system from its `<plugin>` element: [`ApplyJointForce::build`], or, where gz-sim's
-    /// system would do nothing because a joint, link or element it needs is missing, a warning
-    /// and an idle system.
-    pub fn create(
-        config: &SystemConfig<'_>,
-        world: &WorldRef<'_>,
-    ) -> Result<OrIdle<Self>, PluginError> {
-        OrIdle::from(Self::build(config, world), world)
-    }
-
+impl GzSystem for ApplyJointForce {
     /// Creates the system from its `<plugin>` element (`<joint_name>`, required); it must be
     /// attached to a model that has the joint.
-    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "ApplyJointForce")?;
         let who = format!("{scoped}: ApplyJointForce");
         let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?
@@ -45,7 +35,9 @@ impl ApplyJointForce {
         })?;
         Ok(ApplyJointForce::new(joint, topic))
     }
+}
 
+impl ApplyJointForce {
     /// A system applying commands received on `topic` to `joint`.
     pub fn new(joint: EntityId, topic: String) -> Self {
         ApplyJointForce {
@@ -81,15 +73,7 @@ impl System for ApplyJointForce {
             }
         }
         if self.force != 0.0 {
-            commands.joint_command(&JointCommand {
-                joint: self.joint,
-                axis: 0,
-                mode: JointCommandMode::FORCE,
-                target: self.force,
-                max_force: f64::INFINITY,
-                stiffness: 0.0,
-                damping: 0.0,
-            });
+            commands.joint_command(&drive(self.joint, 0, JointCommandMode::FORCE, self.force));
         }
         Ok(())
     }

@@ -15,6 +15,6 @@ sim_plugin_api::export_plugin! {
     system "apply_joint_force" {
         serves: ["gz::sim::systems::ApplyJointForce"],
         description: "Applies the Double on /model/<m>/joint/<j>/cmd_force to the joint every step",
-        create: ApplyJointForce::create,
+        create: simcore_plugin_common::gz::create::<ApplyJointForce>,
     }
 }

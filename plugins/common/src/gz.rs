@@ -4,10 +4,28 @@
 //! system whose joints or links are missing: it is reported and does nothing ([`OrIdle`]).
 
 use crate::lookup::find_in_model;
-use crate::sdf::text;
+use crate::sdf::{Reader, text};
+use crate::{Pid, SpeedLimiter};
 use roxmltree::Node;
+use sim_plugin_api::abi_stable::std_types::{RBox, RVec};
+use sim_plugin_api::msgs::NamedPose;
 use sim_plugin_api::prelude::*;
 use sim_plugin_api::{EntityId, EntityKind, Extension, PluginError, WorldRef};
+
+/// A gz-sim system built from its `<plugin>` element, served through [`create`].
+pub trait GzSystem: Sized {
+    /// Builds the system; a [`missing`] error where gz-sim's system would do nothing.
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError>;
+}
+
+/// The factory of a [`GzSystem`] (for `export_plugin!`'s `create:`): the system, or, where a
+/// joint, link or element it needs is missing, a warning and an idle system (see [`OrIdle`]).
+pub fn create<S: GzSystem>(
+    config: &SystemConfig<'_>,
+    world: &WorldRef<'_>,
+) -> Result<OrIdle<S>, PluginError> {
+    OrIdle::from(S::build(config, world), world)
+}
 
 /// A system, or nothing: what a gz-sim system is when an element or an entity it needs is
 /// missing (gz-sim logs an error and the system does nothing; the world runs).
@@ -189,6 +207,127 @@ pub fn joints(
             })
         })
         .collect()
+}
+
+/// A command driving axis `axis` of `joint` in `mode` to `target`, with no force limit of its
+/// own (the joint's `<effort>` still bounds it), as gz-sim's systems command joints.
+pub fn drive(joint: EntityId, axis: u32, mode: JointCommandMode, target: f64) -> JointCommand {
+    JointCommand {
+        joint,
+        axis,
+        mode,
+        target,
+        max_force: f64::INFINITY,
+        stiffness: 0.0,
+        damping: 0.0,
+    }
+}
+
+/// The PID of a gz-sim controller from `<p_gain>`, `<i_gain>`, `<d_gain>`, `<i_max>`,
+/// `<i_min>`, `<cmd_max>`, `<cmd_min>` and `<cmd_offset>`, each defaulting to `defaults`'.
+pub fn pid(r: &Reader<'_>, root: Node<'_, '_>, defaults: &Pid) -> Result<Pid, PluginError> {
+    let num = |tag: &str, d: f64| -> Result<f64, PluginError> {
+        Ok(r.number(root, &[tag])?.unwrap_or(d))
+    };
+    Ok(Pid::new(
+        num("p_gain", defaults.p)?,
+        num("i_gain", defaults.i)?,
+        num("d_gain", defaults.d)?,
+        num("i_max", defaults.i_max)?,
+        num("i_min", defaults.i_min)?,
+        num("cmd_max", defaults.cmd_max)?,
+        num("cmd_min", defaults.cmd_min)?,
+        num("cmd_offset", defaults.cmd_offset)?,
+    ))
+}
+
+/// The speed limits of gz-sim's drive systems: `<min_velocity>`, `<max_velocity>`,
+/// `<min_acceleration>`, `<max_acceleration>`, each unbounded when absent; a minimum above its
+/// maximum is an error naming `who`.
+pub fn limiter(r: &Reader<'_>, root: Node<'_, '_>, who: &str) -> Result<SpeedLimiter, PluginError> {
+    let num = |tag: &str, d: f64| -> Result<f64, PluginError> {
+        Ok(r.number(root, &[tag])?.unwrap_or(d))
+    };
+    let l = SpeedLimiter {
+        min_velocity: num("min_velocity", f64::NEG_INFINITY)?,
+        max_velocity: num("max_velocity", f64::INFINITY)?,
+        min_acceleration: num("min_acceleration", f64::NEG_INFINITY)?,
+        max_acceleration: num("max_acceleration", f64::INFINITY)?,
+    };
+    if l.min_velocity > l.max_velocity || l.min_acceleration > l.max_acceleration {
+        return Err(PluginError::config(format!(
+            "{who}: a <min_...> limit is above its <max_...>"
+        )));
+    }
+    Ok(l)
+}
+
+/// The topic in `<tag>` made valid, or `default` when absent; an invalid name is an error
+/// naming `who`.
+pub fn topic_or(
+    root: Node<'_, '_>,
+    tag: &str,
+    default: String,
+    who: &str,
+) -> Result<String, PluginError> {
+    match text(root, tag) {
+        None => Ok(default),
+        Some(t) => valid_topic(t).ok_or_else(|| {
+            PluginError::config(format!("{who}: <{tag}> `{t}` is not a valid topic name"))
+        }),
+    }
+}
+
+/// The text of `<tag>`, or `default` when absent or empty (a frame id).
+pub fn text_or(root: Node<'_, '_>, tag: &str, default: String) -> String {
+    match text(root, tag) {
+        None | Some("") => default,
+        Some(t) => t.to_string(),
+    }
+}
+
+/// The pose of a planar odometry at `x`, `y` heading `yaw` (z, roll and pitch 0).
+pub fn planar_pose(x: f64, y: f64, yaw: f64) -> Pose {
+    Pose::new(Vec3::new(x, y, 0.0), Quat::from_rpy(0.0, 0.0, yaw))
+}
+
+/// The body twist of travelling `travel` m forward while turning `turn` rad in `span` s
+/// (zero for no time).
+pub fn mean_twist(travel: f64, turn: f64, span: f64) -> Twist {
+    if span > 0.0 {
+        Twist {
+            linear: Vec3::new(travel / span, 0.0, 0.0),
+            angular: Vec3::new(0.0, 0.0, turn / span),
+        }
+    } else {
+        Twist::default()
+    }
+}
+
+/// The odometry message of gz-sim's drive systems on `topic` and its transform on `tf`: the
+/// pose (as one pose named `child`) and the twist, both with `header.frame_id` = `frame`.
+pub fn odometry_messages(
+    topic: &SharedStr,
+    tf: &SharedStr,
+    frame: &SharedStr,
+    child: &SharedStr,
+    pose: Pose,
+    twist: Twist,
+) -> [Message; 2] {
+    let mut odom = Message::new(
+        topic.clone(),
+        Payload::Odometry(RBox::new(Odometry { pose, twist })),
+    );
+    odom.header.frame_id = frame.clone();
+    let mut transform = Message::new(
+        tf.clone(),
+        Payload::PoseList(RBox::new(RVec::from(vec![NamedPose {
+            name: child.clone(),
+            pose,
+        }]))),
+    );
+    transform.header.frame_id = frame.clone();
+    [odom, transform]
 }
 
 /// The own name of the entity a system is attached to (gz-sim's `Model::Name`, which the

@@ -31,7 +31,7 @@ pub struct Pid {
 impl Pid {
     /// A controller with these gains and limits and no history.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
+    pub const fn new(
         p: f64,
         i: f64,
         d: f64,

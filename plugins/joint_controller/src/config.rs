@@ -1,8 +1,11 @@
 //! Reading the `<plugin>` element of a joint controller, with gz-sim's defaults.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::{controller_topic, missing, names};
+use simcore_plugin_common::gz::{self, controller_topic, missing, names};
 use simcore_plugin_common::{Pid, Reader, parse_plugin_sdf};
+
+/// gz-sim's PID gains and limits of the joint controller's force mode.
+pub const DEFAULT_PID: Pid = Pid::new(1.0, 0.0, 0.0, 1.0, -1.0, 1000.0, -1000.0, 0.0);
 
 /// The parsed configuration of a joint controller.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,16 +39,7 @@ impl VelocityConfig {
             Ok(r.number(root, &[tag])?.unwrap_or(default))
         };
         let force_pid = if r.boolean(root, "use_force_commands")?.unwrap_or(false) {
-            Some(Pid::new(
-                num("p_gain", 1.0)?,
-                num("i_gain", 0.0)?,
-                num("d_gain", 0.0)?,
-                num("i_max", 1.0)?,
-                num("i_min", -1.0)?,
-                num("cmd_max", 1000.0)?,
-                num("cmd_min", -1000.0)?,
-                num("cmd_offset", 0.0)?,
-            ))
+            Some(gz::pid(&r, root, &DEFAULT_PID)?)
         } else {
             None
         };

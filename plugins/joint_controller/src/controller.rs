@@ -6,7 +6,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::attached_model;
-use simcore_plugin_common::gz::{OrIdle, joints, own_name};
+use simcore_plugin_common::gz::{GzSystem, drive, joints, own_name};
 
 /// A joint velocity controller attached to a model (see the crate documentation).
 pub struct JointController {
@@ -16,20 +16,10 @@ pub struct JointController {
     states: Vec<JointState>,
 }
 
-impl JointController {
-    /// Creates the system from its `<plugin>` element: [`JointController::build`], or, where gz-sim's
-    /// system would do nothing because a joint, link or element it needs is missing, a warning
-    /// and an idle system.
-    pub fn create(
-        config: &SystemConfig<'_>,
-        world: &WorldRef<'_>,
-    ) -> Result<OrIdle<Self>, PluginError> {
-        OrIdle::from(Self::build(config, world), world)
-    }
-
+impl GzSystem for JointController {
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// joints exist.
-    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "JointController")?;
         let who = format!("{scoped}: JointController");
         let model = own_name(world, config.entity, scoped);
@@ -37,7 +27,9 @@ impl JointController {
         let ids = joints(world, scoped, &parsed.joints, "joint_name", &who)?;
         Ok(JointController::new(parsed, ids))
     }
+}
 
+impl JointController {
     /// Builds the system from a parsed configuration and the resolved joints.
     pub fn new(config: VelocityConfig, joints: Vec<EntityId>) -> Self {
         JointController {
@@ -100,15 +92,7 @@ impl System for JointController {
             }
         };
         for joint in &self.joints {
-            commands.joint_command(&JointCommand {
-                joint: *joint,
-                axis: 0,
-                mode,
-                target: value,
-                max_force: f64::INFINITY,
-                stiffness: 0.0,
-                damping: 0.0,
-            });
+            commands.joint_command(&drive(*joint, 0, mode, value));
         }
         Ok(())
     }

@@ -19,6 +19,6 @@ sim_plugin_api::export_plugin! {
     system "joint_controller" {
         serves: ["gz::sim::systems::JointController"],
         description: "Joint velocity controller: joints driven at the Double on /model/<m>/joint/<j>/cmd_vel, by velocity or by a force PID",
-        create: JointController::create,
+        create: simcore_plugin_common::gz::create::<JointController>,
     }
 }

@@ -1,8 +1,11 @@
 //! Reading the `<plugin>` element of a joint position controller, with gz-sim's defaults.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::{controller_topic, missing, names};
+use simcore_plugin_common::gz::{self, controller_topic, missing, names};
 use simcore_plugin_common::{Pid, Reader, parse_plugin_sdf};
+
+/// gz-sim's PID gains and limits of the joint position controller.
+pub const DEFAULT_PID: Pid = Pid::new(1.0, 0.1, 0.01, 1.0, -1.0, 1000.0, -1000.0, 0.0);
 
 /// The parsed configuration of a joint position controller.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,16 +45,7 @@ impl PositionConfig {
             Some(v) if v == 0.0 || v == 1.0 => v as u32,
             Some(v) => return Err(r.error("<joint_index>", "0 or 1", &v.to_string())),
         };
-        let pid = Pid::new(
-            num("p_gain", 1.0)?,
-            num("i_gain", 0.1)?,
-            num("d_gain", 0.01)?,
-            num("i_max", 1.0)?,
-            num("i_min", -1.0)?,
-            num("cmd_max", 1000.0)?,
-            num("cmd_min", -1000.0)?,
-            num("cmd_offset", 0.0)?,
-        );
+        let pid = gz::pid(&r, root, &DEFAULT_PID)?;
         let default = format!("/model/{model}/joint/{}/{axis}/cmd_pos", joints[0]);
         Ok(PositionConfig {
             axis,

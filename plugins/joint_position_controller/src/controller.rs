@@ -5,7 +5,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{OrIdle, joints, own_name};
+use simcore_plugin_common::gz::{GzSystem, drive, joints, own_name};
 use simcore_plugin_common::{Pid, attached_model};
 
 /// A joint position controller attached to a model (see the crate documentation).
@@ -17,20 +17,10 @@ pub struct JointPositionController {
     states: Vec<JointState>,
 }
 
-impl JointPositionController {
-    /// Creates the system from its `<plugin>` element: [`JointPositionController::build`], or, where gz-sim's
-    /// system would do nothing because a joint, link or element it needs is missing, a warning
-    /// and an idle system.
-    pub fn create(
-        config: &SystemConfig<'_>,
-        world: &WorldRef<'_>,
-    ) -> Result<OrIdle<Self>, PluginError> {
-        OrIdle::from(Self::build(config, world), world)
-    }
-
+impl GzSystem for JointPositionController {
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// joints exist.
-    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "JointPositionController")?;
         let who = format!("{scoped}: JointPositionController");
         let model = own_name(world, config.entity, scoped);
@@ -38,7 +28,9 @@ impl JointPositionController {
         let ids = joints(world, scoped, &parsed.joints, "joint_name", &who)?;
         Ok(JointPositionController::new(parsed, ids))
     }
+}
 
+impl JointPositionController {
     /// Builds the system from a parsed configuration and the resolved joints.
     pub fn new(config: PositionConfig, joints: Vec<EntityId>) -> Self {
         JointPositionController {
@@ -103,15 +95,7 @@ impl System for JointPositionController {
             (JointCommandMode::FORCE, self.pid.update(error, dt))
         };
         for joint in &self.joints {
-            commands.joint_command(&JointCommand {
-                joint: *joint,
-                axis: self.config.axis,
-                mode,
-                target,
-                max_force: f64::INFINITY,
-                stiffness: 0.0,
-                damping: 0.0,
-            });
+            commands.joint_command(&drive(*joint, self.config.axis, mode, target));
         }
         Ok(())
     }

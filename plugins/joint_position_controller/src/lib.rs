@@ -19,6 +19,6 @@ sim_plugin_api::export_plugin! {
     system "joint_position_controller" {
         serves: ["gz::sim::systems::JointPositionController"],
         description: "Joint position controller: PID (or velocity) drive of joints to the Double on /model/<m>/joint/<j>/<i>/cmd_pos",
-        create: JointPositionController::create,
+        create: simcore_plugin_common::gz::create::<JointPositionController>,
     }
 }

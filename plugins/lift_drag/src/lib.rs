@@ -21,6 +21,6 @@ sim_plugin_api::export_plugin! {
     system "lift_drag" {
         serves: ["gz::sim::systems::LiftDrag"],
         description: "Lift, drag and pitching moment on a wing link from its velocity at the centre of pressure",
-        create: LiftDrag::create,
+        create: simcore_plugin_common::gz::create::<LiftDrag>,
     }
 }

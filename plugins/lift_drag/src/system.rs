@@ -6,7 +6,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{OrIdle, missing};
+use simcore_plugin_common::gz::{GzSystem, missing};
 use simcore_plugin_common::{attached_model, find_in_model};
 
 /// Lift and drag on one link of a model (see the crate documentation).
@@ -16,20 +16,10 @@ pub struct LiftDrag {
     control: Option<EntityId>,
 }
 
-impl LiftDrag {
-    /// Creates the system from its `<plugin>` element: [`LiftDrag::build`], or, where gz-sim's
-    /// system would do nothing because a joint, link or element it needs is missing, a warning
-    /// and an idle system.
-    pub fn create(
-        config: &SystemConfig<'_>,
-        world: &WorldRef<'_>,
-    ) -> Result<OrIdle<Self>, PluginError> {
-        OrIdle::from(Self::build(config, world), world)
-    }
-
+impl GzSystem for LiftDrag {
     /// Creates the system from its `<plugin>` element; it must be attached to a model that
     /// has the link (and the control joint, if named).
-    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "LiftDrag")?;
         let who = format!("{scoped}: LiftDrag");
         let parsed = LiftDragConfig::parse(config.sdf.as_str(), &who)?;
@@ -65,6 +55,8 @@ impl LiftDrag {
         })
     }
 }
+
+impl LiftDrag {}
 
 impl System for LiftDrag {
     fn pre_step(

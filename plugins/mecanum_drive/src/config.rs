@@ -1,8 +1,8 @@
 //! Reading the `<plugin>` element of a mecanum drive, with gz-sim's defaults.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::{missing, names, valid_topic};
-use simcore_plugin_common::{Reader, SpeedLimiter, parse_plugin_sdf, text};
+use simcore_plugin_common::gz::{self, missing, names};
+use simcore_plugin_common::{Reader, SpeedLimiter, parse_plugin_sdf};
 
 /// The parsed configuration of a mecanum drive.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,31 +67,7 @@ impl MecanumConfig {
         let num = |tag: &str, default: f64| -> Result<f64, PluginError> {
             Ok(r.number(root, &[tag])?.unwrap_or(default))
         };
-        let limiter = SpeedLimiter {
-            min_velocity: num("min_velocity", f64::NEG_INFINITY)?,
-            max_velocity: num("max_velocity", f64::INFINITY)?,
-            min_acceleration: num("min_acceleration", f64::NEG_INFINITY)?,
-            max_acceleration: num("max_acceleration", f64::INFINITY)?,
-        };
-        if limiter.min_velocity > limiter.max_velocity
-            || limiter.min_acceleration > limiter.max_acceleration
-        {
-            return Err(PluginError::config(format!(
-                "{who}: a <min_...> limit is above its <max_...>"
-            )));
-        }
-        let topic = |tag: &str, default: String| -> Result<String, PluginError> {
-            match text(root, tag) {
-                None => Ok(default),
-                Some(t) => valid_topic(t).ok_or_else(|| {
-                    PluginError::config(format!("{who}: <{tag}> `{t}` is not a valid topic name"))
-                }),
-            }
-        };
-        let frame = |tag: &str, default: String| match text(root, tag) {
-            None | Some("") => default,
-            Some(t) => t.to_string(),
-        };
+        let limiter = gz::limiter(&r, root, who)?;
         Ok(MecanumConfig {
             joints,
             wheel_separation: positive("wheel_separation", 1.0)?,
@@ -100,11 +76,11 @@ impl MecanumConfig {
             linear: limiter,
             angular: limiter,
             odom_frequency: num("odom_publish_frequency", 50.0)?,
-            topic: topic("topic", format!("/model/{model}/cmd_vel"))?,
-            odom_topic: topic("odom_topic", format!("/model/{model}/odometry"))?,
-            tf_topic: topic("tf_topic", format!("/model/{model}/tf"))?,
-            frame_id: frame("frame_id", format!("{model}/odom")),
-            child_frame_id: frame("child_frame_id", model.to_string()),
+            topic: gz::topic_or(root, "topic", format!("/model/{model}/cmd_vel"), who)?,
+            odom_topic: gz::topic_or(root, "odom_topic", format!("/model/{model}/odometry"), who)?,
+            tf_topic: gz::topic_or(root, "tf_topic", format!("/model/{model}/tf"), who)?,
+            frame_id: gz::text_or(root, "frame_id", format!("{model}/odom")),
+            child_frame_id: gz::text_or(root, "child_frame_id", model.to_string()),
         })
     }
 }

@@ -3,11 +3,12 @@
 use crate::config::{JOINT_TAGS, MecanumConfig};
 use crate::kinematics::{MecanumOdometry, wheel_speeds};
 use sim_plugin_api::{
-    abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
-    msgs::NamedPose,
+    abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{OrIdle, joints, own_name};
+use simcore_plugin_common::gz::{
+    GzSystem, drive, joints, odometry_messages, own_name, planar_pose,
+};
 use simcore_plugin_common::{Throttle, attached_model, period_ns};
 
 /// A mecanum drive attached to a model (see the crate documentation).
@@ -23,24 +24,16 @@ pub struct MecanumDrive {
     odometry: MecanumOdometry,
     last_time: Option<f64>,
     throttle: Throttle,
+    odom_topic: SharedStr,
+    tf_topic: SharedStr,
     frame_id: SharedStr,
     child_frame_id: SharedStr,
 }
 
-impl MecanumDrive {
-    /// Creates the system from its `<plugin>` element: [`MecanumDrive::build`], or, where gz-sim's
-    /// system would do nothing because a joint, link or element it needs is missing, a warning
-    /// and an idle system.
-    pub fn create(
-        config: &SystemConfig<'_>,
-        world: &WorldRef<'_>,
-    ) -> Result<OrIdle<Self>, PluginError> {
-        OrIdle::from(Self::build(config, world), world)
-    }
-
+impl GzSystem for MecanumDrive {
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// wheel joints exist.
-    pub fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped = attached_model(config, world, "MecanumDrive")?;
         let who = format!("{scoped}: MecanumDrive");
         let model = own_name(world, config.entity, scoped);
@@ -49,7 +42,9 @@ impl MecanumDrive {
         let wheels = [find(0)?, find(1)?, find(2)?, find(3)?];
         Ok(MecanumDrive::new(c, wheels))
     }
+}
 
+impl MecanumDrive {
     /// Builds the system from a parsed configuration and the resolved joints (each group
     /// non-empty).
     pub fn new(config: MecanumConfig, wheels: [Vec<EntityId>; 4]) -> Self {
@@ -63,6 +58,8 @@ impl MecanumDrive {
             odometry: MecanumOdometry::new(a, config.wheel_radius),
             last_time: None,
             throttle: Throttle::default(),
+            odom_topic: SharedStr::new(&config.odom_topic),
+            tf_topic: SharedStr::new(&config.tf_topic),
             frame_id: SharedStr::new(&config.frame_id),
             child_frame_id: SharedStr::new(&config.child_frame_id),
             config,
@@ -99,15 +96,7 @@ impl System for MecanumDrive {
         let speeds = wheel_speeds(v, l, w, a, self.config.wheel_radius);
         for (group, speed) in self.wheels.iter().zip(speeds) {
             for joint in group {
-                commands.joint_command(&JointCommand {
-                    joint: *joint,
-                    axis: 0,
-                    mode: JointCommandMode::VELOCITY,
-                    target: speed,
-                    max_force: f64::INFINITY,
-                    stiffness: 0.0,
-                    damping: 0.0,
-                });
+                commands.joint_command(&drive(*joint, 0, JointCommandMode::VELOCITY, speed));
             }
         }
         Ok(())
@@ -137,31 +126,21 @@ impl System for MecanumDrive {
             return Ok(());
         }
         let (v, l, w) = self.odometry.velocities();
-        let pose = Pose::new(
-            Vec3::new(self.odometry.x, self.odometry.y, 0.0),
-            Quat::from_rpy(0.0, 0.0, self.odometry.yaw),
-        );
-        let mut odom = Message::new(
-            self.config.odom_topic.as_str(),
-            Payload::Odometry(RBox::new(Odometry {
-                pose,
-                twist: Twist {
-                    linear: Vec3::new(v, l, 0.0),
-                    angular: Vec3::new(0.0, 0.0, w),
-                },
-            })),
-        );
-        odom.header.frame_id = self.frame_id.clone();
-        out.push(odom);
-        let mut tf = Message::new(
-            self.config.tf_topic.as_str(),
-            Payload::PoseList(RBox::new(RVec::from(vec![NamedPose {
-                name: self.child_frame_id.clone(),
-                pose,
-            }]))),
-        );
-        tf.header.frame_id = self.frame_id.clone();
-        out.push(tf);
+        let pose = planar_pose(self.odometry.x, self.odometry.y, self.odometry.yaw);
+        let twist = Twist {
+            linear: Vec3::new(v, l, 0.0),
+            angular: Vec3::new(0.0, 0.0, w),
+        };
+        for m in odometry_messages(
+            &self.odom_topic,
+            &self.tf_topic,
+            &self.frame_id,
+            &self.child_frame_id,
+            pose,
+            twist,
+        ) {
+            out.push(m);
+        }
         Ok(())
     }
 

@@ -21,6 +21,6 @@ sim_plugin_api::export_plugin! {
     system "mecanum_drive" {
         serves: ["gz::sim::systems::MecanumDrive"],
         description: "Mecanum drive: four wheel velocity commands from Twist on /model/<m>/cmd_vel, wheel odometry on /model/<m>/odometry",
-        create: MecanumDrive::create,
+        create: simcore_plugin_common::gz::create::<MecanumDrive>,
     }
 }

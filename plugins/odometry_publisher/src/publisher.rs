@@ -3,12 +3,10 @@
 use crate::config::OdometryConfig;
 use crate::estimate::{angular_velocity, planar_velocity};
 use sim_plugin_api::{
-    abi_stable::std_types::{RBox, RVec},
-    msgs::NamedPose,
     noise::{NoiseKind, NoiseParams},
     prelude::*,
 };
-use simcore_plugin_common::gz::own_name;
+use simcore_plugin_common::gz::{odometry_messages, own_name};
 use simcore_plugin_common::{NoiseChannel, RollingMean, Throttle, attached_model, period_ns};
 
 /// Steps the velocity estimate averages over (gz-sim's window).
@@ -126,26 +124,17 @@ impl System for OdometryPublisher {
         if self.config.dimensions == 2 {
             published.position.z = 0.0;
         }
-        let mut odom = Message::new(
-            self.odom_topic.clone(),
-            Payload::Odometry(RBox::new(Odometry {
-                pose: published,
-                twist,
-            })),
-        );
-        odom.header.stamp = ctx.now;
-        odom.header.frame_id = self.odom_frame.clone();
-        out.push(odom);
-        let mut tf = Message::new(
-            self.tf_topic.clone(),
-            Payload::PoseList(RBox::new(RVec::from(vec![NamedPose {
-                name: self.child_frame.clone(),
-                pose: published,
-            }]))),
-        );
-        tf.header.stamp = ctx.now;
-        tf.header.frame_id = self.odom_frame.clone();
-        out.push(tf);
+        for mut m in odometry_messages(
+            &self.odom_topic,
+            &self.tf_topic,
+            &self.odom_frame,
+            &self.child_frame,
+            published,
+            twist,
+        ) {
+            m.header.stamp = ctx.now;
+            out.push(m);
+        }
         Ok(())
     }
 
