@@ -84,6 +84,20 @@ fn initial_twist_and_topic_from_the_sdf() {
     run_steps(&mut sim, 1000);
     let p = pose(&sim).position;
     assert!((p.y - 0.5).abs() < 0.01 && p.x.abs() < 1e-6, "{p:?}");
+    // A command that is not a number is ignored: it keeps going.
+    twist(
+        &mut sim,
+        "/cart_twist",
+        Vec3::new(f64::NAN, 0.0, 0.0),
+        Vec3::ZERO,
+    );
+    run_steps(&mut sim, 100);
+    let q = pose(&sim).position;
+    assert!(
+        (q.y - p.y - 0.05).abs() < 0.002 && q.x.is_finite(),
+        "{p:?} → {q:?}"
+    );
+    let p = q;
     twist(&mut sim, "/cart_twist", Vec3::ZERO, Vec3::ZERO);
     run_steps(&mut sim, 1000);
     let q = pose(&sim).position;

@@ -8,7 +8,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{
-    GzSystem, drive, joints, mean_twist, odometry_messages, own_name, planar_pose,
+    GzSystem, drive, finite_twist, joints, mean_twist, odometry_messages, own_name, planar_pose,
 };
 use simcore_plugin_common::{Throttle, attached_model, period_ns};
 
@@ -160,10 +160,12 @@ impl System for AckermannSteering {
     ) -> Result<(), PluginError> {
         for m in inbox {
             match m.payload.as_enum() {
-                Ok(Payload::Twist(t)) if !self.config.steering_only => {
+                Ok(Payload::Twist(t)) if !self.config.steering_only && finite_twist(t) => {
                     self.target = (t.linear.x, t.angular.z)
                 }
-                Ok(Payload::Double(a)) if self.config.steering_only => self.target.1 = *a,
+                Ok(Payload::Double(a)) if self.config.steering_only && a.is_finite() => {
+                    self.target.1 = *a
+                }
                 _ => {}
             }
         }

@@ -65,7 +65,9 @@ impl System for JointController {
         commands: &mut CommandsMut<'_>,
     ) -> Result<(), PluginError> {
         for m in inbox {
-            if let Ok(Payload::Double(v)) = m.payload.as_enum() {
+            if let Ok(Payload::Double(v)) = m.payload.as_enum()
+                && v.is_finite()
+            {
                 self.target = *v;
             }
         }

@@ -72,7 +72,9 @@ impl System for JointPositionController {
         commands: &mut CommandsMut<'_>,
     ) -> Result<(), PluginError> {
         for m in inbox {
-            if let Ok(Payload::Double(v)) = m.payload.as_enum() {
+            if let Ok(Payload::Double(v)) = m.payload.as_enum()
+                && v.is_finite()
+            {
                 self.target = *v;
             }
         }

@@ -7,7 +7,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{
-    GzSystem, drive, joints, odometry_messages, own_name, planar_pose,
+    GzSystem, drive, finite_twist, joints, odometry_messages, own_name, planar_pose,
 };
 use simcore_plugin_common::{Throttle, attached_model, period_ns};
 
@@ -80,7 +80,9 @@ impl System for MecanumDrive {
         commands: &mut CommandsMut<'_>,
     ) -> Result<(), PluginError> {
         for m in inbox {
-            if let Ok(Payload::Twist(t)) = m.payload.as_enum() {
+            if let Ok(Payload::Twist(t)) = m.payload.as_enum()
+                && finite_twist(t)
+            {
                 self.target = (t.linear.x, t.linear.y, t.angular.z);
             }
         }
