@@ -1,137 +1,19 @@
 //! What gz-sim's systems share in reading their `<plugin>` element: topic names made valid as
 //! gz-transport makes them, the `<topic>` / `<sub_topic>` / default choice of the controller
-//! systems, repeated `<joint_name>` elements resolved to joints, and gz-sim's way with a
-//! system whose joints or links are missing: it is reported and does nothing ([`OrIdle`]).
+//! systems, repeated `<joint_name>` elements resolved to joints, PID gains and speed limits,
+//! and joint commands. With them, re-exported: the factory that leaves a system idle when what
+//! it needs is missing ([`crate::idle`]) and the drive systems' odometry messages
+//! ([`crate::odometry`]).
 
 use crate::lookup::find_in_model;
 use crate::sdf::{Reader, text};
 use crate::{Pid, SpeedLimiter};
 use roxmltree::Node;
-use sim_plugin_api::abi_stable::std_types::{RBox, RVec};
-use sim_plugin_api::msgs::NamedPose;
 use sim_plugin_api::prelude::*;
-use sim_plugin_api::{EntityId, EntityKind, Extension, PluginError, WorldRef};
+use sim_plugin_api::{EntityId, EntityKind, PluginError, WorldRef};
 
-/// A gz-sim system built from its `<plugin>` element, served through [`create`].
-pub trait GzSystem: Sized {
-    /// Builds the system; a [`missing`] error where gz-sim's system would do nothing.
-    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError>;
-}
-
-/// The factory of a [`GzSystem`] (for `export_plugin!`'s `create:`): the system, or, where a
-/// joint, link or element it needs is missing, a warning and an idle system (see [`OrIdle`]).
-pub fn create<S: GzSystem>(
-    config: &SystemConfig<'_>,
-    world: &WorldRef<'_>,
-) -> Result<OrIdle<S>, PluginError> {
-    OrIdle::from(S::build(config, world), world)
-}
-
-/// A system, or nothing: what a gz-sim system is when an element or an entity it needs is
-/// missing (gz-sim logs an error and the system does nothing; the world runs).
-pub enum OrIdle<S> {
-    /// The system.
-    Active(S),
-    /// Nothing: no subscriptions, no commands, no output.
-    Idle,
-}
-
-impl<S> OrIdle<S> {
-    /// `created` as a system, or, when it failed with [`ErrorCode::NOT_FOUND`] (a missing
-    /// element or entity), a warning naming what is missing and an idle system. Other errors
-    /// (malformed values) stay errors.
-    pub fn from(
-        created: Result<S, PluginError>,
-        world: &WorldRef<'_>,
-    ) -> Result<Self, PluginError> {
-        match created {
-            Ok(s) => Ok(OrIdle::Active(s)),
-            Err(e) if e.code == ErrorCode::NOT_FOUND => {
-                world.log_message(
-                    LogLevel::WARN,
-                    &format!("{}; the system does nothing (as in gz-sim)", e.message),
-                );
-                Ok(OrIdle::Idle)
-            }
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Whether this is [`OrIdle::Idle`].
-    pub fn is_idle(&self) -> bool {
-        matches!(self, OrIdle::Idle)
-    }
-}
-
-impl<S: System> System for OrIdle<S> {
-    fn subscriptions(&self) -> Vec<String> {
-        match self {
-            OrIdle::Active(s) => s.subscriptions(),
-            OrIdle::Idle => Vec::new(),
-        }
-    }
-    fn services(&self) -> Vec<String> {
-        match self {
-            OrIdle::Active(s) => s.services(),
-            OrIdle::Idle => Vec::new(),
-        }
-    }
-    fn pre_step(
-        &mut self,
-        ctx: &StepContext,
-        inbox: &[Message],
-        world: &WorldRef<'_>,
-        commands: &mut CommandsMut<'_>,
-    ) -> Result<(), PluginError> {
-        match self {
-            OrIdle::Active(s) => s.pre_step(ctx, inbox, world, commands),
-            OrIdle::Idle => Ok(()),
-        }
-    }
-    fn post_step(
-        &mut self,
-        ctx: &StepContext,
-        world: &WorldRef<'_>,
-        out: &mut Outputs<'_>,
-    ) -> Result<(), PluginError> {
-        match self {
-            OrIdle::Active(s) => s.post_step(ctx, world, out),
-            OrIdle::Idle => Ok(()),
-        }
-    }
-    fn call(
-        &mut self,
-        service: &str,
-        request: &Message,
-        world: &WorldRef<'_>,
-        commands: &mut CommandsMut<'_>,
-    ) -> Result<Message, PluginError> {
-        match self {
-            OrIdle::Active(s) => s.call(service, request, world, commands),
-            OrIdle::Idle => Err(PluginError::new(
-                ErrorCode::NOT_FOUND,
-                format!("no service `{service}`"),
-            )),
-        }
-    }
-    fn reset(&mut self, world: &WorldRef<'_>) -> Result<(), PluginError> {
-        match self {
-            OrIdle::Active(s) => s.reset(world),
-            OrIdle::Idle => Ok(()),
-        }
-    }
-    fn extension(&self, name: &str) -> Option<Extension<'_>> {
-        match self {
-            OrIdle::Active(s) => s.extension(name),
-            OrIdle::Idle => None,
-        }
-    }
-}
-
-/// The [`ErrorCode::NOT_FOUND`] error `message`: something a gz-sim system needs is missing.
-pub fn missing(message: impl Into<String>) -> PluginError {
-    PluginError::new(ErrorCode::NOT_FOUND, message)
-}
+pub use crate::idle::{GzSystem, OrIdle, create, missing};
+pub use crate::odometry::{finite_twist, mean_twist, odometry_messages, planar_pose};
 
 /// `topic` as gz-transport's `TopicUtils::AsValidTopic` makes it: spaces become `_`, `@`,
 /// `~` and `:=` are removed, and a leading `/` is added; `None` when nothing valid is left
@@ -284,58 +166,6 @@ pub fn text_or(root: Node<'_, '_>, tag: &str, default: String) -> String {
         None | Some("") => default,
         Some(t) => t.to_string(),
     }
-}
-
-/// Whether every component of a commanded twist is a finite number (gz-sim's systems would
-/// pass a NaN on to the physics; here such a command is ignored).
-pub fn finite_twist(t: &Twist) -> bool {
-    [t.linear, t.angular]
-        .iter()
-        .all(|v| v.x.is_finite() && v.y.is_finite() && v.z.is_finite())
-}
-
-/// The pose of a planar odometry at `x`, `y` heading `yaw` (z, roll and pitch 0).
-pub fn planar_pose(x: f64, y: f64, yaw: f64) -> Pose {
-    Pose::new(Vec3::new(x, y, 0.0), Quat::from_rpy(0.0, 0.0, yaw))
-}
-
-/// The body twist of travelling `travel` m forward while turning `turn` rad in `span` s
-/// (zero for no time).
-pub fn mean_twist(travel: f64, turn: f64, span: f64) -> Twist {
-    if span > 0.0 {
-        Twist {
-            linear: Vec3::new(travel / span, 0.0, 0.0),
-            angular: Vec3::new(0.0, 0.0, turn / span),
-        }
-    } else {
-        Twist::default()
-    }
-}
-
-/// The odometry message of gz-sim's drive systems on `topic` and its transform on `tf`: the
-/// pose (as one pose named `child`) and the twist, both with `header.frame_id` = `frame`.
-pub fn odometry_messages(
-    topic: &SharedStr,
-    tf: &SharedStr,
-    frame: &SharedStr,
-    child: &SharedStr,
-    pose: Pose,
-    twist: Twist,
-) -> [Message; 2] {
-    let mut odom = Message::new(
-        topic.clone(),
-        Payload::Odometry(RBox::new(Odometry { pose, twist })),
-    );
-    odom.header.frame_id = frame.clone();
-    let mut transform = Message::new(
-        tf.clone(),
-        Payload::PoseList(RBox::new(RVec::from(vec![NamedPose {
-            name: child.clone(),
-            pose,
-        }]))),
-    );
-    transform.header.frame_id = frame.clone();
-    [odom, transform]
 }
 
 /// The own name of the entity a system is attached to (gz-sim's `Model::Name`, which the

@@ -16,6 +16,8 @@
 //! - [`topic`]: names as parts of topics ([`topic_part`]);
 //! - [`gz`]: what gz-sim's systems share in reading their element: valid topic names, the
 //!   controller topic choice, repeated joint names;
+//! - [`idle`]: a gz-sim system left idle when what it needs is missing;
+//! - [`odometry`]: the odometry and transform messages of the drive systems;
 //! - [`pid`]: gz-math's PID controller ([`Pid`]);
 //! - [`limit`]: velocity and acceleration limits of a command ([`SpeedLimiter`]);
 //! - [`rolling`]: gz-math's rolling mean ([`RollingMean`]);
@@ -28,9 +30,11 @@ pub use roxmltree;
 
 pub mod frame;
 pub mod gz;
+pub mod idle;
 pub mod limit;
 pub mod lookup;
 pub mod noise;
+pub mod odometry;
 pub mod pid;
 pub mod rolling;
 pub mod sdf;
