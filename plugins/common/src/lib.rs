@@ -14,6 +14,13 @@
 //!   saying where it belongs, and the joints it names ([`find_in_model`]);
 //! - [`throttle`]: publishing at a configured frequency ([`Throttle`]);
 //! - [`topic`]: names as parts of topics ([`topic_part`]);
+//! - [`gz`]: what gz-sim's systems share in reading their element: valid topic names, the
+//!   controller topic choice, repeated joint names;
+//! - [`idle`]: a gz-sim system left idle when what it needs is missing;
+//! - [`odometry`]: the odometry and transform messages of the drive systems;
+//! - [`pid`]: gz-math's PID controller ([`Pid`]);
+//! - [`limit`]: velocity and acceleration limits of a command ([`SpeedLimiter`]);
+//! - [`rolling`]: gz-math's rolling mean ([`RollingMean`]);
 //! - `testing` (feature `testing`): assertions the plugins' tests share.
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
@@ -22,8 +29,14 @@
 pub use roxmltree;
 
 pub mod frame;
+pub mod gz;
+pub mod idle;
+pub mod limit;
 pub mod lookup;
 pub mod noise;
+pub mod odometry;
+pub mod pid;
+pub mod rolling;
 pub mod sdf;
 pub mod surfaces;
 #[cfg(feature = "testing")]
@@ -32,8 +45,11 @@ pub mod throttle;
 pub mod topic;
 
 pub use frame::{sensor_frame, sensor_state};
+pub use limit::SpeedLimiter;
 pub use lookup::{NotFound, attached_model, find_in_model, on_model};
 pub use noise::{NoiseChannel, gaussian_variance};
+pub use pid::Pid;
+pub use rolling::RollingMean;
 pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor_sdf, text};
 pub use surfaces::EntitySurfaces;
 pub use throttle::{Throttle, period_ns};

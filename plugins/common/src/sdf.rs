@@ -7,7 +7,7 @@
 //! `model::link::sensor: <element> must be <what>, found "<text>"`.
 
 use roxmltree::{Document, Node};
-use sim_plugin_api::PluginError;
+use sim_plugin_api::{PluginError, Vec3};
 
 /// Parses the `<sensor>` element's text. Blank text gives `None` (a sensor configured with
 /// defaults only); malformed XML is a configuration error naming `sensor` (the scoped name).
@@ -110,6 +110,19 @@ impl<'s> Reader<'s> {
         }
     }
 
+    /// The three numbers (`x y z`) in the child element `tag` of `root`, or `None` when it is
+    /// absent. Anything but three finite numbers is an error.
+    pub fn vector(&self, root: Node<'_, '_>, tag: &str) -> Result<Option<Vec3>, PluginError> {
+        let Some(t) = text(root, tag) else {
+            return Ok(None);
+        };
+        let v: Vec<f64> = t.split_whitespace().filter_map(parse_f64).collect();
+        if v.len() != 3 || t.split_whitespace().count() != 3 {
+            return Err(self.error(&format!("<{tag}>"), "three numbers (x y z)", t));
+        }
+        Ok(Some(Vec3::new(v[0], v[1], v[2])))
+    }
+
     /// The number in the element at `path` below `root` (usually the `<sensor>` element), or
     /// `None` when the element is absent. Text that is not a finite number is an error.
     pub fn number(&self, root: Node<'_, '_>, path: &[&str]) -> Result<Option<f64>, PluginError> {
@@ -127,6 +140,28 @@ impl<'s> Reader<'s> {
 mod tests {
     use super::*;
     use sim_plugin_api::ErrorCode;
+
+    #[test]
+    fn vectors() {
+        let doc = parse_sensor_sdf("<p><a>1 2 -3.5</a><b>1 2</b><c>1 x 3</c></p>", "m")
+            .unwrap()
+            .unwrap();
+        let r = Reader::new("m: P");
+        let root = doc.root_element();
+        assert_eq!(
+            r.vector(root, "a").unwrap(),
+            Some(Vec3::new(1.0, 2.0, -3.5))
+        );
+        assert_eq!(r.vector(root, "none").unwrap(), None);
+        for tag in ["b", "c"] {
+            assert!(
+                r.vector(root, tag)
+                    .unwrap_err()
+                    .message
+                    .contains("three numbers")
+            );
+        }
+    }
 
     #[test]
     fn parse_and_descend() {

@@ -3,10 +3,10 @@
 use crate::config::DiffDriveConfig;
 use crate::kinematics::{StallDetector, WheelOdometry, WheelTracker, wheel_speeds};
 use sim_plugin_api::{
-    abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
-    msgs::NamedPose,
+    abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
+use simcore_plugin_common::gz::{mean_twist, odometry_messages, planar_pose};
 use simcore_plugin_common::{NotFound, Throttle, find_in_model, period_ns};
 
 /// A differential drive attached to a model (see the crate documentation).
@@ -214,33 +214,18 @@ impl System for DiffDrive {
             return Ok(());
         }
         let (travel, turn, span) = std::mem::take(&mut self.window);
-        let twist = if span > 0.0 {
-            Twist {
-                linear: Vec3::new(travel / span, 0.0, 0.0),
-                angular: Vec3::new(0.0, 0.0, turn / span),
-            }
-        } else {
-            Twist::default()
-        };
-        let pose = Pose::new(
-            Vec3::new(self.odometry.x, self.odometry.y, 0.0),
-            Quat::from_rpy(0.0, 0.0, self.odometry.yaw),
-        );
-        let mut odom = Message::new(
-            self.odom_topic.clone(),
-            Payload::Odometry(RBox::new(Odometry { pose, twist })),
-        );
-        odom.header.frame_id = self.frame_id.clone();
-        out.push(odom);
-        let mut tf = Message::new(
-            self.tf_topic.clone(),
-            Payload::PoseList(RBox::new(RVec::from(vec![NamedPose {
-                name: self.child_frame_id.clone(),
-                pose,
-            }]))),
-        );
-        tf.header.frame_id = self.frame_id.clone();
-        out.push(tf);
+        let twist = mean_twist(travel, turn, span);
+        let pose = planar_pose(self.odometry.x, self.odometry.y, self.odometry.yaw);
+        for m in odometry_messages(
+            &self.odom_topic,
+            &self.tf_topic,
+            &self.frame_id,
+            &self.child_frame_id,
+            pose,
+            twist,
+        ) {
+            out.push(m);
+        }
         Ok(())
     }
 

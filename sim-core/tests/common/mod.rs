@@ -2,6 +2,8 @@
 //! load, staging them in per-test directories, and running the real `simcore` binary.
 #![allow(dead_code)]
 
+pub mod joints;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;

@@ -1,0 +1,123 @@
+//! The joint controller: a target velocity in, joint velocity or force commands out.
+
+use crate::config::VelocityConfig;
+use sim_plugin_api::{
+    abi_stable::std_types::{RSlice, RSliceMut},
+    prelude::*,
+};
+use simcore_plugin_common::attached_model;
+use simcore_plugin_common::gz::{GzSystem, drive, joints, own_name};
+
+/// A joint velocity controller attached to a model (see the crate documentation).
+pub struct JointController {
+    config: VelocityConfig,
+    joints: Vec<EntityId>,
+    target: f64,
+    states: Vec<JointState>,
+}
+
+impl GzSystem for JointController {
+    /// Creates the system from its `<plugin>` element; it must be attached to a model whose
+    /// joints exist.
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let scoped = attached_model(config, world, "JointController")?;
+        let who = format!("{scoped}: JointController");
+        let model = own_name(world, config.entity, scoped);
+        let parsed = VelocityConfig::parse(config.sdf.as_str(), &model, &who)?;
+        let ids = joints(world, scoped, &parsed.joints, "joint_name", &who)?;
+        Ok(JointController::new(parsed, ids))
+    }
+}
+
+impl JointController {
+    /// Builds the system from a parsed configuration and the resolved joints.
+    pub fn new(config: VelocityConfig, joints: Vec<EntityId>) -> Self {
+        JointController {
+            target: config.initial_velocity,
+            states: vec![JointState::default(); joints.len()],
+            joints,
+            config,
+        }
+    }
+
+    /// The velocity the joints are driven at.
+    pub fn target(&self) -> f64 {
+        self.target
+    }
+}
+
+/// Whether force mode with `<disable_braking>` pushes at all: only towards a non-zero
+/// `target` while the joint is slower than it (`error = velocity − target`).
+pub fn pushes_without_braking(target: f64, error: f64) -> bool {
+    target != 0.0 && target.signum() * error <= 0.0
+}
+
+impl System for JointController {
+    fn subscriptions(&self) -> Vec<String> {
+        vec![self.config.topic.clone()]
+    }
+
+    fn pre_step(
+        &mut self,
+        ctx: &StepContext,
+        inbox: &[Message],
+        world: &WorldRef<'_>,
+        commands: &mut CommandsMut<'_>,
+    ) -> Result<(), PluginError> {
+        for m in inbox {
+            if let Ok(Payload::Double(v)) = m.payload.as_enum()
+                && v.is_finite()
+            {
+                self.target = *v;
+            }
+        }
+        let known = world.joint_states(
+            RSlice::from_slice(&self.joints),
+            RSliceMut::from_mut_slice(&mut self.states),
+        );
+        // As gz-sim: the first joint's axis 0 is the measurement; a removed joint, or one
+        // without an axis, leaves the controller idle.
+        if known as usize != self.joints.len() || self.states[0].dof == 0 {
+            return Ok(());
+        }
+        let (mode, value) = match self.config.force_pid.as_mut() {
+            None => (JointCommandMode::VELOCITY, self.target),
+            Some(pid) => {
+                let error = self.states[0].velocity[0] - self.target;
+                if self.config.disable_braking && !pushes_without_braking(self.target, error) {
+                    return Ok(());
+                }
+                (
+                    JointCommandMode::FORCE,
+                    pid.update(error, ctx.step.as_secs_f64()),
+                )
+            }
+        };
+        for joint in &self.joints {
+            commands.joint_command(&drive(*joint, 0, mode, value));
+        }
+        Ok(())
+    }
+
+    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+        if let Some(pid) = self.config.force_pid.as_mut() {
+            pid.reset();
+        }
+        self.target = self.config.initial_velocity;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pushes_without_braking;
+
+    #[test]
+    fn no_braking_pushes_only_towards_the_target() {
+        assert!(pushes_without_braking(2.0, -1.0));
+        assert!(!pushes_without_braking(2.0, 0.5));
+        assert!(pushes_without_braking(-2.0, 1.0));
+        assert!(!pushes_without_braking(-2.0, -0.5));
+        assert!(!pushes_without_braking(0.0, -1.0));
+    }
+}

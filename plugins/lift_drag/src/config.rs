@@ -1,0 +1,102 @@
+//! Reading the `<plugin>` element of a lift-drag system, with gz-sim's defaults.
+
+use crate::aero::Coefficients;
+use sim_plugin_api::{PluginError, Vec3};
+use simcore_plugin_common::gz::missing;
+use simcore_plugin_common::{Reader, parse_plugin_sdf, text};
+
+/// The parsed configuration of a lift-drag system.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiftDragConfig {
+    /// `<link_name>` (required).
+    pub link: String,
+    /// `<control_joint_name>`, if any.
+    pub control_joint: Option<String>,
+    /// The aerodynamic parameters.
+    pub coefficients: Coefficients,
+}
+
+impl LiftDragConfig {
+    /// Parses the `<plugin>` element given as XML text; `who` names the plugin in errors.
+    pub fn parse(sdf: &str, who: &str) -> Result<LiftDragConfig, PluginError> {
+        let doc = parse_plugin_sdf(sdf, who)?
+            .ok_or_else(|| missing(format!("{who}: needs a <link_name>")))?;
+        let root = doc.root_element();
+        let r = Reader::new(who);
+        let num = |tag: &str, default: f64| -> Result<f64, PluginError> {
+            Ok(r.number(root, &[tag])?.unwrap_or(default))
+        };
+        let unit = |tag: &str, default: Vec3| -> Result<Vec3, PluginError> {
+            match r.vector(root, tag)? {
+                None => Ok(default),
+                Some(v) if v.length() > 0.0 => Ok(v.normalized()),
+                Some(_) => Err(r.error(&format!("<{tag}>"), "a non-zero vector", "0 0 0")),
+            }
+        };
+        let link = match text(root, "link_name") {
+            Some(l) if !l.is_empty() => l.to_string(),
+            _ => return Err(missing(format!("{who}: needs a <link_name>"))),
+        };
+        let coefficients = Coefficients {
+            cla: num("cla", 1.0)?,
+            cda: num("cda", 0.01)?,
+            cma: num("cma", 0.0)?,
+            alpha_stall: num("alpha_stall", std::f64::consts::FRAC_PI_2)?,
+            cla_stall: num("cla_stall", 0.0)?,
+            cda_stall: num("cda_stall", 1.0)?,
+            cma_stall: num("cma_stall", 0.0)?,
+            rho: num("air_density", 1.2041)?,
+            area: num("area", 1.0)?,
+            alpha0: num("a0", 0.0)?,
+            cp: r.vector(root, "cp")?.unwrap_or(Vec3::ZERO),
+            forward: unit("forward", Vec3::new(1.0, 0.0, 0.0))?,
+            upward: unit("upward", Vec3::new(0.0, 0.0, 1.0))?,
+            radial_symmetry: r.boolean(root, "radial_symmetry")?.unwrap_or(false),
+            reversible: r.boolean(root, "reversible")?.unwrap_or(false),
+            control_to_cl: num("control_joint_rad_to_cl", 4.0)?,
+            cm_delta: num("cm_delta", 0.0)?,
+        };
+        Ok(LiftDragConfig {
+            link,
+            control_joint: text(root, "control_joint_name")
+                .filter(|j| !j.is_empty())
+                .map(str::to_string),
+            coefficients,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(inner: &str) -> Result<LiftDragConfig, PluginError> {
+        LiftDragConfig::parse(
+            &format!(r#"<plugin name="gz::sim::systems::LiftDrag" filename="x">{inner}</plugin>"#),
+            "plane: LiftDrag",
+        )
+    }
+
+    #[test]
+    fn defaults_as_gazebo_and_errors() {
+        let c = parse("<link_name>wing</link_name>").unwrap();
+        assert_eq!(c.link, "wing");
+        assert_eq!(c.control_joint, None);
+        let k = c.coefficients;
+        assert_eq!((k.cla, k.cda, k.cma), (1.0, 0.01, 0.0));
+        assert_eq!(k.alpha_stall, std::f64::consts::FRAC_PI_2);
+        assert_eq!((k.cla_stall, k.cda_stall, k.cma_stall), (0.0, 1.0, 0.0));
+        assert_eq!((k.rho, k.area, k.alpha0), (1.2041, 1.0, 0.0));
+        assert_eq!(k.forward, Vec3::new(1.0, 0.0, 0.0));
+        assert_eq!(k.upward, Vec3::new(0.0, 0.0, 1.0));
+        assert!(!k.radial_symmetry && !k.reversible);
+        assert_eq!((k.control_to_cl, k.cm_delta), (4.0, 0.0));
+        let c = parse("<link_name>w</link_name><forward>2 0 0</forward><control_joint_name>flap</control_joint_name>").unwrap();
+        assert_eq!(c.coefficients.forward, Vec3::new(1.0, 0.0, 0.0));
+        assert_eq!(c.control_joint.as_deref(), Some("flap"));
+        let msg = |inner: &str| parse(inner).unwrap_err().message.to_string();
+        assert!(msg("").contains("needs a <link_name>"));
+        assert!(msg("<link_name>w</link_name><upward>0 0 0</upward>").contains("non-zero"));
+        assert!(msg("<link_name>w</link_name><cla>x</cla>").contains("<cla>"));
+    }
+}

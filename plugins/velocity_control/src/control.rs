@@ -1,0 +1,149 @@
+//! The system: body-frame twists in, velocity commands every step out.
+
+use sim_plugin_api::prelude::*;
+use simcore_plugin_common::gz::{finite_twist, names, own_name, valid_topic};
+use simcore_plugin_common::{Reader, attached_model, find_in_model, parse_plugin_sdf};
+
+/// One controlled entity: the model or a link, its command topic and its twist.
+#[derive(Clone, Debug, PartialEq)]
+struct Target {
+    entity: EntityId,
+    topic: String,
+    /// The body-frame twist; `None` for a link until its first command (gz-sim commands a
+    /// link only once it received one).
+    twist: Option<Twist>,
+}
+
+/// Velocity control of a model and its links (see the crate documentation).
+pub struct VelocityControl {
+    /// The model first, then the `<link_name>` links.
+    targets: Vec<Target>,
+}
+
+/// The world-frame velocity of a frame at `pose` moving at `twist` in its own axes.
+pub fn world_twist(pose: Pose, twist: &Twist) -> (Vec3, Vec3) {
+    (
+        pose.orientation.rotate(twist.linear),
+        pose.orientation.rotate(twist.angular),
+    )
+}
+
+impl VelocityControl {
+    /// Creates the system from its `<plugin>` element; it must be attached to a model. A
+    /// `<link_name>` that is not a link of the model is reported as a warning and left out.
+    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let scoped = attached_model(config, world, "VelocityControl")?;
+        let who = format!("{scoped}: VelocityControl");
+        let model = own_name(world, config.entity, scoped);
+        let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?;
+        let r = Reader::new(&who);
+        let mut twist = Twist::default();
+        let mut topic = format!("/model/{model}/cmd_vel");
+        let mut links = Vec::new();
+        if let Some(doc) = &doc {
+            let root = doc.root_element();
+            if let Some(v) = r.vector(root, "initial_linear")? {
+                twist.linear = v;
+            }
+            if let Some(v) = r.vector(root, "initial_angular")? {
+                twist.angular = v;
+            }
+            // gz-sim takes `<topic>` when it is a valid name, else the default.
+            if let Some(t) = simcore_plugin_common::text(root, "topic").and_then(valid_topic) {
+                topic = t;
+            }
+            links = names(root, "link_name", &who).unwrap_or_default();
+        }
+        let mut targets = vec![Target {
+            entity: config.entity,
+            topic,
+            twist: Some(twist),
+        }];
+        for name in links {
+            // As gz-sim: a link it cannot find is reported, and the others are controlled.
+            let entity = match find_in_model(world, scoped, &name, EntityKind::LINK) {
+                Ok(e) => e,
+                Err(e) => {
+                    let why =
+                        e.element_error(&format!("{who}: <link_name>"), &name, EntityKind::LINK);
+                    world.log_message(LogLevel::WARN, &format!("{}; not controlled", why.message));
+                    continue;
+                }
+            };
+            let written = format!("/model/{model}/link/{name}/cmd_vel");
+            let topic = valid_topic(&written).ok_or_else(|| {
+                PluginError::config(format!("{who}: `{written}` is not a valid topic name"))
+            })?;
+            targets.push(Target {
+                entity,
+                topic,
+                twist: None,
+            });
+        }
+        Ok(VelocityControl { targets })
+    }
+
+    /// The body-frame twist the model is held at.
+    pub fn model_twist(&self) -> Twist {
+        self.targets[0].twist.unwrap_or_default()
+    }
+}
+
+impl System for VelocityControl {
+    fn subscriptions(&self) -> Vec<String> {
+        self.targets.iter().map(|t| t.topic.clone()).collect()
+    }
+
+    fn pre_step(
+        &mut self,
+        _ctx: &StepContext,
+        inbox: &[Message],
+        world: &WorldRef<'_>,
+        commands: &mut CommandsMut<'_>,
+    ) -> Result<(), PluginError> {
+        for m in inbox {
+            let Ok(Payload::Twist(t)) = m.payload.as_enum() else {
+                continue;
+            };
+            if !finite_twist(t) {
+                continue;
+            }
+            let topic = m.topic.as_str();
+            if let Some(target) = self.targets.iter_mut().find(|x| x.topic == topic) {
+                target.twist = Some(*t);
+            }
+        }
+        for target in &self.targets {
+            let Some(twist) = target.twist else { continue };
+            // A removed entity is left alone, as gz-sim does.
+            let Some(state) = world.kinematics_of(target.entity) else {
+                continue;
+            };
+            let (linear, angular) = world_twist(state.pose, &twist);
+            commands.set_velocity(target.entity, linear, angular);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_twists_turn_with_the_frame() {
+        let pose = Pose::new(
+            Vec3::new(1.0, 2.0, 0.0),
+            Quat::from_rpy(0.0, 0.0, std::f64::consts::FRAC_PI_2),
+        );
+        let (l, a) = world_twist(
+            pose,
+            &Twist {
+                linear: Vec3::new(1.0, 0.0, 0.0),
+                angular: Vec3::new(0.0, 0.0, 0.5),
+            },
+        );
+        assert!((l - Vec3::new(0.0, 1.0, 0.0)).length() < 1e-12, "{l:?}");
+        assert!((a - Vec3::new(0.0, 0.0, 0.5)).length() < 1e-12, "{a:?}");
+    }
+}
