@@ -1,0 +1,343 @@
+//! The Zenoh transport through the real `simcore` binary and an independent ROS 2 client
+//! (`tests/python/ros_client.py`: eclipse-zenoh and rosbags from PyPI, no simcore code) on
+//! loopback ports of their own: discovery through liveliness tokens, keys, hashes and
+//! attachments, messages equal to `--echo`'s, a Twist that drives the robot, and the same
+//! through a Zenoh router (the multi-host path).
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SCAN: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/lidar/scan";
+const ODOM: &str = "/model/pioneer/odometry";
+const IMU: &str = "/world/imu_drop/model/box/link/body/sensor/imu/imu";
+
+const PIONEER_LIBS: &[&str] = &[
+    "simcore_plugin_diff_drive",
+    "simcore_plugin_truth",
+    "simcore_plugin_factory",
+    "simcore_plugin_battery",
+    "simcore_plugin_ptz",
+    "simcore_plugin_lidar",
+    "simcore_plugin_fiducial",
+    "simcore_plugin_logical_camera",
+];
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
+
+fn client() -> PathBuf {
+    workspace().join("sim-core/tests/python/ros_client.py")
+}
+
+/// A `simcore run` in the background (at real time, until interrupted).
+struct Run {
+    child: Option<Child>,
+    /// Holds its stdout and stderr (a pipe nobody reads would stall the run once full).
+    out: tempfile::TempDir,
+}
+
+impl Run {
+    fn start(world: &str, plugins: &Path, args: &[&str]) -> Run {
+        let out = tempfile::tempdir().expect("temp dir");
+        let file = |name: &str| std::fs::File::create(out.path().join(name)).expect("file");
+        let child = Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .args([
+                "run",
+                world,
+                "--rtf",
+                "1",
+                "--duration",
+                "300",
+                "--seed",
+                "7",
+            ])
+            .arg("--plugin-path")
+            .arg(plugins)
+            .args(args)
+            .env_remove("SIMCORE_PLUGIN_PATH")
+            .env_remove("ROS_DOMAIN_ID")
+            .env("SIMCORE_LOG", "warn")
+            .current_dir(workspace())
+            .stdout(file("stdout"))
+            .stderr(file("stderr"))
+            .spawn()
+            .expect("simcore starts");
+        Run {
+            child: Some(child),
+            out,
+        }
+    }
+
+    /// Stops the run as Ctrl-C does and returns its stdout and stderr.
+    fn stop(mut self) -> (String, String) {
+        let mut child = self.child.take().expect("running");
+        let pid = child.id().to_string();
+        let _ = Command::new("kill").args(["-INT", &pid]).status();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while child.try_wait().expect("wait").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.wait();
+        let read = |name: &str| std::fs::read_to_string(self.out.path().join(name)).unwrap();
+        (read("stdout"), read("stderr"))
+    }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.child {
+            let _ = c.kill();
+        }
+    }
+}
+
+/// Runs the client; its JSON answer.
+fn ros_client(python: &Path, endpoint: &str, args: &[&str]) -> Value {
+    let o = Command::new(python)
+        .arg(client())
+        .arg(endpoint)
+        .args(args)
+        .output()
+        .expect("python runs");
+    assert!(
+        o.status.success(),
+        "client {args:?} failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("the client's JSON")
+}
+
+/// A float of the client's JSON (`"inf"`, `"-inf"`, `"nan"` spelled out) as `f32`.
+fn f32_of(v: &Value) -> f32 {
+    match v.as_str() {
+        Some("inf") => f32::INFINITY,
+        Some("-inf") => f32::NEG_INFINITY,
+        Some(_) => f32::NAN,
+        None => v.as_f64().expect("a number") as f32,
+    }
+}
+
+/// A float of `--echo`'s JSON (`null` for a non-finite value).
+fn echo_f32(v: &Value) -> f32 {
+    v.as_f64().map_or(f32::INFINITY, |x| x as f32)
+}
+
+fn stamp_ns(sec: &Value, nsec: &Value) -> i64 {
+    sec.as_i64().unwrap() * 1_000_000_000 + nsec.as_i64().unwrap()
+}
+
+/// The echoed message of `topic` stamped `ns`.
+fn echoed<'a>(lines: &'a [Value], topic: &str, ns: i64) -> &'a Value {
+    lines
+        .iter()
+        .find(|l| {
+            l["topic"] == topic
+                && stamp_ns(&l["header"]["stamp"]["sec"], &l["header"]["stamp"]["nsec"]) == ns
+        })
+        .unwrap_or_else(|| panic!("no echoed {topic} at {ns} ns"))
+}
+
+/// Checks the client's messages (attachments, encoding) and returns them.
+fn checked_messages(answer: &Value, count: usize) -> &Vec<Value> {
+    let messages = answer["messages"].as_array().expect("messages");
+    assert_eq!(messages.len(), count, "{answer}");
+    let gid = &messages[0]["gid"];
+    for pair in messages.windows(2) {
+        assert_eq!(
+            pair[1]["seq"].as_i64().unwrap(),
+            pair[0]["seq"].as_i64().unwrap() + 1,
+            "consecutive sequence numbers: {answer}"
+        );
+    }
+    for m in messages {
+        assert!(m["seq"].as_i64().unwrap() >= 1, "{m}");
+        assert_eq!(&m["gid"], gid, "one GID per publisher");
+        assert_eq!(m["header"], "00010000", "little-endian plain CDR");
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as i64;
+        let source = m["source_ns"].as_i64().unwrap();
+        assert!(
+            (wall - source).abs() < 3_600_000_000_000,
+            "wall-clock source time"
+        );
+    }
+    messages
+}
+
+fn compare_scans(messages: &[Value], echo: &[Value]) {
+    for m in messages {
+        let msg = &m["message"];
+        let ns = stamp_ns(
+            &msg["header"]["stamp"]["sec"],
+            &msg["header"]["stamp"]["nanosec"],
+        );
+        let e = echoed(echo, SCAN, ns);
+        assert_eq!(msg["header"]["frame_id"], e["header"]["frame_id"]);
+        for (ros, ours) in [
+            ("angle_min", "angle_min"),
+            ("angle_max", "angle_max"),
+            ("angle_increment", "angle_step"),
+            ("range_min", "range_min"),
+            ("range_max", "range_max"),
+        ] {
+            assert_eq!(f32_of(&msg[ros]), echo_f32(&e[ours]), "{ros}");
+        }
+        let ranges: Vec<f32> = msg["ranges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(f32_of)
+            .collect();
+        let theirs: Vec<f32> = e["ranges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(echo_f32)
+            .collect();
+        assert_eq!(ranges.len(), 360);
+        assert_eq!(ranges, theirs, "scan at {ns} ns");
+    }
+}
+
+fn last_odometry_x(echo: &[Value]) -> f64 {
+    echo.iter()
+        .rev()
+        .find(|l| l["topic"] == ODOM)
+        .and_then(|l| l["pose"]["position"]["x"].as_f64())
+        .expect("odometry was echoed")
+}
+
+/// The pioneer scenario against a run at `simcore_args`, the client joining at `endpoint`.
+fn scan_and_drive(python: &Path, plugins: &Path, simcore_args: &[&str], endpoint: &str) {
+    let run = Run::start(
+        "worlds/pioneer.sdf",
+        plugins,
+        &[simcore_args, &["--echo", SCAN, "--echo", ODOM]].concat(),
+    );
+    let scans = ros_client(
+        python,
+        endpoint,
+        &["topic", "sensor_msgs/msg/LaserScan", "3"],
+    );
+    assert_eq!(scans["topic"], SCAN, "{scans}");
+    assert_eq!(scans["qos"], "2::,5:,:,:,,", "sensor-data QoS");
+    let drive = ros_client(python, endpoint, &["drive", "1.5", "0.5"]);
+    assert_eq!(drive["topic"], "/model/pioneer/cmd_vel", "{drive}");
+    // Odometry at 20 Hz shows the motion a little later.
+    std::thread::sleep(Duration::from_millis(1500));
+    let (out, err) = run.stop();
+    let echo = json_lines(&out);
+    compare_scans(checked_messages(&scans, 3), &echo);
+    let x = last_odometry_x(&echo);
+    assert!(
+        x > 0.2,
+        "the Twist from Zenoh drove the robot forward: x = {x}\n{err}"
+    );
+    assert!(
+        err.contains("cmd_vel: dropped an undecodable geometry_msgs/msg/Twist"),
+        "garbage is dropped with a warning:\n{err}"
+    );
+    let row = err
+        .lines()
+        .find(|l| l.trim_start().starts_with(SCAN) && l.contains("sensor_msgs/msg/LaserScan"))
+        .unwrap_or_else(|| panic!("a transport row for the scan:\n{err}"));
+    let sent: u64 = row.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(sent >= 3, "{row}");
+}
+
+#[test]
+fn a_ros_client_reads_the_pioneers_scan_and_drives_it() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    scan_and_drive(
+        &python,
+        dir.path(),
+        &["--zenoh-listen", &endpoint],
+        &endpoint,
+    );
+}
+
+#[test]
+fn the_same_through_a_zenoh_router() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let mut router = Command::new(&python)
+        .arg(client())
+        .args([&endpoint, "router", "-", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the router starts");
+    let mut ready = String::new();
+    BufReader::new(router.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert_eq!(ready.trim(), "ready");
+    scan_and_drive(
+        &python,
+        dir.path(),
+        &["--zenoh-connect", &endpoint],
+        &endpoint,
+    );
+    drop(router.stdin.take());
+    let _ = router.wait();
+}
+
+#[test]
+fn a_ros_client_reads_the_imu_as_echo_prints_it() {
+    let Some(python) = python() else { return };
+    let dir = stage(&[
+        "simcore_plugin_imu",
+        "simcore_plugin_truth",
+        "simcore_plugin_factory",
+    ]);
+    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let run = Run::start(
+        "worlds/imu_drop.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint, "--echo", IMU],
+    );
+    let answer = ros_client(&python, &endpoint, &["topic", "sensor_msgs/msg/Imu", "5"]);
+    let (out, _) = run.stop();
+    let echo = json_lines(&out);
+    assert_eq!(answer["topic"], IMU);
+    for m in checked_messages(&answer, 5) {
+        let msg = &m["message"];
+        let ns = stamp_ns(
+            &msg["header"]["stamp"]["sec"],
+            &msg["header"]["stamp"]["nanosec"],
+        );
+        let e = echoed(&echo, IMU, ns);
+        assert_eq!(msg["header"]["frame_id"], e["header"]["frame_id"]);
+        for v in ["angular_velocity", "linear_acceleration"] {
+            for c in ["x", "y", "z"] {
+                assert_eq!(msg[v][c], e[v][c], "{v}.{c} at {ns} ns");
+            }
+            assert_eq!(msg[format!("{v}_covariance")], e[format!("{v}_covariance")]);
+        }
+        for c in ["x", "y", "z", "w"] {
+            assert_eq!(msg["orientation"][c], e["orientation"][c]);
+        }
+        if e["has_orientation"] == false {
+            assert_eq!(msg["orientation_covariance"][0], -1.0);
+        }
+    }
+}
