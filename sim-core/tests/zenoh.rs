@@ -341,3 +341,30 @@ fn a_ros_client_reads_the_imu_as_echo_prints_it() {
         }
     }
 }
+
+#[test]
+fn clock_carries_sim_time_at_its_rate() {
+    let Some(python) = python() else { return };
+    let dir = stage(&["simcore_plugin_truth", "simcore_plugin_factory"]);
+    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let run = Run::start(
+        "worlds/imu_drop.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint, "--clock-rate", "50"],
+    );
+    let answer = ros_client(&python, &endpoint, &["topic", "rosgraph_msgs/msg/Clock", "4"]);
+    let (_, err) = run.stop();
+    assert_eq!(answer["topic"], "/clock", "{answer}");
+    assert_eq!(answer["qos"], "::,10:,:,:,,", "reliable, as ROS's clock publishers");
+    let ns: Vec<i64> = checked_messages(&answer, 4)
+        .iter()
+        .map(|m| stamp_ns(&m["message"]["clock"]["sec"], &m["message"]["clock"]["nanosec"]))
+        .collect();
+    // The first may fall between two ticks (when the client started listening); the others
+    // are every 20 ms of sim time.
+    for w in ns[1..].windows(2) {
+        assert_eq!(w[1] - w[0], 20_000_000, "{ns:?}");
+    }
+    assert_eq!(ns[1] % 20_000_000, 0, "{ns:?}");
+    assert!(err.contains("rosgraph_msgs/msg/Clock"), "{err}");
+}
