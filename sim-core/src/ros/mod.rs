@@ -6,13 +6,20 @@
 //! package shipped under `ros/simcore_msgs` in the repository. The [`catalog`] holds each
 //! type's name, RIHS01 hash and `ros2msg` definition (generated once by `tools/ros_types.py`
 //! with rosbags; the tests check them against independently computed values).
+//!
+//! [`decode`] reads the CDR of what ROS clients send in (and of every type [`encode`]
+//! writes) back into payloads, checking every length; [`names`] gives each simcore topic a
+//! valid ROS 2 name. The user-facing summary is `docs/ros.md`.
 
 pub mod catalog;
 pub mod cdr;
-mod encode;
+mod decode;
+pub(crate) mod encode;
+pub mod names;
 
-pub use cdr::CdrWriter;
-pub use encode::{encode, encode_clock};
+pub use cdr::{CdrReader, CdrWriter, DecodeError};
+pub use decode::{decode, decode_message};
+pub use encode::{EncodeOptions, encode, encode_clock, encode_with};
 
 /// A ROS 2 message type: what a recorder names as its schema and a transport puts into its
 /// keys.
@@ -50,5 +57,7 @@ impl RosType {
     }
 }
 
+#[cfg(test)]
+mod golden_tests;
 #[cfg(test)]
 mod tests;
