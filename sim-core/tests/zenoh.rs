@@ -310,15 +310,29 @@ fn a_ros_client_reads_the_imu_as_echo_prints_it() {
         "simcore_plugin_factory",
     ]);
     let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    // The IMU under the ROS name a manifest gives it.
+    let manifest = dir.path().join("run.toml");
+    std::fs::write(
+        &manifest,
+        format!("[[ros.remap]]\nfrom = \"{IMU}\"\nto = \"box/imu\"\n"),
+    )
+    .unwrap();
     let run = Run::start(
         "worlds/imu_drop.sdf",
         dir.path(),
-        &["--zenoh-listen", &endpoint, "--echo", IMU],
+        &[
+            "--zenoh-listen",
+            &endpoint,
+            "--echo",
+            IMU,
+            "--manifest",
+            manifest.to_str().unwrap(),
+        ],
     );
     let answer = ros_client(&python, &endpoint, &["topic", "sensor_msgs/msg/Imu", "5"]);
     let (out, _) = run.stop();
     let echo = json_lines(&out);
-    assert_eq!(answer["topic"], IMU);
+    assert_eq!(answer["topic"], "/box/imu", "{answer}");
     for m in checked_messages(&answer, 5) {
         let msg = &m["message"];
         let ns = stamp_ns(
@@ -352,13 +366,25 @@ fn clock_carries_sim_time_at_its_rate() {
         dir.path(),
         &["--zenoh-listen", &endpoint, "--clock-rate", "50"],
     );
-    let answer = ros_client(&python, &endpoint, &["topic", "rosgraph_msgs/msg/Clock", "4"]);
+    let answer = ros_client(
+        &python,
+        &endpoint,
+        &["topic", "rosgraph_msgs/msg/Clock", "4"],
+    );
     let (_, err) = run.stop();
     assert_eq!(answer["topic"], "/clock", "{answer}");
-    assert_eq!(answer["qos"], "::,10:,:,:,,", "reliable, as ROS's clock publishers");
+    assert_eq!(
+        answer["qos"], "::,10:,:,:,,",
+        "reliable, as ROS's clock publishers"
+    );
     let ns: Vec<i64> = checked_messages(&answer, 4)
         .iter()
-        .map(|m| stamp_ns(&m["message"]["clock"]["sec"], &m["message"]["clock"]["nanosec"]))
+        .map(|m| {
+            stamp_ns(
+                &m["message"]["clock"]["sec"],
+                &m["message"]["clock"]["nanosec"],
+            )
+        })
         .collect();
     // The first may fall between two ticks (when the client started listening); the others
     // are every 20 ms of sim time.
@@ -367,4 +393,38 @@ fn clock_carries_sim_time_at_its_rate() {
     }
     assert_eq!(ns[1] % 20_000_000, 0, "{ns:?}");
     assert!(err.contains("rosgraph_msgs/msg/Clock"), "{err}");
+}
+
+#[test]
+fn an_invalid_remap_is_a_clear_error() {
+    let dir = stage(&[
+        "simcore_plugin_imu",
+        "simcore_plugin_truth",
+        "simcore_plugin_factory",
+    ]);
+    let manifest = dir.path().join("run.toml");
+    std::fs::write(
+        &manifest,
+        "[[ros.remap]]\nfrom = \"/a\"\nto = \"/2d-scan\"\n",
+    )
+    .unwrap();
+    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let o = simcore(&[
+        "run",
+        "worlds/imu_drop.sdf",
+        "--steps",
+        "1",
+        "--zenoh-listen",
+        &endpoint,
+        "--manifest",
+        manifest.to_str().unwrap(),
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("[[ros.remap]]") && err.contains("`/2d-scan` is not a ROS 2 topic name"),
+        "{err}"
+    );
 }

@@ -39,7 +39,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     let injections = injections(&args)?;
     // Before `--echo` subscribes: the transport takes the topics the world itself listens
     // to for its inputs.
-    let mut transport = super::transport::start(&args.transport, &mut sim)?;
+    let mut transport = super::transport::start(&args.transport, &s.manifest.ros.remap, &mut sim)?;
     let subs = subscribe_echo(&mut sim, &args.echo)?;
     if !(args.call_timeout.is_finite() && args.call_timeout > 0.0) {
         return Err(Failure::Error(format!(

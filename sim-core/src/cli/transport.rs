@@ -38,7 +38,11 @@ pub type Transport = Option<std::convert::Infallible>;
 
 /// Opens the transport as `args` say.
 #[cfg(feature = "zenoh")]
-pub fn start(args: &TransportArgs, sim: &mut Simulation) -> Result<Transport, Failure> {
+pub fn start(
+    args: &TransportArgs,
+    remaps: &[sim_core::manifest::Remap],
+    sim: &mut Simulation,
+) -> Result<Transport, Failure> {
     use sim_core::transport::zenoh::{Bridge, ZenohOptions};
     if args.no_transport {
         return Ok(None);
@@ -55,6 +59,10 @@ pub fn start(args: &TransportArgs, sim: &mut Simulation) -> Result<Transport, Fa
         config_file: args.zenoh_config.clone(),
         domain: ZenohOptions::domain_from_env().map_err(|e| Failure::Error(e.to_string()))?,
         clock_rate: args.clock_rate,
+        remaps: remaps
+            .iter()
+            .map(|r| (r.from.clone(), r.to.clone()))
+            .collect(),
         ..ZenohOptions::default()
     };
     Bridge::start(&options, sim)
@@ -64,7 +72,11 @@ pub fn start(args: &TransportArgs, sim: &mut Simulation) -> Result<Transport, Fa
 
 /// Without Zenoh in this build, asking for it is an error.
 #[cfg(not(feature = "zenoh"))]
-pub fn start(args: &TransportArgs, _sim: &mut Simulation) -> Result<Transport, Failure> {
+pub fn start(
+    args: &TransportArgs,
+    _remaps: &[sim_core::manifest::Remap],
+    _sim: &mut Simulation,
+) -> Result<Transport, Failure> {
     if !args.zenoh_connect.is_empty()
         || !args.zenoh_listen.is_empty()
         || args.zenoh_config.is_some()

@@ -22,15 +22,14 @@
 //!   input) gets a Zenoh subscriber with wildcard type and hash chunks; each sample is
 //!   decoded by the type its key names and published on the bus. Oversized, undecodable or
 //!   excess samples are dropped with a rate-limited warning.
-//! - **Names**: [`ros_name`].
+//! - **Names**: the `[[ros.remap]]` entries of the run manifest, else the rule of
+//!   [`crate::ros::names`]; a name two topics would share goes to the first only.
 
 mod bridge;
 pub mod keys;
-mod names;
 mod options;
 mod worker;
 
 pub use bridge::{Bridge, INBOUND_QUEUE, QUEUE};
-pub use names::ros_name;
 pub use options::{DEFAULT_ENDPOINT, MAX_CONFIG_BYTES, ZenohError, ZenohOptions};
 pub use worker::{MAX_INBOUND_BYTES, TopicReport};

@@ -25,6 +25,8 @@ pub struct ZenohOptions {
     pub node: String,
     /// How often `/clock` is published, per second of sim time (0: every step).
     pub clock_rate: f64,
+    /// simcore topic -> ROS name, instead of the rule of [`crate::ros::names`].
+    pub remaps: Vec<(String, String)>,
 }
 
 impl Default for ZenohOptions {
@@ -36,6 +38,7 @@ impl Default for ZenohOptions {
             domain: 0,
             node: "simcore".into(),
             clock_rate: 100.0,
+            remaps: Vec::new(),
         }
     }
 }
@@ -54,6 +57,9 @@ pub enum ZenohError {
     /// An option has a value Zenoh refuses.
     #[error("{0}")]
     Option(String),
+    /// A remap is invalid.
+    #[error("{0}")]
+    Remap(String),
     /// The session could not be opened.
     #[error("cannot open the Zenoh session: {0}")]
     Open(String),
@@ -77,6 +83,19 @@ impl ZenohOptions {
                     ))
                 }),
         }
+    }
+
+    /// The remaps checked (a valid topic, a valid ROS name, each topic remapped once, no
+    /// two to one name; every problem reported) and made absolute.
+    pub fn checked_remaps(&self) -> Result<Vec<(String, String)>, ZenohError> {
+        let sources = self.remaps.iter().map(|(f, _)| f.as_str());
+        crate::ros::names::NameTable::new(sources, &self.remaps)
+            .map(|t| {
+                t.iter()
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+                    .collect()
+            })
+            .map_err(|e| ZenohError::Remap(format!("[[ros.remap]]: {e}")))
     }
 
     /// The Zenoh configurations to try, in order: the file's (if any) with the endpoints

@@ -3,7 +3,6 @@
 
 use super::bridge::INBOUND_QUEUE;
 use super::keys::{self, EndpointKind, Node, Qos};
-use super::names::ros_name;
 use super::options::ZenohOptions;
 use crate::ros::{self, RosType, catalog};
 use crate::transport::{Envelope, Subscription};
@@ -119,6 +118,7 @@ struct Worker {
     outputs: Vec<Output>,
     by_topic: HashMap<Arc<str>, usize>,
     names: HashMap<String, String>,
+    remaps: HashMap<String, String>,
     inputs: Vec<(Subscriber<()>, Option<LivelinessToken>)>,
     clock: Option<Output>,
     shared: Arc<Shared>,
@@ -166,6 +166,7 @@ pub(super) fn run(
         outputs: Vec::new(),
         by_topic: HashMap::new(),
         names: HashMap::new(),
+        remaps: options.remaps.iter().cloned().collect(),
         inputs: Vec::new(),
         clock: None,
         shared,
@@ -252,6 +253,14 @@ impl Worker {
         }
     }
 
+    /// The ROS name of a topic: its remap, else the rule of [`crate::ros::names`].
+    fn ros_name(&self, topic: &str) -> Option<String> {
+        self.remaps
+            .get(topic)
+            .cloned()
+            .or_else(|| ros::names::ros_name(topic))
+    }
+
     fn count_active(&self) {
         let n = self.outputs.iter().filter(|o| o.sub.is_some()).count();
         self.shared.active.store(n, Ordering::Relaxed);
@@ -265,7 +274,9 @@ impl Worker {
             tracing::debug!("{}: no ROS 2 form; not published", first.topic);
             return;
         };
-        let ros = ros_name(&first.topic);
+        let Some(ros) = self.ros_name(&first.topic) else {
+            return;
+        };
         if let Some(other) = self.names.get(&ros) {
             tracing::warn!(
                 "topics `{other}` and `{}` both map to the ROS name `{ros}`; only the first is published",
@@ -341,7 +352,9 @@ impl Worker {
     /// Subscribes to every type of a topic the simulation listens to; an `MS` token is
     /// declared for `cmd_vel` topics (geometry_msgs/Twist, what ROS drivers take there).
     fn input(&mut self, topic: String) {
-        let ros = ros_name(&topic);
+        let Some(ros) = self.ros_name(&topic) else {
+            return;
+        };
         let key = keys::any_type_key(self.node.domain, &ros);
         let requests = self.ch.requests.clone();
         let warn = Warner::default();
@@ -360,7 +373,7 @@ impl Worker {
                     warn.warn(|| format!("{t}: dropped a message of a type simcore does not read ({ke})"));
                     return;
                 };
-                match decode(ty.name, &bytes.to_bytes()) {
+                match ros::decode(ty.name, &bytes.to_bytes()) {
                     Ok(p) => {
                         if requests.try_send(Request::Publish(t.clone(), p)).is_err() {
                             warn.warn(|| format!("{t}: dropped an inbound message (the simulation is {INBOUND_QUEUE} behind)"));
@@ -465,38 +478,4 @@ impl Warner {
         *last = Some(Instant::now());
         *held = 0;
     }
-}
-
-/// Decodes an inbound CDR message of type `name` (geometry_msgs/Twist).
-fn decode(name: &str, bytes: &[u8]) -> Result<Payload, String> {
-    if name != catalog::TWIST.name {
-        return Err(format!("simcore does not read {name}"));
-    }
-    let little = match bytes.get(..2) {
-        Some([0, 1]) => true,
-        Some([0, 0]) => false,
-        _ => return Err("not CDR (bad encapsulation header)".into()),
-    };
-    let f = |i: usize| -> Result<f64, String> {
-        let b: [u8; 8] = bytes
-            .get(4 + 8 * i..12 + 8 * i)
-            .and_then(|s| s.try_into().ok())
-            .ok_or("too short for a Twist")?;
-        Ok(if little {
-            f64::from_le_bytes(b)
-        } else {
-            f64::from_be_bytes(b)
-        })
-    };
-    let v = |i| -> Result<sim_plugin_api::Vec3, String> {
-        Ok(sim_plugin_api::Vec3 {
-            x: f(i)?,
-            y: f(i + 1)?,
-            z: f(i + 2)?,
-        })
-    };
-    Ok(Payload::Twist(sim_plugin_api::Twist {
-        linear: v(0)?,
-        angular: v(3)?,
-    }))
 }
