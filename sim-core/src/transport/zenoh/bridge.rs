@@ -167,16 +167,18 @@ impl Bridge {
         };
     }
 
-    /// Looks for topics not seen yet: one with a subscriber in the simulation (a system's
-    /// command input) is offered for publication from outside; any other is probed with a
-    /// one-message subscription, whose first message tells its type.
+    /// Looks for topics not seen yet: one with a subscriber in the simulation and nothing
+    /// published on it yet (a system's command input) is offered for publication from
+    /// outside; any other is probed with a one-message subscription, whose first message
+    /// tells its type.
     fn scan(&mut self, sim: &mut Simulation) {
         self.last_scan = Instant::now();
         for topic in sim.topics() {
             if !self.known.insert(topic.clone()) {
                 continue;
             }
-            if sim.bus().stats(&topic).subscribers > 0 {
+            let stats = sim.bus().stats(&topic);
+            if stats.subscribers > 0 && stats.published == 0 {
                 let _ = self.events.send(Event::Input(topic));
             } else {
                 self.probes.push(sim.bus_mut().subscribe(&topic, 1));

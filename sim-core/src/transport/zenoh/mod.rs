@@ -18,8 +18,8 @@
 //!   (sequence from 1, wall-clock source time, the GID of its token).
 //! - **`/clock`**: `rosgraph_msgs/Clock` of sim time, at [`ZenohOptions::clock_rate`] per
 //!   second of sim time, while someone listens.
-//! - **Topics in**: a topic something in the simulation subscribes to (a system's command
-//!   input) gets a Zenoh subscriber with wildcard type and hash chunks; each sample is
+//! - **Topics in**: a topic something in the simulation subscribes to and nothing has
+//!   published on yet (a system's command input) gets a Zenoh subscriber with wildcard type and hash chunks; each sample is
 //!   decoded by the type its key names and published on the bus. Oversized, undecodable or
 //!   excess samples are dropped with a rate-limited warning.
 //! - **Names**: the `[[ros.remap]]` entries of the run manifest, else the rule of
