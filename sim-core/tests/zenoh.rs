@@ -428,3 +428,39 @@ fn an_invalid_remap_is_a_clear_error() {
         "{err}"
     );
 }
+
+/// With nobody outside listening, the transport holds no bus subscription once each topic's
+/// first message has told its type: sensors that build their messages only for subscribers
+/// build none.
+#[test]
+fn an_unobserved_run_leaves_the_bus_alone() {
+    use sim_core::transport::zenoh::{Bridge, ZenohOptions};
+    let dir = stage(&["simcore_plugin_imu"]);
+    let mut sim = sim_from(
+        &world(&box_model("box", 0.1, &imu("imu", 100.0, ""))),
+        dir.path(),
+        0,
+        1,
+    );
+    let topic = "/world/test/model/box/link/body/sensor/imu/imu";
+    let options = ZenohOptions {
+        listen: vec![format!("tcp/127.0.0.1:{}", free_port())],
+        ..ZenohOptions::default()
+    };
+    let mut bridge = Bridge::start(&options, &mut sim).expect("the session opens");
+    assert_eq!(sim.bus().stats(topic).subscribers, 1, "the type probe");
+    for _ in 0..50 {
+        sim.step();
+        bridge.after_step(&mut sim);
+    }
+    let stats = sim.bus().stats(topic);
+    assert_eq!(stats.subscribers, 0, "{stats:?}");
+    assert_eq!(stats.published, 5);
+    assert_eq!(stats.dropped, 0, "the probe took its one message");
+    let reports = bridge.finish();
+    let imu = reports.iter().find(|r| r.topic == topic).expect("declared");
+    assert_eq!(
+        (imu.ros_type.as_str(), imu.sent, imu.lost),
+        ("sensor_msgs/msg/Imu", 0, 0)
+    );
+}
