@@ -17,17 +17,6 @@ const SCAN: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/lidar/scan"
 const ODOM: &str = "/model/pioneer/odometry";
 const IMU: &str = "/world/imu_drop/model/box/link/body/sensor/imu/imu";
 
-const PIONEER_LIBS: &[&str] = &[
-    "simcore_plugin_diff_drive",
-    "simcore_plugin_truth",
-    "simcore_plugin_factory",
-    "simcore_plugin_battery",
-    "simcore_plugin_ptz",
-    "simcore_plugin_lidar",
-    "simcore_plugin_fiducial",
-    "simcore_plugin_logical_camera",
-];
-
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -264,7 +253,7 @@ fn scan_and_drive(python: &Path, plugins: &Path, simcore_args: &[&str], endpoint
 #[test]
 fn a_ros_client_reads_the_pioneers_scan_and_drives_it() {
     let Some(python) = python() else { return };
-    let dir = stage(PIONEER_LIBS);
+    let dir = stage(PIONEER_PLUGINS);
     let endpoint = format!("tcp/127.0.0.1:{}", free_port());
     scan_and_drive(
         &python,
@@ -277,7 +266,7 @@ fn a_ros_client_reads_the_pioneers_scan_and_drives_it() {
 #[test]
 fn the_same_through_a_zenoh_router() {
     let Some(python) = python() else { return };
-    let dir = stage(PIONEER_LIBS);
+    let dir = stage(PIONEER_PLUGINS);
     let endpoint = format!("tcp/127.0.0.1:{}", free_port());
     let mut router = Command::new(&python)
         .arg(client())

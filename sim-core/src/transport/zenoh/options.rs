@@ -12,7 +12,7 @@ pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// The transport's settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ZenohOptions {
-    /// Endpoints to connect to (`tcp/host:port`); none: see [`ZenohOptions::config`].
+    /// Endpoints to connect to (`tcp/host:port`); none: see [`ZenohOptions::configs`].
     pub connect: Vec<String>,
     /// Endpoints to listen on.
     pub listen: Vec<String>,
