@@ -68,10 +68,22 @@ impl Run {
     }
 
     /// Stops the run as Ctrl-C does and returns its stdout and stderr.
-    fn stop(mut self) -> (String, String) {
+    fn stop(self) -> (String, String) {
+        self.end(true)
+    }
+
+    /// Waits for the run to end by itself (at most a minute) and returns its stdout and
+    /// stderr.
+    fn wait(self) -> (String, String) {
+        self.end(false)
+    }
+
+    fn end(mut self, interrupt: bool) -> (String, String) {
         let mut child = self.child.take().expect("running");
-        let pid = child.id().to_string();
-        let _ = Command::new("kill").args(["-INT", &pid]).status();
+        if interrupt {
+            let pid = child.id().to_string();
+            let _ = Command::new("kill").args(["-INT", &pid]).status();
+        }
         let deadline = Instant::now() + Duration::from_secs(60);
         while child.try_wait().expect("wait").is_none() {
             if Instant::now() > deadline {
@@ -419,8 +431,8 @@ fn an_invalid_remap_is_a_clear_error() {
 }
 
 /// With nobody outside listening, the transport holds no bus subscription once each topic's
-/// first message has told its type: sensors that build their messages only for subscribers
-/// build none.
+/// first message has told its type (sensors that build their messages only for subscribers
+/// build none), and sends nothing.
 #[test]
 fn an_unobserved_run_leaves_the_bus_alone() {
     use sim_core::transport::zenoh::{Bridge, ZenohOptions};
@@ -438,18 +450,126 @@ fn an_unobserved_run_leaves_the_bus_alone() {
     };
     let mut bridge = Bridge::start(&options, &mut sim).expect("the session opens");
     assert_eq!(sim.bus().stats(topic).subscribers, 1, "the type probe");
-    for _ in 0..50 {
+    // The Zenoh thread lets go of the subscription once it has the type; the bus forgets a
+    // subscription at the first message after it is dropped.
+    for _ in 0..2000 {
         sim.step();
         bridge.after_step(&mut sim);
+        let stats = sim.bus().stats(topic);
+        if stats.subscribers == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
     }
     let stats = sim.bus().stats(topic);
     assert_eq!(stats.subscribers, 0, "{stats:?}");
-    assert_eq!(stats.published, 5);
-    assert_eq!(stats.dropped, 0, "the probe took its one message");
+    assert_eq!(stats.dropped, 0, "{stats:?}");
+    let published = stats.published;
+    for _ in 0..100 {
+        sim.step();
+        bridge.after_step(&mut sim);
+    }
+    assert_eq!(sim.bus().stats(topic).subscribers, 0, "and stays so");
+    assert_eq!(sim.bus().stats(topic).published, published + 10);
     let reports = bridge.finish();
     let imu = reports.iter().find(|r| r.topic == topic).expect("declared");
     assert_eq!(
         (imu.ros_type.as_str(), imu.sent, imu.lost),
         ("sensor_msgs/msg/Imu", 0, 0)
     );
+}
+
+/// Lockstep: a paused world advances exactly the steps a client asks for, and everything those
+/// steps publish reaches the client before the reply; the state services play, pause and quit.
+#[test]
+fn a_paused_world_steps_exactly_as_asked() {
+    let Some(python) = python() else { return };
+    let dir = stage(&[
+        "simcore_plugin_imu",
+        "simcore_plugin_truth",
+        "simcore_plugin_factory",
+    ]);
+    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let run = Run::start(
+        "worlds/imu_drop.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint, "--paused", "--clock-rate", "0"],
+    );
+    let a = ros_client(&python, &endpoint, &["lockstep", IMU, "50"]);
+    // SetSimulationState(QUITTING) ended the run.
+    let (_, err) = run.wait();
+    let ok = serde_json::json!({"result": 1, "error_message": ""});
+    assert_eq!(a["state"]["state"]["state"], 2, "--paused: {a}");
+    let features = a["features"]["features"]["features"].as_array().unwrap();
+    for f in [24, 25, 26, 31, 32] {
+        assert!(features.contains(&f.into()), "{a}");
+    }
+    let ms = |r: std::ops::Range<i64>, every: i64| -> Vec<i64> {
+        r.filter(|t| t % every == 0)
+            .map(|t| t * 1_000_000)
+            .collect()
+    };
+    let steps = a["steps"].as_array().unwrap();
+    let nums = |v: &Value| -> Vec<i64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_i64().unwrap())
+            .collect()
+    };
+    // 1 ms steps: after steps 1..=50 the clock reads 1..=50 ms (every step, --clock-rate 0);
+    // the 100 Hz IMU sampled at 0, 10, ..., 40 ms; all of it sent before the reply.
+    assert_eq!(steps[0]["reply"]["result"], ok, "{a}");
+    assert_eq!(nums(&steps[0]["clock"]), ms(1..51, 1));
+    assert_eq!(nums(&steps[0]["imu"]), ms(0..50, 10));
+    assert_eq!(steps[1]["reply"]["result"], ok, "{a}");
+    assert_eq!(nums(&steps[1]["clock"]), ms(1..101, 1));
+    assert_eq!(nums(&steps[1]["imu"]), ms(0..100, 10));
+    assert_eq!(
+        a["later"],
+        serde_json::json!({"clock": 100, "imu": 10}),
+        "nothing more while paused"
+    );
+    assert_eq!(a["play"]["result"], ok);
+    assert_eq!(a["play_again"]["result"]["result"], 101, "already playing");
+    assert_eq!(
+        a["step_playing"]["result"]["result"], 4,
+        "stepping needs a pause: {a}"
+    );
+    assert_eq!(a["state_playing"]["state"]["state"], 1);
+    assert_eq!(a["pause"]["result"], ok);
+    assert_eq!(a["quit"]["result"], ok);
+    assert!(err.contains("(interrupted)"), "{err}");
+}
+
+/// The service hashes are what rosbags computes with ROS's method (checked by the script
+/// against published std_srvs hashes too), and a wrong one is caught.
+#[test]
+fn service_hashes_are_rosbags_with_ros_method() {
+    let Some(python) = python() else { return };
+    let check = |entries: &Value| {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("services.json");
+        std::fs::write(&file, entries.to_string()).unwrap();
+        let o = Command::new(&python)
+            .arg("tools/ros_types.py")
+            .arg("--check")
+            .arg(&file)
+            .current_dir(workspace())
+            .output()
+            .expect("python runs");
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    let mut entries: Vec<Value> = sim_core::ros::catalog::SERVICES
+        .iter()
+        .map(|t| serde_json::json!({"name": t.name, "hash": t.hash, "definition": t.definition}))
+        .collect();
+    let (ok, text) = check(&Value::from(entries.clone()));
+    assert!(ok && text.contains("4 entries checked, 0 differ"), "{text}");
+    entries[3]["hash"] = sim_core::ros::catalog::GET_SIMULATION_STATE.hash.into();
+    let (ok, text) = check(&Value::from(entries));
+    assert!(!ok && text.contains("1 differ"), "{text}");
 }

@@ -65,6 +65,8 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         progress: Progress::new(),
     };
     monitor.inject(&mut sim);
+    super::transport::watch_stop(&mut transport, stop.clone());
+    super::transport::after_step(&mut transport, &mut sim);
     let summary = sim.run(limit, rtf, &stop, |sim| {
         monitor.after_step(sim);
         super::transport::after_step(&mut transport, sim);

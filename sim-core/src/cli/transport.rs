@@ -27,6 +27,10 @@ pub struct TransportArgs {
     /// How often `/clock` is published, per second of sim time (0: every step).
     #[arg(long, value_name = "HZ", default_value_t = 100.0)]
     pub clock_rate: f64,
+    /// Start paused: the world steps only when a client calls StepSimulation or sets the
+    /// state to playing (simulation_interfaces services).
+    #[arg(long)]
+    pub paused: bool,
 }
 
 /// The transport of a run (`None` with `--no-transport`).
@@ -45,6 +49,11 @@ pub fn start(
 ) -> Result<Transport, Failure> {
     use sim_core::transport::zenoh::{Bridge, ZenohOptions};
     if args.no_transport {
+        if args.paused {
+            return Err(Failure::Error(
+                "--paused needs the transport (only a client can resume or step the run)".into(),
+            ));
+        }
         return Ok(None);
     }
     if !(args.clock_rate.is_finite() && args.clock_rate >= 0.0) {
@@ -65,9 +74,9 @@ pub fn start(
             .collect(),
         ..ZenohOptions::default()
     };
-    Bridge::start(&options, sim)
-        .map(Some)
-        .map_err(|e| Failure::Error(e.to_string()))
+    let mut bridge = Bridge::start(&options, sim).map_err(|e| Failure::Error(e.to_string()))?;
+    bridge.set_paused(args.paused);
+    Ok(Some(bridge))
 }
 
 /// Without Zenoh in this build, asking for it is an error.
@@ -80,6 +89,7 @@ pub fn start(
     if !args.zenoh_connect.is_empty()
         || !args.zenoh_listen.is_empty()
         || args.zenoh_config.is_some()
+        || args.paused
     {
         return Err(Failure::Error(
             "this simcore was built without the `zenoh` feature".into(),
@@ -88,7 +98,17 @@ pub fn start(
     Ok(None)
 }
 
-/// Serves the transport after a step.
+/// Lets a paused run end on Ctrl-C, and SetSimulationState(QUITTING) end it.
+pub fn watch_stop(transport: &mut Transport, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    #[cfg(feature = "zenoh")]
+    if let Some(t) = transport {
+        t.watch_stop(stop);
+    }
+    #[cfg(not(feature = "zenoh"))]
+    let _ = (transport, stop);
+}
+
+/// Serves the transport after a step (and before the first: a paused run waits there).
 pub fn after_step(transport: &mut Transport, sim: &mut Simulation) {
     #[cfg(feature = "zenoh")]
     if let Some(t) = transport {

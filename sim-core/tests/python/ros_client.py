@@ -7,6 +7,10 @@ attachments, and decodes messages.
                                                  subscription for SECONDS
     ros_client.py ENDPOINT router - -           a Zenoh router listening on ENDPOINT (as
                                                  rmw_zenohd), until stdin closes
+    ros_client.py ENDPOINT lockstep TOPIC N     with the world paused: listen to /clock and the
+                                                 Imu TOPIC, call StepSimulation(N) twice and
+                                                 count what came before each reply, then the
+                                                 state services, then quit the run
 
 One JSON object is printed on stdout; problems exit non-zero with a message on stderr.
 """
@@ -170,6 +174,138 @@ def drive(endpoint, seconds, x):
     print(json.dumps({"token": token, "topic": name, "key": key, "sent": sent}))
 
 
+# simulation_interfaces (ros-simulation/simulation_interfaces), the fields of the types used.
+SIM_MSGS = {
+    "simulation_interfaces/msg/Result": "uint8 result\nstring error_message\n",
+    "simulation_interfaces/msg/SimulationState": "uint8 state\n",
+    "simulation_interfaces/msg/SimulatorFeatures":
+        "uint16[] features\nstring[] spawn_formats\nstring custom_info\n",
+}
+SIM_SRVS = {
+    "GetSimulatorFeatures": ("", "simulation_interfaces/SimulatorFeatures features\n"),
+    "GetSimulationState": (
+        "", "simulation_interfaces/SimulationState state\nsimulation_interfaces/Result result\n"),
+    "SetSimulationState": (
+        "simulation_interfaces/SimulationState state\n", "simulation_interfaces/Result result\n"),
+    "StepSimulation": ("uint64 steps\n", "simulation_interfaces/Result result\n"),
+}
+
+
+def service_store():
+    """A typestore with the simulation_interfaces services, hashed as ROS does (REP-2016:
+    a service is {request_message, response_message, event_message}; ServiceEventInfo's
+    client_gid is uint8[16] in ROS's IDL, char[16] in rosbags' store)."""
+    from rosbags.typesys import get_types_from_msg
+    from rosbags.typesys.base import Nodetype
+
+    ts = get_typestore(Stores.ROS2_JAZZY)
+    types = {}
+    for name, text in SIM_MSGS.items():
+        types.update(get_types_from_msg(text, name))
+    ts.register(types)
+    consts, fields = ts.fielddefs["service_msgs/msg/ServiceEventInfo"]
+    ts.fielddefs["service_msgs/msg/ServiceEventInfo"] = (consts, [
+        (n, (Nodetype.ARRAY, ((Nodetype.BASE, ("uint8", 0)), 16)) if n == "client_gid" else t)
+        for n, t in fields])
+    for srv, (req, resp) in SIM_SRVS.items():
+        base = f"simulation_interfaces/srv/{srv}"
+        parts = {
+            "_Request": req,
+            "_Response": resp,
+            "_Event": f"service_msgs/ServiceEventInfo info\n{base}_Request[<=1] request\n"
+                      f"{base}_Response[<=1] response\n",
+            "": f"{base}_Request request_message\n{base}_Response response_message\n"
+                f"{base}_Event event_message\n",
+        }
+        found = {}
+        for suffix, text in parts.items():
+            found.update(get_types_from_msg(text, base + suffix))
+        rename = lambda v: (v.replace("/srv/msg/", "/srv/") if isinstance(v, str) else
+                            type(v)(rename(x) for x in v) if isinstance(v, (list, tuple)) else v)
+        ts.register({rename(k): rename(v) for k, v in found.items()})
+    return ts
+
+
+class Services:
+    """simcore's simulation_interfaces servers, found through their SS tokens."""
+
+    def __init__(self, s, graph):
+        self.s, self.graph, self.ts, self.seq = s, graph, service_store(), 0
+        self.gid = bytes(range(100, 116))
+
+    def state(self, value):
+        return self.ts.types["simulation_interfaces/msg/SimulationState"](state=value)
+
+    def call(self, srv, **fields):
+        base = f"simulation_interfaces/srv/{srv}"
+        dds = f"simulation_interfaces::srv::dds_::{srv}_"
+        _, parts = self.graph.wait_for(lambda p: len(p) == 13 and p[5] == "SS" and p[10] == dds)
+        if parts[11] != self.ts.hash_rihs01(base):
+            fail(f"{srv}: token hash {parts[11]} is not {self.ts.hash_rihs01(base)}")
+        key = f"0/{parts[9].replace('%', '/').strip('/')}/{dds}/{parts[11]}"
+        req = self.ts.types[base + "_Request"](**fields) if fields else \
+            self.ts.types[base + "_Request"](structure_needs_at_least_one_member=0)
+        self.seq += 1
+        att = struct.pack("<qqB", self.seq, time.time_ns(), 16) + self.gid
+        payload = bytes(self.ts.serialize_cdr(req, base + "_Request"))
+        replies = list(self.s.get(key, payload=payload, attachment=att,
+                                  target=zenoh.QueryTarget.ALL_COMPLETE, timeout=TIMEOUT))
+        if len(replies) != 1 or replies[0].ok is None:
+            fail(f"{srv}: replies {[(r.ok, r.err) for r in replies]}")
+        sample = replies[0].ok
+        ratt = sample.attachment.to_bytes()
+        if len(ratt) != 33 or struct.unpack("<q", ratt[:8])[0] != self.seq or ratt[17:] != self.gid:
+            fail(f"{srv}: reply attachment {ratt!r} does not carry the request's sequence and GID")
+        return plain(self.ts.deserialize_cdr(sample.payload.to_bytes(), base + "_Response"))
+
+
+def lockstep(endpoint, imu_topic, n):
+    s = session(endpoint)
+    graph = Graph(s)
+    counts = {"clock": [], "imu": []}
+    lock = threading.Lock()
+
+    def on(name, ros_type, stamp):
+        def cb(sample):
+            msg = TS.deserialize_cdr(sample.payload.to_bytes(), ros_type)
+            t = stamp(msg)
+            with lock:
+                counts[name].append(t.sec * 1_000_000_000 + t.nanosec)
+        return cb
+
+    subs = [
+        s.declare_subscriber(f"0/clock/{dds_name('rosgraph_msgs/msg/Clock')}/"
+                             f"{TS.hash_rihs01('rosgraph_msgs/msg/Clock')}",
+                             on("clock", "rosgraph_msgs/msg/Clock", lambda m: m.clock)),
+        s.declare_subscriber(f"0/{imu_topic.strip('/')}/{dds_name('sensor_msgs/msg/Imu')}/"
+                             f"{TS.hash_rihs01('sensor_msgs/msg/Imu')}",
+                             on("imu", "sensor_msgs/msg/Imu", lambda m: m.header.stamp)),
+    ]
+    services = Services(s, graph)
+    out = {"features": services.call("GetSimulatorFeatures")}
+    out["state"] = services.call("GetSimulationState")
+    time.sleep(1.0)  # the subscriptions reach simcore
+    steps = []
+    for _ in range(2):
+        reply = services.call("StepSimulation", steps=n)
+        with lock:
+            steps.append({"reply": reply, "clock": list(counts["clock"]), "imu": list(counts["imu"])})
+    out["steps"] = steps
+    time.sleep(0.5)
+    with lock:
+        out["later"] = {"clock": len(counts["clock"]), "imu": len(counts["imu"])}
+    out["play"] = services.call("SetSimulationState", state=services.state(1))
+    out["play_again"] = services.call("SetSimulationState", state=services.state(1))
+    out["step_playing"] = services.call("StepSimulation", steps=1)
+    out["state_playing"] = services.call("GetSimulationState")
+    out["pause"] = services.call("SetSimulationState", state=services.state(2))
+    out["quit"] = services.call("SetSimulationState", state=services.state(3))
+    for sub in subs:
+        sub.undeclare()
+    s.close()
+    print(json.dumps(out))
+
+
 def router(endpoint):
     conf = zenoh.Config()
     conf.insert_json5("mode", '"router"')
@@ -187,6 +323,8 @@ def main():
     endpoint, mode = sys.argv[1], sys.argv[2]
     if mode == "topic":
         topic(endpoint, sys.argv[3], int(sys.argv[4]))
+    elif mode == "lockstep":
+        lockstep(endpoint, sys.argv[3], int(sys.argv[4]))
     elif mode == "router":
         router(endpoint)
     elif mode == "drive":

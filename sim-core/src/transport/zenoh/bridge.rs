@@ -1,6 +1,7 @@
 //! The simulation thread's side of the transport: a small object called once per step that
 //! hands bus subscriptions to the Zenoh thread and publishes what it receives.
 
+use super::control::{Control, Reply, result, state};
 use super::options::{ZenohError, ZenohOptions};
 use super::worker::{self, Event, Request, Shared, TopicReport};
 use crate::runner::Simulation;
@@ -9,7 +10,7 @@ use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use sim_plugin_api::{Message, SimTime};
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -29,7 +30,10 @@ const RESCAN: Duration = Duration::from_millis(500);
 ///
 /// Call [`Bridge::after_step`] after every step (and once before the first): it takes the
 /// Zenoh thread's requests (subscribe to a topic someone outside listens to, publish an
-/// inbound message) and never waits for the network.
+/// inbound message, a control call) and never waits for the network. While the simulation is
+/// paused ([`Bridge::set_paused`], or SetSimulationState from outside) it waits there for
+/// control calls instead of returning: StepSimulation lets exactly its steps run, and its
+/// reply goes out after everything they published.
 pub struct Bridge {
     events: Sender<Event>,
     wake: Sender<()>,
@@ -41,8 +45,15 @@ pub struct Bridge {
     last_scan: Instant,
     clock_period: i64,
     next_clock: i64,
+    paused: bool,
+    budget: u64,
+    step_call: Option<u64>,
+    stop: Option<Arc<AtomicBool>>,
     thread: Option<JoinHandle<Vec<TopicReport>>>,
 }
+
+/// How long a paused simulation waits for a control call before looking at its stop flag.
+const PAUSED_POLL: Duration = Duration::from_millis(50);
 
 impl std::fmt::Debug for Bridge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -110,47 +121,147 @@ impl Bridge {
             last_scan: Instant::now(),
             clock_period,
             next_clock: 0,
+            paused: false,
+            budget: 0,
+            step_call: None,
+            stop: None,
             thread: Some(thread),
         };
         b.scan(sim);
         Ok(b)
     }
 
+    /// Pauses or resumes the simulation (`--paused` starts a run paused).
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// The flag that ends the run (Ctrl-C): a paused simulation stops waiting when it is set,
+    /// and SetSimulationState(QUITTING) sets it.
+    pub fn watch_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
+    }
+
+    fn stopping(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
     /// Serves the Zenoh thread's requests and hands over what this step produced: call it
-    /// after every step.
+    /// after every step (and once before the first). While paused it returns only when a
+    /// step is allowed (StepSimulation, SetSimulationState(PLAYING)) or the stop flag is set.
     pub fn after_step(&mut self, sim: &mut Simulation) {
-        for r in self.requests.try_iter() {
-            match r {
-                Request::Subscribe(topic) => {
-                    let sub = sim.bus_mut().subscribe(&topic, QUEUE);
-                    let _ = self.events.send(Event::Subscribed(sub));
-                }
-                Request::Publish(topic, payload) => {
-                    let id = sim.bus_mut().intern(&topic);
-                    sim.bus_mut().publish(id, Message::new("", payload));
-                }
-            }
+        let counted = self.budget > 0;
+        while let Ok(r) = self.requests.try_recv() {
+            self.serve(r, sim);
         }
         if self.last_scan.elapsed() >= RESCAN {
             self.scan(sim);
         }
         if !self.probes.is_empty() {
             let events = &self.events;
-            self.probes.retain(|p| {
-                let Some(first) = p
-                    .has_pending()
-                    .then(|| p.drain())
-                    .and_then(|v| v.into_iter().next())
-                else {
-                    return true;
-                };
-                let _ = events.send(Event::Output(first));
-                false
-            });
+            let mut i = 0;
+            while i < self.probes.len() {
+                match self.probes[i].recv_timeout(Duration::ZERO) {
+                    Some(first) => {
+                        let _ = events.send(Event::Output(first, self.probes.swap_remove(i)));
+                    }
+                    None => i += 1,
+                }
+            }
         }
         self.clock(sim.time());
         if self.shared.active.load(Ordering::Relaxed) > 0 {
             let _ = self.wake.try_send(());
+        }
+        if counted {
+            self.budget -= 1;
+            if self.budget == 0
+                && let Some(id) = self.step_call.take()
+            {
+                let _ = self.events.send(Event::Reply(id, Reply::ok(self.state())));
+            }
+        }
+        while self.paused && self.budget == 0 && !self.stopping() {
+            if let Ok(r) = self.requests.recv_timeout(PAUSED_POLL) {
+                self.serve(r, sim);
+            }
+        }
+    }
+
+    fn state(&self) -> u8 {
+        if self.paused {
+            state::PAUSED
+        } else {
+            state::PLAYING
+        }
+    }
+
+    fn serve(&mut self, r: Request, sim: &mut Simulation) {
+        match r {
+            Request::Subscribe(topic) => {
+                let sub = sim.bus_mut().subscribe(&topic, QUEUE);
+                let _ = self.events.send(Event::Subscribed(sub));
+            }
+            Request::Publish(topic, payload) => {
+                let id = sim.bus_mut().intern(&topic);
+                sim.bus_mut().publish(id, Message::new("", payload));
+            }
+            Request::Control(id, c) => {
+                if let Some(reply) = self.control(id, c) {
+                    let _ = self.events.send(Event::Reply(id, reply));
+                }
+            }
+        }
+    }
+
+    /// Applies a control call; its reply, or None when it comes later (a step).
+    fn control(&mut self, id: u64, c: Control) -> Option<Reply> {
+        let now = self.state();
+        let error = |code, m: &str| Some(Reply::error(now, code, m));
+        match c {
+            Control::Features | Control::GetState => Some(Reply::ok(now)),
+            Control::SetState(s) if s == now => {
+                error(result::ALREADY_IN_TARGET_STATE, "already in that state")
+            }
+            Control::SetState(state::PLAYING) => {
+                self.paused = false;
+                Some(Reply::ok(state::PLAYING))
+            }
+            Control::SetState(state::PAUSED) => {
+                self.paused = true;
+                Some(Reply::ok(state::PAUSED))
+            }
+            Control::SetState(state::QUITTING) => {
+                self.paused = false;
+                if let Some(s) = &self.stop {
+                    s.store(true, Ordering::Relaxed);
+                }
+                Some(Reply::ok(state::QUITTING))
+            }
+            Control::SetState(state::STOPPED) => error(
+                result::FEATURE_UNSUPPORTED,
+                "stopping resets the world, which simcore does not do yet; pause instead",
+            ),
+            Control::SetState(s) => error(
+                result::INCORRECT_TRANSITION,
+                &format!("simcore cannot go to state {s}"),
+            ),
+            Control::Step(_) if !self.paused => error(
+                result::OPERATION_FAILED,
+                "the simulation is not paused (SetSimulationState to STATE_PAUSED first)",
+            ),
+            Control::Step(_) if self.budget > 0 => error(
+                result::INCORRECT_STATE,
+                "the simulation is still taking the steps of an earlier call",
+            ),
+            Control::Step(0) => Some(Reply::ok(now)),
+            Control::Step(n) => {
+                self.budget = n;
+                self.step_call = Some(id);
+                None
+            }
         }
     }
 
@@ -169,8 +280,8 @@ impl Bridge {
 
     /// Looks for topics not seen yet: one with a subscriber in the simulation and nothing
     /// published on it yet (a system's command input) is offered for publication from
-    /// outside; any other is probed with a one-message subscription, whose first message
-    /// tells its type.
+    /// outside; any other gets a subscription whose first message tells its type, and which
+    /// goes to the Zenoh thread with it (kept there while someone outside listens).
     fn scan(&mut self, sim: &mut Simulation) {
         self.last_scan = Instant::now();
         for topic in sim.topics() {
@@ -181,7 +292,7 @@ impl Bridge {
             if stats.subscribers > 0 && stats.published == 0 {
                 let _ = self.events.send(Event::Input(topic));
             } else {
-                self.probes.push(sim.bus_mut().subscribe(&topic, 1));
+                self.probes.push(sim.bus_mut().subscribe(&topic, QUEUE));
             }
         }
     }

@@ -2,6 +2,7 @@
 //! liveliness tokens, encodes what the bus hands over and publishes it.
 
 use super::bridge::INBOUND_QUEUE;
+use super::control::{Control, Reply, Service};
 use super::keys::{self, EndpointKind, Node, Qos};
 use super::options::ZenohOptions;
 use crate::ros::{self, RosType, catalog};
@@ -16,14 +17,16 @@ use zenoh::Wait;
 use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::{Publisher, Subscriber};
 use zenoh::qos::CongestionControl;
+use zenoh::query::{Query, Queryable};
 
 /// The largest inbound payload accepted; larger ones are dropped with a warning.
 pub const MAX_INBOUND_BYTES: usize = 1 << 20;
 
 /// What the simulation thread tells the Zenoh thread.
 pub(super) enum Event {
-    /// A topic's first message (its type decides its key).
-    Output(Arc<Envelope>),
+    /// A topic's first message (its type decides its key), and the bus subscription it came
+    /// through (kept while someone outside listens, so nothing after it is missed).
+    Output(Arc<Envelope>, Subscription),
     /// A topic the simulation listens to.
     Input(String),
     /// The bus subscription asked for with [`Request::Subscribe`].
@@ -31,6 +34,10 @@ pub(super) enum Event {
     /// Someone outside started (true) or stopped listening to output `index` (`usize::MAX`:
     /// `/clock`).
     Matching(usize, bool),
+    /// A service call from outside.
+    Query(Service, Query),
+    /// The simulation's reply to [`Request::Control`] `id`.
+    Reply(u64, Reply),
     /// Close the session.
     Stop,
 }
@@ -41,6 +48,8 @@ pub(super) enum Request {
     Subscribe(Arc<str>),
     /// Publish an inbound message on the bus.
     Publish(String, Payload),
+    /// A control request, answered with [`Event::Reply`] with the same id.
+    Control(u64, Control),
 }
 
 /// State both threads read.
@@ -121,8 +130,19 @@ struct Worker {
     remaps: HashMap<String, String>,
     inputs: Vec<(Subscriber<()>, Option<LivelinessToken>)>,
     clock: Option<Output>,
+    services: Vec<(Queryable<()>, LivelinessToken)>,
+    calls: HashMap<u64, Call>,
+    next_call: u64,
     shared: Arc<Shared>,
     ch: Channels,
+}
+
+/// A service call waiting for the simulation's reply.
+struct Call {
+    service: Service,
+    query: Query,
+    seq: i64,
+    gid: [u8; 16],
 }
 
 /// The thread's body: opens the session (telling `opened` how it went), then serves events
@@ -169,6 +189,9 @@ pub(super) fn run(
         remaps: options.remaps.iter().cloned().collect(),
         inputs: Vec::new(),
         clock: None,
+        services: Vec::new(),
+        calls: HashMap::new(),
+        next_call: 1,
         shared,
         ch,
     };
@@ -180,6 +203,15 @@ pub(super) fn run(
         }
     };
     w.clock = w.declare("/clock", &catalog::CLOCK, Qos::Reliable, usize::MAX);
+    for service in Service::ALL {
+        if let Err(e) = w.serve_service(service) {
+            let _ = opened.send(Err(format!(
+                "cannot serve {}: {e}",
+                service.ros_type().name
+            )));
+            return Vec::new();
+        }
+    }
     let _ = opened.send(Ok(()));
     w.serve();
     let reports = w.reports();
@@ -189,9 +221,11 @@ pub(super) fn run(
         outputs,
         inputs,
         clock,
+        services,
+        calls,
         ..
     } = w;
-    drop((outputs, inputs, clock));
+    drop((outputs, inputs, clock, services, calls));
     let _ = session.close().wait();
     reports
 }
@@ -205,10 +239,8 @@ impl Worker {
                     Ok(e) => self.event(e),
                 },
                 recv(self.ch.wake) -> _ => {},
-                recv(self.ch.clocks) -> t => if let (Ok(t), Some(c)) = (t, self.clock.as_mut()) {
-                    let mut b = Vec::with_capacity(16);
-                    ros::encode_clock(t, &mut b);
-                    c.put(b);
+                recv(self.ch.clocks) -> t => if let Ok(t) = t {
+                    self.publish_clock(t);
                 },
             }
             self.publish_pending();
@@ -216,17 +248,35 @@ impl Worker {
         self.publish_pending();
     }
 
+    fn publish_clock(&mut self, t: SimTime) {
+        if let Some(c) = self.clock.as_mut() {
+            let mut b = Vec::with_capacity(16);
+            ros::encode_clock(t, &mut b);
+            c.put(b);
+        }
+    }
+
     fn event(&mut self, e: Event) {
         match e {
-            Event::Output(first) => self.output(&first),
+            Event::Output(first, sub) => self.output(&first, sub),
+            Event::Query(service, query) => self.query(service, query),
+            Event::Reply(id, reply) => {
+                // Everything the steps before the reply produced goes out first.
+                while let Ok(t) = self.ch.clocks.try_recv() {
+                    self.publish_clock(t);
+                }
+                self.publish_pending();
+                if let Some(call) = self.calls.remove(&id) {
+                    reply_to(call, &reply);
+                }
+            }
             Event::Input(topic) => self.input(topic),
             Event::Subscribed(sub) => {
                 let Some(&i) = self.by_topic.get(sub.topic()) else {
                     return;
                 };
                 let o = &mut self.outputs[i];
-                if o.matching {
-                    o.release();
+                if o.matching && o.sub.is_none() {
                     o.sub = Some(sub);
                 }
                 self.count_active();
@@ -240,10 +290,12 @@ impl Worker {
                 };
                 o.matching = m;
                 if m {
-                    let _ = self
-                        .ch
-                        .requests
-                        .try_send(Request::Subscribe(o.topic.clone()));
+                    if o.sub.is_none() {
+                        let _ = self
+                            .ch
+                            .requests
+                            .try_send(Request::Subscribe(o.topic.clone()));
+                    }
                 } else {
                     o.release();
                 }
@@ -267,8 +319,9 @@ impl Worker {
     }
 
     /// Declares the publisher of a topic whose first message is `first`, if its payload has
-    /// a ROS 2 form.
-    fn output(&mut self, first: &Envelope) {
+    /// a ROS 2 form; when someone already listens, `first` and what `sub` holds since are
+    /// published.
+    fn output(&mut self, first: &Envelope, sub: Subscription) {
         let mut scratch = Vec::new();
         let Some(ty) = ros::encode(&first.message, &mut scratch) else {
             tracing::debug!("{}: no ROS 2 form; not published", first.topic);
@@ -287,9 +340,19 @@ impl Worker {
         let index = self.outputs.len();
         if let Some(mut o) = self.declare(&ros, ty, self.qos_sensor, index) {
             o.topic = first.topic.clone();
+            if o.publisher
+                .matching_status()
+                .wait()
+                .is_ok_and(|m| m.matching())
+            {
+                o.matching = true;
+                o.put(scratch);
+                o.sub = Some(sub);
+            }
             self.names.insert(ros, first.topic.to_string());
             self.by_topic.insert(first.topic.clone(), index);
             self.outputs.push(o);
+            self.count_active();
         }
     }
 
@@ -407,6 +470,77 @@ impl Worker {
         self.inputs.push((sub, token.flatten()));
     }
 
+    /// A queryable and an `SS` token for `service`.
+    fn serve_service(&mut self, service: Service) -> zenoh::Result<()> {
+        let ty = service.ros_type();
+        let ros = service.ros_name(&self.node.name);
+        let dds = service.dds_name();
+        let key = keys::data_key(self.node.domain, &ros, &dds, ty.hash);
+        let eid = self.next_eid;
+        self.next_eid += 1;
+        let token = self.node.endpoint_token(
+            eid,
+            EndpointKind::Service,
+            &ros,
+            &dds,
+            ty.hash,
+            Qos::Reliable,
+        );
+        let tx = self.ch.events_tx.clone();
+        let q = self
+            .session
+            .declare_queryable(key)
+            .complete(true)
+            .callback(move |q| {
+                let _ = tx.send(Event::Query(service, q));
+            })
+            .wait()?;
+        let t = self.session.liveliness().declare_token(token).wait()?;
+        self.services.push((q, t));
+        Ok(())
+    }
+
+    /// Reads a service call and hands it to the simulation thread.
+    fn query(&mut self, service: Service, query: Query) {
+        let (seq, gid) = query
+            .attachment()
+            .and_then(|a| keys::parse_attachment(&a.to_bytes()))
+            .unwrap_or((0, [0; 16]));
+        let request = match query.payload() {
+            Some(p) if p.len() > MAX_INBOUND_BYTES => Err("too large".to_string()),
+            Some(p) => service.decode(&p.to_bytes()),
+            None => Err("no payload".to_string()),
+        };
+        let control = match request {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!("{}: refused a call: {e}", service.ros_type().name);
+                let _ = query.reply_err(format!("bad request: {e}")).wait();
+                return;
+            }
+        };
+        let id = self.next_call;
+        self.next_call += 1;
+        if self
+            .ch
+            .requests
+            .try_send(Request::Control(id, control))
+            .is_err()
+        {
+            let _ = query.reply_err("the simulation is too far behind").wait();
+            return;
+        }
+        self.calls.insert(
+            id,
+            Call {
+                service,
+                query,
+                seq,
+                gid,
+            },
+        );
+    }
+
     fn publish_pending(&mut self) {
         for o in &mut self.outputs {
             let Some(sub) = &o.sub else { continue };
@@ -445,6 +579,21 @@ impl Worker {
             });
         }
         v
+    }
+}
+
+/// Replies to a call on its own key, with the attachment rmw_zenoh's clients expect (the
+/// request's sequence number and GID, a fresh timestamp).
+fn reply_to(call: Call, reply: &Reply) {
+    let a = keys::attachment(call.seq, keys::wall_clock_ns(), &call.gid);
+    let key = call.query.key_expr().clone();
+    if let Err(e) = call
+        .query
+        .reply(key, reply.encode(call.service))
+        .attachment(a.to_vec())
+        .wait()
+    {
+        tracing::debug!("{}: reply not sent: {e}", call.service.ros_type().name);
     }
 }
 
