@@ -17,6 +17,18 @@ const SCAN: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/lidar/scan"
 const ODOM: &str = "/model/pioneer/odometry";
 const IMU: &str = "/world/imu_drop/model/box/link/body/sensor/imu/imu";
 
+/// The plugin libraries `worlds/imu_drop.sdf` needs.
+const IMU_DROP_PLUGINS: &[&str] = &[
+    "simcore_plugin_imu",
+    "simcore_plugin_truth",
+    "simcore_plugin_factory",
+];
+
+/// A Zenoh endpoint on a free loopback port.
+fn loopback() -> String {
+    format!("tcp/127.0.0.1:{}", free_port())
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -266,7 +278,7 @@ fn scan_and_drive(python: &Path, plugins: &Path, simcore_args: &[&str], endpoint
 fn a_ros_client_reads_the_pioneers_scan_and_drives_it() {
     let Some(python) = python() else { return };
     let dir = stage(PIONEER_PLUGINS);
-    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let endpoint = loopback();
     scan_and_drive(
         &python,
         dir.path(),
@@ -279,7 +291,7 @@ fn a_ros_client_reads_the_pioneers_scan_and_drives_it() {
 fn the_same_through_a_zenoh_router() {
     let Some(python) = python() else { return };
     let dir = stage(PIONEER_PLUGINS);
-    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let endpoint = loopback();
     let mut router = Command::new(&python)
         .arg(client())
         .args([&endpoint, "router", "-", "-"])
@@ -305,12 +317,8 @@ fn the_same_through_a_zenoh_router() {
 #[test]
 fn a_ros_client_reads_the_imu_as_echo_prints_it() {
     let Some(python) = python() else { return };
-    let dir = stage(&[
-        "simcore_plugin_imu",
-        "simcore_plugin_truth",
-        "simcore_plugin_factory",
-    ]);
-    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let dir = stage(IMU_DROP_PLUGINS);
+    let endpoint = loopback();
     // The IMU under the ROS name a manifest gives it.
     let manifest = dir.path().join("run.toml");
     std::fs::write(
@@ -361,7 +369,7 @@ fn a_ros_client_reads_the_imu_as_echo_prints_it() {
 fn clock_carries_sim_time_at_its_rate() {
     let Some(python) = python() else { return };
     let dir = stage(&["simcore_plugin_truth", "simcore_plugin_factory"]);
-    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let endpoint = loopback();
     let run = Run::start(
         "worlds/imu_drop.sdf",
         dir.path(),
@@ -398,18 +406,14 @@ fn clock_carries_sim_time_at_its_rate() {
 
 #[test]
 fn an_invalid_remap_is_a_clear_error() {
-    let dir = stage(&[
-        "simcore_plugin_imu",
-        "simcore_plugin_truth",
-        "simcore_plugin_factory",
-    ]);
+    let dir = stage(IMU_DROP_PLUGINS);
     let manifest = dir.path().join("run.toml");
     std::fs::write(
         &manifest,
         "[[ros.remap]]\nfrom = \"/a\"\nto = \"/2d-scan\"\n",
     )
     .unwrap();
-    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let endpoint = loopback();
     let o = simcore(&[
         "run",
         "worlds/imu_drop.sdf",
@@ -445,7 +449,7 @@ fn an_unobserved_run_leaves_the_bus_alone() {
     );
     let topic = "/world/test/model/box/link/body/sensor/imu/imu";
     let options = ZenohOptions {
-        listen: vec![format!("tcp/127.0.0.1:{}", free_port())],
+        listen: vec![loopback()],
         ..ZenohOptions::default()
     };
     let mut bridge = Bridge::start(&options, &mut sim).expect("the session opens");
@@ -484,12 +488,8 @@ fn an_unobserved_run_leaves_the_bus_alone() {
 #[test]
 fn a_paused_world_steps_exactly_as_asked() {
     let Some(python) = python() else { return };
-    let dir = stage(&[
-        "simcore_plugin_imu",
-        "simcore_plugin_truth",
-        "simcore_plugin_factory",
-    ]);
-    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let dir = stage(IMU_DROP_PLUGINS);
+    let endpoint = loopback();
     let run = Run::start(
         "worlds/imu_drop.sdf",
         dir.path(),
