@@ -63,7 +63,7 @@ TYPES = [
 ]
 
 # The simulation_interfaces messages and services simcore uses (ros-simulation/
-# simulation_interfaces 1.0 to 2.1, fields unchanged), without comments or constants.
+# simulation_interfaces 1.0 to 2.1, fields unchanged unless said), without comments or constants.
 SIMULATION_MSGS = {
     "simulation_interfaces/msg/Result": "uint8 result\nstring error_message\n",
     "simulation_interfaces/msg/SimulationState": "uint8 state\n",
@@ -84,6 +84,16 @@ SIMULATION_SRVS = {
     "simulation_interfaces/srv/StepSimulation": (
         "uint64 steps\n---\nsimulation_interfaces/Result result\n"
     ),
+    # As released for Jazzy and Kilted (1.x; 2.x groups uri and resource_string in a Resource,
+    # the same bytes under another hash).
+    "simulation_interfaces/srv/SpawnEntity": (
+        "string name\nbool allow_renaming\nstring uri\nstring resource_string\n"
+        "string entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n---\n"
+        "simulation_interfaces/Result result\nstring entity_name\n"
+    ),
+    "simulation_interfaces/srv/DeleteEntity": (
+        "string entity\n---\nsimulation_interfaces/Result result\n"
+    ),
 }
 
 # (Rust constant, ROS service): written after TYPES, in SERVICES.
@@ -92,6 +102,8 @@ SERVICES = [
     ("GET_SIMULATION_STATE", "simulation_interfaces/srv/GetSimulationState"),
     ("SET_SIMULATION_STATE", "simulation_interfaces/srv/SetSimulationState"),
     ("STEP_SIMULATION", "simulation_interfaces/srv/StepSimulation"),
+    ("SPAWN_ENTITY", "simulation_interfaces/srv/SpawnEntity"),
+    ("DELETE_ENTITY", "simulation_interfaces/srv/DeleteEntity"),
 ]
 
 # Published service hashes the method is checked against (rmw_zenoh's and ROS's).

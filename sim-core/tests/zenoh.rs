@@ -568,8 +568,55 @@ fn service_hashes_are_rosbags_with_ros_method() {
         .map(|t| serde_json::json!({"name": t.name, "hash": t.hash, "definition": t.definition}))
         .collect();
     let (ok, text) = check(&Value::from(entries.clone()));
-    assert!(ok && text.contains("4 entries checked, 0 differ"), "{text}");
+    let expected = format!("{} entries checked, 0 differ", entries.len());
+    assert!(ok && text.contains(&expected), "{text}");
     entries[3]["hash"] = sim_core::ros::catalog::GET_SIMULATION_STATE.hash.into();
     let (ok, text) = check(&Value::from(entries));
     assert!(!ok && text.contains("1 differ"), "{text}");
+}
+
+/// SpawnEntity goes through the world's factory (a clash, renaming and a broken SDF with its
+/// diagnostic in the reply), and DeleteEntity removes what it made.
+#[test]
+fn a_client_spawns_and_deletes_a_model() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_PLUGINS);
+    let endpoint = loopback();
+    let run = Run::start(
+        "worlds/pioneer.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint],
+    );
+    let sdf = workspace().join("worlds/models/crate.sdf");
+    let a = ros_client(&python, &endpoint, &["spawn", sdf.to_str().unwrap(), "-"]);
+    let (_, err) = run.stop();
+    let features = a["features"]["features"]["features"].as_array().unwrap();
+    for f in [0, 1, 9] {
+        assert!(
+            features.contains(&f.into()),
+            "spawning, deleting, SDF text: {a}"
+        );
+    }
+    assert_eq!(
+        a["features"]["features"]["spawn_formats"],
+        serde_json::json!(["sdf"])
+    );
+    assert_eq!(a["first"]["result"]["result"], 1, "{a}");
+    assert_eq!(a["first"]["entity_name"], "box_a");
+    assert_eq!(a["clash"]["result"]["result"], 4);
+    let clash = a["clash"]["result"]["error_message"].as_str().unwrap();
+    assert!(clash.contains("`box_a` already exists"), "{clash}");
+    assert_eq!(a["renamed"]["entity_name"], "box_a_1", "{a}");
+    assert_eq!(a["broken"]["result"]["result"], 4);
+    let diagnostic = a["broken"]["result"]["error_message"].as_str().unwrap();
+    assert!(
+        diagnostic.contains("not well-formed XML") && diagnostic.contains("<inline>:1:"),
+        "the factory's diagnostic: {diagnostic}"
+    );
+    assert_eq!(a["delete"]["result"]["result"], 1, "{a}");
+    assert_eq!(
+        a["delete_again"]["result"]["result"], 2,
+        "not found once deleted: {a}"
+    );
+    assert!(err.contains("worlds/pioneer.sdf"), "{err}");
 }

@@ -299,10 +299,26 @@ pub const STEP_SIMULATION: RosType = RosType {
     definition: "uint64 steps\n---\nsimulation_interfaces/Result result\n",
 };
 
+/// The service `simulation_interfaces/srv/SpawnEntity` (its definition: request fields, `---`, response fields).
+pub const SPAWN_ENTITY: RosType = RosType {
+    name: "simulation_interfaces/srv/SpawnEntity",
+    hash: "RIHS01_d4c086345d4194a5fc4c9ae45095736ca4062b5cdac4d06a42dec93d683e03cf",
+    definition: "string name\nbool allow_renaming\nstring uri\nstring resource_string\nstring entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n---\nsimulation_interfaces/Result result\nstring entity_name\n",
+};
+
+/// The service `simulation_interfaces/srv/DeleteEntity` (its definition: request fields, `---`, response fields).
+pub const DELETE_ENTITY: RosType = RosType {
+    name: "simulation_interfaces/srv/DeleteEntity",
+    hash: "RIHS01_ff7e96a5b83dc8e2bb34b8b034480028b3a24d9f8376b2c0590bac3704be3e28",
+    definition: "string entity\n---\nsimulation_interfaces/Result result\n",
+};
+
 /// Every service above, in order.
 pub const SERVICES: &[&RosType] = &[
     &GET_SIMULATOR_FEATURES,
     &GET_SIMULATION_STATE,
     &SET_SIMULATION_STATE,
     &STEP_SIMULATION,
+    &SPAWN_ENTITY,
+    &DELETE_ENTITY,
 ];

@@ -7,6 +7,8 @@ attachments, and decodes messages.
                                                  subscription for SECONDS
     ros_client.py ENDPOINT router - -           a Zenoh router listening on ENDPOINT (as
                                                  rmw_zenohd), until stdin closes
+    ros_client.py ENDPOINT spawn SDF_FILE -       spawn the model of SDF_FILE twice (by text),
+                                                 a broken one, and delete by name
     ros_client.py ENDPOINT lockstep TOPIC N     with the world paused: listen to /clock and the
                                                  Imu TOPIC, call StepSimulation(N) twice and
                                                  count what came before each reply, then the
@@ -188,6 +190,12 @@ SIM_SRVS = {
     "SetSimulationState": (
         "simulation_interfaces/SimulationState state\n", "simulation_interfaces/Result result\n"),
     "StepSimulation": ("uint64 steps\n", "simulation_interfaces/Result result\n"),
+    # Jazzy and Kilted's (1.x) SpawnEntity.
+    "SpawnEntity": (
+        "string name\nbool allow_renaming\nstring uri\nstring resource_string\n"
+        "string entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n",
+        "simulation_interfaces/Result result\nstring entity_name\n"),
+    "DeleteEntity": ("string entity\n", "simulation_interfaces/Result result\n"),
 }
 
 
@@ -306,6 +314,33 @@ def lockstep(endpoint, imu_topic, n):
     print(json.dumps(out))
 
 
+def spawn(endpoint, sdf_file):
+    s = session(endpoint)
+    services = Services(s, Graph(s))
+    ts = services.ts
+    pose = ts.types["geometry_msgs/msg/PoseStamped"](
+        header=ts.types["std_msgs/msg/Header"](
+            stamp=ts.types["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="world"),
+        pose=ts.types["geometry_msgs/msg/Pose"](
+            position=ts.types["geometry_msgs/msg/Point"](x=2.0, y=1.0, z=0.5),
+            orientation=ts.types["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
+    sdf = open(sdf_file).read()
+
+    def request(name, text, rename):
+        return services.call("SpawnEntity", name=name, allow_renaming=rename, uri="",
+                             resource_string=text, entity_namespace="", initial_pose=pose)
+
+    out = {"features": services.call("GetSimulatorFeatures")}
+    out["first"] = request("box_a", sdf, False)
+    out["clash"] = request("box_a", sdf, False)
+    out["renamed"] = request("box_a", sdf, True)
+    out["broken"] = request("box_b", "<sdf version='1.9'><model name='x'><link name='l'>", False)
+    out["delete"] = services.call("DeleteEntity", entity="box_a")
+    out["delete_again"] = services.call("DeleteEntity", entity="box_a")
+    s.close()
+    print(json.dumps(out))
+
+
 def router(endpoint):
     conf = zenoh.Config()
     conf.insert_json5("mode", '"router"')
@@ -323,6 +358,8 @@ def main():
     endpoint, mode = sys.argv[1], sys.argv[2]
     if mode == "topic":
         topic(endpoint, sys.argv[3], int(sys.argv[4]))
+    elif mode == "spawn":
+        spawn(endpoint, sys.argv[3])
     elif mode == "lockstep":
         lockstep(endpoint, sys.argv[3], int(sys.argv[4]))
     elif mode == "router":

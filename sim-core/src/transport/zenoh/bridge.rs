@@ -1,7 +1,7 @@
 //! The simulation thread's side of the transport: a small object called once per step that
 //! hands bus subscriptions to the Zenoh thread and publishes what it receives.
 
-use super::control::{Control, Reply, result, state};
+use super::control::{Control, FACTORY_FEATURES, FEATURES, Reply, Spawn, result, state};
 use super::options::{ZenohError, ZenohOptions};
 use super::worker::{self, Event, Request, Shared, TopicReport};
 use crate::runner::Simulation;
@@ -209,7 +209,7 @@ impl Bridge {
                 sim.bus_mut().publish(id, Message::new("", payload));
             }
             Request::Control(id, c) => {
-                if let Some(reply) = self.control(id, c) {
+                if let Some(reply) = self.control(id, c, sim) {
                     let _ = self.events.send(Event::Reply(id, reply));
                 }
             }
@@ -217,11 +217,21 @@ impl Bridge {
     }
 
     /// Applies a control call; its reply, or None when it comes later (a step).
-    fn control(&mut self, id: u64, c: Control) -> Option<Reply> {
+    fn control(&mut self, id: u64, c: Control, sim: &mut Simulation) -> Option<Reply> {
         let now = self.state();
         let error = |code, m: &str| Some(Reply::error(now, code, m));
         match c {
-            Control::Features | Control::GetState => Some(Reply::ok(now)),
+            Control::Features => {
+                let mut r = Reply::ok(now);
+                r.features = FEATURES.to_vec();
+                if factory(sim, "create").is_some() {
+                    r.features.extend(FACTORY_FEATURES);
+                }
+                Some(r)
+            }
+            Control::GetState => Some(Reply::ok(now)),
+            Control::Spawn(s) => Some(spawn(sim, &s, now)),
+            Control::Delete(name) => Some(delete(sim, &name, now)),
             Control::SetState(s) if s == now => {
                 error(result::ALREADY_IN_TARGET_STATE, "already in that state")
             }
@@ -317,5 +327,85 @@ impl Drop for Bridge {
         if self.thread.is_some() {
             self.stop();
         }
+    }
+}
+
+/// The world factory's service `what` (`create`, `remove`), if the world has one.
+fn factory(sim: &Simulation, what: &str) -> Option<String> {
+    let name = format!(
+        "/world/{}/{what}",
+        crate::transport::sanitize_topic_part(&sim.world().name)
+    );
+    sim.services().contains(&name).then_some(name)
+}
+
+/// SpawnEntity through the factory: its diagnostic is the reply's message on failure.
+fn spawn(sim: &mut Simulation, s: &Spawn, now: u8) -> Reply {
+    use sim_plugin_api::{EntityFactory, Payload};
+    let Some(service) = factory(sim, "create") else {
+        return Reply::error(
+            now,
+            result::FEATURE_UNSUPPORTED,
+            "this world has no factory (the simcore::Factory plugin) to spawn with",
+        );
+    };
+    if !s.namespace.is_empty() {
+        return Reply::error(
+            now,
+            result::OPERATION_FAILED,
+            "simcore has no entity namespaces: leave entity_namespace empty",
+        );
+    }
+    let relative_to = if s.frame == "world" {
+        ""
+    } else {
+        s.frame.as_str()
+    };
+    let request = EntityFactory {
+        sdf: s.resource_string.as_str().into(),
+        sdf_filename: s.uri.as_str().into(),
+        name: s.name.as_str().into(),
+        pose: s.pose,
+        relative_to: relative_to.into(),
+        allow_renaming: s.allow_renaming,
+    };
+    let message = Message::new(
+        "",
+        Payload::EntityFactory(abi_stable::std_types::RBox::new(request)),
+    );
+    match sim.call_service(&service, &message) {
+        Ok(reply) => match reply.payload.as_enum() {
+            Ok(Payload::Pose(created)) => {
+                let mut r = Reply::ok(now);
+                r.entity_name = created.name.to_string();
+                r
+            }
+            _ => Reply::error(
+                now,
+                result::OPERATION_FAILED,
+                "the factory's reply has no name",
+            ),
+        },
+        Err(e) => Reply::error(now, result::OPERATION_FAILED, e.to_string()),
+    }
+}
+
+/// DeleteEntity through the factory.
+fn delete(sim: &mut Simulation, name: &str, now: u8) -> Reply {
+    use sim_plugin_api::Payload;
+    let Some(service) = factory(sim, "remove") else {
+        return Reply::error(
+            now,
+            result::FEATURE_UNSUPPORTED,
+            "this world has no factory (the simcore::Factory plugin) to delete with",
+        );
+    };
+    let message = Message::new("", Payload::Text(name.into()));
+    match sim.call_service(&service, &message) {
+        Ok(_) => Reply::ok(now),
+        Err(e) if e.to_string().contains("no model") => {
+            Reply::error(now, result::NOT_FOUND, e.to_string())
+        }
+        Err(e) => Reply::error(now, result::OPERATION_FAILED, e.to_string()),
     }
 }

@@ -1,7 +1,8 @@
 //! Standard simulation control: the ROS 2 `simulation_interfaces` services simcore serves
-//! (play, pause, step, query), their requests and their CDR replies.
+//! (play, pause, step, query, spawn, delete), their requests and their CDR replies.
 
-use crate::ros::{CdrReader, CdrWriter, RosType, catalog};
+use crate::ros::{CdrReader, CdrWriter, DecodeError, RosType, catalog};
+use sim_plugin_api::{Pose, Quat, Vec3};
 
 /// `simulation_interfaces/msg/Result` values.
 pub mod result {
@@ -9,6 +10,8 @@ pub mod result {
     pub const FEATURE_UNSUPPORTED: u8 = 0;
     /// Done.
     pub const OK: u8 = 1;
+    /// No such entity.
+    pub const NOT_FOUND: u8 = 2;
     /// The simulator is in a state where the call makes no sense.
     pub const INCORRECT_STATE: u8 = 3;
     /// The call could not be completed.
@@ -36,6 +39,9 @@ pub mod state {
 /// STEP_SIMULATION_SINGLE, STEP_SIMULATION_MULTIPLE.
 pub const FEATURES: &[u16] = &[24, 25, 26, 31, 32];
 
+/// The features a world with a factory adds: SPAWNING, DELETING, SPAWNING_RESOURCE_STRING.
+pub const FACTORY_FEATURES: &[u16] = &[0, 1, 9];
+
 /// A service simcore serves: its type and its name (in the node's namespace).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Service {
@@ -47,15 +53,21 @@ pub enum Service {
     SetState,
     /// `StepSimulation`.
     Step,
+    /// `SpawnEntity` (as Jazzy and Kilted have it).
+    Spawn,
+    /// `DeleteEntity`.
+    Delete,
 }
 
 impl Service {
     /// Every service, in the order they are declared.
-    pub const ALL: [Service; 4] = [
+    pub const ALL: [Service; 6] = [
         Service::Features,
         Service::GetState,
         Service::SetState,
         Service::Step,
+        Service::Spawn,
+        Service::Delete,
     ];
 
     /// Its type.
@@ -65,18 +77,22 @@ impl Service {
             Service::GetState => &catalog::GET_SIMULATION_STATE,
             Service::SetState => &catalog::SET_SIMULATION_STATE,
             Service::Step => &catalog::STEP_SIMULATION,
+            Service::Spawn => &catalog::SPAWN_ENTITY,
+            Service::Delete => &catalog::DELETE_ENTITY,
         }
     }
 
-    /// Its name under the node, `/<node>/<snake_case>` (as ROS's `~/...`).
-    pub fn ros_name(self, node: &str) -> String {
-        let name = match self {
-            Service::Features => "get_simulator_features",
-            Service::GetState => "get_simulation_state",
-            Service::SetState => "set_simulation_state",
-            Service::Step => "step_simulation",
-        };
-        format!("/{node}/{name}")
+    /// Its name: the type's in snake case, in the root namespace (as other simulators
+    /// serve them), e.g. `/step_simulation`.
+    pub fn ros_name(self) -> &'static str {
+        match self {
+            Service::Features => "/get_simulator_features",
+            Service::GetState => "/get_simulation_state",
+            Service::SetState => "/set_simulation_state",
+            Service::Step => "/step_simulation",
+            Service::Spawn => "/spawn_entity",
+            Service::Delete => "/delete_entity",
+        }
     }
 
     /// The DDS name of its type: `pkg::srv::dds_::Type_`.
@@ -87,19 +103,76 @@ impl Service {
 
     /// Reads a request of this service.
     pub fn decode(self, bytes: &[u8]) -> Result<Control, String> {
-        let mut r = CdrReader::new(bytes).map_err(|e| e.to_string())?;
-        let mut u8_field = |f| r.read::<u8>(f).map_err(|e| e.to_string());
+        self.read(bytes).map_err(|e| e.to_string())
+    }
+
+    fn read(self, bytes: &[u8]) -> Result<Control, DecodeError> {
+        let mut r = CdrReader::new(bytes)?;
         Ok(match self {
             Service::Features => Control::Features,
             Service::GetState => Control::GetState,
-            Service::SetState => Control::SetState(u8_field("state")?),
-            Service::Step => Control::Step(r.read::<u64>("steps").map_err(|e| e.to_string())?),
+            Service::SetState => Control::SetState(r.read::<u8>("state")?),
+            Service::Step => Control::Step(r.read::<u64>("steps")?),
+            Service::Spawn => {
+                let name = r.string("name")?.to_string();
+                let allow_renaming = r.bool("allow_renaming")?;
+                let uri = r.string("uri")?.to_string();
+                let resource_string = r.string("resource_string")?.to_string();
+                let namespace = r.string("entity_namespace")?.to_string();
+                r.read::<i32>("initial_pose.header.stamp.sec")?;
+                r.read::<u32>("initial_pose.header.stamp.nanosec")?;
+                let frame = r.string("initial_pose.header.frame_id")?.to_string();
+                let mut f = |n| r.f64(n);
+                let position = Vec3 {
+                    x: f("position.x")?,
+                    y: f("position.y")?,
+                    z: f("position.z")?,
+                };
+                let orientation = Quat {
+                    x: f("orientation.x")?,
+                    y: f("orientation.y")?,
+                    z: f("orientation.z")?,
+                    w: f("orientation.w")?,
+                };
+                Control::Spawn(Box::new(Spawn {
+                    name,
+                    allow_renaming,
+                    uri,
+                    resource_string,
+                    namespace,
+                    frame,
+                    pose: Pose {
+                        position,
+                        orientation,
+                    },
+                }))
+            }
+            Service::Delete => Control::Delete(r.string("entity")?.to_string()),
         })
     }
 }
 
+/// A SpawnEntity request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spawn {
+    /// The new model's name (empty: the one in its SDF).
+    pub name: String,
+    /// Rename on a name clash instead of failing.
+    pub allow_renaming: bool,
+    /// Where its SDF is (a file, `model://`).
+    pub uri: String,
+    /// Or its SDF text.
+    pub resource_string: String,
+    /// The entity namespace (simcore has none: must be empty).
+    pub namespace: String,
+    /// The frame of `pose` (empty or `world`: the world).
+    pub frame: String,
+    /// Its initial pose.
+    pub pose: Pose,
+}
+
 /// A control request, as the simulation thread serves it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Control {
     /// What simcore supports.
     Features,
@@ -109,6 +182,10 @@ pub enum Control {
     SetState(u8),
     /// Advance this many steps while paused, then reply.
     Step(u64),
+    /// Create a model through the world's factory.
+    Spawn(Box<Spawn>),
+    /// Remove a model by name.
+    Delete(String),
 }
 
 /// The reply to a control request.
@@ -120,16 +197,16 @@ pub struct Reply {
     pub result: u8,
     /// Why, when not OK.
     pub message: String,
+    /// The features (GetSimulatorFeatures).
+    pub features: Vec<u16>,
+    /// The created entity's name (SpawnEntity).
+    pub entity_name: String,
 }
 
 impl Reply {
     /// A successful reply.
     pub fn ok(state: u8) -> Reply {
-        Reply {
-            state,
-            result: result::OK,
-            message: String::new(),
-        }
+        Reply::error(state, result::OK, "")
     }
 
     /// A failed reply.
@@ -138,6 +215,8 @@ impl Reply {
             state,
             result,
             message: message.into(),
+            features: Vec::new(),
+            entity_name: String::new(),
         }
     }
 
@@ -147,18 +226,26 @@ impl Reply {
         let mut w = CdrWriter::new(&mut out);
         match service {
             Service::Features => {
-                w.sequence_len(FEATURES.len());
-                for f in FEATURES {
+                w.sequence_len(self.features.len());
+                for f in &self.features {
                     w.u16(*f);
                 }
-                w.sequence_len(0); // spawn_formats
-                w.string("simcore: play, pause and step; see docs/transport.md");
+                let spawns = self.features.contains(&FACTORY_FEATURES[0]);
+                w.sequence_len(usize::from(spawns)); // spawn_formats
+                if spawns {
+                    w.string("sdf");
+                }
+                w.string("simcore; see docs/transport.md");
             }
             Service::GetState => {
                 w.u8(self.state);
                 self.result(&mut w);
             }
-            Service::SetState | Service::Step => self.result(&mut w),
+            Service::Spawn => {
+                self.result(&mut w);
+                w.string(&self.entity_name);
+            }
+            Service::SetState | Service::Step | Service::Delete => self.result(&mut w),
         }
         out
     }
@@ -186,6 +273,36 @@ mod tests {
     }
 
     #[test]
+    fn a_spawn_request_is_read_whole() {
+        let mut b = Vec::new();
+        let mut w = CdrWriter::new(&mut b);
+        w.string("box");
+        w.bool(true);
+        w.string("");
+        w.string("<sdf/>");
+        w.string("");
+        w.i32(1);
+        w.u32(2);
+        w.string("world");
+        for v in [1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0] {
+            w.f64(v);
+        }
+        let Ok(Control::Spawn(s)) = Service::Spawn.decode(&b) else {
+            panic!("not read");
+        };
+        assert_eq!((s.name.as_str(), s.allow_renaming), ("box", true));
+        assert_eq!(
+            (s.resource_string.as_str(), s.frame.as_str()),
+            ("<sdf/>", "world")
+        );
+        assert_eq!((s.pose.position.z, s.pose.orientation.w), (3.0, 1.0));
+        assert!(
+            Service::Spawn.decode(&b[..b.len() - 8]).is_err(),
+            "cut short"
+        );
+    }
+
+    #[test]
     fn replies_are_cdr() {
         let r = Reply::error(state::PLAYING, result::OPERATION_FAILED, "no");
         // header, result at 0, string length 3 at 4 (aligned), "no\0".
@@ -198,9 +315,6 @@ mod tests {
             Service::Step.dds_name(),
             "simulation_interfaces::srv::dds_::StepSimulation_"
         );
-        assert_eq!(
-            Service::Step.ros_name("simcore"),
-            "/simcore/step_simulation"
-        );
+        assert_eq!(Service::Step.ros_name(), "/step_simulation");
     }
 }

@@ -473,15 +473,15 @@ impl Worker {
     /// A queryable and an `SS` token for `service`.
     fn serve_service(&mut self, service: Service) -> zenoh::Result<()> {
         let ty = service.ros_type();
-        let ros = service.ros_name(&self.node.name);
+        let ros = service.ros_name();
         let dds = service.dds_name();
-        let key = keys::data_key(self.node.domain, &ros, &dds, ty.hash);
+        let key = keys::data_key(self.node.domain, ros, &dds, ty.hash);
         let eid = self.next_eid;
         self.next_eid += 1;
         let token = self.node.endpoint_token(
             eid,
             EndpointKind::Service,
-            &ros,
+            ros,
             &dds,
             ty.hash,
             Qos::Reliable,
