@@ -3,6 +3,14 @@
 ROS 2 message type simcore writes, from rosbags' ROS 2 Jazzy store plus the simcore_msgs
 package under ros/.
 
+It also writes the RIHS01 hash of every ROS 2 service simcore serves (SERVICES): the
+simulation_interfaces services, from their field lists below. A service's hash is that of the
+struct {request_message, response_message, event_message} (`_Event` = {info:
+service_msgs/ServiceEventInfo, request: Request[<=1], response: Response[<=1]}), with
+ServiceEventInfo's `char[16] client_gid` as ROS's IDL has it, `uint8[16]` (rosbags keeps `char`,
+which makes every service hash wrong); `--check` also recomputes std_srvs Trigger and SetBool
+against their published hashes.
+
 Run it after changing TYPES or a .msg file (needs `pip install rosbags==0.11.9`).
 
 `ros_types.py --check CATALOG.json` reads a list of {"name", "hash", "definition"} (what
@@ -54,13 +62,112 @@ TYPES = [
     ("ENTITY_FACTORY", "simcore_msgs/msg/EntityFactory"),
 ]
 
+# The simulation_interfaces messages and services simcore uses (ros-simulation/
+# simulation_interfaces 1.0 to 2.1, fields unchanged unless said), without comments or constants.
+SIMULATION_MSGS = {
+    "simulation_interfaces/msg/Result": "uint8 result\nstring error_message\n",
+    "simulation_interfaces/msg/SimulationState": "uint8 state\n",
+    "simulation_interfaces/msg/SimulatorFeatures": (
+        "uint16[] features\nstring[] spawn_formats\nstring custom_info\n"
+    ),
+}
+SIMULATION_SRVS = {
+    "simulation_interfaces/srv/GetSimulatorFeatures": (
+        "---\nsimulation_interfaces/SimulatorFeatures features\n"
+    ),
+    "simulation_interfaces/srv/GetSimulationState": (
+        "---\nsimulation_interfaces/SimulationState state\nsimulation_interfaces/Result result\n"
+    ),
+    "simulation_interfaces/srv/SetSimulationState": (
+        "simulation_interfaces/SimulationState state\n---\nsimulation_interfaces/Result result\n"
+    ),
+    "simulation_interfaces/srv/StepSimulation": (
+        "uint64 steps\n---\nsimulation_interfaces/Result result\n"
+    ),
+    # As released for Jazzy and Kilted (1.x; 2.x groups uri and resource_string in a Resource,
+    # the same bytes under another hash).
+    "simulation_interfaces/srv/SpawnEntity": (
+        "string name\nbool allow_renaming\nstring uri\nstring resource_string\n"
+        "string entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n---\n"
+        "simulation_interfaces/Result result\nstring entity_name\n"
+    ),
+    "simulation_interfaces/srv/DeleteEntity": (
+        "string entity\n---\nsimulation_interfaces/Result result\n"
+    ),
+}
+
+# (Rust constant, ROS service): written after TYPES, in SERVICES.
+SERVICES = [
+    ("GET_SIMULATOR_FEATURES", "simulation_interfaces/srv/GetSimulatorFeatures"),
+    ("GET_SIMULATION_STATE", "simulation_interfaces/srv/GetSimulationState"),
+    ("SET_SIMULATION_STATE", "simulation_interfaces/srv/SetSimulationState"),
+    ("STEP_SIMULATION", "simulation_interfaces/srv/StepSimulation"),
+    ("SPAWN_ENTITY", "simulation_interfaces/srv/SpawnEntity"),
+    ("DELETE_ENTITY", "simulation_interfaces/srv/DeleteEntity"),
+]
+
+# Published service hashes the method is checked against (rmw_zenoh's and ROS's).
+KNOWN_SERVICES = {
+    "std_srvs/srv/Trigger": (
+        "---\nbool success\nstring message\n",
+        "RIHS01_eeff2cd6fa5ad9d27cdf4dec64818317839b62f212a91e6b5304b634b2062c5f",
+    ),
+    "std_srvs/srv/SetBool": (
+        "bool data\n---\nbool success\nstring message\n",
+        "RIHS01_abe9e4bb6b41b40e6789712c00ec8871923e089af3f667a79992a428cff2da0a",
+    ),
+}
+
+
+def register_service(ts, name, text):
+    """Registers `name` (pkg/srv/X) and its _Request, _Response and _Event types."""
+    req, resp = text.split("---\n")
+    types = {}
+    types.update(get_types_from_msg(req, f"{name}_Request"))
+    types.update(get_types_from_msg(resp, f"{name}_Response"))
+    types.update(get_types_from_msg(
+        f"service_msgs/ServiceEventInfo info\n{name}_Request[<=1] request\n"
+        f"{name}_Response[<=1] response\n",
+        f"{name}_Event",
+    ))
+    types.update(get_types_from_msg(
+        f"{name}_Request request_message\n{name}_Response response_message\n"
+        f"{name}_Event event_message\n",
+        name,
+    ))
+
+    # rosbags files srv types under pkg/srv/msg/; their names are pkg/srv/.
+    def fix(v):
+        if isinstance(v, str):
+            return v.replace("/srv/msg/", "/srv/")
+        if isinstance(v, (list, tuple)):
+            return type(v)(fix(x) for x in v)
+        return v
+
+    ts.register({fix(k): fix(v) for k, v in types.items()})
+
+
+def char_gid_as_uint8(ts):
+    """ServiceEventInfo.client_gid as ROS's IDL types it (uint8[16], not char[16])."""
+    from rosbags.typesys.base import Nodetype
+
+    name = "service_msgs/msg/ServiceEventInfo"
+    consts, fields = ts.fielddefs[name]
+    gid = (Nodetype.ARRAY, ((Nodetype.BASE, ("uint8", 0)), 16))
+    ts.fielddefs[name] = (consts, [(n, gid if n == "client_gid" else t) for n, t in fields])
+
 
 def store():
     ts = get_typestore(Stores.ROS2_JAZZY)
     msgs = {}
     for f in sorted((ROOT / "ros/simcore_msgs/msg").glob("*.msg")):
         msgs.update(get_types_from_msg(f.read_text(), f"simcore_msgs/msg/{f.stem}"))
+    for name, text in SIMULATION_MSGS.items():
+        msgs.update(get_types_from_msg(text, name))
     ts.register(msgs)
+    char_gid_as_uint8(ts)
+    for name, text in {**SIMULATION_SRVS, **{k: v[0] for k, v in KNOWN_SERVICES.items()}}.items():
+        register_service(ts, name, text)
     return ts
 
 
@@ -92,6 +199,21 @@ def main():
     out.append("pub const ALL: &[&RosType] = &[")
     out += [f"    &{c}," for c, _ in TYPES]
     out.append("];")
+    out.append("")
+    for const, name in SERVICES:
+        out += [
+            f"/// The service `{name}` (its definition: request fields, `---`, response fields).",
+            f"pub const {const}: RosType = RosType {{",
+            f"    name: {rust_str(name)},",
+            f"    hash: {rust_str(ts.hash_rihs01(name))},",
+            f"    definition: {rust_str(SIMULATION_SRVS[name])},",
+            "};",
+            "",
+        ]
+    out.append("/// Every service above, in order.")
+    out.append("pub const SERVICES: &[&RosType] = &[")
+    out += [f"    &{c}," for c, _ in SERVICES]
+    out.append("];")
     (ROOT / "sim-core/src/ros/catalog.rs").write_text("\n".join(out) + "\n")
 
 
@@ -99,8 +221,17 @@ def check(path):
     ts = store()
     entries = json.loads(Path(path).read_text())
     bad = []
+    for name, (_, published) in KNOWN_SERVICES.items():
+        if ts.hash_rihs01(name) != published:
+            bad.append(f"{name}: the service method gives {ts.hash_rihs01(name)}, not {published}")
     for e in entries:
         name = e["name"]
+        if name in SIMULATION_SRVS:
+            if e["hash"] != ts.hash_rihs01(name):
+                bad.append(f"{name}: hash {e['hash']} != {ts.hash_rihs01(name)}")
+            if e["definition"] != SIMULATION_SRVS[name]:
+                bad.append(f"{name}: definition differs")
+            continue
         if name not in ts.types:
             bad.append(f"{name}: not a type of the Jazzy store or ros/simcore_msgs")
             continue

@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     };
     init_logging(cli.verbose);
     let result = match cli.command {
-        Command::Run(args) => cli::run::run(args),
+        Command::Run(args) => cli::run::run(*args),
         Command::Plugins(paths) => cli::plugins::plugins(paths),
         Command::Check(args) => cli::check::check(args),
         Command::Inspect(args) => cli::check::inspect(&args),
@@ -44,9 +44,11 @@ fn exit_code(result: Result<Outcome, Failure>) -> u8 {
 }
 
 fn init_logging(verbose: u8) {
+    // Zenoh's own log one level quieter (its fallbacks, such as joining whoever took port
+    // 7447 first, are not the user's concern).
     let default = match verbose {
-        0 => "warn",
-        1 => "info",
+        0 => "warn,zenoh=error",
+        1 => "info,zenoh=warn",
         _ => "debug",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("SIMCORE_LOG")

@@ -7,6 +7,7 @@ pub mod plugins;
 pub mod report;
 pub mod run;
 pub mod settings;
+pub mod transport;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -27,7 +28,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a world (an SDF file, or a TOML run manifest naming one).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the plugin libraries on the search path, what they provide, and what was refused.
     Plugins(PathArgs),
     /// Check SDF files: print each problem with its source line; exit 0 when all are valid,
@@ -217,6 +218,9 @@ pub struct RunArgs {
     /// Resource search path.
     #[command(flatten)]
     pub resources: ResourceArgs,
+    /// Clients outside the process.
+    #[command(flatten)]
+    pub transport: transport::TransportArgs,
 }
 
 /// Why a command stopped without doing its work; `main` makes it exit status 2.

@@ -37,6 +37,9 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         return Ok(Outcome::Success);
     }
     let injections = injections(&args)?;
+    // Before `--echo` subscribes: the transport takes the topics the world itself listens
+    // to for its inputs.
+    let mut transport = super::transport::start(&args.transport, &s.manifest.ros.remap, &mut sim)?;
     let subs = subscribe_echo(&mut sim, &args.echo)?;
     if !(args.call_timeout.is_finite() && args.call_timeout > 0.0) {
         return Err(Failure::Error(format!(
@@ -62,9 +65,15 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         progress: Progress::new(),
     };
     monitor.inject(&mut sim);
-    let summary = sim.run(limit, rtf, &stop, |sim| monitor.after_step(sim));
+    super::transport::watch_stop(&mut transport, stop.clone());
+    super::transport::after_step(&mut transport, &mut sim);
+    let summary = sim.run(limit, rtf, &stop, |sim| {
+        monitor.after_step(sim);
+        super::transport::after_step(&mut transport, sim);
+    });
     monitor.finish();
     print_summary(&summary, &s.world);
+    super::transport::finish(transport);
     print_skipped(sim.skipped());
     Ok(if summary.failures.is_empty() {
         Outcome::Success

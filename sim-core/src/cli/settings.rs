@@ -38,6 +38,7 @@ pub fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, 
             // As its other settings, the run manifest's routes win over the --manifest's.
             manifest.sensors.extend(m.sensors);
             manifest.plugins.extend(m.plugins);
+            manifest.ros.remap.extend(m.ros.remap);
             world
         }
         Some(w) => w.to_path_buf(),

@@ -15,6 +15,10 @@
 //! [plugins]                         # <plugin name="..."> -> the library (and factory)
 //! "gz::sim::systems::DiffDrive" = "simcore_plugin_diff_drive"
 //! "my::Odometry" = { library = "simcore_plugin_diff_drive", name = "simcore::DiffDrive" }
+//!
+//! [[ros.remap]]                     # the ROS name a topic has outside (default: the rule
+//! from = "/world/w/model/r/link/base/sensor/lidar/scan"   # of `ros::names`)
+//! to = "/scan"
 //! ```
 //!
 //! Unknown keys are errors (a typo must not be silently ignored).
@@ -56,6 +60,28 @@ pub struct Manifest {
     /// whatever the plugin's `filename` says.
     #[serde(default)]
     pub plugins: BTreeMap<String, PluginRoute>,
+    /// `[ros]`: how the run looks to ROS 2 clients.
+    #[serde(default)]
+    pub ros: RosSettings,
+}
+
+/// The `[ros]` table of a manifest.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RosSettings {
+    /// `[[ros.remap]]`: simcore topic -> ROS name, in order.
+    #[serde(default)]
+    pub remap: Vec<Remap>,
+}
+
+/// One `[[ros.remap]]` entry.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Remap {
+    /// The simcore topic.
+    pub from: String,
+    /// Its ROS name.
+    pub to: String,
 }
 
 /// A manifest that could not be read.

@@ -270,3 +270,55 @@ pub const ALL: &[&RosType] = &[
     &SENSOR_METRICS,
     &ENTITY_FACTORY,
 ];
+
+/// The service `simulation_interfaces/srv/GetSimulatorFeatures` (its definition: request fields, `---`, response fields).
+pub const GET_SIMULATOR_FEATURES: RosType = RosType {
+    name: "simulation_interfaces/srv/GetSimulatorFeatures",
+    hash: "RIHS01_abb9439c8cf196722a469fb6c68b44b484f198c2a1356ac38849a29c2a20a794",
+    definition: "---\nsimulation_interfaces/SimulatorFeatures features\n",
+};
+
+/// The service `simulation_interfaces/srv/GetSimulationState` (its definition: request fields, `---`, response fields).
+pub const GET_SIMULATION_STATE: RosType = RosType {
+    name: "simulation_interfaces/srv/GetSimulationState",
+    hash: "RIHS01_3362dcebee4b1afebbf9c4beee5c79c1455385aded62092a892d61fde8644f30",
+    definition: "---\nsimulation_interfaces/SimulationState state\nsimulation_interfaces/Result result\n",
+};
+
+/// The service `simulation_interfaces/srv/SetSimulationState` (its definition: request fields, `---`, response fields).
+pub const SET_SIMULATION_STATE: RosType = RosType {
+    name: "simulation_interfaces/srv/SetSimulationState",
+    hash: "RIHS01_a868b916dce49974f637ba252141258c4b07b0c06858b88af560e3eb6bfbcb30",
+    definition: "simulation_interfaces/SimulationState state\n---\nsimulation_interfaces/Result result\n",
+};
+
+/// The service `simulation_interfaces/srv/StepSimulation` (its definition: request fields, `---`, response fields).
+pub const STEP_SIMULATION: RosType = RosType {
+    name: "simulation_interfaces/srv/StepSimulation",
+    hash: "RIHS01_913fe0653690ce6bf8f09f316e6a626747012e9fca31e26719910d417aa8565c",
+    definition: "uint64 steps\n---\nsimulation_interfaces/Result result\n",
+};
+
+/// The service `simulation_interfaces/srv/SpawnEntity` (its definition: request fields, `---`, response fields).
+pub const SPAWN_ENTITY: RosType = RosType {
+    name: "simulation_interfaces/srv/SpawnEntity",
+    hash: "RIHS01_d4c086345d4194a5fc4c9ae45095736ca4062b5cdac4d06a42dec93d683e03cf",
+    definition: "string name\nbool allow_renaming\nstring uri\nstring resource_string\nstring entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n---\nsimulation_interfaces/Result result\nstring entity_name\n",
+};
+
+/// The service `simulation_interfaces/srv/DeleteEntity` (its definition: request fields, `---`, response fields).
+pub const DELETE_ENTITY: RosType = RosType {
+    name: "simulation_interfaces/srv/DeleteEntity",
+    hash: "RIHS01_ff7e96a5b83dc8e2bb34b8b034480028b3a24d9f8376b2c0590bac3704be3e28",
+    definition: "string entity\n---\nsimulation_interfaces/Result result\n",
+};
+
+/// Every service above, in order.
+pub const SERVICES: &[&RosType] = &[
+    &GET_SIMULATOR_FEATURES,
+    &GET_SIMULATION_STATE,
+    &SET_SIMULATION_STATE,
+    &STEP_SIMULATION,
+    &SPAWN_ENTITY,
+    &DELETE_ENTITY,
+];

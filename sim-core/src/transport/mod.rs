@@ -5,6 +5,8 @@
 //! (per subscriber and per topic) so that run summaries can report it.
 
 mod naming;
+#[cfg(feature = "zenoh")]
+pub mod zenoh;
 
 pub use naming::{
     TopicError, default_joint_sensor_topic, default_sensor_topic, sanitize_topic_part,

@@ -146,6 +146,18 @@ pub fn lib_file(crate_name: &str) -> String {
     )
 }
 
+/// The plugin libraries `worlds/pioneer.sdf` needs.
+pub const PIONEER_PLUGINS: &[&str] = &[
+    "simcore_plugin_diff_drive",
+    "simcore_plugin_truth",
+    "simcore_plugin_factory",
+    "simcore_plugin_battery",
+    "simcore_plugin_ptz",
+    "simcore_plugin_lidar",
+    "simcore_plugin_fiducial",
+    "simcore_plugin_logical_camera",
+];
+
 /// A fresh directory holding copies of the named libraries (crate names, e.g.
 /// `simcore_plugin_imu`).
 pub fn stage(libs: &[&str]) -> tempfile::TempDir {

@@ -1,0 +1,152 @@
+//! `simcore run`'s transport options: the Zenoh session that makes the run's topics
+//! reachable from other processes in ROS 2's wire format.
+
+use super::Failure;
+use clap::Args;
+use sim_core::runner::Simulation;
+use std::path::PathBuf;
+
+/// Transport options of `simcore run`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TransportArgs {
+    /// No transport: the run's topics stay inside the process.
+    #[arg(long)]
+    pub no_transport: bool,
+    /// Connect to this Zenoh endpoint, e.g. `tcp/192.168.1.5:7447` (repeatable; default:
+    /// `tcp/localhost:7447` when something listens there).
+    #[arg(long, value_name = "ENDPOINT")]
+    pub zenoh_connect: Vec<String>,
+    /// Listen on this Zenoh endpoint (repeatable; default: `tcp/localhost:7447` when nothing
+    /// listens there).
+    #[arg(long, value_name = "ENDPOINT")]
+    pub zenoh_listen: Vec<String>,
+    /// A Zenoh configuration file (Zenoh's JSON5 format: mode, routers, TLS,
+    /// authentication); `--zenoh-connect` and `--zenoh-listen` are added to it.
+    #[arg(long, value_name = "FILE")]
+    pub zenoh_config: Option<PathBuf>,
+    /// How often `/clock` is published, per second of sim time (0: every step).
+    #[arg(long, value_name = "HZ", default_value_t = 100.0)]
+    pub clock_rate: f64,
+    /// Start paused: the world steps only when a client calls StepSimulation or sets the
+    /// state to playing (simulation_interfaces services).
+    #[arg(long)]
+    pub paused: bool,
+}
+
+/// The transport of a run (`None` with `--no-transport`).
+#[cfg(feature = "zenoh")]
+pub type Transport = Option<sim_core::transport::zenoh::Bridge>;
+/// The transport of a run (this build has none).
+#[cfg(not(feature = "zenoh"))]
+pub type Transport = Option<std::convert::Infallible>;
+
+/// Opens the transport as `args` say.
+#[cfg(feature = "zenoh")]
+pub fn start(
+    args: &TransportArgs,
+    remaps: &[sim_core::manifest::Remap],
+    sim: &mut Simulation,
+) -> Result<Transport, Failure> {
+    use sim_core::transport::zenoh::{Bridge, ZenohOptions};
+    if args.no_transport {
+        if args.paused {
+            return Err(Failure::Error(
+                "--paused needs the transport (only a client can resume or step the run)".into(),
+            ));
+        }
+        return Ok(None);
+    }
+    if !(args.clock_rate.is_finite() && args.clock_rate >= 0.0) {
+        return Err(Failure::Error(format!(
+            "--clock-rate must be a non-negative number, got {}",
+            args.clock_rate
+        )));
+    }
+    let options = ZenohOptions {
+        connect: args.zenoh_connect.clone(),
+        listen: args.zenoh_listen.clone(),
+        config_file: args.zenoh_config.clone(),
+        domain: ZenohOptions::domain_from_env().map_err(|e| Failure::Error(e.to_string()))?,
+        clock_rate: args.clock_rate,
+        remaps: remaps
+            .iter()
+            .map(|r| (r.from.clone(), r.to.clone()))
+            .collect(),
+        ..ZenohOptions::default()
+    };
+    let mut bridge = Bridge::start(&options, sim).map_err(|e| Failure::Error(e.to_string()))?;
+    bridge.set_paused(args.paused);
+    Ok(Some(bridge))
+}
+
+/// Without Zenoh in this build, asking for it is an error.
+#[cfg(not(feature = "zenoh"))]
+pub fn start(
+    args: &TransportArgs,
+    _remaps: &[sim_core::manifest::Remap],
+    _sim: &mut Simulation,
+) -> Result<Transport, Failure> {
+    if !args.zenoh_connect.is_empty()
+        || !args.zenoh_listen.is_empty()
+        || args.zenoh_config.is_some()
+        || args.paused
+    {
+        return Err(Failure::Error(
+            "this simcore was built without the `zenoh` feature".into(),
+        ));
+    }
+    Ok(None)
+}
+
+/// Lets a paused run end on Ctrl-C, and SetSimulationState(QUITTING) end it.
+pub fn watch_stop(transport: &mut Transport, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    #[cfg(feature = "zenoh")]
+    if let Some(t) = transport {
+        t.watch_stop(stop);
+    }
+    #[cfg(not(feature = "zenoh"))]
+    let _ = (transport, stop);
+}
+
+/// Serves the transport after a step (and before the first: a paused run waits there).
+pub fn after_step(transport: &mut Transport, sim: &mut Simulation) {
+    #[cfg(feature = "zenoh")]
+    if let Some(t) = transport {
+        t.after_step(sim);
+    }
+    #[cfg(not(feature = "zenoh"))]
+    let _ = (transport, sim);
+}
+
+/// Closes the transport and prints what each topic sent to clients outside the process.
+pub fn finish(transport: Transport) {
+    #[cfg(feature = "zenoh")]
+    if let Some(t) = transport {
+        use std::io::Write;
+        let reports: Vec<_> = t
+            .finish()
+            .into_iter()
+            .filter(|r| r.sent > 0 || r.lost > 0)
+            .collect();
+        if reports.is_empty() {
+            return;
+        }
+        let w = reports
+            .iter()
+            .map(|r| r.ros_name.len())
+            .max()
+            .unwrap_or(5)
+            .max(5);
+        let mut e = std::io::stderr().lock();
+        let _ = writeln!(e, "  {:<w$}  {:>8}  {:>7}  type", "zenoh", "sent", "lost");
+        for r in reports {
+            let _ = writeln!(
+                e,
+                "  {:<w$}  {:>8}  {:>7}  {}",
+                r.ros_name, r.sent, r.lost, r.ros_type
+            );
+        }
+    }
+    #[cfg(not(feature = "zenoh"))]
+    let _ = transport;
+}

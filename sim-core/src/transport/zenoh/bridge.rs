@@ -1,0 +1,411 @@
+//! The simulation thread's side of the transport: a small object called once per step that
+//! hands bus subscriptions to the Zenoh thread and publishes what it receives.
+
+use super::control::{Control, FACTORY_FEATURES, FEATURES, Reply, Spawn, result, state};
+use super::options::{ZenohError, ZenohOptions};
+use super::worker::{self, Event, Request, Shared, TopicReport};
+use crate::runner::Simulation;
+use crate::transport::Subscription;
+use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+use sim_plugin_api::{Message, SimTime};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Queue of a bus subscription the Zenoh thread reads (messages; the oldest are dropped and
+/// counted when it falls behind).
+pub const QUEUE: usize = 64;
+
+/// Inbound messages waiting for the simulation thread (more are dropped with a warning).
+pub const INBOUND_QUEUE: usize = 1024;
+
+/// How often (wall time) the world's topics are looked at again for new ones (spawned
+/// models).
+const RESCAN: Duration = Duration::from_millis(500);
+
+/// The transport of a run: a Zenoh session on its own thread that makes the run's topics
+/// reachable in ROS 2's wire format (see the [module docs](super)).
+///
+/// Call [`Bridge::after_step`] after every step (and once before the first): it takes the
+/// Zenoh thread's requests (subscribe to a topic someone outside listens to, publish an
+/// inbound message, a control call) and never waits for the network. While the simulation is
+/// paused ([`Bridge::set_paused`], or SetSimulationState from outside) it waits there for
+/// control calls instead of returning: StepSimulation lets exactly its steps run, and its
+/// reply goes out after everything they published.
+pub struct Bridge {
+    events: Sender<Event>,
+    wake: Sender<()>,
+    clocks: Sender<SimTime>,
+    requests: Receiver<Request>,
+    shared: Arc<Shared>,
+    probes: Vec<Subscription>,
+    known: HashSet<String>,
+    last_scan: Instant,
+    clock_period: i64,
+    next_clock: i64,
+    paused: bool,
+    budget: u64,
+    step_call: Option<u64>,
+    stop: Option<Arc<AtomicBool>>,
+    thread: Option<JoinHandle<Vec<TopicReport>>>,
+}
+
+/// How long a paused simulation waits for a control call before looking at its stop flag.
+const PAUSED_POLL: Duration = Duration::from_millis(50);
+
+impl std::fmt::Debug for Bridge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bridge")
+            .field("known_topics", &self.known.len())
+            .field("probes", &self.probes.len())
+            .finish()
+    }
+}
+
+impl Bridge {
+    /// Opens the Zenoh session on its own thread (waiting until it is open or has failed)
+    /// and looks at `sim`'s topics.
+    pub fn start(options: &ZenohOptions, sim: &mut Simulation) -> Result<Bridge, ZenohError> {
+        let configs = options.configs()?;
+        let remaps = options.checked_remaps()?;
+        let (events_tx, events) = unbounded();
+        let (wake_tx, wake) = bounded(1);
+        let (clocks_tx, clocks) = bounded(1024);
+        let (requests_tx, requests) = bounded(INBOUND_QUEUE);
+        let shared = Arc::new(Shared::default());
+        let (opened_tx, opened) = bounded(1);
+        let channels = worker::Channels {
+            events,
+            events_tx: events_tx.clone(),
+            wake,
+            clocks,
+            requests: requests_tx,
+        };
+        let (o, s) = (
+            ZenohOptions {
+                remaps,
+                ..options.clone()
+            },
+            shared.clone(),
+        );
+        let thread = std::thread::Builder::new()
+            .name("simcore-zenoh".into())
+            .spawn(move || worker::run(configs, o, s, channels, opened_tx))
+            .map_err(|e| ZenohError::Open(format!("cannot start its thread: {e}")))?;
+        match opened.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                return Err(ZenohError::Open(e));
+            }
+            Err(_) => {
+                let _ = thread.join();
+                return Err(ZenohError::Open("its thread stopped".into()));
+            }
+        }
+        let clock_period = if options.clock_rate > 0.0 && options.clock_rate.is_finite() {
+            ((1e9 / options.clock_rate).round() as i64).max(1)
+        } else {
+            0
+        };
+        let mut b = Bridge {
+            events: events_tx,
+            wake: wake_tx,
+            clocks: clocks_tx,
+            requests,
+            shared,
+            probes: Vec::new(),
+            known: HashSet::new(),
+            last_scan: Instant::now(),
+            clock_period,
+            next_clock: 0,
+            paused: false,
+            budget: 0,
+            step_call: None,
+            stop: None,
+            thread: Some(thread),
+        };
+        b.scan(sim);
+        Ok(b)
+    }
+
+    /// Pauses or resumes the simulation (`--paused` starts a run paused).
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// The flag that ends the run (Ctrl-C): a paused simulation stops waiting when it is set,
+    /// and SetSimulationState(QUITTING) sets it.
+    pub fn watch_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
+    }
+
+    fn stopping(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// Serves the Zenoh thread's requests and hands over what this step produced: call it
+    /// after every step (and once before the first). While paused it returns only when a
+    /// step is allowed (StepSimulation, SetSimulationState(PLAYING)) or the stop flag is set.
+    pub fn after_step(&mut self, sim: &mut Simulation) {
+        let counted = self.budget > 0;
+        while let Ok(r) = self.requests.try_recv() {
+            self.serve(r, sim);
+        }
+        if self.last_scan.elapsed() >= RESCAN {
+            self.scan(sim);
+        }
+        if !self.probes.is_empty() {
+            let events = &self.events;
+            let mut i = 0;
+            while i < self.probes.len() {
+                match self.probes[i].recv_timeout(Duration::ZERO) {
+                    Some(first) => {
+                        let _ = events.send(Event::Output(first, self.probes.swap_remove(i)));
+                    }
+                    None => i += 1,
+                }
+            }
+        }
+        self.clock(sim.time());
+        if self.shared.active.load(Ordering::Relaxed) > 0 {
+            let _ = self.wake.try_send(());
+        }
+        if counted {
+            self.budget -= 1;
+            if self.budget == 0
+                && let Some(id) = self.step_call.take()
+            {
+                let _ = self.events.send(Event::Reply(id, Reply::ok(self.state())));
+            }
+        }
+        while self.paused && self.budget == 0 && !self.stopping() {
+            if let Ok(r) = self.requests.recv_timeout(PAUSED_POLL) {
+                self.serve(r, sim);
+            }
+        }
+    }
+
+    fn state(&self) -> u8 {
+        if self.paused {
+            state::PAUSED
+        } else {
+            state::PLAYING
+        }
+    }
+
+    fn serve(&mut self, r: Request, sim: &mut Simulation) {
+        match r {
+            Request::Subscribe(topic) => {
+                let sub = sim.bus_mut().subscribe(&topic, QUEUE);
+                let _ = self.events.send(Event::Subscribed(sub));
+            }
+            Request::Publish(topic, payload) => {
+                let id = sim.bus_mut().intern(&topic);
+                sim.bus_mut().publish(id, Message::new("", payload));
+            }
+            Request::Control(id, c) => {
+                if let Some(reply) = self.control(id, c, sim) {
+                    let _ = self.events.send(Event::Reply(id, reply));
+                }
+            }
+        }
+    }
+
+    /// Applies a control call; its reply, or None when it comes later (a step).
+    fn control(&mut self, id: u64, c: Control, sim: &mut Simulation) -> Option<Reply> {
+        let now = self.state();
+        let error = |code, m: &str| Some(Reply::error(now, code, m));
+        match c {
+            Control::Features => {
+                let mut r = Reply::ok(now);
+                r.features = FEATURES.to_vec();
+                if factory(sim, "create").is_some() {
+                    r.features.extend(FACTORY_FEATURES);
+                }
+                Some(r)
+            }
+            Control::GetState => Some(Reply::ok(now)),
+            Control::Spawn(s) => Some(spawn(sim, &s, now)),
+            Control::Delete(name) => Some(delete(sim, &name, now)),
+            Control::SetState(s) if s == now => {
+                error(result::ALREADY_IN_TARGET_STATE, "already in that state")
+            }
+            Control::SetState(state::PLAYING) => {
+                self.paused = false;
+                Some(Reply::ok(state::PLAYING))
+            }
+            Control::SetState(state::PAUSED) => {
+                self.paused = true;
+                Some(Reply::ok(state::PAUSED))
+            }
+            Control::SetState(state::QUITTING) => {
+                self.paused = false;
+                if let Some(s) = &self.stop {
+                    s.store(true, Ordering::Relaxed);
+                }
+                Some(Reply::ok(state::QUITTING))
+            }
+            Control::SetState(state::STOPPED) => error(
+                result::FEATURE_UNSUPPORTED,
+                "stopping resets the world, which simcore does not do yet; pause instead",
+            ),
+            Control::SetState(s) => error(
+                result::INCORRECT_TRANSITION,
+                &format!("simcore cannot go to state {s}"),
+            ),
+            Control::Step(_) if !self.paused => error(
+                result::OPERATION_FAILED,
+                "the simulation is not paused (SetSimulationState to STATE_PAUSED first)",
+            ),
+            Control::Step(_) if self.budget > 0 => error(
+                result::INCORRECT_STATE,
+                "the simulation is still taking the steps of an earlier call",
+            ),
+            Control::Step(0) => Some(Reply::ok(now)),
+            Control::Step(n) => {
+                self.budget = n;
+                self.step_call = Some(id);
+                None
+            }
+        }
+    }
+
+    /// Publishes `/clock` when someone listens and it is due at `now`.
+    fn clock(&mut self, now: SimTime) {
+        if !self.shared.clock_wanted.load(Ordering::Relaxed) || now.nanos < self.next_clock {
+            return;
+        }
+        let _ = self.clocks.try_send(now);
+        self.next_clock = if self.clock_period > 0 {
+            (now.nanos / self.clock_period + 1).saturating_mul(self.clock_period)
+        } else {
+            now.nanos.saturating_add(1)
+        };
+    }
+
+    /// Looks for topics not seen yet: one with a subscriber in the simulation and nothing
+    /// published on it yet (a system's command input) is offered for publication from
+    /// outside; any other gets a subscription whose first message tells its type, and which
+    /// goes to the Zenoh thread with it (kept there while someone outside listens).
+    fn scan(&mut self, sim: &mut Simulation) {
+        self.last_scan = Instant::now();
+        for topic in sim.topics() {
+            if !self.known.insert(topic.clone()) {
+                continue;
+            }
+            let stats = sim.bus().stats(&topic);
+            if stats.subscribers > 0 && stats.published == 0 {
+                let _ = self.events.send(Event::Input(topic));
+            } else {
+                self.probes.push(sim.bus_mut().subscribe(&topic, QUEUE));
+            }
+        }
+    }
+
+    /// Stops the Zenoh thread (closing the session, so its tokens vanish for the peers) and
+    /// returns what each topic published.
+    pub fn finish(mut self) -> Vec<TopicReport> {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> Vec<TopicReport> {
+        let _ = self.events.send(Event::Stop);
+        self.thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            self.stop();
+        }
+    }
+}
+
+/// The world factory's service `what` (`create`, `remove`), if the world has one.
+fn factory(sim: &Simulation, what: &str) -> Option<String> {
+    let name = format!(
+        "/world/{}/{what}",
+        crate::transport::sanitize_topic_part(&sim.world().name)
+    );
+    sim.services().contains(&name).then_some(name)
+}
+
+/// SpawnEntity through the factory: its diagnostic is the reply's message on failure.
+fn spawn(sim: &mut Simulation, s: &Spawn, now: u8) -> Reply {
+    use sim_plugin_api::{EntityFactory, Payload};
+    let Some(service) = factory(sim, "create") else {
+        return Reply::error(
+            now,
+            result::FEATURE_UNSUPPORTED,
+            "this world has no factory (the simcore::Factory plugin) to spawn with",
+        );
+    };
+    if !s.namespace.is_empty() {
+        return Reply::error(
+            now,
+            result::OPERATION_FAILED,
+            "simcore has no entity namespaces: leave entity_namespace empty",
+        );
+    }
+    let relative_to = if s.frame == "world" {
+        ""
+    } else {
+        s.frame.as_str()
+    };
+    let request = EntityFactory {
+        sdf: s.resource_string.as_str().into(),
+        sdf_filename: s.uri.as_str().into(),
+        name: s.name.as_str().into(),
+        pose: s.pose,
+        relative_to: relative_to.into(),
+        allow_renaming: s.allow_renaming,
+    };
+    let message = Message::new(
+        "",
+        Payload::EntityFactory(abi_stable::std_types::RBox::new(request)),
+    );
+    match sim.call_service(&service, &message) {
+        Ok(reply) => match reply.payload.as_enum() {
+            Ok(Payload::Pose(created)) => {
+                let mut r = Reply::ok(now);
+                r.entity_name = created.name.to_string();
+                r
+            }
+            _ => Reply::error(
+                now,
+                result::OPERATION_FAILED,
+                "the factory's reply has no name",
+            ),
+        },
+        Err(e) => Reply::error(now, result::OPERATION_FAILED, e.to_string()),
+    }
+}
+
+/// DeleteEntity through the factory.
+fn delete(sim: &mut Simulation, name: &str, now: u8) -> Reply {
+    use sim_plugin_api::Payload;
+    let Some(service) = factory(sim, "remove") else {
+        return Reply::error(
+            now,
+            result::FEATURE_UNSUPPORTED,
+            "this world has no factory (the simcore::Factory plugin) to delete with",
+        );
+    };
+    let message = Message::new("", Payload::Text(name.into()));
+    match sim.call_service(&service, &message) {
+        Ok(_) => Reply::ok(now),
+        Err(e) if e.to_string().contains("no model") => {
+            Reply::error(now, result::NOT_FOUND, e.to_string())
+        }
+        Err(e) => Reply::error(now, result::OPERATION_FAILED, e.to_string()),
+    }
+}

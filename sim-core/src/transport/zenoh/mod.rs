@@ -1,0 +1,39 @@
+//! Clients outside the process: the run's topics over Zenoh in ROS 2's wire format
+//! (rmw_zenoh), so ROS 2 nodes and plain Zenoh clients read the same samples.
+//!
+//! A [`Bridge`] owns a Zenoh session on its own thread; the simulation thread only calls
+//! [`Bridge::after_step`] once per step, which never waits for the network.
+//!
+//! - **Node**: one ROS node (`simcore` by default) in the domain of `ROS_DOMAIN_ID`, with its
+//!   `NN` liveliness token; every publisher and subscription has its `MP`/`MS` token
+//!   ([`keys`]).
+//! - **Topics out**: a topic's ROS type is learnt from its first message: every topic of the
+//!   world that nothing in the simulation subscribes to is probed with a one-message bus
+//!   subscription, dropped as soon as that message arrives; when the payload has a ROS 2
+//!   form ([`crate::ros::encode`]) a publisher is declared on its key, best effort with
+//!   sensor-data QoS (`2::,5:,:,:,,`). Only while a subscriber matches it (Zenoh's matching
+//!   status) does the bridge subscribe on the bus, so an unobserved run pays nothing; a
+//!   subscriber that falls behind loses the oldest messages, counted per topic.
+//!   Encoding happens on the Zenoh thread. Each sample carries rmw_zenoh's attachment
+//!   (sequence from 1, wall-clock source time, the GID of its token).
+//! - **`/clock`**: `rosgraph_msgs/Clock` of sim time, at [`ZenohOptions::clock_rate`] per
+//!   second of sim time, while someone listens.
+//! - **Topics in**: a topic something in the simulation subscribes to and nothing has
+//!   published on yet (a system's command input) gets a Zenoh subscriber with wildcard type and hash chunks; each sample is
+//!   decoded by the type its key names and published on the bus. Oversized, undecodable or
+//!   excess samples are dropped with a rate-limited warning.
+//! - **Control**: the simulation_interfaces services of [`control`] (state, play, pause,
+//!   lockstep steps, spawn, delete), served on the simulation thread through
+//!   [`Bridge::after_step`].
+//! - **Names**: the `[[ros.remap]]` entries of the run manifest, else the rule of
+//!   [`crate::ros::names`]; a name two topics would share goes to the first only.
+
+mod bridge;
+pub mod control;
+pub mod keys;
+mod options;
+mod worker;
+
+pub use bridge::{Bridge, INBOUND_QUEUE, QUEUE};
+pub use options::{DEFAULT_ENDPOINT, MAX_CONFIG_BYTES, ZenohError, ZenohOptions};
+pub use worker::{MAX_INBOUND_BYTES, TopicReport};

@@ -1,0 +1,630 @@
+//! The Zenoh thread: owns the session, declares the run's publishers, subscribers and
+//! liveliness tokens, encodes what the bus hands over and publishes it.
+
+use super::bridge::INBOUND_QUEUE;
+use super::control::{Control, Reply, Service};
+use super::keys::{self, EndpointKind, Node, Qos};
+use super::options::ZenohOptions;
+use crate::ros::{self, RosType, catalog};
+use crate::transport::{Envelope, Subscription};
+use crossbeam_channel::{Receiver, Sender, select};
+use sim_plugin_api::{Payload, SimTime};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use zenoh::Wait;
+use zenoh::liveliness::LivelinessToken;
+use zenoh::pubsub::{Publisher, Subscriber};
+use zenoh::qos::CongestionControl;
+use zenoh::query::{Query, Queryable};
+
+/// The largest inbound payload accepted; larger ones are dropped with a warning.
+pub const MAX_INBOUND_BYTES: usize = 1 << 20;
+
+/// What the simulation thread tells the Zenoh thread.
+pub(super) enum Event {
+    /// A topic's first message (its type decides its key), and the bus subscription it came
+    /// through (kept while someone outside listens, so nothing after it is missed).
+    Output(Arc<Envelope>, Subscription),
+    /// A topic the simulation listens to.
+    Input(String),
+    /// The bus subscription asked for with [`Request::Subscribe`].
+    Subscribed(Subscription),
+    /// Someone outside started (true) or stopped listening to output `index` (`usize::MAX`:
+    /// `/clock`).
+    Matching(usize, bool),
+    /// A service call from outside.
+    Query(Service, Query),
+    /// The simulation's reply to [`Request::Control`] `id`.
+    Reply(u64, Reply),
+    /// Close the session.
+    Stop,
+}
+
+/// What the Zenoh thread asks of the simulation thread.
+pub(super) enum Request {
+    /// Subscribe to a topic on the bus (someone outside listens to it).
+    Subscribe(Arc<str>),
+    /// Publish an inbound message on the bus.
+    Publish(String, Payload),
+    /// A control request, answered with [`Event::Reply`] with the same id.
+    Control(u64, Control),
+}
+
+/// State both threads read.
+#[derive(Default)]
+pub(super) struct Shared {
+    /// Output topics with a bus subscription (the simulation thread wakes the Zenoh thread
+    /// after a step only when there are some).
+    pub active: AtomicUsize,
+    /// Whether someone listens to `/clock`.
+    pub clock_wanted: AtomicBool,
+}
+
+/// The Zenoh thread's ends of the channels.
+pub(super) struct Channels {
+    pub events: Receiver<Event>,
+    pub events_tx: Sender<Event>,
+    pub wake: Receiver<()>,
+    pub clocks: Receiver<SimTime>,
+    pub requests: Sender<Request>,
+}
+
+/// What one topic did over the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopicReport {
+    /// The simcore topic.
+    pub topic: String,
+    /// Its ROS name.
+    pub ros_name: String,
+    /// Its ROS type (`pkg/msg/Type`).
+    pub ros_type: String,
+    /// Messages published to Zenoh.
+    pub sent: u64,
+    /// Messages lost because the Zenoh thread fell behind the simulation.
+    pub lost: u64,
+}
+
+struct Output {
+    topic: Arc<str>,
+    ros: String,
+    ty: &'static RosType,
+    publisher: Publisher<'static>,
+    _token: LivelinessToken,
+    gid: [u8; 16],
+    seq: i64,
+    matching: bool,
+    sub: Option<Subscription>,
+    sent: u64,
+    lost: u64,
+    mistyped: bool,
+}
+
+impl Output {
+    fn put(&mut self, bytes: Vec<u8>) {
+        self.seq += 1;
+        let a = keys::attachment(self.seq, keys::wall_clock_ns(), &self.gid);
+        if let Err(e) = self.publisher.put(bytes).attachment(a.to_vec()).wait() {
+            tracing::debug!("{}: publication failed: {e}", self.ros);
+        } else {
+            self.sent += 1;
+        }
+    }
+
+    fn release(&mut self) {
+        if let Some(s) = self.sub.take() {
+            self.lost += s.dropped();
+        }
+    }
+}
+
+struct Worker {
+    session: zenoh::Session,
+    node: Node,
+    qos_sensor: Qos,
+    next_eid: u32,
+    outputs: Vec<Output>,
+    by_topic: HashMap<Arc<str>, usize>,
+    names: HashMap<String, String>,
+    remaps: HashMap<String, String>,
+    inputs: Vec<(Subscriber<()>, Option<LivelinessToken>)>,
+    clock: Option<Output>,
+    services: Vec<(Queryable<()>, LivelinessToken)>,
+    calls: HashMap<u64, Call>,
+    next_call: u64,
+    shared: Arc<Shared>,
+    ch: Channels,
+}
+
+/// A service call waiting for the simulation's reply.
+struct Call {
+    service: Service,
+    query: Query,
+    seq: i64,
+    gid: [u8; 16],
+}
+
+/// The thread's body: opens the session (telling `opened` how it went), then serves events
+/// until [`Event::Stop`].
+pub(super) fn run(
+    configs: Vec<zenoh::Config>,
+    options: ZenohOptions,
+    shared: Arc<Shared>,
+    ch: Channels,
+    opened: Sender<Result<(), String>>,
+) -> Vec<TopicReport> {
+    let mut first_error = None;
+    let mut session = None;
+    for c in configs {
+        match zenoh::open(c).wait() {
+            Ok(s) => {
+                session = Some(s);
+                break;
+            }
+            Err(e) => {
+                tracing::debug!("Zenoh session not opened: {e}");
+                first_error.get_or_insert(e.to_string());
+            }
+        }
+    }
+    let Some(session) = session else {
+        let _ = opened.send(Err(first_error.unwrap_or_default()));
+        return Vec::new();
+    };
+    let node = Node {
+        domain: options.domain,
+        zid: session.zid().to_string(),
+        id: 0,
+        name: options.node.clone(),
+    };
+    let mut w = Worker {
+        session,
+        node,
+        qos_sensor: Qos::SensorData,
+        next_eid: 1,
+        outputs: Vec::new(),
+        by_topic: HashMap::new(),
+        names: HashMap::new(),
+        remaps: options.remaps.iter().cloned().collect(),
+        inputs: Vec::new(),
+        clock: None,
+        services: Vec::new(),
+        calls: HashMap::new(),
+        next_call: 1,
+        shared,
+        ch,
+    };
+    let node_token = match w.session.liveliness().declare_token(w.node.token()).wait() {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = opened.send(Err(format!("cannot declare the node's token: {e}")));
+            return Vec::new();
+        }
+    };
+    w.clock = w.declare("/clock", &catalog::CLOCK, Qos::Reliable, usize::MAX);
+    for service in Service::ALL {
+        if let Err(e) = w.serve_service(service) {
+            let _ = opened.send(Err(format!(
+                "cannot serve {}: {e}",
+                service.ros_type().name
+            )));
+            return Vec::new();
+        }
+    }
+    let _ = opened.send(Ok(()));
+    w.serve();
+    let reports = w.reports();
+    drop(node_token);
+    let Worker {
+        session,
+        outputs,
+        inputs,
+        clock,
+        services,
+        calls,
+        ..
+    } = w;
+    drop((outputs, inputs, clock, services, calls));
+    let _ = session.close().wait();
+    reports
+}
+
+impl Worker {
+    fn serve(&mut self) {
+        loop {
+            select! {
+                recv(self.ch.events) -> e => match e {
+                    Ok(Event::Stop) | Err(_) => break,
+                    Ok(e) => self.event(e),
+                },
+                recv(self.ch.wake) -> _ => {},
+                recv(self.ch.clocks) -> t => if let Ok(t) = t {
+                    self.publish_clock(t);
+                },
+            }
+            self.publish_pending();
+        }
+        self.publish_pending();
+    }
+
+    fn publish_clock(&mut self, t: SimTime) {
+        if let Some(c) = self.clock.as_mut() {
+            let mut b = Vec::with_capacity(16);
+            ros::encode_clock(t, &mut b);
+            c.put(b);
+        }
+    }
+
+    fn event(&mut self, e: Event) {
+        match e {
+            Event::Output(first, sub) => self.output(&first, sub),
+            Event::Query(service, query) => self.query(service, query),
+            Event::Reply(id, reply) => {
+                // Everything the steps before the reply produced goes out first.
+                while let Ok(t) = self.ch.clocks.try_recv() {
+                    self.publish_clock(t);
+                }
+                self.publish_pending();
+                if let Some(call) = self.calls.remove(&id) {
+                    reply_to(call, &reply);
+                }
+            }
+            Event::Input(topic) => self.input(topic),
+            Event::Subscribed(sub) => {
+                let Some(&i) = self.by_topic.get(sub.topic()) else {
+                    return;
+                };
+                let o = &mut self.outputs[i];
+                if o.matching && o.sub.is_none() {
+                    o.sub = Some(sub);
+                }
+                self.count_active();
+            }
+            Event::Matching(usize::MAX, m) => {
+                self.shared.clock_wanted.store(m, Ordering::Relaxed);
+            }
+            Event::Matching(i, m) => {
+                let Some(o) = self.outputs.get_mut(i) else {
+                    return;
+                };
+                o.matching = m;
+                if m {
+                    if o.sub.is_none() {
+                        let _ = self
+                            .ch
+                            .requests
+                            .try_send(Request::Subscribe(o.topic.clone()));
+                    }
+                } else {
+                    o.release();
+                }
+                self.count_active();
+            }
+            Event::Stop => {}
+        }
+    }
+
+    /// The ROS name of a topic: its remap, else the rule of [`crate::ros::names`].
+    fn ros_name(&self, topic: &str) -> Option<String> {
+        self.remaps
+            .get(topic)
+            .cloned()
+            .or_else(|| ros::names::ros_name(topic))
+    }
+
+    fn count_active(&self) {
+        let n = self.outputs.iter().filter(|o| o.sub.is_some()).count();
+        self.shared.active.store(n, Ordering::Relaxed);
+    }
+
+    /// Declares the publisher of a topic whose first message is `first`, if its payload has
+    /// a ROS 2 form; when someone already listens, `first` and what `sub` holds since are
+    /// published.
+    fn output(&mut self, first: &Envelope, sub: Subscription) {
+        let mut scratch = Vec::new();
+        let Some(ty) = ros::encode(&first.message, &mut scratch) else {
+            tracing::debug!("{}: no ROS 2 form; not published", first.topic);
+            return;
+        };
+        let Some(ros) = self.ros_name(&first.topic) else {
+            return;
+        };
+        if let Some(other) = self.names.get(&ros) {
+            tracing::warn!(
+                "topics `{other}` and `{}` both map to the ROS name `{ros}`; only the first is published",
+                first.topic
+            );
+            return;
+        }
+        let index = self.outputs.len();
+        if let Some(mut o) = self.declare(&ros, ty, self.qos_sensor, index) {
+            o.topic = first.topic.clone();
+            if o.publisher
+                .matching_status()
+                .wait()
+                .is_ok_and(|m| m.matching())
+            {
+                o.matching = true;
+                o.put(scratch);
+                o.sub = Some(sub);
+            }
+            self.names.insert(ros, first.topic.to_string());
+            self.by_topic.insert(first.topic.clone(), index);
+            self.outputs.push(o);
+            self.count_active();
+        }
+    }
+
+    /// A publisher of `ty` on `ros`, its token, and a matching listener reporting as output
+    /// `index`.
+    fn declare(
+        &mut self,
+        ros: &str,
+        ty: &'static RosType,
+        qos: Qos,
+        index: usize,
+    ) -> Option<Output> {
+        let key = keys::topic_key(self.node.domain, ros, ty);
+        let eid = self.next_eid;
+        self.next_eid += 1;
+        let token = self.node.endpoint_token(
+            eid,
+            EndpointKind::Publisher,
+            ros,
+            &ty.dds_name(),
+            ty.hash,
+            qos,
+        );
+        let declared = (|| -> zenoh::Result<Output> {
+            let publisher = self
+                .session
+                .declare_publisher(key)
+                .congestion_control(CongestionControl::Drop)
+                .wait()?;
+            let tx = self.ch.events_tx.clone();
+            publisher
+                .matching_listener()
+                .callback(move |s| {
+                    let _ = tx.send(Event::Matching(index, s.matching()));
+                })
+                .background()
+                .wait()?;
+            let gid = keys::gid(&token);
+            let t = self.session.liveliness().declare_token(token).wait()?;
+            Ok(Output {
+                topic: Arc::from(ros),
+                ros: ros.to_string(),
+                ty,
+                publisher,
+                _token: t,
+                gid,
+                seq: 0,
+                matching: false,
+                sub: None,
+                sent: 0,
+                lost: 0,
+                mistyped: false,
+            })
+        })();
+        declared
+            .map_err(|e| tracing::warn!("cannot publish `{ros}` on Zenoh: {e}"))
+            .ok()
+    }
+
+    /// Subscribes to every type of a topic the simulation listens to; an `MS` token is
+    /// declared for `cmd_vel` topics (geometry_msgs/Twist, what ROS drivers take there).
+    fn input(&mut self, topic: String) {
+        let Some(ros) = self.ros_name(&topic) else {
+            return;
+        };
+        let key = keys::any_type_key(self.node.domain, &ros);
+        let requests = self.ch.requests.clone();
+        let warn = Warner::default();
+        let t = topic.clone();
+        let sub = self
+            .session
+            .declare_subscriber(key)
+            .callback(move |sample| {
+                let bytes = sample.payload();
+                if bytes.len() > MAX_INBOUND_BYTES {
+                    warn.warn(|| format!("{t}: dropped a {} byte message from Zenoh (at most {MAX_INBOUND_BYTES})", bytes.len()));
+                    return;
+                }
+                let ke = sample.key_expr().as_str();
+                let Some(ty) = type_of_key(ke) else {
+                    warn.warn(|| format!("{t}: dropped a message of a type simcore does not read ({ke})"));
+                    return;
+                };
+                match ros::decode(ty.name, &bytes.to_bytes()) {
+                    Ok(p) => {
+                        if requests.try_send(Request::Publish(t.clone(), p)).is_err() {
+                            warn.warn(|| format!("{t}: dropped an inbound message (the simulation is {INBOUND_QUEUE} behind)"));
+                        }
+                    }
+                    Err(e) => warn.warn(|| format!("{t}: dropped an undecodable {} from Zenoh: {e}", ty.name)),
+                }
+            })
+            .wait();
+        let sub = match sub {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!("cannot subscribe to `{ros}` on Zenoh: {e}");
+                return;
+            }
+        };
+        let token = ros.ends_with("/cmd_vel").then(|| {
+            let eid = self.next_eid;
+            self.next_eid += 1;
+            let ty = &catalog::TWIST;
+            let token = self.node.endpoint_token(
+                eid,
+                EndpointKind::Subscription,
+                &ros,
+                &ty.dds_name(),
+                ty.hash,
+                Qos::Reliable,
+            );
+            self.session.liveliness().declare_token(token).wait().ok()
+        });
+        self.inputs.push((sub, token.flatten()));
+    }
+
+    /// A queryable and an `SS` token for `service`.
+    fn serve_service(&mut self, service: Service) -> zenoh::Result<()> {
+        let ty = service.ros_type();
+        let ros = service.ros_name();
+        let dds = service.dds_name();
+        let key = keys::data_key(self.node.domain, ros, &dds, ty.hash);
+        let eid = self.next_eid;
+        self.next_eid += 1;
+        let token = self.node.endpoint_token(
+            eid,
+            EndpointKind::Service,
+            ros,
+            &dds,
+            ty.hash,
+            Qos::Reliable,
+        );
+        let tx = self.ch.events_tx.clone();
+        let q = self
+            .session
+            .declare_queryable(key)
+            .complete(true)
+            .callback(move |q| {
+                let _ = tx.send(Event::Query(service, q));
+            })
+            .wait()?;
+        let t = self.session.liveliness().declare_token(token).wait()?;
+        self.services.push((q, t));
+        Ok(())
+    }
+
+    /// Reads a service call and hands it to the simulation thread.
+    fn query(&mut self, service: Service, query: Query) {
+        let (seq, gid) = query
+            .attachment()
+            .and_then(|a| keys::parse_attachment(&a.to_bytes()))
+            .unwrap_or((0, [0; 16]));
+        let request = match query.payload() {
+            Some(p) if p.len() > MAX_INBOUND_BYTES => Err("too large".to_string()),
+            Some(p) => service.decode(&p.to_bytes()),
+            None => Err("no payload".to_string()),
+        };
+        let control = match request {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!("{}: refused a call: {e}", service.ros_type().name);
+                let _ = query.reply_err(format!("bad request: {e}")).wait();
+                return;
+            }
+        };
+        let id = self.next_call;
+        self.next_call += 1;
+        if self
+            .ch
+            .requests
+            .try_send(Request::Control(id, control))
+            .is_err()
+        {
+            let _ = query.reply_err("the simulation is too far behind").wait();
+            return;
+        }
+        self.calls.insert(
+            id,
+            Call {
+                service,
+                query,
+                seq,
+                gid,
+            },
+        );
+    }
+
+    fn publish_pending(&mut self) {
+        for o in &mut self.outputs {
+            let Some(sub) = &o.sub else { continue };
+            if !sub.has_pending() {
+                continue;
+            }
+            for env in sub.drain() {
+                let mut b = Vec::new();
+                match ros::encode(&env.message, &mut b) {
+                    Some(t) if t == o.ty => o.put(b),
+                    _ => {
+                        if !o.mistyped {
+                            tracing::warn!(
+                                "{}: a message not of type {}; such messages are not published",
+                                o.topic,
+                                o.ty.name
+                            );
+                            o.mistyped = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn reports(&mut self) -> Vec<TopicReport> {
+        let mut v = Vec::new();
+        for o in self.outputs.iter_mut().chain(self.clock.as_mut()) {
+            o.release();
+            v.push(TopicReport {
+                topic: o.topic.to_string(),
+                ros_name: o.ros.clone(),
+                ros_type: o.ty.name.to_string(),
+                sent: o.sent,
+                lost: o.lost,
+            });
+        }
+        v
+    }
+}
+
+/// Replies to a call on its own key, with the attachment rmw_zenoh's clients expect (the
+/// request's sequence number and GID, a fresh timestamp).
+fn reply_to(call: Call, reply: &Reply) {
+    let a = keys::attachment(call.seq, keys::wall_clock_ns(), &call.gid);
+    let key = call.query.key_expr().clone();
+    if let Err(e) = call
+        .query
+        .reply(key, reply.encode(call.service))
+        .attachment(a.to_vec())
+        .wait()
+    {
+        tracing::debug!("{}: reply not sent: {e}", call.service.ros_type().name);
+    }
+}
+
+/// The type a data key names in its type chunk (`<domain>/<name>/<dds type>/<hash>`).
+fn type_of_key(key: &str) -> Option<&'static RosType> {
+    let mut chunks = key.rsplit('/');
+    let _hash = chunks.next()?;
+    let dds = chunks.next()?;
+    catalog::ALL.iter().copied().find(|t| t.dds_name() == dds)
+}
+
+/// Warnings at most every few seconds, with a count of those held back.
+#[derive(Default)]
+struct Warner(Mutex<(Option<Instant>, u64)>);
+
+impl Warner {
+    const EVERY: Duration = Duration::from_secs(5);
+
+    fn warn(&self, message: impl FnOnce() -> String) {
+        let Ok(mut g) = self.0.lock() else { return };
+        let (last, held) = &mut *g;
+        if last.is_some_and(|l| l.elapsed() < Self::EVERY) {
+            *held += 1;
+            return;
+        }
+        if *held > 0 {
+            tracing::warn!("{} (and {held} more like it)", message());
+        } else {
+            tracing::warn!("{}", message());
+        }
+        *last = Some(Instant::now());
+        *held = 0;
+    }
+}

@@ -1,0 +1,374 @@
+"""An rmw_zenoh-style ROS 2 client written with eclipse-zenoh and rosbags only (no ROS, no
+simcore code): it finds simcore through its liveliness tokens, checks keys, hashes and
+attachments, and decodes messages.
+
+    ros_client.py ENDPOINT topic TYPE COUNT    print COUNT messages of the first TYPE publisher
+    ros_client.py ENDPOINT drive SECONDS X      publish Twist(linear.x = X) to the cmd_vel
+                                                 subscription for SECONDS
+    ros_client.py ENDPOINT router - -           a Zenoh router listening on ENDPOINT (as
+                                                 rmw_zenohd), until stdin closes
+    ros_client.py ENDPOINT spawn SDF_FILE -       spawn the model of SDF_FILE twice (by text),
+                                                 a broken one, and delete by name
+    ros_client.py ENDPOINT lockstep TOPIC N     with the world paused: listen to /clock and the
+                                                 Imu TOPIC, call StepSimulation(N) twice and
+                                                 count what came before each reply, then the
+                                                 state services, then quit the run
+
+One JSON object is printed on stdout; problems exit non-zero with a message on stderr.
+"""
+
+import json
+import struct
+import sys
+import threading
+import time
+
+import zenoh
+from rosbags.typesys import Stores, get_typestore
+
+TS = get_typestore(Stores.ROS2_JAZZY)
+TIMEOUT = 30.0
+
+
+def fail(msg):
+    print(msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def dds_name(ros_type):
+    pkg, kind, name = ros_type.split("/")
+    return f"{pkg}::{kind}::dds_::{name}_"
+
+
+def session(endpoint):
+    conf = zenoh.Config()
+    conf.insert_json5("mode", '"peer"')
+    conf.insert_json5("connect/endpoints", json.dumps([endpoint]))
+    conf.insert_json5("listen/endpoints", '["tcp/127.0.0.1:0"]')
+    conf.insert_json5("scouting/multicast/enabled", "false")
+    return zenoh.open(conf)
+
+
+class Graph:
+    """The ROS graph as rmw_zenoh builds it: the liveliness tokens under @ros2_lv."""
+
+    def __init__(self, s):
+        self.tokens = []
+        self.cond = threading.Condition()
+        self.sub = s.liveliness().declare_subscriber("@ros2_lv/0/**", self.on, history=True)
+
+    def on(self, sample):
+        if sample.kind == zenoh.SampleKind.PUT:
+            with self.cond:
+                self.tokens.append(str(sample.key_expr))
+                self.cond.notify_all()
+
+    def wait_for(self, pred):
+        deadline = time.time() + TIMEOUT
+        with self.cond:
+            while True:
+                for t in self.tokens:
+                    parts = t.split("/")
+                    if pred(parts):
+                        return t, parts
+                left = deadline - time.time()
+                if left <= 0:
+                    fail(f"no matching token; tokens seen: {self.tokens}")
+                self.cond.wait(left)
+
+
+def endpoint_token(graph, kind, ros_type):
+    # @ros2_lv/<domain>/<zid>/<nid>/<eid>/<kind>/<enclave>/<ns>/<node>/<topic>/<type>/<hash>/<qos>
+    token, parts = graph.wait_for(
+        lambda p: len(p) == 13 and p[5] == kind and p[10] == dds_name(ros_type)
+    )
+    zid, nid = parts[2], parts[3]
+    node = f"@ros2_lv/0/{zid}/{nid}/{nid}/NN/%/%/simcore"
+    graph.wait_for(lambda p: "/".join(p) == node)
+    expected = TS.hash_rihs01(ros_type)
+    if parts[11] != expected:
+        fail(f"token hash {parts[11]} is not rosbags' {expected}")
+    topic = parts[9].replace("%", "/")
+    return token, topic, parts[11], parts[12]
+
+
+def plain(v):
+    """A rosbags message as JSON-able data."""
+    if hasattr(v, "__dataclass_fields__"):
+        return {k: plain(getattr(v, k)) for k in v.__dataclass_fields__ if k != "__msgtype__"}
+    if hasattr(v, "tolist"):
+        return plain(v.tolist())
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, float) and v != v:
+        return "nan"
+    if isinstance(v, float) and v in (float("inf"), float("-inf")):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+def topic(endpoint, ros_type, count):
+    s = session(endpoint)
+    graph = Graph(s)
+    token, name, hash_, qos = endpoint_token(graph, "MP", ros_type)
+    key = f"0/{name.strip('/')}/{dds_name(ros_type)}/{hash_}"
+    got = []
+    cond = threading.Condition()
+
+    def on(sample):
+        with cond:
+            if len(got) < count:
+                att = sample.attachment.to_bytes() if sample.attachment is not None else None
+                got.append((str(sample.key_expr), sample.payload.to_bytes(), att))
+                cond.notify_all()
+
+    sub = s.declare_subscriber(key, on)
+    deadline = time.time() + TIMEOUT
+    with cond:
+        while len(got) < count:
+            left = deadline - time.time()
+            if left <= 0:
+                fail(f"{len(got)} of {count} messages on {key}")
+            cond.wait(left)
+    messages = []
+    for k, payload, att in got:
+        if k != key:
+            fail(f"sample on {k}, subscribed {key}")
+        if att is None or len(att) != 33 or att[16] != 16:
+            fail(f"attachment {att!r} is not rmw_zenoh's")
+        seq, stamp_ns = struct.unpack("<qq", att[:16])
+        msg = TS.deserialize_cdr(payload, ros_type)
+        if bytes(TS.serialize_cdr(msg, ros_type)) != payload:
+            fail("rosbags re-serialises the message to other bytes")
+        messages.append(
+            {"seq": seq, "source_ns": stamp_ns, "gid": att[17:].hex(), "header": payload[:4].hex(),
+             "message": plain(msg)}
+        )
+    sub.undeclare()
+    s.close()
+    print(json.dumps({"token": token, "topic": name, "key": key, "qos": qos, "messages": messages}))
+
+
+def drive(endpoint, seconds, x):
+    ros_type = "geometry_msgs/msg/Twist"
+    s = session(endpoint)
+    graph = Graph(s)
+    token, name, hash_, _ = endpoint_token(graph, "MS", ros_type)
+    key = f"0/{name.strip('/')}/{dds_name(ros_type)}/{hash_}"
+    pub = s.declare_publisher(key)
+    Vector3 = TS.types["geometry_msgs/msg/Vector3"]
+    Twist = TS.types[ros_type]
+    payload = bytes(TS.serialize_cdr(
+        Twist(linear=Vector3(x=x, y=0.0, z=0.0), angular=Vector3(x=0.0, y=0.0, z=0.0)), ros_type
+    ))
+    gid = bytes(range(16))
+    sent = 0
+    end = time.time() + seconds
+    while time.time() < end:
+        sent += 1
+        att = struct.pack("<qqB", sent, time.time_ns(), 16) + gid
+        pub.put(payload, attachment=att)
+        # Garbage on the same key must be dropped by simcore with a warning, not stop it.
+        pub.put(b"\x00\x01\x00\x00garbage", attachment=att)
+        time.sleep(0.05)
+    pub.undeclare()
+    s.close()
+    print(json.dumps({"token": token, "topic": name, "key": key, "sent": sent}))
+
+
+# simulation_interfaces (ros-simulation/simulation_interfaces), the fields of the types used.
+SIM_MSGS = {
+    "simulation_interfaces/msg/Result": "uint8 result\nstring error_message\n",
+    "simulation_interfaces/msg/SimulationState": "uint8 state\n",
+    "simulation_interfaces/msg/SimulatorFeatures":
+        "uint16[] features\nstring[] spawn_formats\nstring custom_info\n",
+}
+SIM_SRVS = {
+    "GetSimulatorFeatures": ("", "simulation_interfaces/SimulatorFeatures features\n"),
+    "GetSimulationState": (
+        "", "simulation_interfaces/SimulationState state\nsimulation_interfaces/Result result\n"),
+    "SetSimulationState": (
+        "simulation_interfaces/SimulationState state\n", "simulation_interfaces/Result result\n"),
+    "StepSimulation": ("uint64 steps\n", "simulation_interfaces/Result result\n"),
+    # Jazzy and Kilted's (1.x) SpawnEntity.
+    "SpawnEntity": (
+        "string name\nbool allow_renaming\nstring uri\nstring resource_string\n"
+        "string entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n",
+        "simulation_interfaces/Result result\nstring entity_name\n"),
+    "DeleteEntity": ("string entity\n", "simulation_interfaces/Result result\n"),
+}
+
+
+def service_store():
+    """A typestore with the simulation_interfaces services, hashed as ROS does (REP-2016:
+    a service is {request_message, response_message, event_message}; ServiceEventInfo's
+    client_gid is uint8[16] in ROS's IDL, char[16] in rosbags' store)."""
+    from rosbags.typesys import get_types_from_msg
+    from rosbags.typesys.base import Nodetype
+
+    ts = get_typestore(Stores.ROS2_JAZZY)
+    types = {}
+    for name, text in SIM_MSGS.items():
+        types.update(get_types_from_msg(text, name))
+    ts.register(types)
+    consts, fields = ts.fielddefs["service_msgs/msg/ServiceEventInfo"]
+    ts.fielddefs["service_msgs/msg/ServiceEventInfo"] = (consts, [
+        (n, (Nodetype.ARRAY, ((Nodetype.BASE, ("uint8", 0)), 16)) if n == "client_gid" else t)
+        for n, t in fields])
+    for srv, (req, resp) in SIM_SRVS.items():
+        base = f"simulation_interfaces/srv/{srv}"
+        parts = {
+            "_Request": req,
+            "_Response": resp,
+            "_Event": f"service_msgs/ServiceEventInfo info\n{base}_Request[<=1] request\n"
+                      f"{base}_Response[<=1] response\n",
+            "": f"{base}_Request request_message\n{base}_Response response_message\n"
+                f"{base}_Event event_message\n",
+        }
+        found = {}
+        for suffix, text in parts.items():
+            found.update(get_types_from_msg(text, base + suffix))
+        rename = lambda v: (v.replace("/srv/msg/", "/srv/") if isinstance(v, str) else
+                            type(v)(rename(x) for x in v) if isinstance(v, (list, tuple)) else v)
+        ts.register({rename(k): rename(v) for k, v in found.items()})
+    return ts
+
+
+class Services:
+    """simcore's simulation_interfaces servers, found through their SS tokens."""
+
+    def __init__(self, s, graph):
+        self.s, self.graph, self.ts, self.seq = s, graph, service_store(), 0
+        self.gid = bytes(range(100, 116))
+
+    def state(self, value):
+        return self.ts.types["simulation_interfaces/msg/SimulationState"](state=value)
+
+    def call(self, srv, **fields):
+        base = f"simulation_interfaces/srv/{srv}"
+        dds = f"simulation_interfaces::srv::dds_::{srv}_"
+        _, parts = self.graph.wait_for(lambda p: len(p) == 13 and p[5] == "SS" and p[10] == dds)
+        if parts[11] != self.ts.hash_rihs01(base):
+            fail(f"{srv}: token hash {parts[11]} is not {self.ts.hash_rihs01(base)}")
+        key = f"0/{parts[9].replace('%', '/').strip('/')}/{dds}/{parts[11]}"
+        req = self.ts.types[base + "_Request"](**fields) if fields else \
+            self.ts.types[base + "_Request"](structure_needs_at_least_one_member=0)
+        self.seq += 1
+        att = struct.pack("<qqB", self.seq, time.time_ns(), 16) + self.gid
+        payload = bytes(self.ts.serialize_cdr(req, base + "_Request"))
+        replies = list(self.s.get(key, payload=payload, attachment=att,
+                                  target=zenoh.QueryTarget.ALL_COMPLETE, timeout=TIMEOUT))
+        if len(replies) != 1 or replies[0].ok is None:
+            fail(f"{srv}: replies {[(r.ok, r.err) for r in replies]}")
+        sample = replies[0].ok
+        ratt = sample.attachment.to_bytes()
+        if len(ratt) != 33 or struct.unpack("<q", ratt[:8])[0] != self.seq or ratt[17:] != self.gid:
+            fail(f"{srv}: reply attachment {ratt!r} does not carry the request's sequence and GID")
+        return plain(self.ts.deserialize_cdr(sample.payload.to_bytes(), base + "_Response"))
+
+
+def lockstep(endpoint, imu_topic, n):
+    s = session(endpoint)
+    graph = Graph(s)
+    counts = {"clock": [], "imu": []}
+    lock = threading.Lock()
+
+    def on(name, ros_type, stamp):
+        def cb(sample):
+            msg = TS.deserialize_cdr(sample.payload.to_bytes(), ros_type)
+            t = stamp(msg)
+            with lock:
+                counts[name].append(t.sec * 1_000_000_000 + t.nanosec)
+        return cb
+
+    subs = [
+        s.declare_subscriber(f"0/clock/{dds_name('rosgraph_msgs/msg/Clock')}/"
+                             f"{TS.hash_rihs01('rosgraph_msgs/msg/Clock')}",
+                             on("clock", "rosgraph_msgs/msg/Clock", lambda m: m.clock)),
+        s.declare_subscriber(f"0/{imu_topic.strip('/')}/{dds_name('sensor_msgs/msg/Imu')}/"
+                             f"{TS.hash_rihs01('sensor_msgs/msg/Imu')}",
+                             on("imu", "sensor_msgs/msg/Imu", lambda m: m.header.stamp)),
+    ]
+    services = Services(s, graph)
+    out = {"features": services.call("GetSimulatorFeatures")}
+    out["state"] = services.call("GetSimulationState")
+    time.sleep(1.0)  # the subscriptions reach simcore
+    steps = []
+    for _ in range(2):
+        reply = services.call("StepSimulation", steps=n)
+        with lock:
+            steps.append({"reply": reply, "clock": list(counts["clock"]), "imu": list(counts["imu"])})
+    out["steps"] = steps
+    time.sleep(0.5)
+    with lock:
+        out["later"] = {"clock": len(counts["clock"]), "imu": len(counts["imu"])}
+    out["play"] = services.call("SetSimulationState", state=services.state(1))
+    out["play_again"] = services.call("SetSimulationState", state=services.state(1))
+    out["step_playing"] = services.call("StepSimulation", steps=1)
+    out["state_playing"] = services.call("GetSimulationState")
+    out["pause"] = services.call("SetSimulationState", state=services.state(2))
+    out["quit"] = services.call("SetSimulationState", state=services.state(3))
+    for sub in subs:
+        sub.undeclare()
+    s.close()
+    print(json.dumps(out))
+
+
+def spawn(endpoint, sdf_file):
+    s = session(endpoint)
+    services = Services(s, Graph(s))
+    ts = services.ts
+    pose = ts.types["geometry_msgs/msg/PoseStamped"](
+        header=ts.types["std_msgs/msg/Header"](
+            stamp=ts.types["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="world"),
+        pose=ts.types["geometry_msgs/msg/Pose"](
+            position=ts.types["geometry_msgs/msg/Point"](x=2.0, y=1.0, z=0.5),
+            orientation=ts.types["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
+    sdf = open(sdf_file).read()
+
+    def request(name, text, rename):
+        return services.call("SpawnEntity", name=name, allow_renaming=rename, uri="",
+                             resource_string=text, entity_namespace="", initial_pose=pose)
+
+    out = {"features": services.call("GetSimulatorFeatures")}
+    out["first"] = request("box_a", sdf, False)
+    out["clash"] = request("box_a", sdf, False)
+    out["renamed"] = request("box_a", sdf, True)
+    out["broken"] = request("box_b", "<sdf version='1.9'><model name='x'><link name='l'>", False)
+    out["delete"] = services.call("DeleteEntity", entity="box_a")
+    out["delete_again"] = services.call("DeleteEntity", entity="box_a")
+    s.close()
+    print(json.dumps(out))
+
+
+def router(endpoint):
+    conf = zenoh.Config()
+    conf.insert_json5("mode", '"router"')
+    conf.insert_json5("listen/endpoints", json.dumps([endpoint]))
+    conf.insert_json5("scouting/multicast/enabled", "false")
+    s = zenoh.open(conf)
+    print("ready", flush=True)
+    sys.stdin.read()
+    s.close()
+
+
+def main():
+    if len(sys.argv) != 5:
+        fail(__doc__)
+    endpoint, mode = sys.argv[1], sys.argv[2]
+    if mode == "topic":
+        topic(endpoint, sys.argv[3], int(sys.argv[4]))
+    elif mode == "spawn":
+        spawn(endpoint, sys.argv[3])
+    elif mode == "lockstep":
+        lockstep(endpoint, sys.argv[3], int(sys.argv[4]))
+    elif mode == "router":
+        router(endpoint)
+    elif mode == "drive":
+        drive(endpoint, float(sys.argv[3]), float(sys.argv[4]))
+    else:
+        fail(__doc__)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,642 @@
+//! The Zenoh transport through the real `simcore` binary and an independent ROS 2 client
+//! (`tests/python/ros_client.py`: eclipse-zenoh and rosbags from PyPI, no simcore code) on
+//! loopback ports of their own: discovery through liveliness tokens, keys, hashes and
+//! attachments, messages equal to `--echo`'s, a Twist that drives the robot, and the same
+//! through a Zenoh router (the multi-host path).
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SCAN: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/lidar/scan";
+const ODOM: &str = "/model/pioneer/odometry";
+const IMU: &str = "/world/imu_drop/model/box/link/body/sensor/imu/imu";
+
+/// The plugin libraries `worlds/imu_drop.sdf` needs.
+const IMU_DROP_PLUGINS: &[&str] = &[
+    "simcore_plugin_imu",
+    "simcore_plugin_truth",
+    "simcore_plugin_factory",
+];
+
+/// A Zenoh endpoint on a free loopback port.
+fn loopback() -> String {
+    format!("tcp/127.0.0.1:{}", free_port())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
+
+fn client() -> PathBuf {
+    workspace().join("sim-core/tests/python/ros_client.py")
+}
+
+/// A `simcore run` in the background (at real time, until interrupted).
+struct Run {
+    child: Option<Child>,
+    /// Holds its stdout and stderr (a pipe nobody reads would stall the run once full).
+    out: tempfile::TempDir,
+}
+
+impl Run {
+    fn start(world: &str, plugins: &Path, args: &[&str]) -> Run {
+        let out = tempfile::tempdir().expect("temp dir");
+        let file = |name: &str| std::fs::File::create(out.path().join(name)).expect("file");
+        let child = Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .args([
+                "run",
+                world,
+                "--rtf",
+                "1",
+                "--duration",
+                "300",
+                "--seed",
+                "7",
+            ])
+            .arg("--plugin-path")
+            .arg(plugins)
+            .args(args)
+            .env_remove("SIMCORE_PLUGIN_PATH")
+            .env_remove("ROS_DOMAIN_ID")
+            .env("SIMCORE_LOG", "warn")
+            .current_dir(workspace())
+            .stdout(file("stdout"))
+            .stderr(file("stderr"))
+            .spawn()
+            .expect("simcore starts");
+        Run {
+            child: Some(child),
+            out,
+        }
+    }
+
+    /// Stops the run as Ctrl-C does and returns its stdout and stderr.
+    fn stop(self) -> (String, String) {
+        self.end(true)
+    }
+
+    /// Waits for the run to end by itself (at most a minute) and returns its stdout and
+    /// stderr.
+    fn wait(self) -> (String, String) {
+        self.end(false)
+    }
+
+    fn end(mut self, interrupt: bool) -> (String, String) {
+        let mut child = self.child.take().expect("running");
+        if interrupt {
+            let pid = child.id().to_string();
+            let _ = Command::new("kill").args(["-INT", &pid]).status();
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while child.try_wait().expect("wait").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.wait();
+        let read = |name: &str| std::fs::read_to_string(self.out.path().join(name)).unwrap();
+        (read("stdout"), read("stderr"))
+    }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.child {
+            let _ = c.kill();
+        }
+    }
+}
+
+/// Runs the client; its JSON answer.
+fn ros_client(python: &Path, endpoint: &str, args: &[&str]) -> Value {
+    let o = Command::new(python)
+        .arg(client())
+        .arg(endpoint)
+        .args(args)
+        .output()
+        .expect("python runs");
+    assert!(
+        o.status.success(),
+        "client {args:?} failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("the client's JSON")
+}
+
+/// A float of the client's JSON (`"inf"`, `"-inf"`, `"nan"` spelled out) as `f32`.
+fn f32_of(v: &Value) -> f32 {
+    match v.as_str() {
+        Some("inf") => f32::INFINITY,
+        Some("-inf") => f32::NEG_INFINITY,
+        Some(_) => f32::NAN,
+        None => v.as_f64().expect("a number") as f32,
+    }
+}
+
+/// A float of `--echo`'s JSON (`null` for a non-finite value).
+fn echo_f32(v: &Value) -> f32 {
+    v.as_f64().map_or(f32::INFINITY, |x| x as f32)
+}
+
+fn stamp_ns(sec: &Value, nsec: &Value) -> i64 {
+    sec.as_i64().unwrap() * 1_000_000_000 + nsec.as_i64().unwrap()
+}
+
+/// The echoed message of `topic` stamped `ns`.
+fn echoed<'a>(lines: &'a [Value], topic: &str, ns: i64) -> &'a Value {
+    lines
+        .iter()
+        .find(|l| {
+            l["topic"] == topic
+                && stamp_ns(&l["header"]["stamp"]["sec"], &l["header"]["stamp"]["nsec"]) == ns
+        })
+        .unwrap_or_else(|| panic!("no echoed {topic} at {ns} ns"))
+}
+
+/// Checks the client's messages (attachments, encoding) and returns them.
+fn checked_messages(answer: &Value, count: usize) -> &Vec<Value> {
+    let messages = answer["messages"].as_array().expect("messages");
+    assert_eq!(messages.len(), count, "{answer}");
+    let gid = &messages[0]["gid"];
+    for pair in messages.windows(2) {
+        assert_eq!(
+            pair[1]["seq"].as_i64().unwrap(),
+            pair[0]["seq"].as_i64().unwrap() + 1,
+            "consecutive sequence numbers: {answer}"
+        );
+    }
+    for m in messages {
+        assert!(m["seq"].as_i64().unwrap() >= 1, "{m}");
+        assert_eq!(&m["gid"], gid, "one GID per publisher");
+        assert_eq!(m["header"], "00010000", "little-endian plain CDR");
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as i64;
+        let source = m["source_ns"].as_i64().unwrap();
+        assert!(
+            (wall - source).abs() < 3_600_000_000_000,
+            "wall-clock source time"
+        );
+    }
+    messages
+}
+
+fn compare_scans(messages: &[Value], echo: &[Value]) {
+    for m in messages {
+        let msg = &m["message"];
+        let ns = stamp_ns(
+            &msg["header"]["stamp"]["sec"],
+            &msg["header"]["stamp"]["nanosec"],
+        );
+        let e = echoed(echo, SCAN, ns);
+        assert_eq!(msg["header"]["frame_id"], e["header"]["frame_id"]);
+        for (ros, ours) in [
+            ("angle_min", "angle_min"),
+            ("angle_max", "angle_max"),
+            ("angle_increment", "angle_step"),
+            ("range_min", "range_min"),
+            ("range_max", "range_max"),
+        ] {
+            assert_eq!(f32_of(&msg[ros]), echo_f32(&e[ours]), "{ros}");
+        }
+        let ranges: Vec<f32> = msg["ranges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(f32_of)
+            .collect();
+        let theirs: Vec<f32> = e["ranges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(echo_f32)
+            .collect();
+        assert_eq!(ranges.len(), 360);
+        assert_eq!(ranges, theirs, "scan at {ns} ns");
+    }
+}
+
+fn last_odometry_x(echo: &[Value]) -> f64 {
+    echo.iter()
+        .rev()
+        .find(|l| l["topic"] == ODOM)
+        .and_then(|l| l["pose"]["position"]["x"].as_f64())
+        .expect("odometry was echoed")
+}
+
+/// The pioneer scenario against a run at `simcore_args`, the client joining at `endpoint`.
+fn scan_and_drive(python: &Path, plugins: &Path, simcore_args: &[&str], endpoint: &str) {
+    let run = Run::start(
+        "worlds/pioneer.sdf",
+        plugins,
+        &[simcore_args, &["--echo", SCAN, "--echo", ODOM]].concat(),
+    );
+    let scans = ros_client(
+        python,
+        endpoint,
+        &["topic", "sensor_msgs/msg/LaserScan", "3"],
+    );
+    assert_eq!(scans["topic"], SCAN, "{scans}");
+    assert_eq!(scans["qos"], "2::,5:,:,:,,", "sensor-data QoS");
+    let drive = ros_client(python, endpoint, &["drive", "1.5", "0.5"]);
+    assert_eq!(drive["topic"], "/model/pioneer/cmd_vel", "{drive}");
+    // Odometry at 20 Hz shows the motion a little later.
+    std::thread::sleep(Duration::from_millis(1500));
+    let (out, err) = run.stop();
+    let echo = json_lines(&out);
+    compare_scans(checked_messages(&scans, 3), &echo);
+    let x = last_odometry_x(&echo);
+    assert!(
+        x > 0.2,
+        "the Twist from Zenoh drove the robot forward: x = {x}\n{err}"
+    );
+    assert!(
+        err.contains("cmd_vel: dropped an undecodable geometry_msgs/msg/Twist"),
+        "garbage is dropped with a warning:\n{err}"
+    );
+    let row = err
+        .lines()
+        .find(|l| l.trim_start().starts_with(SCAN) && l.contains("sensor_msgs/msg/LaserScan"))
+        .unwrap_or_else(|| panic!("a transport row for the scan:\n{err}"));
+    let sent: u64 = row.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(sent >= 3, "{row}");
+}
+
+#[test]
+fn a_ros_client_reads_the_pioneers_scan_and_drives_it() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_PLUGINS);
+    let endpoint = loopback();
+    scan_and_drive(
+        &python,
+        dir.path(),
+        &["--zenoh-listen", &endpoint],
+        &endpoint,
+    );
+}
+
+#[test]
+fn the_same_through_a_zenoh_router() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_PLUGINS);
+    let endpoint = loopback();
+    let mut router = Command::new(&python)
+        .arg(client())
+        .args([&endpoint, "router", "-", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the router starts");
+    let mut ready = String::new();
+    BufReader::new(router.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert_eq!(ready.trim(), "ready");
+    scan_and_drive(
+        &python,
+        dir.path(),
+        &["--zenoh-connect", &endpoint],
+        &endpoint,
+    );
+    drop(router.stdin.take());
+    let _ = router.wait();
+}
+
+#[test]
+fn a_ros_client_reads_the_imu_as_echo_prints_it() {
+    let Some(python) = python() else { return };
+    let dir = stage(IMU_DROP_PLUGINS);
+    let endpoint = loopback();
+    // The IMU under the ROS name a manifest gives it.
+    let manifest = dir.path().join("run.toml");
+    std::fs::write(
+        &manifest,
+        format!("[[ros.remap]]\nfrom = \"{IMU}\"\nto = \"box/imu\"\n"),
+    )
+    .unwrap();
+    let run = Run::start(
+        "worlds/imu_drop.sdf",
+        dir.path(),
+        &[
+            "--zenoh-listen",
+            &endpoint,
+            "--echo",
+            IMU,
+            "--manifest",
+            manifest.to_str().unwrap(),
+        ],
+    );
+    let answer = ros_client(&python, &endpoint, &["topic", "sensor_msgs/msg/Imu", "5"]);
+    let (out, _) = run.stop();
+    let echo = json_lines(&out);
+    assert_eq!(answer["topic"], "/box/imu", "{answer}");
+    for m in checked_messages(&answer, 5) {
+        let msg = &m["message"];
+        let ns = stamp_ns(
+            &msg["header"]["stamp"]["sec"],
+            &msg["header"]["stamp"]["nanosec"],
+        );
+        let e = echoed(&echo, IMU, ns);
+        assert_eq!(msg["header"]["frame_id"], e["header"]["frame_id"]);
+        for v in ["angular_velocity", "linear_acceleration"] {
+            for c in ["x", "y", "z"] {
+                assert_eq!(msg[v][c], e[v][c], "{v}.{c} at {ns} ns");
+            }
+            assert_eq!(msg[format!("{v}_covariance")], e[format!("{v}_covariance")]);
+        }
+        for c in ["x", "y", "z", "w"] {
+            assert_eq!(msg["orientation"][c], e["orientation"][c]);
+        }
+        if e["has_orientation"] == false {
+            assert_eq!(msg["orientation_covariance"][0], -1.0);
+        }
+    }
+}
+
+#[test]
+fn clock_carries_sim_time_at_its_rate() {
+    let Some(python) = python() else { return };
+    let dir = stage(&["simcore_plugin_truth", "simcore_plugin_factory"]);
+    let endpoint = loopback();
+    let run = Run::start(
+        "worlds/imu_drop.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint, "--clock-rate", "50"],
+    );
+    let answer = ros_client(
+        &python,
+        &endpoint,
+        &["topic", "rosgraph_msgs/msg/Clock", "4"],
+    );
+    let (_, err) = run.stop();
+    assert_eq!(answer["topic"], "/clock", "{answer}");
+    assert_eq!(
+        answer["qos"], "::,10:,:,:,,",
+        "reliable, as ROS's clock publishers"
+    );
+    let ns: Vec<i64> = checked_messages(&answer, 4)
+        .iter()
+        .map(|m| {
+            stamp_ns(
+                &m["message"]["clock"]["sec"],
+                &m["message"]["clock"]["nanosec"],
+            )
+        })
+        .collect();
+    // The first may fall between two ticks (when the client started listening); the others
+    // are every 20 ms of sim time.
+    for w in ns[1..].windows(2) {
+        assert_eq!(w[1] - w[0], 20_000_000, "{ns:?}");
+    }
+    assert_eq!(ns[1] % 20_000_000, 0, "{ns:?}");
+    assert!(err.contains("rosgraph_msgs/msg/Clock"), "{err}");
+}
+
+#[test]
+fn an_invalid_remap_is_a_clear_error() {
+    let dir = stage(IMU_DROP_PLUGINS);
+    let manifest = dir.path().join("run.toml");
+    std::fs::write(
+        &manifest,
+        "[[ros.remap]]\nfrom = \"/a\"\nto = \"/2d-scan\"\n",
+    )
+    .unwrap();
+    let endpoint = loopback();
+    let o = simcore(&[
+        "run",
+        "worlds/imu_drop.sdf",
+        "--steps",
+        "1",
+        "--zenoh-listen",
+        &endpoint,
+        "--manifest",
+        manifest.to_str().unwrap(),
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("[[ros.remap]]") && err.contains("`/2d-scan` is not a ROS 2 topic name"),
+        "{err}"
+    );
+}
+
+/// With nobody outside listening, the transport holds no bus subscription once each topic's
+/// first message has told its type (sensors that build their messages only for subscribers
+/// build none), and sends nothing.
+#[test]
+fn an_unobserved_run_leaves_the_bus_alone() {
+    use sim_core::transport::zenoh::{Bridge, ZenohOptions};
+    let dir = stage(&["simcore_plugin_imu"]);
+    let mut sim = sim_from(
+        &world(&box_model("box", 0.1, &imu("imu", 100.0, ""))),
+        dir.path(),
+        0,
+        1,
+    );
+    let topic = "/world/test/model/box/link/body/sensor/imu/imu";
+    let options = ZenohOptions {
+        listen: vec![loopback()],
+        ..ZenohOptions::default()
+    };
+    let mut bridge = Bridge::start(&options, &mut sim).expect("the session opens");
+    assert_eq!(sim.bus().stats(topic).subscribers, 1, "the type probe");
+    // The Zenoh thread lets go of the subscription once it has the type; the bus forgets a
+    // subscription at the first message after it is dropped.
+    for _ in 0..2000 {
+        sim.step();
+        bridge.after_step(&mut sim);
+        let stats = sim.bus().stats(topic);
+        if stats.subscribers == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let stats = sim.bus().stats(topic);
+    assert_eq!(stats.subscribers, 0, "{stats:?}");
+    assert_eq!(stats.dropped, 0, "{stats:?}");
+    let published = stats.published;
+    for _ in 0..100 {
+        sim.step();
+        bridge.after_step(&mut sim);
+    }
+    assert_eq!(sim.bus().stats(topic).subscribers, 0, "and stays so");
+    assert_eq!(sim.bus().stats(topic).published, published + 10);
+    let reports = bridge.finish();
+    let imu = reports.iter().find(|r| r.topic == topic).expect("declared");
+    assert_eq!(
+        (imu.ros_type.as_str(), imu.sent, imu.lost),
+        ("sensor_msgs/msg/Imu", 0, 0)
+    );
+}
+
+/// Lockstep: a paused world advances exactly the steps a client asks for, and everything those
+/// steps publish reaches the client before the reply; the state services play, pause and quit.
+#[test]
+fn a_paused_world_steps_exactly_as_asked() {
+    let Some(python) = python() else { return };
+    let dir = stage(IMU_DROP_PLUGINS);
+    let endpoint = loopback();
+    let run = Run::start(
+        "worlds/imu_drop.sdf",
+        dir.path(),
+        &[
+            "--zenoh-listen",
+            &endpoint,
+            "--paused",
+            "--clock-rate",
+            "0",
+            "--echo",
+            IMU,
+        ],
+    );
+    let a = ros_client(&python, &endpoint, &["lockstep", IMU, "50"]);
+    // SetSimulationState(QUITTING) ended the run.
+    let (out, err) = run.wait();
+    // What the IMU published before a sim time, as --echo saw it.
+    let echo = json_lines(&out);
+    let imu_before = |ns: i64| -> Vec<i64> {
+        let v: Vec<i64> = echo
+            .iter()
+            .map(|l| stamp_ns(&l["header"]["stamp"]["sec"], &l["header"]["stamp"]["nsec"]))
+            .filter(|t| *t < ns)
+            .collect();
+        assert!(!v.is_empty(), "the IMU published in the stepped time");
+        v
+    };
+    let ok = serde_json::json!({"result": 1, "error_message": ""});
+    assert_eq!(a["state"]["state"]["state"], 2, "--paused: {a}");
+    let features = a["features"]["features"]["features"].as_array().unwrap();
+    for f in [24, 25, 26, 31, 32] {
+        assert!(features.contains(&f.into()), "{a}");
+    }
+    let ms = |r: std::ops::Range<i64>, every: i64| -> Vec<i64> {
+        r.filter(|t| t % every == 0)
+            .map(|t| t * 1_000_000)
+            .collect()
+    };
+    let steps = a["steps"].as_array().unwrap();
+    let nums = |v: &Value| -> Vec<i64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_i64().unwrap())
+            .collect()
+    };
+    // 1 ms steps: after steps 1..=50 the clock reads 1..=50 ms (every step, --clock-rate 0);
+    // the IMU's samples are those it published in the first 50 ms; all of it sent before
+    // the reply.
+    assert_eq!(steps[0]["reply"]["result"], ok, "{a}");
+    assert_eq!(nums(&steps[0]["clock"]), ms(1..51, 1));
+    assert_eq!(nums(&steps[0]["imu"]), imu_before(50_000_000));
+    assert_eq!(steps[1]["reply"]["result"], ok, "{a}");
+    assert_eq!(nums(&steps[1]["clock"]), ms(1..101, 1));
+    assert_eq!(nums(&steps[1]["imu"]), imu_before(100_000_000));
+    assert_eq!(
+        a["later"],
+        serde_json::json!({"clock": 100, "imu": imu_before(100_000_000).len()}),
+        "nothing more while paused"
+    );
+    assert_eq!(a["play"]["result"], ok);
+    assert_eq!(a["play_again"]["result"]["result"], 101, "already playing");
+    assert_eq!(
+        a["step_playing"]["result"]["result"], 4,
+        "stepping needs a pause: {a}"
+    );
+    assert_eq!(a["state_playing"]["state"]["state"], 1);
+    assert_eq!(a["pause"]["result"], ok);
+    assert_eq!(a["quit"]["result"], ok);
+    assert!(err.contains("(interrupted)"), "{err}");
+}
+
+/// The service hashes are what rosbags computes with ROS's method (checked by the script
+/// against published std_srvs hashes too), and a wrong one is caught.
+#[test]
+fn service_hashes_are_rosbags_with_ros_method() {
+    let Some(python) = python() else { return };
+    let check = |entries: &Value| {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("services.json");
+        std::fs::write(&file, entries.to_string()).unwrap();
+        let o = Command::new(&python)
+            .arg("tools/ros_types.py")
+            .arg("--check")
+            .arg(&file)
+            .current_dir(workspace())
+            .output()
+            .expect("python runs");
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    let mut entries: Vec<Value> = sim_core::ros::catalog::SERVICES
+        .iter()
+        .map(|t| serde_json::json!({"name": t.name, "hash": t.hash, "definition": t.definition}))
+        .collect();
+    let (ok, text) = check(&Value::from(entries.clone()));
+    let expected = format!("{} entries checked, 0 differ", entries.len());
+    assert!(ok && text.contains(&expected), "{text}");
+    entries[3]["hash"] = sim_core::ros::catalog::GET_SIMULATION_STATE.hash.into();
+    let (ok, text) = check(&Value::from(entries));
+    assert!(!ok && text.contains("1 differ"), "{text}");
+}
+
+/// SpawnEntity goes through the world's factory (a clash, renaming and a broken SDF with its
+/// diagnostic in the reply), and DeleteEntity removes what it made.
+#[test]
+fn a_client_spawns_and_deletes_a_model() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_PLUGINS);
+    let endpoint = loopback();
+    let run = Run::start(
+        "worlds/pioneer.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint],
+    );
+    let sdf = workspace().join("worlds/models/crate.sdf");
+    let a = ros_client(&python, &endpoint, &["spawn", sdf.to_str().unwrap(), "-"]);
+    let (_, err) = run.stop();
+    let features = a["features"]["features"]["features"].as_array().unwrap();
+    for f in [0, 1, 9] {
+        assert!(
+            features.contains(&f.into()),
+            "spawning, deleting, SDF text: {a}"
+        );
+    }
+    assert_eq!(
+        a["features"]["features"]["spawn_formats"],
+        serde_json::json!(["sdf"])
+    );
+    assert_eq!(a["first"]["result"]["result"], 1, "{a}");
+    assert_eq!(a["first"]["entity_name"], "box_a");
+    assert_eq!(a["clash"]["result"]["result"], 4);
+    let clash = a["clash"]["result"]["error_message"].as_str().unwrap();
+    assert!(clash.contains("`box_a` already exists"), "{clash}");
+    assert_eq!(a["renamed"]["entity_name"], "box_a_1", "{a}");
+    assert_eq!(a["broken"]["result"]["result"], 4);
+    let diagnostic = a["broken"]["result"]["error_message"].as_str().unwrap();
+    assert!(
+        diagnostic.contains("not well-formed XML") && diagnostic.contains("<inline>:1:"),
+        "the factory's diagnostic: {diagnostic}"
+    );
+    assert_eq!(a["delete"]["result"]["result"], 1, "{a}");
+    assert_eq!(
+        a["delete_again"]["result"]["result"], 2,
+        "not found once deleted: {a}"
+    );
+    assert!(err.contains("worlds/pioneer.sdf"), "{err}");
+}
