@@ -15,6 +15,7 @@ pub mod manifest;
 pub mod mesh;
 pub mod physics;
 pub mod plugins;
+pub mod record;
 pub mod resources;
 pub mod ros;
 pub mod runner;

@@ -178,6 +178,13 @@ pub struct RunArgs {
     /// dropped and the call answered with a timeout error.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub call_timeout: f64,
+    /// Record the run to this MCAP file (ROS 2 profile: every topic, /tf, /tf_static,
+    /// /scene, /clock; see docs/recording.md).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Record only this bus topic (repeatable; default: every topic).
+    #[arg(long = "record-topic", value_name = "TOPIC")]
+    pub record_topic: Vec<String>,
     /// Print the world's topics and services after loading it, then exit.
     #[arg(long)]
     pub list: bool,

@@ -4,6 +4,7 @@
 use super::report::{plugin_problems, print_skipped, print_summary};
 use super::settings::{Settings, load_options, registry, settings};
 use super::{Failure, Outcome, RunArgs};
+use sim_core::record::{RecordOptions, RecordSummary, Recorder};
 use sim_core::runner::{LoadError, PluginPolicy, RunLimit, SimOptions, Simulation};
 use sim_core::transport::Subscription;
 use sim_core::world::World;
@@ -49,6 +50,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         (None, Some(d)) => RunLimit::Duration(SimTime::from_secs_f64(d)),
         (None, None) => RunLimit::Forever,
     };
+    let recorder = start_recording(&mut sim, &args, &s, options.seed)?;
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(stop.clone());
     let stdout = std::io::stdout();
@@ -60,11 +62,15 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         subs,
         echo_failed: false,
         progress: Progress::new(),
+        recorder,
     };
     monitor.inject(&mut sim);
     let summary = sim.run(limit, rtf, &stop, |sim| monitor.after_step(sim));
-    monitor.finish();
+    let recorded = monitor.finish();
     print_summary(&summary, &s.world);
+    if let Some(r) = recorded {
+        eprintln!("  {r}");
+    }
     print_skipped(sim.skipped());
     Ok(if summary.failures.is_empty() {
         Outcome::Success
@@ -76,6 +82,27 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
 /// Sets `stop` on Ctrl-C (once per process; later calls reuse the first flag).
 pub fn install_ctrl_c(stop: Arc<AtomicBool>) {
     let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+}
+
+/// Starts `--record` (else the manifest's `record`), before the first step.
+fn start_recording(
+    sim: &mut Simulation,
+    args: &RunArgs,
+    s: &Settings,
+    seed: u64,
+) -> Result<Option<Recorder>, Failure> {
+    let Some(path) = args.record.clone().or_else(|| s.manifest.record.clone()) else {
+        return Ok(None);
+    };
+    let topics = if args.record_topic.is_empty() {
+        s.manifest.record_topics.clone()
+    } else {
+        args.record_topic.clone()
+    };
+    let options = RecordOptions::for_run(sim, &s.world, seed, path, topics);
+    Recorder::start(sim, options)
+        .map(Some)
+        .map_err(|e| Failure::Error(e.to_string()))
 }
 
 /// `--duration`, `--rtf` and `--threads` in range.
@@ -227,7 +254,7 @@ fn parse_injection(arg: &str, call: bool) -> Result<Injection, String> {
     })
 }
 
-/// What runs after every step: due injections, echoed messages, progress.
+/// What runs after every step: due injections, echoed messages, the recording, progress.
 struct Monitor<W: Write> {
     out: W,
     injections: Vec<Injection>,
@@ -236,14 +263,18 @@ struct Monitor<W: Write> {
     subs: Vec<Subscription>,
     echo_failed: bool,
     progress: Option<Progress>,
+    recorder: Option<Recorder>,
 }
 
 impl<W: Write> Monitor<W> {
     fn after_step(&mut self, sim: &mut Simulation) {
         self.inject(sim);
         self.echo();
+        if let Some(r) = &mut self.recorder {
+            r.after_step(sim);
+        }
         if let Some(p) = &mut self.progress {
-            p.tick(sim.time());
+            p.tick(sim.time(), self.recorder.as_ref().map(|r| r.progress()));
         }
     }
 
@@ -297,11 +328,13 @@ impl<W: Write> Monitor<W> {
         }
     }
 
-    fn finish(mut self) {
+    /// Clears the progress line, flushes stdout and finishes the recording.
+    fn finish(mut self) -> Option<RecordSummary> {
         if let Some(p) = self.progress.take() {
             p.bar.finish_and_clear();
         }
         let _ = self.out.flush();
+        self.recorder.take().map(Recorder::finish)
     }
 }
 
@@ -332,15 +365,19 @@ impl Progress {
         })
     }
 
-    /// Redraws at most every 100 ms: sim time, recent real-time factor, wall time.
-    fn tick(&mut self, now: SimTime) {
+    /// Redraws at most every 100 ms: sim time, recent real-time factor, wall time, and the
+    /// messages and bytes recorded.
+    fn tick(&mut self, now: SimTime, recorded: Option<(u64, u64)>) {
         if self.last_draw.elapsed() < Duration::from_millis(100) {
             return;
         }
         let wall = self.last_wall.elapsed().as_secs_f64();
         let rate = (now.nanos - self.last_sim.nanos) as f64 * 1e-9 / wall.max(1e-9);
+        let recorded = recorded
+            .map(|(n, b)| format!(" | recorded {n} messages, {:.1} MiB", b as f64 / 1048576.0))
+            .unwrap_or_default();
         self.bar.set_message(format!(
-            "sim {:.3} s | real-time factor {:.2} | wall {:.1} s",
+            "sim {:.3} s | real-time factor {:.2} | wall {:.1} s{recorded}",
             now.as_secs_f64(),
             rate,
             self.started.elapsed().as_secs_f64()

@@ -10,9 +10,13 @@
 pub mod catalog;
 pub mod cdr;
 mod encode;
+mod markers;
+mod tf;
 
 pub use cdr::CdrWriter;
 pub use encode::{encode, encode_clock};
+pub use markers::{Marker, MarkerAction, MarkerShape, encode_markers};
+pub use tf::{FrameTransform, encode_tf};
 
 /// A ROS 2 message type: what a recorder names as its schema and a transport puts into its
 /// keys.
