@@ -42,9 +42,7 @@ fn f(v: &Value) -> f64 {
     match v {
         Value::String(s) if s == "inf" => f64::INFINITY,
         Value::String(s) if s == "-inf" => f64::NEG_INFINITY,
-        v => v
-            .as_f64()
-            .unwrap_or_else(|| panic!("not a number: {v}")),
+        v => v.as_f64().unwrap_or_else(|| panic!("not a number: {v}")),
     }
 }
 
@@ -96,7 +94,10 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
     let Some(r) = read(&file, &[SCAN, IMU]) else {
         return;
     };
-    assert!(line.contains(&format!("{} messages", r["statistics"]["message_count"])), "{line}");
+    assert!(
+        line.contains(&format!("{} messages", r["statistics"]["message_count"])),
+        "{line}"
+    );
 
     // The ROS 2 profile as rosbag2 reads it: every CDR channel has its schema, QoS and hash.
     assert_eq!(r["header"]["profile"], "ros2");
@@ -104,7 +105,9 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
     for c in channels {
         if c["encoding"] == "cdr" {
             assert_eq!(c["schema_encoding"], "ros2msg", "{c}");
-            let hash = c["metadata"]["topic_type_hash"].as_str().unwrap_or_default();
+            let hash = c["metadata"]["topic_type_hash"]
+                .as_str()
+                .unwrap_or_default();
             assert!(hash.starts_with("RIHS01_"), "{c}");
             assert!(c["metadata"]["offered_qos_profiles"].is_string(), "{c}");
         } else {
@@ -123,8 +126,14 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
     assert_eq!(schema_of("/tf_static"), "tf2_msgs/msg/TFMessage");
     assert_eq!(schema_of("/scene"), "visualization_msgs/msg/MarkerArray");
     assert_eq!(schema_of("/clock"), "rosgraph_msgs/msg/Clock");
-    assert_eq!(schema_of("/model/pioneer/cmd_vel"), "geometry_msgs/msg/Twist");
-    let tf_static = channels.iter().find(|c| c["topic"] == "/tf_static").unwrap();
+    assert_eq!(
+        schema_of("/model/pioneer/cmd_vel"),
+        "geometry_msgs/msg/Twist"
+    );
+    let tf_static = channels
+        .iter()
+        .find(|c| c["topic"] == "/tf_static")
+        .unwrap();
     assert!(
         tf_static["metadata"]["offered_qos_profiles"]
             .as_str()
@@ -140,11 +149,20 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
     assert_eq!(&r["decoded"], &r["statistics"]["per_topic"]);
     for c in channels.iter().filter(|c| c["encoding"] == "cdr") {
         let t = c["topic"].as_str().unwrap();
-        assert_eq!(r["rosbags"][t], per_topic[t], "rosbags decodes every message of {t}");
+        assert_eq!(
+            r["rosbags"][t], per_topic[t],
+            "rosbags decodes every message of {t}"
+        );
     }
-    assert_eq!(per_topic["/clock"], 101, "/clock at 100 Hz over 1 s, both ends");
+    assert_eq!(
+        per_topic["/clock"], 101,
+        "/clock at 100 Hz over 1 s, both ends"
+    );
     assert_eq!(per_topic["/tf"], 1001, "the robot moves every step");
-    assert!(per_topic.contains_key("/model/pioneer/odometry"), "plugin topics are recorded");
+    assert!(
+        per_topic.contains_key("/model/pioneer/odometry"),
+        "plugin topics are recorded"
+    );
 
     // The scan and IMU values equal --echo's.
     let echo = json_lines(&stdout(&o));
@@ -160,7 +178,10 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
             assert_eq!(m["sequence"], p["header"]["seq"]);
             assert_eq!(m["header"]["frame_id"], p["header"]["frame_id"]);
             if topic == SCAN {
-                let (a, b) = (p["ranges"].as_array().unwrap(), m["ranges"].as_array().unwrap());
+                let (a, b) = (
+                    p["ranges"].as_array().unwrap(),
+                    m["ranges"].as_array().unwrap(),
+                );
                 assert_eq!(a.len(), 360);
                 assert_eq!(a.len(), b.len());
                 for (x, y) in a.iter().zip(b) {
@@ -171,7 +192,11 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
                 for k in ["angular_velocity", "linear_acceleration", "orientation"] {
                     assert_vec_close(vec3(&p[k]), vec3(&m[k]), 1e-12, k);
                 }
-                assert!(close(f(&p["orientation"]["w"]), f(&m["orientation"]["w"]), 1e-12));
+                assert!(close(
+                    f(&p["orientation"]["w"]),
+                    f(&m["orientation"]["w"]),
+                    1e-12
+                ));
             }
         }
     }
@@ -192,9 +217,14 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
         );
         let q = w["orientation"].as_array().unwrap();
         let e = &wp["orientation"];
-        let dot = f(&q[0]) * f(&e["x"]) + f(&q[1]) * f(&e["y"]) + f(&q[2]) * f(&e["z"])
+        let dot = f(&q[0]) * f(&e["x"])
+            + f(&q[1]) * f(&e["y"])
+            + f(&q[2]) * f(&e["z"])
             + f(&q[3]) * f(&e["w"]);
-        assert!((dot.abs() - 1.0).abs() < 1e-9, "lidar orientation {q:?} vs {e}");
+        assert!(
+            (dot.abs() - 1.0).abs() < 1e-9,
+            "lidar orientation {q:?} vs {e}"
+        );
     }
     let moved = poses.last().unwrap()["position"][0].as_f64().unwrap();
     assert!(moved > 0.2, "the robot drove, and TF followed: x = {moved}");
@@ -216,28 +246,63 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
             .clone()
     };
     let first = &scenes[0];
-    assert_eq!(first["markers"][0]["action"], 3, "a scene starts by clearing the last");
+    assert_eq!(
+        first["markers"][0]["action"], 3,
+        "a scene starts by clearing the last"
+    );
     let visuals = first["markers"].as_array().unwrap().len() - 1;
     let sdf = std::fs::read_to_string(workspace().join("worlds/pioneer.sdf")).unwrap();
-    assert_eq!(visuals, sdf.matches("<visual ").count(), "one marker per visual");
+    assert_eq!(
+        visuals,
+        sdf.matches("<visual ").count(),
+        "one marker per visual"
+    );
     let chassis = marker(first, "pioneer::chassis");
     assert_eq!(chassis["type"], 1, "a box");
-    assert_vec_close(vec3(&chassis["scale"]), [0.4, 0.3, 0.1], 1e-12, "chassis size");
+    assert_vec_close(
+        vec3(&chassis["scale"]),
+        [0.4, 0.3, 0.1],
+        1e-12,
+        "chassis size",
+    );
     let c = &chassis["color"];
-    assert_vec_close([f(&c["r"]), f(&c["g"]), f(&c["b"])], [0.8, 0.2, 0.1], 1e-6, "colour");
+    assert_vec_close(
+        [f(&c["r"]), f(&c["g"]), f(&c["b"])],
+        [0.8, 0.2, 0.1],
+        1e-6,
+        "colour",
+    );
     assert_eq!(chassis["frame_locked"], true);
     let wheel = marker(first, "pioneer::left_wheel");
     assert_eq!(wheel["type"], 3, "a cylinder");
     assert_vec_close(vec3(&wheel["scale"]), [0.2, 0.2, 0.04], 1e-12, "wheel size");
     let caster = marker(first, "pioneer::caster");
     assert_eq!(caster["type"], 2, "a sphere");
-    assert_vec_close(vec3(&caster["scale"]), [0.1, 0.1, 0.1], 1e-12, "caster size");
+    assert_vec_close(
+        vec3(&caster["scale"]),
+        [0.1, 0.1, 0.1],
+        1e-12,
+        "caster size",
+    );
     let ground = marker(first, "ground::plane");
-    assert_vec_close(vec3(&ground["scale"]), [50.0, 50.0, 0.001], 1e-12, "ground size");
+    assert_vec_close(
+        vec3(&ground["scale"]),
+        [50.0, 50.0, 0.001],
+        1e-12,
+        "ground size",
+    );
     let second = &scenes[1];
-    assert_eq!(second["log_time"], 500_000_000, "when the --call at 0.5 s created it");
+    assert_eq!(
+        second["log_time"], 500_000_000,
+        "when the --call at 0.5 s created it"
+    );
     let crate_marker = marker(second, "crate::body");
-    assert_vec_close(vec3(&crate_marker["scale"]), [0.3, 0.3, 0.3], 1e-12, "crate size");
+    assert_vec_close(
+        vec3(&crate_marker["scale"]),
+        [0.3, 0.3, 0.3],
+        1e-12,
+        "crate size",
+    );
     assert_eq!(second["markers"].as_array().unwrap().len(), visuals + 2);
 
     let meta = &r["metadata"]["simcore"];
@@ -245,7 +310,10 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
     assert_eq!(meta["seed"], "0");
     assert_eq!(meta["simcore_version"], env!("CARGO_PKG_VERSION"));
     assert!(
-        meta["plugins"].as_str().unwrap().contains("simcore_plugin_lidar"),
+        meta["plugins"]
+            .as_str()
+            .unwrap()
+            .contains("simcore_plugin_lidar"),
         "{meta}"
     );
 }
@@ -295,7 +363,10 @@ fn an_unwritable_path_is_one_clear_error_before_the_run() {
     ]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("error: cannot record to") && err.contains("run.mcap"), "{err}");
+    assert!(
+        err.contains("error: cannot record to") && err.contains("run.mcap"),
+        "{err}"
+    );
     assert!(!err.contains("steps, sim time"), "nothing ran: {err}");
 }
 
@@ -308,7 +379,15 @@ fn a_full_disk_stops_the_recording_once_and_the_run_goes_on() {
     let o = Command::new("sh")
         .args(["-c", r#"trap "" XFSZ; ulimit -f 200; exec "$0" "$@""#])
         .arg(env!("CARGO_BIN_EXE_simcore"))
-        .args(["run", "worlds/pioneer.sdf", "--rtf", "0", "--duration", "3", "--plugin-path"])
+        .args([
+            "run",
+            "worlds/pioneer.sdf",
+            "--rtf",
+            "0",
+            "--duration",
+            "3",
+            "--plugin-path",
+        ])
         .arg(dir.path())
         .arg("--record")
         .arg(&file)
@@ -319,9 +398,16 @@ fn a_full_disk_stops_the_recording_once_and_the_run_goes_on() {
         .expect("sh runs");
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
-    assert_eq!(err.matches("error: writing ").count(), 1, "said once: {err}");
+    assert_eq!(
+        err.matches("error: writing ").count(),
+        1,
+        "said once: {err}"
+    );
     assert!(err.contains("3000 steps"), "the run went on: {err}");
-    assert!(err.contains("recorded ") && err.contains("incomplete"), "{err}");
+    assert!(
+        err.contains("recorded ") && err.contains("incomplete"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -330,9 +416,13 @@ fn a_plugin_failure_and_ctrl_c_leave_a_complete_file() {
     let world = dir.path().join("w.sdf");
     let panicker = r#"<plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Panicker"><panic_at>20</panic_at></plugin>"#;
     let models = format!("{panicker}{}", box_model("box", 0.5, &imu("s", 100.0, "")));
-    std::fs::write(&world, common::world(&models).replace("<real_time_factor>0<", "<real_time_factor>1<")).unwrap();
+    std::fs::write(
+        &world,
+        common::world(&models).replace("<real_time_factor>0<", "<real_time_factor>1<"),
+    )
+    .unwrap();
     let file = dir.path().join("run.mcap");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_simcore"))
+    let child = Command::new(env!("CARGO_BIN_EXE_simcore"))
         .args(["run", world.to_str().unwrap(), "--plugin-path"])
         .arg(dir.path())
         .arg("--record")
@@ -355,7 +445,10 @@ fn a_plugin_failure_and_ctrl_c_leave_a_complete_file() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "a plugin was disabled: {err}");
     assert!(err.contains("(interrupted)"), "{err}");
-    assert!(err.contains("Panicker") && err.contains("disabled"), "{err}");
+    assert!(
+        err.contains("Panicker") && err.contains("disabled"),
+        "{err}"
+    );
     let Some(r) = read(&file, &["/world/test/model/box/link/body/sensor/s/imu"]) else {
         return;
     };
@@ -364,8 +457,41 @@ fn a_plugin_failure_and_ctrl_c_leave_a_complete_file() {
     assert_eq!(&r["decoded"], &r["statistics"]["per_topic"]);
     let panicker_steps = r["statistics"]["per_topic"]["/fixture/panicker"].as_u64();
     assert_eq!(panicker_steps, Some(20), "its steps until it was disabled");
-    assert!(!r["messages"]["/world/test/model/box/link/body/sensor/s/imu"]
-        .as_array()
-        .unwrap()
-        .is_empty());
+    assert!(
+        !r["messages"]["/world/test/model/box/link/body/sensor/s/imu"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn what_the_writer_cannot_take_is_dropped_and_counted_never_waited_for() {
+    let dir = stage(&[]);
+    let sdf = world(&box_model("box", 0.5, ""));
+    let steps = 200;
+    // Per run: /tf_static, /scene, /tf before the first step and after each (the box falls),
+    // /clock at 0, 10 ms, ..., 200 ms.
+    let expected = 2 + (steps + 1) + (steps / 10 + 1);
+    for queue in [1, 0] {
+        let mut sim = sim_from(&sdf, dir.path(), 0, 1);
+        let path = dir.path().join(format!("q{queue}.mcap"));
+        let options = sim_core::record::RecordOptions {
+            path: path.clone(),
+            queue,
+            ..Default::default()
+        };
+        let mut rec = sim_core::record::Recorder::start(&mut sim, options).expect("starts");
+        for _ in 0..steps {
+            sim.step();
+            rec.after_step(&sim);
+        }
+        let s = rec.finish();
+        assert_eq!(s.error, None);
+        assert_eq!(s.messages + s.dropped, expected, "queue {queue}: {s:?}");
+        if queue == 0 {
+            assert_eq!(s.dropped, 0, "the default queue keeps up: {s:?}");
+        }
+        assert_eq!(s.bytes, std::fs::metadata(&path).unwrap().len());
+    }
 }

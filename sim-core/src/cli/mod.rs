@@ -24,6 +24,8 @@ pub struct Cli {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
+// Parsed once per process: the size of the `run` arguments does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Run a world (an SDF file, or a TOML run manifest naming one).
     Run(RunArgs),
