@@ -38,6 +38,23 @@ fn read(file: &Path, topics: &[&str]) -> Option<Value> {
     Some(serde_json::from_slice(&o.stdout).expect("read_mcap.py prints JSON"))
 }
 
+/// Runs `worlds/pioneer.sdf` as fast as possible with the libraries of `libs`, recording to
+/// `file`, with `extra` arguments.
+fn run_pioneer(libs: &Path, file: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "run",
+        "worlds/pioneer.sdf",
+        "--rtf",
+        "0",
+        "--plugin-path",
+        libs.to_str().unwrap(),
+        "--record",
+        file.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    simcore(&args)
+}
+
 fn f(v: &Value) -> f64 {
     match v {
         Value::String(s) if s == "inf" => f64::INFINITY,
@@ -64,26 +81,22 @@ fn assert_vec_close(a: [f64; 3], b: [f64; 3], tol: f64, what: &str) {
 fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
     let dir = stage(PIONEER_LIBS);
     let file = dir.path().join("run.mcap");
-    let o = simcore(&[
-        "run",
-        "worlds/pioneer.sdf",
-        "--rtf",
-        "0",
-        "--duration",
-        "1",
-        "--plugin-path",
-        dir.path().to_str().unwrap(),
-        "--record",
-        file.to_str().unwrap(),
-        "--pub",
-        r#"/model/pioneer/cmd_vel={"type":"Twist","linear":{"x":0.4},"angular":{"z":0.5}}@0"#,
-        "--call",
-        r#"/world/pioneer/create={"type":"EntityFactory","sdf_filename":"models/crate.sdf","pose":{"position":{"x":2,"y":-0.5,"z":0.2}},"allow_renaming":true}@0.5"#,
-        "--echo",
-        SCAN,
-        "--echo",
-        IMU,
-    ]);
+    let o = run_pioneer(
+        dir.path(),
+        &file,
+        &[
+            "--duration",
+            "1",
+            "--pub",
+            r#"/model/pioneer/cmd_vel={"type":"Twist","linear":{"x":0.4},"angular":{"z":0.5}}@0"#,
+            "--call",
+            r#"/world/pioneer/create={"type":"EntityFactory","sdf_filename":"models/crate.sdf","pose":{"position":{"x":2,"y":-0.5,"z":0.2}},"allow_renaming":true}@0.5"#,
+            "--echo",
+            SCAN,
+            "--echo",
+            IMU,
+        ],
+    );
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     let line = err
@@ -349,18 +362,7 @@ fn record_topic_limits_the_bus_topics_and_the_manifest_can_ask_for_a_recording()
 fn an_unwritable_path_is_one_clear_error_before_the_run() {
     let dir = stage(PIONEER_LIBS);
     let file = dir.path().join("no/such/dir/run.mcap");
-    let o = simcore(&[
-        "run",
-        "worlds/pioneer.sdf",
-        "--rtf",
-        "0",
-        "--steps",
-        "10",
-        "--plugin-path",
-        dir.path().to_str().unwrap(),
-        "--record",
-        file.to_str().unwrap(),
-    ]);
+    let o = run_pioneer(dir.path(), &file, &["--steps", "10"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
