@@ -3,9 +3,14 @@
 ROS 2 message type simcore writes, from rosbags' ROS 2 Jazzy store plus the simcore_msgs
 package under ros/.
 
-Run it after changing TYPES or a .msg file (needs `pip install rosbags==0.11.9`); the tests
-check the constants it writes, they never run it.
+Run it after changing TYPES or a .msg file (needs `pip install rosbags==0.11.9`).
+
+`ros_types.py --check CATALOG.json` reads a list of {"name", "hash", "definition"} (what
+sim-core's `tests/ros_types.rs` dumps from the compiled catalogue), recomputes each entry with
+rosbags and exits 1 listing every difference.
 """
+import json
+import sys
 from pathlib import Path
 
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
@@ -90,5 +95,27 @@ def main():
     (ROOT / "sim-core/src/ros/catalog.rs").write_text("\n".join(out) + "\n")
 
 
+def check(path):
+    ts = store()
+    entries = json.loads(Path(path).read_text())
+    bad = []
+    for e in entries:
+        name = e["name"]
+        if name not in ts.types:
+            bad.append(f"{name}: not a type of the Jazzy store or ros/simcore_msgs")
+            continue
+        if e["hash"] != ts.hash_rihs01(name):
+            bad.append(f"{name}: hash {e['hash']} != {ts.hash_rihs01(name)}")
+        text, _ = ts.generate_msgdef(name, ros_version=2)
+        if e["definition"] != text:
+            bad.append(f"{name}: definition differs:\n{e['definition']!r}\n!=\n{text!r}")
+    print(f"{len(entries)} entries checked, {len(bad)} differ")
+    for b in bad:
+        print(b)
+    return 1 if bad or not entries else 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--check":
+        sys.exit(check(sys.argv[2]))
     main()

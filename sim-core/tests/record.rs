@@ -55,6 +55,12 @@ fn run_pioneer(libs: &Path, file: &Path, extra: &[&str]) -> std::process::Output
     simcore(&args)
 }
 
+/// The stamp of an `--echo` line, in nanoseconds.
+fn ns_of(line: &Value) -> i64 {
+    line["header"]["stamp"]["sec"].as_i64().unwrap() * 1_000_000_000
+        + line["header"]["stamp"]["nsec"].as_i64().unwrap()
+}
+
 fn f(v: &Value) -> f64 {
     match v {
         Value::String(s) if s == "inf" => f64::INFINITY,
@@ -89,6 +95,8 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
             "1",
             "--pub",
             r#"/model/pioneer/cmd_vel={"type":"Twist","linear":{"x":0.4},"angular":{"z":0.5}}@0"#,
+            "--pub",
+            r#"/acme/thing={"type":"Custom","schema":"acme/Thing","data":{"a":[1,2]}}@0.2"#,
             "--call",
             r#"/world/pioneer/create={"type":"EntityFactory","sdf_filename":"models/crate.sdf","pose":{"position":{"x":2,"y":-0.5,"z":0.2}},"allow_renaming":true}@0.5"#,
             "--echo",
@@ -104,7 +112,7 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
         .find(|l| l.contains("recorded "))
         .unwrap_or_else(|| panic!("no recording summary:\n{err}"));
     assert!(line.contains(" 0 dropped"), "{line}");
-    let Some(r) = read(&file, &[SCAN, IMU]) else {
+    let Some(r) = read(&file, &[SCAN, IMU, "/acme/thing"]) else {
         return;
     };
     assert!(
@@ -185,10 +193,13 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
         assert_eq!(printed.len(), n, "{topic}");
         assert_eq!(recorded.len(), n, "{topic}");
         for (p, m) in printed.iter().zip(recorded) {
-            let ns = p["header"]["stamp"]["sec"].as_i64().unwrap() * 1_000_000_000
-                + p["header"]["stamp"]["nsec"].as_i64().unwrap();
-            assert_eq!(m["log_time"].as_i64(), Some(ns), "log time = the stamp");
+            assert_eq!(
+                m["log_time"].as_i64(),
+                Some(ns_of(p)),
+                "log time = the stamp"
+            );
             assert_eq!(m["sequence"], p["header"]["seq"]);
+            let m = &m["value"];
             assert_eq!(m["header"]["frame_id"], p["header"]["frame_id"]);
             if topic == SCAN {
                 let (a, b) = (
@@ -317,6 +328,16 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
         "crate size",
     );
     assert_eq!(second["markers"].as_array().unwrap().len(), visuals + 2);
+
+    // A custom payload keeps its encoding and schema name.
+    assert_eq!(schema_of("/acme/thing"), "acme/Thing");
+    let custom = &r["messages"]["/acme/thing"][0];
+    assert_eq!(
+        custom["value"],
+        serde_json::json!({"a": [1, 2]}),
+        "{custom}"
+    );
+    assert_eq!(custom["log_time"], 200_000_000);
 
     let meta = &r["metadata"]["simcore"];
     assert_eq!(meta["world"], "worlds/pioneer.sdf");

@@ -287,7 +287,9 @@ impl<W: Write> Monitor<W> {
             .filter(|i| i.at <= sim.time())
         {
             self.next_injection += 1;
-            let message = sim_plugin_api::Message::new("", i.payload.clone());
+            let mut message = sim_plugin_api::Message::new("", i.payload.clone());
+            // Stamped as the engine stamps what plugins publish: with the sim time.
+            message.header.stamp = sim.time();
             if i.call {
                 let (sec, nsec) = sim.time().to_sec_nsec();
                 let line = match sim.call_service_within(&i.name, &message, self.call_timeout) {

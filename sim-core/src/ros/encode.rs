@@ -1,26 +1,120 @@
 //! One CDR encoder per simcore payload type, each to the ROS 2 type of [`encode`]'s table.
 
+mod geometry;
+mod sensor;
+mod simcore;
+
 use super::catalog as t;
 use super::{CdrWriter, RosType};
-use sim_plugin_api::{Header, Imu, LaserScan, Message, Payload, Quat, SimTime, Twist, Vec3};
+use sim_plugin_api::{Header, Message, Payload, Pose, Quat, SimTime, Vec3};
+
+pub(crate) use sensor::ENCODINGS;
+
+/// What a payload does not carry but some ROS types want (see [`encode_with`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EncodeOptions<'a> {
+    /// `child_frame_id` of `nav_msgs/Odometry`: the body frame its twist is in (the diff
+    /// drive's `<child_frame_id>`); empty by default.
+    pub child_frame_id: &'a str,
+    /// `scan_time` of `sensor_msgs/LaserScan`, s: the sensor's update period; 0 (unknown)
+    /// by default.
+    pub scan_time: f32,
+}
 
 /// Encodes `message` as CDR (encapsulation header included) at the end of `out`, and returns
 /// its ROS 2 type; `None` (and nothing written) for a payload with no ROS 2 form.
 ///
+/// The `header` of a stamped type is the message's: stamp = its sim time, `frame_id` = its
+/// frame.
+///
 /// | payload | ROS 2 type |
 /// |---|---|
-/// | `Imu` | `sensor_msgs/msg/Imu` (orientation covariance `[-1, 0, ...]` without orientation) |
-/// | `LaserScan`, one row | `sensor_msgs/msg/LaserScan` (angles and ranges as `float32`) |
+/// | `Empty` | `std_msgs/msg/Empty` (one byte, 0) |
+/// | `Boolean`, `Double`, `Int64`, `Text` | `std_msgs/msg/Bool`, `Float64`, `Int64`, `String` |
+/// | `Vector3` | `geometry_msgs/msg/Vector3Stamped` |
 /// | `Twist` | `geometry_msgs/msg/Twist` |
+/// | `Pose` | `geometry_msgs/msg/TransformStamped`: `child_frame_id` = the pose's name, parent = the header's frame, `world` when empty |
+/// | `PoseList` | `tf2_msgs/msg/TFMessage`: one `TransformStamped` per pose, as for `Pose` |
+/// | `Wrench` | `geometry_msgs/msg/WrenchStamped` |
+/// | `Odometry` | `nav_msgs/msg/Odometry`: `child_frame_id` from [`EncodeOptions`], covariances 0 (unknown) |
+/// | `Imu` | `sensor_msgs/msg/Imu`: without orientation, orientation covariance `[-1, 0, ...]` |
+/// | `LaserScan`, one row | `sensor_msgs/msg/LaserScan`: `float32` fields, `time_increment` 0 (all rays at once), `scan_time` from [`EncodeOptions`] |
+/// | `LaserScan`, several rows | `sensor_msgs/msg/PointCloud2`: fields `x`, `y`, `z`, `intensity` (`float32`) and `ring` (`uint16`, the row), 18-byte points as the lidar plugin's `points`, one row per vertical angle, in the sensor frame, `x = r cos(v) cos(h)`, `y = r cos(v) sin(h)`, `z = r sin(v)`; non-finite ranges give non-finite points and `is_dense` false |
+/// | `PointCloud` | `sensor_msgs/msg/PointCloud2` (the same layout; datatypes 1 to 8 are ROS's) |
+/// | `Image` | `sensor_msgs/msg/Image`: encodings `mono8`, `mono16`, `rgb8`, `rgba8`, `bgra8`, `bgr8`, `32FC1`, `32FC3`, little-endian; other pixel formats: `None` |
+/// | `CameraInfo` | `sensor_msgs/msg/CameraInfo`: `d` = distortion, `k`, `r`, `p`; binning 0, ROI zero |
+/// | `NavSat` | `sensor_msgs/msg/NavSatFix`: status `STATUS_FIX`, service `SERVICE_GPS`, covariance type `UNKNOWN` (all 0); the frame is the header's, or the payload's when the header has none; velocity is not part of the type |
+/// | `Magnetometer` | `sensor_msgs/msg/MagneticField` (tesla; covariance 0, unknown) |
+/// | `FluidPressure` | `sensor_msgs/msg/FluidPressure` |
+/// | `BatteryState` | `sensor_msgs/msg/BatteryState`: `float32` fields, `design_capacity` = `capacity`, temperature NaN (not measured), health and technology `UNKNOWN`, `present` true, no cells; status values as ROS's (others: `UNKNOWN`) |
+/// | `Altimeter`, `LogicalCameraImage`, `LogicalCameraFrustum`, `Fiducials`, `Contacts`, `SensorMetrics`, `EntityFactory` | `simcore_msgs/msg/Altimeter`, `LogicalCameraImage`, `LogicalCameraFrustum`, `FiducialArray`, `Contacts`, `SensorMetrics`, `EntityFactory` |
+/// | `Custom` | `None` |
 pub fn encode(message: &Message, out: &mut Vec<u8>) -> Option<&'static RosType> {
+    encode_with(message, &EncodeOptions::default(), out)
+}
+
+/// As [`encode`], with the fields a payload does not carry taken from `options`.
+pub fn encode_with(
+    message: &Message,
+    options: &EncodeOptions<'_>,
+    out: &mut Vec<u8>,
+) -> Option<&'static RosType> {
     let payload = message.payload.as_enum().ok()?;
-    let header = &message.header;
+    let h = &message.header;
+    let write = |out: &mut Vec<u8>, f: &dyn Fn(&mut CdrWriter<'_>) -> &'static RosType| {
+        Some(f(&mut CdrWriter::new(out)))
+    };
     match payload {
-        Payload::Imu(m) => Some(imu(header, m, &mut CdrWriter::new(out))),
+        Payload::Empty => write(out, &|w| {
+            w.u8(0);
+            &t::EMPTY
+        }),
+        Payload::Boolean(b) => write(out, &|w| {
+            w.bool(*b);
+            &t::BOOL
+        }),
+        Payload::Double(x) => write(out, &|w| {
+            w.f64(*x);
+            &t::FLOAT64
+        }),
+        Payload::Int64(x) => write(out, &|w| {
+            w.i64(*x);
+            &t::INT64
+        }),
+        Payload::Text(s) => write(out, &|w| {
+            w.string(s);
+            &t::STRING
+        }),
+        Payload::Vector3(v) => write(out, &|w| geometry::vector3_stamped(h, v, w)),
+        Payload::Twist(m) => write(out, &|w| geometry::twist(m, w)),
+        Payload::Pose(p) => write(out, &|w| geometry::transform_stamped(h, p, w)),
+        Payload::PoseList(v) => write(out, &|w| geometry::tf_message(h, v, w)),
+        Payload::Wrench(m) => write(out, &|w| geometry::wrench_stamped(h, m, w)),
+        Payload::Odometry(m) => write(out, &|w| geometry::odometry(h, m, options, w)),
+        Payload::Imu(m) => write(out, &|w| sensor::imu(h, m, w)),
         Payload::LaserScan(m) if m.vertical_count <= 1 => {
-            Some(laser_scan(header, m, &mut CdrWriter::new(out)))
+            write(out, &|w| sensor::laser_scan(h, m, options, w))
         }
-        Payload::Twist(m) => Some(twist(m, &mut CdrWriter::new(out))),
+        Payload::LaserScan(m) => write(out, &|w| sensor::scan_points(h, m, w)),
+        Payload::PointCloud(m) => write(out, &|w| sensor::point_cloud(h, m, w)),
+        Payload::Image(m) => {
+            let encoding = sensor::encoding(m.pixel_format)?;
+            write(out, &|w| sensor::image(h, m, encoding, w))
+        }
+        Payload::CameraInfo(m) => write(out, &|w| sensor::camera_info(h, m, w)),
+        Payload::NavSat(m) => write(out, &|w| sensor::nav_sat_fix(h, m, w)),
+        Payload::Magnetometer(v) => write(out, &|w| sensor::magnetic_field(h, v, w)),
+        Payload::FluidPressure { pressure, variance } => {
+            write(out, &|w| sensor::fluid_pressure(h, *pressure, *variance, w))
+        }
+        Payload::BatteryState(m) => write(out, &|w| sensor::battery_state(h, m, w)),
+        Payload::Altimeter(m) => write(out, &|w| simcore::altimeter(h, m, w)),
+        Payload::LogicalCameraImage(m) => write(out, &|w| simcore::logical_camera_image(h, m, w)),
+        Payload::LogicalCameraFrustum(m) => write(out, &|w| simcore::frustum(h, m, w)),
+        Payload::Fiducials(v) => write(out, &|w| simcore::fiducials(h, v, w)),
+        Payload::Contacts(v) => write(out, &|w| simcore::contacts(h, v, w)),
+        Payload::SensorMetrics(m) => write(out, &|w| simcore::sensor_metrics(h, m, w)),
+        Payload::EntityFactory(m) => write(out, &|w| simcore::entity_factory(m, w)),
         _ => None,
     }
 }
@@ -59,40 +153,8 @@ pub(crate) fn quaternion(w: &mut CdrWriter<'_>, q: &Quat) {
     w.f64(q.w);
 }
 
-fn imu(h: &Header, m: &Imu, w: &mut CdrWriter<'_>) -> &'static RosType {
-    header(w, h);
-    quaternion(w, &m.orientation);
-    if m.has_orientation {
-        w.f64_array(&m.orientation_covariance);
-    } else {
-        // REP-145 / sensor_msgs: element 0 is -1 when the orientation is not estimated.
-        let mut c = [0.0; 9];
-        c[0] = -1.0;
-        w.f64_array(&c);
-    }
-    vector3(w, &m.angular_velocity);
-    w.f64_array(&m.angular_velocity_covariance);
-    vector3(w, &m.linear_acceleration);
-    w.f64_array(&m.linear_acceleration_covariance);
-    &t::IMU
-}
-
-fn laser_scan(h: &Header, m: &LaserScan, w: &mut CdrWriter<'_>) -> &'static RosType {
-    header(w, h);
-    w.f32(m.angle_min as f32);
-    w.f32(m.angle_max as f32);
-    w.f32(m.angle_step as f32);
-    w.f32(0.0); // time_increment: every ray of a scan is cast at the same instant
-    w.f32(0.0); // scan_time: not carried by the payload
-    w.f32(m.range_min as f32);
-    w.f32(m.range_max as f32);
-    w.f32_seq(m.ranges.iter().map(|&r| r as f32));
-    w.f32_seq(m.intensities.iter().map(|&r| r as f32));
-    &t::LASER_SCAN
-}
-
-fn twist(m: &Twist, w: &mut CdrWriter<'_>) -> &'static RosType {
-    vector3(w, &m.linear);
-    vector3(w, &m.angular);
-    &t::TWIST
+/// `geometry_msgs/Pose` (and `Transform`: a translation and a rotation).
+pub(crate) fn pose(w: &mut CdrWriter<'_>, p: &Pose) {
+    vector3(w, &p.position);
+    quaternion(w, &p.orientation);
 }

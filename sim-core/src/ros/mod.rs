@@ -6,15 +6,23 @@
 //! package shipped under `ros/simcore_msgs` in the repository. The [`catalog`] holds each
 //! type's name, RIHS01 hash and `ros2msg` definition (generated once by `tools/ros_types.py`
 //! with rosbags; the tests check them against independently computed values).
+//!
+//! [`decode`] reads the CDR of what ROS clients send in (and of every type [`encode`]
+//! writes) back into payloads, checking every length; [`names`] gives each simcore topic a
+//! valid ROS 2 name; [`encode_tf`] and [`encode_markers`] write the frames and scene markers
+//! a recorder builds from the engine's state. The user-facing summary is `docs/ros.md`.
 
 pub mod catalog;
 pub mod cdr;
-mod encode;
+mod decode;
+pub(crate) mod encode;
 mod markers;
+pub mod names;
 mod tf;
 
-pub use cdr::CdrWriter;
-pub use encode::{encode, encode_clock};
+pub use cdr::{CdrReader, CdrWriter, DecodeError};
+pub use decode::{decode, decode_message};
+pub use encode::{EncodeOptions, encode, encode_clock, encode_with};
 pub use markers::{Marker, MarkerAction, MarkerShape, encode_markers};
 pub use tf::{FrameTransform, encode_tf};
 
@@ -54,5 +62,7 @@ impl RosType {
     }
 }
 
+#[cfg(test)]
+mod golden_tests;
 #[cfg(test)]
 mod tests;

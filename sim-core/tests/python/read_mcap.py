@@ -108,10 +108,10 @@ def mcap_side(path, topics):
             elif topic == "/scene":
                 out["scene"].append({"log_time": message.log_time, "markers": value["markers"]})
             if topic in out["messages"]:
-                value["log_time"] = message.log_time
-                value["sequence"] = message.sequence
-                out["messages"][topic].append(value)
-                out["world_poses"][topic].append(resolve(value["header"]["frame_id"], tree))
+                out["messages"][topic].append(
+                    {"value": value, "log_time": message.log_time, "sequence": message.sequence})
+                frame = value.get("header", {}).get("frame_id") if isinstance(value, dict) else None
+                out["world_poses"][topic].append(resolve(frame, tree) if frame else None)
     return out
 
 
