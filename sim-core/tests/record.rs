@@ -500,7 +500,7 @@ fn what_the_writer_cannot_take_is_dropped_and_counted_never_waited_for() {
         let mut sim = sim_from(&sdf, dir.path(), 0, 1);
         let path = dir.path().join(format!("q{queue}.mcap"));
         let options = sim_core::record::RecordOptions {
-            path: path.clone(),
+            path: Some(path.clone()),
             queue,
             ..Default::default()
         };
@@ -509,7 +509,7 @@ fn what_the_writer_cannot_take_is_dropped_and_counted_never_waited_for() {
             sim.step();
             rec.after_step(&sim);
         }
-        let s = rec.finish();
+        let s = rec.finish().expect("a file was written");
         assert_eq!(s.error, None);
         assert_eq!(s.messages + s.dropped, expected, "queue {queue}: {s:?}");
         if queue == 0 {
@@ -517,4 +517,117 @@ fn what_the_writer_cannot_take_is_dropped_and_counted_never_waited_for() {
         }
         assert_eq!(s.bytes, std::fs::metadata(&path).unwrap().len());
     }
+}
+
+#[test]
+fn foxglove_serves_the_channels_live_to_a_websocket_client() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args(["run", "worlds/pioneer.sdf", "--plugin-path"])
+        .arg(dir.path())
+        .args(["--foxglove", "127.0.0.1:0"])
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(workspace())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simcore starts");
+    // The server's address is the first line of stderr that names it.
+    let (lines, rx) = std::sync::mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for l in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = lines.send(l);
+        }
+    });
+    let mut seen = Vec::new();
+    let url = loop {
+        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(l) => match l.strip_prefix("serving Foxglove on ") {
+                Some(u) => break u.to_string(),
+                None => seen.push(l),
+            },
+            Err(_) => {
+                let _ = child.kill();
+                panic!("no server address on stderr: {seen:?}");
+            }
+        }
+    };
+    assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
+    let script = workspace().join("sim-core/tests/python/foxglove_client.py");
+    let client = Command::new(&python)
+        .arg(&script)
+        .args([url.as_str(), "/clock", "3"])
+        .output()
+        .expect("python runs");
+    // A client that connects late still gets the scene: it is sent again every second.
+    let late = Command::new(&python)
+        .arg(&script)
+        .args([url.as_str(), "/scene", "1"])
+        .output()
+        .expect("python runs");
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = child.wait().expect("simcore ends");
+    reader.join().unwrap();
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert!(
+        client.status.success(),
+        "client failed:\n{}",
+        stderr(&client)
+    );
+    assert!(status.success(), "{rest:?}");
+    assert!(
+        rest.iter().any(|l| l.contains("(interrupted)")),
+        "the run's summary follows: {rest:?}"
+    );
+    assert!(
+        !rest.iter().any(|l| l.contains("recorded ")),
+        "no file without --record"
+    );
+
+    let r: Value = serde_json::from_slice(&client.stdout).expect("the client prints JSON");
+    assert_eq!(r["subprotocol"], "foxglove.sdk.v1");
+    assert!(r["server"].as_str().unwrap().starts_with("simcore"), "{r}");
+    let channels: Vec<&str> = r["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    for t in ["/clock", "/tf", "/tf_static", "/scene", SCAN, IMU] {
+        assert!(channels.contains(&t), "{t} advertised: {channels:?}");
+    }
+    let messages = r["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3);
+    let mut last = 0;
+    for m in messages {
+        assert_eq!(m["subscription"], 1);
+        let clock = &m["value"]["clock"];
+        let ns =
+            clock["sec"].as_u64().unwrap() * 1_000_000_000 + clock["nanosec"].as_u64().unwrap();
+        assert_eq!(m["log_time"].as_u64(), Some(ns), "log time = sim time: {m}");
+        assert!(ns > last || last == 0, "sim time advances: {messages:?}");
+        last = ns;
+    }
+    assert!(
+        !r["times"].as_array().unwrap().is_empty(),
+        "the server broadcasts sim time"
+    );
+
+    assert!(late.status.success(), "client failed:\n{}", stderr(&late));
+    let r: Value = serde_json::from_slice(&late.stdout).expect("the client prints JSON");
+    let markers = r["messages"][0]["value"]["markers"].as_array().unwrap();
+    let sdf = std::fs::read_to_string(workspace().join("worlds/pioneer.sdf")).unwrap();
+    assert_eq!(
+        markers.len(),
+        1 + sdf.matches("<visual ").count(),
+        "the whole scene"
+    );
 }

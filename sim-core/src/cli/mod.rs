@@ -187,6 +187,10 @@ pub struct RunArgs {
     /// Record only this bus topic (repeatable; default: every topic).
     #[arg(long = "record-topic", value_name = "TOPIC")]
     pub record_topic: Vec<String>,
+    /// Serve the recorded channels live to the Foxglove app over WebSocket on ADDR
+    /// (default 127.0.0.1:8765; port 0: any free port).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
+    pub foxglove: Option<std::net::SocketAddr>,
     /// Print the world's topics and services after loading it, then exit.
     #[arg(long)]
     pub list: bool,

@@ -84,25 +84,28 @@ pub fn install_ctrl_c(stop: Arc<AtomicBool>) {
     let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
 }
 
-/// Starts `--record` (else the manifest's `record`), before the first step.
+/// Starts `--record` (else the manifest's `record`) and `--foxglove`, before the first step.
 fn start_recording(
     sim: &mut Simulation,
     args: &RunArgs,
     s: &Settings,
     seed: u64,
 ) -> Result<Option<Recorder>, Failure> {
-    let Some(path) = args.record.clone().or_else(|| s.manifest.record.clone()) else {
+    let path = args.record.clone().or_else(|| s.manifest.record.clone());
+    if path.is_none() && args.foxglove.is_none() {
         return Ok(None);
-    };
+    }
     let topics = if args.record_topic.is_empty() {
         s.manifest.record_topics.clone()
     } else {
         args.record_topic.clone()
     };
-    let options = RecordOptions::for_run(sim, &s.world, seed, path, topics);
-    Recorder::start(sim, options)
-        .map(Some)
-        .map_err(|e| Failure::Error(e.to_string()))
+    let options = RecordOptions::for_run(sim, &s.world, seed, path, args.foxglove, topics);
+    let r = Recorder::start(sim, options).map_err(|e| Failure::Error(e.to_string()))?;
+    if let (Some(addr), Some(port)) = (args.foxglove, r.live_port()) {
+        eprintln!("serving Foxglove on ws://{}:{port}", addr.ip());
+    }
+    Ok(Some(r))
 }
 
 /// `--duration`, `--rtf` and `--threads` in range.
@@ -336,7 +339,7 @@ impl<W: Write> Monitor<W> {
             p.bar.finish_and_clear();
         }
         let _ = self.out.flush();
-        self.recorder.take().map(Recorder::finish)
+        self.recorder.take().and_then(Recorder::finish)
     }
 }
 

@@ -12,9 +12,12 @@
 //! Log and publish times are sim time in nanoseconds, the sequence is the message's
 //! `header.seq`; the metadata record `simcore` holds the world file, seed, version and plugin
 //! libraries. The [`Recorder`] queues on the simulation thread without waiting; a writer
-//! thread encodes and writes (see `writer`), so a slow disk costs dropped messages, counted
-//! in the [`RecordSummary`], never a stalled step.
+//! thread encodes and writes (see `writer`, `file`), so a slow disk costs dropped messages,
+//! counted in the [`RecordSummary`], never a stalled step. The same channels can be served
+//! live to the Foxglove app (`--foxglove`, see `live`).
 
+mod file;
+mod live;
 mod recorder;
 mod scene;
 mod writer;

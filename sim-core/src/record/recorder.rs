@@ -1,13 +1,16 @@
 //! The recorder on the simulation thread: what each step queues for the writer thread.
 
+use super::file::FileSink;
+use super::live::LiveSink;
 use super::scene::visual_marker;
-use super::writer::{self, Counters, Item, Sink};
+use super::writer::{self, Counters, Item};
 use crate::ros::{FrameTransform, Marker};
 use crate::runner::Simulation;
 use crate::transport::Subscription;
 use crossbeam_channel::{Sender, TrySendError, bounded};
 use sim_plugin_api::{EntityId, Pose, SimTime};
 use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -19,11 +22,17 @@ pub const WORLD_FRAME: &str = "world";
 /// How often `/clock` is written at most, in sim time (100 Hz).
 const CLOCK_PERIOD: SimTime = SimTime::from_nanos(10_000_000);
 
+/// How often `/tf_static` and `/scene` are sent again while a live server runs, in sim time,
+/// for the clients that connect later (the server keeps no latched messages).
+const LIVE_SCENE_PERIOD: SimTime = SimTime::from_nanos(1_000_000_000);
+
 /// What to record.
 #[derive(Clone, Debug, Default)]
 pub struct RecordOptions {
-    /// The MCAP file to write (replaced if it exists).
-    pub path: PathBuf,
+    /// The MCAP file to write (replaced if it exists); none: only serve live.
+    pub path: Option<PathBuf>,
+    /// Where to serve the same channels live over the Foxglove WebSocket protocol.
+    pub live: Option<SocketAddr>,
     /// The bus topics to record; empty: every topic, those that appear later included.
     pub topics: Vec<String>,
     /// The most items waiting for the writer thread; more are dropped and counted
@@ -38,14 +47,15 @@ impl RecordOptions {
     /// The default queue length.
     pub const DEFAULT_QUEUE: usize = 4096;
 
-    /// Options to record `sim` (loaded from `world_file`, run with `seed`) to `path`: the
-    /// metadata names the world file, the seed, simcore's version and the plugin libraries
+    /// Options to record `sim` (loaded from `world_file`, run with `seed`) to `path` and/or
+    /// serve it live on `live`: the metadata names the world file, the seed, simcore's version and the plugin libraries
     /// of the world's sensors and `<plugin>`s.
     pub fn for_run(
         sim: &Simulation,
         world_file: &Path,
         seed: u64,
-        path: PathBuf,
+        path: Option<PathBuf>,
+        live: Option<SocketAddr>,
         topics: Vec<String>,
     ) -> RecordOptions {
         let mut plugins: Vec<String> = sim
@@ -82,6 +92,7 @@ impl RecordOptions {
         ]);
         RecordOptions {
             path,
+            live,
             topics,
             queue: 0,
             metadata,
@@ -91,12 +102,29 @@ impl RecordOptions {
 
 /// Why a recording could not start.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot record to {}: {reason}", path.display())]
-pub struct RecordError {
-    /// The file.
-    pub path: PathBuf,
-    /// Why.
-    pub reason: String,
+pub enum RecordError {
+    /// The file cannot be written.
+    #[error("cannot record to {}: {reason}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The live server cannot start.
+    #[error("cannot serve Foxglove on {addr}: {reason}")]
+    Live {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why.
+        reason: String,
+    },
+    /// A topic to record is not a valid topic name.
+    #[error("--record-topic: {0}")]
+    Topic(String),
+    /// The writer thread could not start.
+    #[error("cannot start the recording thread: {0}")]
+    Thread(String),
 }
 
 /// What a recording wrote.
@@ -139,7 +167,8 @@ impl std::fmt::Display for RecordSummary {
 /// (`/tf_static`) and the visuals (`/scene`) when models were added or removed, and `/clock`,
 /// and queues them without waiting; a thread encodes and writes them.
 pub struct Recorder {
-    path: PathBuf,
+    path: Option<PathBuf>,
+    live_port: Option<u16>,
     queue: Option<Sender<Item>>,
     thread: Option<JoinHandle<writer::Outcome>>,
     counters: Arc<Counters>,
@@ -148,6 +177,7 @@ pub struct Recorder {
     poses: HashMap<EntityId, Pose>,
     revision: Option<u64>,
     next_clock: SimTime,
+    next_live_scene: SimTime,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -159,19 +189,35 @@ impl std::fmt::Debug for Recorder {
 }
 
 impl Recorder {
-    /// Creates the file (an error says why it cannot be written), subscribes to the bus of
-    /// `sim` and starts the writer thread, then records the state before the first step.
+    /// Creates the file and starts the live server (an error says why either cannot be),
+    /// subscribes to the bus of `sim` and starts the writer thread, then records the state
+    /// before the first step.
     pub fn start(sim: &mut Simulation, options: RecordOptions) -> Result<Recorder, RecordError> {
-        let path = options.path.clone();
-        let fail = |reason: String| RecordError {
-            path: path.clone(),
-            reason,
-        };
         let mut topics = Vec::new();
         for t in &options.topics {
-            topics.push(crate::transport::validate_topic(t).map_err(|e| fail(e.to_string()))?);
+            topics.push(
+                crate::transport::validate_topic(t)
+                    .map_err(|e| RecordError::Topic(e.to_string()))?,
+            );
         }
-        let sink = Sink::create(&path, options.metadata).map_err(fail)?;
+        let path = options.path.clone();
+        let file =
+            match &path {
+                Some(p) => Some(FileSink::create(p, options.metadata).map_err(|reason| {
+                    RecordError::File {
+                        path: p.clone(),
+                        reason,
+                    }
+                })?),
+                None => None,
+            };
+        let live = match options.live {
+            Some(addr) => {
+                Some(LiveSink::start(addr).map_err(|reason| RecordError::Live { addr, reason })?)
+            }
+            None => None,
+        };
+        let live_port = live.as_ref().map(LiveSink::port);
         let capacity = if options.queue == 0 {
             RecordOptions::DEFAULT_QUEUE
         } else {
@@ -188,14 +234,15 @@ impl Recorder {
         let (queue, items) = bounded(capacity);
         let counters = Arc::new(Counters::default());
         let thread = {
-            let (counters, path) = (counters.clone(), path.clone());
+            let counters = counters.clone();
             std::thread::Builder::new()
                 .name("simcore-recorder".into())
-                .spawn(move || writer::run(sink, items, counters, path))
-                .map_err(|e| fail(format!("cannot start the writer thread: {e}")))?
+                .spawn(move || writer::run(file, live, items, counters))
+                .map_err(|e| RecordError::Thread(e.to_string()))?
         };
         let mut r = Recorder {
             path,
+            live_port,
             queue: Some(queue),
             thread: Some(thread),
             counters,
@@ -204,6 +251,7 @@ impl Recorder {
             poses: HashMap::new(),
             revision: None,
             next_clock: SimTime::ZERO,
+            next_live_scene: LIVE_SCENE_PERIOD,
         };
         r.after_step(sim);
         Ok(r)
@@ -220,6 +268,9 @@ impl Recorder {
         if self.revision != Some(physics.revision()) {
             self.revision = Some(physics.revision());
             self.poses.clear();
+            self.scene(sim, now);
+        } else if self.live_port.is_some() && now >= self.next_live_scene {
+            self.next_live_scene = SimTime::from_nanos(now.nanos + LIVE_SCENE_PERIOD.nanos);
             self.scene(sim, now);
         }
         let mut moved = Vec::new();
@@ -303,13 +354,18 @@ impl Recorder {
     }
 
     /// The file being written.
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 
-    /// Queues what is left, waits for the writer thread to write the file's summary, and
-    /// says what was written.
-    pub fn finish(mut self) -> RecordSummary {
+    /// The port the live server listens on.
+    pub fn live_port(&self) -> Option<u16> {
+        self.live_port
+    }
+
+    /// Queues what is left, waits for the writer thread to write the file's summary (and
+    /// to stop the live server), and says what was written to the file.
+    pub fn finish(mut self) -> Option<RecordSummary> {
         let bus: Vec<_> = self.subs.iter().flat_map(|s| s.drain()).collect();
         for env in bus {
             self.send(Item::Bus(env));
@@ -323,13 +379,14 @@ impl Recorder {
                 error: Some("the writer thread stopped unexpectedly".into()),
             },
         };
-        RecordSummary {
-            bytes: std::fs::metadata(&self.path).map_or(0, |m| m.len()),
+        let path = self.path.clone()?;
+        Some(RecordSummary {
+            bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
             messages: self.counters.messages.load(Ordering::Relaxed),
             dropped: self.dropped + lost,
             error: outcome.error,
-            path: self.path.clone(),
-        }
+            path,
+        })
     }
 }
 
