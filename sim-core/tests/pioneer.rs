@@ -8,16 +8,7 @@ use common::*;
 
 #[test]
 fn the_pioneer_world_drives_creates_and_reports_for_one_second() {
-    let dir = stage(&[
-        "simcore_plugin_diff_drive",
-        "simcore_plugin_truth",
-        "simcore_plugin_factory",
-        "simcore_plugin_battery",
-        "simcore_plugin_ptz",
-        "simcore_plugin_lidar",
-        "simcore_plugin_fiducial",
-        "simcore_plugin_logical_camera",
-    ]);
+    let dir = stage(PIONEER_LIBS);
     let o = simcore(&[
         "run",
         "worlds/pioneer.sdf",

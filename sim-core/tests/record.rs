@@ -12,18 +12,6 @@ use std::process::{Command, Stdio};
 const SCAN: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/lidar/scan";
 const IMU: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/imu/imu";
 
-const PIONEER_LIBS: &[&str] = &[
-    "simcore_plugin_diff_drive",
-    "simcore_plugin_truth",
-    "simcore_plugin_factory",
-    "simcore_plugin_battery",
-    "simcore_plugin_ptz",
-    "simcore_plugin_lidar",
-    "simcore_plugin_imu",
-    "simcore_plugin_fiducial",
-    "simcore_plugin_logical_camera",
-];
-
 /// What `read_mcap.py` says of a recording (None without the Python clients).
 fn read(file: &Path, topics: &[&str]) -> Option<Value> {
     let python = python()?;
@@ -59,6 +47,29 @@ fn run_pioneer(libs: &Path, file: &Path, extra: &[&str]) -> std::process::Output
 fn ns_of(line: &Value) -> i64 {
     line["header"]["stamp"]["sec"].as_i64().unwrap() * 1_000_000_000
         + line["header"]["stamp"]["nsec"].as_i64().unwrap()
+}
+
+/// Starts the real `simcore` binary with `args` (stderr piped, stdout dropped), as
+/// [`simcore`] runs it.
+fn start(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args(args)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(workspace())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simcore starts")
+}
+
+/// Sends SIGINT (what Ctrl-C sends) to a running `simcore`.
+fn interrupt(child: &std::process::Child) {
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
 }
 
 fn f(v: &Value) -> f64 {
@@ -445,25 +456,18 @@ fn a_plugin_failure_and_ctrl_c_leave_a_complete_file() {
     )
     .unwrap();
     let file = dir.path().join("run.mcap");
-    let child = Command::new(env!("CARGO_BIN_EXE_simcore"))
-        .args(["run", world.to_str().unwrap(), "--plugin-path"])
-        .arg(dir.path())
-        .arg("--record")
-        .arg(&file)
-        .env_remove("SIMCORE_PLUGIN_PATH")
-        .env("SIMCORE_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("simcore starts");
+    let child = start(&[
+        "run",
+        world.to_str().unwrap(),
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+        "--record",
+        file.to_str().unwrap(),
+    ]);
     // Runs in real time with no end: stop it once it has run a while (the panicking plugin
     // is disabled at step 20, so 20 ms in).
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
+    interrupt(&child);
     let o = child.wait_with_output().expect("simcore ends");
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "a plugin was disabled: {err}");
@@ -523,17 +527,14 @@ fn what_the_writer_cannot_take_is_dropped_and_counted_never_waited_for() {
 fn foxglove_serves_the_channels_live_to_a_websocket_client() {
     let Some(python) = python() else { return };
     let dir = stage(PIONEER_LIBS);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_simcore"))
-        .args(["run", "worlds/pioneer.sdf", "--plugin-path"])
-        .arg(dir.path())
-        .args(["--foxglove", "127.0.0.1:0"])
-        .env_remove("SIMCORE_PLUGIN_PATH")
-        .env("SIMCORE_LOG", "warn")
-        .current_dir(workspace())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("simcore starts");
+    let mut child = start(&[
+        "run",
+        "worlds/pioneer.sdf",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+        "--foxglove",
+        "127.0.0.1:0",
+    ]);
     // The server's address is the first line of stderr that names it.
     let (lines, rx) = std::sync::mpsc::channel();
     let err = child.stderr.take().unwrap();
@@ -569,11 +570,7 @@ fn foxglove_serves_the_channels_live_to_a_websocket_client() {
         .args([url.as_str(), "/scene", "1"])
         .output()
         .expect("python runs");
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
+    interrupt(&child);
     let status = child.wait().expect("simcore ends");
     reader.join().unwrap();
     let rest: Vec<String> = rx.try_iter().collect();
