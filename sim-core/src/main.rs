@@ -1,5 +1,5 @@
 //! The `simcore` command: `simcore run WORLD`, `simcore plugins`, `simcore check FILE...`,
-//! `simcore inspect FILE`.
+//! `simcore inspect FILE`, `simcore new-plugin NAME`.
 
 mod cli;
 
@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Command::Plugins(paths) => cli::plugins::plugins(paths),
         Command::Check(args) => cli::check::check(args),
         Command::Inspect(args) => cli::check::inspect(&args),
+        Command::NewPlugin(args) => cli::new_plugin::new_plugin(args),
     };
     ExitCode::from(exit_code(result))
 }

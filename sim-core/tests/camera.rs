@@ -260,17 +260,9 @@ fn lambert_shading_under_the_sun_and_shadows() {
     close(at(Vec3::new(2.0, 0.0, 1.0)), top);
 }
 
-/// Small spheres at known points appear where `camera_info` projects them: the pixel
-/// holding the projection is theirs and their pixels' centroid is within half a pixel.
-fn check_projection(distortion: &str) {
-    let camera = pose(0.0, 0.0, 1.0, 0.0, 0.0, 0.0);
-    let points = [
-        Vec3::new(4.0, 0.0, 1.0),
-        Vec3::new(4.0, 0.9, 1.5),
-        Vec3::new(4.0, -1.3, 0.4),
-        Vec3::new(5.0, 1.6, 0.1),
-        Vec3::new(3.0, -0.2, 1.7),
-    ];
+/// One frame and camera_info of a 160 × 120 camera (hfov 1.2, `extra` in `<camera>`) at
+/// (0, 0, 1) looking along +x at small magenta spheres at `points`.
+fn spheres_seen(points: &[Vec3], extra: &str) -> (Image, CameraInfo) {
     let spheres: String = points
         .iter()
         .enumerate()
@@ -282,7 +274,7 @@ fn check_projection(distortion: &str) {
         &[
             rig(
                 "0 0 1 0 0 0",
-                &sensor("cam", "camera", &image_body(1.2, 160, 120, distortion)),
+                &sensor("cam", "camera", &image_body(1.2, 160, 120, extra)),
             ),
             spheres,
         ]
@@ -293,7 +285,21 @@ fn check_projection(distortion: &str) {
         &[topic("cam", "image"), topic("cam", "camera_info")],
         0,
     );
-    let (img, ci) = (image(&m[0]), info(&m[1]));
+    (image(&m[0]), info(&m[1]))
+}
+
+/// Small spheres at known points appear where `camera_info` projects them: the pixel
+/// holding the projection is theirs and their pixels' centroid is within half a pixel.
+fn check_projection(distortion: &str) {
+    let camera = pose(0.0, 0.0, 1.0, 0.0, 0.0, 0.0);
+    let points = [
+        Vec3::new(4.0, 0.0, 1.0),
+        Vec3::new(4.0, 0.9, 1.5),
+        Vec3::new(4.0, -1.3, 0.4),
+        Vec3::new(5.0, 1.6, 0.1),
+        Vec3::new(3.0, -0.2, 1.7),
+    ];
+    let (img, ci) = spheres_seen(&points, distortion);
     assert_eq!(ci.distortion_model.as_str(), "plumb_bob");
     for p in points {
         let (u, v) = project(&ci, camera, p);
@@ -678,13 +684,29 @@ fn rgbd_agrees_with_the_camera_and_the_depth_camera() {
     assert_eq!(info(&m[3]).width, 48);
     let (cam, d, dpoints) = (image(&m[4]), image(&m[5]), cloud(&m[6]));
     assert_eq!(depth_img.data, d.data, "depth from the same rays");
-    let differ = color
-        .data
-        .iter()
-        .zip(&cam.data)
-        .filter(|(a, b)| a.abs_diff(**b) > 1)
-        .count();
-    assert_eq!(differ, 0, "colour as the camera's");
+    // Colour as the camera's where the depth is in range; beyond far (by the ray length, as
+    // Gazebo's depth shader tests it, not by the z-depth as a camera's far plane clips) the
+    // background.
+    let background = [26u8, 51, 77];
+    let mut beyond = 0;
+    for j in 0..36 {
+        for i in 0..48 {
+            let (a, b) = (rgb(&color, i, j), rgb(&cam, i, j));
+            if depth(&d, i, j).is_finite() {
+                assert!(
+                    (0..3).all(|c| a[c].abs_diff(b[c]) <= 1),
+                    "({i}, {j}): {a:?} {b:?}"
+                );
+            } else {
+                assert_eq!(a, background, "({i}, {j})");
+                beyond += usize::from(a != b);
+            }
+        }
+    }
+    assert!(
+        beyond > 0,
+        "some ground is beyond 30 m of ray but within the far plane"
+    );
     // The points agree in position with the depth camera's and carry the shaded colour.
     assert_eq!(points.data.len(), dpoints.data.len());
     for k in 0..(48 * 36) {
@@ -886,4 +908,216 @@ fn the_sensors_systems_background_color_is_the_cameras_background() {
     );
     let out = render(&sdf, &[topic("cam", "image")], 0);
     assert_eq!(rgb(&image(&out[0]), 0, 0), [255, 0, 0]);
+}
+
+/// The point of pixel `k` of a camera cloud (x, y, z).
+fn point(c: &PointCloudPacked, k: usize) -> [f32; 3] {
+    let b = &c.data[k * 16..k * 16 + 12];
+    [0, 4, 8].map(|o| f32::from_le_bytes(b[o..o + 4].try_into().unwrap()))
+}
+
+/// The clip ranges as gz-sensors and gz-rendering apply them: a `depth` camera uses
+/// `<camera><clip>` only (`<depth_camera><clip>` is the RGB-D camera's); far is tested on the
+/// ray length (the image corners of a wall at z-depth 5 with far 6.3 are beyond it), near on
+/// the z-depth; out-of-range points are ±inf in x, y and z.
+#[test]
+fn depth_clips_and_out_of_range_points_as_gazebo() {
+    let body = |far: f64| {
+        image_body(
+            1.2,
+            40,
+            30,
+            &format!(
+                "<clip><near>0.5</near><far>{far}</far></clip>\
+                 <depth_camera><clip><near>0.2</near><far>4</far></clip></depth_camera>"
+            ),
+        )
+    };
+    let sensors = [
+        sensor("d", "depth", &body(10.0)),
+        sensor("rgbd", "rgbd_camera", &body(10.0)),
+        sensor("edge", "depth_camera", &body(6.3)),
+    ]
+    .concat();
+    let wall = boxm("wall", "5.1 0 1 0 0 0", "0.2 40 40", "0.3 0.6 0.9");
+    let close = boxm("close", "0.4 0 1 0 0 0", "0.1 0.1 0.1", "1 1 1");
+    let sdf = scene_world(
+        FLAT,
+        "",
+        &[rig("0 0 1 0 0 0", &sensors), wall, close].concat(),
+    );
+    let m = render(
+        &sdf,
+        &[
+            topic("d", "depth_image"),
+            topic("d", "depth_image/points"),
+            topic("rgbd", "depth_image"),
+            topic("rgbd", "image"),
+            topic("rgbd", "points"),
+            topic("edge", "depth_image"),
+        ],
+        0,
+    );
+    let (d, dpoints) = (image(&m[0]), cloud(&m[1]));
+    let (rd, rcolor, rpoints) = (image(&m[2]), image(&m[3]), cloud(&m[4]));
+    // The depth camera ignores <depth_camera><clip>: the wall at 5 is within <clip>'s 10 m.
+    assert!((depth(&d, 0, 0) - 5.0).abs() < 1e-4);
+    // The RGB-D camera's depth is clipped there (far 4): +inf; its colour is within <clip>.
+    assert_eq!(depth(&rd, 0, 0), f32::INFINITY);
+    assert_eq!(rgb(&rcolor, 0, 0), [77, 153, 229], "the wall's colour");
+    // The close box (0.35 m, nearer than <clip>'s 0.5): -inf in both, and the RGB-D camera
+    // shows the background colour there, as Gazebo's depth shader does.
+    assert_eq!(depth(&d, 20, 15), f32::NEG_INFINITY);
+    assert_eq!(depth(&rd, 20, 15), f32::NEG_INFINITY);
+    assert_eq!(rgb(&rcolor, 20, 15), [0, 0, 255], "background");
+    // Points out of range: ±inf in all three coordinates, never NaN.
+    let centre = 15 * 40 + 20;
+    assert_eq!(point(&dpoints, centre), [f32::NEG_INFINITY; 3]);
+    assert_eq!(point(&rpoints, centre), [f32::NEG_INFINITY; 3]);
+    assert_eq!(point(&rpoints, 0), [f32::INFINITY; 3]);
+    assert!(!dpoints.is_dense && !rpoints.is_dense);
+    // Far on the ray length: with far 6.3 the edge middles see the wall (rays of 5.6 and
+    // 6.1 m), the corners do not (6.6 m), though their z-depth is 5 too.
+    let edge = image(&m[5]);
+    assert!((depth(&edge, 20, 0) - 5.0).abs() < 1e-4);
+    assert!((depth(&edge, 0, 15) - 5.0).abs() < 1e-4);
+    for (i, j) in [(0, 0), (39, 0), (0, 29), (39, 29)] {
+        assert_eq!(depth(&edge, i, j), f32::INFINITY, "corner ({i}, {j})");
+    }
+}
+
+/// The RGB-D camera's `<noise>` as Gazebo's RGB-D noise shader applies it: one draw
+/// `n ~ N(mean, stddev)` per pixel, added to the depth in metres and, shaped as
+/// `sign(n)·|n|^2.1`, to each colour channel; the points follow the noisy depth.
+#[test]
+fn rgbd_noise_is_on_the_depth_and_the_colour() {
+    let body = image_body(
+        1.0,
+        64,
+        48,
+        r#"<clip><near>0.1</near><far>20</far></clip>
+           <noise type="gaussian"><mean>0</mean><stddev>0.3</stddev></noise>"#,
+    );
+    let wall = boxm("wall", "5.1 0 1 0 0 0", "0.2 40 40", "0.5 0.5 0.5");
+    let sdf = scene_world(
+        "<ambient>1 1 1 1</ambient><background>0 0 0 1</background>",
+        "",
+        &[rig("0 0 1 0 0 0", &sensor("rgbd", "rgbd", &body)), wall].concat(),
+    );
+    let t = [
+        topic("rgbd", "depth_image"),
+        topic("rgbd", "image"),
+        topic("rgbd", "points"),
+    ];
+    let m = render(&sdf, &t, 3);
+    let (d, color, points) = (image(&m[0]), image(&m[1]), cloud(&m[2]));
+    let n = 64 * 48;
+    let draws: Vec<f64> = (0..n)
+        .map(|k| f64::from(depth(&d, (k % 64) as u32, (k / 64) as u32)) - 5.0)
+        .collect();
+    let mean = draws.iter().sum::<f64>() / n as f64;
+    let sd = (draws.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+    assert!(mean.abs() < 0.03, "depth noise mean {mean}");
+    assert!((sd - 0.3).abs() < 0.02, "depth noise deviation {sd}");
+    // Each pixel's colour moved with its own depth draw, the same on every channel.
+    for (k, n) in draws.iter().enumerate() {
+        let c = rgb(&color, (k % 64) as u32, (k / 64) as u32);
+        let want = (0.5 + n.signum() * n.abs().powf(2.1)).clamp(0.0, 1.0) * 255.0;
+        assert!(c[0] == c[1] && c[1] == c[2], "pixel {k}: {c:?}");
+        assert!(
+            (f64::from(c[0]) - want).abs() <= 1.01,
+            "pixel {k}: {c:?} for {n}"
+        );
+        // The point lies on the pixel's ray at the noisy depth.
+        assert!(
+            (f64::from(point(&points, k)[0]) - (5.0 + n)).abs() < 1e-3,
+            "point {k}"
+        );
+    }
+    // Seeded: the same seed gives the same frame.
+    assert_eq!(image(&render(&sdf, &t, 3)[0]).data, d.data);
+}
+
+/// `<lens><projection>` as gz-sensors uses it: camera_info's P is `[p_fx 0 p_cx tx; 0 p_fy
+/// p_cy ty; 0 0 1 0]` (a stereo baseline in tx survives), K stays the intrinsics (here from
+/// the field of view), and the image is rendered with P's focal lengths and principal point:
+/// known points appear where P projects them.
+#[test]
+fn lens_projection_sets_p_and_the_rendering() {
+    let projection = "<lens><projection><p_fx>140</p_fx><p_fy>150</p_fy><p_cx>84</p_cx>\
+                      <p_cy>57</p_cy><tx>-14</tx><ty>0.5</ty></projection></lens>";
+    let points = [
+        Vec3::new(4.0, 0.0, 1.0),
+        Vec3::new(4.0, 0.9, 1.5),
+        Vec3::new(4.0, -1.3, 0.4),
+        Vec3::new(3.0, -0.2, 1.7),
+    ];
+    let (img, ci) = spheres_seen(&points, projection);
+    assert_eq!(
+        ci.projection,
+        [
+            140.0, 0.0, 84.0, -14.0, 0.0, 150.0, 57.0, 0.5, 0.0, 0.0, 1.0, 0.0
+        ]
+    );
+    let f = 80.0 / 0.6f64.tan();
+    assert_eq!(ci.intrinsics, [f, 0.0, 80.0, 0.0, f, 60.0, 0.0, 0.0, 1.0]);
+    for p in points {
+        // The sensor is at (0, 0, 1) looking along +x: optical x = -y, y = -(z - 1), z = x.
+        let (x, y) = (-p.y / p.x, -(p.z - 1.0) / p.x);
+        let (u, v) = (140.0 * x + 84.0, 150.0 * y + 57.0);
+        assert_eq!(
+            rgb(&img, u.floor() as u32, v.floor() as u32),
+            [255, 0, 255],
+            "{p:?} at ({u}, {v})"
+        );
+    }
+}
+
+/// Visibility masks are not honoured yet: a camera's or lidar's `<visibility_mask>` and a
+/// visual's `<visibility_flags>` other than all bits are load warnings saying so (every visual
+/// is seen); the default value is no warning.
+#[test]
+fn visibility_masks_are_warned_about() {
+    let warnings = |mask: &str, flags: &str| -> Vec<String> {
+        let sensors = [
+            sensor(
+                "cam",
+                "camera",
+                &format!("<visibility_mask>{mask}</visibility_mask>"),
+            ),
+            format!(
+                r#"<sensor name="l" type="gpu_lidar"><lidar><scan><horizontal><samples>3</samples>
+                  </horizontal></scan><range><max>5</max></range>
+                  <visibility_mask>{mask}</visibility_mask></lidar></sensor>"#
+            ),
+        ]
+        .concat();
+        let shown = format!(
+            r#"<model name="shown"><static>true</static><link name="l"><visual name="v">
+              <visibility_flags>{flags}</visibility_flags>
+              <geometry><box><size>1 1 1</size></box></geometry></visual></link></model>"#
+        );
+        let sdf = scene_world(FLAT, "", &[rig("0 0 1 0 0 0", &sensors), shown].concat());
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), sdf).unwrap();
+        let (doc, w) = sim_core::sdf::load_document_with_warnings(file.path(), &Default::default());
+        assert!(doc.is_ok());
+        w.into_iter()
+            .map(|w| w.message)
+            .filter(|m| m.contains("visibility"))
+            .collect()
+    };
+    let w = warnings("1", "2");
+    assert_eq!(w.len(), 3, "{w:?}");
+    assert!(
+        w.iter()
+            .filter(|m| m.contains("<visibility_mask> is not honoured"))
+            .count()
+            == 2
+    );
+    assert!(
+        w.iter()
+            .any(|m| m.contains("<visibility_flags> is not honoured"))
+    );
+    assert!(warnings("4294967295", "4294967295").is_empty());
 }

@@ -295,3 +295,41 @@ fn a_falling_box_touches_nothing_and_unknown_collisions_are_refused() {
         "{e}"
     );
 }
+
+/// As gz-sim's Contact system, a contact sensor publishes on `<contact><topic>`; the
+/// sensor-level `<topic>` is not used (the load warns about it), so without `<contact><topic>`
+/// the sensor keeps its default topic.
+#[test]
+fn a_contact_sensor_publishes_on_its_contact_topic() {
+    let dir = stage(LIBS);
+    let sensors = r#"
+        <sensor name="inner" type="contact"><topic>/ignored</topic>
+          <contact><collision>c</collision><topic>/bumper</topic></contact></sensor>
+        <sensor name="outer" type="contact"><topic>/also_ignored</topic>
+          <contact><collision>c</collision></contact></sensor>"#;
+    let sdf = world(&box_model("rest", 0.1, sensors));
+    let sim = sim_from(&sdf, dir.path(), 0, 1);
+    let topics = sim.topics();
+    for t in [
+        "/bumper",
+        "/world/test/model/rest/link/body/sensor/outer/contact",
+    ] {
+        assert!(topics.iter().any(|x| x == t), "{t} not in {topics:?}");
+    }
+    for t in ["/ignored", "/also_ignored"] {
+        assert!(!topics.iter().any(|x| x == t), "{t} in {topics:?}");
+    }
+
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), &sdf).unwrap();
+    let (_, warnings) =
+        sim_core::sdf::load_document_with_warnings(file.path(), &Default::default());
+    let about_topic: Vec<_> = warnings
+        .iter()
+        .filter(|w| {
+            w.message
+                .contains("<topic> of a contact sensor is not used")
+        })
+        .collect();
+    assert_eq!(about_topic.len(), 2, "{warnings:?}");
+}

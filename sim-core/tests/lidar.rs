@@ -62,8 +62,15 @@ fn vertical(samples: u32, min: f64, max: f64) -> String {
     )
 }
 
-fn topic(sensor: &str) -> String {
-    format!("/world/test/model/scanner/link/body/sensor/{sensor}/scan")
+/// The default topic of sensor `sensor` of `kind`, as gz-sim names them: `.../scan` for the
+/// GPU lidar (`gpu_lidar`, `gpu_ray`), `.../lidar` for the CPU one (`lidar`, `ray`).
+fn topic_of(sensor: &str, kind: &str) -> String {
+    let suffix = if kind.starts_with("gpu") {
+        "scan"
+    } else {
+        "lidar"
+    };
+    format!("/world/test/model/scanner/link/body/sensor/{sensor}/{suffix}")
 }
 
 fn scan(p: &Payload) -> LaserScan {
@@ -154,16 +161,25 @@ fn box_ranges_rep117_own_model_and_intensities() {
     let sensors = [
         lidar("main", "lidar", &fan, (0.05, 10.0), ""),
         lidar("short", "gpu_lidar", &fan, (0.05, 2.0), ""),
-        lidar("blind", "ray", &fan, (3.0, 10.0), ""),
+        lidar("blind", "ray", &fan, (3.8, 20.0), ""),
     ]
     .concat();
+    // A backstop whose face x = 11.5 only the long-range `blind` reaches.
+    let backstop = r#"<model name="backstop"><static>true</static><pose>12 0 0.5 0 0 0</pose>
+      <link name="l"><collision name="c"><geometry><box><size>1 30 4</size></box></geometry>
+      </collision></link></model>"#;
     let mut sim = sim_from(
-        &world(&[scanner(0.5, &sensors), target(3.0)].concat()),
+        &world(&[scanner(0.5, &sensors), target(3.0), backstop.to_string()].concat()),
         dir.path(),
         0,
         1,
     );
     let names = ["main", "short", "blind"];
+    let kinds = ["lidar", "gpu_lidar", "ray"];
+    let topic = |n: &str| {
+        let k = names.iter().position(|x| *x == n).unwrap();
+        topic_of(n, kinds[k])
+    };
     let subs: Vec<_> = names
         .iter()
         .flat_map(|n| [topic(n), format!("{}/points", topic(n))])
@@ -174,6 +190,18 @@ fn box_ranges_rep117_own_model_and_intensities() {
     }
     assert!(sim.failures().is_empty(), "{:?}", sim.failures());
     let listed = sim.topics();
+    // gz-sim's names: the CPU lidar (`lidar`, `ray`) on `.../lidar`, the GPU lidar on
+    // `.../scan`, each with its `/points` below.
+    for t in [
+        "/world/test/model/scanner/link/body/sensor/main/lidar",
+        "/world/test/model/scanner/link/body/sensor/main/lidar/points",
+        "/world/test/model/scanner/link/body/sensor/short/scan",
+        "/world/test/model/scanner/link/body/sensor/short/scan/points",
+        "/world/test/model/scanner/link/body/sensor/blind/lidar",
+    ] {
+        assert!(listed.iter().any(|x| x == t), "{t} not in {listed:?}");
+    }
+    assert!(!listed.iter().any(|x| x.ends_with("main/scan")));
     for n in names {
         for t in [topic(n), format!("{}/points", topic(n))] {
             assert!(listed.contains(&t), "{t} not in {listed:?}");
@@ -208,7 +236,9 @@ fn box_ranges_rep117_own_model_and_intensities() {
     }
     assert_agree(&main, &cloud(&msgs[1][2].2));
 
-    // Beyond the maximum range: +inf; nearer than the minimum: -inf.
+    // Beyond the maximum range: +inf. Nearer than the minimum: seen through, as gz-sim's
+    // lidars (the CPU one casts from the minimum range, the GPU one clips there): `blind`
+    // (minimum 3.8) sees the backstop behind the target box.
     let short = scan(&msgs[2][2].2);
     assert!(
         short.ranges.iter().all(|&r| r == f64::INFINITY),
@@ -218,15 +248,14 @@ fn box_ranges_rep117_own_model_and_intensities() {
     let blind = scan(&msgs[4][2].2);
     for (k, &r) in blind.ranges.iter().enumerate() {
         let (h, _) = angles(&blind, k);
-        let expected = if h.abs() <= 0.19 {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        };
-        assert_eq!(r, expected, "ray {k} at {h}");
+        let expected = 11.5 / h.cos();
+        assert!(
+            (r - expected).abs() < 1e-4,
+            "ray {k} at {h}: {r} vs {expected}"
+        );
     }
     let blind_cloud = cloud(&msgs[5][2].2);
-    assert!(!blind_cloud.is_dense);
+    assert!(blind_cloud.is_dense);
     assert_agree(&blind, &blind_cloud);
 }
 
@@ -244,10 +273,10 @@ fn vertical_fan_meets_the_ground() {
         "",
     );
     let mut sim = sim_from(&world(&scanner(h, &s)), dir.path(), 0, 1);
-    let scans = sim.bus_mut().subscribe(&topic("fan"), 10);
+    let scans = sim.bus_mut().subscribe(&topic_of("fan", "gpu_ray"), 10);
     let points = sim
         .bus_mut()
-        .subscribe(&format!("{}/points", topic("fan")), 10);
+        .subscribe(&format!("{}/points", topic_of("fan", "gpu_ray")), 10);
     sim.step();
     assert!(sim.failures().is_empty(), "{:?}", sim.failures());
     let s = scan(&collect(&scans)[0].2);
@@ -290,7 +319,7 @@ fn noise_statistics_with_a_fixed_seed() {
     let sdf = world(&[scanner(0.5, &s), target(3.0)].concat());
     let run = |seed: u64| {
         let mut sim = sim_from(&sdf, dir.path(), seed, 1);
-        let sub = sim.bus_mut().subscribe(&topic("noisy"), 1000);
+        let sub = sim.bus_mut().subscribe(&topic_of("noisy", "lidar"), 1000);
         for _ in 0..500 {
             sim.step();
         }

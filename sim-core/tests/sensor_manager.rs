@@ -1,22 +1,31 @@
-//! The sensor manager's timing rules, with the real IMU and fixture plugins loaded from their
-//! shared libraries and a real rapier world.
+//! The sensor manager's timing rules, with the real altimeter and fixture plugins loaded from
+//! their shared libraries and a real rapier world. (The altimeter publishes at every update,
+//! t = 0 included; the IMU publishes nothing before the first physics step.)
 
 mod common;
 
 use common::*;
 use sim_plugin_api::{Message, Payload};
 
-const IMU_TOPIC: &str = "/world/test/model/box/link/body/sensor/s/imu";
+const TOPIC: &str = "/world/test/model/box/link/body/sensor/s/altimeter";
+const PROBE: &str = "simcore_plugin_altimeter";
+
+/// The probe sensor: an altimeter named `name` at `rate`, with `extra` inside `<sensor>`.
+fn probe(name: &str, rate: f64, extra: &str) -> String {
+    format!(
+        r#"<sensor name="{name}" type="altimeter"><update_rate>{rate}</update_rate>{extra}</sensor>"#
+    )
+}
 
 fn updates_in_one_second(rate: f64) -> Vec<(i64, u64, Payload)> {
-    let dir = stage(&["simcore_plugin_imu"]);
+    let dir = stage(&[PROBE]);
     let mut sim = sim_from(
-        &world(&box_model("box", 0.1, &imu("s", rate, ""))),
+        &world(&box_model("box", 0.1, &probe("s", rate, ""))),
         dir.path(),
         0,
         1,
     );
-    let sub = sim.bus_mut().subscribe(IMU_TOPIC, 10_000);
+    let sub = sim.bus_mut().subscribe(TOPIC, 10_000);
     for _ in 0..1000 {
         sim.step();
     }
@@ -51,10 +60,10 @@ fn seq_counts_from_zero_per_sensor() {
 
 #[test]
 fn inactive_sensor_never_updates_but_a_forced_update_runs() {
-    let dir = stage(&["simcore_plugin_imu"]);
-    let sensor = imu("s", 0.0, "<active>false</active>");
+    let dir = stage(&[PROBE]);
+    let sensor = probe("s", 0.0, "<active>false</active>");
     let mut sim = sim_from(&world(&box_model("box", 0.1, &sensor)), dir.path(), 0, 1);
-    let sub = sim.bus_mut().subscribe(IMU_TOPIC, 10_000);
+    let sub = sim.bus_mut().subscribe(TOPIC, 10_000);
     for _ in 0..100 {
         sim.step();
     }
@@ -73,10 +82,10 @@ fn inactive_sensor_never_updates_but_a_forced_update_runs() {
 
 #[test]
 fn triggered_sensor_updates_only_after_a_trigger_message() {
-    let dir = stage(&["simcore_plugin_imu"]);
-    let sensor = imu("s", 100.0, "<triggered>true</triggered>");
+    let dir = stage(&[PROBE]);
+    let sensor = probe("s", 100.0, "<triggered>true</triggered>");
     let mut sim = sim_from(&world(&box_model("box", 0.1, &sensor)), dir.path(), 0, 1);
-    let sub = sim.bus_mut().subscribe(IMU_TOPIC, 10_000);
+    let sub = sim.bus_mut().subscribe(TOPIC, 10_000);
     for _ in 0..50 {
         sim.step();
     }
@@ -84,7 +93,7 @@ fn triggered_sensor_updates_only_after_a_trigger_message() {
         collect(&sub).is_empty(),
         "a triggered sensor updated without a trigger"
     );
-    let trigger = sim.bus_mut().intern(&format!("{IMU_TOPIC}/trigger"));
+    let trigger = sim.bus_mut().intern(&format!("{TOPIC}/trigger"));
     sim.bus_mut()
         .publish(trigger, Message::new("", Payload::Boolean(true)));
     for _ in 0..50 {
@@ -108,8 +117,8 @@ fn triggered_sensor_updates_only_after_a_trigger_message() {
 
 #[test]
 fn frame_id_topic_and_metrics() {
-    let dir = stage(&["simcore_plugin_imu"]);
-    let sensor = imu(
+    let dir = stage(&[PROBE]);
+    let sensor = probe(
         "s",
         100.0,
         "<topic>custom/imu</topic><frame_id>imu_frame</frame_id><enable_metrics>true</enable_metrics>",
@@ -223,4 +232,79 @@ fn unheard_messages_are_handed_back_to_their_sensor() {
         let report = &sim.sensors().reports(sim.bus())[0];
         assert_eq!(report.messages, 16);
     }
+}
+
+/// Every sensor offers `<topic>/set_rate` (gz-sensors' `Sensor::Load`): a `Double` in Hz; a
+/// negative rate is 0; an SDF rate above 0 is the ceiling (0 and faster are refused and
+/// change nothing); a sensor whose SDF rate is 0 takes any rate.
+#[test]
+fn set_rate_service_with_the_sdf_rate_as_ceiling() {
+    let dir = stage(&[PROBE]);
+    let sensors = format!(
+        "{}{}",
+        probe("s", 100.0, ""),
+        probe("free", 0.0, "<topic>free/alt</topic>")
+    );
+    let mut sim = sim_from(&world(&box_model("box", 0.1, &sensors)), dir.path(), 0, 1);
+    let service = format!("{TOPIC}/set_rate");
+    let services = sim.services();
+    assert!(services.contains(&service), "{services:?}");
+    assert!(
+        services.contains(&"/free/alt/set_rate".to_string()),
+        "{services:?}"
+    );
+    let call = |sim: &mut sim_core::runner::Simulation, s: &str, p: Payload| {
+        sim.call_service(s, &Message::new("", p))
+    };
+    let rate = |r: Result<Message, sim_core::systems::ServiceError>| {
+        let m = r.unwrap_or_else(|e| panic!("{e}"));
+        match m.payload.as_enum() {
+            Ok(Payload::Double(d)) => *d,
+            other => panic!("{other:?}"),
+        }
+    };
+    let sub = sim.bus_mut().subscribe(TOPIC, 10_000);
+    let free = sim.bus_mut().subscribe("/free/alt", 10_000);
+    // Up to the SDF rate: applied from the next due time (10 ms) on.
+    assert_eq!(rate(call(&mut sim, &service, Payload::Double(50.0))), 50.0);
+    for (r, why) in [
+        (200.0, "above <update_rate>"),
+        (0.0, "0"),
+        (-3.0, "negative is 0"),
+    ] {
+        let e = call(&mut sim, &service, Payload::Double(r))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("box::body::s") && e.contains("100 Hz"),
+            "{why}: {e}"
+        );
+    }
+    let e = call(&mut sim, &service, Payload::Text("50".into())).unwrap_err();
+    assert!(e.to_string().contains("takes a Double request"), "{e}");
+    // A sensor with SDF rate 0 takes any rate, a negative one meaning every step.
+    assert_eq!(
+        rate(call(&mut sim, "/free/alt/set_rate", Payload::Double(10.0))),
+        10.0
+    );
+    for _ in 0..1000 {
+        sim.step();
+    }
+    let stamps: Vec<i64> = collect(&sub).iter().map(|x| x.0).collect();
+    assert_eq!(stamps.len(), 50, "{stamps:?}");
+    assert_eq!(&stamps[..3], &[0, 20_000_000, 40_000_000]);
+    assert_eq!(collect(&free).len(), 10);
+    assert_eq!(
+        rate(call(&mut sim, "/free/alt/set_rate", Payload::Double(-1.0))),
+        0.0
+    );
+    for _ in 0..10 {
+        sim.step();
+    }
+    assert_eq!(collect(&free).len(), 10, "every step");
+    // An unknown service lists the set_rate services too.
+    let e = call(&mut sim, "/nope/set_rate", Payload::Double(1.0))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(&service), "{e}");
 }

@@ -6,11 +6,11 @@
 //! and that every type crossing the boundary has the layout the engine expects. A library
 //! that fails a check is refused with a one-line reason; it never crashes the engine.
 //!
-//! The version of this crate is the ABI epoch: a plugin built against 1.x loads into every
-//! engine built against a later 1.y. To keep that promise the traits and structs reachable
-//! from the root module are frozen within 1.x, and new capabilities are added as
-//! [`Extension`]s looked up by name; message types are a non-exhaustive enum
-//! ([`Payload`]).
+//! The major version of this crate is the ABI: a plugin built against 1.x loads into every
+//! engine built against a later 1.y, from 1.2.0 on (see [Versions](#versions-and-the-abi-epoch)).
+//! To keep that promise the traits and structs reachable from the root module are frozen
+//! within 1.x, new capabilities are added as [`Extension`]s looked up by name, and the
+//! message types ([`Payload`]) are fixed for 1.x (see [Message types](#message-types)).
 //!
 //! ## Modules
 //!
@@ -37,8 +37,13 @@
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
-//! sim-plugin-api = "1"
+//! sim-plugin-api = "1.2"
 //! ```
+//!
+//! Until the crate is published, take it from the simcore repository instead:
+//! `sim-plugin-api = { git = "https://github.com/simcore-sim/simcore" }` (cargo finds the
+//! package inside the repository; add `rev = "..."` to pin a commit, or use a `path` to a
+//! checkout).
 //!
 //! `src/lib.rs`: a sensor that reports the height of its link above the world origin, for an
 //! SDF `<sensor type="height">` with an optional `<offset>` element.
@@ -133,6 +138,44 @@
 //! | [`SCENE_EXTENSION`] (`simcore.scene.v1`) | [`WorldView::extension`], helper [`WorldRef::scene`] | [`scene`]: the world's `<scene>`, its lights (world frame) and the segmentation labels of visuals, for rendering plugins |
 //!
 //! An engine without an extension answers `None`, so a plugin can fall back.
+//!
+//! ## Versions and the ABI epoch
+//!
+//! The 1.x ABI epoch begins at 1.2.0, the first release whose layouts are promised. An
+//! engine built with sim-plugin-api 1.y loads every plugin built against 1.x for
+//! 1.2 <= x <= y, whatever the patch version, the rustc or the abi_stable 0.11 patch
+//! release; it refuses, with a one-line reason naming both versions, a plugin built against a
+//! newer minor version than its own (the plugin may rely on what that version added) and one
+//! of another major version. `simcore plugins` shows the exact version each library was built
+//! against.
+//!
+//! - 1.2.0 and 1.1.0 have the same layouts: plugins built against 1.1 load.
+//! - Plugins built against 1.0.0 load when they were built from the state of 1.0.0 that
+//!   already had the fiducial message; earlier 1.0.0 builds are refused: under the same
+//!   version number, header strings changed type, [`WorldView`] gained methods and
+//!   [`Payload`] gained variants, so abi_stable's layout check fails for them.
+//!
+//! Within 1.x a minor release adds items (functions, constants, extensions, helper types that
+//! do not cross the boundary) and a patch release fixes behaviour or documentation; neither
+//! changes a type that crosses the boundary. The engine's test suite loads plugins built
+//! against a frozen copy of 1.2.0, so a change that would refuse them fails its CI.
+//!
+//! ## Message types
+//!
+//! [`Payload`] is a non-exhaustive enum across the ABI ([`Payload_NE`]), and its variants are
+//! fixed for all of 1.x: new message types do not become new variants. The reason is the rule
+//! abi_stable applies to a non-exhaustive enum when a library loads: the engine's copy (the
+//! loader's) may have fewer variants than the plugin's, never more. A variant added to the
+//! engine would refuse every plugin built before it ("too many variants"), while a plugin with
+//! more variants than the engine would pass. So a new message type of 1.x is a versioned
+//! schema of [`Payload::Custom`]: a [`CustomMessage`] whose schema names the type and its
+//! version (`simcore.msgs.<Type>.v1`), encoded as its encoding says, with typed helpers in this
+//! crate to build and read it; plugins of any 1.x pass it on unchanged, and those that do not
+//! know the schema ignore it. New variants of [`Payload`] wait for 2.0.
+//!
+//! Code that matches a [`Payload`] keeps a fallback arm all the same: [`Payload_NE::as_enum`]
+//! answers an error for a variant this build does not know (a message from a plugin built
+//! against a modified copy of this crate), and the engine prints such a message as `Unknown`.
 #![allow(non_local_definitions, non_camel_case_types)]
 
 // abi_stable's `#[derive(StableAbi)]` and `#[sabi_trait]` expand to `unsafe impl`s and

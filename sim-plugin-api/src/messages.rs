@@ -2,9 +2,10 @@
 //!
 //! A [`Message`] is a topic, a [`Header`] and a [`Payload_NE`]: a non-exhaustive enum of the
 //! built-in message types (fields as in gz-msgs) plus [`CustomMessage`] for third-party types.
-//! New variants may be added in minor versions; code matching on [`Payload`] must keep a
-//! fallback arm, and [`Payload_NE::as_enum`] returns an error for a variant this build does
-//! not know.
+//! Its variants are fixed for all of 1.x (see the crate docs, "Message types"): new message
+//! types are versioned [`CustomMessage`] schemas. Code matching on [`Payload`] keeps a
+//! fallback arm: [`Payload_NE::as_enum`] returns an error for a variant this build does not
+//! know.
 
 use crate::{Pose, Quat, SimTime, Vec3};
 use abi_stable::{
@@ -620,5 +621,72 @@ impl Payload {
             Payload::Contacts(_) => "Contacts",
             Payload::Fiducials(_) => "Fiducials",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use abi_stable::{
+        StableAbi, abi_stability::abi_checking::check_layout_compatibility,
+        nonexhaustive_enum::GetEnumInfo,
+    };
+
+    /// The variants of `Payload` in 1.2.0, the first release of the 1.x ABI epoch.
+    const EPOCH_VARIANTS: &str = "Empty;Boolean;Double;Int64;Text;Vector3;Twist;Pose;PoseList;\
+        Imu;LaserScan;PointCloud;Image;CameraInfo;NavSat;LogicalCameraImage;\
+        LogicalCameraFrustum;Altimeter;Magnetometer;FluidPressure;Odometry;BatteryState;\
+        EntityFactory;SensorMetrics;Custom;Wrench;Contacts;Fiducials;";
+
+    /// `Payload` keeps the variants of 1.2.0 for all of 1.x: an engine whose copy has one more
+    /// variant refuses every plugin built before it (see `abi_stable_refuses_a_loader_...`).
+    /// New message types go in as `Payload::Custom` schemas (see the crate docs).
+    #[test]
+    fn payload_keeps_the_variants_of_the_epoch() {
+        assert_eq!(
+            <super::Payload as GetEnumInfo>::ENUM_INFO.variant_names(),
+            EPOCH_VARIANTS
+        );
+    }
+
+    #[allow(dead_code, reason = "only the layouts are compared")]
+    mod fewer {
+        #[repr(u8)]
+        #[derive(abi_stable::StableAbi, Clone, Debug)]
+        #[sabi(kind(WithNonExhaustive(size = [usize; 2], traits(Debug, Clone))))]
+        #[non_exhaustive]
+        pub enum Probe {
+            A,
+            B(u32),
+        }
+    }
+
+    #[allow(dead_code, reason = "only the layouts are compared")]
+    mod more {
+        #[repr(u8)]
+        #[derive(abi_stable::StableAbi, Clone, Debug)]
+        #[sabi(kind(WithNonExhaustive(size = [usize; 2], traits(Debug, Clone))))]
+        #[non_exhaustive]
+        pub enum Probe {
+            A,
+            B(u32),
+            C(u64),
+        }
+    }
+
+    /// What abi_stable checks of a non-exhaustive enum: the loader's copy (the interface, the
+    /// engine when a plugin loads) may have fewer variants than the library's, never more.
+    /// So a variant added to the engine refuses every older plugin, and a plugin newer than
+    /// the engine passes (its unknown variants reach the engine, where `as_enum` answers an
+    /// error).
+    #[test]
+    fn abi_stable_refuses_a_loader_with_more_variants_than_the_library() {
+        let fewer = <fewer::Probe_NE as StableAbi>::LAYOUT;
+        let more = <more::Probe_NE as StableAbi>::LAYOUT;
+        let refused = check_layout_compatibility(more, fewer).unwrap_err();
+        assert!(
+            refused.to_string().contains("too many variants"),
+            "{refused}"
+        );
+        assert!(check_layout_compatibility(fewer, more).is_ok());
     }
 }

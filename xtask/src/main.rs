@@ -197,7 +197,8 @@ fn bench(args: &[String]) -> Result<u8, String> {
 }
 
 /// What CI runs (`.ci/run` calls this task): formatting, clippy and rustdoc with warnings
-/// denied, every test, then the README's run command, shortened and unpaced.
+/// denied, packaging the plugin API on its own, every test, then the README's run command,
+/// shortened and unpaced.
 fn ci() -> Result<u8, String> {
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
@@ -216,6 +217,16 @@ fn ci() -> Result<u8, String> {
     doc.args(["doc", "--workspace", "--no-deps"]);
     doc.env("RUSTDOCFLAGS", "-D warnings");
     check(doc)?;
+    // The plugin API packages on its own (no verify build: the tests build it).
+    let mut package = cargo();
+    package.args([
+        "package",
+        "-p",
+        "sim-plugin-api",
+        "--allow-dirty",
+        "--no-verify",
+    ]);
+    check(package)?;
     // The README's test command.
     match test()? {
         0 => {}

@@ -69,6 +69,18 @@ fn altitude_is_reference_plus_world_height() {
     assert_eq!(p, atmosphere::pressure(800.0));
 }
 
+/// The documented difference from Gazebo: gz-sensors never reads `<reference_altitude>`, so
+/// Gazebo reads the pressure of the world height alone (about 101,205 Pa at 10 m); simcore
+/// adds the reference, as the SDF spec defines it (89,767 Pa at 10 m + 1000 m). Without
+/// `<reference_altitude>` the two agree.
+#[test]
+fn the_reference_altitude_counts_unlike_in_gazebo() {
+    let (ours, _) = read(&world(10.0), &sdf(1000.0, ""), Pose::IDENTITY);
+    assert!((ours - 89_767.0).abs() < 1.0, "{ours}");
+    let (gazebo, _) = read(&world(10.0), "", Pose::IDENTITY);
+    assert!((gazebo - 101_205.0).abs() < 1.0, "{gazebo}");
+}
+
 #[test]
 fn about_12_pa_per_metre_near_sea_level() {
     let (p0, _) = read(&world(0.0), "", Pose::IDENTITY);

@@ -4,7 +4,7 @@
 //! (`sdf/1.12/camera.sdf`). Invalid values are configuration errors naming the sensor, the
 //! element and the text found there.
 
-use crate::model::{Distortion, Intrinsics};
+use crate::model::{Distortion, Intrinsics, Projection};
 use sim_plugin_api::{PixelFormat, PluginError, noise::NoiseParams};
 use simcore_plugin_common::{
     Reader, child, descend, parse_sensor_sdf, roxmltree::Node, sdf::parse_f64, text,
@@ -94,10 +94,14 @@ pub struct CameraConfig {
     pub near: f64,
     /// `<clip><far>`, m (default 100).
     pub far: f64,
-    /// `<depth_camera><clip>` (near, far), when given: the depth range of depth cameras.
+    /// `<depth_camera><clip>` (near, far), when given: the depth range of the RGB-D camera's
+    /// depth image (a `depth` camera does not read it, as in gz-sensors).
     pub depth_clip: Option<(f64, f64)>,
     /// `<lens><intrinsics>` when given (else derived from the field of view).
     pub intrinsics: Option<Intrinsics>,
+    /// `<lens><projection>` when given: camera_info's P, and the model the image is rendered
+    /// with.
+    pub projection: Option<Projection>,
     /// `<distortion>` (none by default).
     pub distortion: Distortion,
     /// `<noise>`: only `mean` and `stddev` are used (per pixel and channel, in [0, 1] for
@@ -122,6 +126,7 @@ impl Default for CameraConfig {
             far: 100.0,
             depth_clip: None,
             intrinsics: None,
+            projection: None,
             distortion: Distortion::NONE,
             noise: NoiseParams::default(),
             save: None,
@@ -142,7 +147,30 @@ impl CameraConfig {
             .unwrap_or_else(|| Intrinsics::from_hfov(self.width, self.height, self.horizontal_fov))
     }
 
-    /// The depth range of a depth camera: `<depth_camera><clip>` when given, else `<clip>`.
+    /// The model the image is rendered with: `<lens><projection>`'s focal lengths and
+    /// principal point (no skew) when given, as gz-sensors renders it, else
+    /// [`CameraConfig::effective_intrinsics`].
+    pub fn render_intrinsics(&self) -> Intrinsics {
+        self.projection
+            .map_or_else(|| self.effective_intrinsics(), |p| p.intrinsics())
+    }
+
+    /// camera_info's P: `<lens><projection>` when given, else K's values with no translation.
+    pub fn projection_matrix(&self) -> [f64; 12] {
+        self.projection.map_or_else(
+            || {
+                let k = self.effective_intrinsics();
+                [
+                    k.fx, k.s, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0,
+                ]
+            },
+            |p| p.matrix(),
+        )
+    }
+
+    /// The depth range of an RGB-D camera's depth image: `<depth_camera><clip>` when given,
+    /// else `<clip>` (gz-sensors' `RgbdCameraSensor` reads the former; a `depth` camera uses
+    /// `<clip>` only).
     pub fn depth_range(&self) -> (f64, f64) {
         self.depth_clip.unwrap_or((self.near, self.far))
     }
@@ -222,16 +250,25 @@ impl CameraConfig {
                 cy: num("cy", d.cy)?,
                 s: num("s", 0.0)?,
             };
-            for (name, v) in [("fx", i.fx), ("fy", i.fy)] {
-                if v <= 0.0 {
-                    return Err(r.error(
-                        &format!("<camera><lens><intrinsics><{name}>"),
-                        "greater than 0 (a focal length in pixels)",
-                        &v.to_string(),
-                    ));
-                }
-            }
+            positive_focal_lengths(&r, "intrinsics", [("fx", i.fx), ("fy", i.fy)])?;
             c.intrinsics = Some(i);
+        }
+        if let Some(proj) = descend(cam, &["lens", "projection"]) {
+            // Elements left out default to K's values (tx, ty to 0).
+            let k = c.effective_intrinsics();
+            let num = |name: &str, default: f64| -> Result<f64, PluginError> {
+                Ok(r.number(proj, &[name])?.unwrap_or(default))
+            };
+            let p = Projection {
+                fx: num("p_fx", k.fx)?,
+                fy: num("p_fy", k.fy)?,
+                cx: num("p_cx", k.cx)?,
+                cy: num("p_cy", k.cy)?,
+                tx: num("tx", 0.0)?,
+                ty: num("ty", 0.0)?,
+            };
+            positive_focal_lengths(&r, "projection", [("p_fx", p.fx), ("p_fy", p.fy)])?;
+            c.projection = Some(p);
         }
         if let Some(d) = child(cam, "distortion") {
             let num = |name: &str| -> Result<f64, PluginError> {
@@ -320,6 +357,22 @@ impl CameraConfig {
             ));
         }
         Ok(c)
+    }
+}
+
+/// Checks that the focal lengths `(name, value)` of `<camera><lens><block>` are above 0.
+fn positive_focal_lengths(
+    r: &Reader<'_>,
+    block: &str,
+    lengths: [(&str, f64); 2],
+) -> Result<(), PluginError> {
+    match lengths.iter().find(|(_, v)| *v <= 0.0) {
+        Some((name, v)) => Err(r.error(
+            &format!("<camera><lens><{block}><{name}>"),
+            "greater than 0 (a focal length in pixels)",
+            &v.to_string(),
+        )),
+        None => Ok(()),
     }
 }
 

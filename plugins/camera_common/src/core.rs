@@ -63,7 +63,7 @@ impl CameraCore {
         let cam_model = CameraModel {
             width: camera.width,
             height: camera.height,
-            intrinsics: camera.effective_intrinsics(),
+            intrinsics: camera.render_intrinsics(),
             distortion: camera.distortion,
         };
         let (near, far) = clip(&camera);
@@ -90,9 +90,16 @@ impl CameraCore {
         Ok(pose)
     }
 
-    /// The current `camera_info`.
+    /// The current `camera_info`: K from the intrinsics (`<lens><intrinsics>` or the field of
+    /// view), P from `<lens><projection>` (else K's values), the model's distortion.
     pub fn camera_info(&self) -> CameraInfo {
-        crate::image::camera_info(&self.model)
+        let k = CameraModel {
+            intrinsics: self.config.effective_intrinsics(),
+            ..self.model
+        };
+        let mut info = crate::image::camera_info(&k);
+        info.projection = self.config.projection_matrix();
+        info
     }
 
     /// The `camera_info` topic: `<camera_info_topic>`, else beside the image topic `image`
@@ -134,7 +141,13 @@ impl CameraCore {
             i.fy *= scale;
             i.s *= scale;
         }
-        self.model.intrinsics = self.config.effective_intrinsics();
+        if let Some(p) = &mut self.config.projection {
+            p.fx *= scale;
+            p.fy *= scale;
+            p.tx *= scale;
+            p.ty *= scale;
+        }
+        self.model.intrinsics = self.config.render_intrinsics();
         self.grid.set_model(&self.model);
         Ok(())
     }

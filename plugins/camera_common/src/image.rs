@@ -131,9 +131,11 @@ pub fn packed_rgb(c: [f32; 3]) -> f32 {
 }
 
 /// An organised point cloud (width × height) in the **sensor** frame (x forward, y left,
-/// z up): the point of pixel k is its unit direction scaled to its z-depth. Pixels without a
-/// finite depth give NaN coordinates (and `is_dense = false`). `rgb` gives the packed colour
-/// of pixel k (see [`packed_rgb`]).
+/// z up): the point of pixel k is its unit direction scaled to its z-depth. A pixel whose
+/// depth is `±inf` gives `±inf` in all three coordinates, as gz-rendering's depth shaders
+/// write them (`depth_camera_fs.glsl`: `point = vec3(max)` beyond far, `vec3(min)` nearer
+/// than near), and `is_dense = false`. `rgb` gives the packed colour of pixel k (see
+/// [`packed_rgb`]).
 pub fn point_cloud(
     dirs: &[Vec3],
     depths: &[f32],
@@ -155,7 +157,13 @@ pub fn point_cloud(
             [(d.x * t) as f32, (d.y * t) as f32, (d.z * t) as f32]
         } else {
             dense = false;
-            [f32::NAN; 3]
+            // A pixel without a ray (d.x <= 0) has no finite depth either: +inf.
+            let v = if z.is_nan() || z.is_finite() {
+                f32::INFINITY
+            } else {
+                *z
+            };
+            [v; 3]
         };
         out[0..4].copy_from_slice(&p[0].to_le_bytes());
         out[4..8].copy_from_slice(&p[1].to_le_bytes());

@@ -31,7 +31,7 @@ mod tests;
 
 pub use crate::core::CameraCore;
 pub use config::{CameraConfig, ImageFormat, SaveConfig};
-pub use model::{CameraModel, Distortion, Intrinsics};
+pub use model::{CameraModel, Distortion, Intrinsics, Projection};
 pub use plugin::CameraPlugin;
 pub use rays::{RayGrid, RayStart};
 pub use shading::{Shader, SurfaceCache};

@@ -54,6 +54,47 @@ impl Intrinsics {
     }
 }
 
+/// The projection of the rectified image (`<lens><projection>`): camera_info's P, in pixels.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Projection {
+    /// `p_fx`: focal length along u.
+    pub fx: f64,
+    /// `p_fy`: focal length along v.
+    pub fy: f64,
+    /// `p_cx`: principal point u.
+    pub cx: f64,
+    /// `p_cy`: principal point v.
+    pub cy: f64,
+    /// `tx`: P's translation term along u (`-fx·baseline` for the right camera of a stereo
+    /// pair).
+    pub tx: f64,
+    /// `ty`: P's translation term along v.
+    pub ty: f64,
+}
+
+impl Projection {
+    /// The pinhole intrinsics the image is rendered with when the projection is given: P's
+    /// focal lengths and principal point, no skew (gz-sensors'
+    /// `CameraSensor::UpdateLensIntrinsicsAndProjection` builds the render matrix from them
+    /// with `s = 0`).
+    pub fn intrinsics(&self) -> Intrinsics {
+        Intrinsics {
+            fx: self.fx,
+            fy: self.fy,
+            cx: self.cx,
+            cy: self.cy,
+            s: 0.0,
+        }
+    }
+
+    /// camera_info's P (3×4, row-major): `[fx 0 cx tx; 0 fy cy ty; 0 0 1 0]`.
+    pub fn matrix(&self) -> [f64; 12] {
+        [
+            self.fx, 0.0, self.cx, self.tx, 0.0, self.fy, self.cy, self.ty, 0.0, 0.0, 1.0, 0.0,
+        ]
+    }
+}
+
 /// Brown-Conrady distortion (`<distortion>`).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Distortion {

@@ -186,15 +186,92 @@ fn png_frames_round_trip() {
     }
 }
 
+/// A core from `config` on link 3 of model 2 at the link origin, topic `/x/image`.
+fn core_of(
+    config: CameraConfig,
+    from: RayStart,
+    clip: impl Fn(&CameraConfig) -> (f64, f64),
+) -> CameraCore {
+    CameraCore::from_config(
+        config,
+        NAME,
+        sim_plugin_api::EntityId(3),
+        sim_plugin_api::EntityId(2),
+        Pose::IDENTITY,
+        "/x/image",
+        from,
+        clip,
+    )
+}
+
+#[test]
+fn lens_projection_is_p_and_the_render_model() {
+    let c = parse(
+        "<image><width>100</width><height>50</height></image>\
+         <lens><intrinsics><fx>60</fx><fy>61</fy><cx>50</cx><cy>25</cy><s>1</s></intrinsics>\
+         <projection><p_fx>70</p_fx><p_cy>24</p_cy><tx>-7</tx></projection></lens>",
+    )
+    .unwrap();
+    // Left-out elements take K's values; the rendering has no skew.
+    let p = c.projection.unwrap();
+    assert_eq!(
+        (p.fx, p.fy, p.cx, p.cy, p.tx, p.ty),
+        (70.0, 61.0, 50.0, 24.0, -7.0, 0.0)
+    );
+    let r = c.render_intrinsics();
+    assert_eq!((r.fx, r.fy, r.cx, r.cy, r.s), (70.0, 61.0, 50.0, 24.0, 0.0));
+    assert_eq!(
+        c.projection_matrix(),
+        [
+            70.0, 0.0, 50.0, -7.0, 0.0, 61.0, 24.0, 0.0, 0.0, 0.0, 1.0, 0.0
+        ]
+    );
+    let mut core = core_of(c, RayStart::NearPlane, |c| (c.near, c.far));
+    assert_eq!(core.model.intrinsics, r);
+    let info = core.camera_info();
+    assert_eq!(
+        info.intrinsics,
+        [60.0, 1.0, 50.0, 0.0, 61.0, 25.0, 0.0, 0.0, 1.0]
+    );
+    assert_eq!(info.projection[3], -7.0);
+    // A zoom scales P (and its translation) with K.
+    core.set_parameter("horizontal_fov", "0.5").unwrap();
+    let s = (1.047f64 / 2.0).tan() / 0.25f64.tan();
+    let info = core.camera_info();
+    assert!((info.projection[0] - 70.0 * s).abs() < 1e-9);
+    assert!((info.projection[3] + 7.0 * s).abs() < 1e-9);
+    assert!((core.model.intrinsics.fx - 70.0 * s).abs() < 1e-9);
+    let e = error("<lens><projection><p_fy>0</p_fy></projection></lens>");
+    assert!(
+        e.contains("<camera><lens><projection><p_fy> must be greater than 0"),
+        "{e}"
+    );
+}
+
 #[test]
 fn points_topics_and_zoom() {
     let dirs = [Vec3::new(0.8, 0.6, 0.0), Vec3::new(1.0, 0.0, 0.0)];
-    let c = point_cloud(&dirs, &[2.0, f32::INFINITY], |_| 0.0, 2, 1, &point_fields());
+    let dirs = [dirs[0], dirs[1], dirs[1]];
+    let c = point_cloud(
+        &dirs,
+        &[2.0, f32::INFINITY, f32::NEG_INFINITY],
+        |_| 0.0,
+        3,
+        1,
+        &point_fields(),
+    );
     let f = |k: usize, o: usize| {
         f32::from_le_bytes(c.data[k * 16 + o..k * 16 + o + 4].try_into().unwrap())
     };
     assert_eq!((f(0, 0), f(0, 4), f(0, 8)), (2.0, 1.5, 0.0));
-    assert!(f(1, 0).is_nan() && !c.is_dense);
+    // Out of range: ±inf in x, y and z, as Gazebo's depth shaders write them (not NaN).
+    assert_eq!(
+        (f(1, 0), f(1, 4), f(1, 8)),
+        (f32::INFINITY, f32::INFINITY, f32::INFINITY)
+    );
+    let ninf = f32::NEG_INFINITY;
+    assert_eq!((f(2, 0), f(2, 4), f(2, 8)), (ninf, ninf, ninf));
+    assert!(!c.is_dense);
 
     assert_eq!(
         sibling_topic("/a/b/image", "camera_info"),
@@ -202,13 +279,8 @@ fn points_topics_and_zoom() {
     );
     assert_eq!(sibling_topic("/image", "camera_info"), "/camera_info");
 
-    let mut core = CameraCore::from_config(
+    let mut core = core_of(
         parse("<image><width>100</width><height>50</height></image>").unwrap(),
-        NAME,
-        sim_plugin_api::EntityId(3),
-        sim_plugin_api::EntityId(2),
-        Pose::IDENTITY,
-        "/x/image",
         RayStart::NearPlane,
         |c| (c.near, c.far),
     );
@@ -228,17 +300,12 @@ fn points_topics_and_zoom() {
     }
     assert!((core.camera_info().intrinsics[0] - fx).abs() < 1e-9);
     // Explicit intrinsics scale with the zoom, keeping their principal point.
-    let mut core = CameraCore::from_config(
+    let mut core = core_of(
         parse(
             "<horizontal_fov>1</horizontal_fov><image><width>100</width><height>50</height></image>\
              <lens><intrinsics><fx>90</fx><fy>99</fy><cx>48</cx><cy>26</cy></intrinsics></lens>",
         )
         .unwrap(),
-        NAME,
-        sim_plugin_api::EntityId(3),
-        sim_plugin_api::EntityId(2),
-        Pose::IDENTITY,
-        "/x/image",
         RayStart::Origin,
         |c| c.depth_range(),
     );

@@ -7,13 +7,16 @@
 //!    plane, so that geometry nearer than the near clip is detected), against visuals,
 //!    ignoring the camera's own model;
 //! 3. per pixel the z-depth `t · (d · axis)` of the hit at distance `t` along unit direction
-//!    `d`: `+inf` for no hit or a hit beyond the far clip, `-inf` nearer than the near clip;
-//!    Gaussian `<noise>` (mean, stddev, in metres) is added to finite depths;
+//!    `d`, with the tests of gz-rendering's depth shaders (`depth_camera_fs.glsl`): `+inf`
+//!    for no hit or a hit whose ray length `t` is beyond the far clip, `-inf` where the
+//!    z-depth is nearer than the near clip; Gaussian `<noise>` (mean, stddev, in metres) is
+//!    added to finite depths;
 //! 4. the depth image (`R_FLOAT32`) on the sensor topic, `camera_info` beside it, and the
 //!    point cloud (`x, y, z, rgb`; the sensor frame; `rgb` the unlit diffuse colour of what
-//!    was hit; NaN points where the depth is not finite) on `points` below it.
+//!    was hit; `±inf` in all three coordinates where the depth is) on `points` below it.
 //!
-//! The depth range is `<camera><depth_camera><clip>` when given, else `<camera><clip>`.
+//! The depth range is `<camera><clip>`: gz-sensors' `DepthCameraSensor` does not read
+//! `<depth_camera><clip>` (only the RGB-D camera does).
 
 use sim_plugin_api::{
     abi_stable::std_types::{RBox, RVec},
@@ -44,7 +47,7 @@ pub struct DepthCameraSensor {
 impl DepthCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let core = CameraCore::new(config, RayStart::Origin, |c| c.depth_range())?;
+        let core = CameraCore::new(config, RayStart::Origin, |c| (c.near, c.far))?;
         if core.config.save.is_some() {
             world.log_message(
                 LogLevel::WARN,
@@ -74,11 +77,11 @@ impl DepthCameraSensor {
     pub fn measure(&mut self, world: &WorldRef<'_>) -> Result<&[f32], PluginError> {
         self.core.cast(world)?;
         let grid = &self.core.grid;
-        let (near, _) = grid.clip();
+        let (near, far) = grid.clip();
         self.depths.clear();
-        for k in 0..grid.hits().len() {
+        for (k, hit) in grid.hits().iter().enumerate() {
             let z = grid.depth(k);
-            let z = if !z.is_finite() {
+            let z = if !z.is_finite() || hit.distance > far {
                 f64::INFINITY
             } else if z < near {
                 f64::NEG_INFINITY

@@ -320,6 +320,45 @@ mod tests {
         );
     }
 
+    /// The documented difference from gz-sim, whose `ForceTorquePrivate::Update` computes
+    /// `τ = R_JSᵀ τ_J − p_JS × (R_JSᵀ f_J)`, crossing the offset in joint axes with the force
+    /// in sensor axes. With an offset and no rotation (or a rotation and no offset) both agree;
+    /// for a sensor both offset and rotated, simcore takes the torque about the sensor origin
+    /// in sensor axes, `R_JSᵀ (τ_J − p_JS × f_J)`.
+    #[test]
+    fn a_rotated_and_offset_sensor_frame_gets_the_torque_about_its_origin() {
+        // Joint frame = world at the origin; sensor 0.5 m along +x, yawed +90°.
+        let yaw = Quat::from_axis_angle(Vec3::new(0.0, 0.0, 1.0), FRAC_PI_2);
+        let p = Vec3::new(0.5, 0.0, 0.0);
+        let at = Placement {
+            joint_origin: Vec3::ZERO,
+            sensor: Pose::new(p, yaw),
+            child: Quat::IDENTITY,
+            parent: Quat::IDENTITY,
+        };
+        let on_child = Wrench {
+            force: Vec3::new(0.0, 0.0, 10.0),
+            torque: Vec3::ZERO,
+        };
+        let mut s = sensor(Frame::Sensor, MeasureDirection::ParentToChild);
+        let w = s.measure(on_child, &at, 0.0);
+        let r = yaw.inverse();
+        let ours = r.rotate(Vec3::ZERO - p.cross(on_child.force));
+        close(w.torque, ours);
+        // World (0, 5, 0): the upward force at the joint, 0.5 m behind S, turns about +y,
+        // which is the sensor's +x. Gazebo's formula gives the sensor's +y (the world's -x).
+        close(w.torque, Vec3::new(5.0, 0.0, 0.0));
+        let gazebo = r.rotate(on_child.torque) - p.cross(r.rotate(on_child.force));
+        close(gazebo, Vec3::new(0.0, 5.0, 0.0));
+        // Offset only: the two agree.
+        let at = Placement {
+            sensor: Pose::new(p, Quat::IDENTITY),
+            ..at
+        };
+        let w = s.measure(on_child, &at, 0.0);
+        close(w.torque, on_child.torque - p.cross(on_child.force));
+    }
+
     #[test]
     fn noise_statistics_per_axis() {
         let g = |mean, stddev| NoiseParams {

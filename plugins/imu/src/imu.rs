@@ -61,12 +61,9 @@ impl ImuSensor {
         for warning in &imu.warnings {
             world.log_message(LogLevel::WARN, warning);
         }
-        let entity_name = world.scoped_name_of(config.link).unwrap_or_else(|| {
-            scoped_name
-                .rsplit_once("::")
-                .map_or("", |(link, _)| link)
-                .to_string()
-        });
+        // gz-sensors' `ImuSensor::Update` reports `Name()`, which gz-sim's Imu system sets to
+        // the sensor's scoped name `model::link::sensor`.
+        let entity_name = scoped_name.to_string();
         let mut sensor = ImuSensor::new(
             &imu,
             scoped_name,
@@ -81,7 +78,7 @@ impl ImuSensor {
 
     /// Builds the sensor from an already parsed configuration. `pose_in_link` is the sensor's
     /// pose in its link's frame, `seed` the seed of its noise streams and `entity_name` the
-    /// link's scoped name (reported in each message). In the default orientation mode the
+    /// name reported in each message (the sensor's scoped name, as in Gazebo). In the default orientation mode the
     /// reference is taken at the first measurement.
     pub fn new(
         imu: &ImuConfig,
@@ -133,7 +130,7 @@ impl ImuSensor {
         self.reference
     }
 
-    /// The scoped name of the link, as reported in `entity_name`.
+    /// The name reported in `entity_name`: the sensor's scoped name `model::link::sensor`.
     pub fn entity_name(&self) -> &str {
         self.entity_name.as_str()
     }
@@ -227,6 +224,12 @@ impl Sensor for ImuSensor {
                 self.scoped_name, self.link.0
             )));
         };
+        // Before the first physics step no acceleration has been measured (a falling body
+        // would read +g, as at rest): publish nothing then. Gazebo's first IMU sample, too,
+        // comes after the first step (the Imu system updates in PostUpdate).
+        if ctx.now == SimTime::ZERO {
+            return Ok(());
+        }
         let (gravity, dt) = (world.gravity(), ctx.dt.as_secs_f64());
         // Refill the message nobody received last time, if the engine hands it back.
         if let Some(Payload::Imu(imu)) = out.republish("") {

@@ -19,8 +19,10 @@ fn sdf(imu_body: &str) -> String {
     )
 }
 
+/// A world one step after the start (an IMU publishes nothing before the first step).
 fn world(state: KinematicState) -> StaticWorld {
     let mut w = StaticWorld::default();
+    w.time = w.step;
     w.set_kinematics(LINK, state);
     w
 }
@@ -110,7 +112,8 @@ fn at_rest_reads_plus_g_up() {
     assert_vec(imu.angular_velocity, Vec3::ZERO, 1e-12);
     assert!(imu.has_orientation);
     assert_rotation(imu.orientation, Quat::IDENTITY);
-    assert_eq!(imu.entity_name.as_str(), "robot::base");
+    // The sensor's scoped name, as gz-sensors' ImuSensor reports its Name().
+    assert_eq!(imu.entity_name.as_str(), "robot::base::imu");
     assert_eq!(imu.orientation_covariance, [0.0; 9]);
     assert_eq!(imu.angular_velocity_covariance, [0.0; 9]);
     assert_eq!(imu.linear_acceleration_covariance, [0.0; 9]);
@@ -748,9 +751,24 @@ fn update_fails_when_the_link_is_gone() {
 }
 
 #[test]
-fn entity_name_falls_back_to_the_scoped_name() {
+fn entity_name_is_the_sensors_scoped_name_whatever_the_frame_id() {
     let w = world(at_pose(Quat::IDENTITY));
-    let config = sensor_config("outer::inner::link::imu", "imu", LINK, "");
+    let mut config = sensor_config("outer::inner::link::imu", "imu", LINK, "");
+    config.frame_id = "imu_link".into();
     let s = w.with(|w| ImuSensor::create(&config, &w)).unwrap();
-    assert_eq!(s.entity_name(), "outer::inner::link");
+    assert_eq!(s.entity_name(), "outer::inner::link::imu");
+}
+
+/// Before the first physics step nothing has been measured (a falling body's acceleration is
+/// still 0, which would read +g as at rest): the IMU publishes nothing then, as Gazebo's
+/// first sample comes after the first step; from the next update on it publishes.
+#[test]
+fn nothing_before_the_first_step() {
+    let mut w = world(at_pose(Quat::IDENTITY));
+    w.time = SimTime::ZERO;
+    let mut s = create(&w, &sdf(""), Pose::IDENTITY, 0);
+    assert!(w.with(|w| run_update(&mut s, &w)).is_empty());
+    w.time = w.step;
+    let imu = read(&mut s, &w);
+    assert_vec(imu.linear_acceleration, Vec3::new(0.0, 0.0, G), 1e-9);
 }

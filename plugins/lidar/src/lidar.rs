@@ -5,11 +5,14 @@
 //! by row (index `v_index * count + h_index`). Per update:
 //!
 //! 1. the sensor frame's world pose (its link's pose composed with the sensor's `<pose>`);
-//! 2. one batched [`cast_rays`](sim_plugin_api::WorldView::cast_rays) from the sensor origin
-//!    along the rotated directions, up to the maximum range, ignoring the sensor's own model;
-//! 3. per ray (see [`finish_range`]): a miss is `+inf`, a hit nearer than the minimum `-inf`,
-//!    any other hit its distance, with noise on finite ranges, clamped to the range limits
-//!    and quantised to the range resolution;
+//! 2. one batched [`cast_rays`](sim_plugin_api::WorldView::cast_rays) along the rotated
+//!    directions, each ray starting at the minimum range from the sensor origin and ending at
+//!    the maximum, ignoring the sensor's own model: geometry nearer than the minimum is seen
+//!    through, as gz-sim's CPU lidar casts its segments from `unit·rmin` to `unit·rmax`
+//!    (`CpuLidarSensor::GenerateRays`) and the GPU lidar's near clip plane is the minimum;
+//! 3. per ray (see [`finish_range`]): a miss is `+inf`, a hit its distance from the sensor
+//!    origin, with noise on finite ranges, clamped to the range limits and quantised to the
+//!    range resolution;
 //! 4. intensities are the `laser_retro` of the entity hit (looked up once per entity and
 //!    cached), 0 for misses;
 //! 5. a [`LaserScan`] on the sensor topic and a [`PointCloudPacked`] on `points` below it.
@@ -51,8 +54,9 @@ pub fn point_fields() -> RVec<PointField> {
 }
 
 /// The reported range of one ray from the distance `distance` of its hit (`+inf` for a
-/// miss), before noise: `+inf` for a miss, `-inf` for a hit nearer than `min`, else the
-/// distance.
+/// miss), before noise: `+inf` for a miss, `-inf` for a hit nearer than `min` (REP-117, as
+/// gz-sim's CPU lidar maps a result below `rmin`; rays start at `min`, so no hit is nearer),
+/// else the distance.
 #[inline]
 pub fn raw_range(distance: f64, min: f64) -> f64 {
     if !distance.is_finite() {
@@ -165,7 +169,7 @@ impl LidarSensor {
             frame_id: SharedStr::new(frame_id),
             points_topic: SharedStr::new(POINTS_TOPIC),
             options: RayCastOptions {
-                max_distance: config.range_max,
+                max_distance: config.range_max - config.range_min,
                 target: config.target,
                 exclude_model: model,
             },
@@ -199,10 +203,12 @@ impl LidarSensor {
         dt: f64,
     ) -> (LaserScan, PointCloudPacked) {
         let origin = pose.position;
+        let start = self.config.range_min;
         for (ray, d) in self.rays.iter_mut().zip(&self.directions) {
+            let direction = pose.orientation.rotate(*d);
             *ray = Ray {
-                origin,
-                direction: pose.orientation.rotate(*d),
+                origin: origin + direction.scale(start),
+                direction,
             };
         }
         world.cast_rays(
@@ -210,6 +216,10 @@ impl LidarSensor {
             &self.options.without_normals_in(world),
             RSliceMut::from_mut_slice(&mut self.hits),
         );
+        // Distances count from the sensor origin.
+        for h in &mut self.hits {
+            h.distance += start;
+        }
         self.retro.fill(&self.hits, world);
 
         let c = &self.config;

@@ -403,7 +403,9 @@ fn wall_world(wall: f64) -> StaticWorld {
     );
     w.set_ray_caster(move |r, options| {
         let t = (wall - r.origin.x) / r.direction.x;
-        if options.exclude_model != WALL_MODEL && r.direction.x > 1e-9 && t <= options.max_distance
+        if options.exclude_model != WALL_MODEL
+            && r.direction.x > 1e-9
+            && (0.0..=options.max_distance).contains(&t)
         {
             RayHit {
                 distance: t,
@@ -467,7 +469,8 @@ fn hits_misses_and_intensities() {
     world.with(|w| run_update(&mut s, &w));
     assert_eq!(world.queries().surfaces, vec![vec![WALL]]);
 
-    // Beyond the maximum: +inf; nearer than the minimum: -inf.
+    // Beyond the maximum: +inf; nearer than the minimum: seen through (the rays start at the
+    // minimum range, as gz-sim's lidars), so +inf with nothing behind.
     let far = wall_world(3.5);
     let (scan, _) = scan_of(&far.with(|w| run_update(&mut s, &w)));
     assert!(
@@ -477,8 +480,8 @@ fn hits_misses_and_intensities() {
     );
     let near = wall_world(0.3);
     let (scan, cloud) = scan_of(&near.with(|w| run_update(&mut s, &w)));
-    assert_eq!(scan.ranges[1..4], [f64::NEG_INFINITY; 3]);
-    assert!(points(&cloud)[2].0[0] == f32::NEG_INFINITY);
+    assert_eq!(scan.ranges[1..4], [f64::INFINITY; 3]);
+    assert!(points(&cloud)[2].0[0] == f32::INFINITY);
 
     // Its own model is excluded.
     let mut own = wall_sensor(&format!("{FAN}</lidar>"), 0, WALL_MODEL);

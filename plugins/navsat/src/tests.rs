@@ -338,6 +338,8 @@ fn velocity_of_an_offset_sensor_on_a_turning_link() {
 
 // --- without spherical coordinates ---------------------------------------------------------
 
+/// The documented difference from Gazebo, which publishes latitude 0, longitude 0, altitude 0
+/// there (and warns every update): no fix rather than a wrong one.
 #[test]
 fn without_spherical_coordinates_warns_once_and_publishes_nothing() {
     let mut w = world(None, at(Vec3::ZERO, Vec3::ZERO));

@@ -1,17 +1,22 @@
 //! The RGB-D camera sensor.
 //!
 //! Per update, one batched ray cast from the camera's origin (one ray per pixel, against
-//! visuals, ignoring the camera's own model), then from the same hits:
+//! visuals, ignoring the camera's own model), then from the same hits, as gz-sensors'
+//! `RgbdCameraSensor` makes them from one gz-rendering depth camera clipped at `<clip>`:
 //!
-//! - **depth** (`depth_image`, `R_FLOAT32`): the z-depth in metres within the depth range
-//!   (`<depth_camera><clip>`, else `<clip>`): `+inf` for no hit or beyond far, `-inf` nearer
-//!   than near;
-//! - **colour** (`image`, the configured format): hits within the colour far clip are shaded
-//!   as by the camera plugin (Lambert, ambient, shadow rays), everything else is background.
-//!   Because the rays start at the origin, geometry nearer than the near clip is seen in
-//!   colour (and reads `-inf` in depth) rather than clipped away. `<noise>` applies to colour;
-//! - **points** (`points`): the organised cloud of the depths in the sensor frame, with the
-//!   shaded colour of each pixel in `rgb`;
+//! - **colour** (`image`, the configured format): hits inside `<clip>` (ray length up to far,
+//!   z-depth from near, the tests of `depth_camera_fs.glsl`) are shaded as by the camera
+//!   plugin (Lambert, ambient, shadow rays); everything else, nearer geometry too, shows the
+//!   background colour;
+//! - **depth** (`depth_image`, `R_FLOAT32`): the z-depth in metres, `+inf` for no hit or
+//!   beyond `<clip>`'s far (by ray length), `-inf` nearer than its near (by z-depth); then,
+//!   where `<depth_camera><clip>` is given, `+inf` beyond its far and `-inf` nearer than its
+//!   near (by z-depth, as `RgbdCameraSensor::Update` masks the depth buffer);
+//! - **noise**: one draw `n ~ N(mean, stddev)` per pixel, as gz-rendering's RGB-D noise shader
+//!   draws it: added to the finite depth in metres, and `sign(n)·|n|^2.1` added to each colour
+//!   channel;
+//! - **points** (`points`): the organised cloud of the depths in the sensor frame (`±inf`
+//!   where the depth is), with each pixel's colour in `rgb`;
 //! - `camera_info`.
 //!
 //! With `<save>` the colour frames are written as PNG files.
@@ -42,6 +47,8 @@ pub struct RgbdCameraSensor {
     colors: Vec<[f32; 3]>,
     depths: Vec<f32>,
     noise: NoiseChannel,
+    /// This frame's noise draw per pixel (empty without noise).
+    draws: Vec<f64>,
     saver: Option<FrameSaver>,
     fields: RVec<PointField>,
 }
@@ -49,11 +56,8 @@ pub struct RgbdCameraSensor {
 impl RgbdCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // One set of rays long enough for both the colour and the depth range.
-        let mut core = CameraCore::new(config, RayStart::Origin, |c| {
-            let (dn, df) = c.depth_range();
-            (dn.min(c.near), df.max(c.far))
-        })?;
+        // The render range is <clip>: the depth range can only narrow it.
+        let mut core = CameraCore::new(config, RayStart::Origin, |c| (c.near, c.far))?;
         // Shading needs the normals.
         core.grid.set_normals(true);
         let saver = match &core.config.save {
@@ -72,6 +76,7 @@ impl RgbdCameraSensor {
                 SharedStr::new(&info),
             ],
             noise: pixel_noise(&core.config.noise, config.seed, COLOR_STREAM),
+            draws: Vec::new(),
             shader: Shader::default(),
             color_hits: Vec::new(),
             colors: Vec::new(),
@@ -100,28 +105,52 @@ impl CameraPlugin for RgbdCameraSensor {
     ) -> Result<(), PluginError> {
         self.core.cast(world)?;
         let grid = &self.core.grid;
-        let (near, far) = self.core.config.depth_range();
-        let color_far = self.core.config.far;
+        let (near, far) = grid.clip();
+        let depth_clip = self.core.config.depth_clip;
+        self.draws.clear();
+        if self.noise.is_active() {
+            let noise = &mut self.noise;
+            self.draws
+                .extend((0..grid.hits().len()).map(|_| noise.apply(0.0, 0.0)));
+        }
         self.depths.clear();
         self.color_hits.clear();
         for (k, h) in grid.hits().iter().enumerate() {
             let z = grid.depth(k);
-            self.depths.push(if !z.is_finite() || z > far {
-                f32::INFINITY
+            let mut d = if !z.is_finite() || h.distance > far {
+                f64::INFINITY
             } else if z < near {
-                f32::NEG_INFINITY
+                f64::NEG_INFINITY
             } else {
-                z as f32
-            });
+                z + self.draws.get(k).copied().unwrap_or(0.0)
+            };
             self.color_hits
-                .push(if z <= color_far { *h } else { RayHit::MISS });
+                .push(if d.is_finite() { *h } else { RayHit::MISS });
+            if let Some((dn, df)) = depth_clip
+                && d.is_finite()
+            {
+                if d > df {
+                    d = f64::INFINITY;
+                } else if d < dn {
+                    d = f64::NEG_INFINITY;
+                }
+            }
+            self.depths.push(d as f32);
         }
         self.shader.prepare(world, &self.color_hits);
         self.shader
             .shade(world, grid.rays(), &self.color_hits, &mut self.colors);
+        for (c, n) in self.colors.iter_mut().zip(&self.draws) {
+            let shaped = (n.abs().powf(2.1) * n.signum()) as f32;
+            for ch in c.iter_mut() {
+                *ch = (*ch + shaped).clamp(0.0, 1.0);
+            }
+        }
         let c = &self.core.config;
         let (w, h) = (c.width, c.height);
-        let image = encode_image(&self.colors, w, h, c.format, &mut self.noise);
+        // The colour noise was added above, with the depth's draws.
+        let mut added = NoiseChannel::NONE;
+        let image = encode_image(&self.colors, w, h, c.format, &mut added);
         if let Some(saver) = &mut self.saver {
             saver.save(&image).map_err(|e| {
                 PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))

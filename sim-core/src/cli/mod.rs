@@ -2,6 +2,7 @@
 //! command.
 
 pub mod check;
+pub mod new_plugin;
 pub mod plugins;
 pub mod report;
 pub mod run;
@@ -37,6 +38,31 @@ pub enum Command {
     /// Print what an SDF file (a world, or a model) resolves to: every frame and pose
     /// resolved, joints with the links they join, sensors and plugins.
     Inspect(InspectArgs),
+    /// Write a new plugin crate, outside any workspace: a sensor or a system that builds, with
+    /// unit tests, a world that runs it and a README.
+    NewPlugin(NewPluginArgs),
+}
+
+/// `simcore new-plugin`.
+#[derive(Debug, Args, Clone)]
+#[command(group(clap::ArgGroup::new("kind").required(true).args(["sensor", "system"])))]
+pub struct NewPluginArgs {
+    /// The crate name (`acme-sonar`): a lowercase letter, then lowercase letters, digits,
+    /// `-` or `_`. The library is named after it with `_` for `-`; so is a sensor's type.
+    pub name: String,
+    /// A sensor plugin (serves the sensor type named after the crate).
+    #[arg(long)]
+    pub sensor: bool,
+    /// A system (model) plugin (serves the plugin name `<library>::<Type>`).
+    #[arg(long)]
+    pub system: bool,
+    /// The directory the crate directory `NAME` is created in (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Depend on the sim-plugin-api of this checkout (its directory) instead of the simcore
+    /// git repository.
+    #[arg(long = "api-path", value_name = "DIR")]
+    pub api_path: Option<PathBuf>,
 }
 
 /// Where included models and other resources are searched for.

@@ -11,10 +11,11 @@ pub fn plugins(paths: PathArgs) -> Result<Outcome, Failure> {
     let s = settings(None, &paths)?;
     let reg = registry(&paths, &s.manifest);
     let mut o = std::io::stdout().lock();
+    let engine = sim_core::plugins::epoch::engine_version();
     let _ = writeln!(
         o,
-        "plugin search path (engine ABI {}):",
-        sim_core::plugins::env_api_version()
+        "plugin search path (engine: sim-plugin-api {engine}; loads plugins built against {}):",
+        sim_core::plugins::epoch::loadable_range(engine)
     );
     for d in reg.search_path.dirs() {
         let _ = writeln!(
@@ -29,7 +30,12 @@ pub fn plugins(paths: PathArgs) -> Result<Outcome, Failure> {
         let _ = writeln!(o, "no plugin libraries found");
     }
     for l in &reg.libraries {
-        let _ = writeln!(o, "{}  (ABI {})", l.path.display(), l.abi_version);
+        let _ = writeln!(
+            o,
+            "{}  (built against sim-plugin-api {})",
+            l.path.display(),
+            l.abi_version
+        );
         for f in &l.factories {
             let serves = if f.kind == PluginKind::SENSOR {
                 "sensor types"

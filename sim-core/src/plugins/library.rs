@@ -1,8 +1,10 @@
 //! Opening one plugin library: abi_stable's checks, its factories, and the one-line reason
 //! a library is refused.
 
+use super::epoch;
 use abi_stable::library::RootModule;
 use abi_stable::library::{LibraryError, lib_header_from_path};
+use abi_stable::sabi_types::VersionNumber;
 use sim_plugin_api::{FactoryInfo, PluginKind, PluginModule_Ref};
 use std::path::{Path, PathBuf};
 
@@ -39,7 +41,8 @@ pub struct PluginLibrary {
     pub path: PathBuf,
     /// Its file name.
     pub file_name: String,
-    /// `sim-plugin-api` version it was built against.
+    /// The exact `sim-plugin-api` version it was built against, as its library header
+    /// records it (`1.2.0`).
     pub abi_version: String,
     /// Its factories.
     pub factories: Vec<FactoryDesc>,
@@ -92,13 +95,20 @@ pub(super) fn is_shared_library(p: &Path) -> bool {
 }
 
 /// Opens one library and checks it. The error is a one-line reason.
+///
+/// The version it was built against is checked first (a newer minor version than the
+/// engine's is refused, see [`super::epoch`]), then abi_stable's major version and layout
+/// checks run.
 pub fn load_library(path: &Path) -> Result<PluginLibrary, Refusal> {
-    let refusal = |e: LibraryError| Refusal(describe(&e));
-    let header = lib_header_from_path(path).map_err(refusal)?;
+    let header = lib_header_from_path(path).map_err(|e| Refusal(describe(&e, None)))?;
     let abi_version = header.version_strings().to_string();
+    let built = epoch::parse(header.version_strings());
+    if let Some(reason) = built.and_then(|v| epoch::newer_than_engine(v, epoch::engine_version())) {
+        return Err(Refusal(reason));
+    }
     let module = header
         .init_root_module::<PluginModule_Ref>()
-        .map_err(refusal)?;
+        .map_err(|e| Refusal(describe(&e, built)))?;
     let factories = (module.factories())()
         .iter()
         .map(FactoryDesc::from_info)
@@ -116,8 +126,9 @@ pub fn load_library(path: &Path) -> Result<PluginLibrary, Refusal> {
 }
 
 /// One line for the user; the full report (abi_stable's layout errors run to thousands of
-/// lines) goes to the debug log.
-fn describe(e: &LibraryError) -> String {
+/// lines) goes to the debug log. `built` is the version the library says it was built
+/// against, when its header could be read.
+fn describe(e: &LibraryError, built: Option<VersionNumber>) -> String {
     let engine = env_api_version();
     let line = match e {
         LibraryError::OpenError { err, .. } => {
@@ -137,17 +148,39 @@ fn describe(e: &LibraryError) -> String {
             sim_plugin_api::ABI_MAJOR,
             sim_plugin_api::ABI_MAJOR
         ),
-        LibraryError::AbiInstability(_) => format!(
-            "its plugin ABI layout does not match this engine's (sim-plugin-api {engine}); \
-             it was built against an older or modified sim-plugin-api: rebuild it \
-             (run with SIMCORE_LOG=debug for abi_stable's full report)"
-        ),
+        LibraryError::AbiInstability(report) => layout_mismatch(&report.to_string(), built, &engine),
         LibraryError::RootModule { err, .. } => format!("its root module failed while loading: {err}"),
         LibraryError::ParseVersionError(err) => format!("its version string is unreadable: {err}"),
         other => other.to_string().lines().next().unwrap_or("refused").to_string(),
     };
     tracing::debug!(target: "simcore::plugins", "library refused: {line}\n{e}");
     line
+}
+
+/// The reason for a library whose layouts abi_stable refused, from its report.
+fn layout_mismatch(report: &str, built: Option<VersionNumber>, engine: &str) -> String {
+    let full = "run with SIMCORE_LOG=debug for abi_stable's full report";
+    let (sy, sm) = epoch::EPOCH_START;
+    match built {
+        Some(v) if epoch::before_epoch(v) => format!(
+            "built against sim-plugin-api {v}, from before the 1.x ABI epoch (which begins at \
+             {sy}.{sm}.0), and its layouts differ from this engine's ({engine}): rebuild it \
+             against sim-plugin-api {sy}.{sm} or later ({full})"
+        ),
+        _ if report.contains("too many variants") => format!(
+            "built against sim-plugin-api {}, but it knows fewer message types (Payload \
+             variants) than this engine ({engine}); message types are never added within 1.x, \
+             so one of the two was built against a modified sim-plugin-api: rebuild it \
+             against a released one ({full})",
+            built.map_or_else(|| "?".to_string(), |v| v.to_string())
+        ),
+        _ => format!(
+            "built against sim-plugin-api {}, but its plugin ABI layout does not match this \
+             engine's ({engine}): it was built against a modified sim-plugin-api; rebuild it \
+             against a released one ({full})",
+            built.map_or_else(|| "?".to_string(), |v| v.to_string())
+        ),
+    }
 }
 
 /// The `sim-plugin-api` version this engine was built with.

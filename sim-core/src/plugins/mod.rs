@@ -2,8 +2,9 @@
 //! that maps SDF sensor types and `<plugin filename name>` to factories.
 //!
 //! Every shared library (`.so`, `.dylib`, `.dll`) directly inside a search directory is
-//! opened and checked: the library must export a simcore root module, built against the same
-//! major version of `sim-plugin-api`, with layouts abi_stable accepts. A library that fails is
+//! opened and checked: the library must export a simcore root module, built against a
+//! `sim-plugin-api` of the 1.x ABI epoch no newer than the engine's ([`epoch`]), with layouts
+//! abi_stable accepts. A library that fails is
 //! *refused* with a one-line reason (the full abi_stable report goes to the debug log); it
 //! never stops the others from loading. When two directories hold a library of the same file
 //! name, the first on the path wins and the other is reported as shadowed. Libraries are
@@ -18,6 +19,7 @@
 //! built-in systems), and what nothing serves may be skipped ([`Unserved`]).
 
 mod create;
+pub mod epoch;
 mod gazebo;
 mod library;
 mod registry;

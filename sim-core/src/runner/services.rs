@@ -1,8 +1,9 @@
-//! Services offered by system plugins, called from outside the step loop (`--call`, tools).
+//! Services offered by system plugins, and the `<topic>/set_rate` service of every sensor
+//! (see [`crate::sensors::RateError`]), called from outside the step loop (`--call`, tools).
 
 use super::Simulation;
 use crate::systems::ServiceError;
-use sim_plugin_api::Message;
+use sim_plugin_api::{Message, Payload};
 use std::time::{Duration, Instant};
 
 /// How long [`Simulation::call_service`] waits for a reply (wall time) before it answers with
@@ -51,6 +52,9 @@ impl Simulation {
         service: &str,
         request: &Message,
     ) -> Result<Message, ServiceError> {
+        if let Some(reply) = self.call_set_rate(service, request) {
+            return reply;
+        }
         let now = self.physics.time();
         let (reply, commands, failure) = self.with_spawner(|systems, physics, spawner| {
             systems.call(service, request, physics, Some(spawner))
@@ -61,11 +65,50 @@ impl Simulation {
         for c in commands {
             self.apply(c, now);
         }
-        reply
+        reply.map_err(|e| match e {
+            ServiceError::Unknown { service, .. } => ServiceError::Unknown {
+                service,
+                known: match self.services() {
+                    known if known.is_empty() => "none".to_string(),
+                    known => known.join(", "),
+                },
+            },
+            e => e,
+        })
     }
 
-    /// Services offered by the system plugins.
+    /// A sensor's `set_rate` service, when `service` is one: a `Double` request (Hz) answered
+    /// with the rate now in effect as a `Double`, or refused with the reason.
+    fn call_set_rate(
+        &mut self,
+        service: &str,
+        request: &Message,
+    ) -> Option<Result<Message, ServiceError>> {
+        if !self.sensors.offers_set_rate(service) {
+            return None;
+        }
+        let rate = match request.payload.as_enum() {
+            Ok(Payload::Double(r)) => *r,
+            _ => {
+                return Some(Err(ServiceError::Failed(format!(
+                    "`{service}` takes a Double request (the update rate in Hz)"
+                ))));
+            }
+        };
+        let applied = self.sensors.set_rate(service, rate)?;
+        Some(
+            applied
+                .map(|r| Message::new("", Payload::Double(r)))
+                .map_err(|e| ServiceError::Failed(e.to_string())),
+        )
+    }
+
+    /// Services offered by the system plugins and the sensors' `set_rate` services, sorted.
     pub fn services(&self) -> Vec<String> {
-        self.systems.services()
+        let mut v = self.systems.services();
+        v.extend(self.sensors.set_rate_services());
+        v.sort();
+        v.dedup();
+        v
     }
 }

@@ -3,7 +3,7 @@
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
-use super::reader::{Reader, children};
+use super::reader::{Reader, children, tag};
 use super::version::Version;
 use crate::world::{PluginSpec, SensorSpec};
 
@@ -27,6 +27,9 @@ impl Reader<'_> {
         let topic = self
             .child_string(node, "topic")
             .filter(|t| t != "__default__");
+        let contact_topic = (sensor_type == "contact")
+            .then(|| self.contact_topic(node, topic.is_some()))
+            .flatten();
         let frame_id = self
             .child_string(node, "frame_id")
             .or_else(|| self.child_string(node, "gz_frame_id"));
@@ -42,6 +45,14 @@ impl Reader<'_> {
                 trigger_topic = self.child_string(camera, "trigger_topic");
             }
         }
+        for holder in ["camera", "lidar", "ray"] {
+            if let Some(mask) = children(node, holder)
+                .next()
+                .and_then(|h| self.child(h, "visibility_mask"))
+            {
+                self.warn_visibility(mask, "every visual is seen (but the sensor's own model's)");
+            }
+        }
         let plugins = children(node, "plugin")
             .map(|p| self.plugin(p))
             .collect::<Result<_, _>>()?;
@@ -53,6 +64,7 @@ impl Reader<'_> {
             update_rate,
             visualize: self.child_bool(node, "visualize", false)?,
             topic,
+            contact_topic,
             frame_id,
             enable_metrics: self.child_bool(node, "enable_metrics", false)?,
             active: self.child_bool(node, "active", true)?,
@@ -63,6 +75,43 @@ impl Reader<'_> {
             span: self.span(node),
             name,
         })
+    }
+
+    /// The topic of a contact sensor: `<contact><topic>`, as gz-sim's Contact system reads it
+    /// (`ContactSensor::Load`), which ignores the sensor-level `<topic>`; so does simcore, with
+    /// a warning when one is given.
+    fn contact_topic(&self, node: Node, sensor_level: bool) -> Option<String> {
+        if sensor_level && let Some(t) = children(node, "topic").next() {
+            self.loader.warn(
+                self.error(
+                    t,
+                    ErrorKind::Unsupported,
+                    "the <topic> of a contact sensor is not used (as in Gazebo): it publishes on \
+                 <contact><topic>, or on its default topic"
+                        .to_string(),
+                    "move the name into <contact><topic>",
+                ),
+            );
+        }
+        let contact = children(node, "contact").next()?;
+        self.child_string(contact, "topic")
+            .filter(|t| t != "__default__" && t != "__default_topic__")
+    }
+
+    /// Warns that a camera's or lidar's `<visibility_mask>`, or a visual's
+    /// `<visibility_flags>` (`node`), is not honoured, unless it has every bit set (the
+    /// default, which changes nothing). `instead` says what the engine does.
+    pub(super) fn warn_visibility(&self, node: Node, instead: &str) {
+        let text = node.text().map(str::trim).unwrap_or("");
+        if text.parse::<u64>().is_ok_and(|v| v == u64::from(u32::MAX)) {
+            return;
+        }
+        self.loader.warn(self.error(
+            node,
+            ErrorKind::Unsupported,
+            format!("<{}> is not honoured: {instead}", tag(node)),
+            "leave it out: simcore has no visibility masks yet",
+        ));
     }
 
     /// `<plugin filename name>`. `name` is optional since SDF 1.10 (then empty).

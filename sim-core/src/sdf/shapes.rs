@@ -46,6 +46,9 @@ impl Reader<'_> {
     /// `<visual name>` of a link (its pose is resolved with the link's model).
     pub(super) fn visual(&self, node: Node) -> Result<Visual, SdfError> {
         let name = self.entity_name(node, false)?;
+        if let Some(flags) = self.child(node, "visibility_flags") {
+            self.warn_visibility(flags, "every camera and lidar sees this visual");
+        }
         let diffuse = match self
             .child(node, "material")
             .and_then(|m| self.child(m, "diffuse"))

@@ -31,13 +31,16 @@
 //! The manager reads the world only through [`SensorWorld`] (a view per sensor and the step
 //! size), which the engine's physics implements. What the engine settles about a sensor
 //! before creating it (topics, frame id, seed, entities) is planned in [`SensorSite::plan`].
+//! Every sensor's `<topic>/set_rate` service is answered by [`SensorManager::set_rate`].
 
 mod plan;
+mod rate;
 mod timing;
 mod world;
 
 pub(crate) use plan::scoped;
 pub use plan::{InvalidTopic, SensorSite, model_sensors};
+pub use rate::{RateError, SET_RATE, set_rate_service};
 pub use timing::Schedule;
 pub use world::SensorWorld;
 

@@ -100,7 +100,8 @@ fn checked(given: &Option<String>, fix: &'static str) -> Result<Option<String>, 
 }
 
 impl SensorSite<'_> {
-    /// The sensor's setup: its topic (`<topic>`, else the default), its trigger topic
+    /// The sensor's setup: its topic (`<topic>`, `<contact><topic>` for a contact sensor,
+    /// else the default), its trigger topic
     /// (`<trigger_topic>`, else `<topic>/trigger`), its frame id (`<frame_id>`, else the
     /// scoped name) and the seed derived from `run_seed` and the scoped name. `entity` is the
     /// sensor's entity, `model` its link's model.
@@ -111,8 +112,14 @@ impl SensorSite<'_> {
         run_seed: u64,
     ) -> Result<SensorSetup, InvalidTopic> {
         let s = self.spec;
-        let topic = checked(&s.topic, "fix <topic> or remove it to use the default name")?
-            .unwrap_or_else(|| self.default_topic.clone());
+        // A contact sensor publishes on <contact><topic> (gz-sim's Contact system), never on
+        // <topic>.
+        let topic = if s.sensor_type == "contact" {
+            checked(&s.contact_topic, "fix <contact><topic> or remove it")?
+        } else {
+            checked(&s.topic, "fix <topic> or remove it to use the default name")?
+        }
+        .unwrap_or_else(|| self.default_topic.clone());
         let trigger_topic = checked(&s.trigger_topic, "fix <trigger_topic>")?
             .unwrap_or_else(|| format!("{topic}/trigger"));
         Ok(SensorSetup {

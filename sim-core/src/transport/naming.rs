@@ -108,11 +108,14 @@ fn scoped_sensor_topic(
     t
 }
 
-/// The suffix Gazebo appends to a sensor's scoped topic, by SDF type.
+/// The suffix Gazebo appends to a sensor's scoped topic, by SDF type. The two lidars
+/// differ as gz-sim names them: `gpu_lidar` (and its alias `gpu_ray`) `/scan` (the Sensors
+/// system's `RenderUtil`), the CPU `lidar` (and `ray`) `/lidar` (`CpuLidar::AddSensor`).
 pub fn sensor_topic_suffix(sensor_type: &str) -> &str {
     match sensor_type {
         "imu" => "imu",
-        "lidar" | "gpu_lidar" | "ray" | "gpu_ray" => "scan",
+        "gpu_lidar" | "gpu_ray" => "scan",
+        "lidar" | "ray" => "lidar",
         "camera" | "thermal_camera" | "thermal" | "wide_angle_camera" => "image",
         "depth_camera" | "depth" => "depth_image",
         "rgbd_camera" | "rgbd" => "",
@@ -160,7 +163,10 @@ mod tests {
             default_sensor_topic("w", &["m"], "l", "c", "rgbd"),
             "/world/w/model/m/link/l/sensor/c"
         );
-        assert_eq!(sensor_topic_suffix("ray"), "scan");
+        assert_eq!(sensor_topic_suffix("ray"), "lidar");
+        assert_eq!(sensor_topic_suffix("lidar"), "lidar");
+        assert_eq!(sensor_topic_suffix("gpu_ray"), "scan");
+        assert_eq!(sensor_topic_suffix("gpu_lidar"), "scan");
         assert_eq!(
             default_joint_sensor_topic("w", &["arm"], "wrist", "ft", "force_torque"),
             "/world/w/model/arm/joint/wrist/sensor/ft/forcetorque"

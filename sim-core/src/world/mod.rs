@@ -655,6 +655,9 @@ pub struct SensorSpec {
     pub visualize: bool,
     /// `<topic>` (None for the default name).
     pub topic: Option<String>,
+    /// A contact sensor's `<contact><topic>`: its topic, as gz-sim's Contact system reads it
+    /// (a contact sensor does not use `<topic>`).
+    pub contact_topic: Option<String>,
     /// `<frame_id>` (None: the scoped sensor name).
     pub frame_id: Option<String>,
     /// `<enable_metrics>`.

@@ -54,6 +54,30 @@ fn plugin_packages(cargo: &str) -> Vec<String> {
     names
 }
 
+/// Runs `cargo build --quiet --target-dir TARGET -p P...` with `extra` arguments before the
+/// target dir (a `--manifest-path`, `--locked`), without the flags meant for the test build
+/// itself (coverage, sanitizers); `what` names the libraries in the failure.
+fn build_libraries(extra: &[&std::ffi::OsStr], target: &Path, packages: &[&str], what: &str) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut c = Command::new(cargo);
+    c.current_dir(workspace())
+        .args(["build", "--quiet"])
+        .args(extra)
+        .arg("--target-dir")
+        .arg(target);
+    for p in packages {
+        c.args(["-p", p]);
+    }
+    c.env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    let out = c.output().expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "building {what} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Builds the plugin libraries (once per test process) into their own target directory, so
 /// that this works while `cargo test` holds the lock of the main one, and so that test
 /// fixtures never land beside the real plugins. Returns the directory holding them.
@@ -63,24 +87,52 @@ pub fn plugin_build_dir() -> &'static Path {
         let target = workspace().join("target").join("test-plugins");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let packages = plugin_packages(&cargo);
-        let mut c = Command::new(cargo);
-        c.current_dir(workspace())
-            .args(["build", "--quiet", "--target-dir"])
-            .arg(&target);
-        for p in &packages {
-            c.args(["-p", p]);
-        }
-        // Do not inherit flags meant for the test build itself (coverage, sanitizers).
-        c.env_remove("RUSTFLAGS")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS");
-        let out = c.output().expect("cargo runs");
-        assert!(
-            out.status.success(),
-            "building the plugin libraries failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let packages: Vec<&str> = packages.iter().map(String::as_str).collect();
+        build_libraries(&[], &target, &packages, "the plugin libraries");
         target.join("debug")
     })
+}
+
+/// Builds the plugins of the frozen ABI fixture, `tests/fixtures/abi_epoch` (plugins built
+/// against a copy of sim-plugin-api 1.2.0, a workspace of its own), once per test process,
+/// into their own target directory. Returns the directory holding them.
+pub fn epoch_build_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let manifest = workspace().join("sim-core/tests/fixtures/abi_epoch/Cargo.toml");
+        let target = workspace().join("target").join("test-plugins-epoch");
+        let extra = [
+            "--locked".as_ref(),
+            "--manifest-path".as_ref(),
+            manifest.as_os_str(),
+        ];
+        // Two builds: `simcore-epoch-older` turns on a feature of the frozen copy that must
+        // not reach the others (features unify within one build).
+        let sensor_system_newer = [
+            "simcore-epoch-sensor",
+            "simcore-epoch-system",
+            "simcore-epoch-newer",
+        ];
+        for packages in [&sensor_system_newer[..], &["simcore-epoch-older"]] {
+            build_libraries(&extra, &target, packages, "the frozen-ABI fixture plugins");
+        }
+        target.join("debug")
+    })
+}
+
+/// A ball of 1 kg, 5 m up without gravity, carrying `plugin` (a `<plugin>` element).
+pub fn floating_model(name: &str, plugin: &str) -> String {
+    format!(
+        r#"<model name="{name}">
+      <pose>0 0 5 0 0 0</pose>
+      <link name="body">
+        <gravity>false</gravity>
+        <inertial><mass>1</mass></inertial>
+        <collision name="c"><geometry><sphere><radius>0.1</radius></sphere></geometry></collision>
+      </link>
+      {plugin}
+    </model>"#
+    )
 }
 
 /// The file name of a library on this platform (`libname.so`).
@@ -95,7 +147,11 @@ pub fn lib_file(crate_name: &str) -> String {
 /// A fresh directory holding copies of the named libraries (crate names, e.g.
 /// `simcore_plugin_imu`).
 pub fn stage(libs: &[&str]) -> tempfile::TempDir {
-    let src = plugin_build_dir();
+    stage_from(plugin_build_dir(), libs)
+}
+
+/// [`stage`] from the libraries in `src`.
+pub fn stage_from(src: &Path, libs: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     for l in libs {
         let f = lib_file(l);
