@@ -4,7 +4,8 @@
 //! [`resources`]), builds it in rapier ([`physics`], with the mesh files read by [`mesh`]), loads the plugins it names ([`plugins`]), and runs it ([`runner`]): each
 //! iteration updates the due sensors ([`sensors`]) in parallel against the read-only world,
 //! publishes their outputs on the topic bus ([`transport`]) in a deterministic order, runs the
-//! system plugins' hooks ([`systems`]) and steps the physics.
+//! system plugins' hooks ([`systems`]) and steps the physics. A run can be recorded to MCAP
+//! ([`record`], in the ROS 2 wire format of [`ros`]).
 //!
 //! The `simcore` binary is a thin command line over this library.
 
@@ -15,6 +16,7 @@ pub mod manifest;
 pub mod mesh;
 pub mod physics;
 pub mod plugins;
+pub mod record;
 pub mod resources;
 pub mod ros;
 pub mod runner;

@@ -6,17 +6,9 @@ use common::*;
 
 #[test]
 fn every_example_world_runs() {
-    let dir = stage(
-        &[
-            PIONEER_PLUGINS,
-            &[
-                "simcore_plugin_imu",
-                "simcore_plugin_camera",
-                "simcore_plugin_depth_camera",
-            ],
-        ]
-        .concat(),
-    );
+    let mut libs = PIONEER_LIBS.to_vec();
+    libs.extend(["simcore_plugin_camera", "simcore_plugin_depth_camera"]);
+    let dir = stage(&libs);
     // Worlds may write files (camera frames) relative to the working directory.
     let cwd = tempfile::tempdir().unwrap();
     let worlds = std::fs::read_dir(workspace().join("worlds")).unwrap();

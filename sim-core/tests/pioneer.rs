@@ -8,7 +8,7 @@ use common::*;
 
 #[test]
 fn the_pioneer_world_drives_creates_and_reports_for_one_second() {
-    let dir = stage(PIONEER_PLUGINS);
+    let dir = stage(PIONEER_LIBS);
     let o = simcore(&[
         "run",
         "worlds/pioneer.sdf",

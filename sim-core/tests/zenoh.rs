@@ -277,7 +277,7 @@ fn scan_and_drive(python: &Path, plugins: &Path, simcore_args: &[&str], endpoint
 #[test]
 fn a_ros_client_reads_the_pioneers_scan_and_drives_it() {
     let Some(python) = python() else { return };
-    let dir = stage(PIONEER_PLUGINS);
+    let dir = stage(PIONEER_LIBS);
     let endpoint = loopback();
     scan_and_drive(
         &python,
@@ -290,7 +290,7 @@ fn a_ros_client_reads_the_pioneers_scan_and_drives_it() {
 #[test]
 fn the_same_through_a_zenoh_router() {
     let Some(python) = python() else { return };
-    let dir = stage(PIONEER_PLUGINS);
+    let dir = stage(PIONEER_LIBS);
     let endpoint = loopback();
     let mut router = Command::new(&python)
         .arg(client())
@@ -600,7 +600,7 @@ fn service_hashes_are_rosbags_with_ros_method() {
 #[test]
 fn a_client_spawns_and_deletes_a_model() {
     let Some(python) = python() else { return };
-    let dir = stage(PIONEER_PLUGINS);
+    let dir = stage(PIONEER_LIBS);
     let endpoint = loopback();
     let run = Run::start(
         "worlds/pioneer.sdf",

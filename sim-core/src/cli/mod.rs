@@ -26,6 +26,8 @@ pub struct Cli {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
+// Parsed once per process: the size of the `run` arguments does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Run a world (an SDF file, or a TOML run manifest naming one).
     Run(Box<RunArgs>),
@@ -205,6 +207,17 @@ pub struct RunArgs {
     /// dropped and the call answered with a timeout error.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub call_timeout: f64,
+    /// Record the run to this MCAP file (ROS 2 profile: every topic, /tf, /tf_static,
+    /// /scene, /clock; see docs/recording.md).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Record only this bus topic (repeatable; default: every topic).
+    #[arg(long = "record-topic", value_name = "TOPIC")]
+    pub record_topic: Vec<String>,
+    /// Serve the recorded channels live to the Foxglove app over WebSocket on ADDR
+    /// (default 127.0.0.1:8765; port 0: any free port).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
+    pub foxglove: Option<std::net::SocketAddr>,
     /// Print the world's topics and services after loading it, then exit.
     #[arg(long)]
     pub list: bool,

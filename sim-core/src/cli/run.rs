@@ -4,6 +4,7 @@
 use super::report::{plugin_problems, print_skipped, print_summary};
 use super::settings::{Settings, load_options, registry, settings};
 use super::{Failure, Outcome, RunArgs};
+use sim_core::record::{RecordOptions, RecordSummary, Recorder};
 use sim_core::runner::{LoadError, PluginPolicy, RunLimit, SimOptions, Simulation};
 use sim_core::transport::Subscription;
 use sim_core::world::World;
@@ -52,6 +53,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         (None, Some(d)) => RunLimit::Duration(SimTime::from_secs_f64(d)),
         (None, None) => RunLimit::Forever,
     };
+    let recorder = start_recording(&mut sim, &args, &s, options.seed)?;
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(stop.clone());
     let stdout = std::io::stdout();
@@ -63,6 +65,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         subs,
         echo_failed: false,
         progress: Progress::new(),
+        recorder,
     };
     monitor.inject(&mut sim);
     super::transport::watch_stop(&mut transport, stop.clone());
@@ -71,8 +74,11 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         monitor.after_step(sim);
         super::transport::after_step(&mut transport, sim);
     });
-    monitor.finish();
+    let recorded = monitor.finish();
     print_summary(&summary, &s.world);
+    if let Some(r) = recorded {
+        eprintln!("  {r}");
+    }
     super::transport::finish(transport);
     print_skipped(sim.skipped());
     Ok(if summary.failures.is_empty() {
@@ -85,6 +91,30 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
 /// Sets `stop` on Ctrl-C (once per process; later calls reuse the first flag).
 pub fn install_ctrl_c(stop: Arc<AtomicBool>) {
     let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+}
+
+/// Starts `--record` (else the manifest's `record`) and `--foxglove`, before the first step.
+fn start_recording(
+    sim: &mut Simulation,
+    args: &RunArgs,
+    s: &Settings,
+    seed: u64,
+) -> Result<Option<Recorder>, Failure> {
+    let path = args.record.clone().or_else(|| s.manifest.record.clone());
+    if path.is_none() && args.foxglove.is_none() {
+        return Ok(None);
+    }
+    let topics = if args.record_topic.is_empty() {
+        s.manifest.record_topics.clone()
+    } else {
+        args.record_topic.clone()
+    };
+    let options = RecordOptions::for_run(sim, &s.world, seed, path, args.foxglove, topics);
+    let r = Recorder::start(sim, options).map_err(|e| Failure::Error(e.to_string()))?;
+    if let (Some(addr), Some(port)) = (args.foxglove, r.live_port()) {
+        eprintln!("serving Foxglove on ws://{}:{port}", addr.ip());
+    }
+    Ok(Some(r))
 }
 
 /// `--duration`, `--rtf` and `--threads` in range.
@@ -236,7 +266,7 @@ fn parse_injection(arg: &str, call: bool) -> Result<Injection, String> {
     })
 }
 
-/// What runs after every step: due injections, echoed messages, progress.
+/// What runs after every step: due injections, echoed messages, the recording, progress.
 struct Monitor<W: Write> {
     out: W,
     injections: Vec<Injection>,
@@ -245,14 +275,18 @@ struct Monitor<W: Write> {
     subs: Vec<Subscription>,
     echo_failed: bool,
     progress: Option<Progress>,
+    recorder: Option<Recorder>,
 }
 
 impl<W: Write> Monitor<W> {
     fn after_step(&mut self, sim: &mut Simulation) {
         self.inject(sim);
         self.echo();
+        if let Some(r) = &mut self.recorder {
+            r.after_step(sim);
+        }
         if let Some(p) = &mut self.progress {
-            p.tick(sim.time());
+            p.tick(sim.time(), self.recorder.as_ref().map(|r| r.progress()));
         }
     }
 
@@ -265,7 +299,9 @@ impl<W: Write> Monitor<W> {
             .filter(|i| i.at <= sim.time())
         {
             self.next_injection += 1;
-            let message = sim_plugin_api::Message::new("", i.payload.clone());
+            let mut message = sim_plugin_api::Message::new("", i.payload.clone());
+            // Stamped as the engine stamps what plugins publish: with the sim time.
+            message.header.stamp = sim.time();
             if i.call {
                 let (sec, nsec) = sim.time().to_sec_nsec();
                 let line = match sim.call_service_within(&i.name, &message, self.call_timeout) {
@@ -306,11 +342,13 @@ impl<W: Write> Monitor<W> {
         }
     }
 
-    fn finish(mut self) {
+    /// Clears the progress line, flushes stdout and finishes the recording.
+    fn finish(mut self) -> Option<RecordSummary> {
         if let Some(p) = self.progress.take() {
             p.bar.finish_and_clear();
         }
         let _ = self.out.flush();
+        self.recorder.take().and_then(Recorder::finish)
     }
 }
 
@@ -341,15 +379,19 @@ impl Progress {
         })
     }
 
-    /// Redraws at most every 100 ms: sim time, recent real-time factor, wall time.
-    fn tick(&mut self, now: SimTime) {
+    /// Redraws at most every 100 ms: sim time, recent real-time factor, wall time, and the
+    /// messages and bytes recorded.
+    fn tick(&mut self, now: SimTime, recorded: Option<(u64, u64)>) {
         if self.last_draw.elapsed() < Duration::from_millis(100) {
             return;
         }
         let wall = self.last_wall.elapsed().as_secs_f64();
         let rate = (now.nanos - self.last_sim.nanos) as f64 * 1e-9 / wall.max(1e-9);
+        let recorded = recorded
+            .map(|(n, b)| format!(" | recorded {n} messages, {:.1} MiB", b as f64 / 1048576.0))
+            .unwrap_or_default();
         self.bar.set_message(format!(
-            "sim {:.3} s | real-time factor {:.2} | wall {:.1} s",
+            "sim {:.3} s | real-time factor {:.2} | wall {:.1} s{recorded}",
             now.as_secs_f64(),
             rate,
             self.started.elapsed().as_secs_f64()

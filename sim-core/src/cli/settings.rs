@@ -33,6 +33,10 @@ pub fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, 
             manifest.real_time_factor = m.real_time_factor.or(manifest.real_time_factor);
             manifest.threads = m.threads.or(manifest.threads);
             manifest.strict |= m.strict;
+            manifest.record = m.record.or(manifest.record);
+            if !m.record_topics.is_empty() {
+                manifest.record_topics = m.record_topics;
+            }
             manifest.plugin_paths.extend(m.plugin_paths);
             manifest.resource_paths.extend(m.resource_paths);
             // As its other settings, the run manifest's routes win over the --manifest's.

@@ -8,6 +8,8 @@
 //! strict = true                     # a sensor or plugin no library serves is an error
 //! plugin_paths = ["plugins"]        # extra plugin directories, relative to this file
 //! resource_paths = ["models"]       # where included models are searched last
+//! record = "run.mcap"               # record the run to MCAP (relative to this file)
+//! record_topics = ["/scan"]         # only these bus topics (default: every topic)
 //!
 //! [sensors]                         # SDF sensor type -> the plugin library serving it
 //! lidar = "simcore_plugin_lidar"    #   (default: the first library on the path that does)
@@ -53,6 +55,11 @@ pub struct Manifest {
     /// line, the environment and the `models/` directories near the world file.
     #[serde(default)]
     pub resource_paths: Vec<PathBuf>,
+    /// The MCAP file to record the run to (as `--record`).
+    pub record: Option<PathBuf>,
+    /// The bus topics to record (as `--record-topic`; empty: every topic).
+    #[serde(default)]
+    pub record_topics: Vec<String>,
     /// `[sensors]`: SDF sensor type -> the plugin library that serves it (by bare name).
     #[serde(default)]
     pub sensors: BTreeMap<String, String>,
@@ -178,6 +185,7 @@ impl Manifest {
         }
         let base = path.parent().unwrap_or(Path::new("."));
         m.world = m.world.map(|w| base.join(w));
+        m.record = m.record.map(|r| base.join(r));
         m.plugin_paths = m.plugin_paths.iter().map(|p| base.join(p)).collect();
         m.resource_paths = m.resource_paths.iter().map(|p| base.join(p)).collect();
         Ok(m)
@@ -197,13 +205,15 @@ mod tests {
         let p = dir.path().join("run.toml");
         std::fs::write(
             &p,
-            "world = \"w.sdf\"\nseed = 3\nplugin_paths = [\"libs\"]\nresource_paths = [\"models\", \"/abs\"]\n",
+            "world = \"w.sdf\"\nseed = 3\nplugin_paths = [\"libs\"]\nresource_paths = [\"models\", \"/abs\"]\nrecord = \"out/run.mcap\"\nrecord_topics = [\"/scan\"]\n",
         )
         .unwrap();
         let m = Manifest::load(&p).unwrap();
         assert_eq!(m.world, Some(dir.path().join("w.sdf")));
         assert_eq!(m.seed, Some(3));
         assert_eq!(m.plugin_paths, vec![dir.path().join("libs")]);
+        assert_eq!(m.record, Some(dir.path().join("out/run.mcap")));
+        assert_eq!(m.record_topics, vec!["/scan".to_string()]);
         assert_eq!(
             m.resource_paths,
             vec![dir.path().join("models"), PathBuf::from("/abs")]

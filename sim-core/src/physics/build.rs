@@ -73,6 +73,7 @@ impl Physics {
             entities: Entities::default(),
             motion: Vec::new(),
             motion_fresh: false,
+            revision: 0,
             time: SimTime::ZERO,
             step: SimTime::from_nanos((step_s * 1e9).round() as i64),
             iteration: 0,
@@ -369,6 +370,7 @@ impl Physics {
                 diffuse: v.diffuse,
                 laser_retro: v.laser_retro,
                 label: v.label.or(model_label),
+                geometry: std::sync::Arc::new(v.geometry.clone()),
             };
             let groups =
                 InteractionGroups::new(GROUP_VISUAL, GROUP_QUERY, InteractionTestMode::And);

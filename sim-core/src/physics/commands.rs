@@ -25,6 +25,7 @@ impl Physics {
     /// once; it moves from the next step.
     pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {
         self.motion_fresh = false;
+        self.revision += 1;
         match self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None) {
             Ok(id) => {
                 let bodies: Vec<RigidBodyHandle> = self
@@ -48,6 +49,7 @@ impl Physics {
     /// models). Returns the removed entities; their ids are never reused.
     pub fn remove_model(&mut self, id: EntityId) -> Result<Vec<EntityId>, CommandError> {
         self.motion_fresh = false;
+        self.revision += 1;
         self.rays.invalidate();
         let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
         if e.kind != EntityKind::MODEL {

@@ -36,6 +36,8 @@ pub(crate) enum EntityData {
         laser_retro: f64,
         /// Segmentation label: the visual's own or that of its nearest labelled model.
         label: Option<u32>,
+        /// Its shape as the world describes it (for scene listings).
+        geometry: std::sync::Arc<crate::world::Geometry>,
     },
     Sensor {
         link: EntityId,

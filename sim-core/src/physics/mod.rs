@@ -12,8 +12,8 @@
 //!
 //! One file per concept: `build` (the world in rapier), `contacts` (SDF surfaces in contacts),
 //! `shapes` (geometry to rapier shapes), `joints`, `state` (stepping and motion), `commands`
-//! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk) and `view`
-//! (what plugins see).
+//! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `view`
+//! (what plugins see) and `listing` (the models, links and visuals, for recorders).
 
 mod build;
 mod commands;
@@ -21,6 +21,7 @@ mod contacts;
 mod convert;
 mod entities;
 mod joints;
+mod listing;
 mod query;
 mod ray_index;
 mod shapes;
@@ -32,6 +33,7 @@ mod view;
 pub use build::BuildError;
 pub use commands::{CommandError, PhysicsCommand};
 use entities::Entities;
+pub use listing::{FrameEntry, VisualEntry};
 pub use view::{DEFAULT_DIFFUSE, PhysicsView};
 
 use rapier3d::prelude::*;
@@ -57,6 +59,8 @@ pub struct Physics {
     /// the end of a step until anything moves, adds or removes a body. Sensors then read one
     /// compact record per link instead of the body's scattered fields.
     motion_fresh: bool,
+    /// Counts the models added and removed at run time (see [`Physics::revision`]).
+    revision: u64,
     time: SimTime,
     step: SimTime,
     iteration: u64,

@@ -9,17 +9,22 @@
 //!
 //! [`decode`] reads the CDR of what ROS clients send in (and of every type [`encode`]
 //! writes) back into payloads, checking every length; [`names`] gives each simcore topic a
-//! valid ROS 2 name. The user-facing summary is `docs/ros.md`.
+//! valid ROS 2 name; [`encode_tf`] and [`encode_markers`] write the frames and scene markers
+//! a recorder builds from the engine's state. The user-facing summary is `docs/ros.md`.
 
 pub mod catalog;
 pub mod cdr;
 mod decode;
 pub(crate) mod encode;
+mod markers;
 pub mod names;
+mod tf;
 
 pub use cdr::{CdrReader, CdrWriter, DecodeError};
 pub use decode::{decode, decode_message};
 pub use encode::{EncodeOptions, encode, encode_clock, encode_with};
+pub use markers::{Marker, MarkerAction, MarkerShape, encode_markers};
+pub use tf::{FrameTransform, encode_tf};
 
 /// A ROS 2 message type: what a recorder names as its schema and a transport puts into its
 /// keys.

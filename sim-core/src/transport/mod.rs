@@ -2,7 +2,8 @@
 //!
 //! Publishing never blocks the simulation: each subscriber has a bounded queue, and when it
 //! is full the subscriber's *oldest* message is dropped to make room and the loss is counted
-//! (per subscriber and per topic) so that run summaries can report it.
+//! (per subscriber and per topic) so that run summaries can report it. A tap
+//! ([`Bus::tap`]) receives every topic's messages, as a recorder needs.
 
 mod naming;
 #[cfg(feature = "zenoh")]
@@ -95,6 +96,8 @@ pub struct TopicStats {
 pub struct Bus {
     topics: Vec<TopicEntry>,
     index: HashMap<Arc<str>, TopicId>,
+    /// Subscribers to every topic.
+    taps: Vec<Subscriber>,
 }
 
 impl Bus {
@@ -116,6 +119,24 @@ impl Bus {
         });
         Subscription {
             topic: entry.name.clone(),
+            receiver,
+            dropped,
+        }
+    }
+
+    /// Subscribes to every topic, those created later included, with a queue of `capacity`
+    /// messages (at least 1). While a tap exists every topic has a listener
+    /// ([`Bus::has_subscribers_of`]), so publishers build every message.
+    pub fn tap(&mut self, capacity: usize) -> Subscription {
+        let (sender, receiver) = bounded(capacity.max(1));
+        let dropped = Arc::new(AtomicU64::new(0));
+        self.taps.push(Subscriber {
+            sender,
+            evictor: receiver.clone(),
+            dropped: dropped.clone(),
+        });
+        Subscription {
+            topic: Arc::from("*"),
             receiver,
             dropped,
         }
@@ -145,14 +166,16 @@ impl Bus {
 
     /// Whether anyone listens on `topic`.
     pub fn has_subscribers(&self, topic: &str) -> bool {
-        self.index
-            .get(topic)
-            .is_some_and(|id| !self.topics[id.0].subscribers.is_empty())
+        !self.taps.is_empty()
+            || self
+                .index
+                .get(topic)
+                .is_some_and(|id| !self.topics[id.0].subscribers.is_empty())
     }
 
-    /// Whether anyone listens on a topic, by id.
+    /// Whether anyone listens on a topic, by id (a tap listens on every topic).
     pub fn has_subscribers_of(&self, id: TopicId) -> bool {
-        !self.topics[id.0].subscribers.is_empty()
+        !self.taps.is_empty() || !self.topics[id.0].subscribers.is_empty()
     }
 
     /// Counts a message published on a topic nobody listens to (the publisher drops it
@@ -165,36 +188,15 @@ impl Bus {
     pub fn publish(&mut self, id: TopicId, message: Message) {
         let entry = &mut self.topics[id.0];
         entry.published += 1;
-        if entry.subscribers.is_empty() {
+        if entry.subscribers.is_empty() && self.taps.is_empty() {
             return;
         }
         let envelope = Arc::new(Envelope {
             topic: entry.name.clone(),
             message,
         });
-        let mut lost = 0;
-        entry.subscribers.retain(|s| {
-            // The subscription and the bus share the drop counter: when the bus holds the only
-            // reference, the subscription is gone (its queue stays open through `evictor`).
-            if Arc::strong_count(&s.dropped) == 1 {
-                return false;
-            }
-            let mut item = envelope.clone();
-            loop {
-                match s.sender.try_send(item) {
-                    Ok(()) => return true,
-                    Err(TrySendError::Disconnected(_)) => return false,
-                    Err(TrySendError::Full(back)) => {
-                        item = back;
-                        if s.evictor.try_recv().is_ok() {
-                            s.dropped.fetch_add(1, Ordering::Relaxed);
-                            lost += 1;
-                        }
-                    }
-                }
-            }
-        });
-        entry.dropped += lost;
+        entry.dropped += deliver(&mut entry.subscribers, &envelope);
+        entry.dropped += deliver(&mut self.taps, &envelope);
     }
 
     /// Counters of one topic.
@@ -221,6 +223,34 @@ impl Bus {
         v.sort();
         v
     }
+}
+
+/// Queues `envelope` for each of `subscribers`, dropping the oldest message of a full queue,
+/// and removes those whose [`Subscription`] is gone. Returns the messages dropped.
+fn deliver(subscribers: &mut Vec<Subscriber>, envelope: &Arc<Envelope>) -> u64 {
+    let mut lost = 0;
+    subscribers.retain(|s| {
+        // The subscription and the bus share the drop counter: when the bus holds the only
+        // reference, the subscription is gone (its queue stays open through `evictor`).
+        if Arc::strong_count(&s.dropped) == 1 {
+            return false;
+        }
+        let mut item = envelope.clone();
+        loop {
+            match s.sender.try_send(item) {
+                Ok(()) => return true,
+                Err(TrySendError::Disconnected(_)) => return false,
+                Err(TrySendError::Full(back)) => {
+                    item = back;
+                    if s.evictor.try_recv().is_ok() {
+                        s.dropped.fetch_add(1, Ordering::Relaxed);
+                        lost += 1;
+                    }
+                }
+            }
+        }
+    });
+    lost
 }
 
 #[cfg(test)]
@@ -282,6 +312,28 @@ mod tests {
         assert_eq!(fast.drain().len(), 5);
         assert_eq!(fast.dropped(), 0);
         assert_eq!(bus.stats("/t").dropped, 3);
+    }
+
+    #[test]
+    fn a_tap_receives_every_topic_and_makes_each_heard() {
+        let mut bus = Bus::new();
+        let t = bus.intern("/t");
+        assert!(!bus.has_subscribers_of(t));
+        let tap = bus.tap(10);
+        assert!(bus.has_subscribers_of(t));
+        assert!(bus.has_subscribers("/later"));
+        bus.publish(t, msg(1.0));
+        let later = bus.intern("/later");
+        bus.publish(later, msg(2.0));
+        let got: Vec<(String, f64)> = tap
+            .drain()
+            .iter()
+            .map(|e| (e.topic.to_string(), value(e)))
+            .collect();
+        assert_eq!(got, vec![("/t".into(), 1.0), ("/later".into(), 2.0)]);
+        drop(tap);
+        bus.publish(t, msg(3.0));
+        assert!(!bus.has_subscribers_of(t), "a dropped tap is removed");
     }
 
     #[test]

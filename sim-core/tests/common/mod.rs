@@ -146,18 +146,6 @@ pub fn lib_file(crate_name: &str) -> String {
     )
 }
 
-/// The plugin libraries `worlds/pioneer.sdf` needs.
-pub const PIONEER_PLUGINS: &[&str] = &[
-    "simcore_plugin_diff_drive",
-    "simcore_plugin_truth",
-    "simcore_plugin_factory",
-    "simcore_plugin_battery",
-    "simcore_plugin_ptz",
-    "simcore_plugin_lidar",
-    "simcore_plugin_fiducial",
-    "simcore_plugin_logical_camera",
-];
-
 /// A fresh directory holding copies of the named libraries (crate names, e.g.
 /// `simcore_plugin_imu`).
 pub fn stage(libs: &[&str]) -> tempfile::TempDir {
@@ -174,6 +162,19 @@ pub fn stage_from(src: &Path, libs: &[&str]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// The plugin libraries `worlds/pioneer.sdf` uses.
+pub const PIONEER_LIBS: &[&str] = &[
+    "simcore_plugin_diff_drive",
+    "simcore_plugin_truth",
+    "simcore_plugin_factory",
+    "simcore_plugin_battery",
+    "simcore_plugin_ptz",
+    "simcore_plugin_lidar",
+    "simcore_plugin_imu",
+    "simcore_plugin_fiducial",
+    "simcore_plugin_logical_camera",
+];
 
 /// Runs the real `simcore` binary with `args`, only `plugin_dir` on the plugin path
 /// (the environment variable is cleared so the developer's setting cannot interfere).

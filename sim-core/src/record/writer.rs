@@ -1,0 +1,246 @@
+//! The writer thread: receives what the recorder queues, encodes it, and writes it to the
+//! MCAP file and the live server.
+
+use super::file::FileSink;
+use super::live::LiveSink;
+use crate::ros::{self, FrameTransform, Marker, RosType};
+use crate::transport::Envelope;
+use crossbeam_channel::Receiver;
+use sim_plugin_api::{Payload, SimTime};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// One thing to write.
+#[derive(Debug)]
+pub(super) enum Item {
+    /// A message of the bus.
+    Bus(Arc<Envelope>),
+    /// Transforms on `/tf` (or, `latched`, on `/tf_static`), at `stamp`.
+    Tf {
+        stamp: SimTime,
+        latched: bool,
+        transforms: Vec<FrameTransform>,
+    },
+    /// The scene's markers on `/scene`, at `stamp`.
+    Scene {
+        stamp: SimTime,
+        markers: Vec<Marker>,
+    },
+    /// `/clock` at this time.
+    Clock(SimTime),
+}
+
+/// Counters the writer thread updates as it goes, read by the run's progress line.
+#[derive(Debug, Default)]
+pub(super) struct Counters {
+    /// Messages written.
+    pub messages: AtomicU64,
+    /// Bytes of message data written (before compression).
+    pub bytes: AtomicU64,
+}
+
+/// QoS of the channels (rosbag2's `offered_qos_profiles`, numeric form): reliable, volatile,
+/// keep last 10, default deadline, lifespan and liveliness.
+const QOS_DEFAULT: &str = "- history: 1\n  depth: 10\n  reliability: 1\n  durability: 2\n  deadline:\n    sec: 0\n    nsec: 0\n  lifespan:\n    sec: 0\n    nsec: 0\n  liveliness: 1\n  liveliness_lease_duration:\n    sec: 0\n    nsec: 0\n  avoid_ros_namespace_conventions: false\n";
+
+/// QoS of latched channels (`/tf_static`, `/scene`): reliable, transient local, keep last 1.
+const QOS_LATCHED: &str = "- history: 1\n  depth: 1\n  reliability: 1\n  durability: 1\n  deadline:\n    sec: 0\n    nsec: 0\n  lifespan:\n    sec: 0\n    nsec: 0\n  liveliness: 1\n  liveliness_lease_duration:\n    sec: 0\n    nsec: 0\n  avoid_ros_namespace_conventions: false\n";
+
+/// How a channel's messages are encoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Form {
+    /// CDR of a ROS 2 type.
+    Ros(&'static RosType),
+    /// A payload with no ROS 2 form, as `--echo`'s JSON (by payload type name).
+    Json(&'static str),
+    /// A custom payload: its own encoding and schema name.
+    Custom { encoding: String, schema: String },
+}
+
+impl std::hash::Hash for Form {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            Form::Ros(t) => (0u8, t.name).hash(state),
+            Form::Json(ty) => (1u8, ty).hash(state),
+            Form::Custom { encoding, schema } => (2u8, encoding, schema).hash(state),
+        }
+    }
+}
+
+/// One encoded message: where it goes and what it is.
+pub(super) struct Encoded<'a> {
+    pub topic: Arc<str>,
+    pub form: &'a Form,
+    pub stamp: SimTime,
+    pub seq: u64,
+    pub data: &'a [u8],
+}
+
+impl Encoded<'_> {
+    /// The log time: the stamp in nanoseconds (0 before the epoch of sim time).
+    pub fn time(&self) -> u64 {
+        u64::try_from(self.stamp.nanos).unwrap_or(0)
+    }
+
+    /// Whether the topic's QoS is latched (transient local).
+    pub fn latched(&self) -> bool {
+        matches!(&*self.topic, "/tf_static" | "/scene")
+    }
+
+    /// The channel's metadata: rosbag2's QoS and type hash for ROS 2 types.
+    pub fn channel_metadata(&self) -> BTreeMap<String, String> {
+        let mut m = BTreeMap::new();
+        if let Form::Ros(t) = self.form {
+            let qos = if self.latched() {
+                QOS_LATCHED
+            } else {
+                QOS_DEFAULT
+            };
+            m.insert("offered_qos_profiles".to_string(), qos.to_string());
+            m.insert("topic_type_hash".to_string(), t.hash.to_string());
+        }
+        m
+    }
+
+    /// The schema (name, encoding, text) and the message encoding of the channel.
+    pub fn schema(&self) -> (String, &'static str, &'static [u8], String) {
+        match self.form {
+            Form::Ros(t) => (
+                t.name.to_string(),
+                "ros2msg",
+                t.definition.as_bytes(),
+                "cdr".into(),
+            ),
+            // No schema text: rosbag2 readers accept an empty schema encoding (not
+            // `jsonschema`), and JSON describes itself.
+            Form::Json(ty) => (format!("simcore/{ty}"), "", b"", "json".into()),
+            Form::Custom { encoding, schema } => (schema.clone(), "", b"", encoding.clone()),
+        }
+    }
+}
+
+/// Encodes items, reusing one buffer.
+#[derive(Default)]
+pub(super) struct Encoder {
+    buf: Vec<u8>,
+    form: Option<Form>,
+}
+
+impl Encoder {
+    /// Encodes `item` (CDR of its ROS 2 type, else `--echo`'s JSON or a custom payload's bytes).
+    pub fn encode(&mut self, item: &Item) -> Encoded<'_> {
+        self.buf.clear();
+        let (topic, form, stamp, seq): (Arc<str>, Form, SimTime, u64) = match item {
+            Item::Bus(env) => {
+                let m = &env.message;
+                let form = match ros::encode(m, &mut self.buf) {
+                    Some(t) => Form::Ros(t),
+                    None => match m.payload.as_enum() {
+                        Ok(Payload::Custom(c)) => {
+                            self.buf.extend_from_slice(&c.data);
+                            Form::Custom {
+                                encoding: c.encoding.to_string(),
+                                schema: c.schema.to_string(),
+                            }
+                        }
+                        other => {
+                            let v = crate::echo::message_json(&env.topic, m);
+                            serde_json::to_writer(&mut self.buf, &v)
+                                .expect("a JSON value serialises");
+                            Form::Json(other.map_or("Unknown", |p| p.type_name()))
+                        }
+                    },
+                };
+                (env.topic.clone(), form, m.header.stamp, m.header.seq)
+            }
+            Item::Tf {
+                stamp,
+                latched,
+                transforms,
+            } => {
+                let t = ros::encode_tf(transforms, &mut self.buf);
+                let topic = if *latched { "/tf_static" } else { "/tf" };
+                (Arc::from(topic), Form::Ros(t), *stamp, 0)
+            }
+            Item::Scene { stamp, markers } => {
+                let t = ros::encode_markers(markers, &mut self.buf);
+                (Arc::from("/scene"), Form::Ros(t), *stamp, 0)
+            }
+            Item::Clock(now) => {
+                let t = ros::encode_clock(*now, &mut self.buf);
+                (Arc::from("/clock"), Form::Ros(t), *now, 0)
+            }
+        };
+        let form = &*self.form.insert(form);
+        Encoded {
+            topic,
+            form,
+            stamp,
+            seq,
+            data: &self.buf,
+        }
+    }
+}
+
+/// What the writer thread reports when its queue closes.
+#[derive(Debug, Default)]
+pub(super) struct Outcome {
+    /// Why writing the file stopped, with the sim time it stopped at.
+    pub error: Option<String>,
+}
+
+/// The writer thread's loop: encodes every item for the file and the live server until the
+/// queue closes, then finishes the file. After a write error it says so once on stderr and
+/// stops writing the file (the live server goes on).
+pub(super) fn run(
+    mut file: Option<FileSink>,
+    mut live: Option<LiveSink>,
+    queue: Receiver<Item>,
+    counters: Arc<Counters>,
+) -> Outcome {
+    let mut error = None;
+    let mut encoder = Encoder::default();
+    for item in queue.iter() {
+        if file.is_none() && live.is_none() {
+            continue;
+        }
+        let e = encoder.encode(&item);
+        if let Some(l) = &mut live {
+            l.log(&e);
+        }
+        if let Some(f) = &mut file {
+            match f.write(&e) {
+                Ok(()) => {
+                    counters.messages.fetch_add(1, Ordering::Relaxed);
+                    counters
+                        .bytes
+                        .fetch_add(e.data.len() as u64, Ordering::Relaxed);
+                }
+                Err(err) => {
+                    let m = format!(
+                        "writing {} failed at sim time {:.3} s: {err}; the recording stopped \
+                         there, the run goes on",
+                        f.path().display(),
+                        e.stamp.as_secs_f64()
+                    );
+                    eprintln!("error: {m}");
+                    error = Some(m);
+                    file = None;
+                }
+            }
+        }
+    }
+    if let Some(f) = file {
+        let path = f.path().to_path_buf();
+        if let Err(e) = f.finish() {
+            let m = format!("finishing {} failed: {e}", path.display());
+            eprintln!("error: {m}");
+            error = Some(m);
+        }
+    }
+    if let Some(l) = live {
+        l.stop();
+    }
+    Outcome { error }
+}

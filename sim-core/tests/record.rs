@@ -1,0 +1,631 @@
+//! `simcore run --record`: recordings of the real binary read back by independent readers
+//! (the Python `mcap` reader with `mcap-ros2-support`, and `rosbags`' AnyReader, through
+//! `tests/python/read_mcap.py`), compared with what `--echo` prints for the same run.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const SCAN: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/lidar/scan";
+const IMU: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/imu/imu";
+
+/// What `read_mcap.py` says of a recording (None without the Python clients).
+fn read(file: &Path, topics: &[&str]) -> Option<Value> {
+    let python = python()?;
+    let script = workspace().join("sim-core/tests/python/read_mcap.py");
+    let o = Command::new(python)
+        .arg(script)
+        .arg(file)
+        .args(topics)
+        .output()
+        .expect("python runs");
+    assert!(o.status.success(), "read_mcap.py failed:\n{}", stderr(&o));
+    Some(serde_json::from_slice(&o.stdout).expect("read_mcap.py prints JSON"))
+}
+
+/// Runs `worlds/pioneer.sdf` as fast as possible with the libraries of `libs`, recording to
+/// `file`, with `extra` arguments.
+fn run_pioneer(libs: &Path, file: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "run",
+        "worlds/pioneer.sdf",
+        "--rtf",
+        "0",
+        "--plugin-path",
+        libs.to_str().unwrap(),
+        "--record",
+        file.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    simcore(&args)
+}
+
+/// The stamp of an `--echo` line, in nanoseconds.
+fn ns_of(line: &Value) -> i64 {
+    line["header"]["stamp"]["sec"].as_i64().unwrap() * 1_000_000_000
+        + line["header"]["stamp"]["nsec"].as_i64().unwrap()
+}
+
+/// Starts the real `simcore` binary with `args` (stderr piped, stdout dropped), as
+/// [`simcore`] runs it.
+fn start(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args(args)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(workspace())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simcore starts")
+}
+
+/// Sends SIGINT (what Ctrl-C sends) to a running `simcore`.
+fn interrupt(child: &std::process::Child) {
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+}
+
+fn f(v: &Value) -> f64 {
+    match v {
+        Value::String(s) if s == "inf" => f64::INFINITY,
+        Value::String(s) if s == "-inf" => f64::NEG_INFINITY,
+        v => v.as_f64().unwrap_or_else(|| panic!("not a number: {v}")),
+    }
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    a == b || (a - b).abs() <= tol * b.abs().max(1.0)
+}
+
+fn vec3(v: &Value) -> [f64; 3] {
+    [f(&v["x"]), f(&v["y"]), f(&v["z"])]
+}
+
+fn assert_vec_close(a: [f64; 3], b: [f64; 3], tol: f64, what: &str) {
+    for k in 0..3 {
+        assert!(close(a[k], b[k], tol), "{what}: {a:?} != {b:?}");
+    }
+}
+
+#[test]
+fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
+    let dir = stage(PIONEER_LIBS);
+    let file = dir.path().join("run.mcap");
+    let o = run_pioneer(
+        dir.path(),
+        &file,
+        &[
+            "--duration",
+            "1",
+            "--pub",
+            r#"/model/pioneer/cmd_vel={"type":"Twist","linear":{"x":0.4},"angular":{"z":0.5}}@0"#,
+            "--pub",
+            r#"/acme/thing={"type":"Custom","schema":"acme/Thing","data":{"a":[1,2]}}@0.2"#,
+            "--call",
+            r#"/world/pioneer/create={"type":"EntityFactory","sdf_filename":"models/crate.sdf","pose":{"position":{"x":2,"y":-0.5,"z":0.2}},"allow_renaming":true}@0.5"#,
+            "--echo",
+            SCAN,
+            "--echo",
+            IMU,
+        ],
+    );
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("recorded "))
+        .unwrap_or_else(|| panic!("no recording summary:\n{err}"));
+    assert!(line.contains(" 0 dropped"), "{line}");
+    let Some(r) = read(&file, &[SCAN, IMU, "/acme/thing"]) else {
+        return;
+    };
+    assert!(
+        line.contains(&format!("{} messages", r["statistics"]["message_count"])),
+        "{line}"
+    );
+
+    // The ROS 2 profile as rosbag2 reads it: every CDR channel has its schema, QoS and hash.
+    assert_eq!(r["header"]["profile"], "ros2");
+    let channels = r["channels"].as_array().unwrap();
+    for c in channels {
+        if c["encoding"] == "cdr" {
+            assert_eq!(c["schema_encoding"], "ros2msg", "{c}");
+            let hash = c["metadata"]["topic_type_hash"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(hash.starts_with("RIHS01_"), "{c}");
+            assert!(c["metadata"]["offered_qos_profiles"].is_string(), "{c}");
+        } else {
+            assert_eq!(c["encoding"], "json", "{c}");
+        }
+    }
+    let schema_of = |topic: &str| -> &Value {
+        &channels
+            .iter()
+            .find(|c| c["topic"] == topic)
+            .unwrap_or_else(|| panic!("no channel {topic}: {channels:?}"))["schema"]
+    };
+    assert_eq!(schema_of(SCAN), "sensor_msgs/msg/LaserScan");
+    assert_eq!(schema_of(IMU), "sensor_msgs/msg/Imu");
+    assert_eq!(schema_of("/tf"), "tf2_msgs/msg/TFMessage");
+    assert_eq!(schema_of("/tf_static"), "tf2_msgs/msg/TFMessage");
+    assert_eq!(schema_of("/scene"), "visualization_msgs/msg/MarkerArray");
+    assert_eq!(schema_of("/clock"), "rosgraph_msgs/msg/Clock");
+    assert_eq!(
+        schema_of("/model/pioneer/cmd_vel"),
+        "geometry_msgs/msg/Twist"
+    );
+    let tf_static = channels
+        .iter()
+        .find(|c| c["topic"] == "/tf_static")
+        .unwrap();
+    assert!(
+        tf_static["metadata"]["offered_qos_profiles"]
+            .as_str()
+            .unwrap()
+            .contains("durability: 1"),
+        "/tf_static is latched (transient local): {tf_static}"
+    );
+
+    // Every message decodes in the mcap reader, and every CDR one in rosbags too.
+    let per_topic = r["statistics"]["per_topic"].as_object().unwrap();
+    let total: u64 = per_topic.values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(total, r["statistics"]["message_count"].as_u64().unwrap());
+    assert_eq!(&r["decoded"], &r["statistics"]["per_topic"]);
+    for c in channels.iter().filter(|c| c["encoding"] == "cdr") {
+        let t = c["topic"].as_str().unwrap();
+        assert_eq!(
+            r["rosbags"][t], per_topic[t],
+            "rosbags decodes every message of {t}"
+        );
+    }
+    assert_eq!(
+        per_topic["/clock"], 101,
+        "/clock at 100 Hz over 1 s, both ends"
+    );
+    assert_eq!(per_topic["/tf"], 1001, "the robot moves every step");
+    assert!(
+        per_topic.contains_key("/model/pioneer/odometry"),
+        "plugin topics are recorded"
+    );
+
+    // The scan and IMU values equal --echo's.
+    let echo = json_lines(&stdout(&o));
+    // 100 Hz IMU: its first sample comes after the first step, so 99 in 1 s.
+    for (topic, n) in [(SCAN, 10), (IMU, 99)] {
+        let printed: Vec<&Value> = echo.iter().filter(|l| l["topic"] == topic).collect();
+        let recorded = r["messages"][topic].as_array().unwrap();
+        assert_eq!(printed.len(), n, "{topic}");
+        assert_eq!(recorded.len(), n, "{topic}");
+        for (p, m) in printed.iter().zip(recorded) {
+            assert_eq!(
+                m["log_time"].as_i64(),
+                Some(ns_of(p)),
+                "log time = the stamp"
+            );
+            assert_eq!(m["sequence"], p["header"]["seq"]);
+            let m = &m["value"];
+            assert_eq!(m["header"]["frame_id"], p["header"]["frame_id"]);
+            if topic == SCAN {
+                let (a, b) = (
+                    p["ranges"].as_array().unwrap(),
+                    m["ranges"].as_array().unwrap(),
+                );
+                assert_eq!(a.len(), 360);
+                assert_eq!(a.len(), b.len());
+                for (x, y) in a.iter().zip(b) {
+                    assert!(close(f(x), f(y), 1e-6), "range {x} recorded as {y}");
+                }
+                assert!(close(f(&p["range_max"]), f(&m["range_max"]), 1e-6));
+            } else {
+                for k in ["angular_velocity", "linear_acceleration", "orientation"] {
+                    assert_vec_close(vec3(&p[k]), vec3(&m[k]), 1e-12, k);
+                }
+                assert!(close(
+                    f(&p["orientation"]["w"]),
+                    f(&m["orientation"]["w"]),
+                    1e-12
+                ));
+            }
+        }
+    }
+
+    // TF: the scan's frame resolves from the world through /tf and /tf_static to the pose
+    // the lidar reports for each sample; the IMU's frame resolves too.
+    let printed: Vec<&Value> = echo.iter().filter(|l| l["topic"] == SCAN).collect();
+    let poses = r["world_poses"][SCAN].as_array().unwrap();
+    for (p, w) in printed.iter().zip(poses) {
+        assert!(w.is_object(), "the scan frame resolves to the world: {w}");
+        let wp = &p["world_pose"];
+        let at = w["position"].as_array().unwrap();
+        assert_vec_close(
+            [f(&at[0]), f(&at[1]), f(&at[2])],
+            vec3(&wp["position"]),
+            1e-9,
+            "lidar position",
+        );
+        let q = w["orientation"].as_array().unwrap();
+        let e = &wp["orientation"];
+        let dot = f(&q[0]) * f(&e["x"])
+            + f(&q[1]) * f(&e["y"])
+            + f(&q[2]) * f(&e["z"])
+            + f(&q[3]) * f(&e["w"]);
+        assert!(
+            (dot.abs() - 1.0).abs() < 1e-9,
+            "lidar orientation {q:?} vs {e}"
+        );
+    }
+    let moved = poses.last().unwrap()["position"][0].as_f64().unwrap();
+    assert!(moved > 0.2, "the robot drove, and TF followed: x = {moved}");
+    for w in r["world_poses"][IMU].as_array().unwrap() {
+        assert!(w.is_object(), "the IMU frame resolves to the world");
+    }
+
+    // The scene: one marker per visual of the world, in its link's frame, with its shape and
+    // colour; again with the crate once it is created.
+    let scenes = r["scene"].as_array().unwrap();
+    assert_eq!(scenes.len(), 2, "at the start and when the crate came");
+    let marker = |scene: &Value, frame: &str| -> Value {
+        scene["markers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["header"]["frame_id"] == frame)
+            .unwrap_or_else(|| panic!("no marker in frame {frame}: {scene}"))
+            .clone()
+    };
+    let first = &scenes[0];
+    assert_eq!(
+        first["markers"][0]["action"], 3,
+        "a scene starts by clearing the last"
+    );
+    let visuals = first["markers"].as_array().unwrap().len() - 1;
+    let sdf = std::fs::read_to_string(workspace().join("worlds/pioneer.sdf")).unwrap();
+    assert_eq!(
+        visuals,
+        sdf.matches("<visual ").count(),
+        "one marker per visual"
+    );
+    let chassis = marker(first, "pioneer::chassis");
+    assert_eq!(chassis["type"], 1, "a box");
+    assert_vec_close(
+        vec3(&chassis["scale"]),
+        [0.4, 0.3, 0.1],
+        1e-12,
+        "chassis size",
+    );
+    let c = &chassis["color"];
+    assert_vec_close(
+        [f(&c["r"]), f(&c["g"]), f(&c["b"])],
+        [0.8, 0.2, 0.1],
+        1e-6,
+        "colour",
+    );
+    assert_eq!(chassis["frame_locked"], true);
+    let wheel = marker(first, "pioneer::left_wheel");
+    assert_eq!(wheel["type"], 3, "a cylinder");
+    assert_vec_close(vec3(&wheel["scale"]), [0.2, 0.2, 0.04], 1e-12, "wheel size");
+    let caster = marker(first, "pioneer::caster");
+    assert_eq!(caster["type"], 2, "a sphere");
+    assert_vec_close(
+        vec3(&caster["scale"]),
+        [0.1, 0.1, 0.1],
+        1e-12,
+        "caster size",
+    );
+    let ground = marker(first, "ground::plane");
+    assert_vec_close(
+        vec3(&ground["scale"]),
+        [50.0, 50.0, 0.001],
+        1e-12,
+        "ground size",
+    );
+    let second = &scenes[1];
+    assert_eq!(
+        second["log_time"], 500_000_000,
+        "when the --call at 0.5 s created it"
+    );
+    let crate_marker = marker(second, "crate::body");
+    assert_vec_close(
+        vec3(&crate_marker["scale"]),
+        [0.3, 0.3, 0.3],
+        1e-12,
+        "crate size",
+    );
+    assert_eq!(second["markers"].as_array().unwrap().len(), visuals + 2);
+
+    // A custom payload keeps its encoding and schema name.
+    assert_eq!(schema_of("/acme/thing"), "acme/Thing");
+    let custom = &r["messages"]["/acme/thing"][0];
+    assert_eq!(
+        custom["value"],
+        serde_json::json!({"a": [1, 2]}),
+        "{custom}"
+    );
+    assert_eq!(custom["log_time"], 200_000_000);
+
+    let meta = &r["metadata"]["simcore"];
+    assert_eq!(meta["world"], "worlds/pioneer.sdf");
+    assert_eq!(meta["seed"], "0");
+    assert_eq!(meta["simcore_version"], env!("CARGO_PKG_VERSION"));
+    assert!(
+        meta["plugins"]
+            .as_str()
+            .unwrap()
+            .contains("simcore_plugin_lidar"),
+        "{meta}"
+    );
+}
+
+#[test]
+fn record_topic_limits_the_bus_topics_and_the_manifest_can_ask_for_a_recording() {
+    let dir = stage(PIONEER_LIBS);
+    let manifest = dir.path().join("run.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "world = \"{}\"\nrecord = \"out.mcap\"\nrecord_topics = [\"{IMU}\"]\nplugin_paths = [\".\"]\nreal_time_factor = 0\n",
+            workspace().join("worlds/pioneer.sdf").display()
+        ),
+    )
+    .unwrap();
+    let o = simcore(&["run", manifest.to_str().unwrap(), "--steps", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = dir.path().join("out.mcap");
+    assert!(file.exists(), "the manifest's path is relative to it");
+    let Some(r) = read(&file, &[]) else { return };
+    let mut topics: Vec<&str> = r["statistics"]["per_topic"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    topics.sort();
+    assert_eq!(topics, ["/clock", "/scene", "/tf", "/tf_static", IMU]);
+}
+
+#[test]
+fn an_unwritable_path_is_one_clear_error_before_the_run() {
+    let dir = stage(PIONEER_LIBS);
+    let file = dir.path().join("no/such/dir/run.mcap");
+    let o = run_pioneer(dir.path(), &file, &["--steps", "10"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: cannot record to") && err.contains("run.mcap"),
+        "{err}"
+    );
+    assert!(!err.contains("steps, sim time"), "nothing ran: {err}");
+}
+
+#[test]
+fn a_full_disk_stops_the_recording_once_and_the_run_goes_on() {
+    let dir = stage(PIONEER_LIBS);
+    let file = dir.path().join("run.mcap");
+    // The file may not grow past 200 blocks (SIGXFSZ ignored, so writes past the limit
+    // fail as on a full disk); the 3 s run writes about ten times more.
+    let o = Command::new("sh")
+        .args(["-c", r#"trap "" XFSZ; ulimit -f 200; exec "$0" "$@""#])
+        .arg(env!("CARGO_BIN_EXE_simcore"))
+        .args([
+            "run",
+            "worlds/pioneer.sdf",
+            "--rtf",
+            "0",
+            "--duration",
+            "3",
+            "--plugin-path",
+        ])
+        .arg(dir.path())
+        .arg("--record")
+        .arg(&file)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(workspace())
+        .output()
+        .expect("sh runs");
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(
+        err.matches("error: writing ").count(),
+        1,
+        "said once: {err}"
+    );
+    assert!(err.contains("3000 steps"), "the run went on: {err}");
+    assert!(
+        err.contains("recorded ") && err.contains("incomplete"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_plugin_failure_and_ctrl_c_leave_a_complete_file() {
+    let dir = stage(&["simcore_fixture_testkit", "simcore_plugin_imu"]);
+    let world = dir.path().join("w.sdf");
+    let panicker = r#"<plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Panicker"><panic_at>20</panic_at></plugin>"#;
+    let models = format!("{panicker}{}", box_model("box", 0.5, &imu("s", 100.0, "")));
+    std::fs::write(
+        &world,
+        common::world(&models).replace("<real_time_factor>0<", "<real_time_factor>1<"),
+    )
+    .unwrap();
+    let file = dir.path().join("run.mcap");
+    let child = start(&[
+        "run",
+        world.to_str().unwrap(),
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+        "--record",
+        file.to_str().unwrap(),
+    ]);
+    // Runs in real time with no end: stop it once it has run a while (the panicking plugin
+    // is disabled at step 20, so 20 ms in).
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    interrupt(&child);
+    let o = child.wait_with_output().expect("simcore ends");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "a plugin was disabled: {err}");
+    assert!(err.contains("(interrupted)"), "{err}");
+    assert!(
+        err.contains("Panicker") && err.contains("disabled"),
+        "{err}"
+    );
+    let Some(r) = read(&file, &["/world/test/model/box/link/body/sensor/s/imu"]) else {
+        return;
+    };
+    let n = r["statistics"]["message_count"].as_u64().unwrap();
+    assert!(n > 100, "the summary counts what was written: {n}");
+    assert_eq!(&r["decoded"], &r["statistics"]["per_topic"]);
+    let panicker_steps = r["statistics"]["per_topic"]["/fixture/panicker"].as_u64();
+    assert_eq!(panicker_steps, Some(20), "its steps until it was disabled");
+    assert!(
+        !r["messages"]["/world/test/model/box/link/body/sensor/s/imu"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn what_the_writer_cannot_take_is_dropped_and_counted_never_waited_for() {
+    let dir = stage(&[]);
+    let sdf = world(&box_model("box", 0.5, ""));
+    let steps = 200;
+    // Per run: /tf_static, /scene, /tf before the first step and after each (the box falls),
+    // /clock at 0, 10 ms, ..., 200 ms.
+    let expected = 2 + (steps + 1) + (steps / 10 + 1);
+    for queue in [1, 0] {
+        let mut sim = sim_from(&sdf, dir.path(), 0, 1);
+        let path = dir.path().join(format!("q{queue}.mcap"));
+        let options = sim_core::record::RecordOptions {
+            path: Some(path.clone()),
+            queue,
+            ..Default::default()
+        };
+        let mut rec = sim_core::record::Recorder::start(&mut sim, options).expect("starts");
+        for _ in 0..steps {
+            sim.step();
+            rec.after_step(&sim);
+        }
+        let s = rec.finish().expect("a file was written");
+        assert_eq!(s.error, None);
+        assert_eq!(s.messages + s.dropped, expected, "queue {queue}: {s:?}");
+        if queue == 0 {
+            assert_eq!(s.dropped, 0, "the default queue keeps up: {s:?}");
+        }
+        assert_eq!(s.bytes, std::fs::metadata(&path).unwrap().len());
+    }
+}
+
+#[test]
+fn foxglove_serves_the_channels_live_to_a_websocket_client() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let mut child = start(&[
+        "run",
+        "worlds/pioneer.sdf",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+        "--foxglove",
+        "127.0.0.1:0",
+    ]);
+    // The server's address is the first line of stderr that names it.
+    let (lines, rx) = std::sync::mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for l in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = lines.send(l);
+        }
+    });
+    let mut seen = Vec::new();
+    let url = loop {
+        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(l) => match l.strip_prefix("serving Foxglove on ") {
+                Some(u) => break u.to_string(),
+                None => seen.push(l),
+            },
+            Err(_) => {
+                let _ = child.kill();
+                panic!("no server address on stderr: {seen:?}");
+            }
+        }
+    };
+    assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
+    let script = workspace().join("sim-core/tests/python/foxglove_client.py");
+    let client = Command::new(&python)
+        .arg(&script)
+        .args([url.as_str(), "/clock", "3"])
+        .output()
+        .expect("python runs");
+    // A client that connects late still gets the scene: it is sent again every second.
+    let late = Command::new(&python)
+        .arg(&script)
+        .args([url.as_str(), "/scene", "1"])
+        .output()
+        .expect("python runs");
+    interrupt(&child);
+    let status = child.wait().expect("simcore ends");
+    reader.join().unwrap();
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert!(
+        client.status.success(),
+        "client failed:\n{}",
+        stderr(&client)
+    );
+    assert!(status.success(), "{rest:?}");
+    assert!(
+        rest.iter().any(|l| l.contains("(interrupted)")),
+        "the run's summary follows: {rest:?}"
+    );
+    assert!(
+        !rest.iter().any(|l| l.contains("recorded ")),
+        "no file without --record"
+    );
+
+    let r: Value = serde_json::from_slice(&client.stdout).expect("the client prints JSON");
+    assert_eq!(r["subprotocol"], "foxglove.sdk.v1");
+    assert!(r["server"].as_str().unwrap().starts_with("simcore"), "{r}");
+    let channels: Vec<&str> = r["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    for t in ["/clock", "/tf", "/tf_static", "/scene", SCAN, IMU] {
+        assert!(channels.contains(&t), "{t} advertised: {channels:?}");
+    }
+    let messages = r["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3);
+    let mut last = 0;
+    for m in messages {
+        assert_eq!(m["subscription"], 1);
+        let clock = &m["value"]["clock"];
+        let ns =
+            clock["sec"].as_u64().unwrap() * 1_000_000_000 + clock["nanosec"].as_u64().unwrap();
+        assert_eq!(m["log_time"].as_u64(), Some(ns), "log time = sim time: {m}");
+        assert!(ns > last || last == 0, "sim time advances: {messages:?}");
+        last = ns;
+    }
+    assert!(
+        !r["times"].as_array().unwrap().is_empty(),
+        "the server broadcasts sim time"
+    );
+
+    assert!(late.status.success(), "client failed:\n{}", stderr(&late));
+    let r: Value = serde_json::from_slice(&late.stdout).expect("the client prints JSON");
+    let markers = r["messages"][0]["value"]["markers"].as_array().unwrap();
+    let sdf = std::fs::read_to_string(workspace().join("worlds/pioneer.sdf")).unwrap();
+    assert_eq!(
+        markers.len(),
+        1 + sdf.matches("<visual ").count(),
+        "the whole scene"
+    );
+}
