@@ -119,6 +119,7 @@ fn run_logs_the_unhonoured_physics_parameters() {
     let (code, _, err) = simcore(
         &[
             "run",
+            "--no-transport",
             world.to_str().unwrap(),
             "--steps",
             "10",

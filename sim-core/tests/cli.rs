@@ -232,7 +232,7 @@ fn unserved_sensor_and_plugin_are_skipped_with_one_warning_each() {
         r#"<plugin filename="gz-sim-physics-system" name="gz::sim::systems::Physics"/>
     <plugin filename="libignition-gazebo6-imu-system.so" name="ignition::gazebo::systems::Imu"/>
     <plugin filename="dummy" name="gz::sim"/>
-    <plugin filename="gz-sim-lift-drag-system" name="gz::sim::systems::LiftDrag"/>
+    <plugin filename="gz-sim-buoyancy-system" name="gz::sim::systems::Buoyancy"/>
     <model name="ground">"#,
     );
     std::fs::write(&w, sdf).unwrap();
@@ -254,7 +254,7 @@ fn unserved_sensor_and_plugin_are_skipped_with_one_warning_each() {
     );
     assert!(
         warnings.iter().any(|l| l.contains("w.sdf:")
-            && l.contains("LiftDrag")
+            && l.contains("Buoyancy")
             && l.contains("runs without it")),
         "{e}"
     );
@@ -422,7 +422,7 @@ fn pub_and_call_reach_plugins_at_their_sim_times() {
 /// Runs `simcore` with `env` set and the resource variables of this process removed.
 fn simcore_env(args: &[&str], env: &[(&str, &std::path::Path)]) -> std::process::Output {
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_simcore"));
-    c.args(args)
+    c.args(isolated(args))
         .env_remove("SIMCORE_PLUGIN_PATH")
         .env("SIMCORE_LOG", "warn")
         .current_dir(workspace());

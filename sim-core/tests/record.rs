@@ -53,7 +53,7 @@ fn ns_of(line: &Value) -> i64 {
 /// [`simcore`] runs it.
 fn start(args: &[&str]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_simcore"))
-        .args(args)
+        .args(isolated(args))
         .env_remove("SIMCORE_PLUGIN_PATH")
         .env("SIMCORE_LOG", "warn")
         .current_dir(workspace())
@@ -414,7 +414,7 @@ fn a_full_disk_stops_the_recording_once_and_the_run_goes_on() {
     let o = Command::new("sh")
         .args(["-c", r#"trap "" XFSZ; ulimit -f 200; exec "$0" "$@""#])
         .arg(env!("CARGO_BIN_EXE_simcore"))
-        .args([
+        .args(isolated(&[
             "run",
             "worlds/pioneer.sdf",
             "--rtf",
@@ -422,7 +422,7 @@ fn a_full_disk_stops_the_recording_once_and_the_run_goes_on() {
             "--duration",
             "3",
             "--plugin-path",
-        ])
+        ]))
         .arg(dir.path())
         .arg("--record")
         .arg(&file)

@@ -176,11 +176,27 @@ pub const PIONEER_LIBS: &[&str] = &[
     "simcore_plugin_logical_camera",
 ];
 
-/// Runs the real `simcore` binary with `args`, only `plugin_dir` on the plugin path
-/// (the environment variable is cleared so the developer's setting cannot interfere).
+/// `args` of a `simcore run` with `--no-transport` added unless they choose Zenoh endpoints
+/// themselves: runs of parallel tests must not join one another over the default endpoint
+/// (the transport's own tests give each run a free port).
+pub fn isolated<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut v = args.to_vec();
+    if args.first() == Some(&"run")
+        && !args
+            .iter()
+            .any(|a| a.starts_with("--zenoh") || *a == "--no-transport")
+    {
+        v.insert(1, "--no-transport");
+    }
+    v
+}
+
+/// Runs the real `simcore` binary with `args` (a `run` [`isolated`]), only `plugin_dir` on
+/// the plugin path (the environment variable is cleared so the developer's setting cannot
+/// interfere).
 pub fn simcore(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_simcore"))
-        .args(args)
+        .args(isolated(args))
         .env_remove("SIMCORE_PLUGIN_PATH")
         .env("SIMCORE_LOG", "warn")
         .current_dir(workspace())
@@ -192,7 +208,7 @@ pub fn simcore(args: &[&str]) -> Output {
 /// cameras saving frames to relative paths).
 pub fn simcore_in(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_simcore"))
-        .args(args)
+        .args(isolated(args))
         .env_remove("SIMCORE_PLUGIN_PATH")
         .env("SIMCORE_LOG", "warn")
         .current_dir(cwd)
