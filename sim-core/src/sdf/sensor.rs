@@ -42,6 +42,7 @@ impl Reader<'_> {
                 trigger_topic = self.child_string(camera, "trigger_topic");
             }
         }
+        self.sensor_sizes(node)?;
         let plugins = children(node, "plugin")
             .map(|p| self.plugin(p))
             .collect::<Result<_, _>>()?;
@@ -63,6 +64,62 @@ impl Reader<'_> {
             span: self.span(node),
             name,
         })
+    }
+
+    /// Bounds what a sensor's plugin allocates from its SDF: the pixels of each `<camera>`
+    /// image and the rays of a `<lidar>` (or `<ray>`) scan, against the load's limits. A
+    /// size that is not a whole number is left to the schema checks and the plugin.
+    fn sensor_sizes<'n>(&self, node: Node<'n, 'n>) -> Result<(), SdfError> {
+        let whole = |parent: Node<'n, 'n>, path: &[&str]| -> Option<(Node<'n, 'n>, u64)> {
+            let mut n = parent;
+            for p in path {
+                n = children(n, p).next()?;
+            }
+            Some((n, self.text(n).trimmed().parse::<u64>().ok()?))
+        };
+        let limits = &self.loader.limits;
+        for camera in children(node, "camera") {
+            let Some(image) = children(camera, "image").next() else {
+                continue;
+            };
+            // The camera plugins' defaults when a side is absent.
+            let (w_node, w) = whole(image, &["width"]).unwrap_or((image, 320));
+            let (h_node, h) = whole(image, &["height"]).unwrap_or((image, 240));
+            let pixels = w.saturating_mul(h);
+            if pixels > limits.max_camera_pixels {
+                let at = if w >= h { w_node } else { h_node };
+                return Err(self.error(
+                    at,
+                    ErrorKind::Invalid,
+                    format!(
+                        "a {w} x {h} camera image is {pixels} pixels; the limit is {} pixels per image",
+                        limits.max_camera_pixels
+                    ),
+                    "make the image smaller, or raise the limit (--max-camera-pixels, LoadOptions::limits.max_camera_pixels)",
+                ));
+            }
+        }
+        for lidar in children(node, "lidar").chain(children(node, "ray")) {
+            let Some((h_node, h)) = whole(lidar, &["scan", "horizontal", "samples"]) else {
+                continue;
+            };
+            let (v_node, v) =
+                whole(lidar, &["scan", "vertical", "samples"]).unwrap_or((h_node, 1));
+            let rays = h.saturating_mul(v);
+            if rays > limits.max_lidar_rays {
+                let at = if h >= v { h_node } else { v_node };
+                return Err(self.error(
+                    at,
+                    ErrorKind::Invalid,
+                    format!(
+                        "a scan of {h} x {v} samples is {rays} rays; the limit is {} rays per scan",
+                        limits.max_lidar_rays
+                    ),
+                    "take fewer samples, or raise the limit (--max-lidar-rays, LoadOptions::limits.max_lidar_rays)",
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `<plugin filename name>`. `name` is optional since SDF 1.10 (then empty).
