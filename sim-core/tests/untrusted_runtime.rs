@@ -6,8 +6,32 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
-use common::{simcore, stderr};
+use common::{json_lines, simcore, stage, stderr, stdout};
+
+/// Runs the real `simcore` binary with `args`, killing it if it has not ended after two
+/// minutes (a run of a few steps takes well under a second): the input made it hang.
+fn simcore_or_hang(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args(args)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simcore runs");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("simcore {args:?} hangs");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
 
 /// Writes `world.sdf` with one model carrying `sensors` into `dir`.
 fn sensor_world(dir: &Path, sensors: &str) -> PathBuf {
@@ -78,4 +102,49 @@ fn sensor_sizes_are_bounded_when_the_world_is_read() {
     assert!(!simcore(&["check", w]).status.success());
     let out = simcore(&["check", w, "--max-lidar-rays", "2097152"]);
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn extreme_update_rates_end_and_check_says_what_they_do() {
+    let t = tempfile::tempdir().unwrap();
+    let world = sensor_world(
+        t.path(),
+        "<sensor name=\"fast\" type=\"imu\"><update_rate>1e18</update_rate></sensor>\n\
+         <sensor name=\"slow\" type=\"imu\"><update_rate>1e-300</update_rate></sensor>",
+    );
+    let w = world.to_str().unwrap();
+    let out = simcore(&["check", w]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("world.sdf:5:") && err.contains("updates at every step"),
+        "{err}"
+    );
+    assert!(
+        err.contains("world.sdf:6:") && err.contains("updates once, at the start"),
+        "{err}"
+    );
+    // The catch-up of a 1e18 Hz sensor ran forever before; now each step costs one update.
+    let plugins = stage(&["simcore_plugin_imu"]);
+    let topic = |s: &str| format!("/world/w/model/m/link/l/sensor/{s}/imu");
+    let (fast, slow) = (topic("fast"), topic("slow"));
+    let out = simcore_or_hang(&[
+        "run",
+        w,
+        "--steps",
+        "10",
+        "--rtf",
+        "0",
+        "--echo",
+        &fast,
+        "--echo",
+        &slow,
+        "--plugin-path",
+        plugins.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let on = |t: &str| lines.iter().filter(|l| l["topic"] == t).count();
+    assert_eq!(on(&fast), 10, "at every step");
+    assert_eq!(on(&slow), 1, "once, at the start");
 }

@@ -5,6 +5,7 @@ use roxmltree::Node;
 use super::error::{ErrorKind, SdfError};
 use super::reader::{Reader, children};
 use super::version::Version;
+use crate::sensors::{MAX_RATE_HZ, MIN_RATE_HZ};
 use crate::world::{PluginSpec, SensorSpec};
 
 impl Reader<'_> {
@@ -24,6 +25,7 @@ impl Reader<'_> {
         let raw_pose = self.raw_pose(node)?;
         // Negative rates mean "as fast as possible", as 0 (gz-sensors does the same).
         let update_rate = self.child_f64(node, "update_rate", 0.0)?.max(0.0);
+        self.warn_extreme_rate(node, update_rate);
         let topic = self
             .child_string(node, "topic")
             .filter(|t| t != "__default__");
@@ -64,6 +66,28 @@ impl Reader<'_> {
             span: self.span(node),
             name,
         })
+    }
+
+    /// Warns about an `<update_rate>` the clock cannot keep (see [`crate::sensors::Schedule`]): a period under
+    /// one nanosecond updates at every step, as rate 0 does; one longer than the clock's range
+    /// updates once, at the start.
+    fn warn_extreme_rate(&self, node: Node, rate: f64) {
+        let Some(at) = self.child(node, "update_rate") else {
+            return;
+        };
+        let what = if rate > MAX_RATE_HZ {
+            "is faster than one update per nanosecond, the clock's resolution: the sensor updates at every step, as with 0"
+        } else if rate > 0.0 && rate < MIN_RATE_HZ {
+            "has a period longer than the clock's range (about 292 years): the sensor updates once, at the start, and never again"
+        } else {
+            return;
+        };
+        self.loader.warn(self.error(
+            at,
+            ErrorKind::Invalid,
+            format!("<update_rate> {rate:e} Hz {what}"),
+            "write the rate in Hz the sensor should run at (0: at every step)",
+        ));
     }
 
     /// Bounds what a sensor's plugin allocates from its SDF: the pixels of each `<camera>`
