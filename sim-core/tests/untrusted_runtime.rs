@@ -4,12 +4,15 @@
 //! the real `Simulation`, with the real plugin libraries.
 
 mod common;
+mod hostile;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{json_lines, simcore, stage, stderr, stdout};
+use common::{json_lines, registry_in, simcore, stage, stderr, stdout};
+use sim_core::runner::{SimOptions, Simulation};
+use sim_plugin_api::{EntityFactory, Message, Payload, abi_stable::std_types::RBox};
 
 /// Runs the real `simcore` binary with `args`, killing it if it has not ended after two
 /// minutes (a run of a few steps takes well under a second): the input made it hang.
@@ -147,4 +150,94 @@ fn extreme_update_rates_end_and_check_says_what_they_do() {
     let on = |t: &str| lines.iter().filter(|l| l["topic"] == t).count();
     assert_eq!(on(&fast), 10, "at every step");
     assert_eq!(on(&slow), 1, "once, at the start");
+}
+
+/// The real simulation of the world file `path`, with the libraries in `libs`.
+fn sim_of(path: &Path, libs: &Path) -> Simulation {
+    let options = sim_core::sdf::LoadOptions {
+        ignore_env: true,
+        ..Default::default()
+    };
+    let world = sim_core::sdf::load_with(path, &options).unwrap_or_else(|e| panic!("{e}"));
+    Simulation::new(world, registry_in(libs), &SimOptions { seed: 0, threads: 1 })
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn create_file(file: &str) -> Message {
+    let mut r = EntityFactory::default();
+    r.sdf_filename = file.into();
+    Message::new("", Payload::EntityFactory(RBox::new(r)))
+}
+
+fn model_count(sim: &Simulation) -> usize {
+    use sim_plugin_api::WorldView;
+    let mut v = sim_plugin_api::abi_stable::std_types::RVec::new();
+    sim.physics().view("t").models(&mut v);
+    v.len()
+}
+
+#[test]
+fn the_factory_replies_success_only_for_a_model_it_built() {
+    let t = tempfile::tempdir().unwrap();
+    let world = t.path().join("world.sdf");
+    std::fs::write(
+        &world,
+        "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n\
+         <plugin filename=\"simcore_plugin_factory\" name=\"simcore::Factory\"/>\n\
+         </world></sdf>\n",
+    )
+    .unwrap();
+    let model = |name: &str, mesh: &str| {
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><model name=\"{name}\"><link name=\"l\">\n\
+             <inertial><mass>1</mass></inertial>\n\
+             <collision name=\"c\"><geometry><mesh><uri>{mesh}</uri></mesh></geometry></collision>\n\
+             </link></model></sdf>\n"
+        )
+    };
+    // A mesh the reader finds but the build cannot read: an STL cut off in its header.
+    std::fs::write(t.path().join("broken.stl"), b"\x00\x01 not an stl").unwrap();
+    std::fs::write(t.path().join("broken.sdf"), model("broken", "broken.stl")).unwrap();
+    std::fs::write(t.path().join("cube.stl"), cube_stl()).unwrap();
+    std::fs::write(t.path().join("cube.sdf"), model("cube", "cube.stl")).unwrap();
+
+    let libs = stage(&["simcore_plugin_factory"]);
+    let mut sim = sim_of(&world, libs.path());
+    sim.step();
+    let before = model_count(&sim);
+    let e = sim
+        .call_service("/world/w/create", &create_file("broken.sdf"))
+        .expect_err("a model that cannot be built is refused in the reply")
+        .to_string();
+    assert!(e.contains("the model was not created"), "{e}");
+    assert!(e.contains("broken.stl"), "the reply names the mesh: {e}");
+    sim.step();
+    assert_eq!(model_count(&sim), before, "nothing was added");
+    let e = sim
+        .call_service(
+            "/world/w/remove",
+            &Message::new("", Payload::Text("broken".into())),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no model"), "{e}");
+    // A good model is built once checked, and is there at the next step.
+    let reply = sim
+        .call_service("/world/w/create", &create_file("cube.sdf"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(reply.payload.as_enum(), Ok(Payload::Pose(_))));
+    sim.step();
+    assert_eq!(model_count(&sim), before + 1);
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+}
+
+/// A binary STL of a closed unit cube (12 triangles).
+fn cube_stl() -> Vec<u8> {
+    let v = |i: usize| [(i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32];
+    let faces = [
+        [0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
+        [2, 6, 3], [3, 6, 7], [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5],
+    ];
+    let triangles: Vec<[[f32; 3]; 3]> = faces.iter().map(|f| f.map(v)).collect();
+    hostile::stl(&triangles, None)
 }

@@ -5,7 +5,7 @@ use super::Physics;
 use super::build::BuildError;
 use super::convert::*;
 use super::entities::EntityData;
-use crate::world::Model;
+use crate::world::{Model, World};
 use rapier3d::prelude::*;
 use sim_plugin_api::{EntityId, EntityKind, Pose, Vec3};
 
@@ -21,6 +21,33 @@ pub enum PhysicsCommand {
 }
 
 impl Physics {
+    /// Builds `model` apart, as [`Physics::spawn_model`] would add it to this world (built
+    /// from `world`), without changing this world: the verdict on a creation request comes
+    /// from a real build, meshes and height maps read, so that a model accepted is one that
+    /// builds. The shapes it builds are kept in this world's cache for the build that follows.
+    pub fn check_model(&self, model: &Model, world: &World) -> Result<(), BuildError> {
+        let empty = World {
+            name: world.name.clone(),
+            sdf_version: world.sdf_version.clone(),
+            physics: world.physics.clone(),
+            gravity: world.gravity,
+            magnetic_field: world.magnetic_field,
+            spherical_coordinates: world.spherical_coordinates.clone(),
+            scene: world.scene.clone(),
+            lights: Vec::new(),
+            actors: Vec::new(),
+            models: Vec::new(),
+            frames: Vec::new(),
+            joints: Vec::new(),
+            plugins: Vec::new(),
+            span: world.span.clone(),
+            limits: world.limits.clone(),
+        };
+        let mut apart = Physics::build(&empty)?;
+        apart.shapes = self.shapes.clone();
+        apart.spawn_model(model).map(|_| ())
+    }
+
     /// Adds a top-level model at run time (its pose is in the world frame). Rays see it at
     /// once; it moves from the next step.
     pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {

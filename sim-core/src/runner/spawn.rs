@@ -109,7 +109,8 @@ impl Simulation {
     /// sets the pose (when the request's is not the identity, it replaces the model's own, in
     /// the frame of `relative_to`: empty or `world` for the world, else any entity's scoped
     /// name); and checks that a library serves every sensor and plugin of the model. Returns
-    /// the model to build, or the full diagnostic.
+    /// the model to build, or the full diagnostic. The model is built apart once
+    /// ([`Physics::check_model`]), so that a model accepted is one that builds.
     pub fn prepare_model(
         &self,
         request: &EntityFactory,
@@ -192,6 +193,9 @@ pub(super) fn prepare_model(
     if !problems.is_empty() {
         return Err(SpawnError::Plugins(problems));
     }
+    // Built apart first, so that an accepted model is one that builds (an unreadable mesh
+    // is refused here, in the reply, not after it).
+    physics.check_model(&model, world)?;
     Ok(model)
 }
 
