@@ -241,3 +241,143 @@ fn cube_stl() -> Vec<u8> {
     let triangles: Vec<[[f32; 3]; 3]> = faces.iter().map(|f| f.map(v)).collect();
     hostile::stl(&triangles, None)
 }
+
+fn twist(linear_x: f64, angular_z: f64) -> Message {
+    let mut t = sim_plugin_api::msgs::Twist::default();
+    t.linear.x = linear_x;
+    t.angular.z = angular_z;
+    Message::new("", Payload::Twist(t))
+}
+
+fn pose_request(name: &str, pose: sim_plugin_api::Pose) -> Message {
+    Message::new(
+        "",
+        Payload::Pose(RBox::new(sim_plugin_api::msgs::NamedPose {
+            name: name.into(),
+            pose,
+        })),
+    )
+}
+
+fn pose_of(sim: &Simulation, name: &str) -> sim_plugin_api::Pose {
+    let id = sim.physics().entity_id(name).expect(name);
+    sim.physics().kinematics_of(id).expect("known").pose
+}
+
+fn finite(p: &sim_plugin_api::Pose) -> bool {
+    let (a, q) = (p.position, p.orientation);
+    [a.x, a.y, a.z, q.x, q.y, q.z, q.w]
+        .iter()
+        .all(|v| v.is_finite())
+}
+
+#[test]
+fn numbers_out_of_range_in_commands_are_refused_never_applied() {
+    let text = std::fs::read_to_string(common::workspace().join("worlds/diff_drive.sdf")).unwrap();
+    let libs = stage(&["simcore_plugin_diff_drive", "simcore_plugin_truth"]);
+    let mut sim = common::sim_from(&text, libs.path(), 1, 1);
+    for _ in 0..50 {
+        sim.step();
+    }
+    let cmd_vel = sim.bus_mut().intern("/model/robot/cmd_vel");
+    let start = pose_of(&sim, "robot::chassis");
+    // A NaN or an absurd Twist is refused by the drive, which keeps its last command (none):
+    // the robot stays put, its state finite.
+    for bad in [twist(f64::NAN, 0.0), twist(0.0, 1e300), twist(f64::INFINITY, 0.0)] {
+        sim.bus_mut().publish(cmd_vel, bad);
+        for _ in 0..100 {
+            sim.step();
+        }
+        let now = pose_of(&sim, "robot::chassis");
+        assert!(finite(&now), "{now:?}");
+        assert!((now.position - start.position).length() < 1e-3, "{now:?}");
+    }
+    // The drive still follows a real command.
+    sim.bus_mut().publish(cmd_vel, twist(0.5, 0.0));
+    for _ in 0..500 {
+        sim.step();
+    }
+    let moved = pose_of(&sim, "robot::chassis");
+    assert!((moved.position - start.position).length() > 0.1, "{moved:?}");
+
+    // set_pose with 1e300, NaN or a zero rotation: refused in the reply, naming the field.
+    let service = "/world/diff_drive/set_pose";
+    let mut far = moved;
+    far.position.x = 1e300;
+    let mut nan = moved;
+    nan.orientation.w = f64::NAN;
+    let mut zero = moved;
+    zero.orientation = sim_plugin_api::Quat {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+        w: 0.0,
+    };
+    for (pose, field) in [
+        (far, "`position.x` is 1e300"),
+        (nan, "`orientation.w` is NaN"),
+        (zero, "zero quaternion"),
+    ] {
+        let e = sim
+            .call_service(service, &pose_request("robot", pose))
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains(field), "{e}");
+    }
+    sim.step();
+    let after = pose_of(&sim, "robot::chassis");
+    assert!(finite(&after) && after.position.x.abs() < 100.0, "{after:?}");
+}
+
+#[test]
+fn the_engine_refuses_commands_out_of_range_from_any_plugin() {
+    use sim_core::physics::{CommandError, Physics, PhysicsCommand};
+    use sim_plugin_api::{JointCommand, JointCommandMode, Pose, Vec3};
+    let text = std::fs::read_to_string(common::workspace().join("worlds/diff_drive.sdf")).unwrap();
+    let world = sim_core::sdf::parse_str(&text, None).unwrap();
+    let mut physics = Physics::build(&world).unwrap();
+    let chassis = physics.entity_id("robot::chassis").unwrap();
+    let before = physics.kinematics_of(chassis).unwrap();
+    let mut far = Pose::IDENTITY;
+    far.position.z = 1e300;
+    let cases = [
+        (PhysicsCommand::SetPose(chassis, far), "position.z"),
+        (
+            PhysicsCommand::SetVelocity(chassis, Vec3::new(f64::NAN, 0.0, 0.0), Vec3::ZERO),
+            "linear.x",
+        ),
+        (
+            PhysicsCommand::SetVelocity(chassis, Vec3::ZERO, Vec3::new(0.0, 0.0, 1e300)),
+            "angular.z",
+        ),
+        (
+            PhysicsCommand::ApplyWrench(chassis, Vec3::ZERO, Vec3::new(0.0, f64::INFINITY, 0.0)),
+            "torque.y",
+        ),
+    ];
+    for (command, field) in cases {
+        match physics.apply(&command) {
+            Err(CommandError::OutOfRange { field: f, .. }) => assert_eq!(f, field),
+            other => panic!("{command:?}: {other:?}"),
+        }
+    }
+    let joint = physics.entity_id("robot::left_wheel_joint").unwrap();
+    let e = physics
+        .joint_command(&JointCommand {
+            joint,
+            axis: 0,
+            mode: JointCommandMode::VELOCITY,
+            target: f64::NAN,
+            max_force: f64::INFINITY,
+            stiffness: 0.0,
+            damping: 0.0,
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("`target` is NaN"), "{e}");
+    for _ in 0..10 {
+        physics.step();
+    }
+    let after = physics.kinematics_of(chassis).unwrap();
+    assert!(finite(&after.pose), "{after:?}");
+    assert!((after.pose.position - before.pose.position).length() < 0.05, "{after:?}");
+}

@@ -9,6 +9,89 @@ use crate::world::{Model, World};
 use rapier3d::prelude::*;
 use sim_plugin_api::{EntityId, EntityKind, Pose, Vec3};
 
+/// The largest position, in metres from the world's origin, a command may set (the extent
+/// the engine simulates, as for shapes).
+pub const MAX_COMMAND_POSITION: f64 = 1.0e6;
+
+/// The largest magnitude of any other number a command carries: a velocity (m/s, rad/s), a
+/// force (N), a torque (N m), a joint target, gain or force limit.
+pub const MAX_COMMAND_MAGNITUDE: f64 = 1.0e12;
+
+/// `value`, the command's `field`, if it is a number within `max`.
+fn bounded(field: &'static str, value: f64, max: f64) -> Result<(), CommandError> {
+    if value.is_finite() && value.abs() <= max {
+        Ok(())
+    } else {
+        Err(CommandError::OutOfRange { field, value, max })
+    }
+}
+
+/// The three parts of `v`, the command's `x`, `y` and `z` fields.
+fn bounded_vec(fields: [&'static str; 3], v: Vec3, max: f64) -> Result<(), CommandError> {
+    bounded(fields[0], v.x, max)?;
+    bounded(fields[1], v.y, max)?;
+    bounded(fields[2], v.z, max)
+}
+
+impl PhysicsCommand {
+    /// Checks every number of the command: finite, a position within
+    /// [`MAX_COMMAND_POSITION`], anything else within [`MAX_COMMAND_MAGNITUDE`], a rotation
+    /// that is not zero. The error names the first field that is not.
+    pub fn check(&self) -> Result<(), CommandError> {
+        match *self {
+            PhysicsCommand::SetPose(_, pose) => {
+                let p = pose.position;
+                bounded_vec(
+                    ["position.x", "position.y", "position.z"],
+                    p,
+                    MAX_COMMAND_POSITION,
+                )?;
+                let q = pose.orientation;
+                for (field, v) in [
+                    ("orientation.x", q.x),
+                    ("orientation.y", q.y),
+                    ("orientation.z", q.z),
+                    ("orientation.w", q.w),
+                ] {
+                    bounded(field, v, MAX_COMMAND_MAGNITUDE)?;
+                }
+                if (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt() < 1e-9 {
+                    return Err(CommandError::OutOfRange {
+                        field: "orientation",
+                        value: 0.0,
+                        max: MAX_COMMAND_MAGNITUDE,
+                    });
+                }
+                Ok(())
+            }
+            PhysicsCommand::SetVelocity(_, lin, ang) => {
+                bounded_vec(["linear.x", "linear.y", "linear.z"], lin, MAX_COMMAND_MAGNITUDE)?;
+                bounded_vec(["angular.x", "angular.y", "angular.z"], ang, MAX_COMMAND_MAGNITUDE)
+            }
+            PhysicsCommand::ApplyWrench(_, force, torque) => {
+                bounded_vec(["force.x", "force.y", "force.z"], force, MAX_COMMAND_MAGNITUDE)?;
+                bounded_vec(["torque.x", "torque.y", "torque.z"], torque, MAX_COMMAND_MAGNITUDE)
+            }
+        }
+    }
+}
+
+/// Checks every number of a joint command within [`MAX_COMMAND_MAGNITUDE`] (`max_force`
+/// may also be infinite or not positive: no limit but the joint's own).
+pub fn check_joint_command(cmd: &sim_plugin_api::JointCommand) -> Result<(), CommandError> {
+    bounded("target", cmd.target, MAX_COMMAND_MAGNITUDE)?;
+    bounded("stiffness", cmd.stiffness, MAX_COMMAND_MAGNITUDE)?;
+    bounded("damping", cmd.damping, MAX_COMMAND_MAGNITUDE)?;
+    if cmd.max_force.is_nan() {
+        return Err(CommandError::OutOfRange {
+            field: "max_force",
+            value: cmd.max_force,
+            max: MAX_COMMAND_MAGNITUDE,
+        });
+    }
+    Ok(())
+}
+
 /// A command for the physics world, queued by plugins and applied before a step.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PhysicsCommand {
@@ -114,8 +197,10 @@ impl Physics {
         Ok(doomed)
     }
 
-    /// Applies a queued command. Returns a message for the user when it cannot be applied.
+    /// Applies a queued command. Returns a message for the user when it cannot be applied;
+    /// a command with a number out of range ([`PhysicsCommand::check`]) changes nothing.
     pub fn apply(&mut self, command: &PhysicsCommand) -> Result<(), CommandError> {
+        command.check()?;
         self.motion_fresh = false;
         match *command {
             PhysicsCommand::SetPose(id, pose) => {
@@ -257,6 +342,16 @@ pub enum CommandError {
     /// A joint command mode this engine does not know.
     #[error("unknown joint command mode {0}")]
     UnknownMode(u32),
+    /// A number of the command is not finite or out of range: nothing was applied.
+    #[error("the command's `{field}` is {value:e}; it must be a finite number of magnitude at most {max:e}")]
+    OutOfRange {
+        /// The field, e.g. `linear.x` or `position.z`.
+        field: &'static str,
+        /// Its value.
+        value: f64,
+        /// The largest magnitude allowed.
+        max: f64,
+    },
     /// The rapier joint behind the axis is gone.
     #[error("joint gone")]
     JointGone,

@@ -30,7 +30,9 @@ mod tests;
 mod view;
 
 pub use build::BuildError;
-pub use commands::{CommandError, PhysicsCommand};
+pub use commands::{
+    CommandError, MAX_COMMAND_MAGNITUDE, MAX_COMMAND_POSITION, PhysicsCommand, check_joint_command,
+};
 use entities::Entities;
 pub use view::{DEFAULT_DIFFUSE, PhysicsView};
 
