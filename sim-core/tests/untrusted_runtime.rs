@@ -72,7 +72,11 @@ fn sensor_sizes_are_bounded_when_the_world_is_read() {
     let t = tempfile::tempdir().unwrap();
     let cases = [
         // A 10000 x 10000 camera: 4.8 GB in one allocation before the bound.
-        (camera(10_000, 10_000), "world.sdf:7:", "--max-camera-pixels"),
+        (
+            camera(10_000, 10_000),
+            "world.sdf:7:",
+            "--max-camera-pixels",
+        ),
         // A tall image is placed at its height.
         (camera(2, 10_000_000), "world.sdf:8:", "--max-camera-pixels"),
         // 10^9 lidar samples had no upper bound at all.
@@ -95,11 +99,7 @@ fn sensor_sizes_are_bounded_when_the_world_is_read() {
     let w = world.to_str().unwrap();
     assert!(simcore(&["check", w]).status.success());
     let out = simcore(&["check", w, "--max-camera-pixels", "9999"]);
-    assert!(
-        stderr(&out).contains("10000 pixels"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(stderr(&out).contains("10000 pixels"), "{}", stderr(&out));
     let world = sensor_world(t.path(), &lidar(2048, 1024));
     let w = world.to_str().unwrap();
     assert!(!simcore(&["check", w]).status.success());
@@ -159,13 +159,22 @@ fn sim_of(path: &Path, libs: &Path) -> Simulation {
         ..Default::default()
     };
     let world = sim_core::sdf::load_with(path, &options).unwrap_or_else(|e| panic!("{e}"));
-    Simulation::new(world, registry_in(libs), &SimOptions { seed: 0, threads: 1 })
-        .unwrap_or_else(|e| panic!("{e}"))
+    Simulation::new(
+        world,
+        registry_in(libs),
+        &SimOptions {
+            seed: 0,
+            threads: 1,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn create_file(file: &str) -> Message {
-    let mut r = EntityFactory::default();
-    r.sdf_filename = file.into();
+    let r = EntityFactory {
+        sdf_filename: file.into(),
+        ..Default::default()
+    };
     Message::new("", Payload::EntityFactory(RBox::new(r)))
 }
 
@@ -235,17 +244,28 @@ fn the_factory_replies_success_only_for_a_model_it_built() {
 fn cube_stl() -> Vec<u8> {
     let v = |i: usize| [(i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32];
     let faces = [
-        [0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
-        [2, 6, 3], [3, 6, 7], [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5],
+        [0, 2, 1],
+        [1, 2, 3],
+        [4, 5, 6],
+        [5, 7, 6],
+        [0, 1, 4],
+        [1, 5, 4],
+        [2, 6, 3],
+        [3, 6, 7],
+        [0, 4, 2],
+        [2, 4, 6],
+        [1, 3, 5],
+        [3, 7, 5],
     ];
     let triangles: Vec<[[f32; 3]; 3]> = faces.iter().map(|f| f.map(v)).collect();
     hostile::stl(&triangles, None)
 }
 
 fn twist(linear_x: f64, angular_z: f64) -> Message {
-    let mut t = sim_plugin_api::msgs::Twist::default();
-    t.linear.x = linear_x;
-    t.angular.z = angular_z;
+    let t = sim_plugin_api::msgs::Twist {
+        linear: sim_plugin_api::Vec3::new(linear_x, 0.0, 0.0),
+        angular: sim_plugin_api::Vec3::new(0.0, 0.0, angular_z),
+    };
     Message::new("", Payload::Twist(t))
 }
 
@@ -283,7 +303,11 @@ fn numbers_out_of_range_in_commands_are_refused_never_applied() {
     let start = pose_of(&sim, "robot::chassis");
     // A NaN or an absurd Twist is refused by the drive, which keeps its last command (none):
     // the robot stays put, its state finite.
-    for bad in [twist(f64::NAN, 0.0), twist(0.0, 1e300), twist(f64::INFINITY, 0.0)] {
+    for bad in [
+        twist(f64::NAN, 0.0),
+        twist(0.0, 1e300),
+        twist(f64::INFINITY, 0.0),
+    ] {
         sim.bus_mut().publish(cmd_vel, bad);
         for _ in 0..100 {
             sim.step();
@@ -298,7 +322,10 @@ fn numbers_out_of_range_in_commands_are_refused_never_applied() {
         sim.step();
     }
     let moved = pose_of(&sim, "robot::chassis");
-    assert!((moved.position - start.position).length() > 0.1, "{moved:?}");
+    assert!(
+        (moved.position - start.position).length() > 0.1,
+        "{moved:?}"
+    );
 
     // set_pose with 1e300, NaN or a zero rotation: refused in the reply, naming the field.
     let service = "/world/diff_drive/set_pose";
@@ -326,7 +353,10 @@ fn numbers_out_of_range_in_commands_are_refused_never_applied() {
     }
     sim.step();
     let after = pose_of(&sim, "robot::chassis");
-    assert!(finite(&after) && after.position.x.abs() < 100.0, "{after:?}");
+    assert!(
+        finite(&after) && after.position.x.abs() < 100.0,
+        "{after:?}"
+    );
 }
 
 #[test]
@@ -379,5 +409,70 @@ fn the_engine_refuses_commands_out_of_range_from_any_plugin() {
     }
     let after = physics.kinematics_of(chassis).unwrap();
     assert!(finite(&after.pose), "{after:?}");
-    assert!((after.pose.position - before.pose.position).length() < 0.05, "{after:?}");
+    assert!(
+        (after.pose.position - before.pose.position).length() < 0.05,
+        "{after:?}"
+    );
+}
+
+/// A proc-macro library of the build: a complete ELF shared object that is not a plugin.
+fn unrelated_library() -> PathBuf {
+    let deps = common::workspace().join("target/debug/deps");
+    std::fs::read_dir(&deps)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("libthiserror_impl") && n.ends_with(".so")
+        })
+        .expect("the thiserror proc-macro library is built")
+}
+
+#[test]
+fn plugin_directories_open_only_complete_plugins_and_warn_when_others_can_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = stage(&["simcore_plugin_imu"]);
+    let imu = std::fs::read(dir.path().join(common::lib_file("simcore_plugin_imu"))).unwrap();
+    // A truncated copy of a real plugin killed every run with SIGBUS.
+    std::fs::write(dir.path().join("libsimcore_cut.so"), &imu[..imu.len() / 3]).unwrap();
+    // A hidden copy is never looked at, nor a library that is not a plugin opened.
+    std::fs::write(dir.path().join(".libsimcore_hidden.so"), &imu[..100]).unwrap();
+    std::fs::copy(unrelated_library(), dir.path().join("libunrelated.so")).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = simcore(&["plugins", "--plugin-path", d]);
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(out.status.success(), "{text}{err}");
+    let all = format!("{text}{err}");
+    assert!(all.contains("libsimcore_plugin_imu"), "{all}");
+    let line = |name: &str| {
+        all.lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("no {name} in {all}"))
+            .to_string()
+    };
+    assert!(line("libsimcore_cut.so").contains("truncated"), "{all}");
+    assert!(
+        line("libunrelated.so").contains("it was not opened"),
+        "{all}"
+    );
+    assert!(!all.contains("hidden"), "{all}");
+    assert!(!all.contains("writable by every user"), "{all}");
+    // A run with that directory goes on with the real plugin.
+    let out = simcore(&[
+        "run",
+        "worlds/imu_drop.sdf",
+        "--steps",
+        "5",
+        "--plugin-path",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A directory every user may write to is warned about.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = simcore(&["plugins", "--plugin-path", d]);
+    assert!(
+        stderr(&out).contains("writable by every user"),
+        "{}",
+        stderr(&out)
+    );
 }

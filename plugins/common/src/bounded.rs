@@ -58,7 +58,11 @@ mod tests {
         t.angular.z = f64::NAN;
         assert!(twist_problem(&t).unwrap().starts_with("`angular.z` is NaN"));
         t.linear.y = 1e300;
-        assert!(twist_problem(&t).unwrap().starts_with("`linear.y` is 1e300"));
+        assert!(
+            twist_problem(&t)
+                .unwrap()
+                .starts_with("`linear.y` is 1e300")
+        );
         let mut p = Pose::IDENTITY;
         assert_eq!(pose_problem(&p), None);
         p.position.z = 2e6;

@@ -65,12 +65,28 @@ impl PhysicsCommand {
                 Ok(())
             }
             PhysicsCommand::SetVelocity(_, lin, ang) => {
-                bounded_vec(["linear.x", "linear.y", "linear.z"], lin, MAX_COMMAND_MAGNITUDE)?;
-                bounded_vec(["angular.x", "angular.y", "angular.z"], ang, MAX_COMMAND_MAGNITUDE)
+                bounded_vec(
+                    ["linear.x", "linear.y", "linear.z"],
+                    lin,
+                    MAX_COMMAND_MAGNITUDE,
+                )?;
+                bounded_vec(
+                    ["angular.x", "angular.y", "angular.z"],
+                    ang,
+                    MAX_COMMAND_MAGNITUDE,
+                )
             }
             PhysicsCommand::ApplyWrench(_, force, torque) => {
-                bounded_vec(["force.x", "force.y", "force.z"], force, MAX_COMMAND_MAGNITUDE)?;
-                bounded_vec(["torque.x", "torque.y", "torque.z"], torque, MAX_COMMAND_MAGNITUDE)
+                bounded_vec(
+                    ["force.x", "force.y", "force.z"],
+                    force,
+                    MAX_COMMAND_MAGNITUDE,
+                )?;
+                bounded_vec(
+                    ["torque.x", "torque.y", "torque.z"],
+                    torque,
+                    MAX_COMMAND_MAGNITUDE,
+                )
             }
         }
     }
@@ -343,7 +359,9 @@ pub enum CommandError {
     #[error("unknown joint command mode {0}")]
     UnknownMode(u32),
     /// A number of the command is not finite or out of range: nothing was applied.
-    #[error("the command's `{field}` is {value:e}; it must be a finite number of magnitude at most {max:e}")]
+    #[error(
+        "the command's `{field}` is {value:e}; it must be a finite number of magnitude at most {max:e}"
+    )]
     OutOfRange {
         /// The field, e.g. `linear.x` or `position.z`.
         field: &'static str,

@@ -127,8 +127,7 @@ impl Reader<'_> {
             let Some((h_node, h)) = whole(lidar, &["scan", "horizontal", "samples"]) else {
                 continue;
             };
-            let (v_node, v) =
-                whole(lidar, &["scan", "vertical", "samples"]).unwrap_or((h_node, 1));
+            let (v_node, v) = whole(lidar, &["scan", "vertical", "samples"]).unwrap_or((h_node, 1));
             let rays = h.saturating_mul(v);
             if rays > limits.max_lidar_rays {
                 let at = if h >= v { h_node } else { v_node };
