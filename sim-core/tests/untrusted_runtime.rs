@@ -476,3 +476,61 @@ fn plugin_directories_open_only_complete_plugins_and_warn_when_others_can_write(
         stderr(&out)
     );
 }
+
+#[test]
+fn create_remove_pairs_leave_nothing_behind() {
+    let t = tempfile::tempdir().unwrap();
+    let world = t.path().join("world.sdf");
+    std::fs::write(
+        &world,
+        "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n\
+         <plugin filename=\"simcore_plugin_factory\" name=\"simcore::Factory\"/>\n\
+         </world></sdf>\n",
+    )
+    .unwrap();
+    let model = "<sdf version=\"1.9\"><model name=\"pair\">\
+         <link name=\"base\"><inertial><mass>1</mass></inertial>\
+         <collision name=\"c\"><geometry><box><size>1 1 1</size></box></geometry></collision>\
+         <visual name=\"v\"><geometry><box><size>1 1 1</size></box></geometry></visual>\
+         <sensor name=\"imu\" type=\"imu\"><update_rate>100</update_rate></sensor></link>\
+         <link name=\"arm\"><pose>0 0 1 0 0 0</pose><inertial><mass>1</mass></inertial>\
+         <collision name=\"c\"><geometry><sphere><radius>0.2</radius></sphere></geometry></collision></link>\
+         <joint name=\"hinge\" type=\"revolute\"><parent>base</parent><child>arm</child>\
+         <axis><xyz>1 0 0</xyz></axis></joint>\
+         </model></sdf>";
+    let libs = stage(&["simcore_plugin_factory", "simcore_plugin_imu"]);
+    let mut sim = sim_of(&world, libs.path());
+    let create = Message::new(
+        "",
+        Payload::EntityFactory(RBox::new(EntityFactory {
+            sdf: model.into(),
+            ..Default::default()
+        })),
+    );
+    let remove = Message::new("", Payload::Text("pair".into()));
+    let mut pair = |sim: &mut Simulation| {
+        sim.call_service("/world/w/create", &create)
+            .unwrap_or_else(|e| panic!("{e}"));
+        for _ in 0..3 {
+            sim.step();
+        }
+        assert_eq!(sim.sensors().len(), 1);
+        sim.call_service("/world/w/remove", &remove)
+            .unwrap_or_else(|e| panic!("{e}"));
+        sim.step();
+        assert_eq!(sim.sensors().len(), 0);
+    };
+    pair(&mut sim);
+    let after_one = sim.physics().retained();
+    let topics = sim.bus().topics().len();
+    for _ in 0..50 {
+        pair(&mut sim);
+    }
+    assert_eq!(sim.physics().retained(), after_one, "after 51 pairs");
+    assert_eq!(
+        sim.bus().topics().len(),
+        topics,
+        "the same names, the same topics"
+    );
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+}

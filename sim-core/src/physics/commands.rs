@@ -108,6 +108,25 @@ pub fn check_joint_command(cmd: &sim_plugin_api::JointCommand) -> Result<(), Com
     Ok(())
 }
 
+/// The entries a world keeps (see [`Physics::retained`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retained {
+    /// Names that lead to entities (scoped names and the aliases of joints' ends).
+    pub names: usize,
+    /// Link motion records (taken again by new links when links are removed).
+    pub link_slots: usize,
+    /// Joint-axis angle records (taken again likewise).
+    pub joint_slots: usize,
+    /// Links' initial poses.
+    pub initial_poses: usize,
+    /// Rapier bodies.
+    pub bodies: usize,
+    /// Rapier colliders.
+    pub colliders: usize,
+    /// Rapier joints.
+    pub joints: usize,
+}
+
 /// A command for the physics world, queued by plugins and applied before a step.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PhysicsCommand {
@@ -170,6 +189,21 @@ impl Physics {
         }
     }
 
+    /// What the world keeps, entry by entry: creating and removing a model leaves these as
+    /// they were (entity ids are never reused, so the id table alone keeps an empty place
+    /// per removed entity).
+    pub fn retained(&self) -> Retained {
+        Retained {
+            names: self.entities.names(),
+            link_slots: self.motion.len(),
+            joint_slots: self.joint_turns.len(),
+            initial_poses: self.link_initial.len(),
+            bodies: self.pw.bodies.len(),
+            colliders: self.pw.colliders.len(),
+            joints: self.pw.impulse_joints.len(),
+        }
+    }
+
     /// Removes a model with everything in it (links, collisions, visuals, sensors and nested
     /// models). Returns the removed entities; their ids are never reused.
     pub fn remove_model(&mut self, id: EntityId) -> Result<Vec<EntityId>, CommandError> {
@@ -204,10 +238,33 @@ impl Physics {
         }
         self.couplings.retain(|c| !doomed.contains(&c.joint));
         self.two_axes.retain(|t| !doomed.contains(&t.joint));
+        // The slots of the removed links and joints are taken again by the next ones added,
+        // so that creating and removing models does not grow the world.
         for d in &doomed {
-            self.entities.remove(*d);
+            match self.entities.get(*d).map(|e| &e.data) {
+                Some(EntityData::Link { slot, .. }) => {
+                    self.motion[*slot].body = RigidBodyHandle::invalid();
+                    self.free_motion.push(*slot);
+                }
+                Some(EntityData::Joint { slot, .. }) => {
+                    let slot = *slot;
+                    let run = self.joint_turns[slot..]
+                        .iter()
+                        .take_while(|t| t.0 == *d)
+                        .count();
+                    for t in &mut self.joint_turns[slot..slot + run] {
+                        t.0 = EntityId::NONE;
+                    }
+                    if run > 0 {
+                        self.free_turns.push((slot, run));
+                    }
+                }
+                _ => {}
+            }
+            self.link_initial.remove(d);
             self.model_plugins.remove(*d);
         }
+        self.entities.remove_all(&doomed);
         // Queries skip colliders that are no longer in the collider set, so rays cast before
         // the next step already miss the removed bodies.
         Ok(doomed)
