@@ -152,6 +152,19 @@ fn extreme_update_rates_end_and_check_says_what_they_do() {
     assert_eq!(on(&slow), 1, "once, at the start");
 }
 
+/// Writes `world.sdf`, an empty world named `w` with the factory, into `dir`.
+fn factory_world(dir: &Path) -> PathBuf {
+    let path = dir.join("world.sdf");
+    std::fs::write(
+        &path,
+        "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n\
+         <plugin filename=\"simcore_plugin_factory\" name=\"simcore::Factory\"/>\n\
+         </world></sdf>\n",
+    )
+    .unwrap();
+    path
+}
+
 /// The real simulation of the world file `path`, with the libraries in `libs`.
 fn sim_of(path: &Path, libs: &Path) -> Simulation {
     let options = sim_core::sdf::LoadOptions {
@@ -188,14 +201,7 @@ fn model_count(sim: &Simulation) -> usize {
 #[test]
 fn the_factory_replies_success_only_for_a_model_it_built() {
     let t = tempfile::tempdir().unwrap();
-    let world = t.path().join("world.sdf");
-    std::fs::write(
-        &world,
-        "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n\
-         <plugin filename=\"simcore_plugin_factory\" name=\"simcore::Factory\"/>\n\
-         </world></sdf>\n",
-    )
-    .unwrap();
+    let world = factory_world(t.path());
     let model = |name: &str, mesh: &str| {
         format!(
             "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><model name=\"{name}\"><link name=\"l\">\n\
@@ -207,8 +213,12 @@ fn the_factory_replies_success_only_for_a_model_it_built() {
     // A mesh the reader finds but the build cannot read: an STL cut off in its header.
     std::fs::write(t.path().join("broken.stl"), b"\x00\x01 not an stl").unwrap();
     std::fs::write(t.path().join("broken.sdf"), model("broken", "broken.stl")).unwrap();
-    std::fs::write(t.path().join("cube.stl"), cube_stl()).unwrap();
-    std::fs::write(t.path().join("cube.sdf"), model("cube", "cube.stl")).unwrap();
+    std::fs::write(
+        t.path().join("solid.stl"),
+        hostile::stl(&hostile::tetrahedron(), None),
+    )
+    .unwrap();
+    std::fs::write(t.path().join("solid.sdf"), model("solid", "solid.stl")).unwrap();
 
     let libs = stage(&["simcore_plugin_factory"]);
     let mut sim = sim_of(&world, libs.path());
@@ -232,33 +242,12 @@ fn the_factory_replies_success_only_for_a_model_it_built() {
     assert!(e.contains("no model"), "{e}");
     // A good model is built once checked, and is there at the next step.
     let reply = sim
-        .call_service("/world/w/create", &create_file("cube.sdf"))
+        .call_service("/world/w/create", &create_file("solid.sdf"))
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(reply.payload.as_enum(), Ok(Payload::Pose(_))));
     sim.step();
     assert_eq!(model_count(&sim), before + 1);
     assert!(sim.failures().is_empty(), "{:?}", sim.failures());
-}
-
-/// A binary STL of a closed unit cube (12 triangles).
-fn cube_stl() -> Vec<u8> {
-    let v = |i: usize| [(i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32];
-    let faces = [
-        [0, 2, 1],
-        [1, 2, 3],
-        [4, 5, 6],
-        [5, 7, 6],
-        [0, 1, 4],
-        [1, 5, 4],
-        [2, 6, 3],
-        [3, 6, 7],
-        [0, 4, 2],
-        [2, 4, 6],
-        [1, 3, 5],
-        [3, 7, 5],
-    ];
-    let triangles: Vec<[[f32; 3]; 3]> = faces.iter().map(|f| f.map(v)).collect();
-    hostile::stl(&triangles, None)
 }
 
 fn twist(linear_x: f64, angular_z: f64) -> Message {
@@ -480,14 +469,7 @@ fn plugin_directories_open_only_complete_plugins_and_warn_when_others_can_write(
 #[test]
 fn create_remove_pairs_leave_nothing_behind() {
     let t = tempfile::tempdir().unwrap();
-    let world = t.path().join("world.sdf");
-    std::fs::write(
-        &world,
-        "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n\
-         <plugin filename=\"simcore_plugin_factory\" name=\"simcore::Factory\"/>\n\
-         </world></sdf>\n",
-    )
-    .unwrap();
+    let world = factory_world(t.path());
     let model = "<sdf version=\"1.9\"><model name=\"pair\">\
          <link name=\"base\"><inertial><mass>1</mass></inertial>\
          <collision name=\"c\"><geometry><box><size>1 1 1</size></box></geometry></collision>\
@@ -508,7 +490,7 @@ fn create_remove_pairs_leave_nothing_behind() {
         })),
     );
     let remove = Message::new("", Payload::Text("pair".into()));
-    let mut pair = |sim: &mut Simulation| {
+    let pair = |sim: &mut Simulation| {
         sim.call_service("/world/w/create", &create)
             .unwrap_or_else(|e| panic!("{e}"));
         for _ in 0..3 {
