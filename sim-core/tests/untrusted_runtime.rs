@@ -240,6 +240,23 @@ fn the_factory_replies_success_only_for_a_model_it_built() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("no model"), "{e}");
+    // A pose past the extent the engine simulates is refused in the reply.
+    let far = Message::new(
+        "",
+        Payload::EntityFactory(RBox::new(EntityFactory {
+            sdf_filename: "solid.sdf".into(),
+            pose: sim_plugin_api::Pose::new(
+                sim_plugin_api::Vec3::new(1e300, 0.0, 0.0),
+                sim_plugin_api::Quat::IDENTITY,
+            ),
+            ..Default::default()
+        })),
+    );
+    let e = sim
+        .call_service("/world/w/create", &far)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("1e300 m from the origin"), "{e}");
     // A good model is built once checked, and is there at the next step.
     let reply = sim
         .call_service("/world/w/create", &create_file("solid.sdf"))

@@ -73,6 +73,12 @@ pub enum SpawnError {
     /// The request's pose has a NaN or an infinity.
     #[error("the request's pose is not finite")]
     PoseNotFinite,
+    /// The requested position lies farther from the origin than the engine simulates.
+    #[error(
+        "the requested position is {0:e} m from the origin on an axis; at most {max:e} m is simulated",
+        max = crate::physics::MAX_COMMAND_POSITION
+    )]
+    PoseTooFar(f64),
     /// The request's rotation cannot be normalised.
     #[error("the request's pose has a zero rotation quaternion")]
     ZeroRotation,
@@ -302,7 +308,13 @@ fn requested_pose(
         return Err(SpawnError::ZeroRotation);
     }
     local.orientation = q.normalized();
-    Ok(Some(frame.compose(local)))
+    let world = frame.compose(local);
+    let p = world.position;
+    let far = p.x.abs().max(p.y.abs()).max(p.z.abs());
+    if !far.is_finite() || far > crate::physics::MAX_COMMAND_POSITION {
+        return Err(SpawnError::PoseTooFar(far));
+    }
+    Ok(Some(world))
 }
 
 /// Finds a model file named in a creation request: absolute as given; relative beside the
