@@ -32,6 +32,12 @@ pub struct Limits {
     /// The longest text of one value (a number, a vector, a pose), in bytes, checked before
     /// it is parsed (default 4,096).
     pub max_value_bytes: usize,
+    /// The most pixels of one camera image (`<camera><image>` width x height), for every
+    /// camera-like sensor, checked when the sensor is read (default 8,388,608: 4096 x 2048).
+    pub max_camera_pixels: u64,
+    /// The most rays of one lidar scan (`<scan>` horizontal x vertical samples), checked
+    /// when the sensor is read (default 1,048,576).
+    pub max_lidar_rays: u64,
     /// Whether a world may read files outside its own directory and the resource search path
     /// (default false).
     pub read_anywhere: bool,
@@ -46,6 +52,8 @@ impl Default for Limits {
             max_models: 10_000,
             max_decomposition_triangles: 2_000,
             max_value_bytes: 4_096,
+            max_camera_pixels: 4096 * 2048,
+            max_lidar_rays: 1 << 20,
             read_anywhere: false,
         }
     }

@@ -9,7 +9,7 @@ mod hostile;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use hostile::{png_claiming, stl};
+use hostile::{png_claiming, stl, tetrahedron};
 use sim_core::physics::Physics;
 use sim_core::sdf::{self, LoadOptions, SdfError};
 
@@ -66,22 +66,6 @@ fn check(path: &Path, options: &LoadOptions) -> Result<(), String> {
     Physics::build(&world)
         .map(|_| ())
         .map_err(|e| format!("{} at {}", e.message, e.span))
-}
-
-/// A unit tetrahedron.
-fn tetrahedron() -> Vec<[[f32; 3]; 3]> {
-    let p = [
-        [0.0, 0.0, 0.0],
-        [1.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0],
-        [0.0, 0.0, 1.0],
-    ];
-    vec![
-        [p[0], p[2], p[1]],
-        [p[0], p[1], p[3]],
-        [p[0], p[3], p[2]],
-        [p[1], p[2], p[3]],
-    ]
 }
 
 #[test]

@@ -7,7 +7,7 @@ use sim_plugin_api::{
     msgs::NamedPose,
     prelude::*,
 };
-use simcore_plugin_common::{Throttle, topic_part};
+use simcore_plugin_common::{Throttle, pose_problem, topic_part};
 
 /// How many unknown ids in a row end the scan for links past the last model.
 const SCAN_GAP: u64 = 64;
@@ -235,23 +235,13 @@ impl System for TruthWidget {
             }
         }
         let mut pose = p.pose;
-        let q = pose.orientation;
-        let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
-        let finite = [pose.position.x, pose.position.y, pose.position.z]
-            .iter()
-            .chain(&[
-                pose.orientation.x,
-                pose.orientation.y,
-                pose.orientation.z,
-                pose.orientation.w,
-            ])
-            .all(|v| v.is_finite());
-        if !finite || norm < 1e-9 {
+        if let Some(problem) = pose_problem(&pose) {
             return Err(PluginError::new(
                 ErrorCode::BAD_REQUEST,
-                format!("{service}: the pose of `{name}` is not finite or its rotation is zero"),
+                format!("{service}: the pose of `{name}` is refused: {problem}"),
             ));
         }
+        let q = pose.orientation;
         pose.orientation = q.normalized();
         commands.set_pose(id, pose);
         Ok(Message::new("", Payload::Boolean(true)))

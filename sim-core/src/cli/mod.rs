@@ -93,6 +93,12 @@ pub struct ResourceArgs {
     /// The longest text of one value, in bytes (default 4,096).
     #[arg(long = "max-value-length", value_name = "BYTES")]
     pub max_value_length: Option<usize>,
+    /// The most pixels of one camera image, width x height (default 8,388,608).
+    #[arg(long = "max-camera-pixels", value_name = "N")]
+    pub max_camera_pixels: Option<u64>,
+    /// The most rays of one lidar scan, horizontal x vertical samples (default 1,048,576).
+    #[arg(long = "max-lidar-rays", value_name = "N")]
+    pub max_lidar_rays: Option<u64>,
     /// Let the world read files outside its own directory and the resource search path.
     #[arg(long = "read-anywhere")]
     pub read_anywhere: bool,
@@ -119,6 +125,12 @@ impl ResourceArgs {
         }
         if let Some(v) = self.max_value_length {
             l.max_value_bytes = v;
+        }
+        if let Some(v) = self.max_camera_pixels {
+            l.max_camera_pixels = v;
+        }
+        if let Some(v) = self.max_lidar_rays {
+            l.max_lidar_rays = v;
         }
         l.read_anywhere = self.read_anywhere;
         l

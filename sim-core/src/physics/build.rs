@@ -72,6 +72,8 @@ impl Physics {
             pw,
             entities: Entities::default(),
             motion: Vec::new(),
+            free_motion: Vec::new(),
+            free_turns: Vec::new(),
             motion_fresh: false,
             revision: 0,
             time: SimTime::ZERO,
@@ -315,15 +317,24 @@ impl Physics {
             .user_data(id_guess.0 as u128)
             .build();
         let handle = self.pw.bodies.insert(body);
-        let slot = self.motion.len();
-        self.motion.push(LinkMotion {
+        let motion = LinkMotion {
             body: handle,
             pose: Pose::IDENTITY,
             velocity: Vec3::ZERO,
             angular_velocity: Vec3::ZERO,
             acceleration: Vec3::ZERO,
             angular_acceleration: Vec3::ZERO,
-        });
+        };
+        let slot = match self.free_motion.pop() {
+            Some(slot) => {
+                self.motion[slot] = motion;
+                slot
+            }
+            None => {
+                self.motion.push(motion);
+                self.motion.len() - 1
+            }
+        };
         let id = self.entities.add(Entity {
             kind: EntityKind::LINK,
             parent: model,

@@ -5,9 +5,127 @@ use super::Physics;
 use super::build::BuildError;
 use super::convert::*;
 use super::entities::EntityData;
-use crate::world::Model;
+use crate::world::{Model, World};
 use rapier3d::prelude::*;
 use sim_plugin_api::{EntityId, EntityKind, Pose, Vec3};
+
+/// The largest position, in metres from the world's origin, a command may set (the extent
+/// the engine simulates, as for shapes).
+pub const MAX_COMMAND_POSITION: f64 = 1.0e6;
+
+/// The largest magnitude of any other number a command carries: a velocity (m/s, rad/s), a
+/// force (N), a torque (N m), a joint target, gain or force limit.
+pub const MAX_COMMAND_MAGNITUDE: f64 = 1.0e12;
+
+/// `value`, the command's `field`, if it is a number within `max`.
+fn bounded(field: &'static str, value: f64, max: f64) -> Result<(), CommandError> {
+    if value.is_finite() && value.abs() <= max {
+        Ok(())
+    } else {
+        Err(CommandError::OutOfRange { field, value, max })
+    }
+}
+
+/// The three parts of `v`, the command's `x`, `y` and `z` fields.
+fn bounded_vec(fields: [&'static str; 3], v: Vec3, max: f64) -> Result<(), CommandError> {
+    bounded(fields[0], v.x, max)?;
+    bounded(fields[1], v.y, max)?;
+    bounded(fields[2], v.z, max)
+}
+
+impl PhysicsCommand {
+    /// Checks every number of the command: finite, a position within
+    /// [`MAX_COMMAND_POSITION`], anything else within [`MAX_COMMAND_MAGNITUDE`], a rotation
+    /// that is not zero. The error names the first field that is not.
+    pub fn check(&self) -> Result<(), CommandError> {
+        match *self {
+            PhysicsCommand::SetPose(_, pose) => {
+                let p = pose.position;
+                bounded_vec(
+                    ["position.x", "position.y", "position.z"],
+                    p,
+                    MAX_COMMAND_POSITION,
+                )?;
+                let q = pose.orientation;
+                for (field, v) in [
+                    ("orientation.x", q.x),
+                    ("orientation.y", q.y),
+                    ("orientation.z", q.z),
+                    ("orientation.w", q.w),
+                ] {
+                    bounded(field, v, MAX_COMMAND_MAGNITUDE)?;
+                }
+                if (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt() < 1e-9 {
+                    return Err(CommandError::OutOfRange {
+                        field: "orientation",
+                        value: 0.0,
+                        max: MAX_COMMAND_MAGNITUDE,
+                    });
+                }
+                Ok(())
+            }
+            PhysicsCommand::SetVelocity(_, lin, ang) => {
+                bounded_vec(
+                    ["linear.x", "linear.y", "linear.z"],
+                    lin,
+                    MAX_COMMAND_MAGNITUDE,
+                )?;
+                bounded_vec(
+                    ["angular.x", "angular.y", "angular.z"],
+                    ang,
+                    MAX_COMMAND_MAGNITUDE,
+                )
+            }
+            PhysicsCommand::ApplyWrench(_, force, torque) => {
+                bounded_vec(
+                    ["force.x", "force.y", "force.z"],
+                    force,
+                    MAX_COMMAND_MAGNITUDE,
+                )?;
+                bounded_vec(
+                    ["torque.x", "torque.y", "torque.z"],
+                    torque,
+                    MAX_COMMAND_MAGNITUDE,
+                )
+            }
+        }
+    }
+}
+
+/// Checks every number of a joint command within [`MAX_COMMAND_MAGNITUDE`] (`max_force`
+/// may also be infinite or not positive: no limit but the joint's own).
+pub fn check_joint_command(cmd: &sim_plugin_api::JointCommand) -> Result<(), CommandError> {
+    bounded("target", cmd.target, MAX_COMMAND_MAGNITUDE)?;
+    bounded("stiffness", cmd.stiffness, MAX_COMMAND_MAGNITUDE)?;
+    bounded("damping", cmd.damping, MAX_COMMAND_MAGNITUDE)?;
+    if cmd.max_force.is_nan() {
+        return Err(CommandError::OutOfRange {
+            field: "max_force",
+            value: cmd.max_force,
+            max: MAX_COMMAND_MAGNITUDE,
+        });
+    }
+    Ok(())
+}
+
+/// The entries a world keeps (see [`Physics::retained`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retained {
+    /// Names that lead to entities (scoped names and the aliases of joints' ends).
+    pub names: usize,
+    /// Link motion records (taken again by new links when links are removed).
+    pub link_slots: usize,
+    /// Joint-axis angle records (taken again likewise).
+    pub joint_slots: usize,
+    /// Links' initial poses.
+    pub initial_poses: usize,
+    /// Rapier bodies.
+    pub bodies: usize,
+    /// Rapier colliders.
+    pub colliders: usize,
+    /// Rapier joints.
+    pub joints: usize,
+}
 
 /// A command for the physics world, queued by plugins and applied before a step.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +139,33 @@ pub enum PhysicsCommand {
 }
 
 impl Physics {
+    /// Builds `model` apart, as [`Physics::spawn_model`] would add it to this world (built
+    /// from `world`), without changing this world: the verdict on a creation request comes
+    /// from a real build, meshes and height maps read, so that a model accepted is one that
+    /// builds. The shapes it builds are kept in this world's cache for the build that follows.
+    pub fn check_model(&self, model: &Model, world: &World) -> Result<(), BuildError> {
+        let empty = World {
+            name: world.name.clone(),
+            sdf_version: world.sdf_version.clone(),
+            physics: world.physics.clone(),
+            gravity: world.gravity,
+            magnetic_field: world.magnetic_field,
+            spherical_coordinates: world.spherical_coordinates.clone(),
+            scene: world.scene.clone(),
+            lights: Vec::new(),
+            actors: Vec::new(),
+            models: Vec::new(),
+            frames: Vec::new(),
+            joints: Vec::new(),
+            plugins: Vec::new(),
+            span: world.span.clone(),
+            limits: world.limits.clone(),
+        };
+        let mut apart = Physics::build(&empty)?;
+        apart.shapes = self.shapes.clone();
+        apart.spawn_model(model).map(|_| ())
+    }
+
     /// Adds a top-level model at run time (its pose is in the world frame). Rays see it at
     /// once; it moves from the next step.
     pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {
@@ -42,6 +187,21 @@ impl Physics {
                 }
                 Err(e)
             }
+        }
+    }
+
+    /// What the world keeps, entry by entry: creating and removing a model leaves these as
+    /// they were (entity ids are never reused, so the id table alone keeps an empty place
+    /// per removed entity).
+    pub fn retained(&self) -> Retained {
+        Retained {
+            names: self.entities.names(),
+            link_slots: self.motion.len(),
+            joint_slots: self.joint_turns.len(),
+            initial_poses: self.link_initial.len(),
+            bodies: self.pw.bodies.len(),
+            colliders: self.pw.colliders.len(),
+            joints: self.pw.impulse_joints.len(),
         }
     }
 
@@ -80,17 +240,42 @@ impl Physics {
         }
         self.couplings.retain(|c| !doomed.contains(&c.joint));
         self.two_axes.retain(|t| !doomed.contains(&t.joint));
+        // The slots of the removed links and joints are taken again by the next ones added,
+        // so that creating and removing models does not grow the world.
         for d in &doomed {
-            self.entities.remove(*d);
+            match self.entities.get(*d).map(|e| &e.data) {
+                Some(EntityData::Link { slot, .. }) => {
+                    self.motion[*slot].body = RigidBodyHandle::invalid();
+                    self.free_motion.push(*slot);
+                }
+                Some(EntityData::Joint { slot, .. }) => {
+                    let slot = *slot;
+                    let run = self.joint_turns[slot..]
+                        .iter()
+                        .take_while(|t| t.0 == *d)
+                        .count();
+                    for t in &mut self.joint_turns[slot..slot + run] {
+                        t.0 = EntityId::NONE;
+                    }
+                    if run > 0 {
+                        self.free_turns.push((slot, run));
+                    }
+                }
+                _ => {}
+            }
+            self.link_initial.remove(d);
             self.model_plugins.remove(*d);
         }
+        self.entities.remove_all(&doomed);
         // Queries skip colliders that are no longer in the collider set, so rays cast before
         // the next step already miss the removed bodies.
         Ok(doomed)
     }
 
-    /// Applies a queued command. Returns a message for the user when it cannot be applied.
+    /// Applies a queued command. Returns a message for the user when it cannot be applied;
+    /// a command with a number out of range ([`PhysicsCommand::check`]) changes nothing.
     pub fn apply(&mut self, command: &PhysicsCommand) -> Result<(), CommandError> {
+        command.check()?;
         self.motion_fresh = false;
         match *command {
             PhysicsCommand::SetPose(id, pose) => {
@@ -232,6 +417,18 @@ pub enum CommandError {
     /// A joint command mode this engine does not know.
     #[error("unknown joint command mode {0}")]
     UnknownMode(u32),
+    /// A number of the command is not finite or out of range: nothing was applied.
+    #[error(
+        "the command's `{field}` is {value:e}; it must be a finite number of magnitude at most {max:e}"
+    )]
+    OutOfRange {
+        /// The field, e.g. `linear.x` or `position.z`.
+        field: &'static str,
+        /// Its value.
+        value: f64,
+        /// The largest magnitude allowed.
+        max: f64,
+    },
     /// The rapier joint behind the axis is gone.
     #[error("joint gone")]
     JointGone,

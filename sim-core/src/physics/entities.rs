@@ -152,13 +152,27 @@ impl Entities {
     }
 
     /// Marks an entity removed (its id is never reused) and forgets its name.
-    pub fn remove(&mut self, id: EntityId) {
-        let Some(e) = self.get_mut(id) else { return };
-        e.removed = true;
-        let name = e.scoped_name.clone();
-        if self.by_name.get(&name) == Some(&id) {
-            self.by_name.remove(&name);
+    /// Removes the entities `ids`: each keeps only its place in the table (ids are never
+    /// reused), its names and data are dropped, and every name that led to one of them
+    /// (its own, and the aliases of joints' ends) is forgotten.
+    pub fn remove_all(&mut self, ids: &[EntityId]) {
+        let mut gone = std::collections::HashSet::new();
+        for &id in ids {
+            let Some(e) = self.get_mut(id) else { continue };
+            e.removed = true;
+            e.name = String::new();
+            e.scoped_name = String::new();
+            e.data = EntityData::World;
+            gone.insert(id);
         }
+        if !gone.is_empty() {
+            self.by_name.retain(|_, id| !gone.contains(id));
+        }
+    }
+
+    /// How many names lead to entities (scoped names and aliases).
+    pub fn names(&self) -> usize {
+        self.by_name.len()
     }
 
     pub fn by_name(&self, scoped: &str) -> Option<EntityId> {

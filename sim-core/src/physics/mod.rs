@@ -31,7 +31,10 @@ mod tests;
 mod view;
 
 pub use build::BuildError;
-pub use commands::{CommandError, PhysicsCommand};
+pub use commands::{
+    CommandError, MAX_COMMAND_MAGNITUDE, MAX_COMMAND_POSITION, PhysicsCommand, Retained,
+    check_joint_command,
+};
 use entities::Entities;
 pub use listing::{FrameEntry, VisualEntry};
 pub use view::{DEFAULT_DIFFUSE, PhysicsView};
@@ -55,6 +58,11 @@ pub struct Physics {
     pw: PhysicsWorld,
     pub(crate) entities: Entities,
     motion: Vec<LinkMotion>,
+    /// Slots of `motion` whose links were removed, for the next links added.
+    free_motion: Vec<usize>,
+    /// Runs (first slot, length) of `joint_turns` whose joints were removed, for the next
+    /// joints added with as many axes.
+    free_turns: Vec<(usize, usize)>,
     /// Whether each link's pose and velocities in `motion` are those of its body: true from
     /// the end of a step until anything moves, adds or removes a body. Sensors then read one
     /// compact record per link instead of the body's scattered fields.

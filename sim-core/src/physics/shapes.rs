@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rapier3d::prelude::*;
 
@@ -41,20 +41,29 @@ pub(super) struct ShapeKey {
     solid: bool,
 }
 
-/// Files read and shapes built for one world (kept for models spawned later).
-#[derive(Default)]
+/// Files read and shapes built for one world (kept for models spawned later). Clones share
+/// one store, so that a model built apart to check it (see `Physics::check_model`) leaves
+/// its shapes for the build that follows.
+#[derive(Clone, Default)]
 pub(crate) struct ShapeCache {
-    pub(super) files: HashMap<PathBuf, Arc<Vec<FileMesh>>>,
-    pub(super) shapes: HashMap<ShapeKey, SharedShape>,
+    store: Arc<Mutex<Store>>,
     /// The bounds on the files read and the shapes built.
     pub(super) limits: Limits,
 }
 
+/// What a [`ShapeCache`] keeps.
+#[derive(Default)]
+pub(super) struct Store {
+    pub(super) files: HashMap<PathBuf, Arc<Vec<FileMesh>>>,
+    pub(super) shapes: HashMap<ShapeKey, SharedShape>,
+}
+
 impl std::fmt::Debug for ShapeCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let store = self.store();
         f.debug_struct("ShapeCache")
-            .field("files", &self.files.len())
-            .field("shapes", &self.shapes.len())
+            .field("files", &store.files.len())
+            .field("shapes", &store.shapes.len())
             .finish()
     }
 }
@@ -74,6 +83,11 @@ impl ShapeCache {
             limits,
             ..ShapeCache::default()
         }
+    }
+
+    /// The files and shapes kept (never held while a file is read or a shape built).
+    pub(super) fn store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The rapier shape of `g` and the pose of that shape in the SDF shape's frame; `None`
@@ -156,11 +170,13 @@ impl ShapeCache {
 
     /// The meshes of the file at `path`, read once.
     fn file(&mut self, path: &Path) -> Result<Arc<Vec<FileMesh>>, MeshError> {
-        if let Some(f) = self.files.get(path) {
+        if let Some(f) = self.store().files.get(path) {
             return Ok(f.clone());
         }
         let meshes = Arc::new(read_file(path, &self.limits)?);
-        self.files.insert(path.to_path_buf(), meshes.clone());
+        self.store()
+            .files
+            .insert(path.to_path_buf(), meshes.clone());
         Ok(meshes)
     }
 
@@ -173,7 +189,7 @@ impl ShapeCache {
             params: [m.scale.x, m.scale.y, m.scale.z, 0.0, 0.0, 0.0].map(f64::to_bits),
             solid,
         };
-        if let Some(s) = self.shapes.get(&key) {
+        if let Some(s) = self.store().shapes.get(&key) {
             return Ok(s.clone());
         }
         let file = self.file(&path).map_err(|e| e.to_string())?;
@@ -186,7 +202,7 @@ impl ShapeCache {
             SharedShape::trimesh(points, indices)
                 .map_err(|e| format!("cannot build the mesh of {}: {e}", path.display()))?
         };
-        self.shapes.insert(key, shape.clone());
+        self.store().shapes.insert(key, shape.clone());
         Ok(shape)
     }
 
@@ -199,7 +215,7 @@ impl ShapeCache {
             params: [h.size.x, h.size.y, h.size.z, 0.0, 0.0, 0.0].map(f64::to_bits),
             solid: false,
         };
-        if let Some(s) = self.shapes.get(&key) {
+        if let Some(s) = self.store().shapes.get(&key) {
             return Ok(s.clone());
         }
         let image = GreyImage::read(&path, &self.limits)?;
@@ -229,7 +245,7 @@ impl ShapeCache {
             rapier3d::parry::utils::Array2::new(rows, cols, heights),
             Vector::new(h.size.x as f32, 1.0, h.size.y as f32),
         );
-        self.shapes.insert(key, shape.clone());
+        self.store().shapes.insert(key, shape.clone());
         Ok(shape)
     }
 }

@@ -89,17 +89,26 @@ pub(super) fn list(library: &PluginLibrary, kind: PluginKind) -> String {
     }
 }
 
+/// Whether `p` names a shared library to consider: its extension is this platform's, and
+/// it is not hidden (a name starting with `.` is never opened).
 pub(super) fn is_shared_library(p: &Path) -> bool {
     p.extension()
         .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+        && p.file_name()
+            .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
 }
 
 /// Opens one library and checks it. The error is a one-line reason.
 ///
 /// The version it was built against is checked first (a newer minor version than the
 /// engine's is refused, see [`super::epoch`]), then abi_stable's major version and layout
-/// checks run.
+/// checks run. Before any of that, on ELF platforms, the file must be a complete ELF shared
+/// object exporting abi_stable's root module: any other file (a truncated copy, an
+/// unrelated library) is refused without being opened, so none of its code runs.
 pub fn load_library(path: &Path) -> Result<PluginLibrary, Refusal> {
+    if let Some(reason) = super::elf::refusal(path) {
+        return Err(Refusal(reason));
+    }
     let header = lib_header_from_path(path).map_err(|e| Refusal(describe(&e, None)))?;
     let abi_version = header.version_strings().to_string();
     let built = epoch::parse(header.version_strings());

@@ -1,14 +1,18 @@
 //! Plugin libraries: the search path, loading with abi_stable's checks, and the registry
 //! that maps SDF sensor types and `<plugin filename name>` to factories.
 //!
-//! Every shared library (`.so`, `.dylib`, `.dll`) directly inside a search directory is
-//! opened and checked: the library must export a simcore root module, built against a
+//! Every shared library (`.so`, `.dylib`, `.dll`) directly inside a search directory, hidden
+//! files aside, is checked and opened: on ELF platforms it must first be a complete ELF shared
+//! object exporting abi_stable's root module (read from its headers, before it is opened, so
+//! that an unrelated library's constructors never run and a truncated copy cannot kill the
+//! process, see `elf`); then it must export a simcore root module, built against a
 //! `sim-plugin-api` of the 1.x ABI epoch no newer than the engine's ([`epoch`]), with layouts
 //! abi_stable accepts. A library that fails is
 //! *refused* with a one-line reason (the full abi_stable report goes to the debug log); it
 //! never stops the others from loading. When two directories hold a library of the same file
 //! name, the first on the path wins and the other is reported as shadowed. Libraries are
-//! never unloaded.
+//! never unloaded. A search directory that others may write to (world-writable) is reported
+//! ([`Registry::writable_by_others`]) with a warning.
 
 //!
 //! Loading a world's plugins: each planned sensor and `<plugin>` is resolved to a factory
@@ -19,6 +23,7 @@
 //! built-in systems), and what nothing serves may be skipped ([`Unserved`]).
 
 mod create;
+mod elf;
 pub mod epoch;
 mod gazebo;
 mod library;

@@ -17,6 +17,9 @@ pub struct Registry {
     pub libraries: Vec<PluginLibrary>,
     /// Libraries refused, with reasons.
     pub refused: Vec<Refused>,
+    /// Search directories that any user may write to (world-writable): whoever can write
+    /// there chooses the code a run loads.
+    pub writable_by_others: Vec<PathBuf>,
     /// Libraries skipped because an earlier directory has one of the same name: (skipped,
     /// the one used).
     pub shadowed: Vec<(PathBuf, PathBuf)>,
@@ -87,6 +90,13 @@ impl LookupError {
     }
 }
 
+/// Whether any user may add files to `dir`: it is world-writable (the sticky bit, as on
+/// `/tmp`, keeps others from replacing a file, not from adding one).
+fn writable_by_others(dir: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o002 != 0)
+}
+
 /// The factory chosen for a sensor or system.
 #[derive(Clone, Copy, Debug)]
 pub struct Resolved<'a> {
@@ -109,6 +119,13 @@ impl Registry {
             let Ok(read) = std::fs::read_dir(&dir) else {
                 continue;
             };
+            if writable_by_others(&dir) {
+                tracing::warn!(
+                    "plugin directory {} is writable by every user: anyone on this machine can                      choose the code simcore loads from it (chmod o-w it)",
+                    dir.display()
+                );
+                reg.writable_by_others.push(dir.clone());
+            }
             let mut files: Vec<PathBuf> = read
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.is_file() && is_shared_library(p))

@@ -73,6 +73,12 @@ pub enum SpawnError {
     /// The request's pose has a NaN or an infinity.
     #[error("the request's pose is not finite")]
     PoseNotFinite,
+    /// The requested position lies farther from the origin than the engine simulates.
+    #[error(
+        "the requested position is {0:e} m from the origin on an axis; at most {max:e} m is simulated",
+        max = crate::physics::MAX_COMMAND_POSITION
+    )]
+    PoseTooFar(f64),
     /// The request's rotation cannot be normalised.
     #[error("the request's pose has a zero rotation quaternion")]
     ZeroRotation,
@@ -109,7 +115,8 @@ impl Simulation {
     /// sets the pose (when the request's is not the identity, it replaces the model's own, in
     /// the frame of `relative_to`: empty or `world` for the world, else any entity's scoped
     /// name); and checks that a library serves every sensor and plugin of the model. Returns
-    /// the model to build, or the full diagnostic.
+    /// the model to build, or the full diagnostic. The model is built apart once
+    /// ([`Physics::check_model`]), so that a model accepted is one that builds.
     pub fn prepare_model(
         &self,
         request: &EntityFactory,
@@ -192,6 +199,9 @@ pub(super) fn prepare_model(
     if !problems.is_empty() {
         return Err(SpawnError::Plugins(problems));
     }
+    // Built apart first, so that an accepted model is one that builds (an unreadable mesh
+    // is refused here, in the reply, not after it).
+    physics.check_model(&model, world)?;
     Ok(model)
 }
 
@@ -298,7 +308,13 @@ fn requested_pose(
         return Err(SpawnError::ZeroRotation);
     }
     local.orientation = q.normalized();
-    Ok(Some(frame.compose(local)))
+    let world = frame.compose(local);
+    let p = world.position;
+    let far = p.x.abs().max(p.y.abs()).max(p.z.abs());
+    if !far.is_finite() || far > crate::physics::MAX_COMMAND_POSITION {
+        return Err(SpawnError::PoseTooFar(far));
+    }
+    Ok(Some(world))
 }
 
 /// Finds a model file named in a creation request: absolute as given; relative beside the

@@ -5,6 +5,7 @@ use roxmltree::Node;
 use super::error::{ErrorKind, SdfError};
 use super::reader::{Reader, children, tag};
 use super::version::Version;
+use crate::sensors::{MAX_RATE_HZ, MIN_RATE_HZ};
 use crate::world::{PluginSpec, SensorSpec};
 
 impl Reader<'_> {
@@ -24,6 +25,7 @@ impl Reader<'_> {
         let raw_pose = self.raw_pose(node)?;
         // Negative rates mean "as fast as possible", as 0 (gz-sensors does the same).
         let update_rate = self.child_f64(node, "update_rate", 0.0)?.max(0.0);
+        self.warn_extreme_rate(node, update_rate);
         let topic = self
             .child_string(node, "topic")
             .filter(|t| t != "__default__");
@@ -53,6 +55,7 @@ impl Reader<'_> {
                 self.warn_visibility(mask, "every visual is seen (but the sensor's own model's)");
             }
         }
+        self.sensor_sizes(node)?;
         let plugins = children(node, "plugin")
             .map(|p| self.plugin(p))
             .collect::<Result<_, _>>()?;
@@ -112,6 +115,83 @@ impl Reader<'_> {
             format!("<{}> is not honoured: {instead}", tag(node)),
             "leave it out: simcore has no visibility masks yet",
         ));
+    }
+
+    /// Warns about an `<update_rate>` the clock cannot keep (see [`crate::sensors::Schedule`]): a period under
+    /// one nanosecond updates at every step, as rate 0 does; one longer than the clock's range
+    /// updates once, at the start.
+    fn warn_extreme_rate(&self, node: Node, rate: f64) {
+        let Some(at) = self.child(node, "update_rate") else {
+            return;
+        };
+        let what = if rate > MAX_RATE_HZ {
+            "is faster than one update per nanosecond, the clock's resolution: the sensor updates at every step, as with 0"
+        } else if rate > 0.0 && rate < MIN_RATE_HZ {
+            "has a period longer than the clock's range (about 292 years): the sensor updates once, at the start, and never again"
+        } else {
+            return;
+        };
+        self.loader.warn(self.error(
+            at,
+            ErrorKind::Invalid,
+            format!("<update_rate> {rate:e} Hz {what}"),
+            "write the rate in Hz the sensor should run at (0: at every step)",
+        ));
+    }
+
+    /// Bounds what a sensor's plugin allocates from its SDF: the pixels of each `<camera>`
+    /// image and the rays of a `<lidar>` (or `<ray>`) scan, against the load's limits. A
+    /// size that is not a whole number is left to the schema checks and the plugin.
+    fn sensor_sizes<'n>(&self, node: Node<'n, 'n>) -> Result<(), SdfError> {
+        let whole = |parent: Node<'n, 'n>, path: &[&str]| -> Option<(Node<'n, 'n>, u64)> {
+            let mut n = parent;
+            for p in path {
+                n = children(n, p).next()?;
+            }
+            Some((n, self.text(n).trimmed().parse::<u64>().ok()?))
+        };
+        let limits = &self.loader.limits;
+        for camera in children(node, "camera") {
+            let Some(image) = children(camera, "image").next() else {
+                continue;
+            };
+            // The camera plugins' defaults when a side is absent.
+            let (w_node, w) = whole(image, &["width"]).unwrap_or((image, 320));
+            let (h_node, h) = whole(image, &["height"]).unwrap_or((image, 240));
+            let pixels = w.saturating_mul(h);
+            if pixels > limits.max_camera_pixels {
+                let at = if w >= h { w_node } else { h_node };
+                return Err(self.error(
+                    at,
+                    ErrorKind::Invalid,
+                    format!(
+                        "a {w} x {h} camera image is {pixels} pixels; the limit is {} pixels per image",
+                        limits.max_camera_pixels
+                    ),
+                    "make the image smaller, or raise the limit (--max-camera-pixels, LoadOptions::limits.max_camera_pixels)",
+                ));
+            }
+        }
+        for lidar in children(node, "lidar").chain(children(node, "ray")) {
+            let Some((h_node, h)) = whole(lidar, &["scan", "horizontal", "samples"]) else {
+                continue;
+            };
+            let (v_node, v) = whole(lidar, &["scan", "vertical", "samples"]).unwrap_or((h_node, 1));
+            let rays = h.saturating_mul(v);
+            if rays > limits.max_lidar_rays {
+                let at = if h >= v { h_node } else { v_node };
+                return Err(self.error(
+                    at,
+                    ErrorKind::Invalid,
+                    format!(
+                        "a scan of {h} x {v} samples is {rays} rays; the limit is {} rays per scan",
+                        limits.max_lidar_rays
+                    ),
+                    "take fewer samples, or raise the limit (--max-lidar-rays, LoadOptions::limits.max_lidar_rays)",
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `<plugin filename name>`. `name` is optional since SDF 1.10 (then empty).

@@ -41,7 +41,7 @@ mod world;
 pub(crate) use plan::scoped;
 pub use plan::{InvalidTopic, SensorSite, model_sensors};
 pub use rate::{RateError, SET_RATE, set_rate_service};
-pub use timing::Schedule;
+pub use timing::{MAX_RATE_HZ, MIN_RATE_HZ, Schedule};
 pub use world::SensorWorld;
 
 use crate::transport::{Bus, Subscription, TopicId};

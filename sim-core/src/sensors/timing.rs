@@ -2,6 +2,14 @@
 
 use sim_plugin_api::SimTime;
 
+/// The fastest rate with a period of at least one nanosecond, the clock's resolution (Hz). A
+/// faster sensor is due at every step, as one at rate 0.
+pub const MAX_RATE_HZ: f64 = 1e9;
+
+/// The slowest rate whose period fits the clock (about 292 years, Hz). A slower sensor
+/// updates once, at the start, and never again.
+pub const MIN_RATE_HZ: f64 = 1e9 / i64::MAX as f64;
+
 /// The update schedule of one sensor.
 ///
 /// Rules (gz-sensors `Sensor::Update`, DESIGN §4): a rate of 0 updates on every call and a
@@ -50,15 +58,38 @@ impl Schedule {
         self.rate_hz == 0.0 || now.nanos >= self.next
     }
 
-    /// Records an update due on rate at `now`: advances past `now` by whole periods.
+    /// Records an update due on rate at `now`: advances past `now` by whole periods, in
+    /// constant time whatever the rate and the gap (the period count is computed, then
+    /// corrected by the few periods the floating-point estimate may be off). A period under
+    /// one nanosecond, the clock's resolution, makes the sensor due at every later time; one
+    /// longer than the clock's range, never again.
     pub fn advance(&mut self, now: SimTime) {
-        if self.rate_hz == 0.0 {
+        if self.rate_hz == 0.0 || self.next > now.nanos {
             return;
         }
-        while self.next <= now.nanos {
-            self.periods += 1;
-            self.next = self.base + (self.periods as f64 * 1e9 / self.rate_hz).round() as i64;
+        if self.rate_hz > MAX_RATE_HZ {
+            self.next = now.nanos.saturating_add(1);
+            return;
         }
+        let elapsed = now.nanos.saturating_sub(self.base).max(0) as f64;
+        let estimate = (elapsed * self.rate_hz / 1e9).floor();
+        // `as` saturates: a huge estimate is u64::MAX.
+        let mut k = (estimate as u64).max(self.periods + 1);
+        while self.due(k) <= now.nanos && k < u64::MAX {
+            k += 1;
+        }
+        while k > self.periods + 1 && self.due(k - 1) > now.nanos {
+            k -= 1;
+        }
+        self.periods = k;
+        self.next = self.due(k);
+    }
+
+    /// The k-th due time from the base (saturating at the end of the clock).
+    fn due(&self, k: u64) -> i64 {
+        // `as` saturates: a period longer than the clock's range is i64::MAX.
+        self.base
+            .saturating_add((k as f64 * 1e9 / self.rate_hz).round() as i64)
     }
 
     /// Time went backwards (`Init`): the next update is due at once.
@@ -127,5 +158,29 @@ mod tests {
         assert_eq!(s.next_update(), SimTime::from_nanos(60_000_000));
         s.reset();
         assert!(s.is_due(SimTime::from_nanos(1)));
+    }
+
+    #[test]
+    fn extreme_rates_and_gaps_advance_at_once() {
+        // 1e18 Hz: a period of 1e-9 ns; due at every step, as 0.
+        assert_eq!(count(1e18, 1_000_000, 100), 100);
+        assert_eq!(count(f64::MAX, 1_000_000, 100), 100);
+        // Far below the clock's range: once, at the start.
+        assert_eq!(count(1e-300, 1_000_000_000_000, 100), 1);
+        assert_eq!(count(MIN_RATE_HZ / 2.0, i64::MAX / 100, 100), 1);
+        // At the fastest rate the clock resolves, after a gap of 290 years: just past it (to
+        // the precision of a double at that count of periods).
+        let mut s = Schedule::new(MAX_RATE_HZ);
+        let late = SimTime::from_nanos(290 * 365 * 86_400 * 1_000_000_000);
+        s.advance(late);
+        let ahead = s.next_update().nanos - late.nanos;
+        assert!((1..=2048).contains(&ahead), "{ahead}");
+        // A rate that is not a whole number of nanoseconds stays exact after a long gap.
+        let mut s = Schedule::new(3.0);
+        let late = SimTime::from_nanos(1_000_000_000_000);
+        s.advance(late);
+        assert_eq!(s.next_update().nanos, 1_000_333_333_333);
+        s.advance(SimTime::from_nanos(1_000_333_333_333));
+        assert_eq!(s.next_update().nanos, 1_000_666_666_667);
     }
 }

@@ -1,5 +1,6 @@
 //! Hostile files the untrusted-input tests write (see `docs/untrusted-input.md`): binary STLs
-//! whose header claims any triangle count, and PNGs whose header claims any size.
+//! whose header claims any triangle count, PNGs whose header claims any size, and a sound
+//! solid to compare with.
 #![allow(dead_code)]
 
 /// A binary STL of `triangles`, its header claiming `claimed` triangles (their real number
@@ -49,4 +50,20 @@ pub fn png_claiming(width: u32, height: u32) -> Vec<u8> {
     chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
     chunk(b"IEND", &[]);
     out
+}
+
+/// A unit tetrahedron.
+pub fn tetrahedron() -> Vec<[[f32; 3]; 3]> {
+    let p = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+    ];
+    vec![
+        [p[0], p[2], p[1]],
+        [p[0], p[1], p[3]],
+        [p[0], p[3], p[2]],
+        [p[1], p[2], p[3]],
+    ]
 }

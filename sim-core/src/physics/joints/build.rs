@@ -340,7 +340,12 @@ impl Physics {
         frame2: Pose,
         built: Built,
     ) -> EntityId {
-        let slot = self.joint_turns.len();
+        let axes = built.axes.iter().filter(|a| a.is_some()).count();
+        let reused = self.free_turns.iter().position(|&(_, run)| run == axes);
+        let slot = match reused {
+            Some(i) if axes > 0 => self.free_turns.swap_remove(i).0,
+            _ => self.joint_turns.len(),
+        };
         let joint_scoped = scoped_in(model_scoped, &joint.name);
         self.entities
             .alias(&format!("{joint_scoped}::__parent__"), ends.parent_link);
@@ -363,9 +368,15 @@ impl Physics {
             },
             removed: false,
         });
+        let mut next = slot;
         for (k, a) in built.axes.iter().enumerate() {
             if a.is_some() {
-                self.joint_turns.push((id, k, 0.0, 0.0));
+                if next < self.joint_turns.len() {
+                    self.joint_turns[next] = (id, k, 0.0, 0.0);
+                } else {
+                    self.joint_turns.push((id, k, 0.0, 0.0));
+                }
+                next += 1;
             }
         }
         if let Some(mut c) = built.coupling {

@@ -13,11 +13,13 @@ use rapier3d::prelude::*;
 const VELOCITY_GAIN: f32 = 1000.0;
 
 impl Physics {
-    /// Drives a joint axis (see [`sim_plugin_api::JointCommand`]).
+    /// Drives a joint axis (see [`sim_plugin_api::JointCommand`]). A command with a number
+    /// that is not finite or out of range changes nothing.
     pub fn joint_command(
         &mut self,
         cmd: &sim_plugin_api::JointCommand,
     ) -> Result<(), CommandError> {
+        crate::physics::commands::check_joint_command(cmd)?;
         self.motion_fresh = false;
         let e = self
             .entities

@@ -293,8 +293,8 @@ fn one_mesh_used_by_many_models_is_read_and_built_once() {
     )
     .unwrap();
     let p = build(&path);
-    assert_eq!(p.shapes.files.len(), 1);
-    assert_eq!(p.shapes.shapes.len(), 1);
+    assert_eq!(p.shapes.store().files.len(), 1);
+    assert_eq!(p.shapes.store().shapes.len(), 1);
     let d = cast(&p, &[down(49.5, 0.5)], RayTarget::COLLISION);
     assert!(near(d[0], 9.0), "{d:?}");
 }

@@ -1,0 +1,535 @@
+//! Untrusted input at run time (see `docs/untrusted-input.md`): sensor sizes and rates a world
+//! asks for, what the factory builds, numbers in commands, plugin directories, and what
+//! create/remove pairs keep. Each test runs real worlds through the real `simcore` binary or
+//! the real `Simulation`, with the real plugin libraries.
+
+mod common;
+mod hostile;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{json_lines, registry_in, simcore, stage, stderr, stdout};
+use sim_core::runner::{SimOptions, Simulation};
+use sim_plugin_api::{EntityFactory, Message, Payload, abi_stable::std_types::RBox};
+
+/// Runs the real `simcore` binary with `args`, killing it if it has not ended after two
+/// minutes (a run of a few steps takes well under a second): the input made it hang.
+fn simcore_or_hang(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args(args)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simcore runs");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("simcore {args:?} hangs");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Writes `world.sdf` with one model carrying `sensors` into `dir`.
+fn sensor_world(dir: &Path, sensors: &str) -> PathBuf {
+    let path = dir.join("world.sdf");
+    std::fs::write(
+        &path,
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">\n<world name=\"w\">\n\
+             <model name=\"m\"><static>true</static><link name=\"l\">\n{sensors}\n</link></model>\n\
+             </world>\n</sdf>\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn camera(width: u64, height: u64) -> String {
+    format!(
+        "<sensor name=\"cam\" type=\"camera\">\n<camera><image>\n<width>{width}</width>\n\
+         <height>{height}</height>\n</image></camera></sensor>"
+    )
+}
+
+fn lidar(horizontal: u64, vertical: u64) -> String {
+    format!(
+        "<sensor name=\"scan\" type=\"gpu_lidar\"><lidar><scan>\n\
+         <horizontal><samples>{horizontal}</samples><min_angle>-1</min_angle><max_angle>1</max_angle></horizontal>\n\
+         <vertical><samples>{vertical}</samples></vertical>\n\
+         </scan><range><min>0.1</min><max>10</max></range></lidar></sensor>"
+    )
+}
+
+#[test]
+fn sensor_sizes_are_bounded_when_the_world_is_read() {
+    let t = tempfile::tempdir().unwrap();
+    let cases = [
+        // A 10000 x 10000 camera: 4.8 GB in one allocation before the bound.
+        (
+            camera(10_000, 10_000),
+            "world.sdf:7:",
+            "--max-camera-pixels",
+        ),
+        // A tall image is placed at its height.
+        (camera(2, 10_000_000), "world.sdf:8:", "--max-camera-pixels"),
+        // 10^9 lidar samples had no upper bound at all.
+        (lidar(1_000_000_000, 1), "world.sdf:6:", "--max-lidar-rays"),
+        (lidar(2048, 4096), "world.sdf:7:", "--max-lidar-rays"),
+    ];
+    for (sensor, place, flag) in cases {
+        let world = sensor_world(t.path(), &sensor);
+        let w = world.to_str().unwrap();
+        for args in [vec!["check", w], vec!["run", w, "--steps", "1"]] {
+            let out = simcore(&args);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains(place), "{args:?}: no {place} in {err}");
+            assert!(err.contains(flag), "{args:?}: no {flag} in {err}");
+        }
+    }
+    // The flags move the limits both ways.
+    let world = sensor_world(t.path(), &camera(100, 100));
+    let w = world.to_str().unwrap();
+    assert!(simcore(&["check", w]).status.success());
+    let out = simcore(&["check", w, "--max-camera-pixels", "9999"]);
+    assert!(stderr(&out).contains("10000 pixels"), "{}", stderr(&out));
+    let world = sensor_world(t.path(), &lidar(2048, 1024));
+    let w = world.to_str().unwrap();
+    assert!(!simcore(&["check", w]).status.success());
+    let out = simcore(&["check", w, "--max-lidar-rays", "2097152"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn extreme_update_rates_end_and_check_says_what_they_do() {
+    let t = tempfile::tempdir().unwrap();
+    let world = sensor_world(
+        t.path(),
+        "<sensor name=\"fast\" type=\"imu\"><update_rate>1e18</update_rate></sensor>\n\
+         <sensor name=\"slow\" type=\"imu\"><update_rate>1e-300</update_rate></sensor>",
+    );
+    let w = world.to_str().unwrap();
+    let out = simcore(&["check", w]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("world.sdf:5:") && err.contains("updates at every step"),
+        "{err}"
+    );
+    assert!(
+        err.contains("world.sdf:6:") && err.contains("updates once, at the start"),
+        "{err}"
+    );
+    // The catch-up of a 1e18 Hz sensor ran forever before; now each step costs one update.
+    let plugins = stage(&["simcore_plugin_imu"]);
+    let topic = |s: &str| format!("/world/w/model/m/link/l/sensor/{s}/imu");
+    let (fast, slow) = (topic("fast"), topic("slow"));
+    let out = simcore_or_hang(&[
+        "run",
+        w,
+        "--steps",
+        "10",
+        "--rtf",
+        "0",
+        "--echo",
+        &fast,
+        "--echo",
+        &slow,
+        "--plugin-path",
+        plugins.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let on = |t: &str| lines.iter().filter(|l| l["topic"] == t).count();
+    assert_eq!(on(&fast), 10, "at every step");
+    assert_eq!(on(&slow), 1, "once, at the start");
+}
+
+/// Writes `world.sdf`, an empty world named `w` with the factory, into `dir`.
+fn factory_world(dir: &Path) -> PathBuf {
+    let path = dir.join("world.sdf");
+    std::fs::write(
+        &path,
+        "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n\
+         <plugin filename=\"simcore_plugin_factory\" name=\"simcore::Factory\"/>\n\
+         </world></sdf>\n",
+    )
+    .unwrap();
+    path
+}
+
+/// The real simulation of the world file `path`, with the libraries in `libs`.
+fn sim_of(path: &Path, libs: &Path) -> Simulation {
+    let options = sim_core::sdf::LoadOptions {
+        ignore_env: true,
+        ..Default::default()
+    };
+    let world = sim_core::sdf::load_with(path, &options).unwrap_or_else(|e| panic!("{e}"));
+    Simulation::new(
+        world,
+        registry_in(libs),
+        &SimOptions {
+            seed: 0,
+            threads: 1,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn create_file(file: &str) -> Message {
+    let r = EntityFactory {
+        sdf_filename: file.into(),
+        ..Default::default()
+    };
+    Message::new("", Payload::EntityFactory(RBox::new(r)))
+}
+
+fn model_count(sim: &Simulation) -> usize {
+    use sim_plugin_api::WorldView;
+    let mut v = sim_plugin_api::abi_stable::std_types::RVec::new();
+    sim.physics().view("t").models(&mut v);
+    v.len()
+}
+
+#[test]
+fn the_factory_replies_success_only_for_a_model_it_built() {
+    let t = tempfile::tempdir().unwrap();
+    let world = factory_world(t.path());
+    let model = |name: &str, mesh: &str| {
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><model name=\"{name}\"><link name=\"l\">\n\
+             <inertial><mass>1</mass></inertial>\n\
+             <collision name=\"c\"><geometry><mesh><uri>{mesh}</uri></mesh></geometry></collision>\n\
+             </link></model></sdf>\n"
+        )
+    };
+    // A mesh the reader finds but the build cannot read: an STL cut off in its header.
+    std::fs::write(t.path().join("broken.stl"), b"\x00\x01 not an stl").unwrap();
+    std::fs::write(t.path().join("broken.sdf"), model("broken", "broken.stl")).unwrap();
+    std::fs::write(
+        t.path().join("solid.stl"),
+        hostile::stl(&hostile::tetrahedron(), None),
+    )
+    .unwrap();
+    std::fs::write(t.path().join("solid.sdf"), model("solid", "solid.stl")).unwrap();
+
+    let libs = stage(&["simcore_plugin_factory"]);
+    let mut sim = sim_of(&world, libs.path());
+    sim.step();
+    let before = model_count(&sim);
+    let e = sim
+        .call_service("/world/w/create", &create_file("broken.sdf"))
+        .expect_err("a model that cannot be built is refused in the reply")
+        .to_string();
+    assert!(e.contains("the model was not created"), "{e}");
+    assert!(e.contains("broken.stl"), "the reply names the mesh: {e}");
+    sim.step();
+    assert_eq!(model_count(&sim), before, "nothing was added");
+    let e = sim
+        .call_service(
+            "/world/w/remove",
+            &Message::new("", Payload::Text("broken".into())),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no model"), "{e}");
+    // A pose past the extent the engine simulates is refused in the reply.
+    let far = Message::new(
+        "",
+        Payload::EntityFactory(RBox::new(EntityFactory {
+            sdf_filename: "solid.sdf".into(),
+            pose: sim_plugin_api::Pose::new(
+                sim_plugin_api::Vec3::new(1e300, 0.0, 0.0),
+                sim_plugin_api::Quat::IDENTITY,
+            ),
+            ..Default::default()
+        })),
+    );
+    let e = sim
+        .call_service("/world/w/create", &far)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("1e300 m from the origin"), "{e}");
+    // A good model is built once checked, and is there at the next step.
+    let reply = sim
+        .call_service("/world/w/create", &create_file("solid.sdf"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(reply.payload.as_enum(), Ok(Payload::Pose(_))));
+    sim.step();
+    assert_eq!(model_count(&sim), before + 1);
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+}
+
+fn twist(linear_x: f64, angular_z: f64) -> Message {
+    let t = sim_plugin_api::msgs::Twist {
+        linear: sim_plugin_api::Vec3::new(linear_x, 0.0, 0.0),
+        angular: sim_plugin_api::Vec3::new(0.0, 0.0, angular_z),
+    };
+    Message::new("", Payload::Twist(t))
+}
+
+fn pose_request(name: &str, pose: sim_plugin_api::Pose) -> Message {
+    Message::new(
+        "",
+        Payload::Pose(RBox::new(sim_plugin_api::msgs::NamedPose {
+            name: name.into(),
+            pose,
+        })),
+    )
+}
+
+fn pose_of(sim: &Simulation, name: &str) -> sim_plugin_api::Pose {
+    let id = sim.physics().entity_id(name).expect(name);
+    sim.physics().kinematics_of(id).expect("known").pose
+}
+
+fn finite(p: &sim_plugin_api::Pose) -> bool {
+    let (a, q) = (p.position, p.orientation);
+    [a.x, a.y, a.z, q.x, q.y, q.z, q.w]
+        .iter()
+        .all(|v| v.is_finite())
+}
+
+#[test]
+fn numbers_out_of_range_in_commands_are_refused_never_applied() {
+    let text = std::fs::read_to_string(common::workspace().join("worlds/diff_drive.sdf")).unwrap();
+    let libs = stage(&["simcore_plugin_diff_drive", "simcore_plugin_truth"]);
+    let mut sim = common::sim_from(&text, libs.path(), 1, 1);
+    for _ in 0..50 {
+        sim.step();
+    }
+    let cmd_vel = sim.bus_mut().intern("/model/robot/cmd_vel");
+    let start = pose_of(&sim, "robot::chassis");
+    // A NaN or an absurd Twist is refused by the drive, which keeps its last command (none):
+    // the robot stays put, its state finite.
+    for bad in [
+        twist(f64::NAN, 0.0),
+        twist(0.0, 1e300),
+        twist(f64::INFINITY, 0.0),
+    ] {
+        sim.bus_mut().publish(cmd_vel, bad);
+        for _ in 0..100 {
+            sim.step();
+        }
+        let now = pose_of(&sim, "robot::chassis");
+        assert!(finite(&now), "{now:?}");
+        assert!((now.position - start.position).length() < 1e-3, "{now:?}");
+    }
+    // The drive still follows a real command.
+    sim.bus_mut().publish(cmd_vel, twist(0.5, 0.0));
+    for _ in 0..500 {
+        sim.step();
+    }
+    let moved = pose_of(&sim, "robot::chassis");
+    assert!(
+        (moved.position - start.position).length() > 0.1,
+        "{moved:?}"
+    );
+
+    // set_pose with 1e300, NaN or a zero rotation: refused in the reply, naming the field.
+    let service = "/world/diff_drive/set_pose";
+    let mut far = moved;
+    far.position.x = 1e300;
+    let mut nan = moved;
+    nan.orientation.w = f64::NAN;
+    let mut zero = moved;
+    zero.orientation = sim_plugin_api::Quat {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+        w: 0.0,
+    };
+    for (pose, field) in [
+        (far, "`position.x` is 1e300"),
+        (nan, "`orientation.w` is NaN"),
+        (zero, "zero quaternion"),
+    ] {
+        let e = sim
+            .call_service(service, &pose_request("robot", pose))
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains(field), "{e}");
+    }
+    sim.step();
+    let after = pose_of(&sim, "robot::chassis");
+    assert!(
+        finite(&after) && after.position.x.abs() < 100.0,
+        "{after:?}"
+    );
+}
+
+#[test]
+fn the_engine_refuses_commands_out_of_range_from_any_plugin() {
+    use sim_core::physics::{CommandError, Physics, PhysicsCommand};
+    use sim_plugin_api::{JointCommand, JointCommandMode, Pose, Vec3};
+    let text = std::fs::read_to_string(common::workspace().join("worlds/diff_drive.sdf")).unwrap();
+    let world = sim_core::sdf::parse_str(&text, None).unwrap();
+    let mut physics = Physics::build(&world).unwrap();
+    let chassis = physics.entity_id("robot::chassis").unwrap();
+    let before = physics.kinematics_of(chassis).unwrap();
+    let mut far = Pose::IDENTITY;
+    far.position.z = 1e300;
+    let cases = [
+        (PhysicsCommand::SetPose(chassis, far), "position.z"),
+        (
+            PhysicsCommand::SetVelocity(chassis, Vec3::new(f64::NAN, 0.0, 0.0), Vec3::ZERO),
+            "linear.x",
+        ),
+        (
+            PhysicsCommand::SetVelocity(chassis, Vec3::ZERO, Vec3::new(0.0, 0.0, 1e300)),
+            "angular.z",
+        ),
+        (
+            PhysicsCommand::ApplyWrench(chassis, Vec3::ZERO, Vec3::new(0.0, f64::INFINITY, 0.0)),
+            "torque.y",
+        ),
+    ];
+    for (command, field) in cases {
+        match physics.apply(&command) {
+            Err(CommandError::OutOfRange { field: f, .. }) => assert_eq!(f, field),
+            other => panic!("{command:?}: {other:?}"),
+        }
+    }
+    let joint = physics.entity_id("robot::left_wheel_joint").unwrap();
+    let e = physics
+        .joint_command(&JointCommand {
+            joint,
+            axis: 0,
+            mode: JointCommandMode::VELOCITY,
+            target: f64::NAN,
+            max_force: f64::INFINITY,
+            stiffness: 0.0,
+            damping: 0.0,
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("`target` is NaN"), "{e}");
+    for _ in 0..10 {
+        physics.step();
+    }
+    let after = physics.kinematics_of(chassis).unwrap();
+    assert!(finite(&after.pose), "{after:?}");
+    assert!(
+        (after.pose.position - before.pose.position).length() < 0.05,
+        "{after:?}"
+    );
+}
+
+/// A proc-macro library of the build: a complete ELF shared object that is not a plugin.
+fn unrelated_library() -> PathBuf {
+    let deps = common::workspace().join("target/debug/deps");
+    std::fs::read_dir(&deps)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("libthiserror_impl") && n.ends_with(".so")
+        })
+        .expect("the thiserror proc-macro library is built")
+}
+
+#[test]
+fn plugin_directories_open_only_complete_plugins_and_warn_when_others_can_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = stage(&["simcore_plugin_imu"]);
+    let imu = std::fs::read(dir.path().join(common::lib_file("simcore_plugin_imu"))).unwrap();
+    // A truncated copy of a real plugin killed every run with SIGBUS.
+    std::fs::write(dir.path().join("libsimcore_cut.so"), &imu[..imu.len() / 3]).unwrap();
+    // A hidden copy is never looked at, nor a library that is not a plugin opened.
+    std::fs::write(dir.path().join(".libsimcore_hidden.so"), &imu[..100]).unwrap();
+    std::fs::copy(unrelated_library(), dir.path().join("libunrelated.so")).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = simcore(&["plugins", "--plugin-path", d]);
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(out.status.success(), "{text}{err}");
+    let all = format!("{text}{err}");
+    assert!(all.contains("libsimcore_plugin_imu"), "{all}");
+    let line = |name: &str| {
+        all.lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("no {name} in {all}"))
+            .to_string()
+    };
+    assert!(line("libsimcore_cut.so").contains("truncated"), "{all}");
+    assert!(
+        line("libunrelated.so").contains("it was not opened"),
+        "{all}"
+    );
+    assert!(!all.contains("hidden"), "{all}");
+    assert!(!all.contains("writable by every user"), "{all}");
+    // A run with that directory goes on with the real plugin.
+    let out = simcore(&[
+        "run",
+        "worlds/imu_drop.sdf",
+        "--steps",
+        "5",
+        "--plugin-path",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A directory every user may write to is warned about.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = simcore(&["plugins", "--plugin-path", d]);
+    assert!(
+        stderr(&out).contains("writable by every user"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn create_remove_pairs_leave_nothing_behind() {
+    let t = tempfile::tempdir().unwrap();
+    let world = factory_world(t.path());
+    let model = "<sdf version=\"1.9\"><model name=\"pair\">\
+         <link name=\"base\"><inertial><mass>1</mass></inertial>\
+         <collision name=\"c\"><geometry><box><size>1 1 1</size></box></geometry></collision>\
+         <visual name=\"v\"><geometry><box><size>1 1 1</size></box></geometry></visual>\
+         <sensor name=\"imu\" type=\"imu\"><update_rate>100</update_rate></sensor></link>\
+         <link name=\"arm\"><pose>0 0 1 0 0 0</pose><inertial><mass>1</mass></inertial>\
+         <collision name=\"c\"><geometry><sphere><radius>0.2</radius></sphere></geometry></collision></link>\
+         <joint name=\"hinge\" type=\"revolute\"><parent>base</parent><child>arm</child>\
+         <axis><xyz>1 0 0</xyz></axis></joint>\
+         </model></sdf>";
+    let libs = stage(&["simcore_plugin_factory", "simcore_plugin_imu"]);
+    let mut sim = sim_of(&world, libs.path());
+    let create = Message::new(
+        "",
+        Payload::EntityFactory(RBox::new(EntityFactory {
+            sdf: model.into(),
+            ..Default::default()
+        })),
+    );
+    let remove = Message::new("", Payload::Text("pair".into()));
+    let pair = |sim: &mut Simulation| {
+        sim.call_service("/world/w/create", &create)
+            .unwrap_or_else(|e| panic!("{e}"));
+        for _ in 0..3 {
+            sim.step();
+        }
+        assert_eq!(sim.sensors().len(), 1);
+        sim.call_service("/world/w/remove", &remove)
+            .unwrap_or_else(|e| panic!("{e}"));
+        sim.step();
+        assert_eq!(sim.sensors().len(), 0);
+    };
+    pair(&mut sim);
+    let after_one = sim.physics().retained();
+    let topics = sim.bus().topics().len();
+    for _ in 0..50 {
+        pair(&mut sim);
+    }
+    assert_eq!(sim.physics().retained(), after_one, "after 51 pairs");
+    assert_eq!(
+        sim.bus().topics().len(),
+        topics,
+        "the same names, the same topics"
+    );
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+}
