@@ -264,6 +264,8 @@ class Services:
         ratt = sample.attachment.to_bytes()
         if len(ratt) != 33 or struct.unpack("<q", ratt[:8])[0] != self.seq or ratt[17:] != self.gid:
             fail(f"{srv}: reply attachment {ratt!r} does not carry the request's sequence and GID")
+        # simcore's wall-clock time of the reply, to compare with its samples' source times.
+        self.replied_at = struct.unpack("<q", ratt[8:16])[0]
         return plain(self.ts.deserialize_cdr(sample.payload.to_bytes(), base + "_Response"))
 
 
@@ -277,8 +279,9 @@ def lockstep(endpoint, imu_topic, n):
         def cb(sample):
             msg = TS.deserialize_cdr(sample.payload.to_bytes(), ros_type)
             t = stamp(msg)
+            sent = struct.unpack("<q", sample.attachment.to_bytes()[8:16])[0]
             with lock:
-                counts[name].append(t.sec * 1_000_000_000 + t.nanosec)
+                counts[name].append((t.sec * 1_000_000_000 + t.nanosec, sent))
         return cb
 
     subs = [
@@ -296,8 +299,12 @@ def lockstep(endpoint, imu_topic, n):
     steps = []
     for _ in range(2):
         reply = services.call("StepSimulation", steps=n)
+        # What simcore sent before its reply (by the source times of its attachments: this
+        # client's callbacks may run after the reply is returned here).
+        time.sleep(0.3)
+        before = lambda name: [t for t, sent in counts[name] if sent <= services.replied_at]
         with lock:
-            steps.append({"reply": reply, "clock": list(counts["clock"]), "imu": list(counts["imu"])})
+            steps.append({"reply": reply, "clock": before("clock"), "imu": before("imu")})
     out["steps"] = steps
     time.sleep(0.5)
     with lock:
