@@ -98,22 +98,26 @@ fn steady(v: &[i64]) -> &[i64] {
     &v[v.len() / 10..]
 }
 
+/// `world` at real time for [`PACED_S`], connected to `sub`.
+fn paced(world: &Path, sub: &Sub) -> Result<RunOut, String> {
+    let args = [
+        "--rtf",
+        "1",
+        "--duration",
+        PACED_S,
+        "--seed",
+        "7",
+        "--zenoh-connect",
+    ];
+    let mut args = args.to_vec();
+    args.push(&sub.endpoint);
+    Ok(simcore_run(world, &args)?.0)
+}
+
 fn latency(python: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
     let world = pioneer_with("pioneer_camera", CAMERA)?;
     let sub = Sub::start(python, &[IMU_KEY, IMAGE_KEY])?;
-    let (run, _) = simcore_run(
-        &world,
-        &[
-            "--rtf",
-            "1",
-            "--duration",
-            PACED_S,
-            "--seed",
-            "7",
-            "--zenoh-connect",
-            &sub.endpoint,
-        ],
-    )?;
+    let run = paced(&world, &sub)?;
     let got = sub.finish()?;
     let imu = stream(&got, "Imu_")?.clone();
     let image = stream(&got, "Image_")?.clone();
@@ -241,19 +245,7 @@ fn subscribed_rtf(python: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
 fn delivery(python: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
     let world = pioneer_with("pioneer_dense_lidar", DENSE_LIDAR)?;
     let sub = Sub::start(python, &[IMU_KEY, DENSE_KEY])?;
-    let (run, _) = simcore_run(
-        &world,
-        &[
-            "--rtf",
-            "1",
-            "--duration",
-            PACED_S,
-            "--seed",
-            "7",
-            "--zenoh-connect",
-            &sub.endpoint,
-        ],
-    )?;
+    let run = paced(&world, &sub)?;
     let got = sub.finish()?;
     for (what, part, rate) in [
         ("100 Hz IMU", "Imu_", 100.0),
