@@ -13,9 +13,9 @@ pub struct Row {
     pub baseline: String,
     /// The baseline's time per operation, ns.
     pub baseline_ns: f64,
-    /// The goal, in words.
+    /// The goal, in words (empty: none, the figure is reported beside its baseline).
     pub goal: String,
-    /// Whether the goal is met.
+    /// Whether the goal is met (ignored without a goal).
     pub met: bool,
     /// A derived figure (e.g. updates per second).
     pub note: String,
@@ -46,12 +46,21 @@ pub fn write_named_table(
             r.baseline_ns,
             ratio,
             r.note,
-            r.goal,
-            if r.met { "yes" } else { "no" }
+            if r.goal.is_empty() {
+                "none"
+            } else {
+                r.goal.as_str()
+            },
+            match (r.goal.is_empty(), r.met) {
+                (true, _) => "-",
+                (false, true) => "yes",
+                (false, false) => "no",
+            }
         ));
+        let met = (!r.goal.is_empty()).then_some(r.met);
         json.push(serde_json::json!({
             "name": r.name, "ns_per_op": r.ns, "baseline": r.baseline, "baseline_ns_per_op": r.baseline_ns,
-            "ratio": ratio, "figure": r.note, "goal": r.goal, "met": r.met,
+            "ratio": ratio, "figure": r.note, "goal": r.goal, "met": met,
         }));
     }
     let m = target.join(format!("{stem}.md"));

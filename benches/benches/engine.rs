@@ -32,15 +32,21 @@
 //!
 //! - the shared workloads (`../shared/bench-workloads/`, see `workloads`): W1 lidar, W2 depth
 //!   and W2 640 x 480 RGB on the peers' scenes, beside raw rapier built as the peers built it.
+//! - the Zenoh transport from another process (`transport`: latency, the real-time factor with
+//!   topics subscribed, messages delivered) and the MCAP recorder (`recording`), through the
+//!   release `simcore` binary; selected by the same filter (`transport`, `record`).
 //!
 //! Each figure and its baseline are measured in alternating blocks within one criterion
 //! benchmark (same phase of the scene, same machine load), and their ratio is reported. The
 //! table is written to `target/bench-results.md` and `.json`.
 
+mod external;
 mod logical;
 mod rays;
+mod recording;
 mod sensors;
 mod step;
+mod transport;
 mod workloads;
 
 use logical::*;
@@ -292,6 +298,8 @@ fn main() {
         }
     }
     workloads::rows(&mut rows);
+    transport::rows(&mut rows);
+    recording::rows(&mut rows);
     if rows.is_empty() {
         return;
     }

@@ -5,7 +5,8 @@
 //! - `test`: run every test (the tests build the plugin libraries they load), with the
 //!   Python clients of `python/requirements.txt` installed into `target/python` first;
 //! - `bench [criterion filter]`: build the plugins in release mode and run the benchmarks;
-//!   the results table is written to `target/bench-results.md` and `.json`;
+//!   the results table is written to `target/bench-results.md` and `.json` (the transport
+//!   benchmarks' Zenoh client runs in the Python of `test`, or `SIMCORE_PYTHON`);
 //! - `ci`: what CI runs: formatting, clippy and rustdoc with warnings denied, `test`, and a
 //!   one-second unpaced run of the example world.
 
@@ -192,6 +193,15 @@ fn bench(args: &[String]) -> Result<u8, String> {
     ])
     .args(args);
     b.env("SIMCORE_BENCH_PLUGIN_DIR", target_dir().join("release"));
+    // The transport benchmarks' client in another process (eclipse-zenoh).
+    if std::env::var_os("SIMCORE_PYTHON").is_none() {
+        match python_env() {
+            Ok(python) => {
+                b.env("SIMCORE_PYTHON", python);
+            }
+            Err(e) => eprintln!("xtask: {e}; the transport benchmarks are skipped"),
+        }
+    }
     b.env("SIMCORE_BENCH_OUT", target_dir());
     status(b)
 }
