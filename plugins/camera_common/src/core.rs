@@ -67,11 +67,13 @@ impl CameraCore {
             distortion: camera.distortion,
         };
         let (near, far) = clip(&camera);
+        let mut grid = RayGrid::new(&cam_model, near, far, from, model);
+        grid.set_visibility_mask(camera.visibility_mask);
         CameraCore {
             scoped_name: scoped_name.to_string(),
             link,
             pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
-            grid: RayGrid::new(&cam_model, near, far, from, model),
+            grid,
             model: cam_model,
             config: camera,
             topic: topic.to_string(),

@@ -3,12 +3,13 @@
 //! The sensor-frame direction of every pixel is computed once (and again only when the
 //! camera model changes, e.g. on a zoom); per frame the directions are rotated into the world
 //! and cast with one [`cast_rays`](sim_plugin_api::WorldView::cast_rays) call into buffers
-//! kept between frames.
+//! kept between frames; a camera with a `<visibility_mask>` casts through the
+//! [`visibility`](sim_plugin_api::visibility) extension instead, seeing only the visuals whose
+//! `<visibility_flags>` share a bit with the mask.
 
 use crate::model::CameraModel;
 use sim_plugin_api::{
-    EntityId, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef,
-    abi_stable::std_types::{RSlice, RSliceMut},
+    ALL_VISIBLE, EntityId, LogLevel, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef,
 };
 
 /// Where the rays of a [`RayGrid`] start.
@@ -32,6 +33,10 @@ pub struct RayGrid {
     rays: Vec<Ray>,
     hits: Vec<RayHit>,
     options: RayCastOptions,
+    /// `<visibility_mask>`: the visuals seen are those whose flags share a bit with it.
+    mask: u32,
+    /// Whether the engine was found not to honour the mask (warned about once).
+    unmasked: bool,
     normals: bool,
     near: f64,
     far: f64,
@@ -59,6 +64,8 @@ impl RayGrid {
                 target: RayTarget::VISUAL,
                 exclude_model,
             },
+            mask: ALL_VISIBLE,
+            unmasked: false,
             normals: false,
             near,
             far,
@@ -66,6 +73,12 @@ impl RayGrid {
         };
         g.set_model(model);
         g
+    }
+
+    /// Sees only the visuals whose `<visibility_flags>` share a bit with `mask`
+    /// ([`ALL_VISIBLE`], the default: every visual).
+    pub fn set_visibility_mask(&mut self, mask: u32) {
+        self.mask = mask;
     }
 
     /// Whether the hits carry their surface normals (for shading; off by default).
@@ -142,11 +155,22 @@ impl RayGrid {
         } else {
             self.options.without_normals_in(world)
         };
-        world.cast_rays(
-            RSlice::from_slice(&self.rays),
-            &options,
-            RSliceMut::from_mut_slice(&mut self.hits),
-        );
+        let mask = if self.unmasked {
+            ALL_VISIBLE
+        } else {
+            self.mask
+        };
+        if world
+            .cast_rays_seen_by(&self.rays, &options, mask, &mut self.hits)
+            .is_none()
+        {
+            self.unmasked = true;
+            world.log_message(
+                LogLevel::WARN,
+                "this engine does not select visuals by <visibility_mask>: every visual is seen",
+            );
+            world.cast_ray_batch(&self.rays, &options, &mut self.hits);
+        }
         for (((h, d), s), ray) in self
             .hits
             .iter_mut()

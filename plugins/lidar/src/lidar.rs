@@ -19,7 +19,8 @@
 
 use crate::config::LidarConfig;
 use sim_plugin_api::{
-    abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    ALL_VISIBLE,
+    abi_stable::std_types::{RBox, RVec},
     msgs::{PointCloudPacked, PointField, PointFieldType},
     prelude::*,
 };
@@ -109,6 +110,8 @@ pub struct LidarSensor {
     points_topic: SharedStr,
     config: LidarConfig,
     options: RayCastOptions,
+    /// Whether the engine was found not to honour the visibility mask (warned about once).
+    unmasked: bool,
     /// Unit ray directions in the sensor frame, row-major.
     directions: Vec<Vec3>,
     rays: Vec<Ray>,
@@ -130,6 +133,17 @@ impl LidarSensor {
                     "{scoped_name}: <scan><vertical><resolution> {res} is ignored: {} rows \
                      are cast, as gz-sim's CPU lidar does",
                     lidar.vertical.samples
+                ),
+            );
+        }
+        if lidar.visibility_mask != ALL_VISIBLE && lidar.target == RayTarget::COLLISION {
+            world.log_message(
+                LogLevel::WARN,
+                &format!(
+                    "{scoped_name}: <visibility_mask> {} has no effect: this lidar sees \
+                     collisions, which carry no visibility flags (add \
+                     <simcore:visibility>visual</simcore:visibility> to see visuals)",
+                    lidar.visibility_mask
                 ),
             );
         }
@@ -173,6 +187,7 @@ impl LidarSensor {
                 target: config.target,
                 exclude_model: model,
             },
+            unmasked: false,
             noise: NoiseChannel::new(config.noise, seed, RANGE_STREAM),
             config,
             directions,
@@ -211,11 +226,26 @@ impl LidarSensor {
                 direction,
             };
         }
-        world.cast_rays(
-            RSlice::from_slice(&self.rays),
-            &self.options.without_normals_in(world),
-            RSliceMut::from_mut_slice(&mut self.hits),
-        );
+        let options = self.options.without_normals_in(world);
+        let mask = match self.config.target {
+            RayTarget::VISUAL if !self.unmasked => self.config.visibility_mask,
+            _ => ALL_VISIBLE,
+        };
+        if world
+            .cast_rays_seen_by(&self.rays, &options, mask, &mut self.hits)
+            .is_none()
+        {
+            self.unmasked = true;
+            world.log_message(
+                LogLevel::WARN,
+                &format!(
+                    "{}: this engine does not select visuals by <visibility_mask>: every \
+                     visual is seen",
+                    self.scoped_name
+                ),
+            );
+            world.cast_ray_batch(&self.rays, &options, &mut self.hits);
+        }
         // Distances count from the sensor origin.
         for h in &mut self.hits {
             h.distance += start;
