@@ -5,7 +5,7 @@ use crate::config::CameraConfig;
 use crate::model::CameraModel;
 use crate::rays::{RayGrid, RayStart};
 use sim_plugin_api::{CameraInfo, EntityId, ErrorCode, PluginError, Pose, SensorConfig, WorldRef};
-use simcore_plugin_common::sensor_state;
+use simcore_plugin_common::{MaskedCast, sensor_state};
 
 /// The shared part of a camera sensor.
 #[derive(Clone, Debug)]
@@ -68,7 +68,7 @@ impl CameraCore {
         };
         let (near, far) = clip(&camera);
         let mut grid = RayGrid::new(&cam_model, near, far, from, model);
-        grid.set_visibility_mask(camera.visibility_mask);
+        grid.set_visibility(MaskedCast::new(camera.visibility_mask, scoped_name));
         CameraCore {
             scoped_name: scoped_name.to_string(),
             link,

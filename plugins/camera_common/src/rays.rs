@@ -8,9 +8,8 @@
 //! `<visibility_flags>` share a bit with the mask.
 
 use crate::model::CameraModel;
-use sim_plugin_api::{
-    ALL_VISIBLE, EntityId, LogLevel, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef,
-};
+use sim_plugin_api::{EntityId, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef};
+use simcore_plugin_common::MaskedCast;
 
 /// Where the rays of a [`RayGrid`] start.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -34,9 +33,7 @@ pub struct RayGrid {
     hits: Vec<RayHit>,
     options: RayCastOptions,
     /// `<visibility_mask>`: the visuals seen are those whose flags share a bit with it.
-    mask: u32,
-    /// Whether the engine was found not to honour the mask (warned about once).
-    unmasked: bool,
+    visibility: MaskedCast,
     normals: bool,
     near: f64,
     far: f64,
@@ -64,8 +61,7 @@ impl RayGrid {
                 target: RayTarget::VISUAL,
                 exclude_model,
             },
-            mask: ALL_VISIBLE,
-            unmasked: false,
+            visibility: MaskedCast::default(),
             normals: false,
             near,
             far,
@@ -75,10 +71,10 @@ impl RayGrid {
         g
     }
 
-    /// Sees only the visuals whose `<visibility_flags>` share a bit with `mask`
-    /// ([`ALL_VISIBLE`], the default: every visual).
-    pub fn set_visibility_mask(&mut self, mask: u32) {
-        self.mask = mask;
+    /// Sees only the visuals whose `<visibility_flags>` share a bit with the mask of
+    /// `visibility` (by default every visual).
+    pub fn set_visibility(&mut self, visibility: MaskedCast) {
+        self.visibility = visibility;
     }
 
     /// Whether the hits carry their surface normals (for shading; off by default).
@@ -155,22 +151,8 @@ impl RayGrid {
         } else {
             self.options.without_normals_in(world)
         };
-        let mask = if self.unmasked {
-            ALL_VISIBLE
-        } else {
-            self.mask
-        };
-        if world
-            .cast_rays_seen_by(&self.rays, &options, mask, &mut self.hits)
-            .is_none()
-        {
-            self.unmasked = true;
-            world.log_message(
-                LogLevel::WARN,
-                "this engine does not select visuals by <visibility_mask>: every visual is seen",
-            );
-            world.cast_ray_batch(&self.rays, &options, &mut self.hits);
-        }
+        self.visibility
+            .cast(world, &self.rays, &options, &mut self.hits);
         for (((h, d), s), ray) in self
             .hits
             .iter_mut()

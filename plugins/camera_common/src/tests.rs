@@ -456,34 +456,3 @@ fn the_visibility_mask_is_read_and_checked() {
         );
     }
 }
-
-#[test]
-fn an_engine_without_the_visibility_extension_sees_every_visual_and_says_so() {
-    use crate::model::{CameraModel, Distortion, Intrinsics};
-    use crate::rays::RayGrid;
-    use sim_plugin_api::{EntityId, LogLevel, RayHit, testing::StaticWorld};
-    let model = CameraModel {
-        width: 4,
-        height: 2,
-        intrinsics: Intrinsics::from_hfov(4, 2, 1.0),
-        distortion: Distortion::NONE,
-    };
-    let mut world = StaticWorld::default();
-    world.set_ray_caster(|_, _| RayHit {
-        distance: 2.0,
-        entity: EntityId(5),
-        ..RayHit::MISS
-    });
-    let mut grid = RayGrid::new(&model, 0.1, 10.0, RayStart::Origin, EntityId::NONE);
-    grid.set_visibility_mask(1);
-    for _ in 0..2 {
-        world.with(|w| grid.cast(&w, Pose::IDENTITY));
-        assert!(grid.hits().iter().all(|h| h.entity == EntityId(5)));
-    }
-    let logs = world.logs.lock().unwrap();
-    let warned: Vec<_> = logs
-        .iter()
-        .filter(|(l, m)| *l == LogLevel::WARN && m.contains("<visibility_mask>"))
-        .collect();
-    assert_eq!(warned.len(), 1, "warned once: {logs:?}");
-}

@@ -24,7 +24,7 @@ use sim_plugin_api::{
     msgs::{PointCloudPacked, PointField, PointFieldType},
     prelude::*,
 };
-use simcore_plugin_common::{EntitySurfaces, NoiseChannel, sensor_state};
+use simcore_plugin_common::{EntitySurfaces, MaskedCast, NoiseChannel, sensor_state};
 
 /// Noise stream number (with the sensor's seed) of the ranges.
 pub const RANGE_STREAM: u64 = 0;
@@ -110,8 +110,8 @@ pub struct LidarSensor {
     points_topic: SharedStr,
     config: LidarConfig,
     options: RayCastOptions,
-    /// Whether the engine was found not to honour the visibility mask (warned about once).
-    unmasked: bool,
+    /// The casts, masked by `<visibility_mask>` when the rays see visuals.
+    visibility: MaskedCast,
     /// Unit ray directions in the sensor frame, row-major.
     directions: Vec<Vec3>,
     rays: Vec<Ray>,
@@ -187,7 +187,13 @@ impl LidarSensor {
                 target: config.target,
                 exclude_model: model,
             },
-            unmasked: false,
+            visibility: MaskedCast::new(
+                match config.target {
+                    RayTarget::VISUAL => config.visibility_mask,
+                    _ => ALL_VISIBLE,
+                },
+                scoped_name,
+            ),
             noise: NoiseChannel::new(config.noise, seed, RANGE_STREAM),
             config,
             directions,
@@ -227,25 +233,8 @@ impl LidarSensor {
             };
         }
         let options = self.options.without_normals_in(world);
-        let mask = match self.config.target {
-            RayTarget::VISUAL if !self.unmasked => self.config.visibility_mask,
-            _ => ALL_VISIBLE,
-        };
-        if world
-            .cast_rays_seen_by(&self.rays, &options, mask, &mut self.hits)
-            .is_none()
-        {
-            self.unmasked = true;
-            world.log_message(
-                LogLevel::WARN,
-                &format!(
-                    "{}: this engine does not select visuals by <visibility_mask>: every \
-                     visual is seen",
-                    self.scoped_name
-                ),
-            );
-            world.cast_ray_batch(&self.rays, &options, &mut self.hits);
-        }
+        self.visibility
+            .cast(world, &self.rays, &options, &mut self.hits);
         // Distances count from the sensor origin.
         for h in &mut self.hits {
             h.distance += start;
