@@ -1190,9 +1190,10 @@ fn the_reader_keeps_masks_and_flags_and_refuses_bad_ones() {
         "{w:?}"
     );
     assert_eq!(visibility_warnings(&thermal("4294967295")), Ok(vec![]));
+    assert_eq!(visibility_warnings(&thermal("0xFFFFFFFF")), Ok(vec![]));
 
     // Not an unsigned 32-bit number: a load error naming the element.
-    for bad in ["-1", "4294967296", "0xff", "one"] {
+    for bad in ["-1", "4294967296", "0x100000000", "0x", "+1", "one"] {
         let mask = format!("<visibility_mask>{bad}</visibility_mask>");
         let e = visibility_warnings(&masked_world(&sensor("c", "camera", &mask))).unwrap_err();
         assert!(

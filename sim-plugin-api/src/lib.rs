@@ -247,7 +247,10 @@ pub use scene::{Light, LightKind, NO_LABEL, SCENE_EXTENSION, SceneInfo, SceneRef
 pub use types::*;
 #[doc(hidden)]
 pub use visibility::VisibilityRays_TO;
-pub use visibility::{ALL_VISIBLE, VISIBILITY_RAYS_EXTENSION, VisibilityRays, VisibilityRaysRef};
+pub use visibility::{
+    ALL_VISIBLE, VISIBILITY_RAYS_EXTENSION, VisibilityRays, VisibilityRaysRef,
+    parse_visibility_bits,
+};
 #[doc(hidden)]
 pub use world::*;
 pub use world::{

@@ -43,6 +43,19 @@ pub const VISIBILITY_RAYS_EXTENSION: &str = "simcore.visibility_rays.v1";
 /// The default `<visibility_mask>` and `<visibility_flags>`: every bit, all visuals seen.
 pub const ALL_VISIBLE: u32 = u32::MAX;
 
+/// The value of a `<visibility_mask>` or `<visibility_flags>`: an unsigned 32-bit number,
+/// decimal or hexadecimal with `0x` (as Gazebo's example worlds write them: `0x01`),
+/// surrounding whitespace allowed; `None` for anything else.
+pub fn parse_visibility_bits(text: &str) -> Option<u32> {
+    let t = text.trim();
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) if !hex.starts_with('+') => u32::from_str_radix(hex, 16).ok(),
+        Some(_) => None,
+        None if !t.starts_with('+') => t.parse().ok(),
+        None => None,
+    }
+}
+
 /// Ray casts filtered by visibility flags (see the [module docs](self)).
 #[sabi_trait]
 pub trait VisibilityRays: Send + Sync {
@@ -88,5 +101,36 @@ impl<'w> crate::WorldRef<'w> {
         }
         let ext = self.visibility_rays()?;
         Some(ext.cast_rays_masked(rays, options, mask, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visibility_bits_are_decimal_or_hexadecimal() {
+        for (text, value) in [
+            ("0", 0),
+            (" 4294967295 ", u32::MAX),
+            ("0x01", 1),
+            ("0XfF", 255),
+            ("0xFFFFFFFF", u32::MAX),
+        ] {
+            assert_eq!(parse_visibility_bits(text), Some(value), "{text}");
+        }
+        for text in [
+            "",
+            "-1",
+            "+1",
+            "4294967296",
+            "0x100000000",
+            "0x",
+            "0x+1",
+            "1.0",
+            "one",
+        ] {
+            assert_eq!(parse_visibility_bits(text), None, "{text}");
+        }
     }
 }

@@ -132,12 +132,19 @@ fn the_visibility_mask_applies_to_visuals_only() {
             .visibility_mask,
         3
     );
-    let e = LidarConfig::parse(&with("<visibility_mask>0x3</visibility_mask>"), NAME).unwrap_err();
+    let hex = "<visibility_mask>0x3</visibility_mask>";
+    assert_eq!(
+        LidarConfig::parse(&with(hex), NAME)
+            .unwrap()
+            .visibility_mask,
+        3
+    );
+    let e = LidarConfig::parse(&with("<visibility_mask>0x1g</visibility_mask>"), NAME).unwrap_err();
     assert_eq!(
         e.message.as_str(),
         format!(
             "{NAME}: <lidar><visibility_mask> must be an unsigned 32-bit number (0 to \
-             4294967295), found \"0x3\""
+             4294967295), found \"0x1g\""
         )
     );
     // A lidar seeing collisions says that its mask changes nothing; one seeing visuals does

@@ -139,14 +139,15 @@ impl Reader<'_> {
     }
 
     /// A `<visibility_mask>` or `<visibility_flags>` (`node`): an unsigned 32-bit number,
-    /// decimal as libsdformat reads it; every bit when empty.
+    /// decimal or `0x` hexadecimal ([`sim_plugin_api::parse_visibility_bits`]); every bit when
+    /// empty.
     pub(super) fn visibility_bits(&self, node: Node) -> Result<u32, SdfError> {
         let text = self.text(node);
         let t = text.trimmed();
         if t.is_empty() {
             return Ok(ALL_VISIBLE);
         }
-        t.parse::<u32>().map_err(|_| {
+        sim_plugin_api::parse_visibility_bits(t).ok_or_else(|| {
             self.error_at(
                 text.start(),
                 node,
@@ -155,7 +156,7 @@ impl Reader<'_> {
                     "<{}> must be an unsigned 32-bit number, found \"{t}\"",
                     tag(node)
                 ),
-                "write a decimal number from 0 to 4294967295 (the default: every bit)",
+                "write a number from 0 to 4294967295 (0xffffffff, the default: every bit)",
             )
         })
     }
