@@ -3,7 +3,8 @@
 //! computes, Lambert values under the sun, shadows), `camera_info` agrees with where known
 //! points appear (with and without distortion), depth is z-depth with REP-117 ends, noise is
 //! seeded, the formats agree with each other, and a zoom changes `camera_info`; the RGB-D
-//! camera agrees with the camera and the depth camera; the segmentation camera labels models.
+//! camera agrees with the camera and the depth camera; the segmentation camera labels models;
+//! a camera sees only the visuals whose `<visibility_flags>` meet its `<visibility_mask>`.
 
 mod common;
 
@@ -1073,51 +1074,140 @@ fn lens_projection_sets_p_and_the_rendering() {
     }
 }
 
-/// Visibility masks are not honoured yet: a camera's or lidar's `<visibility_mask>` and a
-/// visual's `<visibility_flags>` other than all bits are load warnings saying so (every visual
-/// is seen); the default value is no warning.
+/// Two 1 m boxes 4 m ahead of a rig at (0, 0, 1): `plain` (red, default flags) at y = -1 and
+/// `tagged` (green, `<visibility_flags>` 2) at y = +1, and the rig's `sensors`.
+fn masked_world(sensors: &str) -> String {
+    let tagged = boxm("tagged", "4 1 1 0 0 0", "1 1 1", "0 1 0").replace(
+        r#"<visual name="v">"#,
+        r#"<visual name="v"><visibility_flags>2</visibility_flags>"#,
+    );
+    let models = [
+        rig("0 0 1 0 0 0", sensors),
+        boxm("plain", "4 -1 1 0 0 0", "1 1 1", "1 0 0"),
+        tagged,
+    ];
+    scene_world(FLAT, "", &models.concat())
+}
+
 #[test]
-fn visibility_masks_are_warned_about() {
-    let warnings = |mask: &str, flags: &str| -> Vec<String> {
-        let sensors = [
-            sensor(
-                "cam",
-                "camera",
-                &format!("<visibility_mask>{mask}</visibility_mask>"),
-            ),
-            format!(
-                r#"<sensor name="l" type="gpu_lidar"><lidar><scan><horizontal><samples>3</samples>
-                  </horizontal></scan><range><max>5</max></range>
-                  <visibility_mask>{mask}</visibility_mask></lidar></sensor>"#
-            ),
-        ]
-        .concat();
-        let shown = format!(
-            r#"<model name="shown"><static>true</static><link name="l"><visual name="v">
-              <visibility_flags>{flags}</visibility_flags>
-              <geometry><box><size>1 1 1</size></box></geometry></visual></link></model>"#
-        );
-        let sdf = scene_world(FLAT, "", &[rig("0 0 1 0 0 0", &sensors), shown].concat());
-        let file = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(file.path(), sdf).unwrap();
-        let (doc, w) = sim_core::sdf::load_document_with_warnings(file.path(), &Default::default());
-        assert!(doc.is_ok());
-        w.into_iter()
-            .map(|w| w.message)
-            .filter(|m| m.contains("visibility"))
-            .collect()
+fn a_camera_sees_only_the_visuals_its_mask_selects() {
+    // The boxes' near faces are at x = 3.5, 1 m either side of the optical axis: with
+    // f = 20 / tan(0.6) = 29.2 px, `tagged` (y in [0.5, 1.5]) covers columns 7.5..15.8 and
+    // `plain` columns 24.2..32.5 of the middle row.
+    let (tagged_px, plain_px, row) = (11, 28, 15);
+    let (red, green, blue) = ([255, 0, 0], [0, 255, 0], [0, 0, 255]);
+    let masked =
+        |name: &str, kind: &str, mask: &str| sensor(name, kind, &image_body(1.2, 40, 30, mask));
+    let mask = |m: u32| format!("<visibility_mask>{m}</visibility_mask>");
+    let sensors = [
+        masked("all", "camera", ""),
+        masked("one", "camera", &mask(1)),
+        masked("three", "camera", &mask(3)),
+        masked("none", "camera", &mask(0)),
+        masked("depth", "depth_camera", &mask(1)),
+        masked("depth_all", "depth_camera", ""),
+    ]
+    .concat();
+    let mut topics: Vec<String> = ["all", "one", "three", "none"]
+        .iter()
+        .map(|n| topic(n, "image"))
+        .collect();
+    topics.push(topic("depth", "depth_image"));
+    topics.push(topic("depth_all", "depth_image"));
+    let m = render(&masked_world(&sensors), &topics, 0);
+    let seen = |k: usize| {
+        let img = image(&m[k]);
+        (rgb(&img, tagged_px, row), rgb(&img, plain_px, row))
     };
-    let w = warnings("1", "2");
-    assert_eq!(w.len(), 3, "{w:?}");
+    // Without a mask (every bit) both boxes are seen.
+    assert_eq!(seen(0), (green, red));
+    // Mask 1 shares no bit with flags 2: the tagged box is background; the plain one (flags
+    // every bit) is seen.
+    assert_eq!(seen(1), (blue, red));
+    // Mask 3 shares bit 2.
+    assert_eq!(seen(2), (green, red));
+    // Mask 0 sees nothing.
+    assert_eq!(seen(3), (blue, blue));
+    // The depth camera: far (+inf) where the tagged box is hidden, 3.5 m (z-depth) else.
+    let (masked, all) = (image(&m[4]), image(&m[5]));
+    assert_eq!(depth(&masked, tagged_px, row), f32::INFINITY);
+    assert!((depth(&masked, plain_px, row) - 3.5).abs() < 1e-4);
+    assert!((depth(&all, tagged_px, row) - 3.5).abs() < 1e-4);
+}
+
+/// The load warnings of `sdf` that mention visibility, or the rendered load error.
+fn visibility_warnings(sdf: &str) -> Result<Vec<String>, String> {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), sdf).unwrap();
+    let (doc, w) = sim_core::sdf::load_document_with_warnings(file.path(), &Default::default());
+    doc.map_err(|e| e.render(None))?;
+    Ok(w.into_iter()
+        .map(|w| w.message)
+        .filter(|m| m.contains("visibility"))
+        .collect())
+}
+
+/// The SDF reader keeps each sensor's `<visibility_mask>` and each visual's
+/// `<visibility_flags>`, warns about a mask on a sensor type that casts no rays at visuals and
+/// refuses a value that is not an unsigned 32-bit number.
+#[test]
+fn the_reader_keeps_masks_and_flags_and_refuses_bad_ones() {
+    let sensors = [
+        sensor("cam", "camera", "<visibility_mask>5</visibility_mask>"),
+        r#"<sensor name="l" type="gpu_lidar"><lidar><scan><horizontal><samples>3</samples>
+          </horizontal></scan><range><max>5</max></range>
+          <visibility_mask>7</visibility_mask></lidar></sensor>"#
+            .to_string(),
+    ]
+    .concat();
+    let sdf = masked_world(&sensors);
+    // Masks on cameras and lidars and flags on visuals are honoured: no warning.
+    assert_eq!(visibility_warnings(&sdf), Ok(vec![]));
+    let w = sim_core::sdf::parse_str(&sdf, None).unwrap_or_else(|e| panic!("{}", e.render(None)));
+    let model = |name: &str| w.models.iter().find(|m| m.name == name).unwrap();
+    let masks: Vec<u32> = model("rig").links[0]
+        .sensors
+        .iter()
+        .map(|s| s.visibility_mask)
+        .collect();
+    assert_eq!(masks, [5, 7]);
+    let flags = |name: &str| model(name).links[0].visuals[0].visibility_flags;
+    assert_eq!((flags("plain"), flags("tagged")), (u32::MAX, 2));
+
+    // A mask on a sensor type that casts no rays at visuals is a warning, unless it has
+    // every bit.
+    let thermal = |mask: &str| {
+        masked_world(&sensor(
+            "t",
+            "thermal_camera",
+            &format!("<visibility_mask>{mask}</visibility_mask>"),
+        ))
+    };
+    let w = visibility_warnings(&thermal("1")).unwrap();
+    assert_eq!(w.len(), 1, "{w:?}");
     assert!(
-        w.iter()
-            .filter(|m| m.contains("<visibility_mask> is not honoured"))
-            .count()
-            == 2
+        w[0].contains("<visibility_mask> has no effect on a thermal_camera sensor"),
+        "{w:?}"
     );
-    assert!(
-        w.iter()
-            .any(|m| m.contains("<visibility_flags> is not honoured"))
-    );
-    assert!(warnings("4294967295", "4294967295").is_empty());
+    assert_eq!(visibility_warnings(&thermal("4294967295")), Ok(vec![]));
+    assert_eq!(visibility_warnings(&thermal("0xFFFFFFFF")), Ok(vec![]));
+
+    // Not an unsigned 32-bit number: a load error naming the element.
+    for bad in ["-1", "4294967296", "0x100000000", "0x", "+1", "one"] {
+        let mask = format!("<visibility_mask>{bad}</visibility_mask>");
+        let e = visibility_warnings(&masked_world(&sensor("c", "camera", &mask))).unwrap_err();
+        assert!(
+            e.contains("<visibility_mask> must be an unsigned 32-bit number"),
+            "{bad}: {e}"
+        );
+        let e = visibility_warnings(&masked_world("").replace(
+            "<visibility_flags>2</visibility_flags>",
+            &format!("<visibility_flags>{bad}</visibility_flags>"),
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("<visibility_flags> must be an unsigned 32-bit number"),
+            "{bad}: {e}"
+        );
+    }
 }

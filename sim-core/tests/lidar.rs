@@ -1,7 +1,7 @@
 //! The lidar plugin loaded from its real library into a real rapier world: analytic ranges to
 //! a box and to the ground, REP-117 values at both ends of the range, its own model ignored,
 //! intensities from `<laser_retro>`, noise statistics, the scan and point cloud in agreement,
-//! and Gazebo's default topics.
+//! Gazebo's default topics, and visibility masks on lidars seeing visuals.
 
 mod common;
 
@@ -344,4 +344,72 @@ fn noise_statistics_with_a_fixed_seed() {
     let sd = (mid.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
     assert!((mean - 2.52).abs() < 0.01, "mean {mean}");
     assert!((sd - 0.05).abs() < 0.006, "stddev {sd}");
+}
+
+/// A lidar seeing visuals sees those whose `<visibility_flags>` share a bit with its
+/// `<visibility_mask>`, as Gazebo's GPU lidar; one seeing collisions (as gz-sim's CPU lidar)
+/// is not masked.
+#[test]
+fn a_lidar_seeing_visuals_is_masked_and_one_seeing_collisions_is_not() {
+    let dir = stage(LIBS);
+    // Two 1 m boxes with collisions and visuals whose near faces are at x = 3.5, centred at
+    // y = -1 (`plain`, default flags) and y = +1 (`tagged`, flags 2), at the scanner's height.
+    let block = |name: &str, y: f64, flags: &str| {
+        format!(
+            r#"<model name="{name}"><static>true</static><pose>4 {y} 1 0 0 0</pose><link name="l">
+            <collision name="c"><geometry><box><size>1 1 1</size></box></geometry></collision>
+            <visual name="v">{flags}<geometry><box><size>1 1 1</size></box></geometry></visual>
+            </link></model>"#
+        )
+    };
+    // Rays at -0.25, 0 and 0.25 rad: towards `plain`, between the boxes, towards `tagged`.
+    let fan = horizontal(3, -0.25, 0.25);
+    let visual = "<simcore:visibility>visual</simcore:visibility>";
+    let mask = "<visibility_mask>1</visibility_mask>";
+    let sensors = [
+        lidar("visual_all", "gpu_lidar", &fan, (0.05, 10.0), visual),
+        lidar(
+            "visual_one",
+            "gpu_lidar",
+            &fan,
+            (0.05, 10.0),
+            &format!("{visual}{mask}"),
+        ),
+        lidar("collision_one", "gpu_lidar", &fan, (0.05, 10.0), mask),
+    ]
+    .concat();
+    let models = [
+        scanner(1.0, &sensors),
+        block("plain", -1.0, ""),
+        block("tagged", 1.0, "<visibility_flags>2</visibility_flags>"),
+    ];
+    let mut sim = sim_from(&world(&models.concat()), dir.path(), 0, 1);
+    let names = ["visual_all", "visual_one", "collision_one"];
+    let subs: Vec<_> = names
+        .iter()
+        .map(|n| sim.bus_mut().subscribe(&topic_of(n, "gpu_lidar"), 10))
+        .collect();
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    let ranges: Vec<Vec<f64>> = subs
+        .iter()
+        .map(|s| {
+            let m = collect(s);
+            assert_eq!(m.len(), 1);
+            scan(&m[0].2).ranges.to_vec()
+        })
+        .collect();
+    let expected = 3.5 / 0.25f64.cos();
+    let near = |r: f64| (r - expected).abs() < 1e-6;
+    let (all, one, collisions) = (&ranges[0], &ranges[1], &ranges[2]);
+    for r in [all, collisions] {
+        assert!(near(r[0]) && near(r[2]), "{r:?}");
+    }
+    assert!(near(one[0]), "{one:?}");
+    assert_eq!(
+        one[2],
+        f64::INFINITY,
+        "the tagged visual is hidden: {one:?}"
+    );
+    assert!(ranges.iter().all(|r| r[1] == f64::INFINITY), "{ranges:?}");
 }

@@ -134,8 +134,8 @@
 //! |---|---|---|
 //! | [`MODEL_FACTORY_EXTENSION`] (`simcore.factory.v1`) | [`Commands::extension`], helper [`model_factory`] | [`ModelFactory`]: create a model with the verdict (final name and pose, or the SDF diagnostic) during the call; the model is built when the commands are applied |
 //! | [`MODEL_PLUGINS_EXTENSION`] (`simcore.model_plugins.v1`) | [`WorldView::extension`], helper [`model_plugins`] | [`ModelPlugins`]: the `<plugin>` elements of every model, e.g. to read annotations such as a fiducial id |
-//!
 //! | [`SCENE_EXTENSION`] (`simcore.scene.v1`) | [`WorldView::extension`], helper [`WorldRef::scene`] | [`scene`]: the world's `<scene>`, its lights (world frame) and the segmentation labels of visuals, for rendering plugins |
+//! | [`VISIBILITY_RAYS_EXTENSION`] (`simcore.visibility_rays.v1`) | [`WorldView::extension`], helper [`WorldRef::cast_rays_seen_by`] | [`visibility`]: ray casts that see only the visuals whose `<visibility_flags>` meet a sensor's `<visibility_mask>` |
 //!
 //! An engine without an extension answers `None`, so a plugin can fall back.
 //!
@@ -205,6 +205,8 @@ pub mod testing;
 #[allow(unsafe_code)]
 mod types;
 #[allow(unsafe_code)]
+pub mod visibility;
+#[allow(unsafe_code)]
 mod world;
 
 // The root keeps every path of 1.0 (plugins built against it import them), but shows only
@@ -243,6 +245,12 @@ pub use plugin::{SensorAbi, SensorAbi_CTO, SensorAbi_TO, SystemAbi, SystemAbi_CT
 pub use scene::SceneView_TO;
 pub use scene::{Light, LightKind, NO_LABEL, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView};
 pub use types::*;
+#[doc(hidden)]
+pub use visibility::VisibilityRays_TO;
+pub use visibility::{
+    ALL_VISIBLE, VISIBILITY_RAYS_EXTENSION, VisibilityRays, VisibilityRaysRef,
+    parse_visibility_bits,
+};
 #[doc(hidden)]
 pub use world::*;
 pub use world::{

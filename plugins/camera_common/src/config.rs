@@ -113,6 +113,9 @@ pub struct CameraConfig {
     pub camera_info_topic: Option<String>,
     /// `<segmentation_type>`: `semantic` (default), `instance` or `panoptic`.
     pub segmentation_type: String,
+    /// `<visibility_mask>` (default every bit): the camera sees the visuals whose
+    /// `<visibility_flags>` share a bit with it.
+    pub visibility_mask: u32,
 }
 
 impl Default for CameraConfig {
@@ -132,6 +135,7 @@ impl Default for CameraConfig {
             save: None,
             camera_info_topic: None,
             segmentation_type: "semantic".into(),
+            visibility_mask: sim_plugin_api::ALL_VISIBLE,
         }
     }
 }
@@ -198,6 +202,7 @@ impl CameraConfig {
             return Ok(c);
         };
         let r = Reader::new(sensor);
+        c.visibility_mask = r.visibility_mask(cam, "camera")?;
 
         if let Some(h) = r.number(cam, &["horizontal_fov"])? {
             c.horizontal_fov = CameraConfig::check_hfov(h).map_err(|m| {

@@ -5,7 +5,7 @@ use crate::config::CameraConfig;
 use crate::model::CameraModel;
 use crate::rays::{RayGrid, RayStart};
 use sim_plugin_api::{CameraInfo, EntityId, ErrorCode, PluginError, Pose, SensorConfig, WorldRef};
-use simcore_plugin_common::sensor_state;
+use simcore_plugin_common::{MaskedCast, sensor_state};
 
 /// The shared part of a camera sensor.
 #[derive(Clone, Debug)]
@@ -67,11 +67,13 @@ impl CameraCore {
             distortion: camera.distortion,
         };
         let (near, far) = clip(&camera);
+        let mut grid = RayGrid::new(&cam_model, near, far, from, model);
+        grid.set_visibility(MaskedCast::new(camera.visibility_mask, scoped_name));
         CameraCore {
             scoped_name: scoped_name.to_string(),
             link,
             pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
-            grid: RayGrid::new(&cam_model, near, far, from, model),
+            grid,
             model: cam_model,
             config: camera,
             topic: topic.to_string(),

@@ -3,13 +3,13 @@
 //! The sensor-frame direction of every pixel is computed once (and again only when the
 //! camera model changes, e.g. on a zoom); per frame the directions are rotated into the world
 //! and cast with one [`cast_rays`](sim_plugin_api::WorldView::cast_rays) call into buffers
-//! kept between frames.
+//! kept between frames; a camera with a `<visibility_mask>` casts through the
+//! [`visibility`](sim_plugin_api::visibility) extension instead, seeing only the visuals whose
+//! `<visibility_flags>` share a bit with the mask.
 
 use crate::model::CameraModel;
-use sim_plugin_api::{
-    EntityId, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef,
-    abi_stable::std_types::{RSlice, RSliceMut},
-};
+use sim_plugin_api::{EntityId, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef};
+use simcore_plugin_common::MaskedCast;
 
 /// Where the rays of a [`RayGrid`] start.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -32,6 +32,8 @@ pub struct RayGrid {
     rays: Vec<Ray>,
     hits: Vec<RayHit>,
     options: RayCastOptions,
+    /// `<visibility_mask>`: the visuals seen are those whose flags share a bit with it.
+    visibility: MaskedCast,
     normals: bool,
     near: f64,
     far: f64,
@@ -59,6 +61,7 @@ impl RayGrid {
                 target: RayTarget::VISUAL,
                 exclude_model,
             },
+            visibility: MaskedCast::default(),
             normals: false,
             near,
             far,
@@ -66,6 +69,12 @@ impl RayGrid {
         };
         g.set_model(model);
         g
+    }
+
+    /// Sees only the visuals whose `<visibility_flags>` share a bit with the mask of
+    /// `visibility` (by default every visual).
+    pub fn set_visibility(&mut self, visibility: MaskedCast) {
+        self.visibility = visibility;
     }
 
     /// Whether the hits carry their surface normals (for shading; off by default).
@@ -142,11 +151,8 @@ impl RayGrid {
         } else {
             self.options.without_normals_in(world)
         };
-        world.cast_rays(
-            RSlice::from_slice(&self.rays),
-            &options,
-            RSliceMut::from_mut_slice(&mut self.hits),
-        );
+        self.visibility
+            .cast(world, &self.rays, &options, &mut self.hits);
         for (((h, d), s), ray) in self
             .hits
             .iter_mut()

@@ -433,3 +433,28 @@ mod shading {
         close(shade(&w, Vec3::ZERO), lit);
     }
 }
+
+#[test]
+fn the_visibility_mask_is_read_and_checked() {
+    assert_eq!(CameraConfig::default().visibility_mask, u32::MAX);
+    let c = parse("<visibility_mask>6</visibility_mask>").unwrap();
+    assert_eq!(c.visibility_mask, 6);
+    let c = parse("<visibility_mask> 0x0A </visibility_mask>").unwrap();
+    assert_eq!(c.visibility_mask, 10);
+    assert_eq!(
+        parse("<visibility_mask> </visibility_mask>")
+            .unwrap()
+            .visibility_mask,
+        u32::MAX
+    );
+    for bad in ["-1", "4294967296", "0x", "0xg", "two"] {
+        let m = error(&format!("<visibility_mask>{bad}</visibility_mask>"));
+        assert_eq!(
+            m,
+            format!(
+                "{NAME}: <camera><visibility_mask> must be an unsigned 32-bit number (0 to \
+                 4294967295), found \"{bad}\""
+            )
+        );
+    }
+}

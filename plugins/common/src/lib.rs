@@ -22,6 +22,7 @@
 //! - [`pid`]: gz-math's PID controller ([`Pid`]);
 //! - [`limit`]: velocity and acceleration limits of a command ([`SpeedLimiter`]);
 //! - [`rolling`]: gz-math's rolling mean ([`RollingMean`]);
+//! - [`visibility`]: ray casts masked by a sensor's `<visibility_mask>` ([`MaskedCast`]);
 //! - `testing` (feature `testing`): assertions the plugins' tests share.
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
@@ -45,6 +46,7 @@ pub mod surfaces;
 pub mod testing;
 pub mod throttle;
 pub mod topic;
+pub mod visibility;
 
 pub use bounded::{pose_problem, twist_problem};
 pub use frame::{sensor_frame, sensor_state};
@@ -57,3 +59,4 @@ pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor
 pub use surfaces::EntitySurfaces;
 pub use throttle::{Throttle, period_ns};
 pub use topic::topic_part;
+pub use visibility::MaskedCast;

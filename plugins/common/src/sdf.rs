@@ -110,6 +110,23 @@ impl<'s> Reader<'s> {
         }
     }
 
+    /// The `<visibility_mask>` child of `holder` (a sensor's `<camera>`, `<lidar>` or `<ray>`,
+    /// named `holder` in messages): an unsigned 32-bit number, decimal or `0x` hexadecimal
+    /// ([`parse_visibility_bits`](sim_plugin_api::parse_visibility_bits)), every bit
+    /// ([`ALL_VISIBLE`](sim_plugin_api::ALL_VISIBLE)) when absent or empty.
+    pub fn visibility_mask(&self, element: Node<'_, '_>, holder: &str) -> Result<u32, PluginError> {
+        match text(element, "visibility_mask").map(str::trim) {
+            None | Some("") => Ok(sim_plugin_api::ALL_VISIBLE),
+            Some(t) => sim_plugin_api::parse_visibility_bits(t).ok_or_else(|| {
+                self.error(
+                    &format!("<{holder}><visibility_mask>"),
+                    "an unsigned 32-bit number (0 to 4294967295)",
+                    t,
+                )
+            }),
+        }
+    }
+
     /// The three numbers (`x y z`) in the child element `tag` of `root`, or `None` when it is
     /// absent. Anything but three finite numbers is an error.
     pub fn vector(&self, root: Node<'_, '_>, tag: &str) -> Result<Option<Vec3>, PluginError> {

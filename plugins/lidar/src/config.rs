@@ -3,7 +3,7 @@
 //! Parsed once, when the sensor is created. Invalid values are configuration errors whose
 //! message names the sensor's scoped name, the element and the text found there.
 
-use sim_plugin_api::{PluginError, RayTarget, noise::NoiseParams};
+use sim_plugin_api::{ALL_VISIBLE, PluginError, RayTarget, noise::NoiseParams};
 use simcore_plugin_common::{
     Reader, child, descend, parse_sensor_sdf,
     roxmltree::{self, Node},
@@ -63,6 +63,9 @@ pub struct LidarConfig {
     /// What the rays see: [`RayTarget::COLLISION`] (default) or, with
     /// `<simcore:visibility>visual</simcore:visibility>`, [`RayTarget::VISUAL`].
     pub target: RayTarget,
+    /// `<visibility_mask>` (default every bit): with [`RayTarget::VISUAL`], the rays see the
+    /// visuals whose `<visibility_flags>` share a bit with it; collisions carry no flags.
+    pub visibility_mask: u32,
 }
 
 impl LidarConfig {
@@ -87,6 +90,7 @@ impl LidarConfig {
             range_resolution: 0.0,
             noise: NoiseParams::default(),
             target: RayTarget::COLLISION,
+            visibility_mask: ALL_VISIBLE,
         }
     }
 
@@ -172,6 +176,8 @@ impl LidarConfig {
             },
         };
 
+        let visibility_mask = r.visibility_mask(lidar, name)?;
+
         Ok(LidarConfig {
             horizontal,
             vertical,
@@ -180,6 +186,7 @@ impl LidarConfig {
             range_resolution,
             noise,
             target,
+            visibility_mask,
         })
     }
 }

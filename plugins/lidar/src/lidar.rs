@@ -19,11 +19,12 @@
 
 use crate::config::LidarConfig;
 use sim_plugin_api::{
-    abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    ALL_VISIBLE,
+    abi_stable::std_types::{RBox, RVec},
     msgs::{PointCloudPacked, PointField, PointFieldType},
     prelude::*,
 };
-use simcore_plugin_common::{EntitySurfaces, NoiseChannel, sensor_state};
+use simcore_plugin_common::{EntitySurfaces, MaskedCast, NoiseChannel, sensor_state};
 
 /// Noise stream number (with the sensor's seed) of the ranges.
 pub const RANGE_STREAM: u64 = 0;
@@ -109,6 +110,8 @@ pub struct LidarSensor {
     points_topic: SharedStr,
     config: LidarConfig,
     options: RayCastOptions,
+    /// The casts, masked by `<visibility_mask>` when the rays see visuals.
+    visibility: MaskedCast,
     /// Unit ray directions in the sensor frame, row-major.
     directions: Vec<Vec3>,
     rays: Vec<Ray>,
@@ -130,6 +133,17 @@ impl LidarSensor {
                     "{scoped_name}: <scan><vertical><resolution> {res} is ignored: {} rows \
                      are cast, as gz-sim's CPU lidar does",
                     lidar.vertical.samples
+                ),
+            );
+        }
+        if lidar.visibility_mask != ALL_VISIBLE && lidar.target == RayTarget::COLLISION {
+            world.log_message(
+                LogLevel::WARN,
+                &format!(
+                    "{scoped_name}: <visibility_mask> {} has no effect: this lidar sees \
+                     collisions, which carry no visibility flags (add \
+                     <simcore:visibility>visual</simcore:visibility> to see visuals)",
+                    lidar.visibility_mask
                 ),
             );
         }
@@ -173,6 +187,13 @@ impl LidarSensor {
                 target: config.target,
                 exclude_model: model,
             },
+            visibility: MaskedCast::new(
+                match config.target {
+                    RayTarget::VISUAL => config.visibility_mask,
+                    _ => ALL_VISIBLE,
+                },
+                scoped_name,
+            ),
             noise: NoiseChannel::new(config.noise, seed, RANGE_STREAM),
             config,
             directions,
@@ -211,11 +232,9 @@ impl LidarSensor {
                 direction,
             };
         }
-        world.cast_rays(
-            RSlice::from_slice(&self.rays),
-            &self.options.without_normals_in(world),
-            RSliceMut::from_mut_slice(&mut self.hits),
-        );
+        let options = self.options.without_normals_in(world);
+        self.visibility
+            .cast(world, &self.rays, &options, &mut self.hits);
         // Distances count from the sensor origin.
         for h in &mut self.hits {
             h.distance += start;

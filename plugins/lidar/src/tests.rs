@@ -115,6 +115,60 @@ fn visibility_option() {
 }
 
 #[test]
+fn the_visibility_mask_applies_to_visuals_only() {
+    let with = |v: &str| {
+        sdf(&format!(
+            "<lidar><scan><horizontal><samples>1</samples></horizontal></scan><range><max>5</max></range>{v}</lidar>"
+        ))
+    };
+    let mask = "<visibility_mask>3</visibility_mask>";
+    assert_eq!(
+        LidarConfig::parse(&with(""), NAME).unwrap().visibility_mask,
+        u32::MAX
+    );
+    assert_eq!(
+        LidarConfig::parse(&with(mask), NAME)
+            .unwrap()
+            .visibility_mask,
+        3
+    );
+    let hex = "<visibility_mask>0x3</visibility_mask>";
+    assert_eq!(
+        LidarConfig::parse(&with(hex), NAME)
+            .unwrap()
+            .visibility_mask,
+        3
+    );
+    let e = LidarConfig::parse(&with("<visibility_mask>0x1g</visibility_mask>"), NAME).unwrap_err();
+    assert_eq!(
+        e.message.as_str(),
+        format!(
+            "{NAME}: <lidar><visibility_mask> must be an unsigned 32-bit number (0 to \
+             4294967295), found \"0x1g\""
+        )
+    );
+    // A lidar seeing collisions says that its mask changes nothing; one seeing visuals does
+    // not, and neither does one with the default mask.
+    let warnings = |text: &str| {
+        let world = StaticWorld::default();
+        let config = sensor_config(NAME, "lidar", LINK, text);
+        world.with(|w| LidarSensor::create(&config, &w).unwrap());
+        let logs = world.logs.lock().unwrap();
+        logs.iter()
+            .filter(|(_, m)| m.contains("<visibility_mask>"))
+            .count()
+    };
+    assert_eq!(warnings(&with(mask)), 1);
+    assert_eq!(
+        warnings(&with(&format!(
+            "{mask}<simcore.visibility>visual</simcore.visibility>"
+        ))),
+        0
+    );
+    assert_eq!(warnings(&with("")), 0);
+}
+
+#[test]
 fn errors_name_sensor_element_and_text() {
     let m = error("");
     assert!(m.contains("<lidar> (or <ray>)"), "{m}");

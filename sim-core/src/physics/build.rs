@@ -381,6 +381,7 @@ impl Physics {
                 diffuse: v.diffuse,
                 laser_retro: v.laser_retro,
                 label: v.label.or(model_label),
+                visibility_flags: v.visibility_flags,
                 geometry: std::sync::Arc::new(v.geometry.clone()),
             };
             let groups =

@@ -36,6 +36,8 @@ pub(crate) enum EntityData {
         laser_retro: f64,
         /// Segmentation label: the visual's own or that of its nearest labelled model.
         label: Option<u32>,
+        /// `<visibility_flags>`: seen by casts whose mask shares a bit with them.
+        visibility_flags: u32,
         /// Its shape as the world describes it (for scene listings).
         geometry: std::sync::Arc<crate::world::Geometry>,
     },
@@ -144,6 +146,16 @@ impl Entities {
     pub fn get(&self, id: EntityId) -> Option<&Entity> {
         let i = id.0.checked_sub(1)? as usize;
         self.list.get(i).filter(|e| !e.removed)
+    }
+
+    /// The visibility flags of visual `id` (none for anything else).
+    pub fn visibility_flags(&self, id: EntityId) -> u32 {
+        match self.get(id).map(|e| &e.data) {
+            Some(EntityData::Visual {
+                visibility_flags, ..
+            }) => *visibility_flags,
+            _ => 0,
+        }
     }
 
     pub fn get_mut(&mut self, id: EntityId) -> Option<&mut Entity> {

@@ -7,7 +7,9 @@ use super::{GROUP_COLLISION, GROUP_QUERY, GROUP_VISUAL, Physics};
 use rapier3d::parry::partitioning::TraversalAction;
 use rapier3d::prelude::*;
 use rayon::prelude::*;
-use sim_plugin_api::{EntityId, Ray as ApiRay, RayCastOptions, RayHit, RayTarget, Vec3};
+use sim_plugin_api::{
+    ALL_VISIBLE, EntityId, Ray as ApiRay, RayCastOptions, RayHit, RayTarget, Vec3,
+};
 
 /// Below this many rays a batch is cast on the calling thread; above, it is split over the
 /// simulation's worker pool when the caller runs on it.
@@ -58,14 +60,18 @@ impl Physics {
         }
     }
 
+    /// Casts `rays` into `hits`; against visuals, only those whose visibility flags share a
+    /// bit with `mask` are seen ([`ALL_VISIBLE`]: every one).
     pub(super) fn cast(
         &self,
         rays: &[ApiRay],
         options: &RayCastOptions,
+        mask: u32,
         hits: &mut [RayHit],
         pool: Option<&rayon::ThreadPool>,
     ) -> u32 {
-        let target = if options.target.geometry() == RayTarget::VISUAL {
+        let visual = options.target.geometry() == RayTarget::VISUAL;
+        let target = if visual {
             GROUP_VISUAL
         } else {
             GROUP_COLLISION
@@ -84,16 +90,19 @@ impl Physics {
         {
             exclude = EntityId::NONE;
         }
-        let not_excluded = move |_h: ColliderHandle, c: &Collider| {
-            !entities.is_within(unpack_model(c.user_data), exclude)
+        // Collisions carry no visibility flags: a mask selects among visuals only.
+        let masked = visual && mask != ALL_VISIBLE;
+        let seen = move |_h: ColliderHandle, c: &Collider| {
+            (exclude.is_none() || !entities.is_within(unpack_model(c.user_data), exclude))
+                && (!masked || entities.visibility_flags(EntityId(c.user_data as u64)) & mask != 0)
         };
         let max = options.max_distance.min(f32::MAX as f64) as f32;
         let normals = options.target.wants_normals();
         let trees = self.rays.trees(&self.pw.colliders, &self.pw.bodies, target);
         let cast_chunk = |rays: &[ApiRay], hits: &mut [RayHit]| -> u32 {
             let mut filter = QueryFilter::default().groups(groups);
-            if !exclude.is_none() {
-                filter = filter.predicate(&not_excluded);
+            if !exclude.is_none() || masked {
+                filter = filter.predicate(&seen);
             }
             let qp = self.pw.broad_phase.as_query_pipeline(
                 self.pw.narrow_phase.query_dispatcher(),

@@ -6,10 +6,11 @@ use super::query::unpack_model;
 use super::{GROUP_COLLISION, GROUP_QUERY, Physics};
 use rapier3d::prelude::*;
 use sim_plugin_api::{
-    Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState, LogLevel,
-    MODEL_PLUGINS_EXTENSION, ModelInfo, NO_LABEL, Ray as ApiRay, RayCastOptions, RayHit,
+    ALL_VISIBLE, Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState,
+    LogLevel, MODEL_PLUGINS_EXTENSION, ModelInfo, NO_LABEL, Ray as ApiRay, RayCastOptions, RayHit,
     SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO, SimTime, SphericalCoordinates,
-    SurfaceInfo, Vec3, WorldView,
+    SurfaceInfo, VISIBILITY_RAYS_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO,
+    VisibilityRaysRef, WorldView,
     abi_stable::{
         RRef,
         sabi_trait::TD_Opaque,
@@ -38,6 +39,10 @@ impl Physics {
             caller,
             pool: None,
             scene: std::mem::ManuallyDrop::new(SceneView_TO::from_ptr(RRef::new(self), TD_Opaque)),
+            visibility: std::mem::ManuallyDrop::new(VisibilityRays_TO::from_ptr(
+                RRef::new(self),
+                TD_Opaque,
+            )),
         }
     }
 
@@ -206,6 +211,24 @@ pub struct PhysicsView<'a> {
     /// only borrows the physics (an `RRef`), so it owns nothing to drop; `ManuallyDrop` keeps
     /// the view free of drop glue, so that it stops borrowing its caller's name at last use.
     scene: std::mem::ManuallyDrop<SceneRef<'a>>,
+    /// The `simcore.visibility_rays.v1` extension object, borrowing the physics as `scene`
+    /// does.
+    visibility: std::mem::ManuallyDrop<VisibilityRaysRef<'a>>,
+}
+
+/// The visibility extension ([`VISIBILITY_RAYS_EXTENSION`]): casts that see only the visuals
+/// a mask selects. They run on the calling thread, or across the pool when called on one of
+/// its workers (the view's idle pool is not borrowed by this object).
+impl VisibilityRays for Physics {
+    fn cast_rays_masked(
+        &self,
+        rays: RSlice<'_, ApiRay>,
+        options: &RayCastOptions,
+        mask: u32,
+        mut hits: RSliceMut<'_, RayHit>,
+    ) -> u32 {
+        self.cast(rays.as_slice(), options, mask, hits.as_mut_slice(), None)
+    }
 }
 
 /// The scene extension ([`SCENE_EXTENSION`]): the world's scene, lights and visual labels.
@@ -419,8 +442,13 @@ impl WorldView for PhysicsView<'_> {
         options: &RayCastOptions,
         mut hits: RSliceMut<'_, RayHit>,
     ) -> u32 {
-        self.physics
-            .cast(rays.as_slice(), options, hits.as_mut_slice(), self.pool)
+        self.physics.cast(
+            rays.as_slice(),
+            options,
+            ALL_VISIBLE,
+            hits.as_mut_slice(),
+            self.pool,
+        )
     }
     fn log(&self, level: LogLevel, message: RStr<'_>) {
         let (who, msg) = (self.caller.name(), message.as_str());
@@ -437,6 +465,7 @@ impl WorldView for PhysicsView<'_> {
             MODEL_PLUGINS_EXTENSION => ROption::RSome(Extension::new(&self.physics.model_plugins)),
             SCENE_EXTENSION => ROption::RSome(Extension::new(&*self.scene)),
             sim_plugin_api::RAY_FLAGS_EXTENSION => ROption::RSome(Extension::new(&RAY_FLAGS)),
+            VISIBILITY_RAYS_EXTENSION => ROption::RSome(Extension::new(&*self.visibility)),
             _ => ROption::RNone,
         }
     }

@@ -7,6 +7,23 @@ use super::reader::{Reader, children, tag};
 use super::version::Version;
 use crate::sensors::{MAX_RATE_HZ, MIN_RATE_HZ};
 use crate::world::{PluginSpec, SensorSpec};
+use sim_plugin_api::ALL_VISIBLE;
+
+/// The sensor types whose plugins cast rays against visuals and honour `<visibility_mask>`
+/// (a lidar only when it sees visuals, which its plugin checks).
+const MASKED_SENSOR_TYPES: &[&str] = &[
+    "camera",
+    "depth",
+    "depth_camera",
+    "rgbd",
+    "rgbd_camera",
+    "segmentation",
+    "segmentation_camera",
+    "lidar",
+    "ray",
+    "gpu_lidar",
+    "gpu_ray",
+];
 
 impl Reader<'_> {
     /// `<sensor name type>` of a link (or joint), whose frame is the default frame of the
@@ -47,14 +64,7 @@ impl Reader<'_> {
                 trigger_topic = self.child_string(camera, "trigger_topic");
             }
         }
-        for holder in ["camera", "lidar", "ray"] {
-            if let Some(mask) = children(node, holder)
-                .next()
-                .and_then(|h| self.child(h, "visibility_mask"))
-            {
-                self.warn_visibility(mask, "every visual is seen (but the sensor's own model's)");
-            }
-        }
+        let visibility_mask = self.visibility_mask(node, &sensor_type)?;
         self.sensor_sizes(node)?;
         let plugins = children(node, "plugin")
             .map(|p| self.plugin(p))
@@ -73,6 +83,7 @@ impl Reader<'_> {
             active: self.child_bool(node, "active", true)?,
             triggered: triggered.unwrap_or(false),
             trigger_topic,
+            visibility_mask,
             sdf: self.element_source(node),
             plugins,
             span: self.span(node),
@@ -101,20 +112,53 @@ impl Reader<'_> {
             .filter(|t| t != "__default__" && t != "__default_topic__")
     }
 
-    /// Warns that a camera's or lidar's `<visibility_mask>`, or a visual's
-    /// `<visibility_flags>` (`node`), is not honoured, unless it has every bit set (the
-    /// default, which changes nothing). `instead` says what the engine does.
-    pub(super) fn warn_visibility(&self, node: Node, instead: &str) {
-        let text = node.text().map(str::trim).unwrap_or("");
-        if text.parse::<u64>().is_ok_and(|v| v == u64::from(u32::MAX)) {
-            return;
+    /// The `<visibility_mask>` of the sensor's `<camera>`, `<lidar>` or `<ray>` (every bit
+    /// when absent). A mask other than every bit on a sensor type whose plugin does not cast
+    /// rays against visuals is a warning: it changes nothing there.
+    fn visibility_mask(&self, node: Node, sensor_type: &str) -> Result<u32, SdfError> {
+        let Some(mask) = ["camera", "lidar", "ray"]
+            .into_iter()
+            .find_map(|h| children(node, h).next())
+            .and_then(|h| self.child(h, "visibility_mask"))
+        else {
+            return Ok(ALL_VISIBLE);
+        };
+        let value = self.visibility_bits(mask)?;
+        if value != ALL_VISIBLE && !MASKED_SENSOR_TYPES.contains(&sensor_type) {
+            self.loader.warn(self.error(
+                mask,
+                ErrorKind::Unsupported,
+                format!(
+                    "<visibility_mask> has no effect on a {sensor_type} sensor: only cameras \
+                     and lidars seeing visuals select visuals by their <visibility_flags>"
+                ),
+                "leave it out",
+            ));
         }
-        self.loader.warn(self.error(
-            node,
-            ErrorKind::Unsupported,
-            format!("<{}> is not honoured: {instead}", tag(node)),
-            "leave it out: simcore has no visibility masks yet",
-        ));
+        Ok(value)
+    }
+
+    /// A `<visibility_mask>` or `<visibility_flags>` (`node`): an unsigned 32-bit number,
+    /// decimal or `0x` hexadecimal ([`sim_plugin_api::parse_visibility_bits`]); every bit when
+    /// empty.
+    pub(super) fn visibility_bits(&self, node: Node) -> Result<u32, SdfError> {
+        let text = self.text(node);
+        let t = text.trimmed();
+        if t.is_empty() {
+            return Ok(ALL_VISIBLE);
+        }
+        sim_plugin_api::parse_visibility_bits(t).ok_or_else(|| {
+            self.error_at(
+                text.start(),
+                node,
+                ErrorKind::Invalid,
+                format!(
+                    "<{}> must be an unsigned 32-bit number, found \"{t}\"",
+                    tag(node)
+                ),
+                "write a number from 0 to 4294967295 (0xffffffff, the default: every bit)",
+            )
+        })
     }
 
     /// Warns about an `<update_rate>` the clock cannot keep (see [`crate::sensors::Schedule`]): a period under

@@ -46,9 +46,10 @@ impl Reader<'_> {
     /// `<visual name>` of a link (its pose is resolved with the link's model).
     pub(super) fn visual(&self, node: Node) -> Result<Visual, SdfError> {
         let name = self.entity_name(node, false)?;
-        if let Some(flags) = self.child(node, "visibility_flags") {
-            self.warn_visibility(flags, "every camera and lidar sees this visual");
-        }
+        let visibility_flags = match self.child(node, "visibility_flags") {
+            Some(flags) => self.visibility_bits(flags)?,
+            None => sim_plugin_api::ALL_VISIBLE,
+        };
         let diffuse = match self
             .child(node, "material")
             .and_then(|m| self.child(m, "diffuse"))
@@ -71,6 +72,7 @@ impl Reader<'_> {
             diffuse,
             laser_retro: self.child_f64(node, "laser_retro", 0.0)?,
             label: self.element_label(node)?,
+            visibility_flags,
             span: self.span(node),
             name,
         })

@@ -533,6 +533,9 @@ pub struct Visual {
     /// Segmentation label from a `gz::sim::systems::Label` plugin on the visual. A visual
     /// without one takes the label of its nearest enclosing model that has one.
     pub label: Option<u32>,
+    /// `<visibility_flags>` (default every bit): cameras and visual-geometry lidars whose
+    /// `<visibility_mask>` shares no bit with them do not see the visual.
+    pub visibility_flags: u32,
     /// Where it is.
     pub span: Span,
 }
@@ -668,6 +671,9 @@ pub struct SensorSpec {
     pub triggered: bool,
     /// `<trigger_topic>` (default `<topic>/trigger`).
     pub trigger_topic: Option<String>,
+    /// `<visibility_mask>` of its `<camera>`, `<lidar>` or `<ray>` (default every bit): the
+    /// visuals it sees are those whose `<visibility_flags>` share a bit with it.
+    pub visibility_mask: u32,
     /// The whole `<sensor>` element as XML text.
     pub sdf: String,
     /// Sensor plugins (`<plugin>` inside the sensor).
