@@ -8,7 +8,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{
-    GzSystem, drive, finite_twist, joints, mean_twist, odometry_messages, own_name, planar_pose,
+    GzSystem, OdometryOutput, drive, finite_twist, joints, mean_twist, own_name, planar_pose,
 };
 use simcore_plugin_common::{Throttle, attached_model, period_ns};
 
@@ -76,10 +76,7 @@ pub struct AckermannSteering {
     odometry: SteeredOdometry,
     throttle: Throttle,
     last_odom: Option<f64>,
-    odom_topic: SharedStr,
-    tf_topic: SharedStr,
-    frame_id: SharedStr,
-    child_frame_id: SharedStr,
+    odom_output: OdometryOutput,
 }
 
 impl GzSystem for AckermannSteering {
@@ -115,10 +112,12 @@ impl AckermannSteering {
             odometry: SteeredOdometry::default(),
             throttle: Throttle::default(),
             last_odom: None,
-            odom_topic: SharedStr::new(&config.odom_topic),
-            tf_topic: SharedStr::new(&config.tf_topic),
-            frame_id: SharedStr::new(&config.frame_id),
-            child_frame_id: SharedStr::new(&config.child_frame_id),
+            odom_output: OdometryOutput::new(
+                &config.odom_topic,
+                &config.tf_topic,
+                &config.frame_id,
+                &config.child_frame_id,
+            ),
             config,
         }
     }
@@ -232,14 +231,7 @@ impl System for AckermannSteering {
         // As gz-sim: the twist is that of the last step.
         let twist = mean_twist(dist, turn, span);
         let pose = planar_pose(self.odometry.x, self.odometry.y, self.odometry.yaw);
-        for m in odometry_messages(
-            &self.odom_topic,
-            &self.tf_topic,
-            &self.frame_id,
-            &self.child_frame_id,
-            pose,
-            twist,
-        ) {
+        for m in self.odom_output.messages(pose, twist) {
             out.push(m);
         }
         Ok(())

@@ -13,7 +13,7 @@ use sim_plugin_api::prelude::*;
 use sim_plugin_api::{EntityId, EntityKind, PluginError, WorldRef};
 
 pub use crate::idle::{GzSystem, OrIdle, create, missing};
-pub use crate::odometry::{finite_twist, mean_twist, odometry_messages, planar_pose};
+pub use crate::odometry::{OdometryOutput, finite_twist, mean_twist, planar_pose};
 
 /// `topic` as gz-transport's `TopicUtils::AsValidTopic` makes it: spaces become `_`, `@`,
 /// `~` and `:=` are removed, and a leading `/` is added; `None` when nothing valid is left

@@ -30,28 +30,48 @@ pub fn mean_twist(travel: f64, turn: f64, span: f64) -> Twist {
     }
 }
 
-/// The odometry message of gz-sim's drive systems on `topic` and its transform on `tf`: the
-/// pose (as one pose named `child`) and the twist, both with `header.frame_id` = `frame`.
-pub fn odometry_messages(
-    topic: &SharedStr,
-    tf: &SharedStr,
-    frame: &SharedStr,
-    child: &SharedStr,
-    pose: Pose,
-    twist: Twist,
-) -> [Message; 2] {
-    let mut odom = Message::new(
-        topic.clone(),
-        Payload::Odometry(RBox::new(Odometry { pose, twist })),
-    );
-    odom.header.frame_id = frame.clone();
-    let mut transform = Message::new(
-        tf.clone(),
-        Payload::PoseList(RBox::new(RVec::from(vec![NamedPose {
-            name: child.clone(),
-            pose,
-        }]))),
-    );
-    transform.header.frame_id = frame.clone();
-    [odom, transform]
+/// Where a gz-sim drive system publishes its odometry: the odometry topic, the transform
+/// topic, the odometry frame and the child frame (the robot's).
+#[derive(Clone, Debug)]
+pub struct OdometryOutput {
+    topic: SharedStr,
+    tf: SharedStr,
+    frame: SharedStr,
+    child: SharedStr,
+}
+
+impl OdometryOutput {
+    /// The odometry on `topic` and its transform on `tf`, in `frame`, of `child`.
+    pub fn new(topic: &str, tf: &str, frame: &str, child: &str) -> Self {
+        OdometryOutput {
+            topic: SharedStr::new(topic),
+            tf: SharedStr::new(tf),
+            frame: SharedStr::new(frame),
+            child: SharedStr::new(child),
+        }
+    }
+
+    /// The child frame.
+    pub fn child(&self) -> &str {
+        self.child.as_str()
+    }
+
+    /// The odometry message and its transform: the pose (as one pose named by the child
+    /// frame) and the twist, both with `header.frame_id` = the odometry frame.
+    pub fn messages(&self, pose: Pose, twist: Twist) -> [Message; 2] {
+        let mut odom = Message::new(
+            self.topic.clone(),
+            Payload::Odometry(RBox::new(Odometry { pose, twist })),
+        );
+        odom.header.frame_id = self.frame.clone();
+        let mut transform = Message::new(
+            self.tf.clone(),
+            Payload::PoseList(RBox::new(RVec::from(vec![NamedPose {
+                name: self.child.clone(),
+                pose,
+            }]))),
+        );
+        transform.header.frame_id = self.frame.clone();
+        [odom, transform]
+    }
 }

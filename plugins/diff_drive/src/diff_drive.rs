@@ -6,7 +6,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{mean_twist, odometry_messages, planar_pose};
+use simcore_plugin_common::gz::{OdometryOutput, mean_twist, planar_pose};
 use simcore_plugin_common::{NotFound, Throttle, find_in_model, period_ns, twist_problem};
 
 /// A differential drive attached to a model (see the crate documentation).
@@ -32,10 +32,7 @@ pub struct DiffDrive {
     /// Travel and turn since the last odometry message, and the time it covers.
     window: (f64, f64, f64),
     odom_publish: Throttle,
-    frame_id: SharedStr,
-    child_frame_id: SharedStr,
-    odom_topic: SharedStr,
-    tf_topic: SharedStr,
+    odom_output: OdometryOutput,
     stall_topic: SharedStr,
 }
 
@@ -83,10 +80,12 @@ impl DiffDrive {
             stall: StallDetector::default(),
             window: (0.0, 0.0, 0.0),
             odom_publish: Throttle::default(),
-            frame_id: SharedStr::new(&config.frame_id),
-            child_frame_id: SharedStr::new(&config.child_frame_id),
-            odom_topic: SharedStr::new(&config.odom_topic),
-            tf_topic: SharedStr::new(&config.tf_topic),
+            odom_output: OdometryOutput::new(
+                &config.odom_topic,
+                &config.tf_topic,
+                &config.frame_id,
+                &config.child_frame_id,
+            ),
             stall_topic: SharedStr::new(&config.stall_topic),
             config,
         }
@@ -112,7 +111,7 @@ impl DiffDrive {
         if known as usize != self.joints.len() {
             return Err(PluginError::runtime(format!(
                 "{}: DiffDrive: a wheel joint is gone",
-                self.child_frame_id.as_str()
+                self.odom_output.child()
             )));
         }
         self.states_read = true;
@@ -223,14 +222,7 @@ impl System for DiffDrive {
         let (travel, turn, span) = std::mem::take(&mut self.window);
         let twist = mean_twist(travel, turn, span);
         let pose = planar_pose(self.odometry.x, self.odometry.y, self.odometry.yaw);
-        for m in odometry_messages(
-            &self.odom_topic,
-            &self.tf_topic,
-            &self.frame_id,
-            &self.child_frame_id,
-            pose,
-            twist,
-        ) {
+        for m in self.odom_output.messages(pose, twist) {
             out.push(m);
         }
         Ok(())

@@ -7,7 +7,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{
-    GzSystem, drive, finite_twist, joints, odometry_messages, own_name, planar_pose,
+    GzSystem, OdometryOutput, drive, finite_twist, joints, own_name, planar_pose,
 };
 use simcore_plugin_common::{Throttle, attached_model, period_ns};
 
@@ -24,10 +24,7 @@ pub struct MecanumDrive {
     odometry: MecanumOdometry,
     last_time: Option<f64>,
     throttle: Throttle,
-    odom_topic: SharedStr,
-    tf_topic: SharedStr,
-    frame_id: SharedStr,
-    child_frame_id: SharedStr,
+    odom_output: OdometryOutput,
 }
 
 impl GzSystem for MecanumDrive {
@@ -58,10 +55,12 @@ impl MecanumDrive {
             odometry: MecanumOdometry::new(a, config.wheel_radius),
             last_time: None,
             throttle: Throttle::default(),
-            odom_topic: SharedStr::new(&config.odom_topic),
-            tf_topic: SharedStr::new(&config.tf_topic),
-            frame_id: SharedStr::new(&config.frame_id),
-            child_frame_id: SharedStr::new(&config.child_frame_id),
+            odom_output: OdometryOutput::new(
+                &config.odom_topic,
+                &config.tf_topic,
+                &config.frame_id,
+                &config.child_frame_id,
+            ),
             config,
         }
     }
@@ -133,14 +132,7 @@ impl System for MecanumDrive {
             linear: Vec3::new(v, l, 0.0),
             angular: Vec3::new(0.0, 0.0, w),
         };
-        for m in odometry_messages(
-            &self.odom_topic,
-            &self.tf_topic,
-            &self.frame_id,
-            &self.child_frame_id,
-            pose,
-            twist,
-        ) {
+        for m in self.odom_output.messages(pose, twist) {
             out.push(m);
         }
         Ok(())

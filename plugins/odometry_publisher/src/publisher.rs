@@ -6,7 +6,7 @@ use sim_plugin_api::{
     noise::{NoiseKind, NoiseParams},
     prelude::*,
 };
-use simcore_plugin_common::gz::{odometry_messages, own_name};
+use simcore_plugin_common::gz::{OdometryOutput, own_name};
 use simcore_plugin_common::{NoiseChannel, RollingMean, Throttle, attached_model, period_ns};
 
 /// Steps the velocity estimate averages over (gz-sim's window).
@@ -23,10 +23,7 @@ pub struct OdometryPublisher {
     /// Noise of linear x, y, z and angular x, y, z.
     noise: [NoiseChannel; 6],
     throttle: Throttle,
-    odom_frame: SharedStr,
-    child_frame: SharedStr,
-    odom_topic: SharedStr,
-    tf_topic: SharedStr,
+    odom_output: OdometryOutput,
 }
 
 impl OdometryPublisher {
@@ -54,10 +51,12 @@ impl OdometryPublisher {
             angular: mean(),
             noise: std::array::from_fn(|i| NoiseChannel::new(params, seed, i as u64)),
             throttle: Throttle::default(),
-            odom_frame: SharedStr::new(&config.odom_frame),
-            child_frame: SharedStr::new(&config.robot_base_frame),
-            odom_topic: SharedStr::new(&config.odom_topic),
-            tf_topic: SharedStr::new(&config.tf_topic),
+            odom_output: OdometryOutput::new(
+                &config.odom_topic,
+                &config.tf_topic,
+                &config.odom_frame,
+                &config.robot_base_frame,
+            ),
             config,
         }
     }
@@ -124,14 +123,7 @@ impl System for OdometryPublisher {
         if self.config.dimensions == 2 {
             published.position.z = 0.0;
         }
-        for mut m in odometry_messages(
-            &self.odom_topic,
-            &self.tf_topic,
-            &self.odom_frame,
-            &self.child_frame,
-            published,
-            twist,
-        ) {
+        for mut m in self.odom_output.messages(published, twist) {
             m.header.stamp = ctx.now;
             out.push(m);
         }
