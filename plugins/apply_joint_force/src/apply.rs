@@ -1,7 +1,9 @@
 //! The system: a force in, a joint force command every step out.
 
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::gz::{GzSystem, drive, joints, missing, names, own_name, valid_topic};
+use simcore_plugin_common::gz::{
+    GzSystem, drive, joints, last_finite_double, missing, names, own_name, valid_topic,
+};
 use simcore_plugin_common::{attached_model, parse_plugin_sdf};
 
 /// Applies a commanded force to one joint (see the crate documentation).
@@ -65,12 +67,8 @@ impl System for ApplyJointForce {
         _world: &WorldRef<'_>,
         commands: &mut CommandsMut<'_>,
     ) -> Result<(), PluginError> {
-        for m in inbox {
-            if let Ok(Payload::Double(v)) = m.payload.as_enum()
-                && v.is_finite()
-            {
-                self.force = *v;
-            }
+        if let Some(v) = last_finite_double(inbox) {
+            self.force = v;
         }
         if self.force != 0.0 {
             commands.joint_command(&drive(self.joint, 0, JointCommandMode::FORCE, self.force));

@@ -1,9 +1,9 @@
 //! What gz-sim's systems share in reading their `<plugin>` element: topic names made valid as
 //! gz-transport makes them, the `<topic>` / `<sub_topic>` / default choice of the controller
 //! systems, repeated `<joint_name>` elements resolved to joints, PID gains and speed limits,
-//! and joint commands. With them, re-exported: the factory that leaves a system idle when what
-//! it needs is missing ([`crate::idle`]) and the drive systems' odometry messages
-//! ([`crate::odometry`]).
+//! joint commands, and the value a controller takes from its command topic. With them,
+//! re-exported: the factory that leaves a system idle when what it needs is missing
+//! ([`crate::idle`]) and the drive systems' odometry messages ([`crate::odometry`]).
 
 use crate::lookup::find_in_model;
 use crate::sdf::{Reader, text};
@@ -14,6 +14,15 @@ use sim_plugin_api::{EntityId, EntityKind, PluginError, WorldRef};
 
 pub use crate::idle::{GzSystem, OrIdle, create, missing};
 pub use crate::odometry::{OdometryOutput, finite_twist, mean_twist, planar_pose};
+
+/// The value of the last finite `Double` among `inbox`'s messages: the command the
+/// controller systems take from their topic (a NaN or infinite one is ignored).
+pub fn last_finite_double(inbox: &[Message]) -> Option<f64> {
+    inbox.iter().rev().find_map(|m| match m.payload.as_enum() {
+        Ok(Payload::Double(v)) if v.is_finite() => Some(*v),
+        _ => None,
+    })
+}
 
 /// `topic` as gz-transport's `TopicUtils::AsValidTopic` makes it: spaces become `_`, `@`,
 /// `~` and `:=` are removed, and a leading `/` is added; `None` when nothing valid is left
@@ -181,6 +190,20 @@ pub fn own_name(world: &WorldRef<'_>, entity: EntityId, scoped: &str) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_finite_double_is_the_command() {
+        let d = |v| Message::new("", Payload::Double(v));
+        assert_eq!(last_finite_double(&[]), None);
+        assert_eq!(last_finite_double(&[d(1.0), d(2.0)]), Some(2.0));
+        let inbox = [
+            d(1.0),
+            d(f64::NAN),
+            Message::new("", Payload::Empty),
+            d(f64::INFINITY),
+        ];
+        assert_eq!(last_finite_double(&inbox), Some(1.0));
+    }
 
     #[test]
     fn topics_made_valid_as_gz_transport() {

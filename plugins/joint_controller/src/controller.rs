@@ -6,7 +6,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::attached_model;
-use simcore_plugin_common::gz::{GzSystem, drive, joints, own_name};
+use simcore_plugin_common::gz::{GzSystem, drive, joints, last_finite_double, own_name};
 
 /// A joint velocity controller attached to a model (see the crate documentation).
 pub struct JointController {
@@ -64,12 +64,8 @@ impl System for JointController {
         world: &WorldRef<'_>,
         commands: &mut CommandsMut<'_>,
     ) -> Result<(), PluginError> {
-        for m in inbox {
-            if let Ok(Payload::Double(v)) = m.payload.as_enum()
-                && v.is_finite()
-            {
-                self.target = *v;
-            }
+        if let Some(v) = last_finite_double(inbox) {
+            self.target = v;
         }
         let known = world.joint_states(
             RSlice::from_slice(&self.joints),

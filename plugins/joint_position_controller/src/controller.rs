@@ -5,7 +5,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{GzSystem, drive, joints, own_name};
+use simcore_plugin_common::gz::{GzSystem, drive, joints, last_finite_double, own_name};
 use simcore_plugin_common::{Pid, attached_model};
 
 /// A joint position controller attached to a model (see the crate documentation).
@@ -71,12 +71,8 @@ impl System for JointPositionController {
         world: &WorldRef<'_>,
         commands: &mut CommandsMut<'_>,
     ) -> Result<(), PluginError> {
-        for m in inbox {
-            if let Ok(Payload::Double(v)) = m.payload.as_enum()
-                && v.is_finite()
-            {
-                self.target = *v;
-            }
+        if let Some(v) = last_finite_double(inbox) {
+            self.target = v;
         }
         let known = world.joint_states(
             RSlice::from_slice(&self.joints),
