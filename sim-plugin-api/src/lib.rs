@@ -195,12 +195,12 @@ mod math;
 mod messages;
 #[allow(unsafe_code)]
 mod model_plugins;
-#[cfg(feature = "noise")]
 pub mod noise;
 #[allow(unsafe_code)]
 mod plugin;
 #[allow(unsafe_code)]
 pub mod scene;
+pub mod sdf;
 pub mod testing;
 #[allow(unsafe_code)]
 mod types;
