@@ -96,6 +96,7 @@ mod source;
 mod surface;
 mod text;
 mod unflatten;
+mod undeclared;
 mod unhonoured;
 mod validate;
 pub(crate) mod version;

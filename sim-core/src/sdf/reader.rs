@@ -266,6 +266,7 @@ impl<'s> Reader<'s> {
             .input_text()
             .get(node.range())
             .unwrap_or_default();
+        self.warn_undeclared(node, text);
         let mut decls = String::new();
         for ns in node.namespaces() {
             let attr = match ns.name() {
@@ -292,6 +293,30 @@ impl<'s> Reader<'s> {
             .find(|(_, c)| c.is_whitespace() || *c == '/' || *c == '>')
             .map_or(text.len(), |(i, _)| i);
         format!("{}{decls}{}", &text[..at], &text[at..])
+    }
+
+    /// Warns, at its line, of each name in `node` (a sensor or plugin element, `prepared` its
+    /// repaired text) whose namespace prefix is not declared (see `undeclared`).
+    fn warn_undeclared(&self, node: Node, prepared: &str) {
+        let start = node.range().start;
+        let original = self.source.get(node.range()).unwrap_or_default();
+        for (at, name) in super::undeclared::undeclared_names(original, prepared) {
+            let prefix = name.split(':').next().unwrap_or_default();
+            self.loader.warn(self.error_at(
+                start + at,
+                node,
+                ErrorKind::UnknownReference,
+                format!(
+                    "the namespace prefix `{prefix}` of `{name}` is not declared; the plugin \
+                     reads it as `{}`",
+                    name.replace(':', ".")
+                ),
+                format!(
+                    "declare it on the <sdf> element (xmlns:{prefix}=\"URI\") to hand the plugin \
+                     `{name}` in that namespace"
+                ),
+            ));
+        }
     }
 
     // ----- attributes -----------------------------------------------------------------------
