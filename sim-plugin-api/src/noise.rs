@@ -9,7 +9,7 @@
 //! disables the dynamic bias).
 //!
 //! [`NoiseParams`] (read from SDF by [`Element::noise`](crate::sdf::Element::noise)) and
-//! [`stream_seed`] are always here; [`GaussianNoise`], which draws the noise, needs the
+//! [`stream_seed`] are always here; `GaussianNoise`, which draws the noise, needs the
 //! `noise` feature (it brings the random number crates).
 
 #[cfg(feature = "noise")]
