@@ -6,7 +6,8 @@ use crate::{
     Aabb, EntityId, EntityInfo, EntityKind, Extension, KinematicState, Light, LogLevel, Message,
     ModelInfo, NO_LABEL, Outputs, PluginError, Pose, Ray, RayCastOptions, RayHit, SCENE_EXTENSION,
     SceneInfo, SceneRef, SceneView, SceneView_TO, Sensor, SensorConfig, SimTime, SourceLocation,
-    SphericalCoordinates, SurfaceInfo, SystemConfig, UpdateContext, Vec3, WorldRef, WorldView, WorldView_TO,
+    SphericalCoordinates, SurfaceInfo, SystemConfig, UpdateContext, Vec3, WorldRef, WorldView,
+    WorldView_TO,
 };
 use abi_stable::{
     RRef,

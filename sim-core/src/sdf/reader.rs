@@ -295,30 +295,6 @@ impl<'s> Reader<'s> {
         format!("{}{decls}{}", &text[..at], &text[at..])
     }
 
-    /// Warns, at its line, of each name in `node` (a sensor or plugin element, `prepared` its
-    /// repaired text) whose namespace prefix is not declared (see `undeclared`).
-    fn warn_undeclared(&self, node: Node, prepared: &str) {
-        let start = node.range().start;
-        let original = self.source.get(node.range()).unwrap_or_default();
-        for (at, name) in super::undeclared::undeclared_names(original, prepared) {
-            let prefix = name.split(':').next().unwrap_or_default();
-            self.loader.warn(self.error_at(
-                start + at,
-                node,
-                ErrorKind::UnknownReference,
-                format!(
-                    "the namespace prefix `{prefix}` of `{name}` is not declared; the plugin \
-                     reads it as `{}`",
-                    name.replace(':', ".")
-                ),
-                format!(
-                    "declare it on the <sdf> element (xmlns:{prefix}=\"URI\") to hand the plugin \
-                     `{name}` in that namespace"
-                ),
-            ));
-        }
-    }
-
     // ----- attributes -----------------------------------------------------------------------
 
     /// A required attribute, e.g. `name`: must be present and not blank.

@@ -9,6 +9,36 @@
 //! and Gazebo accept such worlds), so that the author can declare the prefix
 //! (`xmlns:acme="..."` on `<sdf>`) and the plugin gets the element in its namespace.
 
+use super::error::ErrorKind;
+use super::reader::Reader;
+use roxmltree::Node;
+
+impl Reader<'_> {
+    /// Warns, at its line, of each name in `node` (a sensor or plugin element, `prepared` its
+    /// repaired text) whose namespace prefix is not declared (see `undeclared`).
+    pub(crate) fn warn_undeclared(&self, node: Node, prepared: &str) {
+        let start = node.range().start;
+        let original = self.source.get(node.range()).unwrap_or_default();
+        for (at, name) in undeclared_names(original, prepared) {
+            let prefix = name.split(':').next().unwrap_or_default();
+            self.loader.warn(self.error_at(
+                start + at,
+                node,
+                ErrorKind::UnknownReference,
+                format!(
+                    "the namespace prefix `{prefix}` of `{name}` is not declared; the plugin \
+                     reads it as `{}`",
+                    name.replace(':', ".")
+                ),
+                format!(
+                    "declare it on the <sdf> element (xmlns:{prefix}=\"URI\") to hand the plugin \
+                     `{name}` in that namespace"
+                ),
+            ));
+        }
+    }
+}
+
 /// The byte offsets and names (`acme:gain`) of the qualified element and attribute names of
 /// `original` whose one colon the lenient pass replaced in `prepared` (the same text,
 /// repaired: same length, same offsets). Closing tags are left out, and so are names with
@@ -30,7 +60,9 @@ pub(crate) fn undeclared_names(original: &str, prepared: &str) -> Vec<(usize, St
             .take_while(|&j| is_name_byte(o[j]))
             .last()
             .unwrap_or(i);
-        let end = (i..o.len()).find(|&j| !is_name_byte(o[j])).unwrap_or(o.len());
+        let end = (i..o.len())
+            .find(|&j| !is_name_byte(o[j]))
+            .unwrap_or(o.len());
         let closing = start > 0 && o[start - 1] == b'/';
         let name = &original[start..end];
         if !closing && name.matches(':').count() == 1 {

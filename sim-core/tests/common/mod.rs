@@ -102,7 +102,12 @@ pub fn plugin_build_dir() -> &'static Path {
             "--manifest-path".as_ref(),
             manifest.as_os_str(),
         ];
-        build_libraries(&extra, &target, &FIXTURE_PACKAGES, "the test fixture plugins");
+        build_libraries(
+            &extra,
+            &target,
+            &FIXTURE_PACKAGES,
+            "the test fixture plugins",
+        );
         target.join("debug")
     })
 }

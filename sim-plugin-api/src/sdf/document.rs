@@ -70,7 +70,11 @@ impl<'t> SdfDocument<'t> {
             allow_dtd: false,
             ..Default::default()
         };
-        let source = if text.trim().is_empty() { "<empty/>" } else { text };
+        let source = if text.trim().is_empty() {
+            "<empty/>"
+        } else {
+            text
+        };
         match roxmltree::Document::parse_with_options(source, options) {
             Ok(doc) => Ok(SdfDocument {
                 doc,

@@ -47,7 +47,10 @@ fn typed_values_and_defaults() {
     assert_eq!(s.get_or("range/absent", 2.5).unwrap(), 2.5);
     assert!(s.has("range/max") && !s.has("range/none"));
     assert_eq!(d.root().attribute("type"), Some("sonar"));
-    assert_eq!(d.root().attr::<String>("name").unwrap().as_deref(), Some("s"));
+    assert_eq!(
+        d.root().attr::<String>("name").unwrap().as_deref(),
+        Some("s")
+    );
     let names: Vec<&str> = s.children().map(|c| c.name()).collect();
     assert_eq!(names[..3], ["range", "on", "label"]);
 }
@@ -83,14 +86,21 @@ fn poses_and_colours() {
         e.to_string(),
         "x: <pose> must be six numbers (x y z roll pitch yaw), found \"1 2 3\""
     );
-    assert_eq!(bad.root().require::<Pose>("empty_pose").unwrap(), Pose::IDENTITY);
+    assert_eq!(
+        bad.root().require::<Pose>("empty_pose").unwrap(),
+        Pose::IDENTITY
+    );
 }
 
 #[test]
 fn errors_carry_the_path_unit_and_file_line() {
     let d = doc(at_world());
     let s = d.root().child("sonar").unwrap();
-    let e = s.param::<f64>("range/max").unit("metres").required().unwrap_err();
+    let e = s
+        .param::<f64>("range/max")
+        .unit("metres")
+        .required()
+        .unwrap_err();
     assert_eq!(
         e.to_string(),
         "m::l::s: <sonar><range><max> must be a finite number in metres, found \"abc\" at world.sdf:42"
@@ -121,7 +131,8 @@ fn errors_carry_the_path_unit_and_file_line() {
 fn malformed_blank_and_oversized_text() {
     let e = SdfDocument::parse("<sensor>\n<a></sensor>", at_world()).unwrap_err();
     assert!(
-        e.to_string().starts_with("m::l::s: the element is not valid XML: ")
+        e.to_string()
+            .starts_with("m::l::s: the element is not valid XML: ")
             && e.to_string().ends_with(" at world.sdf:41"),
         "{e}"
     );

@@ -122,12 +122,10 @@ impl FromSdf for Pose {
             ))?,
         };
         match e.attribute("rotation_format").map(str::trim) {
-            None | Some("euler_rpy") => {
-                euler(e.text(), degrees).ok_or_else(|| match degrees {
-                    true => "six numbers (x y z roll pitch yaw, angles in degrees)".into(),
-                    false => Self::expected(),
-                })
-            }
+            None | Some("euler_rpy") => euler(e.text(), degrees).ok_or_else(|| match degrees {
+                true => "six numbers (x y z roll pitch yaw, angles in degrees)".into(),
+                false => Self::expected(),
+            }),
             Some("quat_xyzw") if !degrees => quaternion(e.text()).ok_or(Cow::Borrowed(
                 "seven numbers (x y z qx qy qz qw) with a non-zero quaternion",
             )),
@@ -188,7 +186,8 @@ impl FromSdf for Color {
         "three or four numbers from 0 to 1 (r g b [a])".into()
     }
     fn from_text(text: &str) -> Option<Self> {
-        let v = numbers::<4>(text).or_else(|| numbers::<3>(text).map(|[r, g, b]| [r, g, b, 1.0]))?;
+        let v =
+            numbers::<4>(text).or_else(|| numbers::<3>(text).map(|[r, g, b]| [r, g, b, 1.0]))?;
         v.iter().all(|c| (0.0..=1.0).contains(c)).then(|| Color {
             r: v[0] as f32,
             g: v[1] as f32,

@@ -94,7 +94,11 @@ fn undeclared_prefixes_in_sensor_and_plugin_elements_are_warnings_at_their_line(
         ],
         "{warnings:?}"
     );
-    assert!(warnings[0].hint.contains("xmlns:custom="), "{:?}", warnings[0].hint);
+    assert!(
+        warnings[0].hint.contains("xmlns:custom="),
+        "{:?}",
+        warnings[0].hint
+    );
 }
 
 #[test]
@@ -127,7 +131,10 @@ fn sensor_and_plugin_texts_are_self_contained_xml() {
     // A plugin reads the declared namespace's element with the typed API, by its prefix.
     let origin = sim_plugin_api::sdf::Origin::new("q");
     let typed = sim_plugin_api::sdf::SdfDocument::parse(plugin, origin).unwrap();
-    let gain = typed.root().child("gz:gain").expect("the namespaced element");
+    let gain = typed
+        .root()
+        .child("gz:gain")
+        .expect("the namespaced element");
     assert_eq!(gain.namespace(), Some("http://gazebosim.org/schema"));
     assert_eq!(typed.root().get::<f64>("gz:gain").unwrap(), Some(3.0));
     // The undeclared prefix is repaired as in the whole document.
