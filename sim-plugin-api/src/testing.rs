@@ -414,6 +414,14 @@ fn overlaps(a: &Aabb, b: &Aabb) -> bool {
         && a.max.z >= b.min.z
 }
 
+/// The place of a configuration built by a test: unknown (see
+/// [`SensorConfig::with_source`] to give one).
+const NOWHERE: SourceLocation<'static> = SourceLocation {
+    file: RStr::from_str(""),
+    line: 0,
+    column: 0,
+};
+
 /// A sensor configuration for tests: the given scoped name, type, link and SDF text, every
 /// other field at a neutral default.
 pub fn sensor_config<'a>(
@@ -437,11 +445,7 @@ pub fn sensor_config<'a>(
         update_rate: 0.0,
         seed: 0,
         sdf: sdf.into(),
-        source: SourceLocation {
-            file: RStr::from_str(""),
-            line: 0,
-            column: 0,
-        },
+        source: NOWHERE,
     }
 }
 
@@ -462,11 +466,7 @@ pub fn system_config<'a>(
         world_name: RStr::from_str("static"),
         seed: 0,
         sdf: sdf.into(),
-        source: SourceLocation {
-            file: RStr::from_str(""),
-            line: 0,
-            column: 0,
-        },
+        source: NOWHERE,
     }
 }
 
