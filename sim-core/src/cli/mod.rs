@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod new_plugin;
+pub mod output;
 pub mod plugins;
 pub mod report;
 pub mod run;

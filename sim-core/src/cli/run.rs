@@ -1,6 +1,11 @@
 //! `simcore run`: load a world with its plugins, inject `--pub` and `--call` requests at
 //! their times, echo topics, show progress, and print the run summary.
+//!
+//! The run ends at its limit, on SIGINT, SIGTERM or SIGHUP, or when stdout is closed while
+//! it writes there (`| head -1`); each way the summary is printed on stderr and a recording
+//! is finished. stdout is written by a thread of its own ([`super::output`]).
 
+use super::output::Output;
 use super::report::{plugin_problems, print_skipped, print_summary};
 use super::settings::{Settings, load_options, registry, settings};
 use super::{Failure, Outcome, RunArgs};
@@ -56,14 +61,13 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     let recorder = start_recording(&mut sim, &args, &s, options.seed)?;
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(stop.clone());
-    let stdout = std::io::stdout();
     let mut monitor = Monitor {
-        out: std::io::BufWriter::new(stdout.lock()),
+        out: Output::start(std::io::stdout()),
+        stop: stop.clone(),
         injections,
         next_injection: 0,
         call_timeout: Duration::from_secs_f64(args.call_timeout),
         subs,
-        echo_failed: false,
         progress: Progress::new(),
         recorder,
     };
@@ -74,13 +78,23 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         monitor.after_step(sim);
         super::transport::after_step(&mut transport, sim);
     });
-    let recorded = monitor.finish();
+    let (recorded, out) = monitor.finish();
     print_summary(&summary, &s.world);
     if let Some(r) = recorded {
         eprintln!("  {r}");
     }
     super::transport::finish(transport);
     print_skipped(sim.skipped());
+    // After the summary: a reader that never reads delays the exit, never the summary; a
+    // signal ends the wait.
+    let stdout_closed = out.closed();
+    let dropped = out.finish(&stop);
+    if stdout_closed {
+        eprintln!("  stdout was closed: the run ended there");
+    }
+    if dropped > 0 {
+        eprintln!("  {dropped} line(s) for stdout dropped (the reader was too slow or gone)");
+    }
     Ok(if summary.failures.is_empty() {
         Outcome::Success
     } else {
@@ -88,7 +102,8 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     })
 }
 
-/// Sets `stop` on Ctrl-C (once per process; later calls reuse the first flag).
+/// Sets `stop` on SIGINT (Ctrl-C), SIGTERM and SIGHUP (once per process; later calls reuse
+/// the first flag).
 pub fn install_ctrl_c(stop: Arc<AtomicBool>) {
     let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
 }
@@ -178,13 +193,15 @@ fn build(
     })
 }
 
-/// `--list`: the world's topics and services.
+/// `--list`: the world's topics and services (until stdout is closed).
 fn list(sim: &Simulation) {
-    for t in sim.topics() {
-        println!("topic   {t}");
-    }
-    for t in sim.services() {
-        println!("service {t}");
+    let mut out = std::io::stdout().lock();
+    let topics = sim.topics().into_iter().map(|t| format!("topic   {t}"));
+    let services = sim.services().into_iter().map(|t| format!("service {t}"));
+    for line in topics.chain(services) {
+        if writeln!(out, "{line}").is_err() {
+            return;
+        }
     }
 }
 
@@ -267,21 +284,25 @@ fn parse_injection(arg: &str, call: bool) -> Result<Injection, String> {
 }
 
 /// What runs after every step: due injections, echoed messages, the recording, progress.
-struct Monitor<W: Write> {
-    out: W,
+struct Monitor {
+    out: Output,
+    /// Set when stdout is closed: the run ends.
+    stop: Arc<AtomicBool>,
     injections: Vec<Injection>,
     next_injection: usize,
     call_timeout: Duration,
     subs: Vec<Subscription>,
-    echo_failed: bool,
     progress: Option<Progress>,
     recorder: Option<Recorder>,
 }
 
-impl<W: Write> Monitor<W> {
+impl Monitor {
     fn after_step(&mut self, sim: &mut Simulation) {
         self.inject(sim);
         self.echo();
+        if self.out.closed() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
         if let Some(r) = &mut self.recorder {
             r.after_step(sim);
         }
@@ -313,7 +334,7 @@ impl<W: Write> Monitor<W> {
                         serde_json::json!({"service": i.name, "time": {"sec": sec, "nsec": nsec}, "error": e.to_string()})
                     }
                 };
-                let _ = writeln!(self.out, "{line}");
+                self.out.line(line.to_string());
             } else {
                 let topic = sim.bus_mut().intern(&i.name);
                 sim.bus_mut().publish(topic, message);
@@ -321,34 +342,23 @@ impl<W: Write> Monitor<W> {
         }
     }
 
-    /// Writes the messages received on the `--echo` topics as JSON lines (until stdout
-    /// fails).
+    /// Queues the messages received on the `--echo` topics as JSON lines.
     fn echo(&mut self) {
-        if self.subs.is_empty() || self.echo_failed {
-            return;
-        }
-        let mut wrote = false;
         for sub in &self.subs {
             for env in sub.drain() {
                 let v = sim_core::echo::message_json(&env.topic, &env.message);
-                if writeln!(self.out, "{v}").is_err() {
-                    self.echo_failed = true;
-                }
-                wrote = true;
+                self.out.line(v.to_string());
             }
-        }
-        if wrote && self.out.flush().is_err() {
-            self.echo_failed = true;
         }
     }
 
-    /// Clears the progress line, flushes stdout and finishes the recording.
-    fn finish(mut self) -> Option<RecordSummary> {
+    /// Clears the progress line and finishes the recording; returns what was recorded and
+    /// the stdout writer, still writing what is queued.
+    fn finish(mut self) -> (Option<RecordSummary>, Output) {
         if let Some(p) = self.progress.take() {
             p.bar.finish_and_clear();
         }
-        let _ = self.out.flush();
-        self.recorder.take().and_then(Recorder::finish)
+        (self.recorder.take().and_then(Recorder::finish), self.out)
     }
 }
 
