@@ -6,7 +6,8 @@
 //! written as the strings `"inf"`, `"-inf"` and `"nan"` (and read back from them).
 //!
 //! To publish, give the `type` and the fields; missing fields are zero, false or empty:
-//! `{"type": "Twist", "linear": {"x": 0.5}, "angular": {"z": 0.2}}`. Types that can be
+//! `{"type": "Twist", "linear": {"x": 0.5}, "angular": {"z": 0.2}}`. A field the type does
+//! not have (`"linaer"`, or a Pose's `position` outside its `pose`) is an error naming it. Types that can be
 //! written: `Empty`, `Boolean`, `Double`, `Int64`, `StringMsg`, `Vector3d`, `Twist`, `Pose`,
 //! `Pose_V`, `EntityFactory` and `Custom` (with `schema`, and `data` any JSON, sent with
 //! encoding `json`).
@@ -201,6 +202,67 @@ pub enum PayloadError {
     /// A field of the wrong form (the message names it).
     #[error("{0}")]
     Field(String),
+    /// A field the message does not have (misspelt, or in the wrong place).
+    #[error("unknown field `{field}` in {within} (its fields: {known})")]
+    UnknownField {
+        /// The field as written, with its path (`linear.w`).
+        field: String,
+        /// Where it was (`a Twist message`, `linear`).
+        within: String,
+        /// The fields allowed there, comma-separated.
+        known: String,
+    },
+}
+
+/// The fields each type written from JSON has, besides `type`.
+fn fields_of(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "Boolean" | "Double" | "Int64" | "StringMsg" => &["data"],
+        "Vector3d" => &["x", "y", "z"],
+        "Twist" => &["linear", "angular"],
+        "Pose" => &["name", "pose"],
+        "Pose_V" => &["pose"],
+        "EntityFactory" => &[
+            "sdf",
+            "sdf_filename",
+            "name",
+            "pose",
+            "relative_to",
+            "allow_renaming",
+        ],
+        "Custom" => &["schema", "data"],
+        _ => &[],
+    }
+}
+
+/// Refuses a key of `o` that is neither in `known` nor in `also` (`path`: where `o` is, empty
+/// at the top; `within`: how the error names it).
+fn only(
+    o: &Map<String, Value>,
+    known: &[&str],
+    also: &[&str],
+    path: &str,
+    within: &str,
+) -> Result<(), PayloadError> {
+    match o
+        .keys()
+        .find(|k| !known.contains(&k.as_str()) && !also.contains(&k.as_str()))
+    {
+        None => Ok(()),
+        Some(k) => Err(PayloadError::UnknownField {
+            field: if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            },
+            within: within.to_string(),
+            known: if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            },
+        }),
+    }
 }
 
 impl From<String> for PayloadError {
@@ -222,6 +284,23 @@ pub fn payload_from_json(v: &Value) -> Result<Payload, PayloadError> {
         .get("type")
         .and_then(Value::as_str)
         .ok_or(PayloadError::NoType)?;
+    if !matches!(
+        ty,
+        "Empty"
+            | "Boolean"
+            | "Double"
+            | "Int64"
+            | "StringMsg"
+            | "Vector3d"
+            | "Twist"
+            | "Pose"
+            | "Pose_V"
+            | "EntityFactory"
+            | "Custom"
+    ) {
+        return Err(PayloadError::UnknownType(ty.to_string()));
+    }
+    only(o, fields_of(ty), &["type"], "", &format!("a {ty} message"))?;
     let p = match ty {
         "Empty" => Payload::Empty,
         "Boolean" => Payload::Boolean(
@@ -256,6 +335,8 @@ pub fn payload_from_json(v: &Value) -> Result<Payload, PayloadError> {
                 let po = p
                     .as_object()
                     .ok_or(format!("`pose[{i}]` must be an object"))?;
+                let at = format!("pose[{i}]");
+                only(po, &["name", "pose"], &[], &at, &format!("`{at}`"))?;
                 poses.push(NamedPose {
                     name: text(po, "name")?.into(),
                     pose: pose_from(po.get("pose"), &format!("pose[{i}].pose"))?,
@@ -320,7 +401,13 @@ fn text<'a>(o: &'a Map<String, Value>, k: &str) -> Result<&'a str, String> {
     }
 }
 
-fn vec3_from(v: &Value, prefix: &str) -> Result<Vec3, String> {
+fn vec3_from(v: &Value, prefix: &str) -> Result<Vec3, PayloadError> {
+    if !prefix.is_empty() {
+        let o = v
+            .as_object()
+            .ok_or(format!("`{prefix}` must be an object {{x, y, z}}, got {v}"))?;
+        only(o, &["x", "y", "z"], &[], prefix, &format!("`{prefix}`"))?;
+    }
     let name = |c: &str| {
         if prefix.is_empty() {
             c.to_string()
@@ -335,21 +422,28 @@ fn vec3_from(v: &Value, prefix: &str) -> Result<Vec3, String> {
     ))
 }
 
-fn sub_vec(o: &Map<String, Value>, k: &str) -> Result<Vec3, String> {
+fn sub_vec(o: &Map<String, Value>, k: &str) -> Result<Vec3, PayloadError> {
     match field(o, k) {
         None => Ok(Vec3::ZERO),
         Some(v @ Value::Object(_)) => vec3_from(v, k),
-        Some(other) => Err(format!("`{k}` must be an object {{x, y, z}}, got {other}")),
+        Some(other) => Err(format!("`{k}` must be an object {{x, y, z}}, got {other}").into()),
     }
 }
 
-fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, String> {
+fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, PayloadError> {
     let Some(v) = v.filter(|v| !v.is_null()) else {
         return Ok(Pose::IDENTITY);
     };
     let o = v.as_object().ok_or(format!(
         "`{name}` must be an object {{position, orientation}}"
     ))?;
+    only(
+        o,
+        &["position", "orientation"],
+        &[],
+        name,
+        &format!("`{name}`"),
+    )?;
     let position = match field(o, "position") {
         None => Vec3::ZERO,
         Some(p) => vec3_from(p, &format!("{name}.position"))?,
@@ -357,6 +451,12 @@ fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, String> {
     let orientation = match field(o, "orientation") {
         None => Quat::IDENTITY,
         Some(q) => {
+            let at = format!("{name}.orientation");
+            if let Some(qo) = q.as_object() {
+                only(qo, &["x", "y", "z", "w"], &[], &at, &format!("`{at}`"))?;
+            } else {
+                return Err(format!("`{at}` must be an object {{x, y, z, w}}").into());
+            }
             let n = |c: &str| number_value(q.get(c), &format!("{name}.orientation.{c}"));
             let q = Quat::new(
                 n("x")?,
@@ -365,7 +465,7 @@ fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, String> {
                 if q.get("w").is_some() { n("w")? } else { 1.0 },
             );
             if !(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).is_normal() {
-                return Err(format!("`{name}.orientation` is not a rotation"));
+                return Err(format!("`{name}.orientation` is not a rotation").into());
             }
             q.normalized()
         }
@@ -450,5 +550,45 @@ mod tests {
             err(json!({"type": "Pose", "pose": {"orientation": {"x": 0, "y": 0, "z": 0, "w": 0}}}))
                 .contains("not a rotation")
         );
+    }
+
+    #[test]
+    fn misspelt_and_misplaced_fields_are_refused_by_name() {
+        let err = |v: Value| payload_from_json(&v).unwrap_err().to_string();
+        let e = err(json!({"type": "Twist", "linaer": {"x": 0.5}}));
+        assert!(
+            e.contains("unknown field `linaer` in a Twist message"),
+            "{e}"
+        );
+        assert!(e.contains("linear, angular"), "{e}");
+        let e = err(json!({"type": "Twist", "linear": {"x": 0.5, "w": 1}}));
+        assert!(e.contains("`linear.w`"), "{e}");
+        // set_pose's position beside the pose instead of in it: never the origin.
+        let e = err(json!({"type": "Pose", "name": "box", "position": {"x": 3}}));
+        assert!(
+            e.contains("unknown field `position` in a Pose message"),
+            "{e}"
+        );
+        let e = err(json!({"type": "Pose", "name": "box", "pose": {"x": 3}}));
+        assert!(e.contains("`pose.x`"), "{e}");
+        let e = err(json!({"type": "Pose", "name": "b", "pose": {"position": {"X": 3}}}));
+        assert!(e.contains("`pose.position.X`"), "{e}");
+        let e = err(json!({"type": "Pose", "name": "b", "pose": {"position": 3}}));
+        assert!(e.contains("`pose.position` must be an object"), "{e}");
+        let e = err(json!({"type": "Pose", "pose": {"orientation": {"yaw": 1}}}));
+        assert!(e.contains("`pose.orientation.yaw`"), "{e}");
+        let e = err(json!({"type": "Pose_V", "pose": [{"name": "a", "position": {}}]}));
+        assert!(e.contains("`pose[0].position`"), "{e}");
+        let e = err(json!({"type": "Double", "value": 1}));
+        assert!(
+            e.contains("`value`") && e.contains("its fields: data"),
+            "{e}"
+        );
+        let e = err(json!({"type": "Empty", "data": 1}));
+        assert!(e.contains("its fields: none"), "{e}");
+        let e = err(json!({"type": "EntityFactory", "sdf": "<sdf/>", "rename": true}));
+        assert!(e.contains("`rename`"), "{e}");
+        // The fields a type has stay accepted, `type` among them.
+        payload_from_json(&json!({"type": "Custom", "schema": "s", "data": {"any": 1}})).unwrap();
     }
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{isolated, json_lines, stage, workspace};
+use common::{isolated, json_lines, simcore, stage, stderr, stdout, workspace};
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -213,4 +213,95 @@ fn list_into_a_closed_pipe_ends_cleanly() {
     let err = err.join().unwrap();
     assert!(status.success(), "{status:?}: {err}");
     assert!(!err.contains("panicked"), "{err}");
+}
+
+/// `simcore run worlds/pioneer.sdf` for one step with `extra`, as the real binary runs it.
+fn pioneer_with(extra: &[&str]) -> std::process::Output {
+    let dir = stage(common::PIONEER_LIBS);
+    let mut args = vec![
+        "run",
+        "worlds/pioneer.sdf",
+        "--rtf",
+        "0",
+        "--steps",
+        "1",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    simcore(&args)
+}
+
+const SCAN: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/lidar/scan";
+
+#[test]
+fn pub_and_call_input_the_world_cannot_take_is_refused_by_name() {
+    let refused = |extra: &[&str], says: &[&str]| {
+        let o = pioneer_with(extra);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        for s in says {
+            assert!(err.contains(s), "{extra:?}: `{s}` not in:\n{err}");
+        }
+        assert!(stdout(&o).is_empty(), "nothing ran: {}", stdout(&o));
+    };
+    // A misspelt field is not a zero.
+    refused(
+        &[
+            "--pub",
+            r#"/model/pioneer/cmd_vel={"type":"Twist","linaer":{"x":0.4}}"#,
+        ],
+        &[
+            "unknown field `linaer` in a Twist message",
+            "linear, angular",
+        ],
+    );
+    // A topic nothing listens to, with the ones it does.
+    refused(
+        &["--pub", r#"/model/pioneer/cmd_vle={"type":"Twist"}"#],
+        &[
+            "nothing in this world listens to `/model/pioneer/cmd_vle`",
+            "/model/pioneer/cmd_vel",
+        ],
+    );
+    // A sensor's output.
+    refused(
+        &["--pub", &format!(r#"{SCAN}={{"type":"Double","data":1}}"#)],
+        &["is the output of sensor `pioneer::chassis::lidar`"],
+    );
+    // Two types on one topic.
+    refused(
+        &[
+            "--pub",
+            r#"/model/pioneer/cmd_vel={"type":"Twist"}@0"#,
+            "--pub",
+            r#"/model/pioneer/cmd_vel={"type":"Double","data":1}@0.5"#,
+        ],
+        &["a Double message, where an earlier --pub to `/model/pioneer/cmd_vel` is a Twist"],
+    );
+    // set_pose with the position beside the pose: refused, never the origin.
+    refused(
+        &[
+            "--call",
+            r#"/world/pioneer/set_pose={"type":"Pose","name":"pioneer","position":{"x":3}}"#,
+        ],
+        &["unknown field `position` in a Pose message (its fields: name, pose)"],
+    );
+}
+
+#[test]
+fn pub_any_topic_and_well_formed_requests_still_run() {
+    let o = pioneer_with(&[
+        "--pub",
+        r#"/model/pioneer/cmd_vel={"type":"Twist","linear":{"x":0.4}}"#,
+        "--pub",
+        r#"/acme/thing={"type":"Custom","schema":"acme/Thing","data":[1]}"#,
+        "--pub-any-topic",
+        "--call",
+        r#"/world/pioneer/set_pose={"type":"Pose","name":"pioneer","pose":{"position":{"x":3}}}"#,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["response"]["data"], true, "{lines:?}");
 }

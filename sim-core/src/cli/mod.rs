@@ -212,6 +212,10 @@ pub struct RunArgs {
     /// start), e.g. `/model/robot/cmd_vel={"type":"Twist","linear":{"x":0.5}}@1.0` (repeatable).
     #[arg(long = "pub", value_name = "TOPIC=JSON@TIME")]
     pub publish: Vec<String>,
+    /// Let `--pub` write to a topic nothing in the world listens to (for a recording or
+    /// clients outside); without it such a `--pub` is refused.
+    #[arg(long = "pub-any-topic")]
+    pub pub_any_topic: bool,
     /// Call a service at a sim time: `SERVICE=JSON@SECONDS`; the reply is printed as a JSON
     /// line on stdout (repeatable).
     #[arg(long, value_name = "SERVICE=JSON@TIME")]

@@ -43,6 +43,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         return Ok(Outcome::Success);
     }
     let injections = injections(&args)?;
+    check_publications(&sim, &injections, args.pub_any_topic)?;
     // Before `--echo` subscribes: the transport takes the topics the world itself listens
     // to for its inputs.
     let mut transport = super::transport::start(&args.transport, &s.manifest.ros.remap, &mut sim)?;
@@ -228,6 +229,57 @@ fn injections(args: &RunArgs) -> Result<Vec<Injection>, Failure> {
     // Stable: same-time injections keep their command-line order (publications first).
     injections.sort_by_key(|i| i.at);
     Ok(injections)
+}
+
+/// Refuses a `--pub` to a sensor's output, to a topic nothing in the world listens to
+/// (unless `any_topic`), or of a type other than an earlier `--pub` to the same topic.
+fn check_publications(
+    sim: &Simulation,
+    injections: &[Injection],
+    any_topic: bool,
+) -> Result<(), Failure> {
+    let outputs = sim.sensors().output_topics_by(sim.bus());
+    let listened: Vec<String> = sim
+        .topics()
+        .into_iter()
+        .filter(|t| sim.bus().stats(t).subscribers > 0)
+        .collect();
+    let mut types: Vec<(&str, &str)> = Vec::new();
+    for i in injections.iter().filter(|i| !i.call) {
+        let refuse = |why: String| Err(Failure::Error(format!("--pub `{}`: {why}", i.name)));
+        if let Some((_, sensor)) = outputs.iter().find(|(t, _)| *t == i.name) {
+            return refuse(format!(
+                "`{}` is the output of sensor `{sensor}`; --pub writes to the topics the \
+                 world listens to",
+                i.name
+            ));
+        }
+        if !any_topic && !listened.contains(&i.name) {
+            return refuse(format!(
+                "nothing in this world listens to `{}` (--pub-any-topic allows it); the \
+                 topics it listens to: {}",
+                i.name,
+                if listened.is_empty() {
+                    "none".to_string()
+                } else {
+                    listened.join(", ")
+                }
+            ));
+        }
+        let ty = i.payload.type_name();
+        match types.iter().find(|(t, _)| *t == i.name) {
+            Some((_, other)) if *other != ty => {
+                return refuse(format!(
+                    "a {ty} message, where an earlier --pub to `{}` is a {other}: a topic \
+                     carries one type",
+                    i.name
+                ));
+            }
+            Some(_) => {}
+            None => types.push((&i.name, ty)),
+        }
+    }
+    Ok(())
 }
 
 /// Subscribes to the `--echo` topics (warning about those nothing publishes on yet).

@@ -494,14 +494,31 @@ impl SensorManager {
 
     /// Every topic the sensors have published on so far, plus their main and trigger topics.
     pub fn topics(&self, bus: &Bus) -> Vec<String> {
-        let mut v = Vec::new();
+        let mut v: Vec<String> = self
+            .output_topics_by(bus)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
         for s in &self.slots {
-            v.extend(s.out_topics().map(|t| bus.name(t.topic).to_string()));
-            if let Some(m) = &s.metrics {
-                v.push(bus.name(m.topic).to_string());
-            }
             if s.cold.setup.triggered {
                 v.push(s.cold.setup.trigger_topic.clone());
+            }
+        }
+        v
+    }
+
+    /// The topics the sensors publish on (their outputs and metrics), with the scoped name
+    /// of the sensor publishing each.
+    pub fn output_topics_by(&self, bus: &Bus) -> Vec<(String, String)> {
+        let mut v = Vec::new();
+        for s in &self.slots {
+            let name = || s.name.as_str().to_string();
+            v.extend(
+                s.out_topics()
+                    .map(|t| (bus.name(t.topic).to_string(), name())),
+            );
+            if let Some(m) = &s.metrics {
+                v.push((bus.name(m.topic).to_string(), name()));
             }
         }
         v
