@@ -2,7 +2,11 @@
 //! `--pub` and `--call`.
 //!
 //! One object per message: `topic`, `type`, `header` (`stamp` {`sec`, `nsec`}, `frame_id`,
-//! `seq`) and the message's fields. JSON has no infinities or NaN, so non-finite numbers are
+//! `seq`) and the message's fields. `--echo` prints them bounded ([`echo_json`]): an array of
+//! more than [`ECHO_MAX_ITEMS`] items keeps its first ones, a string of more than
+//! [`ECHO_MAX_STRING`] bytes its start, and the object's `truncated` field maps each field
+//! cut (`"ranges"`, `"pose[3].name"`) to its full length; images and point clouds print only
+//! their `data_bytes`. JSON has no infinities or NaN, so non-finite numbers are
 //! written as the strings `"inf"`, `"-inf"` and `"nan"` (and read back from them).
 //!
 //! To publish, give the `type` and the fields; missing fields are zero, false or empty:
@@ -49,6 +53,70 @@ fn pose(p: Pose) -> Value {
 
 fn twist(t: Twist) -> Value {
     json!({"linear": vec3(t.linear), "angular": vec3(t.angular)})
+}
+
+/// The most items of an array `--echo` prints.
+pub const ECHO_MAX_ITEMS: usize = 1000;
+
+/// The most bytes of a string (or of a custom message's data) `--echo` prints.
+pub const ECHO_MAX_STRING: usize = 64 << 10;
+
+/// [`message_json`] bounded as `--echo` prints it (see the module docs): a line stays within
+/// a few megabytes whatever the message holds.
+pub fn echo_json(topic: &str, m: &Message) -> Value {
+    let mut truncated = Map::new();
+    let mut v = match m.payload.as_enum() {
+        Ok(Payload::Custom(c)) if c.data.len() > ECHO_MAX_STRING / 2 => {
+            // Cut before it is written out (as hex it doubles).
+            truncated.insert("data".into(), json!(c.data.len()));
+            let cut = CustomMessage {
+                data: c.data[..ECHO_MAX_STRING / 2].to_vec().into(),
+                ..(**c).clone()
+            };
+            let mut short = Message::new("", Payload::Custom(RBox::new(cut)));
+            short.header = m.header.clone();
+            message_json(topic, &short)
+        }
+        _ => message_json(topic, m),
+    };
+    if let Value::Object(o) = &mut v {
+        for (k, field) in o.iter_mut() {
+            bound(field, k, &mut truncated);
+        }
+        if !truncated.is_empty() {
+            o.insert("truncated".into(), Value::Object(truncated));
+        }
+    }
+    v
+}
+
+/// Cuts long arrays and strings in `v` (at `path`), noting their full lengths.
+fn bound(v: &mut Value, path: &str, truncated: &mut Map<String, Value>) {
+    match v {
+        Value::Array(a) => {
+            if a.len() > ECHO_MAX_ITEMS {
+                truncated.insert(path.to_string(), json!(a.len()));
+                a.truncate(ECHO_MAX_ITEMS);
+            }
+            for (i, item) in a.iter_mut().enumerate() {
+                bound(item, &format!("{path}[{i}]"), truncated);
+            }
+        }
+        Value::Object(o) => {
+            for (k, field) in o.iter_mut() {
+                bound(field, &format!("{path}.{k}"), truncated);
+            }
+        }
+        Value::String(s) if s.len() > ECHO_MAX_STRING => {
+            truncated.insert(path.to_string(), json!(s.len()));
+            let mut end = ECHO_MAX_STRING;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            s.truncate(end);
+        }
+        _ => {}
+    }
 }
 
 /// The JSON form of a message published on `topic`.
@@ -550,6 +618,48 @@ mod tests {
             err(json!({"type": "Pose", "pose": {"orientation": {"x": 0, "y": 0, "z": 0, "w": 0}}}))
                 .contains("not a rotation")
         );
+    }
+
+    #[test]
+    fn echo_bounds_long_arrays_strings_and_data() {
+        let scan = Message::new(
+            "",
+            Payload::LaserScan(RBox::new(sim_plugin_api::LaserScan {
+                ranges: vec![1.0; 200_000].into(),
+                intensities: vec![0.5; 10].into(),
+                ..Default::default()
+            })),
+        );
+        let v = echo_json("/scan", &scan);
+        assert_eq!(v["ranges"].as_array().unwrap().len(), ECHO_MAX_ITEMS);
+        assert_eq!(v["intensities"].as_array().unwrap().len(), 10);
+        assert_eq!(v["truncated"], json!({"ranges": 200_000}));
+        // The recording's form is whole.
+        assert_eq!(
+            message_json("/scan", &scan)["ranges"]
+                .as_array()
+                .unwrap()
+                .len(),
+            200_000
+        );
+        let text = Message::new("", Payload::Text("é".repeat(100_000).into()));
+        let v = echo_json("/t", &text);
+        assert!(v["data"].as_str().unwrap().len() <= ECHO_MAX_STRING);
+        assert_eq!(v["truncated"]["data"], 200_000);
+        let big = Message::new(
+            "",
+            Payload::Custom(RBox::new(CustomMessage {
+                schema: "s".into(),
+                encoding: "raw".into(),
+                data: vec![1u8; 10 << 20].into(),
+            })),
+        );
+        let line = echo_json("/c", &big).to_string();
+        assert!(line.len() < 2 * ECHO_MAX_STRING, "{}", line.len());
+        assert!(line.contains(&format!("\"truncated\":{{\"data\":{}}}", 10 << 20)));
+        // Small messages print as before, without `truncated`.
+        let small = Message::new("", Payload::Double(1.0));
+        assert_eq!(echo_json("/d", &small), message_json("/d", &small));
     }
 
     #[test]

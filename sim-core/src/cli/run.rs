@@ -10,7 +10,7 @@ use super::report::{plugin_problems, print_skipped, print_summary};
 use super::settings::{Settings, load_options, registry, settings};
 use super::{Failure, Outcome, RunArgs};
 use sim_core::record::{RecordOptions, RecordSummary, Recorder};
-use sim_core::runner::{LoadError, PluginPolicy, RunLimit, SimOptions, Simulation};
+use sim_core::runner::{Guards, LoadError, PluginPolicy, RunLimit, SimOptions, Simulation};
 use sim_core::transport::Subscription;
 use sim_core::world::World;
 use sim_plugin_api::SimTime;
@@ -27,6 +27,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     let world = load_world(&s, &args)?;
     let (options, rtf) = run_options(&args, &s, &world);
     let mut sim = build(world, &args, &s, &options)?;
+    sim.set_guards(guards(&args, &s)?);
     // Libraries the world does not need are only mentioned in the log (`simcore plugins`
     // lists them); when a needed one is missing, the load error names the refused ones.
     for w in sim.warnings() {
@@ -81,6 +82,9 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     });
     let (recorded, out) = monitor.finish();
     print_summary(&summary, &s.world);
+    if let Some(path) = &args.summary_json {
+        super::report::write_summary_json(path, &summary, &s.world)?;
+    }
     if let Some(r) = recorded {
         eprintln!("  {r}");
     }
@@ -131,6 +135,28 @@ fn start_recording(
         eprintln!("serving Foxglove on ws://{}:{port}", addr.ip());
     }
     Ok(Some(r))
+}
+
+/// `--plugin-budget` and `--max-message-size` (else the manifest's, else the defaults).
+fn guards(args: &RunArgs, s: &Settings) -> Result<Guards, Failure> {
+    let mut g = Guards::default();
+    if let Some(b) = args.plugin_budget.or(s.manifest.plugin_budget) {
+        if !(b.is_finite() && b > 0.0 && b < 1e9) {
+            return Err(Failure::Error(format!(
+                "--plugin-budget must be a positive number of seconds, got {b}"
+            )));
+        }
+        g.hook_budget = Duration::from_secs_f64(b);
+    }
+    if let Some(m) = args.max_message_size.or(s.manifest.max_message_size) {
+        if m == 0 {
+            return Err(Failure::Error(
+                "--max-message-size must be at least 1 byte".into(),
+            ));
+        }
+        g.max_message_bytes = m;
+    }
+    Ok(g)
 }
 
 /// `--duration`, `--rtf` and `--threads` in range.
@@ -380,7 +406,7 @@ impl Monitor {
                 let line = match sim.call_service_within(&i.name, &message, self.call_timeout) {
                     Ok(reply) => serde_json::json!({
                         "service": i.name, "time": {"sec": sec, "nsec": nsec},
-                        "response": sim_core::echo::message_json(&i.name, &reply),
+                        "response": sim_core::echo::echo_json(&i.name, &reply),
                     }),
                     Err(e) => {
                         serde_json::json!({"service": i.name, "time": {"sec": sec, "nsec": nsec}, "error": e.to_string()})
@@ -398,7 +424,7 @@ impl Monitor {
     fn echo(&mut self) {
         for sub in &self.subs {
             for env in sub.drain() {
-                let v = sim_core::echo::message_json(&env.topic, &env.message);
+                let v = sim_core::echo::echo_json(&env.topic, &env.message);
                 self.out.line(v.to_string());
             }
         }
