@@ -160,29 +160,41 @@ pub fn print_skipped(skipped: &[PluginProblem]) {
 /// `hook_time` in seconds and `wall_share` in percent) and `failures`.
 pub fn write_summary_json(path: &Path, s: &RunSummary, world: &Path) -> Result<(), Failure> {
     use serde_json::json;
+    // The counters sensors and systems share, added to `v`.
+    let with_guards = |mut v: serde_json::Value,
+                       hook: std::time::Duration,
+                       slow,
+                       refused,
+                       disabled: &Option<String>| {
+        let o = v.as_object_mut().expect("an object");
+        o.insert("hook_time".into(), json!(hook.as_secs_f64()));
+        o.insert("wall_share".into(), json!(share(hook, s)));
+        o.insert("slow_hooks".into(), json!(slow));
+        o.insert("refused".into(), json!(refused));
+        o.insert("disabled".into(), json!(disabled));
+        v
+    };
     let sensors: Vec<_> = s
         .sensors
         .iter()
         .map(|r| {
-            json!({
+            let v = json!({
                 "scoped_name": r.scoped_name, "type": r.sensor_type, "topic": r.topic,
                 "library": r.library, "updates": r.updates, "messages": r.messages,
                 "errors": r.errors, "dropped": r.dropped,
-                "hook_time": r.hook_time.as_secs_f64(), "wall_share": share(r.hook_time, s),
-                "slow_hooks": r.slow_hooks, "refused": r.refused, "disabled": r.disabled,
-            })
+            });
+            with_guards(v, r.hook_time, r.slow_hooks, r.refused, &r.disabled)
         })
         .collect();
     let systems: Vec<_> = s
         .systems
         .iter()
         .map(|r| {
-            json!({
+            let v = json!({
                 "name": r.name, "entity": r.entity_name, "library": r.library,
                 "messages": r.messages, "commands": r.commands,
-                "hook_time": r.hook_time.as_secs_f64(), "wall_share": share(r.hook_time, s),
-                "slow_hooks": r.slow_hooks, "refused": r.refused, "disabled": r.disabled,
-            })
+            });
+            with_guards(v, r.hook_time, r.slow_hooks, r.refused, &r.disabled)
         })
         .collect();
     let failures: Vec<_> = s
