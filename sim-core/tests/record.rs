@@ -108,6 +108,8 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
             r#"/model/pioneer/cmd_vel={"type":"Twist","linear":{"x":0.4},"angular":{"z":0.5}}@0"#,
             "--pub",
             r#"/acme/thing={"type":"Custom","schema":"acme/Thing","data":{"a":[1,2]}}@0.2"#,
+            // Nothing in the world listens to /acme/thing: only the recording takes it.
+            "--pub-any-topic",
             "--call",
             r#"/world/pioneer/create={"type":"EntityFactory","sdf_filename":"models/crate.sdf","pose":{"position":{"x":2,"y":-0.5,"z":0.2}},"allow_renaming":true}@0.5"#,
             "--echo",

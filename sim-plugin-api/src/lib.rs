@@ -136,6 +136,7 @@
 //! | [`MODEL_PLUGINS_EXTENSION`] (`simcore.model_plugins.v1`) | [`WorldView::extension`], helper [`model_plugins`] | [`ModelPlugins`]: the `<plugin>` elements of every model, e.g. to read annotations such as a fiducial id |
 //! | [`SCENE_EXTENSION`] (`simcore.scene.v1`) | [`WorldView::extension`], helper [`WorldRef::scene`] | [`scene`]: the world's `<scene>`, its lights (world frame) and the segmentation labels of visuals, for rendering plugins |
 //! | [`VISIBILITY_RAYS_EXTENSION`] (`simcore.visibility_rays.v1`) | [`WorldView::extension`], helper [`WorldRef::cast_rays_seen_by`] | [`visibility`]: ray casts that see only the visuals whose `<visibility_flags>` meet a sensor's `<visibility_mask>` |
+//! | [`MODEL_LINKS_EXTENSION`] (`simcore.model_links.v1`) | [`WorldView::extension`], helper [`WorldRef::links_of`] | [`model_links`]: the links of a model, own name and id, e.g. to push one with `apply_wrench` |
 //!
 //! An engine without an extension answers `None`, so a plugin can fall back.
 //!
@@ -195,6 +196,8 @@ mod math;
 #[allow(unsafe_code)]
 mod messages;
 #[allow(unsafe_code)]
+pub mod model_links;
+#[allow(unsafe_code)]
 mod model_plugins;
 pub mod noise;
 #[allow(unsafe_code)]
@@ -236,6 +239,9 @@ pub use messages::{
     Payload, PixelFormat, PointCloudPacked, PointField, PointFieldType, SensorMetrics, SharedStr,
     Twist,
 };
+#[doc(hidden)]
+pub use model_links::ModelLinks_TO;
+pub use model_links::{LinkEntry, MODEL_LINKS_EXTENSION, ModelLinks, ModelLinksRef};
 pub use model_plugins::*;
 #[doc(hidden)]
 pub use plugin::*;

@@ -1,4 +1,5 @@
-//! What plugins see: the [`WorldView`] of a [`Physics`], and the scene extension.
+//! What plugins see: the [`WorldView`] of a [`Physics`], and its extensions (scene,
+//! visibility rays, model links).
 
 use super::convert::*;
 use super::entities::EntityData;
@@ -7,8 +8,9 @@ use super::{GROUP_COLLISION, GROUP_QUERY, Physics};
 use rapier3d::prelude::*;
 use sim_plugin_api::{
     ALL_VISIBLE, Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState,
-    LogLevel, MODEL_PLUGINS_EXTENSION, ModelInfo, NO_LABEL, Ray as ApiRay, RayCastOptions, RayHit,
-    SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO, SimTime, SphericalCoordinates,
+    LinkEntry, LogLevel, MODEL_LINKS_EXTENSION, MODEL_PLUGINS_EXTENSION, ModelInfo, ModelLinks,
+    ModelLinks_TO, ModelLinksRef, NO_LABEL, Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION,
+    SceneInfo, SceneRef, SceneView, SceneView_TO, SharedStr, SimTime, SphericalCoordinates,
     SurfaceInfo, VISIBILITY_RAYS_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO,
     VisibilityRaysRef, WorldView,
     abi_stable::{
@@ -43,6 +45,7 @@ impl Physics {
                 RRef::new(self),
                 TD_Opaque,
             )),
+            links: std::mem::ManuallyDrop::new(ModelLinks_TO::from_ptr(RRef::new(self), TD_Opaque)),
         }
     }
 
@@ -214,6 +217,29 @@ pub struct PhysicsView<'a> {
     /// The `simcore.visibility_rays.v1` extension object, borrowing the physics as `scene`
     /// does.
     visibility: std::mem::ManuallyDrop<VisibilityRaysRef<'a>>,
+    /// The `simcore.model_links.v1` extension object, borrowing the physics as `scene` does.
+    links: std::mem::ManuallyDrop<ModelLinksRef<'a>>,
+}
+
+/// The links extension ([`MODEL_LINKS_EXTENSION`]): a model's own links, in declaration
+/// order.
+impl ModelLinks for Physics {
+    fn links_of(&self, model: EntityId, out: &mut RVec<LinkEntry>) -> bool {
+        out.clear();
+        let Some(EntityData::Model { links, .. }) = self.entities.get(model).map(|e| &e.data)
+        else {
+            return false;
+        };
+        for &id in links {
+            if let Some(l) = self.entities.get(id) {
+                out.push(LinkEntry {
+                    name: SharedStr::new(&l.name),
+                    id,
+                });
+            }
+        }
+        true
+    }
 }
 
 /// The visibility extension ([`VISIBILITY_RAYS_EXTENSION`]): casts that see only the visuals
@@ -466,6 +492,7 @@ impl WorldView for PhysicsView<'_> {
             SCENE_EXTENSION => ROption::RSome(Extension::new(&*self.scene)),
             sim_plugin_api::RAY_FLAGS_EXTENSION => ROption::RSome(Extension::new(&RAY_FLAGS)),
             VISIBILITY_RAYS_EXTENSION => ROption::RSome(Extension::new(&*self.visibility)),
+            MODEL_LINKS_EXTENSION => ROption::RSome(Extension::new(&*self.links)),
             _ => ROption::RNone,
         }
     }
