@@ -17,6 +17,7 @@ pub mod mesh;
 pub mod physics;
 pub mod plugins;
 pub mod record;
+pub mod render;
 pub mod resources;
 pub mod ros;
 pub mod runner;

@@ -169,7 +169,7 @@ impl Physics {
 /// every direction; an axis-aligned plane's half-space is bounded exactly instead (infinite
 /// along the plane, ending at it), so that box queries find a ground plane only where they
 /// reach it. A tilted plane stays unbounded.
-fn collider_aabb(c: &Collider) -> Aabb {
+pub(super) fn collider_aabb(c: &Collider) -> Aabb {
     if let Some(h) = c.shape().as_halfspace() {
         let n = quat_from_rapier(c.position().rotation).rotate(vec_from_rapier(h.normal));
         let p = vec_from_rapier(c.position().translation);
