@@ -141,13 +141,14 @@ impl Physics {
                 }
             }
             TypedShape::HeightField(h) => {
-                let (rows, cols) = (h.nrows(), h.ncols());
+                let heights = h.heights();
+                // Samples (parry's `nrows`/`ncols` count cells).
+                let (rows, cols) = (heights.nrows(), heights.ncols());
                 let cells = rows.saturating_sub(1) * cols.saturating_sub(1);
                 let mut k = 1;
                 while 2 * cells.div_ceil(k * k) > MAX_LISTED_TRIANGLES {
                     k += 1;
                 }
-                let heights = h.heights();
                 let y = h.scale().y;
                 let at = |i: usize, j: usize| {
                     to_visual(rapier3d::prelude::Vector::new(
