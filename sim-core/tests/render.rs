@@ -223,7 +223,9 @@ fn rays_and_frusta_are_drawn_where_they_project_and_pictures_are_deterministic()
     // 1.5 / sin(0.2618) m along the ray; the ray nearest +y is number 539 of 720 over
     // [-3.14159, 3.14159]. A hit dot lies where that point projects.
     let v = -0.2618f64;
-    let h: f64 = -3.14159 + 539.0 * (2.0 * 3.14159 / 719.0);
+    // The world file's angle limits, as written (not quite pi).
+    let limit: f64 = "3.14159".parse().unwrap();
+    let h = -limit + 539.0 * (2.0 * limit / 719.0);
     let r = 1.5 / -v.sin();
     let hit = [
         r * v.cos() * h.cos(),

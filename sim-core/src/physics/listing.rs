@@ -10,7 +10,7 @@ use sim_plugin_api::{Aabb, EntityId, EntityKind, Pose, Vec3};
 
 /// The most triangles [`Physics::visual_triangles`] returns for one visual: a larger height
 /// map is sampled on a coarser grid, a larger mesh is not listed.
-pub const MAX_LISTED_TRIANGLES: usize = 200_000;
+const MAX_LISTED_TRIANGLES: usize = 200_000;
 
 /// A model or link frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -117,8 +117,8 @@ impl Physics {
 
     /// The triangles of a height-map, polyline or mesh visual as the engine built them, as a
     /// triangle list (three vertices each) in the visual's own frame; `None` for the other
-    /// shapes. A height map of more than [`MAX_LISTED_TRIANGLES`] triangles is sampled on
-    /// every k-th row and column; a larger mesh gives `None`.
+    /// shapes. A height map of more than 200,000 triangles is sampled on every k-th row and
+    /// column (and its last) to stay within that; a larger mesh gives `None`.
     pub fn visual_triangles(&self, id: EntityId) -> Option<Vec<Vec3>> {
         let EntityData::Visual { pose, .. } = &self.entities.get(id)?.data else {
             return None;
@@ -144,9 +144,13 @@ impl Physics {
                 let heights = h.heights();
                 // Samples (parry's `nrows`/`ncols` count cells).
                 let (rows, cols) = (heights.nrows(), heights.ncols());
-                let cells = rows.saturating_sub(1) * cols.saturating_sub(1);
+                if rows < 2 || cols < 2 {
+                    return None;
+                }
+                // Every k-th sample (and the last): that many cells along each side.
+                let cells = |k: usize| (rows - 1).div_ceil(k) * (cols - 1).div_ceil(k);
                 let mut k = 1;
-                while 2 * cells.div_ceil(k * k) > MAX_LISTED_TRIANGLES {
+                while 2 * cells(k) > MAX_LISTED_TRIANGLES {
                     k += 1;
                 }
                 let y = h.scale().y;

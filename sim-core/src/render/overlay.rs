@@ -129,12 +129,10 @@ fn clip_to(
             }
         }
     }
-    (t0 <= t1).then(|| {
-        (
-            (p.0 + dx * t0, p.1 + dy * t0),
-            (p.0 + dx * t1, p.1 + dy * t1),
-        )
-    })
+    (t0 <= t1).then_some((
+        (p.0 + dx * t0, p.1 + dy * t0),
+        (p.0 + dx * t1, p.1 + dy * t1),
+    ))
 }
 
 /// The unit direction of ray `(row, col)` of a scan, in the sensor frame.
