@@ -101,23 +101,7 @@ impl View {
 pub fn scene_bounds(physics: &Physics) -> Option<Aabb> {
     let mut acc: Option<Aabb> = None;
     let mut planes: Option<Aabb> = None;
-    let grow = |acc: &mut Option<Aabb>, b: Aabb| {
-        *acc = Some(match *acc {
-            None => b,
-            Some(a) => Aabb {
-                min: Vec3::new(
-                    a.min.x.min(b.min.x),
-                    a.min.y.min(b.min.y),
-                    a.min.z.min(b.min.z),
-                ),
-                max: Vec3::new(
-                    a.max.x.max(b.max.x),
-                    a.max.y.max(b.max.y),
-                    a.max.z.max(b.max.z),
-                ),
-            },
-        });
-    };
+    let grow = crate::physics::aabb_grow;
     for v in physics.visuals() {
         let Some(b) = physics.visual_aabb(v.id) else {
             continue;
