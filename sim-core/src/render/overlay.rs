@@ -1,7 +1,7 @@
 //! What is drawn over the picture: each lidar's rays at the picture's time (its latest scan:
 //! a dot at each hit, and a faint line from the sensor to the hits of at most 720 evenly
 //! spread rays; rays that hit nothing are not drawn), and each camera's frustum (its four
-//! edges and the rectangle where they end).
+//! edges and the rectangle where they end; logical cameras too).
 //! Lines are drawn on top of the scene, without occlusion.
 
 use super::picture::Picture;
@@ -178,14 +178,16 @@ pub fn draw_rays(pic: &mut Picture, view: &View, scans: &[LaserScan]) -> usize {
     hits.len()
 }
 
-/// A camera's `<camera>`: horizontal field of view, image aspect (height / width) and far
-/// clip, with SDF's defaults.
+/// A camera's `<camera>` (or a logical camera's `<logical_camera>`): horizontal field of
+/// view, image aspect (height / width) and far clip, with SDF's defaults.
 fn camera_shape(sdf: &str) -> Option<(f64, f64, f64)> {
     let doc = roxmltree::Document::parse(sdf).ok()?;
-    let camera = doc
-        .root_element()
-        .children()
-        .find(|n| n.has_tag_name("camera"))?;
+    let element = |name: &str| doc.root_element().children().find(|n| n.has_tag_name(name));
+    let (camera, logical) = match (element("camera"), element("logical_camera")) {
+        (Some(c), _) => (c, false),
+        (None, Some(l)) => (l, true),
+        (None, None) => return None,
+    };
     let value = |path: &[&str], default: f64| {
         let mut node = Some(camera);
         for p in path {
@@ -197,12 +199,17 @@ fn camera_shape(sdf: &str) -> Option<(f64, f64, f64)> {
             .unwrap_or(default)
     };
     let hfov = value(&["horizontal_fov"], 1.047).min(3.1);
+    if logical {
+        // `<aspect_ratio>` is width / height.
+        let aspect = 1.0 / value(&["aspect_ratio"], 1.778);
+        return Some((hfov, aspect, value(&["far"], 1.0)));
+    }
     let aspect = value(&["image", "height"], 240.0) / value(&["image", "width"], 320.0);
     Some((hfov, aspect, value(&["clip", "far"], 100.0)))
 }
 
-/// Draws the frustum of each camera of `sim` (each sensor with a `<camera>`), as far as its
-/// far clip but at most `length` m. Returns how many were drawn.
+/// Draws the frustum of each camera of `sim` (each sensor with a `<camera>` or a
+/// `<logical_camera>`), as far as its far clip but at most `length` m. Returns how many were drawn.
 pub fn draw_frusta(pic: &mut Picture, view: &View, sim: &Simulation, length: f64) -> usize {
     let mut drawn = 0;
     let setups: Vec<&SensorSetup> = sim.sensors().setups().collect();
@@ -287,5 +294,11 @@ mod tests {
             Some((1.047, 0.75, 100.0))
         );
         assert_eq!(camera_shape("<sensor><lidar/></sensor>"), None);
+        let (h, a, f) = camera_shape(
+            "<sensor><logical_camera><far>8</far><horizontal_fov>1.05</horizontal_fov>\
+             <aspect_ratio>2</aspect_ratio></logical_camera></sensor>",
+        )
+        .unwrap();
+        assert_eq!((h, a, f), (1.05, 0.5, 8.0));
     }
 }
