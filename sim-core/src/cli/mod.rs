@@ -5,6 +5,7 @@ pub mod check;
 pub mod new_plugin;
 pub mod output;
 pub mod plugins;
+pub mod render;
 pub mod report;
 pub mod run;
 pub mod settings;
@@ -43,6 +44,9 @@ pub enum Command {
     /// Write a new plugin crate, outside any workspace: a sensor or a system that builds, with
     /// unit tests, a world that runs it and a README.
     NewPlugin(NewPluginArgs),
+    /// Draw a world, stepped to a sim time, into a PNG picture with the camera plugin
+    /// (optionally with lidar rays and camera frusta on top).
+    Render(Box<render::RenderArgs>),
 }
 
 /// `simcore new-plugin`.

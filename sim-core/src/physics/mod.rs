@@ -37,6 +37,7 @@ pub use commands::{
 };
 use entities::Entities;
 pub use listing::{FrameEntry, VisualEntry};
+pub(crate) use view::aabb_grow;
 pub use view::{DEFAULT_DIFFUSE, PhysicsView};
 
 use rapier3d::prelude::*;

@@ -97,22 +97,7 @@ impl Physics {
                 if c.collision_groups().memberships != GROUP_COLLISION {
                     continue;
                 }
-                let bb = collider_aabb(c);
-                acc = Some(match acc {
-                    Some(a) => Aabb {
-                        min: Vec3::new(
-                            a.min.x.min(bb.min.x),
-                            a.min.y.min(bb.min.y),
-                            a.min.z.min(bb.min.z),
-                        ),
-                        max: Vec3::new(
-                            a.max.x.max(bb.max.x),
-                            a.max.y.max(bb.max.y),
-                            a.max.z.max(bb.max.z),
-                        ),
-                    },
-                    None => bb,
-                });
+                aabb_grow(&mut acc, collider_aabb(c));
             }
         }
         acc
@@ -168,11 +153,30 @@ impl Physics {
     }
 }
 
+/// Grows `acc` (nothing yet: `None`) to hold `b` too.
+pub(crate) fn aabb_grow(acc: &mut Option<Aabb>, b: Aabb) {
+    *acc = Some(match *acc {
+        None => b,
+        Some(a) => Aabb {
+            min: Vec3::new(
+                a.min.x.min(b.min.x),
+                a.min.y.min(b.min.y),
+                a.min.z.min(b.min.z),
+            ),
+            max: Vec3::new(
+                a.max.x.max(b.max.x),
+                a.max.y.max(b.max.y),
+                a.max.z.max(b.max.z),
+            ),
+        },
+    });
+}
+
 /// The world AABB of a collider. rapier bounds a half-space (an SDF plane) by a huge box in
 /// every direction; an axis-aligned plane's half-space is bounded exactly instead (infinite
 /// along the plane, ending at it), so that box queries find a ground plane only where they
 /// reach it. A tilted plane stays unbounded.
-fn collider_aabb(c: &Collider) -> Aabb {
+pub(super) fn collider_aabb(c: &Collider) -> Aabb {
     if let Some(h) = c.shape().as_halfspace() {
         let n = quat_from_rapier(c.position().rotation).rotate(vec_from_rapier(h.normal));
         let p = vec_from_rapier(c.position().translation);
