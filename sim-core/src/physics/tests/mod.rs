@@ -7,6 +7,7 @@ mod joint_limits;
 mod joints;
 mod rays;
 mod shapes;
+mod stacking;
 mod state;
 mod surfaces;
 mod view;
