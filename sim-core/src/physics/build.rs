@@ -110,6 +110,8 @@ impl Physics {
             model_plugins: ModelPlugins::new(),
             hooks: Default::default(),
             rays: Default::default(),
+            reduced: false,
+            drive_targets: Vec::new(),
         };
         let world_id = physics.entities.add(Entity {
             kind: EntityKind::WORLD,
@@ -122,7 +124,9 @@ impl Physics {
         });
         debug_assert_eq!(world_id, EntityId::WORLD);
         for model in &world.models {
+            physics.reduced = super::joints::reducible(model);
             physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None)?;
+            physics.reduced = false;
         }
         for joint in &world.joints {
             physics.add_joint(joint, EntityId::WORLD, "")?;

@@ -29,5 +29,7 @@ mod build;
 mod commands;
 mod couplings;
 mod readout;
+mod reduced;
 
 pub(in crate::physics) use couplings::{Coupling, TwoAxes};
+pub(in crate::physics) use reduced::reducible;

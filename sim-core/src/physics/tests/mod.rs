@@ -6,6 +6,7 @@ mod joint_kinds;
 mod joint_limits;
 mod joints;
 mod rays;
+mod reduced;
 mod shapes;
 mod stacking;
 mod state;
