@@ -64,7 +64,9 @@ impl Physics {
         // An angular position target of a reduced-coordinate joint is kept up before each
         // step (see `joints::reduced`); any other command replaces it.
         self.drive_targets.retain(|t| t.0 != cmd.joint);
-        if multibody.is_some() && !a.linear && cmd.mode == sim_plugin_api::JointCommandMode::POSITION
+        if multibody.is_some()
+            && !a.linear
+            && cmd.mode == sim_plugin_api::JointCommandMode::POSITION
         {
             self.drive_targets.push((cmd.joint, handle, cmd.target));
         }

@@ -71,17 +71,18 @@ impl Physics {
         Some((h, anchor))
     }
 
-    /// Whether a joint of this kind, between these bodies, may be a multibody joint: between
-    /// dynamic bodies of the default dominance (or from a fixed one), and carrying no
-    /// force-torque sensor (reduced coordinates compute no force on the locked axes).
+    /// Whether a joint of this kind, between these bodies, may be a multibody joint: a
+    /// revolute, prismatic, fixed or ball joint (a continuous joint, most often a wheel,
+    /// stays an impulse joint: rapier solves the contacts of multibody links one friction
+    /// constraint per contact point, which makes a diff drive on cylinder wheels turn 10 %
+    /// faster than its wheels roll, where the one friction constraint and twist of its
+    /// plain bodies' contacts follow the wheels), between dynamic bodies of the default
+    /// dominance (or from a fixed one), carrying no force-torque sensor (reduced
+    /// coordinates compute no force on the locked axes).
     fn may_reduce(&self, joint: &Joint, parent: RigidBodyHandle, child: RigidBodyHandle) -> bool {
         let kind_ok = matches!(
             joint.kind,
-            JointKind::Revolute
-                | JointKind::Continuous
-                | JointKind::Prismatic
-                | JointKind::Fixed
-                | JointKind::Ball
+            JointKind::Revolute | JointKind::Prismatic | JointKind::Fixed | JointKind::Ball
         );
         let sensed = joint
             .sensors
@@ -106,9 +107,7 @@ impl Physics {
         let Some((mb, link)) = self.pw.multibody_joints.get_mut(h) else {
             return;
         };
-        let Some((first, ndofs)) = mb
-            .link(link)
-            .map(|l| (l.assembly_id(), l.joint().ndofs()))
+        let Some((first, ndofs)) = mb.link(link).map(|l| (l.assembly_id(), l.joint().ndofs()))
         else {
             return;
         };

@@ -52,11 +52,7 @@ fn assert_swings_about_y(p: &mut Physics, bob: EntityId, hinge: EntityId) {
         let off = (s.position[0] - geometric + std::f64::consts::PI)
             .rem_euclid(std::f64::consts::TAU)
             - std::f64::consts::PI;
-        assert!(
-            off.abs() < 2e-3,
-            "{} vs {geometric}",
-            s.position[0]
-        );
+        assert!(off.abs() < 2e-3, "{} vs {geometric}", s.position[0]);
         max_angle = max_angle.max(s.position[0]);
     }
     assert!(max_angle > 3.0, "it swings down and through: {max_angle}");
