@@ -166,15 +166,7 @@ fn velocity_commands_drive_a_continuous_joint_past_a_turn() {
     .unwrap();
     let mut p = Physics::build(&w).unwrap();
     let axle = p.entity_id("m::axle").unwrap();
-    let cmd = sim_plugin_api::JointCommand {
-        joint: axle,
-        axis: 0,
-        mode: sim_plugin_api::JointCommandMode::VELOCITY,
-        target: 10.0,
-        max_force: 100.0,
-        stiffness: 0.0,
-        damping: 0.0,
-    };
+    let cmd = velocity_command(axle, 10.0, 100.0);
     p.joint_command(&cmd).unwrap();
     for _ in 0..1000 {
         p.step();

@@ -24,6 +24,13 @@ fn pendulum(gravity: &str, mass: f64, own: f64, angle: f64, dynamics: &str) -> (
     )
 }
 
+/// An `<inertial>` of `mass` kg with principal moments `i`, kg·m².
+fn inertial(mass: f64, [ixx, iyy, izz]: [f64; 3]) -> String {
+    format!(
+        "<inertial><mass>{mass}</mass><inertia><ixx>{ixx}</ixx><iyy>{iyy}</iyy><izz>{izz}</izz></inertia></inertial>"
+    )
+}
+
 /// Steps `steps` times; each extremum of the joint's position (where its velocity changes
 /// sign): time, s, and position.
 fn extrema(p: &mut Physics, j: EntityId, steps: usize) -> Vec<(f64, f64)> {
@@ -42,6 +49,18 @@ fn extrema(p: &mut Physics, j: EntityId, steps: usize) -> Vec<(f64, f64)> {
         last = s;
     }
     out
+}
+
+/// Asserts that the first nine extrema `ext` of a swing (`what`) are four periods within 1 %
+/// of `expected`, s.
+#[track_caller]
+fn assert_period(ext: &[(f64, f64)], expected: f64, what: &str) {
+    assert!(ext.len() >= 9, "{what}: {ext:?}");
+    let period = (ext[8].0 - ext[0].0) / 4.0;
+    assert!(
+        (period - expected).abs() < 0.01 * expected,
+        "{what}: period {period} s, expected {expected} s"
+    );
 }
 
 /// The decay rate of a swing about `centre`, 1/s, from its first and last extrema.
@@ -133,12 +152,7 @@ fn a_torsional_spring_swings_with_its_period() {
         "<spring_stiffness>10</spring_stiffness><spring_reference>0.1</spring_reference>",
     );
     let ext = extrema(&mut p, j, 6000);
-    assert!(ext.len() >= 9, "{ext:?}");
-    let period = 2.0 * (ext[8].0 - ext[0].0) / 8.0;
-    assert!(
-        (period - expected).abs() < 0.01 * expected,
-        "period {period} s, expected {expected} s"
-    );
+    assert_period(&ext, expected, "torsional");
     // It swings about the reference, between 0 and 0.2 rad (rapier's implicit spring takes
     // 0.25 % of the swing per period).
     assert!(
@@ -167,12 +181,7 @@ fn a_prismatic_spring_keeps_its_period_whatever_the_effort_limit() {
             "m::j",
         );
         let ext = extrema(&mut p, j, 4000);
-        assert!(ext.len() >= 9, "{limit}: {ext:?}");
-        let period = 2.0 * (ext[8].0 - ext[0].0) / 8.0;
-        assert!(
-            (period - expected).abs() < 0.01 * expected,
-            "{limit}: period {period} s, expected {expected} s"
-        );
+        assert_period(&ext, expected, limit);
         let lowest = ext.iter().map(|e| e.1).fold(f64::INFINITY, f64::min);
         assert!(
             (lowest + 2.0 * 0.098).abs() < 0.002,
@@ -185,29 +194,21 @@ fn a_prismatic_spring_keeps_its_period_whatever_the_effort_limit() {
 fn a_motor_on_a_light_link_accelerates_the_tree_it_turns() {
     // A 1 g hub with a 10 kg·m² flywheel fixed on it: a velocity command far above what
     // the motor can reach in 0.1 s, limited to 1000 N·m, accelerates them at τ / I.
+    let (hub, flywheel) = (inertial(0.001, [1e-6; 3]), inertial(10.0, [5.0, 5.0, 10.0]));
     let (mut p, j) = with_entity(
-        r#"<sdf version="1.9"><world name="w"><gravity>0 0 0</gravity>
-        <model name="m"><pose>0 0 1 0 0 0</pose>
-          <link name="hub"><inertial><mass>0.001</mass>
-            <inertia><ixx>1e-6</ixx><iyy>1e-6</iyy><izz>1e-6</izz></inertia></inertial></link>
-          <link name="flywheel"><inertial><mass>10</mass>
-            <inertia><ixx>5</ixx><iyy>5</iyy><izz>10</izz></inertia></inertial></link>
-          <joint name="j" type="revolute"><parent>world</parent><child>hub</child>
-            <axis><xyz>0 0 1</xyz></axis></joint>
-          <joint name="fix" type="fixed"><parent>hub</parent><child>flywheel</child></joint>
-        </model></world></sdf>"#,
+        &format!(
+            r#"<sdf version="1.9"><world name="w"><gravity>0 0 0</gravity>
+            <model name="m"><pose>0 0 1 0 0 0</pose>
+              <link name="hub">{hub}</link><link name="flywheel">{flywheel}</link>
+              <joint name="j" type="revolute"><parent>world</parent><child>hub</child>
+                <axis><xyz>0 0 1</xyz></axis></joint>
+              <joint name="fix" type="fixed"><parent>hub</parent><child>flywheel</child></joint>
+            </model></world></sdf>"#
+        ),
         "m::j",
     );
-    let cmd = JointCommand {
-        joint: j,
-        axis: 0,
-        mode: JointCommandMode::VELOCITY,
-        target: 1000.0,
-        max_force: 1000.0,
-        stiffness: 0.0,
-        damping: 0.0,
-    };
-    p.joint_command(&cmd).unwrap();
+    p.joint_command(&velocity_command(j, 1000.0, 1000.0))
+        .unwrap();
     for _ in 0..100 {
         p.step();
     }
@@ -226,16 +227,17 @@ fn a_motor_on_a_light_link_accelerates_the_tree_it_turns() {
 #[test]
 fn a_tree_can_be_moved_set_moving_and_removed() {
     // A free two-link model (base and a hinged arm) in zero gravity.
+    let body = inertial(1.0, [0.01; 3]);
     let (mut p, base) = with_entity(
-        r#"<sdf version="1.9"><world name="w"><gravity>0 0 0</gravity>
+        &format!(
+            r#"<sdf version="1.9"><world name="w"><gravity>0 0 0</gravity>
         <model name="m"><pose>0 0 1 0 0 0</pose>
-          <link name="base"><inertial><mass>1</mass>
-            <inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial></link>
-          <link name="arm"><pose>0.5 0 0 0 0 0</pose><inertial><mass>1</mass>
-            <inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial></link>
+          <link name="base">{body}</link>
+          <link name="arm"><pose>0.5 0 0 0 0 0</pose>{body}</link>
           <joint name="j" type="revolute"><parent>base</parent><child>arm</child>
             <pose>-0.25 0 0 0 0 0</pose><axis><xyz>0 0 1</xyz></axis></joint>
-        </model></world></sdf>"#,
+        </model></world></sdf>"#
+        ),
         "m::base",
     );
     let model = p.entity_id("m").unwrap();
