@@ -273,3 +273,65 @@ fn a_tree_can_be_moved_set_moving_and_removed() {
     }
     assert!(p.entity_id("m::arm").is_none());
 }
+
+#[test]
+fn a_loop_closes_with_an_impulse_joint_and_world_roots_go_with_their_model() {
+    // A triangle of links hanging from the world: the third hinge closes a loop, which a
+    // tree cannot hold; it swings as one rigid frame about the world hinge.
+    let body = inertial(1.0, [0.01; 3]);
+    let hinge = |name: &str, parent: &str, child: &str, at: &str| {
+        format!(
+            r#"<joint name="{name}" type="revolute"><parent>{parent}</parent><child>{child}</child>
+            <pose>{at}</pose><axis><xyz>1 0 0</xyz></axis></joint>"#
+        )
+    };
+    let joints = [
+        hinge("top", "world", "a", "0 0 0 0 0 0"),
+        hinge("ab", "a", "b", "0 0 0 0 0 0"),
+        hinge("bc", "b", "c", "0 0 0 0 0 0"),
+        hinge("ca", "c", "a", "0 0 0 0 0 0"),
+    ]
+    .concat();
+    let (mut p, a) = with_entity(
+        &format!(
+            r#"<sdf version="1.9"><world name="w"><gravity>0 0 -9.8</gravity>
+            <model name="m"><pose>0 0 2 0.3 0 0</pose>
+              <link name="a"><pose>0 0 -0.5 0 0 0</pose>{body}</link>
+              <link name="b"><pose>0 0.3 -0.8 0 0 0</pose>{body}</link>
+              <link name="c"><pose>0 -0.3 -0.8 0 0 0</pose>{body}</link>
+              {joints}
+            </model></world></sdf>"#
+        ),
+        "m::a",
+    );
+    let bodies = p.counts().0;
+    let frame = |p: &Physics| {
+        let pos = |n: &str| {
+            p.kinematics_of(p.entity_id(n).unwrap())
+                .unwrap()
+                .pose
+                .position
+        };
+        [
+            (pos("m::a") - pos("m::b")).length(),
+            (pos("m::b") - pos("m::c")).length(),
+        ]
+    };
+    let before = frame(&p);
+    for _ in 0..1000 {
+        p.step();
+    }
+    let after = frame(&p);
+    for k in 0..2 {
+        assert!((after[k] - before[k]).abs() < 1e-3, "{before:?} {after:?}");
+    }
+    let swing = p.kinematics_of(a).unwrap().pose.position;
+    assert!(
+        swing.y.abs() > 0.05,
+        "it swings about the top hinge: {swing:?}"
+    );
+    // Removing the model removes its links and the fixed root of its world hinge.
+    p.remove_model(p.entity_id("m").unwrap()).unwrap();
+    p.step();
+    assert_eq!(p.counts().0, bodies - 4);
+}
