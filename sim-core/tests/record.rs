@@ -459,7 +459,7 @@ fn a_plugin_failure_and_ctrl_c_leave_a_complete_file() {
     )
     .unwrap();
     let file = dir.path().join("run.mcap");
-    let child = start(&[
+    let mut child = start(&[
         "run",
         world.to_str().unwrap(),
         "--plugin-path",
@@ -467,13 +467,31 @@ fn a_plugin_failure_and_ctrl_c_leave_a_complete_file() {
         "--record",
         file.to_str().unwrap(),
     ]);
-    // Runs in real time with no end: stop it once it has run a while (the panicking plugin
-    // is disabled at step 20, so 20 ms in).
+    // Runs in real time with no end: stop it once the panicking plugin has been disabled (at
+    // step 20) and the run has gone on for a while after it, however long start-up took.
+    let lines = std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
+    let (disabled, seen) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in lines.map_while(Result::ok) {
+            if line.contains("disabled") {
+                let _ = disabled.send(());
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    let told = seen.recv_timeout(std::time::Duration::from_secs(120));
     std::thread::sleep(std::time::Duration::from_millis(1500));
     interrupt(&child);
-    let o = child.wait_with_output().expect("simcore ends");
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "a plugin was disabled: {err}");
+    let status = child.wait().expect("simcore ends");
+    let err = reader.join().expect("stderr read");
+    assert!(
+        told.is_ok(),
+        "the failing plugin is reported while the run goes on: {err}"
+    );
+    assert_eq!(status.code(), Some(1), "a plugin was disabled: {err}");
     assert!(err.contains("(interrupted)"), "{err}");
     assert!(
         err.contains("Panicker") && err.contains("disabled"),
