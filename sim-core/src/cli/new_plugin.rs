@@ -231,7 +231,10 @@ mod tests {
             .find(|f| f.0 == "worlds/acme_lift.sdf")
             .unwrap()
             .1;
-        assert!(world.contains(r#"<plugin filename="acme_lift" name="acme_lift::AcmeLift"/>"#));
+        assert!(
+            world.contains(r#"<plugin filename="acme_lift" name="acme_lift::AcmeLift">"#),
+            "{world}"
+        );
         for (path, text) in &files {
             assert!(!text.contains("{{"), "{path} keeps a placeholder:\n{text}");
         }
