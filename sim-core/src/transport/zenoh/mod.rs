@@ -23,15 +23,17 @@
 //!   decoded by the type its key names and published on the bus. Oversized, undecodable or
 //!   excess samples are dropped with a rate-limited warning.
 //! - **Control**: the simulation_interfaces services of [`control`] (state, play, pause,
-//!   lockstep steps, spawn, delete), served on the simulation thread through
-//!   [`Bridge::after_step`].
+//!   stop, lockstep steps, reset, spawn, delete, entity lists and states), served on the
+//!   simulation thread through [`Bridge::after_step`].
 //! - **Names**: the `[[ros.remap]]` entries of the run manifest, else the rule of
 //!   [`crate::ros::names`]; a name two topics would share goes to the first only.
 
 mod bridge;
 pub mod control;
+pub mod entity;
 pub mod keys;
 mod options;
+mod serve;
 mod worker;
 
 pub use bridge::{Bridge, INBOUND_QUEUE, QUEUE};
