@@ -791,3 +791,50 @@ fn a_client_lists_moves_and_resets_entities() {
     assert_eq!(code("quit"), 1);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `/tf_static` is latched as rmw_zenoh makes TRANSIENT_LOCAL topics: a subscriber that joins
+/// long after it was published still gets the sensor frames from the publisher's cache; a
+/// plain (volatile) one gets nothing.
+#[test]
+fn a_late_subscriber_gets_tf_static() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let endpoint = loopback();
+    let run = Run::start(
+        "worlds/pioneer.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint],
+    );
+    let a = ros_client(&python, &endpoint, &["latched", "2", "-"]);
+    let (_, err) = run.stop();
+    assert_eq!(
+        a["qos"], ":1:,1:,:,:,,",
+        "reliable, transient local, depth 1: {a}"
+    );
+    assert_eq!(a["plain"], 0, "published once, long before: {a}");
+    let late = a["transient_local"].as_array().unwrap();
+    assert_eq!(late.len(), 1, "{a}");
+    let frames: Vec<(&str, &str)> = late[0]["transforms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["header"]["frame_id"].as_str().unwrap(),
+                t["child_frame_id"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let sensor = |link: &'static str, s: &'static str| (link, s);
+    assert_eq!(
+        frames,
+        [
+            sensor("pioneer::chassis", "pioneer::chassis::lidar"),
+            sensor("pioneer::chassis", "pioneer::chassis::fiducials"),
+            sensor("pioneer::chassis", "pioneer::chassis::imu"),
+            sensor("pioneer::tilt_link", "pioneer::tilt_link::camera"),
+        ],
+        "every sensor frame in its link's"
+    );
+    assert!(err.contains("/tf_static"), "{err}");
+}

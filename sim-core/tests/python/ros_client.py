@@ -9,6 +9,9 @@ attachments, and decodes messages.
                                                  its filters, Get/SetEntityState, spawning
                                                  SDF, ResetSimulation's scopes, and the IMU's
                                                  messages of 100 steps before and after a reset
+    ros_client.py ENDPOINT latched WAIT -       join WAIT seconds after /tf_static's token and
+                                                 read it as a TRANSIENT_LOCAL subscriber (and
+                                                 as a plain one, which gets nothing)
     ros_client.py ENDPOINT router - -           a Zenoh router listening on ENDPOINT (as
                                                  rmw_zenohd), until stdin closes
     ros_client.py ENDPOINT spawn SDF_FILE -       spawn the model of SDF_FILE twice (by text),
@@ -485,6 +488,54 @@ def entities(endpoint, imu_topic, sdf_file):
     print(json.dumps(out))
 
 
+def latched(endpoint, wait):
+    """Joins late: after the /tf_static token is seen, waits WAIT seconds, then listens to
+    /tf_static with a plain subscriber and with a TRANSIENT_LOCAL one as rmw_zenoh declares
+    it (an AdvancedSubscriber that detects late publishers and queries their cache)."""
+    import zenoh.ext
+
+    s = session(endpoint)
+    graph = Graph(s)
+    ros_type = "tf2_msgs/msg/TFMessage"
+    token, parts = graph.wait_for(
+        lambda p: len(p) == 13 and p[5] == "MP" and p[9] == "%tf_static"
+    )
+    if parts[10] != dds_name(ros_type) or parts[11] != TS.hash_rihs01(ros_type):
+        fail(f"/tf_static token {token} is not of {ros_type}")
+    key = f"0/tf_static/{dds_name(ros_type)}/{parts[11]}"
+    time.sleep(float(wait))
+    got = {"plain": [], "transient_local": []}
+    lock = threading.Lock()
+
+    def on(name):
+        def cb(sample):
+            with lock:
+                got[name].append(sample.payload.to_bytes())
+        return cb
+
+    plain_sub = s.declare_subscriber(key, on("plain"))
+    late = zenoh.ext.declare_advanced_subscriber(
+        s, key, on("transient_local"),
+        history=zenoh.ext.HistoryConfig(detect_late_publishers=True, max_samples=1),
+        subscriber_detection=True)
+    deadline = time.time() + TIMEOUT
+    while time.time() < deadline:
+        with lock:
+            if got["transient_local"]:
+                break
+        time.sleep(0.05)
+    time.sleep(1.0)
+    with lock:
+        out = {"token": token, "qos": parts[12],
+               "plain": len(got["plain"]),
+               "transient_local": [plain(TS.deserialize_cdr(b, ros_type))
+                                   for b in got["transient_local"]]}
+    late.undeclare()
+    plain_sub.undeclare()
+    s.close()
+    print(json.dumps(out))
+
+
 def router(endpoint):
     conf = zenoh.Config()
     conf.insert_json5("mode", '"router"')
@@ -508,6 +559,8 @@ def main():
         lockstep(endpoint, sys.argv[3], int(sys.argv[4]))
     elif mode == "entities":
         entities(endpoint, sys.argv[3], sys.argv[4])
+    elif mode == "latched":
+        latched(endpoint, sys.argv[3])
     elif mode == "router":
         router(endpoint)
     elif mode == "drive":

@@ -46,6 +46,8 @@ pub struct Bridge {
     last_scan: Instant,
     clock_period: i64,
     next_clock: i64,
+    /// The engine's model revision `/tf_static` was last sent for (None: send it).
+    frames_at: Option<u64>,
     paused: bool,
     /// Reset and paused (SetSimulationState(STOPPED)) and not stepped since.
     stopped: bool,
@@ -124,6 +126,7 @@ impl Bridge {
             last_scan: Instant::now(),
             clock_period,
             next_clock: 0,
+            frames_at: None,
             paused: false,
             stopped: false,
             budget: 0,
@@ -176,6 +179,12 @@ impl Bridge {
             }
         }
         self.clock(sim.time());
+        let revision = sim.physics().revision();
+        if self.frames_at != Some(revision) {
+            self.frames_at = Some(revision);
+            let frames = crate::ros::sensor_frames(sim, sim.time());
+            let _ = self.events.send(Event::StaticFrames(frames));
+        }
         if self.shared.active.load(Ordering::Relaxed) > 0 {
             let _ = self.wake.try_send(());
         }
@@ -316,6 +325,7 @@ impl Bridge {
                 return Reply::error(now, result::OPERATION_FAILED, e.to_string());
             }
             self.next_clock = 0;
+            self.frames_at = None;
             return Reply::ok(now);
         }
         if s == scope::SPAWNED {

@@ -5,7 +5,7 @@ use super::bridge::INBOUND_QUEUE;
 use super::control::{Control, Reply, Service};
 use super::keys::{self, EndpointKind, Node, Qos};
 use super::options::ZenohOptions;
-use crate::ros::{self, RosType, catalog};
+use crate::ros::{self, FrameTransform, RosType, catalog};
 use crate::transport::{Envelope, Subscription};
 use crossbeam_channel::{Receiver, Sender, select};
 use sim_plugin_api::{Payload, SimTime};
@@ -18,6 +18,7 @@ use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::{Publisher, Subscriber};
 use zenoh::qos::CongestionControl;
 use zenoh::query::{Query, Queryable};
+use zenoh_ext::{AdvancedPublisher, AdvancedPublisherBuilderExt, CacheConfig};
 
 /// The largest inbound payload accepted; larger ones are dropped with a warning.
 pub const MAX_INBOUND_BYTES: usize = 1 << 20;
@@ -34,6 +35,8 @@ pub(super) enum Event {
     /// Someone outside started (true) or stopped listening to output `index` (`usize::MAX`:
     /// `/clock`).
     Matching(usize, bool),
+    /// The transforms `/tf_static` carries now (sent again when they change).
+    StaticFrames(Vec<FrameTransform>),
     /// A service call from outside.
     Query(Service, Query),
     /// The simulation's reply to [`Request::Control`] `id`.
@@ -119,6 +122,31 @@ impl Output {
     }
 }
 
+/// A latched topic: its last sample stays in the publisher's cache, where subscribers that
+/// join later fetch it (rmw_zenoh's TRANSIENT_LOCAL: a zenoh-ext AdvancedPublisher with a
+/// cache of depth 1 and publisher detection).
+struct Latched {
+    ros: String,
+    ty: &'static RosType,
+    publisher: AdvancedPublisher<'static>,
+    _token: LivelinessToken,
+    gid: [u8; 16],
+    seq: i64,
+    sent: u64,
+}
+
+impl Latched {
+    fn put(&mut self, bytes: Vec<u8>) {
+        self.seq += 1;
+        let a = keys::attachment(self.seq, keys::wall_clock_ns(), &self.gid);
+        if let Err(e) = self.publisher.put(bytes).attachment(a.to_vec()).wait() {
+            tracing::debug!("{}: publication failed: {e}", self.ros);
+        } else {
+            self.sent += 1;
+        }
+    }
+}
+
 struct Worker {
     session: zenoh::Session,
     node: Node,
@@ -130,6 +158,7 @@ struct Worker {
     remaps: HashMap<String, String>,
     inputs: Vec<(Subscriber<()>, Option<LivelinessToken>)>,
     clock: Option<Output>,
+    tf_static: Option<Latched>,
     services: Vec<(Queryable<()>, LivelinessToken)>,
     calls: HashMap<u64, Call>,
     next_call: u64,
@@ -189,6 +218,7 @@ pub(super) fn run(
         remaps: options.remaps.iter().cloned().collect(),
         inputs: Vec::new(),
         clock: None,
+        tf_static: None,
         services: Vec::new(),
         calls: HashMap::new(),
         next_call: 1,
@@ -203,6 +233,7 @@ pub(super) fn run(
         }
     };
     w.clock = w.declare("/clock", &catalog::CLOCK, Qos::Reliable, usize::MAX);
+    w.tf_static = w.declare_latched("/tf_static", &catalog::TF_MESSAGE);
     for service in Service::ALL {
         if let Err(e) = w.serve_service(service) {
             let _ = opened.send(Err(format!(
@@ -221,11 +252,12 @@ pub(super) fn run(
         outputs,
         inputs,
         clock,
+        tf_static,
         services,
         calls,
         ..
     } = w;
-    drop((outputs, inputs, clock, services, calls));
+    drop((outputs, inputs, clock, tf_static, services, calls));
     let _ = session.close().wait();
     reports
 }
@@ -260,6 +292,13 @@ impl Worker {
         match e {
             Event::Output(first, sub) => self.output(&first, sub),
             Event::Query(service, query) => self.query(service, query),
+            Event::StaticFrames(frames) => {
+                if let Some(l) = self.tf_static.as_mut() {
+                    let mut b = Vec::with_capacity(64 + 96 * frames.len());
+                    ros::encode_tf(&frames, &mut b);
+                    l.put(b);
+                }
+            }
             Event::Reply(id, reply) => {
                 // Everything the steps before the reply produced goes out first.
                 while let Ok(t) = self.ch.clocks.try_recv() {
@@ -405,6 +444,44 @@ impl Worker {
                 sent: 0,
                 lost: 0,
                 mistyped: false,
+            })
+        })();
+        declared
+            .map_err(|e| tracing::warn!("cannot publish `{ros}` on Zenoh: {e}"))
+            .ok()
+    }
+
+    /// A latched publisher of `ty` on `ros` and its token (QoS reliable, transient local,
+    /// depth 1).
+    fn declare_latched(&mut self, ros: &str, ty: &'static RosType) -> Option<Latched> {
+        let key = keys::topic_key(self.node.domain, ros, ty);
+        let eid = self.next_eid;
+        self.next_eid += 1;
+        let token = self.node.endpoint_token(
+            eid,
+            EndpointKind::Publisher,
+            ros,
+            &ty.dds_name(),
+            ty.hash,
+            Qos::Latched,
+        );
+        let declared = (|| -> zenoh::Result<Latched> {
+            let publisher = self
+                .session
+                .declare_publisher(key)
+                .cache(CacheConfig::default().max_samples(1))
+                .publisher_detection()
+                .wait()?;
+            let gid = keys::gid(&token);
+            let t = self.session.liveliness().declare_token(token).wait()?;
+            Ok(Latched {
+                ros: ros.to_string(),
+                ty,
+                publisher,
+                _token: t,
+                gid,
+                seq: 0,
+                sent: 0,
             })
         })();
         declared
@@ -576,6 +653,15 @@ impl Worker {
                 ros_type: o.ty.name.to_string(),
                 sent: o.sent,
                 lost: o.lost,
+            });
+        }
+        if let Some(l) = &self.tf_static {
+            v.push(TopicReport {
+                topic: l.ros.clone(),
+                ros_name: l.ros.clone(),
+                ros_type: l.ty.name.to_string(),
+                sent: l.sent,
+                lost: 0,
             });
         }
         v
