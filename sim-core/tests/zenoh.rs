@@ -838,3 +838,37 @@ fn a_late_subscriber_gets_tf_static() {
     );
     assert!(err.contains("/tf_static"), "{err}");
 }
+
+/// Every input of the pioneer's systems is announced with an `MS` token of the type its
+/// system reads there (hashes checked by the client against rosbags).
+#[test]
+fn every_input_is_announced_with_its_type() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let endpoint = loopback();
+    let run = Run::start(
+        "worlds/pioneer.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint],
+    );
+    let a = ros_client(&python, &endpoint, &["subscriptions", "1", "-"]);
+    run.stop();
+    let found: Vec<(&str, &str)> = a
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            assert_eq!(s["hash_ok"], true, "{s}");
+            assert_eq!(s["qos"], "::,10:,:,:,,", "reliable, keep last 10: {s}");
+            (s["topic"].as_str().unwrap(), s["type"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("/model/pioneer/cmd_vel", "geometry_msgs/msg/Twist"),
+            ("/model/pioneer/power/enabled", "std_msgs/msg/Bool"),
+            ("/model/pioneer/ptz/cmd", "geometry_msgs/msg/Vector3Stamped"),
+        ]
+    );
+}

@@ -217,6 +217,11 @@ impl Simulation {
         &self.sensors
     }
 
+    /// The system plugins.
+    pub fn systems(&self) -> &SystemManager {
+        &self.systems
+    }
+
     /// Passes a run-time parameter to a sensor's plugin at once (as a system plugin's
     /// `Commands::set_sensor_parameter` does before the next step).
     pub fn set_sensor_parameter(

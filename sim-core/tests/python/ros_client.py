@@ -12,6 +12,8 @@ attachments, and decodes messages.
     ros_client.py ENDPOINT latched WAIT -       join WAIT seconds after /tf_static's token and
                                                  read it as a TRANSIENT_LOCAL subscriber (and
                                                  as a plain one, which gets nothing)
+    ros_client.py ENDPOINT subscriptions WAIT - the MS tokens of simcore's node after WAIT
+                                                 seconds (topic, type, hash checked)
     ros_client.py ENDPOINT router - -           a Zenoh router listening on ENDPOINT (as
                                                  rmw_zenohd), until stdin closes
     ros_client.py ENDPOINT spawn SDF_FILE -       spawn the model of SDF_FILE twice (by text),
@@ -536,6 +538,28 @@ def latched(endpoint, wait):
     print(json.dumps(out))
 
 
+def subscriptions(endpoint, wait):
+    """The MS (subscription) tokens simcore's node has after WAIT seconds: topic, type, and
+    whether the hash is rosbags' for that type."""
+    s = session(endpoint)
+    graph = Graph(s)
+    graph.wait_for(lambda p: len(p) == 13 and p[5] == "SS")
+    time.sleep(float(wait))
+    dds_to_type = {dds_name(t): t for t in TS.types if "/msg/" in t}
+    out = []
+    with graph.cond:
+        tokens = list(graph.tokens)
+    for t in tokens:
+        p = t.split("/")
+        if len(p) != 13 or p[5] != "MS":
+            continue
+        ros_type = dds_to_type.get(p[10])
+        out.append({"topic": p[9].replace("%", "/"), "type": ros_type, "qos": p[12],
+                    "hash_ok": ros_type is not None and TS.hash_rihs01(ros_type) == p[11]})
+    s.close()
+    print(json.dumps(sorted(out, key=lambda e: e["topic"])))
+
+
 def router(endpoint):
     conf = zenoh.Config()
     conf.insert_json5("mode", '"router"')
@@ -561,6 +585,8 @@ def main():
         entities(endpoint, sys.argv[3], sys.argv[4])
     elif mode == "latched":
         latched(endpoint, sys.argv[3])
+    elif mode == "subscriptions":
+        subscriptions(endpoint, sys.argv[3])
     elif mode == "router":
         router(endpoint)
     elif mode == "drive":

@@ -28,8 +28,8 @@ pub(super) enum Event {
     /// A topic's first message (its type decides its key), and the bus subscription it came
     /// through (kept while someone outside listens, so nothing after it is missed).
     Output(Arc<Envelope>, Subscription),
-    /// A topic the simulation listens to.
-    Input(String),
+    /// A topic the simulation listens to, and the type its system reads there (if known).
+    Input(String, Option<&'static RosType>),
     /// The bus subscription asked for with [`Request::Subscribe`].
     Subscribed(Subscription),
     /// Someone outside started (true) or stopped listening to output `index` (`usize::MAX`:
@@ -309,7 +309,7 @@ impl Worker {
                     reply_to(call, &reply);
                 }
             }
-            Event::Input(topic) => self.input(topic),
+            Event::Input(topic, ty) => self.input(topic, ty),
             Event::Subscribed(sub) => {
                 let Some(&i) = self.by_topic.get(sub.topic()) else {
                     return;
@@ -489,9 +489,9 @@ impl Worker {
             .ok()
     }
 
-    /// Subscribes to every type of a topic the simulation listens to; an `MS` token is
-    /// declared for `cmd_vel` topics (geometry_msgs/Twist, what ROS drivers take there).
-    fn input(&mut self, topic: String) {
+    /// Subscribes to every type of a topic the simulation listens to; an `MS` token of `ty`
+    /// (reliable, keep last 10) announces it when the type is known.
+    fn input(&mut self, topic: String, ty: Option<&'static RosType>) {
         let Some(ros) = self.ros_name(&topic) else {
             return;
         };
@@ -530,10 +530,9 @@ impl Worker {
                 return;
             }
         };
-        let token = ros.ends_with("/cmd_vel").then(|| {
+        let token = ty.map(|ty| {
             let eid = self.next_eid;
             self.next_eid += 1;
-            let ty = &catalog::TWIST;
             let token = self.node.endpoint_token(
                 eid,
                 EndpointKind::Subscription,
