@@ -872,3 +872,40 @@ fn every_input_is_announced_with_its_type() {
         ]
     );
 }
+
+/// Lockstep is deterministic at any thread count: the same seed (the runs' 7) and the same
+/// StepSimulation give the same scan and IMU bytes with one sensor thread and with three.
+#[test]
+fn lockstep_gives_the_same_bytes_at_any_thread_count() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let stepped = |threads: &str| -> Value {
+        let endpoint = loopback();
+        let run = Run::start(
+            "worlds/pioneer.sdf",
+            dir.path(),
+            &[
+                "--zenoh-listen",
+                &endpoint,
+                "--paused",
+                "--threads",
+                threads,
+            ],
+        );
+        let a = ros_client(&python, &endpoint, &["stepped", "300", "-"]);
+        run.wait();
+        a
+    };
+    let one = stepped("1");
+    let three = stepped("3");
+    let topics = one.as_object().unwrap();
+    assert_eq!(topics.len(), 2, "the IMU and the scan: {:?}", topics.keys());
+    // 300 steps of 1 ms: the 100 Hz IMU 29 times (nothing before the first step), the
+    // 10 Hz lidar 3 times.
+    let counts: Vec<usize> = topics
+        .values()
+        .map(|v| v.as_array().unwrap().len())
+        .collect();
+    assert!(counts.contains(&29) && counts.contains(&3), "{counts:?}");
+    assert_eq!(one, three, "one thread and three publish the same bytes");
+}

@@ -14,6 +14,8 @@ attachments, and decodes messages.
                                                  as a plain one, which gets nothing)
     ros_client.py ENDPOINT subscriptions WAIT - the MS tokens of simcore's node after WAIT
                                                  seconds (topic, type, hash checked)
+    ros_client.py ENDPOINT stepped N -          with the world paused: the Imu and LaserScan
+                                                 bytes of StepSimulation(N), then quit
     ros_client.py ENDPOINT router - -           a Zenoh router listening on ENDPOINT (as
                                                  rmw_zenohd), until stdin closes
     ros_client.py ENDPOINT spawn SDF_FILE -       spawn the model of SDF_FILE twice (by text),
@@ -560,6 +562,31 @@ def subscriptions(endpoint, wait):
     print(json.dumps(sorted(out, key=lambda e: e["topic"])))
 
 
+def stepped(endpoint, n):
+    """With the world paused: the bytes of every Imu and LaserScan simcore publishes in
+    StepSimulation(N), by topic, then quits the run."""
+    s = session(endpoint)
+    services = Services(s, Graph(s))
+    got = {}
+    lock = threading.Lock()
+
+    def on(sample):
+        with lock:
+            got.setdefault(str(sample.key_expr), []).append(sample.payload.to_bytes().hex())
+
+    subs = [s.declare_subscriber(f"0/**/{dds_name(t)}/{TS.hash_rihs01(t)}", on)
+            for t in ("sensor_msgs/msg/Imu", "sensor_msgs/msg/LaserScan")]
+    time.sleep(1.0)  # the subscriptions reach simcore
+    services.call("StepSimulation", steps=int(n))
+    time.sleep(0.5)
+    services.call("SetSimulationState", state=services.state(3))
+    for sub in subs:
+        sub.undeclare()
+    s.close()
+    with lock:
+        print(json.dumps(got))
+
+
 def router(endpoint):
     conf = zenoh.Config()
     conf.insert_json5("mode", '"router"')
@@ -587,6 +614,8 @@ def main():
         latched(endpoint, sys.argv[3])
     elif mode == "subscriptions":
         subscriptions(endpoint, sys.argv[3])
+    elif mode == "stepped":
+        stepped(endpoint, sys.argv[3])
     elif mode == "router":
         router(endpoint)
     elif mode == "drive":
