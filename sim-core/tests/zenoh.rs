@@ -641,6 +641,17 @@ fn a_client_spawns_and_deletes_a_model() {
     assert!(err.contains("worlds/pioneer.sdf"), "{err}");
 }
 
+/// A run of `worlds/pioneer.sdf` listening on a loopback endpoint of its own, with `extra`
+/// arguments: its plugin directory (kept while it runs), the endpoint and the run.
+fn pioneer_run(extra: &[&str]) -> (tempfile::TempDir, String, Run) {
+    let dir = stage(PIONEER_LIBS);
+    let endpoint = loopback();
+    let mut args = vec!["--zenoh-listen", endpoint.as_str()];
+    args.extend_from_slice(extra);
+    let run = Run::start("worlds/pioneer.sdf", dir.path(), &args);
+    (dir, endpoint, run)
+}
+
 /// The pioneer IMU (100 Hz).
 const PIONEER_IMU: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/imu/imu";
 
@@ -661,13 +672,7 @@ fn close(a: [f64; 3], b: [f64; 3]) -> bool {
 #[test]
 fn a_client_lists_moves_and_resets_entities() {
     let Some(python) = python() else { return };
-    let dir = stage(PIONEER_LIBS);
-    let endpoint = loopback();
-    let run = Run::start(
-        "worlds/pioneer.sdf",
-        dir.path(),
-        &["--zenoh-listen", &endpoint, "--paused"],
-    );
+    let (_dir, endpoint, run) = pioneer_run(&["--paused"]);
     let sdf = workspace().join("worlds/models/crate.sdf");
     let a = ros_client(
         &python,
@@ -798,13 +803,7 @@ fn a_client_lists_moves_and_resets_entities() {
 #[test]
 fn a_late_subscriber_gets_tf_static() {
     let Some(python) = python() else { return };
-    let dir = stage(PIONEER_LIBS);
-    let endpoint = loopback();
-    let run = Run::start(
-        "worlds/pioneer.sdf",
-        dir.path(),
-        &["--zenoh-listen", &endpoint],
-    );
+    let (_dir, endpoint, run) = pioneer_run(&[]);
     let a = ros_client(&python, &endpoint, &["latched", "2", "-"]);
     let (_, err) = run.stop();
     assert_eq!(
@@ -844,13 +843,7 @@ fn a_late_subscriber_gets_tf_static() {
 #[test]
 fn every_input_is_announced_with_its_type() {
     let Some(python) = python() else { return };
-    let dir = stage(PIONEER_LIBS);
-    let endpoint = loopback();
-    let run = Run::start(
-        "worlds/pioneer.sdf",
-        dir.path(),
-        &["--zenoh-listen", &endpoint],
-    );
+    let (_dir, endpoint, run) = pioneer_run(&[]);
     let a = ros_client(&python, &endpoint, &["subscriptions", "1", "-"]);
     run.stop();
     let found: Vec<(&str, &str)> = a

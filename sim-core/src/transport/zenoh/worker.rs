@@ -93,7 +93,7 @@ struct Output {
     topic: Arc<str>,
     ros: String,
     ty: &'static RosType,
-    publisher: Publisher<'static>,
+    publisher: Pub,
     _token: LivelinessToken,
     gid: [u8; 16],
     seq: i64,
@@ -108,7 +108,11 @@ impl Output {
     fn put(&mut self, bytes: Vec<u8>) {
         self.seq += 1;
         let a = keys::attachment(self.seq, keys::wall_clock_ns(), &self.gid);
-        if let Err(e) = self.publisher.put(bytes).attachment(a.to_vec()).wait() {
+        let put = match &self.publisher {
+            Pub::Plain(p) => p.put(bytes).attachment(a.to_vec()).wait(),
+            Pub::Latched(p) => p.put(bytes).attachment(a.to_vec()).wait(),
+        };
+        if let Err(e) = put {
             tracing::debug!("{}: publication failed: {e}", self.ros);
         } else {
             self.sent += 1;
@@ -122,29 +126,14 @@ impl Output {
     }
 }
 
-/// A latched topic: its last sample stays in the publisher's cache, where subscribers that
-/// join later fetch it (rmw_zenoh's TRANSIENT_LOCAL: a zenoh-ext AdvancedPublisher with a
-/// cache of depth 1 and publisher detection).
-struct Latched {
-    ros: String,
-    ty: &'static RosType,
-    publisher: AdvancedPublisher<'static>,
-    _token: LivelinessToken,
-    gid: [u8; 16],
-    seq: i64,
-    sent: u64,
-}
-
-impl Latched {
-    fn put(&mut self, bytes: Vec<u8>) {
-        self.seq += 1;
-        let a = keys::attachment(self.seq, keys::wall_clock_ns(), &self.gid);
-        if let Err(e) = self.publisher.put(bytes).attachment(a.to_vec()).wait() {
-            tracing::debug!("{}: publication failed: {e}", self.ros);
-        } else {
-            self.sent += 1;
-        }
-    }
+/// How a topic is published.
+enum Pub {
+    /// A plain publisher (volatile).
+    Plain(Publisher<'static>),
+    /// A latched topic: its last sample stays in the publisher's cache, where subscribers
+    /// that join later fetch it (rmw_zenoh's TRANSIENT_LOCAL: a zenoh-ext AdvancedPublisher
+    /// with a cache of depth 1 and publisher detection).
+    Latched(AdvancedPublisher<'static>),
 }
 
 struct Worker {
@@ -158,7 +147,7 @@ struct Worker {
     remaps: HashMap<String, String>,
     inputs: Vec<(Subscriber<()>, Option<LivelinessToken>)>,
     clock: Option<Output>,
-    tf_static: Option<Latched>,
+    tf_static: Option<Output>,
     services: Vec<(Queryable<()>, LivelinessToken)>,
     calls: HashMap<u64, Call>,
     next_call: u64,
@@ -233,7 +222,7 @@ pub(super) fn run(
         }
     };
     w.clock = w.declare("/clock", &catalog::CLOCK, Qos::Reliable, usize::MAX);
-    w.tf_static = w.declare_latched("/tf_static", &catalog::TF_MESSAGE);
+    w.tf_static = w.declare("/tf_static", &catalog::TF_MESSAGE, Qos::Latched, usize::MAX);
     for service in Service::ALL {
         if let Err(e) = w.serve_service(service) {
             let _ = opened.send(Err(format!(
@@ -379,12 +368,7 @@ impl Worker {
         let index = self.outputs.len();
         if let Some(mut o) = self.declare(&ros, ty, self.qos_sensor, index) {
             o.topic = first.topic.clone();
-            if o.publisher
-                .matching_status()
-                .wait()
-                .is_ok_and(|m| m.matching())
-            {
-                o.matching = true;
+            if o.matching {
                 o.put(scratch);
                 o.sub = Some(sub);
             }
@@ -395,8 +379,8 @@ impl Worker {
         }
     }
 
-    /// A publisher of `ty` on `ros`, its token, and a matching listener reporting as output
-    /// `index`.
+    /// A publisher of `ty` on `ros` and its token: a latched one for [`Qos::Latched`], else one
+    /// with a matching listener reporting as output `index`.
     fn declare(
         &mut self,
         ros: &str,
@@ -416,19 +400,25 @@ impl Worker {
             qos,
         );
         let declared = (|| -> zenoh::Result<Output> {
-            let publisher = self
-                .session
-                .declare_publisher(key)
-                .congestion_control(CongestionControl::Drop)
-                .wait()?;
-            let tx = self.ch.events_tx.clone();
-            publisher
-                .matching_listener()
-                .callback(move |s| {
-                    let _ = tx.send(Event::Matching(index, s.matching()));
-                })
-                .background()
-                .wait()?;
+            let builder = self.session.declare_publisher(key);
+            let (publisher, matching) = if qos == Qos::Latched {
+                let p = builder
+                    .cache(CacheConfig::default().max_samples(1))
+                    .publisher_detection()
+                    .wait()?;
+                (Pub::Latched(p), false)
+            } else {
+                let p = builder.congestion_control(CongestionControl::Drop).wait()?;
+                let matching = p.matching_status().wait()?.matching();
+                let tx = self.ch.events_tx.clone();
+                p.matching_listener()
+                    .callback(move |s| {
+                        let _ = tx.send(Event::Matching(index, s.matching()));
+                    })
+                    .background()
+                    .wait()?;
+                (Pub::Plain(p), matching)
+            };
             let gid = keys::gid(&token);
             let t = self.session.liveliness().declare_token(token).wait()?;
             Ok(Output {
@@ -439,49 +429,11 @@ impl Worker {
                 _token: t,
                 gid,
                 seq: 0,
-                matching: false,
+                matching,
                 sub: None,
                 sent: 0,
                 lost: 0,
                 mistyped: false,
-            })
-        })();
-        declared
-            .map_err(|e| tracing::warn!("cannot publish `{ros}` on Zenoh: {e}"))
-            .ok()
-    }
-
-    /// A latched publisher of `ty` on `ros` and its token (QoS reliable, transient local,
-    /// depth 1).
-    fn declare_latched(&mut self, ros: &str, ty: &'static RosType) -> Option<Latched> {
-        let key = keys::topic_key(self.node.domain, ros, ty);
-        let eid = self.next_eid;
-        self.next_eid += 1;
-        let token = self.node.endpoint_token(
-            eid,
-            EndpointKind::Publisher,
-            ros,
-            &ty.dds_name(),
-            ty.hash,
-            Qos::Latched,
-        );
-        let declared = (|| -> zenoh::Result<Latched> {
-            let publisher = self
-                .session
-                .declare_publisher(key)
-                .cache(CacheConfig::default().max_samples(1))
-                .publisher_detection()
-                .wait()?;
-            let gid = keys::gid(&token);
-            let t = self.session.liveliness().declare_token(token).wait()?;
-            Ok(Latched {
-                ros: ros.to_string(),
-                ty,
-                publisher,
-                _token: t,
-                gid,
-                seq: 0,
-                sent: 0,
             })
         })();
         declared
@@ -644,7 +596,12 @@ impl Worker {
 
     fn reports(&mut self) -> Vec<TopicReport> {
         let mut v = Vec::new();
-        for o in self.outputs.iter_mut().chain(self.clock.as_mut()) {
+        for o in self
+            .outputs
+            .iter_mut()
+            .chain(self.clock.as_mut())
+            .chain(self.tf_static.as_mut())
+        {
             o.release();
             v.push(TopicReport {
                 topic: o.topic.to_string(),
@@ -652,15 +609,6 @@ impl Worker {
                 ros_type: o.ty.name.to_string(),
                 sent: o.sent,
                 lost: o.lost,
-            });
-        }
-        if let Some(l) = &self.tf_static {
-            v.push(TopicReport {
-                topic: l.ros.clone(),
-                ros_name: l.ros.clone(),
-                ros_type: l.ty.name.to_string(),
-                sent: l.sent,
-                lost: 0,
             });
         }
         v
