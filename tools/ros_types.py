@@ -70,6 +70,17 @@ SIMULATION_MSGS = {
     "simulation_interfaces/msg/SimulatorFeatures": (
         "uint16[] features\nstring[] spawn_formats\nstring custom_info\n"
     ),
+    "simulation_interfaces/msg/EntityCategory": "uint8 category\n",
+    "simulation_interfaces/msg/TagsFilter": "string[] tags\nuint8 filter_mode\n",
+    "simulation_interfaces/msg/Bounds": "uint8 type\ngeometry_msgs/Vector3[] points\n",
+    "simulation_interfaces/msg/EntityFilters": (
+        "string filter\nsimulation_interfaces/EntityCategory[] categories\n"
+        "simulation_interfaces/TagsFilter tags\nsimulation_interfaces/Bounds bounds\n"
+    ),
+    "simulation_interfaces/msg/EntityState": (
+        "std_msgs/Header header\ngeometry_msgs/Pose pose\ngeometry_msgs/Twist twist\n"
+        "geometry_msgs/Accel acceleration\n"
+    ),
 }
 SIMULATION_SRVS = {
     "simulation_interfaces/srv/GetSimulatorFeatures": (
@@ -94,6 +105,22 @@ SIMULATION_SRVS = {
     "simulation_interfaces/srv/DeleteEntity": (
         "string entity\n---\nsimulation_interfaces/Result result\n"
     ),
+    "simulation_interfaces/srv/GetEntities": (
+        "simulation_interfaces/EntityFilters filters\n---\n"
+        "simulation_interfaces/Result result\nstring[] entities\n"
+    ),
+    "simulation_interfaces/srv/GetEntityState": (
+        "string entity\n---\n"
+        "simulation_interfaces/Result result\nsimulation_interfaces/EntityState state\n"
+    ),
+    # As released for Jazzy and Kilted (1.x; 2.x adds set_pose, set_twist, set_acceleration).
+    "simulation_interfaces/srv/SetEntityState": (
+        "string entity\nsimulation_interfaces/EntityState state\n---\n"
+        "simulation_interfaces/Result result\n"
+    ),
+    "simulation_interfaces/srv/ResetSimulation": (
+        "uint8 scope\n---\nsimulation_interfaces/Result result\n"
+    ),
 }
 
 # (Rust constant, ROS service): written after TYPES, in SERVICES.
@@ -104,6 +131,10 @@ SERVICES = [
     ("STEP_SIMULATION", "simulation_interfaces/srv/StepSimulation"),
     ("SPAWN_ENTITY", "simulation_interfaces/srv/SpawnEntity"),
     ("DELETE_ENTITY", "simulation_interfaces/srv/DeleteEntity"),
+    ("GET_ENTITIES", "simulation_interfaces/srv/GetEntities"),
+    ("GET_ENTITY_STATE", "simulation_interfaces/srv/GetEntityState"),
+    ("SET_ENTITY_STATE", "simulation_interfaces/srv/SetEntityState"),
+    ("RESET_SIMULATION", "simulation_interfaces/srv/ResetSimulation"),
 ]
 
 # Published service hashes the method is checked against (rmw_zenoh's and ROS's).

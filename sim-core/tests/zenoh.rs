@@ -640,3 +640,265 @@ fn a_client_spawns_and_deletes_a_model() {
     );
     assert!(err.contains("worlds/pioneer.sdf"), "{err}");
 }
+
+/// A run of `worlds/pioneer.sdf` listening on a loopback endpoint of its own, with `extra`
+/// arguments: its plugin directory (kept while it runs), the endpoint and the run.
+fn pioneer_run(extra: &[&str]) -> (tempfile::TempDir, String, Run) {
+    let dir = stage(PIONEER_LIBS);
+    let endpoint = loopback();
+    let mut args = vec!["--zenoh-listen", endpoint.as_str()];
+    args.extend_from_slice(extra);
+    let run = Run::start("worlds/pioneer.sdf", dir.path(), &args);
+    (dir, endpoint, run)
+}
+
+/// The pioneer IMU (100 Hz).
+const PIONEER_IMU: &str = "/world/pioneer/model/pioneer/link/chassis/sensor/imu/imu";
+
+/// A position of a GetEntityState reply.
+fn position(reply: &Value) -> [f64; 3] {
+    let p = &reply["state"]["pose"]["position"];
+    ["x", "y", "z"].map(|k| p[k].as_f64().unwrap())
+}
+
+/// Equal within the engine's single precision.
+fn close(a: [f64; 3], b: [f64; 3]) -> bool {
+    a.iter().zip(b).all(|(a, b)| (a - b).abs() < 1e-6)
+}
+
+/// GetEntities with its filters, GetEntityState and SetEntityState (the truth path, bad
+/// values refused with the package's codes), ResetSimulation's scopes and STATE_STOPPED:
+/// after a reset the world publishes what it published from the start, byte for byte.
+#[test]
+fn a_client_lists_moves_and_resets_entities() {
+    let Some(python) = python() else { return };
+    let (_dir, endpoint, run) = pioneer_run(&["--paused"]);
+    let sdf = workspace().join("worlds/models/crate.sdf");
+    let a = ros_client(
+        &python,
+        &endpoint,
+        &["entities", PIONEER_IMU, sdf.to_str().unwrap()],
+    );
+    let (_, err) = run.wait();
+    let code = |k: &str| a[k]["result"]["result"].as_u64().unwrap();
+    let names = |k: &str| a[k]["entities"].clone();
+    let features = a["features"]["features"]["features"].as_array().unwrap();
+    for f in [0, 1, 6, 9, 10, 11, 20, 23, 24, 25, 26, 31, 32] {
+        assert!(features.contains(&f.into()), "feature {f}: {a}");
+    }
+    for f in [21, 22] {
+        assert!(!features.contains(&f.into()), "feature {f}: {a}");
+    }
+    let world = serde_json::json!(["ground", "beacon_1", "beacon_2", "beacon_3", "pioneer"]);
+    assert_eq!((code("all"), names("all")), (1, world.clone()), "{a}");
+    assert_eq!(
+        names("beacons_12"),
+        serde_json::json!(["beacon_1", "beacon_2"])
+    );
+    assert_eq!(code("bad_regex"), 4);
+    assert!(
+        a["bad_regex"]["result"]["error_message"]
+            .as_str()
+            .unwrap()
+            .contains("regular expression"),
+        "{a}"
+    );
+    assert_eq!((code("categories"), code("tags"), code("hull")), (0, 0, 0));
+    assert_eq!(
+        names("sphere"),
+        serde_json::json!(["ground", "pioneer"]),
+        "{a}"
+    );
+    assert_eq!(names("box_far"), serde_json::json!(["ground"]), "{a}");
+    assert_eq!(code("bad_sphere"), 4);
+
+    // Get and set.
+    assert_eq!((code("pioneer"), code("missing")), (1, 2));
+    assert_eq!(a["pioneer"]["state"]["header"]["frame_id"], "world");
+    assert_eq!(
+        a["pioneer"]["state"]["header"]["stamp"]["nanosec"],
+        100_000_000
+    );
+    assert_eq!(code("set"), 1, "{a}");
+    let set = [1.5, -2.0, 0.2];
+    assert!(close(position(&a["after_set"]), set), "{a}");
+    let twist = &a["after_set"]["state"]["twist"];
+    assert!(
+        (twist["linear"]["x"].as_f64().unwrap() - 0.25).abs() < 1e-9,
+        "{a}"
+    );
+    assert!(
+        (twist["angular"]["z"].as_f64().unwrap() - 0.5).abs() < 1e-9,
+        "{a}"
+    );
+    for (k, c) in [
+        ("set_nan", 101),
+        ("set_far", 101),
+        ("set_zero_quat", 101),
+        ("set_inf_twist", 4),
+        ("set_frame", 4),
+        ("set_static_moving", 4),
+        ("set_static", 1),
+        ("set_missing", 2),
+    ] {
+        assert_eq!(code(k), c, "{k}: {a}");
+        if c != 1 {
+            assert!(
+                !a[k]["result"]["error_message"].as_str().unwrap().is_empty(),
+                "{k} says why"
+            );
+        }
+    }
+    assert!(
+        close(position(&a["after_refused"]), set),
+        "refused calls change nothing"
+    );
+
+    // Reset.
+    assert_eq!(code("spawn"), 1, "{a}");
+    assert_eq!(names("with_spawned")[5], "crate_x");
+    assert_eq!((code("reset_time"), code("reset_bad")), (0, 4), "{a}");
+    assert_eq!(code("reset_spawned"), 1);
+    assert_eq!(
+        names("after_reset_spawned"),
+        world,
+        "the spawned crate is gone"
+    );
+    assert!(
+        close(position(&a["pioneer_after_reset_spawned"]), set),
+        "SCOPE_SPAWNED leaves the rest as it is"
+    );
+    assert_eq!((code("spawn_again"), code("reset_all")), (1, 1), "{a}");
+    assert_eq!(names("after_reset_all"), world);
+    let back = &a["pioneer_after_reset"]["state"];
+    assert_eq!(
+        back["header"]["stamp"],
+        serde_json::json!({"sec": 0, "nanosec": 0})
+    );
+    assert!(close(position(&a["pioneer_after_reset"]), [0.0; 3]), "{a}");
+    let first = a["first_run"].as_array().unwrap();
+    assert_eq!(
+        first.len(),
+        9,
+        "100 steps of a 100 Hz IMU (nothing before the first step): {a}"
+    );
+    assert_eq!(
+        a["second_run"], a["first_run"],
+        "a reset world steps as a fresh one"
+    );
+    assert_eq!(code("stop"), 1);
+    assert_eq!(a["state_stopped"]["state"]["state"], 0);
+    assert_eq!(a["third_run"], a["first_run"], "STATE_STOPPED resets too");
+    assert_eq!(
+        a["state_after_step"]["state"]["state"], 2,
+        "stepped: paused"
+    );
+    assert_eq!(code("quit"), 1);
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// `/tf_static` is latched as rmw_zenoh makes TRANSIENT_LOCAL topics: a subscriber that joins
+/// long after it was published still gets the sensor frames from the publisher's cache; a
+/// plain (volatile) one gets nothing.
+#[test]
+fn a_late_subscriber_gets_tf_static() {
+    let Some(python) = python() else { return };
+    let (_dir, endpoint, run) = pioneer_run(&[]);
+    let a = ros_client(&python, &endpoint, &["latched", "2", "-"]);
+    let (_, err) = run.stop();
+    assert_eq!(
+        a["qos"], ":1:,1:,:,:,,",
+        "reliable, transient local, depth 1: {a}"
+    );
+    assert_eq!(a["plain"], 0, "published once, long before: {a}");
+    let late = a["transient_local"].as_array().unwrap();
+    assert_eq!(late.len(), 1, "{a}");
+    let frames: Vec<(&str, &str)> = late[0]["transforms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["header"]["frame_id"].as_str().unwrap(),
+                t["child_frame_id"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let sensor = |link: &'static str, s: &'static str| (link, s);
+    assert_eq!(
+        frames,
+        [
+            sensor("pioneer::chassis", "pioneer::chassis::lidar"),
+            sensor("pioneer::chassis", "pioneer::chassis::fiducials"),
+            sensor("pioneer::chassis", "pioneer::chassis::imu"),
+            sensor("pioneer::tilt_link", "pioneer::tilt_link::camera"),
+        ],
+        "every sensor frame in its link's"
+    );
+    assert!(err.contains("/tf_static"), "{err}");
+}
+
+/// Every input of the pioneer's systems is announced with an `MS` token of the type its
+/// system reads there (hashes checked by the client against rosbags).
+#[test]
+fn every_input_is_announced_with_its_type() {
+    let Some(python) = python() else { return };
+    let (_dir, endpoint, run) = pioneer_run(&[]);
+    let a = ros_client(&python, &endpoint, &["subscriptions", "1", "-"]);
+    run.stop();
+    let found: Vec<(&str, &str)> = a
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            assert_eq!(s["hash_ok"], true, "{s}");
+            assert_eq!(s["qos"], "::,10:,:,:,,", "reliable, keep last 10: {s}");
+            (s["topic"].as_str().unwrap(), s["type"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("/model/pioneer/cmd_vel", "geometry_msgs/msg/Twist"),
+            ("/model/pioneer/power/enabled", "std_msgs/msg/Bool"),
+            ("/model/pioneer/ptz/cmd", "geometry_msgs/msg/Vector3Stamped"),
+        ]
+    );
+}
+
+/// Lockstep is deterministic at any thread count: the same seed (the runs' 7) and the same
+/// StepSimulation give the same scan and IMU bytes with one sensor thread and with three.
+#[test]
+fn lockstep_gives_the_same_bytes_at_any_thread_count() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let stepped = |threads: &str| -> Value {
+        let endpoint = loopback();
+        let run = Run::start(
+            "worlds/pioneer.sdf",
+            dir.path(),
+            &[
+                "--zenoh-listen",
+                &endpoint,
+                "--paused",
+                "--threads",
+                threads,
+            ],
+        );
+        let a = ros_client(&python, &endpoint, &["stepped", "300", "-"]);
+        run.wait();
+        a
+    };
+    let one = stepped("1");
+    let three = stepped("3");
+    let topics = one.as_object().unwrap();
+    assert_eq!(topics.len(), 2, "the IMU and the scan: {:?}", topics.keys());
+    // 300 steps of 1 ms: the 100 Hz IMU 29 times (nothing before the first step), the
+    // 10 Hz lidar 3 times.
+    let counts: Vec<usize> = topics
+        .values()
+        .map(|v| v.as_array().unwrap().len())
+        .collect();
+    assert!(counts.contains(&29) && counts.contains(&3), "{counts:?}");
+    assert_eq!(one, three, "one thread and three publish the same bytes");
+}

@@ -88,6 +88,57 @@ impl Physics {
         })
     }
 
+    /// Whether `id` is a `<static>` model.
+    pub fn is_static_model(&self, id: EntityId) -> bool {
+        self.entities.get(id).is_some_and(|e| {
+            matches!(
+                e.data,
+                EntityData::Model {
+                    is_static: true,
+                    ..
+                }
+            )
+        })
+    }
+
+    /// The world-frame axis-aligned box around the collisions of a model and the models
+    /// nested in it, as `(min, max)` corners; `None` for a model without collisions.
+    pub fn model_bounds(&self, id: EntityId) -> Option<(Vec3, Vec3)> {
+        let mut out: Option<(Vec3, Vec3)> = None;
+        for (_, e) in self.entities.iter() {
+            let EntityData::Collision { collider, .. } = e.data else {
+                continue;
+            };
+            if !self.entities.is_within(e.model, id) {
+                continue;
+            }
+            let Some(c) = self.pw.colliders.get(collider) else {
+                continue;
+            };
+            let aabb = c.compute_aabb();
+            let (lo, hi) = (
+                super::convert::vec_from_rapier(aabb.mins),
+                super::convert::vec_from_rapier(aabb.maxs),
+            );
+            out = Some(match out {
+                None => (lo, hi),
+                Some((a, b)) => (
+                    Vec3 {
+                        x: a.x.min(lo.x),
+                        y: a.y.min(lo.y),
+                        z: a.z.min(lo.z),
+                    },
+                    Vec3 {
+                        x: b.x.max(hi.x),
+                        y: b.y.max(hi.y),
+                        z: b.z.max(hi.z),
+                    },
+                ),
+            });
+        }
+        out
+    }
+
     /// A counter of the models added and removed since the world was built: when it changes,
     /// [`Physics::frames`] and [`Physics::visuals`] list other entities.
     pub fn revision(&self) -> u64 {

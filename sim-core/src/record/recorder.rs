@@ -302,27 +302,7 @@ impl Recorder {
 
     /// Queues the sensor frames (`/tf_static`) and the visuals (`/scene`) of the world now.
     fn scene(&mut self, sim: &Simulation, now: SimTime) {
-        let physics = sim.physics();
-        let mut statics: Vec<FrameTransform> = Vec::new();
-        for s in sim.sensors().setups() {
-            let Some(link) = physics.scoped_name(s.link) else {
-                continue;
-            };
-            if s.frame_id == link
-                || physics
-                    .entity_id(&s.frame_id)
-                    .is_some_and(|id| id != s.entity)
-                || statics.iter().any(|t| t.child == s.frame_id)
-            {
-                continue; // a frame /tf already places, or placed once
-            }
-            statics.push(FrameTransform {
-                stamp: now,
-                parent: link.to_string(),
-                child: s.frame_id.clone(),
-                pose: s.pose,
-            });
-        }
+        let statics = crate::ros::sensor_frames(sim, now);
         self.send(Item::Tf {
             stamp: now,
             latched: true,
@@ -330,9 +310,9 @@ impl Recorder {
         });
         let mut markers = vec![Marker::delete_all(now)];
         markers.extend(
-            physics
+            sim.physics()
                 .visuals()
-                .filter_map(|v| visual_marker(physics, &v, now)),
+                .filter_map(|v| visual_marker(sim.physics(), &v, now)),
         );
         self.send(Item::Scene {
             stamp: now,

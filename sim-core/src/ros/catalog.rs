@@ -313,6 +313,34 @@ pub const DELETE_ENTITY: RosType = RosType {
     definition: "string entity\n---\nsimulation_interfaces/Result result\n",
 };
 
+/// The service `simulation_interfaces/srv/GetEntities` (its definition: request fields, `---`, response fields).
+pub const GET_ENTITIES: RosType = RosType {
+    name: "simulation_interfaces/srv/GetEntities",
+    hash: "RIHS01_cb90004c48cd50f37732fb008e22c34c261dd680a723bf0f85d8437ea4498bf7",
+    definition: "simulation_interfaces/EntityFilters filters\n---\nsimulation_interfaces/Result result\nstring[] entities\n",
+};
+
+/// The service `simulation_interfaces/srv/GetEntityState` (its definition: request fields, `---`, response fields).
+pub const GET_ENTITY_STATE: RosType = RosType {
+    name: "simulation_interfaces/srv/GetEntityState",
+    hash: "RIHS01_749c91f2a2353d98367b64f2995a0f5842ce92a08ec1ffb3e185540a91557fb5",
+    definition: "string entity\n---\nsimulation_interfaces/Result result\nsimulation_interfaces/EntityState state\n",
+};
+
+/// The service `simulation_interfaces/srv/SetEntityState` (its definition: request fields, `---`, response fields).
+pub const SET_ENTITY_STATE: RosType = RosType {
+    name: "simulation_interfaces/srv/SetEntityState",
+    hash: "RIHS01_ca210e7d2b66629ae133c8e1edf5246e618106d75c78ed0556c0e7a33c59ee5e",
+    definition: "string entity\nsimulation_interfaces/EntityState state\n---\nsimulation_interfaces/Result result\n",
+};
+
+/// The service `simulation_interfaces/srv/ResetSimulation` (its definition: request fields, `---`, response fields).
+pub const RESET_SIMULATION: RosType = RosType {
+    name: "simulation_interfaces/srv/ResetSimulation",
+    hash: "RIHS01_4ce285d7ff9b8ac70dcc95161f32bf54c05a6f4b13427990e41ab40c36c39646",
+    definition: "uint8 scope\n---\nsimulation_interfaces/Result result\n",
+};
+
 /// Every service above, in order.
 pub const SERVICES: &[&RosType] = &[
     &GET_SIMULATOR_FEATURES,
@@ -321,4 +349,8 @@ pub const SERVICES: &[&RosType] = &[
     &STEP_SIMULATION,
     &SPAWN_ENTITY,
     &DELETE_ENTITY,
+    &GET_ENTITIES,
+    &GET_ENTITY_STATE,
+    &SET_ENTITY_STATE,
+    &RESET_SIMULATION,
 ];

@@ -3,6 +3,7 @@
 use super::catalog as t;
 use super::encode::{quaternion, time, vector3};
 use super::{CdrWriter, RosType};
+use crate::runner::Simulation;
 use sim_plugin_api::{Pose, SimTime};
 
 /// One `geometry_msgs/TransformStamped`: the pose of frame `child` in frame `parent`.
@@ -31,4 +32,32 @@ pub fn encode_tf(transforms: &[FrameTransform], out: &mut Vec<u8>) -> &'static R
         quaternion(&mut w, &tr.pose.orientation);
     }
     &t::TF_MESSAGE
+}
+
+/// The `/tf_static` transforms of a simulation now: each sensor's frame in its link's frame,
+/// stamped `stamp`; a sensor whose frame is its link's, or another entity's (which `/tf`
+/// places), is left out, as is a frame placed once already.
+pub fn sensor_frames(sim: &Simulation, stamp: SimTime) -> Vec<FrameTransform> {
+    let physics = sim.physics();
+    let mut statics: Vec<FrameTransform> = Vec::new();
+    for s in sim.sensors().setups() {
+        let Some(link) = physics.scoped_name(s.link) else {
+            continue;
+        };
+        if s.frame_id == link
+            || physics
+                .entity_id(&s.frame_id)
+                .is_some_and(|id| id != s.entity)
+            || statics.iter().any(|t| t.child == s.frame_id)
+        {
+            continue;
+        }
+        statics.push(FrameTransform {
+            stamp,
+            parent: link.to_string(),
+            child: s.frame_id.clone(),
+            pose: s.pose,
+        });
+    }
+    statics
 }

@@ -20,6 +20,7 @@
 pub mod guard;
 mod pacing;
 mod plan;
+mod reset;
 mod sensor_world;
 mod services;
 mod spawn;
@@ -32,7 +33,7 @@ pub use plan::{Plan, Planned, PluginPolicy};
 pub use services::DEFAULT_SERVICE_TIMEOUT;
 pub use spawn::{MAX_SPAWN_BYTES, SpawnError};
 
-use crate::physics::{BuildError, Physics};
+use crate::physics::{BuildError, CommandError, Physics, PhysicsCommand};
 use crate::plugins::Registry;
 use crate::sensors::{ParameterError, SensorFailure, SensorManager, SensorReport};
 use crate::systems::{QueuedCommand, Spawner, SystemFailure, SystemManager, SystemReport};
@@ -104,6 +105,8 @@ pub struct Simulation {
     policy: PluginPolicy,
     options: SimOptions,
     next_ticket: u64,
+    /// The first entity id after the loaded world's: models from it on were spawned.
+    first_spawned: EntityId,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -143,20 +146,15 @@ impl Simulation {
     ) -> Result<Simulation, LoadError> {
         let mut world = world;
         crate::plugins::apply_sensors_system(&mut world);
-        let physics = Physics::build(&world)?;
         let mut bus = Bus::new();
-        let mut sensors = SensorManager::new();
-        let mut systems = SystemManager::new();
-        let mut plan = Plan::world(&world, &physics, options.seed);
-        plan.add_default_systems(&world);
-        let mut resolution = plan.resolve_with(&registry, policy);
-        let skipped = std::mem::take(&mut resolution.skipped);
-        let notices = std::mem::take(&mut resolution.notices);
-        let problems =
-            resolution.create(&world.name, &physics, &mut bus, &mut sensors, &mut systems);
-        if !problems.is_empty() {
-            return Err(LoadError::Plugins(problems));
-        }
+        let reset::Parts {
+            physics,
+            sensors,
+            systems,
+            skipped,
+            notices,
+        } = reset::build(&world, &registry, options, policy, &mut bus)?;
+        let first_spawned = physics.entities.next_id();
         let pool = if options.threads > 1 {
             Some(
                 rayon::ThreadPoolBuilder::new()
@@ -188,6 +186,7 @@ impl Simulation {
             policy,
             options: options.clone(),
             next_ticket: 1,
+            first_spawned,
         })
     }
 
@@ -221,6 +220,11 @@ impl Simulation {
         &self.sensors
     }
 
+    /// The system plugins.
+    pub fn systems(&self) -> &SystemManager {
+        &self.systems
+    }
+
     /// Passes a run-time parameter to a sensor's plugin at once (as a system plugin's
     /// `Commands::set_sensor_parameter` does before the next step).
     pub fn set_sensor_parameter(
@@ -238,6 +242,12 @@ impl Simulation {
     pub fn set_guards(&mut self, guards: Guards) {
         self.sensors.set_guards(guards);
         self.systems.set_guards(guards);
+    }
+
+    /// Applies a physics command at once, through the engine's truth path (a teleport or a
+    /// velocity, as a system's command before a step would); rays see its effect at once.
+    pub fn apply_physics(&mut self, command: &PhysicsCommand) -> Result<(), CommandError> {
+        self.physics.apply(command)
     }
 
     /// The plugin registry used.
@@ -393,15 +403,11 @@ impl Simulation {
                     model.name
                 ),
             },
-            QueuedCommand::Remove(id) => match self.physics.remove_model(id) {
-                Ok(removed) => {
-                    for name in self.sensors.remove(&removed) {
-                        tracing::info!("sensor `{name}` removed with its model");
-                    }
-                    self.systems.remove(&removed);
+            QueuedCommand::Remove(id) => {
+                if let Err(e) = self.remove_model(id) {
+                    self.command_warning(by, format!("remove request not applied: {e}"));
                 }
-                Err(e) => self.command_warning(by, format!("remove request not applied: {e}")),
-            },
+            }
         }
     }
 
@@ -444,13 +450,12 @@ impl Simulation {
         mut on_step: impl FnMut(&mut Simulation),
     ) -> RunSummary {
         let start = Instant::now();
-        let steps0 = self.physics.iteration();
-        let t0 = self.physics.time();
         let step = self.physics.step_size();
         let mut pacer = Pacer::new(step, rtf);
         let mut interrupted = false;
+        // Counted here, not from the engine's iteration: a reset takes that back to 0.
+        let mut done = 0u64;
         loop {
-            let done = self.physics.iteration() - steps0;
             if limit.reached(done, step) {
                 break;
             }
@@ -459,13 +464,14 @@ impl Simulation {
                 break;
             }
             self.step();
+            done += 1;
             on_step(self);
             pacer.after_step();
         }
         let wall = start.elapsed();
-        let sim = SimTime::from_nanos(self.physics.time().nanos - t0.nanos);
+        let sim = SimTime::from_nanos(step.nanos.saturating_mul(done as i64));
         RunSummary {
-            steps: self.physics.iteration() - steps0,
+            steps: done,
             sim_time: sim,
             wall_time: wall,
             interrupted,

@@ -286,6 +286,11 @@ impl SensorManager {
         self.guards = guards;
     }
 
+    /// The guards sensor updates run within.
+    pub fn guards(&self) -> Guards {
+        self.guards
+    }
+
     /// Registers a sensor whose plugin has been created. Subscribes to its trigger topic.
     pub fn add(&mut self, setup: SensorSetup, plugin: SensorBox, library: String, bus: &mut Bus) {
         let trigger = setup

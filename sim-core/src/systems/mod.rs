@@ -502,6 +502,17 @@ impl SystemManager {
         Ok(())
     }
 
+    /// Each active system with the topics it subscribes to, in the order its
+    /// `subscriptions` listed them.
+    pub fn inputs(&self) -> impl Iterator<Item = (&SystemSetup, Vec<&str>)> {
+        self.slots.iter().filter(|s| s.plugin.is_some()).map(|s| {
+            (
+                &s.setup,
+                s.subscriptions.iter().map(|t| t.topic()).collect(),
+            )
+        })
+    }
+
     /// Disables the systems attached to entities in `removed` (their model was removed) and
     /// withdraws their services. Their objects are dropped.
     pub fn remove(&mut self, removed: &[EntityId]) {

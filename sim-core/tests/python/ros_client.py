@@ -5,6 +5,17 @@ attachments, and decodes messages.
     ros_client.py ENDPOINT topic TYPE COUNT    print COUNT messages of the first TYPE publisher
     ros_client.py ENDPOINT drive SECONDS X      publish Twist(linear.x = X) to the cmd_vel
                                                  subscription for SECONDS
+    ros_client.py ENDPOINT entities IMU SDF     with the pioneer world paused: GetEntities and
+                                                 its filters, Get/SetEntityState, spawning
+                                                 SDF, ResetSimulation's scopes, and the IMU's
+                                                 messages of 100 steps before and after a reset
+    ros_client.py ENDPOINT latched WAIT -       join WAIT seconds after /tf_static's token and
+                                                 read it as a TRANSIENT_LOCAL subscriber (and
+                                                 as a plain one, which gets nothing)
+    ros_client.py ENDPOINT subscriptions WAIT - the MS tokens of simcore's node after WAIT
+                                                 seconds (topic, type, hash checked)
+    ros_client.py ENDPOINT stepped N -          with the world paused: the Imu and LaserScan
+                                                 bytes of StepSimulation(N), then quit
     ros_client.py ENDPOINT router - -           a Zenoh router listening on ENDPOINT (as
                                                  rmw_zenohd), until stdin closes
     ros_client.py ENDPOINT spawn SDF_FILE -       spawn the model of SDF_FILE twice (by text),
@@ -182,6 +193,15 @@ SIM_MSGS = {
     "simulation_interfaces/msg/SimulationState": "uint8 state\n",
     "simulation_interfaces/msg/SimulatorFeatures":
         "uint16[] features\nstring[] spawn_formats\nstring custom_info\n",
+    "simulation_interfaces/msg/EntityCategory": "uint8 category\n",
+    "simulation_interfaces/msg/TagsFilter": "string[] tags\nuint8 filter_mode\n",
+    "simulation_interfaces/msg/Bounds": "uint8 type\ngeometry_msgs/Vector3[] points\n",
+    "simulation_interfaces/msg/EntityFilters":
+        "string filter\nsimulation_interfaces/EntityCategory[] categories\n"
+        "simulation_interfaces/TagsFilter tags\nsimulation_interfaces/Bounds bounds\n",
+    "simulation_interfaces/msg/EntityState":
+        "std_msgs/Header header\ngeometry_msgs/Pose pose\ngeometry_msgs/Twist twist\n"
+        "geometry_msgs/Accel acceleration\n",
 }
 SIM_SRVS = {
     "GetSimulatorFeatures": ("", "simulation_interfaces/SimulatorFeatures features\n"),
@@ -196,6 +216,14 @@ SIM_SRVS = {
         "string entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n",
         "simulation_interfaces/Result result\nstring entity_name\n"),
     "DeleteEntity": ("string entity\n", "simulation_interfaces/Result result\n"),
+    "GetEntities": ("simulation_interfaces/EntityFilters filters\n",
+                    "simulation_interfaces/Result result\nstring[] entities\n"),
+    "GetEntityState": ("string entity\n", "simulation_interfaces/Result result\n"
+                       "simulation_interfaces/EntityState state\n"),
+    # Jazzy and Kilted's (1.x) SetEntityState.
+    "SetEntityState": ("string entity\nsimulation_interfaces/EntityState state\n",
+                       "simulation_interfaces/Result result\n"),
+    "ResetSimulation": ("uint8 scope\n", "simulation_interfaces/Result result\n"),
 }
 
 
@@ -348,6 +376,217 @@ def spawn(endpoint, sdf_file):
     print(json.dumps(out))
 
 
+def entities(endpoint, imu_topic, sdf_file):
+    """With the pioneer world paused: GetEntities and its filters, Get/SetEntityState and
+    their refusals, ResetSimulation's scopes, and the IMU's messages of the first steps
+    before and after a full reset."""
+    s = session(endpoint)
+    graph = Graph(s)
+    services = Services(s, graph)
+    ts = services.ts
+    T = ts.types
+    imu = []
+    lock = threading.Lock()
+
+    def on(sample):
+        with lock:
+            imu.append(sample.payload.to_bytes().hex())
+
+    sub = s.declare_subscriber(f"0/{imu_topic.strip('/')}/{dds_name('sensor_msgs/msg/Imu')}/"
+                               f"{TS.hash_rihs01('sensor_msgs/msg/Imu')}", on)
+    vec = lambda x, y, z: T["geometry_msgs/msg/Vector3"](x=x, y=y, z=z)
+
+    def filters(regex="", categories=(), tags=(), btype=0, points=()):
+        return T["simulation_interfaces/msg/EntityFilters"](
+            filter=regex,
+            categories=[T["simulation_interfaces/msg/EntityCategory"](category=c)
+                        for c in categories],
+            tags=T["simulation_interfaces/msg/TagsFilter"](tags=list(tags), filter_mode=0),
+            bounds=T["simulation_interfaces/msg/Bounds"](type=btype, points=list(points)))
+
+    def get(**kw):
+        return services.call("GetEntities", filters=filters(**kw))
+
+    def state(x, y, z, qw=1.0, vx=0.0, wz=0.0, frame=""):
+        return T["simulation_interfaces/msg/EntityState"](
+            header=T["std_msgs/msg/Header"](
+                stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id=frame),
+            pose=T["geometry_msgs/msg/Pose"](
+                position=T["geometry_msgs/msg/Point"](x=x, y=y, z=z),
+                orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=qw)),
+            twist=T["geometry_msgs/msg/Twist"](linear=vec(vx, 0.0, 0.0), angular=vec(0.0, 0.0, wz)),
+            acceleration=T["geometry_msgs/msg/Accel"](linear=vec(0.0, 0.0, 0.0),
+                                                      angular=vec(0.0, 0.0, 0.0)))
+
+    def set_state(name, st):
+        return services.call("SetEntityState", entity=name, state=st)
+
+    def run_steps(n):
+        time.sleep(0.3)
+        with lock:
+            imu.clear()
+        services.call("StepSimulation", steps=n)
+        time.sleep(0.5)
+        with lock:
+            return list(imu)
+
+    def reset(scope):
+        return services.call("ResetSimulation", scope=scope)
+
+    out = {"features": services.call("GetSimulatorFeatures")}
+    out["all"] = get()
+    out["beacons_12"] = get(regex="^beacon_[12]$")
+    out["bad_regex"] = get(regex="(unclosed")
+    out["categories"] = get(categories=[1])
+    out["tags"] = get(tags=["red"])
+    out["hull"] = get(btype=2, points=[vec(0, 0, 0), vec(1, 0, 0), vec(0, 1, 0)])
+    # A sphere of 0.5 m around the pioneer (at the origin), and a box on the ground plane
+    # far from every other model.
+    out["sphere"] = get(btype=3, points=[vec(0.0, 0.0, 0.1), vec(0.5, 0.0, 0.0)])
+    out["box_far"] = get(btype=1, points=[vec(60, 60, 1), vec(50, 50, -1)])
+    out["bad_sphere"] = get(btype=3, points=[vec(0, 0, 0)])
+    time.sleep(0.5)  # the IMU subscription reaches simcore
+    out["first_run"] = run_steps(100)
+    out["pioneer"] = services.call("GetEntityState", entity="pioneer")
+    out["missing"] = services.call("GetEntityState", entity="nobody")
+    out["set"] = set_state("pioneer", state(1.5, -2.0, 0.2, vx=0.25, wz=0.5))
+    out["after_set"] = services.call("GetEntityState", entity="pioneer")
+    out["set_nan"] = set_state("pioneer", state(float("nan"), 0.0, 0.0))
+    out["set_far"] = set_state("pioneer", state(2e6, 0.0, 0.0))
+    out["set_zero_quat"] = set_state("pioneer", state(0.0, 0.0, 0.0, qw=0.0))
+    out["set_inf_twist"] = set_state("pioneer", state(0.0, 0.0, 0.0, vx=float("inf")))
+    out["set_frame"] = set_state("pioneer", state(0.0, 0.0, 0.0, frame="beacon_1"))
+    out["set_static_moving"] = set_state("beacon_1", state(3.0, 3.0, 0.5, vx=1.0))
+    out["set_static"] = set_state("beacon_1", state(3.0, 3.0, 0.5))
+    out["set_missing"] = set_state("nobody", state(0.0, 0.0, 0.0))
+    out["after_refused"] = services.call("GetEntityState", entity="pioneer")
+    pose = T["geometry_msgs/msg/PoseStamped"](
+        header=T["std_msgs/msg/Header"](
+            stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="world"),
+        pose=T["geometry_msgs/msg/Pose"](
+            position=T["geometry_msgs/msg/Point"](x=4.0, y=4.0, z=0.5),
+            orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
+    out["spawn"] = services.call("SpawnEntity", name="crate_x", allow_renaming=False, uri="",
+                                 resource_string=open(sdf_file).read(), entity_namespace="",
+                                 initial_pose=pose)
+    out["with_spawned"] = get()
+    out["reset_time"] = reset(1)
+    out["reset_bad"] = reset(64)
+    out["reset_spawned"] = reset(4)
+    out["after_reset_spawned"] = get()
+    out["pioneer_after_reset_spawned"] = services.call("GetEntityState", entity="pioneer")
+    out["spawn_again"] = services.call("SpawnEntity", name="crate_y", allow_renaming=False,
+                                       uri="", resource_string=open(sdf_file).read(),
+                                       entity_namespace="", initial_pose=pose)
+    out["reset_all"] = reset(0)
+    out["after_reset_all"] = get()
+    out["pioneer_after_reset"] = services.call("GetEntityState", entity="pioneer")
+    out["second_run"] = run_steps(100)
+    out["stop"] = services.call("SetSimulationState", state=services.state(0))
+    out["state_stopped"] = services.call("GetSimulationState")
+    out["third_run"] = run_steps(100)
+    out["state_after_step"] = services.call("GetSimulationState")
+    out["quit"] = services.call("SetSimulationState", state=services.state(3))
+    sub.undeclare()
+    s.close()
+    print(json.dumps(out))
+
+
+def latched(endpoint, wait):
+    """Joins late: after the /tf_static token is seen, waits WAIT seconds, then listens to
+    /tf_static with a plain subscriber and with a TRANSIENT_LOCAL one as rmw_zenoh declares
+    it (an AdvancedSubscriber that detects late publishers and queries their cache)."""
+    import zenoh.ext
+
+    s = session(endpoint)
+    graph = Graph(s)
+    ros_type = "tf2_msgs/msg/TFMessage"
+    token, parts = graph.wait_for(
+        lambda p: len(p) == 13 and p[5] == "MP" and p[9] == "%tf_static"
+    )
+    if parts[10] != dds_name(ros_type) or parts[11] != TS.hash_rihs01(ros_type):
+        fail(f"/tf_static token {token} is not of {ros_type}")
+    key = f"0/tf_static/{dds_name(ros_type)}/{parts[11]}"
+    time.sleep(float(wait))
+    got = {"plain": [], "transient_local": []}
+    lock = threading.Lock()
+
+    def on(name):
+        def cb(sample):
+            with lock:
+                got[name].append(sample.payload.to_bytes())
+        return cb
+
+    plain_sub = s.declare_subscriber(key, on("plain"))
+    late = zenoh.ext.declare_advanced_subscriber(
+        s, key, on("transient_local"),
+        history=zenoh.ext.HistoryConfig(detect_late_publishers=True, max_samples=1),
+        subscriber_detection=True)
+    deadline = time.time() + TIMEOUT
+    while time.time() < deadline:
+        with lock:
+            if got["transient_local"]:
+                break
+        time.sleep(0.05)
+    time.sleep(1.0)
+    with lock:
+        out = {"token": token, "qos": parts[12],
+               "plain": len(got["plain"]),
+               "transient_local": [plain(TS.deserialize_cdr(b, ros_type))
+                                   for b in got["transient_local"]]}
+    late.undeclare()
+    plain_sub.undeclare()
+    s.close()
+    print(json.dumps(out))
+
+
+def subscriptions(endpoint, wait):
+    """The MS (subscription) tokens simcore's node has after WAIT seconds: topic, type, and
+    whether the hash is rosbags' for that type."""
+    s = session(endpoint)
+    graph = Graph(s)
+    graph.wait_for(lambda p: len(p) == 13 and p[5] == "SS")
+    time.sleep(float(wait))
+    dds_to_type = {dds_name(t): t for t in TS.types if "/msg/" in t}
+    out = []
+    with graph.cond:
+        tokens = list(graph.tokens)
+    for t in tokens:
+        p = t.split("/")
+        if len(p) != 13 or p[5] != "MS":
+            continue
+        ros_type = dds_to_type.get(p[10])
+        out.append({"topic": p[9].replace("%", "/"), "type": ros_type, "qos": p[12],
+                    "hash_ok": ros_type is not None and TS.hash_rihs01(ros_type) == p[11]})
+    s.close()
+    print(json.dumps(sorted(out, key=lambda e: e["topic"])))
+
+
+def stepped(endpoint, n):
+    """With the world paused: the bytes of every Imu and LaserScan simcore publishes in
+    StepSimulation(N), by topic, then quits the run."""
+    s = session(endpoint)
+    services = Services(s, Graph(s))
+    got = {}
+    lock = threading.Lock()
+
+    def on(sample):
+        with lock:
+            got.setdefault(str(sample.key_expr), []).append(sample.payload.to_bytes().hex())
+
+    subs = [s.declare_subscriber(f"0/**/{dds_name(t)}/{TS.hash_rihs01(t)}", on)
+            for t in ("sensor_msgs/msg/Imu", "sensor_msgs/msg/LaserScan")]
+    time.sleep(1.0)  # the subscriptions reach simcore
+    services.call("StepSimulation", steps=int(n))
+    time.sleep(0.5)
+    services.call("SetSimulationState", state=services.state(3))
+    for sub in subs:
+        sub.undeclare()
+    s.close()
+    with lock:
+        print(json.dumps(got))
+
+
 def router(endpoint):
     conf = zenoh.Config()
     conf.insert_json5("mode", '"router"')
@@ -369,6 +608,14 @@ def main():
         spawn(endpoint, sys.argv[3])
     elif mode == "lockstep":
         lockstep(endpoint, sys.argv[3], int(sys.argv[4]))
+    elif mode == "entities":
+        entities(endpoint, sys.argv[3], sys.argv[4])
+    elif mode == "latched":
+        latched(endpoint, sys.argv[3])
+    elif mode == "subscriptions":
+        subscriptions(endpoint, sys.argv[3])
+    elif mode == "stepped":
+        stepped(endpoint, sys.argv[3])
     elif mode == "router":
         router(endpoint)
     elif mode == "drive":

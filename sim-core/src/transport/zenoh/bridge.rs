@@ -1,8 +1,9 @@
 //! The simulation thread's side of the transport: a small object called once per step that
 //! hands bus subscriptions to the Zenoh thread and publishes what it receives.
 
-use super::control::{Control, FACTORY_FEATURES, FEATURES, Reply, Spawn, result, state};
+use super::control::{Control, FACTORY_FEATURES, FEATURES, Reply, result, scope, state};
 use super::options::{ZenohError, ZenohOptions};
+use super::serve::{self, factory};
 use super::worker::{self, Event, Request, Shared, TopicReport};
 use crate::runner::Simulation;
 use crate::transport::Subscription;
@@ -45,7 +46,11 @@ pub struct Bridge {
     last_scan: Instant,
     clock_period: i64,
     next_clock: i64,
+    /// The engine's model revision `/tf_static` was last sent for (None: send it).
+    frames_at: Option<u64>,
     paused: bool,
+    /// Reset and paused (SetSimulationState(STOPPED)) and not stepped since.
+    stopped: bool,
     budget: u64,
     step_call: Option<u64>,
     stop: Option<Arc<AtomicBool>>,
@@ -121,7 +126,9 @@ impl Bridge {
             last_scan: Instant::now(),
             clock_period,
             next_clock: 0,
+            frames_at: None,
             paused: false,
+            stopped: false,
             budget: 0,
             step_call: None,
             stop: None,
@@ -172,10 +179,17 @@ impl Bridge {
             }
         }
         self.clock(sim.time());
+        let revision = sim.physics().revision();
+        if self.frames_at != Some(revision) {
+            self.frames_at = Some(revision);
+            let frames = crate::ros::sensor_frames(sim, sim.time());
+            let _ = self.events.send(Event::StaticFrames(frames));
+        }
         if self.shared.active.load(Ordering::Relaxed) > 0 {
             let _ = self.wake.try_send(());
         }
         if counted {
+            self.stopped = false;
             self.budget -= 1;
             if self.budget == 0
                 && let Some(id) = self.step_call.take()
@@ -191,7 +205,9 @@ impl Bridge {
     }
 
     fn state(&self) -> u8 {
-        if self.paused {
+        if self.stopped {
+            state::STOPPED
+        } else if self.paused {
             state::PAUSED
         } else {
             state::PLAYING
@@ -230,30 +246,46 @@ impl Bridge {
                 Some(r)
             }
             Control::GetState => Some(Reply::ok(now)),
-            Control::Spawn(s) => Some(spawn(sim, &s, now)),
-            Control::Delete(name) => Some(delete(sim, &name, now)),
+            Control::Spawn(s) => Some(serve::spawn(sim, &s, now)),
+            Control::Delete(name) => Some(serve::delete(sim, &name, now)),
+            Control::Entities(f) => Some(serve::entities(sim, &f, now)),
+            Control::GetEntityState(name) => Some(serve::entity_state(sim, &name, now)),
+            Control::SetEntityState(name, s) => Some(serve::set_entity_state(sim, &name, &s, now)),
+            Control::SetState(_) | Control::Reset(_) if self.budget > 0 => error(
+                result::INCORRECT_STATE,
+                "the simulation is still taking the steps of an earlier call",
+            ),
+            Control::Reset(s) => Some(self.reset(sim, s)),
             Control::SetState(s) if s == now => {
                 error(result::ALREADY_IN_TARGET_STATE, "already in that state")
             }
             Control::SetState(state::PLAYING) => {
                 self.paused = false;
+                self.stopped = false;
                 Some(Reply::ok(state::PLAYING))
             }
             Control::SetState(state::PAUSED) => {
                 self.paused = true;
+                self.stopped = false;
                 Some(Reply::ok(state::PAUSED))
+            }
+            Control::SetState(state::STOPPED) => {
+                let r = self.reset(sim, scope::ALL);
+                if r.result != result::OK {
+                    return Some(r);
+                }
+                self.paused = true;
+                self.stopped = true;
+                Some(Reply::ok(state::STOPPED))
             }
             Control::SetState(state::QUITTING) => {
                 self.paused = false;
+                self.stopped = false;
                 if let Some(s) = &self.stop {
                     s.store(true, Ordering::Relaxed);
                 }
                 Some(Reply::ok(state::QUITTING))
             }
-            Control::SetState(state::STOPPED) => error(
-                result::FEATURE_UNSUPPORTED,
-                "stopping resets the world, which simcore does not do yet; pause instead",
-            ),
             Control::SetState(s) => error(
                 result::INCORRECT_TRANSITION,
                 &format!("simcore cannot go to state {s}"),
@@ -273,6 +305,41 @@ impl Bridge {
                 None
             }
         }
+    }
+
+    /// ResetSimulation: every scope at once (DEFAULT, ALL, or TIME, STATE and SPAWNED
+    /// together) starts the world again ([`Simulation::reset`]); SPAWNED alone removes the
+    /// spawned models; TIME or STATE without the others is not something simcore does.
+    fn reset(&mut self, sim: &mut Simulation, s: u8) -> Reply {
+        let now = self.state();
+        let every = scope::TIME | scope::STATE | scope::SPAWNED;
+        if s != scope::ALL && s & !every != 0 {
+            return Reply::error(
+                now,
+                result::OPERATION_FAILED,
+                format!("scope {s} has bits that are no scope of ResetSimulation"),
+            );
+        }
+        if s == scope::DEFAULT || s & every == every {
+            if let Err(e) = sim.reset() {
+                return Reply::error(now, result::OPERATION_FAILED, e.to_string());
+            }
+            self.next_clock = 0;
+            self.frames_at = None;
+            return Reply::ok(now);
+        }
+        if s == scope::SPAWNED {
+            let removed = sim.remove_spawned();
+            tracing::info!("reset: removed the spawned models {removed:?}");
+            return Reply::ok(now);
+        }
+        Reply::error(
+            now,
+            result::FEATURE_UNSUPPORTED,
+            format!(
+                "simcore resets time and state only together (SCOPE_DEFAULT or SCOPE_ALL), and the spawned models alone (SCOPE_SPAWNED); not scope {s}"
+            ),
+        )
     }
 
     /// Publishes `/clock` when someone listens and it is due at `now`.
@@ -300,7 +367,11 @@ impl Bridge {
             }
             let stats = sim.bus().stats(&topic);
             if stats.subscribers > 0 && stats.published == 0 {
-                let _ = self.events.send(Event::Input(topic));
+                let ty = sim.systems().inputs().find_map(|(setup, topics)| {
+                    let i = topics.iter().position(|t| *t == topic)?;
+                    super::inputs::input_type(setup, i)
+                });
+                let _ = self.events.send(Event::Input(topic, ty));
             } else {
                 self.probes.push(sim.bus_mut().subscribe(&topic, QUEUE));
             }
@@ -327,85 +398,5 @@ impl Drop for Bridge {
         if self.thread.is_some() {
             self.stop();
         }
-    }
-}
-
-/// The world factory's service `what` (`create`, `remove`), if the world has one.
-fn factory(sim: &Simulation, what: &str) -> Option<String> {
-    let name = format!(
-        "/world/{}/{what}",
-        crate::transport::sanitize_topic_part(&sim.world().name)
-    );
-    sim.services().contains(&name).then_some(name)
-}
-
-/// SpawnEntity through the factory: its diagnostic is the reply's message on failure.
-fn spawn(sim: &mut Simulation, s: &Spawn, now: u8) -> Reply {
-    use sim_plugin_api::{EntityFactory, Payload};
-    let Some(service) = factory(sim, "create") else {
-        return Reply::error(
-            now,
-            result::FEATURE_UNSUPPORTED,
-            "this world has no factory (the simcore::Factory plugin) to spawn with",
-        );
-    };
-    if !s.namespace.is_empty() {
-        return Reply::error(
-            now,
-            result::OPERATION_FAILED,
-            "simcore has no entity namespaces: leave entity_namespace empty",
-        );
-    }
-    let relative_to = if s.frame == "world" {
-        ""
-    } else {
-        s.frame.as_str()
-    };
-    let request = EntityFactory {
-        sdf: s.resource_string.as_str().into(),
-        sdf_filename: s.uri.as_str().into(),
-        name: s.name.as_str().into(),
-        pose: s.pose,
-        relative_to: relative_to.into(),
-        allow_renaming: s.allow_renaming,
-    };
-    let message = Message::new(
-        "",
-        Payload::EntityFactory(abi_stable::std_types::RBox::new(request)),
-    );
-    match sim.call_service(&service, &message) {
-        Ok(reply) => match reply.payload.as_enum() {
-            Ok(Payload::Pose(created)) => {
-                let mut r = Reply::ok(now);
-                r.entity_name = created.name.to_string();
-                r
-            }
-            _ => Reply::error(
-                now,
-                result::OPERATION_FAILED,
-                "the factory's reply has no name",
-            ),
-        },
-        Err(e) => Reply::error(now, result::OPERATION_FAILED, e.to_string()),
-    }
-}
-
-/// DeleteEntity through the factory.
-fn delete(sim: &mut Simulation, name: &str, now: u8) -> Reply {
-    use sim_plugin_api::Payload;
-    let Some(service) = factory(sim, "remove") else {
-        return Reply::error(
-            now,
-            result::FEATURE_UNSUPPORTED,
-            "this world has no factory (the simcore::Factory plugin) to delete with",
-        );
-    };
-    let message = Message::new("", Payload::Text(name.into()));
-    match sim.call_service(&service, &message) {
-        Ok(_) => Reply::ok(now),
-        Err(e) if e.to_string().contains("no model") => {
-            Reply::error(now, result::NOT_FOUND, e.to_string())
-        }
-        Err(e) => Reply::error(now, result::OPERATION_FAILED, e.to_string()),
     }
 }

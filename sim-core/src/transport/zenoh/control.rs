@@ -1,6 +1,8 @@
 //! Standard simulation control: the ROS 2 `simulation_interfaces` services simcore serves
-//! (play, pause, step, query, spawn, delete), their requests and their CDR replies.
+//! (play, pause, step, reset, query, spawn, delete, entity states), their requests and their
+//! CDR replies.
 
+use super::entity::{EntityFilters, EntityState};
 use crate::ros::{CdrReader, CdrWriter, DecodeError, RosType, catalog};
 use sim_plugin_api::{Pose, Quat, Vec3};
 
@@ -20,6 +22,23 @@ pub mod result {
     pub const ALREADY_IN_TARGET_STATE: u8 = 101;
     /// SetSimulationState: that transition is not possible.
     pub const INCORRECT_TRANSITION: u8 = 103;
+    /// SetEntityState: the pose is not one (a rotation that is none, a position out of the
+    /// world's extent, a number that is not finite).
+    pub const INVALID_POSE: u8 = 101;
+}
+
+/// `simulation_interfaces/srv/ResetSimulation` scopes (a bit field).
+pub mod scope {
+    /// The same as [`ALL`].
+    pub const DEFAULT: u8 = 0;
+    /// Sim time back to the start.
+    pub const TIME: u8 = 1;
+    /// Poses and velocities back to the start.
+    pub const STATE: u8 = 2;
+    /// Models spawned at run time removed.
+    pub const SPAWNED: u8 = 4;
+    /// Everything, as if the simulation were launched again.
+    pub const ALL: u8 = 255;
 }
 
 /// `simulation_interfaces/msg/SimulationState` values.
@@ -34,10 +53,12 @@ pub mod state {
     pub const QUITTING: u8 = 3;
 }
 
-/// The `simulation_interfaces/msg/SimulatorFeatures` simcore announces:
+/// The `simulation_interfaces/msg/SimulatorFeatures` simcore announces: ENTITY_BOUNDS_BOX
+/// (GetEntities' box filter; the sphere is always there), ENTITY_STATE_GETTING,
+/// ENTITY_STATE_SETTING, SIMULATION_RESET, SIMULATION_RESET_SPAWNED,
 /// SIMULATION_STATE_GETTING, SIMULATION_STATE_SETTING, SIMULATION_STATE_PAUSE,
 /// STEP_SIMULATION_SINGLE, STEP_SIMULATION_MULTIPLE.
-pub const FEATURES: &[u16] = &[24, 25, 26, 31, 32];
+pub const FEATURES: &[u16] = &[6, 10, 11, 20, 23, 24, 25, 26, 31, 32];
 
 /// The features a world with a factory adds: SPAWNING, DELETING, SPAWNING_RESOURCE_STRING.
 pub const FACTORY_FEATURES: &[u16] = &[0, 1, 9];
@@ -57,17 +78,29 @@ pub enum Service {
     Spawn,
     /// `DeleteEntity`.
     Delete,
+    /// `GetEntities`.
+    Entities,
+    /// `GetEntityState`.
+    GetEntityState,
+    /// `SetEntityState` (as Jazzy and Kilted have it).
+    SetEntityState,
+    /// `ResetSimulation`.
+    Reset,
 }
 
 impl Service {
     /// Every service, in the order they are declared.
-    pub const ALL: [Service; 6] = [
+    pub const ALL: [Service; 10] = [
         Service::Features,
         Service::GetState,
         Service::SetState,
         Service::Step,
         Service::Spawn,
         Service::Delete,
+        Service::Entities,
+        Service::GetEntityState,
+        Service::SetEntityState,
+        Service::Reset,
     ];
 
     /// Its type.
@@ -79,6 +112,10 @@ impl Service {
             Service::Step => &catalog::STEP_SIMULATION,
             Service::Spawn => &catalog::SPAWN_ENTITY,
             Service::Delete => &catalog::DELETE_ENTITY,
+            Service::Entities => &catalog::GET_ENTITIES,
+            Service::GetEntityState => &catalog::GET_ENTITY_STATE,
+            Service::SetEntityState => &catalog::SET_ENTITY_STATE,
+            Service::Reset => &catalog::RESET_SIMULATION,
         }
     }
 
@@ -92,6 +129,10 @@ impl Service {
             Service::Step => "/step_simulation",
             Service::Spawn => "/spawn_entity",
             Service::Delete => "/delete_entity",
+            Service::Entities => "/get_entities",
+            Service::GetEntityState => "/get_entity_state",
+            Service::SetEntityState => "/set_entity_state",
+            Service::Reset => "/reset_simulation",
         }
     }
 
@@ -148,6 +189,13 @@ impl Service {
                 }))
             }
             Service::Delete => Control::Delete(r.string("entity")?.to_string()),
+            Service::Entities => Control::Entities(Box::new(EntityFilters::read(&mut r)?)),
+            Service::GetEntityState => Control::GetEntityState(r.string("entity")?.to_string()),
+            Service::SetEntityState => {
+                let entity = r.string("entity")?.to_string();
+                Control::SetEntityState(entity, Box::new(EntityState::read(&mut r)?))
+            }
+            Service::Reset => Control::Reset(r.read::<u8>("scope")?),
         })
     }
 }
@@ -186,10 +234,18 @@ pub enum Control {
     Spawn(Box<Spawn>),
     /// Remove a model by name.
     Delete(String),
+    /// The names of the models the filters select.
+    Entities(Box<EntityFilters>),
+    /// A model's state.
+    GetEntityState(String),
+    /// Set a model's pose and velocity.
+    SetEntityState(String, Box<EntityState>),
+    /// Reset the simulation (a [`scope`] bit field).
+    Reset(u8),
 }
 
 /// The reply to a control request.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Reply {
     /// The simulation state (GetSimulationState).
     pub state: u8,
@@ -201,6 +257,10 @@ pub struct Reply {
     pub features: Vec<u16>,
     /// The created entity's name (SpawnEntity).
     pub entity_name: String,
+    /// The entities found (GetEntities).
+    pub entities: Vec<String>,
+    /// The entity's state (GetEntityState; the default when not OK).
+    pub entity_state: EntityState,
 }
 
 impl Reply {
@@ -217,6 +277,8 @@ impl Reply {
             message: message.into(),
             features: Vec::new(),
             entity_name: String::new(),
+            entities: Vec::new(),
+            entity_state: EntityState::default(),
         }
     }
 
@@ -245,7 +307,22 @@ impl Reply {
                 self.result(&mut w);
                 w.string(&self.entity_name);
             }
-            Service::SetState | Service::Step | Service::Delete => self.result(&mut w),
+            Service::Entities => {
+                self.result(&mut w);
+                w.sequence_len(self.entities.len());
+                for e in &self.entities {
+                    w.string(e);
+                }
+            }
+            Service::GetEntityState => {
+                self.result(&mut w);
+                self.entity_state.write(&mut w);
+            }
+            Service::SetState
+            | Service::Step
+            | Service::Delete
+            | Service::SetEntityState
+            | Service::Reset => self.result(&mut w),
         }
         out
     }

@@ -13,6 +13,8 @@ pub enum Qos {
     SensorData,
     /// Reliable, keep last 10 (ROS's default for topics and services).
     Reliable,
+    /// Latched: reliable, transient local, keep last 1 (`/tf_static`).
+    Latched,
 }
 
 impl Qos {
@@ -23,6 +25,7 @@ impl Qos {
         match self {
             Qos::SensorData => "2::,5:,:,:,,",
             Qos::Reliable => "::,10:,:,:,,",
+            Qos::Latched => ":1:,1:,:,:,,",
         }
     }
 }

@@ -16,22 +16,29 @@
 //!   subscriber that falls behind loses the oldest messages, counted per topic.
 //!   Encoding happens on the Zenoh thread. Each sample carries rmw_zenoh's attachment
 //!   (sequence from 1, wall-clock source time, the GID of its token).
+//! - **`/tf_static`**: the sensor frames ([`crate::ros::sensor_frames`]), latched as
+//!   rmw_zenoh makes TRANSIENT_LOCAL topics (a zenoh-ext AdvancedPublisher with a cache of
+//!   one message and publisher detection), sent again when the models change.
 //! - **`/clock`**: `rosgraph_msgs/Clock` of sim time, at [`ZenohOptions::clock_rate`] per
 //!   second of sim time, while someone listens.
 //! - **Topics in**: a topic something in the simulation subscribes to and nothing has
-//!   published on yet (a system's command input) gets a Zenoh subscriber with wildcard type and hash chunks; each sample is
+//!   published on yet (a system's command input) gets a Zenoh subscriber with wildcard type
+//!   and hash chunks, and an `MS` token of the type its system reads ([`inputs`]); each sample is
 //!   decoded by the type its key names and published on the bus. Oversized, undecodable or
 //!   excess samples are dropped with a rate-limited warning.
 //! - **Control**: the simulation_interfaces services of [`control`] (state, play, pause,
-//!   lockstep steps, spawn, delete), served on the simulation thread through
-//!   [`Bridge::after_step`].
+//!   stop, lockstep steps, reset, spawn, delete, entity lists and states), served on the
+//!   simulation thread through [`Bridge::after_step`].
 //! - **Names**: the `[[ros.remap]]` entries of the run manifest, else the rule of
 //!   [`crate::ros::names`]; a name two topics would share goes to the first only.
 
 mod bridge;
 pub mod control;
+pub mod entity;
+pub mod inputs;
 pub mod keys;
 mod options;
+mod serve;
 mod worker;
 
 pub use bridge::{Bridge, INBOUND_QUEUE, QUEUE};

@@ -98,8 +98,8 @@ impl ZenohOptions {
             .map_err(|e| ZenohError::Remap(format!("[[ros.remap]]: {e}")))
     }
 
-    /// The Zenoh configurations to try, in order: the file's (if any) with the endpoints
-    /// given added; else a peer with multicast scouting off, connecting and listening where
+    /// The Zenoh configurations to try, in order, each with timestamping on: the file's (if
+    /// any) with the endpoints given added; else a peer with multicast scouting off, connecting and listening where
     /// told. Without any endpoint given (and no file), first one listening on
     /// [`DEFAULT_ENDPOINT`] when nothing listens there, then one joining whoever does (a
     /// ROS 2 router, another simcore: also the fallback when another process took the port
@@ -114,6 +114,9 @@ impl ZenohOptions {
                 c
             }
         };
+        // Samples carry timestamps (as rmw_zenoh's sessions send them): the latched
+        // publishers' caches need them.
+        set(&mut base, "timestamping/enabled", "true")?;
         if self.config_file.is_none() && self.connect.is_empty() && self.listen.is_empty() {
             let mut join = base.clone();
             set(

@@ -5,7 +5,7 @@ use super::bridge::INBOUND_QUEUE;
 use super::control::{Control, Reply, Service};
 use super::keys::{self, EndpointKind, Node, Qos};
 use super::options::ZenohOptions;
-use crate::ros::{self, RosType, catalog};
+use crate::ros::{self, FrameTransform, RosType, catalog};
 use crate::transport::{Envelope, Subscription};
 use crossbeam_channel::{Receiver, Sender, select};
 use sim_plugin_api::{Payload, SimTime};
@@ -18,6 +18,7 @@ use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::{Publisher, Subscriber};
 use zenoh::qos::CongestionControl;
 use zenoh::query::{Query, Queryable};
+use zenoh_ext::{AdvancedPublisher, AdvancedPublisherBuilderExt, CacheConfig};
 
 /// The largest inbound payload accepted; larger ones are dropped with a warning.
 pub const MAX_INBOUND_BYTES: usize = 1 << 20;
@@ -27,13 +28,15 @@ pub(super) enum Event {
     /// A topic's first message (its type decides its key), and the bus subscription it came
     /// through (kept while someone outside listens, so nothing after it is missed).
     Output(Arc<Envelope>, Subscription),
-    /// A topic the simulation listens to.
-    Input(String),
+    /// A topic the simulation listens to, and the type its system reads there (if known).
+    Input(String, Option<&'static RosType>),
     /// The bus subscription asked for with [`Request::Subscribe`].
     Subscribed(Subscription),
     /// Someone outside started (true) or stopped listening to output `index` (`usize::MAX`:
     /// `/clock`).
     Matching(usize, bool),
+    /// The transforms `/tf_static` carries now (sent again when they change).
+    StaticFrames(Vec<FrameTransform>),
     /// A service call from outside.
     Query(Service, Query),
     /// The simulation's reply to [`Request::Control`] `id`.
@@ -90,7 +93,7 @@ struct Output {
     topic: Arc<str>,
     ros: String,
     ty: &'static RosType,
-    publisher: Publisher<'static>,
+    publisher: Pub,
     _token: LivelinessToken,
     gid: [u8; 16],
     seq: i64,
@@ -105,7 +108,11 @@ impl Output {
     fn put(&mut self, bytes: Vec<u8>) {
         self.seq += 1;
         let a = keys::attachment(self.seq, keys::wall_clock_ns(), &self.gid);
-        if let Err(e) = self.publisher.put(bytes).attachment(a.to_vec()).wait() {
+        let put = match &self.publisher {
+            Pub::Plain(p) => p.put(bytes).attachment(a.to_vec()).wait(),
+            Pub::Latched(p) => p.put(bytes).attachment(a.to_vec()).wait(),
+        };
+        if let Err(e) = put {
             tracing::debug!("{}: publication failed: {e}", self.ros);
         } else {
             self.sent += 1;
@@ -119,6 +126,16 @@ impl Output {
     }
 }
 
+/// How a topic is published.
+enum Pub {
+    /// A plain publisher (volatile).
+    Plain(Publisher<'static>),
+    /// A latched topic: its last sample stays in the publisher's cache, where subscribers
+    /// that join later fetch it (rmw_zenoh's TRANSIENT_LOCAL: a zenoh-ext AdvancedPublisher
+    /// with a cache of depth 1 and publisher detection).
+    Latched(AdvancedPublisher<'static>),
+}
+
 struct Worker {
     session: zenoh::Session,
     node: Node,
@@ -130,6 +147,7 @@ struct Worker {
     remaps: HashMap<String, String>,
     inputs: Vec<(Subscriber<()>, Option<LivelinessToken>)>,
     clock: Option<Output>,
+    tf_static: Option<Output>,
     services: Vec<(Queryable<()>, LivelinessToken)>,
     calls: HashMap<u64, Call>,
     next_call: u64,
@@ -189,6 +207,7 @@ pub(super) fn run(
         remaps: options.remaps.iter().cloned().collect(),
         inputs: Vec::new(),
         clock: None,
+        tf_static: None,
         services: Vec::new(),
         calls: HashMap::new(),
         next_call: 1,
@@ -203,6 +222,7 @@ pub(super) fn run(
         }
     };
     w.clock = w.declare("/clock", &catalog::CLOCK, Qos::Reliable, usize::MAX);
+    w.tf_static = w.declare("/tf_static", &catalog::TF_MESSAGE, Qos::Latched, usize::MAX);
     for service in Service::ALL {
         if let Err(e) = w.serve_service(service) {
             let _ = opened.send(Err(format!(
@@ -221,11 +241,12 @@ pub(super) fn run(
         outputs,
         inputs,
         clock,
+        tf_static,
         services,
         calls,
         ..
     } = w;
-    drop((outputs, inputs, clock, services, calls));
+    drop((outputs, inputs, clock, tf_static, services, calls));
     let _ = session.close().wait();
     reports
 }
@@ -260,6 +281,13 @@ impl Worker {
         match e {
             Event::Output(first, sub) => self.output(&first, sub),
             Event::Query(service, query) => self.query(service, query),
+            Event::StaticFrames(frames) => {
+                if let Some(l) = self.tf_static.as_mut() {
+                    let mut b = Vec::with_capacity(64 + 96 * frames.len());
+                    ros::encode_tf(&frames, &mut b);
+                    l.put(b);
+                }
+            }
             Event::Reply(id, reply) => {
                 // Everything the steps before the reply produced goes out first.
                 while let Ok(t) = self.ch.clocks.try_recv() {
@@ -270,7 +298,7 @@ impl Worker {
                     reply_to(call, &reply);
                 }
             }
-            Event::Input(topic) => self.input(topic),
+            Event::Input(topic, ty) => self.input(topic, ty),
             Event::Subscribed(sub) => {
                 let Some(&i) = self.by_topic.get(sub.topic()) else {
                     return;
@@ -340,12 +368,7 @@ impl Worker {
         let index = self.outputs.len();
         if let Some(mut o) = self.declare(&ros, ty, self.qos_sensor, index) {
             o.topic = first.topic.clone();
-            if o.publisher
-                .matching_status()
-                .wait()
-                .is_ok_and(|m| m.matching())
-            {
-                o.matching = true;
+            if o.matching {
                 o.put(scratch);
                 o.sub = Some(sub);
             }
@@ -356,8 +379,8 @@ impl Worker {
         }
     }
 
-    /// A publisher of `ty` on `ros`, its token, and a matching listener reporting as output
-    /// `index`.
+    /// A publisher of `ty` on `ros` and its token: a latched one for [`Qos::Latched`], else one
+    /// with a matching listener reporting as output `index`.
     fn declare(
         &mut self,
         ros: &str,
@@ -377,19 +400,25 @@ impl Worker {
             qos,
         );
         let declared = (|| -> zenoh::Result<Output> {
-            let publisher = self
-                .session
-                .declare_publisher(key)
-                .congestion_control(CongestionControl::Drop)
-                .wait()?;
-            let tx = self.ch.events_tx.clone();
-            publisher
-                .matching_listener()
-                .callback(move |s| {
-                    let _ = tx.send(Event::Matching(index, s.matching()));
-                })
-                .background()
-                .wait()?;
+            let builder = self.session.declare_publisher(key);
+            let (publisher, matching) = if qos == Qos::Latched {
+                let p = builder
+                    .cache(CacheConfig::default().max_samples(1))
+                    .publisher_detection()
+                    .wait()?;
+                (Pub::Latched(p), false)
+            } else {
+                let p = builder.congestion_control(CongestionControl::Drop).wait()?;
+                let matching = p.matching_status().wait()?.matching();
+                let tx = self.ch.events_tx.clone();
+                p.matching_listener()
+                    .callback(move |s| {
+                        let _ = tx.send(Event::Matching(index, s.matching()));
+                    })
+                    .background()
+                    .wait()?;
+                (Pub::Plain(p), matching)
+            };
             let gid = keys::gid(&token);
             let t = self.session.liveliness().declare_token(token).wait()?;
             Ok(Output {
@@ -400,7 +429,7 @@ impl Worker {
                 _token: t,
                 gid,
                 seq: 0,
-                matching: false,
+                matching,
                 sub: None,
                 sent: 0,
                 lost: 0,
@@ -412,9 +441,9 @@ impl Worker {
             .ok()
     }
 
-    /// Subscribes to every type of a topic the simulation listens to; an `MS` token is
-    /// declared for `cmd_vel` topics (geometry_msgs/Twist, what ROS drivers take there).
-    fn input(&mut self, topic: String) {
+    /// Subscribes to every type of a topic the simulation listens to; an `MS` token of `ty`
+    /// (reliable, keep last 10) announces it when the type is known.
+    fn input(&mut self, topic: String, ty: Option<&'static RosType>) {
         let Some(ros) = self.ros_name(&topic) else {
             return;
         };
@@ -453,10 +482,9 @@ impl Worker {
                 return;
             }
         };
-        let token = ros.ends_with("/cmd_vel").then(|| {
+        let token = ty.map(|ty| {
             let eid = self.next_eid;
             self.next_eid += 1;
-            let ty = &catalog::TWIST;
             let token = self.node.endpoint_token(
                 eid,
                 EndpointKind::Subscription,
@@ -568,7 +596,12 @@ impl Worker {
 
     fn reports(&mut self) -> Vec<TopicReport> {
         let mut v = Vec::new();
-        for o in self.outputs.iter_mut().chain(self.clock.as_mut()) {
+        for o in self
+            .outputs
+            .iter_mut()
+            .chain(self.clock.as_mut())
+            .chain(self.tf_static.as_mut())
+        {
             o.release();
             v.push(TopicReport {
                 topic: o.topic.to_string(),
