@@ -484,6 +484,83 @@ fn plugin_directories_open_only_complete_plugins_and_warn_when_others_can_write(
     );
 }
 
+/// Builds, with the C compiler that links the workspace, `lib{name}.so` in `dir`: a shared
+/// object that exports abi_stable's root module symbol (so it passes the checks made without
+/// opening it) and, when `serves` is given, a factory list saying it serves that sensor type;
+/// its constructor ends the process with status 0, as soon as it is opened.
+fn exiting_library(dir: &Path, name: &str, serves: Option<&str>) -> PathBuf {
+    let listing = serves.map_or(String::new(), |t| {
+        format!(
+            "static const char listing[] __attribute__((used)) = \"\\0simcore.factories.v1\\0\"\n\
+             \"sensor\\0exits\\0\" \"0.1.0\\0Exits when opened\\0\" \"{t}\\x1f\\0simcore.factories.end\";\n"
+        )
+    });
+    let source = format!(
+        "#include <unistd.h>\n\
+         __attribute__((visibility(\"default\"))) const char _1as_0lib_1header_0root_bmodule_bloader[64] = {{0}};\n\
+         {listing}\
+         __attribute__((constructor)) static void leave(void) {{ _exit(0); }}\n"
+    );
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let lib = dir.join(format!("lib{name}.so"));
+    let out = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&c)
+        .output()
+        .expect("the C compiler that links the workspace runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_file(&c).unwrap();
+    lib
+}
+
+#[test]
+fn a_run_opens_only_the_plugin_libraries_its_world_needs() {
+    let dir = stage(&["simcore_plugin_imu", "simcore_plugin_diff_drive"]);
+    let imu = std::fs::read(dir.path().join(common::lib_file("simcore_plugin_imu"))).unwrap();
+    // Before the IMU in search order: a library that ends the process when opened, listing
+    // a sensor type no world here uses, and a truncated copy of a real plugin.
+    exiting_library(dir.path(), "aaa_exits", Some("exits_probe"));
+    std::fs::write(dir.path().join("libaab_cut.so"), &imu[..imu.len() / 2]).unwrap();
+
+    // The real binary (first: opening the library that exits would end this process): a
+    // world with an IMU runs to its end and its summary, the library that exits never
+    // opened, the truncated copy never mapped.
+    let d = dir.path().to_str().unwrap();
+    let world = common::workspace().join("worlds/imu_drop.sdf");
+    let world = world.to_str().unwrap();
+    let out = simcore_or_hang(&["run", world, "--steps", "5", "--plugin-path", d]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("5 steps") && err.contains("box::body::imu"),
+        "{err}"
+    );
+
+    // What a library serves is read from its file: nothing is opened until a lookup needs it,
+    // and then only the library that lists what is looked for.
+    let reg = registry_in(dir.path());
+    assert!(reg.opened().is_empty());
+    let refused = reg.refused();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].reason.contains("truncated"), "{refused:?}");
+    assert!(
+        reg.served_sensor_types()
+            .contains(&"exits_probe".to_string()),
+        "{:?}",
+        reg.served_sensor_types()
+    );
+    let imu_factory = reg.sensor_factory("imu").expect("the IMU serves imu");
+    assert_eq!(imu_factory.factory.name, "imu");
+    let opened: Vec<&str> = reg.opened().iter().map(|l| l.file_name.as_str()).collect();
+    assert_eq!(opened, [common::lib_file("simcore_plugin_imu")]);
+}
+
 #[test]
 fn create_remove_pairs_leave_nothing_behind() {
     let t = tempfile::tempdir().unwrap();
