@@ -268,6 +268,80 @@ fn the_factory_replies_success_only_for_a_model_it_built() {
     assert!(sim.failures().is_empty(), "{:?}", sim.failures());
 }
 
+/// A model file's lookup is confined as a world's includes are: an absolute path or a
+/// `model://` URI that leads out of the world's directory and the resource search path is
+/// refused in the reply, naming the file, and nothing is created; inside, both work; a world
+/// loaded with `read_anywhere` may create from anywhere.
+#[test]
+fn the_factory_reads_model_files_only_from_the_world_directory_and_resource_path() {
+    let t = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let world = factory_world(t.path());
+    let model = |name: &str| {
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><model name=\"{name}\"><static>true</static>\
+             <link name=\"l\"/></model></sdf>\n"
+        )
+    };
+    std::fs::write(outside.path().join("secret.sdf"), model("secret")).unwrap();
+    std::fs::create_dir_all(t.path().join("models/crate")).unwrap();
+    std::fs::write(t.path().join("models/crate/model.sdf"), model("crate")).unwrap();
+    std::fs::write(
+        t.path().join("models/crate/model.config"),
+        "<model><name>crate</name><sdf version=\"1.9\">model.sdf</sdf></model>",
+    )
+    .unwrap();
+    std::fs::write(t.path().join("inside.sdf"), model("inside")).unwrap();
+    // A link inside the world's directory to the file outside: followed, then refused.
+    std::os::unix::fs::symlink(outside.path().join("secret.sdf"), t.path().join("link.sdf"))
+        .unwrap();
+    let secret = outside.path().join("secret.sdf");
+    let escape = format!(
+        "model://crate/{}{}",
+        "../".repeat(t.path().components().count() + 2),
+        secret.display().to_string().trim_start_matches('/')
+    );
+    let libs = stage(&["simcore_plugin_factory"]);
+    let mut sim = sim_of(&world, libs.path());
+    sim.step();
+    let before = model_count(&sim);
+    for refused in [secret.to_str().unwrap(), escape.as_str(), "link.sdf"] {
+        let e = sim
+            .call_service("/world/w/create", &create_file(refused))
+            .expect_err(refused)
+            .to_string();
+        assert!(
+            e.contains("outside the world's directory and the resource search path")
+                && e.contains(refused),
+            "{refused}: {e}"
+        );
+    }
+    sim.step();
+    assert_eq!(model_count(&sim), before, "nothing was created");
+    let inside = t.path().join("inside.sdf");
+    for accepted in ["model://crate", inside.to_str().unwrap()] {
+        sim.call_service("/world/w/create", &create_file(accepted))
+            .unwrap_or_else(|e| panic!("{accepted}: {e}"));
+    }
+    sim.step();
+    assert_eq!(model_count(&sim), before + 2);
+
+    // `read_anywhere` lifts the rule for a world loaded with it.
+    let options = sim_core::sdf::LoadOptions {
+        ignore_env: true,
+        limits: sim_core::input::Limits {
+            read_anywhere: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let world = sim_core::sdf::load_with(&world, &options).unwrap();
+    let mut sim = Simulation::new(world, registry_in(libs.path()), &SimOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    sim.call_service("/world/w/create", &create_file(secret.to_str().unwrap()))
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
 fn twist(linear_x: f64, angular_z: f64) -> Message {
     let t = sim_plugin_api::msgs::Twist {
         linear: sim_plugin_api::Vec3::new(linear_x, 0.0, 0.0),
