@@ -685,3 +685,64 @@ fn create_remove_pairs_leave_nothing_behind() {
     );
     assert!(sim.failures().is_empty(), "{:?}", sim.failures());
 }
+
+/// 5,000 create/remove pairs through the running world's services: the entity id table holds
+/// the entities that exist (a removed model leaves no place there), every pair's ids are new,
+/// and an id kept from a removed model is refused rather than naming a later one.
+#[test]
+fn the_entity_table_keeps_its_size_over_5000_create_remove_pairs() {
+    let t = tempfile::tempdir().unwrap();
+    let world = factory_world(t.path());
+    let model = "<sdf version=\"1.9\"><model name=\"pair\"><link name=\"l\">\
+         <inertial><mass>1</mass></inertial>\
+         <collision name=\"c\"><geometry><box><size>1 1 1</size></box></geometry></collision>\
+         </link></model></sdf>";
+    let libs = stage(&["simcore_plugin_factory"]);
+    let mut sim = sim_of(&world, libs.path());
+    let create = Message::new(
+        "",
+        Payload::EntityFactory(RBox::new(EntityFactory {
+            sdf: model.into(),
+            ..Default::default()
+        })),
+    );
+    let remove = Message::new("", Payload::Text("pair".into()));
+    let mut pair = |sim: &mut Simulation| {
+        sim.call_service("/world/w/create", &create)
+            .unwrap_or_else(|e| panic!("{e}"));
+        sim.step();
+        let ids = ["pair", "pair::l", "pair::l::c"].map(|n| sim.physics().entity_id(n).unwrap());
+        sim.call_service("/world/w/remove", &remove)
+            .unwrap_or_else(|e| panic!("{e}"));
+        sim.step();
+        ids
+    };
+    let first = pair(&mut sim);
+    let entities = sim.physics().retained().entities;
+    let mut last = first;
+    for _ in 1..5000 {
+        let ids = pair(&mut sim);
+        assert!(
+            ids.iter().all(|id| id.0 > last[2].0),
+            "{ids:?} after {last:?}"
+        );
+        last = ids;
+    }
+    assert_eq!(
+        sim.physics().retained().entities,
+        entities,
+        "after 5,000 pairs"
+    );
+    // The first model's ids name nothing now, though a model of the same name was created
+    // 4,999 times since.
+    sim.call_service("/world/w/create", &create)
+        .unwrap_or_else(|e| panic!("{e}"));
+    sim.step();
+    for id in &first[..2] {
+        assert!(sim.physics().kinematics_of(*id).is_none(), "{id:?}");
+    }
+    let now = sim.physics().entity_id("pair").unwrap();
+    assert!(sim.physics().kinematics_of(now).is_some());
+    assert_ne!(now, first[0]);
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+}

@@ -117,7 +117,6 @@ impl Physics {
             scoped_name: world.name.clone(),
             model: EntityId::NONE,
             data: EntityData::World,
-            removed: false,
         });
         debug_assert_eq!(world_id, EntityId::WORLD);
         for model in &world.models {
@@ -206,7 +205,6 @@ impl Physics {
                 initial_pose: pose,
                 is_static,
             },
-            removed: false,
         });
         if let Some(e) = self.entities.get_mut(id) {
             e.model = id;
@@ -342,7 +340,6 @@ impl Physics {
             scoped_name: scoped.clone(),
             model,
             data: EntityData::Link { body: handle, slot },
-            removed: false,
         });
         debug_assert_eq!(id, id_guess);
         self.link_initial.insert(id, pose);
@@ -413,7 +410,6 @@ impl Physics {
                     link: id,
                     pose: s.pose,
                 },
-                removed: false,
             });
         }
         Ok(id)
@@ -443,7 +439,6 @@ impl Physics {
                     link: child,
                     pose: joint.pose.compose(s.pose),
                 },
-                removed: false,
             });
         }
     }
@@ -498,7 +493,6 @@ impl Physics {
             scoped_name: format!("{link_scoped}::{}", shape.name),
             model,
             data,
-            removed: false,
         });
         Ok(())
     }

@@ -366,7 +366,6 @@ impl Physics {
                 slot,
                 axes: Box::new(built.axes),
             },
-            removed: false,
         });
         let mut next = slot;
         for (k, a) in built.axes.iter().enumerate() {
