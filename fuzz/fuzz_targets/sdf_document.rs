@@ -80,7 +80,12 @@ fn fan_out(depth: u8, fan: u8) {
             "<link name=\"l\"/>".to_string()
         } else {
             (0..fan)
-                .map(|i| format!("<include><uri>f{}.sdf</uri><name>i{i}</name></include>", k + 1))
+                .map(|i| {
+                    format!(
+                        "<include><uri>f{}.sdf</uri><name>i{i}</name></include>",
+                        k + 1
+                    )
+                })
                 .collect()
         };
         let text = format!("<sdf version=\"1.9\"><model name=\"m{k}\">{body}</model></sdf>");
@@ -88,7 +93,9 @@ fn fan_out(depth: u8, fan: u8) {
             return;
         }
     }
-    load_and_build("<sdf version=\"1.9\"><world name=\"w\"><include><uri>f0.sdf</uri></include></world></sdf>");
+    load_and_build(
+        "<sdf version=\"1.9\"><world name=\"w\"><include><uri>f0.sdf</uri></include></world></sdf>",
+    );
 }
 
 /// A world with physics, a camera, a lidar and an IMU, whose numeric elements take `{n}`
@@ -126,7 +133,11 @@ fn extreme_number(which: u8, value: &[u8]) {
     for (i, part) in NUMBERS_WORLD.iter().enumerate() {
         text.push_str(part);
         if i < NUMBERS_DEFAULT.len() {
-            text.push_str(if i == which { value } else { NUMBERS_DEFAULT[i] });
+            text.push_str(if i == which {
+                value
+            } else {
+                NUMBERS_DEFAULT[i]
+            });
         }
     }
     load_and_build(&text);
@@ -139,7 +150,10 @@ fn not_regular(kind: u8, role: u8) {
     let (name, geometry) = match role % 3 {
         0 => ("odd.sdf", None),
         1 => ("odd.stl", Some("<mesh><uri>odd.stl</uri></mesh>")),
-        _ => ("odd.png", Some("<heightmap><uri>odd.png</uri><size>10 10 1</size></heightmap>")),
+        _ => (
+            "odd.png",
+            Some("<heightmap><uri>odd.png</uri><size>10 10 1</size></heightmap>"),
+        ),
     };
     let target = dir.join(name);
     let _ = std::fs::remove_file(&target);
