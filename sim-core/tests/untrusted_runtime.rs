@@ -707,7 +707,7 @@ fn the_entity_table_keeps_its_size_over_5000_create_remove_pairs() {
         })),
     );
     let remove = Message::new("", Payload::Text("pair".into()));
-    let mut pair = |sim: &mut Simulation| {
+    let pair = |sim: &mut Simulation| {
         sim.call_service("/world/w/create", &create)
             .unwrap_or_else(|e| panic!("{e}"));
         sim.step();

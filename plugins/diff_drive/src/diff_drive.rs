@@ -143,11 +143,9 @@ impl System for DiffDrive {
         }
         for m in inbox {
             match m.payload.as_enum() {
-                // Refused with a warning: the drive keeps its last command.
-                Ok(Payload::Twist(t)) => {
-                    if accepted_twist(world, &self.config.topic, t) {
-                        self.target = (t.linear.x, t.angular.z)
-                    }
+                // One refused (with a warning) leaves the drive on its last command.
+                Ok(Payload::Twist(t)) if accepted_twist(world, &self.config.topic, t) => {
+                    self.target = (t.linear.x, t.angular.z)
                 }
                 // Only the power topic carries booleans.
                 Ok(Payload::Boolean(on)) => self.powered = *on,
