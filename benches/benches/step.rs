@@ -32,6 +32,11 @@ pub(super) fn raw_rapier() -> PhysicsWorld {
     w.integration_parameters.dt = 0.001;
     w.integration_parameters.length_unit = 1.0;
     w.integration_parameters.normalized_max_linear_velocity = Real::MAX;
+    // simcore's contact stiffness at a 1 ms step (docs/physics.md, *Contacts*).
+    w.integration_parameters.contact_softness.natural_frequency = 250.0;
+    w.integration_parameters
+        .static_contact_softness
+        .natural_frequency = 500.0;
     let ground = w.insert_body(RigidBodyBuilder::fixed());
     w.insert_collider(
         ColliderBuilder::new(SharedShape::halfspace(Vector::Z))

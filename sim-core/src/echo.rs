@@ -2,11 +2,16 @@
 //! `--pub` and `--call`.
 //!
 //! One object per message: `topic`, `type`, `header` (`stamp` {`sec`, `nsec`}, `frame_id`,
-//! `seq`) and the message's fields. JSON has no infinities or NaN, so non-finite numbers are
+//! `seq`) and the message's fields. `--echo` prints them bounded ([`echo_json`]): an array of
+//! more than [`ECHO_MAX_ITEMS`] items keeps its first ones, a string of more than
+//! [`ECHO_MAX_STRING`] bytes its start, and the object's `truncated` field maps each field
+//! cut (`"ranges"`, `"pose[3].name"`) to its full length; images and point clouds print only
+//! their `data_bytes`. JSON has no infinities or NaN, so non-finite numbers are
 //! written as the strings `"inf"`, `"-inf"` and `"nan"` (and read back from them).
 //!
 //! To publish, give the `type` and the fields; missing fields are zero, false or empty:
-//! `{"type": "Twist", "linear": {"x": 0.5}, "angular": {"z": 0.2}}`. Types that can be
+//! `{"type": "Twist", "linear": {"x": 0.5}, "angular": {"z": 0.2}}`. A field the type does
+//! not have (`"linaer"`, or a Pose's `position` outside its `pose`) is an error naming it. Types that can be
 //! written: `Empty`, `Boolean`, `Double`, `Int64`, `StringMsg`, `Vector3d`, `Twist`, `Pose`,
 //! `Pose_V`, `EntityFactory` and `Custom` (with `schema`, and `data` any JSON, sent with
 //! encoding `json`).
@@ -48,6 +53,70 @@ fn pose(p: Pose) -> Value {
 
 fn twist(t: Twist) -> Value {
     json!({"linear": vec3(t.linear), "angular": vec3(t.angular)})
+}
+
+/// The most items of an array `--echo` prints.
+pub const ECHO_MAX_ITEMS: usize = 1000;
+
+/// The most bytes of a string (or of a custom message's data) `--echo` prints.
+pub const ECHO_MAX_STRING: usize = 64 << 10;
+
+/// [`message_json`] bounded as `--echo` prints it (see the module docs): a line stays within
+/// a few megabytes whatever the message holds.
+pub fn echo_json(topic: &str, m: &Message) -> Value {
+    let mut truncated = Map::new();
+    let mut v = match m.payload.as_enum() {
+        Ok(Payload::Custom(c)) if c.data.len() > ECHO_MAX_STRING / 2 => {
+            // Cut before it is written out (as hex it doubles).
+            truncated.insert("data".into(), json!(c.data.len()));
+            let cut = CustomMessage {
+                data: c.data[..ECHO_MAX_STRING / 2].to_vec().into(),
+                ..(**c).clone()
+            };
+            let mut short = Message::new("", Payload::Custom(RBox::new(cut)));
+            short.header = m.header.clone();
+            message_json(topic, &short)
+        }
+        _ => message_json(topic, m),
+    };
+    if let Value::Object(o) = &mut v {
+        for (k, field) in o.iter_mut() {
+            bound(field, k, &mut truncated);
+        }
+        if !truncated.is_empty() {
+            o.insert("truncated".into(), Value::Object(truncated));
+        }
+    }
+    v
+}
+
+/// Cuts long arrays and strings in `v` (at `path`), noting their full lengths.
+fn bound(v: &mut Value, path: &str, truncated: &mut Map<String, Value>) {
+    match v {
+        Value::Array(a) => {
+            if a.len() > ECHO_MAX_ITEMS {
+                truncated.insert(path.to_string(), json!(a.len()));
+                a.truncate(ECHO_MAX_ITEMS);
+            }
+            for (i, item) in a.iter_mut().enumerate() {
+                bound(item, &format!("{path}[{i}]"), truncated);
+            }
+        }
+        Value::Object(o) => {
+            for (k, field) in o.iter_mut() {
+                bound(field, &format!("{path}.{k}"), truncated);
+            }
+        }
+        Value::String(s) if s.len() > ECHO_MAX_STRING => {
+            truncated.insert(path.to_string(), json!(s.len()));
+            let mut end = ECHO_MAX_STRING;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            s.truncate(end);
+        }
+        _ => {}
+    }
 }
 
 /// The JSON form of a message published on `topic`.
@@ -201,6 +270,67 @@ pub enum PayloadError {
     /// A field of the wrong form (the message names it).
     #[error("{0}")]
     Field(String),
+    /// A field the message does not have (misspelt, or in the wrong place).
+    #[error("unknown field `{field}` in {within} (its fields: {known})")]
+    UnknownField {
+        /// The field as written, with its path (`linear.w`).
+        field: String,
+        /// Where it was (`a Twist message`, `linear`).
+        within: String,
+        /// The fields allowed there, comma-separated.
+        known: String,
+    },
+}
+
+/// The fields each type written from JSON has, besides `type`.
+fn fields_of(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "Boolean" | "Double" | "Int64" | "StringMsg" => &["data"],
+        "Vector3d" => &["x", "y", "z"],
+        "Twist" => &["linear", "angular"],
+        "Pose" => &["name", "pose"],
+        "Pose_V" => &["pose"],
+        "EntityFactory" => &[
+            "sdf",
+            "sdf_filename",
+            "name",
+            "pose",
+            "relative_to",
+            "allow_renaming",
+        ],
+        "Custom" => &["schema", "data"],
+        _ => &[],
+    }
+}
+
+/// Refuses a key of `o` that is neither in `known` nor in `also` (`path`: where `o` is, empty
+/// at the top; `within`: how the error names it).
+fn only(
+    o: &Map<String, Value>,
+    known: &[&str],
+    also: &[&str],
+    path: &str,
+    within: &str,
+) -> Result<(), PayloadError> {
+    match o
+        .keys()
+        .find(|k| !known.contains(&k.as_str()) && !also.contains(&k.as_str()))
+    {
+        None => Ok(()),
+        Some(k) => Err(PayloadError::UnknownField {
+            field: if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            },
+            within: within.to_string(),
+            known: if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            },
+        }),
+    }
 }
 
 impl From<String> for PayloadError {
@@ -222,6 +352,23 @@ pub fn payload_from_json(v: &Value) -> Result<Payload, PayloadError> {
         .get("type")
         .and_then(Value::as_str)
         .ok_or(PayloadError::NoType)?;
+    if !matches!(
+        ty,
+        "Empty"
+            | "Boolean"
+            | "Double"
+            | "Int64"
+            | "StringMsg"
+            | "Vector3d"
+            | "Twist"
+            | "Pose"
+            | "Pose_V"
+            | "EntityFactory"
+            | "Custom"
+    ) {
+        return Err(PayloadError::UnknownType(ty.to_string()));
+    }
+    only(o, fields_of(ty), &["type"], "", &format!("a {ty} message"))?;
     let p = match ty {
         "Empty" => Payload::Empty,
         "Boolean" => Payload::Boolean(
@@ -256,6 +403,8 @@ pub fn payload_from_json(v: &Value) -> Result<Payload, PayloadError> {
                 let po = p
                     .as_object()
                     .ok_or(format!("`pose[{i}]` must be an object"))?;
+                let at = format!("pose[{i}]");
+                only(po, &["name", "pose"], &[], &at, &format!("`{at}`"))?;
                 poses.push(NamedPose {
                     name: text(po, "name")?.into(),
                     pose: pose_from(po.get("pose"), &format!("pose[{i}].pose"))?,
@@ -320,7 +469,13 @@ fn text<'a>(o: &'a Map<String, Value>, k: &str) -> Result<&'a str, String> {
     }
 }
 
-fn vec3_from(v: &Value, prefix: &str) -> Result<Vec3, String> {
+fn vec3_from(v: &Value, prefix: &str) -> Result<Vec3, PayloadError> {
+    if !prefix.is_empty() {
+        let o = v
+            .as_object()
+            .ok_or(format!("`{prefix}` must be an object {{x, y, z}}, got {v}"))?;
+        only(o, &["x", "y", "z"], &[], prefix, &format!("`{prefix}`"))?;
+    }
     let name = |c: &str| {
         if prefix.is_empty() {
             c.to_string()
@@ -335,21 +490,28 @@ fn vec3_from(v: &Value, prefix: &str) -> Result<Vec3, String> {
     ))
 }
 
-fn sub_vec(o: &Map<String, Value>, k: &str) -> Result<Vec3, String> {
+fn sub_vec(o: &Map<String, Value>, k: &str) -> Result<Vec3, PayloadError> {
     match field(o, k) {
         None => Ok(Vec3::ZERO),
         Some(v @ Value::Object(_)) => vec3_from(v, k),
-        Some(other) => Err(format!("`{k}` must be an object {{x, y, z}}, got {other}")),
+        Some(other) => Err(format!("`{k}` must be an object {{x, y, z}}, got {other}").into()),
     }
 }
 
-fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, String> {
+fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, PayloadError> {
     let Some(v) = v.filter(|v| !v.is_null()) else {
         return Ok(Pose::IDENTITY);
     };
     let o = v.as_object().ok_or(format!(
         "`{name}` must be an object {{position, orientation}}"
     ))?;
+    only(
+        o,
+        &["position", "orientation"],
+        &[],
+        name,
+        &format!("`{name}`"),
+    )?;
     let position = match field(o, "position") {
         None => Vec3::ZERO,
         Some(p) => vec3_from(p, &format!("{name}.position"))?,
@@ -357,6 +519,12 @@ fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, String> {
     let orientation = match field(o, "orientation") {
         None => Quat::IDENTITY,
         Some(q) => {
+            let at = format!("{name}.orientation");
+            if let Some(qo) = q.as_object() {
+                only(qo, &["x", "y", "z", "w"], &[], &at, &format!("`{at}`"))?;
+            } else {
+                return Err(format!("`{at}` must be an object {{x, y, z, w}}").into());
+            }
             let n = |c: &str| number_value(q.get(c), &format!("{name}.orientation.{c}"));
             let q = Quat::new(
                 n("x")?,
@@ -365,7 +533,7 @@ fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, String> {
                 if q.get("w").is_some() { n("w")? } else { 1.0 },
             );
             if !(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).is_normal() {
-                return Err(format!("`{name}.orientation` is not a rotation"));
+                return Err(format!("`{name}.orientation` is not a rotation").into());
             }
             q.normalized()
         }
@@ -450,5 +618,87 @@ mod tests {
             err(json!({"type": "Pose", "pose": {"orientation": {"x": 0, "y": 0, "z": 0, "w": 0}}}))
                 .contains("not a rotation")
         );
+    }
+
+    #[test]
+    fn echo_bounds_long_arrays_strings_and_data() {
+        let scan = Message::new(
+            "",
+            Payload::LaserScan(RBox::new(sim_plugin_api::LaserScan {
+                ranges: vec![1.0; 200_000].into(),
+                intensities: vec![0.5; 10].into(),
+                ..Default::default()
+            })),
+        );
+        let v = echo_json("/scan", &scan);
+        assert_eq!(v["ranges"].as_array().unwrap().len(), ECHO_MAX_ITEMS);
+        assert_eq!(v["intensities"].as_array().unwrap().len(), 10);
+        assert_eq!(v["truncated"], json!({"ranges": 200_000}));
+        // The recording's form is whole.
+        assert_eq!(
+            message_json("/scan", &scan)["ranges"]
+                .as_array()
+                .unwrap()
+                .len(),
+            200_000
+        );
+        let text = Message::new("", Payload::Text("é".repeat(100_000).into()));
+        let v = echo_json("/t", &text);
+        assert!(v["data"].as_str().unwrap().len() <= ECHO_MAX_STRING);
+        assert_eq!(v["truncated"]["data"], 200_000);
+        let big = Message::new(
+            "",
+            Payload::Custom(RBox::new(CustomMessage {
+                schema: "s".into(),
+                encoding: "raw".into(),
+                data: vec![1u8; 10 << 20].into(),
+            })),
+        );
+        let line = echo_json("/c", &big).to_string();
+        assert!(line.len() < 2 * ECHO_MAX_STRING, "{}", line.len());
+        assert!(line.contains(&format!("\"truncated\":{{\"data\":{}}}", 10 << 20)));
+        // Small messages print as before, without `truncated`.
+        let small = Message::new("", Payload::Double(1.0));
+        assert_eq!(echo_json("/d", &small), message_json("/d", &small));
+    }
+
+    #[test]
+    fn misspelt_and_misplaced_fields_are_refused_by_name() {
+        let err = |v: Value| payload_from_json(&v).unwrap_err().to_string();
+        let e = err(json!({"type": "Twist", "linaer": {"x": 0.5}}));
+        assert!(
+            e.contains("unknown field `linaer` in a Twist message"),
+            "{e}"
+        );
+        assert!(e.contains("linear, angular"), "{e}");
+        let e = err(json!({"type": "Twist", "linear": {"x": 0.5, "w": 1}}));
+        assert!(e.contains("`linear.w`"), "{e}");
+        // set_pose's position beside the pose instead of in it: never the origin.
+        let e = err(json!({"type": "Pose", "name": "box", "position": {"x": 3}}));
+        assert!(
+            e.contains("unknown field `position` in a Pose message"),
+            "{e}"
+        );
+        let e = err(json!({"type": "Pose", "name": "box", "pose": {"x": 3}}));
+        assert!(e.contains("`pose.x`"), "{e}");
+        let e = err(json!({"type": "Pose", "name": "b", "pose": {"position": {"X": 3}}}));
+        assert!(e.contains("`pose.position.X`"), "{e}");
+        let e = err(json!({"type": "Pose", "name": "b", "pose": {"position": 3}}));
+        assert!(e.contains("`pose.position` must be an object"), "{e}");
+        let e = err(json!({"type": "Pose", "pose": {"orientation": {"yaw": 1}}}));
+        assert!(e.contains("`pose.orientation.yaw`"), "{e}");
+        let e = err(json!({"type": "Pose_V", "pose": [{"name": "a", "position": {}}]}));
+        assert!(e.contains("`pose[0].position`"), "{e}");
+        let e = err(json!({"type": "Double", "value": 1}));
+        assert!(
+            e.contains("`value`") && e.contains("its fields: data"),
+            "{e}"
+        );
+        let e = err(json!({"type": "Empty", "data": 1}));
+        assert!(e.contains("its fields: none"), "{e}");
+        let e = err(json!({"type": "EntityFactory", "sdf": "<sdf/>", "rename": true}));
+        assert!(e.contains("`rename`"), "{e}");
+        // The fields a type has stay accepted, `type` among them.
+        payload_from_json(&json!({"type": "Custom", "schema": "s", "data": {"any": 1}})).unwrap();
     }
 }

@@ -5,7 +5,8 @@
 //! iteration updates the due sensors ([`sensors`]) in parallel against the read-only world,
 //! publishes their outputs on the topic bus ([`transport`]) in a deterministic order, runs the
 //! system plugins' hooks ([`systems`]) and steps the physics. A run can be recorded to MCAP
-//! ([`record`], in the ROS 2 wire format of [`ros`]).
+//! ([`record`], in the ROS 2 wire format of [`ros`]); [`render`] takes pictures of a world
+//! with the camera plugin.
 //!
 //! The `simcore` binary is a thin command line over this library.
 
@@ -17,6 +18,7 @@ pub mod mesh;
 pub mod physics;
 pub mod plugins;
 pub mod record;
+pub mod render;
 pub mod resources;
 pub mod ros;
 pub mod runner;

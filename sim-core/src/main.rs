@@ -1,5 +1,5 @@
 //! The `simcore` command: `simcore run WORLD`, `simcore plugins`, `simcore check FILE...`,
-//! `simcore inspect FILE`, `simcore new-plugin NAME`.
+//! `simcore inspect FILE`, `simcore new-plugin NAME`, `simcore render WORLD -o FILE`.
 
 mod cli;
 
@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cli::check::check(args),
         Command::Inspect(args) => cli::check::inspect(&args),
         Command::NewPlugin(args) => cli::new_plugin::new_plugin(args),
+        Command::Render(args) => cli::render::render(*args),
     };
     ExitCode::from(exit_code(result))
 }

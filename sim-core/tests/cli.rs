@@ -215,6 +215,58 @@ fn unserved_sensor_type_exits_2_when_strict() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
+/// An undeclared namespace prefix in a sensor's element is a warning at its line in `check`
+/// and in `run` (the world still runs); declared on `<sdf>`, it is no warning.
+#[test]
+fn undeclared_prefix_in_a_sensor_is_a_warning_at_its_line_in_check_and_run() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let w = tmp.path().join("w.sdf");
+    let sensor =
+        "<sensor name=\"i\" type=\"imu\">\n          <acme:fail>1</acme:fail>\n        </sensor>";
+    let sdf = world(&box_model("box", 1.0, sensor));
+    let line = sdf.lines().position(|l| l.contains("<acme:fail>")).unwrap() + 1;
+    std::fs::write(&w, &sdf).unwrap();
+    let at = format!("w.sdf:{line}:");
+    let words = "the namespace prefix `acme` of `acme:fail` is not declared";
+
+    let o = simcore(&["check", w.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains(words) && e.contains(&at), "{e}");
+
+    let run = |file: &std::path::Path| {
+        simcore(&[
+            "run",
+            file.to_str().unwrap(),
+            "--duration",
+            "0.01",
+            "--plugin-path",
+            dir.path().to_str().unwrap(),
+        ])
+    };
+    let o = run(&w);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.lines().any(|l| l.contains(words) && l.contains(&at)),
+        "{e}"
+    );
+
+    let declared = tmp.path().join("declared.sdf");
+    let sdf = sdf.replace(
+        "<sdf version=\"1.9\">",
+        "<sdf version=\"1.9\" xmlns:acme=\"https://acme.example/sim\">",
+    );
+    std::fs::write(&declared, sdf).unwrap();
+    let o = simcore(&["check", declared.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("namespace prefix"), "{}", stderr(&o));
+    let o = run(&declared);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("namespace prefix"), "{}", stderr(&o));
+}
+
 /// Gazebo's policy: an unserved sensor type and an unserved `<plugin>` are one warning each
 /// and the world runs; the summary lists them; gz-sim's built-in systems need no library.
 #[test]

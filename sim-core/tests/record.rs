@@ -108,6 +108,8 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
             r#"/model/pioneer/cmd_vel={"type":"Twist","linear":{"x":0.4},"angular":{"z":0.5}}@0"#,
             "--pub",
             r#"/acme/thing={"type":"Custom","schema":"acme/Thing","data":{"a":[1,2]}}@0.2"#,
+            // Nothing in the world listens to /acme/thing: only the recording takes it.
+            "--pub-any-topic",
             "--call",
             r#"/world/pioneer/create={"type":"EntityFactory","sdf_filename":"models/crate.sdf","pose":{"position":{"x":2,"y":-0.5,"z":0.2}},"allow_renaming":true}@0.5"#,
             "--echo",
@@ -457,7 +459,7 @@ fn a_plugin_failure_and_ctrl_c_leave_a_complete_file() {
     )
     .unwrap();
     let file = dir.path().join("run.mcap");
-    let child = start(&[
+    let mut child = start(&[
         "run",
         world.to_str().unwrap(),
         "--plugin-path",
@@ -465,13 +467,31 @@ fn a_plugin_failure_and_ctrl_c_leave_a_complete_file() {
         "--record",
         file.to_str().unwrap(),
     ]);
-    // Runs in real time with no end: stop it once it has run a while (the panicking plugin
-    // is disabled at step 20, so 20 ms in).
+    // Runs in real time with no end: stop it once the panicking plugin has been disabled (at
+    // step 20) and the run has gone on for a while after it, however long start-up took.
+    let lines = std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
+    let (disabled, seen) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in lines.map_while(Result::ok) {
+            if line.contains("disabled") {
+                let _ = disabled.send(());
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    let told = seen.recv_timeout(std::time::Duration::from_secs(120));
     std::thread::sleep(std::time::Duration::from_millis(1500));
     interrupt(&child);
-    let o = child.wait_with_output().expect("simcore ends");
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "a plugin was disabled: {err}");
+    let status = child.wait().expect("simcore ends");
+    let err = reader.join().expect("stderr read");
+    assert!(
+        told.is_ok(),
+        "the failing plugin is reported while the run goes on: {err}"
+    );
+    assert_eq!(status.code(), Some(1), "a plugin was disabled: {err}");
     assert!(err.contains("(interrupted)"), "{err}");
     assert!(
         err.contains("Panicker") && err.contains("disabled"),
@@ -627,5 +647,135 @@ fn foxglove_serves_the_channels_live_to_a_websocket_client() {
         markers.len(),
         1 + sdf.matches("<visual ").count(),
         "the whole scene"
+    );
+}
+
+#[test]
+fn height_maps_and_polylines_are_triangle_list_markers_of_their_geometry() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 5 x 5 height map brightening along its columns: 0 at the left edge, 255 at the right.
+    let mut image = Vec::new();
+    {
+        let mut e = png::Encoder::new(&mut image, 5, 5);
+        e.set_color(png::ColorType::Grayscale);
+        e.set_depth(png::BitDepth::Eight);
+        let mut w = e.write_header().unwrap();
+        let rows: Vec<u8> = (0..25u32).map(|k| ((k % 5) * 255 / 4) as u8).collect();
+        w.write_image_data(&rows).unwrap();
+    }
+    std::fs::write(dir.path().join("terrain.png"), image).unwrap();
+    let world = r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="shapes">
+    <model name="terrain">
+      <static>true</static>
+      <link name="l">
+        <visual name="v">
+          <geometry><heightmap><uri>terrain.png</uri><size>10 10 2</size><pos>0 0 0</pos></heightmap></geometry>
+          <material><diffuse>0.3 0.6 0.2 1</diffuse></material>
+        </visual>
+      </link>
+    </model>
+    <model name="wall">
+      <static>true</static>
+      <pose>3 0 0 0 0 0</pose>
+      <link name="l">
+        <visual name="v">
+          <geometry><polyline><point>0 0</point><point>1 0</point><point>1 1</point><point>0 1</point><height>0.5</height></polyline></geometry>
+          <material><diffuse>0.7 0.7 0.1 1</diffuse></material>
+        </visual>
+      </link>
+    </model>
+  </world>
+</sdf>"#;
+    let sdf = dir.path().join("shapes.sdf");
+    std::fs::write(&sdf, world).unwrap();
+    let file = dir.path().join("shapes.mcap");
+    let o = simcore_in(
+        dir.path(),
+        &[
+            "run",
+            sdf.to_str().unwrap(),
+            "--rtf",
+            "0",
+            "--steps",
+            "2",
+            "--record",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let Some(r) = read(&file, &[]) else {
+        return;
+    };
+    let markers = r["scene"][0]["markers"].as_array().unwrap().clone();
+    let marker = |frame: &str| {
+        markers
+            .iter()
+            .find(|m| m["header"]["frame_id"] == frame)
+            .unwrap_or_else(|| panic!("no marker in frame {frame}: {markers:?}"))
+            .clone()
+    };
+    let points = |m: &Value| -> Vec<[f64; 3]> {
+        m["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| [f(&p["x"]), f(&p["y"]), f(&p["z"])])
+            .collect()
+    };
+
+    // The terrain: 4 x 4 cells of two triangles, 10 m square, 0 to 2 m high, highest along
+    // the +x edge (the image's brightest column is its right one).
+    let t = marker("terrain::l");
+    assert_eq!(t["type"], 11, "TRIANGLE_LIST");
+    let c = &t["color"];
+    assert_vec_close(
+        [f(&c["r"]), f(&c["g"]), f(&c["b"])],
+        [0.3, 0.6, 0.2],
+        1e-6,
+        "colour",
+    );
+    let p = points(&t);
+    assert_eq!(p.len(), 4 * 4 * 2 * 3);
+    assert!(
+        p.iter()
+            .all(|q| q[0].abs() <= 5.0 + 1e-5 && q[1].abs() <= 5.0 + 1e-5),
+        "{p:?}"
+    );
+    let (lo, hi) = p
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), q| (a.min(q[2]), b.max(q[2])));
+    assert!(close(lo, 0.0, 1e-5) && close(hi, 2.0, 1e-5), "{lo} {hi}");
+    for q in &p {
+        // The height is that of the image column at x (columns 2.5 m apart), scaled so
+        // that the brightest (255) is 2 m.
+        let column = ((q[0] + 5.0) / 2.5).round() as u32;
+        let value = f64::from(column * 255 / 4);
+        assert!(close(q[2], value / 255.0 * 2.0, 1e-4), "{q:?}");
+    }
+
+    // The polyline: a unit square extruded to 0.5 m, top, bottom and four walls.
+    let w = marker("wall::l");
+    assert_eq!(w["type"], 11, "TRIANGLE_LIST");
+    let p = points(&w);
+    assert_eq!(p.len(), (2 + 2 + 4 * 2) * 3);
+    assert!(p.iter().all(|q| (-1e-6..=1.0 + 1e-6).contains(&q[0])
+        && (-1e-6..=1.0 + 1e-6).contains(&q[1])
+        && (close(q[2], 0.0, 1e-6) || close(q[2], 0.5, 1e-6))));
+    let area_top: f64 = p
+        .chunks(3)
+        .filter(|t| t.iter().all(|q| close(q[2], 0.5, 1e-6)))
+        .map(|t| {
+            let (a, b) = (
+                [t[1][0] - t[0][0], t[1][1] - t[0][1]],
+                [t[2][0] - t[0][0], t[2][1] - t[0][1]],
+            );
+            (a[0] * b[1] - a[1] * b[0]).abs() / 2.0
+        })
+        .sum();
+    assert!(
+        close(area_top, 1.0, 1e-6),
+        "the top covers the square: {area_top}"
     );
 }

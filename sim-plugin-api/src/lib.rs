@@ -14,7 +14,12 @@
 //!
 //! ## Modules
 //!
+//! - [`guide`]: the plugin author's guide: a sensor and a system, topics and namespaces,
+//!   parameters, noise, testing, versions;
 //! - [`prelude`]: what a plugin author needs, `use sim_plugin_api::prelude::*;`;
+//! - [`sdf`]: typed access to the plugin's SDF element (`get::<f64>("range/min")`, poses,
+//!   vectors, colours, `<noise>`), with errors that carry the file and line;
+//! - [`noise`]: the noise parameters, and with the `noise` feature the Gazebo noise model;
 //! - [`msgs`]: every message type;
 //! - [`testing`]: a fixed world and helpers to test a plugin without the engine;
 //! - [`scene`]: the scene extension, for rendering plugins;
@@ -37,7 +42,7 @@
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
-//! sim-plugin-api = "1.2"
+//! sim-plugin-api = "1.4"
 //! ```
 //!
 //! Until the crate is published, take it from the simcore repository instead:
@@ -58,14 +63,9 @@
 //!
 //! impl HeightSensor {
 //!     pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
-//!         // The plugin owns its configuration: read the `<sensor>` element's text.
-//!         let sdf = config.sdf.as_str();
-//!         let offset = match (sdf.find("<offset>"), sdf.find("</offset>")) {
-//!             (Some(a), Some(b)) => sdf[a + 8..b].trim().parse().map_err(|_| {
-//!                 PluginError::config(format!("{}: <offset> must be a number", config.scoped_name))
-//!             })?,
-//!             _ => 0.0,
-//!         };
+//!         // The plugin owns its configuration: read the `<sensor>` element with the typed
+//!         // API; a bad value is an error naming the sensor, the element and its line.
+//!         let offset = config.parse_sdf()?.root().param::<f64>("offset").unit("metres").or(0.0)?;
 //!         Ok(HeightSensor { link: config.link, offset })
 //!     }
 //! }
@@ -136,6 +136,7 @@
 //! | [`MODEL_PLUGINS_EXTENSION`] (`simcore.model_plugins.v1`) | [`WorldView::extension`], helper [`model_plugins`] | [`ModelPlugins`]: the `<plugin>` elements of every model, e.g. to read annotations such as a fiducial id |
 //! | [`SCENE_EXTENSION`] (`simcore.scene.v1`) | [`WorldView::extension`], helper [`WorldRef::scene`] | [`scene`]: the world's `<scene>`, its lights (world frame) and the segmentation labels of visuals, for rendering plugins |
 //! | [`VISIBILITY_RAYS_EXTENSION`] (`simcore.visibility_rays.v1`) | [`WorldView::extension`], helper [`WorldRef::cast_rays_seen_by`] | [`visibility`]: ray casts that see only the visuals whose `<visibility_flags>` meet a sensor's `<visibility_mask>` |
+//! | [`MODEL_LINKS_EXTENSION`] (`simcore.model_links.v1`) | [`WorldView::extension`], helper [`WorldRef::links_of`] | [`model_links`]: the links of a model, own name and id, e.g. to push one with `apply_wrench` |
 //!
 //! An engine without an extension answers `None`, so a plugin can fall back.
 //!
@@ -189,18 +190,21 @@ pub mod export;
 mod extension;
 #[allow(unsafe_code)]
 mod factory;
+pub mod guide;
 #[allow(unsafe_code)]
 mod math;
 #[allow(unsafe_code)]
 mod messages;
 #[allow(unsafe_code)]
+pub mod model_links;
+#[allow(unsafe_code)]
 mod model_plugins;
-#[cfg(feature = "noise")]
 pub mod noise;
 #[allow(unsafe_code)]
 mod plugin;
 #[allow(unsafe_code)]
 pub mod scene;
+pub mod sdf;
 pub mod testing;
 #[allow(unsafe_code)]
 mod types;
@@ -235,6 +239,9 @@ pub use messages::{
     Payload, PixelFormat, PointCloudPacked, PointField, PointFieldType, SensorMetrics, SharedStr,
     Twist,
 };
+#[doc(hidden)]
+pub use model_links::ModelLinks_TO;
+pub use model_links::{LinkEntry, MODEL_LINKS_EXTENSION, ModelLinks, ModelLinksRef};
 pub use model_plugins::*;
 #[doc(hidden)]
 pub use plugin::*;

@@ -7,9 +7,16 @@
 //! sensor's seed (Gazebo shares one process-wide generator, so its output depends on thread
 //! scheduling), and `dt` is always honoured (Gazebo passes 0 for most sensors, which silently
 //! disables the dynamic bias).
+//!
+//! [`NoiseParams`] (read from SDF by [`Element::noise`](crate::sdf::Element::noise)) and
+//! [`stream_seed`] are always here; `GaussianNoise`, which draws the noise, needs the
+//! `noise` feature (it brings the random number crates).
 
+#[cfg(feature = "noise")]
 use rand_distr::{Distribution, Normal, StandardNormal};
+#[cfg(feature = "noise")]
 use rand_xoshiro::Xoshiro256PlusPlus;
+#[cfg(feature = "noise")]
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
 /// `<noise type>`.
@@ -67,6 +74,7 @@ pub fn stream_seed(seed: u64, stream: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+#[cfg(feature = "noise")]
 /// One noise stream: parameters, the drawn bias and its own generator.
 #[derive(Clone, Debug)]
 pub struct GaussianNoise {
@@ -75,6 +83,7 @@ pub struct GaussianNoise {
     rng: Xoshiro256PlusPlus,
 }
 
+#[cfg(feature = "noise")]
 impl GaussianNoise {
     /// A stream with `params`, seeded with `seed`; draws the constant bias.
     pub fn new(params: NoiseParams, seed: u64) -> Self {
@@ -133,11 +142,12 @@ impl GaussianNoise {
     }
 }
 
+#[cfg(feature = "noise")]
 fn uniform(rng: &mut Xoshiro256PlusPlus) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "noise"))]
 mod tests {
     use super::*;
 

@@ -1,12 +1,13 @@
 //! Helpers for testing a plugin without the engine: a fixed [`StaticWorld`] and functions to
-//! build a configuration and run one update ([`run_update`], or [`try_update`] for an update
+//! build a configuration ([`sensor_config`], [`system_config`]) and run one update ([`run_update`], or [`try_update`] for an update
 //! that may fail).
 
 use crate::{
     Aabb, EntityId, EntityInfo, EntityKind, Extension, KinematicState, Light, LogLevel, Message,
     ModelInfo, NO_LABEL, Outputs, PluginError, Pose, Ray, RayCastOptions, RayHit, SCENE_EXTENSION,
     SceneInfo, SceneRef, SceneView, SceneView_TO, Sensor, SensorConfig, SimTime, SourceLocation,
-    SphericalCoordinates, SurfaceInfo, UpdateContext, Vec3, WorldRef, WorldView, WorldView_TO,
+    SphericalCoordinates, SurfaceInfo, SystemConfig, UpdateContext, Vec3, WorldRef, WorldView,
+    WorldView_TO,
 };
 use abi_stable::{
     RRef,
@@ -413,6 +414,14 @@ fn overlaps(a: &Aabb, b: &Aabb) -> bool {
         && a.max.z >= b.min.z
 }
 
+/// The place of a configuration built by a test: unknown (see
+/// [`SensorConfig::with_source`] to give one).
+const NOWHERE: SourceLocation<'static> = SourceLocation {
+    file: RStr::from_str(""),
+    line: 0,
+    column: 0,
+};
+
 /// A sensor configuration for tests: the given scoped name, type, link and SDF text, every
 /// other field at a neutral default.
 pub fn sensor_config<'a>(
@@ -436,11 +445,28 @@ pub fn sensor_config<'a>(
         update_rate: 0.0,
         seed: 0,
         sdf: sdf.into(),
-        source: SourceLocation {
-            file: RStr::from_str(""),
-            line: 0,
-            column: 0,
-        },
+        source: NOWHERE,
+    }
+}
+
+/// A system configuration for tests: the given plugin name, the entity it is attached to
+/// (with its scoped name) and the `<plugin>` element's text, every other field at a neutral
+/// default.
+pub fn system_config<'a>(
+    name: &'a str,
+    entity: EntityId,
+    entity_name: &'a str,
+    sdf: &'a str,
+) -> SystemConfig<'a> {
+    SystemConfig {
+        name: name.into(),
+        filename: name.into(),
+        entity,
+        entity_name: entity_name.into(),
+        world_name: RStr::from_str("static"),
+        seed: 0,
+        sdf: sdf.into(),
+        source: NOWHERE,
     }
 }
 

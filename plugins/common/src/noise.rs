@@ -1,15 +1,17 @@
 //! The SDF `<noise>` element and per-component noise streams.
 //!
 //! [`Reader::noise`] reads one `<noise type="...">` element (SDF defaults: type `none`, every
-//! number 0); [`NoiseChannel`] applies it to one measured component with its own generator,
+//! number 0) with the API's reader
+//! ([`Element::noise_params`](sim_plugin_api::sdf::Element::noise_params)); [`NoiseChannel`] applies it to one measured component with its own generator,
 //! seeded from the sensor's seed and a stream number fixed per component, so the same seed
 //! always gives the same noise whatever other sensors do.
 
-use crate::sdf::{Reader, child, descend, element_path, parse_f64};
+use crate::sdf::{Reader, child, descend, element_path};
 use roxmltree::Node;
 use sim_plugin_api::{
     PluginError,
     noise::{GaussianNoise, NoiseKind, NoiseParams, stream_seed},
+    sdf::{Origin, SdfDocument},
 };
 
 impl Reader<'_> {
@@ -24,58 +26,16 @@ impl Reader<'_> {
     }
 
     /// One `<noise>` element; `path` names it in messages (`<altimeter><vertical_position><noise>`).
-    ///
-    /// The type is the `type` attribute (`none`, `gaussian`, or `gaussian_quantized`, which is
-    /// treated as `gaussian`; letter case ignored), or a `<type>` child as in older SDF. Every
-    /// number must be finite; `stddev`, `bias_stddev`, `dynamic_bias_stddev`,
-    /// `dynamic_bias_correlation_time` and `precision` must not be negative.
+    /// Read by [`Element::noise_params`](sim_plugin_api::sdf::Element::noise_params), whose
+    /// rules and messages it has.
     pub fn noise(&self, noise: Node<'_, '_>, path: &str) -> Result<NoiseParams, PluginError> {
-        let kind_text = noise
-            .attribute("type")
-            .or_else(|| child(noise, "type").map(|t| t.text().unwrap_or("")))
-            .unwrap_or("none");
-        let kind = match kind_text.trim().to_ascii_lowercase().as_str() {
-            "none" => NoiseKind::None,
-            "gaussian" | "gaussian_quantized" => NoiseKind::Gaussian,
-            _ => {
-                return Err(self.error(
-                    &format!("{path} type"),
-                    "one of none, gaussian, gaussian_quantized",
-                    kind_text,
-                ));
-            }
-        };
-        let mut p = NoiseParams {
-            kind,
-            ..NoiseParams::default()
-        };
-        // (element, field, must not be negative)
-        let fields: [(&str, &mut f64, bool); 7] = [
-            ("mean", &mut p.mean, false),
-            ("stddev", &mut p.stddev, true),
-            ("bias_mean", &mut p.bias_mean, false),
-            ("bias_stddev", &mut p.bias_stddev, true),
-            ("dynamic_bias_stddev", &mut p.dynamic_bias_stddev, true),
-            (
-                "dynamic_bias_correlation_time",
-                &mut p.dynamic_bias_correlation_time,
-                true,
-            ),
-            ("precision", &mut p.precision, true),
-        ];
-        for (name, field, non_negative) in fields {
-            let Some(e) = child(noise, name) else {
-                continue;
-            };
-            let text = e.text().unwrap_or("");
-            let element = format!("{path}<{name}>");
-            let v = parse_f64(text).ok_or_else(|| self.error(&element, "a finite number", text))?;
-            if non_negative && v < 0.0 {
-                return Err(self.error(&element, "zero or positive", text));
-            }
-            *field = v;
-        }
-        Ok(p)
+        let text = noise
+            .document()
+            .input_text()
+            .get(noise.range())
+            .unwrap_or_default();
+        let element = SdfDocument::parse(text, Origin::new(self.sensor()))?.nested(path);
+        Ok(element.root().noise_params()?)
     }
 }
 

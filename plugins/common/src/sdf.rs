@@ -1,13 +1,15 @@
 //! Reading a sensor's SDF element.
 //!
 //! The engine hands a sensor plugin its whole `<sensor>` element as self-contained XML text.
-//! Plugins parse it once, when the sensor is created, with [`parse_sensor_sdf`], then read
-//! their type-specific element with a [`Reader`], whose errors are
+//! The in-tree plugins parse it once, when the sensor is created, with [`parse_sensor_sdf`],
+//! then read their type-specific element with a [`Reader`]: thin wrappers over the API's
+//! typed reader ([`sim_plugin_api::sdf`], which third-party plugins use directly), whose
+//! value rules they share, over the plugins' own roxmltree nodes. Its errors are
 //! [`ErrorCode::INVALID_CONFIG`](sim_plugin_api::ErrorCode::INVALID_CONFIG) errors of the form
 //! `model::link::sensor: <element> must be <what>, found "<text>"`.
 
 use roxmltree::{Document, Node};
-use sim_plugin_api::{PluginError, Vec3};
+use sim_plugin_api::{PluginError, Vec3, sdf::FromSdf};
 
 /// Parses the `<sensor>` element's text. Blank text gives `None` (a sensor configured with
 /// defaults only); malformed XML is a configuration error naming `sensor` (the scoped name).
@@ -44,11 +46,7 @@ pub fn text<'a>(root: Node<'a, '_>, tag: &str) -> Option<&'a str> {
 
 /// An SDF boolean: `true`, `false`, `1` or `0` (letter case ignored).
 pub fn parse_bool(text: &str) -> Option<bool> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "true" | "1" => Some(true),
-        "false" | "0" => Some(false),
-        _ => None,
-    }
+    bool::from_text(text)
 }
 
 /// The first child element of `node` named `name`.
@@ -70,7 +68,7 @@ pub fn element_path(path: &[&str]) -> String {
 
 /// A finite `f64`, surrounding whitespace allowed.
 pub fn parse_f64(text: &str) -> Option<f64> {
-    text.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+    f64::from_text(text)
 }
 
 /// Reads values out of a sensor's SDF, with errors that name the sensor.
@@ -106,7 +104,7 @@ impl<'s> Reader<'s> {
             None => Ok(None),
             Some(t) => parse_bool(t)
                 .map(Some)
-                .ok_or_else(|| self.error(&format!("<{tag}>"), "true, false, 1 or 0", t)),
+                .ok_or_else(|| self.error(&format!("<{tag}>"), &bool::expected(), t)),
         }
     }
 
@@ -133,11 +131,9 @@ impl<'s> Reader<'s> {
         let Some(t) = text(root, tag) else {
             return Ok(None);
         };
-        let v: Vec<f64> = t.split_whitespace().filter_map(parse_f64).collect();
-        if v.len() != 3 || t.split_whitespace().count() != 3 {
-            return Err(self.error(&format!("<{tag}>"), "three numbers (x y z)", t));
-        }
-        Ok(Some(Vec3::new(v[0], v[1], v[2])))
+        Vec3::from_text(t)
+            .map(Some)
+            .ok_or_else(|| self.error(&format!("<{tag}>"), &Vec3::expected(), t))
     }
 
     /// The number in the element at `path` below `root` (usually the `<sensor>` element), or

@@ -3,7 +3,9 @@
 
 pub mod check;
 pub mod new_plugin;
+pub mod output;
 pub mod plugins;
+pub mod render;
 pub mod report;
 pub mod run;
 pub mod settings;
@@ -42,6 +44,9 @@ pub enum Command {
     /// Write a new plugin crate, outside any workspace: a sensor or a system that builds, with
     /// unit tests, a world that runs it and a README.
     NewPlugin(NewPluginArgs),
+    /// Draw a world, stepped to a sim time, into a PNG picture with the camera plugin
+    /// (optionally with lidar rays and camera frusta on top).
+    Render(Box<render::RenderArgs>),
 }
 
 /// `simcore new-plugin`.
@@ -204,6 +209,17 @@ pub struct RunArgs {
     /// Worker threads for sensor updates (default: the manifest's, else the number of CPUs).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// The wall time one plugin hook (a sensor update, a system step or service call) may
+    /// take before it is named in a warning, in seconds (default: the manifest's, else 1).
+    #[arg(long = "plugin-budget", value_name = "SECONDS")]
+    pub plugin_budget: Option<f64>,
+    /// The largest message a plugin may publish, in bytes; larger ones are refused and
+    /// counted (default: the manifest's, else 64 MiB).
+    #[arg(long = "max-message-size", value_name = "BYTES")]
+    pub max_message_size: Option<u64>,
+    /// Also write the closing summary as JSON to FILE.
+    #[arg(long = "summary-json", value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
     /// Print the messages of TOPIC as JSON lines on stdout (repeatable).
     #[arg(long, value_name = "TOPIC")]
     pub echo: Vec<String>,
@@ -211,6 +227,10 @@ pub struct RunArgs {
     /// start), e.g. `/model/robot/cmd_vel={"type":"Twist","linear":{"x":0.5}}@1.0` (repeatable).
     #[arg(long = "pub", value_name = "TOPIC=JSON@TIME")]
     pub publish: Vec<String>,
+    /// Let `--pub` write to a topic nothing in the world listens to (for a recording or
+    /// clients outside); without it such a `--pub` is refused.
+    #[arg(long = "pub-any-topic")]
+    pub pub_any_topic: bool,
     /// Call a service at a sim time: `SERVICE=JSON@SECONDS`; the reply is printed as a JSON
     /// line on stdout (repeatable).
     #[arg(long, value_name = "SERVICE=JSON@TIME")]

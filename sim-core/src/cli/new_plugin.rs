@@ -149,13 +149,13 @@ fn render(args: &NewPluginArgs) -> Result<Vec<(String, String)>, Failure> {
         (
             format!(
                 "`<plugin name=\"{name}\">` inside a `<model>` moves the model by the last \
-                 `Twist` on `/model/<model>/cmd_vel` and publishes its pose on \
-                 `/model/<model>/pose`."
+                 `Twist` on `/model/<model>/cmd_vel`, scaled by `<gain>` (default 1), and \
+                 publishes its pose on `/model/<model>/pose`."
             ),
             "--pub '/model/ball/cmd_vel={\"type\":\"Twist\",\"linear\":{\"x\":0.5}}@0' \
              --echo /model/ball/pose"
                 .to_string(),
-            format!("<plugin filename=\"{lib}\" name=\"{name}\"/>"),
+            format!("<plugin filename=\"{lib}\" name=\"{name}\">\n  <gain>1</gain>\n</plugin>"),
         )
     } else {
         (

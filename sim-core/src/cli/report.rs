@@ -1,6 +1,7 @@
 //! What `simcore run` prints on stderr: the plugin problems that stop a world, and the run
 //! summary.
 
+use super::Failure;
 use sim_core::runner::{PluginProblem, RunSummary};
 use std::fmt::Write as _;
 use std::io::Write;
@@ -33,8 +34,30 @@ pub fn plugin_problems(world: &Path, problems: &[PluginProblem]) -> String {
     r
 }
 
-/// The run summary: steps and times, a table of sensors, the system plugins and what was
-/// disabled.
+/// `plugin`'s time in its hooks as a percentage of the run's wall time.
+fn share(hook: std::time::Duration, s: &RunSummary) -> f64 {
+    let wall = s.wall_time.as_secs_f64();
+    if wall > 0.0 {
+        100.0 * hook.as_secs_f64() / wall
+    } else {
+        0.0
+    }
+}
+
+/// `, N slow hooks, N messages refused` for the counts that are not zero.
+fn guard_notes(slow: u64, refused: u64) -> String {
+    let mut r = String::new();
+    if slow > 0 {
+        let _ = write!(r, ", {slow} over the plugin budget");
+    }
+    if refused > 0 {
+        let _ = write!(r, ", {refused} messages refused (too large)");
+    }
+    r
+}
+
+/// The run summary: steps and times, a table of sensors, the system plugins with their
+/// share of the wall time, and what was disabled.
 pub fn print_summary(s: &RunSummary, world: &Path) {
     let mut e = std::io::stderr().lock();
     let _ = writeln!(
@@ -57,8 +80,8 @@ pub fn print_summary(s: &RunSummary, world: &Path) {
             .max(6);
         let _ = writeln!(
             e,
-            "  {:<w$}  {:>8}  {:>10}  {:>6}  {:>7}  topic",
-            "sensor", "updates", "rate (Hz)", "errors", "dropped"
+            "  {:<w$}  {:>8}  {:>10}  {:>6}  {:>7}  {:>6}  topic",
+            "sensor", "updates", "rate (Hz)", "errors", "dropped", "time %"
         );
         let sim_s = s.sim_time.as_secs_f64();
         for r in &s.sensors {
@@ -69,9 +92,19 @@ pub fn print_summary(s: &RunSummary, world: &Path) {
             };
             let _ = writeln!(
                 e,
-                "  {:<w$}  {:>8}  {:>10.2}  {:>6}  {:>7}  {}",
-                r.scoped_name, r.updates, rate, r.errors, r.dropped, r.topic
+                "  {:<w$}  {:>8}  {:>10.2}  {:>6}  {:>7}  {:>6.1}  {}",
+                r.scoped_name,
+                r.updates,
+                rate,
+                r.errors,
+                r.dropped,
+                share(r.hook_time, s),
+                r.topic
             );
+            let notes = guard_notes(r.slow_hooks, r.refused);
+            if !notes.is_empty() {
+                let _ = writeln!(e, "  {:<w$}  {}", "", &notes[2..]);
+            }
             if let Some(d) = &r.disabled {
                 let _ = writeln!(e, "  {:<w$}  disabled: {d}", "");
             }
@@ -80,12 +113,14 @@ pub fn print_summary(s: &RunSummary, world: &Path) {
     for r in &s.systems {
         let _ = writeln!(
             e,
-            "  plugin {} on {} ({}): {} messages, {} commands{}",
+            "  plugin {} on {} ({}): {} messages, {} commands, {:.1}% of the wall time{}{}",
             r.name,
             r.entity_name,
             r.library,
             r.messages,
             r.commands,
+            share(r.hook_time, s),
+            guard_notes(r.slow_hooks, r.refused),
             r.disabled
                 .as_ref()
                 .map(|d| format!(", disabled: {d}"))
@@ -118,4 +153,67 @@ pub fn print_skipped(skipped: &[PluginProblem]) {
     for p in skipped {
         let _ = writeln!(e, "    {} ({})", p.subject, p.span);
     }
+}
+
+/// Writes the run summary as JSON to `path`: `world`, `steps`, `sim_time`, `wall_time`
+/// (seconds), `real_time_factor`, `interrupted`, `sensors` and `systems` (their counters,
+/// `hook_time` in seconds and `wall_share` in percent) and `failures`.
+pub fn write_summary_json(path: &Path, s: &RunSummary, world: &Path) -> Result<(), Failure> {
+    use serde_json::json;
+    // The counters sensors and systems share, added to `v`.
+    let with_guards = |mut v: serde_json::Value,
+                       hook: std::time::Duration,
+                       slow,
+                       refused,
+                       disabled: &Option<String>| {
+        let o = v.as_object_mut().expect("an object");
+        o.insert("hook_time".into(), json!(hook.as_secs_f64()));
+        o.insert("wall_share".into(), json!(share(hook, s)));
+        o.insert("slow_hooks".into(), json!(slow));
+        o.insert("refused".into(), json!(refused));
+        o.insert("disabled".into(), json!(disabled));
+        v
+    };
+    let sensors: Vec<_> = s
+        .sensors
+        .iter()
+        .map(|r| {
+            let v = json!({
+                "scoped_name": r.scoped_name, "type": r.sensor_type, "topic": r.topic,
+                "library": r.library, "updates": r.updates, "messages": r.messages,
+                "errors": r.errors, "dropped": r.dropped,
+            });
+            with_guards(v, r.hook_time, r.slow_hooks, r.refused, &r.disabled)
+        })
+        .collect();
+    let systems: Vec<_> = s
+        .systems
+        .iter()
+        .map(|r| {
+            let v = json!({
+                "name": r.name, "entity": r.entity_name, "library": r.library,
+                "messages": r.messages, "commands": r.commands,
+            });
+            with_guards(v, r.hook_time, r.slow_hooks, r.refused, &r.disabled)
+        })
+        .collect();
+    let failures: Vec<_> = s
+        .failures
+        .iter()
+        .map(|f| {
+            json!({
+                "time": f.time.as_secs_f64(), "subject": f.subject, "error": f.error,
+                "at": f.span.to_string(),
+            })
+        })
+        .collect();
+    let v = json!({
+        "world": world.display().to_string(), "steps": s.steps,
+        "sim_time": s.sim_time.as_secs_f64(), "wall_time": s.wall_time.as_secs_f64(),
+        "real_time_factor": s.real_time_factor(), "interrupted": s.interrupted,
+        "sensors": sensors, "systems": systems, "failures": failures,
+    });
+    let text = serde_json::to_string_pretty(&v).expect("a JSON value serialises");
+    std::fs::write(path, text + "\n")
+        .map_err(|e| Failure::Error(format!("--summary-json {}: {e}", path.display())))
 }

@@ -1,11 +1,16 @@
 //! `simcore run`: load a world with its plugins, inject `--pub` and `--call` requests at
 //! their times, echo topics, show progress, and print the run summary.
+//!
+//! The run ends at its limit, on SIGINT, SIGTERM or SIGHUP, or when stdout is closed while
+//! it writes there (`| head -1`); each way the summary is printed on stderr and a recording
+//! is finished. stdout is written by a thread of its own ([`super::output`]).
 
+use super::output::Output;
 use super::report::{plugin_problems, print_skipped, print_summary};
 use super::settings::{Settings, load_options, registry, settings};
 use super::{Failure, Outcome, RunArgs};
 use sim_core::record::{RecordOptions, RecordSummary, Recorder};
-use sim_core::runner::{LoadError, PluginPolicy, RunLimit, SimOptions, Simulation};
+use sim_core::runner::{Guards, LoadError, PluginPolicy, RunLimit, SimOptions, Simulation};
 use sim_core::transport::Subscription;
 use sim_core::world::World;
 use sim_plugin_api::SimTime;
@@ -22,6 +27,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     let world = load_world(&s, &args)?;
     let (options, rtf) = run_options(&args, &s, &world);
     let mut sim = build(world, &args, &s, &options)?;
+    sim.set_guards(guards(&args, &s)?);
     // Libraries the world does not need are only mentioned in the log (`simcore plugins`
     // lists them); when a needed one is missing, the load error names the refused ones.
     for w in sim.warnings() {
@@ -38,6 +44,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         return Ok(Outcome::Success);
     }
     let injections = injections(&args)?;
+    check_publications(&sim, &injections, args.pub_any_topic)?;
     // Before `--echo` subscribes: the transport takes the topics the world itself listens
     // to for its inputs.
     let mut transport = super::transport::start(&args.transport, &s.manifest.ros.remap, &mut sim)?;
@@ -56,14 +63,13 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     let recorder = start_recording(&mut sim, &args, &s, options.seed)?;
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(stop.clone());
-    let stdout = std::io::stdout();
     let mut monitor = Monitor {
-        out: std::io::BufWriter::new(stdout.lock()),
+        out: Output::start(std::io::stdout()),
+        stop: stop.clone(),
         injections,
         next_injection: 0,
         call_timeout: Duration::from_secs_f64(args.call_timeout),
         subs,
-        echo_failed: false,
         progress: Progress::new(),
         recorder,
     };
@@ -74,13 +80,26 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         monitor.after_step(sim);
         super::transport::after_step(&mut transport, sim);
     });
-    let recorded = monitor.finish();
+    let (recorded, out) = monitor.finish();
     print_summary(&summary, &s.world);
+    if let Some(path) = &args.summary_json {
+        super::report::write_summary_json(path, &summary, &s.world)?;
+    }
     if let Some(r) = recorded {
         eprintln!("  {r}");
     }
     super::transport::finish(transport);
     print_skipped(sim.skipped());
+    // After the summary: a reader that never reads delays the exit, never the summary; a
+    // signal ends the wait.
+    let stdout_closed = out.closed();
+    let dropped = out.finish(&stop);
+    if stdout_closed {
+        eprintln!("  stdout was closed: the run ended there");
+    }
+    if dropped > 0 {
+        eprintln!("  {dropped} line(s) for stdout dropped (the reader was too slow or gone)");
+    }
     Ok(if summary.failures.is_empty() {
         Outcome::Success
     } else {
@@ -88,7 +107,8 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     })
 }
 
-/// Sets `stop` on Ctrl-C (once per process; later calls reuse the first flag).
+/// Sets `stop` on SIGINT (Ctrl-C), SIGTERM and SIGHUP (once per process; later calls reuse
+/// the first flag).
 pub fn install_ctrl_c(stop: Arc<AtomicBool>) {
     let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
 }
@@ -115,6 +135,28 @@ fn start_recording(
         eprintln!("serving Foxglove on ws://{}:{port}", addr.ip());
     }
     Ok(Some(r))
+}
+
+/// `--plugin-budget` and `--max-message-size` (else the manifest's, else the defaults).
+fn guards(args: &RunArgs, s: &Settings) -> Result<Guards, Failure> {
+    let mut g = Guards::default();
+    if let Some(b) = args.plugin_budget.or(s.manifest.plugin_budget) {
+        if !(b.is_finite() && b > 0.0 && b < 1e9) {
+            return Err(Failure::Error(format!(
+                "--plugin-budget must be a positive number of seconds, got {b}"
+            )));
+        }
+        g.hook_budget = Duration::from_secs_f64(b);
+    }
+    if let Some(m) = args.max_message_size.or(s.manifest.max_message_size) {
+        if m == 0 {
+            return Err(Failure::Error(
+                "--max-message-size must be at least 1 byte".into(),
+            ));
+        }
+        g.max_message_bytes = m;
+    }
+    Ok(g)
 }
 
 /// `--duration`, `--rtf` and `--threads` in range.
@@ -178,13 +220,15 @@ fn build(
     })
 }
 
-/// `--list`: the world's topics and services.
+/// `--list`: the world's topics and services (until stdout is closed).
 fn list(sim: &Simulation) {
-    for t in sim.topics() {
-        println!("topic   {t}");
-    }
-    for t in sim.services() {
-        println!("service {t}");
+    let mut out = std::io::stdout().lock();
+    let topics = sim.topics().into_iter().map(|t| format!("topic   {t}"));
+    let services = sim.services().into_iter().map(|t| format!("service {t}"));
+    for line in topics.chain(services) {
+        if writeln!(out, "{line}").is_err() {
+            return;
+        }
     }
 }
 
@@ -211,6 +255,57 @@ fn injections(args: &RunArgs) -> Result<Vec<Injection>, Failure> {
     // Stable: same-time injections keep their command-line order (publications first).
     injections.sort_by_key(|i| i.at);
     Ok(injections)
+}
+
+/// Refuses a `--pub` to a sensor's output, to a topic nothing in the world listens to
+/// (unless `any_topic`), or of a type other than an earlier `--pub` to the same topic.
+fn check_publications(
+    sim: &Simulation,
+    injections: &[Injection],
+    any_topic: bool,
+) -> Result<(), Failure> {
+    let outputs = sim.sensors().output_topics_by(sim.bus());
+    let listened: Vec<String> = sim
+        .topics()
+        .into_iter()
+        .filter(|t| sim.bus().stats(t).subscribers > 0)
+        .collect();
+    let mut types: Vec<(&str, &str)> = Vec::new();
+    for i in injections.iter().filter(|i| !i.call) {
+        let refuse = |why: String| Err(Failure::Error(format!("--pub `{}`: {why}", i.name)));
+        if let Some((_, sensor)) = outputs.iter().find(|(t, _)| *t == i.name) {
+            return refuse(format!(
+                "`{}` is the output of sensor `{sensor}`; --pub writes to the topics the \
+                 world listens to",
+                i.name
+            ));
+        }
+        if !any_topic && !listened.contains(&i.name) {
+            return refuse(format!(
+                "nothing in this world listens to `{}` (--pub-any-topic allows it); the \
+                 topics it listens to: {}",
+                i.name,
+                if listened.is_empty() {
+                    "none".to_string()
+                } else {
+                    listened.join(", ")
+                }
+            ));
+        }
+        let ty = i.payload.type_name();
+        match types.iter().find(|(t, _)| *t == i.name) {
+            Some((_, other)) if *other != ty => {
+                return refuse(format!(
+                    "a {ty} message, where an earlier --pub to `{}` is a {other}: a topic \
+                     carries one type",
+                    i.name
+                ));
+            }
+            Some(_) => {}
+            None => types.push((&i.name, ty)),
+        }
+    }
+    Ok(())
 }
 
 /// Subscribes to the `--echo` topics (warning about those nothing publishes on yet).
@@ -267,21 +362,25 @@ fn parse_injection(arg: &str, call: bool) -> Result<Injection, String> {
 }
 
 /// What runs after every step: due injections, echoed messages, the recording, progress.
-struct Monitor<W: Write> {
-    out: W,
+struct Monitor {
+    out: Output,
+    /// Set when stdout is closed: the run ends.
+    stop: Arc<AtomicBool>,
     injections: Vec<Injection>,
     next_injection: usize,
     call_timeout: Duration,
     subs: Vec<Subscription>,
-    echo_failed: bool,
     progress: Option<Progress>,
     recorder: Option<Recorder>,
 }
 
-impl<W: Write> Monitor<W> {
+impl Monitor {
     fn after_step(&mut self, sim: &mut Simulation) {
         self.inject(sim);
         self.echo();
+        if self.out.closed() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
         if let Some(r) = &mut self.recorder {
             r.after_step(sim);
         }
@@ -307,13 +406,13 @@ impl<W: Write> Monitor<W> {
                 let line = match sim.call_service_within(&i.name, &message, self.call_timeout) {
                     Ok(reply) => serde_json::json!({
                         "service": i.name, "time": {"sec": sec, "nsec": nsec},
-                        "response": sim_core::echo::message_json(&i.name, &reply),
+                        "response": sim_core::echo::echo_json(&i.name, &reply),
                     }),
                     Err(e) => {
                         serde_json::json!({"service": i.name, "time": {"sec": sec, "nsec": nsec}, "error": e.to_string()})
                     }
                 };
-                let _ = writeln!(self.out, "{line}");
+                self.out.line(line.to_string());
             } else {
                 let topic = sim.bus_mut().intern(&i.name);
                 sim.bus_mut().publish(topic, message);
@@ -321,34 +420,23 @@ impl<W: Write> Monitor<W> {
         }
     }
 
-    /// Writes the messages received on the `--echo` topics as JSON lines (until stdout
-    /// fails).
+    /// Queues the messages received on the `--echo` topics as JSON lines.
     fn echo(&mut self) {
-        if self.subs.is_empty() || self.echo_failed {
-            return;
-        }
-        let mut wrote = false;
         for sub in &self.subs {
             for env in sub.drain() {
-                let v = sim_core::echo::message_json(&env.topic, &env.message);
-                if writeln!(self.out, "{v}").is_err() {
-                    self.echo_failed = true;
-                }
-                wrote = true;
+                let v = sim_core::echo::echo_json(&env.topic, &env.message);
+                self.out.line(v.to_string());
             }
-        }
-        if wrote && self.out.flush().is_err() {
-            self.echo_failed = true;
         }
     }
 
-    /// Clears the progress line, flushes stdout and finishes the recording.
-    fn finish(mut self) -> Option<RecordSummary> {
+    /// Clears the progress line and finishes the recording; returns what was recorded and
+    /// the stdout writer, still writing what is queued.
+    fn finish(mut self) -> (Option<RecordSummary>, Output) {
         if let Some(p) = self.progress.take() {
             p.bar.finish_and_clear();
         }
-        let _ = self.out.flush();
-        self.recorder.take().and_then(Recorder::finish)
+        (self.recorder.take().and_then(Recorder::finish), self.out)
     }
 }
 

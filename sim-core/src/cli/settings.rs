@@ -32,6 +32,8 @@ pub fn settings(world_arg: Option<&Path>, paths: &PathArgs) -> Result<Settings, 
             manifest.seed = m.seed.or(manifest.seed);
             manifest.real_time_factor = m.real_time_factor.or(manifest.real_time_factor);
             manifest.threads = m.threads.or(manifest.threads);
+            manifest.plugin_budget = m.plugin_budget.or(manifest.plugin_budget);
+            manifest.max_message_size = m.max_message_size.or(manifest.max_message_size);
             manifest.strict |= m.strict;
             manifest.record = m.record.or(manifest.record);
             if !m.record_topics.is_empty() {

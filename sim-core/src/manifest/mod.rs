@@ -10,6 +10,8 @@
 //! resource_paths = ["models"]       # where included models are searched last
 //! record = "run.mcap"               # record the run to MCAP (relative to this file)
 //! record_topics = ["/scan"]         # only these bus topics (default: every topic)
+//! plugin_budget = 0.5               # seconds one plugin hook may take before a warning (1)
+//! max_message_size = 1048576        # the largest message a plugin may publish (64 MiB)
 //!
 //! [sensors]                         # SDF sensor type -> the plugin library serving it
 //! lidar = "simcore_plugin_lidar"    #   (default: the first library on the path that does)
@@ -60,6 +62,11 @@ pub struct Manifest {
     /// The bus topics to record (as `--record-topic`; empty: every topic).
     #[serde(default)]
     pub record_topics: Vec<String>,
+    /// The wall time one plugin hook may take before it is named in a warning, in seconds
+    /// (as `--plugin-budget`).
+    pub plugin_budget: Option<f64>,
+    /// The largest message a plugin may publish, in bytes (as `--max-message-size`).
+    pub max_message_size: Option<u64>,
     /// `[sensors]`: SDF sensor type -> the plugin library that serves it (by bare name).
     #[serde(default)]
     pub sensors: BTreeMap<String, String>,
@@ -154,6 +161,20 @@ impl Manifest {
             return Err(ManifestError::Value {
                 path: path.to_path_buf(),
                 message: format!("real_time_factor must be >= 0, got {r}"),
+            });
+        }
+        if let Some(b) = m.plugin_budget
+            && !(b.is_finite() && b > 0.0)
+        {
+            return Err(ManifestError::Value {
+                path: path.to_path_buf(),
+                message: format!("plugin_budget must be a positive number of seconds, got {b}"),
+            });
+        }
+        if m.max_message_size == Some(0) {
+            return Err(ManifestError::Value {
+                path: path.to_path_buf(),
+                message: "max_message_size must be at least 1 byte".into(),
             });
         }
         if m.threads == Some(0) {

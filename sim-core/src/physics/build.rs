@@ -64,6 +64,7 @@ impl Physics {
         // lift rapier's safety caps (400 m/s by default; rotation is uncapped per body below).
         ip.length_unit = 1.0;
         ip.normalized_max_linear_velocity = 1.0e6;
+        stiff_contacts(ip);
         if let Some(iterations) = world.physics.solver_iterations {
             ip.num_solver_iterations = iterations as usize;
         }
@@ -109,6 +110,8 @@ impl Physics {
             model_plugins: ModelPlugins::new(),
             hooks: Default::default(),
             rays: Default::default(),
+            reduced: false,
+            drive_targets: Vec::new(),
         };
         let world_id = physics.entities.add(Entity {
             kind: EntityKind::WORLD,
@@ -120,7 +123,9 @@ impl Physics {
         });
         debug_assert_eq!(world_id, EntityId::WORLD);
         for model in &world.models {
+            physics.reduced = super::joints::reducible(model);
             physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None)?;
+            physics.reduced = false;
         }
         for joint in &world.joints {
             physics.add_joint(joint, EntityId::WORLD, "")?;
@@ -496,6 +501,24 @@ impl Physics {
         });
         Ok(())
     }
+}
+
+/// rapier's default contacts (30 Hz, 60 Hz against fixed bodies) are soft for a robot
+/// simulator: a tower of ten unit boxes sinks 19 mm and leans 8 mm in 10 s. The contact
+/// spring's natural frequency is raised to a quarter of the step rate, at most 300 Hz (twice
+/// that against fixed bodies), never below rapier's default; the damping ratio stays rapier's.
+/// rapier's constraint regularization is implicit, so a stiffer spring is no less stable.
+pub(super) const CONTACT_HZ_PER_STEP_RATE: f32 = 0.25;
+
+/// The highest contact natural frequency, Hz (see [`CONTACT_HZ_PER_STEP_RATE`]).
+pub(super) const MAX_CONTACT_HZ: f32 = 300.0;
+
+/// Stiffens the contacts of `ip`, whose `dt` is set (see [`CONTACT_HZ_PER_STEP_RATE`]).
+fn stiff_contacts(ip: &mut IntegrationParameters) {
+    let default = SpringCoefficients::<f32>::contact_defaults().natural_frequency;
+    let hz = (CONTACT_HZ_PER_STEP_RATE / ip.dt).clamp(default, MAX_CONTACT_HZ.max(default));
+    ip.contact_softness.natural_frequency = hz;
+    ip.static_contact_softness.natural_frequency = 2.0 * hz;
 }
 
 /// A link's mass, centre of mass and inertia (`<inertial>`, its inertia in its own frame)

@@ -235,14 +235,19 @@ impl Physics {
             .map(|(eid, _)| eid)
             .collect();
         for d in &doomed {
-            let Some(EntityData::Link { body, .. }) = self.entities.get(*d).map(|e| &e.data) else {
-                continue;
+            let body = match self.entities.get(*d).map(|e| &e.data) {
+                Some(EntityData::Link { body, .. }) => *body,
+                // The fixed root of a reduced-coordinate joint to the world.
+                Some(EntityData::Joint {
+                    anchor: Some(a), ..
+                }) => *a,
+                _ => continue,
             };
-            let body = *body;
             self.pw.remove_body(body);
         }
         self.couplings.retain(|c| !doomed.contains(&c.joint));
         self.two_axes.retain(|t| !doomed.contains(&t.joint));
+        self.drive_targets.retain(|t| !doomed.contains(&t.0));
         // The slots of the removed links and joints are taken again by the next ones added,
         // so that creating and removing models does not grow the world.
         for d in &doomed {
@@ -301,7 +306,8 @@ impl Physics {
             }
             PhysicsCommand::SetVelocity(id, lin, ang) => {
                 let origin = self.frame_pose(id).ok_or_else(|| unknown(id))?.position;
-                for (_, h) in self.rigid_targets(id)? {
+                let targets = self.rigid_targets(id)?;
+                for &(_, h) in &targets {
                     if let Some(b) = self.pw.bodies.get_mut(h) {
                         let com = vec_from_rapier(b.center_of_mass());
                         let v = lin + ang.cross(com - origin);
@@ -309,6 +315,8 @@ impl Physics {
                         b.set_angvel(vec_to_rapier(ang), true);
                     }
                 }
+                let handles: Vec<RigidBodyHandle> = targets.iter().map(|(_, h)| *h).collect();
+                self.set_tree_velocities(&handles);
                 Ok(())
             }
             PhysicsCommand::ApplyWrench(id, force, torque) => {
@@ -326,6 +334,36 @@ impl Physics {
                     self.wrenched.push(body);
                 }
                 Ok(())
+            }
+        }
+    }
+
+    /// Makes the multibodies (trees in reduced coordinates) whose root is among `moved` move
+    /// as their root body now does, rigidly: a multibody link's velocity is its tree's, so the
+    /// velocities just given to its bodies would be overwritten by the next step.
+    fn set_tree_velocities(&mut self, moved: &[RigidBodyHandle]) {
+        for &h in moved {
+            let Some(link) = self.pw.multibody_joints.rigid_body_link(h).copied() else {
+                continue;
+            };
+            let Some(b) = self.pw.bodies.get(h).filter(|b| b.is_dynamic()) else {
+                continue;
+            };
+            if link.id != 0 {
+                continue;
+            }
+            let (v, w) = (b.linvel(), b.angvel());
+            let Some(mb) = self.pw.multibody_joints.get_multibody_mut(link.multibody) else {
+                continue;
+            };
+            let mut gv = mb.generalized_velocity_mut();
+            gv.fill(0.0);
+            // A dynamic root's free joint: its centre of mass's velocity, then its spin.
+            if gv.len() >= 6 {
+                for k in 0..3 {
+                    gv[k] = v[k];
+                    gv[3 + k] = w[k];
+                }
             }
         }
     }

@@ -58,6 +58,12 @@ pub(crate) enum EntityData {
         /// Per axis (two for universal, revolute2 and gearbox joints, none for fixed and
         /// ball joints): how its position is measured and which rapier joint drives it.
         axes: Box<[Option<AxisPair>; 2]>,
+        /// The multibody joint of a joint built in reduced coordinates (see
+        /// `joints::reduced`); `handle` is then its drive joint.
+        multibody: Option<rapier3d::prelude::MultibodyJointHandle>,
+        /// The fixed body made to root a reduced-coordinate joint to the world, removed
+        /// with the joint.
+        anchor: Option<RigidBodyHandle>,
     },
 }
 

@@ -2,9 +2,15 @@
 //! every visual with its shape, for recorders and viewers (whatever plugins the world has).
 
 use super::Physics;
+use super::convert::{pose_from_rapier, vec_from_rapier};
 use super::entities::EntityData;
 use crate::world::Geometry;
-use sim_plugin_api::{EntityId, EntityKind, Pose};
+use rapier3d::prelude::{Collider, TypedShape};
+use sim_plugin_api::{Aabb, EntityId, EntityKind, Pose, Vec3};
+
+/// The most triangles [`Physics::visual_triangles`] returns for one visual: a larger height
+/// map is sampled on a coarser grid, a larger mesh is not listed.
+const MAX_LISTED_TRIANGLES: usize = 200_000;
 
 /// A model or link frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,5 +92,93 @@ impl Physics {
     /// [`Physics::frames`] and [`Physics::visuals`] list other entities.
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+    /// The collider of a visual (on its link's body, tagged with its id).
+    fn visual_collider(&self, id: EntityId) -> Option<&Collider> {
+        let EntityData::Visual { link, .. } = &self.entities.get(id)?.data else {
+            return None;
+        };
+        let EntityData::Link { body, .. } = &self.entities.get(*link)?.data else {
+            return None;
+        };
+        self.pw.bodies.get(*body)?.colliders().iter().find_map(|h| {
+            self.pw
+                .colliders
+                .get(*h)
+                .filter(|c| c.user_data as u64 == id.0)
+        })
+    }
+
+    /// The world-frame bounding box of a visual now (`None` for a visual without a shape,
+    /// such as `<empty>`). A plane's box is infinite along the plane.
+    pub fn visual_aabb(&self, id: EntityId) -> Option<Aabb> {
+        self.visual_collider(id).map(super::view::collider_aabb)
+    }
+
+    /// The triangles of a height-map, polyline or mesh visual as the engine built them, as a
+    /// triangle list (three vertices each) in the visual's own frame; `None` for the other
+    /// shapes. A height map of more than 200,000 triangles is sampled on every k-th row and
+    /// column (and its last) to stay within that; a larger mesh gives `None`.
+    pub fn visual_triangles(&self, id: EntityId) -> Option<Vec<Vec3>> {
+        let EntityData::Visual { pose, .. } = &self.entities.get(id)?.data else {
+            return None;
+        };
+        let c = self.visual_collider(id)?;
+        // Collider frame -> visual frame: the shape's offset in the visual.
+        let offset = pose.inverse().compose(
+            c.position_wrt_parent()
+                .map_or(Pose::IDENTITY, pose_from_rapier),
+        );
+        let to_visual = |p| offset.transform_point(vec_from_rapier(p));
+        let mut out = Vec::new();
+        match c.shape().as_typed_shape() {
+            TypedShape::TriMesh(m) => {
+                if m.num_triangles() > MAX_LISTED_TRIANGLES {
+                    return None;
+                }
+                for t in m.triangles() {
+                    out.extend([to_visual(t.a), to_visual(t.b), to_visual(t.c)]);
+                }
+            }
+            TypedShape::HeightField(h) => {
+                let heights = h.heights();
+                // Samples (parry's `nrows`/`ncols` count cells).
+                let (rows, cols) = (heights.nrows(), heights.ncols());
+                if rows < 2 || cols < 2 {
+                    return None;
+                }
+                // Every k-th sample (and the last): that many cells along each side.
+                let cells = |k: usize| (rows - 1).div_ceil(k) * (cols - 1).div_ceil(k);
+                let mut k = 1;
+                while 2 * cells(k) > MAX_LISTED_TRIANGLES {
+                    k += 1;
+                }
+                let y = h.scale().y;
+                let at = |i: usize, j: usize| {
+                    to_visual(rapier3d::prelude::Vector::new(
+                        h.x_at(j),
+                        heights[(i, j)] * y,
+                        h.z_at(i),
+                    ))
+                };
+                let grid = |n: usize| {
+                    let mut v: Vec<usize> = (0..n).step_by(k).collect();
+                    if v.last() != Some(&(n - 1)) {
+                        v.push(n - 1);
+                    }
+                    v
+                };
+                let (is, js) = (grid(rows), grid(cols));
+                for w in is.windows(2) {
+                    for u in js.windows(2) {
+                        let (a, b) = (at(w[0], u[0]), at(w[0], u[1]));
+                        let (c, d) = (at(w[1], u[0]), at(w[1], u[1]));
+                        out.extend([a, c, b, b, c, d]);
+                    }
+                }
+            }
+            _ => return None,
+        }
+        Some(out)
     }
 }

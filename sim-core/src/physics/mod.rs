@@ -37,6 +37,7 @@ pub use commands::{
 };
 use entities::Entities;
 pub use listing::{FrameEntry, VisualEntry};
+pub(crate) use view::aabb_grow;
 pub use view::{DEFAULT_DIFFUSE, PhysicsView};
 
 use rapier3d::prelude::*;
@@ -101,6 +102,12 @@ pub struct Physics {
     hooks: contacts::ContactHooks,
     /// The trees ray packets are cast through (see `ray_index`).
     rays: ray_index::RayIndex,
+    /// The position commands on angular axes of reduced-coordinate joints: joint entity,
+    /// drive joint and target, rad (see `joints::reduced`).
+    drive_targets: Vec<(EntityId, ImpulseJointHandle, f64)>,
+    /// Whether the joints being added may be built in reduced coordinates (see `joints`):
+    /// while the world's models are built.
+    reduced: bool,
 }
 
 impl std::fmt::Debug for Physics {

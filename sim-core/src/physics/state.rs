@@ -53,6 +53,7 @@ impl Physics {
     /// Advances one fixed step and updates the finite-difference accelerations.
     pub fn step(&mut self) {
         self.update_two_axes();
+        self.update_drive_targets();
         self.hooks.gravity = self.pw.gravity;
         self.hooks.dt = self.pw.integration_parameters.dt;
         self.pw.step_with_events(&self.hooks, &());

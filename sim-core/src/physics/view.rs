@@ -1,4 +1,5 @@
-//! What plugins see: the [`WorldView`] of a [`Physics`], and the scene extension.
+//! What plugins see: the [`WorldView`] of a [`Physics`], and its extensions (scene,
+//! visibility rays, model links).
 
 use super::convert::*;
 use super::entities::EntityData;
@@ -7,8 +8,9 @@ use super::{GROUP_COLLISION, GROUP_QUERY, Physics};
 use rapier3d::prelude::*;
 use sim_plugin_api::{
     ALL_VISIBLE, Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState,
-    LogLevel, MODEL_PLUGINS_EXTENSION, ModelInfo, NO_LABEL, Ray as ApiRay, RayCastOptions, RayHit,
-    SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO, SimTime, SphericalCoordinates,
+    LinkEntry, LogLevel, MODEL_LINKS_EXTENSION, MODEL_PLUGINS_EXTENSION, ModelInfo, ModelLinks,
+    ModelLinks_TO, ModelLinksRef, NO_LABEL, Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION,
+    SceneInfo, SceneRef, SceneView, SceneView_TO, SharedStr, SimTime, SphericalCoordinates,
     SurfaceInfo, VISIBILITY_RAYS_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO,
     VisibilityRaysRef, WorldView,
     abi_stable::{
@@ -43,6 +45,7 @@ impl Physics {
                 RRef::new(self),
                 TD_Opaque,
             )),
+            links: std::mem::ManuallyDrop::new(ModelLinks_TO::from_ptr(RRef::new(self), TD_Opaque)),
         }
     }
 
@@ -94,22 +97,7 @@ impl Physics {
                 if c.collision_groups().memberships != GROUP_COLLISION {
                     continue;
                 }
-                let bb = collider_aabb(c);
-                acc = Some(match acc {
-                    Some(a) => Aabb {
-                        min: Vec3::new(
-                            a.min.x.min(bb.min.x),
-                            a.min.y.min(bb.min.y),
-                            a.min.z.min(bb.min.z),
-                        ),
-                        max: Vec3::new(
-                            a.max.x.max(bb.max.x),
-                            a.max.y.max(bb.max.y),
-                            a.max.z.max(bb.max.z),
-                        ),
-                    },
-                    None => bb,
-                });
+                aabb_grow(&mut acc, collider_aabb(c));
             }
         }
         acc
@@ -165,11 +153,30 @@ impl Physics {
     }
 }
 
+/// Grows `acc` (nothing yet: `None`) to hold `b` too.
+pub(crate) fn aabb_grow(acc: &mut Option<Aabb>, b: Aabb) {
+    *acc = Some(match *acc {
+        None => b,
+        Some(a) => Aabb {
+            min: Vec3::new(
+                a.min.x.min(b.min.x),
+                a.min.y.min(b.min.y),
+                a.min.z.min(b.min.z),
+            ),
+            max: Vec3::new(
+                a.max.x.max(b.max.x),
+                a.max.y.max(b.max.y),
+                a.max.z.max(b.max.z),
+            ),
+        },
+    });
+}
+
 /// The world AABB of a collider. rapier bounds a half-space (an SDF plane) by a huge box in
 /// every direction; an axis-aligned plane's half-space is bounded exactly instead (infinite
 /// along the plane, ending at it), so that box queries find a ground plane only where they
 /// reach it. A tilted plane stays unbounded.
-fn collider_aabb(c: &Collider) -> Aabb {
+pub(super) fn collider_aabb(c: &Collider) -> Aabb {
     if let Some(h) = c.shape().as_halfspace() {
         let n = quat_from_rapier(c.position().rotation).rotate(vec_from_rapier(h.normal));
         let p = vec_from_rapier(c.position().translation);
@@ -214,6 +221,29 @@ pub struct PhysicsView<'a> {
     /// The `simcore.visibility_rays.v1` extension object, borrowing the physics as `scene`
     /// does.
     visibility: std::mem::ManuallyDrop<VisibilityRaysRef<'a>>,
+    /// The `simcore.model_links.v1` extension object, borrowing the physics as `scene` does.
+    links: std::mem::ManuallyDrop<ModelLinksRef<'a>>,
+}
+
+/// The links extension ([`MODEL_LINKS_EXTENSION`]): a model's own links, in declaration
+/// order.
+impl ModelLinks for Physics {
+    fn links_of(&self, model: EntityId, out: &mut RVec<LinkEntry>) -> bool {
+        out.clear();
+        let Some(EntityData::Model { links, .. }) = self.entities.get(model).map(|e| &e.data)
+        else {
+            return false;
+        };
+        for &id in links {
+            if let Some(l) = self.entities.get(id) {
+                out.push(LinkEntry {
+                    name: SharedStr::new(&l.name),
+                    id,
+                });
+            }
+        }
+        true
+    }
 }
 
 /// The visibility extension ([`VISIBILITY_RAYS_EXTENSION`]): casts that see only the visuals
@@ -466,6 +496,7 @@ impl WorldView for PhysicsView<'_> {
             SCENE_EXTENSION => ROption::RSome(Extension::new(&*self.scene)),
             sim_plugin_api::RAY_FLAGS_EXTENSION => ROption::RSome(Extension::new(&RAY_FLAGS)),
             VISIBILITY_RAYS_EXTENSION => ROption::RSome(Extension::new(&*self.visibility)),
+            MODEL_LINKS_EXTENSION => ROption::RSome(Extension::new(&*self.links)),
             _ => ROption::RNone,
         }
     }

@@ -329,7 +329,11 @@ impl Recorder {
             transforms: statics,
         });
         let mut markers = vec![Marker::delete_all(now)];
-        markers.extend(physics.visuals().filter_map(|v| visual_marker(&v, now)));
+        markers.extend(
+            physics
+                .visuals()
+                .filter_map(|v| visual_marker(physics, &v, now)),
+        );
         self.send(Item::Scene {
             stamp: now,
             markers,

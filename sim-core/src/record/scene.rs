@@ -1,6 +1,12 @@
 //! The scene as markers: one `visualization_msgs/Marker` per visual, in its link's TF frame.
+//!
+//! Boxes, spheres, ellipsoids and cylinders are the marker shapes of the same name; a plane
+//! is a 1 mm thin cube of its `<size>`; meshes are `MESH_RESOURCE` markers naming their
+//! file, drawn in the visual's colour; capsules, cones, height maps and polylines are
+//! `TRIANGLE_LIST` markers (height maps and polylines with the triangles the engine built,
+//! see [`Physics::visual_triangles`]).
 
-use crate::physics::VisualEntry;
+use crate::physics::{Physics, VisualEntry};
 use crate::ros::{Marker, MarkerAction, MarkerShape};
 use crate::world::Geometry;
 use sim_plugin_api::{Pose, Quat, SimTime, Vec3};
@@ -8,9 +14,13 @@ use sim_plugin_api::{Pose, Quat, SimTime, Vec3};
 /// Segments around the axis of the triangle lists that draw capsules and cones.
 const SEGMENTS: usize = 24;
 
-/// The marker of a visual at `stamp`, or `None` for the shapes markers cannot draw (height
-/// maps, polylines, `<empty>`).
-pub(super) fn visual_marker(v: &VisualEntry<'_>, stamp: SimTime) -> Option<Marker> {
+/// The marker of a visual of `physics` at `stamp`, or `None` for `<empty>` and shapes the
+/// engine could not build.
+pub(super) fn visual_marker(
+    physics: &Physics,
+    v: &VisualEntry<'_>,
+    stamp: SimTime,
+) -> Option<Marker> {
     let mut m = Marker {
         stamp,
         frame_id: v.link_name.to_string(),
@@ -62,7 +72,11 @@ pub(super) fn visual_marker(v: &VisualEntry<'_>, stamp: SimTime) -> Option<Marke
             m.mesh_resource = format!("file://{}", path.display());
             m.scale = mesh.scale;
         }
-        Geometry::Heightmap(_) | Geometry::Polyline(_) | Geometry::Empty => return None,
+        Geometry::Heightmap(_) | Geometry::Polyline(_) => {
+            m.shape = MarkerShape::TriangleList;
+            m.points = physics.visual_triangles(v.id)?;
+        }
+        Geometry::Empty => return None,
     }
     Some(m)
 }

@@ -14,8 +14,10 @@
 //! Loading is a loop over the world's [`Plan`] (every sensor and `<plugin>`, in load order):
 //! each entry's factory is resolved, then the plugins are created. Models created at run time
 //! (`spawn`) go through the same plan; services (`call_service`) and the pacing of a run
-//! ([`Pacer`], [`RunLimit`]) have their own modules.
+//! ([`Pacer`], [`RunLimit`]) have their own modules, and so do the [`guard`]s plugins run
+//! within (a wall-time budget per hook, a size limit per message, rate-limited warnings).
 
+pub mod guard;
 mod pacing;
 mod plan;
 mod sensor_world;
@@ -24,6 +26,7 @@ mod spawn;
 
 pub use crate::plugins::PluginProblem;
 pub use crate::systems::ServiceError;
+pub use guard::Guards;
 pub use pacing::{Pacer, RunLimit};
 pub use plan::{Plan, Planned, PluginPolicy};
 pub use services::DEFAULT_SERVICE_TIMEOUT;
@@ -230,6 +233,13 @@ impl Simulation {
             .set_parameter(sensor, key, value, &self.physics)
     }
 
+    /// Sets the wall-time budget of plugin hooks and the largest message plugins may
+    /// publish (default [`Guards::default`]).
+    pub fn set_guards(&mut self, guards: Guards) {
+        self.sensors.set_guards(guards);
+        self.systems.set_guards(guards);
+    }
+
     /// The plugin registry used.
     pub fn registry(&self) -> &Registry {
         &self.registry
@@ -293,8 +303,8 @@ impl Simulation {
             systems.pre_step(now, iteration, physics, Some(spawner))
         });
         self.record_system_failures(now, yf);
-        for c in commands {
-            self.apply(c, now);
+        for (by, c) in commands {
+            self.apply_from(Some(by), c, now);
         }
         self.physics.step();
         let yf = self
@@ -329,10 +339,23 @@ impl Simulation {
     }
 
     fn apply(&mut self, command: QueuedCommand, now: SimTime) {
+        self.apply_from(None, command, now)
+    }
+
+    /// A warning about a command system `by` issued: through its rate limit when known.
+    fn command_warning(&mut self, by: Option<usize>, warning: String) {
+        match by {
+            Some(by) => self.systems.command_warning(by, &warning),
+            None => tracing::warn!("{warning}"),
+        }
+    }
+
+    /// Applies a command of system `by` (an index of the system manager, None: a service's).
+    fn apply_from(&mut self, by: Option<usize>, command: QueuedCommand, now: SimTime) {
         match command {
             QueuedCommand::Physics(c) => {
                 if let Err(e) = self.physics.apply(&c) {
-                    tracing::warn!("command {c:?} not applied: {e}");
+                    self.command_warning(by, format!("command {c:?} not applied: {e}"));
                 }
             }
             QueuedCommand::Publish(topic, m) => {
@@ -340,17 +363,20 @@ impl Simulation {
             }
             QueuedCommand::SensorActive(id, active) => {
                 if !self.sensors.set_active(id, active) {
-                    tracing::warn!("set_sensor_active: no sensor with id {}", id.0);
+                    self.command_warning(
+                        by,
+                        format!("set_sensor_active: no sensor with id {}", id.0),
+                    );
                 }
             }
             QueuedCommand::SensorParameter(id, key, value) => {
                 if let Err(e) = self.sensors.set_parameter(id, &key, &value, &self.physics) {
-                    tracing::warn!("set_sensor_parameter `{key}`: {e}");
+                    self.command_warning(by, format!("set_sensor_parameter `{key}`: {e}"));
                 }
             }
             QueuedCommand::Joint(j) => {
                 if let Err(e) = self.physics.joint_command(&j) {
-                    tracing::warn!("joint command not applied: {e}");
+                    self.command_warning(by, format!("joint command not applied: {e}"));
                 }
             }
             QueuedCommand::Spawn(req, ticket) => match self.spawn(&req) {
@@ -374,7 +400,7 @@ impl Simulation {
                     }
                     self.systems.remove(&removed);
                 }
-                Err(e) => tracing::warn!("remove request not applied: {e}"),
+                Err(e) => self.command_warning(by, format!("remove request not applied: {e}")),
             },
         }
     }

@@ -266,6 +266,7 @@ impl<'s> Reader<'s> {
             .input_text()
             .get(node.range())
             .unwrap_or_default();
+        self.warn_undeclared(node, text);
         let mut decls = String::new();
         for ns in node.namespaces() {
             let attr = match ns.name() {

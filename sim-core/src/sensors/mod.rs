@@ -24,6 +24,9 @@
 //! ray batches together with the workers (it starts at once, the idle workers join as they
 //! wake), and so never waits for a sleeping worker to begin.
 //!
+//! Every update is timed against the [`Guards`] budget, and a message over their size limit
+//! is refused (see [`crate::runner::guard`]).
+//!
 //! A plugin that returns an error or panics is disabled and reported; the simulation and the
 //! other sensors carry on. Its object is leaked rather than dropped, so no more of its code
 //! runs.
@@ -44,6 +47,7 @@ pub use rate::{RateError, SET_RATE, set_rate_service};
 pub use timing::{MAX_RATE_HZ, MIN_RATE_HZ, Schedule};
 pub use world::SensorWorld;
 
+use crate::runner::guard::{Guards, HookClock, SizeGate};
 use crate::transport::{Bus, Subscription, TopicId};
 use crate::world::Span;
 use rayon::prelude::*;
@@ -52,7 +56,7 @@ use sim_plugin_api::{
     SensorMetrics, SharedStr, SimTime, SourceLocation, UpdateContext,
     abi_stable::std_types::{RBox, RStr, RVec},
 };
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Everything the engine resolved about one `<sensor>` before creating its plugin.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,6 +162,12 @@ pub struct SensorReport {
     pub errors: u64,
     /// Messages on its topics lost by slow subscribers.
     pub dropped: u64,
+    /// Wall time spent in its updates.
+    pub hook_time: Duration,
+    /// Updates that took longer than the budget.
+    pub slow_hooks: u64,
+    /// Messages refused for their size.
+    pub refused: u64,
     /// Why it was disabled, if it was.
     pub disabled: Option<String>,
 }
@@ -213,7 +223,9 @@ struct Cold {
     errors: u64,
     disabled: Option<String>,
     /// Result of a parallel update, until its outputs are published in sensor order.
-    result: Option<Result<(), PluginError>>,
+    result: Option<(Result<(), PluginError>, Duration)>,
+    clock: HookClock,
+    size: SizeGate,
 }
 
 impl Slot {
@@ -252,6 +264,7 @@ pub enum ParameterError {
 #[derive(Default)]
 pub struct SensorManager {
     slots: Vec<Slot>,
+    guards: Guards,
 }
 
 impl std::fmt::Debug for SensorManager {
@@ -266,6 +279,11 @@ impl SensorManager {
     /// An empty manager.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Sets the budget and size limit its plugins run within.
+    pub fn set_guards(&mut self, guards: Guards) {
+        self.guards = guards;
     }
 
     /// Registers a sensor whose plugin has been created. Subscribes to its trigger topic.
@@ -309,6 +327,8 @@ impl SensorManager {
                 errors: 0,
                 disabled: None,
                 result: None,
+                clock: HookClock::default(),
+                size: SizeGate::default(),
             }),
         });
     }
@@ -413,6 +433,7 @@ impl SensorManager {
     ) -> Vec<SensorFailure> {
         let step = world.step_size();
         let wall = Instant::now();
+        let guards = self.guards;
         let mut failures = Vec::new();
         match pool.filter(|p| p.current_num_threads() > 1) {
             Some(pool) => {
@@ -437,7 +458,7 @@ impl SensorManager {
                             Some(pool),
                             &mut s.out,
                         );
-                        finish(s, r, now, wall, bus, &mut failures);
+                        finish(s, r, (now, wall), &guards, bus, &mut failures);
                     }
                     return failures;
                 }
@@ -450,7 +471,7 @@ impl SensorManager {
                 });
                 for s in self.slots.iter_mut().filter(|s| s.due) {
                     if let Some(r) = s.cold.result.take() {
-                        finish(s, r, now, wall, bus, &mut failures);
+                        finish(s, r, (now, wall), &guards, bus, &mut failures);
                     }
                 }
             }
@@ -460,7 +481,7 @@ impl SensorManager {
                     if prepare(s, now) {
                         let ctx = context(s, now, step);
                         let r = run(s.plugin.as_mut(), &ctx, &s.name, world, None, &mut s.out);
-                        finish(s, r, now, wall, bus, &mut failures);
+                        finish(s, r, (now, wall), &guards, bus, &mut failures);
                     }
                 }
             }
@@ -487,6 +508,9 @@ impl SensorManager {
                     + s.metrics
                         .as_ref()
                         .map_or(0, |m| bus.stats_of(m.topic).dropped),
+                hook_time: s.cold.clock.total,
+                slow_hooks: s.cold.clock.over,
+                refused: s.cold.size.refused,
                 disabled: s.cold.disabled.clone(),
             })
             .collect()
@@ -494,14 +518,31 @@ impl SensorManager {
 
     /// Every topic the sensors have published on so far, plus their main and trigger topics.
     pub fn topics(&self, bus: &Bus) -> Vec<String> {
-        let mut v = Vec::new();
+        let mut v: Vec<String> = self
+            .output_topics_by(bus)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
         for s in &self.slots {
-            v.extend(s.out_topics().map(|t| bus.name(t.topic).to_string()));
-            if let Some(m) = &s.metrics {
-                v.push(bus.name(m.topic).to_string());
-            }
             if s.cold.setup.triggered {
                 v.push(s.cold.setup.trigger_topic.clone());
+            }
+        }
+        v
+    }
+
+    /// The topics the sensors publish on (their outputs and metrics), with the scoped name
+    /// of the sensor publishing each.
+    pub fn output_topics_by(&self, bus: &Bus) -> Vec<(String, String)> {
+        let mut v = Vec::new();
+        for s in &self.slots {
+            let name = || s.name.as_str().to_string();
+            v.extend(
+                s.out_topics()
+                    .map(|t| (bus.name(t.topic).to_string(), name())),
+            );
+            if let Some(m) = &s.metrics {
+                v.push((bus.name(m.topic).to_string(), name()));
             }
         }
         v
@@ -562,25 +603,31 @@ fn run(
     world: &impl SensorWorld,
     pool: Option<&rayon::ThreadPool>,
     out: &mut RVec<Message>,
-) -> Result<(), PluginError> {
+) -> (Result<(), PluginError>, Duration) {
     let Some(plugin) = plugin else {
-        return Ok(());
+        return (Ok(()), Duration::ZERO);
     };
-    world.with_view(name, pool, |view| {
+    let started = Instant::now();
+    let r = world.with_view(name, pool, |view| {
         plugin.update(ctx, view, out).into_result()
-    })
+    });
+    (r, started.elapsed())
 }
 
 /// Books an update: disables a failed plugin, or advances the schedule and publishes the
 /// outputs in the slot's buffer (keeping those nobody received for the next update).
 fn finish(
     s: &mut Slot,
-    result: Result<(), PluginError>,
-    now: SimTime,
-    wall: Instant,
+    (result, took): (Result<(), PluginError>, Duration),
+    (now, wall): (SimTime, Instant),
+    guards: &Guards,
     bus: &mut Bus,
     failures: &mut Vec<SensorFailure>,
 ) {
+    let who = format_args!("sensor {}", s.name.as_str());
+    s.cold
+        .clock
+        .book(who, "its update", took, guards.hook_budget);
     if let Err(e) = result {
         s.out.clear();
         s.handed_back = 0;
@@ -591,7 +638,7 @@ fn finish(
         s.schedule.advance(now);
     }
     s.update_count += 1;
-    publish_outputs(s, now, bus);
+    publish_outputs(s, now, guards.max_message_bytes, bus);
     if let Some(m) = s.metrics.as_deref_mut() {
         let metrics = SensorMetrics {
             name: s.name.clone(),
@@ -642,12 +689,23 @@ const STALE_SEQ: u64 = RECLAIMABLE_SEQ - 1;
 /// with its header filled. Those nobody listens to are counted and kept, marked
 /// [`RECLAIMABLE_SEQ`], to be handed back to the plugin at its next update; the messages
 /// handed back at this one that it did not republish are dropped.
-fn publish_outputs(s: &mut Slot, now: SimTime, bus: &mut Bus) {
+fn publish_outputs(s: &mut Slot, now: SimTime, max_bytes: u64, bus: &mut Bus) {
     let handed_back = s.handed_back;
     let mut kept = 0;
     let out = &mut s.out;
     for (i, m) in out.iter_mut().enumerate() {
         if i < handed_back && m.header.seq == RECLAIMABLE_SEQ {
+            m.header.seq = STALE_SEQ;
+            continue;
+        }
+        let bytes = crate::runner::guard::message_bytes(m);
+        if bytes > max_bytes {
+            let topic = match m.topic == s.main.key {
+                true => bus.name(s.main.topic),
+                false => m.topic.as_str(),
+            };
+            let who = format_args!("sensor {}", s.name.as_str());
+            s.cold.size.refuse(who, topic, bytes, max_bytes);
             m.header.seq = STALE_SEQ;
             continue;
         }

@@ -5,9 +5,13 @@
 //! its subscriptions since the previous step and queues commands; the engine then applies all
 //! commands in order (plugin order, then issue order) and steps the physics; then each
 //! system's `post_step` reads the new state and publishes. A system that errors or panics is
-//! disabled and reported.
+//! disabled and reported, and so is one that publishes on an empty or invalid topic.
+//!
+//! Every hook is timed against the [`Guards`] budget and every message checked against
+//! their size limit (see [`crate::runner::guard`]).
 
 use crate::physics::{Physics, PhysicsCommand};
+use crate::runner::guard::{Guards, HookClock, SizeGate, Throttle, held_note};
 use crate::sensors::derive_seed;
 use crate::transport::{Bus, Subscription, TopicId, validate_topic};
 use crate::world::Span;
@@ -23,6 +27,7 @@ use sim_plugin_api::{
 };
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
 
 /// Everything resolved about one `<plugin>` before creating it.
 #[derive(Clone, Debug, PartialEq)]
@@ -329,6 +334,12 @@ pub struct SystemReport {
     pub messages: u64,
     /// Commands issued.
     pub commands: u64,
+    /// Wall time spent in its hooks (steps and service calls).
+    pub hook_time: Duration,
+    /// Hooks that took longer than the budget.
+    pub slow_hooks: u64,
+    /// Messages refused for their size.
+    pub refused: u64,
     /// Why it was disabled, if it was.
     pub disabled: Option<String>,
 }
@@ -351,6 +362,40 @@ struct Slot {
     seq: HashMap<TopicId, u64>,
     report: SystemReport,
     out: RVec<Message>,
+    /// `plugin NAME (on ENTITY)`, as warnings name it.
+    who: String,
+    clock: HookClock,
+    size: SizeGate,
+    /// Warnings about its commands.
+    command_warnings: Throttle,
+}
+
+impl Slot {
+    fn book(&mut self, hook: &str, started: Instant, budget: Duration) {
+        self.clock.book(&self.who, hook, started.elapsed(), budget);
+    }
+
+    /// Checks what a hook published or queued for publication: an empty or invalid topic is
+    /// an error (the plugin is disabled), a message over the size limit is dropped.
+    fn screen(
+        &mut self,
+        topic: &str,
+        written: &str,
+        m: &Message,
+        max: u64,
+    ) -> Result<bool, String> {
+        if let Err(e) = validate_topic(topic) {
+            return Err(format!(
+                "it published on the topic `{written}`, which is {}: {e}",
+                if written.is_empty() {
+                    "empty".to_string()
+                } else {
+                    format!("`{topic}` in its namespace")
+                }
+            ));
+        }
+        Ok(self.size.pass(&self.who, topic, m, max))
+    }
 }
 
 /// The timing the hooks of the system `setup` get at `now`, after `iteration` steps.
@@ -374,6 +419,7 @@ pub struct SystemManager {
     slots: Vec<Slot>,
     services: HashMap<String, usize>,
     command_seq: HashMap<TopicId, u64>,
+    guards: Guards,
 }
 
 impl std::fmt::Debug for SystemManager {
@@ -388,6 +434,22 @@ impl SystemManager {
     /// An empty manager.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Sets the budget and size limit its plugins run within.
+    pub fn set_guards(&mut self, guards: Guards) {
+        self.guards = guards;
+    }
+
+    /// Warns about a command system `by` (an index in [`SystemManager::pre_step`]'s output)
+    /// issued that could not be applied: naming the plugin, at most once per
+    /// [`WARNING_INTERVAL`](crate::runner::guard::WARNING_INTERVAL) for it.
+    pub fn command_warning(&mut self, by: usize, warning: &str) {
+        if let Some(s) = self.slots.get_mut(by)
+            && let Some(held) = s.command_warnings.allow()
+        {
+            tracing::warn!("{}: {warning}{}", s.who, held_note(held));
+        }
     }
 
     /// Registers a created system and subscribes to the topics it asks for. An invalid topic
@@ -426,12 +488,16 @@ impl SystemManager {
             self.services.insert(name, self.slots.len());
         }
         self.slots.push(Slot {
+            who: format!("plugin {} (on {})", setup.name, setup.entity_name),
             setup,
             plugin: Some(plugin),
             subscriptions,
             seq: HashMap::new(),
             report,
             out: RVec::new(),
+            clock: HookClock::default(),
+            size: SizeGate::default(),
+            command_warnings: Throttle::default(),
         });
         Ok(())
     }
@@ -496,6 +562,7 @@ impl SystemManager {
         let view = physics.view(&s.setup.name);
         let factory = spawner.map(|sp| ModelFactory_TO::from_ptr(sp, TD_Opaque));
         let mut queue = CommandQueue::with_factory(&s.setup.namespace, factory.as_ref());
+        let started = Instant::now();
         let r = queue
             .with(|cmds| {
                 plugin.call(
@@ -506,6 +573,11 @@ impl SystemManager {
                 )
             })
             .into_result();
+        s.book(
+            &format!("the call of `{service}`"),
+            started,
+            self.guards.hook_budget,
+        );
         match r {
             Ok(reply) => {
                 let mut commands = queue.commands;
@@ -540,17 +612,19 @@ impl SystemManager {
         self.slots.is_empty()
     }
 
-    /// Runs every system's `pre_step` and returns the commands they queued, in order.
+    /// Runs every system's `pre_step` and returns the commands they queued, in order, each
+    /// with the index of the system that issued it (for [`SystemManager::command_warning`]).
     pub fn pre_step(
         &mut self,
         now: SimTime,
         iteration: u64,
         physics: &Physics,
         spawner: Option<&Spawner<'_>>,
-    ) -> (Vec<QueuedCommand>, Vec<SystemFailure>) {
+    ) -> (Vec<(usize, QueuedCommand)>, Vec<SystemFailure>) {
         let mut all = Vec::new();
         let mut failures = Vec::new();
-        for s in &mut self.slots {
+        let guards = self.guards;
+        for (i, s) in self.slots.iter_mut().enumerate() {
             let Some(plugin) = s.plugin.as_mut() else {
                 continue;
             };
@@ -566,6 +640,7 @@ impl SystemManager {
             let view = physics.view(&s.setup.name);
             let factory = spawner.map(|sp| ModelFactory_TO::from_ptr(sp, TD_Opaque));
             let mut queue = CommandQueue::with_factory(&s.setup.namespace, factory.as_ref());
+            let started = Instant::now();
             let r = queue
                 .with(|cmds| {
                     plugin.pre_step(
@@ -576,17 +651,31 @@ impl SystemManager {
                     )
                 })
                 .into_result();
+            s.book("pre_step", started, guards.hook_budget);
+            let r = r.map_err(|e| e.message.to_string()).and_then(|()| {
+                let mut kept = Vec::with_capacity(queue.commands.len());
+                for c in queue.commands {
+                    if let QueuedCommand::Publish(topic, m) = &c {
+                        let written = m.topic.as_str().to_string();
+                        if !s.screen(topic, &written, m, guards.max_message_bytes)? {
+                            continue;
+                        }
+                    }
+                    kept.push(c);
+                }
+                Ok(kept)
+            });
             match r {
-                Ok(()) => {
+                Ok(commands) => {
                     let accepted = spawner.map(|sp| sp.take_accepted()).unwrap_or_default();
-                    s.report.commands += (queue.commands.len() + accepted.len()) as u64;
-                    all.extend(queue.commands);
-                    all.extend(accepted);
+                    s.report.commands += (commands.len() + accepted.len()) as u64;
+                    all.extend(commands.into_iter().map(|c| (i, c)));
+                    all.extend(accepted.into_iter().map(|c| (i, c)));
                 }
                 Err(e) => {
                     // The commands of a failed hook are dropped, creations included.
                     drop(spawner.map(|sp| sp.take_accepted()));
-                    failures.push(disable(s, e));
+                    failures.push(disable(s, PluginError::runtime(e)));
                 }
             }
         }
@@ -602,6 +691,7 @@ impl SystemManager {
     ) -> Vec<SystemFailure> {
         let now = physics.time();
         let mut failures = Vec::new();
+        let guards = self.guards;
         for s in &mut self.slots {
             let Some(plugin) = s.plugin.as_mut() else {
                 continue;
@@ -609,16 +699,34 @@ impl SystemManager {
             let ctx = step_context(&s.setup, now, physics, iteration);
             let view = physics.view(&s.setup.name);
             s.out.clear();
+            let started = Instant::now();
             let r = plugin
                 .post_step(&ctx, WorldView_TO::from_ptr(&view, TD_Opaque), &mut s.out)
                 .into_result();
+            s.book("post_step", started, guards.hook_budget);
             if let Err(e) = r {
                 failures.push(disable(s, e));
                 continue;
             }
-            let outputs: Vec<Message> = s.out.drain(..).collect();
-            for m in outputs {
-                let topic = resolve_topic(&s.setup.namespace, &m.topic);
+            let outputs: Vec<(String, Message)> = s
+                .out
+                .drain(..)
+                .map(|m| (resolve_topic(&s.setup.namespace, &m.topic), m))
+                .collect();
+            // All checked first: a plugin disabled for a bad topic publishes nothing of it.
+            let mut passed = Vec::with_capacity(outputs.len());
+            for (topic, m) in outputs {
+                match s.screen(&topic, m.topic.as_str(), &m, guards.max_message_bytes) {
+                    Ok(true) => passed.push((topic, m)),
+                    Ok(false) => {}
+                    Err(e) => {
+                        failures.push(disable(s, PluginError::runtime(e)));
+                        passed.clear();
+                        break;
+                    }
+                }
+            }
+            for (topic, m) in passed {
                 publish_from(s, &topic, m, now, bus);
             }
         }
@@ -643,7 +751,15 @@ impl SystemManager {
 
     /// Per-system counters.
     pub fn reports(&self) -> Vec<SystemReport> {
-        self.slots.iter().map(|s| s.report.clone()).collect()
+        self.slots
+            .iter()
+            .map(|s| SystemReport {
+                hook_time: s.clock.total,
+                slow_hooks: s.clock.over,
+                refused: s.size.refused,
+                ..s.report.clone()
+            })
+            .collect()
     }
 }
 

@@ -17,8 +17,7 @@ pub fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-/// The packages whose libraries the tests load: every `cdylib` package of the workspace under
-/// `plugins/` (the real plugins) or `sim-core/tests/fixtures/plugins/` (the test fixtures),
+/// The real plugins the tests load: every `cdylib` package of the workspace under `plugins/`,
 /// read from `cargo metadata`, so that a new plugin needs no entry here.
 fn plugin_packages(cargo: &str) -> Vec<String> {
     let out = Command::new(cargo)
@@ -33,10 +32,7 @@ fn plugin_packages(cargo: &str) -> Vec<String> {
         String::from_utf8_lossy(&out.stderr)
     );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata");
-    let roots = [
-        workspace().join("plugins"),
-        workspace().join("sim-core/tests/fixtures/plugins"),
-    ];
+    let roots = [workspace().join("plugins")];
     let packages = meta["packages"].as_array().expect("packages");
     let names: Vec<String> = packages
         .iter()
@@ -81,9 +77,18 @@ fn build_libraries(extra: &[&std::ffi::OsStr], target: &Path, packages: &[&str],
     );
 }
 
-/// Builds the plugin libraries (once per test process) into their own target directory, so
-/// that this works while `cargo test` holds the lock of the main one, and so that test
-/// fixtures never land beside the real plugins. Returns the directory holding them.
+/// The test fixture plugins (`tests/fixtures/plugins`, a workspace of its own, so that no
+/// build of simcore's workspace puts them beside the real plugins).
+const FIXTURE_PACKAGES: [&str; 3] = [
+    "simcore-fixture-foreign",
+    "simcore-fixture-testkit",
+    "simcore-fixture-wrong-major",
+];
+
+/// Builds the plugin libraries and the test fixtures (once per test process) into their own
+/// target directory, so that this works while `cargo test` holds the lock of the main one,
+/// and so that test fixtures never land beside the real plugins. Returns the directory
+/// holding them.
 pub fn plugin_build_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -92,6 +97,18 @@ pub fn plugin_build_dir() -> &'static Path {
         let packages = plugin_packages(&cargo);
         let packages: Vec<&str> = packages.iter().map(String::as_str).collect();
         build_libraries(&[], &target, &packages, "the plugin libraries");
+        let manifest = workspace().join("sim-core/tests/fixtures/plugins/Cargo.toml");
+        let extra = [
+            "--locked".as_ref(),
+            "--manifest-path".as_ref(),
+            manifest.as_os_str(),
+        ];
+        build_libraries(
+            &extra,
+            &target,
+            &FIXTURE_PACKAGES,
+            "the test fixture plugins",
+        );
         target.join("debug")
     })
 }

@@ -28,6 +28,8 @@ struct Built {
     axes: [Option<AxisPair>; 2],
     coupling: Option<Coupling>,
     two_axes: Option<TwoAxes>,
+    /// The multibody joint of a joint in reduced coordinates, and its fixed world root.
+    multibody: Option<(MultibodyJointHandle, Option<RigidBodyHandle>)>,
 }
 
 impl Physics {
@@ -129,11 +131,48 @@ impl Physics {
             JointKind::Fixed => (JointAxesMask::LOCKED_FIXED_AXES, None),
             _ => (JointAxesMask::LOCKED_SPHERICAL_AXES, None),
         };
+        let (parent, child) = (ends.parent, ends.child);
+        if let Some((mh, anchor)) = self.add_multibody_joint(
+            joint,
+            (ends.parent_link, parent, child),
+            locked,
+            axis,
+            frame1,
+            frame2,
+        ) {
+            // The drive joint: it locks nothing, holds the limits and takes the commands,
+            // its constraints solved with the tree's inertia (and its impulses read back).
+            let body1 = anchor.unwrap_or(parent);
+            let mut drive = joint_builder(JointAxesMask::empty(), frame1, frame2);
+            if let (Some(a), Some(axis)) = (&joint.axis, axis)
+                && let Some(limits) = rapier_limits([a.lower, a.upper], 0.0)
+            {
+                drive = drive.limits(axis, limits);
+            }
+            let h = self
+                .pw
+                .impulse_joints
+                .insert(body1, child, drive.build(), true);
+            let axes = match axis {
+                Some(axis) => {
+                    let linear = axis == JointAxis::LinX;
+                    let pair = axis_pair(Some(h), body1, frame1, child, frame2, linear);
+                    [Some(limited(pair, &joint.axis)), None]
+                }
+                None => [None, None],
+            };
+            return Built {
+                handle: h,
+                axes,
+                coupling: None,
+                two_axes: None,
+                multibody: Some((mh, anchor)),
+            };
+        }
         let mut builder = joint_builder(locked, frame1, frame2);
         if let (Some(a), Some(axis)) = (&joint.axis, axis) {
             builder = axis_dynamics(builder, axis, a);
         }
-        let (parent, child) = (ends.parent, ends.child);
         let h = self
             .pw
             .impulse_joints
@@ -164,6 +203,7 @@ impl Physics {
             axes,
             coupling,
             two_axes: None,
+            multibody: None,
         }
     }
 
@@ -252,6 +292,7 @@ impl Physics {
             ],
             coupling: None,
             two_axes: Some(two),
+            multibody: None,
         })
     }
 
@@ -326,6 +367,7 @@ impl Physics {
                 impulse: 0.0,
             }),
             two_axes: None,
+            multibody: None,
         })
     }
 
@@ -365,6 +407,8 @@ impl Physics {
                 kind: joint.kind,
                 slot,
                 axes: Box::new(built.axes),
+                multibody: built.multibody.map(|(h, _)| h),
+                anchor: built.multibody.and_then(|(_, a)| a),
             },
         });
         let mut next = slot;

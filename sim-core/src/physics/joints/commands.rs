@@ -25,7 +25,13 @@ impl Physics {
             .entities
             .get(cmd.joint)
             .ok_or_else(|| crate::physics::commands::unknown(cmd.joint))?;
-        let EntityData::Joint { kind, ref axes, .. } = e.data else {
+        let EntityData::Joint {
+            kind,
+            ref axes,
+            multibody,
+            ..
+        } = e.data
+        else {
             return Err(CommandError::NotAJoint {
                 name: e.scoped_name.clone(),
                 kind: e.kind.name(),
@@ -55,6 +61,15 @@ impl Physics {
         };
         let max_force = within(requested, a.effort);
         let max = rapier_force(max_force);
+        // An angular position target of a reduced-coordinate joint is kept up before each
+        // step (see `joints::reduced`); any other command replaces it.
+        self.drive_targets.retain(|t| t.0 != cmd.joint);
+        if multibody.is_some()
+            && !a.linear
+            && cmd.mode == sim_plugin_api::JointCommandMode::POSITION
+        {
+            self.drive_targets.push((cmd.joint, handle, cmd.target));
+        }
         match cmd.mode {
             sim_plugin_api::JointCommandMode::VELOCITY => {
                 let target = within(cmd.target, a.velocity);

@@ -1,6 +1,14 @@
 //! Joints in rapier: building each SDF joint type, reading joint states and wrenches, driving
 //! joint axes, and the velocity-level couplings of screw and gearbox joints.
 //!
+//! The revolute, prismatic, fixed and ball joints of the world file's models are built in
+//! reduced coordinates where they can be (`reduced`): a rapier multibody joint carrying the
+//! axis's damping, friction and spring on the joint coordinate, plus a *drive joint*, an
+//! impulse joint between the same links that locks nothing and holds the limits and the
+//! commands' motors (solved with the tree's inertia, its impulses read back as the effort).
+//! docs/physics.md lists the joints that stay impulse joints and why. The rest of this
+//! documentation describes the impulse joints:
+//!
 //! * revolute, continuous, prismatic, fixed and ball joints are one rapier impulse joint
 //!   ([`GenericJoint`]) between the parent and child bodies, its X axis along the SDF axis;
 //! * universal and revolute2 joints are one rapier joint that locks the translations and the
@@ -29,5 +37,7 @@ mod build;
 mod commands;
 mod couplings;
 mod readout;
+mod reduced;
 
 pub(in crate::physics) use couplings::{Coupling, TwoAxes};
+pub(in crate::physics) use reduced::reducible;

@@ -120,11 +120,16 @@ impl Physics {
             parent,
             kind,
             axes,
+            multibody,
             ..
         } = &e.data
         else {
             return None;
         };
+        if multibody.is_some() {
+            // Reduced coordinates compute no force on the locked axes.
+            return None;
+        }
         let j = self.pw.impulse_joints.get(*handle)?;
         let p = self.pw.bodies.get(*parent)?;
         // The impulses are in the joint's current frame (which a two-axis joint turns).

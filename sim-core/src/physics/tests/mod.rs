@@ -6,7 +6,9 @@ mod joint_kinds;
 mod joint_limits;
 mod joints;
 mod rays;
+mod reduced;
 mod shapes;
+mod stacking;
 mod state;
 mod surfaces;
 mod view;
@@ -66,6 +68,19 @@ fn cast_into(
         opts,
         RSliceMut::from_mut_slice(hits),
     )
+}
+
+/// A velocity command of `joint`'s first axis toward `target`, pushing at most `max_force`.
+fn velocity_command(joint: EntityId, target: f64, max_force: f64) -> sim_plugin_api::JointCommand {
+    sim_plugin_api::JointCommand {
+        joint,
+        axis: 0,
+        mode: sim_plugin_api::JointCommandMode::VELOCITY,
+        target,
+        max_force,
+        stiffness: 0.0,
+        damping: 0.0,
+    }
 }
 
 /// The world of the SDF document `text` built, and the entity named `scoped` in it.

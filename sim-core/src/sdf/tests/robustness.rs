@@ -45,6 +45,63 @@ fn no_input_makes_the_reader_panic() {
 }
 
 #[test]
+fn undeclared_prefixes_in_sensor_and_plugin_elements_are_warnings_at_their_line() {
+    let text = r#"<sdf version="1.9" xmlns:gz="http://gazebosim.org/schema">
+  <world name="w">
+    <model name="m">
+      <link name="l">
+        <sensor name="s" type="imu">
+          <gz:extra>1</gz:extra>
+          <custom:thing>2</custom:thing>
+        </sensor>
+      </link>
+      <plugin filename="p" name="q">
+        <acme:fail acme:unit="m">3</acme:fail>
+        <gz::priority>1</gz::priority>
+      </plugin>
+    </model>
+  </world>
+</sdf>"#;
+    let (doc, warnings) = load_with_warnings(text);
+    doc.expect("the world loads");
+    let found: Vec<(u32, String)> = warnings
+        .iter()
+        .filter(|w| w.kind == ErrorKind::UnknownReference)
+        .map(|w| (w.line, w.message.clone()))
+        .collect();
+    let line = |needle: &str| line_of(text, needle);
+    assert_eq!(
+        found,
+        vec![
+            (
+                line("<custom:thing>"),
+                "the namespace prefix `custom` of `custom:thing` is not declared; the plugin \
+                 reads it as `custom.thing`"
+                    .to_string()
+            ),
+            (
+                line("<acme:fail"),
+                "the namespace prefix `acme` of `acme:fail` is not declared; the plugin reads \
+                 it as `acme.fail`"
+                    .to_string()
+            ),
+            (
+                line("<acme:fail"),
+                "the namespace prefix `acme` of `acme:unit` is not declared; the plugin reads \
+                 it as `acme.unit`"
+                    .to_string()
+            ),
+        ],
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[0].hint.contains("xmlns:custom="),
+        "{:?}",
+        warnings[0].hint
+    );
+}
+
+#[test]
 fn sensor_and_plugin_texts_are_self_contained_xml() {
     let text = r#"<sdf version="1.9" xmlns:gz="http://gazebosim.org/schema">
   <world name="w">
@@ -71,6 +128,15 @@ fn sensor_and_plugin_texts_are_self_contained_xml() {
             .expect("the gz element keeps its namespace");
         assert!(gz.text().is_some());
     }
+    // A plugin reads the declared namespace's element with the typed API, by its prefix.
+    let origin = sim_plugin_api::sdf::Origin::new("q");
+    let typed = sim_plugin_api::sdf::SdfDocument::parse(plugin, origin).unwrap();
+    let gain = typed
+        .root()
+        .child("gz:gain")
+        .expect("the namespaced element");
+    assert_eq!(gain.namespace(), Some("http://gazebosim.org/schema"));
+    assert_eq!(typed.root().get::<f64>("gz:gain").unwrap(), Some(3.0));
     // The undeclared prefix is repaired as in the whole document.
     assert!(
         sensor.contains("<custom.thing>2</custom.thing>"),
