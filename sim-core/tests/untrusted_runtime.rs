@@ -184,6 +184,20 @@ fn sim_of(path: &Path, libs: &Path) -> Simulation {
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A create request carrying the SDF text `sdf`.
+fn create_text(sdf: &str) -> Message {
+    let r = EntityFactory {
+        sdf: sdf.into(),
+        ..Default::default()
+    };
+    Message::new("", Payload::EntityFactory(RBox::new(r)))
+}
+
+/// A remove request for the model `name`.
+fn remove_named(name: &str) -> Message {
+    Message::new("", Payload::Text(name.into()))
+}
+
 fn create_file(file: &str) -> Message {
     let r = EntityFactory {
         sdf_filename: file.into(),
@@ -651,14 +665,7 @@ fn create_remove_pairs_leave_nothing_behind() {
          </model></sdf>";
     let libs = stage(&["simcore_plugin_factory", "simcore_plugin_imu"]);
     let mut sim = sim_of(&world, libs.path());
-    let create = Message::new(
-        "",
-        Payload::EntityFactory(RBox::new(EntityFactory {
-            sdf: model.into(),
-            ..Default::default()
-        })),
-    );
-    let remove = Message::new("", Payload::Text("pair".into()));
+    let (create, remove) = (create_text(model), remove_named("pair"));
     let pair = |sim: &mut Simulation| {
         sim.call_service("/world/w/create", &create)
             .unwrap_or_else(|e| panic!("{e}"));
@@ -699,14 +706,7 @@ fn the_entity_table_keeps_its_size_over_5000_create_remove_pairs() {
          </link></model></sdf>";
     let libs = stage(&["simcore_plugin_factory"]);
     let mut sim = sim_of(&world, libs.path());
-    let create = Message::new(
-        "",
-        Payload::EntityFactory(RBox::new(EntityFactory {
-            sdf: model.into(),
-            ..Default::default()
-        })),
-    );
-    let remove = Message::new("", Payload::Text("pair".into()));
+    let (create, remove) = (create_text(model), remove_named("pair"));
     let pair = |sim: &mut Simulation| {
         sim.call_service("/world/w/create", &create)
             .unwrap_or_else(|e| panic!("{e}"));
