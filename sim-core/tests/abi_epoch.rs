@@ -19,10 +19,10 @@ const NEWER: &str = "simcore_epoch_newer";
 
 fn refusal(reg: &sim_core::plugins::Registry, lib: &str) -> String {
     let r = reg
-        .refused
+        .refused()
         .iter()
         .find(|r| r.path.file_name().unwrap().to_string_lossy() == lib_file(lib))
-        .unwrap_or_else(|| panic!("{lib} was not refused: {:?}", reg.refused))
+        .unwrap_or_else(|| panic!("{lib} was not refused: {:?}", reg.refused()))
         .reason
         .clone();
     assert!(!r.contains('\n'), "one line: {r}");
@@ -33,9 +33,9 @@ fn refusal(reg: &sim_core::plugins::Registry, lib: &str) -> String {
 fn plugins_built_against_the_frozen_1_2_0_load_and_report_their_exact_version() {
     let dir = stage_from(epoch_build_dir(), &[SENSOR, SYSTEM]);
     let reg = registry_in(dir.path());
-    assert!(reg.refused.is_empty(), "{:?}", reg.refused);
-    assert_eq!(reg.libraries.len(), 2);
-    for l in &reg.libraries {
+    assert!(reg.refused().is_empty(), "{:?}", reg.refused());
+    assert_eq!(reg.libraries().len(), 2);
+    for l in &reg.libraries() {
         assert_eq!(l.abi_version, "1.2.0", "{}", l.file_name);
     }
     assert!(reg.sensor_factory("epoch_probe").is_some());
@@ -181,7 +181,11 @@ fn a_frozen_1_2_0_system_receives_publishes_commands_and_answers_a_service() {
 fn a_plugin_without_the_newest_message_type_is_refused_saying_why() {
     let dir = stage_from(epoch_build_dir(), &[OLDER, SENSOR]);
     let reg = registry_in(dir.path());
-    assert_eq!(reg.libraries.len(), 1, "the full 1.2.0 sensor still loads");
+    assert_eq!(
+        reg.libraries().len(),
+        1,
+        "the full 1.2.0 sensor still loads"
+    );
     let r = refusal(&reg, OLDER);
     assert!(
         r.contains("built against sim-plugin-api 1.2.0")
@@ -194,7 +198,7 @@ fn a_plugin_without_the_newest_message_type_is_refused_saying_why() {
 fn a_plugin_built_against_a_newer_minor_version_is_refused_naming_both() {
     let dir = stage_from(epoch_build_dir(), &[NEWER]);
     let reg = registry_in(dir.path());
-    assert!(reg.libraries.is_empty());
+    assert!(reg.libraries().is_empty());
     let r = refusal(&reg, NEWER);
     let engine = sim_core::plugins::env_api_version();
     assert!(

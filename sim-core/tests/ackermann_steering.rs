@@ -119,3 +119,43 @@ fn the_rear_axle_drives_the_commanded_turning_circle() {
         last.twist
     );
 }
+
+/// A `Twist` with a number out of range (a yaw rate of 1e300) is refused whole with a warning
+/// naming the field: the car keeps driving straight on its last command instead of steering
+/// to its limit.
+#[test]
+fn a_twist_out_of_range_is_refused_and_the_last_command_kept() {
+    let dir = stage(&["simcore_plugin_ackermann_steering"]);
+    let mut sim = sim_from(&world(&car()), dir.path(), 0, 1);
+    run_steps(&mut sim, 200);
+    let t = sim.bus_mut().intern("/model/car/cmd_vel");
+    let send = |sim: &mut Simulation, yaw_rate: f64| {
+        let linear = Vec3::new(1.0, 0.0, 0.0);
+        let angular = Vec3::new(0.0, 0.0, yaw_rate);
+        sim.bus_mut().publish(
+            t,
+            Message::new("", Payload::Twist(Twist { linear, angular })),
+        );
+    };
+    send(&mut sim, 0.0);
+    run_steps(&mut sim, 500);
+    let start = rear_axle(&sim);
+    let ((), log) = capture::warnings_while(|| {
+        send(&mut sim, 1e300);
+        run_steps(&mut sim, 10);
+        send(&mut sim, f64::INFINITY);
+        run_steps(&mut sim, 1000);
+    });
+    assert!(
+        log.contains("/model/car/cmd_vel: Twist refused: `angular.z` is 1e300"),
+        "{log}"
+    );
+    assert!(log.contains("Twist refused: `angular.z` is inf"), "{log}");
+    assert_eq!(log.lines().count(), 2, "only the two refusals: {log}");
+    let end = rear_axle(&sim);
+    assert!(end.0 - start.0 > 0.5, "still driving: {start:?} -> {end:?}");
+    assert!(
+        (end.1 - start.1).abs() < 0.05,
+        "straight on: {start:?} -> {end:?}"
+    );
+}

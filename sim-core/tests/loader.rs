@@ -12,9 +12,10 @@ use sim_plugin_api::{Payload, PluginKind};
 fn real_imu_library_loads_with_its_factory() {
     let dir = stage(&["simcore_plugin_imu"]);
     let reg = registry_in(dir.path());
-    assert!(reg.refused.is_empty(), "{:?}", reg.refused);
-    assert_eq!(reg.libraries.len(), 1);
-    let lib = &reg.libraries[0];
+    assert!(reg.refused().is_empty(), "{:?}", reg.refused());
+    assert_eq!(reg.libraries().len(), 1);
+    let libraries = reg.libraries();
+    let lib = libraries[0];
     assert_eq!(lib.file_name, lib_file("simcore_plugin_imu"));
     assert_eq!(lib.abi_version, sim_core::plugins::env_api_version());
     let f = &lib.factories[0];
@@ -33,15 +34,15 @@ fn foreign_and_wrong_major_libraries_are_refused_with_reasons() {
     std::fs::write(dir.path().join(lib_file("not_even_elf")), b"plain text").unwrap();
     let reg = registry_in(dir.path());
     assert_eq!(
-        reg.libraries.len(),
+        reg.libraries().len(),
         1,
         "the IMU still loads beside refused libraries"
     );
     let reason = |name: &str| {
-        reg.refused
+        reg.refused()
             .iter()
             .find(|r| r.path.file_name().unwrap().to_string_lossy() == lib_file(name))
-            .unwrap_or_else(|| panic!("{name} was not refused: {:?}", reg.refused))
+            .unwrap_or_else(|| panic!("{name} was not refused: {:?}", reg.refused()))
             .reason
             .clone()
     };
@@ -55,7 +56,7 @@ fn foreign_and_wrong_major_libraries_are_refused_with_reasons() {
     let garbage = reason("not_even_elf");
     // Refused from its first bytes, without being opened.
     assert!(garbage.contains("not an ELF shared library"), "{garbage}");
-    for r in &reg.refused {
+    for r in &reg.refused() {
         assert!(
             !r.reason.contains('\n'),
             "reasons are one line: {}",

@@ -96,3 +96,41 @@ fn wheels_follow_mecanum_kinematics_and_odometry_reports_the_twist() {
         assert!((t.angular.z - w).abs() < 0.02, "{t:?}");
     }
 }
+
+/// A `Twist` with a number that is not finite or is out of range (1e300) is refused whole
+/// with a warning naming the field, never reaching the engine: the wheels keep turning at the
+/// speed of the last command.
+#[test]
+fn a_twist_out_of_range_is_refused_and_the_last_command_kept() {
+    let dir = stage(&["simcore_plugin_mecanum_drive"]);
+    let mut sim = sim_from(&world(&robot()), dir.path(), 0, 1);
+    let topic = sim.bus_mut().intern("/model/bot/cmd_vel");
+    let send = |sim: &mut sim_core::runner::Simulation, linear: Vec3, angular: Vec3| {
+        sim.bus_mut().publish(
+            topic,
+            Message::new("", Payload::Twist(Twist { linear, angular })),
+        );
+    };
+    send(&mut sim, Vec3::new(0.5, 0.0, 0.0), Vec3::ZERO);
+    run_steps(&mut sim, 300);
+    let ((), log) = capture::warnings_while(|| {
+        send(
+            &mut sim,
+            Vec3::new(0.5, 0.0, 0.0),
+            Vec3::new(0.0, 0.0, 1e300),
+        );
+        run_steps(&mut sim, 10);
+        send(&mut sim, Vec3::new(0.0, f64::NAN, 0.0), Vec3::ZERO);
+        run_steps(&mut sim, 200);
+    });
+    assert!(
+        log.contains("/model/bot/cmd_vel: Twist refused: `angular.z` is 1e300"),
+        "{log}"
+    );
+    assert!(log.contains("Twist refused: `linear.y` is NaN"), "{log}");
+    assert_eq!(log.lines().count(), 2, "only the two refusals: {log}");
+    let before = joint(&sim, "bot::front_left_joint").0;
+    run_steps(&mut sim, 100);
+    let speed = (joint(&sim, "bot::front_left_joint").0 - before) / 0.1;
+    assert!((speed - 5.0).abs() < 0.1, "{speed}");
+}

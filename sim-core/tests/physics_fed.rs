@@ -6,8 +6,6 @@ mod common;
 
 use common::*;
 use sim_plugin_api::{Altimeter, NavSat, Payload, Vec3};
-use std::io;
-use std::sync::{Arc, Mutex};
 
 const LIBS: &[&str] = &[
     "simcore_plugin_navsat",
@@ -297,27 +295,6 @@ fn air_pressure_noise_statistics_with_a_fixed_seed() {
     assert_ne!(a, noisy_baro_run(43, 300));
 }
 
-/// Collects what `tracing` writes while a closure runs on this thread.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl io::Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Capture {
-    type Writer = Capture;
-    fn make_writer(&'a self) -> Capture {
-        self.clone()
-    }
-}
-
 #[test]
 fn without_spherical_coordinates_navsat_warns_once_and_the_run_continues() {
     let dir = stage(LIBS);
@@ -328,34 +305,26 @@ fn without_spherical_coordinates_navsat_warns_once_and_the_run_continues() {
     .concat();
     // `world` (common) declares no <spherical_coordinates>.
     let sdf = world(&box_model("box", 0.1, &sensors));
-    let capture = Capture::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(capture.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::WARN)
-        .finish();
-    let (navsat_count, altimeter_count, failures) =
-        tracing::subscriber::with_default(subscriber, || {
-            let mut sim = sim_from(&sdf, dir.path(), 0, 1);
-            let gps = sim
-                .bus_mut()
-                .subscribe(&topic("box", "gps", "navsat"), 10_000);
-            let alt = sim
-                .bus_mut()
-                .subscribe(&topic("box", "alt", "altimeter"), 10_000);
-            for _ in 0..200 {
-                sim.step();
-            }
-            (
-                collect(&gps).len(),
-                collect(&alt).len(),
-                sim.failures().len(),
-            )
-        });
+    let ((navsat_count, altimeter_count, failures), log) = common::capture::warnings_while(|| {
+        let mut sim = sim_from(&sdf, dir.path(), 0, 1);
+        let gps = sim
+            .bus_mut()
+            .subscribe(&topic("box", "gps", "navsat"), 10_000);
+        let alt = sim
+            .bus_mut()
+            .subscribe(&topic("box", "alt", "altimeter"), 10_000);
+        for _ in 0..200 {
+            sim.step();
+        }
+        (
+            collect(&gps).len(),
+            collect(&alt).len(),
+            sim.failures().len(),
+        )
+    });
     assert_eq!(navsat_count, 0);
     assert_eq!(altimeter_count, 200);
     assert_eq!(failures, 0);
-    let log = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
     let warnings: Vec<&str> = log
         .lines()
         .filter(|l| l.contains("spherical_coordinates"))

@@ -6,10 +6,15 @@
 //! what is accepted in the physics engine. Errors are fine; every one must have a position.
 //!
 //! A second property writes hostile files beside a world and loads and builds it as `check`
-//! does: degenerate meshes (repeated, aligned and NaN corners, headers claiming more
-//! triangles than the file holds), height-map PNGs whose header claims any size, and include
-//! fan-out (files that each include the next several times): each must be refused or built
-//! in bounded time, never panic.
+//! does: degenerate meshes (repeated, aligned and NaN corners, STL headers claiming more
+//! triangles than the file holds, OBJ faces with indices past any vertex), height-map PNGs
+//! whose header claims any size, include fan-out (files that each include the next several
+//! times), extreme numbers (1e300, NaN, -0, huge counts) in the numeric elements of a world
+//! with sensors, and files that are not regular (a FIFO, a directory, a link to `/dev/zero`)
+//! named as an include, a mesh or a height map: each must be refused or built in bounded
+//! time, never panic. A third runs a sample of them through the real `simcore` binary,
+//! `check` and `run --steps 1`: each ends by itself (killed after a generous deadline
+//! otherwise), never by a panic or a signal, and a refusal names a file and line.
 //!
 //! The run is seeded and short (a few hundred cases); `fuzz/` at the repository root has a
 //! `cargo fuzz` target for longer runs.
@@ -119,6 +124,12 @@ const BAD_NUMBERS: &[&str] = &[
     "1e300",
     "1e-300",
     "100000",
+    // Rates and counts past any real world.
+    "1e18",
+    "-1e300",
+    "1000000000",
+    "2147483647",
+    "9223372036854775807",
 ];
 
 /// What an element is renamed to: other SDF elements, so that the reader sees a known
@@ -402,7 +413,47 @@ enum Hostile {
     HeaderBomb { width: u32, height: u32 },
     /// `depth` files, each including the next `fan` times.
     FanOut { depth: usize, fan: usize },
+    /// An OBJ on a dynamic link: vertices picked from a few points (some NaN), faces whose
+    /// indices may lie past every vertex, be zero or negative (relative), or be huge.
+    ObjMesh {
+        vertices: Vec<u8>,
+        nan: bool,
+        faces: Vec<[i64; 3]>,
+    },
+    /// A world with physics, a camera, a lidar and an IMU whose `number`-th number (modulo
+    /// how many) is [`BAD_NUMBERS`]`[value]` (modulo its length).
+    ExtremeNumber { number: usize, value: usize },
+    /// A file that is not regular (`kind`: 0 a FIFO, 1 a directory, 2 a link to `/dev/zero`)
+    /// named as (`role`) 0 an include, 1 a mesh, 2 a height map.
+    NotRegular { kind: u8, role: u8 },
 }
+
+/// A face index: mostly within a few vertices, sometimes zero, negative or huge.
+fn face_index() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        4 => -6i64..8,
+        1 => Just(4_294_967_295i64),
+        1 => Just(i64::MAX),
+        1 => Just(-4_294_967_295i64),
+    ]
+}
+
+/// The world of [`Hostile::ExtremeNumber`] before its number is changed.
+const SENSOR_WORLD: &str = "<sdf version=\"1.9\"><world name=\"w\">\
+     <physics type=\"ode\"><max_step_size>0.001</max_step_size><real_time_factor>1</real_time_factor></physics>\
+     <model name=\"m\"><pose>0 0 1 0 0 0</pose><link name=\"l\">\
+     <inertial><mass>1</mass><inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial>\
+     <collision name=\"c\"><geometry><box><size>1 1 1</size></box></geometry>\
+     <surface><friction><ode><mu>1</mu></ode></friction></surface></collision>\
+     <sensor name=\"cam\" type=\"camera\"><update_rate>30</update_rate><camera>\
+     <horizontal_fov>1.047</horizontal_fov><image><width>32</width><height>24</height></image>\
+     <clip><near>0.1</near><far>100</far></clip></camera></sensor>\
+     <sensor name=\"scan\" type=\"gpu_lidar\"><update_rate>10</update_rate><lidar><scan>\
+     <horizontal><samples>16</samples><min_angle>-1</min_angle><max_angle>1</max_angle></horizontal>\
+     </scan><range><min>0.1</min><max>10</max></range></lidar></sensor>\
+     <sensor name=\"imu\" type=\"imu\"><update_rate>100</update_rate><imu><angular_velocity><x>\
+     <noise type=\"gaussian\"><mean>0</mean><stddev>0.01</stddev></noise></x></angular_velocity></imu></sensor>\
+     </link></model></world></sdf>";
 
 fn hostile() -> impl Strategy<Value = Hostile> {
     prop_oneof![
@@ -421,6 +472,19 @@ fn hostile() -> impl Strategy<Value = Hostile> {
             height: height.max(1)
         }),
         (2usize..40, 2usize..5).prop_map(|(depth, fan)| Hostile::FanOut { depth, fan }),
+        (
+            prop::collection::vec(0u8..5, 0..8),
+            any::<bool>(),
+            prop::collection::vec([face_index(), face_index(), face_index()], 1..6)
+        )
+            .prop_map(|(vertices, nan, faces)| Hostile::ObjMesh {
+                vertices,
+                nan,
+                faces
+            }),
+        (any::<usize>(), any::<usize>())
+            .prop_map(|(number, value)| Hostile::ExtremeNumber { number, value }),
+        (0u8..3, 0u8..3).prop_map(|(kind, role)| Hostile::NotRegular { kind, role }),
     ]
 }
 
@@ -498,6 +562,56 @@ fn write_hostile(dir: &Path, h: &Hostile) -> PathBuf {
             }
             world("<include><uri>f0.sdf</uri></include>")
         }
+        Hostile::ObjMesh {
+            vertices,
+            nan,
+            faces,
+        } => {
+            let mut obj = String::new();
+            for (i, v) in vertices.iter().enumerate() {
+                let p = POINTS[*v as usize];
+                let x = if *nan && i == 0 { f32::NAN } else { p[0] };
+                obj.push_str(&format!("v {x} {} {}\n", p[1], p[2]));
+            }
+            for [a, b, c] in faces {
+                obj.push_str(&format!("f {a} {b} {c}\n"));
+            }
+            std::fs::write(dir.join("m.obj"), obj).unwrap();
+            world(
+                "<model name=\"m\"><link name=\"l\"><inertial><mass>1</mass></inertial>\
+                 <collision name=\"c\"><geometry><mesh><uri>m.obj</uri></mesh></geometry>\
+                 </collision></link></model>",
+            )
+        }
+        Hostile::ExtremeNumber { number, value } => {
+            apply(SENSOR_WORLD, &Mutation::CorruptNumber(*number, *value))
+        }
+        Hostile::NotRegular { kind, role } => {
+            let (name, geometry) = match role {
+                0 => ("inc.sdf", None),
+                1 => ("m.stl", Some("<mesh><uri>m.stl</uri></mesh>")),
+                _ => (
+                    "h.png",
+                    Some("<heightmap><uri>h.png</uri><size>10 10 1</size></heightmap>"),
+                ),
+            };
+            let target = dir.join(name);
+            match kind {
+                0 => {
+                    let made = std::process::Command::new("mkfifo").arg(&target).status();
+                    assert!(made.is_ok_and(|s| s.success()), "mkfifo makes a FIFO");
+                }
+                1 => std::fs::create_dir(&target).unwrap(),
+                _ => std::os::unix::fs::symlink("/dev/zero", &target).unwrap(),
+            }
+            match geometry {
+                None => world(&format!("<include><uri>{name}</uri></include>")),
+                Some(g) => world(&format!(
+                    "<model name=\"m\"><static>true</static><link name=\"l\">\
+                     <collision name=\"c\"><geometry>{g}</geometry></collision></link></model>"
+                )),
+            }
+        }
     };
     let path = dir.join("world.sdf");
     std::fs::write(&path, text).unwrap();
@@ -534,5 +648,82 @@ proptest! {
         let problem = run.unwrap();
         prop_assert!(problem.is_none(), "{h:?}: {}", problem.unwrap_or_default());
         prop_assert!(elapsed < std::time::Duration::from_secs(20), "{h:?} took {elapsed:?}");
+    }
+}
+
+/// Runs the real `simcore` with `args`, killing it after two minutes (a check or a one-step
+/// run of these worlds takes well under a second): the exit status, stderr, and whether it
+/// had to be killed.
+fn simcore_bounded(args: &[&str]) -> (std::process::ExitStatus, String, bool) {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args(args)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env_remove("SIMCORE_RESOURCE_PATH")
+        .env_remove("GZ_SIM_RESOURCE_PATH")
+        .env_remove("SDF_PATH")
+        .env("SIMCORE_LOG", "error")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simcore runs");
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+        text
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut killed = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            killed = true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    (status, reader.join().unwrap(), killed)
+}
+
+proptest! {
+    #![proptest_config(Config {
+        cases: 24,
+        rng_seed: RngSeed::Fixed(0x5df0_2028),
+        failure_persistence: None,
+        max_shrink_iters: 16,
+        ..Config::default()
+    })]
+
+    #[test]
+    fn check_and_a_one_step_run_end_by_themselves_and_name_file_and_line(h in hostile()) {
+        let dir = tempfile::tempdir().unwrap();
+        let world = write_hostile(dir.path(), &h);
+        let world = world.to_str().unwrap();
+        let dir_text = dir.path().to_str().unwrap();
+        for args in [vec!["check", world], vec!["run", world, "--steps", "1", "--rtf", "0"]] {
+            let (status, stderr, killed) = simcore_bounded(&args);
+            prop_assert!(!killed, "{h:?}: simcore {args:?} hangs\n{stderr}");
+            // A panic exits with 101, an abort or a fault by a signal (no code).
+            let code = status.code();
+            prop_assert!(
+                matches!(code, Some(0..=2)),
+                "{h:?}: simcore {args:?} ended with {status}\n{stderr}"
+            );
+            prop_assert!(!stderr.contains("panicked"), "{h:?}: {args:?}\n{stderr}");
+            if code != Some(0) {
+                // The refusal is placed: a file of the world's directory and a line in it.
+                let placed = stderr.match_indices(dir_text).any(|(at, _)| {
+                    let rest = &stderr[at + dir_text.len()..];
+                    let file_end = rest.find(':').unwrap_or(rest.len());
+                    rest[file_end..].strip_prefix(':').is_some_and(|r| {
+                        r.starts_with(|c: char| c.is_ascii_digit())
+                    })
+                });
+                prop_assert!(placed, "{h:?}: {args:?} names no file and line\n{stderr}");
+            }
+        }
     }
 }

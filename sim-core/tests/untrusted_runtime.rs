@@ -184,6 +184,20 @@ fn sim_of(path: &Path, libs: &Path) -> Simulation {
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A create request carrying the SDF text `sdf`.
+fn create_text(sdf: &str) -> Message {
+    let r = EntityFactory {
+        sdf: sdf.into(),
+        ..Default::default()
+    };
+    Message::new("", Payload::EntityFactory(RBox::new(r)))
+}
+
+/// A remove request for the model `name`.
+fn remove_named(name: &str) -> Message {
+    Message::new("", Payload::Text(name.into()))
+}
+
 fn create_file(file: &str) -> Message {
     let r = EntityFactory {
         sdf_filename: file.into(),
@@ -266,6 +280,80 @@ fn the_factory_replies_success_only_for_a_model_it_built() {
     sim.step();
     assert_eq!(model_count(&sim), before + 1);
     assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+}
+
+/// A model file's lookup is confined as a world's includes are: an absolute path or a
+/// `model://` URI that leads out of the world's directory and the resource search path is
+/// refused in the reply, naming the file, and nothing is created; inside, both work; a world
+/// loaded with `read_anywhere` may create from anywhere.
+#[test]
+fn the_factory_reads_model_files_only_from_the_world_directory_and_resource_path() {
+    let t = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let world = factory_world(t.path());
+    let model = |name: &str| {
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><model name=\"{name}\"><static>true</static>\
+             <link name=\"l\"/></model></sdf>\n"
+        )
+    };
+    std::fs::write(outside.path().join("secret.sdf"), model("secret")).unwrap();
+    std::fs::create_dir_all(t.path().join("models/crate")).unwrap();
+    std::fs::write(t.path().join("models/crate/model.sdf"), model("crate")).unwrap();
+    std::fs::write(
+        t.path().join("models/crate/model.config"),
+        "<model><name>crate</name><sdf version=\"1.9\">model.sdf</sdf></model>",
+    )
+    .unwrap();
+    std::fs::write(t.path().join("inside.sdf"), model("inside")).unwrap();
+    // A link inside the world's directory to the file outside: followed, then refused.
+    std::os::unix::fs::symlink(outside.path().join("secret.sdf"), t.path().join("link.sdf"))
+        .unwrap();
+    let secret = outside.path().join("secret.sdf");
+    let escape = format!(
+        "model://crate/{}{}",
+        "../".repeat(t.path().components().count() + 2),
+        secret.display().to_string().trim_start_matches('/')
+    );
+    let libs = stage(&["simcore_plugin_factory"]);
+    let mut sim = sim_of(&world, libs.path());
+    sim.step();
+    let before = model_count(&sim);
+    for refused in [secret.to_str().unwrap(), escape.as_str(), "link.sdf"] {
+        let e = sim
+            .call_service("/world/w/create", &create_file(refused))
+            .expect_err(refused)
+            .to_string();
+        assert!(
+            e.contains("outside the world's directory and the resource search path")
+                && e.contains(refused),
+            "{refused}: {e}"
+        );
+    }
+    sim.step();
+    assert_eq!(model_count(&sim), before, "nothing was created");
+    let inside = t.path().join("inside.sdf");
+    for accepted in ["model://crate", inside.to_str().unwrap()] {
+        sim.call_service("/world/w/create", &create_file(accepted))
+            .unwrap_or_else(|e| panic!("{accepted}: {e}"));
+    }
+    sim.step();
+    assert_eq!(model_count(&sim), before + 2);
+
+    // `read_anywhere` lifts the rule for a world loaded with it.
+    let options = sim_core::sdf::LoadOptions {
+        ignore_env: true,
+        limits: sim_core::input::Limits {
+            read_anywhere: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let world = sim_core::sdf::load_with(&world, &options).unwrap();
+    let mut sim = Simulation::new(world, registry_in(libs.path()), &SimOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    sim.call_service("/world/w/create", &create_file(secret.to_str().unwrap()))
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 fn twist(linear_x: f64, angular_z: f64) -> Message {
@@ -484,6 +572,83 @@ fn plugin_directories_open_only_complete_plugins_and_warn_when_others_can_write(
     );
 }
 
+/// Builds, with the C compiler that links the workspace, `lib{name}.so` in `dir`: a shared
+/// object that exports abi_stable's root module symbol (so it passes the checks made without
+/// opening it) and, when `serves` is given, a factory list saying it serves that sensor type;
+/// its constructor ends the process with status 0, as soon as it is opened.
+fn exiting_library(dir: &Path, name: &str, serves: Option<&str>) -> PathBuf {
+    let listing = serves.map_or(String::new(), |t| {
+        format!(
+            "static const char listing[] __attribute__((used)) = \"\\0simcore.factories.v1\\0\"\n\
+             \"sensor\\0exits\\0\" \"0.1.0\\0Exits when opened\\0\" \"{t}\\x1f\\0simcore.factories.end\";\n"
+        )
+    });
+    let source = format!(
+        "#include <unistd.h>\n\
+         __attribute__((visibility(\"default\"))) const char _1as_0lib_1header_0root_bmodule_bloader[64] = {{0}};\n\
+         {listing}\
+         __attribute__((constructor)) static void leave(void) {{ _exit(0); }}\n"
+    );
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let lib = dir.join(format!("lib{name}.so"));
+    let out = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&c)
+        .output()
+        .expect("the C compiler that links the workspace runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_file(&c).unwrap();
+    lib
+}
+
+#[test]
+fn a_run_opens_only_the_plugin_libraries_its_world_needs() {
+    let dir = stage(&["simcore_plugin_imu", "simcore_plugin_diff_drive"]);
+    let imu = std::fs::read(dir.path().join(common::lib_file("simcore_plugin_imu"))).unwrap();
+    // Before the IMU in search order: a library that ends the process when opened, listing
+    // a sensor type no world here uses, and a truncated copy of a real plugin.
+    exiting_library(dir.path(), "aaa_exits", Some("exits_probe"));
+    std::fs::write(dir.path().join("libaab_cut.so"), &imu[..imu.len() / 2]).unwrap();
+
+    // The real binary (first: opening the library that exits would end this process): a
+    // world with an IMU runs to its end and its summary, the library that exits never
+    // opened, the truncated copy never mapped.
+    let d = dir.path().to_str().unwrap();
+    let world = common::workspace().join("worlds/imu_drop.sdf");
+    let world = world.to_str().unwrap();
+    let out = simcore_or_hang(&["run", world, "--steps", "5", "--plugin-path", d]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("5 steps") && err.contains("box::body::imu"),
+        "{err}"
+    );
+
+    // What a library serves is read from its file: nothing is opened until a lookup needs it,
+    // and then only the library that lists what is looked for.
+    let reg = registry_in(dir.path());
+    assert!(reg.opened().is_empty());
+    let refused = reg.refused();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].reason.contains("truncated"), "{refused:?}");
+    assert!(
+        reg.served_sensor_types()
+            .contains(&"exits_probe".to_string()),
+        "{:?}",
+        reg.served_sensor_types()
+    );
+    let imu_factory = reg.sensor_factory("imu").expect("the IMU serves imu");
+    assert_eq!(imu_factory.factory.name, "imu");
+    let opened: Vec<&str> = reg.opened().iter().map(|l| l.file_name.as_str()).collect();
+    assert_eq!(opened, [common::lib_file("simcore_plugin_imu")]);
+}
+
 #[test]
 fn create_remove_pairs_leave_nothing_behind() {
     let t = tempfile::tempdir().unwrap();
@@ -500,14 +665,7 @@ fn create_remove_pairs_leave_nothing_behind() {
          </model></sdf>";
     let libs = stage(&["simcore_plugin_factory", "simcore_plugin_imu"]);
     let mut sim = sim_of(&world, libs.path());
-    let create = Message::new(
-        "",
-        Payload::EntityFactory(RBox::new(EntityFactory {
-            sdf: model.into(),
-            ..Default::default()
-        })),
-    );
-    let remove = Message::new("", Payload::Text("pair".into()));
+    let (create, remove) = (create_text(model), remove_named("pair"));
     let pair = |sim: &mut Simulation| {
         sim.call_service("/world/w/create", &create)
             .unwrap_or_else(|e| panic!("{e}"));
@@ -532,5 +690,59 @@ fn create_remove_pairs_leave_nothing_behind() {
         topics,
         "the same names, the same topics"
     );
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+}
+
+/// 5,000 create/remove pairs through the running world's services: the entity id table holds
+/// the entities that exist (a removed model leaves no place there), every pair's ids are new,
+/// and an id kept from a removed model is refused rather than naming a later one.
+#[test]
+fn the_entity_table_keeps_its_size_over_5000_create_remove_pairs() {
+    let t = tempfile::tempdir().unwrap();
+    let world = factory_world(t.path());
+    let model = "<sdf version=\"1.9\"><model name=\"pair\"><link name=\"l\">\
+         <inertial><mass>1</mass></inertial>\
+         <collision name=\"c\"><geometry><box><size>1 1 1</size></box></geometry></collision>\
+         </link></model></sdf>";
+    let libs = stage(&["simcore_plugin_factory"]);
+    let mut sim = sim_of(&world, libs.path());
+    let (create, remove) = (create_text(model), remove_named("pair"));
+    let pair = |sim: &mut Simulation| {
+        sim.call_service("/world/w/create", &create)
+            .unwrap_or_else(|e| panic!("{e}"));
+        sim.step();
+        let ids = ["pair", "pair::l", "pair::l::c"].map(|n| sim.physics().entity_id(n).unwrap());
+        sim.call_service("/world/w/remove", &remove)
+            .unwrap_or_else(|e| panic!("{e}"));
+        sim.step();
+        ids
+    };
+    let first = pair(&mut sim);
+    let entities = sim.physics().retained().entities;
+    let mut last = first;
+    for _ in 1..5000 {
+        let ids = pair(&mut sim);
+        assert!(
+            ids.iter().all(|id| id.0 > last[2].0),
+            "{ids:?} after {last:?}"
+        );
+        last = ids;
+    }
+    assert_eq!(
+        sim.physics().retained().entities,
+        entities,
+        "after 5,000 pairs"
+    );
+    // The first model's ids name nothing now, though a model of the same name was created
+    // 4,999 times since.
+    sim.call_service("/world/w/create", &create)
+        .unwrap_or_else(|e| panic!("{e}"));
+    sim.step();
+    for id in &first[..2] {
+        assert!(sim.physics().kinematics_of(*id).is_none(), "{id:?}");
+    }
+    let now = sim.physics().entity_id("pair").unwrap();
+    assert!(sim.physics().kinematics_of(now).is_some());
+    assert_ne!(now, first[0]);
     assert!(sim.failures().is_empty(), "{:?}", sim.failures());
 }

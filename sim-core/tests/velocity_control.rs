@@ -199,3 +199,40 @@ fn odometry_in_3d_with_noise() {
     assert!((mean - 0.3).abs() < 0.002, "{mean}");
     assert!((sd - 0.01).abs() < 0.001, "{sd}");
 }
+
+/// A `Twist` with a number out of range (1e300, or past 10¹²) is refused whole with a
+/// warning naming the topic and the field, never reaching the engine: the model keeps the
+/// velocity of the last command.
+#[test]
+fn a_twist_out_of_range_is_refused_and_the_last_command_kept() {
+    let (mut sim, _dir) = sim("");
+    twist(
+        &mut sim,
+        "/model/cart/cmd_vel",
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::ZERO,
+    );
+    run_steps(&mut sim, 100);
+    let p = pose(&sim).position;
+    let ((), log) = capture::warnings_while(|| {
+        let huge = Vec3::new(1.0, 1e300, 0.0);
+        twist(&mut sim, "/model/cart/cmd_vel", huge, Vec3::ZERO);
+        run_steps(&mut sim, 10);
+        let past = Vec3::new(0.0, 0.0, -2e12);
+        twist(&mut sim, "/model/cart/cmd_vel", Vec3::ZERO, past);
+        run_steps(&mut sim, 990);
+    });
+    assert!(
+        log.contains("/model/cart/cmd_vel: Twist refused: `linear.y` is 1e300"),
+        "{log}"
+    );
+    assert!(log.contains("Twist refused: `angular.z` is -2e12"), "{log}");
+    assert_eq!(log.lines().count(), 2, "only the two refusals: {log}");
+    let q = pose(&sim).position;
+    assert!(
+        (q.x - p.x - 1.0).abs() < 0.01 && (q.y - p.y).abs() < 1e-6,
+        "{p:?} -> {q:?}"
+    );
+    let yaw = pose(&sim).orientation.to_rpy().2;
+    assert!(yaw.abs() < 1e-6, "{yaw}");
+}

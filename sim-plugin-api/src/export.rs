@@ -37,6 +37,17 @@ pub fn take_panic_message() -> Option<String> {
     LAST_PANIC.with(|p| p.borrow_mut().take())
 }
 
+/// How the factory list [`export_plugin!`](crate::export_plugin) leaves in a library's
+/// read-only data begins. The list follows it as NUL-terminated fields, five per factory:
+/// the kind (`sensor` or `system`), the factory name, its version, its description, and the
+/// names it serves, each followed by `0x1f`; [`LISTING_END`] ends it. The engine reads it from
+/// the file to learn what a library serves without opening it, and refuses a library whose
+/// list differs from what its root module reports once opened.
+pub const LISTING_MAGIC: &[u8] = b"\0simcore.factories.v1\0";
+
+/// The field that ends the factory list (see [`LISTING_MAGIC`]).
+pub const LISTING_END: &[u8] = b"simcore.factories.end";
+
 /// The symbol abi_stable looks up in a library. It must equal
 /// `abi_stable::library::ROOT_MODULE_LOADER_NAME` (checked by a test); the macro needs it as
 /// a literal.
@@ -67,6 +78,10 @@ macro_rules! __root_module_symbol {
 /// ```
 ///
 /// Use it once, at the root of a `cdylib` crate.
+///
+/// Besides the root module, the library carries its factory list as plain data (see
+/// [`LISTING_MAGIC`]), so that the engine learns what it serves from the file, without
+/// opening it (which would run its code); this is no part of the ABI.
 #[macro_export]
 macro_rules! export_plugin {
     (
@@ -84,6 +99,21 @@ macro_rules! export_plugin {
             use super::*;
             use $crate::__private as p;
 
+            /// The factory list as data the engine reads from the file (see
+            /// `sim_plugin_api::export::LISTING_MAGIC`).
+            const LISTING: &str = concat!(
+                "\0simcore.factories.v1\0",
+                $(
+                    stringify!($kind), "\0", $name, "\0", env!("CARGO_PKG_VERSION"), "\0",
+                    $desc, "\0", $($serve, "\x1f",)* "\0",
+                )*
+                "simcore.factories.end\0"
+            );
+            static LISTING_BYTES: [u8; LISTING.len()] = match LISTING.as_bytes().first_chunk() {
+                Some(bytes) => *bytes,
+                None => [0; LISTING.len()],
+            };
+
             static FACTORIES: &[p::FactoryInfo] = &[
                 $(
                     p::FactoryInfo {
@@ -97,6 +127,8 @@ macro_rules! export_plugin {
             ];
 
             extern "C" fn factories() -> p::RSlice<'static, p::FactoryInfo> {
+                // Referenced here, so that the linker keeps the listing in the library.
+                ::core::hint::black_box(&LISTING_BYTES);
                 p::RSlice::from_slice(FACTORIES)
             }
 

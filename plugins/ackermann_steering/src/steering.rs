@@ -8,9 +8,9 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{
-    GzSystem, OdometryOutput, drive, finite_twist, joints, mean_twist, own_name, planar_pose,
+    GzSystem, OdometryOutput, drive, joints, mean_twist, own_name, planar_pose,
 };
-use simcore_plugin_common::{Throttle, attached_model, period_ns};
+use simcore_plugin_common::{Throttle, accepted_twist, accepted_value, attached_model, period_ns};
 
 /// Dead reckoning from the wheels and the steering angle, as gz-sim integrates it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -157,12 +157,18 @@ impl System for AckermannSteering {
         world: &WorldRef<'_>,
         commands: &mut CommandsMut<'_>,
     ) -> Result<(), PluginError> {
+        // A command out of range is refused with a warning; the drive keeps its last one.
+        let topic = &self.config.topic;
         for m in inbox {
             match m.payload.as_enum() {
-                Ok(Payload::Twist(t)) if !self.config.steering_only && finite_twist(t) => {
+                Ok(Payload::Twist(t))
+                    if !self.config.steering_only && accepted_twist(world, topic, t) =>
+                {
                     self.target = (t.linear.x, t.angular.z)
                 }
-                Ok(Payload::Double(a)) if self.config.steering_only && a.is_finite() => {
+                Ok(Payload::Double(a))
+                    if self.config.steering_only && accepted_value(world, topic, *a) =>
+                {
                     self.target.1 = *a
                 }
                 _ => {}

@@ -4,7 +4,7 @@
 //! commands too (`sim_core::physics::PhysicsCommand::check`); a plugin checks first so that
 //! its reply tells the truth.
 
-use sim_plugin_api::{Pose, Vec3, msgs::Twist};
+use sim_plugin_api::{LogLevel, Pose, Vec3, WorldRef, msgs::Twist};
 
 /// The largest position, in metres from the world's origin, a command may set.
 pub const MAX_POSITION: f64 = 1.0e6;
@@ -47,6 +47,44 @@ pub fn twist_problem(twist: &Twist) -> Option<String> {
         .or_else(|| vec_problem("angular", twist.angular, MAX_MAGNITUDE))
 }
 
+/// Whether a command value (a joint target, a steering angle) is usable: finite and of
+/// magnitude at most [`MAX_MAGNITUDE`].
+pub fn bounded_value(value: f64) -> bool {
+    problem("", value, MAX_MAGNITUDE).is_none()
+}
+
+/// Whether the `Twist` received on `topic` can be followed ([`twist_problem`]); one that
+/// cannot is logged as a warning naming the topic and the field, and the caller keeps its
+/// last command.
+pub fn accepted_twist(world: &WorldRef<'_>, topic: &str, twist: &Twist) -> bool {
+    match twist_problem(twist) {
+        None => true,
+        Some(problem) => {
+            world.log_message(
+                LogLevel::WARN,
+                &format!("{topic}: Twist refused: {problem}"),
+            );
+            false
+        }
+    }
+}
+
+/// Whether the `Double` command `value` received on `topic` can be followed
+/// ([`bounded_value`]); one that cannot is logged as a warning naming the topic, and the
+/// caller keeps its last command.
+pub fn accepted_value(world: &WorldRef<'_>, topic: &str, value: f64) -> bool {
+    match problem("data", value, MAX_MAGNITUDE) {
+        None => true,
+        Some(problem) => {
+            world.log_message(
+                LogLevel::WARN,
+                &format!("{topic}: Double refused: {problem}"),
+            );
+            false
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +108,8 @@ mod tests {
         p.position.z = 0.0;
         p.orientation.w = 0.0;
         assert!(pose_problem(&p).unwrap().contains("zero quaternion"));
+        assert!(bounded_value(-MAX_MAGNITUDE) && bounded_value(0.0));
+        assert!(!bounded_value(1e300) && !bounded_value(f64::NAN));
+        assert!(!bounded_value(f64::NEG_INFINITY));
     }
 }

@@ -5,6 +5,7 @@
 //! re-exported: the factory that leaves a system idle when what it needs is missing
 //! ([`crate::idle`]) and the drive systems' odometry messages ([`crate::odometry`]).
 
+use crate::bounded::bounded_value;
 use crate::lookup::find_in_model;
 use crate::sdf::{Reader, text};
 use crate::{Pid, SpeedLimiter};
@@ -13,13 +14,14 @@ use sim_plugin_api::prelude::*;
 use sim_plugin_api::{EntityId, EntityKind, PluginError, WorldRef};
 
 pub use crate::idle::{GzSystem, OrIdle, create, missing};
-pub use crate::odometry::{OdometryOutput, finite_twist, mean_twist, planar_pose};
+pub use crate::odometry::{OdometryOutput, mean_twist, planar_pose};
 
-/// The value of the last finite `Double` among `inbox`'s messages: the command the
-/// controller systems take from their topic (a NaN or infinite one is ignored).
+/// The value of the last usable `Double` among `inbox`'s messages: the command the
+/// controller systems take from their topic (a NaN, infinite or out-of-range one, see
+/// [`bounded_value`], is ignored).
 pub fn last_finite_double(inbox: &[Message]) -> Option<f64> {
     inbox.iter().rev().find_map(|m| match m.payload.as_enum() {
-        Ok(Payload::Double(v)) if v.is_finite() => Some(*v),
+        Ok(Payload::Double(v)) if bounded_value(*v) => Some(*v),
         _ => None,
     })
 }
@@ -201,6 +203,7 @@ mod tests {
             d(f64::NAN),
             Message::new("", Payload::Empty),
             d(f64::INFINITY),
+            d(1e300),
         ];
         assert_eq!(last_finite_double(&inbox), Some(1.0));
     }

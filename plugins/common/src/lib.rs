@@ -8,7 +8,8 @@
 //!   sensor, the element and the text found there;
 //! - [`noise`]: reading a `<noise>` element into [`NoiseParams`](sim_plugin_api::noise::NoiseParams)
 //!   and a [`NoiseChannel`], one seeded noise stream per measured component;
-//! - [`bounded`]: the numbers a command may carry ([`pose_problem`], [`twist_problem`]);
+//! - [`bounded`]: the numbers a command may carry ([`pose_problem`], [`twist_problem`],
+//!   [`accepted_twist`]);
 //! - [`frame`]: the motion of the sensor's own frame from the motion of its link;
 //! - [`surfaces`]: a property of the surfaces rays hit, looked up in batches and kept;
 //! - [`lookup`]: the model a model system is attached to ([`attached_model`]), or the error
@@ -48,7 +49,7 @@ pub mod throttle;
 pub mod topic;
 pub mod visibility;
 
-pub use bounded::{pose_problem, twist_problem};
+pub use bounded::{accepted_twist, accepted_value, bounded_value, pose_problem, twist_problem};
 pub use frame::{sensor_frame, sensor_state};
 pub use limit::SpeedLimiter;
 pub use lookup::{NotFound, attached_model, find_in_model, on_model};

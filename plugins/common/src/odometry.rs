@@ -4,14 +4,6 @@ use sim_plugin_api::abi_stable::std_types::{RBox, RVec};
 use sim_plugin_api::msgs::NamedPose;
 use sim_plugin_api::prelude::*;
 
-/// Whether every component of a commanded twist is a finite number (gz-sim's systems would
-/// pass a NaN on to the physics; here such a command is ignored).
-pub fn finite_twist(t: &Twist) -> bool {
-    [t.linear, t.angular]
-        .iter()
-        .all(|v| v.x.is_finite() && v.y.is_finite() && v.z.is_finite())
-}
-
 /// The pose of a planar odometry at `x`, `y` heading `yaw` (z, roll and pitch 0).
 pub fn planar_pose(x: f64, y: f64, yaw: f64) -> Pose {
     Pose::new(Vec3::new(x, y, 0.0), Quat::from_rpy(0.0, 0.0, yaw))

@@ -7,7 +7,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{OdometryOutput, mean_twist, planar_pose};
-use simcore_plugin_common::{NotFound, Throttle, find_in_model, period_ns, twist_problem};
+use simcore_plugin_common::{NotFound, Throttle, accepted_twist, find_in_model, period_ns};
 
 /// A differential drive attached to a model (see the crate documentation).
 pub struct DiffDrive {
@@ -143,14 +143,10 @@ impl System for DiffDrive {
         }
         for m in inbox {
             match m.payload.as_enum() {
-                Ok(Payload::Twist(t)) => match twist_problem(t) {
-                    None => self.target = (t.linear.x, t.angular.z),
-                    // Refused: the drive keeps its last command.
-                    Some(problem) => world.log_message(
-                        LogLevel::WARN,
-                        &format!("{}: Twist refused: {problem}", self.config.topic),
-                    ),
-                },
+                // One refused (with a warning) leaves the drive on its last command.
+                Ok(Payload::Twist(t)) if accepted_twist(world, &self.config.topic, t) => {
+                    self.target = (t.linear.x, t.angular.z)
+                }
                 // Only the power topic carries booleans.
                 Ok(Payload::Boolean(on)) => self.powered = *on,
                 _ => {}

@@ -6,10 +6,8 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{
-    GzSystem, OdometryOutput, drive, finite_twist, joints, own_name, planar_pose,
-};
-use simcore_plugin_common::{Throttle, attached_model, period_ns};
+use simcore_plugin_common::gz::{GzSystem, OdometryOutput, drive, joints, own_name, planar_pose};
+use simcore_plugin_common::{Throttle, accepted_twist, attached_model, period_ns};
 
 /// A mecanum drive attached to a model (see the crate documentation).
 pub struct MecanumDrive {
@@ -75,12 +73,13 @@ impl System for MecanumDrive {
         &mut self,
         ctx: &StepContext,
         inbox: &[Message],
-        _world: &WorldRef<'_>,
+        world: &WorldRef<'_>,
         commands: &mut CommandsMut<'_>,
     ) -> Result<(), PluginError> {
         for m in inbox {
+            // A Twist out of range is refused with a warning; the drive keeps its last command.
             if let Ok(Payload::Twist(t)) = m.payload.as_enum()
-                && finite_twist(t)
+                && accepted_twist(world, &self.config.topic, t)
             {
                 self.target = (t.linear.x, t.linear.y, t.angular.z);
             }

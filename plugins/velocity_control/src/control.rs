@@ -1,7 +1,8 @@
 //! The system: body-frame twists in, velocity commands every step out.
 
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::gz::{finite_twist, names, own_name, valid_topic};
+use simcore_plugin_common::accepted_twist;
+use simcore_plugin_common::gz::{names, own_name, valid_topic};
 use simcore_plugin_common::{Reader, attached_model, find_in_model, parse_plugin_sdf};
 
 /// One controlled entity: the model or a link, its command topic and its twist.
@@ -105,10 +106,11 @@ impl System for VelocityControl {
             let Ok(Payload::Twist(t)) = m.payload.as_enum() else {
                 continue;
             };
-            if !finite_twist(t) {
+            let topic = m.topic.as_str();
+            // A Twist out of range is refused with a warning; the target keeps its last one.
+            if !accepted_twist(world, topic, t) {
                 continue;
             }
-            let topic = m.topic.as_str();
             if let Some(target) = self.targets.iter_mut().find(|x| x.topic == topic) {
                 target.twist = Some(*t);
             }

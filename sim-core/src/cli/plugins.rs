@@ -26,10 +26,12 @@ pub fn plugins(paths: PathArgs) -> Result<Outcome, Failure> {
         );
     }
     let _ = writeln!(o);
-    if reg.libraries.is_empty() {
+    // Listing them opens every library (runs its code): a run opens only those it needs.
+    let libraries = reg.libraries();
+    if libraries.is_empty() {
         let _ = writeln!(o, "no plugin libraries found");
     }
-    for l in &reg.libraries {
+    for l in libraries {
         let _ = writeln!(
             o,
             "{}  (built against sim-plugin-api {})",
@@ -54,9 +56,10 @@ pub fn plugins(paths: PathArgs) -> Result<Outcome, Failure> {
             );
         }
     }
-    if !reg.refused.is_empty() {
+    let refused = reg.refused();
+    if !refused.is_empty() {
         let _ = writeln!(o, "\nrefused:");
-        for r in &reg.refused {
+        for r in &refused {
             let _ = writeln!(o, "  {}: {}", r.path.display(), r.reason);
         }
     }

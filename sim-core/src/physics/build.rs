@@ -120,7 +120,6 @@ impl Physics {
             scoped_name: world.name.clone(),
             model: EntityId::NONE,
             data: EntityData::World,
-            removed: false,
         });
         debug_assert_eq!(world_id, EntityId::WORLD);
         for model in &world.models {
@@ -211,7 +210,6 @@ impl Physics {
                 initial_pose: pose,
                 is_static,
             },
-            removed: false,
         });
         if let Some(e) = self.entities.get_mut(id) {
             e.model = id;
@@ -347,7 +345,6 @@ impl Physics {
             scoped_name: scoped.clone(),
             model,
             data: EntityData::Link { body: handle, slot },
-            removed: false,
         });
         debug_assert_eq!(id, id_guess);
         self.link_initial.insert(id, pose);
@@ -418,7 +415,6 @@ impl Physics {
                     link: id,
                     pose: s.pose,
                 },
-                removed: false,
             });
         }
         Ok(id)
@@ -448,7 +444,6 @@ impl Physics {
                     link: child,
                     pose: joint.pose.compose(s.pose),
                 },
-                removed: false,
             });
         }
     }
@@ -503,7 +498,6 @@ impl Physics {
             scoped_name: format!("{link_scoped}::{}", shape.name),
             model,
             data,
-            removed: false,
         });
         Ok(())
     }

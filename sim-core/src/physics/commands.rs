@@ -111,6 +111,8 @@ pub fn check_joint_command(cmd: &sim_plugin_api::JointCommand) -> Result<(), Com
 /// The entries a world keeps (see [`Physics::retained`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Retained {
+    /// Entities in the id table (a removed entity leaves nothing there).
+    pub entities: usize,
     /// Names that lead to entities (scoped names and the aliases of joints' ends).
     pub names: usize,
     /// Link motion records (taken again by new links when links are removed).
@@ -191,10 +193,11 @@ impl Physics {
     }
 
     /// What the world keeps, entry by entry: creating and removing a model leaves these as
-    /// they were (entity ids are never reused, so the id table alone keeps an empty place
-    /// per removed entity).
+    /// they were (entity ids are never given twice, but a removed entity leaves no place in
+    /// the id table).
     pub fn retained(&self) -> Retained {
         Retained {
+            entities: self.entities.len(),
             names: self.entities.names(),
             link_slots: self.motion.len(),
             joint_slots: self.joint_turns.len(),

@@ -2,7 +2,7 @@
 
 use rapier3d::prelude::RigidBodyHandle;
 use sim_plugin_api::{EntityId, EntityKind, Pose};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What the engine keeps per entity kind.
 #[derive(Clone, Debug)]
@@ -111,19 +111,25 @@ pub(crate) struct Entity {
     /// The model this entity belongs to (itself for a model; NONE for the world).
     pub model: EntityId,
     pub data: EntityData,
-    pub removed: bool,
 }
 
-/// All entities, indexed by id (ids are dense, starting at 1 for the world).
+/// All entities, by id. Ids count up from 1 (the world) and are never given twice, so an id
+/// kept after its entity was removed is refused rather than naming another; a removed
+/// entity leaves nothing in the table, so creating and removing models keeps it the size of
+/// the entities that exist.
 #[derive(Debug, Default)]
 pub(crate) struct Entities {
-    list: Vec<Entity>,
+    /// The entities that exist, in id order.
+    table: BTreeMap<u64, Entity>,
+    /// The id the next entity gets.
+    next: u64,
     by_name: HashMap<String, EntityId>,
 }
 
 impl Entities {
     pub fn add(&mut self, e: Entity) -> EntityId {
-        let id = EntityId(self.list.len() as u64 + 1);
+        let id = self.next_id();
+        self.next = id.0 + 1;
         // Models, links and sensors win name clashes with collisions and visuals, which may
         // legitimately share names with each other and with their link's sensors.
         let strong = !matches!(e.kind, EntityKind::COLLISION | EntityKind::VISUAL);
@@ -132,7 +138,7 @@ impl Entities {
         } else {
             self.by_name.entry(e.scoped_name.clone()).or_insert(id);
         }
-        self.list.push(e);
+        self.table.insert(id.0, e);
         id
     }
 
@@ -146,12 +152,11 @@ impl Entities {
 
     /// The id the next added entity will get.
     pub fn next_id(&self) -> EntityId {
-        EntityId(self.list.len() as u64 + 1)
+        EntityId(self.next.max(1))
     }
 
     pub fn get(&self, id: EntityId) -> Option<&Entity> {
-        let i = id.0.checked_sub(1)? as usize;
-        self.list.get(i).filter(|e| !e.removed)
+        self.table.get(&id.0)
     }
 
     /// The visibility flags of visual `id` (none for anything else).
@@ -165,23 +170,17 @@ impl Entities {
     }
 
     pub fn get_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
-        let i = id.0.checked_sub(1)? as usize;
-        self.list.get_mut(i).filter(|e| !e.removed)
+        self.table.get_mut(&id.0)
     }
 
-    /// Marks an entity removed (its id is never reused) and forgets its name.
-    /// Removes the entities `ids`: each keeps only its place in the table (ids are never
-    /// reused), its names and data are dropped, and every name that led to one of them
-    /// (its own, and the aliases of joints' ends) is forgotten.
+    /// Removes the entities `ids` from the table (their ids are never given again), and
+    /// forgets every name that led to one of them (its own, and the aliases of joints' ends).
     pub fn remove_all(&mut self, ids: &[EntityId]) {
         let mut gone = std::collections::HashSet::new();
         for &id in ids {
-            let Some(e) = self.get_mut(id) else { continue };
-            e.removed = true;
-            e.name = String::new();
-            e.scoped_name = String::new();
-            e.data = EntityData::World;
-            gone.insert(id);
+            if self.table.remove(&id.0).is_some() {
+                gone.insert(id);
+            }
         }
         if !gone.is_empty() {
             self.by_name.retain(|_, id| !gone.contains(id));
@@ -193,6 +192,11 @@ impl Entities {
         self.by_name.len()
     }
 
+    /// How many entities the table holds (those that exist).
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
     pub fn by_name(&self, scoped: &str) -> Option<EntityId> {
         self.by_name
             .get(scoped)
@@ -201,11 +205,7 @@ impl Entities {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (EntityId, &Entity)> {
-        self.list
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| !e.removed)
-            .map(|(i, e)| (EntityId(i as u64 + 1), e))
+        self.table.iter().map(|(&id, e)| (EntityId(id), e))
     }
 
     /// Whether `model` is `ancestor` or nested (at any depth) inside it.

@@ -75,9 +75,9 @@ impl Registry {
             },
             self.search_path
         );
-        if !self.refused.is_empty() {
-            let refused: Vec<String> = self
-                .refused
+        let refused = self.refused();
+        if !refused.is_empty() {
+            let refused: Vec<String> = refused
                 .iter()
                 .map(|r| format!("{} ({})", r.path.display(), r.reason))
                 .collect();

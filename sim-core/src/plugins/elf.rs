@@ -3,8 +3,10 @@
 //! page is touched. So on ELF platforms a file is opened only when it is a complete ELF shared
 //! object of this machine's class and byte order (every segment and section header within
 //! the file) that exports abi_stable's root module symbol; any other is refused with a
-//! reason, without being opened. Only the headers and the dynamic symbol table are read.
+//! reason, without being opened. Only the headers, the dynamic symbol table and the
+//! read-only data (where the factory list is, see `listing`) are read.
 
+use super::FactoryDesc;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -16,13 +18,20 @@ const MAX_TABLE_BYTES: u64 = 64 << 20;
 const ET_DYN: u16 = 3;
 /// `SHT_DYNSYM`: the dynamic symbol table.
 const SHT_DYNSYM: u32 = 11;
+/// `SHT_PROGBITS`: data of the program.
+const SHT_PROGBITS: u32 = 1;
+/// `SHF_WRITE | SHF_EXECINSTR`: the flags of sections that are not read-only data.
+const WRITE_OR_EXEC: u64 = 0x1 | 0x4;
+/// `SHF_ALLOC`: the section is loaded.
+const SHF_ALLOC: u64 = 0x2;
 
-/// Why the file at `path` is not opened, or None when it may be.
-pub(super) fn refusal(path: &Path) -> Option<String> {
+/// Whether the file at `path` may be opened (`Err`: the reason it is not), and, when it may,
+/// the factory list it carries (None: none found, or not an ELF platform).
+pub(super) fn examine(path: &Path) -> Result<Option<Vec<FactoryDesc>>, String> {
     if !cfg!(target_os = "linux") {
-        return None;
+        return Ok(None);
     }
-    check(path).err()
+    check(path)
 }
 
 fn read_at(f: &mut File, offset: u64, len: u64) -> Result<Vec<u8>, String> {
@@ -53,7 +62,7 @@ fn within(offset: u64, count: u64, size: u64, len: u64) -> bool {
         .is_some_and(|end| end <= len)
 }
 
-fn check(path: &Path) -> Result<(), String> {
+fn check(path: &Path) -> Result<Option<Vec<FactoryDesc>>, String> {
     let truncated = |what: &str| {
         format!("it is not a complete shared library ({what} lies past its end: a truncated copy?)")
     };
@@ -130,11 +139,25 @@ fn check(path: &Path) -> Result<(), String> {
                 .and_then(|rest| rest.split(|&b| b == 0).next())
                 .is_some_and(|n| n == wanted)
     });
-    if exported {
-        Ok(())
-    } else {
-        Err(no_root.into())
+    if !exported {
+        return Err(no_root.into());
     }
+    // The factory list lies in the read-only data, in the first such section that holds one.
+    for i in 0..shnum as usize {
+        let s = section(i);
+        let (kind, flags, offset, size) =
+            (u32_at(s, 4), u64_at(s, 8), u64_at(s, 24), u64_at(s, 32));
+        if kind != SHT_PROGBITS || flags & SHF_ALLOC == 0 || flags & WRITE_OR_EXEC != 0 {
+            continue;
+        }
+        if size > MAX_TABLE_BYTES || !within(offset, 1, size, len) {
+            continue;
+        }
+        if let Some(list) = super::listing::find(&read_at(&mut f, offset, size)?) {
+            return Ok(Some(list));
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

@@ -106,9 +106,16 @@ pub(super) fn is_shared_library(p: &Path) -> bool {
 /// object exporting abi_stable's root module: any other file (a truncated copy, an
 /// unrelated library) is refused without being opened, so none of its code runs.
 pub fn load_library(path: &Path) -> Result<PluginLibrary, Refusal> {
-    if let Some(reason) = super::elf::refusal(path) {
-        return Err(Refusal(reason));
-    }
+    let listed = super::elf::examine(path).map_err(Refusal)?;
+    open_library(path, listed.as_deref())
+}
+
+/// Opens a library that [`super::elf::examine`] let through, which listed `listed` in its
+/// file (refused when what it reports differs).
+pub(super) fn open_library(
+    path: &Path,
+    listed: Option<&[FactoryDesc]>,
+) -> Result<PluginLibrary, Refusal> {
     let header = lib_header_from_path(path).map_err(|e| Refusal(describe(&e, None)))?;
     let abi_version = header.version_strings().to_string();
     let built = epoch::parse(header.version_strings());
@@ -118,10 +125,13 @@ pub fn load_library(path: &Path) -> Result<PluginLibrary, Refusal> {
     let module = header
         .init_root_module::<PluginModule_Ref>()
         .map_err(|e| Refusal(describe(&e, built)))?;
-    let factories = (module.factories())()
+    let factories: Vec<FactoryDesc> = (module.factories())()
         .iter()
         .map(FactoryDesc::from_info)
         .collect();
+    if let Some(reason) = listed.and_then(|l| super::listing::mismatch(l, &factories)) {
+        return Err(Refusal(reason));
+    }
     Ok(PluginLibrary {
         file_name: path
             .file_name()

@@ -22,11 +22,13 @@
 //! be served by a library whatever its file name says, or by the engine itself (gz-sim's
 //! built-in systems), and what nothing serves may be skipped ([`Unserved`]).
 
+mod candidate;
 mod create;
 mod elf;
 pub mod epoch;
 mod gazebo;
 mod library;
+mod listing;
 mod registry;
 mod route;
 mod search_path;

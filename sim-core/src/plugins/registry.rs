@@ -1,22 +1,24 @@
 //! The registry of the libraries on the search path: which factory serves an SDF sensor
 //! type or a `<plugin filename name>`, by the manifest's routes or search order.
 
-use super::library::{PluginLibrary, Refusal, Refused, is_shared_library, list, load_library};
+use super::candidate::Candidate;
+use super::library::{PluginLibrary, Refused, is_shared_library, list};
 use super::search_path::PluginPathError;
 use super::{FactoryDesc, PluginRoute, SearchPath, check_library_name, normalize_library_name};
 use sim_plugin_api::PluginKind;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// Everything found on the search path.
+/// Everything found on the search path. Libraries are opened (their code run) only when a
+/// lookup needs one: see [`Registry::discover`].
 #[derive(Debug, Default)]
 pub struct Registry {
     /// The directories searched, in order.
     pub search_path: SearchPath,
-    /// Libraries loaded, in search order.
-    pub libraries: Vec<PluginLibrary>,
-    /// Libraries refused, with reasons.
-    pub refused: Vec<Refused>,
+    /// The libraries that passed the checks made without opening them, in search order.
+    candidates: Vec<Candidate>,
+    /// Libraries refused without being opened, with reasons.
+    refused_unopened: Vec<Refused>,
     /// Search directories that any user may write to (world-writable): whoever can write
     /// there chooses the code a run loads.
     pub writable_by_others: Vec<PathBuf>,
@@ -107,7 +109,10 @@ pub struct Resolved<'a> {
 }
 
 impl Registry {
-    /// Opens every library on `search_path`.
+    /// Finds the libraries on `search_path`, opening none: each file's headers are checked
+    /// and its factory list read (see `elf` and `listing`); a file that fails is refused
+    /// without being opened. A library is opened when a lookup needs a factory it lists, or,
+    /// when its file lists none, when a lookup in search order reaches it.
     pub fn discover(search_path: SearchPath) -> Registry {
         let mut reg = Registry {
             search_path,
@@ -141,13 +146,62 @@ impl Registry {
                     continue;
                 }
                 seen.push((file_name.clone(), path.clone()));
-                match load_library(&path) {
-                    Ok(lib) => reg.libraries.push(lib),
-                    Err(Refusal(reason)) => reg.refused.push(Refused { path, reason }),
+                match super::elf::examine(&path) {
+                    Ok(listed) => reg.candidates.push(Candidate::new(path, listed)),
+                    Err(reason) => reg.refused_unopened.push(Refused { path, reason }),
                 }
             }
         }
         reg
+    }
+
+    /// Every library on the search path, opened (running its code) if it was not yet, in
+    /// search order: what `simcore plugins` lists.
+    pub fn libraries(&self) -> Vec<&PluginLibrary> {
+        self.candidates
+            .iter()
+            .filter_map(|c| c.open().ok())
+            .collect()
+    }
+
+    /// The libraries opened so far (by lookups, or [`Registry::libraries`]).
+    pub fn opened(&self) -> Vec<&PluginLibrary> {
+        self.candidates
+            .iter()
+            .filter_map(Candidate::loaded)
+            .collect()
+    }
+
+    /// The libraries refused so far, with reasons: those refused without being opened, then
+    /// those refused once opened.
+    pub fn refused(&self) -> Vec<Refused> {
+        let opened = self.candidates.iter().filter_map(|c| {
+            c.refusal().map(|r| Refused {
+                path: c.path.clone(),
+                reason: r.0.clone(),
+            })
+        });
+        self.refused_unopened
+            .iter()
+            .cloned()
+            .chain(opened)
+            .collect()
+    }
+
+    /// The first factory, in search order, for which `wanted` holds, opening the libraries
+    /// that may have it on the way.
+    pub(super) fn first_serving(
+        &self,
+        wanted: impl Fn(&FactoryDesc) -> bool + Copy,
+    ) -> Option<Resolved<'_>> {
+        self.candidates
+            .iter()
+            .filter(|c| c.may_serve(wanted))
+            .find_map(|c| {
+                let library = c.open().ok()?;
+                let factory = library.factories.iter().find(|f| wanted(f))?;
+                Some(Resolved { library, factory })
+            })
     }
 
     /// Sets which library serves a sensor type or a `<plugin name>` (the run manifest's
@@ -192,26 +246,21 @@ impl Registry {
                 }),
             };
         }
-        Ok(self.libraries.iter().find_map(|library| {
-            library
-                .factories
-                .iter()
-                .find(|f| serves(f))
-                .map(|factory| Resolved { library, factory })
-        }))
+        Ok(self.first_serving(serves))
     }
 
-    /// The loaded library called `filename` (`foo`, `libfoo.so` and `foo-bar` for
-    /// `libfoo_bar.so` all work), or why there is none.
+    /// The library called `filename` (`foo`, `libfoo.so` and `foo-bar` for `libfoo_bar.so`
+    /// all work), opened, or why there is none.
     fn library_named(&self, filename: &str) -> Result<&PluginLibrary, LookupError> {
         check_library_name(filename)?;
         let wanted = normalize_library_name(filename);
-        self.libraries
+        self.candidates
             .iter()
-            .find(|l| normalize_library_name(&l.file_name) == wanted)
+            .find(|c| normalize_library_name(&c.file_name) == wanted)
+            .and_then(|c| c.open().ok())
             .ok_or_else(|| {
                 let refused = self
-                    .refused
+                    .refused()
                     .iter()
                     .find(|r| {
                         r.path
@@ -268,12 +317,17 @@ impl Registry {
             })
     }
 
-    /// Every SDF sensor type some library serves, sorted.
+    /// Every SDF sensor type some library serves, sorted: by the factories of the libraries
+    /// opened, and the lists in the files of those not opened.
     pub fn served_sensor_types(&self) -> Vec<String> {
         let mut v: Vec<String> = self
-            .libraries
+            .candidates
             .iter()
-            .flat_map(|l| l.factories.iter())
+            .flat_map(|c| match (c.loaded(), c.refusal()) {
+                (Some(l), _) => l.factories.as_slice(),
+                (None, Some(_)) => &[],
+                (None, None) => c.listed.as_deref().unwrap_or(&[]),
+            })
             .filter(|f| f.kind == PluginKind::SENSOR)
             .flat_map(|f| f.serves.iter().cloned())
             .collect();

@@ -38,7 +38,7 @@ fn a_sensor_route_picks_its_library_over_the_first_on_the_path() {
         return;
     };
     let reg = registry(dir.path());
-    assert_eq!(reg.libraries.len(), 3, "{:?}", reg.refused);
+    assert_eq!(reg.libraries().len(), 3, "{:?}", reg.refused());
     let first = reg.sensor_factory("imu").unwrap();
     assert!(first.library.file_name.contains("simcore_plugin_imu"));
     let reg = reg.with_routes(

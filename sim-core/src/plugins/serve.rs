@@ -35,15 +35,8 @@ impl Registry {
         if name.is_empty() {
             return None;
         }
-        self.libraries.iter().find_map(|library| {
-            library
-                .factories
-                .iter()
-                .find(|f| {
-                    f.kind == PluginKind::SYSTEM
-                        && (f.serves.iter().any(|s| s == name) || f.name == name)
-                })
-                .map(|factory| Resolved { library, factory })
+        self.first_serving(|f| {
+            f.kind == PluginKind::SYSTEM && (f.serves.iter().any(|s| s == name) || f.name == name)
         })
     }
 

@@ -167,7 +167,7 @@ impl Simulation {
             None
         };
         let warnings = registry
-            .refused
+            .refused()
             .iter()
             .map(|r| format!("plugin library {} refused: {}", r.path.display(), r.reason))
             .collect();

@@ -23,6 +23,15 @@ pub enum SpawnError {
     /// No model file of the requested name was found (the message says where it looked).
     #[error("{0}")]
     NoFile(String),
+    /// The model file lies outside the world's directory and the resource search path (and
+    /// the world was not loaded with [`crate::input::Limits::read_anywhere`]).
+    #[error("model file `{name}`: {reason}")]
+    Outside {
+        /// The file as the request names it.
+        name: String,
+        /// Where it resolved to, and the rule.
+        reason: String,
+    },
     /// The model file could not be read.
     #[error("cannot read `{}`: {source}", path.display())]
     Read {
@@ -317,12 +326,27 @@ fn requested_pose(
     Ok(Some(world))
 }
 
-/// Finds a model file named in a creation request: absolute as given; relative beside the
+/// Finds a model file named in a creation request ([`locate_model_file`]), when the world may
+/// read it: like the files a world includes, it must lie, symbolic links followed, in the
+/// world's directory (the working directory for a world read from text) or on the resource
+/// search path, unless the world's limits allow reading anywhere.
+fn find_model_file(name: &str, world: &World) -> Result<PathBuf, SpawnError> {
+    let found = locate_model_file(name, world)?;
+    let world_file = world.span.file.as_deref().map(|f| f.as_path());
+    crate::sdf::confine_to_world(found, world_file, &world.limits).map_err(|reason| {
+        SpawnError::Outside {
+            name: name.to_string(),
+            reason,
+        }
+    })
+}
+
+/// Where a model file named in a creation request is: absolute as given; relative beside the
 /// world file first, then in the working directory; then, as an `<include>` `<uri>` would be
 /// (`model://NAME`, a model name or a model directory, through its `model.config`), on the
 /// resource search path (`SIMCORE_RESOURCE_PATH`, `GZ_SIM_RESOURCE_PATH`, `SDF_PATH`, the
 /// `models/` directories at or above the world file).
-fn find_model_file(name: &str, world: &World) -> Result<PathBuf, SpawnError> {
+fn locate_model_file(name: &str, world: &World) -> Result<PathBuf, SpawnError> {
     let path = Path::new(name);
     if path.is_absolute() && path.is_file() {
         return Ok(path.to_path_buf());

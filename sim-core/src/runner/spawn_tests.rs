@@ -34,7 +34,18 @@ fn request(f: impl FnOnce(&mut EntityFactory)) -> EntityFactory {
 }
 
 fn prepare(r: &EntityFactory, claimed: &[&str]) -> Result<Model, SpawnError> {
-    let world = crate::sdf::parse_str(WORLD, None).unwrap();
+    prepare_beside(None, r, claimed)
+}
+
+/// [`prepare`] in the world [`WORLD`] as if read from a file in `dir` (model files are read
+/// only from the world's directory and the resource path).
+fn prepare_beside(
+    dir: Option<&Path>,
+    r: &EntityFactory,
+    claimed: &[&str],
+) -> Result<Model, SpawnError> {
+    let file = dir.map(|d| d.join("world.sdf"));
+    let world = crate::sdf::parse_str(WORLD, file.as_deref()).unwrap();
     let physics = Physics::build(&world).unwrap();
     let claimed = claimed.iter().map(|c| c.to_string()).collect();
     prepare_model(
@@ -176,7 +187,8 @@ fn descriptions_are_limited_in_size() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("big.sdf");
     std::fs::write(&file, &big).unwrap();
-    let e = prepare(
+    let e = prepare_beside(
+        Some(dir.path()),
         &request(|r| {
             r.sdf = "".into();
             r.sdf_filename = file.to_str().unwrap().into();
@@ -226,7 +238,8 @@ fn a_file_is_read_from_disk() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("m.sdf");
     std::fs::write(&file, MODEL.replace("crate", "from_file")).unwrap();
-    let m = prepare(
+    let m = prepare_beside(
+        Some(dir.path()),
         &request(|r| {
             r.sdf = "".into();
             r.sdf_filename = file.to_str().unwrap().into();
@@ -303,16 +316,33 @@ fn a_model_file_that_is_not_a_regular_file_is_refused_without_blocking() {
     }
     let (tx, rx) = std::sync::mpsc::channel();
     let path = fifo.to_string_lossy().into_owned();
+    let world_dir = dir.path().to_path_buf();
     std::thread::spawn(move || {
         let r = request(|r| {
             r.sdf = "".into();
             r.sdf_filename = path.as_str().into();
         });
-        let _ = tx.send(prepare(&r, &[]).map(|m| m.name).map_err(|e| e.to_string()));
+        let prepared = prepare_beside(Some(&world_dir), &r, &[]);
+        let _ = tx.send(prepared.map(|m| m.name).map_err(|e| e.to_string()));
     });
     let outcome = rx
         .recv_timeout(std::time::Duration::from_secs(20))
         .expect("a FIFO named by a spawn request blocks the world");
     let e = outcome.unwrap_err();
     assert!(e.contains("not a regular file"), "{e}");
+}
+
+#[test]
+fn a_model_file_outside_the_world_directory_is_refused() {
+    let (world_dir, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let file = elsewhere.path().join("m.sdf");
+    std::fs::write(&file, MODEL.replace("crate", "outside")).unwrap();
+    let r = request(|r| {
+        r.sdf = "".into();
+        r.sdf_filename = file.to_str().unwrap().into();
+    });
+    let e = prepare_beside(Some(world_dir.path()), &r, &[]).unwrap_err();
+    assert!(matches!(e, SpawnError::Outside { .. }), "{e:?}");
+    let m = prepare_beside(Some(elsewhere.path()), &r, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.name, "outside");
 }

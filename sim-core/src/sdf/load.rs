@@ -172,6 +172,24 @@ impl Loader {
     }
 }
 
+/// `path` when a world read from `world_file` (text when None) under `limits` may read it,
+/// with the default resource search path: see [`Loader::confine`].
+pub(crate) fn confine_to_world(
+    path: PathBuf,
+    world_file: Option<&Path>,
+    limits: &Limits,
+) -> Result<PathBuf, String> {
+    let options = LoadOptions {
+        limits: limits.clone(),
+        ..LoadOptions::default()
+    };
+    let mut loader = Loader::new(&options);
+    if let Some(file) = world_file {
+        loader = loader.in_dir_of(file);
+    }
+    loader.confine(path, world_file.and_then(Path::parent))
+}
+
 /// The canonical directory of the file at `path`.
 fn world_dir(path: &Path) -> Option<PathBuf> {
     let dir = match path.parent() {

@@ -113,3 +113,4 @@ pub use document::{
 pub use error::{ErrorKind, SdfError};
 pub use frames::{PlacementError, frame_in_model, frame_in_world, place_model};
 pub use load::LoadOptions;
+pub(crate) use load::confine_to_world;

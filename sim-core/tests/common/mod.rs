@@ -2,6 +2,7 @@
 //! load, staging them in per-test directories, and running the real `simcore` binary.
 #![allow(dead_code)]
 
+pub mod capture;
 pub mod joints;
 
 use std::path::{Path, PathBuf};

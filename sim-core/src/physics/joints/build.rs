@@ -410,7 +410,6 @@ impl Physics {
                 multibody: built.multibody.map(|(h, _)| h),
                 anchor: built.multibody.and_then(|(_, a)| a),
             },
-            removed: false,
         });
         let mut next = slot;
         for (k, a) in built.axes.iter().enumerate() {

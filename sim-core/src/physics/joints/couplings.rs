@@ -117,7 +117,7 @@ impl Physics {
             let Some((kind, slot, axes)) = self.joint_axes(c.joint) else {
                 continue;
             };
-            if self.entities.get(c.joint).is_none_or(|e| e.removed) {
+            if self.entities.get(c.joint).is_none() {
                 continue;
             }
             let (rows, error) = match (kind, axes[0], axes[1]) {
