@@ -838,6 +838,54 @@ fn a_late_subscriber_gets_tf_static() {
     assert!(err.contains("/tf_static"), "{err}");
 }
 
+/// `/tf` carries every model and link frame in the world frame from the engine's truth,
+/// all of them in the first message a listener gets, reliable as tf2 listeners expect.
+#[test]
+fn tf_gives_every_frame_to_a_new_listener() {
+    let Some(python) = python() else { return };
+    let (_dir, endpoint, run) = pioneer_run(&[]);
+    let a = ros_client(
+        &python,
+        &endpoint,
+        &["topic", "tf2_msgs/msg/TFMessage@/tf", "1"],
+    );
+    let (_, err) = run.stop();
+    assert_eq!(a["topic"], "/tf", "{a}");
+    assert_eq!(a["qos"], "::,10:,:,:,,", "reliable, keep last 10: {a}");
+    let transforms = a["messages"][0]["message"]["transforms"]
+        .as_array()
+        .unwrap();
+    let children: Vec<&str> = transforms
+        .iter()
+        .map(|t| {
+            assert_eq!(t["header"]["frame_id"], "world", "{t}");
+            t["child_frame_id"].as_str().unwrap()
+        })
+        .collect();
+    for frame in ["pioneer", "pioneer::chassis", "pioneer::tilt_link"] {
+        assert!(
+            children.contains(&frame),
+            "{frame} missing from {children:?}"
+        );
+    }
+    let chassis = transforms
+        .iter()
+        .find(|t| t["child_frame_id"] == "pioneer::chassis")
+        .unwrap();
+    let z = chassis["transform"]["translation"]["z"].as_f64().unwrap();
+    assert!(
+        z > 0.0 && z < 1.0,
+        "the chassis stands on the ground: {chassis}"
+    );
+    let q = &chassis["transform"]["rotation"];
+    let norm: f64 = ["x", "y", "z", "w"]
+        .iter()
+        .map(|k| q[*k].as_f64().unwrap().powi(2))
+        .sum();
+    assert!((norm - 1.0).abs() < 1e-6, "a unit quaternion: {q}");
+    assert!(err.contains("/tf "), "the summary counts /tf: {err}");
+}
+
 /// Every input of the pioneer's systems is announced with an `MS` token of the type its
 /// system reads there (hashes checked by the client against rosbags).
 #[test]

@@ -4,20 +4,19 @@ use super::file::FileSink;
 use super::live::LiveSink;
 use super::scene::visual_marker;
 use super::writer::{self, Counters, Item};
-use crate::ros::{FrameTransform, Marker};
+use crate::ros::{Marker, MovedFrames};
 use crate::runner::Simulation;
 use crate::transport::Subscription;
 use crossbeam_channel::{Sender, TrySendError, bounded};
-use sim_plugin_api::{EntityId, Pose, SimTime};
-use std::collections::{BTreeMap, HashMap};
+use sim_plugin_api::SimTime;
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 
-/// The TF frame all model and link poses are given in.
-pub const WORLD_FRAME: &str = "world";
+pub use crate::ros::WORLD_FRAME;
 
 /// How often `/clock` is written at most, in sim time (100 Hz).
 const CLOCK_PERIOD: SimTime = SimTime::from_nanos(10_000_000);
@@ -174,7 +173,7 @@ pub struct Recorder {
     counters: Arc<Counters>,
     subs: Vec<Subscription>,
     dropped: u64,
-    poses: HashMap<EntityId, Pose>,
+    poses: MovedFrames,
     revision: Option<u64>,
     next_clock: SimTime,
     next_live_scene: SimTime,
@@ -248,7 +247,7 @@ impl Recorder {
             counters,
             subs,
             dropped: 0,
-            poses: HashMap::new(),
+            poses: MovedFrames::default(),
             revision: None,
             next_clock: SimTime::ZERO,
             next_live_scene: LIVE_SCENE_PERIOD,
@@ -273,18 +272,7 @@ impl Recorder {
             self.next_live_scene = SimTime::from_nanos(now.nanos + LIVE_SCENE_PERIOD.nanos);
             self.scene(sim, now);
         }
-        let mut moved = Vec::new();
-        for f in physics.frames() {
-            if self.poses.get(&f.id) != Some(&f.pose) {
-                self.poses.insert(f.id, f.pose);
-                moved.push(FrameTransform {
-                    stamp: now,
-                    parent: WORLD_FRAME.to_string(),
-                    child: f.scoped_name.to_string(),
-                    pose: f.pose,
-                });
-            }
-        }
+        let moved = self.poses.moved(physics, now);
         if !moved.is_empty() {
             self.send(Item::Tf {
                 stamp: now,

@@ -3,8 +3,13 @@
 use super::catalog as t;
 use super::encode::{quaternion, time, vector3};
 use super::{CdrWriter, RosType};
+use crate::physics::Physics;
 use crate::runner::Simulation;
-use sim_plugin_api::{Pose, SimTime};
+use sim_plugin_api::{EntityId, Pose, SimTime};
+use std::collections::HashMap;
+
+/// The TF frame all model and link poses are given in (`/tf`).
+pub const WORLD_FRAME: &str = "world";
 
 /// One `geometry_msgs/TransformStamped`: the pose of frame `child` in frame `parent`.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,4 +65,37 @@ pub fn sensor_frames(sim: &Simulation, stamp: SimTime) -> Vec<FrameTransform> {
         });
     }
     statics
+}
+
+/// The `/tf` of a run: each step, the model and link frames whose pose changed since the
+/// last call (all of them on the first call, or after [`MovedFrames::clear`]), in
+/// [`WORLD_FRAME`], from the engine's truth whatever plugins the world has.
+#[derive(Debug, Default)]
+pub struct MovedFrames {
+    poses: HashMap<EntityId, Pose>,
+}
+
+impl MovedFrames {
+    /// Forgets the poses sent, so that the next call gives every frame (models were added
+    /// or removed, or a new listener needs them all).
+    pub fn clear(&mut self) {
+        self.poses.clear();
+    }
+
+    /// The frames of `physics` that moved since the last call, stamped `stamp`.
+    pub fn moved(&mut self, physics: &Physics, stamp: SimTime) -> Vec<FrameTransform> {
+        let mut moved = Vec::new();
+        for f in physics.frames() {
+            if self.poses.get(&f.id) != Some(&f.pose) {
+                self.poses.insert(f.id, f.pose);
+                moved.push(FrameTransform {
+                    stamp,
+                    parent: WORLD_FRAME.to_string(),
+                    child: f.scoped_name.to_string(),
+                    pose: f.pose,
+                });
+            }
+        }
+        moved
+    }
 }

@@ -3,6 +3,7 @@ simcore code): it finds simcore through its liveliness tokens, checks keys, hash
 attachments, and decodes messages.
 
     ros_client.py ENDPOINT topic TYPE COUNT    print COUNT messages of the first TYPE publisher
+                                                 (TYPE@NAME: of the one on topic NAME)
     ros_client.py ENDPOINT drive SECONDS X      publish Twist(linear.x = X) to the cmd_vel
                                                  subscription for SECONDS
     ros_client.py ENDPOINT entities IMU SDF     with the pioneer world paused: GetEntities and
@@ -88,10 +89,11 @@ class Graph:
                 self.cond.wait(left)
 
 
-def endpoint_token(graph, kind, ros_type):
+def endpoint_token(graph, kind, ros_type, name=None):
     # @ros2_lv/<domain>/<zid>/<nid>/<eid>/<kind>/<enclave>/<ns>/<node>/<topic>/<type>/<hash>/<qos>
     token, parts = graph.wait_for(
         lambda p: len(p) == 13 and p[5] == kind and p[10] == dds_name(ros_type)
+        and (name is None or p[9] == name.replace("/", "%"))
     )
     zid, nid = parts[2], parts[3]
     node = f"@ros2_lv/0/{zid}/{nid}/{nid}/NN/%/%/simcore"
@@ -119,9 +121,10 @@ def plain(v):
 
 
 def topic(endpoint, ros_type, count):
+    ros_type, _, wanted = ros_type.partition("@")
     s = session(endpoint)
     graph = Graph(s)
-    token, name, hash_, qos = endpoint_token(graph, "MP", ros_type)
+    token, name, hash_, qos = endpoint_token(graph, "MP", ros_type, wanted or None)
     key = f"0/{name.strip('/')}/{dds_name(ros_type)}/{hash_}"
     got = []
     cond = threading.Condition()

@@ -4,7 +4,8 @@
 use super::control::{Control, FACTORY_FEATURES, FEATURES, Reply, result, scope, state};
 use super::options::{ZenohError, ZenohOptions};
 use super::serve::{self, factory};
-use super::worker::{self, Event, Request, Shared, TopicReport};
+use super::worker::{self, Event, Request, Shared, TF_QUEUE, TopicReport};
+use crate::ros::MovedFrames;
 use crate::runner::Simulation;
 use crate::transport::Subscription;
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
@@ -48,6 +49,9 @@ pub struct Bridge {
     next_clock: i64,
     /// The engine's model revision `/tf_static` was last sent for (None: send it).
     frames_at: Option<u64>,
+    /// The frames `/tf` has sent (while someone listens there), and the model revision
+    /// they are of.
+    tf: Option<(MovedFrames, u64)>,
     paused: bool,
     /// Reset and paused (SetSimulationState(STOPPED)) and not stepped since.
     stopped: bool,
@@ -127,6 +131,7 @@ impl Bridge {
             clock_period,
             next_clock: 0,
             frames_at: None,
+            tf: None,
             paused: false,
             stopped: false,
             budget: 0,
@@ -185,6 +190,7 @@ impl Bridge {
             let frames = crate::ros::sensor_frames(sim, sim.time());
             let _ = self.events.send(Event::StaticFrames(frames));
         }
+        self.frames(sim);
         if self.shared.active.load(Ordering::Relaxed) > 0 {
             let _ = self.wake.try_send(());
         }
@@ -340,6 +346,38 @@ impl Bridge {
                 "simcore resets time and state only together (SCOPE_DEFAULT or SCOPE_ALL), and the spawned models alone (SCOPE_SPAWNED); not scope {s}"
             ),
         )
+    }
+
+    /// Hands the frames that moved in the last step to `/tf` while someone listens there:
+    /// every frame in the first step they listen and after models were added or removed,
+    /// then those that moved.
+    fn frames(&mut self, sim: &Simulation) {
+        if !self.shared.tf_wanted.load(Ordering::Relaxed) {
+            self.tf = None;
+            return;
+        }
+        let physics = sim.physics();
+        let (sent, revision) = self
+            .tf
+            .get_or_insert_with(|| (MovedFrames::default(), physics.revision()));
+        if *revision != physics.revision() {
+            *revision = physics.revision();
+            sent.clear();
+        }
+        if self.shared.tf_pending.load(Ordering::Relaxed) >= TF_QUEUE {
+            // The Zenoh thread is behind: this step's frames are not sent, and the next
+            // message carries every frame.
+            sent.clear();
+            self.shared.tf_lost.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let moved = sent.moved(physics, sim.time());
+        if !moved.is_empty() {
+            self.shared.tf_pending.fetch_add(1, Ordering::Relaxed);
+            if self.events.send(Event::Frames(moved)).is_err() {
+                self.shared.tf_pending.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Publishes `/clock` when someone listens and it is due at `now`.

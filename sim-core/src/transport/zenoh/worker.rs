@@ -10,7 +10,7 @@ use crate::transport::{Envelope, Subscription};
 use crossbeam_channel::{Receiver, Sender, select};
 use sim_plugin_api::{Payload, SimTime};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use zenoh::Wait;
@@ -32,11 +32,14 @@ pub(super) enum Event {
     Input(String, Option<&'static RosType>),
     /// The bus subscription asked for with [`Request::Subscribe`].
     Subscribed(Subscription),
-    /// Someone outside started (true) or stopped listening to output `index` (`usize::MAX`:
-    /// `/clock`).
+    /// Someone outside started (true) or stopped listening to output `index` ([`CLOCK`]:
+    /// `/clock`, [`TF`]: `/tf`).
     Matching(usize, bool),
     /// The transforms `/tf_static` carries now (sent again when they change).
     StaticFrames(Vec<FrameTransform>),
+    /// The model and link frames that moved in a step (`/tf`; sent only while someone
+    /// listens there).
+    Frames(Vec<FrameTransform>),
     /// A service call from outside.
     Query(Service, Query),
     /// The simulation's reply to [`Request::Control`] `id`.
@@ -63,7 +66,23 @@ pub(super) struct Shared {
     pub active: AtomicUsize,
     /// Whether someone listens to `/clock`.
     pub clock_wanted: AtomicBool,
+    /// Whether someone listens to `/tf`.
+    pub tf_wanted: AtomicBool,
+    /// [`Event::Frames`] sent and not yet published (the simulation sends no more than
+    /// [`TF_QUEUE`]).
+    pub tf_pending: AtomicUsize,
+    /// Steps whose `/tf` was not sent because the Zenoh thread was behind.
+    pub tf_lost: AtomicU64,
 }
+
+/// The most `/tf` messages waiting for the Zenoh thread; beyond it a step's frames are not
+/// sent (and the next message sent carries every frame again).
+pub(super) const TF_QUEUE: usize = 64;
+
+/// The output index [`Event::Matching`] gives for `/clock`.
+pub(super) const CLOCK: usize = usize::MAX;
+/// The output index [`Event::Matching`] gives for `/tf`.
+pub(super) const TF: usize = usize::MAX - 1;
 
 /// The Zenoh thread's ends of the channels.
 pub(super) struct Channels {
@@ -147,6 +166,7 @@ struct Worker {
     remaps: HashMap<String, String>,
     inputs: Vec<(Subscriber<()>, Option<LivelinessToken>)>,
     clock: Option<Output>,
+    tf: Option<Output>,
     tf_static: Option<Output>,
     services: Vec<(Queryable<()>, LivelinessToken)>,
     calls: HashMap<u64, Call>,
@@ -207,6 +227,7 @@ pub(super) fn run(
         remaps: options.remaps.iter().cloned().collect(),
         inputs: Vec::new(),
         clock: None,
+        tf: None,
         tf_static: None,
         services: Vec::new(),
         calls: HashMap::new(),
@@ -221,7 +242,15 @@ pub(super) fn run(
             return Vec::new();
         }
     };
-    w.clock = w.declare("/clock", &catalog::CLOCK, Qos::Reliable, usize::MAX);
+    w.clock = w.declare("/clock", &catalog::CLOCK, Qos::Reliable, CLOCK);
+    // The engine's /tf, unless the user remapped a topic of the world there (a truth
+    // PosePublisher's TFMessage, as ros_gz_bridge users do): then that one is /tf.
+    if !w.remaps.values().any(|r| r == "/tf") {
+        w.tf = w.declare("/tf", &catalog::TF_MESSAGE, Qos::Reliable, TF);
+        if w.tf.is_some() {
+            w.names.insert("/tf".into(), "/tf".into());
+        }
+    }
     w.tf_static = w.declare("/tf_static", &catalog::TF_MESSAGE, Qos::Latched, usize::MAX);
     for service in Service::ALL {
         if let Err(e) = w.serve_service(service) {
@@ -241,12 +270,13 @@ pub(super) fn run(
         outputs,
         inputs,
         clock,
+        tf,
         tf_static,
         services,
         calls,
         ..
     } = w;
-    drop((outputs, inputs, clock, tf_static, services, calls));
+    drop((outputs, inputs, clock, tf, tf_static, services, calls));
     let _ = session.close().wait();
     reports
 }
@@ -288,6 +318,14 @@ impl Worker {
                     l.put(b);
                 }
             }
+            Event::Frames(frames) => {
+                self.shared.tf_pending.fetch_sub(1, Ordering::Relaxed);
+                if let Some(o) = self.tf.as_mut().filter(|o| o.matching) {
+                    let mut b = Vec::with_capacity(64 + 96 * frames.len());
+                    ros::encode_tf(&frames, &mut b);
+                    o.put(b);
+                }
+            }
             Event::Reply(id, reply) => {
                 // Everything the steps before the reply produced goes out first.
                 while let Ok(t) = self.ch.clocks.try_recv() {
@@ -309,8 +347,14 @@ impl Worker {
                 }
                 self.count_active();
             }
-            Event::Matching(usize::MAX, m) => {
+            Event::Matching(CLOCK, m) => {
                 self.shared.clock_wanted.store(m, Ordering::Relaxed);
+            }
+            Event::Matching(TF, m) => {
+                if let Some(o) = self.tf.as_mut() {
+                    o.matching = m;
+                }
+                self.shared.tf_wanted.store(m, Ordering::Relaxed);
             }
             Event::Matching(i, m) => {
                 let Some(o) = self.outputs.get_mut(i) else {
@@ -600,6 +644,7 @@ impl Worker {
             .outputs
             .iter_mut()
             .chain(self.clock.as_mut())
+            .chain(self.tf.as_mut())
             .chain(self.tf_static.as_mut())
         {
             o.release();
@@ -610,6 +655,9 @@ impl Worker {
                 sent: o.sent,
                 lost: o.lost,
             });
+        }
+        if let Some(tf) = v.iter_mut().find(|r| r.topic == "/tf") {
+            tf.lost += self.shared.tf_lost.load(Ordering::Relaxed);
         }
         v
     }
