@@ -18,6 +18,8 @@
 //! - [`msgs`]: every message type;
 //! - [`testing`]: a fixed world and helpers to test a plugin without the engine;
 //! - [`scene`]: the scene extension, for rendering plugins;
+//! - [`mechanics`]: the mechanics extension (mass properties, collision shapes, a model's
+//!   joints), for physical systems;
 //! - [`abi`]: the ABI internals (root module, FFI forms, extension plumbing), which the
 //!   engine and [`export_plugin!`] use.
 //!
@@ -133,6 +135,7 @@
 //! | name | reached through | what |
 //! |---|---|---|
 //! | [`MODEL_FACTORY_EXTENSION`] (`simcore.factory.v1`) | [`Commands::extension`], helper [`model_factory`] | [`ModelFactory`]: create a model with the verdict (final name and pose, or the SDF diagnostic) during the call; the model is built when the commands are applied |
+//! | [`MECHANICS_EXTENSION`] (`simcore.mechanics.v1`) | [`WorldView::extension`], helper [`WorldRef::mechanics`] | [`mechanics`]: a link's mass properties and collision shapes (kind, size, volume, centre of volume), a model's joints |
 //! | [`MODEL_PLUGINS_EXTENSION`] (`simcore.model_plugins.v1`) | [`WorldView::extension`], helper [`model_plugins`] | [`ModelPlugins`]: the `<plugin>` elements of every model, e.g. to read annotations such as a fiducial id |
 //! | [`SCENE_EXTENSION`] (`simcore.scene.v1`) | [`WorldView::extension`], helper [`WorldRef::scene`] | [`scene`]: the world's `<scene>`, its lights (world frame) and the segmentation labels of visuals, for rendering plugins |
 //! | [`VISIBILITY_RAYS_EXTENSION`] (`simcore.visibility_rays.v1`) | [`WorldView::extension`], helper [`WorldRef::cast_rays_seen_by`] | [`visibility`]: ray casts that see only the visuals whose `<visibility_flags>` meet a sensor's `<visibility_mask>` |
@@ -192,6 +195,8 @@ mod factory;
 #[allow(unsafe_code)]
 mod math;
 #[allow(unsafe_code)]
+pub mod mechanics;
+#[allow(unsafe_code)]
 mod messages;
 #[allow(unsafe_code)]
 mod model_plugins;
@@ -227,6 +232,11 @@ pub use factory::{
 #[doc(hidden)]
 pub use factory::{ModelFactory_CTO, ModelFactory_TO};
 pub use math::{Pose, Quat, Vec3};
+#[doc(hidden)]
+pub use mechanics::Mechanics_TO;
+pub use mechanics::{
+    CollisionShape, LinkInertial, MECHANICS_EXTENSION, Mechanics, MechanicsRef, ShapeKind,
+};
 #[doc(hidden)]
 pub use messages::*;
 pub use messages::{

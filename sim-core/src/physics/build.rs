@@ -352,6 +352,7 @@ impl Physics {
                 link: id,
                 pose: c.pose,
                 laser_retro: c.laser_retro,
+                shape: super::mechanics::ShapeSummary::of(&c.geometry),
             };
             let groups = InteractionGroups::new(
                 GROUP_COLLISION,

@@ -11,7 +11,8 @@
 //! [`WorldView`](sim_plugin_api::WorldView) plugins see.
 //!
 //! One file per concept: `build` (the world in rapier), `contacts` (SDF surfaces in contacts),
-//! `shapes` (geometry to rapier shapes), `joints`, `state` (stepping and motion), `commands`
+//! `shapes` (geometry to rapier shapes), `mechanics` (mass properties and
+//! collision volumes for plugins), `joints`, `state` (stepping and motion), `commands`
 //! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `view`
 //! (what plugins see) and `listing` (the models, links and visuals, for recorders).
 
@@ -22,6 +23,7 @@ mod convert;
 mod entities;
 mod joints;
 mod listing;
+mod mechanics;
 mod query;
 mod ray_index;
 mod shapes;

@@ -7,10 +7,10 @@ use super::{GROUP_COLLISION, GROUP_QUERY, Physics};
 use rapier3d::prelude::*;
 use sim_plugin_api::{
     ALL_VISIBLE, Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState,
-    LogLevel, MODEL_PLUGINS_EXTENSION, ModelInfo, NO_LABEL, Ray as ApiRay, RayCastOptions, RayHit,
-    SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO, SimTime, SphericalCoordinates,
-    SurfaceInfo, VISIBILITY_RAYS_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO,
-    VisibilityRaysRef, WorldView,
+    LogLevel, MECHANICS_EXTENSION, MODEL_PLUGINS_EXTENSION, Mechanics_TO, MechanicsRef, ModelInfo,
+    NO_LABEL, Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION, SceneInfo, SceneRef,
+    SceneView, SceneView_TO, SimTime, SphericalCoordinates, SurfaceInfo, VISIBILITY_RAYS_EXTENSION,
+    Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef, WorldView,
     abi_stable::{
         RRef,
         sabi_trait::TD_Opaque,
@@ -40,6 +40,10 @@ impl Physics {
             pool: None,
             scene: std::mem::ManuallyDrop::new(SceneView_TO::from_ptr(RRef::new(self), TD_Opaque)),
             visibility: std::mem::ManuallyDrop::new(VisibilityRays_TO::from_ptr(
+                RRef::new(self),
+                TD_Opaque,
+            )),
+            mechanics: std::mem::ManuallyDrop::new(Mechanics_TO::from_ptr(
                 RRef::new(self),
                 TD_Opaque,
             )),
@@ -214,6 +218,8 @@ pub struct PhysicsView<'a> {
     /// The `simcore.visibility_rays.v1` extension object, borrowing the physics as `scene`
     /// does.
     visibility: std::mem::ManuallyDrop<VisibilityRaysRef<'a>>,
+    /// The `simcore.mechanics.v1` extension object, borrowing the physics as `scene` does.
+    mechanics: std::mem::ManuallyDrop<MechanicsRef<'a>>,
 }
 
 /// The visibility extension ([`VISIBILITY_RAYS_EXTENSION`]): casts that see only the visuals
@@ -466,6 +472,7 @@ impl WorldView for PhysicsView<'_> {
             SCENE_EXTENSION => ROption::RSome(Extension::new(&*self.scene)),
             sim_plugin_api::RAY_FLAGS_EXTENSION => ROption::RSome(Extension::new(&RAY_FLAGS)),
             VISIBILITY_RAYS_EXTENSION => ROption::RSome(Extension::new(&*self.visibility)),
+            MECHANICS_EXTENSION => ROption::RSome(Extension::new(&*self.mechanics)),
             _ => ROption::RNone,
         }
     }
