@@ -3,7 +3,7 @@
 //! axis.
 //!
 //! Buoyancy needs the volume of a link's collisions, ApplyLinkWrench the link's centre of
-//! mass, JointStatePublisher the joints of a model. None of it fits the frozen
+//! mass (and a model's canonical link), JointStatePublisher the joints of a model. None of it fits the frozen
 //! [`WorldView`](crate::WorldView), so it travels through this extension: an engine without it
 //! answers `None` from [`WorldRef::mechanics`], for the plugin to report what it cannot do.
 //!
@@ -103,8 +103,11 @@ pub trait Mechanics: Send + Sync {
     fn collision_shapes(&self, link: EntityId, out: &mut RVec<CollisionShape>) -> bool;
     /// Replaces the contents of `out` with the joints declared directly in `model` (not in
     /// its nested models), in document order; `false` when it is not a model.
-    #[sabi(last_prefix_field)]
     fn model_joints(&self, model: EntityId, out: &mut RVec<EntityId>) -> bool;
+    /// The canonical link of `model` (the link its frame follows); [`EntityId::NONE`] when it
+    /// is not a model or has no links.
+    #[sabi(last_prefix_field)]
+    fn canonical_link(&self, model: EntityId) -> EntityId;
 }
 
 /// The mechanics extension as plugins receive it.

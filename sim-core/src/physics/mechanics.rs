@@ -151,4 +151,14 @@ impl Mechanics for Physics {
         );
         true
     }
+
+    fn canonical_link(&self, model: EntityId) -> EntityId {
+        match self.entities.get(model).map(|e| &e.data) {
+            Some(EntityData::Model {
+                canonical: Some((link, _)),
+                ..
+            }) => *link,
+            _ => EntityId::NONE,
+        }
+    }
 }
