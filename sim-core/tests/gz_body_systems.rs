@@ -229,3 +229,141 @@ fn apply_link_wrench_accelerates_at_f_over_m_and_spins_at_tau_over_i() {
         "{before:?} {after:?}"
     );
 }
+
+/// A world `test` without ground, holding `body`.
+fn open_world(body: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="test">
+    <physics type="ode"><max_step_size>0.001</max_step_size><real_time_factor>0</real_time_factor></physics>
+    {body}
+  </world>
+</sdf>"#
+    )
+}
+
+/// A 1 m box of `mass` kg at height `z`, its motion damped (`<velocity_decay>`) by `decay`.
+fn cube(name: &str, z: f64, mass: f64, decay: f64) -> String {
+    let i = mass / 6.0;
+    format!(
+        r#"<model name="{name}"><pose>0 0 {z} 0 0 0</pose>
+      <link name="body">
+        <velocity_decay><linear>{decay}</linear><angular>{decay}</angular></velocity_decay>
+        <inertial><mass>{mass}</mass><inertia><ixx>{i}</ixx><iyy>{i}</iyy><izz>{i}</izz></inertia></inertial>
+        <collision name="c"><geometry><box><size>1 1 1</size></box></geometry></collision>
+      </link>
+    </model>"#
+    )
+}
+
+const BUOYANCY: &str = r#"filename="gz-sim-buoyancy-system" name="gz::sim::systems::Buoyancy""#;
+
+#[test]
+fn buoyancy_floats_a_box_of_half_the_waters_density_half_submerged() {
+    let dir = stage(&["simcore_plugin_buoyancy"]);
+    // Water below z = 0, air above; 500 kg in 1 m³, dropped in from 0.3 m up.
+    let plugin = format!(
+        r#"<plugin {BUOYANCY}><graded_buoyancy><default_density>1000</default_density>
+          <density_change><above_depth>0</above_depth><density>1</density></density_change>
+        </graded_buoyancy></plugin>"#
+    );
+    let text = open_world(&format!("{}{plugin}", cube("crate", 0.3, 500.0, 3.0)));
+    let mut sim = sim_from(&text, dir.path(), 0, 1);
+    let link = sim.physics().entity_id("crate::body").unwrap();
+    run_steps(&mut sim, 8000);
+    let k = sim.physics().kinematics_of(link).unwrap();
+    // Submerged: from the bottom face (z − 0.5) up to the surface at 0. Equilibrium:
+    // 1000 V_w + 1 (1 − V_w) = 500, V_w = 499/999.
+    let submerged = 0.5 - k.pose.position.z;
+    println!(
+        "submerged fraction {submerged:.5} (expected {:.5}), v {:?}",
+        499.0 / 999.0,
+        k.linear_velocity
+    );
+    assert!((submerged - 0.5).abs() < 0.02 * 0.5, "{k:?}");
+    assert!(k.linear_velocity.length() < 1e-2, "at rest: {k:?}");
+    assert!(k.angular_velocity.length() < 1e-3, "upright: {k:?}");
+}
+
+/// An ASCII STL of the unit cube centred on the origin.
+fn cube_stl() -> String {
+    let mut s = String::from("solid cube\n");
+    let v = |i: usize| -> [f64; 3] {
+        [
+            ((i & 1) as f64) - 0.5,
+            (((i >> 1) & 1) as f64) - 0.5,
+            (((i >> 2) & 1) as f64) - 0.5,
+        ]
+    };
+    // Two triangles per face, as corner indices (bit 0: x, bit 1: y, bit 2: z).
+    let faces = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    for f in faces {
+        for t in [[f[0], f[1], f[2]], [f[0], f[2], f[3]]] {
+            s.push_str("facet normal 0 0 0\nouter loop\n");
+            for i in t {
+                let p = v(i);
+                s.push_str(&format!("vertex {} {} {}\n", p[0], p[1], p[2]));
+            }
+            s.push_str("endloop\nendfacet\n");
+        }
+    }
+    s.push_str("endsolid cube\n");
+    s
+}
+
+#[test]
+fn buoyancy_in_a_uniform_fluid_lifts_boxes_and_meshes_by_their_volume() {
+    let dir = stage(&["simcore_plugin_buoyancy"]);
+    let stl = dir.path().join("cube.stl");
+    std::fs::write(&stl, cube_stl()).unwrap();
+    // 250 kg in 1 m³ of a fluid of 1000 kg/m³: a = g (ρ V / m − 1) = 3 g upwards, for the
+    // box and for the mesh of the same cube (its hull's volume).
+    let mesh = format!(
+        r#"<model name="mesh"><pose>5 0 0 0 0 0</pose>
+      <link name="body">
+        <inertial><mass>250</mass><inertia><ixx>41.7</ixx><iyy>41.7</iyy><izz>41.7</izz></inertia></inertial>
+        <collision name="c"><geometry><mesh><uri>cube.stl</uri></mesh></geometry></collision>
+      </link>
+    </model>"#
+    );
+    let text = open_world(&format!(
+        "{}{mesh}<plugin {BUOYANCY}><uniform_fluid_density>1000</uniform_fluid_density></plugin>",
+        cube("crate", 0.0, 250.0, 0.0)
+    ));
+    // The world is read as a file beside the mesh, which it may then read.
+    let file = dir.path().join("fluid.sdf");
+    let parsed = sim_core::sdf::parse_str(&text, Some(&file))
+        .unwrap_or_else(|e| panic!("{}", e.render(None)));
+    let mut sim = Simulation::new(
+        parsed,
+        registry_in(dir.path()),
+        &sim_core::runner::SimOptions {
+            seed: 0,
+            threads: 1,
+        },
+    )
+    .expect("loads");
+    run_steps(&mut sim, 100);
+    for name in ["crate::body", "mesh::body"] {
+        let id = sim.physics().entity_id(name).unwrap();
+        let k = sim.physics().kinematics_of(id).unwrap();
+        let expected = 3.0 * 9.8 * 0.1;
+        println!("{name}: v {:?}, expected {expected}", k.linear_velocity);
+        assert!(
+            (k.linear_velocity.z - expected).abs() < 0.01 * expected,
+            "{name}: {k:?}"
+        );
+        assert!(
+            k.angular_velocity.length() < 1e-6,
+            "{name}: pushed at its centre: {k:?}"
+        );
+    }
+}

@@ -3,7 +3,8 @@
 //! axis.
 //!
 //! Buoyancy needs the volume of a link's collisions, ApplyLinkWrench the link's centre of
-//! mass (and a model's canonical link), JointStatePublisher the joints of a model. None of it fits the frozen
+//! mass (and a model's canonical link), JointStatePublisher the joints of a model, Buoyancy
+//! the links of every model. None of it fits the frozen
 //! [`WorldView`](crate::WorldView), so it travels through this extension: an engine without it
 //! answers `None` from [`WorldRef::mechanics`], for the plugin to report what it cannot do.
 //!
@@ -106,8 +107,11 @@ pub trait Mechanics: Send + Sync {
     fn model_joints(&self, model: EntityId, out: &mut RVec<EntityId>) -> bool;
     /// The canonical link of `model` (the link its frame follows); [`EntityId::NONE`] when it
     /// is not a model or has no links.
-    #[sabi(last_prefix_field)]
     fn canonical_link(&self, model: EntityId) -> EntityId;
+    /// Replaces the contents of `out` with the links declared directly in `model` (not in its
+    /// nested models), in document order; `false` when it is not a model.
+    #[sabi(last_prefix_field)]
+    fn model_links(&self, model: EntityId, out: &mut RVec<EntityId>) -> bool;
 }
 
 /// The mechanics extension as plugins receive it.

@@ -161,4 +161,14 @@ impl Mechanics for Physics {
             _ => EntityId::NONE,
         }
     }
+
+    fn model_links(&self, model: EntityId, out: &mut RVec<EntityId>) -> bool {
+        out.clear();
+        let Some(EntityData::Model { links, .. }) = self.entities.get(model).map(|e| &e.data)
+        else {
+            return false;
+        };
+        out.extend(links.iter().copied());
+        true
+    }
 }
