@@ -367,3 +367,83 @@ fn buoyancy_in_a_uniform_fluid_lifts_boxes_and_meshes_by_their_volume() {
         );
     }
 }
+
+/// A 10 kg hull without gravity carrying a 0.1 kg propeller on the revolute joint `prop`
+/// about x, with the thruster `plugin` settings.
+fn submarine(plugin: &str) -> String {
+    open_world(&format!(
+        r#"<model name="sub"><pose>0 0 0 0 0 0</pose>
+      <link name="hull"><gravity>false</gravity>
+        <inertial><mass>10</mass><inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial>
+      </link>
+      <link name="propeller"><pose>-0.5 0 0 0 0 0</pose><gravity>false</gravity>
+        <inertial><mass>0.1</mass><inertia><ixx>0.001</ixx><iyy>0.001</iyy><izz>0.001</izz></inertia></inertial>
+      </link>
+      <joint name="prop" type="revolute"><parent>hull</parent><child>propeller</child>
+        <axis><xyz>1 0 0</xyz><limit><lower>-1e16</lower><upper>1e16</upper></limit></axis></joint>
+      <plugin filename="gz-sim-thruster-system" name="gz::sim::systems::Thruster">
+        <joint_name>prop</joint_name><thrust_coefficient>0.004</thrust_coefficient>
+        <fluid_density>1000</fluid_density><propeller_diameter>0.2</propeller_diameter>
+        {plugin}
+      </plugin>
+    </model>"#
+    ))
+}
+
+/// The hull's speed along x after `steps` with `value` sent once on `topic` first, and the
+/// last feedback on `feedback`.
+fn run_thruster(plugin: &str, topic: &str, value: f64, feedback: &str, steps: usize) -> (f64, f64) {
+    let dir = stage(&["simcore_plugin_thruster"]);
+    let mut sim = sim_from(&submarine(plugin), dir.path(), 0, 1);
+    let fb = sim.bus_mut().subscribe(feedback, 100_000);
+    send(&mut sim, topic, Message::new("", Payload::Double(value)));
+    run_steps(&mut sim, steps);
+    let hull = sim.physics().entity_id("sub::hull").unwrap();
+    let v = sim.physics().kinematics_of(hull).unwrap().linear_velocity;
+    assert!(
+        v.y.abs() < 1e-6 && v.z.abs() < 1e-6,
+        "along the axis only: {v:?}"
+    );
+    let last = match collect(&fb).last() {
+        Some((_, _, Payload::Double(x))) => *x,
+        other => panic!("no feedback on {feedback}: {other:?}"),
+    };
+    (v.x, last)
+}
+
+#[test]
+fn thruster_pushes_with_the_thrust_of_its_spin() {
+    // ω = 50 rad/s: T = Ct ρ D⁴ ω² = 0.004 · 1000 · 0.0016 · 2500 = 16 N on 10.1 kg.
+    let (v, force) = run_thruster(
+        "<use_angvel_cmd>true</use_angvel_cmd><velocity_control>true</velocity_control>",
+        "/model/sub/joint/prop/cmd_vel",
+        50.0,
+        "/model/sub/joint/prop/force",
+        1000,
+    );
+    println!("after 1 s at 50 rad/s: {v:.4} m/s, thrust {force}");
+    assert!((force - 16.0).abs() < 1e-9, "{force}");
+    let expected = 16.0 / 10.1;
+    assert!((v - expected).abs() < 0.01 * expected, "{v} vs {expected}");
+}
+
+#[test]
+fn thruster_clamps_a_thrust_command_and_spins_the_propeller_up() {
+    // 8 N asked, 5 N allowed, pushing 10.1 kg for 1 s; the propeller spins towards
+    // ω = sqrt(T / (ρ Ct D⁴)) = sqrt(5 / 0.0064) ≈ 27.95 rad/s.
+    let (v, spin) = run_thruster(
+        "<max_thrust_cmd>5</max_thrust_cmd><p_gain>0.01</p_gain>",
+        "/model/sub/joint/prop/cmd_thrust",
+        8.0,
+        "/model/sub/joint/prop/ang_vel",
+        1000,
+    );
+    println!("after 1 s of 5 N: {v:.4} m/s, propeller at {spin:.3} rad/s");
+    let expected = 5.0 / 10.1;
+    assert!((v - expected).abs() < 0.01 * expected, "{v} vs {expected}");
+    let target = (5.0f64 / 0.0064).sqrt();
+    assert!(
+        spin > 0.0 && spin < target + 0.2,
+        "spinning up towards {target}: {spin}"
+    );
+}

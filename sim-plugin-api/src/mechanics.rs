@@ -4,7 +4,7 @@
 //!
 //! Buoyancy needs the volume of a link's collisions, ApplyLinkWrench the link's centre of
 //! mass (and a model's canonical link), JointStatePublisher the joints of a model, Buoyancy
-//! the links of every model. None of it fits the frozen
+//! the links of every model, Thruster a joint's axis. None of it fits the frozen
 //! [`WorldView`](crate::WorldView), so it travels through this extension: an engine without it
 //! answers `None` from [`WorldRef::mechanics`], for the plugin to report what it cannot do.
 //!
@@ -94,6 +94,20 @@ pub struct LinkInertial {
     pub inertia: [f64; 6],
 }
 
+/// One axis of a joint, as the link it moves carries it.
+#[repr(C)]
+#[derive(StableAbi, Copy, Clone, Debug, Default, PartialEq)]
+pub struct JointAxis {
+    /// The joint's child link.
+    pub child_link: EntityId,
+    /// The joint's origin in the child link's frame.
+    pub origin: Vec3,
+    /// The unit axis in the child link's frame.
+    pub axis: Vec3,
+    /// Whether the axis slides (prismatic) rather than turns.
+    pub linear: bool,
+}
+
 /// The extension's capabilities (see the [module docs](self)).
 #[sabi_trait]
 pub trait Mechanics: Send + Sync {
@@ -110,8 +124,11 @@ pub trait Mechanics: Send + Sync {
     fn canonical_link(&self, model: EntityId) -> EntityId;
     /// Replaces the contents of `out` with the links declared directly in `model` (not in its
     /// nested models), in document order; `false` when it is not a model.
-    #[sabi(last_prefix_field)]
     fn model_links(&self, model: EntityId, out: &mut RVec<EntityId>) -> bool;
+    /// Axis `axis` (0 or 1) of `joint`: its child link, and the joint's origin and the unit
+    /// axis in that link's frame; `None` for an unknown joint or an axis it lacks.
+    #[sabi(last_prefix_field)]
+    fn joint_axis(&self, joint: EntityId, axis: u32) -> ROption<JointAxis>;
 }
 
 /// The mechanics extension as plugins receive it.

@@ -6,7 +6,7 @@ use super::convert::*;
 use super::entities::EntityData;
 use crate::world::Geometry;
 use sim_plugin_api::{
-    CollisionShape, EntityId, EntityKind, LinkInertial, Mechanics, ShapeKind, Vec3,
+    CollisionShape, EntityId, EntityKind, JointAxis, LinkInertial, Mechanics, ShapeKind, Vec3,
     abi_stable::std_types::{ROption, RVec},
 };
 use std::f64::consts::PI;
@@ -170,5 +170,33 @@ impl Mechanics for Physics {
         };
         out.extend(links.iter().copied());
         true
+    }
+
+    fn joint_axis(&self, joint: EntityId, axis: u32) -> ROption<JointAxis> {
+        let Some(EntityData::Joint {
+            child_link,
+            frame2,
+            axes,
+            ..
+        }) = self.entities.get(joint).map(|e| &e.data)
+        else {
+            return ROption::RNone;
+        };
+        let Some(pair) = axes.get(axis as usize).copied().flatten() else {
+            return ROption::RNone;
+        };
+        // The pair's frame on the child body has X along the axis (Y along the second axis
+        // of a two-axis joint).
+        let local = if pair.two_axes == Some(1) {
+            Vec3::new(0.0, 1.0, 0.0)
+        } else {
+            Vec3::new(1.0, 0.0, 0.0)
+        };
+        ROption::RSome(JointAxis {
+            child_link: *child_link,
+            origin: frame2.position,
+            axis: pair.frame2.orientation.rotate(local).normalized(),
+            linear: pair.linear,
+        })
     }
 }
