@@ -326,14 +326,12 @@ fn buoyancy_in_a_uniform_fluid_lifts_boxes_and_meshes_by_their_volume() {
     std::fs::write(&stl, cube_stl()).unwrap();
     // 250 kg in 1 m³ of a fluid of 1000 kg/m³: a = g (ρ V / m − 1) = 3 g upwards, for the
     // box and for the mesh of the same cube (its hull's volume).
-    let mesh = format!(
-        r#"<model name="mesh"><pose>5 0 0 0 0 0</pose>
+    let mesh = r#"<model name="mesh"><pose>5 0 0 0 0 0</pose>
       <link name="body">
         <inertial><mass>250</mass><inertia><ixx>41.7</ixx><iyy>41.7</iyy><izz>41.7</izz></inertia></inertial>
         <collision name="c"><geometry><mesh><uri>cube.stl</uri></mesh></geometry></collision>
       </link>
-    </model>"#
-    );
+    </model>"#;
     let text = open_world(&format!(
         "{}{mesh}<plugin {BUOYANCY}><uniform_fluid_density>1000</uniform_fluid_density></plugin>",
         cube("crate", 0.0, 250.0, 0.0)
