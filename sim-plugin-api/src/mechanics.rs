@@ -56,8 +56,8 @@ impl ShapeKind {
     pub const ELLIPSOID: ShapeKind = ShapeKind(5);
     /// `<plane>`: no volume.
     pub const PLANE: ShapeKind = ShapeKind(6);
-    /// `<mesh>` (its volume is that of the solid simcore collides with: the convex hull or
-    /// the convex decomposition of the mesh).
+    /// `<mesh>` (its volume and centre of volume are those of the mesh's convex hull; 0 for
+    /// a flat mesh).
     pub const MESH: ShapeKind = ShapeKind(7);
     /// `<cone>` along local Z: `size.x` is the base radius, `size.y` the length.
     pub const CONE: ShapeKind = ShapeKind(8);

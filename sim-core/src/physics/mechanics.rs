@@ -63,6 +63,28 @@ impl ShapeSummary {
     }
 }
 
+/// The mass properties at unit density (mass: volume) of the convex hull of a collider's
+/// shape: of every vertex of a convex polyhedron, of the parts of a compound or of a triangle
+/// mesh; those of the shape itself when it has no hull (a flat mesh).
+fn hull_mass(shape: &dyn rapier3d::parry::shape::Shape) -> rapier3d::prelude::MassProperties {
+    use rapier3d::prelude::SharedShape;
+    let mut points = Vec::new();
+    let mut gather = |s: &dyn rapier3d::parry::shape::Shape, pose: &rapier3d::math::Pose| {
+        if let Some(c) = s.as_convex_polyhedron() {
+            points.extend(c.points().iter().map(|p| pose.transform_point(*p)));
+        } else if let Some(t) = s.as_trimesh() {
+            points.extend(t.vertices().iter().map(|p| pose.transform_point(*p)));
+        }
+    };
+    match shape.as_compound() {
+        Some(c) => c.shapes().iter().for_each(|(pose, s)| gather(&**s, pose)),
+        None => gather(shape, &rapier3d::math::Pose::IDENTITY),
+    }
+    SharedShape::convex_hull(&points)
+        .map(|h| h.mass_properties(1.0))
+        .unwrap_or_else(|| shape.mass_properties(1.0))
+}
+
 impl Mechanics for Physics {
     fn inertial(&self, link: EntityId) -> ROption<LinkInertial> {
         let Some(EntityData::Link { body, .. }) = self.entities.get(link).map(|e| &e.data) else {
@@ -109,11 +131,11 @@ impl Mechanics for Physics {
             }
             let (volume, center_of_volume) = match shape.exact {
                 Some((v, c)) => (v, pose.transform_point(c)),
-                // The solid rapier collides with (hull or convex decomposition), in the
-                // link's frame.
+                // A mesh: its convex hull (the parts of a convex decomposition overlap), in
+                // the link's frame.
                 None => match self.pw.colliders.get(*collider) {
                     Some(c) => {
-                        let m = c.shape().mass_properties(1.0);
+                        let m = hull_mass(c.shape());
                         let local = c
                             .position_wrt_parent()
                             .map(pose_from_rapier)
