@@ -3,8 +3,8 @@
 
 use crate::wrench::{EntityRef, EntityWrench, TargetKind, parse_entity, parse_wrench, persistent};
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::gz::{GzSystem, missing, topic_or};
-use simcore_plugin_common::{Reader, parse_plugin_sdf};
+use simcore_plugin_common::gz::{GzSystem, lever_torque, missing, topic_or};
+use simcore_plugin_common::{Reader, on_world, parse_plugin_sdf};
 
 /// The most persistent wrenches kept; more are refused with a warning.
 pub const MAX_PERSISTENT: usize = 1024;
@@ -22,12 +22,7 @@ impl GzSystem for ApplyLinkWrench {
     /// Creates the system from its `<plugin>` element; it must be attached to the world.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let who = format!("{}: ApplyLinkWrench", config.entity_name.as_str());
-        let on_world = world
-            .entity_info(config.entity)
-            .into_option()
-            .map(|i| i.kind)
-            == Some(EntityKind::WORLD);
-        if !on_world {
+        if !on_world(config, world) {
             return Err(missing(format!("{who}: should be attached to a world")));
         }
         let w = config.world_name.as_str();
@@ -93,13 +88,8 @@ fn apply(world: &WorldRef<'_>, commands: &mut CommandsMut<'_>, link: EntityId, w
     let Some(state) = world.kinematics_of(link) else {
         return;
     };
-    let com = world
-        .mechanics()
-        .and_then(|m| m.inertial(link).into_option())
-        .map(|i| i.center_of_mass)
-        .unwrap_or(Vec3::ZERO);
-    let arm = state.pose.orientation.rotate(com + w.offset);
-    commands.apply_wrench(link, w.force, w.torque + arm.cross(w.force));
+    let lever = lever_torque(world, link, state.pose, w.force, w.offset);
+    commands.apply_wrench(link, w.force, w.torque + lever);
 }
 
 impl ApplyLinkWrench {

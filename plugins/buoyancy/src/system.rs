@@ -36,12 +36,7 @@ impl GzSystem for Buoyancy {
     /// the engine must offer the mechanics extension.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let who = format!("{}: Buoyancy", config.entity_name.as_str());
-        let on_world = world
-            .entity_info(config.entity)
-            .into_option()
-            .map(|i| i.kind)
-            == Some(EntityKind::WORLD);
-        if !on_world {
+        if !simcore_plugin_common::on_world(config, world) {
             return Err(missing(format!(
                 "{who}: should be attached to a <world>, not a <model>"
             )));

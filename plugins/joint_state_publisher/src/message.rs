@@ -1,9 +1,8 @@
 //! The `gz.msgs.Model` message gz-sim's JointStatePublisher publishes, as JSON.
 
 use serde_json::{Value, json};
-use sim_plugin_api::{
-    CustomMessage, JointState, Pose, SharedStr, SimTime, abi_stable::std_types::RVec,
-};
+use sim_plugin_api::{JointState, Payload, Pose, SimTime};
+use simcore_plugin_common::gz::json_message;
 
 /// The schema of the message: gz-msgs' `Model`, encoded as JSON with its field names.
 pub const JOINT_STATE_SCHEMA: &str = "gz.msgs.Model";
@@ -42,7 +41,7 @@ pub fn model_message(
     pose: Pose,
     now: SimTime,
     joints: &[JointEntry],
-) -> CustomMessage {
+) -> Payload {
     let ns = now.nanos;
     let joint: Vec<Value> = joints
         .iter()
@@ -68,11 +67,7 @@ pub fn model_message(
         },
         "joint": joint,
     });
-    CustomMessage {
-        schema: SharedStr::new(JOINT_STATE_SCHEMA),
-        encoding: SharedStr::new("json"),
-        data: RVec::from(doc.to_string().into_bytes()),
-    }
+    json_message(JOINT_STATE_SCHEMA, doc.to_string())
 }
 
 #[cfg(test)]
@@ -103,8 +98,9 @@ mod tests {
             SimTime::from_nanos(1_500_000_000),
             &[hinge, fixed],
         );
-        assert_eq!(m.schema.as_str(), JOINT_STATE_SCHEMA);
-        let v: Value = serde_json::from_slice(&m.data).unwrap();
+        let Payload::Custom(c) = m else { panic!() };
+        assert_eq!(c.schema.as_str(), JOINT_STATE_SCHEMA);
+        let v: Value = serde_json::from_slice(&c.data).unwrap();
         assert_eq!(v["name"], "arm");
         assert_eq!(v["header"]["stamp"], json!({"sec": 1, "nsec": 500_000_000}));
         assert_eq!(

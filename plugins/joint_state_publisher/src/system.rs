@@ -2,7 +2,7 @@
 
 use crate::message::{JointEntry, model_message};
 use sim_plugin_api::{
-    abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    abi_stable::std_types::{RSlice, RSliceMut, RVec},
     prelude::*,
 };
 use simcore_plugin_common::gz::{GzSystem, joints, missing, valid_topic};
@@ -146,7 +146,7 @@ impl System for JointStatePublisher {
             ctx.now,
             &entries,
         );
-        let mut m = Message::new(self.topic.as_str(), Payload::Custom(RBox::new(msg)));
+        let mut m = Message::new(self.topic.as_str(), msg);
         m.header.stamp = ctx.now;
         out.push(m);
         Ok(())

@@ -2,7 +2,7 @@
 
 use crate::config::{Command, ThrusterConfig};
 use sim_plugin_api::{JointAxis, prelude::*};
-use simcore_plugin_common::gz::{GzSystem, last_finite_double, missing, own_name};
+use simcore_plugin_common::gz::{GzSystem, last_finite_double, lever_torque, missing, own_name};
 use simcore_plugin_common::{attached_model, find_in_model};
 
 /// A propeller on a joint (see the crate documentation).
@@ -146,14 +146,9 @@ impl System for Thruster {
         m.header.stamp = ctx.now;
         commands.publish(m);
         // The thrust acts at the link's centre of mass, along the axis.
-        let com = world
-            .mechanics()
-            .and_then(|m| m.inertial(link).into_option())
-            .map(|i| i.center_of_mass)
-            .unwrap_or(Vec3::ZERO);
         let force = unit.scale(thrust);
-        let arm = state.pose.orientation.rotate(com);
-        commands.apply_wrench(link, force, unit.scale(torque) + arm.cross(force));
+        let lever = lever_torque(world, link, state.pose, force, Vec3::ZERO);
+        commands.apply_wrench(link, force, unit.scale(torque) + lever);
         self.speed = state.linear_velocity.length();
         Ok(())
     }
