@@ -154,20 +154,10 @@ pub fn persistent(r: &Reader<'_>, e: Node<'_, '_>) -> Result<Option<EntityWrench
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::{
-        CustomMessage, SharedStr,
-        abi_stable::std_types::{RBox, RVec},
-    };
+    use simcore_plugin_common::gz::json_message;
 
     fn custom(schema: &str, json: &str) -> Message {
-        Message::new(
-            "",
-            Payload::Custom(RBox::new(CustomMessage {
-                schema: SharedStr::new(schema),
-                encoding: SharedStr::new("json"),
-                data: RVec::from(json.as_bytes().to_vec()),
-            })),
-        )
+        Message::new("", json_message(schema, json.to_string()))
     }
 
     #[test]
