@@ -5,7 +5,9 @@
 //!   a half period (from its amplitude, `ω = sqrt(m g d / I)` and the elliptic integral)
 //!   after its release it is as far out on the other side;
 //! - ApplyLinkWrench: a free body accelerates at `F/m` and spins up at `τ/I`;
-//! - Buoyancy: a box of half the water's density floats half submerged.
+//! - Buoyancy: a box of half the water's density floats half submerged;
+//! - Thruster: the thrust of a spin `ω` is `Ct ρ D⁴ ω²`;
+//! - DetachableJoint: a held box falls freely once detached.
 
 mod common;
 
@@ -451,5 +453,66 @@ fn thruster_clamps_a_thrust_command_and_spins_the_propeller_up() {
     assert!(
         spin > 0.0 && spin < target + 0.2,
         "spinning up towards {target}: {spin}"
+    );
+}
+
+#[test]
+fn detachable_joint_holds_a_box_that_falls_freely_once_detached() {
+    let dir = stage(&["simcore_plugin_detachable_joint"]);
+    let models = r#"<model name="crane"><static>true</static><pose>0 0 5 0 0 0</pose>
+      <link name="hook"><collision name="c"><geometry><box><size>0.1 0.1 0.1</size></box></geometry></collision></link>
+      <plugin filename="gz-sim-detachable-joint-system" name="gz::sim::systems::DetachableJoint">
+        <parent_link>hook</parent_link><child_model>cargo</child_model><child_link>body</child_link>
+      </plugin>
+    </model>
+    <model name="cargo"><pose>0 0 4.5 0 0 0</pose>
+      <link name="body">
+        <inertial><mass>1</mass><inertia><ixx>0.01</ixx><iyy>0.01</iyy><izz>0.01</izz></inertia></inertial>
+        <collision name="c"><geometry><box><size>0.2 0.2 0.2</size></box></geometry></collision>
+      </link>
+    </model>"#;
+    let mut sim = sim_from(&world(models), dir.path(), 0, 1);
+    let state = sim
+        .bus_mut()
+        .subscribe("/model/crane/detachable_joint/state", 100);
+    let body = sim.physics().entity_id("cargo::body").unwrap();
+    let z = |sim: &Simulation| sim.physics().kinematics_of(body).unwrap().pose.position.z;
+    let texts = |sub| -> Vec<String> {
+        collect(sub)
+            .into_iter()
+            .map(|(_, _, p)| match p {
+                Payload::Text(t) => t.to_string(),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    run_steps(&mut sim, 500);
+    assert_eq!(texts(&state), ["attached"]);
+    assert!((z(&sim) - 4.5).abs() < 1e-3, "held: {}", z(&sim));
+    send(
+        &mut sim,
+        "/model/crane/detachable_joint/detach",
+        Message::new("", Payload::Empty),
+    );
+    run_steps(&mut sim, 500);
+    assert_eq!(texts(&state), ["detached"]);
+    // Free fall from rest for 0.5 s: g t² / 2.
+    let drop = 4.5 - z(&sim);
+    println!("fell {drop:.4} m in 0.5 s, expected {:.4}", 9.8 * 0.125);
+    assert!((drop - 9.8 * 0.125).abs() < 0.02 * 9.8 * 0.125, "{drop}");
+    // Attached again where it is: it stops there.
+    send(
+        &mut sim,
+        "/model/crane/detachable_joint/attach",
+        Message::new("", Payload::Empty),
+    );
+    run_steps(&mut sim, 10);
+    let held = z(&sim);
+    run_steps(&mut sim, 300);
+    assert_eq!(texts(&state), ["attached"]);
+    assert!(
+        (z(&sim) - held).abs() < 1e-2,
+        "held again: {held} then {}",
+        z(&sim)
     );
 }

@@ -137,6 +137,7 @@
 //! | [`MODEL_FACTORY_EXTENSION`] (`simcore.factory.v1`) | [`Commands::extension`], helper [`model_factory`] | [`ModelFactory`]: create a model with the verdict (final name and pose, or the SDF diagnostic) during the call; the model is built when the commands are applied |
 //! | [`MECHANICS_EXTENSION`] (`simcore.mechanics.v1`) | [`WorldView::extension`], helper [`WorldRef::mechanics`] | [`mechanics`]: a link's mass properties and collision shapes (kind, size, volume, centre of volume), a model's links, joints and canonical link, a joint's axis |
 //! | [`MODEL_PLUGINS_EXTENSION`] (`simcore.model_plugins.v1`) | [`WorldView::extension`], helper [`model_plugins`] | [`ModelPlugins`]: the `<plugin>` elements of every model, e.g. to read annotations such as a fiducial id |
+//! | [`RUNTIME_JOINTS_EXTENSION`] (`simcore.runtime_joints.v1`) | [`Commands::extension`], helper [`runtime_joints`] | [`runtime_joints`]: fixed joints between two links created and removed at run time |
 //! | [`SCENE_EXTENSION`] (`simcore.scene.v1`) | [`WorldView::extension`], helper [`WorldRef::scene`] | [`scene`]: the world's `<scene>`, its lights (world frame) and the segmentation labels of visuals, for rendering plugins |
 //! | [`VISIBILITY_RAYS_EXTENSION`] (`simcore.visibility_rays.v1`) | [`WorldView::extension`], helper [`WorldRef::cast_rays_seen_by`] | [`visibility`]: ray casts that see only the visuals whose `<visibility_flags>` meet a sensor's `<visibility_mask>` |
 //!
@@ -205,6 +206,8 @@ pub mod noise;
 #[allow(unsafe_code)]
 mod plugin;
 #[allow(unsafe_code)]
+pub mod runtime_joints;
+#[allow(unsafe_code)]
 pub mod scene;
 pub mod testing;
 #[allow(unsafe_code)]
@@ -252,6 +255,11 @@ pub use plugin::*;
 pub use plugin::{Outputs, Sensor, SensorConfig, StepContext, System, SystemConfig, UpdateContext};
 #[doc(hidden)]
 pub use plugin::{SensorAbi, SensorAbi_CTO, SensorAbi_TO, SystemAbi, SystemAbi_CTO, SystemAbi_TO};
+#[doc(hidden)]
+pub use runtime_joints::RuntimeJoints_TO;
+pub use runtime_joints::{
+    RUNTIME_JOINTS_EXTENSION, RuntimeJoints, RuntimeJointsRef, runtime_joints,
+};
 #[doc(hidden)]
 pub use scene::SceneView_TO;
 pub use scene::{Light, LightKind, NO_LABEL, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView};

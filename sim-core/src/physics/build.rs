@@ -100,6 +100,7 @@ impl Physics {
             },
             lights: world.lights.iter().map(api_light).collect(),
             wrenched: Vec::new(),
+            runtime_joints: Default::default(),
             world_anchor: None,
             joint_turns: Vec::new(),
             couplings: Vec::new(),

@@ -13,7 +13,8 @@
 //! One file per concept: `build` (the world in rapier), `contacts` (SDF surfaces in contacts),
 //! `shapes` (geometry to rapier shapes), `mechanics` (mass properties and
 //! collision volumes for plugins), `joints`, `state` (stepping and motion), `commands`
-//! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `view`
+//! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `runtime_joints` (fixed joints made and removed
+//! while the world runs), `view`
 //! (what plugins see) and `listing` (the models, links and visuals, for recorders).
 
 mod build;
@@ -26,6 +27,7 @@ mod listing;
 mod mechanics;
 mod query;
 mod ray_index;
+mod runtime_joints;
 mod shapes;
 mod state;
 #[cfg(test)]
@@ -103,6 +105,8 @@ pub struct Physics {
     hooks: contacts::ContactHooks,
     /// The trees ray packets are cast through (see `ray_index`).
     rays: ray_index::RayIndex,
+    /// The fixed joints made at run time, by id (see `runtime_joints`).
+    runtime_joints: std::collections::HashMap<u64, ImpulseJointHandle>,
 }
 
 impl std::fmt::Debug for Physics {
