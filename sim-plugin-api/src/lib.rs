@@ -137,7 +137,7 @@
 //! | [`MODEL_FACTORY_EXTENSION`] (`simcore.factory.v1`) | [`Commands::extension`], helper [`model_factory`] | [`ModelFactory`]: create a model with the verdict (final name and pose, or the SDF diagnostic) during the call; the model is built when the commands are applied |
 //! | [`MECHANICS_EXTENSION`] (`simcore.mechanics.v1`) | [`WorldView::extension`], helper [`WorldRef::mechanics`] | [`mechanics`]: a link's mass properties and collision shapes (kind, size, volume, centre of volume), a model's links, joints and canonical link, a joint's axis |
 //! | [`MODEL_PLUGINS_EXTENSION`] (`simcore.model_plugins.v1`) | [`WorldView::extension`], helper [`model_plugins`] | [`ModelPlugins`]: the `<plugin>` elements of every model, e.g. to read annotations such as a fiducial id |
-//! | [`RUNTIME_JOINTS_EXTENSION`] (`simcore.runtime_joints.v1`) | [`Commands::extension`], helper [`runtime_joints`] | [`runtime_joints`]: fixed joints between two links created and removed at run time |
+//! | [`RUNTIME_JOINTS_EXTENSION`] (`simcore.runtime_joints.v1`) | [`Commands::extension`], helper [`runtime_joints()`] | [`runtime_joints`](mod@runtime_joints): fixed joints between two links created and removed at run time |
 //! | [`SCENE_EXTENSION`] (`simcore.scene.v1`) | [`WorldView::extension`], helper [`WorldRef::scene`] | [`scene`]: the world's `<scene>`, its lights (world frame) and the segmentation labels of visuals, for rendering plugins |
 //! | [`VISIBILITY_RAYS_EXTENSION`] (`simcore.visibility_rays.v1`) | [`WorldView::extension`], helper [`WorldRef::cast_rays_seen_by`] | [`visibility`]: ray casts that see only the visuals whose `<visibility_flags>` meet a sensor's `<visibility_mask>` |
 //!

@@ -3,7 +3,8 @@
 //!
 //! [`RuntimeJoints::attach_fixed`] queues a fixed joint holding two links in the pose they are
 //! in when the commands are applied, and answers its id; [`RuntimeJoints::detach`] queues its
-//! removal. Both take effect with the other commands of the step, before the physics step. A
+//! removal. The engine offers it to systems' `pre_step` hooks; both take effect with the other
+//! commands of the step, before the physics step. A
 //! joint whose link is removed goes with it. An engine without the extension answers `None`
 //! from [`runtime_joints`].
 //!

@@ -163,3 +163,24 @@ impl System for DetachableJoint {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_valid_topic_wins() {
+        let doc = simcore_plugin_common::roxmltree::Document::parse(
+            "<plugin><topic>old</topic><detach_topic>a//b</detach_topic></plugin>",
+        )
+        .unwrap();
+        let root = Some(doc.root_element());
+        let t = |tags: &[&str]| topic(root, tags, "/d".into(), "m: DetachableJoint").unwrap();
+        assert_eq!(
+            t(&["detach_topic", "topic"]),
+            "/old",
+            "an invalid topic is passed over"
+        );
+        assert_eq!(t(&["attach_topic"]), "/d");
+    }
+}
