@@ -23,6 +23,8 @@
 //! - [`msgs`]: every message type;
 //! - [`testing`]: a fixed world and helpers to test a plugin without the engine;
 //! - [`scene`]: the scene extension, for rendering plugins;
+//! - [`mechanics`]: the mechanics extension (mass properties, collision shapes, a model's
+//!   joints), for physical systems;
 //! - [`abi`]: the ABI internals (root module, FFI forms, extension plumbing), which the
 //!   engine and [`export_plugin!`] use.
 //!
@@ -133,7 +135,9 @@
 //! | name | reached through | what |
 //! |---|---|---|
 //! | [`MODEL_FACTORY_EXTENSION`] (`simcore.factory.v1`) | [`Commands::extension`], helper [`model_factory`] | [`ModelFactory`]: create a model with the verdict (final name and pose, or the SDF diagnostic) during the call; the model is built when the commands are applied |
+//! | [`MECHANICS_EXTENSION`] (`simcore.mechanics.v1`) | [`WorldView::extension`], helper [`WorldRef::mechanics`] | [`mechanics`]: a link's mass properties and collision shapes (kind, size, volume, centre of volume), a model's links, joints and canonical link, a joint's axis |
 //! | [`MODEL_PLUGINS_EXTENSION`] (`simcore.model_plugins.v1`) | [`WorldView::extension`], helper [`model_plugins`] | [`ModelPlugins`]: the `<plugin>` elements of every model, e.g. to read annotations such as a fiducial id |
+//! | [`RUNTIME_JOINTS_EXTENSION`] (`simcore.runtime_joints.v1`) | [`Commands::extension`], helper [`runtime_joints()`] | [`runtime_joints`](mod@runtime_joints): fixed joints between two links created and removed at run time |
 //! | [`SCENE_EXTENSION`] (`simcore.scene.v1`) | [`WorldView::extension`], helper [`WorldRef::scene`] | [`scene`]: the world's `<scene>`, its lights (world frame) and the segmentation labels of visuals, for rendering plugins |
 //! | [`VISIBILITY_RAYS_EXTENSION`] (`simcore.visibility_rays.v1`) | [`WorldView::extension`], helper [`WorldRef::cast_rays_seen_by`] | [`visibility`]: ray casts that see only the visuals whose `<visibility_flags>` meet a sensor's `<visibility_mask>` |
 //! | [`MODEL_LINKS_EXTENSION`] (`simcore.model_links.v1`) | [`WorldView::extension`], helper [`WorldRef::links_of`] | [`model_links`]: the links of a model, own name and id, e.g. to push one with `apply_wrench` |
@@ -194,6 +198,8 @@ pub mod guide;
 #[allow(unsafe_code)]
 mod math;
 #[allow(unsafe_code)]
+pub mod mechanics;
+#[allow(unsafe_code)]
 mod messages;
 #[allow(unsafe_code)]
 pub mod model_links;
@@ -202,6 +208,8 @@ mod model_plugins;
 pub mod noise;
 #[allow(unsafe_code)]
 mod plugin;
+#[allow(unsafe_code)]
+pub mod runtime_joints;
 #[allow(unsafe_code)]
 pub mod scene;
 pub mod sdf;
@@ -232,6 +240,12 @@ pub use factory::{
 pub use factory::{ModelFactory_CTO, ModelFactory_TO};
 pub use math::{Pose, Quat, Vec3};
 #[doc(hidden)]
+pub use mechanics::Mechanics_TO;
+pub use mechanics::{
+    CollisionShape, JointAxis, LinkInertial, MECHANICS_EXTENSION, Mechanics, MechanicsRef,
+    ShapeKind,
+};
+#[doc(hidden)]
 pub use messages::*;
 pub use messages::{
     Altimeter, BatteryState, CameraInfo, CustomMessage, EntityFactory, Fiducial, Header, Image,
@@ -248,6 +262,11 @@ pub use plugin::*;
 pub use plugin::{Outputs, Sensor, SensorConfig, StepContext, System, SystemConfig, UpdateContext};
 #[doc(hidden)]
 pub use plugin::{SensorAbi, SensorAbi_CTO, SensorAbi_TO, SystemAbi, SystemAbi_CTO, SystemAbi_TO};
+#[doc(hidden)]
+pub use runtime_joints::RuntimeJoints_TO;
+pub use runtime_joints::{
+    RUNTIME_JOINTS_EXTENSION, RuntimeJoints, RuntimeJointsRef, runtime_joints,
+};
 #[doc(hidden)]
 pub use scene::SceneView_TO;
 pub use scene::{Light, LightKind, NO_LABEL, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView};

@@ -179,6 +179,37 @@ pub fn text_or(root: Node<'_, '_>, tag: &str, default: String) -> String {
     }
 }
 
+/// The torque about `link`'s origin of `force` (world frame) acting at the link's centre of
+/// mass plus `offset` (link frame), the link being at `pose`: what turns gz-sim's wrench at
+/// the centre of mass into the engine's wrench at the link origin. The centre of mass is the
+/// origin when the engine does not say (no mechanics extension).
+pub fn lever_torque(
+    world: &WorldRef<'_>,
+    link: EntityId,
+    pose: sim_plugin_api::Pose,
+    force: Vec3,
+    offset: Vec3,
+) -> Vec3 {
+    let com = world
+        .mechanics()
+        .and_then(|m| m.inertial(link).into_option())
+        .map(|i| i.center_of_mass)
+        .unwrap_or(Vec3::ZERO);
+    pose.orientation.rotate(com + offset).cross(force)
+}
+
+/// A message of a gz-msgs type simcore's payloads lack, as gz-sim's systems here carry it: a
+/// `Custom` payload of schema `schema` (`gz.msgs.Model`) with the fields as JSON text.
+pub fn json_message(schema: &str, json: String) -> Payload {
+    Payload::Custom(sim_plugin_api::abi_stable::std_types::RBox::new(
+        sim_plugin_api::CustomMessage {
+            schema: SharedStr::new(schema),
+            encoding: SharedStr::new("json"),
+            data: json.into_bytes().into(),
+        },
+    ))
+}
+
 /// The own name of the entity a system is attached to (gz-sim's `Model::Name`, which the
 /// default topics use), or `scoped` when the engine does not know it.
 pub fn own_name(world: &WorldRef<'_>, entity: EntityId, scoped: &str) -> String {

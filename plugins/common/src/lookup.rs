@@ -28,6 +28,15 @@ pub fn on_model(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> bool {
     kind == Some(EntityKind::MODEL)
 }
 
+/// Whether `config` attaches the system to the world (gz-sim's world systems).
+pub fn on_world(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> bool {
+    let kind = world
+        .entity_info(config.entity)
+        .into_option()
+        .map(|i| i.kind);
+    kind == Some(EntityKind::WORLD)
+}
+
 /// Why [`find_in_model`] found no entity of the kind asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NotFound {

@@ -101,6 +101,7 @@ impl Physics {
             },
             lights: world.lights.iter().map(api_light).collect(),
             wrenched: Vec::new(),
+            runtime_joints: Default::default(),
             world_anchor: None,
             joint_turns: Vec::new(),
             couplings: Vec::new(),
@@ -354,6 +355,7 @@ impl Physics {
                 link: id,
                 pose: c.pose,
                 laser_retro: c.laser_retro,
+                shape: super::mechanics::ShapeSummary::of(&c.geometry),
             };
             let groups = InteractionGroups::new(
                 GROUP_COLLISION,

@@ -88,6 +88,7 @@ impl PhysicsCommand {
                     MAX_COMMAND_MAGNITUDE,
                 )
             }
+            PhysicsCommand::AttachFixed { .. } | PhysicsCommand::Detach(_) => Ok(()),
         }
     }
 }
@@ -138,6 +139,18 @@ pub enum PhysicsCommand {
     SetVelocity(EntityId, Vec3, Vec3),
     /// Apply a force at the link origin and a torque for the next step.
     ApplyWrench(EntityId, Vec3, Vec3),
+    /// Hold `child` to `parent` (links) by a fixed joint in their present relative pose,
+    /// known by `id` (the runtime joints extension).
+    AttachFixed {
+        /// The joint's id.
+        id: u64,
+        /// The parent link.
+        parent: EntityId,
+        /// The child link.
+        child: EntityId,
+    },
+    /// Remove the run-time joint with this id.
+    Detach(u64),
 }
 
 impl Physics {
@@ -335,6 +348,13 @@ impl Physics {
                 }
                 Ok(())
             }
+            PhysicsCommand::AttachFixed { id, parent, child } => {
+                self.attach_fixed(id, parent, child)
+            }
+            PhysicsCommand::Detach(id) => {
+                self.detach(id);
+                Ok(())
+            }
         }
     }
 
@@ -416,6 +436,14 @@ pub enum CommandError {
     /// Only models and links can be moved.
     #[error("`{name}` is a {kind}; only models and links can be moved")]
     NotMovable {
+        /// The entity's scoped name.
+        name: String,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// A run-time joint needs two links.
+    #[error("a run-time joint holds two links; `{name}` is a {kind}")]
+    NotJoinable {
         /// The entity's scoped name.
         name: String,
         /// What it is.

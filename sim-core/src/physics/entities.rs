@@ -28,6 +28,8 @@ pub(crate) enum EntityData {
         link: EntityId,
         pose: Pose,
         laser_retro: f64,
+        /// Its geometry's kind, size and closed-form volume (for the mechanics extension).
+        shape: super::mechanics::ShapeSummary,
     },
     Visual {
         link: EntityId,

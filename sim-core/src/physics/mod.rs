@@ -11,8 +11,10 @@
 //! [`WorldView`](sim_plugin_api::WorldView) plugins see.
 //!
 //! One file per concept: `build` (the world in rapier), `contacts` (SDF surfaces in contacts),
-//! `shapes` (geometry to rapier shapes), `joints`, `state` (stepping and motion), `commands`
-//! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `view`
+//! `shapes` (geometry to rapier shapes), `mechanics` (mass properties and
+//! collision volumes for plugins), `joints`, `state` (stepping and motion), `commands`
+//! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `runtime_joints` (fixed joints made and removed
+//! while the world runs), `view`
 //! (what plugins see) and `listing` (the models, links and visuals, for recorders).
 
 mod build;
@@ -22,8 +24,10 @@ mod convert;
 mod entities;
 mod joints;
 mod listing;
+mod mechanics;
 mod query;
 mod ray_index;
+mod runtime_joints;
 mod shapes;
 mod state;
 #[cfg(test)]
@@ -108,6 +112,8 @@ pub struct Physics {
     /// Whether the joints being added may be built in reduced coordinates (see `joints`):
     /// while the world's models are built.
     reduced: bool,
+    /// The fixed joints made at run time, by id (see `runtime_joints`).
+    runtime_joints: std::collections::HashMap<u64, ImpulseJointHandle>,
 }
 
 impl std::fmt::Debug for Physics {

@@ -8,11 +8,11 @@ use super::{GROUP_COLLISION, GROUP_QUERY, Physics};
 use rapier3d::prelude::*;
 use sim_plugin_api::{
     ALL_VISIBLE, Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState,
-    LinkEntry, LogLevel, MODEL_LINKS_EXTENSION, MODEL_PLUGINS_EXTENSION, ModelInfo, ModelLinks,
-    ModelLinks_TO, ModelLinksRef, NO_LABEL, Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION,
-    SceneInfo, SceneRef, SceneView, SceneView_TO, SharedStr, SimTime, SphericalCoordinates,
-    SurfaceInfo, VISIBILITY_RAYS_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO,
-    VisibilityRaysRef, WorldView,
+    LinkEntry, LogLevel, MECHANICS_EXTENSION, MODEL_LINKS_EXTENSION, MODEL_PLUGINS_EXTENSION,
+    Mechanics_TO, MechanicsRef, ModelInfo, ModelLinks, ModelLinks_TO, ModelLinksRef, NO_LABEL,
+    Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView,
+    SceneView_TO, SharedStr, SimTime, SphericalCoordinates, SurfaceInfo, VISIBILITY_RAYS_EXTENSION,
+    Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef, WorldView,
     abi_stable::{
         RRef,
         sabi_trait::TD_Opaque,
@@ -46,6 +46,10 @@ impl Physics {
                 TD_Opaque,
             )),
             links: std::mem::ManuallyDrop::new(ModelLinks_TO::from_ptr(RRef::new(self), TD_Opaque)),
+            mechanics: std::mem::ManuallyDrop::new(Mechanics_TO::from_ptr(
+                RRef::new(self),
+                TD_Opaque,
+            )),
         }
     }
 
@@ -223,6 +227,8 @@ pub struct PhysicsView<'a> {
     visibility: std::mem::ManuallyDrop<VisibilityRaysRef<'a>>,
     /// The `simcore.model_links.v1` extension object, borrowing the physics as `scene` does.
     links: std::mem::ManuallyDrop<ModelLinksRef<'a>>,
+    /// The `simcore.mechanics.v1` extension object, borrowing the physics as `scene` does.
+    mechanics: std::mem::ManuallyDrop<MechanicsRef<'a>>,
 }
 
 /// The links extension ([`MODEL_LINKS_EXTENSION`]): a model's own links, in declaration
@@ -497,6 +503,7 @@ impl WorldView for PhysicsView<'_> {
             sim_plugin_api::RAY_FLAGS_EXTENSION => ROption::RSome(Extension::new(&RAY_FLAGS)),
             VISIBILITY_RAYS_EXTENSION => ROption::RSome(Extension::new(&*self.visibility)),
             MODEL_LINKS_EXTENSION => ROption::RSome(Extension::new(&*self.links)),
+            MECHANICS_EXTENSION => ROption::RSome(Extension::new(&*self.mechanics)),
             _ => ROption::RNone,
         }
     }

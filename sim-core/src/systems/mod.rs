@@ -10,6 +10,10 @@
 //! Every hook is timed against the [`Guards`] budget and every message checked against
 //! their size limit (see [`crate::runner::guard`]).
 
+mod runtime_joints;
+
+pub use runtime_joints::JointRequests;
+
 use crate::physics::{Physics, PhysicsCommand};
 use crate::runner::guard::{Guards, HookClock, SizeGate, Throttle, held_note};
 use crate::sensors::derive_seed;
@@ -19,7 +23,8 @@ use crate::world::{Model, PluginSpec};
 use sim_plugin_api::{
     Commands, Commands_TO, CommandsMut, CreatedModel, EntityFactory, EntityId, Extension,
     JointCommand, MODEL_FACTORY_EXTENSION, Message, ModelFactory, ModelFactory_TO, ModelFactoryRef,
-    PluginError, Pose, SharedStr, SimTime, StepContext, SystemBox, Vec3, WorldView_TO,
+    PluginError, Pose, RUNTIME_JOINTS_EXTENSION, RuntimeJoints_TO, RuntimeJointsRef, SharedStr,
+    SimTime, StepContext, SystemBox, Vec3, WorldView_TO,
     abi_stable::{
         sabi_trait::TD_Opaque,
         std_types::{RErr, ROk, ROption, RResult, RStr, RString, RVec},
@@ -168,6 +173,7 @@ pub struct CommandQueue<'q, 'f> {
     namespace: String,
     next_ticket: u64,
     factory: Option<&'q ModelFactoryRef<'f>>,
+    joints: Option<&'q RuntimeJointsRef<'f>>,
     /// Commands in issue order.
     pub commands: Vec<QueuedCommand>,
 }
@@ -188,6 +194,7 @@ impl<'q, 'f> CommandQueue<'q, 'f> {
             namespace: namespace.to_string(),
             next_ticket: 1,
             factory: None,
+            joints: None,
             commands: Vec::new(),
         }
     }
@@ -198,6 +205,11 @@ impl<'q, 'f> CommandQueue<'q, 'f> {
             factory,
             ..CommandQueue::new(namespace)
         }
+    }
+
+    /// This queue, also handing out `joints` as the [`RUNTIME_JOINTS_EXTENSION`].
+    pub fn with_joints(self, joints: Option<&'q RuntimeJointsRef<'f>>) -> Self {
+        CommandQueue { joints, ..self }
     }
 
     /// Runs `f` with this queue as a plugin sees it.
@@ -263,8 +275,9 @@ impl Commands for CommandQueue<'_, '_> {
         ));
     }
     fn extension(&mut self, name: RStr<'_>) -> ROption<Extension<'_>> {
-        match (name.as_str(), self.factory) {
-            (MODEL_FACTORY_EXTENSION, Some(f)) => ROption::RSome(Extension::new(f)),
+        match (name.as_str(), self.factory, self.joints) {
+            (MODEL_FACTORY_EXTENSION, Some(f), _) => ROption::RSome(Extension::new(f)),
+            (RUNTIME_JOINTS_EXTENSION, _, Some(j)) => ROption::RSome(Extension::new(j)),
             _ => ROption::RNone,
         }
     }
@@ -635,6 +648,8 @@ impl SystemManager {
         let mut all = Vec::new();
         let mut failures = Vec::new();
         let guards = self.guards;
+        let requests = JointRequests::default();
+        let joints = RuntimeJoints_TO::from_ptr(&requests, TD_Opaque);
         for (i, s) in self.slots.iter_mut().enumerate() {
             let Some(plugin) = s.plugin.as_mut() else {
                 continue;
@@ -650,7 +665,8 @@ impl SystemManager {
             let ctx = step_context(&s.setup, now, physics, iteration);
             let view = physics.view(&s.setup.name);
             let factory = spawner.map(|sp| ModelFactory_TO::from_ptr(sp, TD_Opaque));
-            let mut queue = CommandQueue::with_factory(&s.setup.namespace, factory.as_ref());
+            let mut queue = CommandQueue::with_factory(&s.setup.namespace, factory.as_ref())
+                .with_joints(Some(&joints));
             let started = Instant::now();
             let r = queue
                 .with(|cmds| {
@@ -679,13 +695,16 @@ impl SystemManager {
             match r {
                 Ok(commands) => {
                     let accepted = spawner.map(|sp| sp.take_accepted()).unwrap_or_default();
-                    s.report.commands += (commands.len() + accepted.len()) as u64;
+                    let attached = requests.take();
+                    s.report.commands += (commands.len() + accepted.len() + attached.len()) as u64;
                     all.extend(commands.into_iter().map(|c| (i, c)));
                     all.extend(accepted.into_iter().map(|c| (i, c)));
+                    all.extend(attached.into_iter().map(|c| (i, QueuedCommand::Physics(c))));
                 }
                 Err(e) => {
                     // The commands of a failed hook are dropped, creations included.
                     drop(spawner.map(|sp| sp.take_accepted()));
+                    drop(requests.take());
                     failures.push(disable(s, PluginError::runtime(e)));
                 }
             }

@@ -5,6 +5,7 @@ mod joint_dynamics;
 mod joint_kinds;
 mod joint_limits;
 mod joints;
+mod mechanics;
 mod rays;
 mod reduced;
 mod shapes;
