@@ -19,6 +19,8 @@
 //! - **`/tf_static`**: the sensor frames ([`crate::ros::sensor_frames`]), latched as
 //!   rmw_zenoh makes TRANSIENT_LOCAL topics (a zenoh-ext AdvancedPublisher with a cache of
 //!   one message and publisher detection), sent again when the models change.
+//! - **`/tf`**: the model and link frames in the world frame ([`crate::ros::MovedFrames`]),
+//!   every frame to a new listener, then those that moved each step, while someone listens.
 //! - **`/clock`**: `rosgraph_msgs/Clock` of sim time, at [`ZenohOptions::clock_rate`] per
 //!   second of sim time, while someone listens.
 //! - **Topics in**: a topic something in the simulation subscribes to and nothing has
