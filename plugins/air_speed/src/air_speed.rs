@@ -10,7 +10,7 @@
 
 use crate::atmosphere;
 use crate::message::air_speed_message;
-use sim_plugin_api::noise::NoiseParams;
+use sim_plugin_api::noise::{NoiseKind, NoiseParams};
 use sim_plugin_api::prelude::*;
 use simcore_plugin_common::{NoiseChannel, sensor_state};
 
@@ -101,7 +101,7 @@ impl Sensor for AirSpeedSensor {
     ) -> Result<(), PluginError> {
         let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
         let r = self.measure(state.pose, state.linear_velocity, ctx.dt.as_secs_f64());
-        let noise = (self.noise.is_active()).then_some(&self.noise_params);
+        let noise = (self.noise_params.kind == NoiseKind::Gaussian).then_some(&self.noise_params);
         out.publish(
             "",
             air_speed_message(ctx.now, &self.frame, r.diff_pressure, r.temperature, noise),

@@ -7,7 +7,8 @@
 //!  "pressure_noise": {"type": "GAUSSIAN", "mean": 0.0, "stddev": 0.01, ...}}
 //! ```
 //!
-//! `pressure_noise` is there only when the pressure has Gaussian noise (Gazebo sets it then).
+//! `pressure_noise` is there only when the pressure noise is of type `gaussian` (as Gazebo,
+//! which sets it whenever the type is not `none`).
 
 use serde_json::{Value, json};
 use sim_plugin_api::{Payload, SimTime, noise::NoiseParams};
@@ -22,7 +23,7 @@ fn num(x: f64) -> Value {
 }
 
 /// The message of one reading: `diff_pressure` (Pa) and `temperature` (K) at sim time `now`
-/// in frame `frame`, with the pressure noise's parameters when `noise` is Gaussian.
+/// in frame `frame`, with the pressure noise's parameters when there is `noise`.
 pub fn air_speed_message(
     now: SimTime,
     frame: &str,

@@ -157,6 +157,20 @@ fn noise_is_in_hectopascals_as_in_gazebo() {
 }
 
 #[test]
+fn the_message_names_gaussian_noise_even_without_deviation() {
+    let w = world(0.0, Quat::IDENTITY, Vec3::new(10.0, 0.0, 0.0));
+    let zero = r#"<sensor><air_speed><pressure><noise type="gaussian"><stddev>0</stddev></noise></pressure></air_speed></sensor>"#;
+    let m = read(&w, zero, Pose::IDENTITY);
+    assert_eq!(m["pressure_noise"]["type"], "GAUSSIAN");
+    assert!((m["diff_pressure"].as_f64().unwrap() - 61.25).abs() < 1e-9);
+    // Type none: no noise and no pressure_noise, whatever the numbers say.
+    let none = r#"<sensor><air_speed><pressure><noise type="none"><stddev>3</stddev></noise></pressure></air_speed></sensor>"#;
+    let m = read(&w, none, Pose::IDENTITY);
+    assert!(m.get("pressure_noise").is_none(), "{m}");
+    assert!((m["diff_pressure"].as_f64().unwrap() - 61.25).abs() < 1e-9);
+}
+
+#[test]
 fn missing_link_is_a_runtime_error() {
     let w = StaticWorld::default();
     let mut s = create(&w, "", Pose::IDENTITY, 0);
