@@ -1,0 +1,111 @@
+//! The air speed sensor: what it measures and how, as gz-sensors' `AirSpeedSensor`.
+//!
+//! From the sensor frame's motion (its link's, at the sensor's `<pose>`): the air velocity
+//! in the sensor frame `u = R⁻¹·(v − w)`, with `v` the world velocity of the sensor's origin,
+//! `R` its world orientation and `w` the wind (zero: the API does not expose the world's
+//! `<wind>`), and the air at the sensor's world height `z` from [`atmosphere`]. The
+//! differential (pitot) pressure along the sensor's x axis is
+//! `Δp = sgn(uₓ)·½·ρ(z)·uₓ²` Pa. As in Gazebo, the `<air_speed><pressure><noise>` is applied
+//! to that pressure in hectopascals (its parameters are hPa), before the conversion to Pa.
+
+use crate::atmosphere;
+use crate::message::air_speed_message;
+use sim_plugin_api::noise::{NoiseKind, NoiseParams};
+use sim_plugin_api::prelude::*;
+use simcore_plugin_common::{NoiseChannel, sensor_state};
+
+/// Noise stream number (with the sensor's seed) of the pressure.
+pub const PRESSURE_STREAM: u64 = 0;
+
+/// Pascals per hectopascal, the unit Gazebo applies the pressure noise in.
+pub const PA_PER_HPA: f64 = 100.0;
+
+/// An air speed sensor (SDF `<sensor type="air_speed">`).
+#[derive(Clone, Debug)]
+pub struct AirSpeedSensor {
+    scoped_name: String,
+    frame: String,
+    link: EntityId,
+    pose_in_link: Pose,
+    noise_params: NoiseParams,
+    noise: NoiseChannel,
+}
+
+/// One reading of the sensor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AirSpeedReading {
+    /// Differential pressure, Pa, with noise.
+    pub diff_pressure: f64,
+    /// Temperature of the air at the sensor, K.
+    pub temperature: f64,
+}
+
+impl AirSpeedSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports): reads
+    /// `<air_speed><pressure><noise>` (hPa); a bad value is a configuration error naming the
+    /// sensor, the element, the text and where it is.
+    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let doc = config.parse_sdf()?;
+        let noise = doc.root().noise("air_speed/pressure")?;
+        Ok(AirSpeedSensor::new(
+            noise,
+            config.scoped_name.as_str(),
+            config.frame_id.as_str(),
+            config.link,
+            config.pose,
+            config.seed,
+        ))
+    }
+
+    /// Builds the sensor: `noise` is the pressure noise (hPa), `frame` the frame id of its
+    /// messages, `pose_in_link` its pose in its link's frame and `seed` the seed of its noise.
+    pub fn new(
+        noise: NoiseParams,
+        scoped_name: &str,
+        frame: &str,
+        link: EntityId,
+        pose_in_link: Pose,
+        seed: u64,
+    ) -> Self {
+        AirSpeedSensor {
+            scoped_name: scoped_name.to_string(),
+            frame: frame.to_string(),
+            link,
+            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            noise_params: noise,
+            noise: NoiseChannel::new(noise, seed, PRESSURE_STREAM),
+        }
+    }
+
+    /// The reading of a sensor frame with world pose `pose` whose origin moves at `velocity`
+    /// (world frame, m/s); `dt` (s) is the time since the previous reading (0 for the first;
+    /// it drives the dynamic bias of the noise).
+    pub fn measure(&mut self, pose: Pose, velocity: Vec3, dt: f64) -> AirSpeedReading {
+        let z = pose.position.z;
+        let air = pose.orientation.inverse().rotate(velocity);
+        let ideal = air.x.signum() * 0.5 * atmosphere::density(z) * air.x * air.x;
+        let ideal = if ideal.is_finite() { ideal } else { 0.0 };
+        AirSpeedReading {
+            diff_pressure: self.noise.apply(ideal / PA_PER_HPA, dt) * PA_PER_HPA,
+            temperature: atmosphere::temperature(z),
+        }
+    }
+}
+
+impl Sensor for AirSpeedSensor {
+    fn update(
+        &mut self,
+        ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
+        let r = self.measure(state.pose, state.linear_velocity, ctx.dt.as_secs_f64());
+        let noise = (self.noise_params.kind == NoiseKind::Gaussian).then_some(&self.noise_params);
+        out.publish(
+            "",
+            air_speed_message(ctx.now, &self.frame, r.diff_pressure, r.temperature, noise),
+        );
+        Ok(())
+    }
+}
