@@ -779,3 +779,90 @@ fn height_maps_and_polylines_are_triangle_list_markers_of_their_geometry() {
         "the top covers the square: {area_top}"
     );
 }
+
+/// The rows of `entity`'s chunks in `rerun rrd print`'s listing whose data columns include
+/// `column`.
+fn rerun_rows(listing: &str, entity: &str, column: &str) -> u64 {
+    listing
+        .lines()
+        .filter(|l| l.contains(&format!(" - {entity} - ")) && l.contains(column))
+        .map(|l| {
+            let rows = l.split(" with ").nth(1).and_then(|r| r.split(' ').next());
+            rows.and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or_else(|| panic!("no row count in {l}"))
+        })
+        .sum()
+}
+
+/// A recording opens in Rerun: its own `rerun mcap convert` decodes the ROS 2 messages into
+/// Rerun's types (IMU readings as scalars, the lidar's point cloud as 3-D points, `/tf` and
+/// `/tf_static` as transforms), one row per recorded message, and `rerun rrd verify` accepts
+/// the result.
+#[test]
+fn a_recording_opens_in_rerun() {
+    let Some(python) = python() else { return };
+    let rerun = python.with_file_name("rerun");
+    assert!(
+        rerun.exists(),
+        "{} is missing: install python/requirements.txt",
+        rerun.display()
+    );
+    let dir = stage(PIONEER_LIBS);
+    let file = dir.path().join("run.mcap");
+    let o = run_pioneer(dir.path(), &file, &["--duration", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let points = format!("{SCAN}/points");
+    let Some(r) = read(&file, &[IMU, "/tf", "/tf_static", points.as_str()]) else {
+        return;
+    };
+    let rrd = dir.path().join("run.rrd");
+    let converted = Command::new(&rerun)
+        .args(["mcap", "convert"])
+        .arg(&file)
+        .arg("-o")
+        .arg(&rrd)
+        .output()
+        .expect("rerun runs");
+    assert!(converted.status.success(), "{}", stderr(&converted));
+    let verified = Command::new(&rerun)
+        .args(["rrd", "verify"])
+        .arg(&rrd)
+        .output()
+        .expect("rerun runs");
+    assert!(verified.status.success(), "{}", stderr(&verified));
+    let printed = Command::new(&rerun)
+        .args(["rrd", "print"])
+        .arg(&rrd)
+        .output()
+        .expect("rerun runs");
+    assert!(printed.status.success(), "{}", stderr(&printed));
+    let listing = String::from_utf8_lossy(&printed.stdout).into_owned()
+        + &String::from_utf8_lossy(&printed.stderr);
+    // One row per message, and one per transform of a TFMessage.
+    let count = |topic: &str| r["statistics"]["per_topic"][topic].as_u64().unwrap();
+    let transforms = |topic: &str| {
+        r["messages"][topic]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["value"]["transforms"].as_array().unwrap().len() as u64)
+            .sum::<u64>()
+    };
+    for (entity, column, n) in [
+        (IMU, "Scalars:scalars", count(IMU)),
+        (points.as_str(), "Points3D:positions", count(&points)),
+        ("/tf", "Transform3D:translation", transforms("/tf")),
+        (
+            "/tf_static",
+            "Transform3D:translation",
+            transforms("/tf_static"),
+        ),
+    ] {
+        assert!(n > 0, "{entity} recorded");
+        assert_eq!(
+            rerun_rows(&listing, entity, column),
+            n,
+            "{entity}: {column} rows\n{listing}"
+        );
+    }
+}
