@@ -407,7 +407,12 @@ fn the_factory_reads_sdf_text_requests_with_the_world_options() {
         "built with its include"
     );
 
+    // The world loaded with `options` (environment left out), running.
     let with = |options: sim_core::sdf::LoadOptions| {
+        let options = sim_core::sdf::LoadOptions {
+            ignore_env: true,
+            ..options
+        };
         let loaded = sim_core::sdf::load_with(&world, &options).unwrap_or_else(|e| panic!("{e}"));
         let mut sim = Simulation::new(loaded, registry_in(libs.path()), &SimOptions::default())
             .unwrap_or_else(|e| panic!("{e}"));
@@ -415,34 +420,28 @@ fn the_factory_reads_sdf_text_requests_with_the_world_options() {
         sim
     };
     // The world's resource search path admits the directory outside.
-    let mut sim = with(sim_core::sdf::LoadOptions {
-        resource_paths: vec![outside.path().to_path_buf()],
-        ignore_env: true,
-        ..Default::default()
-    });
+    let mut sim = with(sim_core::sdf::LoadOptions::with_resource_paths([
+        outside.path()
+    ]));
     sim.call_service("/world/w/create", &text("c", &secret))
         .unwrap_or_else(|e| panic!("on the resource path: {e}"));
     // `read_anywhere` lifts the rule.
-    let mut sim = with(sim_core::sdf::LoadOptions {
-        ignore_env: true,
-        limits: sim_core::input::Limits {
-            read_anywhere: true,
-            ..Default::default()
-        },
+    let limits = |limits| sim_core::sdf::LoadOptions {
+        limits,
         ..Default::default()
-    });
+    };
+    let mut sim = with(limits(sim_core::input::Limits {
+        read_anywhere: true,
+        ..Default::default()
+    }));
     sim.call_service("/world/w/create", &text("d", &secret))
         .unwrap_or_else(|e| panic!("read anywhere: {e}"));
     // The world's file size limit bounds the files the text includes (`part.sdf` is over
     // 2000 bytes, the world file under 1000).
-    let mut sim = with(sim_core::sdf::LoadOptions {
-        ignore_env: true,
-        limits: sim_core::input::Limits {
-            max_sdf_bytes: 1000,
-            ..Default::default()
-        },
+    let mut sim = with(limits(sim_core::input::Limits {
+        max_sdf_bytes: 1000,
         ..Default::default()
-    });
+    }));
     let e = sim
         .call_service("/world/w/create", &text("e", &inside))
         .expect_err("an include over the world's size limit")

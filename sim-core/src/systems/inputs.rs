@@ -18,22 +18,14 @@ pub struct InputType {
     pub ros: &'static RosType,
 }
 
-const TWIST: InputType = InputType {
-    message: "Twist",
-    ros: &catalog::TWIST,
-};
-const BOOLEAN: InputType = InputType {
-    message: "Boolean",
-    ros: &catalog::BOOL,
-};
-const DOUBLE: InputType = InputType {
-    message: "Double",
-    ros: &catalog::FLOAT64,
-};
-const VECTOR3: InputType = InputType {
-    message: "Vector3d",
-    ros: &catalog::VECTOR3_STAMPED,
-};
+const TWIST: InputType = typed("Twist", &catalog::TWIST);
+const BOOLEAN: InputType = typed("Boolean", &catalog::BOOL);
+const DOUBLE: InputType = typed("Double", &catalog::FLOAT64);
+const VECTOR3: InputType = typed("Vector3d", &catalog::VECTOR3_STAMPED);
+
+const fn typed(message: &'static str, ros: &'static RosType) -> InputType {
+    InputType { message, ros }
+}
 
 /// The type a system reads on its `index`-th subscription, if simcore knows it.
 pub fn input_type(setup: &SystemSetup, index: usize) -> Option<InputType> {
