@@ -279,6 +279,18 @@ fn pub_and_call_input_the_world_cannot_take_is_refused_by_name() {
         ],
         &["a Double message, where an earlier --pub to `/model/pioneer/cmd_vel` is a Twist"],
     );
+    // A type other than the one the listening system reads, named with the system and the
+    // type it reads (a Twist there runs: `pub_any_topic_and_well_formed_requests_still_run`).
+    refused(
+        &[
+            "--pub",
+            r#"/model/pioneer/cmd_vel={"type":"Double","data":1}"#,
+        ],
+        &[
+            "--pub `/model/pioneer/cmd_vel`: a Double message",
+            "plugin `gz::sim::systems::DiffDrive` (on `pioneer`) reads a Twist",
+        ],
+    );
     // set_pose with the position beside the pose: refused, never the origin.
     refused(
         &[

@@ -356,6 +356,99 @@ fn the_factory_reads_model_files_only_from_the_world_directory_and_resource_path
         .unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// A create request's SDF text is read as the world's own files are: an include out of the
+/// world's directory and resource search path is refused in the reply, naming the file, and
+/// nothing is created; one inside is created; the world's `--resource-path` admits a
+/// directory, its `read_anywhere` lifts the rule and its file size limit bounds what the
+/// text includes.
+#[test]
+fn the_factory_reads_sdf_text_requests_with_the_world_options() {
+    let t = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let world = factory_world(t.path());
+    let part = format!(
+        "<?xml version=\"1.0\"?>\n<!-- {} -->\n<sdf version=\"1.9\"><model name=\"part\">\
+         <static>true</static><link name=\"l\"/></model></sdf>\n",
+        "padding ".repeat(250)
+    );
+    std::fs::write(outside.path().join("part.sdf"), &part).unwrap();
+    std::fs::write(t.path().join("part.sdf"), &part).unwrap();
+    let text = |name: &str, uri: &Path| {
+        create_text(&format!(
+            "<sdf version=\"1.9\"><model name=\"{name}\"><static>true</static>\
+             <include><uri>{}</uri></include></model></sdf>",
+            uri.display()
+        ))
+    };
+    let secret = outside.path().join("part.sdf");
+    let inside = t.path().join("part.sdf");
+    let libs = stage(&["simcore_plugin_factory"]);
+
+    let mut sim = sim_of(&world, libs.path());
+    sim.step();
+    let before = model_count(&sim);
+    let e = sim
+        .call_service("/world/w/create", &text("a", &secret))
+        .expect_err("an include outside the world's directory")
+        .to_string();
+    assert!(
+        e.contains("outside the world's directory and the resource search path")
+            && e.contains(secret.to_str().unwrap()),
+        "{e}"
+    );
+    sim.step();
+    assert_eq!(model_count(&sim), before, "nothing was created");
+    assert!(sim.physics().entity_id("a").is_none());
+    sim.call_service("/world/w/create", &text("b", &inside))
+        .unwrap_or_else(|e| panic!("an include beside the world: {e}"));
+    sim.step();
+    assert!(
+        sim.physics().entity_id("b::part").is_some(),
+        "built with its include"
+    );
+
+    // The world loaded with `options` (environment left out), running.
+    let with = |options: sim_core::sdf::LoadOptions| {
+        let options = sim_core::sdf::LoadOptions {
+            ignore_env: true,
+            ..options
+        };
+        let loaded = sim_core::sdf::load_with(&world, &options).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = Simulation::new(loaded, registry_in(libs.path()), &SimOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        sim.step();
+        sim
+    };
+    // The world's resource search path admits the directory outside.
+    let mut sim = with(sim_core::sdf::LoadOptions::with_resource_paths([
+        outside.path()
+    ]));
+    sim.call_service("/world/w/create", &text("c", &secret))
+        .unwrap_or_else(|e| panic!("on the resource path: {e}"));
+    // `read_anywhere` lifts the rule.
+    let limits = |limits| sim_core::sdf::LoadOptions {
+        limits,
+        ..Default::default()
+    };
+    let mut sim = with(limits(sim_core::input::Limits {
+        read_anywhere: true,
+        ..Default::default()
+    }));
+    sim.call_service("/world/w/create", &text("d", &secret))
+        .unwrap_or_else(|e| panic!("read anywhere: {e}"));
+    // The world's file size limit bounds the files the text includes (`part.sdf` is over
+    // 2000 bytes, the world file under 1000).
+    let mut sim = with(limits(sim_core::input::Limits {
+        max_sdf_bytes: 1000,
+        ..Default::default()
+    }));
+    let e = sim
+        .call_service("/world/w/create", &text("e", &inside))
+        .expect_err("an include over the world's size limit")
+        .to_string();
+    assert!(e.contains("part.sdf") && e.contains("1000"), "{e}");
+}
+
 fn twist(linear_x: f64, angular_z: f64) -> Message {
     let t = sim_plugin_api::msgs::Twist {
         linear: sim_plugin_api::Vec3::new(linear_x, 0.0, 0.0),

@@ -258,7 +258,9 @@ fn injections(args: &RunArgs) -> Result<Vec<Injection>, Failure> {
 }
 
 /// Refuses a `--pub` to a sensor's output, to a topic nothing in the world listens to
-/// (unless `any_topic`), or of a type other than an earlier `--pub` to the same topic.
+/// (unless `any_topic`), of a type other than the one the systems listening there read (when
+/// simcore knows it, [`sim_core::systems::input_type`]), or of a type other than an earlier
+/// `--pub` to the same topic.
 fn check_publications(
     sim: &Simulation,
     injections: &[Injection],
@@ -303,6 +305,15 @@ fn check_publications(
             }
             Some(_) => {}
             None => types.push((&i.name, ty)),
+        }
+        let readers = sim.systems().input_types(&i.name);
+        if let Some((setup, expected)) = readers.first()
+            && !readers.iter().any(|(_, t)| t.message == ty)
+        {
+            return refuse(format!(
+                "a {ty} message, where plugin `{}` (on `{}`) reads a {} on `{}`",
+                setup.name, setup.entity_name, expected.message, i.name
+            ));
         }
     }
     Ok(())

@@ -175,6 +175,7 @@ impl Physics {
             plugins: Vec::new(),
             span: world.span.clone(),
             limits: world.limits.clone(),
+            resources: world.resources.clone(),
         };
         let mut apart = Physics::build(&empty)?;
         apart.shapes = self.shapes.clone();

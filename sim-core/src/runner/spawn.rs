@@ -184,7 +184,7 @@ pub(super) fn prepare_model(
     claimed: &HashSet<String>,
 ) -> Result<Model, SpawnError> {
     let (text, file) = read_description(request, world)?;
-    let mut model = crate::sdf::parse_model_str(&text, file.as_deref())
+    let mut model = crate::sdf::parse_model_in(&text, file.as_deref(), world)
         .map_err(|e| SpawnError::Sdf(e.render(None)))?;
     if !request.name.is_empty() {
         model.name = checked_name(request.name.as_str())?;
@@ -332,20 +332,18 @@ fn requested_pose(
 /// search path, unless the world's limits allow reading anywhere.
 fn find_model_file(name: &str, world: &World) -> Result<PathBuf, SpawnError> {
     let found = locate_model_file(name, world)?;
-    let world_file = world.span.file.as_deref().map(|f| f.as_path());
-    crate::sdf::confine_to_world(found, world_file, &world.limits).map_err(|reason| {
-        SpawnError::Outside {
-            name: name.to_string(),
-            reason,
-        }
+    crate::sdf::confine_to_world(found, world).map_err(|reason| SpawnError::Outside {
+        name: name.to_string(),
+        reason,
     })
 }
 
 /// Where a model file named in a creation request is: absolute as given; relative beside the
 /// world file first, then in the working directory; then, as an `<include>` `<uri>` would be
 /// (`model://NAME`, a model name or a model directory, through its `model.config`), on the
-/// resource search path (`SIMCORE_RESOURCE_PATH`, `GZ_SIM_RESOURCE_PATH`, `SDF_PATH`, the
-/// `models/` directories at or above the world file).
+/// resource search path the world was loaded with ([`World::resources`]: `--resource-path`,
+/// the environment variables, the `models/` directories at or above the world file, the
+/// manifest's `resource_paths`).
 fn locate_model_file(name: &str, world: &World) -> Result<PathBuf, SpawnError> {
     let path = Path::new(name);
     if path.is_absolute() && path.is_file() {
@@ -366,8 +364,7 @@ fn locate_model_file(name: &str, world: &World) -> Result<PathBuf, SpawnError> {
         }
         tried.push(format!("`{}`", path.display()));
     }
-    let resources = crate::sdf::LoadOptions::default().resource_path();
-    match resources.resolve(name, world_dir) {
+    match world.resources.resolve(name, world_dir) {
         Ok(found) if found.is_dir() => crate::resources::model_file(&found)
             .map(|m| m.path)
             .map_err(|e| SpawnError::NoFile(format!("model `{name}`: {e}; {}", e.hint()))),

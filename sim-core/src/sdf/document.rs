@@ -257,6 +257,23 @@ pub fn parse_model_str(text: &str, file: Option<&Path>) -> Result<Model, SdfErro
     })
 }
 
+/// Reads one model to create in `world` (see [`parse_model_str`]), as the world's own files
+/// are read: its includes and meshes are searched for on the world's resource search path,
+/// must lie there or in the world's directory (the directory of `file`, when the model was
+/// read from one), and are read within the world's limits.
+pub fn parse_model_in(text: &str, file: Option<&Path>, world: &World) -> Result<Model, SdfError> {
+    on_reader_stack(|| {
+        let mut loader = Loader::in_world(world);
+        if let Some(f) = file {
+            loader = loader.in_dir_of(f);
+            loader.enter(f);
+        }
+        with_document(text, file, |doc, file| {
+            read_model_document(doc, text, file, &loader)
+        })
+    })
+}
+
 /// Reads a document holding one model (see [`parse_model_str`]).
 fn read_model_document(
     doc: &roxmltree::Document,

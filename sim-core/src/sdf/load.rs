@@ -10,7 +10,7 @@ use std::rc::Rc;
 use super::error::SdfError;
 use crate::input::Limits;
 use crate::resources::ResourcePath;
-use crate::world::{Light, Model};
+use crate::world::{Light, Model, World};
 
 /// How a document is loaded: where its includes are searched for.
 ///
@@ -80,15 +80,31 @@ pub(crate) struct Loader {
 impl Loader {
     /// A loader for `options`.
     pub fn new(options: &LoadOptions) -> Loader {
+        Loader::with(options.resource_path(), options.limits.clone())
+    }
+
+    /// A loader for a model created in `world`: the world's resource search path and limits,
+    /// and its directory (the working directory for a world read from text), so that the
+    /// model reads files from where the world may.
+    pub fn in_world(world: &World) -> Loader {
+        let loader = Loader::with(world.resources.clone(), world.limits.clone());
+        match world.span.file.as_deref() {
+            Some(file) => loader.in_dir_of(file),
+            None => loader,
+        }
+    }
+
+    /// A loader searching `resources`, within `limits`, from the working directory.
+    fn with(resources: ResourcePath, limits: Limits) -> Loader {
         Loader {
-            resources: options.resource_path(),
+            resources,
             cache: RefCell::default(),
             resolved: RefCell::default(),
             canonical: RefCell::default(),
             stack: RefCell::default(),
             reads: Cell::new(0),
             expanded: Cell::new(0),
-            limits: options.limits.clone(),
+            limits,
             world_dir: std::fs::canonicalize(".").ok(),
             warnings: RefCell::default(),
             solids: RefCell::default(),
@@ -172,22 +188,11 @@ impl Loader {
     }
 }
 
-/// `path` when a world read from `world_file` (text when None) under `limits` may read it,
-/// with the default resource search path: see [`Loader::confine`].
-pub(crate) fn confine_to_world(
-    path: PathBuf,
-    world_file: Option<&Path>,
-    limits: &Limits,
-) -> Result<PathBuf, String> {
-    let options = LoadOptions {
-        limits: limits.clone(),
-        ..LoadOptions::default()
-    };
-    let mut loader = Loader::new(&options);
-    if let Some(file) = world_file {
-        loader = loader.in_dir_of(file);
-    }
-    loader.confine(path, world_file.and_then(Path::parent))
+/// `path` when `world` may read it (its directory, its resource search path, its limits):
+/// see [`Loader::confine`].
+pub(crate) fn confine_to_world(path: PathBuf, world: &World) -> Result<PathBuf, String> {
+    let base = world.span.file.as_deref().and_then(|f| f.parent());
+    Loader::in_world(world).confine(path, base)
 }
 
 /// The canonical directory of the file at `path`.

@@ -108,7 +108,7 @@ mod tests;
 
 pub use document::{
     Document, load, load_document, load_document_with, load_document_with_warnings, load_with,
-    parse_document, parse_model_str, parse_str, parse_str_with,
+    parse_document, parse_model_in, parse_model_str, parse_str, parse_str_with,
 };
 pub use error::{ErrorKind, SdfError};
 pub use frames::{PlacementError, frame_in_model, frame_in_world, place_model};

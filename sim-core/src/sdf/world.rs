@@ -190,6 +190,7 @@ impl Reader<'_> {
             plugins,
             span: self.span(node),
             limits: self.loader.limits.clone(),
+            resources: self.loader.resources.clone(),
         };
         self.resolve_world(&mut world)?;
         // Lights posed relative to a frame of the world (a model, a link, a <frame>).

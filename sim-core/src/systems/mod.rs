@@ -10,8 +10,10 @@
 //! Every hook is timed against the [`Guards`] budget and every message checked against
 //! their size limit (see [`crate::runner::guard`]).
 
+mod inputs;
 mod runtime_joints;
 
+pub use inputs::{InputType, input_type};
 pub use runtime_joints::JointRequests;
 
 use crate::physics::{Physics, PhysicsCommand};

@@ -69,6 +69,9 @@ pub struct World {
     /// The bounds the world was loaded with, which also bound the files read when it is
     /// built (meshes, height maps) and the models created in it later.
     pub limits: crate::input::Limits,
+    /// The resource search path the world was loaded with: the models created in it later
+    /// are looked up on it, and may read their files from it (and the world's directory).
+    pub resources: crate::resources::ResourcePath,
 }
 
 /// `<physics>`.

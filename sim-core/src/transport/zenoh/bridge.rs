@@ -405,10 +405,11 @@ impl Bridge {
             }
             let stats = sim.bus().stats(&topic);
             if stats.subscribers > 0 && stats.published == 0 {
-                let ty = sim.systems().inputs().find_map(|(setup, topics)| {
-                    let i = topics.iter().position(|t| *t == topic)?;
-                    super::inputs::input_type(setup, i)
-                });
+                let ty = sim
+                    .systems()
+                    .input_types(&topic)
+                    .first()
+                    .map(|(_, t)| t.ros);
                 let _ = self.events.send(Event::Input(topic, ty));
             } else {
                 self.probes.push(sim.bus_mut().subscribe(&topic, QUEUE));

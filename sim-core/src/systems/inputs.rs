@@ -1,0 +1,123 @@
+//! The message type each system simcore ships reads on each of its subscriptions. The
+//! plugin interface names a subscription's topic, not its type, so this table is what the
+//! engine knows of them: `simcore run` refuses a `--pub` of another type to such an input,
+//! and the Zenoh transport gives the input's subscription an `MS` token of its ROS type. A
+//! system not listed here (or an input whose type its SDF chooses, as TriggeredPublisher's)
+//! reads whatever arrives.
+
+use super::{SystemManager, SystemSetup};
+use crate::ros::{RosType, catalog};
+
+/// The type a system reads on one of its inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputType {
+    /// The engine's message type, as `--echo` prints it and `--pub` writes it
+    /// ([`sim_plugin_api::Payload::type_name`]).
+    pub message: &'static str,
+    /// Its ROS 2 type.
+    pub ros: &'static RosType,
+}
+
+const TWIST: InputType = typed("Twist", &catalog::TWIST);
+const BOOLEAN: InputType = typed("Boolean", &catalog::BOOL);
+const DOUBLE: InputType = typed("Double", &catalog::FLOAT64);
+const VECTOR3: InputType = typed("Vector3d", &catalog::VECTOR3_STAMPED);
+
+const fn typed(message: &'static str, ros: &'static RosType) -> InputType {
+    InputType { message, ros }
+}
+
+/// The type a system reads on its `index`-th subscription, if simcore knows it.
+pub fn input_type(setup: &SystemSetup, index: usize) -> Option<InputType> {
+    let system = setup.name.rsplit("::").next().unwrap_or_default();
+    let t = match (system, index) {
+        ("DiffDrive", 0) => TWIST,
+        ("DiffDrive", 1) => BOOLEAN,
+        ("AckermannSteering", 0) if steering_only(&setup.sdf) => DOUBLE,
+        ("AckermannSteering", 0) | ("MecanumDrive", 0) | ("VelocityControl", _) => TWIST,
+        ("JointController" | "JointPositionController" | "ApplyJointForce", 0) => DOUBLE,
+        ("PanTiltZoom", 0) => VECTOR3,
+        _ => return None,
+    };
+    Some(t)
+}
+
+impl SystemManager {
+    /// The active systems that subscribe to `topic` and whose type there simcore knows
+    /// ([`input_type`]), in load order.
+    pub fn input_types(&self, topic: &str) -> Vec<(&SystemSetup, InputType)> {
+        self.inputs()
+            .filter_map(|(setup, topics)| {
+                let i = topics.iter().position(|t| *t == topic)?;
+                Some((setup, input_type(setup, i)?))
+            })
+            .collect()
+    }
+}
+
+/// Whether an AckermannSteering `<plugin>` has `<steering_only>true`.
+fn steering_only(sdf: &str) -> bool {
+    roxmltree::Document::parse(sdf).is_ok_and(|d| {
+        d.root_element()
+            .children()
+            .find(|n| n.has_tag_name("steering_only"))
+            .and_then(|n| n.text())
+            .is_some_and(|t| matches!(t.trim(), "true" | "1"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(name: &str, sdf: &str) -> SystemSetup {
+        SystemSetup {
+            entity: sim_plugin_api::EntityId(2),
+            entity_name: "m".into(),
+            name: name.into(),
+            filename: String::new(),
+            sdf: sdf.into(),
+            span: Default::default(),
+            seed: 0,
+            namespace: "/model/m".into(),
+        }
+    }
+
+    fn names(t: Option<InputType>) -> Option<(&'static str, &'static str)> {
+        t.map(|t| (t.message, t.ros.name))
+    }
+
+    #[test]
+    fn inputs_are_typed_as_their_systems_read_them() {
+        let dd = setup("gz::sim::systems::DiffDrive", "<plugin/>");
+        assert_eq!(
+            names(input_type(&dd, 0)),
+            Some(("Twist", "geometry_msgs/msg/Twist"))
+        );
+        assert_eq!(
+            names(input_type(&dd, 1)),
+            Some(("Boolean", "std_msgs/msg/Bool"))
+        );
+        assert_eq!(input_type(&dd, 2), None);
+        let steer = setup(
+            "gz::sim::systems::AckermannSteering",
+            "<plugin><steering_only>true</steering_only></plugin>",
+        );
+        assert_eq!(
+            names(input_type(&steer, 0)),
+            Some(("Double", "std_msgs/msg/Float64"))
+        );
+        let jc = setup("ignition::gazebo::systems::JointController", "<plugin/>");
+        assert_eq!(
+            names(input_type(&jc, 0)),
+            Some(("Double", "std_msgs/msg/Float64"))
+        );
+        let ptz = setup("gz::sim::systems::PanTiltZoom", "<plugin/>");
+        assert_eq!(
+            names(input_type(&ptz, 0)),
+            Some(("Vector3d", "geometry_msgs/msg/Vector3Stamped"))
+        );
+        let tp = setup("gz::sim::systems::TriggeredPublisher", "<plugin/>");
+        assert_eq!(input_type(&tp, 0), None);
+    }
+}
