@@ -49,6 +49,11 @@ pub struct RenderArgs {
     /// Draw each camera's frustum over the picture.
     #[arg(long)]
     pub frusta: bool,
+    /// Publish a message while stepping to the picture's time, as `simcore run --pub`:
+    /// `TOPIC=JSON@SECONDS` (repeatable), so that the picture shows the scene of a run given
+    /// the same messages (runs are deterministic).
+    #[arg(long = "pub", value_name = "TOPIC=JSON@SECONDS")]
+    pub publish: Vec<String>,
     /// The PNG file written.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
@@ -148,11 +153,30 @@ pub fn render(args: RenderArgs) -> Result<Outcome, Failure> {
     let tap = args.rays.then(|| LidarTap::new(&mut sim));
     let stop = Arc::new(AtomicBool::new(false));
     super::run::install_ctrl_c(stop.clone());
+    let mut publications = Vec::new();
+    for arg in &args.publish {
+        publications.push(
+            super::run::parse_injection(arg, false)
+                .map_err(|e| Failure::Error(format!("--pub `{arg}`: {e}")))?,
+        );
+    }
+    // Stable: same-time messages keep their command-line order.
+    publications.sort_by_key(|p| p.at);
+    let mut due = publications.into_iter().peekable();
+    let mut publish = |sim: &mut Simulation| {
+        while let Some(p) = due.next_if(|p| p.at <= sim.time()) {
+            let mut message = sim_plugin_api::Message::new("", p.payload);
+            message.header.stamp = sim.time();
+            let topic = sim.bus_mut().intern(&p.name);
+            sim.bus_mut().publish(topic, message);
+        }
+    };
+    publish(&mut sim);
     let summary = sim.run(
         RunLimit::Duration(SimTime::from_secs_f64(args.time)),
         0.0,
         &stop,
-        |_| {},
+        publish,
     );
     if summary.interrupted {
         return Err(Failure::Error(

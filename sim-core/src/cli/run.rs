@@ -338,15 +338,15 @@ fn subscribe_echo(sim: &mut Simulation, echo: &[String]) -> Result<Vec<Subscript
 }
 
 /// A `--pub` or `--call` argument.
-struct Injection {
-    at: SimTime,
-    name: String,
-    payload: sim_plugin_api::Payload,
+pub(super) struct Injection {
+    pub(super) at: SimTime,
+    pub(super) name: String,
+    pub(super) payload: sim_plugin_api::Payload,
     call: bool,
 }
 
 /// Parses `NAME=JSON@SECONDS` (the `@SECONDS` part is optional).
-fn parse_injection(arg: &str, call: bool) -> Result<Injection, String> {
+pub(super) fn parse_injection(arg: &str, call: bool) -> Result<Injection, String> {
     let (name, rest) = arg.split_once('=').ok_or("expected NAME=JSON@SECONDS")?;
     let name = sim_core::transport::validate_topic(name).map_err(|e| e.to_string())?;
     let (json, at) = match rest.rsplit_once('@') {

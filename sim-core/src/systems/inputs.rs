@@ -37,6 +37,8 @@ pub fn input_type(setup: &SystemSetup, index: usize) -> Option<InputType> {
         ("AckermannSteering", 0) | ("MecanumDrive", 0) | ("VelocityControl", _) => TWIST,
         ("JointController" | "JointPositionController" | "ApplyJointForce", 0) => DOUBLE,
         ("PanTiltZoom", 0) => VECTOR3,
+        ("Thruster", 0) => DOUBLE,
+        ("Thruster", 1) => BOOLEAN,
         _ => return None,
     };
     Some(t)
