@@ -341,6 +341,7 @@ fn bad_arguments_are_clear_errors_with_status_2() {
         (vec![world, "--time", "NaN"], "--time"),
         (vec![world, "--time", "1e9"], "--time"),
         (vec!["worlds/no_such_world.sdf"], "no_such_world"),
+        (vec![world, "--pub", "/x=not json"], "not valid JSON"),
     ] {
         let (o, path) = render(dir.path(), libs.path(), "bad.png", &args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -398,4 +399,38 @@ fn without_a_library_serving_cameras_no_picture_is_taken_and_the_error_says_why(
         (picture.width, picture.height, picture.rgb.len()),
         (16, 16, 16 * 16 * 3)
     );
+}
+
+/// `--pub` drives the world while it is stepped to the picture's time: the pioneer driven
+/// for 3 s is drawn where it went (another picture than the one standing still), and the
+/// same messages give the same picture.
+#[test]
+fn messages_published_on_the_way_move_the_robot_in_the_picture() {
+    let mut libs: Vec<&str> = PIONEER_LIBS.to_vec();
+    libs.push("simcore_plugin_camera");
+    let libs = stage(&libs);
+    let dir = tempfile::tempdir().unwrap();
+    let drive = r#"/model/pioneer/cmd_vel={"type":"Twist","linear":{"x":0.5},"angular":{"z":0.4}}@0"#;
+    let view = [
+        "worlds/pioneer.sdf",
+        "--time",
+        "3",
+        "--size",
+        "160x90",
+        "--from",
+        "-3,-4,4",
+        "--look-at",
+        "1,0,0",
+    ];
+    let with = |name: &str, extra: &[&str]| {
+        let args: Vec<&str> = view.iter().copied().chain(extra.iter().copied()).collect();
+        let (o, path) = render(dir.path(), libs.path(), name, &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read(path).unwrap()
+    };
+    let still = with("still.png", &[]);
+    let driven = with("driven.png", &["--pub", drive]);
+    let again = with("again.png", &["--pub", drive]);
+    assert_ne!(still, driven, "the robot moved");
+    assert_eq!(driven, again, "same messages, same picture");
 }
