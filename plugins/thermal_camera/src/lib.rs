@@ -9,9 +9,15 @@
 //!
 //! - [`params`]: the sensor's `gz::sim::systems::ThermalSensor` parameters and bit depth;
 //! - [`temperatures`]: the Thermal temperatures of the world's visuals and its ambient;
-//! - [`thermal`]: [`ThermalCameraSensor`].
+//! - [`thermal`]: [`ThermalCameraSensor`];
+//! - [`sensor_system`]: the `gz::sim::systems::ThermalSensor` system, served so that the
+//!   element inside a `<sensor>` loads and is checked (the camera reads it itself).
+//!
+//! The Thermal system on visuals needs no library: the engine does not load `<plugin>`
+//! elements of visuals, and the camera reads them ([`temperatures`]).
 
 pub mod params;
+pub mod sensor_system;
 pub mod temperatures;
 pub mod thermal;
 
@@ -19,6 +25,7 @@ pub mod thermal;
 mod tests;
 
 pub use params::ThermalParams;
+pub use sensor_system::ThermalSensorSystem;
 pub use temperatures::WorldTemperatures;
 pub use thermal::ThermalCameraSensor;
 
@@ -27,5 +34,10 @@ sim_plugin_api::export_plugin! {
         serves: ["thermal_camera", "thermal"],
         description: "Thermal camera: 16- or 8-bit temperature images from per-pixel ray casts of visuals with Thermal temperatures",
         create: ThermalCameraSensor::create,
+    }
+    system "thermal_sensor" {
+        serves: ["gz::sim::systems::ThermalSensor", "ignition::gazebo::systems::ThermalSensor"],
+        description: "ThermalSensor: checks a thermal camera's <min_temp>, <max_temp> and <resolution> (the camera reads them)",
+        create: ThermalSensorSystem::create,
     }
 }

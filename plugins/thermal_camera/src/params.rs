@@ -47,6 +47,16 @@ pub struct ThermalParams {
 }
 
 impl ThermalParams {
+    /// Gazebo's defaults: no range, 0.01 K per count (before the 8-bit adjustment).
+    pub fn new(eight_bit: bool) -> Self {
+        ThermalParams {
+            range: None,
+            resolution: DEFAULT_RESOLUTION,
+            eight_bit,
+            warnings: Vec::new(),
+        }
+    }
+
     /// Reads the parameters of the sensor `config` whose image format is `format`.
     pub fn parse(config: &SensorConfig<'_>, format: ImageFormat) -> Result<Self, PluginError> {
         let doc = config.parse_sdf()?;
@@ -56,34 +66,9 @@ impl ThermalParams {
             .children_named("plugin")
             .find(|p| is_thermal_sensor(p));
         let eight_bit = format == ImageFormat::L8;
-        let mut p = ThermalParams {
-            range: None,
-            resolution: DEFAULT_RESOLUTION,
-            eight_bit,
-            warnings: Vec::new(),
-        };
+        let mut p = ThermalParams::new(eight_bit);
         if let Some(plugin) = plugin {
-            let min = plugin.param::<f64>("min_temp").unit("kelvin").get()?;
-            let max = plugin.param::<f64>("max_temp").unit("kelvin").get()?;
-            if min.is_some() || max.is_some() {
-                let (lo, hi) = (min.unwrap_or(0.0), max.unwrap_or(f64::INFINITY));
-                if lo <= hi {
-                    p.range = Some((lo, hi));
-                } else {
-                    p.warnings.push(format!(
-                        "{name}: ThermalSensor <min_temp> {lo} exceeds <max_temp> {hi}; temperatures are not clamped"
-                    ));
-                }
-            }
-            if let Some(r) = plugin.param::<f64>("resolution").unit("kelvin").get()? {
-                if r > 0.0 {
-                    p.resolution = r;
-                } else {
-                    p.warnings.push(format!(
-                        "{name}: ThermalSensor <resolution> must be positive, found {r}; using {DEFAULT_RESOLUTION} K"
-                    ));
-                }
-            }
+            p.read_plugin(&plugin, name)?;
         }
         if eight_bit && p.resolution < 1.0 {
             p.warnings.push(format!(
@@ -92,6 +77,33 @@ impl ThermalParams {
             p.resolution = EIGHT_BIT_RESOLUTION;
         }
         Ok(p)
+    }
+
+    /// Reads `<min_temp>`, `<max_temp>` and `<resolution>` of `plugin` (a ThermalSensor
+    /// `<plugin>` element); `name` names the sensor in warnings.
+    pub fn read_plugin(&mut self, plugin: &Element<'_, '_>, name: &str) -> Result<(), PluginError> {
+        let min = plugin.param::<f64>("min_temp").unit("kelvin").get()?;
+        let max = plugin.param::<f64>("max_temp").unit("kelvin").get()?;
+        if min.is_some() || max.is_some() {
+            let (lo, hi) = (min.unwrap_or(0.0), max.unwrap_or(f64::INFINITY));
+            if lo <= hi {
+                self.range = Some((lo, hi));
+            } else {
+                self.warnings.push(format!(
+                    "{name}: ThermalSensor <min_temp> {lo} exceeds <max_temp> {hi}; temperatures are not clamped"
+                ));
+            }
+        }
+        if let Some(r) = plugin.param::<f64>("resolution").unit("kelvin").get()? {
+            if r > 0.0 {
+                self.resolution = r;
+            } else {
+                self.warnings.push(format!(
+                    "{name}: ThermalSensor <resolution> must be positive, found {r}; using {DEFAULT_RESOLUTION} K"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The count of temperature `kelvin`: clamped to the range, divided by the resolution,
@@ -112,7 +124,7 @@ impl ThermalParams {
 }
 
 /// Whether `p` (a `<plugin>`) is the ThermalSensor system.
-fn is_thermal_sensor(p: &Element<'_, '_>) -> bool {
+pub fn is_thermal_sensor(p: &Element<'_, '_>) -> bool {
     p.attribute("name")
         .is_some_and(|n| THERMAL_SENSOR_NAMES.contains(&n))
         || p.attribute("filename").is_some_and(|f| {
