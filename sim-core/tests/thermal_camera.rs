@@ -76,6 +76,14 @@ fn load(text: &str, dir: &std::path::Path, libs: &std::path::Path) -> Result<Sim
     Simulation::new(world, registry_in(libs), &SimOptions::default()).map_err(|e| e.to_string())
 }
 
+/// Why `text` does not load; `why` says why it must not.
+fn refusal(text: &str, dir: &std::path::Path, libs: &std::path::Path, why: &str) -> String {
+    match load(text, dir, libs) {
+        Ok(_) => panic!("{why}"),
+        Err(e) => e,
+    }
+}
+
 fn topic(sensor: &str, suffix: &str) -> String {
     format!("/world/test/model/rig/link/head/sensor/{sensor}/{suffix}")
 }
@@ -180,9 +188,12 @@ fn bad_temperatures_are_refused_with_a_message() {
     let libs = stage(LIBS);
     let dir = tempfile::tempdir().unwrap();
     let sensors = sensor("t", "thermal", "", "");
-    let e = load(&world(300.0, "hot", &sensors), dir.path(), libs.path())
-        .err()
-        .expect("a temperature that is no number must be refused");
+    let e = refusal(
+        &world(300.0, "hot", &sensors),
+        dir.path(),
+        libs.path(),
+        "a temperature that is no number must be refused",
+    );
     assert!(
         e.contains("rig::head::t") && e.contains("<temperature>") && e.contains("\"hot\""),
         "{e}"
@@ -194,8 +205,11 @@ fn bad_temperatures_are_refused_with_a_message() {
         "",
         &thermal_sensor("<resolution>fine</resolution>"),
     );
-    let e = load(&world(300.0, "310", &bad_sensor), dir.path(), libs.path())
-        .err()
-        .expect("a resolution that is no number must be refused");
+    let e = refusal(
+        &world(300.0, "310", &bad_sensor),
+        dir.path(),
+        libs.path(),
+        "a resolution that is no number must be refused",
+    );
     assert!(e.contains("<resolution>") && e.contains("\"fine\""), "{e}");
 }

@@ -9,7 +9,7 @@
 //!
 //! - [`params`]: the sensor's `gz::sim::systems::ThermalSensor` parameters and bit depth;
 //! - [`temperatures`]: the Thermal temperatures of the world's visuals and its ambient;
-//! - [`thermal`]: [`ThermalCameraSensor`];
+//! - [`thermal`]: the sensor, [`ThermalCameraSensor`];
 //! - [`sensor_system`]: the `gz::sim::systems::ThermalSensor` system, served so that the
 //!   element inside a `<sensor>` loads and is checked (the camera reads it itself).
 //!

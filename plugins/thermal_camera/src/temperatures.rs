@@ -22,7 +22,8 @@
 //! its scoped name (`model::link::visual`). A world given as text without a file, models
 //! included from other files and models spawned later have no Thermal temperatures: they
 //! read the ambient temperature (288.15 K without an `<atmosphere><temperature>`).
-//! A `<temperature>` that is not a non-negative number is refused; a Thermal plugin with a
+//! A `<temperature>` that is not a number is refused (one below 0 K is kept, with a
+//! warning, and reads as 0 K, as gz-sim's `thermal_invalid` world expects); a Thermal plugin with a
 //! `<heat_signature>` texture (not simulated) or without a temperature is ignored with a
 //! warning.
 
@@ -134,13 +135,13 @@ impl WorldTemperatures {
                         ));
                         continue;
                     }
-                    match plugin
-                        .param::<f64>("temperature")
-                        .unit("kelvin")
-                        .non_negative()
-                        .get()?
-                    {
+                    match plugin.param::<f64>("temperature").unit("kelvin").get()? {
                         Some(t) => {
+                            if t < 0.0 {
+                                self.warnings.push(format!(
+                                    "visual {scoped}: Thermal <temperature> {t} K is below absolute zero; it reads as 0 K"
+                                ));
+                            }
                             self.visuals.insert(scoped.clone(), t);
                         }
                         None => self.warnings.push(format!(

@@ -155,13 +155,25 @@ fn world_temperatures_by_visual_scoped_name() {
 fn bad_world_temperatures_are_refused_with_their_place() {
     let bad = WORLD.replace(
         "<temperature>600</temperature>",
-        "<temperature>-1</temperature>",
+        "<temperature>scorching</temperature>",
     );
     let e = WorldTemperatures::from_text(&bad, origin()).unwrap_err();
     assert!(
         e.message.contains("<temperature>") && e.message.contains("w.sdf:7"),
         "{}",
         e.message
+    );
+    // Below absolute zero (gz-sim's thermal_invalid world): kept, with a warning.
+    let cold = WORLD.replace(
+        "<temperature>600</temperature>",
+        "<temperature>-10.0</temperature>",
+    );
+    let t = WorldTemperatures::from_text(&cold, origin()).unwrap();
+    assert_eq!(t.of("outer::inner::l::hot"), Some(-10.0));
+    assert!(
+        t.warnings.iter().any(|w| w.contains("below absolute zero")),
+        "{:?}",
+        t.warnings
     );
     let bad = WORLD.replace(
         "<temperature>300</temperature>",
