@@ -236,3 +236,37 @@ fn a_frame_reads_the_temperature_of_what_each_pixel_sees() {
         }
     }
 }
+
+#[test]
+fn saves_each_image_as_a_16_bit_png() {
+    let mut w = StaticWorld::default();
+    w.set_kinematics(EntityId(2), Default::default());
+    // A world saves inside the working directory only: a directory of this test's own
+    // there, removed at the end.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let rel = std::path::PathBuf::from(dir.path().file_name().unwrap());
+    let sdf = format!(
+        r#"<sensor name="t" type="thermal_camera"><camera>
+        <image><width>4</width><height>2</height></image>
+        <save enabled="true"><path>{}</path></save></camera></sensor>"#,
+        rel.join("frames").display()
+    );
+    let config = sensor_config(NAME, "thermal_camera", EntityId(2), &sdf);
+    let out = w.with(|v| {
+        let mut s = ThermalCameraSensor::create(&config, &v).unwrap();
+        sim_plugin_api::testing::run_update(&mut s, &v)
+    });
+    let topics: Vec<&str> = out.iter().map(|m| m.topic.as_str()).collect();
+    assert_eq!(topics.len(), 2);
+    assert_eq!(topics[0], "", "the image on the sensor's topic");
+    assert!(topics[1].ends_with("camera_info"), "{topics:?}");
+    let f = dir.path().join("frames/m_l_t_000000.png");
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&f).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (4, 2));
+    assert_eq!(info.bit_depth, png::BitDepth::Sixteen);
+    // Nothing hit, no world file: 288.15 K / 0.01 K per count, big-endian in PNG.
+    assert_eq!(u16::from_be_bytes([buf[0], buf[1]]), 28815);
+}
