@@ -6,9 +6,10 @@
 
 mod common;
 
+use common::images::{image, info, render_with, rgb};
 use common::*;
 use sim_core::runner::{SimOptions, Simulation};
-use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, Vec3};
+use sim_plugin_api::{Payload, Vec3};
 use std::f64::consts::PI;
 
 const LIBS: &[&str] = &["simcore_plugin_wide_angle_camera"];
@@ -55,41 +56,7 @@ fn topic(sensor: &str, suffix: &str) -> String {
 
 /// One update of every sensor: the message on each of `topics`.
 fn render(sdf: &str, topics: &[String]) -> Vec<Payload> {
-    let dir = stage(LIBS);
-    let mut sim = sim_from(sdf, dir.path(), 0, 1);
-    let subs: Vec<_> = topics
-        .iter()
-        .map(|t| sim.bus_mut().subscribe(t, 10))
-        .collect();
-    sim.step();
-    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
-    subs.iter()
-        .map(|s| {
-            let mut m = collect(s);
-            assert_eq!(m.len(), 1, "one message on each topic");
-            m.remove(0).2
-        })
-        .collect()
-}
-
-fn image(p: &Payload) -> Image {
-    match p {
-        Payload::Image(i) => (**i).clone(),
-        other => panic!("not an Image: {other:?}"),
-    }
-}
-
-fn info(p: &Payload) -> CameraInfo {
-    match p {
-        Payload::CameraInfo(i) => (**i).clone(),
-        other => panic!("not a CameraInfo: {other:?}"),
-    }
-}
-
-fn rgb(img: &Image, i: u32, j: u32) -> [u8; 3] {
-    assert_eq!(img.pixel_format, PixelFormat::RGB_INT8);
-    let k = (j * img.step + i * 3) as usize;
-    [img.data[k], img.data[k + 1], img.data[k + 2]]
+    render_with(LIBS, sdf, topics, 0, 1)
 }
 
 /// Whether the ray from `o` along `d` meets the axis-aligned cube of edge `size` at `c`.

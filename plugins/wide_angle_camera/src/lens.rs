@@ -68,6 +68,10 @@ impl AngleFunction {
     }
 }
 
+/// SDF's default `<cutoff_angle>`, rad: the literal of `camera.sdf`, a little under π/2.
+#[allow(clippy::approx_constant)]
+pub const DEFAULT_CUTOFF_ANGLE: f64 = 1.5707;
+
 /// The smallest focal length `scale_to_hfov` may give (image widths): below it the lens is
 /// at the end of its range (a gnomonical lens asked for a field of view of π).
 pub const MIN_FOCAL_LENGTH: f64 = 1e-9;
@@ -121,7 +125,7 @@ impl Lens {
             f: 1.0,
             fun,
             scale_to_hfov: true,
-            cutoff_angle: 1.5707,
+            cutoff_angle: DEFAULT_CUTOFF_ANGLE,
         })
     }
 

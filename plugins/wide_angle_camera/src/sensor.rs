@@ -16,12 +16,11 @@
 
 use crate::lens::Lens;
 use sim_plugin_api::{
-    CameraInfo, EntityId, Ray, RayCastOptions, RayHit, RayTarget, Vec3,
-    abi_stable::std_types::RBox, prelude::*,
+    CameraInfo, EntityId, Ray, RayCastOptions, RayHit, RayTarget, Vec3, prelude::*,
 };
 use simcore_plugin_camera_common::{
     COLOR_STREAM, CameraConfig, CameraModel, Shader,
-    image::{FrameSaver, camera_info, encode_image, pixel_noise},
+    image::{FrameSaver, camera_info, encode_image, pixel_noise, publish_frame},
 };
 use simcore_plugin_common::{MaskedCast, NoiseChannel, sensor_state};
 
@@ -201,17 +200,14 @@ impl Sensor for WideAngleCameraSensor {
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
         let (image, _) = self.render(world)?;
-        if let Some(saver) = &mut self.saver {
-            saver.save(&image).map_err(|e| {
-                PluginError::runtime(format!("{}: {}", self.scoped_name, e.message))
-            })?;
-        }
-        out.publish("", Payload::Image(RBox::new(image)));
-        out.publish(
+        publish_frame(
+            out,
+            image,
+            self.info.clone(),
             &self.info_topic,
-            Payload::CameraInfo(RBox::new(self.info.clone())),
-        );
-        Ok(())
+            self.saver.as_mut(),
+            &self.scoped_name,
+        )
     }
 
     fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
