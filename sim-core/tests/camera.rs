@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::images::{image, info, render_with, rgb};
 use common::*;
 use sim_core::runner::{SimOptions, Simulation};
 use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, PointCloudPacked, Pose, Quat, Vec3};
@@ -93,35 +94,7 @@ fn render(sdf: &str, topics: &[String], seed: u64) -> Vec<Payload> {
 
 /// [`render`] with `threads` sensor worker threads.
 fn render_on(sdf: &str, topics: &[String], seed: u64, threads: usize) -> Vec<Payload> {
-    let dir = stage(LIBS);
-    let mut sim = sim_from(sdf, dir.path(), seed, threads);
-    let subs: Vec<_> = topics
-        .iter()
-        .map(|t| sim.bus_mut().subscribe(t, 10))
-        .collect();
-    sim.step();
-    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
-    subs.iter()
-        .map(|s| {
-            let mut m = collect(s);
-            assert_eq!(m.len(), 1, "one message on each topic");
-            m.remove(0).2
-        })
-        .collect()
-}
-
-fn image(p: &Payload) -> Image {
-    match p {
-        Payload::Image(i) => (**i).clone(),
-        other => panic!("not an Image: {other:?}"),
-    }
-}
-
-fn info(p: &Payload) -> CameraInfo {
-    match p {
-        Payload::CameraInfo(i) => (**i).clone(),
-        other => panic!("not a CameraInfo: {other:?}"),
-    }
+    render_with(LIBS, sdf, topics, seed, threads)
 }
 
 fn cloud(p: &Payload) -> PointCloudPacked {
@@ -129,12 +102,6 @@ fn cloud(p: &Payload) -> PointCloudPacked {
         Payload::PointCloud(c) => (**c).clone(),
         other => panic!("not a point cloud: {other:?}"),
     }
-}
-
-fn rgb(img: &Image, i: u32, j: u32) -> [u8; 3] {
-    assert_eq!(img.pixel_format, PixelFormat::RGB_INT8);
-    let k = (j * img.step + i * 3) as usize;
-    [img.data[k], img.data[k + 1], img.data[k + 2]]
 }
 
 fn depth(img: &Image, i: u32, j: u32) -> f32 {

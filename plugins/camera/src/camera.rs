@@ -11,10 +11,10 @@
 //! 5. an `Image` on the sensor topic, a `CameraInfo` on `camera_info` beside it, and, with
 //!    `<save>`, a PNG file.
 
-use sim_plugin_api::{abi_stable::std_types::RBox, prelude::*};
+use sim_plugin_api::prelude::*;
 use simcore_plugin_camera_common::{
     COLOR_STREAM, CameraConfig, CameraCore, CameraPlugin, RayStart, Shader, camera_sensor,
-    image::{FrameSaver, encode_image, pixel_noise},
+    image::{FrameSaver, encode_image, pixel_noise, publish_frame},
 };
 use simcore_plugin_common::NoiseChannel;
 
@@ -97,17 +97,14 @@ impl CameraPlugin for CameraSensor {
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
         let (image, _) = self.render(world)?;
-        if let Some(saver) = &mut self.saver {
-            saver.save(&image).map_err(|e| {
-                PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
-            })?;
-        }
-        out.publish("", Payload::Image(RBox::new(image)));
-        out.publish(
+        publish_frame(
+            out,
+            image,
+            self.core.camera_info(),
             &self.info_topic,
-            Payload::CameraInfo(RBox::new(self.core.camera_info())),
-        );
-        Ok(())
+            self.saver.as_mut(),
+            &self.core.scoped_name,
+        )
     }
 
     fn forget(&mut self) {

@@ -82,7 +82,8 @@ pub fn escapes_working_dir(path: &std::path::Path) -> Option<&'static str> {
 /// The parsed `<camera>` element.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CameraConfig {
-    /// `<horizontal_fov>`, rad, in (0.001, π) for a pinhole (default 1.047).
+    /// `<horizontal_fov>`, rad, in (0.001, π) for a pinhole, (0.001, 2π] for a wide-angle
+    /// camera (default 1.047).
     pub horizontal_fov: f64,
     /// `<image><width>` (default 320).
     pub width: u32,
@@ -191,6 +192,29 @@ impl CameraConfig {
         }
     }
 
+    /// Checks a horizontal field of view (rad) for a wide-angle camera: in (0.001, 2π].
+    pub fn check_wide_hfov(hfov: f64) -> Result<f64, String> {
+        if hfov.is_finite() && hfov > 0.001 && hfov <= std::f64::consts::TAU {
+            Ok(hfov)
+        } else {
+            Err(format!(
+                "a wide-angle camera's horizontal field of view must be above 0.001 and at \
+                 most 2π rad, found {hfov}"
+            ))
+        }
+    }
+
+    /// The `camera_info` topic of a camera whose image goes to `image_topic`:
+    /// `<camera_info_topic>`, else beside the image topic (see
+    /// [`crate::image::sibling_topic`]).
+    pub fn info_topic(&self, image_topic: &str) -> String {
+        match &self.camera_info_topic {
+            Some(t) if t.starts_with('/') => t.clone(),
+            Some(t) => format!("/{t}"),
+            None => crate::image::sibling_topic(image_topic, "camera_info"),
+        }
+    }
+
     /// Parses the `<camera>` child of a `<sensor>` element given as XML text. `sensor` (the
     /// scoped name) is used in error messages. A sensor without `<camera>` gets the defaults.
     pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<CameraConfig, PluginError> {
@@ -203,9 +227,19 @@ impl CameraConfig {
         };
         let r = Reader::new(sensor);
         c.visibility_mask = r.visibility_mask(cam, "camera")?;
+        // A wide-angle camera reads its own `<lens>` and may see more than a half space.
+        let wide = doc
+            .root_element()
+            .attribute("type")
+            .is_some_and(is_wide_angle_type);
 
         if let Some(h) = r.number(cam, &["horizontal_fov"])? {
-            c.horizontal_fov = CameraConfig::check_hfov(h).map_err(|m| {
+            let checked = if wide {
+                CameraConfig::check_wide_hfov(h)
+            } else {
+                CameraConfig::check_hfov(h)
+            };
+            c.horizontal_fov = checked.map_err(|m| {
                 PluginError::config(format!("{sensor}: <camera><horizontal_fov>: {m}"))
             })?;
         }
@@ -350,7 +384,8 @@ impl CameraConfig {
             }
             c.segmentation_type = t;
         }
-        if let Some(lens) = child(cam, "lens")
+        if !wide
+            && let Some(lens) = child(cam, "lens")
             && let Some(t) = text(lens, "type")
             && !t.is_empty()
             && t != "gnomonical"
@@ -363,6 +398,13 @@ impl CameraConfig {
         }
         Ok(c)
     }
+}
+
+/// Whether an SDF sensor type names the wide-angle camera (`wideanglecamera`,
+/// `wide_angle_camera`): its `<lens><type>` is not refused and its field of view may reach
+/// 2π.
+pub fn is_wide_angle_type(sensor_type: &str) -> bool {
+    matches!(sensor_type, "wideanglecamera" | "wide_angle_camera")
 }
 
 /// Checks that the focal lengths `(name, value)` of `<camera><lens><block>` are above 0.

@@ -107,11 +107,7 @@ impl CameraCore {
     /// The `camera_info` topic: `<camera_info_topic>`, else beside the image topic `image`
     /// (see [`crate::image::sibling_topic`]).
     pub fn camera_info_topic(&self, image_topic: &str) -> String {
-        match &self.config.camera_info_topic {
-            Some(t) if t.starts_with('/') => t.clone(),
-            Some(t) => format!("/{t}"),
-            None => crate::image::sibling_topic(image_topic, "camera_info"),
-        }
+        self.config.info_topic(image_topic)
     }
 
     /// The run-time parameter `horizontal_fov` (radians, as text): the camera zooms from the

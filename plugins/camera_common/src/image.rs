@@ -4,9 +4,9 @@
 use crate::config::ImageFormat;
 use crate::model::CameraModel;
 use sim_plugin_api::{
-    CameraInfo, Image, PixelFormat, PluginError, PointCloudPacked, PointField, PointFieldType,
-    SharedStr, Vec3,
-    abi_stable::std_types::RVec,
+    CameraInfo, Image, Outputs, Payload, PixelFormat, PluginError, PointCloudPacked, PointField,
+    PointFieldType, SharedStr, Vec3,
+    abi_stable::std_types::{RBox, RVec},
     noise::{NoiseKind, NoiseParams},
 };
 use simcore_plugin_common::NoiseChannel;
@@ -203,6 +203,27 @@ pub fn sibling_topic(topic: &str, name: &str) -> String {
         Some(i) => format!("{}/{name}", &topic[..i]),
         None => format!("/{name}"),
     }
+}
+
+/// Publishes a colour frame: `image` on the sensor's topic and `info` on `info_topic`, after
+/// writing `image` with `saver` when there is one (a failed write is a run-time error naming
+/// the sensor `scoped_name`, and nothing is published).
+pub fn publish_frame(
+    out: &mut Outputs<'_>,
+    image: Image,
+    info: CameraInfo,
+    info_topic: &str,
+    saver: Option<&mut FrameSaver>,
+    scoped_name: &str,
+) -> Result<(), PluginError> {
+    if let Some(saver) = saver {
+        saver
+            .save(&image)
+            .map_err(|e| PluginError::runtime(format!("{scoped_name}: {}", e.message)))?;
+    }
+    out.publish("", Payload::Image(RBox::new(image)));
+    out.publish(info_topic, Payload::CameraInfo(RBox::new(info)));
+    Ok(())
 }
 
 /// Writes the frames of one camera as PNG files `<dir>/<prefix>_<n>.png` (n from 0, six

@@ -30,7 +30,7 @@ pub mod shading;
 mod tests;
 
 pub use crate::core::CameraCore;
-pub use config::{CameraConfig, ImageFormat, SaveConfig};
+pub use config::{CameraConfig, ImageFormat, SaveConfig, is_wide_angle_type};
 pub use model::{CameraModel, Distortion, Intrinsics, Projection};
 pub use plugin::CameraPlugin;
 pub use rays::{RayGrid, RayStart};

@@ -82,6 +82,26 @@ fn a_depth_cameras_format_is_not_read() {
 }
 
 #[test]
+fn a_wide_angle_camera_keeps_its_lens_type_and_a_wider_field_of_view() {
+    for t in ["wideanglecamera", "wide_angle_camera"] {
+        let parse_as = |camera: &str| {
+            CameraConfig::parse(
+                &format!(r#"<sensor name="cam" type="{t}"><camera>{camera}</camera></sensor>"#),
+                NAME,
+            )
+        };
+        let c =
+            parse_as("<horizontal_fov>6.2</horizontal_fov><lens><type>equidistant</type></lens>")
+                .unwrap_or_else(|e| panic!("{t}: {e}"));
+        assert_eq!(c.horizontal_fov, 6.2);
+        let e = parse_as("<horizontal_fov>6.3</horizontal_fov>").unwrap_err();
+        assert!(e.message.contains("2π"), "{t}: {e}");
+    }
+    assert!(crate::is_wide_angle_type("wideanglecamera"));
+    assert!(!crate::is_wide_angle_type("camera"));
+}
+
+#[test]
 fn bad_values_name_the_element_and_the_text() {
     let m = error("<image><format>RGBA_INT8</format></image>");
     assert!(

@@ -116,7 +116,9 @@ pub fn sensor_topic_suffix(sensor_type: &str) -> &str {
         "imu" => "imu",
         "gpu_lidar" | "gpu_ray" => "scan",
         "lidar" | "ray" => "lidar",
-        "camera" | "thermal_camera" | "thermal" | "wide_angle_camera" => "image",
+        "camera" | "thermal_camera" | "thermal" | "wide_angle_camera" | "wideanglecamera" => {
+            "image"
+        }
         "depth_camera" | "depth" => "depth_image",
         "rgbd_camera" | "rgbd" => "",
         "navsat" | "gps" => "navsat",
@@ -167,6 +169,8 @@ mod tests {
         assert_eq!(sensor_topic_suffix("lidar"), "lidar");
         assert_eq!(sensor_topic_suffix("gpu_ray"), "scan");
         assert_eq!(sensor_topic_suffix("gpu_lidar"), "scan");
+        assert_eq!(sensor_topic_suffix("wideanglecamera"), "image");
+        assert_eq!(sensor_topic_suffix("wide_angle_camera"), "image");
         assert_eq!(
             default_joint_sensor_topic("w", &["arm"], "wrist", "ft", "force_torque"),
             "/world/w/model/arm/joint/wrist/sensor/ft/forcetorque"

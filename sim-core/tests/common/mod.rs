@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod capture;
+pub mod images;
 pub mod joints;
 
 use std::path::{Path, PathBuf};

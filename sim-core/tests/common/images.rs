@@ -1,0 +1,54 @@
+//! Helpers of the camera tests: one update of a world's sensors, and the images and
+//! `camera_info` messages they publish.
+
+use super::{collect, sim_from, stage};
+use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat};
+
+/// Runs one update of every sensor of `sdf` with the plugin libraries `libs` and
+/// `threads` sensor worker threads; returns the one message on each of `topics`.
+pub fn render_with(
+    libs: &[&str],
+    sdf: &str,
+    topics: &[String],
+    seed: u64,
+    threads: usize,
+) -> Vec<Payload> {
+    let dir = stage(libs);
+    let mut sim = sim_from(sdf, dir.path(), seed, threads);
+    let subs: Vec<_> = topics
+        .iter()
+        .map(|t| sim.bus_mut().subscribe(t, 10))
+        .collect();
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    subs.iter()
+        .map(|s| {
+            let mut m = collect(s);
+            assert_eq!(m.len(), 1, "one message on each topic");
+            m.remove(0).2
+        })
+        .collect()
+}
+
+/// The image a payload carries.
+pub fn image(p: &Payload) -> Image {
+    match p {
+        Payload::Image(i) => (**i).clone(),
+        other => panic!("not an Image: {other:?}"),
+    }
+}
+
+/// The `camera_info` a payload carries.
+pub fn info(p: &Payload) -> CameraInfo {
+    match p {
+        Payload::CameraInfo(i) => (**i).clone(),
+        other => panic!("not a CameraInfo: {other:?}"),
+    }
+}
+
+/// Pixel (i, j) of an RGB8 image.
+pub fn rgb(img: &Image, i: u32, j: u32) -> [u8; 3] {
+    assert_eq!(img.pixel_format, PixelFormat::RGB_INT8);
+    let k = (j * img.step + i * 3) as usize;
+    [img.data[k], img.data[k + 1], img.data[k + 2]]
+}
