@@ -1,0 +1,181 @@
+//! The bounding box camera sensor.
+//!
+//! Per update, one batched ray cast from the near clip plane (one ray per pixel, against
+//! visuals, ignoring the camera's own model; hits beyond the far clip are misses), then:
+//!
+//! - each pixel's label: that of the visual hit (from the engine's scene extension), or
+//!   background for a miss or an unlabelled visual;
+//! - the visible 2D box of each labelled model ([`crate::boxes`]), published on the sensor's
+//!   topic (default `.../sensor/<s>/boundingbox`) as [`crate::message`] describes;
+//! - the camera image, shaded as the camera plugin shades it (`RGB_INT8`), with each box's
+//!   outline drawn in green, on `<topic>_image`;
+//! - `camera_info` beside the topic (or on `<camera_info_topic>`).
+
+use crate::boxes::{BoxType, VisibleBox, draw_boxes, visible_boxes};
+use crate::message::boxes_message;
+use sim_plugin_api::{
+    NO_LABEL,
+    abi_stable::std_types::{RBox, RSlice, RSliceMut},
+    prelude::*,
+};
+use simcore_plugin_camera_common::{
+    CameraCore, ImageFormat, RayStart, Shader, image::encode_image,
+};
+use simcore_plugin_common::NoiseChannel;
+use std::collections::HashMap;
+
+/// The colour of the drawn boxes (gz-sensors draws them green).
+pub const BOX_COLOR: [u8; 3] = [0, 255, 0];
+
+/// A bounding box camera (SDF `<sensor type="boundingbox_camera">` or `boundingbox`).
+#[derive(Clone, Debug)]
+pub struct BoundingBoxCameraSensor {
+    core: CameraCore,
+    box_type: BoxType,
+    frame: String,
+    image_topic: SharedStr,
+    info_topic: SharedStr,
+    shader: Shader,
+    colors: Vec<[f32; 3]>,
+    /// The label of each visual met so far ([`NO_LABEL`] when it has none).
+    labels: HashMap<EntityId, u32>,
+    missing: Vec<EntityId>,
+    labels_out: Vec<u32>,
+    seq: u64,
+}
+
+impl BoundingBoxCameraSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports): reads
+    /// `<camera>` as every camera does, and `<camera><box_type>` (see [`BoxType::from_sdf`]);
+    /// a box type it cannot make is a configuration error naming the sensor and the element.
+    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let doc = config.parse_sdf()?;
+        let box_type = match doc.root().child("camera").and_then(|c| c.child("box_type")) {
+            Some(e) => BoxType::from_sdf(e.text()).map_err(|m| {
+                let at = e.place().map(|p| format!(" ({p})")).unwrap_or_default();
+                PluginError::config(format!(
+                    "{}: <camera><box_type>: {m}{at}",
+                    config.scoped_name.as_str()
+                ))
+            })?,
+            None => BoxType::Visible2d,
+        };
+        let mut core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
+        // The drawn image is shaded, which needs the normals.
+        core.grid.set_normals(true);
+        Ok(BoundingBoxCameraSensor {
+            box_type,
+            frame: config.frame_id.to_string(),
+            image_topic: SharedStr::new(&format!("{}_image", core.topic)),
+            info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
+            shader: Shader::default(),
+            colors: Vec::new(),
+            labels: HashMap::new(),
+            missing: Vec::new(),
+            labels_out: Vec::new(),
+            seq: 0,
+            core,
+        })
+    }
+
+    /// The shared camera state (configuration, model, rays).
+    pub fn core(&self) -> &CameraCore {
+        &self.core
+    }
+
+    /// The box type in use.
+    pub fn box_type(&self) -> BoxType {
+        self.box_type
+    }
+
+    /// Looks up the labels of visuals hit for the first time.
+    fn learn(&mut self, world: &WorldRef<'_>) {
+        self.missing.clear();
+        let mut last = EntityId::NONE;
+        for h in self.core.grid.hits() {
+            if h.entity != last && !h.entity.is_none() {
+                last = h.entity;
+                if !self.labels.contains_key(&h.entity) && !self.missing.contains(&h.entity) {
+                    self.missing.push(h.entity);
+                }
+            }
+        }
+        if self.missing.is_empty() {
+            return;
+        }
+        self.labels_out.clear();
+        self.labels_out.resize(self.missing.len(), NO_LABEL);
+        if let Some(scene) = world.scene() {
+            scene.labels(
+                RSlice::from_slice(&self.missing),
+                RSliceMut::from_mut_slice(&mut self.labels_out),
+            );
+        }
+        for (id, l) in self.missing.iter().zip(&self.labels_out) {
+            self.labels.insert(*id, *l);
+        }
+    }
+
+    /// One frame: the boxes of the labelled models seen and the image with them drawn.
+    pub fn frame(&mut self, world: &WorldRef<'_>) -> Result<(Vec<VisibleBox>, Image), PluginError> {
+        self.core.cast(world)?;
+        self.learn(world);
+        let grid = &self.core.grid;
+        let labels = &self.labels;
+        let boxes = visible_boxes(
+            self.core.model.width,
+            grid.hits().iter().map(|h| {
+                if h.entity.is_none() {
+                    return None;
+                }
+                match labels.get(&h.entity) {
+                    Some(&l) if l != NO_LABEL => Some((h.model, l)),
+                    _ => None,
+                }
+            }),
+        );
+        self.shader.prepare(world, grid.hits());
+        self.shader
+            .shade(world, grid.rays(), grid.hits(), &mut self.colors);
+        let (w, h) = (self.core.model.width, self.core.model.height);
+        let mut silent = NoiseChannel::NONE;
+        let mut image = encode_image(&self.colors, w, h, ImageFormat::Rgb8, &mut silent);
+        draw_boxes(image.data.as_mut_slice(), w, h, &boxes, BOX_COLOR);
+        Ok((boxes, image))
+    }
+}
+
+impl Sensor for BoundingBoxCameraSensor {
+    fn update(
+        &mut self,
+        ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let (boxes, image) = self.frame(world)?;
+        out.publish(&self.image_topic, Payload::Image(RBox::new(image)));
+        out.publish("", boxes_message(ctx.now, &self.frame, self.seq, &boxes));
+        out.publish(
+            &self.info_topic,
+            Payload::CameraInfo(RBox::new(self.core.camera_info())),
+        );
+        self.seq += 1;
+        Ok(())
+    }
+
+    fn set_parameter(
+        &mut self,
+        key: &str,
+        value: &str,
+        _world: &WorldRef<'_>,
+    ) -> Result<(), PluginError> {
+        self.core.set_parameter(key, value)
+    }
+
+    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+        self.shader.reset();
+        self.labels.clear();
+        self.seq = 0;
+        Ok(())
+    }
+}
