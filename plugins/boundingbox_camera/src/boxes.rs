@@ -59,7 +59,10 @@ pub fn visible_boxes(
     }
     for (k, p) in pixels.into_iter().enumerate() {
         let Some((model, label)) = p else { continue };
-        let (x, y) = ((k as u64 % u64::from(width)) as u32, (k as u64 / u64::from(width)) as u32);
+        let (x, y) = (
+            (k as u64 % u64::from(width)) as u32,
+            (k as u64 / u64::from(width)) as u32,
+        );
         boxes
             .entry((label, model))
             .and_modify(|b| {
@@ -134,9 +137,24 @@ mod tests {
         assert_eq!(
             boxes,
             vec![
-                VisibleBox { label: 5, model: EntityId(7), min: [1, 0], max: [2, 1] },
-                VisibleBox { label: 5, model: EntityId(8), min: [3, 2], max: [3, 2] },
-                VisibleBox { label: 9, model: EntityId(7), min: [0, 2], max: [0, 2] },
+                VisibleBox {
+                    label: 5,
+                    model: EntityId(7),
+                    min: [1, 0],
+                    max: [2, 1]
+                },
+                VisibleBox {
+                    label: 5,
+                    model: EntityId(8),
+                    min: [3, 2],
+                    max: [3, 2]
+                },
+                VisibleBox {
+                    label: 9,
+                    model: EntityId(7),
+                    min: [0, 2],
+                    max: [0, 2]
+                },
             ]
         );
         assert!(visible_boxes(0, px).is_empty());
@@ -146,7 +164,12 @@ mod tests {
     #[test]
     fn outlines_are_drawn_inside_the_image() {
         let mut data = vec![0u8; 5 * 4 * 3];
-        let b = VisibleBox { label: 1, model: EntityId(1), min: [1, 1], max: [3, 2] };
+        let b = VisibleBox {
+            label: 1,
+            model: EntityId(1),
+            min: [1, 1],
+            max: [3, 2],
+        };
         draw_boxes(&mut data, 5, 4, &[b], [0, 255, 0]);
         let green = |d: &[u8], x: usize, y: usize| d[(y * 5 + x) * 3 + 1] == 255;
         for x in 1..=3 {
@@ -155,7 +178,12 @@ mod tests {
         assert!(!green(&data, 0, 1) && !green(&data, 4, 2));
         assert!(!green(&data, 2, 0) && !green(&data, 2, 3));
         // A box reaching past the image is clipped, not a panic.
-        let far = VisibleBox { label: 1, model: EntityId(1), min: [4, 3], max: [9, 9] };
+        let far = VisibleBox {
+            label: 1,
+            model: EntityId(1),
+            min: [4, 3],
+            max: [9, 9],
+        };
         draw_boxes(&mut data, 5, 4, &[far], [0, 255, 0]);
         assert!(green(&data, 4, 3));
     }

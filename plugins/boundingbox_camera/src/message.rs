@@ -66,8 +66,14 @@ mod tests {
         assert_eq!(c.encoding.as_str(), "json");
         let v: Value = serde_json::from_slice(&c.data).unwrap();
         assert_eq!(v["header"]["stamp"], json!({"sec": 1, "nsec": 500_000_000}));
-        assert_eq!(v["header"]["data"][0], json!({"key": "frame_id", "value": ["cam"]}));
-        assert_eq!(v["header"]["data"][1], json!({"key": "seq", "value": ["2"]}));
+        assert_eq!(
+            v["header"]["data"][0],
+            json!({"key": "frame_id", "value": ["cam"]})
+        );
+        assert_eq!(
+            v["header"]["data"][1],
+            json!({"key": "seq", "value": ["2"]})
+        );
         assert_eq!(
             v["annotated_box"],
             json!([{"box": {"min_corner": {"x": 10.0, "y": 4.0},
