@@ -216,3 +216,50 @@ fn box_types_it_cannot_make_are_refused_with_a_message() {
     let e = refusal("<box_type>3d</box_type>");
     assert!(e.contains("\"3d\" is not simulated"), "{e}");
 }
+
+#[test]
+fn saved_samples_are_the_image_and_the_boxes_as_gazebo_writes_them() {
+    // A world saves inside the working directory only: a directory of this test's own there.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let rel = std::path::PathBuf::from(dir.path().file_name().unwrap());
+    // A data set holding one image already: numbering goes on from there.
+    std::fs::create_dir_all(dir.path().join("images")).unwrap();
+    std::fs::write(dir.path().join("images/earlier.png"), b"").unwrap();
+    let at = Vec3::new(4.0, 0.0, 1.0);
+    let size = Vec3::new(0.6, 0.6, 0.6);
+    let sdf = world_with(
+        &bbox_sensor(
+            "bb",
+            &format!(
+                r#"<save enabled="true"><path>{}</path></save>"#,
+                rel.display()
+            ),
+        ),
+        &labelled_box("a", at, size, &label(7), ""),
+    );
+    let libs = stage(LIBS);
+    let mut sim = sim_from(&sdf, libs.path(), 0, 1);
+    let info = sim
+        .bus_mut()
+        .subscribe("/world/test/model/rig/link/head/sensor/bb/camera_info", 10);
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    let ci = match collect(&info).remove(0).2 {
+        Payload::CameraInfo(c) => (*c).clone(),
+        other => panic!("not a CameraInfo: {other:?}"),
+    };
+    assert!(dir.path().join("images/image_0000001.png").is_file());
+    let csv = std::fs::read_to_string(dir.path().join("boxes/boxes_0000001.csv")).unwrap();
+    let (min, max) = expected(&ci, at, size);
+    let (w, h) = (max[0] - min[0], max[1] - min[1]);
+    assert_eq!(
+        csv,
+        format!(
+            "label,x_center,y_center,width,height\n7,{:.6},{:.6},{:.6},{:.6}\n",
+            f64::from(min[0]) + f64::from(w) / 2.0,
+            f64::from(min[1]) + f64::from(h) / 2.0,
+            f64::from(w),
+            f64::from(h)
+        )
+    );
+}

@@ -5,13 +5,15 @@
 //! does, and gathers the pixels of each labelled model into its visible 2D box (gz-sensors'
 //! `BoundingBoxCameraSensor` with `<box_type>2d</box_type>`). It publishes the boxes
 //! (`gz.msgs.AnnotatedAxisAligned2DBox_V`) on the sensor's topic, the camera image with the
-//! boxes drawn on `<topic>_image`, and `camera_info` beside the topic.
+//! boxes drawn on `<topic>_image`, and `camera_info` beside the topic; with `<save>`, each
+//! frame's image and boxes as files ([`save`]).
 //!
 //! The logic is plain Rust: [`boxes`] (from labelled pixels to boxes), [`message`] (the
 //! published message) and [`BoundingBoxCameraSensor`] (in [`sensor`]).
 
 pub mod boxes;
 pub mod message;
+pub mod save;
 pub mod sensor;
 
 pub use boxes::{BoxType, VisibleBox};

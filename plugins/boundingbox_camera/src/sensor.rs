@@ -9,10 +9,13 @@
 //!   topic (default `.../sensor/<s>/boundingbox`) as [`crate::message`] describes;
 //! - the camera image, shaded as the camera plugin shades it (`RGB_INT8`), with each box's
 //!   outline drawn in green, on `<topic>_image`;
-//! - `camera_info` beside the topic (or on `<camera_info_topic>`).
+//! - `camera_info` beside the topic (or on `<camera_info_topic>`);
+//! - with `<save>`, the image (before the boxes are drawn) and the boxes as files
+//!   ([`crate::save`]).
 
 use crate::boxes::{BoxType, VisibleBox, draw_boxes, visible_boxes};
 use crate::message::boxes_message;
+use crate::save::SampleSaver;
 use sim_plugin_api::{
     NO_LABEL,
     abi_stable::std_types::{RBox, RSlice, RSliceMut},
@@ -42,6 +45,7 @@ pub struct BoundingBoxCameraSensor {
     missing: Vec<EntityId>,
     labels_out: Vec<u32>,
     seq: u64,
+    saver: Option<SampleSaver>,
 }
 
 impl BoundingBoxCameraSensor {
@@ -63,7 +67,12 @@ impl BoundingBoxCameraSensor {
         let mut core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
         // The drawn image is shaded, which needs the normals.
         core.grid.set_normals(true);
+        let saver = match &core.config.save {
+            Some(s) => Some(SampleSaver::new(&s.path, &core.scoped_name)?),
+            None => None,
+        };
         Ok(BoundingBoxCameraSensor {
+            saver,
             box_type,
             frame: config.frame_id.to_string(),
             image_topic: SharedStr::new(&format!("{}_image", core.topic)),
@@ -116,7 +125,8 @@ impl BoundingBoxCameraSensor {
         }
     }
 
-    /// One frame: the boxes of the labelled models seen and the image with them drawn.
+    /// One frame: the boxes of the labelled models seen and the image with them drawn (with
+    /// `<save>`, the sample is written first).
     pub fn frame(&mut self, world: &WorldRef<'_>) -> Result<(Vec<VisibleBox>, Image), PluginError> {
         self.core.cast(world)?;
         self.learn(world);
@@ -140,6 +150,11 @@ impl BoundingBoxCameraSensor {
         let (w, h) = (self.core.model.width, self.core.model.height);
         let mut silent = NoiseChannel::NONE;
         let mut image = encode_image(&self.colors, w, h, ImageFormat::Rgb8, &mut silent);
+        if let Some(saver) = &mut self.saver {
+            saver.save(&image, &boxes).map_err(|e| {
+                PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
+            })?;
+        }
         draw_boxes(image.data.as_mut_slice(), w, h, &boxes, BOX_COLOR);
         Ok((boxes, image))
     }
