@@ -1,8 +1,8 @@
 //! From labelled pixels to boxes.
 //!
 //! A pixel belongs to a box when the ray through it hits a visual that carries a label (a
-//! `gz::sim::systems::Label` plugin on the visual or an enclosing model); unlabelled geometry
-//! and misses are background, as in Gazebo. The pixels of one model with one label make one
+//! `gz::sim::systems::Label` plugin on the visual or an enclosing model) other than 255;
+//! unlabelled geometry, label 255 and misses are background, as in gz-rendering. The pixels of one model with one label make one
 //! box: the smallest pixel rectangle holding them, `min` and `max` being the first and last
 //! pixel column and row (so a box of one pixel has `min == max`), as gz-rendering computes
 //! its visible boxes.

@@ -4,7 +4,7 @@
 //! visuals, ignoring the camera's own model; hits beyond the far clip are misses), then:
 //!
 //! - each pixel's label: that of the visual hit (from the engine's scene extension), or
-//!   background for a miss or an unlabelled visual;
+//!   background for a miss, an unlabelled visual or one labelled [`BACKGROUND_LABEL`];
 //! - the visible 2D box of each labelled model ([`crate::boxes`]), published on the sensor's
 //!   topic (default `.../sensor/<s>/boundingbox`) as [`crate::message`] describes;
 //! - the camera image, shaded as the camera plugin shades it (`RGB_INT8`), with each box's
@@ -26,6 +26,10 @@ use simcore_plugin_camera_common::{
 };
 use simcore_plugin_common::NoiseChannel;
 use std::collections::HashMap;
+
+/// The label gz-rendering's bounding box camera keeps for background: visuals labelled 255
+/// get no box, as unlabelled ones.
+pub const BACKGROUND_LABEL: u32 = 255;
 
 /// The colour of the drawn boxes (gz-sensors draws them green).
 pub const BOX_COLOR: [u8; 3] = [0, 255, 0];
@@ -139,7 +143,7 @@ impl BoundingBoxCameraSensor {
                     return None;
                 }
                 match labels.get(&h.entity) {
-                    Some(&l) if l != NO_LABEL => Some((h.model, l)),
+                    Some(&l) if l < BACKGROUND_LABEL => Some((h.model, l)),
                     _ => None,
                 }
             }),
@@ -192,5 +196,59 @@ impl Sensor for BoundingBoxCameraSensor {
         self.labels.clear();
         self.seq = 0;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::{
+        RayHit, Vec3,
+        testing::{StaticWorld, sensor_config},
+    };
+
+    #[test]
+    fn label_255_and_unlabelled_visuals_are_background_label_0_is_not() {
+        let mut w = StaticWorld::default();
+        w.set_kinematics(EntityId(2), Default::default());
+        w.set_label(EntityId(10), 0);
+        w.set_label(EntityId(11), 255);
+        // Columns 0-1 hit visual 10 (label 0), 2-3 visual 11 (label 255), 4-5 visual 12
+        // (unlabelled); each of its own model.
+        w.set_ray_caster(|r, _| {
+            let e = if r.direction.y > 0.1 {
+                10
+            } else if r.direction.y > -0.1 {
+                11
+            } else {
+                12
+            };
+            RayHit {
+                distance: 3.0,
+                normal: Vec3::new(-1.0, 0.0, 0.0),
+                entity: EntityId(e),
+                model: EntityId(e + 10),
+            }
+        });
+        let sdf = r#"<sensor name="s" type="boundingbox_camera"><camera>
+            <image><width>6</width><height>2</height></image></camera></sensor>"#;
+        let config = sensor_config("m::l::s", "boundingbox_camera", EntityId(2), sdf);
+        let (boxes, image) = w.with(|v| {
+            let mut s = BoundingBoxCameraSensor::create(&config, &v).unwrap();
+            assert_eq!(s.box_type(), BoxType::Visible2d);
+            s.frame(&v).unwrap()
+        });
+        assert_eq!(
+            boxes,
+            vec![VisibleBox {
+                label: 0,
+                model: EntityId(20),
+                min: [0, 0],
+                max: [1, 1]
+            }]
+        );
+        assert_eq!((image.width, image.height), (6, 2));
+        assert_eq!(&image.data[..3], &BOX_COLOR);
+        assert_ne!(&image.data[9..12], &BOX_COLOR);
     }
 }
