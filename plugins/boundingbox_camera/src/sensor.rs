@@ -16,16 +16,11 @@
 use crate::boxes::{BoxType, VisibleBox, draw_boxes, visible_boxes};
 use crate::message::boxes_message;
 use crate::save::SampleSaver;
-use sim_plugin_api::{
-    NO_LABEL,
-    abi_stable::std_types::{RBox, RSlice, RSliceMut},
-    prelude::*,
-};
+use sim_plugin_api::{abi_stable::std_types::RBox, prelude::*};
 use simcore_plugin_camera_common::{
-    CameraCore, ImageFormat, RayStart, Shader, image::encode_image,
+    CameraCore, ImageFormat, LabelCache, RayStart, Shader, image::encode_image,
 };
 use simcore_plugin_common::NoiseChannel;
-use std::collections::HashMap;
 
 /// The label gz-rendering's bounding box camera keeps for background: visuals labelled 255
 /// get no box, as unlabelled ones.
@@ -44,10 +39,7 @@ pub struct BoundingBoxCameraSensor {
     info_topic: SharedStr,
     shader: Shader,
     colors: Vec<[f32; 3]>,
-    /// The label of each visual met so far ([`NO_LABEL`] when it has none).
-    labels: HashMap<EntityId, u32>,
-    missing: Vec<EntityId>,
-    labels_out: Vec<u32>,
+    labels: LabelCache,
     seq: u64,
     saver: Option<SampleSaver>,
 }
@@ -83,9 +75,7 @@ impl BoundingBoxCameraSensor {
             info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
             shader: Shader::default(),
             colors: Vec::new(),
-            labels: HashMap::new(),
-            missing: Vec::new(),
-            labels_out: Vec::new(),
+            labels: LabelCache::default(),
             seq: 0,
             core,
         })
@@ -101,40 +91,12 @@ impl BoundingBoxCameraSensor {
         self.box_type
     }
 
-    /// Looks up the labels of visuals hit for the first time.
-    fn learn(&mut self, world: &WorldRef<'_>) {
-        self.missing.clear();
-        let mut last = EntityId::NONE;
-        for h in self.core.grid.hits() {
-            if h.entity != last && !h.entity.is_none() {
-                last = h.entity;
-                if !self.labels.contains_key(&h.entity) && !self.missing.contains(&h.entity) {
-                    self.missing.push(h.entity);
-                }
-            }
-        }
-        if self.missing.is_empty() {
-            return;
-        }
-        self.labels_out.clear();
-        self.labels_out.resize(self.missing.len(), NO_LABEL);
-        if let Some(scene) = world.scene() {
-            scene.labels(
-                RSlice::from_slice(&self.missing),
-                RSliceMut::from_mut_slice(&mut self.labels_out),
-            );
-        }
-        for (id, l) in self.missing.iter().zip(&self.labels_out) {
-            self.labels.insert(*id, *l);
-        }
-    }
-
     /// One frame: the boxes of the labelled models seen and the image with them drawn (with
     /// `<save>`, the sample is written first).
     pub fn frame(&mut self, world: &WorldRef<'_>) -> Result<(Vec<VisibleBox>, Image), PluginError> {
         self.core.cast(world)?;
-        self.learn(world);
         let grid = &self.core.grid;
+        self.labels.learn(world, grid.hits());
         let labels = &self.labels;
         let boxes = visible_boxes(
             self.core.model.width,
@@ -142,8 +104,8 @@ impl BoundingBoxCameraSensor {
                 if h.entity.is_none() {
                     return None;
                 }
-                match labels.get(&h.entity) {
-                    Some(&l) if l < BACKGROUND_LABEL => Some((h.model, l)),
+                match labels.get(h.entity) {
+                    Some(l) if l < BACKGROUND_LABEL => Some((h.model, l)),
                     _ => None,
                 }
             }),
