@@ -7,10 +7,10 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{
-    GzSystem, OdometryOutput, drive, joints, mean_twist, own_name, planar_pose,
+use simcore_plugin_common::gz::{GzSystem, OdometryOutput, drive, joints, mean_twist, planar_pose};
+use simcore_plugin_common::{
+    Attached, Throttle, accepted_twist, accepted_value, attached, period_ns,
 };
-use simcore_plugin_common::{Throttle, accepted_twist, accepted_value, attached_model, period_ns};
 
 /// Dead reckoning from the wheels and the steering angle, as gz-sim integrates it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -83,9 +83,7 @@ impl GzSystem for AckermannSteering {
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// joints exist.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "AckermannSteering")?;
-        let who = format!("{scoped}: AckermannSteering");
-        let model = own_name(world, config.entity, scoped);
+        let Attached { scoped, who, model } = attached(config, world, "AckermannSteering")?;
         let c = AckermannConfig::parse(config.sdf.as_str(), &model, &who)?;
         let find = |names: &[String], tag: &str| joints(world, scoped, names, tag, &who);
         let groups = [

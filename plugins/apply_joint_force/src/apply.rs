@@ -4,7 +4,7 @@ use sim_plugin_api::prelude::*;
 use simcore_plugin_common::gz::{
     GzSystem, drive, joints, last_finite_double, missing, names, own_name, valid_topic,
 };
-use simcore_plugin_common::{attached_model, parse_plugin_sdf};
+use simcore_plugin_common::{Attached, attached, parse_plugin_sdf};
 
 /// Applies a commanded force to one joint (see the crate documentation).
 pub struct ApplyJointForce {
@@ -17,8 +17,7 @@ impl GzSystem for ApplyJointForce {
     /// Creates the system from its `<plugin>` element (`<joint_name>`, required); it must be
     /// attached to a model that has the joint.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "ApplyJointForce")?;
-        let who = format!("{scoped}: ApplyJointForce");
+        let Attached { scoped, who, .. } = attached(config, world, "ApplyJointForce")?;
         let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?
             .ok_or_else(|| missing(format!("{who}: needs a <joint_name>")))?;
         // gz-sim reads the first <joint_name>.

@@ -52,7 +52,7 @@ pub mod visibility;
 pub use bounded::{accepted_twist, accepted_value, bounded_value, pose_problem, twist_problem};
 pub use frame::{sensor_frame, sensor_state};
 pub use limit::SpeedLimiter;
-pub use lookup::{NotFound, attached_model, find_in_model, on_model, on_world};
+pub use lookup::{Attached, NotFound, attached, attached_model, find_in_model, on_model, on_world};
 pub use noise::{NoiseChannel, gaussian_variance};
 pub use pid::Pid;
 pub use rolling::RollingMean;

@@ -3,6 +3,32 @@
 
 use sim_plugin_api::{EntityId, EntityKind, PluginError, SystemConfig, WorldRef};
 
+/// A model system's identity: the scoped name of the model it is attached to, how its
+/// messages name it (`model: Plugin`) and the model's own name (see [`attached`]).
+#[derive(Clone, Debug)]
+pub struct Attached<'c> {
+    /// The scoped name of the model.
+    pub scoped: &'c str,
+    /// `"<scoped>: <plugin>"`, the prefix of its messages.
+    pub who: String,
+    /// The model's own name (its last scope), as gz-sim's default topics use it.
+    pub model: String,
+}
+
+/// [`attached_model`], with the names a model system's configuration and messages use.
+pub fn attached<'c>(
+    config: &'c SystemConfig<'_>,
+    world: &WorldRef<'_>,
+    plugin: &str,
+) -> Result<Attached<'c>, PluginError> {
+    let scoped = attached_model(config, world, plugin)?;
+    Ok(Attached {
+        scoped,
+        who: format!("{scoped}: {plugin}"),
+        model: crate::gz::own_name(world, config.entity, scoped),
+    })
+}
+
 /// The scoped name of the model a model system is attached to; a configuration error naming
 /// `plugin` when `config` attaches it to anything else (the world, a link...).
 pub fn attached_model<'c>(

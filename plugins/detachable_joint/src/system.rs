@@ -2,7 +2,7 @@
 
 use sim_plugin_api::{prelude::*, runtime_joints};
 use simcore_plugin_common::gz::{GzSystem, missing, own_name, valid_topic};
-use simcore_plugin_common::{attached_model, find_in_model, parse_plugin_sdf, text};
+use simcore_plugin_common::{Attached, attached, find_in_model, parse_plugin_sdf, text};
 
 /// A fixed joint that can be released and made again (see the crate documentation).
 pub struct DetachableJoint {
@@ -37,8 +37,7 @@ impl GzSystem for DetachableJoint {
     /// Creates the system from its `<plugin>` element; it must be attached to a model that
     /// has `<parent_link>`, and name `<child_model>` and `<child_link>`.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "DetachableJoint")?;
-        let who = format!("{scoped}: DetachableJoint");
+        let Attached { scoped, who, .. } = attached(config, world, "DetachableJoint")?;
         let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?;
         let root = doc.as_ref().map(|d| d.root_element());
         let required = |tag: &str| -> Result<String, PluginError> {

@@ -5,8 +5,8 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::attached_model;
-use simcore_plugin_common::gz::{GzSystem, drive, joints, last_finite_double, own_name};
+use simcore_plugin_common::gz::{GzSystem, drive, joints, last_finite_double};
+use simcore_plugin_common::{Attached, attached};
 
 /// A joint velocity controller attached to a model (see the crate documentation).
 pub struct JointController {
@@ -20,9 +20,7 @@ impl GzSystem for JointController {
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// joints exist.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "JointController")?;
-        let who = format!("{scoped}: JointController");
-        let model = own_name(world, config.entity, scoped);
+        let Attached { scoped, who, model } = attached(config, world, "JointController")?;
         let parsed = VelocityConfig::parse(config.sdf.as_str(), &model, &who)?;
         let ids = joints(world, scoped, &parsed.joints, "joint_name", &who)?;
         Ok(JointController::new(parsed, ids))

@@ -5,8 +5,8 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{GzSystem, drive, joints, last_finite_double, own_name};
-use simcore_plugin_common::{Pid, attached_model};
+use simcore_plugin_common::gz::{GzSystem, drive, joints, last_finite_double};
+use simcore_plugin_common::{Attached, Pid, attached};
 
 /// A joint position controller attached to a model (see the crate documentation).
 pub struct JointPositionController {
@@ -21,9 +21,7 @@ impl GzSystem for JointPositionController {
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// joints exist.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "JointPositionController")?;
-        let who = format!("{scoped}: JointPositionController");
-        let model = own_name(world, config.entity, scoped);
+        let Attached { scoped, who, model } = attached(config, world, "JointPositionController")?;
         let parsed = PositionConfig::parse(config.sdf.as_str(), &model, &who)?;
         let ids = joints(world, scoped, &parsed.joints, "joint_name", &who)?;
         Ok(JointPositionController::new(parsed, ids))

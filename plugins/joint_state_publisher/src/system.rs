@@ -6,7 +6,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{GzSystem, joints, missing, valid_topic};
-use simcore_plugin_common::{attached_model, parse_plugin_sdf};
+use simcore_plugin_common::{Attached, attached, parse_plugin_sdf};
 
 /// The state of a model's joints (see the crate documentation).
 pub struct JointStatePublisher {
@@ -35,8 +35,7 @@ impl GzSystem for JointStatePublisher {
     /// `<joint_name>` the model lacks is reported and left out, as in gz-sim; a repeated one
     /// is published once.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "JointStatePublisher")?;
-        let who = format!("{scoped}: JointStatePublisher");
+        let Attached { scoped, who, .. } = attached(config, world, "JointStatePublisher")?;
         let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?;
         let root = doc.as_ref().map(|d| d.root_element());
         let listed: Vec<String> = root

@@ -7,7 +7,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{GzSystem, missing};
-use simcore_plugin_common::{attached_model, find_in_model};
+use simcore_plugin_common::{Attached, attached, find_in_model};
 
 /// Lift and drag on one link of a model (see the crate documentation).
 pub struct LiftDrag {
@@ -20,8 +20,7 @@ impl GzSystem for LiftDrag {
     /// Creates the system from its `<plugin>` element; it must be attached to a model that
     /// has the link (and the control joint, if named).
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "LiftDrag")?;
-        let who = format!("{scoped}: LiftDrag");
+        let Attached { scoped, who, .. } = attached(config, world, "LiftDrag")?;
         let parsed = LiftDragConfig::parse(config.sdf.as_str(), &who)?;
         let link = find_in_model(world, scoped, &parsed.link, EntityKind::LINK).map_err(|e| {
             missing(

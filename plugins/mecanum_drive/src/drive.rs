@@ -6,8 +6,8 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{GzSystem, OdometryOutput, drive, joints, own_name, planar_pose};
-use simcore_plugin_common::{Throttle, accepted_twist, attached_model, period_ns};
+use simcore_plugin_common::gz::{GzSystem, OdometryOutput, drive, joints, planar_pose};
+use simcore_plugin_common::{Attached, Throttle, accepted_twist, attached, period_ns};
 
 /// A mecanum drive attached to a model (see the crate documentation).
 pub struct MecanumDrive {
@@ -29,9 +29,7 @@ impl GzSystem for MecanumDrive {
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// wheel joints exist.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "MecanumDrive")?;
-        let who = format!("{scoped}: MecanumDrive");
-        let model = own_name(world, config.entity, scoped);
+        let Attached { scoped, who, model } = attached(config, world, "MecanumDrive")?;
         let c = MecanumConfig::parse(config.sdf.as_str(), &model, &who)?;
         let find = |i: usize| joints(world, scoped, &c.joints[i], JOINT_TAGS[i], &who);
         let wheels = [find(0)?, find(1)?, find(2)?, find(3)?];

@@ -6,8 +6,8 @@ use sim_plugin_api::{
     noise::{NoiseKind, NoiseParams},
     prelude::*,
 };
-use simcore_plugin_common::gz::{OdometryOutput, own_name};
-use simcore_plugin_common::{NoiseChannel, RollingMean, Throttle, attached_model, period_ns};
+use simcore_plugin_common::gz::OdometryOutput;
+use simcore_plugin_common::{Attached, NoiseChannel, RollingMean, Throttle, attached, period_ns};
 
 /// Steps the velocity estimate averages over (gz-sim's window).
 pub const WINDOW: usize = 10;
@@ -29,9 +29,7 @@ pub struct OdometryPublisher {
 impl OdometryPublisher {
     /// Creates the system from its `<plugin>` element; it must be attached to a model.
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "OdometryPublisher")?;
-        let who = format!("{scoped}: OdometryPublisher");
-        let model = own_name(world, config.entity, scoped);
+        let Attached { who, model, .. } = attached(config, world, "OdometryPublisher")?;
         let parsed = OdometryConfig::parse(config.sdf.as_str(), &model, &who)?;
         Ok(OdometryPublisher::new(parsed, config.entity, config.seed))
     }

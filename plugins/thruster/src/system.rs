@@ -2,8 +2,8 @@
 
 use crate::config::{Command, ThrusterConfig};
 use sim_plugin_api::{JointAxis, prelude::*};
-use simcore_plugin_common::gz::{GzSystem, last_finite_double, lever_torque, missing, own_name};
-use simcore_plugin_common::{attached_model, find_in_model};
+use simcore_plugin_common::gz::{GzSystem, last_finite_double, lever_torque, missing};
+use simcore_plugin_common::{Attached, attached, find_in_model};
 
 /// A propeller on a joint (see the crate documentation).
 pub struct Thruster {
@@ -21,9 +21,7 @@ impl GzSystem for Thruster {
     /// Creates the system from its `<plugin>` element; it must be attached to a model that
     /// has the joint, and the engine must give its axis.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "Thruster")?;
-        let who = format!("{scoped}: Thruster");
-        let model = own_name(world, config.entity, scoped);
+        let Attached { scoped, who, model } = attached(config, world, "Thruster")?;
         let parsed = ThrusterConfig::parse(config.sdf.as_str(), &model, &who)?;
         let joint =
             find_in_model(world, scoped, &parsed.joint, EntityKind::JOINT).map_err(|e| {

@@ -2,8 +2,8 @@
 
 use sim_plugin_api::prelude::*;
 use simcore_plugin_common::accepted_twist;
-use simcore_plugin_common::gz::{names, own_name, valid_topic};
-use simcore_plugin_common::{Reader, attached_model, find_in_model, parse_plugin_sdf};
+use simcore_plugin_common::gz::{names, valid_topic};
+use simcore_plugin_common::{Attached, Reader, attached, find_in_model, parse_plugin_sdf};
 
 /// One controlled entity: the model or a link, its command topic and its twist.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,9 +33,7 @@ impl VelocityControl {
     /// Creates the system from its `<plugin>` element; it must be attached to a model. A
     /// `<link_name>` that is not a link of the model is reported as a warning and left out.
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped = attached_model(config, world, "VelocityControl")?;
-        let who = format!("{scoped}: VelocityControl");
-        let model = own_name(world, config.entity, scoped);
+        let Attached { scoped, who, model } = attached(config, world, "VelocityControl")?;
         let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?;
         let r = Reader::new(&who);
         let mut twist = Twist::default();

@@ -1,0 +1,28 @@
+//! The `gz::sim::systems::ThermalSensor` system: in Gazebo it hands a thermal camera its
+//! range and resolution. Here the thermal camera reads them from the `<plugin>` inside its
+//! own `<sensor>` ([`ThermalParams`]); the system exists so that the element is served and
+//! checked when the world loads, and does nothing at run time.
+
+use crate::params::ThermalParams;
+use sim_plugin_api::prelude::*;
+
+/// The ThermalSensor system (no run-time behaviour; see the module documentation).
+#[derive(Debug)]
+pub struct ThermalSensorSystem {
+    /// The parameters its element gives.
+    pub params: ThermalParams,
+}
+
+impl ThermalSensorSystem {
+    /// Checks the element: `<min_temp>`, `<max_temp>` and `<resolution>`, when given, must be
+    /// numbers (values Gazebo ignores are logged as warnings, as the camera does).
+    pub fn create(config: &SystemConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let doc = config.parse_sdf()?;
+        let mut params = ThermalParams::new(false);
+        params.read_plugin(&doc.root(), config.entity_name.as_str())?;
+        params.warnings.clear();
+        Ok(ThermalSensorSystem { params })
+    }
+}
+
+impl System for ThermalSensorSystem {}

@@ -1,0 +1,272 @@
+//! Unit tests: parameters, counts, world temperatures, a frame from a static world.
+
+use crate::params::{DEFAULT_RESOLUTION, EIGHT_BIT_RESOLUTION, ThermalParams};
+use crate::temperatures::{DEFAULT_AMBIENT, WorldTemperatures};
+use crate::thermal::ThermalCameraSensor;
+use sim_plugin_api::{
+    EntityId, ErrorCode, PixelFormat, RayHit, Vec3,
+    sdf::Origin,
+    testing::{StaticWorld, sensor_config},
+};
+use simcore_plugin_camera_common::ImageFormat;
+
+const NAME: &str = "m::l::t";
+
+fn sensor_sdf(format: &str, plugin: &str) -> String {
+    format!(
+        r#"<sensor name="t" type="thermal"><camera><image><width>4</width><height>2</height>{format}</image></camera>{plugin}</sensor>"#
+    )
+}
+
+fn thermal_sensor(body: &str) -> String {
+    format!(
+        r#"<plugin filename="gz-sim-thermal-sensor-system" name="gz::sim::systems::ThermalSensor">{body}</plugin>"#
+    )
+}
+
+fn params(format: ImageFormat, plugin: &str) -> Result<ThermalParams, sim_plugin_api::PluginError> {
+    let sdf = sensor_sdf("", plugin);
+    ThermalParams::parse(&sensor_config(NAME, "thermal", EntityId(2), &sdf), format)
+}
+
+#[test]
+fn parameters_default_as_gazebo_and_read_the_thermal_sensor_plugin() {
+    let p = params(ImageFormat::Rgb8, "").unwrap();
+    assert_eq!(
+        (p.range, p.resolution, p.eight_bit),
+        (None, DEFAULT_RESOLUTION, false)
+    );
+    let p = params(
+        ImageFormat::L16,
+        &thermal_sensor(
+            "<min_temp>250</min_temp><max_temp>400</max_temp><resolution>0.5</resolution>",
+        ),
+    )
+    .unwrap();
+    assert_eq!((p.range, p.resolution), (Some((250.0, 400.0)), 0.5));
+    assert!(p.warnings.is_empty());
+    // One end given: the other is 0 K or unlimited.
+    let p = params(
+        ImageFormat::L16,
+        &thermal_sensor("<max_temp>300</max_temp>"),
+    )
+    .unwrap();
+    assert_eq!(p.range, Some((0.0, 300.0)));
+    // 8-bit: a resolution under 1 K becomes 3 K, with a warning.
+    let p = params(ImageFormat::L8, "").unwrap();
+    assert_eq!((p.eight_bit, p.resolution), (true, EIGHT_BIT_RESOLUTION));
+    assert_eq!(p.warnings.len(), 1);
+    // The inverted range and zero resolution of gz-sim's thermal_invalid world: ignored.
+    let p = params(
+        ImageFormat::L8,
+        &thermal_sensor(
+            "<min_temp>999</min_temp><max_temp>-590</max_temp><resolution>0.0</resolution>",
+        ),
+    )
+    .unwrap();
+    assert_eq!((p.range, p.resolution), (None, EIGHT_BIT_RESOLUTION));
+    assert!(
+        p.warnings[0].contains("<min_temp> 999 exceeds <max_temp> -590"),
+        "{:?}",
+        p.warnings
+    );
+    assert!(
+        p.warnings[1].contains("<resolution> must be positive"),
+        "{:?}",
+        p.warnings
+    );
+}
+
+#[test]
+fn bad_numbers_are_refused_with_the_element() {
+    for (body, element) in [
+        ("<min_temp>cold</min_temp>", "<min_temp>"),
+        ("<max_temp>inf</max_temp>", "<max_temp>"),
+        ("<resolution>fine</resolution>", "<resolution>"),
+    ] {
+        let e = params(ImageFormat::L16, &thermal_sensor(body)).expect_err(body);
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG, "{body}");
+        assert!(e.message.starts_with(NAME), "{}", e.message);
+        assert!(e.message.contains(element), "{}", e.message);
+    }
+}
+
+#[test]
+fn counts_clamp_divide_round_and_saturate() {
+    let mut p = params(ImageFormat::L16, "").unwrap();
+    assert_eq!(p.count(300.0), 30000);
+    assert_eq!(p.count(300.004), 30000);
+    assert_eq!(p.count(300.006), 30001);
+    assert_eq!(p.count(1000.0), 65535, "saturates at 16 bits");
+    assert_eq!(p.count(-5.0), 0);
+    assert_eq!(p.count(f64::NAN), 0);
+    p.range = Some((280.0, 320.0));
+    assert_eq!((p.count(250.0), p.count(350.0)), (28000, 32000));
+    let p = params(ImageFormat::L8, "").unwrap();
+    assert_eq!(p.count(300.0), 100);
+    assert_eq!(p.count(1000.0), 255, "saturates at 8 bits");
+}
+
+const WORLD: &str = r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="w">
+    <atmosphere type="adiabatic"><temperature>300</temperature></atmosphere>
+    <model name="outer">
+      <model name="inner"><link name="l">
+        <visual name="hot"><plugin filename="gz-sim-thermal-system" name="gz::sim::systems::Thermal"><temperature>600</temperature></plugin></visual>
+      </link></model>
+      <link name="l">
+        <visual name="warm"><plugin filename="ignition-gazebo-thermal-system" name="ignition::gazebo::systems::Thermal"><temperature>310.5</temperature></plugin></visual>
+        <visual name="textured"><plugin filename="gz-sim-thermal-system" name="gz::sim::systems::Thermal"><heat_signature>heat.png</heat_signature></plugin></visual>
+        <visual name="plain"/>
+      </link>
+    </model>
+  </world>
+</sdf>"#;
+
+fn origin() -> Origin<'static> {
+    Origin {
+        owner: NAME,
+        file: "w.sdf",
+        line: 1,
+    }
+}
+
+#[test]
+fn world_temperatures_by_visual_scoped_name() {
+    let t = WorldTemperatures::from_text(WORLD, origin()).unwrap();
+    assert_eq!(t.ambient, 300.0);
+    assert_eq!(t.of("outer::inner::l::hot"), Some(600.0));
+    assert_eq!(t.of("outer::l::warm"), Some(310.5));
+    assert_eq!(t.of("outer::l::textured"), None);
+    assert_eq!(t.of("outer::l::plain"), None);
+    assert_eq!(t.visuals.len(), 2);
+    assert!(
+        t.warnings[0].contains("outer::l::textured"),
+        "{:?}",
+        t.warnings
+    );
+    // No world, no file: the defaults.
+    let none = WorldTemperatures::from_file("", NAME).unwrap();
+    assert_eq!((none.ambient, none.visuals.len()), (DEFAULT_AMBIENT, 0));
+}
+
+#[test]
+fn bad_world_temperatures_are_refused_with_their_place() {
+    let bad = WORLD.replace(
+        "<temperature>600</temperature>",
+        "<temperature>scorching</temperature>",
+    );
+    let e = WorldTemperatures::from_text(&bad, origin()).unwrap_err();
+    assert!(
+        e.message.contains("<temperature>") && e.message.contains("w.sdf:7"),
+        "{}",
+        e.message
+    );
+    // Below absolute zero (gz-sim's thermal_invalid world): kept, with a warning.
+    let cold = WORLD.replace(
+        "<temperature>600</temperature>",
+        "<temperature>-10.0</temperature>",
+    );
+    let t = WorldTemperatures::from_text(&cold, origin()).unwrap();
+    assert_eq!(t.of("outer::inner::l::hot"), Some(-10.0));
+    assert!(
+        t.warnings.iter().any(|w| w.contains("below absolute zero")),
+        "{:?}",
+        t.warnings
+    );
+    let bad = WORLD.replace(
+        "<temperature>300</temperature>",
+        "<temperature>warm</temperature>",
+    );
+    let e = WorldTemperatures::from_text(&bad, origin()).unwrap_err();
+    assert!(
+        e.message.contains("<atmosphere><temperature>"),
+        "{}",
+        e.message
+    );
+    let e = WorldTemperatures::from_text("<sdf><world>", origin()).unwrap_err();
+    assert!(e.message.starts_with(NAME), "{}", e.message);
+    let e = WorldTemperatures::from_file("no/such/world.sdf", NAME).unwrap_err();
+    assert!(e.message.contains("no/such/world.sdf"), "{}", e.message);
+}
+
+#[test]
+fn a_frame_reads_the_temperature_of_what_each_pixel_sees() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.sdf");
+    std::fs::write(&file, WORLD).unwrap();
+    let file = file.to_str().unwrap().to_string();
+    let mut w = StaticWorld::default();
+    w.set_kinematics(EntityId(2), Default::default());
+    // Rays to the left (+y) hit visual 10 (no name in the static world: ambient), to the
+    // right nothing.
+    w.set_ray_caster(|r, _| {
+        if r.direction.y > 0.0 {
+            RayHit {
+                distance: 3.0,
+                normal: Vec3::new(-1.0, 0.0, 0.0),
+                entity: EntityId(10),
+                model: EntityId(20),
+            }
+        } else {
+            RayHit::MISS
+        }
+    });
+    for (format, bytes) in [("", 2), ("<format>L8</format>", 1)] {
+        let sdf = sensor_sdf(format, "");
+        let config = sensor_config(NAME, "thermal", EntityId(2), &sdf).with_source(&file, 5);
+        let image = w.with(|v| {
+            let mut s = ThermalCameraSensor::create(&config, &v).unwrap();
+            assert_eq!(s.temperatures().ambient, 300.0);
+            s.render(&v).unwrap()
+        });
+        assert_eq!((image.width, image.height, image.step), (4, 2, 4 * bytes));
+        if bytes == 2 {
+            assert_eq!(image.pixel_format, PixelFormat::L_INT16);
+            assert!(
+                image
+                    .data
+                    .chunks(2)
+                    .all(|c| u16::from_le_bytes([c[0], c[1]]) == 30000)
+            );
+        } else {
+            assert_eq!(image.pixel_format, PixelFormat::L_INT8);
+            assert!(image.data.iter().all(|&c| c == 100));
+        }
+    }
+}
+
+#[test]
+fn saves_each_image_as_a_16_bit_png() {
+    let mut w = StaticWorld::default();
+    w.set_kinematics(EntityId(2), Default::default());
+    // A world saves inside the working directory only: a directory of this test's own
+    // there, removed at the end.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let rel = std::path::PathBuf::from(dir.path().file_name().unwrap());
+    let sdf = format!(
+        r#"<sensor name="t" type="thermal_camera"><camera>
+        <image><width>4</width><height>2</height></image>
+        <save enabled="true"><path>{}</path></save></camera></sensor>"#,
+        rel.join("frames").display()
+    );
+    let config = sensor_config(NAME, "thermal_camera", EntityId(2), &sdf);
+    let out = w.with(|v| {
+        let mut s = ThermalCameraSensor::create(&config, &v).unwrap();
+        sim_plugin_api::testing::run_update(&mut s, &v)
+    });
+    let topics: Vec<&str> = out.iter().map(|m| m.topic.as_str()).collect();
+    assert_eq!(topics.len(), 2);
+    assert_eq!(topics[0], "", "the image on the sensor's topic");
+    assert!(topics[1].ends_with("camera_info"), "{topics:?}");
+    let f = dir.path().join("frames/m_l_t_000000.png");
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&f).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (4, 2));
+    assert_eq!(info.bit_depth, png::BitDepth::Sixteen);
+    // Nothing hit, no world file: 288.15 K / 0.01 K per count, big-endian in PNG.
+    assert_eq!(u16::from_be_bytes([buf[0], buf[1]]), 28815);
+}
