@@ -1,7 +1,8 @@
 //! # simcore-plugin-camera-common: what the simcore camera plugins share
 //!
-//! The camera, depth camera, RGB-D camera and segmentation camera plugins cast one ray per
-//! pixel against the world's visual geometry; this crate holds the parts they share:
+//! The camera, depth camera, RGB-D camera, segmentation and bounding box camera plugins cast
+//! one ray per pixel against the world's visual geometry; this crate holds the parts they
+//! share:
 //!
 //! - [`config`]: the `<camera>` element (field of view, image size and format, clip planes,
 //!   intrinsics, distortion, noise, `<save>`);
@@ -10,6 +11,7 @@
 //! - [`rays`]: the per-pixel rays, cast in one batch per frame into kept buffers;
 //! - [`shading`]: Lambert shading by the world's lights with shadow rays;
 //! - [`image`]: image, depth and point cloud encodings, `camera_info`, PNG frames;
+//! - [`labels`]: the segmentation labels of the visuals hit;
 //! - [`core`]: the configuration, model and rays of one sensor and its `horizontal_fov`
 //!   run-time parameter;
 //! - [`plugin`]: the skeleton of a camera plugin ([`CameraPlugin`] and [`camera_sensor!`],
@@ -21,6 +23,7 @@
 pub mod config;
 pub mod core;
 pub mod image;
+pub mod labels;
 pub mod model;
 pub mod plugin;
 pub mod rays;
@@ -31,6 +34,7 @@ mod tests;
 
 pub use crate::core::CameraCore;
 pub use config::{CameraConfig, ImageFormat, SaveConfig, is_wide_angle_type};
+pub use labels::LabelCache;
 pub use model::{CameraModel, Distortion, Intrinsics, Projection};
 pub use plugin::CameraPlugin;
 pub use rays::{RayGrid, RayStart};

@@ -25,13 +25,12 @@
 //! `<model>_<link>_<sensor>_colored_<n>.png` and `..._labels_<n>.png`.
 
 use sim_plugin_api::{
-    NO_LABEL,
-    abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
+    abi_stable::std_types::{RBox, RVec},
     msgs::CustomMessage,
     prelude::*,
 };
 use simcore_plugin_camera_common::{
-    CameraCore, CameraPlugin, RayStart, camera_sensor, image::FrameSaver,
+    CameraCore, CameraPlugin, LabelCache, RayStart, camera_sensor, image::FrameSaver,
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -80,11 +79,9 @@ pub struct SegmentationCameraSensor {
     topics: [SharedStr; 4],
     known: HashMap<EntityId, Seen>,
     model_names: HashMap<EntityId, String>,
-    missing: Vec<EntityId>,
-    missing_models: Vec<EntityId>,
+    labels: LabelCache,
     /// `<save>`: savers of the coloured and the label maps.
     savers: Option<(FrameSaver, FrameSaver)>,
-    labels_out: Vec<u32>,
 }
 
 impl SegmentationCameraSensor {
@@ -113,9 +110,7 @@ impl SegmentationCameraSensor {
             ],
             known: HashMap::new(),
             model_names: HashMap::new(),
-            missing: Vec::new(),
-            missing_models: Vec::new(),
-            labels_out: Vec::new(),
+            labels: LabelCache::default(),
             core,
         })
     }
@@ -127,44 +122,13 @@ impl SegmentationCameraSensor {
 
     /// Looks up labels (and model names) of entities hit for the first time.
     fn learn(&mut self, world: &WorldRef<'_>) {
-        self.missing.clear();
-        self.missing_models.clear();
-        let mut last = EntityId::NONE;
-        for h in self.core.grid.hits() {
-            if h.entity != last && !h.entity.is_none() {
-                last = h.entity;
-                if !self.known.contains_key(&h.entity) && !self.missing.contains(&h.entity) {
-                    self.missing.push(h.entity);
-                    self.missing_models.push(h.model);
-                    self.model_names
-                        .entry(h.model)
-                        .or_insert_with(|| world.scoped_name_of(h.model).unwrap_or_default());
-                }
-            }
-        }
-        if self.missing.is_empty() {
-            return;
-        }
-        self.labels_out.clear();
-        self.labels_out.resize(self.missing.len(), NO_LABEL);
-        if let Some(scene) = world.scene() {
-            scene.labels(
-                RSlice::from_slice(&self.missing),
-                RSliceMut::from_mut_slice(&mut self.labels_out),
-            );
-        }
-        for ((id, model), l) in self
-            .missing
-            .iter()
-            .zip(&self.missing_models)
-            .zip(&self.labels_out)
-        {
-            let label = if *l <= 255 {
-                *l as u8
-            } else {
-                name_label(self.model_names.get(model).map_or("", String::as_str))
-            };
-            self.known.insert(*id, Seen { label });
+        for (id, model, l) in self.labels.learn(world, self.core.grid.hits()) {
+            let name = self
+                .model_names
+                .entry(model)
+                .or_insert_with(|| world.scoped_name_of(model).unwrap_or_default());
+            let label = if l <= 255 { l as u8 } else { name_label(name) };
+            self.known.insert(id, Seen { label });
         }
     }
 
@@ -283,6 +247,7 @@ impl CameraPlugin for SegmentationCameraSensor {
     fn forget(&mut self) {
         self.known.clear();
         self.model_names.clear();
+        self.labels.clear();
     }
 }
 

@@ -19,6 +19,8 @@ const MASKED_SENSOR_TYPES: &[&str] = &[
     "rgbd_camera",
     "segmentation",
     "segmentation_camera",
+    "boundingbox",
+    "boundingbox_camera",
     "lidar",
     "ray",
     "gpu_lidar",

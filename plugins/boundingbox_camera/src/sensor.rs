@@ -1,0 +1,216 @@
+//! The bounding box camera sensor.
+//!
+//! Per update, one batched ray cast from the near clip plane (one ray per pixel, against
+//! visuals, ignoring the camera's own model; hits beyond the far clip are misses), then:
+//!
+//! - each pixel's label: that of the visual hit (from the engine's scene extension), or
+//!   background for a miss, an unlabelled visual or one labelled [`BACKGROUND_LABEL`];
+//! - the visible 2D box of each labelled model ([`crate::boxes`]), published on the sensor's
+//!   topic (default `.../sensor/<s>/boundingbox`) as [`crate::message`] describes;
+//! - the camera image, shaded as the camera plugin shades it (`RGB_INT8`), with each box's
+//!   outline drawn in green, on `<topic>_image`;
+//! - `camera_info` beside the topic (or on `<camera_info_topic>`);
+//! - with `<save>`, the image (before the boxes are drawn) and the boxes as files
+//!   ([`crate::save`]).
+
+use crate::boxes::{BoxType, VisibleBox, draw_boxes, visible_boxes};
+use crate::message::boxes_message;
+use crate::save::SampleSaver;
+use sim_plugin_api::{abi_stable::std_types::RBox, prelude::*};
+use simcore_plugin_camera_common::{
+    CameraCore, ImageFormat, LabelCache, RayStart, Shader, image::encode_image,
+};
+use simcore_plugin_common::NoiseChannel;
+
+/// The label gz-rendering's bounding box camera keeps for background: visuals labelled 255
+/// get no box, as unlabelled ones.
+pub const BACKGROUND_LABEL: u32 = 255;
+
+/// The colour of the drawn boxes (gz-sensors draws them green).
+pub const BOX_COLOR: [u8; 3] = [0, 255, 0];
+
+/// A bounding box camera (SDF `<sensor type="boundingbox_camera">` or `boundingbox`).
+#[derive(Clone, Debug)]
+pub struct BoundingBoxCameraSensor {
+    core: CameraCore,
+    box_type: BoxType,
+    frame: String,
+    image_topic: SharedStr,
+    info_topic: SharedStr,
+    shader: Shader,
+    colors: Vec<[f32; 3]>,
+    labels: LabelCache,
+    seq: u64,
+    saver: Option<SampleSaver>,
+}
+
+impl BoundingBoxCameraSensor {
+    /// Creates the sensor from its configuration (the factory the plugin exports): reads
+    /// `<camera>` as every camera does, and `<camera><box_type>` (see [`BoxType::from_sdf`]);
+    /// a box type it cannot make is a configuration error naming the sensor and the element.
+    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let doc = config.parse_sdf()?;
+        let box_type = match doc.root().child("camera").and_then(|c| c.child("box_type")) {
+            Some(e) => BoxType::from_sdf(e.text()).map_err(|m| {
+                let at = e.place().map(|p| format!(" ({p})")).unwrap_or_default();
+                PluginError::config(format!(
+                    "{}: <camera><box_type>: {m}{at}",
+                    config.scoped_name.as_str()
+                ))
+            })?,
+            None => BoxType::Visible2d,
+        };
+        let mut core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
+        // The drawn image is shaded, which needs the normals.
+        core.grid.set_normals(true);
+        let saver = match &core.config.save {
+            Some(s) => Some(SampleSaver::new(&s.path, &core.scoped_name)?),
+            None => None,
+        };
+        Ok(BoundingBoxCameraSensor {
+            saver,
+            box_type,
+            frame: config.frame_id.to_string(),
+            image_topic: SharedStr::new(&format!("{}_image", core.topic)),
+            info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
+            shader: Shader::default(),
+            colors: Vec::new(),
+            labels: LabelCache::default(),
+            seq: 0,
+            core,
+        })
+    }
+
+    /// The shared camera state (configuration, model, rays).
+    pub fn core(&self) -> &CameraCore {
+        &self.core
+    }
+
+    /// The box type in use.
+    pub fn box_type(&self) -> BoxType {
+        self.box_type
+    }
+
+    /// One frame: the boxes of the labelled models seen and the image with them drawn (with
+    /// `<save>`, the sample is written first).
+    pub fn frame(&mut self, world: &WorldRef<'_>) -> Result<(Vec<VisibleBox>, Image), PluginError> {
+        self.core.cast(world)?;
+        let grid = &self.core.grid;
+        self.labels.learn(world, grid.hits());
+        let labels = &self.labels;
+        let boxes = visible_boxes(
+            self.core.model.width,
+            grid.hits().iter().map(|h| {
+                if h.entity.is_none() {
+                    return None;
+                }
+                match labels.get(h.entity) {
+                    Some(l) if l < BACKGROUND_LABEL => Some((h.model, l)),
+                    _ => None,
+                }
+            }),
+        );
+        self.shader.prepare(world, grid.hits());
+        self.shader
+            .shade(world, grid.rays(), grid.hits(), &mut self.colors);
+        let (w, h) = (self.core.model.width, self.core.model.height);
+        let mut silent = NoiseChannel::NONE;
+        let mut image = encode_image(&self.colors, w, h, ImageFormat::Rgb8, &mut silent);
+        if let Some(saver) = &mut self.saver {
+            saver.save(&image, &boxes).map_err(|e| {
+                PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
+            })?;
+        }
+        draw_boxes(image.data.as_mut_slice(), w, h, &boxes, BOX_COLOR);
+        Ok((boxes, image))
+    }
+}
+
+impl Sensor for BoundingBoxCameraSensor {
+    fn update(
+        &mut self,
+        ctx: &UpdateContext,
+        world: &WorldRef<'_>,
+        out: &mut Outputs<'_>,
+    ) -> Result<(), PluginError> {
+        let (boxes, image) = self.frame(world)?;
+        out.publish(&self.image_topic, Payload::Image(RBox::new(image)));
+        out.publish("", boxes_message(ctx.now, &self.frame, self.seq, &boxes));
+        out.publish(
+            &self.info_topic,
+            Payload::CameraInfo(RBox::new(self.core.camera_info())),
+        );
+        self.seq += 1;
+        Ok(())
+    }
+
+    fn set_parameter(
+        &mut self,
+        key: &str,
+        value: &str,
+        _world: &WorldRef<'_>,
+    ) -> Result<(), PluginError> {
+        self.core.set_parameter(key, value)
+    }
+
+    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+        self.shader.reset();
+        self.labels.clear();
+        self.seq = 0;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::{
+        RayHit, Vec3,
+        testing::{StaticWorld, sensor_config},
+    };
+
+    #[test]
+    fn label_255_and_unlabelled_visuals_are_background_label_0_is_not() {
+        let mut w = StaticWorld::default();
+        w.set_kinematics(EntityId(2), Default::default());
+        w.set_label(EntityId(10), 0);
+        w.set_label(EntityId(11), 255);
+        // Columns 0-1 hit visual 10 (label 0), 2-3 visual 11 (label 255), 4-5 visual 12
+        // (unlabelled); each of its own model.
+        w.set_ray_caster(|r, _| {
+            let e = if r.direction.y > 0.1 {
+                10
+            } else if r.direction.y > -0.1 {
+                11
+            } else {
+                12
+            };
+            RayHit {
+                distance: 3.0,
+                normal: Vec3::new(-1.0, 0.0, 0.0),
+                entity: EntityId(e),
+                model: EntityId(e + 10),
+            }
+        });
+        let sdf = r#"<sensor name="s" type="boundingbox_camera"><camera>
+            <image><width>6</width><height>2</height></image></camera></sensor>"#;
+        let config = sensor_config("m::l::s", "boundingbox_camera", EntityId(2), sdf);
+        let (boxes, image) = w.with(|v| {
+            let mut s = BoundingBoxCameraSensor::create(&config, &v).unwrap();
+            assert_eq!(s.box_type(), BoxType::Visible2d);
+            s.frame(&v).unwrap()
+        });
+        assert_eq!(
+            boxes,
+            vec![VisibleBox {
+                label: 0,
+                model: EntityId(20),
+                min: [0, 0],
+                max: [1, 1]
+            }]
+        );
+        assert_eq!((image.width, image.height), (6, 2));
+        assert_eq!(&image.data[..3], &BOX_COLOR);
+        assert_ne!(&image.data[9..12], &BOX_COLOR);
+    }
+}

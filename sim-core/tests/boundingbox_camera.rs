@@ -1,0 +1,265 @@
+//! The bounding box camera plugin loaded from its real library into a real world: the visible
+//! 2D box of each labelled model spans the pixels of its projection (computed here from the
+//! box corners and the published `camera_info`), unlabelled geometry gets no box, the image
+//! carries the outlines, and box types it cannot make are refused with a message.
+
+mod common;
+
+use common::*;
+use sim_core::runner::{SimOptions, Simulation};
+use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, Vec3};
+
+const LIBS: &[&str] = &["simcore_plugin_boundingbox_camera"];
+
+/// A world named `test`: white ambient light, blue background, a static rig whose link
+/// `head` is at (0, 0, 1) looking along +x with `sensors`, and `models`.
+fn world_with(sensors: &str, models: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="test">
+    <physics type="ode"><max_step_size>0.001</max_step_size><real_time_factor>0</real_time_factor></physics>
+    <scene><ambient>1 1 1 1</ambient><background>0 0 1 1</background></scene>
+    <model name="rig"><static>true</static><pose>0 0 1 0 0 0</pose>
+      <link name="head">
+        <visual name="housing"><geometry><box><size>0.3 0.3 0.3</size></box></geometry></visual>
+        {sensors}
+      </link>
+    </model>
+    {models}
+  </world>
+</sdf>"#
+    )
+}
+
+fn bbox_sensor(name: &str, extra: &str) -> String {
+    format!(
+        r#"<sensor name="{name}" type="boundingbox_camera"><update_rate>0</update_rate><camera>
+          <horizontal_fov>1.2</horizontal_fov><image><width>64</width><height>48</height></image>
+          {extra}</camera></sensor>"#
+    )
+}
+
+fn label(l: u32) -> String {
+    format!(
+        r#"<plugin filename="gz-sim-label-system" name="gz::sim::systems::Label"><label>{l}</label></plugin>"#
+    )
+}
+
+/// A static box model at `at` of `size`, with `model_label` on the model and `visual_label`
+/// on its visual.
+fn labelled_box(name: &str, at: Vec3, size: Vec3, model_label: &str, visual_label: &str) -> String {
+    format!(
+        r#"<model name="{name}"><static>true</static><pose>{} {} {} 0 0 0</pose>{model_label}
+        <link name="l"><visual name="v"><geometry><box><size>{} {} {}</size></box></geometry>
+          <material><diffuse>1 0 0 1</diffuse></material>{visual_label}</visual></link></model>"#,
+        at.x, at.y, at.z, size.x, size.y, size.z
+    )
+}
+
+/// The expected box (first and last pixel column and row) of an axis-aligned box at `at` of
+/// `size`, seen by the rig's camera (at (0, 0, 1), looking along +x, upright) with intrinsics
+/// `ci`: the pixels whose centres fall inside the bounding rectangle of the projected corners
+/// (upright, the extreme edges project to whole image rows and columns).
+fn expected(ci: &CameraInfo, at: Vec3, size: Vec3) -> ([u32; 2], [u32; 2]) {
+    let k = &ci.intrinsics;
+    let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
+    for c in 0..8 {
+        let s = |bit: u32, v: f64| {
+            if c & (1 << bit) == 0 {
+                -v / 2.0
+            } else {
+                v / 2.0
+            }
+        };
+        let p = Vec3::new(
+            at.x + s(0, size.x),
+            at.y + s(1, size.y),
+            at.z + s(2, size.z) - 1.0,
+        );
+        let (u, v) = (k[2] + k[0] * (-p.y / p.x), k[5] + k[4] * (-p.z / p.x));
+        lo = [lo[0].min(u), lo[1].min(v)];
+        hi = [hi[0].max(u), hi[1].max(v)];
+    }
+    let first = |x: f64| (x - 0.5).ceil() as u32;
+    let last = |x: f64| (x - 0.5).floor() as u32;
+    ([first(lo[0]), first(lo[1])], [last(hi[0]), last(hi[1])])
+}
+
+#[test]
+fn visible_boxes_span_the_projection_of_labelled_models() {
+    let (a_at, a_size) = (Vec3::new(4.0, 1.0, 1.1), Vec3::new(0.6, 0.5, 0.4));
+    let (b_at, b_size) = (Vec3::new(5.0, -1.2, 0.8), Vec3::new(0.8, 0.8, 0.8));
+    let models = [
+        labelled_box("a", a_at, a_size, &label(10), ""),
+        labelled_box("b", b_at, b_size, "", &label(20)),
+        labelled_box(
+            "plain",
+            Vec3::new(4.0, 0.0, 1.0),
+            Vec3::new(0.6, 0.6, 0.6),
+            "",
+            "",
+        ),
+    ]
+    .concat();
+    let sdf = world_with(&bbox_sensor("bb", "<box_type>2d</box_type>"), &models);
+    let dir = stage(LIBS);
+    let mut sim = sim_from(&sdf, dir.path(), 0, 1);
+    let base = "/world/test/model/rig/link/head/sensor/bb";
+    let topics = [
+        format!("{base}/boundingbox"),
+        format!("{base}/boundingbox_image"),
+        format!("{base}/camera_info"),
+    ];
+    let subs: Vec<_> = topics
+        .iter()
+        .map(|t| sim.bus_mut().subscribe(t, 10))
+        .collect();
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    let mut m: Vec<Payload> = subs
+        .iter()
+        .map(|s| {
+            let mut got = collect(s);
+            assert_eq!(got.len(), 1, "one message on each topic");
+            got.remove(0).2
+        })
+        .collect();
+    let ci = match m.pop().unwrap() {
+        Payload::CameraInfo(c) => (*c).clone(),
+        other => panic!("not a CameraInfo: {other:?}"),
+    };
+    let image: Image = match m.pop().unwrap() {
+        Payload::Image(i) => (*i).clone(),
+        other => panic!("not an Image: {other:?}"),
+    };
+    let boxes: serde_json::Value = match m.pop().unwrap() {
+        Payload::Custom(c) => {
+            assert_eq!(c.schema.as_str(), "gz.msgs.AnnotatedAxisAligned2DBox_V");
+            assert_eq!(c.encoding.as_str(), "json");
+            serde_json::from_slice(&c.data).expect("JSON")
+        }
+        other => panic!("not a Custom message: {other:?}"),
+    };
+    assert_eq!(boxes["header"]["data"][0]["key"], "frame_id");
+    let list = boxes["annotated_box"].as_array().unwrap();
+    // Sorted by label; the unlabelled model has none.
+    assert_eq!(list.len(), 2, "{boxes}");
+    for (entry, (l, at, size)) in list.iter().zip([(10, a_at, a_size), (20, b_at, b_size)]) {
+        assert_eq!(entry["label"], l);
+        let (min, max) = expected(&ci, at, size);
+        let corner = |c: &serde_json::Value| [c["x"].as_f64().unwrap(), c["y"].as_f64().unwrap()];
+        let want = |p: [u32; 2]| [f64::from(p[0]), f64::from(p[1])];
+        assert_eq!(
+            corner(&entry["box"]["min_corner"]),
+            want(min),
+            "label {l}: {entry}"
+        );
+        assert_eq!(
+            corner(&entry["box"]["max_corner"]),
+            want(max),
+            "label {l}: {entry}"
+        );
+        assert!(
+            max[0] > min[0] + 2 && max[1] > min[1] + 2,
+            "a box of several pixels"
+        );
+    }
+
+    // The image: the scene shaded, the outlines green.
+    assert_eq!(image.pixel_format, PixelFormat::RGB_INT8);
+    assert_eq!((image.width, image.height), (64, 48));
+    let px = |i: u32, j: u32| {
+        let k = (j * image.step + i * 3) as usize;
+        [image.data[k], image.data[k + 1], image.data[k + 2]]
+    };
+    let (min, max) = expected(&ci, a_at, a_size);
+    assert_eq!(px(min[0], min[1]), [0, 255, 0]);
+    assert_eq!(px(max[0], (min[1] + max[1]) / 2), [0, 255, 0]);
+    assert_eq!(
+        px((min[0] + max[0]) / 2, (min[1] + max[1]) / 2),
+        [255, 0, 0],
+        "inside: the red box"
+    );
+    assert_eq!(px(0, 0), [0, 0, 255], "background");
+    assert_eq!(
+        px(32, 24),
+        [255, 0, 0],
+        "the unlabelled box is seen, without an outline"
+    );
+}
+
+/// The error of loading a world whose bounding box camera has `extra` inside `<camera>`.
+fn refusal(extra: &str) -> String {
+    let dir = stage(LIBS);
+    let world = sim_core::sdf::parse_str(&world_with(&bbox_sensor("bb", extra), ""), None).unwrap();
+    match Simulation::new(
+        world,
+        registry_in(dir.path()),
+        &SimOptions {
+            seed: 0,
+            threads: 1,
+        },
+    ) {
+        Ok(_) => panic!("{extra} must be refused"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn box_types_it_cannot_make_are_refused_with_a_message() {
+    let e = refusal("<box_type>cube</box_type>");
+    assert!(
+        e.contains("rig::head::bb") && e.contains("<camera><box_type>") && e.contains("\"cube\""),
+        "{e}"
+    );
+    let e = refusal("<box_type>3d</box_type>");
+    assert!(e.contains("\"3d\" is not simulated"), "{e}");
+}
+
+#[test]
+fn saved_samples_are_the_image_and_the_boxes_as_gazebo_writes_them() {
+    // A world saves inside the working directory only: a directory of this test's own there.
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let rel = std::path::PathBuf::from(dir.path().file_name().unwrap());
+    // A data set holding one image already: numbering goes on from there.
+    std::fs::create_dir_all(dir.path().join("images")).unwrap();
+    std::fs::write(dir.path().join("images/earlier.png"), b"").unwrap();
+    let at = Vec3::new(4.0, 0.0, 1.0);
+    let size = Vec3::new(0.6, 0.6, 0.6);
+    let sdf = world_with(
+        &bbox_sensor(
+            "bb",
+            &format!(
+                r#"<save enabled="true"><path>{}</path></save>"#,
+                rel.display()
+            ),
+        ),
+        &labelled_box("a", at, size, &label(7), ""),
+    );
+    let libs = stage(LIBS);
+    let mut sim = sim_from(&sdf, libs.path(), 0, 1);
+    let info = sim
+        .bus_mut()
+        .subscribe("/world/test/model/rig/link/head/sensor/bb/camera_info", 10);
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    let ci = match collect(&info).remove(0).2 {
+        Payload::CameraInfo(c) => (*c).clone(),
+        other => panic!("not a CameraInfo: {other:?}"),
+    };
+    assert!(dir.path().join("images/image_0000001.png").is_file());
+    let csv = std::fs::read_to_string(dir.path().join("boxes/boxes_0000001.csv")).unwrap();
+    let (min, max) = expected(&ci, at, size);
+    let (w, h) = (max[0] - min[0], max[1] - min[1]);
+    assert_eq!(
+        csv,
+        format!(
+            "label,x_center,y_center,width,height\n7,{:.6},{:.6},{:.6},{:.6}\n",
+            f64::from(min[0]) + f64::from(w) / 2.0,
+            f64::from(min[1]) + f64::from(h) / 2.0,
+            f64::from(w),
+            f64::from(h)
+        )
+    );
+}
