@@ -410,7 +410,8 @@ fn messages_published_on_the_way_move_the_robot_in_the_picture() {
     libs.push("simcore_plugin_camera");
     let libs = stage(&libs);
     let dir = tempfile::tempdir().unwrap();
-    let drive = r#"/model/pioneer/cmd_vel={"type":"Twist","linear":{"x":0.5},"angular":{"z":0.4}}@0"#;
+    let drive =
+        r#"/model/pioneer/cmd_vel={"type":"Twist","linear":{"x":0.5},"angular":{"z":0.4}}@0"#;
     let view = [
         "worlds/pioneer.sdf",
         "--time",
