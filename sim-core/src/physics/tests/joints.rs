@@ -224,3 +224,22 @@ fn a_fixed_joint_holding_a_mass_reads_m_g() {
     assert_eq!(known, 1);
     assert_eq!(out[0], wrench);
 }
+
+#[test]
+fn a_joint_whose_parent_and_child_are_one_link_is_skipped() {
+    // The loader warns about it; the physics builds the world without it, so the bob,
+    // held by nothing else, falls.
+    let w = joint_world(
+        r#"<frame name="on_bob" attached_to="bob"/>
+        <joint name="loop" type="revolute"><parent>on_bob</parent><child>bob</child><axis><xyz>0 1 0</xyz></axis></joint>"#,
+    );
+    let mut p = Physics::build(&w).unwrap();
+    assert!(p.entity_id("arm::loop").is_none(), "the joint is not built");
+    assert!(p.entity_id("arm::fix").is_some(), "the other joints are");
+    let bob = p.entity_id("arm::bob").unwrap();
+    for _ in 0..500 {
+        p.step();
+    }
+    let z = p.kinematics_of(bob).unwrap().pose.position.z;
+    assert!(z < 1.0, "the bob falls from z = 2: {z}");
+}

@@ -240,12 +240,15 @@ impl Reader<'_> {
             j.child_link = s.joint_link(j, "child")?;
             let what = format!("<joint name=\"{}\">", j.name);
             if j.parent_link == j.child_link {
-                return Err(self.error_span(
+                // libsdformat loads such a joint; it joins nothing, so the world runs
+                // without it (the physics skips it).
+                self.loader.warn(self.error_span(
                     &j.span,
-                    what,
+                    what.clone(),
                     ErrorKind::Invalid,
                     format!(
-                        "joint \"{}\": the parent \"{}\" and the child \"{}\" are both link \"{}\"",
+                        "joint \"{}\": the parent \"{}\" and the child \"{}\" are both link \"{}\": \
+                         the joint is skipped",
                         j.name, j.parent, j.child, j.child_link
                     ),
                     "the parent and the child must be attached to different links",

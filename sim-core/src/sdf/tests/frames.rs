@@ -331,11 +331,28 @@ fn joint_frames_parents_children_and_axes() {
         "nope'>",
         "expressed_in \"nope\"",
     );
+}
+
+#[test]
+fn a_joint_whose_parent_and_child_are_one_link_is_a_warning_at_its_line() {
+    // As libsdformat, the world loads (the physics skips the joint).
     let t = two_links(
         "1.9",
         "<frame name='f' attached_to='b'/><joint name='j' type='revolute'><parent>f</parent><child>b</child></joint>",
     );
-    refused(&t, ErrorKind::Invalid, "<joint", "are both link \"b\"");
+    let (loaded, warnings) = load_with_warnings(&t);
+    let w = loaded
+        .and_then(Document::into_world)
+        .unwrap_or_else(|e| panic!("{}", e.render(None)));
+    let j = &w.models[0].joints[0];
+    assert_eq!((j.parent_link.as_str(), j.child_link.as_str()), ("b", "b"));
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let warning = &warnings[0];
+    assert!(
+        warning.message.contains("are both link \"b\"") && warning.message.contains("skipped"),
+        "{warning:?}"
+    );
+    assert_eq!(warning.line, line_of(&t, "<joint"));
 }
 
 #[test]
