@@ -308,3 +308,54 @@ fn set_rate_service_with_the_sdf_rate_as_ceiling() {
         .to_string();
     assert!(e.contains(&service), "{e}");
 }
+
+/// A `custom` sensor is served by the library serving its `gz:type`, as gz-sim routes it,
+/// with the prefix undeclared (as Gazebo's worlds write it) or declared.
+#[test]
+fn a_custom_sensor_is_served_by_the_library_serving_its_gz_type() {
+    let dir = stage(&["simcore_fixture_testkit"]);
+    for (i, sensor) in [
+        r#"<sensor name="count" type="custom" gz:type="fixture_counter"><update_rate>20</update_rate><topic>/counted</topic></sensor>"#,
+        r#"<sensor name="count" type="custom" xmlns:gz="http://gazebosim.org/schema" gz:type="fixture_counter"><update_rate>20</update_rate><topic>/counted</topic></sensor>"#,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut sim = sim_from(&world(&box_model("box", 0.1, sensor)), dir.path(), 0, 1);
+        let counts = sim.bus_mut().subscribe("/counted", 100);
+        for _ in 0..200 {
+            sim.step();
+        }
+        assert_eq!(counts.drain().len(), 4, "sensor {i}");
+    }
+}
+
+/// A `custom` sensor whose `gz:type` no library serves is skipped under Gazebo's policy, with
+/// the warning naming that type.
+#[test]
+fn a_custom_sensor_no_library_serves_is_skipped_naming_its_gz_type() {
+    use sim_core::runner::{PluginPolicy, SimOptions, Simulation};
+    let dir = stage(&["simcore_fixture_testkit"]);
+    let sensor = r#"<sensor name="sonar" type="custom" gz:type="acme_sonar"/>"#;
+    let world = sim_core::sdf::parse_str(&world(&box_model("box", 0.1, sensor)), None)
+        .unwrap_or_else(|e| panic!("{}", e.render(None)));
+    let sim = Simulation::with_policy(
+        world,
+        registry_in(dir.path()),
+        &SimOptions::default(),
+        PluginPolicy::Gazebo,
+    )
+    .unwrap_or_else(|e| panic!("the world runs without it: {e}"));
+    let skipped = sim.skipped();
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert_eq!(
+        skipped[0].subject,
+        "sensor `box::body::sonar` (type `acme_sonar`)"
+    );
+    assert!(
+        skipped[0].message.contains("sensor type `acme_sonar`")
+            && skipped[0].message.contains("fixture_counter"),
+        "{}",
+        skipped[0].message
+    );
+}

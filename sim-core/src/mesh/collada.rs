@@ -6,6 +6,7 @@
 //! the document with its scene removed, and this module walks the `<visual_scene>` itself:
 //! every `<instance_geometry>` (also through `<instance_node>`) becomes one mesh, transformed
 //! by its node chain (`<matrix>`, `<translate>`, `<rotate>`, `<scale>`) and by the unit.
+//! Materials and effects are not read: a shape is its triangles.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -141,14 +142,20 @@ pub(super) fn read(path: &Path, text: &str) -> Result<Vec<FileMesh>, MeshError> 
         .filter(|m| m.is_finite() && *m > 0.0)
         .unwrap_or(1.0);
 
-    // The geometries alone: the scene parts cut out of the text.
+    // The geometries alone: the scene parts cut out of the text, and the materials and
+    // effects, which shapes do not use (a <color> where COLLADA has a <float>, as some
+    // exporters write in <shininess>, is passed over by gz-common but refused by mesh-loader).
     let mut cut: Vec<std::ops::Range<usize>> = root
         .children()
         .filter(|c| {
             c.is_element()
                 && matches!(
                     c.tag_name().name(),
-                    "library_visual_scenes" | "library_nodes" | "scene"
+                    "library_visual_scenes"
+                        | "library_nodes"
+                        | "scene"
+                        | "library_materials"
+                        | "library_effects"
                 )
         })
         .map(|c| c.range())

@@ -128,7 +128,7 @@ impl Physics {
             physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None)?;
             physics.reduced = false;
         }
-        for joint in &world.joints {
+        for joint in world.joints.iter().filter(|j| !joins_itself(j)) {
             physics.add_joint(joint, EntityId::WORLD, "")?;
         }
         physics.refresh_queries();
@@ -158,7 +158,7 @@ impl Physics {
             format!("{prefix}::{}", model.name)
         };
         let id = self.entity_id(&scoped).unwrap_or(EntityId::NONE);
-        for joint in &model.joints {
+        for joint in model.joints.iter().filter(|j| !joins_itself(j)) {
             // The joints of a static model are built too: they move the links they drive
             // (see `driven_links`); between fixed bodies they never move, but they exist,
             // report their (zero) state and carry their sensors.
@@ -566,6 +566,12 @@ pub(super) fn scoped_in(scope: &str, name: &str) -> String {
     }
 }
 
+/// Whether `joint`'s parent and child resolve to the same link: libsdformat loads such a
+/// joint, which joins nothing; the loader warns about it and the world runs without it.
+fn joins_itself(joint: &crate::world::Joint) -> bool {
+    joint.parent_link == joint.child_link
+}
+
 /// The links of static `model` (scoped `scoped`) that its joints, and those of its nested
 /// models, move: the children of its non-fixed joints and every link hanging from those.
 /// The canonical link and the links no joint has as child stay fixed, as do the links held
@@ -578,7 +584,7 @@ fn driven_links(model: &Model, scoped: &str) -> std::collections::HashSet<String
         links: &mut Vec<String>,
     ) {
         links.extend(m.links.iter().map(|l| format!("{scope}::{}", l.name)));
-        for j in &m.joints {
+        for j in m.joints.iter().filter(|j| !joins_itself(j)) {
             let parent = if j.parent_link == "world" {
                 "world".to_string()
             } else {

@@ -130,19 +130,8 @@ impl Reader<'_> {
 
     /// `<include>` at `site`.
     pub(super) fn include(&self, node: Node, site: &Site) -> Result<Included, SdfError> {
+        // `merge` came with SDF 1.9, but libsdformat honours it in a file of any version.
         let merge = self.bool_attr(node, "merge", false)?;
-        if merge && self.version < Version::new(1, 9) {
-            return Err(self.attr_error(
-                node,
-                "merge",
-                ErrorKind::Invalid,
-                format!(
-                    "`merge` is an SDF 1.9 attribute; this file declares SDF {}",
-                    self.version
-                ),
-                "declare <sdf version=\"1.9\"> or later, or include the model without merging",
-            ));
-        }
         let Some(uri) = self.child(node, "uri") else {
             return Err(self.error(
                 node,

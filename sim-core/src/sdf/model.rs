@@ -186,7 +186,7 @@ impl Reader<'_> {
             raw_namespace,
             span: self.span(node),
         };
-        self.resolve_model(&mut model)?;
+        self.resolve_model(&mut model, depth == 1)?;
         Ok(model)
     }
 

@@ -72,6 +72,9 @@ impl Reader<'_> {
             .map(|p| self.plugin(p))
             .collect::<Result<_, _>>()?;
         Ok(SensorSpec {
+            custom_type: (sensor_type == "custom")
+                .then(|| custom_type(node))
+                .flatten(),
             sensor_type,
             pose: raw_pose.pose,
             raw_pose,
@@ -266,4 +269,16 @@ impl Reader<'_> {
             span: self.span(node),
         })
     }
+}
+
+/// The `gz:type` of a custom sensor, however its prefix is read: undeclared (the reader's
+/// `gz.type`, see `lenient`) or declared with `xmlns:gz`. Empty is none.
+fn custom_type(node: Node) -> Option<String> {
+    let gz = node.lookup_namespace_uri(Some("gz"));
+    node.attributes()
+        .find(|a| {
+            a.name() == "gz.type" || (gz.is_some() && a.namespace() == gz && a.name() == "type")
+        })
+        .map(|a| a.value().trim().to_string())
+        .filter(|t| !t.is_empty())
 }

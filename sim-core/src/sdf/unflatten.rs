@@ -277,7 +277,8 @@ impl Reader<'_> {
                 label: None,
                 span: model_span,
             };
-            self.resolve_model(&mut model)?;
+            // A group is a nested model.
+            self.resolve_model(&mut model, false)?;
             parts.models.push(model);
         }
         Ok(())

@@ -265,18 +265,23 @@ impl Reader<'_> {
         let max_step_size = keep(&mut errors, max_step_size, defaults.max_step_size);
         let real_time_factor = match self.child(node, "real_time_factor") {
             Some(n) => {
-                let v = self.f64_of(Some(n)).and_then(|v| {
+                // As gz-sim: a factor of 0 or below runs as fast as possible.
+                let v = self.f64_of(Some(n)).map(|v| {
                     let v = v.unwrap_or(defaults.real_time_factor);
                     if v < 0.0 {
-                        return Err(self.error_at(
+                        self.loader.warn(self.error_at(
                             self.text(n).start(),
                             n,
                             ErrorKind::Invalid,
-                            format!("<real_time_factor> must not be negative, found {v}"),
+                            format!(
+                                "<real_time_factor> {v} is negative: the world runs as fast as \
+                                 possible, as with 0"
+                            ),
                             "1 runs at real time, 2 twice as fast; 0 runs as fast as possible",
                         ));
+                        return 0.0;
                     }
-                    Ok(v)
+                    v
                 });
                 keep(&mut errors, v, defaults.real_time_factor)
             }

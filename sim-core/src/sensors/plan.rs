@@ -128,7 +128,11 @@ impl SensorSite<'_> {
             model,
             name: s.name.clone(),
             scoped_name: self.scoped_name.clone(),
-            sensor_type: s.sensor_type.clone(),
+            // A custom sensor is served by the library serving its `gz:type`.
+            sensor_type: s
+                .custom_type
+                .clone()
+                .unwrap_or_else(|| s.sensor_type.clone()),
             topic,
             frame_id: s
                 .frame_id

@@ -649,6 +649,9 @@ pub struct SensorSpec {
     pub name: String,
     /// `<sensor type>` as written (aliases such as `ray` are kept; the loader maps them).
     pub sensor_type: String,
+    /// For `type="custom"`, its `gz:type` (as gz-sim reads it): the sensor type that the
+    /// library serving it is looked up by.
+    pub custom_type: Option<String>,
     /// Resolved pose relative to the link (for a joint's sensor: the joint frame).
     pub pose: Pose,
     /// The pose as written (default frame: the link or joint).

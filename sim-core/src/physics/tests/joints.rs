@@ -224,3 +224,34 @@ fn a_fixed_joint_holding_a_mass_reads_m_g() {
     assert_eq!(known, 1);
     assert_eq!(out[0], wrench);
 }
+
+#[test]
+fn a_joint_whose_parent_and_child_are_one_link_is_skipped() {
+    // A nested model's joint (libsdformat loads it; the loader warns): the physics builds
+    // the world without it, so the bob, held by nothing else, falls.
+    let w = crate::sdf::parse_str(
+        r#"<sdf version="1.9"><world name="w"><model name="top"><pose>0 0 2 0 0 0</pose>
+        <link name="base"><inertial><mass>1</mass></inertial></link>
+        <joint name="fix" type="fixed"><parent>world</parent><child>base</child></joint>
+        <model name="arm">
+          <link name="bob"><inertial><mass>1</mass></inertial>
+            <collision name="c"><geometry><sphere><radius>0.05</radius></sphere></geometry></collision></link>
+          <frame name="on_bob" attached_to="bob"/>
+          <joint name="loop" type="revolute"><parent>on_bob</parent><child>bob</child><axis><xyz>0 1 0</xyz></axis></joint>
+        </model></model></world></sdf>"#,
+        None,
+    )
+    .expect("valid world");
+    let mut p = Physics::build(&w).unwrap();
+    assert!(
+        p.entity_id("top::arm::loop").is_none(),
+        "the joint is not built"
+    );
+    assert!(p.entity_id("top::fix").is_some(), "the other joints are");
+    let bob = p.entity_id("top::arm::bob").unwrap();
+    for _ in 0..500 {
+        p.step();
+    }
+    let z = p.kinematics_of(bob).unwrap().pose.position.z;
+    assert!(z < 1.0, "the bob falls from z = 2: {z}");
+}

@@ -79,8 +79,9 @@ fn write_obj(path: &Path, lo: [f64; 3], hi: [f64; 3]) {
 }
 
 /// A COLLADA file with two box geometries, `low` (0..1 in z) and `high` (offset by a node
-/// translation of 5 m along z), in centimetres (`<unit meter="0.01">`).
-fn write_dae(path: &Path) {
+/// translation of 5 m along z), in centimetres (`<unit meter="0.01">`), with the libraries
+/// `libraries` (materials, effects) before its geometries.
+fn write_dae(path: &Path, libraries: &str) {
     let geometry = |id: &str| {
         let (v, f) = box_triangles([-50.0, -50.0, 0.0], [50.0, 50.0, 100.0]);
         let pos: Vec<String> = v.iter().flatten().map(|x| x.to_string()).collect();
@@ -103,6 +104,7 @@ fn write_dae(path: &Path) {
         r##"<?xml version="1.0" encoding="utf-8"?>
 <COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
 <asset><unit meter="0.01" name="centimeter"/><up_axis>Z_UP</up_axis></asset>
+{libraries}
 <library_geometries>{}{}</library_geometries>
 <library_visual_scenes><visual_scene id="Scene" name="Scene">
   <node id="n_low" name="n_low"><instance_geometry url="#low"/></node>
@@ -214,7 +216,7 @@ fn stl_and_obj_meshes_are_hit_where_their_triangles_are_with_scale_and_pose() {
 #[test]
 fn collada_units_node_transforms_and_submeshes_are_applied() {
     let dir = tempfile::tempdir().unwrap();
-    write_dae(&dir.path().join("two.dae"));
+    write_dae(&dir.path().join("two.dae"), "");
     // Both boxes: 1 m cube 0..1 in z, and the second one 5 m higher.
     let p = build(&world_with(
         dir.path(),
@@ -253,6 +255,28 @@ fn collada_units_node_transforms_and_submeshes_are_applied() {
         "{err}"
     );
     assert!(err.span.line > 1, "the error points into the SDF: {err}");
+}
+
+#[test]
+fn a_collada_colour_as_shininess_is_read_as_gz_common_reads_it() {
+    // COLLADA's <shininess> holds a <float>; exporters write a <color> too, which gz-common
+    // passes over. The shapes are read as they are.
+    let dir = tempfile::tempdir().unwrap();
+    write_dae(
+        &dir.path().join("two.dae"),
+        r##"<library_effects><effect id="fx"><profile_COMMON><technique sid="common"><phong>
+  <diffuse><color>0.8 0.1 0.1 1</color></diffuse>
+  <shininess><color>0.5 0.5 0.5 1</color></shininess>
+</phong></technique></profile_COMMON></effect></library_effects>
+<library_materials><material id="red" name="red"><instance_effect url="#fx"/></material></library_materials>"##,
+    );
+    let p = build(&world_with(
+        dir.path(),
+        "<mesh><uri>two.dae</uri></mesh>",
+        "0 0 0 0 0 0",
+    ));
+    let d = cast(&p, &[down(0.0, 0.0)], RayTarget::COLLISION);
+    assert!(near(d[0], 4.0), "top of the high box at z = 6: {d:?}");
 }
 
 #[test]

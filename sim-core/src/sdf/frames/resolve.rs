@@ -14,7 +14,12 @@ impl Reader<'_> {
     /// Resolves the scope of `m`, whose nested models are already resolved: checks names,
     /// the canonical link, frames, joints and axes, and writes every resolved pose (see the
     /// module documentation). `m.pose` becomes the raw pose with the placement frame applied.
-    pub(in crate::sdf) fn resolve_model(&self, m: &mut Model) -> Result<(), SdfError> {
+    /// `top_level`: `m` is a model of the world or of a model file, not a nested one.
+    pub(in crate::sdf) fn resolve_model(
+        &self,
+        m: &mut Model,
+        top_level: bool,
+    ) -> Result<(), SdfError> {
         let scope_label = format!("model \"{}\"", m.name);
         {
             let fixed_owned: Vec<(String, Span, &str)> = m
@@ -115,7 +120,7 @@ impl Reader<'_> {
             m.canonical_link.clone(),
             items,
         );
-        self.resolve_scope(&mut s, &mut m.joints, &mut m.frames)?;
+        self.resolve_scope(&mut s, &mut m.joints, &mut m.frames, top_level)?;
 
         // Poses of the scope's members.
         for l in m.links.iter_mut() {
@@ -202,7 +207,7 @@ impl Reader<'_> {
         items.extend(frame_items(&w.frames, "world"));
         items.extend(joint_items(&w.joints));
         let mut s = Scope::new(self, "world", None, String::new(), items);
-        self.resolve_scope(&mut s, &mut w.joints, &mut w.frames)?;
+        self.resolve_scope(&mut s, &mut w.joints, &mut w.frames, true)?;
         for m in w.models.iter_mut() {
             let i = s.index[&m.name];
             m.pose = s.pose_of(i)?;
@@ -211,12 +216,14 @@ impl Reader<'_> {
     }
 
     /// What the world and models share: frames (bodies and poses) and joints (links, poses,
-    /// sensors and axes).
+    /// sensors and axes). `top_level`: the world's scope or a top-level model's, whose joints
+    /// libsdformat checks for a parent and child on one link.
     fn resolve_scope(
         &self,
         s: &mut Scope,
         joints: &mut [Joint],
         frames: &mut [Frame],
+        top_level: bool,
     ) -> Result<(), SdfError> {
         // Each frame and each joint is resolved on its own, so that every one with an error is
         // reported.
@@ -240,15 +247,23 @@ impl Reader<'_> {
             j.child_link = s.joint_link(j, "child")?;
             let what = format!("<joint name=\"{}\">", j.name);
             if j.parent_link == j.child_link {
-                return Err(self.error_span(
+                // libsdformat refuses this for the joints of the world and of top-level
+                // models (JOINT_PARENT_SAME_AS_CHILD); a nested model's it loads. Such a
+                // joint joins nothing, so the world runs without it (the physics skips it).
+                let message = format!(
+                    "joint \"{}\": the parent \"{}\" and the child \"{}\" are both link \"{}\"",
+                    j.name, j.parent, j.child, j.child_link
+                );
+                let hint = "the parent and the child must be attached to different links";
+                if top_level {
+                    return Err(self.error_span(&j.span, what, ErrorKind::Invalid, message, hint));
+                }
+                self.loader.warn(self.error_span(
                     &j.span,
-                    what,
+                    what.clone(),
                     ErrorKind::Invalid,
-                    format!(
-                        "joint \"{}\": the parent \"{}\" and the child \"{}\" are both link \"{}\"",
-                        j.name, j.parent, j.child, j.child_link
-                    ),
-                    "the parent and the child must be attached to different links",
+                    format!("{message}: the joint is skipped"),
+                    hint,
                 ));
             }
             let i = s.index[&j.name];

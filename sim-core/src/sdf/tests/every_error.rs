@@ -123,7 +123,6 @@ fn every_error_of_physics_gravity_and_the_world_settings_is_reported() {
 <world name='w'>
   <physics name='p' type='ode'>
     <max_step_size>-0.001</max_step_size>
-    <real_time_factor>-2</real_time_factor>
   </physics>
   <gravity>0 0 x</gravity>
   <magnetic_field>1 2</magnetic_field>
@@ -135,7 +134,6 @@ fn every_error_of_physics_gravity_and_the_world_settings_is_reported() {
         text,
         &[
             "<max_step_size>",
-            "<real_time_factor>",
             "<gravity>",
             "<magnetic_field>",
             "<latitude_deg>",

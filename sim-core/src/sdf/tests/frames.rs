@@ -331,11 +331,35 @@ fn joint_frames_parents_children_and_axes() {
         "nope'>",
         "expressed_in \"nope\"",
     );
-    let t = two_links(
-        "1.9",
-        "<frame name='f' attached_to='b'/><joint name='j' type='revolute'><parent>f</parent><child>b</child></joint>",
-    );
+}
+
+#[test]
+fn a_joint_whose_parent_and_child_are_one_link_is_refused_at_the_top_a_warning_nested() {
+    // As libsdformat: refused in a top-level model (JOINT_PARENT_SAME_AS_CHILD).
+    let joint = "<frame name='f' attached_to='b'/>\
+                 <joint name='j' type='revolute'><parent>f</parent><child>b</child></joint>";
+    let t = two_links("1.9", joint);
     refused(&t, ErrorKind::Invalid, "<joint", "are both link \"b\"");
+    // In a nested model, libsdformat loads it: a warning, and the physics skips it.
+    let t = doc(
+        "1.9",
+        &format!(
+            "<model name='top'><link name='base'/>\n<model name='m'><link name='a'/><link name='b'/>\n{joint}\n</model></model>"
+        ),
+    );
+    let (loaded, warnings) = load_with_warnings(&t);
+    let w = loaded
+        .and_then(Document::into_world)
+        .unwrap_or_else(|e| panic!("{}", e.render(None)));
+    let j = &w.models[0].models[0].joints[0];
+    assert_eq!((j.parent_link.as_str(), j.child_link.as_str()), ("b", "b"));
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let warning = &warnings[0];
+    assert!(
+        warning.message.contains("are both link \"b\"") && warning.message.contains("skipped"),
+        "{warning:?}"
+    );
+    assert_eq!(warning.line, line_of(&t, "<joint"));
 }
 
 #[test]

@@ -122,3 +122,36 @@ fn sensor_errors() {
     );
     refused(&text, ErrorKind::Missing, "<plugin", "no `filename`");
 }
+
+#[test]
+fn a_custom_sensor_keeps_its_gz_type() {
+    let custom = |sensor: &str| {
+        let w = ok(&doc("1.12", &model_with_link(sensor)));
+        let s = link_of(&w).sensors[0].clone();
+        (s.sensor_type, s.custom_type)
+    };
+    let want = ("custom".to_string(), Some("acme_sonar".to_string()));
+    assert_eq!(
+        custom("<sensor name='s' type='custom' gz:type=' acme_sonar'/>"),
+        want
+    );
+    assert_eq!(
+        custom(
+            "<sensor name='s' type='custom' xmlns:gz='http://gazebosim.org/schema' gz:type='acme_sonar'/>"
+        ),
+        want
+    );
+    // Another prefix is not gz-sim's; gz:type on another type means nothing.
+    assert_eq!(
+        custom("<sensor name='s' type='custom' acme:type='acme_sonar'/>").1,
+        None
+    );
+    assert_eq!(
+        custom("<sensor name='s' type='imu' gz:type='acme_sonar'/>").1,
+        None
+    );
+    assert_eq!(
+        custom("<sensor name='s' type='custom' gz:type=''/>").1,
+        None
+    );
+}

@@ -89,11 +89,6 @@ fn physics_limits() {
     refused(&text, ErrorKind::Invalid, "-0.1", "greater than 0");
     let text = doc(
         "1.12",
-        "<physics><real_time_factor> -2</real_time_factor></physics>",
-    );
-    refused(&text, ErrorKind::Invalid, "-2", "must not be negative");
-    let text = doc(
-        "1.12",
         "<physics><max_step_size>1ms</max_step_size></physics>",
     );
     refused(&text, ErrorKind::Invalid, "1ms", "expects a number");
@@ -274,4 +269,25 @@ fn errors_of_every_world_are_reported() {
         "{}",
         e.render(None)
     );
+}
+
+#[test]
+fn a_negative_real_time_factor_runs_as_fast_as_possible_with_a_warning() {
+    let text = doc(
+        "1.12",
+        "<physics>\n<real_time_factor> -2</real_time_factor></physics>",
+    );
+    let (loaded, warnings) = load_with_warnings(&text);
+    let w = loaded
+        .and_then(Document::into_world)
+        .expect("a negative factor loads");
+    assert_eq!(w.physics.real_time_factor, 0.0);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let warning = &warnings[0];
+    assert!(
+        warning.message.contains("as fast as possible"),
+        "{warning:?}"
+    );
+    assert_eq!(warning.line, line_of(&text, "<real_time_factor>"));
+    assert!(warning.file.is_some(), "{warning:?}");
 }
