@@ -9,7 +9,7 @@
 //! `n` has seven digits and starts at the number of entries already in `<path>/images` (so
 //! runs add to a data set, as in Gazebo).
 
-use crate::boxes::VisibleBox;
+use crate::full::Box2d;
 use sim_plugin_api::{Image, PluginError};
 use simcore_plugin_camera_common::image::write_png;
 use std::fmt::Write as _;
@@ -57,7 +57,7 @@ impl SampleSaver {
     pub fn save(
         &mut self,
         image: &Image,
-        boxes: &[VisibleBox],
+        boxes: &[Box2d],
     ) -> Result<(PathBuf, PathBuf), PluginError> {
         let png = self.images.join(format!("image_{:07}.png", self.count));
         write_png(&png, image).map_err(|e| {
@@ -73,14 +73,11 @@ impl SampleSaver {
 }
 
 /// The CSV text of `boxes` (see the module documentation).
-pub fn boxes_csv(boxes: &[VisibleBox]) -> String {
+pub fn boxes_csv(boxes: &[Box2d]) -> String {
     let mut s = String::from("label,x_center,y_center,width,height\n");
     for b in boxes {
-        let size = [b.max[0] - b.min[0], b.max[1] - b.min[1]].map(f64::from);
-        let centre = [
-            f64::from(b.min[0]) + size[0] / 2.0,
-            f64::from(b.min[1]) + size[1] / 2.0,
-        ];
+        let size = [b.max[0] - b.min[0], b.max[1] - b.min[1]];
+        let centre = [b.min[0] + size[0] / 2.0, b.min[1] + size[1] / 2.0];
         let _ = writeln!(
             s,
             "{},{:.6},{:.6},{:.6},{:.6}",
@@ -93,6 +90,7 @@ pub fn boxes_csv(boxes: &[VisibleBox]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::boxes::VisibleBox;
     use sim_plugin_api::EntityId;
 
     #[test]
@@ -104,7 +102,7 @@ mod tests {
             max: [15, 8],
         };
         assert_eq!(
-            boxes_csv(&[b]),
+            boxes_csv(&[b.into()]),
             "label,x_center,y_center,width,height\n4,12.500000,5.500000,5.000000,5.000000\n"
         );
     }

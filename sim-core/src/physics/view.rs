@@ -12,7 +12,8 @@ use sim_plugin_api::{
     Mechanics_TO, MechanicsRef, ModelInfo, ModelLinks, ModelLinks_TO, ModelLinksRef, NO_LABEL,
     Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView,
     SceneView_TO, SharedStr, SimTime, SphericalCoordinates, SurfaceInfo, VISIBILITY_RAYS_EXTENSION,
-    Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef, WorldView,
+    VISUAL_BOXES_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef, VisualBox,
+    VisualBoxes, VisualBoxes_TO, VisualBoxesRef, WorldView,
     abi_stable::{
         RRef,
         sabi_trait::TD_Opaque,
@@ -46,6 +47,10 @@ impl Physics {
                 TD_Opaque,
             )),
             links: std::mem::ManuallyDrop::new(ModelLinks_TO::from_ptr(RRef::new(self), TD_Opaque)),
+            boxes: std::mem::ManuallyDrop::new(VisualBoxes_TO::from_ptr(
+                RRef::new(self),
+                TD_Opaque,
+            )),
             mechanics: std::mem::ManuallyDrop::new(Mechanics_TO::from_ptr(
                 RRef::new(self),
                 TD_Opaque,
@@ -227,6 +232,8 @@ pub struct PhysicsView<'a> {
     visibility: std::mem::ManuallyDrop<VisibilityRaysRef<'a>>,
     /// The `simcore.model_links.v1` extension object, borrowing the physics as `scene` does.
     links: std::mem::ManuallyDrop<ModelLinksRef<'a>>,
+    /// The `simcore.visual_boxes.v1` extension object, borrowing the physics as `scene` does.
+    boxes: std::mem::ManuallyDrop<VisualBoxesRef<'a>>,
     /// The `simcore.mechanics.v1` extension object, borrowing the physics as `scene` does.
     mechanics: std::mem::ManuallyDrop<MechanicsRef<'a>>,
 }
@@ -249,6 +256,15 @@ impl ModelLinks for Physics {
             }
         }
         true
+    }
+}
+
+/// The visual boxes extension ([`VISUAL_BOXES_EXTENSION`]): every bounded visual's local box
+/// and world pose, in creation order.
+impl VisualBoxes for Physics {
+    fn visual_boxes(&self, out: &mut RVec<VisualBox>) {
+        out.clear();
+        out.extend(self.visuals().filter_map(|v| self.visual_box(v.id)));
     }
 }
 
@@ -503,6 +519,7 @@ impl WorldView for PhysicsView<'_> {
             sim_plugin_api::RAY_FLAGS_EXTENSION => ROption::RSome(Extension::new(&RAY_FLAGS)),
             VISIBILITY_RAYS_EXTENSION => ROption::RSome(Extension::new(&*self.visibility)),
             MODEL_LINKS_EXTENSION => ROption::RSome(Extension::new(&*self.links)),
+            VISUAL_BOXES_EXTENSION => ROption::RSome(Extension::new(&*self.boxes)),
             MECHANICS_EXTENSION => ROption::RSome(Extension::new(&*self.mechanics)),
             _ => ROption::RNone,
         }
