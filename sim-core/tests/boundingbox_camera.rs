@@ -3,7 +3,7 @@
 //! box corners and the published `camera_info`), unlabelled geometry gets no box, the image
 //! carries the outlines; the full 2D box is the projection of the whole box, occluded and
 //! outside parts included, clipped to the image; the 3D box is the geometry in the camera
-//! frame; and what it cannot make is refused with a message.
+//! frame (and saved as Gazebo writes it); and what it cannot make is refused with a message.
 
 mod common;
 
@@ -215,11 +215,6 @@ fn box_types_it_cannot_make_are_refused_with_a_message() {
         e.contains("rig::head::bb") && e.contains("<camera><box_type>") && e.contains("\"cube\""),
         "{e}"
     );
-    let e = refusal(r#"<box_type>3d</box_type><save enabled="true"><path>boxes3d</path></save>"#);
-    assert!(
-        e.contains("rig::head::bb") && e.contains("<save>") && e.contains("not simulated"),
-        "{e}"
-    );
 }
 
 #[test]
@@ -428,5 +423,53 @@ fn boxes_3d_are_the_geometry_in_the_camera_frame() {
             let want = view(pose.orientation.rotate(axis));
             assert!(close(q.rotate(axis), want), "{entry}: axis {axis:?}");
         }
+    }
+}
+
+#[test]
+fn saved_3d_boxes_are_centre_size_and_angles_in_the_camera_frame() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let rel = std::path::PathBuf::from(dir.path().file_name().unwrap());
+    let a = Pose::from_xyz_rpy(4.0, -0.5, 1.3, 0.0, 0.0, 0.0);
+    let size = Vec3::new(0.6, 0.5, 0.4);
+    let sdf = world_with(
+        &bbox_sensor(
+            "bb",
+            &format!(
+                r#"<box_type>3d</box_type><save enabled="true"><path>{}</path></save>"#,
+                rel.display()
+            ),
+        ),
+        &posed_box("a", a, size, 6),
+    );
+    let libs = stage(LIBS);
+    let mut sim = sim_from(&sdf, libs.path(), 0, 1);
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    assert!(dir.path().join("images/image_0000000.png").is_file());
+    let csv = std::fs::read_to_string(dir.path().join("boxes/boxes_0000000.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("label,x,y,z,w,h,l,roll,pitch,yaw"));
+    let row: Vec<f64> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(lines.next(), None, "{csv}");
+    // Centre (0.5, 0.3, -4) in the camera frame (x right, y up, z backward), then the size.
+    let want = [6.0, 0.5, 0.3, -4.0, 0.6, 0.5, 0.4];
+    for (g, e) in row.iter().zip(want) {
+        assert!((g - e).abs() < 1e-5, "{csv}");
+    }
+    // The angles turn the box's (the world's) axes into the camera frame.
+    let q = Quat::from_rpy(row[7], row[8], row[9]);
+    let view = |p: Vec3| Vec3::new(-p.y, p.z, -p.x);
+    for axis in [
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::new(0.0, 1.0, 0.0),
+        Vec3::new(0.0, 0.0, 1.0),
+    ] {
+        assert!((q.rotate(axis) - view(axis)).length() < 1e-5, "{csv}");
     }
 }

@@ -12,13 +12,13 @@
 //! - the camera image, shaded as the camera plugin shades it (`RGB_INT8`), with each box's
 //!   outline (a 3D box's 12 edges) drawn in green, on `<topic>_image`;
 //! - `camera_info` beside the topic (or on `<camera_info_topic>`);
-//! - with `<save>`, the image (before the boxes are drawn) and the 2D boxes as files
-//!   ([`crate::save`]; refused with `3d`).
+//! - with `<save>`, the image (before the boxes are drawn) and the boxes as files
+//!   ([`crate::save`]).
 
 use crate::boxes::{BoxType, draw_boxes, draw_segments, visible_boxes};
 use crate::full::{Box2d, Box3d, boxes_3d, full_boxes, projected_edges};
 use crate::message::{boxes_3d_message, boxes_message};
-use crate::save::SampleSaver;
+use crate::save::{SampleSaver, boxes_3d_csv, boxes_csv};
 use sim_plugin_api::{abi_stable::std_types::RBox, prelude::*};
 use simcore_plugin_camera_common::{
     CameraCore, ImageFormat, LabelCache, RayStart, Shader, image::encode_image,
@@ -60,8 +60,8 @@ pub struct BoundingBoxCameraSensor {
 impl BoundingBoxCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports): reads
     /// `<camera>` as every camera does, and `<camera><box_type>` (see [`BoxType::from_sdf`]);
-    /// an unknown box type, `full_2d` or `3d` with an engine lacking `simcore.visual_boxes.v1`,
-    /// and `<save>` with `3d` are configuration errors naming the sensor and the element.
+    /// an unknown box type, and `full_2d` or `3d` with an engine lacking
+    /// `simcore.visual_boxes.v1`, are configuration errors naming the sensor and the element.
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let doc = config.parse_sdf()?;
         let box_type = match doc.root().child("camera").and_then(|c| c.child("box_type")) {
@@ -82,11 +82,6 @@ impl BoundingBoxCameraSensor {
             )));
         }
         let mut core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
-        if box_type == BoxType::Box3d && core.config.save.is_some() {
-            return Err(PluginError::config(format!(
-                "{who}: <camera><save> with <box_type>3d</box_type> is not simulated (saving 2D boxes is)"
-            )));
-        }
         // The drawn image is shaded, which needs the normals.
         core.grid.set_normals(true);
         let saver = match &core.config.save {
@@ -171,8 +166,12 @@ impl BoundingBoxCameraSensor {
         let (w, h) = (self.core.model.width, self.core.model.height);
         let mut silent = NoiseChannel::NONE;
         let mut image = encode_image(&self.colors, w, h, ImageFormat::Rgb8, &mut silent);
-        if let (Some(saver), Boxes::Flat(flat)) = (&mut self.saver, &boxes) {
-            saver.save(&image, flat).map_err(|e| {
+        if let Some(saver) = &mut self.saver {
+            let csv = match &boxes {
+                Boxes::Flat(b) => boxes_csv(b),
+                Boxes::Solid(b) => boxes_3d_csv(b),
+            };
+            saver.save(&image, &csv).map_err(|e| {
                 PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
             })?;
         }
