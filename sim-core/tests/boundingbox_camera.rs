@@ -473,3 +473,50 @@ fn saved_3d_boxes_are_centre_size_and_angles_in_the_camera_frame() {
         assert!((q.rotate(axis) - view(axis)).length() < 1e-5, "{csv}");
     }
 }
+
+#[test]
+fn full_boxes_of_a_model_with_several_visuals_are_merged() {
+    // Two links of one labelled model, apart: one box holding both projections.
+    let (p, q) = (Vec3::new(4.0, 0.9, 1.0), Vec3::new(5.0, -0.8, 1.3));
+    let size = Vec3::new(0.4, 0.4, 0.4);
+    let link = |name: &str, at: Vec3| {
+        format!(
+            r#"<link name="{name}"><pose>{} {} {} 0 0 0</pose><visual name="v"><geometry>
+              <box><size>0.4 0.4 0.4</size></box></geometry></visual></link>"#,
+            at.x, at.y, at.z
+        )
+    };
+    let models = format!(
+        r#"<model name="pair"><static>true</static>{}{}{}</model>"#,
+        label(8),
+        link("a", p),
+        link("b", q)
+    );
+    let (doc, ci) = one_frame(
+        "full_box_2d",
+        "gz.msgs.AnnotatedAxisAligned2DBox_V",
+        &models,
+    );
+    let k = &ci.intrinsics;
+    let list = doc["annotated_box"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{doc}");
+    let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
+    for at in [p, q] {
+        for c in corners_seen(Pose::from_xyz_rpy(at.x, at.y, at.z, 0.0, 0.0, 0.0), size) {
+            let (u, v) = (k[2] + k[0] * (-c.y / c.x), k[5] + k[4] * (-c.z / c.x));
+            lo = [lo[0].min(u), lo[1].min(v)];
+            hi = [hi[0].max(u), hi[1].max(v)];
+        }
+    }
+    let b = &list[0]["box"];
+    let got = [
+        b["min_corner"]["x"].as_f64().unwrap(),
+        b["min_corner"]["y"].as_f64().unwrap(),
+        b["max_corner"]["x"].as_f64().unwrap(),
+        b["max_corner"]["y"].as_f64().unwrap(),
+    ];
+    for (g, e) in got.iter().zip([lo[0], lo[1], hi[0], hi[1]]) {
+        assert!((g - e).abs() < 1e-3, "{doc}: want {lo:?} {hi:?}");
+    }
+    assert_eq!(list[0]["label"], 8);
+}
