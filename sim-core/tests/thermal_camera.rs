@@ -284,9 +284,11 @@ fn included_and_created_models_show_their_temperatures() {
     assert_eq!(count(&before, centre), 31000, "the model it includes");
     assert_eq!(count(&before, right), 30000, "nothing there yet: ambient");
 
-    let mut request = EntityFactory::default();
-    request.sdf = model_file(&hot_box("cool", 0.0, &thermal("330.5"))).into();
-    request.pose = Pose::from_xyz_rpy(4.0, -1.0, 1.0, 0.0, 0.0, 0.0);
+    let request = EntityFactory {
+        sdf: model_file(&hot_box("cool", 0.0, &thermal("330.5"))).into(),
+        pose: Pose::from_xyz_rpy(4.0, -1.0, 1.0, 0.0, 0.0, 0.0),
+        ..Default::default()
+    };
     let reply = sim.call_service(
         "/world/test/create",
         &Message::new("", Payload::EntityFactory(RBox::new(request))),
