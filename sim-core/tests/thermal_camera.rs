@@ -266,13 +266,17 @@ fn included_and_created_models_show_their_temperatures() {
     <plugin filename="simcore_plugin_factory" name="simcore::Factory"/>
     <model name="rig"><static>true</static><pose>0 0 1 0 0 0</pose>
       <link name="head">{sensor}</link>
+      {thermal}
     </model>
     <include><uri>hot.sdf</uri><pose>4 1 1 0 0 0</pose></include>
   </world>
 </sdf>"#,
         sensor = sensor("t", "thermal_camera", "", ""),
+        thermal = thermal("500"),
     );
     let mut sim = load(&text, dir.path(), libs.path()).unwrap();
+    // Thermal on a model is gz-sim's own system, built in: nothing skipped.
+    assert!(sim.skipped().is_empty(), "{:?}", sim.skipped());
     let sub = sim.bus_mut().subscribe(&topic("t", "image"), 10);
     let info = sim.bus_mut().subscribe(&topic("t", "camera_info"), 10);
     let (before, ci) = frame(&mut sim, &sub, &info);
