@@ -219,6 +219,8 @@ mod types;
 #[allow(unsafe_code)]
 pub mod visibility;
 #[allow(unsafe_code)]
+pub mod visual_temperatures;
+#[allow(unsafe_code)]
 mod world;
 
 // The root keeps every path of 1.0 (plugins built against it import them), but shows only
@@ -276,6 +278,12 @@ pub use visibility::VisibilityRays_TO;
 pub use visibility::{
     ALL_VISIBLE, VISIBILITY_RAYS_EXTENSION, VisibilityRays, VisibilityRaysRef,
     parse_visibility_bits,
+};
+#[doc(hidden)]
+pub use visual_temperatures::VisualTemperatures_TO;
+pub use visual_temperatures::{
+    DEFAULT_AMBIENT_TEMPERATURE, VISUAL_TEMPERATURES_EXTENSION, VisualTemperature,
+    VisualTemperatures, VisualTemperaturesRef,
 };
 #[doc(hidden)]
 pub use world::*;

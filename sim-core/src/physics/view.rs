@@ -12,7 +12,8 @@ use sim_plugin_api::{
     Mechanics_TO, MechanicsRef, ModelInfo, ModelLinks, ModelLinks_TO, ModelLinksRef, NO_LABEL,
     Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView,
     SceneView_TO, SharedStr, SimTime, SphericalCoordinates, SurfaceInfo, VISIBILITY_RAYS_EXTENSION,
-    Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef, WorldView,
+    VISUAL_TEMPERATURES_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef,
+    VisualTemperatures_TO, VisualTemperaturesRef, WorldView,
     abi_stable::{
         RRef,
         sabi_trait::TD_Opaque,
@@ -47,6 +48,10 @@ impl Physics {
             )),
             links: std::mem::ManuallyDrop::new(ModelLinks_TO::from_ptr(RRef::new(self), TD_Opaque)),
             mechanics: std::mem::ManuallyDrop::new(Mechanics_TO::from_ptr(
+                RRef::new(self),
+                TD_Opaque,
+            )),
+            temperatures: std::mem::ManuallyDrop::new(VisualTemperatures_TO::from_ptr(
                 RRef::new(self),
                 TD_Opaque,
             )),
@@ -229,6 +234,9 @@ pub struct PhysicsView<'a> {
     links: std::mem::ManuallyDrop<ModelLinksRef<'a>>,
     /// The `simcore.mechanics.v1` extension object, borrowing the physics as `scene` does.
     mechanics: std::mem::ManuallyDrop<MechanicsRef<'a>>,
+    /// The `simcore.visual_temperatures.v1` extension object, borrowing the physics as
+    /// `scene` does.
+    temperatures: std::mem::ManuallyDrop<VisualTemperaturesRef<'a>>,
 }
 
 /// The links extension ([`MODEL_LINKS_EXTENSION`]): a model's own links, in declaration
@@ -504,6 +512,7 @@ impl WorldView for PhysicsView<'_> {
             VISIBILITY_RAYS_EXTENSION => ROption::RSome(Extension::new(&*self.visibility)),
             MODEL_LINKS_EXTENSION => ROption::RSome(Extension::new(&*self.links)),
             MECHANICS_EXTENSION => ROption::RSome(Extension::new(&*self.mechanics)),
+            VISUAL_TEMPERATURES_EXTENSION => ROption::RSome(Extension::new(&*self.temperatures)),
             _ => ROption::RNone,
         }
     }
