@@ -2,13 +2,19 @@
 //! files: pixels where a known box is seen read that box's Thermal temperature (clamped and
 //! divided by the ThermalSensor resolution), other geometry and the background the world's
 //! ambient temperature, in 16 and 8 bits; `camera_info` is published beside the image; bad
-//! temperatures are refused with a message naming the element and its place.
+//! temperatures are refused when the world loads, with a message naming the element and its
+//! place. Temperatures come
+//! from the engine, so models included from other files (nested includes too) and models
+//! created through the factory while the world runs show theirs.
 
 mod common;
 
 use common::*;
 use sim_core::runner::{SimOptions, Simulation};
-use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, Vec3};
+use sim_plugin_api::{
+    CameraInfo, EntityFactory, Image, Message, Payload, PixelFormat, Pose, Vec3,
+    abi_stable::std_types::RBox,
+};
 
 const LIBS: &[&str] = &["simcore_plugin_thermal_camera"];
 
@@ -195,7 +201,9 @@ fn bad_temperatures_are_refused_with_a_message() {
         "a temperature that is no number must be refused",
     );
     assert!(
-        e.contains("rig::head::t") && e.contains("<temperature>") && e.contains("\"hot\""),
+        e.contains("gz::sim::systems::Thermal")
+            && e.contains("<temperature>")
+            && e.contains("\"hot\""),
         "{e}"
     );
     assert!(e.contains("world.sdf:"), "names the place: {e}");
@@ -212,4 +220,86 @@ fn bad_temperatures_are_refused_with_a_message() {
         "a resolution that is no number must be refused",
     );
     assert!(e.contains("<resolution>") && e.contains("\"fine\""), "{e}");
+}
+
+/// `model` (a `<model>` element) as an SDF file.
+fn model_file(model: &str) -> String {
+    format!("<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">{model}</sdf>")
+}
+
+/// The latest image on `sub`, and the `camera_info` on `info`.
+fn frame(
+    sim: &mut Simulation,
+    sub: &sim_core::transport::Subscription,
+    info: &sim_core::transport::Subscription,
+) -> (Image, CameraInfo) {
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    let image = match collect(sub).pop().map(|m| m.2) {
+        Some(Payload::Image(i)) => (*i).clone(),
+        other => panic!("not an Image: {other:?}"),
+    };
+    let info = match collect(info).pop().map(|m| m.2) {
+        Some(Payload::CameraInfo(i)) => (*i).clone(),
+        other => panic!("not a CameraInfo: {other:?}"),
+    };
+    (image, info)
+}
+
+#[test]
+fn included_and_created_models_show_their_temperatures() {
+    let libs = stage(&["simcore_plugin_thermal_camera", "simcore_plugin_factory"]);
+    let dir = tempfile::tempdir().unwrap();
+    // The world includes `hot.sdf` (600 K, left), which includes `warm.sdf` (310 K, centre).
+    let nested = r#"<include><uri>warm.sdf</uri><pose>0 -1 0 0 0 0</pose></include>"#;
+    let hot = hot_box("hot", 0.0, &thermal("600"))
+        .replace("</link></model>", &format!("</link>{nested}</model>"));
+    std::fs::write(dir.path().join("hot.sdf"), model_file(&hot)).unwrap();
+    let warm = hot_box("warm", 0.0, &thermal("310")).replace("<pose>4 0 1 0 0 0</pose>", "");
+    std::fs::write(dir.path().join("warm.sdf"), model_file(&warm)).unwrap();
+    let text = format!(
+        r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="test">
+    <physics type="ode"><max_step_size>0.001</max_step_size><real_time_factor>0</real_time_factor></physics>
+    <atmosphere type="adiabatic"><temperature>300</temperature></atmosphere>
+    <plugin filename="simcore_plugin_factory" name="simcore::Factory"/>
+    <model name="rig"><static>true</static><pose>0 0 1 0 0 0</pose>
+      <link name="head">{sensor}</link>
+      {thermal}
+    </model>
+    <include><uri>hot.sdf</uri><pose>4 1 1 0 0 0</pose></include>
+  </world>
+</sdf>"#,
+        sensor = sensor("t", "thermal_camera", "", ""),
+        thermal = thermal("500"),
+    );
+    let mut sim = load(&text, dir.path(), libs.path()).unwrap();
+    // Thermal on a model is gz-sim's own system, built in: nothing skipped.
+    assert!(sim.skipped().is_empty(), "{:?}", sim.skipped());
+    let sub = sim.bus_mut().subscribe(&topic("t", "image"), 10);
+    let info = sim.bus_mut().subscribe(&topic("t", "camera_info"), 10);
+    let (before, ci) = frame(&mut sim, &sub, &info);
+    let left = pixel(&ci, Vec3::new(3.7, 1.0, 1.0));
+    let centre = pixel(&ci, Vec3::new(3.7, 0.0, 1.0));
+    let right = pixel(&ci, Vec3::new(3.7, -1.0, 1.0));
+    // 0.01 K per count, unclamped.
+    assert_eq!(count(&before, left), 60000, "the included model");
+    assert_eq!(count(&before, centre), 31000, "the model it includes");
+    assert_eq!(count(&before, right), 30000, "nothing there yet: ambient");
+
+    let request = EntityFactory {
+        sdf: model_file(&hot_box("cool", 0.0, &thermal("330.5"))).into(),
+        pose: Pose::from_xyz_rpy(4.0, -1.0, 1.0, 0.0, 0.0, 0.0),
+        ..Default::default()
+    };
+    let reply = sim.call_service(
+        "/world/test/create",
+        &Message::new("", Payload::EntityFactory(RBox::new(request))),
+    );
+    assert!(reply.is_ok(), "{:?}", reply.err());
+    let (after, _) = frame(&mut sim, &sub, &info);
+    assert_eq!(count(&after, right), 33050, "the created model");
+    assert_eq!(count(&after, left), 60000);
+    assert_eq!(count(&after, (0, 0)), 30000, "background: ambient");
 }

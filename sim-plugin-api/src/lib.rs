@@ -222,6 +222,8 @@ pub mod visibility;
 #[allow(unsafe_code)]
 pub mod visual_boxes;
 #[allow(unsafe_code)]
+pub mod visual_temperatures;
+#[allow(unsafe_code)]
 mod world;
 
 // The root keeps every path of 1.0 (plugins built against it import them), but shows only
@@ -283,6 +285,12 @@ pub use visibility::{
 #[doc(hidden)]
 pub use visual_boxes::VisualBoxes_TO;
 pub use visual_boxes::{VISUAL_BOXES_EXTENSION, VisualBox, VisualBoxes, VisualBoxesRef};
+#[doc(hidden)]
+pub use visual_temperatures::VisualTemperatures_TO;
+pub use visual_temperatures::{
+    DEFAULT_AMBIENT_TEMPERATURE, VISUAL_TEMPERATURES_EXTENSION, VisualTemperature,
+    VisualTemperatures, VisualTemperaturesRef,
+};
 #[doc(hidden)]
 pub use world::*;
 pub use world::{

@@ -3,22 +3,21 @@
 //! Serves SDF `<sensor type="thermal_camera">` and `thermal`. Every update casts one ray per
 //! pixel (one batch) from the near clip plane against the world's visuals; a pixel reads the
 //! temperature of the visual hit (a `gz::sim::systems::Thermal` plugin's `<temperature>` on
-//! it) or the ambient temperature (the world's `<atmosphere><temperature>`), clamped to the
+//! it, from the engine's `simcore.visual_temperatures.v1` extension) or the ambient
+//! temperature (the world's `<atmosphere><temperature>`), clamped to the
 //! sensor's range and divided by its linear resolution, as a 16-bit (`L_INT16`) or 8-bit
 //! (`L_INT8`) image. `camera_info` is published beside the image.
 //!
 //! - [`params`]: the sensor's `gz::sim::systems::ThermalSensor` parameters and bit depth;
-//! - [`temperatures`]: the Thermal temperatures of the world's visuals and its ambient;
 //! - [`thermal`]: the sensor, [`ThermalCameraSensor`];
 //! - [`sensor_system`]: the `gz::sim::systems::ThermalSensor` system, served so that the
 //!   element inside a `<sensor>` loads and is checked (the camera reads it itself).
 //!
-//! The Thermal system on visuals needs no library: the engine does not load `<plugin>`
-//! elements of visuals, and the camera reads them ([`temperatures`]).
+//! The Thermal system on visuals needs no library: the engine reads it with the world, for
+//! visuals of any source (world file, included and created models).
 
 pub mod params;
 pub mod sensor_system;
-pub mod temperatures;
 pub mod thermal;
 
 #[cfg(test)]
@@ -26,7 +25,6 @@ mod tests;
 
 pub use params::ThermalParams;
 pub use sensor_system::ThermalSensorSystem;
-pub use temperatures::WorldTemperatures;
 pub use thermal::ThermalCameraSensor;
 
 sim_plugin_api::export_plugin! {

@@ -1,11 +1,10 @@
-//! Unit tests: parameters, counts, world temperatures, a frame from a static world.
+//! Unit tests: parameters, counts, a frame from a static world (whose engine offers no
+//! visual temperatures: everything at SDF's default ambient temperature).
 
 use crate::params::{DEFAULT_RESOLUTION, EIGHT_BIT_RESOLUTION, ThermalParams};
-use crate::temperatures::{DEFAULT_AMBIENT, WorldTemperatures};
 use crate::thermal::ThermalCameraSensor;
 use sim_plugin_api::{
-    EntityId, ErrorCode, PixelFormat, RayHit, Vec3,
-    sdf::Origin,
+    DEFAULT_AMBIENT_TEMPERATURE, EntityId, ErrorCode, PixelFormat, RayHit, Vec3,
     testing::{StaticWorld, sensor_config},
 };
 use simcore_plugin_camera_common::ImageFormat;
@@ -107,100 +106,12 @@ fn counts_clamp_divide_round_and_saturate() {
     assert_eq!(p.count(1000.0), 255, "saturates at 8 bits");
 }
 
-const WORLD: &str = r#"<?xml version="1.0"?>
-<sdf version="1.9">
-  <world name="w">
-    <atmosphere type="adiabatic"><temperature>300</temperature></atmosphere>
-    <model name="outer">
-      <model name="inner"><link name="l">
-        <visual name="hot"><plugin filename="gz-sim-thermal-system" name="gz::sim::systems::Thermal"><temperature>600</temperature></plugin></visual>
-      </link></model>
-      <link name="l">
-        <visual name="warm"><plugin filename="ignition-gazebo-thermal-system" name="ignition::gazebo::systems::Thermal"><temperature>310.5</temperature></plugin></visual>
-        <visual name="textured"><plugin filename="gz-sim-thermal-system" name="gz::sim::systems::Thermal"><heat_signature>heat.png</heat_signature></plugin></visual>
-        <visual name="plain"/>
-      </link>
-    </model>
-  </world>
-</sdf>"#;
-
-fn origin() -> Origin<'static> {
-    Origin {
-        owner: NAME,
-        file: "w.sdf",
-        line: 1,
-    }
-}
-
-#[test]
-fn world_temperatures_by_visual_scoped_name() {
-    let t = WorldTemperatures::from_text(WORLD, origin()).unwrap();
-    assert_eq!(t.ambient, 300.0);
-    assert_eq!(t.of("outer::inner::l::hot"), Some(600.0));
-    assert_eq!(t.of("outer::l::warm"), Some(310.5));
-    assert_eq!(t.of("outer::l::textured"), None);
-    assert_eq!(t.of("outer::l::plain"), None);
-    assert_eq!(t.visuals.len(), 2);
-    assert!(
-        t.warnings[0].contains("outer::l::textured"),
-        "{:?}",
-        t.warnings
-    );
-    // No world, no file: the defaults.
-    let none = WorldTemperatures::from_file("", NAME).unwrap();
-    assert_eq!((none.ambient, none.visuals.len()), (DEFAULT_AMBIENT, 0));
-}
-
-#[test]
-fn bad_world_temperatures_are_refused_with_their_place() {
-    let bad = WORLD.replace(
-        "<temperature>600</temperature>",
-        "<temperature>scorching</temperature>",
-    );
-    let e = WorldTemperatures::from_text(&bad, origin()).unwrap_err();
-    assert!(
-        e.message.contains("<temperature>") && e.message.contains("w.sdf:7"),
-        "{}",
-        e.message
-    );
-    // Below absolute zero (gz-sim's thermal_invalid world): kept, with a warning.
-    let cold = WORLD.replace(
-        "<temperature>600</temperature>",
-        "<temperature>-10.0</temperature>",
-    );
-    let t = WorldTemperatures::from_text(&cold, origin()).unwrap();
-    assert_eq!(t.of("outer::inner::l::hot"), Some(-10.0));
-    assert!(
-        t.warnings.iter().any(|w| w.contains("below absolute zero")),
-        "{:?}",
-        t.warnings
-    );
-    let bad = WORLD.replace(
-        "<temperature>300</temperature>",
-        "<temperature>warm</temperature>",
-    );
-    let e = WorldTemperatures::from_text(&bad, origin()).unwrap_err();
-    assert!(
-        e.message.contains("<atmosphere><temperature>"),
-        "{}",
-        e.message
-    );
-    let e = WorldTemperatures::from_text("<sdf><world>", origin()).unwrap_err();
-    assert!(e.message.starts_with(NAME), "{}", e.message);
-    let e = WorldTemperatures::from_file("no/such/world.sdf", NAME).unwrap_err();
-    assert!(e.message.contains("no/such/world.sdf"), "{}", e.message);
-}
-
 #[test]
 fn a_frame_reads_the_temperature_of_what_each_pixel_sees() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("w.sdf");
-    std::fs::write(&file, WORLD).unwrap();
-    let file = file.to_str().unwrap().to_string();
     let mut w = StaticWorld::default();
     w.set_kinematics(EntityId(2), Default::default());
-    // Rays to the left (+y) hit visual 10 (no name in the static world: ambient), to the
-    // right nothing.
+    // Rays to the left (+y) hit visual 10 (no temperature in the static world: ambient), to
+    // the right nothing.
     w.set_ray_caster(|r, _| {
         if r.direction.y > 0.0 {
             RayHit {
@@ -215,10 +126,10 @@ fn a_frame_reads_the_temperature_of_what_each_pixel_sees() {
     });
     for (format, bytes) in [("", 2), ("<format>L8</format>", 1)] {
         let sdf = sensor_sdf(format, "");
-        let config = sensor_config(NAME, "thermal", EntityId(2), &sdf).with_source(&file, 5);
+        let config = sensor_config(NAME, "thermal", EntityId(2), &sdf);
         let image = w.with(|v| {
             let mut s = ThermalCameraSensor::create(&config, &v).unwrap();
-            assert_eq!(s.temperatures().ambient, 300.0);
+            assert_eq!(s.ambient(), DEFAULT_AMBIENT_TEMPERATURE);
             s.render(&v).unwrap()
         });
         assert_eq!((image.width, image.height, image.step), (4, 2, 4 * bytes));
@@ -228,11 +139,12 @@ fn a_frame_reads_the_temperature_of_what_each_pixel_sees() {
                 image
                     .data
                     .chunks(2)
-                    .all(|c| u16::from_le_bytes([c[0], c[1]]) == 30000)
+                    .all(|c| u16::from_le_bytes([c[0], c[1]]) == 28815)
             );
         } else {
             assert_eq!(image.pixel_format, PixelFormat::L_INT8);
-            assert!(image.data.iter().all(|&c| c == 100));
+            // 288.15 K / 3 K per count.
+            assert!(image.data.iter().all(|&c| c == 96));
         }
     }
 }
@@ -267,6 +179,6 @@ fn saves_each_image_as_a_16_bit_png() {
     let info = reader.next_frame(&mut buf).unwrap();
     assert_eq!((info.width, info.height), (4, 2));
     assert_eq!(info.bit_depth, png::BitDepth::Sixteen);
-    // Nothing hit, no world file: 288.15 K / 0.01 K per count, big-endian in PNG.
+    // Nothing hit, no visual temperatures: 288.15 K / 0.01 K per count, big-endian in PNG.
     assert_eq!(u16::from_be_bytes([buf[0], buf[1]]), 28815);
 }

@@ -2,9 +2,11 @@
 //!
 //! Per update, one batched ray cast from the near clip plane (one ray per pixel, against
 //! visuals, ignoring the camera's own model; hits beyond the far clip are misses), then per
-//! pixel the temperature of what it sees ([`WorldTemperatures`]): a visual's Thermal
-//! temperature, else (other visuals and misses) the ambient temperature. That temperature
-//! becomes a count with [`ThermalParams::count`].
+//! pixel the temperature of what it sees, from the engine's `simcore.visual_temperatures.v1`
+//! extension ([`WorldRef::visual_temperatures`]): a visual's Thermal temperature, else (other
+//! visuals, `<heat_signature>` textures, which are not simulated, and misses) the world's
+//! ambient temperature. That temperature becomes a count with [`ThermalParams::count`].
+//! Without the extension (an older engine) everything reads 288.15 K, with a warning.
 //!
 //! Outputs: on the sensor's topic (default `.../sensor/<s>/image`) an `L_INT16` image (two
 //! bytes per pixel, little-endian) or, for `<format>L8</format>`, `L_INT8`; `camera_info`
@@ -12,8 +14,8 @@
 //! `<model>_<link>_<sensor>_<n>.png`.
 
 use crate::params::ThermalParams;
-use crate::temperatures::WorldTemperatures;
 use sim_plugin_api::{
+    DEFAULT_AMBIENT_TEMPERATURE, VISUAL_TEMPERATURES_EXTENSION,
     abi_stable::std_types::{RBox, RVec},
     prelude::*,
 };
@@ -27,7 +29,8 @@ use std::collections::HashMap;
 pub struct ThermalCameraSensor {
     core: CameraCore,
     params: ThermalParams,
-    temperatures: WorldTemperatures,
+    /// The world's ambient temperature, K.
+    ambient: f64,
     info_topic: SharedStr,
     /// Temperature of each visual seen so far (`None`: ambient).
     known: HashMap<EntityId, Option<f64>>,
@@ -40,13 +43,17 @@ impl ThermalCameraSensor {
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
         let mut params = ThermalParams::parse(config, core.config.format)?;
-        let mut temperatures =
-            WorldTemperatures::from_file(config.source.file.as_str(), &core.scoped_name)?;
-        for w in params
-            .warnings
-            .drain(..)
-            .chain(temperatures.warnings.drain(..))
-        {
+        let ambient = match world.visual_temperatures() {
+            Some(t) => t.ambient(),
+            None => {
+                params.warnings.push(format!(
+                    "{}: the engine offers no {VISUAL_TEMPERATURES_EXTENSION}; everything reads {DEFAULT_AMBIENT_TEMPERATURE} K",
+                    core.scoped_name
+                ));
+                DEFAULT_AMBIENT_TEMPERATURE
+            }
+        };
+        for w in params.warnings.drain(..) {
             world.log_message(LogLevel::WARN, &w);
         }
         let saver = match &core.config.save {
@@ -56,7 +63,7 @@ impl ThermalCameraSensor {
         Ok(ThermalCameraSensor {
             info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
             params,
-            temperatures,
+            ambient,
             known: HashMap::new(),
             saver,
             core,
@@ -73,9 +80,43 @@ impl ThermalCameraSensor {
         &self.params
     }
 
-    /// The temperatures the camera knows.
-    pub fn temperatures(&self) -> &WorldTemperatures {
-        &self.temperatures
+    /// The world's ambient temperature, K (what misses and visuals without a Thermal
+    /// temperature read).
+    pub fn ambient(&self) -> f64 {
+        self.ambient
+    }
+
+    /// The Thermal temperature of `visual` (`None`: it reads the ambient temperature),
+    /// warning once about temperatures below 0 K and heat signatures.
+    fn temperature_of(&self, world: &WorldRef<'_>, visual: EntityId) -> Option<f64> {
+        let t = world
+            .visual_temperatures()?
+            .temperature_of(visual)
+            .into_option()?;
+        let name = || world.scoped_name_of(visual).unwrap_or_default();
+        if t.heat_signature {
+            world.log_message(
+                LogLevel::WARN,
+                &format!(
+                    "{}: visual {}: Thermal <heat_signature> textures are not simulated; it reads the ambient temperature",
+                    self.core.scoped_name,
+                    name()
+                ),
+            );
+            return None;
+        }
+        if t.temperature < 0.0 {
+            world.log_message(
+                LogLevel::WARN,
+                &format!(
+                    "{}: visual {}: Thermal <temperature> {} K is below absolute zero; it reads as 0 K",
+                    self.core.scoped_name,
+                    name(),
+                    t.temperature
+                ),
+            );
+        }
+        Some(t.temperature)
     }
 
     /// One frame: the thermal image from the camera's current pose.
@@ -84,7 +125,7 @@ impl ThermalCameraSensor {
         let (w, h) = (self.core.model.width, self.core.model.height);
         let bytes = if self.params.eight_bit { 1 } else { 2 };
         let mut data = RVec::with_capacity((w * h) as usize * bytes);
-        let ambient = self.params.count(self.temperatures.ambient);
+        let ambient = self.params.count(self.ambient);
         let mut last = (EntityId::NONE, ambient);
         for hit in self.core.grid.hits() {
             let count = if hit.entity.is_none() {
@@ -92,11 +133,14 @@ impl ThermalCameraSensor {
             } else if hit.entity == last.0 {
                 last.1
             } else {
-                let temps = &self.temperatures;
-                let t = *self
-                    .known
-                    .entry(hit.entity)
-                    .or_insert_with(|| world.scoped_name_of(hit.entity).and_then(|n| temps.of(&n)));
+                let t = match self.known.get(&hit.entity) {
+                    Some(t) => *t,
+                    None => {
+                        let t = self.temperature_of(world, hit.entity);
+                        self.known.insert(hit.entity, t);
+                        t
+                    }
+                };
                 let c = t.map_or(ambient, |t| self.params.count(t));
                 last = (hit.entity, c);
                 c

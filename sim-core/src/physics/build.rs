@@ -82,6 +82,7 @@ impl Physics {
             iteration: 0,
             gravity: world.gravity,
             magnetic_field: world.magnetic_field,
+            atmosphere_temperature: world.atmosphere_temperature,
             spherical: world
                 .spherical_coordinates
                 .as_ref()
@@ -386,6 +387,7 @@ impl Physics {
                 laser_retro: v.laser_retro,
                 label: v.label.or(model_label),
                 visibility_flags: v.visibility_flags,
+                thermal: v.thermal.clone(),
                 geometry: std::sync::Arc::new(v.geometry.clone()),
             };
             let groups =

@@ -165,6 +165,7 @@ impl Physics {
             physics: world.physics.clone(),
             gravity: world.gravity,
             magnetic_field: world.magnetic_field,
+            atmosphere_temperature: world.atmosphere_temperature,
             spherical_coordinates: world.spherical_coordinates.clone(),
             scene: world.scene.clone(),
             lights: Vec::new(),

@@ -40,6 +40,8 @@ pub(crate) enum EntityData {
         label: Option<u32>,
         /// `<visibility_flags>`: seen by casts whose mask shares a bit with them.
         visibility_flags: u32,
+        /// Its Thermal temperature, if a Thermal plugin gave one.
+        thermal: Option<crate::world::VisualThermal>,
         /// Its shape as the world describes it (for scene listings).
         geometry: std::sync::Arc<crate::world::Geometry>,
     },

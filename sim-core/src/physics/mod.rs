@@ -14,7 +14,7 @@
 //! `shapes` (geometry to rapier shapes), `mechanics` (mass properties and
 //! collision volumes for plugins), `joints`, `state` (stepping and motion), `commands`
 //! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `runtime_joints` (fixed joints made and removed
-//! while the world runs), `view`
+//! while the world runs), `temperatures` (the Thermal temperatures of visuals), `view`
 //! (what plugins see) and `listing` (the models, links and visuals, for recorders).
 
 mod build;
@@ -30,6 +30,7 @@ mod ray_index;
 mod runtime_joints;
 mod shapes;
 mod state;
+mod temperatures;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -79,6 +80,8 @@ pub struct Physics {
     iteration: u64,
     gravity: Vec3,
     magnetic_field: Vec3,
+    /// `<atmosphere><temperature>`, K, for the visual temperatures extension.
+    atmosphere_temperature: f64,
     spherical: Option<SphericalCoordinates>,
     world_name: String,
     /// The `<scene>`, for the scene extension.

@@ -12,8 +12,9 @@ use sim_plugin_api::{
     Mechanics_TO, MechanicsRef, ModelInfo, ModelLinks, ModelLinks_TO, ModelLinksRef, NO_LABEL,
     Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView,
     SceneView_TO, SharedStr, SimTime, SphericalCoordinates, SurfaceInfo, VISIBILITY_RAYS_EXTENSION,
-    VISUAL_BOXES_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef, VisualBox,
-    VisualBoxes, VisualBoxes_TO, VisualBoxesRef, WorldView,
+    VISUAL_BOXES_EXTENSION, VISUAL_TEMPERATURES_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO,
+    VisibilityRaysRef, VisualBox, VisualBoxes, VisualBoxes_TO, VisualBoxesRef,
+    VisualTemperatures_TO, VisualTemperaturesRef, WorldView,
     abi_stable::{
         RRef,
         sabi_trait::TD_Opaque,
@@ -52,6 +53,10 @@ impl Physics {
                 TD_Opaque,
             )),
             mechanics: std::mem::ManuallyDrop::new(Mechanics_TO::from_ptr(
+                RRef::new(self),
+                TD_Opaque,
+            )),
+            temperatures: std::mem::ManuallyDrop::new(VisualTemperatures_TO::from_ptr(
                 RRef::new(self),
                 TD_Opaque,
             )),
@@ -236,6 +241,9 @@ pub struct PhysicsView<'a> {
     boxes: std::mem::ManuallyDrop<VisualBoxesRef<'a>>,
     /// The `simcore.mechanics.v1` extension object, borrowing the physics as `scene` does.
     mechanics: std::mem::ManuallyDrop<MechanicsRef<'a>>,
+    /// The `simcore.visual_temperatures.v1` extension object, borrowing the physics as
+    /// `scene` does.
+    temperatures: std::mem::ManuallyDrop<VisualTemperaturesRef<'a>>,
 }
 
 /// The links extension ([`MODEL_LINKS_EXTENSION`]): a model's own links, in declaration
@@ -521,6 +529,7 @@ impl WorldView for PhysicsView<'_> {
             MODEL_LINKS_EXTENSION => ROption::RSome(Extension::new(&*self.links)),
             VISUAL_BOXES_EXTENSION => ROption::RSome(Extension::new(&*self.boxes)),
             MECHANICS_EXTENSION => ROption::RSome(Extension::new(&*self.mechanics)),
+            VISUAL_TEMPERATURES_EXTENSION => ROption::RSome(Extension::new(&*self.temperatures)),
             _ => ROption::RNone,
         }
     }

@@ -56,6 +56,11 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("NavSat", "enables `navsat` sensors"),
     ("LogicalCamera", "enables `logical_camera` sensors"),
     ("CpuLidar", "enables `lidar` sensors"),
+    (
+        "Thermal",
+        "the `<temperature>` of visuals is read with the world, for thermal cameras \
+         (on a model, as in gz-sim's rendering, no camera sees it)",
+    ),
 ];
 
 /// The systems server.config gives a world that names none.
@@ -285,6 +290,16 @@ mod tests {
     #[test]
     fn built_in_and_skipped() {
         assert!(gz_system("gz-sim-sensors-system", "").unwrap().built_in());
+        assert!(
+            gz_system("ignition-gazebo-thermal-system", "")
+                .unwrap()
+                .built_in()
+        );
+        assert!(
+            !gz_system("gz-sim-thermal-sensor-system", "")
+                .unwrap()
+                .built_in()
+        );
         assert!(
             !gz_system("gz-sim-diff-drive-system", "")
                 .unwrap()

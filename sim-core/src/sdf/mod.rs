@@ -95,6 +95,7 @@ mod siblings;
 mod source;
 mod surface;
 mod text;
+mod thermal;
 mod undeclared;
 mod unflatten;
 mod unhonoured;

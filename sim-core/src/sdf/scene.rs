@@ -21,6 +21,13 @@ const LABEL_NAMES: [&str; 2] = [
 /// `ignition-gazebo-label-system`, with an optional version (`gz-sim8-...`), `lib` prefix and
 /// library suffix.
 fn is_label_library(filename: &str) -> bool {
+    is_system_library(filename, "label")
+}
+
+/// Whether `filename` names the library of gz-sim's system `words` (`label`, `thermal`):
+/// `gz-sim-WORDS-system` or `ignition-gazebo-WORDS-system`, with an optional version
+/// (`gz-sim8-...`), `lib` prefix and library suffix.
+pub(super) fn is_system_library(filename: &str, words: &str) -> bool {
     let f = filename.trim();
     let f = f.strip_prefix("lib").unwrap_or(f);
     let f = [".so", ".dylib", ".dll"]
@@ -30,7 +37,9 @@ fn is_label_library(filename: &str) -> bool {
     ["gz-sim", "ignition-gazebo"].iter().any(|prefix| {
         f.strip_prefix(prefix)
             .map(|rest| rest.trim_start_matches(|c: char| c.is_ascii_digit()))
-            .is_some_and(|rest| rest == "-label-system")
+            .and_then(|rest| rest.strip_prefix('-'))
+            .and_then(|rest| rest.strip_suffix("-system"))
+            .is_some_and(|rest| rest == words)
     })
 }
 

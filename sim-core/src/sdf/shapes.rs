@@ -73,6 +73,7 @@ impl Reader<'_> {
             laser_retro: self.child_f64(node, "laser_retro", 0.0)?,
             label: self.element_label(node)?,
             visibility_flags,
+            thermal: self.element_thermal(node)?,
             span: self.span(node),
             name,
         })

@@ -66,6 +66,11 @@ impl Reader<'_> {
             ),
             None => DEFAULT_MAGNETIC_FIELD,
         };
+        let atmosphere_temperature = keep(
+            &mut errors,
+            self.atmosphere_temperature(node),
+            super::thermal::DEFAULT_ATMOSPHERE_TEMPERATURE,
+        );
         let spherical_coordinates = match self.child(node, "spherical_coordinates") {
             Some(s) => keep(&mut errors, self.spherical_coordinates(s).map(Some), None),
             None => None,
@@ -180,6 +185,7 @@ impl Reader<'_> {
             physics,
             gravity,
             magnetic_field,
+            atmosphere_temperature,
             spherical_coordinates,
             scene,
             lights,

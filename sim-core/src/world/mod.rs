@@ -46,6 +46,8 @@ pub struct World {
     pub gravity: Vec3,
     /// Magnetic field, T (default as SDF).
     pub magnetic_field: Vec3,
+    /// `<atmosphere><temperature>`, K (288.15 when absent, as SDF's default).
+    pub atmosphere_temperature: f64,
     /// `<spherical_coordinates>`, if given.
     pub spherical_coordinates: Option<SphericalCoordinates>,
     /// `<scene>` (SDF defaults when absent).
@@ -539,8 +541,27 @@ pub struct Visual {
     /// `<visibility_flags>` (default every bit): cameras and visual-geometry lidars whose
     /// `<visibility_mask>` shares no bit with them do not see the visual.
     pub visibility_flags: u32,
+    /// The temperature a `gz::sim::systems::Thermal` plugin on the visual gives it.
+    pub thermal: Option<VisualThermal>,
     /// Where it is.
     pub span: Span,
+}
+
+/// What a `gz::sim::systems::Thermal` plugin on a visual says of its temperature.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VisualThermal {
+    /// `<temperature>`: one temperature, K (below 0 K kept as written).
+    Uniform(f64),
+    /// `<heat_signature>` (which wins over a `<temperature>`, as in gz-sim): a texture
+    /// mapped onto `<min_temp>`..`<max_temp>` (each the ambient temperature when absent).
+    HeatSignature {
+        /// The texture as written.
+        texture: String,
+        /// `<min_temp>`, K.
+        min: Option<f64>,
+        /// `<max_temp>`, K.
+        max: Option<f64>,
+    },
 }
 
 /// `<geometry>`.
