@@ -1,13 +1,15 @@
 //! The bounding box camera plugin loaded from its real library into a real world: the visible
 //! 2D box of each labelled model spans the pixels of its projection (computed here from the
 //! box corners and the published `camera_info`), unlabelled geometry gets no box, the image
-//! carries the outlines, and box types it cannot make are refused with a message.
+//! carries the outlines; the full 2D box is the projection of the whole box, occluded and
+//! outside parts included, clipped to the image; the 3D box is the geometry in the camera
+//! frame (and saved as Gazebo writes it); and what it cannot make is refused with a message.
 
 mod common;
 
 use common::*;
 use sim_core::runner::{SimOptions, Simulation};
-use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, Vec3};
+use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, Pose, Quat, Vec3};
 
 const LIBS: &[&str] = &["simcore_plugin_boundingbox_camera"];
 
@@ -213,8 +215,6 @@ fn box_types_it_cannot_make_are_refused_with_a_message() {
         e.contains("rig::head::bb") && e.contains("<camera><box_type>") && e.contains("\"cube\""),
         "{e}"
     );
-    let e = refusal("<box_type>3d</box_type>");
-    assert!(e.contains("\"3d\" is not simulated"), "{e}");
 }
 
 #[test]
@@ -262,4 +262,261 @@ fn saved_samples_are_the_image_and_the_boxes_as_gazebo_writes_them() {
             f64::from(h)
         )
     );
+}
+
+/// A static labelled box model at `pose` of `size`.
+fn posed_box(name: &str, pose: Pose, size: Vec3, l: u32) -> String {
+    let (r, p, y) = pose.orientation.to_rpy();
+    let at = pose.position;
+    format!(
+        r#"<model name="{name}"><static>true</static><pose>{} {} {} {r} {p} {y}</pose>{}
+        <link name="l"><visual name="v"><geometry><box><size>{} {} {}</size></box></geometry>
+          </visual></link></model>"#,
+        at.x,
+        at.y,
+        at.z,
+        label(l),
+        size.x,
+        size.y,
+        size.z
+    )
+}
+
+/// One step of a world with a bounding box camera `bb` of `box_type` and `models`: the boxes
+/// message (its schema checked) and the `camera_info`.
+fn one_frame(box_type: &str, schema: &str, models: &str) -> (serde_json::Value, CameraInfo) {
+    let sdf = world_with(
+        &bbox_sensor("bb", &format!("<box_type>{box_type}</box_type>")),
+        models,
+    );
+    let dir = stage(LIBS);
+    let mut sim = sim_from(&sdf, dir.path(), 0, 1);
+    let base = "/world/test/model/rig/link/head/sensor/bb";
+    let boxes = sim.bus_mut().subscribe(&format!("{base}/boundingbox"), 10);
+    let info = sim.bus_mut().subscribe(&format!("{base}/camera_info"), 10);
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    let ci = match collect(&info).remove(0).2 {
+        Payload::CameraInfo(c) => (*c).clone(),
+        other => panic!("not a CameraInfo: {other:?}"),
+    };
+    let doc = match collect(&boxes).remove(0).2 {
+        Payload::Custom(c) => {
+            assert_eq!(c.schema.as_str(), schema);
+            serde_json::from_slice(&c.data).expect("JSON")
+        }
+        other => panic!("not a Custom message: {other:?}"),
+    };
+    (doc, ci)
+}
+
+/// The 8 corners of a box of `size` at `pose`, in the rig camera's frame (at (0, 0, 1),
+/// looking along +x).
+fn corners_seen(pose: Pose, size: Vec3) -> Vec<Vec3> {
+    (0..8)
+        .map(|c| {
+            let s = |bit: u32, v: f64| {
+                if c & (1 << bit) == 0 {
+                    -v / 2.0
+                } else {
+                    v / 2.0
+                }
+            };
+            let p = pose.transform_point(Vec3::new(s(0, size.x), s(1, size.y), s(2, size.z)));
+            p - Vec3::new(0.0, 0.0, 1.0)
+        })
+        .collect()
+}
+
+#[test]
+fn full_boxes_are_the_projection_of_the_whole_box_clipped_to_the_image() {
+    // `a`, turned and tilted, half hidden behind an unlabelled block; `edge` reaching past
+    // the image's left side.
+    let a = Pose::from_xyz_rpy(4.0, 0.6, 1.1, 0.2, 0.1, 0.5);
+    let a_size = Vec3::new(0.6, 0.5, 0.4);
+    let edge = Pose::from_xyz_rpy(3.0, 2.4, 0.8, 0.0, 0.0, 0.0);
+    let edge_size = Vec3::new(1.0, 1.0, 0.5);
+    let models = [
+        posed_box("a", a, a_size, 10),
+        posed_box("edge", edge, edge_size, 20),
+        labelled_box(
+            "blocker",
+            Vec3::new(2.5, 0.45, 1.1),
+            Vec3::new(0.1, 0.2, 0.6),
+            "",
+            "",
+        ),
+    ]
+    .concat();
+    let (doc, ci) = one_frame("full_2d", "gz.msgs.AnnotatedAxisAligned2DBox_V", &models);
+    let k = &ci.intrinsics;
+    let (w, h) = (f64::from(ci.width), f64::from(ci.height));
+    let list = doc["annotated_box"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "{doc}");
+    for (entry, (l, pose, size)) in list.iter().zip([(10, a, a_size), (20, edge, edge_size)]) {
+        assert_eq!(entry["label"], l);
+        let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
+        for p in corners_seen(pose, size) {
+            let (u, v) = (k[2] + k[0] * (-p.y / p.x), k[5] + k[4] * (-p.z / p.x));
+            lo = [lo[0].min(u), lo[1].min(v)];
+            hi = [hi[0].max(u), hi[1].max(v)];
+        }
+        let want_min = [lo[0].clamp(0.0, w - 1.0), lo[1].clamp(0.0, h - 1.0)];
+        let want_max = [hi[0].clamp(0.0, w - 1.0), hi[1].clamp(0.0, h - 1.0)];
+        let got = |c: &serde_json::Value| [c["x"].as_f64().unwrap(), c["y"].as_f64().unwrap()];
+        let (min, max) = (
+            got(&entry["box"]["min_corner"]),
+            got(&entry["box"]["max_corner"]),
+        );
+        for (g, e) in min.iter().zip(want_min).chain(max.iter().zip(want_max)) {
+            assert!(
+                (g - e).abs() < 1e-3,
+                "label {l}: {entry}, want {want_min:?} {want_max:?}"
+            );
+        }
+        if l == 20 {
+            assert_eq!(min[0], 0.0, "clipped at the image's left edge: {entry}");
+            assert!(lo[0] < -1.0, "the box does reach past the image");
+        }
+    }
+}
+
+#[test]
+fn boxes_3d_are_the_geometry_in_the_camera_frame() {
+    let a = Pose::from_xyz_rpy(4.0, 0.5, 1.2, 0.2, -0.1, 0.7);
+    let a_size = Vec3::new(0.6, 0.5, 0.4);
+    let b = Pose::from_xyz_rpy(5.0, -1.0, 0.9, 0.0, 0.0, 0.0);
+    let b_size = Vec3::new(0.8, 0.8, 0.8);
+    let models = [posed_box("a", a, a_size, 3), posed_box("b", b, b_size, 4)].concat();
+    let (doc, _) = one_frame("3d", "gz.msgs.AnnotatedOriented3DBox_V", &models);
+    let list = doc["annotated_box"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "{doc}");
+    // The camera frame as gz-rendering reports it: x right, y up, z backward.
+    let view = |p: Vec3| Vec3::new(-p.y, p.z, -p.x);
+    let v3 = |v: &serde_json::Value| {
+        Vec3::new(
+            v["x"].as_f64().unwrap(),
+            v["y"].as_f64().unwrap(),
+            v["z"].as_f64().unwrap(),
+        )
+    };
+    let close = |a: Vec3, b: Vec3| (a - b).length() < 1e-4;
+    for (entry, (l, pose, size)) in list.iter().zip([(3, a, a_size), (4, b, b_size)]) {
+        assert_eq!(entry["label"], l);
+        let bx = &entry["box"];
+        let centre = view(pose.position - Vec3::new(0.0, 0.0, 1.0));
+        assert!(close(v3(&bx["center"]), centre), "{entry}: want {centre:?}");
+        assert!(close(v3(&bx["boxSize"]), size), "{entry}");
+        let o = &bx["orientation"];
+        let q = Quat {
+            x: o["x"].as_f64().unwrap(),
+            y: o["y"].as_f64().unwrap(),
+            z: o["z"].as_f64().unwrap(),
+            w: o["w"].as_f64().unwrap(),
+        };
+        // Each axis of the box, turned into the camera frame.
+        for axis in [
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(0.0, 0.0, 1.0),
+        ] {
+            let want = view(pose.orientation.rotate(axis));
+            assert!(close(q.rotate(axis), want), "{entry}: axis {axis:?}");
+        }
+    }
+}
+
+#[test]
+fn saved_3d_boxes_are_centre_size_and_angles_in_the_camera_frame() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let rel = std::path::PathBuf::from(dir.path().file_name().unwrap());
+    let a = Pose::from_xyz_rpy(4.0, -0.5, 1.3, 0.0, 0.0, 0.0);
+    let size = Vec3::new(0.6, 0.5, 0.4);
+    let sdf = world_with(
+        &bbox_sensor(
+            "bb",
+            &format!(
+                r#"<box_type>3d</box_type><save enabled="true"><path>{}</path></save>"#,
+                rel.display()
+            ),
+        ),
+        &posed_box("a", a, size, 6),
+    );
+    let libs = stage(LIBS);
+    let mut sim = sim_from(&sdf, libs.path(), 0, 1);
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    assert!(dir.path().join("images/image_0000000.png").is_file());
+    let csv = std::fs::read_to_string(dir.path().join("boxes/boxes_0000000.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("label,x,y,z,w,h,l,roll,pitch,yaw"));
+    let row: Vec<f64> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(lines.next(), None, "{csv}");
+    // Centre (0.5, 0.3, -4) in the camera frame (x right, y up, z backward), then the size.
+    let want = [6.0, 0.5, 0.3, -4.0, 0.6, 0.5, 0.4];
+    for (g, e) in row.iter().zip(want) {
+        assert!((g - e).abs() < 1e-5, "{csv}");
+    }
+    // The angles turn the box's (the world's) axes into the camera frame.
+    let q = Quat::from_rpy(row[7], row[8], row[9]);
+    let view = |p: Vec3| Vec3::new(-p.y, p.z, -p.x);
+    for axis in [
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::new(0.0, 1.0, 0.0),
+        Vec3::new(0.0, 0.0, 1.0),
+    ] {
+        assert!((q.rotate(axis) - view(axis)).length() < 1e-5, "{csv}");
+    }
+}
+
+#[test]
+fn full_boxes_of_a_model_with_several_visuals_are_merged() {
+    // Two links of one labelled model, apart: one box holding both projections.
+    let (p, q) = (Vec3::new(4.0, 0.9, 1.0), Vec3::new(5.0, -0.8, 1.3));
+    let size = Vec3::new(0.4, 0.4, 0.4);
+    let link = |name: &str, at: Vec3| {
+        format!(
+            r#"<link name="{name}"><pose>{} {} {} 0 0 0</pose><visual name="v"><geometry>
+              <box><size>0.4 0.4 0.4</size></box></geometry></visual></link>"#,
+            at.x, at.y, at.z
+        )
+    };
+    let models = format!(
+        r#"<model name="pair"><static>true</static>{}{}{}</model>"#,
+        label(8),
+        link("a", p),
+        link("b", q)
+    );
+    let (doc, ci) = one_frame(
+        "full_box_2d",
+        "gz.msgs.AnnotatedAxisAligned2DBox_V",
+        &models,
+    );
+    let k = &ci.intrinsics;
+    let list = doc["annotated_box"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{doc}");
+    let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
+    for at in [p, q] {
+        for c in corners_seen(Pose::from_xyz_rpy(at.x, at.y, at.z, 0.0, 0.0, 0.0), size) {
+            let (u, v) = (k[2] + k[0] * (-c.y / c.x), k[5] + k[4] * (-c.z / c.x));
+            lo = [lo[0].min(u), lo[1].min(v)];
+            hi = [hi[0].max(u), hi[1].max(v)];
+        }
+    }
+    let b = &list[0]["box"];
+    let got = [
+        b["min_corner"]["x"].as_f64().unwrap(),
+        b["min_corner"]["y"].as_f64().unwrap(),
+        b["max_corner"]["x"].as_f64().unwrap(),
+        b["max_corner"]["y"].as_f64().unwrap(),
+    ];
+    for (g, e) in got.iter().zip([lo[0], lo[1], hi[0], hi[1]]) {
+        assert!((g - e).abs() < 1e-3, "{doc}: want {lo:?} {hi:?}");
+    }
+    assert_eq!(list[0]["label"], 8);
 }

@@ -141,6 +141,7 @@
 //! | [`SCENE_EXTENSION`] (`simcore.scene.v1`) | [`WorldView::extension`], helper [`WorldRef::scene`] | [`scene`]: the world's `<scene>`, its lights (world frame) and the segmentation labels of visuals, for rendering plugins |
 //! | [`VISIBILITY_RAYS_EXTENSION`] (`simcore.visibility_rays.v1`) | [`WorldView::extension`], helper [`WorldRef::cast_rays_seen_by`] | [`visibility`]: ray casts that see only the visuals whose `<visibility_flags>` meet a sensor's `<visibility_mask>` |
 //! | [`MODEL_LINKS_EXTENSION`] (`simcore.model_links.v1`) | [`WorldView::extension`], helper [`WorldRef::links_of`] | [`model_links`]: the links of a model, own name and id, e.g. to push one with `apply_wrench` |
+//! | [`VISUAL_BOXES_EXTENSION`] (`simcore.visual_boxes.v1`) | [`WorldView::extension`], helper [`WorldRef::visual_boxes`] | [`visual_boxes`]: every visual's local bounding box, model, label and world pose, e.g. for full and 3D bounding boxes |
 //!
 //! An engine without an extension answers `None`, so a plugin can fall back.
 //!
@@ -219,6 +220,8 @@ mod types;
 #[allow(unsafe_code)]
 pub mod visibility;
 #[allow(unsafe_code)]
+pub mod visual_boxes;
+#[allow(unsafe_code)]
 pub mod visual_temperatures;
 #[allow(unsafe_code)]
 mod world;
@@ -279,6 +282,9 @@ pub use visibility::{
     ALL_VISIBLE, VISIBILITY_RAYS_EXTENSION, VisibilityRays, VisibilityRaysRef,
     parse_visibility_bits,
 };
+#[doc(hidden)]
+pub use visual_boxes::VisualBoxes_TO;
+pub use visual_boxes::{VISUAL_BOXES_EXTENSION, VisualBox, VisualBoxes, VisualBoxesRef};
 #[doc(hidden)]
 pub use visual_temperatures::VisualTemperatures_TO;
 pub use visual_temperatures::{

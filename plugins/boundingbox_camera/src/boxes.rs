@@ -7,6 +7,7 @@
 //! pixel column and row (so a box of one pixel has `min == max`), as gz-rendering computes
 //! its visible boxes.
 
+use crate::full::Box2d;
 use sim_plugin_api::EntityId;
 use std::collections::BTreeMap;
 
@@ -15,18 +16,19 @@ use std::collections::BTreeMap;
 pub enum BoxType {
     /// `2d`, `visible_2d` or `visible_box_2d` (the default): the visible part's pixel box.
     Visible2d,
+    /// `full_2d` or `full_box_2d`: the projection of the whole visual's box.
+    Full2d,
+    /// `3d`: the visual's oriented box in the camera frame.
+    Box3d,
 }
 
 impl BoxType {
-    /// The box type an SDF `<box_type>` names; `full_2d`, `full_box_2d` and `3d` (which need
-    /// the visuals' whole geometry, not only what the rays see) and unknown names are an
-    /// error text.
+    /// The box type an SDF `<box_type>` names; an unknown name is an error text.
     pub fn from_sdf(name: &str) -> Result<BoxType, String> {
         match name.trim() {
             "2d" | "visible_2d" | "visible_box_2d" => Ok(BoxType::Visible2d),
-            t @ ("full_2d" | "full_box_2d" | "3d") => Err(format!(
-                "box type \"{t}\" is not simulated (only the visible 2D boxes: 2d, visible_2d, visible_box_2d)"
-            )),
+            "full_2d" | "full_box_2d" => Ok(BoxType::Full2d),
+            "3d" => Ok(BoxType::Box3d),
             t => Err(format!(
                 "unknown box type \"{t}\" (2d, visible_2d, visible_box_2d, full_2d, full_box_2d, 3d)"
             )),
@@ -45,6 +47,18 @@ pub struct VisibleBox {
     pub min: [u32; 2],
     /// The last column and row holding one of its pixels.
     pub max: [u32; 2],
+}
+
+impl From<VisibleBox> for Box2d {
+    /// The pixel box as image coordinates: its first and last pixel's column and row.
+    fn from(b: VisibleBox) -> Box2d {
+        Box2d {
+            label: b.label,
+            model: b.model,
+            min: b.min.map(f64::from),
+            max: b.max.map(f64::from),
+        }
+    }
 }
 
 /// The boxes of a `width`-pixel-wide image whose pixels, row by row, are `pixels`: `None` for
@@ -81,7 +95,8 @@ pub fn visible_boxes(
 
 /// Draws the outline of each box (its first and last columns and rows) in `color` into an
 /// `RGB_INT8` image of `width` × `height` pixels (`data`, row by row, no padding).
-pub fn draw_boxes(data: &mut [u8], width: u32, height: u32, boxes: &[VisibleBox], color: [u8; 3]) {
+/// Corners are rounded down to whole pixels.
+pub fn draw_boxes(data: &mut [u8], width: u32, height: u32, boxes: &[Box2d], color: [u8; 3]) {
     let mut put = |x: u32, y: u32| {
         if x < width && y < height {
             let k = (y as usize * width as usize + x as usize) * 3;
@@ -90,7 +105,16 @@ pub fn draw_boxes(data: &mut [u8], width: u32, height: u32, boxes: &[VisibleBox]
             }
         }
     };
+    // Saturating casts: a corner outside the image lands on its border (or beyond, unseen).
+    let px = |v: f64| v.floor().max(0.0).min(f64::from(u32::MAX)) as u32;
     for b in boxes {
+        let (min, max) = (b.min.map(px), b.max.map(px));
+        let b = VisibleBox {
+            label: b.label,
+            model: b.model,
+            min: [min[0], min[1]],
+            max: [max[0].min(width), max[1].min(height)],
+        };
         for x in b.min[0]..=b.max[0] {
             put(x, b.min[1]);
             put(x, b.max[1]);
@@ -98,6 +122,32 @@ pub fn draw_boxes(data: &mut [u8], width: u32, height: u32, boxes: &[VisibleBox]
         for y in b.min[1]..=b.max[1] {
             put(b.min[0], y);
             put(b.max[0], y);
+        }
+    }
+}
+
+/// Draws each segment (image points, continuous coordinates) in `color` into an `RGB_INT8`
+/// image of `width` × `height` pixels; the parts outside the image are left out.
+pub fn draw_segments(
+    data: &mut [u8],
+    width: u32,
+    height: u32,
+    segments: &[[(f64, f64); 2]],
+    color: [u8; 3],
+) {
+    // No segment is sampled more finely than this many steps, whatever its ends.
+    let most = 4 * u64::from(width.max(height)).max(1);
+    for &[(u0, v0), (u1, v1)] in segments {
+        let steps = ((u1 - u0).abs().max((v1 - v0).abs()).ceil() as u64).clamp(1, most);
+        for i in 0..=steps {
+            let t = i as f64 / steps as f64;
+            let (u, v) = (u0 + (u1 - u0) * t, v0 + (v1 - v0) * t);
+            if u >= 0.0 && v >= 0.0 && u < f64::from(width) && v < f64::from(height) {
+                let k = (v as usize * width as usize + u as usize) * 3;
+                if let Some(px) = data.get_mut(k..k + 3) {
+                    px.copy_from_slice(&color);
+                }
+            }
         }
     }
 }
@@ -111,10 +161,10 @@ mod tests {
         for t in ["2d", "visible_2d", " visible_box_2d "] {
             assert_eq!(BoxType::from_sdf(t), Ok(BoxType::Visible2d));
         }
-        for t in ["full_2d", "full_box_2d", "3d"] {
-            let e = BoxType::from_sdf(t).unwrap_err();
-            assert!(e.contains("not simulated") && e.contains(t), "{e}");
+        for t in ["full_2d", "full_box_2d"] {
+            assert_eq!(BoxType::from_sdf(t), Ok(BoxType::Full2d));
         }
+        assert_eq!(BoxType::from_sdf("3d"), Ok(BoxType::Box3d));
         let e = BoxType::from_sdf("cube").unwrap_err();
         assert!(e.contains("unknown box type \"cube\""), "{e}");
     }
@@ -170,7 +220,7 @@ mod tests {
             min: [1, 1],
             max: [3, 2],
         };
-        draw_boxes(&mut data, 5, 4, &[b], [0, 255, 0]);
+        draw_boxes(&mut data, 5, 4, &[b.into()], [0, 255, 0]);
         let green = |d: &[u8], x: usize, y: usize| d[(y * 5 + x) * 3 + 1] == 255;
         for x in 1..=3 {
             assert!(green(&data, x, 1) && green(&data, x, 2));
@@ -184,7 +234,17 @@ mod tests {
             min: [4, 3],
             max: [9, 9],
         };
-        draw_boxes(&mut data, 5, 4, &[far], [0, 255, 0]);
+        draw_boxes(&mut data, 5, 4, &[far.into()], [0, 255, 0]);
         assert!(green(&data, 4, 3));
+        let mut data = vec![0u8; 5 * 4 * 3];
+        draw_segments(
+            &mut data,
+            5,
+            4,
+            &[[(0.5, 0.5), (4.5, 0.5)], [(-9.0, 2.5), (1e300, 2.5)]],
+            [0, 255, 0],
+        );
+        assert!((0..5).all(|x| green(&data, x, 0)));
+        assert!(!green(&data, 0, 1));
     }
 }

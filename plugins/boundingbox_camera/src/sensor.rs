@@ -5,22 +5,26 @@
 //!
 //! - each pixel's label: that of the visual hit (from the engine's scene extension), or
 //!   background for a miss, an unlabelled visual or one labelled [`BACKGROUND_LABEL`];
-//! - the visible 2D box of each labelled model ([`crate::boxes`]), published on the sensor's
-//!   topic (default `.../sensor/<s>/boundingbox`) as [`crate::message`] describes;
+//! - the visible 2D box of each labelled model ([`crate::boxes`]), or with `<box_type>`
+//!   `full_2d` / `3d` the full 2D or 3D box of its seen visuals ([`crate::full`], from the
+//!   engine's `simcore.visual_boxes.v1`), published on the sensor's topic (default
+//!   `.../sensor/<s>/boundingbox`) as [`crate::message`] describes;
 //! - the camera image, shaded as the camera plugin shades it (`RGB_INT8`), with each box's
-//!   outline drawn in green, on `<topic>_image`;
+//!   outline (a 3D box's 12 edges) drawn in green, on `<topic>_image`;
 //! - `camera_info` beside the topic (or on `<camera_info_topic>`);
 //! - with `<save>`, the image (before the boxes are drawn) and the boxes as files
 //!   ([`crate::save`]).
 
-use crate::boxes::{BoxType, VisibleBox, draw_boxes, visible_boxes};
-use crate::message::boxes_message;
-use crate::save::SampleSaver;
+use crate::boxes::{BoxType, draw_boxes, draw_segments, visible_boxes};
+use crate::full::{Box2d, Box3d, boxes_3d, full_boxes, projected_edges};
+use crate::message::{boxes_3d_message, boxes_message};
+use crate::save::{SampleSaver, boxes_3d_csv, boxes_csv};
 use sim_plugin_api::{abi_stable::std_types::RBox, prelude::*};
 use simcore_plugin_camera_common::{
     CameraCore, ImageFormat, LabelCache, RayStart, Shader, image::encode_image,
 };
 use simcore_plugin_common::NoiseChannel;
+use std::collections::BTreeSet;
 
 /// The label gz-rendering's bounding box camera keeps for background: visuals labelled 255
 /// get no box, as unlabelled ones.
@@ -28,6 +32,15 @@ pub const BACKGROUND_LABEL: u32 = 255;
 
 /// The colour of the drawn boxes (gz-sensors draws them green).
 pub const BOX_COLOR: [u8; 3] = [0, 255, 0];
+
+/// One frame's boxes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Boxes {
+    /// Visible or full 2D boxes.
+    Flat(Vec<Box2d>),
+    /// 3D boxes.
+    Solid(Vec<Box3d>),
+}
 
 /// A bounding box camera (SDF `<sensor type="boundingbox_camera">` or `boundingbox`).
 #[derive(Clone, Debug)]
@@ -47,8 +60,9 @@ pub struct BoundingBoxCameraSensor {
 impl BoundingBoxCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports): reads
     /// `<camera>` as every camera does, and `<camera><box_type>` (see [`BoxType::from_sdf`]);
-    /// a box type it cannot make is a configuration error naming the sensor and the element.
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    /// an unknown box type, and `full_2d` or `3d` with an engine lacking
+    /// `simcore.visual_boxes.v1`, are configuration errors naming the sensor and the element.
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let doc = config.parse_sdf()?;
         let box_type = match doc.root().child("camera").and_then(|c| c.child("box_type")) {
             Some(e) => BoxType::from_sdf(e.text()).map_err(|m| {
@@ -60,6 +74,13 @@ impl BoundingBoxCameraSensor {
             })?,
             None => BoxType::Visible2d,
         };
+        let who = config.scoped_name.as_str();
+        if box_type != BoxType::Visible2d && world.visual_boxes_ext().is_none() {
+            return Err(PluginError::config(format!(
+                "{who}: <camera><box_type>: full and 3D boxes need the engine extension {}, which this engine lacks",
+                sim_plugin_api::VISUAL_BOXES_EXTENSION
+            )));
+        }
         let mut core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
         // The drawn image is shaded, which needs the normals.
         core.grid.set_normals(true);
@@ -93,23 +114,52 @@ impl BoundingBoxCameraSensor {
 
     /// One frame: the boxes of the labelled models seen and the image with them drawn (with
     /// `<save>`, the sample is written first).
-    pub fn frame(&mut self, world: &WorldRef<'_>) -> Result<(Vec<VisibleBox>, Image), PluginError> {
-        self.core.cast(world)?;
+    pub fn frame(&mut self, world: &WorldRef<'_>) -> Result<(Boxes, Image), PluginError> {
+        let camera = self.core.cast(world)?;
         let grid = &self.core.grid;
         self.labels.learn(world, grid.hits());
         let labels = &self.labels;
-        let boxes = visible_boxes(
-            self.core.model.width,
-            grid.hits().iter().map(|h| {
-                if h.entity.is_none() {
-                    return None;
-                }
-                match labels.get(h.entity) {
-                    Some(l) if l < BACKGROUND_LABEL => Some((h.model, l)),
-                    _ => None,
-                }
-            }),
-        );
+        let labelled = |h: &RayHit| {
+            !h.entity.is_none() && labels.get(h.entity).is_some_and(|l| l < BACKGROUND_LABEL)
+        };
+        let boxes = if self.box_type == BoxType::Visible2d {
+            let visible = visible_boxes(
+                self.core.model.width,
+                grid.hits().iter().map(|h| {
+                    labelled(h)
+                        .then(|| labels.get(h.entity).map(|l| (h.model, l)))
+                        .flatten()
+                }),
+            );
+            Boxes::Flat(visible.into_iter().map(Box2d::from).collect())
+        } else {
+            let seen: BTreeSet<EntityId> = grid
+                .hits()
+                .iter()
+                .filter(|h| labelled(h))
+                .map(|h| h.entity)
+                .collect();
+            let all = world.visual_boxes().ok_or_else(|| {
+                PluginError::runtime(format!(
+                    "{}: the engine no longer offers {}",
+                    self.core.scoped_name,
+                    sim_plugin_api::VISUAL_BOXES_EXTENSION
+                ))
+            })?;
+            let near = self.core.config.near;
+            if self.box_type == BoxType::Full2d {
+                Boxes::Flat(full_boxes(
+                    &all,
+                    &seen,
+                    BACKGROUND_LABEL,
+                    camera,
+                    &self.core.model,
+                    near,
+                ))
+            } else {
+                Boxes::Solid(boxes_3d(&all, &seen, BACKGROUND_LABEL, camera))
+            }
+        };
         self.shader.prepare(world, grid.hits());
         self.shader
             .shade(world, grid.rays(), grid.hits(), &mut self.colors);
@@ -117,11 +167,25 @@ impl BoundingBoxCameraSensor {
         let mut silent = NoiseChannel::NONE;
         let mut image = encode_image(&self.colors, w, h, ImageFormat::Rgb8, &mut silent);
         if let Some(saver) = &mut self.saver {
-            saver.save(&image, &boxes).map_err(|e| {
+            let csv = match &boxes {
+                Boxes::Flat(b) => boxes_csv(b),
+                Boxes::Solid(b) => boxes_3d_csv(b),
+            };
+            saver.save(&image, &csv).map_err(|e| {
                 PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
             })?;
         }
-        draw_boxes(image.data.as_mut_slice(), w, h, &boxes, BOX_COLOR);
+        let data = image.data.as_mut_slice();
+        match &boxes {
+            Boxes::Flat(flat) => draw_boxes(data, w, h, flat, BOX_COLOR),
+            Boxes::Solid(solid) => {
+                let near = self.core.config.near;
+                for b in solid {
+                    let edges = projected_edges(b, &self.core.model, near);
+                    draw_segments(data, w, h, &edges, BOX_COLOR);
+                }
+            }
+        }
         Ok((boxes, image))
     }
 }
@@ -135,7 +199,11 @@ impl Sensor for BoundingBoxCameraSensor {
     ) -> Result<(), PluginError> {
         let (boxes, image) = self.frame(world)?;
         out.publish(&self.image_topic, Payload::Image(RBox::new(image)));
-        out.publish("", boxes_message(ctx.now, &self.frame, self.seq, &boxes));
+        let message = match &boxes {
+            Boxes::Flat(b) => boxes_message(ctx.now, &self.frame, self.seq, b),
+            Boxes::Solid(b) => boxes_3d_message(ctx.now, &self.frame, self.seq, b),
+        };
+        out.publish("", message);
         out.publish(
             &self.info_topic,
             Payload::CameraInfo(RBox::new(self.core.camera_info())),
@@ -202,12 +270,12 @@ mod tests {
         });
         assert_eq!(
             boxes,
-            vec![VisibleBox {
+            Boxes::Flat(vec![Box2d {
                 label: 0,
                 model: EntityId(20),
-                min: [0, 0],
-                max: [1, 1]
-            }]
+                min: [0.0, 0.0],
+                max: [1.0, 1.0]
+            }])
         );
         assert_eq!((image.width, image.height), (6, 2));
         assert_eq!(&image.data[..3], &BOX_COLOR);

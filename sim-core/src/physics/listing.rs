@@ -6,7 +6,7 @@ use super::convert::{pose_from_rapier, vec_from_rapier};
 use super::entities::EntityData;
 use crate::world::Geometry;
 use rapier3d::prelude::{Collider, TypedShape};
-use sim_plugin_api::{Aabb, EntityId, EntityKind, Pose, Vec3};
+use sim_plugin_api::{Aabb, EntityId, EntityKind, NO_LABEL, Pose, Vec3, VisualBox};
 
 /// The most triangles [`Physics::visual_triangles`] returns for one visual: a larger height
 /// map is sampled on a coarser grid, a larger mesh is not listed.
@@ -164,6 +164,55 @@ impl Physics {
     /// such as `<empty>`). A plane's box is infinite along the plane.
     pub fn visual_aabb(&self, id: EntityId) -> Option<Aabb> {
         self.visual_collider(id).map(super::view::collider_aabb)
+    }
+
+    /// The box of visual `id` now: the smallest box aligned with the visual's frame that holds
+    /// its shape as the engine built it, with its model, label and world pose; `None` for
+    /// anything but a visual with a bounded shape (a plane, `<empty>`).
+    pub fn visual_box(&self, id: EntityId) -> Option<VisualBox> {
+        let EntityData::Visual {
+            link, pose, label, ..
+        } = &self.entities.get(id)?.data
+        else {
+            return None;
+        };
+        let c = self.visual_collider(id)?;
+        if c.shape().as_halfspace().is_some() {
+            return None;
+        }
+        // Collider frame -> visual frame: the shape's offset in the visual.
+        let offset = pose.inverse().compose(
+            c.position_wrt_parent()
+                .map_or(Pose::IDENTITY, pose_from_rapier),
+        );
+        let local = c.shape().compute_local_aabb();
+        let (lo, hi) = (vec_from_rapier(local.mins), vec_from_rapier(local.maxs));
+        let inf = f64::INFINITY;
+        let (mut min, mut max) = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
+        for k in 0..8 {
+            let pick = |bit: u32, a: f64, b: f64| if k & (1 << bit) == 0 { a } else { b };
+            let p = offset.transform_point(Vec3::new(
+                pick(0, lo.x, hi.x),
+                pick(1, lo.y, hi.y),
+                pick(2, lo.z, hi.z),
+            ));
+            min = Vec3::new(min.x.min(p.x), min.y.min(p.y), min.z.min(p.z));
+            max = Vec3::new(max.x.max(p.x), max.y.max(p.y), max.z.max(p.z));
+        }
+        let finite = [min.x, min.y, min.z, max.x, max.y, max.z]
+            .iter()
+            .all(|v| v.is_finite());
+        if !finite {
+            return None;
+        }
+        Some(VisualBox {
+            visual: id,
+            model: super::query::unpack_model(c.user_data),
+            label: label.unwrap_or(NO_LABEL),
+            center: (min + max).scale(0.5),
+            half_extents: (max - min).scale(0.5),
+            pose: self.kinematics_of(*link)?.pose.compose(*pose),
+        })
     }
 
     /// The triangles of a height-map, polyline or mesh visual as the engine built them, as a

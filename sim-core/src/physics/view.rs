@@ -12,7 +12,8 @@ use sim_plugin_api::{
     Mechanics_TO, MechanicsRef, ModelInfo, ModelLinks, ModelLinks_TO, ModelLinksRef, NO_LABEL,
     Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView,
     SceneView_TO, SharedStr, SimTime, SphericalCoordinates, SurfaceInfo, VISIBILITY_RAYS_EXTENSION,
-    VISUAL_TEMPERATURES_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef,
+    VISUAL_BOXES_EXTENSION, VISUAL_TEMPERATURES_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO,
+    VisibilityRaysRef, VisualBox, VisualBoxes, VisualBoxes_TO, VisualBoxesRef,
     VisualTemperatures_TO, VisualTemperaturesRef, WorldView,
     abi_stable::{
         RRef,
@@ -47,6 +48,10 @@ impl Physics {
                 TD_Opaque,
             )),
             links: std::mem::ManuallyDrop::new(ModelLinks_TO::from_ptr(RRef::new(self), TD_Opaque)),
+            boxes: std::mem::ManuallyDrop::new(VisualBoxes_TO::from_ptr(
+                RRef::new(self),
+                TD_Opaque,
+            )),
             mechanics: std::mem::ManuallyDrop::new(Mechanics_TO::from_ptr(
                 RRef::new(self),
                 TD_Opaque,
@@ -232,6 +237,8 @@ pub struct PhysicsView<'a> {
     visibility: std::mem::ManuallyDrop<VisibilityRaysRef<'a>>,
     /// The `simcore.model_links.v1` extension object, borrowing the physics as `scene` does.
     links: std::mem::ManuallyDrop<ModelLinksRef<'a>>,
+    /// The `simcore.visual_boxes.v1` extension object, borrowing the physics as `scene` does.
+    boxes: std::mem::ManuallyDrop<VisualBoxesRef<'a>>,
     /// The `simcore.mechanics.v1` extension object, borrowing the physics as `scene` does.
     mechanics: std::mem::ManuallyDrop<MechanicsRef<'a>>,
     /// The `simcore.visual_temperatures.v1` extension object, borrowing the physics as
@@ -257,6 +264,15 @@ impl ModelLinks for Physics {
             }
         }
         true
+    }
+}
+
+/// The visual boxes extension ([`VISUAL_BOXES_EXTENSION`]): every bounded visual's local box
+/// and world pose, in creation order.
+impl VisualBoxes for Physics {
+    fn visual_boxes(&self, out: &mut RVec<VisualBox>) {
+        out.clear();
+        out.extend(self.visuals().filter_map(|v| self.visual_box(v.id)));
     }
 }
 
@@ -511,6 +527,7 @@ impl WorldView for PhysicsView<'_> {
             sim_plugin_api::RAY_FLAGS_EXTENSION => ROption::RSome(Extension::new(&RAY_FLAGS)),
             VISIBILITY_RAYS_EXTENSION => ROption::RSome(Extension::new(&*self.visibility)),
             MODEL_LINKS_EXTENSION => ROption::RSome(Extension::new(&*self.links)),
+            VISUAL_BOXES_EXTENSION => ROption::RSome(Extension::new(&*self.boxes)),
             MECHANICS_EXTENSION => ROption::RSome(Extension::new(&*self.mechanics)),
             VISUAL_TEMPERATURES_EXTENSION => ROption::RSome(Extension::new(&*self.temperatures)),
             _ => ROption::RNone,

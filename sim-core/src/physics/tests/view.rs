@@ -136,3 +136,58 @@ fn the_scene_extension_reports_scene_lights_and_labels() {
     assert_eq!(labels, [7, 9, 7, NO_LABEL, NO_LABEL]);
     assert!(world.extension("simcore.other".into()).is_none());
 }
+
+#[test]
+fn the_visual_boxes_extension_reports_each_shape_in_its_own_frame() {
+    let w = crate::sdf::parse_str(
+        r#"<sdf version="1.12"><world name="w">
+        <model name="ground"><static>true</static><link name="l">
+          <visual name="v"><geometry><plane><normal>0 0 1</normal></plane></geometry></visual>
+        </link></model>
+        <model name="m"><pose>1 2 3 0 0 1.5707963267948966</pose>
+          <plugin filename="gz-sim-label-system" name="gz::sim::systems::Label"><label>5</label></plugin>
+          <link name="l"><pose>0 0 1 0 0 0</pose>
+            <visual name="can"><pose>0.5 0 0 0.3 0 0</pose>
+              <geometry><cylinder><radius>0.2</radius><length>1.0</length></cylinder></geometry></visual>
+            <visual name="ball"><geometry><sphere><radius>0.4</radius></sphere></geometry></visual>
+          </link>
+        </model>
+        </world></sdf>"#,
+        None,
+    )
+    .unwrap();
+    let p = Physics::build(&w).unwrap();
+    let view = p.view("test");
+    let world = sim_plugin_api::WorldView_TO::from_ptr(RRef::new(&view), TD_Opaque);
+    let boxes = world
+        .visual_boxes()
+        .expect("the engine offers simcore.visual_boxes.v1");
+    // The plane has no bounded box.
+    assert_eq!(boxes.len(), 2, "{boxes:?}");
+    let model = p.entity_id("m").unwrap();
+    let close = |a: Vec3, b: Vec3| (a - b).length() < 1e-5;
+    let can = boxes[0];
+    assert_eq!(can.visual, p.entity_id("m::l::can").unwrap());
+    assert_eq!((can.model, can.label), (model, 5));
+    // The cylinder's axis is the visual's z, whatever axis the engine builds it along.
+    assert!(close(can.center, Vec3::ZERO), "{can:?}");
+    assert!(close(can.half_extents, Vec3::new(0.2, 0.2, 0.5)), "{can:?}");
+    // World pose: model (1, 2, 3) yawed 90°, link 1 m up, visual 0.5 m along the link's x.
+    assert!(
+        close(can.pose.position, Vec3::new(1.0, 2.5, 4.0)),
+        "{can:?}"
+    );
+    let want = sim_plugin_api::Quat::from_rpy(0.0, 0.0, std::f64::consts::FRAC_PI_2)
+        * sim_plugin_api::Quat::from_rpy(0.3, 0.0, 0.0);
+    let axis = Vec3::new(0.0, 0.0, 1.0);
+    assert!(close(can.pose.orientation.rotate(axis), want.rotate(axis)));
+    let ball = boxes[1];
+    assert!(
+        close(ball.half_extents, Vec3::new(0.4, 0.4, 0.4)),
+        "{ball:?}"
+    );
+    assert!(
+        close(ball.pose.position, Vec3::new(1.0, 2.0, 4.0)),
+        "{ball:?}"
+    );
+}
