@@ -6,33 +6,13 @@
 
 mod common;
 
-use common::images::{image, info, render_with, rgb};
+use common::images::{image, info, render_with, rgb, world_with};
 use common::*;
 use sim_core::runner::{SimOptions, Simulation};
 use sim_plugin_api::{Payload, Vec3};
 use std::f64::consts::PI;
 
 const LIBS: &[&str] = &["simcore_plugin_wide_angle_camera"];
-
-/// Full white ambient light, a blue background, no lights: pixels show diffuse colours.
-fn world_with(sensors: &str, models: &str) -> String {
-    format!(
-        r#"<?xml version="1.0"?>
-<sdf version="1.9">
-  <world name="test">
-    <physics type="ode"><max_step_size>0.001</max_step_size><real_time_factor>0</real_time_factor></physics>
-    <scene><ambient>1 1 1 1</ambient><background>0 0 1 1</background></scene>
-    <model name="rig"><static>true</static><pose>0 0 1 0 0 0</pose>
-      <link name="head">
-        <visual name="housing"><geometry><box><size>0.3 0.3 0.3</size></box></geometry></visual>
-        {sensors}
-      </link>
-    </model>
-    {models}
-  </world>
-</sdf>"#
-    )
-}
 
 fn sensor(name: &str, kind: &str, camera: &str) -> String {
     format!(

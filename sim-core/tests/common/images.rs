@@ -52,3 +52,25 @@ pub fn rgb(img: &Image, i: u32, j: u32) -> [u8; 3] {
     let k = (j * img.step + i * 3) as usize;
     [img.data[k], img.data[k + 1], img.data[k + 2]]
 }
+
+/// A world named `test`: full white ambient light, a blue background and no lights (pixels
+/// show diffuse colours), a static rig whose link `head` is at (0, 0, 1) looking along +x
+/// with `sensors`, and `models`.
+pub fn world_with(sensors: &str, models: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="test">
+    <physics type="ode"><max_step_size>0.001</max_step_size><real_time_factor>0</real_time_factor></physics>
+    <scene><ambient>1 1 1 1</ambient><background>0 0 1 1</background></scene>
+    <model name="rig"><static>true</static><pose>0 0 1 0 0 0</pose>
+      <link name="head">
+        <visual name="housing"><geometry><box><size>0.3 0.3 0.3</size></box></geometry></visual>
+        {sensors}
+      </link>
+    </model>
+    {models}
+  </world>
+</sdf>"#
+    )
+}
