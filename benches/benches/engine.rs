@@ -13,6 +13,9 @@
 //! - engine step vs raw rapier: 1,000 boxes (10x10x10 grid, 1 ms step) dropped on a plane,
 //!   stepped by simcore with no sensors vs the same scene in a bare rapier program (goal:
 //!   within 5 %);
+//! - jointed robots vs raw rapier: ten free wheeled robots shaped like `worlds/pioneer.sdf`'s
+//!   (five joints each) driving circles, simcore vs the same bodies and joints in a bare
+//!   rapier program (goal: within 10 %, see `robots`);
 //! - logical camera: one update through the loaded cdylib in worlds of 10, 100, 1,000 and
 //!   10,000 static boxes scattered over 200 m x 200 m, beside a brute-force scan (every
 //!   model's box against the same frustum, through the rlib) that shows the broad-phase win
@@ -44,6 +47,7 @@ mod external;
 mod logical;
 mod rays;
 mod recording;
+mod robots;
 mod sensors;
 mod step;
 mod transport;
@@ -51,6 +55,7 @@ mod workloads;
 
 use logical::*;
 use rays::*;
+use robots::*;
 use sensors::*;
 use step::*;
 
@@ -103,6 +108,7 @@ static PLUGIN_CALL: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static SENSOR_MANAGER: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static NAVSAT_MANAGER: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static ENGINE_STEP: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
+static ROBOTS_STEP: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static LIDAR_ONE: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static LIDAR_TWO: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static DEPTH_ONE: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
@@ -137,6 +143,7 @@ criterion_group!(
     sensor_manager,
     navsat_manager,
     engine_step,
+    robots_step,
     logical_camera,
     lidar,
     lidar_growth,
@@ -202,6 +209,17 @@ fn main() {
             baseline_ns: raw,
             goal: "within 5 % of raw rapier".into(),
             met: sim <= raw * 1.05,
+            note: format!("{:+.1} % vs raw", (sim / raw - 1.0) * 100.0),
+        });
+    }
+    if let Some((raw, sim)) = per_op(&ROBOTS_STEP) {
+        rows.push(Row {
+            name: "step, 10 wheeled robots (5 joints each), no sensors".into(),
+            ns: sim,
+            baseline: "bare rapier step, same robots".into(),
+            baseline_ns: raw,
+            goal: "within 10 % of raw rapier".into(),
+            met: sim <= raw * 1.10,
             note: format!("{:+.1} % vs raw", (sim / raw - 1.0) * 100.0),
         });
     }
