@@ -128,6 +128,8 @@ pub struct Retained {
     pub colliders: usize,
     /// Rapier joints.
     pub joints: usize,
+    /// Rapier multibody joints (the joints of trees in reduced coordinates).
+    pub multibody_joints: usize,
 }
 
 /// A command for the physics world, queued by plugins and applied before a step.
@@ -188,7 +190,10 @@ impl Physics {
     pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {
         self.motion_fresh = false;
         self.revision += 1;
-        match self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None) {
+        self.reduced = super::joints::reducible(model);
+        let added = self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None);
+        self.reduced = false;
+        match added {
             Ok(id) => {
                 let bodies: Vec<RigidBodyHandle> = self
                     .rigid_targets(id)
@@ -220,6 +225,7 @@ impl Physics {
             bodies: self.pw.bodies.len(),
             colliders: self.pw.colliders.len(),
             joints: self.pw.impulse_joints.len(),
+            multibody_joints: self.pw.multibody_joints.iter().count(),
         }
     }
 

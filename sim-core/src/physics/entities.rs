@@ -181,13 +181,24 @@ impl Entities {
     /// forgets every name that led to one of them (its own, and the aliases of joints' ends).
     pub fn remove_all(&mut self, ids: &[EntityId]) {
         let mut gone = std::collections::HashSet::new();
+        let mut gone_names = std::collections::HashSet::new();
         for &id in ids {
-            if self.table.remove(&id.0).is_some() {
+            if let Some(e) = self.table.remove(&id.0) {
                 gone.insert(id);
+                gone_names.insert(e.scoped_name);
             }
         }
         if !gone.is_empty() {
-            self.by_name.retain(|_, id| !gone.contains(id));
+            // A joint's end aliases (`joint::__parent__`) outlive the joint when they name a
+            // link that stays (the world, another model's link).
+            let of_gone_joint = |name: &str| {
+                ["::__parent__", "::__child__"].iter().any(|end| {
+                    name.strip_suffix(end)
+                        .is_some_and(|joint| gone_names.contains(joint))
+                })
+            };
+            self.by_name
+                .retain(|name, id| !gone.contains(id) && !of_gone_joint(name));
         }
     }
 

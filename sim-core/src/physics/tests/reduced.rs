@@ -385,3 +385,53 @@ fn trees_hung_from_the_world_or_with_joint_dynamics_are_reduced_and_free_robots_
     // Hung from the world, without dynamics.
     assert_eq!(built("", true), 4);
 }
+
+#[test]
+fn a_model_spawned_while_running_is_a_tree_in_reduced_coordinates() {
+    // The damped point-like pendulum of the load-time test, created after 200 steps of a
+    // world holding a first one; then created and removed 100 times more.
+    let (mut p, _) = pendulum("0 0 -9.8", 1.0, 1e-6, 0.1, "<damping>0.2</damping>");
+    for _ in 0..200 {
+        p.step();
+    }
+    let text = |name: &str| {
+        format!(
+            r#"<sdf version="1.9"><world name="w"><model name="{name}"><pose>3 0 2 0.1 0 0</pose>
+              <link name="bob"><pose>0 0 -0.5 0 0 0</pose><inertial><mass>1</mass>
+                <inertia><ixx>1e-6</ixx><iyy>1e-6</iyy><izz>1e-6</izz></inertia></inertial></link>
+              <joint name="j" type="revolute"><parent>world</parent><child>bob</child>
+                <pose>0 0 0.5 0 0 0</pose>
+                <axis><xyz>1 0 0</xyz><dynamics><damping>0.2</damping></dynamics></axis></joint>
+            </model></world></sdf>"#
+        )
+    };
+    let model = |name: &str| {
+        crate::sdf::parse_str(&text(name), None)
+            .expect("valid")
+            .models
+            .remove(0)
+    };
+    // The first pair takes the slots later pairs reuse.
+    let id = p.spawn_model(&model("first")).unwrap();
+    p.step();
+    p.remove_model(id).unwrap();
+    let before = p.retained();
+    for k in 0..100 {
+        let id = p.spawn_model(&model(&format!("tmp{k}"))).unwrap();
+        p.step();
+        p.remove_model(id).unwrap();
+        p.step();
+    }
+    assert_eq!(p.retained(), before, "creating and removing leaves nothing");
+    p.spawn_model(&model("late")).unwrap();
+    let j = p.entity_id("late::j").unwrap();
+    assert_eq!(p.retained().multibody_joints, before.multibody_joints + 1);
+    let ext = extrema(&mut p, j, 5000);
+    assert!(ext.len() >= 4, "it swings: {ext:?}");
+    let expected = 0.2 / (2.0 * (0.25 + 1e-6));
+    let gamma = decay_rate(&ext[..4], -0.1);
+    assert!(
+        (gamma - expected).abs() < 0.05 * expected,
+        "decays at {gamma}/s, expected {expected}/s"
+    );
+}
