@@ -8,9 +8,13 @@ use crate::physics::convert::*;
 use crate::physics::entities::EntityData;
 use rapier3d::prelude::*;
 
-/// Gain of velocity commands (acceleration-based motor): the joint reaches the commanded
-/// speed within a few steps, as far as the command's force limit allows.
-const VELOCITY_GAIN: f32 = 1000.0;
+/// Gain of velocity commands (acceleration-based motor), 1/s: rapier removes the fraction
+/// `h·k / (1 + h·k)` of the speed error in each solver substep of length `h`, so a steady
+/// load leaves an error of about `load / (inertia · k)`. At 10⁵ a substep of 0.25 ms removes
+/// 96 % of it: the joint holds the commanded speed as a stiff constraint would, as far as
+/// the command's force limit allows (at 10³, an Ackermann car's steering settled 4 % short
+/// and turned on a circle 6 % too wide).
+const VELOCITY_GAIN: f32 = 100_000.0;
 
 impl Physics {
     /// Drives a joint axis (see [`sim_plugin_api::JointCommand`]). A command with a number
