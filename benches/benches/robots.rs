@@ -257,7 +257,7 @@ pub(super) fn raw_robots() -> (PhysicsWorld, RigidBodyHandle) {
                 Some((_, None)) => {
                     joint = joint
                         .motor_model(JointAxis::AngX, MotorModel::AccelerationBased)
-                        .motor_velocity(JointAxis::AngX, SPEEDS[j.child - 1], 1000.0)
+                        .motor_velocity(JointAxis::AngX, SPEEDS[j.child - 1], 100_000.0)
                         .motor_max_force(JointAxis::AngX, Real::MAX)
                 }
                 None => {}
