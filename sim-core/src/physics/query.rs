@@ -119,7 +119,7 @@ impl Physics {
                         vec_to_rapier(r.direction.normalized()),
                     )
                 }));
-                packet.cast(&qp, trees, max);
+                packet.cast(&qp, trees, max, normals);
                 for ((ray, found), h) in packet.rays.iter().zip(&packet.found).zip(hits) {
                     // The nearest hit first (the search without normals is much cheaper),
                     // then, when asked for, the normal from that one shape.

@@ -214,15 +214,19 @@ fn bounds(trees: [&RayTree; 2]) -> Aabb {
 }
 
 impl<'c> Packet<'c> {
-    /// Fills `found` with the nearest hit of each ray within `max`, solid shapes.
-    pub fn cast(&mut self, qp: &QueryPipeline<'c>, trees: [&RayTree; 2], max: Real) {
+    /// Fills `found` with the nearest hit of each ray within `max`, solid shapes; the
+    /// normals that come at no extra cost (half-spaces') only when `normals`.
+    pub fn cast(&mut self, qp: &QueryPipeline<'c>, trees: [&RayTree; 2], max: Real, normals: bool) {
         self.found.clear();
         let cone = (self.rays.len() >= MIN_PACKET)
             .then(|| Cone::of(&self.rays, &mut self.offsets))
             .flatten();
         let Some(cone) = cone else {
-            self.found
-                .extend(self.rays.iter().map(|r| cast_one(qp, trees, r, max)));
+            self.found.extend(
+                self.rays
+                    .iter()
+                    .map(|r| cast_one(qp, trees, r, max, normals)),
+            );
             return;
         };
         let shared = cone.shared.then_some(cone.origin);
@@ -295,7 +299,7 @@ impl<'c> Packet<'c> {
                 // The unbounded shapes, with the nearest band: they may be hit anywhere.
                 if lo == 0.0 {
                     for (handle, shape) in &self.unbounded {
-                        if let Some((t, normal)) = shape.cast(ray, *best)
+                        if let Some((t, normal)) = shape.cast(ray, *best, normals)
                             && nearer(t, *handle, *best, hit)
                         {
                             *best = t;
@@ -313,7 +317,7 @@ impl<'c> Packet<'c> {
                     if !may_cross(&c.aabb, ray, inv, bound) {
                         continue;
                     }
-                    if let Some((t, normal)) = c.shape.cast(ray, bound)
+                    if let Some((t, normal)) = c.shape.cast(ray, bound, normals)
                         && nearer(t, c.handle, *best, hit)
                     {
                         *best = t;
@@ -344,6 +348,7 @@ pub(super) fn cast_one(
     trees: [&RayTree; 2],
     ray: &Ray,
     max: Real,
+    normals: bool,
 ) -> Option<Hit> {
     let mut best = max;
     let mut hit = None;
@@ -355,7 +360,7 @@ pub(super) fn cast_one(
             if !qp.filter.test(qp.bodies, handle, c) {
                 continue;
             }
-            if let Some((t, normal)) = PreparedShape::new(c, None).cast(ray, best)
+            if let Some((t, normal)) = PreparedShape::new(c, None).cast(ray, best, normals)
                 && nearer(t, handle, best, &hit)
             {
                 best = t;
@@ -374,7 +379,7 @@ pub(super) fn cast_one(
             if !qp.filter.test(qp.bodies, handle, c) {
                 return None;
             }
-            let (t, _) = PreparedShape::new(c, None).cast(ray, max)?;
+            let (t, _) = PreparedShape::new(c, None).cast(ray, max, false)?;
             let (best, hit) = state.get();
             if nearer(t, handle, best, &hit) {
                 state.set((t, Some((handle, t, None))));

@@ -5,9 +5,11 @@
 //! the shape's `dyn` interface. A packet casts many rays at each candidate: the inverse
 //! rotation, and the origin in the shape's frame where the packet's rays share one, are
 //! computed once per candidate, and the common shapes (half-spaces, cuboids, balls, capsules,
-//! cylinders) are cast through their own types, without dynamic dispatch. The arithmetic is
-//! parry's own, operation for operation (the same glam operations on the same values, the
-//! same local casts), so every hit is the one `Shape::cast_ray` finds.
+//! cylinders) are cast through their own types, without dynamic dispatch; a half-space's
+//! test is parry's, written out so that the side the shared origin is on is computed once.
+//! The arithmetic is parry's own, operation for operation (the same glam operations on the
+//! same values, the same local casts), but for the rotation by the identity, which is skipped
+//! where it gives its input back exactly: every hit is the one `Shape::cast_ray` finds.
 
 use rapier3d::parry::math::Rotation;
 use rapier3d::parry::query::RayCast;
@@ -32,9 +34,14 @@ pub(super) struct PreparedShape<'c> {
     rotation: Rotation,
     /// The inverse of `rotation` (parry's `rotation.inverse()`, computed once).
     inverse: Rotation,
+    /// Whether `rotation` is the identity.
+    identity: bool,
     translation: Vector,
     /// The shared origin of the rays to be cast, in the shape's frame, when they share one.
     origin: Option<Vector>,
+    /// For a half-space and a shared origin: parry's `normal · -origin` (in the shape's
+    /// frame), which says on which side the rays start.
+    side: Real,
 }
 
 impl<'c> PreparedShape<'c> {
@@ -53,42 +60,70 @@ impl<'c> PreparedShape<'c> {
         .unwrap_or(Form::Other(shape));
         let pose = collider.position();
         let inverse = pose.rotation.inverse();
+        // As parry's `Pose::inverse_transform_point`.
+        let origin = shared_origin.map(|o| inverse * (o - pose.translation));
+        let side = match (form, origin) {
+            (Form::HalfSpace(h), Some(o)) => h.normal.dot(-o),
+            _ => 0.0,
+        };
         PreparedShape {
             form,
             rotation: pose.rotation,
             inverse,
+            identity: inverse == Rotation::IDENTITY,
             translation: pose.translation,
-            // As parry's `Pose::inverse_transform_point`.
-            origin: shared_origin.map(|o| inverse * (o - pose.translation)),
+            origin,
+            side,
         }
     }
 
-    /// `ray` in the shape's frame, as parry's `Ray::inverse_transform_by` moves it.
+    /// `v` by the inverse rotation, as parry's `rotation.inverse() * v`. By the identity,
+    /// that rotation gives every non-zero component back exactly (its other terms are
+    /// zeros): such vectors are returned as they are; a zero component, whose sign the
+    /// rotation may change, takes the rotation itself.
     #[inline]
-    fn local(&self, ray: &Ray) -> Ray {
-        let origin = match self.origin {
-            Some(o) => o,
-            None => self.inverse * (ray.origin - self.translation),
-        };
-        Ray::new(origin, self.inverse * ray.dir)
+    fn unrotate(&self, v: Vector) -> Vector {
+        if self.identity && v.x != 0.0 && v.y != 0.0 && v.z != 0.0 {
+            v
+        } else {
+            self.inverse * v
+        }
     }
 
-    /// The distance of `ray`'s hit within `max` (solid shapes), with the world normal where
-    /// it comes at no extra cost (half-spaces). The ray starts at the shared origin when the
-    /// shape was prepared with one.
+    /// `ray`'s origin in the shape's frame, as parry's `Pose::inverse_transform_point`.
     #[inline]
-    pub fn cast(&self, ray: &Ray, max: Real) -> Option<(Real, Option<Vector>)> {
-        let local = self.local(ray);
-        let t = match self.form {
-            Form::HalfSpace(h) => {
-                // As parry's `cast_ray_and_get_normal`: the normal back into the world.
-                let i = h.cast_local_ray_and_get_normal(&local, max, true)?;
-                return Some((i.time_of_impact, Some(self.rotation * i.normal)));
+    fn local_origin(&self, ray: &Ray) -> Vector {
+        match self.origin {
+            Some(o) => o,
+            None => self.unrotate(ray.origin - self.translation),
+        }
+    }
+
+    /// The distance of `ray`'s hit within `max` (solid shapes), with, when `normals`, the
+    /// world normal where it comes at no extra cost (half-spaces). The ray starts at the
+    /// shared origin when the shape was prepared with one.
+    #[inline]
+    pub fn cast(&self, ray: &Ray, max: Real, normals: bool) -> Option<(Real, Option<Vector>)> {
+        let dir = self.unrotate(ray.dir);
+        if let Form::HalfSpace(h) = self.form {
+            // parry's solid half-space cast, and its normal back into the world.
+            let side = match self.origin {
+                Some(_) => self.side,
+                None => h.normal.dot(-self.local_origin(ray)),
+            };
+            if side > 0.0 {
+                return Some((0.0, normals.then(|| self.rotation * Vector::ZERO)));
             }
+            let t = side / h.normal.dot(dir);
+            return (t >= 0.0 && t <= max).then(|| (t, normals.then(|| self.rotation * h.normal)));
+        }
+        let local = Ray::new(self.local_origin(ray), dir);
+        let t = match self.form {
             Form::Cuboid(s) => s.cast_local_ray(&local, max, true),
             Form::Ball(s) => s.cast_local_ray(&local, max, true),
             Form::Capsule(s) => s.cast_local_ray(&local, max, true),
             Form::Cylinder(s) => s.cast_local_ray(&local, max, true),
+            Form::HalfSpace(s) => s.cast_local_ray(&local, max, true),
             Form::Other(s) => s.cast_local_ray(&local, max, true),
         }?;
         Some((t, None))
