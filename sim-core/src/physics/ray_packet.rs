@@ -174,14 +174,15 @@ fn may_cross(aabb: &Aabb, ray: &Ray, inv: Vector, best: Real) -> bool {
 
 /// How far along `ray` (with `inv` the reciprocals of its direction's components) a shape
 /// inside `bounds` can be hit: a little beyond where the ray leaves the box, negative where
-/// it never meets it, unlimited for directions with a zero component.
+/// it never meets it (or there is no box: nothing bounded), unlimited for directions with a
+/// zero component.
 #[inline]
-fn reach(bounds: &Aabb, ray: &Ray, inv: Vector) -> Real {
+fn reach(bounds: Option<&Aabb>, ray: &Ray, inv: Vector) -> Real {
+    let Some(bounds) = bounds else {
+        return -1.0;
+    };
     if !inv.is_finite() {
         return Real::INFINITY;
-    }
-    if !(bounds.mins.cmple(bounds.maxs).all()) {
-        return -1.0; // nothing bounded
     }
     let t1 = (bounds.mins - ray.origin) * inv;
     let t2 = (bounds.maxs - ray.origin) * inv;
@@ -202,15 +203,11 @@ fn distance_to_aabb(p: Vector, aabb: &Aabb) -> Real {
         .length()
 }
 
-/// The box of every bounded collider of `trees`, loosened by [`REACH_MARGIN`] (invalid
-/// when they hold none).
-fn bounds(trees: [&RayTree; 2]) -> Aabb {
+/// The box of every bounded collider of `trees`, loosened by [`REACH_MARGIN`]; none when
+/// they hold none.
+fn bounds(trees: [&RayTree; 2]) -> Option<Aabb> {
     let b = trees[0].bounds.merged(&trees[1].bounds);
-    if b.mins.cmple(b.maxs).all() {
-        b.loosened(REACH_MARGIN)
-    } else {
-        b
-    }
+    b.mins.cmple(b.maxs).all().then(|| b.loosened(REACH_MARGIN))
 }
 
 impl<'c> Packet<'c> {
@@ -242,7 +239,7 @@ impl<'c> Packet<'c> {
         self.inv.clear();
         self.inv.extend(self.rays.iter().map(|r| {
             let inv = r.dir.recip();
-            (inv, reach(&bounds, r, inv))
+            (inv, reach(bounds.as_ref(), r, inv))
         }));
         self.unbounded.clear();
         for tree in trees {

@@ -81,7 +81,7 @@ impl<'c> PreparedShape<'c> {
     /// that rotation gives every non-zero component back exactly (its other terms are
     /// zeros): such vectors are returned as they are; a zero component, whose sign the
     /// rotation may change, takes the rotation itself.
-    #[inline]
+    #[inline(always)]
     fn unrotate(&self, v: Vector) -> Vector {
         if self.identity && v.x != 0.0 && v.y != 0.0 && v.z != 0.0 {
             v
@@ -102,7 +102,7 @@ impl<'c> PreparedShape<'c> {
     /// The distance of `ray`'s hit within `max` (solid shapes), with, when `normals`, the
     /// world normal where it comes at no extra cost (half-spaces). The ray starts at the
     /// shared origin when the shape was prepared with one.
-    #[inline]
+    #[inline(always)]
     pub fn cast(&self, ray: &Ray, max: Real, normals: bool) -> Option<(Real, Option<Vector>)> {
         let dir = self.unrotate(ray.dir);
         if let Form::HalfSpace(h) = self.form {
@@ -120,12 +120,22 @@ impl<'c> PreparedShape<'c> {
         let local = Ray::new(self.local_origin(ray), dir);
         let t = match self.form {
             Form::Cuboid(s) => s.cast_local_ray(&local, max, true),
-            Form::Ball(s) => s.cast_local_ray(&local, max, true),
-            Form::Capsule(s) => s.cast_local_ray(&local, max, true),
-            Form::Cylinder(s) => s.cast_local_ray(&local, max, true),
-            Form::HalfSpace(s) => s.cast_local_ray(&local, max, true),
-            Form::Other(s) => s.cast_local_ray(&local, max, true),
+            form => cast_other(form, &local, max),
         }?;
         Some((t, None))
+    }
+}
+
+/// The local cast of a shape other than a half-space or a cuboid (kept out of line: the
+/// two common shapes' casts are inlined into the packet loop).
+#[inline(never)]
+fn cast_other(form: Form<'_>, local: &Ray, max: Real) -> Option<Real> {
+    match form {
+        Form::Ball(s) => s.cast_local_ray(local, max, true),
+        Form::Capsule(s) => s.cast_local_ray(local, max, true),
+        Form::Cylinder(s) => s.cast_local_ray(local, max, true),
+        Form::HalfSpace(s) => s.cast_local_ray(local, max, true),
+        Form::Cuboid(s) => s.cast_local_ray(local, max, true),
+        Form::Other(s) => s.cast_local_ray(local, max, true),
     }
 }
