@@ -188,10 +188,12 @@ fn reach(bounds: Option<&Aabb>, ray: &Ray, inv: Vector) -> Real {
     let t2 = (bounds.maxs - ray.origin) * inv;
     let near = t1.min(t2).max_element().max(0.0);
     let far = t1.max(t2).min_element();
-    if !(far + REACH_MARGIN >= near) {
-        -1.0
-    } else {
+    if far + REACH_MARGIN >= near {
         far * (1.0 + 1e-4) + REACH_MARGIN
+    } else if far.is_nan() || near.is_nan() {
+        Real::INFINITY // undefined (a ray starting nowhere): no limit
+    } else {
+        -1.0 // it misses the box
     }
 }
 
