@@ -151,6 +151,22 @@ fn parallel_batches_match_serial_casts() {
     }
 }
 
+/// A 360 x 16 lidar scan from `origin`, row by row (rows from -30 to +30 degrees).
+fn scan(origin: Vec3) -> Vec<ApiRay> {
+    let mut rays = Vec::new();
+    for j in 0..16 {
+        let v = (-30.0 + j as f64 * 4.0f64).to_radians();
+        for i in 0..360 {
+            let h = (i as f64).to_radians();
+            rays.push(ApiRay {
+                origin,
+                direction: Vec3::new(v.cos() * h.cos(), v.cos() * h.sin(), v.sin()),
+            });
+        }
+    }
+    rays
+}
+
 /// A lidar-like scan and camera-like rows from one origin, cast as packets, hit exactly
 /// what each ray cast alone (through the query pipeline's own search) hits, among boxes,
 /// spheres, cylinders, capsules and ellipsoids (convex hulls) placed at random (most tilted,
@@ -213,18 +229,7 @@ fn packets_from_one_origin_match_single_rays() {
     let view = p.view("test");
     let scanner = p.entity_id("scanner").unwrap();
     let origin = Vec3::new(0.0, 0.0, 0.6);
-    let mut rays = Vec::new();
-    // A 360 x 16 scan, row by row.
-    for j in 0..16 {
-        let v = (-30.0 + j as f64 * 4.0f64).to_radians();
-        for i in 0..360 {
-            let h = (i as f64).to_radians();
-            rays.push(ApiRay {
-                origin,
-                direction: Vec3::new(v.cos() * h.cos(), v.cos() * h.sin(), v.sin()),
-            });
-        }
-    }
+    let mut rays = scan(origin);
     // Camera rows looking along +x, and rays in random directions (wide packets).
     for j in 0..20 {
         for i in 0..64 {
@@ -435,20 +440,6 @@ fn packets_end_where_rays_leave_the_trees_box() {
         <collision name="c"><geometry><capsule><radius>0.2</radius><length>0.6</length></capsule></geometry></collision></link></model>
         <model name="c"><pose>2.5 -0.8 0.3 0 0 0</pose><link name="l"><inertial><mass>1</mass></inertial>
         <collision name="c"><geometry><sphere><radius>0.3</radius></sphere></geometry></collision></link></model>"#;
-    let scan = |origin: Vec3| -> Vec<ApiRay> {
-        let mut rays = Vec::new();
-        for j in 0..16 {
-            let v = (-30.0 + j as f64 * 4.0f64).to_radians();
-            for i in 0..360 {
-                let h = (i as f64).to_radians();
-                rays.push(ApiRay {
-                    origin,
-                    direction: Vec3::new(v.cos() * h.cos(), v.cos() * h.sin(), v.sin()),
-                });
-            }
-        }
-        rays
-    };
     let opts = RayCastOptions {
         max_distance: 60.0,
         target: RayTarget::COLLISION,
