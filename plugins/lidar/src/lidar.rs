@@ -235,55 +235,60 @@ impl LidarSensor {
         let options = self.options.without_normals_in(world);
         self.visibility
             .cast(world, &self.rays, &options, &mut self.hits);
-        // Distances count from the sensor origin.
-        for h in &mut self.hits {
-            h.distance += start;
-        }
         self.retro.fill(&self.hits, world);
 
         let c = &self.config;
         let (h, v) = (c.horizontal, c.vertical);
         let n = self.hits.len();
-        let mut ranges = RVec::with_capacity(n);
-        let mut intensities = RVec::with_capacity(n);
+        let mut ranges = Vec::with_capacity(n);
+        let mut intensities = Vec::with_capacity(n);
         // The cloud is written point by point into a buffer sized once.
-        let mut data = RVec::from(vec![0u8; n * POINT_STEP as usize]);
+        let step = POINT_STEP as usize;
+        let mut data = vec![0u8; n * step];
         let mut dense = true;
         let mut dt = dt;
         let mut last = (EntityId::NONE, 0.0);
         let row = h.samples.max(1) as usize;
-        for (k, ((hit, dir), point)) in self
+        for (ring, ((hits, dirs), points)) in self
             .hits
-            .iter()
-            .zip(&self.directions)
-            .zip(data.chunks_exact_mut(POINT_STEP as usize))
+            .chunks(row)
+            .zip(self.directions.chunks(row))
+            .zip(data.chunks_mut(row * step))
             .enumerate()
         {
-            let mut r = raw_range(hit.distance, c.range_min);
-            if r.is_finite() {
-                r = self.noise.apply(r, dt);
-                dt = 0.0;
+            let ring = (ring as u16).to_le_bytes();
+            for ((hit, dir), point) in hits.iter().zip(dirs).zip(points.chunks_exact_mut(step)) {
+                // Distances count from the sensor origin.
+                let mut r = raw_range(hit.distance + start, c.range_min);
+                if r.is_finite() {
+                    r = self.noise.apply(r, dt);
+                    dt = 0.0;
+                }
+                let r = finish_range(r, c.range_min, c.range_max, c.range_resolution);
+                let intensity = if hit.entity.is_none() {
+                    0.0
+                } else if hit.entity == last.0 {
+                    last.1
+                } else {
+                    let i = self.retro.get(hit.entity).unwrap_or(0.0);
+                    last = (hit.entity, i);
+                    i
+                };
+                dense &= r.is_finite();
+                ranges.push(r);
+                intensities.push(intensity);
+                let xyzi = [r * dir.x, r * dir.y, r * dir.z, intensity];
+                for (bytes, x) in point.chunks_exact_mut(4).zip(xyzi) {
+                    bytes.copy_from_slice(&(x as f32).to_le_bytes());
+                }
+                point[16..18].copy_from_slice(&ring);
             }
-            let r = finish_range(r, c.range_min, c.range_max, c.range_resolution);
-            let intensity = if hit.entity.is_none() {
-                0.0
-            } else if hit.entity == last.0 {
-                last.1
-            } else {
-                let i = self.retro.get(hit.entity).unwrap_or(0.0);
-                last = (hit.entity, i);
-                i
-            };
-            dense &= r.is_finite();
-            ranges.push(r);
-            intensities.push(intensity);
-            let ring = (k / row) as u16;
-            let xyzi = [r * dir.x, r * dir.y, r * dir.z, intensity];
-            for (bytes, x) in point.chunks_exact_mut(4).zip(xyzi) {
-                bytes.copy_from_slice(&(x as f32).to_le_bytes());
-            }
-            point[16..18].copy_from_slice(&ring.to_le_bytes());
         }
+        let (ranges, intensities, data) = (
+            RVec::from(ranges),
+            RVec::from(intensities),
+            RVec::from(data),
+        );
         let scan = LaserScan {
             frame: self.frame_id.clone(),
             world_pose: pose,

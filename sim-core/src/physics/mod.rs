@@ -13,7 +13,8 @@
 //! One file per concept: `build` (the world in rapier), `contacts` (SDF surfaces in contacts),
 //! `shapes` (geometry to rapier shapes), `mechanics` (mass properties and
 //! collision volumes for plugins), `joints`, `state` (stepping and motion), `commands`
-//! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `runtime_joints` (fixed joints made and removed
+//! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `ray_packet` (rays cast
+//! together), `ray_shape` (shapes prepared for a packet's rays), `runtime_joints` (fixed joints made and removed
 //! while the world runs), `temperatures` (the Thermal temperatures of visuals), `view`
 //! (what plugins see) and `listing` (the models, links and visuals, for recorders).
 
@@ -27,6 +28,8 @@ mod listing;
 mod mechanics;
 mod query;
 mod ray_index;
+mod ray_packet;
+mod ray_shape;
 mod runtime_joints;
 mod shapes;
 mod state;

@@ -22,20 +22,26 @@ const UNBOUNDED: Real = 1e15;
 const LEAF_MARGIN: Real = 1e-4;
 
 /// The colliders of one kind (collision or visual) in a tree, and the unbounded ones.
-#[derive(Default)]
 pub(super) struct RayTree {
     /// Leaf `i` of the tree is `leaves[i]`, with its box.
     pub bvh: Bvh,
     pub leaves: Vec<(ColliderHandle, Aabb)>,
     /// Colliders without a finite box, tested by every ray.
     pub unbounded: Vec<ColliderHandle>,
+    /// The union of the leaves' boxes (invalid when there are none).
+    pub bounds: Aabb,
 }
 
 impl RayTree {
     /// The tree of the enabled colliders of `target` kind whose body is fixed (`fixed`) or
     /// not.
     fn build(colliders: &ColliderSet, bodies: &RigidBodySet, target: Group, fixed: bool) -> Self {
-        let mut tree = RayTree::default();
+        let mut tree = RayTree {
+            bvh: Bvh::default(),
+            leaves: Vec::new(),
+            unbounded: Vec::new(),
+            bounds: Aabb::new_invalid(),
+        };
         for (h, c) in colliders.iter() {
             if !c.is_enabled() || !c.collision_groups().memberships.intersects(target) {
                 continue;
@@ -54,7 +60,9 @@ impl RayTree {
             } else {
                 // A margin, so that rounding in the box tests never drops a grazing ray
                 // the shape's own test would hit.
-                tree.leaves.push((h, aabb.loosened(LEAF_MARGIN)));
+                let leaf = aabb.loosened(LEAF_MARGIN);
+                tree.bounds.merge(&leaf);
+                tree.leaves.push((h, leaf));
             }
         }
         tree.bvh = Bvh::from_iter(

@@ -151,10 +151,27 @@ fn parallel_batches_match_serial_casts() {
     }
 }
 
+/// A 360 x 16 lidar scan from `origin`, row by row (rows from -30 to +30 degrees).
+fn scan(origin: Vec3) -> Vec<ApiRay> {
+    let mut rays = Vec::new();
+    for j in 0..16 {
+        let v = (-30.0 + j as f64 * 4.0f64).to_radians();
+        for i in 0..360 {
+            let h = (i as f64).to_radians();
+            rays.push(ApiRay {
+                origin,
+                direction: Vec3::new(v.cos() * h.cos(), v.cos() * h.sin(), v.sin()),
+            });
+        }
+    }
+    rays
+}
+
 /// A lidar-like scan and camera-like rows from one origin, cast as packets, hit exactly
 /// what each ray cast alone (through the query pipeline's own search) hits, among boxes,
-/// spheres and cylinders placed at random (some tilted, some touching the origin's model,
-/// which is excluded), for collisions and visuals, serially and on a worker pool.
+/// spheres, cylinders, capsules and ellipsoids (convex hulls) placed at random (most tilted,
+/// some touching the origin's model, which is excluded), for collisions and visuals,
+/// serially and on a worker pool.
 #[test]
 fn packets_from_one_origin_match_single_rays() {
     let mut state: u64 = 7;
@@ -172,17 +189,34 @@ fn packets_from_one_origin_match_single_rays() {
     for i in 0..150 {
         let (x, y, z) = (next() * 30.0 - 15.0, next() * 30.0 - 15.0, next() * 3.0);
         let (r, p, w) = (next() * 3.0, next() * 3.0, next() * 3.0);
+        // Every fourth model unrotated (the identity, which packets cast without rotating).
+        let (r, p, w) = if i % 4 == 0 {
+            (0.0, 0.0, 0.0)
+        } else {
+            (r, p, w)
+        };
         let size = 0.2 + next() * 1.5;
-        let geometry = match i % 3 {
+        let geometry = match i % 5 {
             0 => format!(
                 "<box><size>{size} {} {}</size></box>",
                 size * 0.5,
                 size * 2.0
             ),
             1 => format!("<sphere><radius>{}</radius></sphere>", size * 0.5),
-            _ => format!(
+            2 => format!(
                 "<cylinder><radius>{}</radius><length>{size}</length></cylinder>",
                 size * 0.3
+            ),
+            3 => format!(
+                "<capsule><radius>{}</radius><length>{size}</length></capsule>",
+                size * 0.25
+            ),
+            // A convex hull: cast through the shape's dynamic interface.
+            _ => format!(
+                "<ellipsoid><radii>{} {} {}</radii></ellipsoid>",
+                size * 0.5,
+                size * 0.3,
+                size * 0.4
             ),
         };
         models.push_str(&format!(
@@ -195,18 +229,7 @@ fn packets_from_one_origin_match_single_rays() {
     let view = p.view("test");
     let scanner = p.entity_id("scanner").unwrap();
     let origin = Vec3::new(0.0, 0.0, 0.6);
-    let mut rays = Vec::new();
-    // A 360 x 16 scan, row by row.
-    for j in 0..16 {
-        let v = (-30.0 + j as f64 * 4.0f64).to_radians();
-        for i in 0..360 {
-            let h = (i as f64).to_radians();
-            rays.push(ApiRay {
-                origin,
-                direction: Vec3::new(v.cos() * h.cos(), v.cos() * h.sin(), v.sin()),
-            });
-        }
-    }
+    let mut rays = scan(origin);
     // Camera rows looking along +x, and rays in random directions (wide packets).
     for j in 0..20 {
         for i in 0..64 {
@@ -403,4 +426,46 @@ fn hits_without_normals_are_the_same_hits_with_a_zero_normal() {
     let fixed = sim_plugin_api::testing::StaticWorld::default();
     let old = sim_plugin_api::WorldView_TO::from_ptr(RRef::new(&fixed), TD_Opaque);
     assert_eq!(with.without_normals_in(&old), with);
+}
+
+/// Packets look for bounded shapes only as far as a ray is inside the box of the trees'
+/// colliders: rays that leave a small cluster of shapes (upwards, away, or from outside it),
+/// rays that never meet it, and a world whose only shape is the unbounded ground plane
+/// (no box at all) hit exactly what rapier's own search hits.
+#[test]
+fn packets_end_where_rays_leave_the_trees_box() {
+    let cluster = r#"<model name="a"><static>true</static><pose>3 0 0.5 0 0 0</pose><link name="l">
+        <collision name="c"><geometry><box><size>1 1 1</size></box></geometry></collision></link></model>
+        <model name="b"><static>true</static><pose>3.6 0.7 0.4 0.3 0 0.5</pose><link name="l">
+        <collision name="c"><geometry><capsule><radius>0.2</radius><length>0.6</length></capsule></geometry></collision></link></model>
+        <model name="c"><pose>2.5 -0.8 0.3 0 0 0</pose><link name="l"><inertial><mass>1</mass></inertial>
+        <collision name="c"><geometry><sphere><radius>0.3</radius></sphere></geometry></collision></link></model>"#;
+    let opts = RayCastOptions {
+        max_distance: 60.0,
+        target: RayTarget::COLLISION,
+        exclude_model: EntityId::NONE,
+    };
+    for (models, expect_box_hits) in [(cluster, true), ("", false)] {
+        let p = Physics::build(&world(models)).unwrap();
+        let view = p.view("test");
+        let mut hits = [0usize; 2];
+        // Inside the cluster's box, beside it, and far outside it above the ground.
+        for origin in [
+            Vec3::new(3.0, 0.0, 1.5),
+            Vec3::new(0.0, 0.0, 0.5),
+            Vec3::new(-12.0, 9.0, 4.0),
+        ] {
+            let rays = scan(origin);
+            let mut packed = vec![RayHit::MISS; rays.len()];
+            cast_into(&view, &rays, &opts, &mut packed);
+            for (k, (r, b)) in rays.iter().zip(&packed).enumerate() {
+                assert_eq!(reference(&p, r, &opts), *b, "ray {k} from {origin:?}");
+                if b.distance.is_finite() {
+                    hits[usize::from(p.scoped_name(b.model) != Some("ground"))] += 1;
+                }
+            }
+        }
+        assert!(hits[0] > 1000, "the ground is hit: {hits:?}");
+        assert_eq!(hits[1] > 0, expect_box_hits, "{hits:?}");
+    }
 }
