@@ -1,8 +1,9 @@
 //! Joints in rapier: building each SDF joint type, reading joint states and wrenches, driving
 //! joint axes, and the velocity-level couplings of screw and gearbox joints.
 //!
-//! The revolute, prismatic, fixed and ball joints of the world file's models are built in
-//! reduced coordinates where they can be (`reduced`): a rapier multibody joint carrying the
+//! The revolute, prismatic, fixed and ball joints of the world file's models hung from the
+//! world or with passive joint dynamics (see `reduced::reducible`) are built in reduced coordinates
+//! where they can be (`reduced`): a rapier multibody joint carrying the
 //! axis's damping, friction and spring on the joint coordinate, plus a *drive joint*, an
 //! impulse joint between the same links that locks nothing and holds the limits and the
 //! commands' motors (solved with the tree's inertia, its impulses read back as the effort).

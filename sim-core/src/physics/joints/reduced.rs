@@ -7,18 +7,52 @@ use crate::world::{Joint, JointAxis as SdfAxis, JointKind, Model};
 use rapier3d::prelude::*;
 use sim_plugin_api::{EntityId, Pose};
 
-/// Whether the joints of `model` (with its nested models) may be built in reduced
-/// coordinates: not when any of them is a screw or gearbox joint, whose couplings are solved
-/// on the bodies' velocities after each step (a multibody link's velocity is its tree's), nor
-/// a universal or revolute2 joint, whose turning frames and position targets assume rapier's
-/// constraints between plain bodies.
+/// Whether the joints of `model` (with its nested models) are built in reduced coordinates:
+///
+/// * not when any of them is a screw or gearbox joint, whose couplings are solved on the
+///   bodies' velocities after each step (a multibody link's velocity is its tree's), nor a
+///   universal or revolute2 joint, whose turning frames and position targets assume rapier's
+///   constraints between plain bodies;
+/// * then when a joint hangs the model from the world (an arm on a fixed base, a pendulum:
+///   the tree's root is fixed, and its coordinates are the joints' alone), or when a joint's
+///   axis has passive dynamics (`<damping>`, `<friction>` or a spring), which impulse joints
+///   cannot honour on light links.
+///
+/// A free-floating model without passive joint dynamics (most mobile robots) keeps impulse
+/// joints: its tree's root would bring six free coordinates, and rapier rebuilds and factors
+/// the tree's mass matrix at every substep and solves each contact and impulse joint on its
+/// links over all of the tree's coordinates, which made `worlds/pioneer.sdf` step three
+/// times slower for no change in its motion (its joints have no dynamics, and its wheels'
+/// continuous joints stay impulse joints either way).
 pub(in crate::physics) fn reducible(model: &Model) -> bool {
+    kinds_reducible(model) && (grounded(model) || has_passive_dynamics(model))
+}
+
+/// Whether no joint of `model` (nested models included) is of a kind that keeps its whole
+/// model in impulse joints.
+fn kinds_reducible(model: &Model) -> bool {
     !model.joints.iter().any(|j| {
         matches!(
             j.kind,
             JointKind::Screw | JointKind::Gearbox | JointKind::Universal | JointKind::Revolute2
         )
-    }) && model.models.iter().all(reducible)
+    }) && model.models.iter().all(kinds_reducible)
+}
+
+/// Whether a joint of `model` (nested models included) has `world` as its parent.
+fn grounded(model: &Model) -> bool {
+    model.joints.iter().any(|j| j.parent_link == "world") || model.models.iter().any(grounded)
+}
+
+/// Whether an axis of a joint of `model` (nested models included) has damping, friction or
+/// a spring.
+fn has_passive_dynamics(model: &Model) -> bool {
+    let passive = |a: &SdfAxis| a.damping > 0.0 || a.friction > 0.0 || a.spring_stiffness > 0.0;
+    model
+        .joints
+        .iter()
+        .any(|j| j.axis.iter().chain(&j.axis2).any(passive))
+        || model.models.iter().any(has_passive_dynamics)
 }
 
 impl Physics {

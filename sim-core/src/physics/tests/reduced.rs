@@ -226,7 +226,8 @@ fn a_motor_on_a_light_link_accelerates_the_tree_it_turns() {
 
 #[test]
 fn a_tree_can_be_moved_set_moving_and_removed() {
-    // A free two-link model (base and a hinged arm) in zero gravity.
+    // A free two-link model (base and a hinged arm) in zero gravity; the hinge's damping
+    // makes it a tree in reduced coordinates (see `joints::reduced::reducible`).
     let body = inertial(1.0, [0.01; 3]);
     let (mut p, base) = with_entity(
         &format!(
@@ -235,7 +236,8 @@ fn a_tree_can_be_moved_set_moving_and_removed() {
           <link name="base">{body}</link>
           <link name="arm"><pose>0.5 0 0 0 0 0</pose>{body}</link>
           <joint name="j" type="revolute"><parent>base</parent><child>arm</child>
-            <pose>-0.25 0 0 0 0 0</pose><axis><xyz>0 0 1</xyz></axis></joint>
+            <pose>-0.25 0 0 0 0 0</pose><axis><xyz>0 0 1</xyz>
+            <dynamics><damping>0.001</damping></dynamics></axis></joint>
         </model></world></sdf>"#
         ),
         "m::base",
@@ -334,4 +336,52 @@ fn a_loop_closes_with_an_impulse_joint_and_world_roots_go_with_their_model() {
     p.remove_model(p.entity_id("m").unwrap()).unwrap();
     p.step();
     assert_eq!(p.counts().0, bodies - 4);
+}
+
+#[test]
+fn trees_hung_from_the_world_or_with_joint_dynamics_are_reduced_and_free_robots_are_not() {
+    // A free robot (a chassis with two hinged links and a ball-jointed caster), with the
+    // given `<dynamics>` on its hinges and, when `grounded`, a fixed joint to the world.
+    let built = |dynamics: &str, grounded: bool| {
+        let body = inertial(1.0, [0.01; 3]);
+        let hinge = |name: &str, y: f64| {
+            format!(
+                r#"<link name="{name}"><pose>0 {y} 0 0 0 0</pose>{body}</link>
+                <joint name="{name}_j" type="revolute"><parent>chassis</parent><child>{name}</child>
+                  <axis><xyz>0 1 0</xyz><dynamics>{dynamics}</dynamics></axis></joint>"#
+            )
+        };
+        let stand = if grounded {
+            r#"<joint name="stand" type="fixed"><parent>world</parent><child>chassis</child></joint>"#
+        } else {
+            ""
+        };
+        let (p, _) = with_entity(
+            &format!(
+                r#"<sdf version="1.9"><world name="w"><model name="m"><pose>0 0 1 0 0 0</pose>
+                  <link name="chassis">{body}</link>{stand}{}{}
+                  <link name="caster"><pose>0.3 0 0 0 0 0</pose>{body}</link>
+                  <joint name="c" type="ball"><parent>chassis</parent><child>caster</child></joint>
+                </model></world></sdf>"#,
+                hinge("left", 0.3),
+                hinge("right", -0.3)
+            ),
+            "m::chassis",
+        );
+        p.pw.multibody_joints.iter().count()
+    };
+    // No dynamics, free: impulse joints only.
+    assert_eq!(built("", false), 0);
+    // Damping, friction or a spring on one axis: the whole tree (three joints and, with the
+    // stand, the fixed one to the world's root).
+    for dynamics in [
+        "<damping>0.1</damping>",
+        "<friction>0.5</friction>",
+        "<spring_stiffness>3</spring_stiffness>",
+    ] {
+        assert_eq!(built(dynamics, false), 3, "{dynamics}");
+        assert_eq!(built(dynamics, true), 4, "{dynamics}");
+    }
+    // Hung from the world, without dynamics.
+    assert_eq!(built("", true), 4);
 }
