@@ -18,7 +18,7 @@ use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};
 use sim_plugin_api::Message;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// A message as it travels on the bus: its resolved topic and the message.
 #[derive(Debug)]
@@ -70,8 +70,8 @@ struct Subscriber {
     /// A second receiver, used only to discard the oldest message when the queue is full.
     evictor: Receiver<Arc<Envelope>>,
     dropped: Arc<AtomicU64>,
-    /// Set whenever a message is queued ([`Bus::subscribe_flagged`]).
-    flag: Option<Arc<AtomicBool>>,
+    /// Counts the messages queued ([`Bus::subscribe_counted`]).
+    counter: Option<Arc<AtomicUsize>>,
 }
 
 #[derive(Debug)]
@@ -117,23 +117,24 @@ impl Bus {
         self.subscribe_with(topic, capacity, None)
     }
 
-    /// As [`Bus::subscribe`], and every message queued for the subscription sets `flag`: the
-    /// publishing thread learns that something is queued without looking at each queue, so
-    /// it can wake a reader on another thread once for many messages.
-    pub fn subscribe_flagged(
+    /// As [`Bus::subscribe`], and every message queued for the subscription adds one to
+    /// `counter` (which several subscriptions may share): the publishing thread learns how
+    /// much is queued without looking at each queue, so it can wake a reader on another
+    /// thread once for many messages.
+    pub fn subscribe_counted(
         &mut self,
         topic: &str,
         capacity: usize,
-        flag: Arc<AtomicBool>,
+        counter: Arc<AtomicUsize>,
     ) -> Subscription {
-        self.subscribe_with(topic, capacity, Some(flag))
+        self.subscribe_with(topic, capacity, Some(counter))
     }
 
     fn subscribe_with(
         &mut self,
         topic: &str,
         capacity: usize,
-        flag: Option<Arc<AtomicBool>>,
+        counter: Option<Arc<AtomicUsize>>,
     ) -> Subscription {
         let (sender, receiver) = bounded(capacity.max(1));
         let dropped = Arc::new(AtomicU64::new(0));
@@ -143,7 +144,7 @@ impl Bus {
             sender,
             evictor: receiver.clone(),
             dropped: dropped.clone(),
-            flag,
+            counter,
         });
         Subscription {
             topic: entry.name.clone(),
@@ -162,7 +163,7 @@ impl Bus {
             sender,
             evictor: receiver.clone(),
             dropped: dropped.clone(),
-            flag: None,
+            counter: None,
         });
         Subscription {
             topic: Arc::from("*"),
@@ -268,8 +269,8 @@ fn deliver(subscribers: &mut Vec<Subscriber>, envelope: &Arc<Envelope>) -> u64 {
         loop {
             match s.sender.try_send(item) {
                 Ok(()) => {
-                    if let Some(f) = &s.flag {
-                        f.store(true, Ordering::Relaxed);
+                    if let Some(c) = &s.counter {
+                        c.fetch_add(1, Ordering::Relaxed);
                     }
                     return true;
                 }
@@ -371,25 +372,37 @@ mod tests {
     }
 
     #[test]
-    fn a_flagged_subscription_sets_its_flag_for_each_message_queued() {
+    fn a_counted_subscription_counts_each_message_queued() {
         let mut bus = Bus::new();
-        let flag = Arc::new(AtomicBool::new(false));
-        let s = bus.subscribe_flagged("/t", 2, flag.clone());
+        let counter = Arc::new(AtomicUsize::new(0));
+        let s = bus.subscribe_counted("/t", 2, counter.clone());
+        let v = bus.subscribe_counted("/v", 2, counter.clone());
         let plain = bus.subscribe("/u", 2);
-        let (t, u) = (bus.intern("/t"), bus.intern("/u"));
+        let (t, u, w) = (bus.intern("/t"), bus.intern("/u"), bus.intern("/v"));
         bus.publish(u, msg(0.0));
-        assert!(!flag.load(Ordering::Relaxed), "another topic's message");
+        assert_eq!(
+            counter.load(Ordering::Relaxed),
+            0,
+            "another topic's message"
+        );
         bus.publish(t, msg(1.0));
-        assert!(flag.swap(false, Ordering::Relaxed));
+        bus.publish(w, msg(1.0));
+        assert_eq!(counter.swap(0, Ordering::Relaxed), 2, "shared by both");
         for i in 2..5 {
             bus.publish(t, msg(i as f64));
         }
-        assert!(flag.swap(false, Ordering::Relaxed), "set again, also when full");
+        assert_eq!(counter.swap(0, Ordering::Relaxed), 3, "also when full");
         assert_eq!(s.drain().len(), 2);
+        assert_eq!(s.dropped(), 2);
+        assert_eq!(v.drain().len(), 1);
         assert_eq!(plain.drain().len(), 1);
         drop(s);
         bus.publish(t, msg(5.0));
-        assert!(!flag.load(Ordering::Relaxed), "a dropped subscription sets nothing");
+        assert_eq!(
+            counter.load(Ordering::Relaxed),
+            0,
+            "a dropped subscription counts nothing"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 use sim_plugin_api::{Message, SimTime};
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -33,6 +33,10 @@ const RESCAN: Duration = Duration::from_millis(500);
 /// wake-up is older, as in a run paced at real time).
 pub const WAKE_EVERY: Duration = Duration::from_micros(500);
 
+/// Messages handed over that wake the Zenoh thread sooner than [`WAKE_EVERY`] (a quarter
+/// of a subscription's [`QUEUE`], so a fast run does not fill the queues in between).
+pub const WAKE_AFTER: usize = QUEUE / 4;
+
 /// The transport of a run: a Zenoh session on its own thread that makes the run's topics
 /// reachable in ROS 2's wire format (see the [module docs](super)).
 ///
@@ -49,10 +53,10 @@ pub struct Bridge {
     frames: Sender<Vec<FrameTransform>>,
     requests: Receiver<Request>,
     shared: Arc<Shared>,
-    /// Set by the bus when it queues a message for the Zenoh thread's subscriptions.
-    queued: Arc<AtomicBool>,
-    /// Something was handed to the Zenoh thread since its last wake-up.
-    pending: bool,
+    /// Counts the messages the bus queues for the Zenoh thread's subscriptions.
+    queued: Arc<AtomicUsize>,
+    /// Messages handed to the Zenoh thread since its last wake-up.
+    pending: usize,
     last_wake: Instant,
     probes: Vec<Subscription>,
     known: HashSet<String>,
@@ -140,8 +144,8 @@ impl Bridge {
             frames: frames_tx,
             requests,
             shared,
-            queued: Arc::new(AtomicBool::new(false)),
-            pending: false,
+            queued: Arc::new(AtomicUsize::new(0)),
+            pending: 0,
             last_wake: Instant::now(),
             probes: Vec::new(),
             known: HashSet::new(),
@@ -209,8 +213,9 @@ impl Bridge {
             let _ = self.events.send(Event::StaticFrames(frames));
         }
         self.frames(sim);
-        self.pending |= self.queued.swap(false, Ordering::Relaxed);
-        if self.pending && self.last_wake.elapsed() >= WAKE_EVERY {
+        self.pending += self.queued.swap(0, Ordering::Relaxed);
+        if self.pending >= WAKE_AFTER || self.pending > 0 && self.last_wake.elapsed() >= WAKE_EVERY
+        {
             self.wake_worker();
         }
         if counted {
@@ -222,7 +227,7 @@ impl Bridge {
                 let _ = self.events.send(Event::Reply(id, Reply::ok(self.state())));
             }
         }
-        if self.pending && self.paused && self.budget == 0 {
+        if self.pending > 0 && self.paused && self.budget == 0 {
             // The steps stop here: what they handed over goes out now.
             self.wake_worker();
         }
@@ -237,7 +242,7 @@ impl Bridge {
     /// it publishes them before it sleeps again).
     fn wake_worker(&mut self) {
         let _ = self.wake.try_send(());
-        self.pending = false;
+        self.pending = 0;
         self.last_wake = Instant::now();
     }
 
@@ -256,7 +261,7 @@ impl Bridge {
             Request::Subscribe(topic) => {
                 let sub = sim
                     .bus_mut()
-                    .subscribe_flagged(&topic, QUEUE, self.queued.clone());
+                    .subscribe_counted(&topic, QUEUE, self.queued.clone());
                 let _ = self.events.send(Event::Subscribed(sub));
             }
             Request::Publish(topic, payload) => {
@@ -407,7 +412,7 @@ impl Bridge {
         let moved = sent.moved(physics, sim.time());
         if !moved.is_empty() {
             match self.frames.try_send(moved) {
-                Ok(()) => self.pending = true,
+                Ok(()) => self.pending += 1,
                 Err(TrySendError::Full(_)) => {
                     sent.clear();
                     self.shared.tf_lost.fetch_add(1, Ordering::Relaxed);
@@ -423,7 +428,7 @@ impl Bridge {
             return;
         }
         if self.clocks.try_send(now).is_ok() {
-            self.pending = true;
+            self.pending += 1;
         }
         self.next_clock = if self.clock_period > 0 {
             (now.nanos / self.clock_period + 1).saturating_mul(self.clock_period)
@@ -453,7 +458,7 @@ impl Bridge {
             } else {
                 let probe = sim
                     .bus_mut()
-                    .subscribe_flagged(&topic, QUEUE, self.queued.clone());
+                    .subscribe_counted(&topic, QUEUE, self.queued.clone());
                 self.probes.push(probe);
             }
         }
