@@ -48,8 +48,9 @@ const DENSE_KEY: &str = "0/**/sensor/dense/scan/*/*";
 
 /// Sim seconds of the paced runs.
 const PACED_S: &str = "8";
-/// Sim seconds of each unpaced run of `worlds/pioneer.sdf`.
-const UNPACED_S: &str = "20";
+/// Sim seconds of each unpaced run of `worlds/pioneer.sdf` (about a second of wall time:
+/// shorter runs are mostly start-up and the subscriber's first matching).
+const UNPACED_S: &str = "60";
 /// Pairs of unpaced runs (none subscribed, 10 subscribed), alternating.
 const PAIRS: usize = 3;
 
