@@ -103,6 +103,9 @@ pub struct RunOut {
     pub loop_s: f64,
     /// Wall seconds of the whole process (start-up and closing included).
     pub process_s: f64,
+    /// CPU seconds of the whole process, user and system, every thread (0 where the
+    /// platform does not tell).
+    pub cpu_s: f64,
 }
 
 impl RunOut {
@@ -112,8 +115,27 @@ impl RunOut {
     }
 }
 
+/// CPU seconds (user and system) of the children of this process that have ended and been
+/// waited for.
+#[cfg(unix)]
+fn children_cpu_s() -> f64 {
+    use nix::sys::resource::{UsageWho, getrusage};
+    use nix::sys::time::TimeValLike;
+    getrusage(UsageWho::RUSAGE_CHILDREN)
+        .map(|u| (u.user_time() + u.system_time()).num_microseconds() as f64 * 1e-6)
+        .unwrap_or(0.0)
+}
+
+#[cfg(not(unix))]
+fn children_cpu_s() -> f64 {
+    0.0
+}
+
 /// Runs `simcore run WORLD ARGS` with the release plugins; the summary's times and stderr.
+/// No other child of this process may end while it runs (its CPU time is the children's
+/// before and after).
 pub fn simcore_run(world: &Path, args: &[&str]) -> Result<(RunOut, String), String> {
+    let cpu_before = children_cpu_s();
     let start = Instant::now();
     let out = Command::new(simcore())
         .arg("run")
@@ -131,6 +153,7 @@ pub fn simcore_run(world: &Path, args: &[&str]) -> Result<(RunOut, String), Stri
         .output()
         .map_err(|e| format!("cannot start {}: {e}", simcore().display()))?;
     let process_s = start.elapsed().as_secs_f64();
+    let cpu_s = children_cpu_s() - cpu_before;
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
         return Err(format!("simcore run {} failed:\n{err}", world.display()));
@@ -147,6 +170,7 @@ pub fn simcore_run(world: &Path, args: &[&str]) -> Result<(RunOut, String), Stri
         sim_s: number_after(summary, "sim time ").ok_or("no sim time in the summary")?,
         loop_s: number_after(summary, "wall time ").ok_or("no wall time in the summary")?,
         process_s,
+        cpu_s,
     };
     Ok((run, err))
 }
@@ -173,6 +197,18 @@ pub struct Stream {
     pub stamps_ns: Vec<i64>,
     /// The payload size of the last sample.
     pub bytes: usize,
+    /// Samples received (a counting subscriber records nothing else).
+    pub count: usize,
+}
+
+/// What the subscriber process does with each sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Records its latency, header stamp and size ([`Stream`]), per sample key.
+    Record,
+    /// Only counts it, per key expression subscribed (the least a client that keeps up
+    /// does).
+    Count,
 }
 
 /// The subscriber process: listens on its endpoint, subscribed to its keys.
@@ -184,12 +220,21 @@ pub struct Sub {
 }
 
 impl Sub {
-    /// Starts the subscriber and waits until its subscriptions are declared.
+    /// Starts the subscriber ([`Mode::Record`]) and waits until its subscriptions are
+    /// declared.
     pub fn start(python: &Path, keys: &[&str]) -> Result<Sub, String> {
+        Self::start_with(python, Mode::Record, keys)
+    }
+
+    /// Starts the subscriber in `mode` and waits until its subscriptions are declared.
+    pub fn start_with(python: &Path, mode: Mode, keys: &[&str]) -> Result<Sub, String> {
         let endpoint = loopback()?;
         let mut child = Command::new(python)
             .arg(probe())
-            .arg("sub")
+            .arg(match mode {
+                Mode::Record => "sub",
+                Mode::Count => "count",
+            })
             .arg(&endpoint)
             .args(keys)
             .stdin(Stdio::piped())
@@ -239,10 +284,13 @@ impl Sub {
             .into_iter()
             .flatten()
             .map(|(k, s)| {
+                let lat_ns = ints(&s["lat_ns"]);
+                let count = s["count"].as_u64().map_or(lat_ns.len(), |n| n as usize);
                 let stream = Stream {
-                    lat_ns: ints(&s["lat_ns"]),
+                    lat_ns,
                     stamps_ns: ints(&s["stamps_ns"]),
                     bytes: s["bytes"].as_u64().unwrap_or(0) as usize,
+                    count,
                 };
                 (k.clone(), stream)
             })

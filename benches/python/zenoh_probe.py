@@ -6,6 +6,9 @@
                                                 the latencies (receive wall time minus the
                                                 attachment's source time, ns), the header
                                                 stamps (ns) and the payload size
+    zenoh_probe.py count LISTEN KEYEXPR...      as sub, but each sample only counted (what a
+                                                client that keeps up costs at the least);
+                                                prints, per KEYEXPR, {"count": N}
     zenoh_probe.py pub CONNECT KEY:BYTES:HZ:N...  connect to CONNECT and put N payloads of
                                                 BYTES bytes on KEY at HZ (one thread per key),
                                                 each with an rmw_zenoh-style attachment whose
@@ -63,6 +66,25 @@ def sub(listen, keys):
     s.close()
 
 
+def count(listen, keys):
+    s = session(listen=listen)
+    counts = [0] * len(keys)
+
+    def counter(i):
+        def on(_sample):
+            counts[i] += 1
+
+        return on
+
+    subs = [s.declare_subscriber(k, counter(i)) for i, k in enumerate(keys)]
+    print("ready", flush=True)
+    sys.stdin.read()
+    for x in subs:
+        x.undeclare()
+    print(json.dumps({k: {"count": counts[i]} for i, k in enumerate(keys)}))
+    s.close()
+
+
 def pub(connect, specs):
     s = session(connect=connect)
     # Let the subscriber's declarations arrive before the first put.
@@ -95,11 +117,13 @@ def pub(connect, specs):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("sub", "pub"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("sub", "count", "pub"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     if sys.argv[1] == "sub":
         sub(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "count":
+        count(sys.argv[2], sys.argv[3:])
     else:
         pub(sys.argv[2], sys.argv[3:])
 

@@ -18,7 +18,7 @@ use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};
 use sim_plugin_api::Message;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// A message as it travels on the bus: its resolved topic and the message.
 #[derive(Debug)]
@@ -50,6 +50,10 @@ impl Subscription {
     pub fn has_pending(&self) -> bool {
         !self.receiver.is_empty()
     }
+    /// Takes the next message if one is queued.
+    pub fn try_recv(&self) -> Option<Arc<Envelope>> {
+        self.receiver.try_recv().ok()
+    }
     /// Takes the next message, waiting up to `timeout`.
     pub fn recv_timeout(&self, timeout: std::time::Duration) -> Option<Arc<Envelope>> {
         self.receiver.recv_timeout(timeout).ok()
@@ -66,6 +70,8 @@ struct Subscriber {
     /// A second receiver, used only to discard the oldest message when the queue is full.
     evictor: Receiver<Arc<Envelope>>,
     dropped: Arc<AtomicU64>,
+    /// Counts the messages queued ([`Bus::subscribe_counted`]).
+    counter: Option<Arc<AtomicUsize>>,
 }
 
 #[derive(Debug)]
@@ -108,6 +114,28 @@ impl Bus {
 
     /// Subscribes to `topic` with a queue of `capacity` messages (at least 1).
     pub fn subscribe(&mut self, topic: &str, capacity: usize) -> Subscription {
+        self.subscribe_with(topic, capacity, None)
+    }
+
+    /// As [`Bus::subscribe`], and every message queued for the subscription adds one to
+    /// `counter` (which several subscriptions may share): the publishing thread learns how
+    /// much is queued without looking at each queue, so it can wake a reader on another
+    /// thread once for many messages.
+    pub fn subscribe_counted(
+        &mut self,
+        topic: &str,
+        capacity: usize,
+        counter: Arc<AtomicUsize>,
+    ) -> Subscription {
+        self.subscribe_with(topic, capacity, Some(counter))
+    }
+
+    fn subscribe_with(
+        &mut self,
+        topic: &str,
+        capacity: usize,
+        counter: Option<Arc<AtomicUsize>>,
+    ) -> Subscription {
         let (sender, receiver) = bounded(capacity.max(1));
         let dropped = Arc::new(AtomicU64::new(0));
         let id = self.intern(topic);
@@ -116,6 +144,7 @@ impl Bus {
             sender,
             evictor: receiver.clone(),
             dropped: dropped.clone(),
+            counter,
         });
         Subscription {
             topic: entry.name.clone(),
@@ -134,6 +163,7 @@ impl Bus {
             sender,
             evictor: receiver.clone(),
             dropped: dropped.clone(),
+            counter: None,
         });
         Subscription {
             topic: Arc::from("*"),
@@ -238,7 +268,12 @@ fn deliver(subscribers: &mut Vec<Subscriber>, envelope: &Arc<Envelope>) -> u64 {
         let mut item = envelope.clone();
         loop {
             match s.sender.try_send(item) {
-                Ok(()) => return true,
+                Ok(()) => {
+                    if let Some(c) = &s.counter {
+                        c.fetch_add(1, Ordering::Relaxed);
+                    }
+                    return true;
+                }
                 Err(TrySendError::Disconnected(_)) => return false,
                 Err(TrySendError::Full(back)) => {
                     item = back;
@@ -334,6 +369,40 @@ mod tests {
         drop(tap);
         bus.publish(t, msg(3.0));
         assert!(!bus.has_subscribers_of(t), "a dropped tap is removed");
+    }
+
+    #[test]
+    fn a_counted_subscription_counts_each_message_queued() {
+        let mut bus = Bus::new();
+        let counter = Arc::new(AtomicUsize::new(0));
+        let s = bus.subscribe_counted("/t", 2, counter.clone());
+        let v = bus.subscribe_counted("/v", 2, counter.clone());
+        let plain = bus.subscribe("/u", 2);
+        let (t, u, w) = (bus.intern("/t"), bus.intern("/u"), bus.intern("/v"));
+        bus.publish(u, msg(0.0));
+        assert_eq!(
+            counter.load(Ordering::Relaxed),
+            0,
+            "another topic's message"
+        );
+        bus.publish(t, msg(1.0));
+        bus.publish(w, msg(1.0));
+        assert_eq!(counter.swap(0, Ordering::Relaxed), 2, "shared by both");
+        for i in 2..5 {
+            bus.publish(t, msg(i as f64));
+        }
+        assert_eq!(counter.swap(0, Ordering::Relaxed), 3, "also when full");
+        assert_eq!(s.drain().len(), 2);
+        assert_eq!(s.dropped(), 2);
+        assert_eq!(v.drain().len(), 1);
+        assert_eq!(plain.drain().len(), 1);
+        drop(s);
+        bus.publish(t, msg(5.0));
+        assert_eq!(
+            counter.load(Ordering::Relaxed),
+            0,
+            "a dropped subscription counts nothing"
+        );
     }
 
     #[test]

@@ -5,14 +5,14 @@ use super::control::{Control, FACTORY_FEATURES, FEATURES, Reply, result, scope, 
 use super::options::{ZenohError, ZenohOptions};
 use super::serve::{self, factory};
 use super::worker::{self, Event, Request, Shared, TF_QUEUE, TopicReport};
-use crate::ros::MovedFrames;
+use crate::ros::{FrameTransform, MovedFrames};
 use crate::runner::Simulation;
 use crate::transport::Subscription;
-use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 use sim_plugin_api::{Message, SimTime};
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -27,6 +27,16 @@ pub const INBOUND_QUEUE: usize = 1024;
 /// models).
 const RESCAN: Duration = Duration::from_millis(500);
 
+/// The shortest wall time between two wake-ups of the Zenoh thread: what the steps hand
+/// over in between waits in its queues and goes out at the next wake-up, one for many
+/// messages when the simulation runs faster than real time (and at once when the last
+/// wake-up is older, as in a run paced at real time).
+pub const WAKE_EVERY: Duration = Duration::from_micros(500);
+
+/// Messages handed over that wake the Zenoh thread sooner than [`WAKE_EVERY`] (a quarter
+/// of a subscription's [`QUEUE`], so a fast run does not fill the queues in between).
+pub const WAKE_AFTER: usize = QUEUE / 4;
+
 /// The transport of a run: a Zenoh session on its own thread that makes the run's topics
 /// reachable in ROS 2's wire format (see the [module docs](super)).
 ///
@@ -40,8 +50,14 @@ pub struct Bridge {
     events: Sender<Event>,
     wake: Sender<()>,
     clocks: Sender<SimTime>,
+    frames: Sender<Vec<FrameTransform>>,
     requests: Receiver<Request>,
     shared: Arc<Shared>,
+    /// Counts the messages the bus queues for the Zenoh thread's subscriptions.
+    queued: Arc<AtomicUsize>,
+    /// Messages handed to the Zenoh thread since its last wake-up.
+    pending: usize,
+    last_wake: Instant,
     probes: Vec<Subscription>,
     known: HashSet<String>,
     last_scan: Instant,
@@ -82,6 +98,7 @@ impl Bridge {
         let (events_tx, events) = unbounded();
         let (wake_tx, wake) = bounded(1);
         let (clocks_tx, clocks) = bounded(1024);
+        let (frames_tx, frames) = bounded(TF_QUEUE);
         let (requests_tx, requests) = bounded(INBOUND_QUEUE);
         let shared = Arc::new(Shared::default());
         let (opened_tx, opened) = bounded(1);
@@ -90,6 +107,7 @@ impl Bridge {
             events_tx: events_tx.clone(),
             wake,
             clocks,
+            frames,
             requests: requests_tx,
         };
         let (o, s) = (
@@ -123,8 +141,12 @@ impl Bridge {
             events: events_tx,
             wake: wake_tx,
             clocks: clocks_tx,
+            frames: frames_tx,
             requests,
             shared,
+            queued: Arc::new(AtomicUsize::new(0)),
+            pending: 0,
+            last_wake: Instant::now(),
             probes: Vec::new(),
             known: HashSet::new(),
             last_scan: Instant::now(),
@@ -175,7 +197,7 @@ impl Bridge {
             let events = &self.events;
             let mut i = 0;
             while i < self.probes.len() {
-                match self.probes[i].recv_timeout(Duration::ZERO) {
+                match self.probes[i].try_recv() {
                     Some(first) => {
                         let _ = events.send(Event::Output(first, self.probes.swap_remove(i)));
                     }
@@ -191,8 +213,10 @@ impl Bridge {
             let _ = self.events.send(Event::StaticFrames(frames));
         }
         self.frames(sim);
-        if self.shared.active.load(Ordering::Relaxed) > 0 {
-            let _ = self.wake.try_send(());
+        self.pending += self.queued.swap(0, Ordering::Relaxed);
+        if self.pending >= WAKE_AFTER || self.pending > 0 && self.last_wake.elapsed() >= WAKE_EVERY
+        {
+            self.wake_worker();
         }
         if counted {
             self.stopped = false;
@@ -203,11 +227,23 @@ impl Bridge {
                 let _ = self.events.send(Event::Reply(id, Reply::ok(self.state())));
             }
         }
+        if self.pending > 0 && self.paused && self.budget == 0 {
+            // The steps stop here: what they handed over goes out now.
+            self.wake_worker();
+        }
         while self.paused && self.budget == 0 && !self.stopping() {
             if let Ok(r) = self.requests.recv_timeout(PAUSED_POLL) {
                 self.serve(r, sim);
             }
         }
+    }
+
+    /// Wakes the Zenoh thread to publish what waits in its queues (when it is awake already,
+    /// it publishes them before it sleeps again).
+    fn wake_worker(&mut self) {
+        let _ = self.wake.try_send(());
+        self.pending = 0;
+        self.last_wake = Instant::now();
     }
 
     fn state(&self) -> u8 {
@@ -223,7 +259,9 @@ impl Bridge {
     fn serve(&mut self, r: Request, sim: &mut Simulation) {
         match r {
             Request::Subscribe(topic) => {
-                let sub = sim.bus_mut().subscribe(&topic, QUEUE);
+                let sub = sim
+                    .bus_mut()
+                    .subscribe_counted(&topic, QUEUE, self.queued.clone());
                 let _ = self.events.send(Event::Subscribed(sub));
             }
             Request::Publish(topic, payload) => {
@@ -364,7 +402,7 @@ impl Bridge {
             *revision = physics.revision();
             sent.clear();
         }
-        if self.shared.tf_pending.load(Ordering::Relaxed) >= TF_QUEUE {
+        if self.frames.is_full() {
             // The Zenoh thread is behind: this step's frames are not sent, and the next
             // message carries every frame.
             sent.clear();
@@ -373,9 +411,13 @@ impl Bridge {
         }
         let moved = sent.moved(physics, sim.time());
         if !moved.is_empty() {
-            self.shared.tf_pending.fetch_add(1, Ordering::Relaxed);
-            if self.events.send(Event::Frames(moved)).is_err() {
-                self.shared.tf_pending.fetch_sub(1, Ordering::Relaxed);
+            match self.frames.try_send(moved) {
+                Ok(()) => self.pending += 1,
+                Err(TrySendError::Full(_)) => {
+                    sent.clear();
+                    self.shared.tf_lost.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(TrySendError::Disconnected(_)) => {}
             }
         }
     }
@@ -385,7 +427,9 @@ impl Bridge {
         if !self.shared.clock_wanted.load(Ordering::Relaxed) || now.nanos < self.next_clock {
             return;
         }
-        let _ = self.clocks.try_send(now);
+        if self.clocks.try_send(now).is_ok() {
+            self.pending += 1;
+        }
         self.next_clock = if self.clock_period > 0 {
             (now.nanos / self.clock_period + 1).saturating_mul(self.clock_period)
         } else {
@@ -412,7 +456,10 @@ impl Bridge {
                     .map(|(_, t)| t.ros);
                 let _ = self.events.send(Event::Input(topic, ty));
             } else {
-                self.probes.push(sim.bus_mut().subscribe(&topic, QUEUE));
+                let probe = sim
+                    .bus_mut()
+                    .subscribe_counted(&topic, QUEUE, self.queued.clone());
+                self.probes.push(probe);
             }
         }
     }

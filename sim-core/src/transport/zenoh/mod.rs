@@ -2,7 +2,10 @@
 //! (rmw_zenoh), so ROS 2 nodes and plain Zenoh clients read the same samples.
 //!
 //! A [`Bridge`] owns a Zenoh session on its own thread; the simulation thread only calls
-//! [`Bridge::after_step`] once per step, which never waits for the network.
+//! [`Bridge::after_step`] once per step, which never waits for the network. What the steps
+//! hand over waits in queues; the Zenoh thread is woken at most every [`WAKE_EVERY`] or
+//! when [`WAKE_AFTER`] messages wait (and before a paused world waits or a step call's
+//! reply), one wake-up for many messages in a fast run.
 //!
 //! - **Node**: one ROS node (`simcore` by default) in the domain of `ROS_DOMAIN_ID`, with its
 //!   `NN` liveliness token; every publisher and subscription has its `MP`/`MS` token
@@ -43,6 +46,6 @@ mod options;
 mod serve;
 mod worker;
 
-pub use bridge::{Bridge, INBOUND_QUEUE, QUEUE};
+pub use bridge::{Bridge, INBOUND_QUEUE, QUEUE, WAKE_AFTER, WAKE_EVERY};
 pub use options::{DEFAULT_ENDPOINT, MAX_CONFIG_BYTES, ZenohError, ZenohOptions};
 pub use worker::{MAX_INBOUND_BYTES, TopicReport};

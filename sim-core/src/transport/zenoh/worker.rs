@@ -10,7 +10,7 @@ use crate::transport::{Envelope, Subscription};
 use crossbeam_channel::{Receiver, Sender, select};
 use sim_plugin_api::{Payload, SimTime};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use zenoh::Wait;
@@ -37,9 +37,6 @@ pub(super) enum Event {
     Matching(usize, bool),
     /// The transforms `/tf_static` carries now (sent again when they change).
     StaticFrames(Vec<FrameTransform>),
-    /// The model and link frames that moved in a step (`/tf`; sent only while someone
-    /// listens there).
-    Frames(Vec<FrameTransform>),
     /// A service call from outside.
     Query(Service, Query),
     /// The simulation's reply to [`Request::Control`] `id`.
@@ -61,16 +58,10 @@ pub(super) enum Request {
 /// State both threads read.
 #[derive(Default)]
 pub(super) struct Shared {
-    /// Output topics with a bus subscription (the simulation thread wakes the Zenoh thread
-    /// after a step only when there are some).
-    pub active: AtomicUsize,
     /// Whether someone listens to `/clock`.
     pub clock_wanted: AtomicBool,
     /// Whether someone listens to `/tf`.
     pub tf_wanted: AtomicBool,
-    /// [`Event::Frames`] sent and not yet published (the simulation sends no more than
-    /// [`TF_QUEUE`]).
-    pub tf_pending: AtomicUsize,
     /// Steps whose `/tf` was not sent because the Zenoh thread was behind.
     pub tf_lost: AtomicU64,
 }
@@ -84,12 +75,18 @@ pub(super) const CLOCK: usize = usize::MAX;
 /// The output index [`Event::Matching`] gives for `/tf`.
 pub(super) const TF: usize = usize::MAX - 1;
 
-/// The Zenoh thread's ends of the channels.
+/// The Zenoh thread's ends of the channels. What the simulation hands over in its steps
+/// (`clocks`, `frames`, the outputs' bus subscriptions) waits in its queues until `wake`
+/// says there is something: the thread is woken once for many messages.
 pub(super) struct Channels {
     pub events: Receiver<Event>,
     pub events_tx: Sender<Event>,
     pub wake: Receiver<()>,
+    /// `/clock`'s sim times.
     pub clocks: Receiver<SimTime>,
+    /// The model and link frames that moved in a step (`/tf`; sent only while someone
+    /// listens there), at most [`TF_QUEUE`].
+    pub frames: Receiver<Vec<FrameTransform>>,
     pub requests: Sender<Request>,
 }
 
@@ -116,6 +113,8 @@ struct Output {
     _token: LivelinessToken,
     gid: [u8; 16],
     seq: i64,
+    /// The size of the last message encoded (the next one's buffer is made that large).
+    size: usize,
     matching: bool,
     sub: Option<Subscription>,
     sent: u64,
@@ -289,22 +288,31 @@ impl Worker {
                     Ok(Event::Stop) | Err(_) => break,
                     Ok(e) => self.event(e),
                 },
-                recv(self.ch.wake) -> _ => {},
-                recv(self.ch.clocks) -> t => if let Ok(t) = t {
-                    self.publish_clock(t);
-                },
+                recv(self.ch.wake) -> _ => self.flush(),
             }
-            self.publish_pending();
         }
-        self.publish_pending();
+        self.flush();
     }
 
-    fn publish_clock(&mut self, t: SimTime) {
-        if let Some(c) = self.clock.as_mut() {
-            let mut b = Vec::with_capacity(16);
-            ros::encode_clock(t, &mut b);
-            c.put(b);
+    /// Publishes everything the simulation has handed over: `/clock`, `/tf` and the
+    /// outputs' queued messages.
+    fn flush(&mut self) {
+        while let Ok(t) = self.ch.clocks.try_recv() {
+            if let Some(c) = self.clock.as_mut() {
+                let mut b = Vec::with_capacity(16);
+                ros::encode_clock(t, &mut b);
+                c.put(b);
+            }
         }
+        while let Ok(frames) = self.ch.frames.try_recv() {
+            if let Some(o) = self.tf.as_mut().filter(|o| o.matching) {
+                let mut b = Vec::with_capacity(o.size.max(64 + 96 * frames.len()));
+                ros::encode_tf(&frames, &mut b);
+                o.size = b.len();
+                o.put(b);
+            }
+        }
+        self.publish_pending();
     }
 
     fn event(&mut self, e: Event) {
@@ -318,20 +326,9 @@ impl Worker {
                     l.put(b);
                 }
             }
-            Event::Frames(frames) => {
-                self.shared.tf_pending.fetch_sub(1, Ordering::Relaxed);
-                if let Some(o) = self.tf.as_mut().filter(|o| o.matching) {
-                    let mut b = Vec::with_capacity(64 + 96 * frames.len());
-                    ros::encode_tf(&frames, &mut b);
-                    o.put(b);
-                }
-            }
             Event::Reply(id, reply) => {
                 // Everything the steps before the reply produced goes out first.
-                while let Ok(t) = self.ch.clocks.try_recv() {
-                    self.publish_clock(t);
-                }
-                self.publish_pending();
+                self.flush();
                 if let Some(call) = self.calls.remove(&id) {
                     reply_to(call, &reply);
                 }
@@ -345,7 +342,6 @@ impl Worker {
                 if o.matching && o.sub.is_none() {
                     o.sub = Some(sub);
                 }
-                self.count_active();
             }
             Event::Matching(CLOCK, m) => {
                 self.shared.clock_wanted.store(m, Ordering::Relaxed);
@@ -371,7 +367,6 @@ impl Worker {
                 } else {
                     o.release();
                 }
-                self.count_active();
             }
             Event::Stop => {}
         }
@@ -383,11 +378,6 @@ impl Worker {
             .get(topic)
             .cloned()
             .or_else(|| ros::names::ros_name(topic))
-    }
-
-    fn count_active(&self) {
-        let n = self.outputs.iter().filter(|o| o.sub.is_some()).count();
-        self.shared.active.store(n, Ordering::Relaxed);
     }
 
     /// Declares the publisher of a topic whose first message is `first`, if its payload has
@@ -412,6 +402,7 @@ impl Worker {
         let index = self.outputs.len();
         if let Some(mut o) = self.declare(&ros, ty, self.qos_sensor, index) {
             o.topic = first.topic.clone();
+            o.size = scratch.len();
             if o.matching {
                 o.put(scratch);
                 o.sub = Some(sub);
@@ -419,7 +410,6 @@ impl Worker {
             self.names.insert(ros, first.topic.to_string());
             self.by_topic.insert(first.topic.clone(), index);
             self.outputs.push(o);
-            self.count_active();
         }
     }
 
@@ -473,6 +463,7 @@ impl Worker {
                 _token: t,
                 gid,
                 seq: 0,
+                size: 0,
                 matching,
                 sub: None,
                 sent: 0,
@@ -620,9 +611,12 @@ impl Worker {
                 continue;
             }
             for env in sub.drain() {
-                let mut b = Vec::new();
+                let mut b = Vec::with_capacity(o.size);
                 match ros::encode(&env.message, &mut b) {
-                    Some(t) if t == o.ty => o.put(b),
+                    Some(t) if t == o.ty => {
+                        o.size = b.len();
+                        o.put(b);
+                    }
                     _ => {
                         if !o.mistyped {
                             tracing::warn!(
