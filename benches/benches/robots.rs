@@ -196,22 +196,7 @@ pub(super) fn robots_world() -> String {
 /// wheels driven as simcore drives a velocity command; and the first robot's chassis.
 pub(super) fn raw_robots() -> (PhysicsWorld, RigidBodyHandle) {
     let (parts, joints) = robot();
-    let mut w = PhysicsWorld {
-        gravity: Vector::new(0.0, 0.0, -9.8),
-        ..Default::default()
-    };
-    w.integration_parameters.dt = 0.001;
-    w.integration_parameters.length_unit = 1.0;
-    w.integration_parameters.normalized_max_linear_velocity = Real::MAX;
-    w.integration_parameters.contact_softness.natural_frequency = 250.0;
-    w.integration_parameters
-        .static_contact_softness
-        .natural_frequency = 500.0;
-    let ground = w.insert_body(RigidBodyBuilder::fixed());
-    w.insert_collider(
-        ColliderBuilder::new(SharedShape::halfspace(Vector::Z)).density(0.0),
-        Some(ground),
-    );
+    let mut w = raw_ground();
     let mut first = None;
     for k in 0..ROBOTS {
         let o = Vector::from(origin(k));
@@ -234,7 +219,7 @@ pub(super) fn raw_robots() -> (PhysicsWorld, RigidBodyHandle) {
                     Shape::Wheel(r, l) => ColliderBuilder::cylinder(l / 2.0, r),
                     Shape::Ball(r) => ColliderBuilder::ball(r),
                 };
-                w.insert_collider(collider.density(0.0), Some(b));
+                w.insert_collider(collider.density(0.0).friction(1.0), Some(b));
                 b
             })
             .collect();
@@ -298,7 +283,7 @@ fn simcore_robots() -> Physics {
 
 /// The two engines step twin scenes in lockstep, alternating (as [`engine_step`]). Before
 /// timing, both drive for 2 s and the first robot's chassis must be where the other
-/// engine's is (within 5 cm): the twin is the same scene.
+/// engine's is (within 1 cm): the twin is the same scene.
 pub(super) fn robots_step(c: &mut Criterion) {
     let (mut raw, chassis) = raw_robots();
     let mut sim = simcore_robots();
@@ -318,7 +303,7 @@ pub(super) fn robots_step(c: &mut Criterion) {
         at.x, at.y, raw_at.x, raw_at.y
     );
     assert!(
-        gap < 0.05 && at.x.hypot(at.y) > 0.5,
+        gap < 0.01 && at.x.hypot(at.y) > 0.5,
         "the twin scenes differ by {gap} m"
     );
     let mut g = c.benchmark_group("robots_step");
@@ -327,17 +312,7 @@ pub(super) fn robots_step(c: &mut Criterion) {
         b.iter_custom(|iters| {
             let (mut raw, _) = raw_robots();
             let mut sim = simcore_robots();
-            let (mut t_raw, mut t_sim) = (Duration::ZERO, Duration::ZERO);
-            for _ in 0..iters {
-                let t = Instant::now();
-                raw.step();
-                t_raw += t.elapsed();
-                let t = Instant::now();
-                sim.step();
-                t_sim += t.elapsed();
-            }
-            record(&ROBOTS_STEP, t_raw, t_sim, iters);
-            (t_raw + t_sim) / 2
+            lockstep(iters, || raw.step(), || sim.step(), &ROBOTS_STEP)
         })
     });
     g.finish();

@@ -23,8 +23,9 @@ pub(super) fn boxes_world() -> String {
     s
 }
 
-/// The same scene in a bare rapier program, configured as simcore configures it.
-pub(super) fn raw_rapier() -> PhysicsWorld {
+/// A bare rapier world configured as simcore configures one at a 1 ms step, with a
+/// half-space ground of friction 1 (SDF's default).
+pub(super) fn raw_ground() -> PhysicsWorld {
     let mut w = PhysicsWorld {
         gravity: Vector::new(0.0, 0.0, -9.8),
         ..Default::default()
@@ -44,6 +45,12 @@ pub(super) fn raw_rapier() -> PhysicsWorld {
             .friction(1.0),
         Some(ground),
     );
+    w
+}
+
+/// The same scene in a bare rapier program, configured as simcore configures it.
+pub(super) fn raw_rapier() -> PhysicsWorld {
+    let mut w = raw_ground();
     for i in 0..10 {
         for j in 0..10 {
             for k in 0..10 {
@@ -92,18 +99,36 @@ pub(super) fn engine_step(c: &mut Criterion) {
                 },
             )
             .expect("loads");
-            let (mut t_raw, mut t_sim) = (Duration::ZERO, Duration::ZERO);
-            for _ in 0..iters {
-                let t = Instant::now();
-                raw.step();
-                t_raw += t.elapsed();
-                let t = Instant::now();
-                sim.step();
-                t_sim += t.elapsed();
-            }
-            record(&ENGINE_STEP, t_raw, t_sim, iters);
-            (t_raw + t_sim) / 2
+            lockstep(
+                iters,
+                || raw.step(),
+                || {
+                    sim.step();
+                },
+                &ENGINE_STEP,
+            )
         })
     });
     g.finish();
+}
+
+/// Steps a bare rapier scene (`raw`) and simcore's twin (`sim`) `iters` times, alternating,
+/// timing each apart; records both in `paired` and gives their mean.
+pub(super) fn lockstep(
+    iters: u64,
+    mut raw: impl FnMut(),
+    mut sim: impl FnMut(),
+    paired: &Paired,
+) -> Duration {
+    let (mut t_raw, mut t_sim) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..iters {
+        let t = Instant::now();
+        raw();
+        t_raw += t.elapsed();
+        let t = Instant::now();
+        sim();
+        t_sim += t.elapsed();
+    }
+    record(paired, t_raw, t_sim, iters);
+    (t_raw + t_sim) / 2
 }
