@@ -9,7 +9,7 @@
 
 use crate::model::CameraModel;
 use sim_plugin_api::{EntityId, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef};
-use simcore_plugin_common::MaskedCast;
+use simcore_plugin_common::{MaskedCast, Rotation};
 
 /// Where the rays of a [`RayGrid`] start.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -136,11 +136,12 @@ impl RayGrid {
 
     /// Casts every pixel's ray from a camera at world pose `pose`, in one batch.
     pub fn cast(&mut self, world: &WorldRef<'_>, pose: Pose) {
-        let q = pose.orientation;
+        // The sensor-frame directions turned by the pose's matrix, computed once per frame.
+        let rotation = Rotation::new(pose.orientation);
         let o = pose.position;
-        let axis = q.rotate(Vec3::new(1.0, 0.0, 0.0));
+        let axis = rotation.apply(Vec3::new(1.0, 0.0, 0.0));
         for ((ray, d), s) in self.rays.iter_mut().zip(&self.dirs).zip(&self.start) {
-            let dw = if d.x > 0.0 { q.rotate(*d) } else { axis };
+            let dw = if d.x > 0.0 { rotation.apply(*d) } else { axis };
             *ray = Ray {
                 origin: o + dw.scale(*s),
                 direction: dw,

@@ -41,6 +41,7 @@ pub mod noise;
 pub mod odometry;
 pub mod pid;
 pub mod rolling;
+pub mod rotation;
 pub mod sdf;
 pub mod surfaces;
 #[cfg(feature = "testing")]
@@ -56,6 +57,7 @@ pub use lookup::{Attached, NotFound, attached, attached_model, find_in_model, on
 pub use noise::{NoiseChannel, gaussian_variance};
 pub use pid::Pid;
 pub use rolling::RollingMean;
+pub use rotation::Rotation;
 pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor_sdf, text};
 pub use surfaces::EntitySurfaces;
 pub use throttle::{Throttle, period_ns};

@@ -79,17 +79,20 @@ impl DepthCameraSensor {
         let grid = &self.core.grid;
         let (near, far) = grid.clip();
         self.depths.clear();
-        for (k, hit) in grid.hits().iter().enumerate() {
-            let z = grid.depth(k);
-            let z = if !z.is_finite() || hit.distance > far {
-                f64::INFINITY
-            } else if z < near {
-                f64::NEG_INFINITY
-            } else {
-                self.noise.apply(z, 0.0)
-            };
-            self.depths.push(z as f32);
-        }
+        let noise = &mut self.noise;
+        // One tight loop over the hits and the sensor-frame directions.
+        self.depths
+            .extend(grid.hits().iter().zip(grid.directions()).map(|(hit, d)| {
+                let z = hit.distance * d.x;
+                let z = if !z.is_finite() || hit.distance > far {
+                    f64::INFINITY
+                } else if z < near {
+                    f64::NEG_INFINITY
+                } else {
+                    noise.apply(z, 0.0)
+                };
+                z as f32
+            }));
         Ok(&self.depths)
     }
 }

@@ -24,7 +24,7 @@ use sim_plugin_api::{
     msgs::{PointCloudPacked, PointField, PointFieldType},
     prelude::*,
 };
-use simcore_plugin_common::{EntitySurfaces, MaskedCast, NoiseChannel, sensor_state};
+use simcore_plugin_common::{EntitySurfaces, MaskedCast, NoiseChannel, Rotation, sensor_state};
 
 /// Noise stream number (with the sensor's seed) of the ranges.
 pub const RANGE_STREAM: u64 = 0;
@@ -98,6 +98,31 @@ pub fn ray_directions(config: &LidarConfig) -> Vec<Vec3> {
         }
     }
     dirs
+}
+
+/// The point cloud's bytes ([`POINT_STEP`] per point, see [`point_fields`]) of the rays of
+/// unit sensor-frame `directions` at `ranges` with `intensities`, `row` rays per ring.
+pub fn pack_points(ranges: &[f64], intensities: &[f64], directions: &[Vec3], row: u32) -> Vec<u8> {
+    let row = row.max(1) as usize;
+    let mut data = Vec::with_capacity(ranges.len() * POINT_STEP as usize);
+    for (ring, ((ranges, intensities), dirs)) in ranges
+        .chunks(row)
+        .zip(intensities.chunks(row))
+        .zip(directions.chunks(row))
+        .enumerate()
+    {
+        let [r0, r1] = (ring as u16).to_le_bytes();
+        for ((&r, &i), d) in ranges.iter().zip(intensities).zip(dirs) {
+            let [x0, x1, x2, x3] = ((r * d.x) as f32).to_le_bytes();
+            let [y0, y1, y2, y3] = ((r * d.y) as f32).to_le_bytes();
+            let [z0, z1, z2, z3] = ((r * d.z) as f32).to_le_bytes();
+            let [i0, i1, i2, i3] = (i as f32).to_le_bytes();
+            data.extend_from_slice(&[
+                x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3, i0, i1, i2, i3, r0, r1,
+            ]);
+        }
+    }
+    data
 }
 
 /// A lidar sensor (SDF `<sensor type="lidar">`, `gpu_lidar`, `ray` or `gpu_ray`).
@@ -225,8 +250,10 @@ impl LidarSensor {
     ) -> (LaserScan, PointCloudPacked) {
         let origin = pose.position;
         let start = self.config.range_min;
+        // The sensor-frame directions turned by the pose's matrix, computed once per scan.
+        let rotation = Rotation::new(pose.orientation);
         for (ray, d) in self.rays.iter_mut().zip(&self.directions) {
-            let direction = pose.orientation.rotate(*d);
+            let direction = rotation.apply(*d);
             *ray = Ray {
                 origin: origin + direction.scale(start),
                 direction,
@@ -240,50 +267,36 @@ impl LidarSensor {
         let c = &self.config;
         let (h, v) = (c.horizontal, c.vertical);
         let n = self.hits.len();
-        let mut ranges = Vec::with_capacity(n);
-        let mut intensities = Vec::with_capacity(n);
-        // The cloud is written point by point into a buffer sized once.
-        let step = POINT_STEP as usize;
-        let mut data = vec![0u8; n * step];
-        let mut dense = true;
+        // Each output in a loop of its own over the hits, into buffers sized once: the
+        // ranges (the noise's state runs through them in order), the intensities, the cloud.
         let mut dt = dt;
-        let mut last = (EntityId::NONE, 0.0);
-        let row = h.samples.max(1) as usize;
-        for (ring, ((hits, dirs), points)) in self
-            .hits
-            .chunks(row)
-            .zip(self.directions.chunks(row))
-            .zip(data.chunks_mut(row * step))
-            .enumerate()
-        {
-            let ring = (ring as u16).to_le_bytes();
-            for ((hit, dir), point) in hits.iter().zip(dirs).zip(points.chunks_exact_mut(step)) {
-                // Distances count from the sensor origin.
-                let mut r = raw_range(hit.distance + start, c.range_min);
-                if r.is_finite() {
-                    r = self.noise.apply(r, dt);
-                    dt = 0.0;
-                }
-                let r = finish_range(r, c.range_min, c.range_max, c.range_resolution);
-                let intensity = if hit.entity.is_none() {
-                    0.0
-                } else if hit.entity == last.0 {
-                    last.1
-                } else {
-                    let i = self.retro.get(hit.entity).unwrap_or(0.0);
-                    last = (hit.entity, i);
-                    i
-                };
-                dense &= r.is_finite();
-                ranges.push(r);
-                intensities.push(intensity);
-                let xyzi = [r * dir.x, r * dir.y, r * dir.z, intensity];
-                for (bytes, x) in point.chunks_exact_mut(4).zip(xyzi) {
-                    bytes.copy_from_slice(&(x as f32).to_le_bytes());
-                }
-                point[16..18].copy_from_slice(&ring);
+        let (min, max, resolution) = (c.range_min, c.range_max, c.range_resolution);
+        let mut ranges = Vec::with_capacity(n);
+        ranges.extend(self.hits.iter().map(|hit| {
+            // Distances count from the sensor origin.
+            let mut r = raw_range(hit.distance + start, min);
+            if r.is_finite() {
+                r = self.noise.apply(r, dt);
+                dt = 0.0;
             }
-        }
+            finish_range(r, min, max, resolution)
+        }));
+        let mut last = (EntityId::NONE, 0.0);
+        let retro = &self.retro;
+        let mut intensities = Vec::with_capacity(n);
+        intensities.extend(self.hits.iter().map(|hit| {
+            if hit.entity.is_none() {
+                0.0
+            } else if hit.entity == last.0 {
+                last.1
+            } else {
+                let i = retro.get(hit.entity).unwrap_or(0.0);
+                last = (hit.entity, i);
+                i
+            }
+        }));
+        let dense = ranges.iter().all(|r: &f64| r.is_finite());
+        let data = pack_points(&ranges, &intensities, &self.directions, h.samples);
         let (ranges, intensities, data) = (
             RVec::from(ranges),
             RVec::from(intensities),

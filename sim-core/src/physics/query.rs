@@ -98,7 +98,8 @@ impl Physics {
         let max = options.max_distance.min(f32::MAX as f64) as f32;
         let normals = options.target.wants_normals();
         let trees = self.rays.trees(&self.pw.colliders, &self.pw.bodies, target);
-        let cast_chunk = |rays: &[ApiRay], hits: &mut [RayHit]| -> u32 {
+        // Each thread keeps one packet's buffers for all the chunks it casts.
+        let cast_chunk = chunk_caster(|packet, rays, hits| {
             let mut filter = QueryFilter::default().groups(groups);
             if !exclude.is_none() || masked {
                 filter = filter.predicate(&seen);
@@ -110,7 +111,6 @@ impl Physics {
                 filter,
             );
             let mut n = 0;
-            let mut packet = Packet::default();
             for (rays, hits) in rays.chunks(PACKET).zip(hits.chunks_mut(PACKET)) {
                 packet.rays.clear();
                 packet.rays.extend(rays.iter().map(|r| {
@@ -154,7 +154,7 @@ impl Physics {
                 }
             }
             n
-        };
+        });
         let len = rays.len().min(hits.len());
         let (rays, hits) = (&rays[..len], &mut hits[..len]);
         // Split the batch only when the simulation runs its sensors with a worker pool
@@ -162,11 +162,11 @@ impl Physics {
         // the idle pool, by this thread and the workers together, each taking the next chunk
         // until none is left (this thread starts at once, the workers as they wake).
         if len < PARALLEL_RAY_THRESHOLD {
-            cast_chunk(rays, hits)
+            cast_chunk(&mut Packet::default(), rays, hits)
         } else if rayon::current_thread_index().is_some() {
             rays.par_chunks(RAY_CHUNK)
                 .zip(hits.par_chunks_mut(RAY_CHUNK))
-                .map(|(r, h)| cast_chunk(r, h))
+                .map_init(Packet::default, |p, (r, h)| cast_chunk(p, r, h))
                 .sum()
         } else if let Some(pool) = pool.filter(|p| p.current_num_threads() > 1) {
             let chunks: Vec<ChunkSlot<'_>> = rays
@@ -178,12 +178,13 @@ impl Physics {
             let found = std::sync::atomic::AtomicU32::new(0);
             let work = || {
                 let mut n = 0;
+                let mut packet = Packet::default();
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(chunk) = chunks.get(i) else { break };
                     let taken = chunk.lock().unwrap_or_else(|e| e.into_inner()).take();
                     if let Some((r, h)) = taken {
-                        n += cast_chunk(r, h);
+                        n += cast_chunk(&mut packet, r, h);
                     }
                 }
                 found.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
@@ -196,9 +197,18 @@ impl Physics {
             });
             found.into_inner()
         } else {
-            cast_chunk(rays, hits)
+            cast_chunk(&mut Packet::default(), rays, hits)
         }
     }
+}
+
+/// `f`, with the lifetime of the packets it is given fixed (not one per call), so that one
+/// packet's buffers serve every chunk a thread casts.
+fn chunk_caster<'c, F>(f: F) -> F
+where
+    F: Fn(&mut Packet<'c>, &[ApiRay], &mut [RayHit]) -> u32,
+{
+    f
 }
 
 /// Rays per chunk of a batch split across threads.

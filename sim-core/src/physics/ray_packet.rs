@@ -205,6 +205,12 @@ fn distance_to_aabb(p: Vector, aabb: &Aabb) -> Real {
         .length()
 }
 
+/// The distance from `p` to the farthest point of the box (rounding is monotonic: never
+/// less than [`distance_to_aabb`] of a box inside it).
+fn farthest_in_aabb(p: Vector, aabb: &Aabb) -> Real {
+    (p - aabb.mins).abs().max((aabb.maxs - p).abs()).length()
+}
+
 /// The box of every bounded collider of `trees`, loosened by [`REACH_MARGIN`]; none when
 /// they hold none.
 fn bounds(trees: [&RayTree; 2]) -> Option<Aabb> {
@@ -263,7 +269,13 @@ impl<'c> Packet<'c> {
                 tree.bvh.traverse(|node| {
                     let aabb = node.aabb();
                     let nearest = distance_to_aabb(cone.origin, &aabb);
-                    if nearest >= hi || !cone.may_hit(&aabb) {
+                    // A node wholly nearer than the band holds only leaves gathered in an
+                    // earlier one: the later bands do not walk the near part of the tree
+                    // again.
+                    if nearest >= hi
+                        || (lo > 0.0 && farthest_in_aabb(cone.origin, &aabb) < lo)
+                        || !cone.may_hit(&aabb)
+                    {
                         return TraversalAction::Prune;
                     }
                     if let Some(leaf) = node.leaf_data()
