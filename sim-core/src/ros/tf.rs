@@ -120,13 +120,17 @@ impl MovedFrames {
             self.ids = ids;
             self.names = names.into();
         }
-        let mut poses = Vec::with_capacity(self.ids.len());
+        let mut poses = Vec::new();
         for (i, (id, sent)) in self.ids.iter().zip(&mut self.sent).enumerate() {
             let Some(pose) = physics.kinematics_of(*id).map(|k| k.pose) else {
                 continue;
             };
             if *sent != Some(pose) {
                 *sent = Some(pose);
+                if poses.is_empty() {
+                    // One allocation for the step, none when nothing moved.
+                    poses.reserve(self.ids.len() - i);
+                }
                 poses.push((i, pose));
             }
         }
