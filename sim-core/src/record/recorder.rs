@@ -266,7 +266,6 @@ impl Recorder {
         let physics = sim.physics();
         if self.revision != Some(physics.revision()) {
             self.revision = Some(physics.revision());
-            self.poses.clear();
             self.scene(sim, now);
         } else if self.live_port.is_some() && now >= self.next_live_scene {
             self.next_live_scene = SimTime::from_nanos(now.nanos + LIVE_SCENE_PERIOD.nanos);
@@ -274,11 +273,7 @@ impl Recorder {
         }
         let moved = self.poses.moved(physics, now);
         if !moved.is_empty() {
-            self.send(Item::Tf {
-                stamp: now,
-                latched: false,
-                transforms: moved,
-            });
+            self.send(Item::Moved(moved));
         }
         if now >= self.next_clock {
             self.send(Item::Clock(now));

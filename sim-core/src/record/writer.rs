@@ -3,7 +3,7 @@
 
 use super::file::FileSink;
 use super::live::LiveSink;
-use crate::ros::{self, FrameTransform, Marker, RosType};
+use crate::ros::{self, FrameTransform, Marker, Moved, RosType};
 use crate::transport::Envelope;
 use crossbeam_channel::Receiver;
 use sim_plugin_api::{Payload, SimTime};
@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub(super) enum Item {
     /// A message of the bus.
     Bus(Arc<Envelope>),
+    /// The frames that moved in a step, on `/tf`.
+    Moved(Moved),
     /// Transforms on `/tf` (or, `latched`, on `/tf_static`), at `stamp`.
     Tf {
         stamp: SimTime,
@@ -153,6 +155,10 @@ impl Encoder {
                     },
                 };
                 (env.topic.clone(), form, m.header.stamp, m.header.seq)
+            }
+            Item::Moved(moved) => {
+                let t = moved.encode(&mut self.buf);
+                (Arc::from("/tf"), Form::Ros(t), moved.stamp(), 0)
             }
             Item::Tf {
                 stamp,

@@ -6,7 +6,7 @@ use super::{CdrWriter, RosType};
 use crate::physics::Physics;
 use crate::runner::Simulation;
 use sim_plugin_api::{EntityId, Pose, SimTime};
-use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The TF frame all model and link poses are given in (`/tf`).
 pub const WORLD_FRAME: &str = "world";
@@ -27,14 +27,27 @@ pub struct FrameTransform {
 /// Encodes a `tf2_msgs/msg/TFMessage` of `transforms` (CDR, encapsulation header included)
 /// at the end of `out`.
 pub fn encode_tf(transforms: &[FrameTransform], out: &mut Vec<u8>) -> &'static RosType {
+    let frames = transforms
+        .iter()
+        .map(|tr| (tr.stamp, tr.parent.as_str(), tr.child.as_str(), &tr.pose));
+    encode_frames(transforms.len(), frames, out)
+}
+
+/// Encodes a `tf2_msgs/msg/TFMessage` of `len` transforms, each (stamp, parent, child,
+/// pose), at the end of `out`.
+fn encode_frames<'a>(
+    len: usize,
+    frames: impl Iterator<Item = (SimTime, &'a str, &'a str, &'a Pose)>,
+    out: &mut Vec<u8>,
+) -> &'static RosType {
     let mut w = CdrWriter::new(out);
-    w.sequence_len(transforms.len());
-    for tr in transforms {
-        time(&mut w, tr.stamp); // std_msgs/Header: stamp, frame_id
-        w.string(&tr.parent);
-        w.string(&tr.child);
-        vector3(&mut w, &tr.pose.position);
-        quaternion(&mut w, &tr.pose.orientation);
+    w.sequence_len(len);
+    for (stamp, parent, child, pose) in frames {
+        time(&mut w, stamp); // std_msgs/Header: stamp, frame_id
+        w.string(parent);
+        w.string(child);
+        vector3(&mut w, &pose.position);
+        quaternion(&mut w, &pose.orientation);
     }
     &t::TF_MESSAGE
 }
@@ -68,34 +81,119 @@ pub fn sensor_frames(sim: &Simulation, stamp: SimTime) -> Vec<FrameTransform> {
 }
 
 /// The `/tf` of a run: each step, the model and link frames whose pose changed since the
-/// last call (all of them on the first call, or after [`MovedFrames::clear`]), in
-/// [`WORLD_FRAME`], from the engine's truth whatever plugins the world has.
+/// last call (all of them on the first call, after the world's models changed, or after
+/// [`MovedFrames::clear`]), in [`WORLD_FRAME`], from the engine's truth whatever plugins the
+/// world has.
+///
+/// The frames' names are looked up once per model revision of the engine
+/// ([`Physics::revision`]) into a shared table; each step costs one pose comparison per
+/// frame, and what it returns ([`Moved`]) holds only (frame, pose) pairs, encoded where it
+/// is sent.
 #[derive(Debug, Default)]
 pub struct MovedFrames {
-    poses: HashMap<EntityId, Pose>,
+    /// The model revision the table is of (None: build it at the next call).
+    revision: Option<u64>,
+    /// The frames' entities, in the engine's frame order.
+    ids: Vec<EntityId>,
+    /// Their names, by the same index.
+    names: Arc<[Box<str>]>,
+    /// The pose each was last given at (None: give it at the next call).
+    sent: Vec<Option<Pose>>,
 }
 
 impl MovedFrames {
-    /// Forgets the poses sent, so that the next call gives every frame (models were added
-    /// or removed, or a new listener needs them all).
+    /// Forgets the poses sent, so that the next call gives every frame (a message was lost,
+    /// or a new listener needs them all).
     pub fn clear(&mut self) {
-        self.poses.clear();
+        self.sent.iter_mut().for_each(|p| *p = None);
     }
 
     /// The frames of `physics` that moved since the last call, stamped `stamp`.
-    pub fn moved(&mut self, physics: &Physics, stamp: SimTime) -> Vec<FrameTransform> {
-        let mut moved = Vec::new();
-        for f in physics.frames() {
-            if self.poses.get(&f.id) != Some(&f.pose) {
-                self.poses.insert(f.id, f.pose);
-                moved.push(FrameTransform {
-                    stamp,
-                    parent: WORLD_FRAME.to_string(),
-                    child: f.scoped_name.to_string(),
-                    pose: f.pose,
-                });
+    pub fn moved(&mut self, physics: &Physics, stamp: SimTime) -> Moved {
+        if self.revision != Some(physics.revision()) {
+            self.revision = Some(physics.revision());
+            let (ids, names): (Vec<EntityId>, Vec<Box<str>>) = physics
+                .frames()
+                .map(|f| (f.id, f.scoped_name.into()))
+                .unzip();
+            self.sent = vec![None; ids.len()];
+            self.ids = ids;
+            self.names = names.into();
+        }
+        let mut poses = Vec::new();
+        for (i, (id, sent)) in self.ids.iter().zip(&mut self.sent).enumerate() {
+            let Some(pose) = physics.kinematics_of(*id).map(|k| k.pose) else {
+                continue;
+            };
+            if *sent != Some(pose) {
+                *sent = Some(pose);
+                if poses.is_empty() {
+                    // One allocation for the step, none when nothing moved.
+                    poses.reserve(self.ids.len() - i);
+                }
+                poses.push((i, pose));
             }
         }
-        moved
+        Moved {
+            stamp,
+            names: self.names.clone(),
+            poses,
+        }
     }
 }
+
+/// The frames [`MovedFrames::moved`] gives for one step: poses in [`WORLD_FRAME`], each
+/// of a frame of the table it shares with the other steps of the same model revision.
+#[derive(Clone, Debug)]
+pub struct Moved {
+    stamp: SimTime,
+    names: Arc<[Box<str>]>,
+    poses: Vec<(usize, Pose)>,
+}
+
+impl Moved {
+    /// When the poses hold.
+    pub fn stamp(&self) -> SimTime {
+        self.stamp
+    }
+
+    /// How many frames moved.
+    pub fn len(&self) -> usize {
+        self.poses.len()
+    }
+
+    /// Whether no frame moved.
+    pub fn is_empty(&self) -> bool {
+        self.poses.is_empty()
+    }
+
+    /// Each frame that moved: its name and its pose in [`WORLD_FRAME`].
+    pub fn frames(&self) -> impl Iterator<Item = (&str, &Pose)> {
+        self.poses.iter().map(|(i, p)| (&*self.names[*i], p))
+    }
+
+    /// The same frames as [`FrameTransform`]s.
+    pub fn transforms(&self) -> Vec<FrameTransform> {
+        self.frames()
+            .map(|(child, pose)| FrameTransform {
+                stamp: self.stamp,
+                parent: WORLD_FRAME.to_string(),
+                child: child.to_string(),
+                pose: *pose,
+            })
+            .collect()
+    }
+
+    /// Encodes them as a `tf2_msgs/msg/TFMessage` (the bytes [`encode_tf`] writes for
+    /// [`Moved::transforms`]) at the end of `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) -> &'static RosType {
+        let frames = self
+            .frames()
+            .map(|(child, pose)| (self.stamp, WORLD_FRAME, child, pose));
+        encode_frames(self.len(), frames, out)
+    }
+}
+
+#[cfg(test)]
+#[path = "tf_tests.rs"]
+mod tests;

@@ -5,7 +5,7 @@ use super::control::{Control, FACTORY_FEATURES, FEATURES, Reply, result, scope, 
 use super::options::{ZenohError, ZenohOptions};
 use super::serve::{self, factory};
 use super::worker::{self, Event, Request, Shared, TF_QUEUE, TopicReport};
-use crate::ros::{FrameTransform, MovedFrames};
+use crate::ros::{Moved, MovedFrames};
 use crate::runner::Simulation;
 use crate::transport::Subscription;
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
@@ -50,7 +50,7 @@ pub struct Bridge {
     events: Sender<Event>,
     wake: Sender<()>,
     clocks: Sender<SimTime>,
-    frames: Sender<Vec<FrameTransform>>,
+    frames: Sender<Moved>,
     requests: Receiver<Request>,
     shared: Arc<Shared>,
     /// Counts the messages the bus queues for the Zenoh thread's subscriptions.
@@ -65,9 +65,8 @@ pub struct Bridge {
     next_clock: i64,
     /// The engine's model revision `/tf_static` was last sent for (None: send it).
     frames_at: Option<u64>,
-    /// The frames `/tf` has sent (while someone listens there), and the model revision
-    /// they are of.
-    tf: Option<(MovedFrames, u64)>,
+    /// The frames `/tf` has sent (while someone listens there).
+    tf: Option<MovedFrames>,
     paused: bool,
     /// Reset and paused (SetSimulationState(STOPPED)) and not stepped since.
     stopped: bool,
@@ -394,14 +393,7 @@ impl Bridge {
             self.tf = None;
             return;
         }
-        let physics = sim.physics();
-        let (sent, revision) = self
-            .tf
-            .get_or_insert_with(|| (MovedFrames::default(), physics.revision()));
-        if *revision != physics.revision() {
-            *revision = physics.revision();
-            sent.clear();
-        }
+        let sent = self.tf.get_or_insert_with(MovedFrames::default);
         if self.frames.is_full() {
             // The Zenoh thread is behind: this step's frames are not sent, and the next
             // message carries every frame.
@@ -409,7 +401,7 @@ impl Bridge {
             self.shared.tf_lost.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        let moved = sent.moved(physics, sim.time());
+        let moved = sent.moved(sim.physics(), sim.time());
         if !moved.is_empty() {
             match self.frames.try_send(moved) {
                 Ok(()) => self.pending += 1,

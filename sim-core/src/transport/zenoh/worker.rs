@@ -86,7 +86,7 @@ pub(super) struct Channels {
     pub clocks: Receiver<SimTime>,
     /// The model and link frames that moved in a step (`/tf`; sent only while someone
     /// listens there), at most [`TF_QUEUE`].
-    pub frames: Receiver<Vec<FrameTransform>>,
+    pub frames: Receiver<ros::Moved>,
     pub requests: Sender<Request>,
 }
 
@@ -307,7 +307,7 @@ impl Worker {
         while let Ok(frames) = self.ch.frames.try_recv() {
             if let Some(o) = self.tf.as_mut().filter(|o| o.matching) {
                 let mut b = Vec::with_capacity(o.size.max(64 + 96 * frames.len()));
-                ros::encode_tf(&frames, &mut b);
+                frames.encode(&mut b);
                 o.size = b.len();
                 o.put(b);
             }
