@@ -231,11 +231,7 @@ fn bad_configurations_are_refused_at_load() {
             ),
             1,
         );
-        let w = sim_core::sdf::parse_str(&t, None).unwrap();
-        match Simulation::new(w, registry_in(dir.path()), &Default::default()) {
-            Ok(_) => panic!("loaded"),
-            Err(e) => e.to_string(),
-        }
+        load_error(&t, dir.path())
     };
     let e = with("<battery_name>b</battery_name><capacity>1</capacity>");
     assert!(

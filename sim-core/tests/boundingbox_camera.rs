@@ -9,7 +9,6 @@ mod common;
 
 use common::images::world_with;
 use common::*;
-use sim_core::runner::{SimOptions, Simulation};
 use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, Pose, Quat, Vec3};
 
 const LIBS: &[&str] = &["simcore_plugin_boundingbox_camera"];
@@ -174,18 +173,7 @@ fn visible_boxes_span_the_projection_of_labelled_models() {
 /// The error of loading a world whose bounding box camera has `extra` inside `<camera>`.
 fn refusal(extra: &str) -> String {
     let dir = stage(LIBS);
-    let world = sim_core::sdf::parse_str(&world_with(&bbox_sensor("bb", extra), ""), None).unwrap();
-    match Simulation::new(
-        world,
-        registry_in(dir.path()),
-        &SimOptions {
-            seed: 0,
-            threads: 1,
-        },
-    ) {
-        Ok(_) => panic!("{extra} must be refused"),
-        Err(e) => e.to_string(),
-    }
+    load_error(&world_with(&bbox_sensor("bb", extra), ""), dir.path())
 }
 
 #[test]

@@ -10,7 +10,6 @@ mod common;
 
 use common::images::{image, info, render_with, rgb};
 use common::*;
-use sim_core::runner::{SimOptions, Simulation};
 use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, PointCloudPacked, Pose, Quat, Vec3};
 
 const LIBS: &[&str] = &[
@@ -529,18 +528,7 @@ fn formats_agree_and_unknown_ones_are_refused() {
             &sensor("cam", "camera", "<image><format>RGBA_INT8</format></image>"),
         ),
     );
-    let world = sim_core::sdf::parse_str(&bad, None).unwrap();
-    let e = match Simulation::new(
-        world,
-        registry_in(dir.path()),
-        &SimOptions {
-            seed: 0,
-            threads: 1,
-        },
-    ) {
-        Ok(_) => panic!("an unsupported format must be refused"),
-        Err(e) => e.to_string(),
-    };
+    let e = load_error(&bad, dir.path());
     assert!(
         e.contains("rig::head::cam")
             && e.contains("<camera><image><format>")

@@ -226,18 +226,7 @@ fn bad_configuration_is_refused() {
           <left_joint>nope</left_joint><right_joint>l</right_joint>
         </plugin></model>"#,
     );
-    let parsed = sim_core::sdf::parse_str(&world_text, None).unwrap();
-    let err = match Simulation::new(
-        parsed,
-        registry_in(dir.path()),
-        &sim_core::runner::SimOptions {
-            seed: 0,
-            threads: 1,
-        },
-    ) {
-        Ok(_) => panic!("loaded"),
-        Err(e) => e.to_string(),
-    };
+    let err = load_error(&world_text, dir.path());
     assert!(err.contains("no joint `nope`"), "{err}");
 }
 

@@ -160,13 +160,7 @@ fn a_hanging_weight_reads_m_g_in_each_frame() {
 #[test]
 fn force_torque_configuration_errors() {
     let dir = stage(LIBS);
-    let load = |sdf: String| -> String {
-        let parsed = sim_core::sdf::parse_str(&sdf, None).unwrap();
-        match Simulation::new(parsed, registry_in(dir.path()), &options()) {
-            Ok(_) => panic!("loaded"),
-            Err(e) => e.to_string(),
-        }
-    };
+    let load = |sdf: String| load_error(&sdf, dir.path());
     let e = load(world(&rig(&ft(
         "ft",
         "<force_torque><frame>world</frame></force_torque>",

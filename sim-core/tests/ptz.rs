@@ -180,13 +180,7 @@ fn zoom_changes_the_camera_info_intrinsics() {
 #[test]
 fn bad_configurations_are_refused_at_load() {
     let dir = stage(&["simcore_plugin_ptz", "simcore_fixture_testkit"]);
-    let load = |sdf: String| {
-        let w = sim_core::sdf::parse_str(&world(&sdf), None).unwrap();
-        match Simulation::new(w, registry_in(dir.path()), &Default::default()) {
-            Ok(_) => panic!("loaded"),
-            Err(e) => e.to_string(),
-        }
-    };
+    let load = |sdf: String| load_error(&world(&sdf), dir.path());
     let e = load(head().replace("<camera>tilt::cam</camera>", "<camera>tilt::none</camera>"));
     assert!(e.contains("<camera> `tilt::none`: no such sensor"), "{e}");
     let e = load(head().replace(

@@ -8,7 +8,6 @@ mod common;
 
 use common::images::{image, info, render_with, rgb, world_with};
 use common::*;
-use sim_core::runner::{SimOptions, Simulation};
 use sim_plugin_api::{Payload, Vec3};
 use std::f64::consts::PI;
 
@@ -192,19 +191,10 @@ fn a_custom_function_equal_to_the_stereographic_one_gives_its_image() {
 
 fn refusal(camera: &str) -> String {
     let dir = stage(LIBS);
-    let sdf = world_with(&sensor("w", "wideanglecamera", camera), "");
-    let world = sim_core::sdf::parse_str(&sdf, None).unwrap();
-    match Simulation::new(
-        world,
-        registry_in(dir.path()),
-        &SimOptions {
-            seed: 0,
-            threads: 1,
-        },
-    ) {
-        Ok(_) => panic!("{camera} must be refused"),
-        Err(e) => e.to_string(),
-    }
+    load_error(
+        &world_with(&sensor("w", "wideanglecamera", camera), ""),
+        dir.path(),
+    )
 }
 
 #[test]

@@ -271,6 +271,17 @@ pub fn sim_from(sdf: &str, dir: &Path, seed: u64, threads: usize) -> Simulation 
         .unwrap_or_else(|e| panic!("simulation does not load: {e}"))
 }
 
+/// The error of building a simulation from inline SDF (which must read) with the libraries
+/// in `dir`; panics if it loads.
+pub fn load_error(sdf: &str, dir: &Path) -> String {
+    let world =
+        sim_core::sdf::parse_str(sdf, None).unwrap_or_else(|e| panic!("{}", e.render(None)));
+    match Simulation::new(world, registry_in(dir), &SimOptions::default()) {
+        Ok(_) => panic!("the world loads, where it must be refused:\n{sdf}"),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// A world named `test` with a ground plane and the given models.
 pub fn world(models: &str) -> String {
     format!(
