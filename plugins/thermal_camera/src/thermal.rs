@@ -15,12 +15,12 @@
 
 use crate::params::ThermalParams;
 use sim_plugin_api::{
-    DEFAULT_AMBIENT_TEMPERATURE, VISUAL_TEMPERATURES_EXTENSION,
-    abi_stable::std_types::{RBox, RVec},
+    DEFAULT_AMBIENT_TEMPERATURE, VISUAL_TEMPERATURES_EXTENSION, abi_stable::std_types::RVec,
     prelude::*,
 };
 use simcore_plugin_camera_common::{
-    CameraCore, CameraPlugin, RayStart, camera_sensor, image::FrameSaver,
+    CameraCore, CameraPlugin, RayStart, camera_sensor,
+    image::{FrameSaver, publish_frame},
 };
 use std::collections::HashMap;
 
@@ -176,17 +176,14 @@ impl CameraPlugin for ThermalCameraSensor {
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
         let image = self.render(world)?;
-        if let Some(saver) = &mut self.saver {
-            saver.save(&image).map_err(|e| {
-                PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
-            })?;
-        }
-        out.publish("", Payload::Image(RBox::new(image)));
-        out.publish(
+        publish_frame(
+            out,
+            image,
+            self.core.camera_info(),
             &self.info_topic,
-            Payload::CameraInfo(RBox::new(self.core.camera_info())),
-        );
-        Ok(())
+            self.saver.as_mut(),
+            &self.core.scoped_name,
+        )
     }
 
     fn forget(&mut self) {
