@@ -102,6 +102,111 @@ fn a_panicking_sensor_is_disabled_and_the_run_goes_on() {
     assert_eq!(f[0].time.nanos, 30_000_000);
 }
 
+/// The last `Int64` of each of `subs`.
+fn last_ints(subs: &[&sim_core::transport::Subscription]) -> Vec<Vec<i64>> {
+    subs.iter()
+        .map(|s| {
+            s.drain()
+                .iter()
+                .map(|e| match e.message.payload.as_enum() {
+                    Ok(Payload::Int64(v)) => *v,
+                    other => panic!("not an Int64: {other:?}"),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A plugin's chunks (`simcore.sensor_threads.v1`) run each exactly once, on the calling
+/// thread and the pool's workers together: for one sensor due (updated on the simulation
+/// thread) and for two due at once (each on a worker); on one thread, in order there.
+#[test]
+fn a_sensor_runs_its_chunks_on_the_sensor_threads() {
+    let dir = stage(&["simcore_fixture_testkit"]);
+    let chunks = |name: &str| {
+        format!(
+            r#"<sensor name="{name}" type="fixture_chunks"><update_rate>100</update_rate></sensor>"#
+        )
+    };
+    let topic =
+        |name: &str| format!("/world/test/model/box/link/body/sensor/{name}/fixture_chunks");
+    for (threads, sensors) in [(2, vec!["a"]), (2, vec!["a", "b"]), (1, vec!["a"])] {
+        let body: String = sensors.iter().map(|s| chunks(s)).collect();
+        let mut sim = sim_from(
+            &world(&box_model("box", 0.1, &body)),
+            dir.path(),
+            0,
+            threads,
+        );
+        let subs: Vec<_> = sensors
+            .iter()
+            .flat_map(|s| {
+                let t = topic(s);
+                [t.clone(), format!("{t}/threads"), format!("{t}/ran_on")]
+            })
+            .map(|t| sim.bus_mut().subscribe(&t, 100))
+            .collect();
+        for _ in 0..100 {
+            sim.step();
+        }
+        assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+        let got = last_ints(&subs.iter().collect::<Vec<_>>());
+        for s in got.chunks(3) {
+            let (sums, offered, ran_on) = (&s[0], &s[1], &s[2]);
+            assert_eq!(sums.len(), 10, "10 updates in 0.1 s at 100 Hz");
+            assert!(sums.iter().all(|&v| v == 2080), "each chunk once: {sums:?}");
+            assert!(offered.iter().all(|&t| t == threads as i64), "{offered:?}");
+            let most = ran_on.iter().copied().max().unwrap();
+            if threads == 1 {
+                assert_eq!(most, 1, "one thread runs them all");
+            } else {
+                assert!((1..=2).contains(&most), "{ran_on:?}");
+            }
+        }
+        if threads == 2 && sensors.len() == 1 {
+            // The simulation thread and a worker: with 64 chunks of 0.2 ms each, the worker
+            // wakes and takes some in at least one of the ten updates.
+            let ran_on = &got[2];
+            assert!(ran_on.contains(&2), "both threads ran chunks: {ran_on:?}");
+        }
+    }
+}
+
+/// A panic inside a chunk disables the sensor (reported with its message) once every chunk
+/// ran; the simulation and the other sensors go on.
+#[test]
+fn a_sensor_panicking_in_a_chunk_is_disabled_and_the_run_goes_on() {
+    let dir = stage(&["simcore_fixture_testkit", "simcore_plugin_imu"]);
+    let sensors = format!(
+        "{}{}",
+        r#"<sensor name="bad" type="fixture_chunks"><update_rate>100</update_rate><panic_chunk>5</panic_chunk></sensor>"#,
+        imu("s", 100.0, "")
+    );
+    for threads in [1, 2] {
+        let mut sim = sim_from(
+            &world(&box_model("box", 0.1, &sensors)),
+            dir.path(),
+            0,
+            threads,
+        );
+        let good = sim
+            .bus_mut()
+            .subscribe("/world/test/model/box/link/body/sensor/s/imu", 1000);
+        for _ in 0..200 {
+            sim.step();
+        }
+        assert_eq!(good.drain().len(), 19, "the other sensor keeps publishing");
+        let f = sim.failures();
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].subject.contains("box::body::bad"), "{}", f[0].subject);
+        assert!(
+            f[0].error.contains("fixture panic in chunk 5"),
+            "{}",
+            f[0].error
+        );
+    }
+}
+
 #[test]
 fn a_system_plugin_panicking_in_pre_step_is_disabled_reported_and_the_world_goes_on() {
     let dir = stage(&["simcore_fixture_testkit", "simcore_plugin_imu"]);

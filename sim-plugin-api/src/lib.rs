@@ -44,7 +44,7 @@
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
-//! sim-plugin-api = "1.4"
+//! sim-plugin-api = "1.5"
 //! ```
 //!
 //! Until the crate is published, take it from the simcore repository instead:
@@ -214,6 +214,8 @@ pub mod runtime_joints;
 #[allow(unsafe_code)]
 pub mod scene;
 pub mod sdf;
+#[allow(unsafe_code)]
+pub mod sensor_threads;
 pub mod testing;
 #[allow(unsafe_code)]
 mod types;
@@ -275,6 +277,10 @@ pub use runtime_joints::{
 #[doc(hidden)]
 pub use scene::SceneView_TO;
 pub use scene::{Light, LightKind, NO_LABEL, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView};
+pub use sensor_threads::{
+    ChunkTask, ChunkTaskRef, SENSOR_THREADS_EXTENSION, SensorThreads, SensorThreadsRef,
+};
+pub use sensor_threads::{ChunkTask_TO, SensorThreads_TO};
 pub use types::*;
 #[doc(hidden)]
 pub use visibility::VisibilityRays_TO;

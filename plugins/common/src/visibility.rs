@@ -44,13 +44,21 @@ impl MaskedCast {
         options: &RayCastOptions,
         hits: &mut [RayHit],
     ) -> u32 {
-        let mask = if self.unmasked {
-            ALL_VISIBLE
-        } else {
-            self.mask
-        };
-        if let Some(n) = world.cast_rays_seen_by(rays, options, mask, hits) {
-            return n;
+        let mask = self.resolve(world);
+        world
+            .cast_rays_seen_by(rays, options, mask, hits)
+            .unwrap_or(0)
+    }
+
+    /// The mask casts in `world` use: this one where the engine can mask, else (warning the
+    /// first time) [`ALL_VISIBLE`]. [`WorldRef::cast_rays_seen_by`] casts with it, from any
+    /// thread.
+    pub fn resolve(&mut self, world: &WorldRef<'_>) -> u32 {
+        if self.unmasked || self.mask == ALL_VISIBLE {
+            return ALL_VISIBLE;
+        }
+        if world.visibility_rays().is_some() {
+            return self.mask;
         }
         self.unmasked = true;
         let who = if self.sensor.is_empty() {
@@ -65,9 +73,7 @@ impl MaskedCast {
                  seen"
             ),
         );
-        world
-            .cast_rays_seen_by(rays, options, ALL_VISIBLE, hits)
-            .unwrap_or(0)
+        ALL_VISIBLE
     }
 }
 

@@ -103,26 +103,61 @@ pub fn ray_directions(config: &LidarConfig) -> Vec<Vec3> {
 /// The point cloud's bytes ([`POINT_STEP`] per point, see [`point_fields`]) of the rays of
 /// unit sensor-frame `directions` at `ranges` with `intensities`, `row` rays per ring.
 pub fn pack_points(ranges: &[f64], intensities: &[f64], directions: &[Vec3], row: u32) -> Vec<u8> {
+    let mut data = vec![0; ranges.len() * POINT_STEP as usize];
+    pack_points_into(&mut data, 0, ranges, intensities, directions, row);
+    data
+}
+
+/// [`pack_points`] of the rays from index `first` on, into `out` ([`POINT_STEP`] bytes per
+/// ray of `ranges`; the ring of ray `k` is `(first + k) / row`).
+pub fn pack_points_into(
+    out: &mut [u8],
+    first: usize,
+    ranges: &[f64],
+    intensities: &[f64],
+    directions: &[Vec3],
+    row: u32,
+) {
     let row = row.max(1) as usize;
-    let mut data = Vec::with_capacity(ranges.len() * POINT_STEP as usize);
-    for (ring, ((ranges, intensities), dirs)) in ranges
-        .chunks(row)
-        .zip(intensities.chunks(row))
-        .zip(directions.chunks(row))
+    let points = out.chunks_exact_mut(POINT_STEP as usize);
+    for (k, (((p, &r), &i), d)) in points
+        .zip(ranges)
+        .zip(intensities)
+        .zip(directions)
         .enumerate()
     {
-        let [r0, r1] = (ring as u16).to_le_bytes();
-        for ((&r, &i), d) in ranges.iter().zip(intensities).zip(dirs) {
-            let [x0, x1, x2, x3] = ((r * d.x) as f32).to_le_bytes();
-            let [y0, y1, y2, y3] = ((r * d.y) as f32).to_le_bytes();
-            let [z0, z1, z2, z3] = ((r * d.z) as f32).to_le_bytes();
-            let [i0, i1, i2, i3] = (i as f32).to_le_bytes();
-            data.extend_from_slice(&[
-                x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3, i0, i1, i2, i3, r0, r1,
-            ]);
-        }
+        let ring = ((first + k) / row) as u16;
+        p[0..4].copy_from_slice(&((r * d.x) as f32).to_le_bytes());
+        p[4..8].copy_from_slice(&((r * d.y) as f32).to_le_bytes());
+        p[8..12].copy_from_slice(&((r * d.z) as f32).to_le_bytes());
+        p[12..16].copy_from_slice(&(i as f32).to_le_bytes());
+        p[16..18].copy_from_slice(&ring.to_le_bytes());
     }
-    data
+}
+
+/// Rays per chunk of a scan run on the sensor threads.
+const CHUNK_RAYS: usize = 1024;
+
+/// The intensity of each of `hits`: the `laser_retro` of the entity hit (0 for a miss or an
+/// entity `retro` has not looked up). Returns whether every entity hit was looked up.
+fn fill_intensities(hits: &[RayHit], retro: &EntitySurfaces<f64>, out: &mut [f64]) -> bool {
+    let mut known = true;
+    let mut last = (EntityId::NONE, 0.0);
+    for (i, hit) in out.iter_mut().zip(hits) {
+        *i = if hit.entity.is_none() {
+            0.0
+        } else if hit.entity == last.0 {
+            last.1
+        } else {
+            let v = retro.get(hit.entity).unwrap_or_else(|| {
+                known = false;
+                0.0
+            });
+            last = (hit.entity, v);
+            v
+        };
+    }
+    known
 }
 
 /// A lidar sensor (SDF `<sensor type="lidar">`, `gpu_lidar`, `ray` or `gpu_ray`).
@@ -242,61 +277,112 @@ impl LidarSensor {
     /// One scan from a sensor at world pose `pose`: casts the rays and returns the scan and
     /// the point cloud. `dt` (s) is the time since the previous scan (it drives the dynamic
     /// bias of the noise, which moves once per scan).
+    ///
+    /// The scan runs in chunks of rays on the engine's sensor threads
+    /// ([`WorldRef::for_each_chunk`]): each chunk turns its directions into the world, casts
+    /// them and writes its ranges, intensities and points. Noise, whose state runs through the
+    /// ranges in order, is applied between two such passes on this thread. Every output of a
+    /// ray depends on that ray alone, so the scan is the same at every thread count.
     pub fn scan(
         &mut self,
         world: &WorldRef<'_>,
         pose: Pose,
         dt: f64,
     ) -> (LaserScan, PointCloudPacked) {
-        let origin = pose.position;
-        let start = self.config.range_min;
-        // The sensor-frame directions turned by the pose's matrix, computed once per scan.
-        let rotation = Rotation::new(pose.orientation);
-        for (ray, d) in self.rays.iter_mut().zip(&self.directions) {
-            let direction = rotation.apply(*d);
-            *ray = Ray {
-                origin: origin + direction.scale(start),
-                direction,
-            };
-        }
-        let options = self.options.without_normals_in(world);
-        self.visibility
-            .cast(world, &self.rays, &options, &mut self.hits);
-        self.retro.fill(&self.hits, world);
-
         let c = &self.config;
         let (h, v) = (c.horizontal, c.vertical);
-        let n = self.hits.len();
-        // Each output in a loop of its own over the hits, into buffers sized once: the
-        // ranges (the noise's state runs through them in order), the intensities, the cloud.
-        let mut dt = dt;
-        let (min, max, resolution) = (c.range_min, c.range_max, c.range_resolution);
-        let mut ranges = Vec::with_capacity(n);
-        ranges.extend(self.hits.iter().map(|hit| {
-            // Distances count from the sensor origin.
-            let mut r = raw_range(hit.distance + start, min);
-            if r.is_finite() {
-                r = self.noise.apply(r, dt);
-                dt = 0.0;
-            }
-            finish_range(r, min, max, resolution)
-        }));
-        let mut last = (EntityId::NONE, 0.0);
+        let n = self.directions.len();
+        let origin = pose.position;
+        let (start, min, max, resolution) =
+            (c.range_min, c.range_min, c.range_max, c.range_resolution);
+        // The sensor-frame directions turned by the pose's matrix, computed once per scan.
+        let rotation = Rotation::new(pose.orientation);
+        let options = self.options.without_normals_in(world);
+        let mask = self.visibility.resolve(world);
+        let noisy = self.noise.is_active();
+        let chunk = match world.sensor_threads().map_or(1, |t| t.threads()) {
+            1 => n.max(1),
+            _ => CHUNK_RAYS,
+        };
+        let mut ranges = vec![0.0; n];
+        let mut intensities = vec![0.0; n];
+        let mut data = vec![0u8; n * POINT_STEP as usize];
+        let mut flags = vec![(true, true); n.div_ceil(chunk)];
         let retro = &self.retro;
-        let mut intensities = Vec::with_capacity(n);
-        intensities.extend(self.hits.iter().map(|hit| {
-            if hit.entity.is_none() {
-                0.0
-            } else if hit.entity == last.0 {
-                last.1
-            } else {
-                let i = retro.get(hit.entity).unwrap_or(0.0);
-                last = (hit.entity, i);
-                i
+        let directions = &self.directions;
+        let step = POINT_STEP as usize;
+        let chunks: Vec<_> = self
+            .rays
+            .chunks_mut(chunk)
+            .zip(self.hits.chunks_mut(chunk))
+            .zip(ranges.chunks_mut(chunk))
+            .zip(intensities.chunks_mut(chunk))
+            .zip(data.chunks_mut(chunk * step))
+            .zip(flags.iter_mut())
+            .enumerate()
+            .collect();
+        world.for_each_chunk(
+            chunks,
+            |(k, (((((rays, hits), ranges), intensities), data), flags))| {
+                let first = k * chunk;
+                let dirs = &directions[first..first + rays.len()];
+                for (ray, d) in rays.iter_mut().zip(dirs) {
+                    let direction = rotation.apply(*d);
+                    *ray = Ray {
+                        origin: origin + direction.scale(start),
+                        direction,
+                    };
+                }
+                world.cast_rays_seen_by(rays, &options, mask, hits);
+                // Distances count from the sensor origin.
+                for (r, hit) in ranges.iter_mut().zip(hits.iter()) {
+                    *r = raw_range(hit.distance + start, min);
+                    if !noisy {
+                        *r = finish_range(*r, min, max, resolution);
+                    }
+                }
+                flags.0 = fill_intensities(hits, retro, intensities);
+                if !noisy {
+                    flags.1 = ranges.iter().all(|r| r.is_finite());
+                    pack_points_into(data, first, ranges, intensities, dirs, h.samples);
+                }
+            },
+        );
+        if flags.iter().any(|f| !f.0) {
+            // Entities not seen before: looked up in one call, then every intensity again.
+            self.retro.fill(&self.hits, world);
+            fill_intensities(&self.hits, &self.retro, &mut intensities);
+            if !noisy {
+                pack_points(&ranges, &intensities, &self.directions, h.samples)
+                    .into_iter()
+                    .zip(data.iter_mut())
+                    .for_each(|(b, d)| *d = b);
             }
-        }));
-        let dense = ranges.iter().all(|r: &f64| r.is_finite());
-        let data = pack_points(&ranges, &intensities, &self.directions, h.samples);
+        }
+        let dense = if noisy {
+            let mut dt = dt;
+            for r in &mut ranges {
+                if r.is_finite() {
+                    *r = self.noise.apply(*r, dt);
+                    dt = 0.0;
+                }
+                *r = finish_range(*r, min, max, resolution);
+            }
+            let chunks: Vec<_> = ranges
+                .chunks(chunk)
+                .zip(intensities.chunks(chunk))
+                .zip(data.chunks_mut(chunk * step))
+                .enumerate()
+                .collect();
+            world.for_each_chunk(chunks, |(k, ((ranges, intensities), data))| {
+                let first = k * chunk;
+                let dirs = &directions[first..first + ranges.len()];
+                pack_points_into(data, first, ranges, intensities, dirs, h.samples);
+            });
+            ranges.iter().all(|r| r.is_finite())
+        } else {
+            flags.iter().all(|f| f.1)
+        };
         let (ranges, intensities, data) = (
             RVec::from(ranges),
             RVec::from(intensities),

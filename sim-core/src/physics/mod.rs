@@ -16,7 +16,7 @@
 //! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `ray_packet` (rays cast
 //! together), `ray_shape` (shapes prepared for a packet's rays), `runtime_joints` (fixed joints made and removed
 //! while the world runs), `temperatures` (the Thermal temperatures of visuals), `view`
-//! (what plugins see) and `listing` (the models, links and visuals, for recorders).
+//! (what plugins see), `workers` (the sensor threads plugins share their work with) and `listing` (the models, links and visuals, for recorders).
 
 mod build;
 mod commands;
@@ -37,6 +37,7 @@ mod temperatures;
 #[cfg(test)]
 mod tests;
 mod view;
+mod workers;
 
 pub use build::BuildError;
 pub use commands::{
@@ -47,6 +48,7 @@ use entities::Entities;
 pub use listing::{FrameEntry, VisualEntry};
 pub(crate) use view::aabb_grow;
 pub use view::{DEFAULT_DIFFUSE, PhysicsView};
+pub use workers::Workers;
 
 use rapier3d::prelude::*;
 use sim_plugin_api::{

@@ -3,15 +3,15 @@
 
 use super::convert::*;
 use super::ray_packet::{PACKET, Packet};
+use super::workers::{self, Workers};
 use super::{GROUP_COLLISION, GROUP_QUERY, GROUP_VISUAL, Physics};
 use rapier3d::prelude::*;
-use rayon::prelude::*;
 use sim_plugin_api::{
     ALL_VISIBLE, EntityId, Ray as ApiRay, RayCastOptions, RayHit, RayTarget, Vec3,
 };
 
 /// Below this many rays a batch is cast on the calling thread; above, it is split over the
-/// simulation's worker pool when the caller runs on it.
+/// sensor threads (see `workers`).
 const PARALLEL_RAY_THRESHOLD: usize = 512;
 
 impl Physics {
@@ -67,7 +67,7 @@ impl Physics {
         options: &RayCastOptions,
         mask: u32,
         hits: &mut [RayHit],
-        pool: Option<&rayon::ThreadPool>,
+        workers: &Workers<'_>,
     ) -> u32 {
         let visual = options.target.geometry() == RayTarget::VISUAL;
         let target = if visual {
@@ -79,12 +79,14 @@ impl Physics {
         let mut exclude = options.exclude_model;
         let entities = &self.entities;
         // A model without geometry of the target kind (a camera on a bare link) excludes
-        // nothing: skip the per-candidate test. One pass over the colliders per batch is far
-        // cheaper than testing every candidate of every ray.
+        // nothing: skip the per-candidate test. One pass over the colliders, once per model
+        // until they change, is far cheaper than testing every candidate of every ray.
         if !exclude.is_none()
-            && !self.pw.colliders.iter().any(|(_, c)| {
-                c.collision_groups().memberships == target
-                    && entities.is_within(unpack_model(c.user_data), exclude)
+            && !self.rays.excludes(target, exclude, || {
+                self.pw.colliders.iter().any(|(_, c)| {
+                    c.collision_groups().memberships == target
+                        && entities.is_within(unpack_model(c.user_data), exclude)
+                })
             })
         {
             exclude = EntityId::NONE;
@@ -157,48 +159,26 @@ impl Physics {
         });
         let len = rays.len().min(hits.len());
         let (rays, hits) = (&rays[..len], &mut hits[..len]);
-        // Split the batch only when the simulation runs its sensors with a worker pool
-        // (`--threads` > 1): on a worker, across the pool; on the simulation thread given
-        // the idle pool, by this thread and the workers together, each taking the next chunk
-        // until none is left (this thread starts at once, the workers as they wake).
-        if len < PARALLEL_RAY_THRESHOLD {
-            cast_chunk(&mut Packet::default(), rays, hits)
-        } else if rayon::current_thread_index().is_some() {
-            rays.par_chunks(RAY_CHUNK)
-                .zip(hits.par_chunks_mut(RAY_CHUNK))
-                .map_init(Packet::default, |p, (r, h)| cast_chunk(p, r, h))
-                .sum()
-        } else if let Some(pool) = pool.filter(|p| p.current_num_threads() > 1) {
-            let chunks: Vec<ChunkSlot<'_>> = rays
-                .chunks(RAY_CHUNK)
-                .zip(hits.chunks_mut(RAY_CHUNK))
-                .map(|c| std::sync::Mutex::new(Some(c)))
-                .collect();
-            let next = std::sync::atomic::AtomicUsize::new(0);
-            let found = std::sync::atomic::AtomicU32::new(0);
-            let work = || {
-                let mut n = 0;
-                let mut packet = Packet::default();
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(chunk) = chunks.get(i) else { break };
-                    let taken = chunk.lock().unwrap_or_else(|e| e.into_inner()).take();
-                    if let Some((r, h)) = taken {
-                        n += cast_chunk(&mut packet, r, h);
-                    }
-                }
-                found.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-            };
-            pool.in_place_scope(|scope| {
-                for _ in 1..pool.current_num_threads() {
-                    scope.spawn(|_| work());
-                }
-                work();
-            });
-            found.into_inner()
-        } else {
-            cast_chunk(&mut Packet::default(), rays, hits)
+        // A small batch, or one cast from inside a plugin's chunk (the chunks already share
+        // the threads out), is cast on this thread; a large one is split in chunks over the
+        // sensor threads (see `workers`).
+        if len < PARALLEL_RAY_THRESHOLD || workers::in_chunk() {
+            return cast_chunk(&mut Packet::default(), rays, hits);
         }
+        let chunks: Vec<ChunkSlot<'_>> = rays
+            .chunks(RAY_CHUNK)
+            .zip(hits.chunks_mut(RAY_CHUNK))
+            .map(|c| std::sync::Mutex::new(Some(c)))
+            .collect();
+        let found = std::sync::atomic::AtomicU32::new(0);
+        workers.share(chunks.len(), Packet::default, |packet, i| {
+            let taken = chunks[i].lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some((r, h)) = taken {
+                let n = cast_chunk(packet, r, h);
+                found.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        found.into_inner()
     }
 }
 

@@ -86,6 +86,9 @@ pub(super) struct RayIndex {
     fixed: [OnceLock<RayTree>; 2],
     /// Per kind: the colliders of other bodies.
     moving: [OnceLock<RayTree>; 2],
+    /// Per kind: the models a cast has excluded, each with whether it (or a model nested in
+    /// it) has a collider of that kind.
+    excluded: [std::sync::Mutex<Vec<(sim_plugin_api::EntityId, bool)>>; 2],
 }
 
 /// The index of a kind of geometry in [`RayIndex`]'s arrays.
@@ -111,6 +114,25 @@ impl RayIndex {
             self.fixed[k].get_or_init(|| RayTree::build(colliders, bodies, target, true)),
             self.moving[k].get_or_init(|| RayTree::build(colliders, bodies, target, false)),
         ]
+    }
+
+    /// Whether excluding `model` from a cast of `target` geometry can leave out a collider:
+    /// `has(model)`, asked once per model and kind until the colliders change.
+    pub fn excludes(
+        &self,
+        target: Group,
+        model: sim_plugin_api::EntityId,
+        has: impl FnOnce() -> bool,
+    ) -> bool {
+        let mut known = self.excluded[kind(target)]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(&(_, h)) = known.iter().find(|(m, _)| *m == model) {
+            return h;
+        }
+        let h = has();
+        known.push((model, h));
+        h
     }
 
     /// Forgets every tree: colliders were added, removed or moved by other than a step.

@@ -4,17 +4,19 @@
 use super::convert::*;
 use super::entities::EntityData;
 use super::query::unpack_model;
+use super::workers::Workers;
 use super::{GROUP_COLLISION, GROUP_QUERY, Physics};
 use rapier3d::prelude::*;
 use sim_plugin_api::{
     ALL_VISIBLE, Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState,
     LinkEntry, LogLevel, MECHANICS_EXTENSION, MODEL_LINKS_EXTENSION, MODEL_PLUGINS_EXTENSION,
     Mechanics_TO, MechanicsRef, ModelInfo, ModelLinks, ModelLinks_TO, ModelLinksRef, NO_LABEL,
-    Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView,
-    SceneView_TO, SharedStr, SimTime, SphericalCoordinates, SurfaceInfo, VISIBILITY_RAYS_EXTENSION,
-    VISUAL_BOXES_EXTENSION, VISUAL_TEMPERATURES_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO,
-    VisibilityRaysRef, VisualBox, VisualBoxes, VisualBoxes_TO, VisualBoxesRef,
-    VisualTemperatures_TO, VisualTemperaturesRef, WorldView,
+    Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION, SENSOR_THREADS_EXTENSION, SceneInfo,
+    SceneRef, SceneView, SceneView_TO, SensorThreads_TO, SensorThreadsRef, SharedStr, SimTime,
+    SphericalCoordinates, SurfaceInfo, VISIBILITY_RAYS_EXTENSION, VISUAL_BOXES_EXTENSION,
+    VISUAL_TEMPERATURES_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef,
+    VisualBox, VisualBoxes, VisualBoxes_TO, VisualBoxesRef, VisualTemperatures_TO,
+    VisualTemperaturesRef, WorldView,
     abi_stable::{
         RRef,
         sabi_trait::TD_Opaque,
@@ -41,7 +43,11 @@ impl Physics {
         PhysicsView {
             physics: self,
             caller,
-            pool: None,
+            workers: &super::workers::NO_POOL,
+            threads: std::mem::ManuallyDrop::new(SensorThreads_TO::from_ptr(
+                RRef::new(&super::workers::NO_POOL),
+                TD_Opaque,
+            )),
             scene: std::mem::ManuallyDrop::new(SceneView_TO::from_ptr(RRef::new(self), TD_Opaque)),
             visibility: std::mem::ManuallyDrop::new(VisibilityRays_TO::from_ptr(
                 RRef::new(self),
@@ -63,15 +69,19 @@ impl Physics {
         }
     }
 
-    /// [`Physics::view_shared`] for a plugin called on the simulation thread while `pool`
-    /// is idle: a large ray batch is cast by this thread and the pool's workers together.
+    /// [`Physics::view_shared`] for a plugin that shares its work with `workers`: a large
+    /// ray batch, and the chunks of the sensor threads extension, run on them.
     pub fn view_on<'a>(
         &'a self,
         caller: &'a sim_plugin_api::SharedStr,
-        pool: Option<&'a rayon::ThreadPool>,
+        workers: &'a Workers<'a>,
     ) -> PhysicsView<'a> {
         PhysicsView {
-            pool,
+            workers,
+            threads: std::mem::ManuallyDrop::new(SensorThreads_TO::from_ptr(
+                RRef::new(workers),
+                TD_Opaque,
+            )),
             ..self.view_shared(caller)
         }
     }
@@ -225,9 +235,11 @@ pub(super) fn collider_aabb(c: &Collider) -> Aabb {
 pub struct PhysicsView<'a> {
     physics: &'a Physics,
     caller: Caller<'a>,
-    /// The worker pool a large ray batch cast from outside it is shared with (see
+    /// The threads a large ray batch and the plugin's chunks run on (see
     /// [`Physics::view_on`]).
-    pool: Option<&'a rayon::ThreadPool>,
+    workers: &'a Workers<'a>,
+    /// The `simcore.sensor_threads.v1` extension object, of `workers`.
+    threads: std::mem::ManuallyDrop<SensorThreadsRef<'a>>,
     /// The `simcore.scene.v1` extension object handed out by [`WorldView::extension`]. It
     /// only borrows the physics (an `RRef`), so it owns nothing to drop; `ManuallyDrop` keeps
     /// the view free of drop glue, so that it stops borrowing its caller's name at last use.
@@ -287,7 +299,13 @@ impl VisibilityRays for Physics {
         mask: u32,
         mut hits: RSliceMut<'_, RayHit>,
     ) -> u32 {
-        self.cast(rays.as_slice(), options, mask, hits.as_mut_slice(), None)
+        self.cast(
+            rays.as_slice(),
+            options,
+            mask,
+            hits.as_mut_slice(),
+            &super::workers::NO_POOL,
+        )
     }
 }
 
@@ -507,7 +525,7 @@ impl WorldView for PhysicsView<'_> {
             options,
             ALL_VISIBLE,
             hits.as_mut_slice(),
-            self.pool,
+            self.workers,
         )
     }
     fn log(&self, level: LogLevel, message: RStr<'_>) {
@@ -530,6 +548,7 @@ impl WorldView for PhysicsView<'_> {
             VISUAL_BOXES_EXTENSION => ROption::RSome(Extension::new(&*self.boxes)),
             MECHANICS_EXTENSION => ROption::RSome(Extension::new(&*self.mechanics)),
             VISUAL_TEMPERATURES_EXTENSION => ROption::RSome(Extension::new(&*self.temperatures)),
+            SENSOR_THREADS_EXTENSION => ROption::RSome(Extension::new(&*self.threads)),
             _ => ROption::RNone,
         }
     }

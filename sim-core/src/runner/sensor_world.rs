@@ -17,7 +17,8 @@ impl SensorWorld for Physics {
         pool: Option<&rayon::ThreadPool>,
         f: impl FnOnce(WorldRef<'_>) -> R,
     ) -> R {
-        let view = self.view_on(sensor, pool);
+        let workers = crate::physics::Workers::new(pool);
+        let view = self.view_on(sensor, &workers);
         f(WorldView_TO::from_ptr(&view, TD_Opaque))
     }
 }
