@@ -50,15 +50,49 @@ impl<'a> Extension<'a> {
 
     /// The object as a `T`, if `T` (as the caller was compiled) is layout-compatible with
     /// what the provider built. `None` when the versions do not fit.
+    ///
+    /// The check walks both layouts (about a million instructions for a trait object), so a
+    /// pair of layouts found compatible is remembered: later lookups of the same extension,
+    /// once per frame or scan, cost a comparison.
     pub fn get<T: StableAbi>(self) -> Option<&'a T> {
-        check_layout_compatibility(T::LAYOUT, self.layout)
-            .into_result()
-            .ok()?;
-        // SAFETY: abi_stable's layout check above guarantees that a `T` as the caller sees it
+        let pair = (
+            std::ptr::from_ref(T::LAYOUT) as usize,
+            std::ptr::from_ref(self.layout) as usize,
+        );
+        if !checked(pair) {
+            check_layout_compatibility(T::LAYOUT, self.layout)
+                .into_result()
+                .ok()?;
+            remember(pair);
+        }
+        // SAFETY: abi_stable's layout check above (or an earlier one of the same two
+        // `'static` layouts) guarantees that a `T` as the caller sees it
         // is a valid prefix-compatible view of the object the provider wrapped in `new`.
         #[allow(unsafe_code)]
         let object = unsafe { self.object.transmute_into_ref::<T>() };
         Some(object)
+    }
+}
+
+/// The most layout pairs remembered as compatible (a plugin asks for a few extensions).
+const REMEMBERED: usize = 64;
+
+/// Layout pairs (the asker's, the provider's; both `'static`) found compatible.
+static COMPATIBLE: std::sync::RwLock<Vec<(usize, usize)>> = std::sync::RwLock::new(Vec::new());
+
+/// Whether `pair` was found compatible before.
+fn checked(pair: (usize, usize)) -> bool {
+    COMPATIBLE
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&pair)
+}
+
+/// Remembers that `pair` is compatible (while fewer than [`REMEMBERED`] are).
+fn remember(pair: (usize, usize)) {
+    let mut known = COMPATIBLE.write().unwrap_or_else(|e| e.into_inner());
+    if known.len() < REMEMBERED && !known.contains(&pair) {
+        known.push(pair);
     }
 }
 
