@@ -126,12 +126,14 @@ pub fn pack_points_into(
         .zip(directions)
         .enumerate()
     {
-        let ring = ((first + k) / row) as u16;
-        p[0..4].copy_from_slice(&((r * d.x) as f32).to_le_bytes());
-        p[4..8].copy_from_slice(&((r * d.y) as f32).to_le_bytes());
-        p[8..12].copy_from_slice(&((r * d.z) as f32).to_le_bytes());
-        p[12..16].copy_from_slice(&(i as f32).to_le_bytes());
-        p[16..18].copy_from_slice(&ring.to_le_bytes());
+        let [r0, r1] = (((first + k) / row) as u16).to_le_bytes();
+        let [x0, x1, x2, x3] = ((r * d.x) as f32).to_le_bytes();
+        let [y0, y1, y2, y3] = ((r * d.y) as f32).to_le_bytes();
+        let [z0, z1, z2, z3] = ((r * d.z) as f32).to_le_bytes();
+        let [i0, i1, i2, i3] = (i as f32).to_le_bytes();
+        p.copy_from_slice(&[
+            x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3, i0, i1, i2, i3, r0, r1,
+        ]);
     }
 }
 
@@ -335,15 +337,17 @@ impl LidarSensor {
                 }
                 world.cast_rays_seen_by(rays, &options, mask, hits);
                 // Distances count from the sensor origin.
+                let mut finite = true;
                 for (r, hit) in ranges.iter_mut().zip(hits.iter()) {
                     *r = raw_range(hit.distance + start, min);
                     if !noisy {
                         *r = finish_range(*r, min, max, resolution);
                     }
+                    finite &= r.is_finite();
                 }
                 flags.0 = fill_intensities(hits, retro, intensities);
                 if !noisy {
-                    flags.1 = ranges.iter().all(|r| r.is_finite());
+                    flags.1 = finite;
                     pack_points_into(data, first, ranges, intensities, dirs, h.samples);
                 }
             },
