@@ -143,3 +143,52 @@ impl<'w> crate::WorldRef<'w> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::StaticWorld;
+
+    #[test]
+    fn every_item_runs_once_on_the_threads_offered_or_in_order_without() {
+        for threads in [0, 1, 4] {
+            let mut world = StaticWorld::default();
+            world.set_sensor_threads(threads);
+            let mut done = vec![0u32; 100];
+            let order = std::sync::Mutex::new(Vec::new());
+            world.with(|w| {
+                let items: Vec<_> = done.iter_mut().enumerate().collect();
+                w.for_each_chunk(items, |(i, d)| {
+                    *d += 1;
+                    order.lock().unwrap().push(i);
+                });
+            });
+            assert!(done.iter().all(|&d| d == 1), "{threads}: {done:?}");
+            if threads <= 1 {
+                let order = order.into_inner().unwrap();
+                assert_eq!(order, (0..100).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_in_a_chunk_is_raised_again_after_the_others_ran() {
+        let mut world = StaticWorld::default();
+        world.set_sensor_threads(3);
+        let ran = std::sync::atomic::AtomicUsize::new(0);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            world.with(|w| {
+                w.for_each_chunk((0..20).collect(), |i: usize| {
+                    ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    assert_ne!(i, 7, "chunk seven fails");
+                });
+            })
+        }));
+        let message = caught.unwrap_err();
+        let text = message
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(text.contains("chunk seven fails"), "{text}");
+        assert_eq!(ran.into_inner(), 20);
+    }
+}

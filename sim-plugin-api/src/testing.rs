@@ -3,9 +3,10 @@
 //! that may fail).
 
 use crate::{
-    Aabb, EntityId, EntityInfo, EntityKind, Extension, KinematicState, Light, LogLevel, Message,
-    ModelInfo, NO_LABEL, Outputs, PluginError, Pose, Ray, RayCastOptions, RayHit, SCENE_EXTENSION,
-    SceneInfo, SceneRef, SceneView, SceneView_TO, Sensor, SensorConfig, SimTime, SourceLocation,
+    Aabb, ChunkTaskRef, EntityId, EntityInfo, EntityKind, Extension, KinematicState, Light,
+    LogLevel, Message, ModelInfo, NO_LABEL, Outputs, PluginError, Pose, Ray, RayCastOptions,
+    RayHit, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO, Sensor, SensorConfig,
+    SensorThreads, SensorThreads_TO, SensorThreadsRef, SimTime, SourceLocation,
     SphericalCoordinates, SurfaceInfo, SystemConfig, UpdateContext, Vec3, WorldRef, WorldView,
     WorldView_TO,
 };
@@ -46,7 +47,10 @@ struct Entity {
 /// a ray caster is set; the scene extension ([`SCENE_EXTENSION`]) reports [`StaticWorld::scene`],
 /// [`StaticWorld::lights`] and the labels set with [`StaticWorld::set_label`]. It knows the
 /// entities and models added with [`StaticWorld::set_entity`] and [`StaticWorld::add_model`],
-/// and records what it was asked ([`StaticWorld::queries`]).
+/// and records what it was asked ([`StaticWorld::queries`]). With
+/// [`StaticWorld::set_sensor_threads`] it offers the sensor threads extension
+/// ([`SENSOR_THREADS_EXTENSION`](crate::SENSOR_THREADS_EXTENSION)) on that many threads of its
+/// own.
 pub struct StaticWorld {
     /// Sim time reported.
     pub time: SimTime,
@@ -72,6 +76,7 @@ pub struct StaticWorld {
     models: Vec<ModelInfo>,
     always_in_aabb: Vec<EntityId>,
     queries: Mutex<Queries>,
+    threads: usize,
 }
 
 impl core::fmt::Debug for StaticWorld {
@@ -105,6 +110,7 @@ impl Default for StaticWorld {
             models: Vec::new(),
             always_in_aabb: Vec::new(),
             queries: Mutex::new(Queries::default()),
+            threads: 0,
         }
     }
 }
@@ -157,6 +163,11 @@ impl StaticWorld {
     pub fn set_always_in_aabb(&mut self, models: Vec<EntityId>) {
         self.always_in_aabb = models;
     }
+    /// Offers the sensor threads extension, running a plugin's chunks on `threads` threads
+    /// (0: not offered, as by an engine without it).
+    pub fn set_sensor_threads(&mut self, threads: usize) {
+        self.threads = threads;
+    }
     /// What the plugin has asked so far.
     pub fn queries(&self) -> Queries {
         self.record(|q| q.clone())
@@ -169,6 +180,7 @@ impl StaticWorld {
         let view = StaticView {
             world: self,
             scene: SceneView_TO::from_ptr(RRef::new(self), TD_Opaque),
+            threads: SensorThreads_TO::from_ptr(RRef::new(self), TD_Opaque),
         };
         f(WorldView_TO::from_ptr(RRef::new(&view), TD_Opaque))
     }
@@ -197,10 +209,37 @@ impl SceneView for StaticWorld {
     }
 }
 
-/// The view [`StaticWorld::with`] hands out: the world plus its scene extension object.
+/// The sensor threads of [`StaticWorld::set_sensor_threads`]: scoped threads taking the
+/// next chunk until none is left.
+impl SensorThreads for StaticWorld {
+    fn threads(&self) -> usize {
+        self.threads.max(1)
+    }
+    fn run_chunks(&self, count: usize, task: ChunkTaskRef<'_>) {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= count {
+                    break;
+                }
+                task.run_chunk(i);
+            }
+        };
+        std::thread::scope(|s| {
+            for _ in 1..self.threads.min(count) {
+                s.spawn(work);
+            }
+            work();
+        });
+    }
+}
+
+/// The view [`StaticWorld::with`] hands out: the world plus its extension objects.
 struct StaticView<'a> {
     world: &'a StaticWorld,
     scene: SceneRef<'a>,
+    threads: SensorThreadsRef<'a>,
 }
 
 impl WorldView for StaticView<'_> {
@@ -265,10 +304,12 @@ impl WorldView for StaticView<'_> {
         self.world.log(level, message)
     }
     fn extension(&self, name: RStr<'_>) -> ROption<Extension<'_>> {
-        if name.as_str() == SCENE_EXTENSION {
-            ROption::RSome(Extension::new(&self.scene))
-        } else {
-            ROption::RNone
+        match name.as_str() {
+            SCENE_EXTENSION => ROption::RSome(Extension::new(&self.scene)),
+            crate::SENSOR_THREADS_EXTENSION if self.world.threads > 0 => {
+                ROption::RSome(Extension::new(&self.threads))
+            }
+            _ => ROption::RNone,
         }
     }
 }

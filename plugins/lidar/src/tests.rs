@@ -631,3 +631,70 @@ fn quantised_ranges() {
     // 2.1 -> 2.0; 2.1 / cos(0.3) = 2.198 -> 2.25.
     assert_eq!(scan.ranges.as_slice(), &[2.25, 2.0, 2.25]);
 }
+
+/// A scan of more rays than one chunk, with entities first seen in different chunks and
+/// with noise or without, is the same whether its chunks run on one thread or on three.
+#[test]
+fn a_scan_is_the_same_on_one_thread_and_on_three() {
+    let scan = |threads: usize, noise: &str| {
+        let mut world = wall_world(2.0);
+        world.set_sensor_threads(threads);
+        // Walls x = 2 in front, y = +-3 at the sides: one entity per side, by direction.
+        for (id, retro) in [(51, 3.0), (52, 5.0)] {
+            world.set_surface(
+                EntityId(id),
+                SurfaceInfo {
+                    laser_retro: retro,
+                    ..SurfaceInfo::default()
+                },
+            );
+        }
+        world.set_ray_caster(|r, o| {
+            let (front, side) = (2.0 / r.direction.x, 3.0 / r.direction.y.abs());
+            let (t, e) = match (r.direction.x > 1e-9, r.direction.y.abs() > 1e-9) {
+                (true, true) if front < side => (front, WALL),
+                (_, true) => (side, EntityId(if r.direction.y > 0.0 { 51 } else { 52 })),
+                (true, false) => (front, WALL),
+                _ => return RayHit::MISS,
+            };
+            if t > o.max_distance {
+                return RayHit::MISS;
+            }
+            RayHit {
+                distance: t,
+                normal: Vec3::ZERO,
+                entity: e,
+                model: WALL_MODEL,
+            }
+        });
+        let mut s = wall_sensor(
+            &format!(
+                "<lidar><scan><horizontal><samples>1500</samples><min_angle>-3.1</min_angle>\
+                 <max_angle>3.1</max_angle></horizontal><vertical><samples>3</samples>\
+                 <min_angle>-0.2</min_angle><max_angle>0.2</max_angle></vertical></scan>\
+                 <range><min>0.2</min><max>4</max></range>{noise}</lidar>"
+            ),
+            7,
+            EntityId(9),
+        );
+        (0..3)
+            .map(|_| scan_of(&world.with(|w| run_update(&mut s, &w))))
+            .collect::<Vec<_>>()
+    };
+    for noise in [
+        "",
+        "<noise type=\"gaussian\"><mean>0</mean><stddev>0.05</stddev></noise>",
+    ] {
+        let (one, three) = (scan(0, noise), scan(3, noise));
+        for ((a, ca), (b, cb)) in one.iter().zip(&three) {
+            assert_eq!(a.ranges, b.ranges, "{noise}");
+            assert_eq!(a.intensities, b.intensities);
+            assert_eq!(ca.data, cb.data);
+            assert_eq!(ca.is_dense, cb.is_dense);
+        }
+        let i = &one[0].0.intensities;
+        for v in [3.0, 5.0, 7.0] {
+            assert!(i.contains(&v), "every wall is seen: {i:?}");
+        }
+    }
+}
