@@ -153,13 +153,18 @@ criterion_group!(
 
 fn main() {
     // `SIMCORE_PROFILE=w1:2` (and `SIMCORE_PROFILE_PASSES`): untimed passes of one shared
-    // workload, for a profiler.
+    // workload, for a profiler; `growth:10000`, of the cost-growth scan among that many
+    // boxes.
     if let Ok(which) = std::env::var("SIMCORE_PROFILE") {
         let n = std::env::var("SIMCORE_PROFILE_PASSES")
             .ok()
             .and_then(|n| n.parse().ok())
             .unwrap_or(10);
-        workloads::profile(&which, n);
+        match which.strip_prefix("growth:").map(str::parse) {
+            Some(Ok(boxes)) => profile_growth(boxes, n),
+            Some(Err(_)) => panic!("`growth:` takes a box count: {which}"),
+            None => workloads::profile(&which, n),
+        }
         return;
     }
     benches();

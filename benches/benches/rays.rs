@@ -183,26 +183,46 @@ pub(super) fn lidar_growth(c: &mut Criterion) {
     let mut g = c.benchmark_group("lidar_growth");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
     for (k, n) in GROWTH_SIZES.into_iter().enumerate() {
-        let boxes = scattered_boxes(n, 40.0 * (n as f64 / 100.0).sqrt());
-        let world = sim_core::sdf::parse_str(&lidar_world_with(&boxes), None).expect("bench world");
+        let boxes = growth_boxes(n);
         let (raw, rays) = lidar_rapier_with(&boxes);
-        let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
-        let mut sim = Simulation::new(
-            world,
-            reg,
-            &SimOptions {
-                seed: 1,
-                threads: 1,
-            },
-        )
-        .unwrap_or_else(|e| panic!("{e} (run `cargo xtask bench`)"));
-        sim.step();
+        let mut sim = growth_sim(&boxes);
         let mut bare = || bare_scan(&raw, &rays);
         g.bench_function(format!("1800x16_rays_{n}_boxes_bare_and_plugin"), |b| {
             paired_passes(b, &mut bare, &mut sim, &LIDAR_GROWTH[k])
         });
     }
     g.finish();
+}
+
+/// The box centres of the cost-growth scene with `n` boxes.
+fn growth_boxes(n: usize) -> Vec<(f64, f64)> {
+    scattered_boxes(n, 40.0 * (n as f64 / 100.0).sqrt())
+}
+
+/// The cost-growth scene with boxes at `boxes`, through the plugin on one thread, stepped
+/// once.
+fn growth_sim(boxes: &[(f64, f64)]) -> Simulation {
+    let world = sim_core::sdf::parse_str(&lidar_world_with(boxes), None).expect("bench world");
+    let reg = Registry::discover(SearchPath::new(&[plugin_dir()], None, &[], None));
+    let mut sim = Simulation::new(
+        world,
+        reg,
+        &SimOptions {
+            seed: 1,
+            threads: 1,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e} (run `cargo xtask bench`)"));
+    sim.step();
+    sim
+}
+
+/// `passes` untimed scans of the cost-growth scene with `n` boxes, for a profiler.
+pub(super) fn profile_growth(n: usize, passes: usize) {
+    let mut sim = growth_sim(&growth_boxes(n));
+    for _ in 0..passes {
+        assert!(sim.update_sensors().is_empty());
+    }
 }
 
 pub(super) const CAMERA_W: usize = 320;
