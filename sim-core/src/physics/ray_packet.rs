@@ -16,7 +16,7 @@
 use super::ray_index::RayTree;
 use super::ray_shape::PreparedShape;
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
-use rapier3d::parry::partitioning::TraversalAction;
+use rapier3d::parry::partitioning::{BvhNode, BvhNodeIndex, TraversalAction};
 use rapier3d::prelude::*;
 
 /// Rays cast together as one [`Packet`] (consecutive rays of a batch).
@@ -51,6 +51,10 @@ pub(super) struct Packet<'c> {
     unbounded: Vec<(ColliderHandle, PreparedShape<'c>)>,
     /// Per ray: how far its start is from the packet's apex.
     offsets: Vec<Real>,
+    /// Per tree: the subtrees the last band's walk left for later bands (in the cone, but
+    /// not nearer than the band's end), and the ones the current walk leaves.
+    deferred: [Vec<BvhNodeIndex>; 2],
+    later: Vec<BvhNodeIndex>,
 }
 
 /// A ray's nearest hit: collider, distance and, when the search found it, the normal.
@@ -205,12 +209,6 @@ fn distance_to_aabb(p: Vector, aabb: &Aabb) -> Real {
         .length()
 }
 
-/// The distance from `p` to the farthest point of the box (rounding is monotonic: never
-/// less than [`distance_to_aabb`] of a box inside it).
-fn farthest_in_aabb(p: Vector, aabb: &Aabb) -> Real {
-    (p - aabb.mins).abs().max((aabb.maxs - p).abs()).length()
-}
-
 /// The box of every bounded collider of `trees`, loosened by [`REACH_MARGIN`]; none when
 /// they hold none.
 fn bounds(trees: [&RayTree; 2]) -> Option<Aabb> {
@@ -264,22 +262,25 @@ impl<'c> Packet<'c> {
         let (mut lo, mut hi) = (0.0, FIRST_BAND.min(max));
         loop {
             self.candidates.clear();
-            let candidates = &mut self.candidates;
-            for tree in trees {
-                tree.bvh.traverse(|node| {
+            for (tree, deferred) in trees.iter().zip(&mut self.deferred) {
+                let candidates = &mut self.candidates;
+                let later = &mut self.later;
+                later.clear();
+                // A node out of the cone is never walked again; one in it but not nearer
+                // than the band's end is left for the next band, whose walk starts there
+                // rather than at the root: each node is tested at most once per band it
+                // is reached in, and the near part of the tree is never walked again.
+                let mut visit = |node: &BvhNode, index: BvhNodeIndex| {
                     let aabb = node.aabb();
+                    if !cone.may_hit(&aabb) {
+                        return TraversalAction::Prune;
+                    }
                     let nearest = distance_to_aabb(cone.origin, &aabb);
-                    // A node wholly nearer than the band holds only leaves gathered in an
-                    // earlier one: the later bands do not walk the near part of the tree
-                    // again.
-                    if nearest >= hi
-                        || (lo > 0.0 && farthest_in_aabb(cone.origin, &aabb) < lo)
-                        || !cone.may_hit(&aabb)
-                    {
+                    if nearest >= hi {
+                        later.push(index);
                         return TraversalAction::Prune;
                     }
                     if let Some(leaf) = node.leaf_data()
-                        && nearest >= lo
                         && let Some(&(handle, _)) = tree.leaves.get(leaf as usize)
                         && let Some(collider) = qp.colliders.get(handle)
                         && qp.filter.test(qp.bodies, handle, collider)
@@ -294,8 +295,17 @@ impl<'c> Packet<'c> {
                         });
                     }
                     TraversalAction::Continue
-                });
+                };
+                if lo == 0.0 {
+                    tree.bvh.traverse_indexed(None, &mut visit);
+                } else {
+                    for &index in deferred.iter() {
+                        tree.bvh.traverse_indexed(Some(index), &mut visit);
+                    }
+                }
+                std::mem::swap(deferred, later);
             }
+            let candidates = &mut self.candidates;
             candidates.sort_unstable_by(|a, b| a.nearest.total_cmp(&b.nearest));
             for (((ray, (best, hit)), &s), &(inv, reach)) in self
                 .rays

@@ -469,3 +469,92 @@ fn packets_end_where_rays_leave_the_trees_box() {
         assert_eq!(hits[1] > 0, expect_box_hits, "{hits:?}");
     }
 }
+
+/// Packets whose rays reach the farther distance bands (a wide, sparse field of boxes, rays
+/// almost level, out to 100 m) gather the later bands' candidates from the subtrees the
+/// earlier walks left, and hit exactly what rapier's own search hits, serially and on a
+/// worker pool, with the scanner's model (the rays start inside it) excluded or not.
+#[test]
+fn packets_through_every_distance_band_match_single_rays() {
+    let mut state: u64 = 11;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut models = String::from(
+        r#"<model name="scanner"><static>true</static><pose>0 0 0.5 0 0 0</pose><link name="l">
+        <collision name="c"><geometry><box><size>0.2 0.2 0.2</size></box></geometry></collision></link></model>"#,
+    );
+    for i in 0..1500 {
+        let (x, y) = (next() * 300.0 - 150.0, next() * 300.0 - 150.0);
+        if x.hypot(y) < 2.0 {
+            continue;
+        }
+        let (z, yaw) = (0.5 + next() * 0.6, next() * 3.0);
+        models.push_str(&format!(
+            r#"<model name="m{i}"><static>true</static><pose>{x} {y} {z} 0 0 {yaw}</pose><link name="l">
+            <collision name="c"><geometry><box><size>1 1 1</size></box></geometry></collision></link></model>"#
+        ));
+    }
+    let p = Physics::build(&world(&models)).unwrap();
+    let view = p.view("test");
+    let scanner = p.entity_id("scanner").unwrap();
+    let origin = Vec3::new(0.0, 0.0, 0.5);
+    let mut rays = Vec::new();
+    for j in 0..6 {
+        let v = (-1.0 + j as f64 * 0.4f64).to_radians();
+        for i in 0..900 {
+            let h = (i as f64 * 0.4).to_radians();
+            rays.push(ApiRay {
+                origin,
+                direction: Vec3::new(v.cos() * h.cos(), v.cos() * h.sin(), v.sin()),
+            });
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for exclude_model in [EntityId::NONE, scanner] {
+        let opts = RayCastOptions {
+            max_distance: 100.0,
+            target: RayTarget::COLLISION,
+            exclude_model,
+        };
+        let mut serial = vec![RayHit::MISS; rays.len()];
+        cast_into(&view, &rays, &opts, &mut serial);
+        let mut parallel = vec![RayHit::MISS; rays.len()];
+        pool.install(|| cast_into(&view, &rays, &opts, &mut parallel));
+        assert_eq!(serial, parallel);
+        // Hits per band: within 5 m, 15 m, 45 m and beyond.
+        let mut bands = [0usize; 4];
+        for (k, (r, b)) in rays.iter().zip(&serial).enumerate() {
+            assert_eq!(
+                reference(&p, r, &opts),
+                *b,
+                "ray {k}, excluding {exclude_model:?}"
+            );
+            if b.distance.is_finite() && p.scoped_name(b.model) != Some("ground") {
+                bands[[5.0, 15.0, 45.0]
+                    .iter()
+                    .filter(|&&d| b.distance >= d)
+                    .count()] += 1;
+            }
+        }
+        if exclude_model == scanner {
+            assert!(
+                bands.iter().all(|&n| n > 20),
+                "box hits per band: {bands:?}"
+            );
+        } else {
+            // The rays start inside the scanner's own box.
+            assert!(
+                serial
+                    .iter()
+                    .all(|h| h.distance == 0.0 && h.model == scanner)
+            );
+        }
+    }
+}
