@@ -2,9 +2,11 @@
 //!
 //! Sensors cast batches of rays from one origin whose neighbours point almost the same way
 //! (a lidar row, a camera image row). For such a packet the colliders any of its rays can hit
-//! are gathered once, by one walk of the ray trees (see `ray_index`) that keeps the nodes
-//! whose bounding sphere meets the cone around the packet's directions, and sorted by their
-//! distance from the apex; the unbounded shapes (half-spaces) are beside them. Each ray then
+//! are gathered once, band of distance from the apex by band, by walks of the ray trees (see
+//! `ray_index`) that keep the nodes whose bounding sphere meets the cone around the packet's
+//! directions, each band's walk starting from the nodes the previous one left beyond its end
+//! rather than from the root, and sorted by their distance from the apex; the unbounded
+//! shapes (half-spaces) are beside them. Each ray then
 //! tests the unbounded shapes and the candidates, nearest first, and stops at the first
 //! candidate farther than its best hit or than where it leaves the box of everything in the
 //! trees: boxes that hold their shapes, the same shape ray casts and the same filter as a
@@ -201,12 +203,13 @@ fn reach(bounds: Option<&Aabb>, ray: &Ray, inv: Vector) -> Real {
     }
 }
 
-/// The distance from `p` to the box (0 inside).
-fn distance_to_aabb(p: Vector, aabb: &Aabb) -> Real {
+/// The square of the distance from `p` to the box (0 inside).
+#[inline]
+fn gap_to_aabb(p: Vector, aabb: &Aabb) -> Real {
     (aabb.mins - p)
         .max(p - aabb.maxs)
         .max(Vector::ZERO)
-        .length()
+        .length_squared()
 }
 
 /// The box of every bounded collider of `trees`, loosened by [`REACH_MARGIN`]; none when
@@ -262,22 +265,24 @@ impl<'c> Packet<'c> {
         let (mut lo, mut hi) = (0.0, FIRST_BAND.min(max));
         loop {
             self.candidates.clear();
+            let hi2 = hi * hi;
             for (tree, deferred) in trees.iter().zip(&mut self.deferred) {
                 let candidates = &mut self.candidates;
                 let later = &mut self.later;
                 later.clear();
-                // A node out of the cone is never walked again; one in it but not nearer
-                // than the band's end is left for the next band, whose walk starts there
-                // rather than at the root: each node is tested at most once per band it
-                // is reached in, and the near part of the tree is never walked again.
+                // A node not nearer than the band's end is left for the next band, whose
+                // walk starts there rather than at the root, and is tested against the
+                // cone only if that band is walked; a node out of the cone is never walked
+                // again: each node is tested at most once per band it is reached in, and the
+                // near part of the tree is never walked again.
                 let mut visit = |node: &BvhNode, index: BvhNodeIndex| {
                     let aabb = node.aabb();
-                    if !cone.may_hit(&aabb) {
+                    let gap = gap_to_aabb(cone.origin, &aabb);
+                    if gap >= hi2 {
+                        later.push(index);
                         return TraversalAction::Prune;
                     }
-                    let nearest = distance_to_aabb(cone.origin, &aabb);
-                    if nearest >= hi {
-                        later.push(index);
+                    if !cone.may_hit(&aabb) {
                         return TraversalAction::Prune;
                     }
                     if let Some(leaf) = node.leaf_data()
@@ -288,7 +293,7 @@ impl<'c> Packet<'c> {
                         candidates.push(Candidate {
                             // Rounding of the directions' length: never above a true hit
                             // distance.
-                            nearest: (nearest * 0.9999 - 1e-4).max(0.0),
+                            nearest: (gap.sqrt() * 0.9999 - 1e-4).max(0.0),
                             aabb,
                             shape: PreparedShape::new(collider, shared),
                             handle,
