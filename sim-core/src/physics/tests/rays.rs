@@ -152,6 +152,32 @@ fn parallel_batches_match_serial_casts() {
 }
 
 /// A 360 x 16 lidar scan from `origin`, row by row (rows from -30 to +30 degrees).
+/// Numbers uniform in [0, 1) from a 64-bit LCG seeded with `seed`.
+fn uniform(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The hits of `rays` cast on this thread, the same as those cast on `pool`.
+fn serial_and_parallel(
+    view: &PhysicsView<'_>,
+    rays: &[ApiRay],
+    opts: &RayCastOptions,
+    pool: &rayon::ThreadPool,
+) -> Vec<RayHit> {
+    let mut serial = vec![RayHit::MISS; rays.len()];
+    cast_into(view, rays, opts, &mut serial);
+    let mut parallel = vec![RayHit::MISS; rays.len()];
+    pool.install(|| cast_into(view, rays, opts, &mut parallel));
+    assert_eq!(serial, parallel);
+    serial
+}
+
 fn scan(origin: Vec3) -> Vec<ApiRay> {
     let mut rays = Vec::new();
     for j in 0..16 {
@@ -174,13 +200,7 @@ fn scan(origin: Vec3) -> Vec<ApiRay> {
 /// serially and on a worker pool.
 #[test]
 fn packets_from_one_origin_match_single_rays() {
-    let mut state: u64 = 7;
-    let mut next = || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = uniform(7);
     let mut models = String::from(
         r#"<model name="scanner"><static>true</static><pose>0 0 0.6 0 0 0</pose><link name="l">
         <collision name="c"><geometry><cylinder><radius>0.2</radius><length>0.3</length></cylinder></geometry></collision>
@@ -273,11 +293,7 @@ fn packets_from_one_origin_match_single_rays() {
             target,
             exclude_model,
         };
-        let mut serial = vec![RayHit::MISS; rays.len()];
-        cast_into(&view, &rays, &opts, &mut serial);
-        let mut parallel = vec![RayHit::MISS; rays.len()];
-        pool.install(|| cast_into(&view, &rays, &opts, &mut parallel));
-        assert_eq!(serial, parallel);
+        let serial = serial_and_parallel(&view, &rays, &opts, &pool);
         for (k, (r, b)) in rays.iter().zip(&serial).enumerate() {
             let mut one = [RayHit::MISS];
             cast_into(&view, std::slice::from_ref(r), &opts, &mut one);
@@ -476,13 +492,7 @@ fn packets_end_where_rays_leave_the_trees_box() {
 /// worker pool, with the scanner's model (the rays start inside it) excluded or not.
 #[test]
 fn packets_through_every_distance_band_match_single_rays() {
-    let mut state: u64 = 11;
-    let mut next = || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = uniform(11);
     let mut models = String::from(
         r#"<model name="scanner"><static>true</static><pose>0 0 0.5 0 0 0</pose><link name="l">
         <collision name="c"><geometry><box><size>0.2 0.2 0.2</size></box></geometry></collision></link></model>"#,
@@ -523,11 +533,7 @@ fn packets_through_every_distance_band_match_single_rays() {
             target: RayTarget::COLLISION,
             exclude_model,
         };
-        let mut serial = vec![RayHit::MISS; rays.len()];
-        cast_into(&view, &rays, &opts, &mut serial);
-        let mut parallel = vec![RayHit::MISS; rays.len()];
-        pool.install(|| cast_into(&view, &rays, &opts, &mut parallel));
-        assert_eq!(serial, parallel);
+        let serial = serial_and_parallel(&view, &rays, &opts, &pool);
         // Hits per band: within 5 m, 15 m, 45 m and beyond.
         let mut bands = [0usize; 4];
         for (k, (r, b)) in rays.iter().zip(&serial).enumerate() {
