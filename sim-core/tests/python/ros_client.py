@@ -408,12 +408,17 @@ def tf_stepped(endpoint, n):
     print(json.dumps({"steps": steps}))
 
 
-def tf_listen(listen):
+def listening(mode, endpoint):
+    """A session in `mode` ("peer", "router") listening on `endpoint`."""
     conf = zenoh.Config()
-    conf.insert_json5("mode", '"peer"')
-    conf.insert_json5("listen/endpoints", json.dumps([listen]))
+    conf.insert_json5("mode", json.dumps(mode))
+    conf.insert_json5("listen/endpoints", json.dumps([endpoint]))
     conf.insert_json5("scouting/multicast/enabled", "false")
-    s = zenoh.open(conf)
+    return zenoh.open(conf)
+
+
+def tf_listen(listen):
+    s = listening("peer", listen)
     got = []
     lock = threading.Lock()
 
@@ -676,11 +681,7 @@ def stepped(endpoint, n):
 
 
 def router(endpoint):
-    conf = zenoh.Config()
-    conf.insert_json5("mode", '"router"')
-    conf.insert_json5("listen/endpoints", json.dumps([endpoint]))
-    conf.insert_json5("scouting/multicast/enabled", "false")
-    s = zenoh.open(conf)
+    s = listening("router", endpoint)
     print("ready", flush=True)
     sys.stdin.read()
     s.close()
