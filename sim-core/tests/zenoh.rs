@@ -40,7 +40,8 @@ fn client() -> PathBuf {
     workspace().join("sim-core/tests/python/ros_client.py")
 }
 
-/// A `simcore run` in the background (at real time, until interrupted).
+/// A `simcore run` in the background (at real time unless its arguments give `--rtf`, until
+/// interrupted).
 struct Run {
     child: Option<Child>,
     /// Holds its stdout and stderr (a pipe nobody reads would stall the run once full).
@@ -51,17 +52,14 @@ impl Run {
     fn start(world: &str, plugins: &Path, args: &[&str]) -> Run {
         let out = tempfile::tempdir().expect("temp dir");
         let file = |name: &str| std::fs::File::create(out.path().join(name)).expect("file");
+        let rtf: &[&str] = if args.contains(&"--rtf") {
+            &[]
+        } else {
+            &["--rtf", "1"]
+        };
         let child = Command::new(env!("CARGO_BIN_EXE_simcore"))
-            .args([
-                "run",
-                world,
-                "--rtf",
-                "1",
-                "--duration",
-                "300",
-                "--seed",
-                "7",
-            ])
+            .args(["run", world, "--duration", "300", "--seed", "7"])
+            .args(rtf)
             .arg("--plugin-path")
             .arg(plugins)
             .args(args)
@@ -976,14 +974,15 @@ fn tf_summary(err: &str) -> (u64, u64) {
 
 /// Lockstep `/tf`: everything StepSimulation's steps moved reaches a `/tf` subscriber before
 /// the reply, every step's transforms stamped with that step's time, in step order, however
-/// many steps a message holds; the chassis's poses are those the recording of the same run
-/// gives for the same steps.
+/// many steps a message holds (unpaced steps: many); the chassis's poses are those the
+/// recording of the same run gives for the same steps.
 #[test]
 fn stepped_tf_holds_every_step_before_the_reply_as_recorded() {
     let Some(python) = python() else { return };
     let rec = tempfile::tempdir().expect("temp dir");
     let file = rec.path().join("stepped.mcap");
-    let (_dir, endpoint, run) = pioneer_run(&["--paused", "--record", file.to_str().unwrap()]);
+    let (_dir, endpoint, run) =
+        pioneer_run(&["--paused", "--rtf", "0", "--record", file.to_str().unwrap()]);
     let a = ros_client(&python, &endpoint, &["tf_stepped", "150", "-"]);
     let (_, err) = run.wait();
     let ok = serde_json::json!({"result": 1, "error_message": ""});
