@@ -408,18 +408,14 @@ impl Bridge {
             return;
         }
         let sent = self.tf.get_or_insert_with(MovedFrames::default);
-        if self.frames.is_full() {
-            // The Zenoh thread is behind: this step's frames are not sent, and the next
-            // message carries every frame.
-            sent.clear();
-            self.shared.tf_lost.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
         let moved = sent.moved(sim.physics(), sim.time());
         if !moved.is_empty() {
             match self.frames.try_send(moved) {
                 Ok(()) => self.tf_pending += 1,
                 Err(TrySendError::Full(_)) => {
+                    // The Zenoh thread is behind: this step's frames are not sent (a step
+                    // where nothing moved loses nothing), and the next step gives every
+                    // frame.
                     sent.clear();
                     self.shared.tf_lost.fetch_add(1, Ordering::Relaxed);
                 }
