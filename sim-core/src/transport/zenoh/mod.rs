@@ -50,4 +50,4 @@ mod worker;
 
 pub use bridge::{Bridge, INBOUND_QUEUE, QUEUE, TF_WAKE_AFTER, WAKE_AFTER, WAKE_EVERY};
 pub use options::{DEFAULT_ENDPOINT, MAX_CONFIG_BYTES, ZenohError, ZenohOptions};
-pub use worker::{MAX_INBOUND_BYTES, TF_MESSAGE_FRAMES, TF_QUEUE, TopicReport};
+pub use worker::{MAX_INBOUND_BYTES, TF_MESSAGE_FRAMES, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport};

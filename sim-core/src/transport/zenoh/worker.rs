@@ -10,7 +10,7 @@ use crate::transport::{Envelope, Subscription};
 use crossbeam_channel::{Receiver, Sender, select};
 use sim_plugin_api::{Payload, SimTime};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use zenoh::Wait;
@@ -64,12 +64,18 @@ pub(super) struct Shared {
     pub tf_wanted: AtomicBool,
     /// Steps whose `/tf` was not sent because the Zenoh thread was behind.
     pub tf_lost: AtomicU64,
+    /// The transforms of the `/tf` steps handed to the Zenoh thread and not taken yet.
+    pub tf_waiting: AtomicUsize,
 }
 
-/// The most steps of `/tf` waiting for the Zenoh thread; beyond it a step's frames are not
-/// sent (and the next message sent carries every frame again). It is also the most steps
-/// one `/tf` message holds.
-pub const TF_QUEUE: usize = 256;
+/// The most steps of `/tf` waiting for the Zenoh thread; beyond it (or
+/// [`TF_QUEUE_FRAMES`]) a step's frames are not sent (and the next step sent carries every
+/// frame again). It is also the most steps one `/tf` message holds.
+pub const TF_QUEUE: usize = 4096;
+
+/// The most transforms of `/tf` steps waiting for the Zenoh thread (some 4 MB of poses; a
+/// step with more is sent when nothing waits).
+pub const TF_QUEUE_FRAMES: usize = 1 << 16;
 
 /// The most transforms one `/tf` message holds (a step with more goes alone): about 1 MB.
 pub const TF_MESSAGE_FRAMES: usize = 10_000;
@@ -332,6 +338,7 @@ impl Worker {
             let Ok(m) = self.ch.frames.try_recv() else {
                 break;
             };
+            self.shared.tf_waiting.fetch_sub(m.len(), Ordering::Relaxed);
             if !steps.is_empty()
                 && (steps.len() == TF_QUEUE || frames + m.len() > TF_MESSAGE_FRAMES)
             {
