@@ -40,7 +40,8 @@ fn client() -> PathBuf {
     workspace().join("sim-core/tests/python/ros_client.py")
 }
 
-/// A `simcore run` in the background (at real time, until interrupted).
+/// A `simcore run` in the background (at real time unless its arguments give `--rtf`, until
+/// interrupted).
 struct Run {
     child: Option<Child>,
     /// Holds its stdout and stderr (a pipe nobody reads would stall the run once full).
@@ -51,17 +52,14 @@ impl Run {
     fn start(world: &str, plugins: &Path, args: &[&str]) -> Run {
         let out = tempfile::tempdir().expect("temp dir");
         let file = |name: &str| std::fs::File::create(out.path().join(name)).expect("file");
+        let rtf: &[&str] = if args.contains(&"--rtf") {
+            &[]
+        } else {
+            &["--rtf", "1"]
+        };
         let child = Command::new(env!("CARGO_BIN_EXE_simcore"))
-            .args([
-                "run",
-                world,
-                "--rtf",
-                "1",
-                "--duration",
-                "300",
-                "--seed",
-                "7",
-            ])
+            .args(["run", world, "--duration", "300", "--seed", "7"])
+            .args(rtf)
             .arg("--plugin-path")
             .arg(plugins)
             .args(args)
@@ -116,6 +114,27 @@ impl Drop for Run {
             let _ = c.kill();
         }
     }
+}
+
+/// Starts the client in a `mode` that listens on `endpoint` until its stdin closes, and waits
+/// for its "ready"; the process and the rest of its stdout.
+fn listening_client(
+    python: &Path,
+    endpoint: &str,
+    mode: &str,
+) -> (Child, BufReader<std::process::ChildStdout>) {
+    let mut child = Command::new(python)
+        .arg(client())
+        .args([endpoint, mode, "-", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the client starts");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut ready = String::new();
+    out.read_line(&mut ready).expect("the client's first line");
+    assert_eq!(ready.trim(), "ready", "{mode}");
+    (child, out)
 }
 
 /// Runs the client; its JSON answer.
@@ -292,18 +311,7 @@ fn the_same_through_a_zenoh_router() {
     let Some(python) = python() else { return };
     let dir = stage(PIONEER_LIBS);
     let endpoint = loopback();
-    let mut router = Command::new(&python)
-        .arg(client())
-        .args([&endpoint, "router", "-", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the router starts");
-    let mut ready = String::new();
-    BufReader::new(router.stdout.take().unwrap())
-        .read_line(&mut ready)
-        .unwrap();
-    assert_eq!(ready.trim(), "ready");
+    let (mut router, _) = listening_client(&python, &endpoint, "router");
     scan_and_drive(
         &python,
         dir.path(),
@@ -949,4 +957,189 @@ fn lockstep_gives_the_same_bytes_at_any_thread_count() {
         .collect();
     assert!(counts.contains(&29) && counts.contains(&3), "{counts:?}");
     assert_eq!(one, three, "one thread and three publish the same bytes");
+}
+
+/// The `/tf` summary line's (steps, messages).
+fn tf_summary(err: &str) -> (u64, u64) {
+    let line = err
+        .lines()
+        .find(|l| l.trim_start().starts_with("/tf: "))
+        .unwrap_or_else(|| panic!("no /tf steps line in the summary: {err}"));
+    let n: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    (n[0], n[1])
+}
+
+/// Lockstep `/tf`: everything StepSimulation's steps moved reaches a `/tf` subscriber before
+/// the reply, every step's transforms stamped with that step's time, in step order, however
+/// many steps a message holds (unpaced steps: many); the chassis's poses are those the
+/// recording of the same run gives for the same steps.
+#[test]
+fn stepped_tf_holds_every_step_before_the_reply_as_recorded() {
+    let Some(python) = python() else { return };
+    let rec = tempfile::tempdir().expect("temp dir");
+    let file = rec.path().join("stepped.mcap");
+    let (_dir, endpoint, run) =
+        pioneer_run(&["--paused", "--rtf", "0", "--record", file.to_str().unwrap()]);
+    let a = ros_client(&python, &endpoint, &["tf_stepped", "150", "-"]);
+    let (_, err) = run.wait();
+    let ok = serde_json::json!({"result": 1, "error_message": ""});
+    let mut received = Vec::new();
+    let mut messages = 0;
+    for (call, steps) in a["steps"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(steps["reply"]["result"], ok, "{a}");
+        let mut stamps: Vec<i64> = Vec::new();
+        for m in steps["messages"].as_array().unwrap() {
+            messages += 1;
+            for t in m["transforms"].as_array().unwrap() {
+                assert_eq!(t[1], "world", "{t}");
+                let stamp = t[0].as_i64().unwrap();
+                if stamps.last() != Some(&stamp) {
+                    stamps.push(stamp);
+                }
+                received.push(t.clone());
+            }
+        }
+        // Steps of 1 ms; the first frames are those of the first step after subscribing.
+        let first = 150 * call as i64 + 1;
+        let expected: Vec<i64> = (first..first + 150).map(|ms| ms * 1_000_000).collect();
+        assert_eq!(
+            stamps, expected,
+            "call {call}: every step's stamp, in step order, before the reply"
+        );
+    }
+    let children: Vec<&str> = received
+        .iter()
+        .take_while(|t| t[0] == received[0][0])
+        .map(|t| t[2].as_str().unwrap())
+        .collect();
+    for frame in ["pioneer", "pioneer::chassis", "pioneer::tilt_link"] {
+        assert!(
+            children.contains(&frame),
+            "the first step holds every frame: {children:?}"
+        );
+    }
+    // The recording's chassis, by stamp.
+    let o = Command::new(&python)
+        .arg(workspace().join("sim-core/tests/python/read_mcap.py"))
+        .arg(&file)
+        .arg("/tf")
+        .output()
+        .expect("python runs");
+    assert!(o.status.success(), "read_mcap.py: {}", stderr(&o));
+    let recorded: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let mut chassis_recorded = Vec::new();
+    for m in recorded["messages"]["/tf"].as_array().unwrap() {
+        for t in m["value"]["transforms"].as_array().unwrap() {
+            let s = &t["header"]["stamp"];
+            let ns = stamp_ns(&s["sec"], &s["nanosec"]);
+            if t["child_frame_id"] == "pioneer::chassis" && ns > 0 && ns <= 300_000_000 {
+                let (p, r) = (&t["transform"]["translation"], &t["transform"]["rotation"]);
+                let v = [
+                    &p["x"], &p["y"], &p["z"], &r["x"], &r["y"], &r["z"], &r["w"],
+                ];
+                chassis_recorded.push((ns, v.map(|x| x.as_f64().unwrap())));
+            }
+        }
+    }
+    let chassis_sent: Vec<(i64, [f64; 7])> = received
+        .iter()
+        .filter(|t| t[2] == "pioneer::chassis")
+        .map(|t| {
+            let v: Vec<f64> = (3..10).map(|i| t[i].as_f64().unwrap()).collect();
+            (t[0].as_i64().unwrap(), v.try_into().unwrap())
+        })
+        .collect();
+    assert_eq!(chassis_sent.len(), 300, "the chassis moves every step");
+    assert_eq!(
+        chassis_sent.iter().map(|c| c.0).collect::<Vec<_>>(),
+        chassis_recorded.iter().map(|c| c.0).collect::<Vec<_>>(),
+        "the same steps as the recording's"
+    );
+    for ((ns, sent), (_, rec)) in chassis_sent.iter().zip(&chassis_recorded) {
+        assert!(
+            sent.iter().zip(rec).all(|(a, b)| (a - b).abs() <= 1e-12),
+            "the chassis at {ns} ns: {sent:?} sent, {rec:?} recorded"
+        );
+    }
+    assert_eq!(
+        tf_summary(&err),
+        (300, messages),
+        "the summary counts the steps and the messages: {err}"
+    );
+}
+
+/// An unpaced run's `/tf` messages, read by a subscriber that keeps up, hold every step's
+/// stamp from the first step after it matched to the run's last, in step order: every step
+/// but those the summary counts lost (none while the Zenoh thread gets the CPU in time), and
+/// the summary counts the steps and messages sent.
+#[test]
+fn an_unpaced_runs_tf_messages_hold_every_step() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let endpoint = loopback();
+    let (mut client, mut out) = listening_client(&python, &endpoint, "tf_listen");
+    let run = simcore(&[
+        "run",
+        "worlds/pioneer.sdf",
+        "--rtf",
+        "0",
+        "--duration",
+        "8",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+        "--zenoh-connect",
+        &endpoint,
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    std::thread::sleep(Duration::from_millis(500));
+    drop(client.stdin.take());
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut out, &mut answer).expect("the client's answer");
+    assert!(client.wait().expect("client ends").success());
+    let a: Value = serde_json::from_str(&answer).expect("the client's JSON");
+    let err = stderr(&run);
+    let msgs = a["messages"].as_array().unwrap();
+    assert!(!msgs.is_empty(), "{err}");
+    let stamps: Vec<i64> = msgs
+        .iter()
+        .flat_map(|m| m["stamps"].as_array().unwrap())
+        .map(|s| s.as_i64().unwrap())
+        .collect();
+    assert!(
+        stamps.windows(2).all(|w| w[0] < w[1]),
+        "every step once, in step order"
+    );
+    let tf = err
+        .lines()
+        .find(|l| l.trim_start().starts_with("/tf ") && l.contains("TFMessage"))
+        .unwrap_or_else(|| panic!("no /tf row: {err}"));
+    let lost: u64 = tf.split_whitespace().nth(2).unwrap().parse().unwrap();
+    let (steps, sent) = tf_summary(&err);
+    let seqs: Vec<u64> = msgs.iter().map(|m| m["seq"].as_u64().unwrap()).collect();
+    // Steps of 1 ms from the first step after the subscriber matched to the run's last:
+    // each one is in a message unless the summary counts it lost (the Zenoh thread did not
+    // get the CPU in time).
+    let span = (8_000_000_000 - stamps[0]) as u64 / 1_000_000 + 1;
+    assert!(stamps.len() as u64 <= steps, "{tf}");
+    if seqs[0] == 1 {
+        assert_eq!(steps + lost, span, "every step sent or counted lost: {tf}");
+    }
+    if seqs == (1..=sent).collect::<Vec<_>>() {
+        // Zenoh delivered every message (it drops rather than waits when its queue to the
+        // subscriber is full, as under a machine's load).
+        assert_eq!(stamps.len() as u64, steps, "every step sent is received");
+        assert_eq!(
+            stamps.last(),
+            Some(&8_000_000_000),
+            "to the run's last step"
+        );
+    } else {
+        eprintln!(
+            "notice: Zenoh dropped /tf messages: {} of {sent} received",
+            seqs.len()
+        );
+    }
 }

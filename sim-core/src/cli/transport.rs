@@ -139,12 +139,21 @@ pub fn finish(transport: Transport) {
             .max(5);
         let mut e = std::io::stderr().lock();
         let _ = writeln!(e, "  {:<w$}  {:>8}  {:>7}  type", "zenoh", "sent", "lost");
-        for r in reports {
+        for r in &reports {
             let _ = writeln!(
                 e,
                 "  {:<w$}  {:>8}  {:>7}  {}",
                 r.ros_name, r.sent, r.lost, r.ros_type
             );
+        }
+        for r in &reports {
+            if let Some(steps) = r.steps {
+                let _ = writeln!(
+                    e,
+                    "  {}: {steps} steps' frames in {} messages (a message holds every step that waited for the Zenoh thread; lost counts steps)",
+                    r.ros_name, r.sent
+                );
+            }
         }
     }
     #[cfg(not(feature = "zenoh"))]

@@ -187,10 +187,20 @@ impl Moved {
     /// Encodes them as a `tf2_msgs/msg/TFMessage` (the bytes [`encode_tf`] writes for
     /// [`Moved::transforms`]) at the end of `out`.
     pub fn encode(&self, out: &mut Vec<u8>) -> &'static RosType {
-        let frames = self
-            .frames()
-            .map(|(child, pose)| (self.stamp, WORLD_FRAME, child, pose));
-        encode_frames(self.len(), frames, out)
+        Moved::encode_steps(std::slice::from_ref(self), out)
+    }
+
+    /// Encodes the frames of several steps as one `tf2_msgs/msg/TFMessage` at the end of
+    /// `out`: every step's transforms in the order of `steps`, each stamped with its own
+    /// step's stamp (the bytes [`encode_tf`] writes for their [`Moved::transforms`] one
+    /// after the other; for one step, those of [`Moved::encode`]).
+    pub fn encode_steps(steps: &[Moved], out: &mut Vec<u8>) -> &'static RosType {
+        let len = steps.iter().map(Moved::len).sum();
+        let frames = steps.iter().flat_map(|m| {
+            m.frames()
+                .map(move |(child, pose)| (m.stamp, WORLD_FRAME, child, pose))
+        });
+        encode_frames(len, frames, out)
     }
 }
 

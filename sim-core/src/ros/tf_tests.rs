@@ -81,3 +81,35 @@ fn moved_encodes_as_its_transforms() {
     let expected: Vec<(&str, Pose)> = moved.frames().map(|(n, p)| (n, *p)).collect();
     assert_eq!(decoded, expected);
 }
+
+#[test]
+fn several_steps_encode_as_one_message_of_their_transforms_in_order() {
+    let mut p = physics();
+    let mut frames = MovedFrames::default();
+    let mut steps = vec![frames.moved(&p, SimTime::ZERO)];
+    for i in 1..=3 {
+        p.step();
+        steps.push(frames.moved(&p, SimTime::from_nanos(i * 1_000_000)));
+    }
+    assert_eq!(
+        steps.iter().map(Moved::len).collect::<Vec<_>>(),
+        [4, 2, 2, 2]
+    );
+    let transforms: Vec<FrameTransform> = steps.iter().flat_map(Moved::transforms).collect();
+    let stamps: Vec<i64> = transforms.iter().map(|t| t.stamp.nanos).collect();
+    assert_eq!(
+        stamps,
+        [
+            0, 0, 0, 0, 1_000_000, 1_000_000, 2_000_000, 2_000_000, 3_000_000, 3_000_000
+        ],
+        "each transform keeps its own step's stamp"
+    );
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let ty = Moved::encode_steps(&steps, &mut a);
+    assert_eq!(ty.name, encode_tf(&transforms, &mut b).name);
+    assert_eq!(a, b);
+    let (mut one, mut alone) = (Vec::new(), Vec::new());
+    Moved::encode_steps(&steps[1..2], &mut one);
+    steps[1].encode(&mut alone);
+    assert_eq!(one, alone, "one step: the bytes of its own message");
+}

@@ -25,6 +25,13 @@ attachments, and decodes messages.
                                                  Imu TOPIC, call StepSimulation(N) twice and
                                                  count what came before each reply, then the
                                                  state services, then quit the run
+    ros_client.py ENDPOINT tf_stepped N -       with the world paused: listen to /tf, call
+                                                 StepSimulation(N) twice and give the
+                                                 transforms of the messages sent before each
+                                                 reply, then quit the run
+    ros_client.py LISTEN tf_listen - -          listen on LISTEN (simcore connects), subscribe
+                                                 to /tf, print "ready", collect until stdin
+                                                 closes, then give every message's transforms
 
 One JSON object is printed on stdout; problems exit non-zero with a message on stderr.
 """
@@ -352,6 +359,89 @@ def lockstep(endpoint, imu_topic, n):
     print(json.dumps(out))
 
 
+TF = "tf2_msgs/msg/TFMessage"
+TF_KEY = f"0/tf/{dds_name(TF)}/{TS.hash_rihs01(TF)}"
+
+
+def tf_rows(payload):
+    """A TFMessage's transforms as [stamp_ns, parent, child, x, y, z, qx, qy, qz, qw]."""
+    msg = TS.deserialize_cdr(payload, TF)
+    if bytes(TS.serialize_cdr(msg, TF)) != payload:
+        fail("rosbags re-serialises the TFMessage to other bytes")
+    rows = []
+    for t in msg.transforms:
+        s, tr, r = t.header.stamp, t.transform.translation, t.transform.rotation
+        rows.append([s.sec * 1_000_000_000 + s.nanosec, t.header.frame_id, t.child_frame_id,
+                     tr.x, tr.y, tr.z, r.x, r.y, r.z, r.w])
+    return rows
+
+
+def tf_stepped(endpoint, n):
+    s = session(endpoint)
+    graph = Graph(s)
+    endpoint_token(graph, "MP", TF, "/tf")
+    got = []
+    lock = threading.Lock()
+
+    def on(sample):
+        att = sample.attachment.to_bytes()
+        seq, sent = struct.unpack("<qq", att[:16])
+        with lock:
+            got.append((seq, sent, sample.payload.to_bytes()))
+
+    sub = s.declare_subscriber(TF_KEY, on)
+    services = Services(s, graph)
+    time.sleep(1.0)  # the subscription reaches simcore
+    steps = []
+    taken = 0
+    for _ in range(2):
+        reply = services.call("StepSimulation", steps=n)
+        time.sleep(0.3)  # callbacks may run after the reply is returned here
+        with lock:
+            before = [g for g in got if g[1] <= services.replied_at]
+        messages = [{"seq": seq, "transforms": tf_rows(p)} for seq, _, p in before[taken:]]
+        taken = len(before)
+        steps.append({"reply": reply, "messages": messages})
+    services.call("SetSimulationState", state=services.state(3))
+    sub.undeclare()
+    s.close()
+    print(json.dumps({"steps": steps}))
+
+
+def listening(mode, endpoint):
+    """A session in `mode` ("peer", "router") listening on `endpoint`."""
+    conf = zenoh.Config()
+    conf.insert_json5("mode", json.dumps(mode))
+    conf.insert_json5("listen/endpoints", json.dumps([endpoint]))
+    conf.insert_json5("scouting/multicast/enabled", "false")
+    return zenoh.open(conf)
+
+
+def tf_listen(listen):
+    s = listening("peer", listen)
+    got = []
+    lock = threading.Lock()
+
+    def on(sample):
+        seq = struct.unpack("<q", sample.attachment.to_bytes()[:8])[0]
+        with lock:
+            got.append((seq, sample.payload.to_bytes()))
+
+    sub = s.declare_subscriber(TF_KEY, on)
+    print("ready", flush=True)
+    sys.stdin.read()
+    sub.undeclare()
+    out = []
+    with lock:
+        for seq, p in got:
+            rows = tf_rows(p)
+            # Each step's stamp once, in the order the message holds them.
+            stamps = [r[0] for i, r in enumerate(rows) if i == 0 or rows[i - 1][0] != r[0]]
+            out.append({"seq": seq, "stamps": stamps, "transforms": len(rows)})
+    s.close()
+    print(json.dumps({"messages": out}))
+
+
 def spawn(endpoint, sdf_file):
     s = session(endpoint)
     services = Services(s, Graph(s))
@@ -591,11 +681,7 @@ def stepped(endpoint, n):
 
 
 def router(endpoint):
-    conf = zenoh.Config()
-    conf.insert_json5("mode", '"router"')
-    conf.insert_json5("listen/endpoints", json.dumps([endpoint]))
-    conf.insert_json5("scouting/multicast/enabled", "false")
-    s = zenoh.open(conf)
+    s = listening("router", endpoint)
     print("ready", flush=True)
     sys.stdin.read()
     s.close()
@@ -619,6 +705,10 @@ def main():
         subscriptions(endpoint, sys.argv[3])
     elif mode == "stepped":
         stepped(endpoint, sys.argv[3])
+    elif mode == "tf_stepped":
+        tf_stepped(endpoint, int(sys.argv[3]))
+    elif mode == "tf_listen":
+        tf_listen(endpoint)
     elif mode == "router":
         router(endpoint)
     elif mode == "drive":

@@ -4,7 +4,7 @@
 use super::control::{Control, FACTORY_FEATURES, FEATURES, Reply, result, scope, state};
 use super::options::{ZenohError, ZenohOptions};
 use super::serve::{self, factory};
-use super::worker::{self, Event, Request, Shared, TF_QUEUE, TopicReport};
+use super::worker::{self, Event, Request, Shared, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport};
 use crate::ros::{Moved, MovedFrames};
 use crate::runner::Simulation;
 use crate::transport::Subscription;
@@ -35,7 +35,14 @@ pub const WAKE_EVERY: Duration = Duration::from_micros(500);
 
 /// Messages handed over that wake the Zenoh thread sooner than [`WAKE_EVERY`] (a quarter
 /// of a subscription's [`QUEUE`], so a fast run does not fill the queues in between).
+/// `/tf`'s steps do not count toward it: they go out together, one message for all those
+/// waiting, and wake the thread by [`TF_WAKE_AFTER`] (or half of [`TF_QUEUE_FRAMES`]).
 pub const WAKE_AFTER: usize = QUEUE / 4;
+
+/// Steps of `/tf` handed over that wake the Zenoh thread sooner than [`WAKE_EVERY`]: half
+/// of the steps that can wait for it, so that a run faster than that many steps per 0.5 ms
+/// loses none while the thread gets the CPU within as many steps.
+pub const TF_WAKE_AFTER: usize = TF_QUEUE / 2;
 
 /// The transport of a run: a Zenoh session on its own thread that makes the run's topics
 /// reachable in ROS 2's wire format (see the [module docs](super)).
@@ -55,8 +62,12 @@ pub struct Bridge {
     shared: Arc<Shared>,
     /// Counts the messages the bus queues for the Zenoh thread's subscriptions.
     queued: Arc<AtomicUsize>,
-    /// Messages handed to the Zenoh thread since its last wake-up.
+    /// Messages handed to the Zenoh thread since its last wake-up (`/tf` aside).
     pending: usize,
+    /// Steps of `/tf` handed to the Zenoh thread since its last wake-up.
+    tf_pending: usize,
+    /// Their transforms.
+    tf_pending_frames: usize,
     last_wake: Instant,
     probes: Vec<Subscription>,
     known: HashSet<String>,
@@ -145,6 +156,8 @@ impl Bridge {
             shared,
             queued: Arc::new(AtomicUsize::new(0)),
             pending: 0,
+            tf_pending: 0,
+            tf_pending_frames: 0,
             last_wake: Instant::now(),
             probes: Vec::new(),
             known: HashSet::new(),
@@ -213,7 +226,11 @@ impl Bridge {
         }
         self.frames(sim);
         self.pending += self.queued.swap(0, Ordering::Relaxed);
-        if self.pending >= WAKE_AFTER || self.pending > 0 && self.last_wake.elapsed() >= WAKE_EVERY
+        let waiting = self.pending > 0 || self.tf_pending > 0;
+        if self.pending >= WAKE_AFTER
+            || self.tf_pending >= TF_WAKE_AFTER
+            || self.tf_pending_frames >= TF_QUEUE_FRAMES / 2
+            || waiting && self.last_wake.elapsed() >= WAKE_EVERY
         {
             self.wake_worker();
         }
@@ -226,7 +243,7 @@ impl Bridge {
                 let _ = self.events.send(Event::Reply(id, Reply::ok(self.state())));
             }
         }
-        if self.pending > 0 && self.paused && self.budget == 0 {
+        if (self.pending > 0 || self.tf_pending > 0) && self.paused && self.budget == 0 {
             // The steps stop here: what they handed over goes out now.
             self.wake_worker();
         }
@@ -242,6 +259,8 @@ impl Bridge {
     fn wake_worker(&mut self) {
         let _ = self.wake.try_send(());
         self.pending = 0;
+        self.tf_pending = 0;
+        self.tf_pending_frames = 0;
         self.last_wake = Instant::now();
     }
 
@@ -394,22 +413,32 @@ impl Bridge {
             return;
         }
         let sent = self.tf.get_or_insert_with(MovedFrames::default);
-        if self.frames.is_full() {
-            // The Zenoh thread is behind: this step's frames are not sent, and the next
-            // message carries every frame.
-            sent.clear();
-            self.shared.tf_lost.fetch_add(1, Ordering::Relaxed);
+        let moved = sent.moved(sim.physics(), sim.time());
+        if moved.is_empty() {
             return;
         }
-        let moved = sent.moved(sim.physics(), sim.time());
-        if !moved.is_empty() {
-            match self.frames.try_send(moved) {
-                Ok(()) => self.pending += 1,
-                Err(TrySendError::Full(_)) => {
+        // Counted before it is sent, so that the Zenoh thread's count never runs ahead.
+        let len = moved.len();
+        let waiting = self.shared.tf_waiting.fetch_add(len, Ordering::Relaxed);
+        let handed = if waiting > 0 && waiting + len > TF_QUEUE_FRAMES {
+            Err(TrySendError::Full(moved))
+        } else {
+            self.frames.try_send(moved)
+        };
+        match handed {
+            Ok(()) => {
+                self.tf_pending += 1;
+                self.tf_pending_frames += len;
+            }
+            Err(e) => {
+                self.shared.tf_waiting.fetch_sub(len, Ordering::Relaxed);
+                if e.is_full() {
+                    // The Zenoh thread is behind: this step's frames are not sent (a step
+                    // where nothing moved loses nothing), and the next step gives every
+                    // frame.
                     sent.clear();
                     self.shared.tf_lost.fetch_add(1, Ordering::Relaxed);
                 }
-                Err(TrySendError::Disconnected(_)) => {}
             }
         }
     }

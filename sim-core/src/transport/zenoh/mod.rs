@@ -4,8 +4,10 @@
 //! A [`Bridge`] owns a Zenoh session on its own thread; the simulation thread only calls
 //! [`Bridge::after_step`] once per step, which never waits for the network. What the steps
 //! hand over waits in queues; the Zenoh thread is woken at most every [`WAKE_EVERY`] or
-//! when [`WAKE_AFTER`] messages wait (and before a paused world waits or a step call's
-//! reply), one wake-up for many messages in a fast run.
+//! when [`WAKE_AFTER`] messages or [`TF_WAKE_AFTER`] steps of `/tf` wait (and before a
+//! paused world waits or a step call's reply), one wake-up for many messages in a fast run;
+//! the `/tf` steps waiting go out as one message (at most [`TF_QUEUE`] steps and
+//! [`TF_MESSAGE_FRAMES`] transforms).
 //!
 //! - **Node**: one ROS node (`simcore` by default) in the domain of `ROS_DOMAIN_ID`, with its
 //!   `NN` liveliness token; every publisher and subscription has its `MP`/`MS` token
@@ -46,6 +48,6 @@ mod options;
 mod serve;
 mod worker;
 
-pub use bridge::{Bridge, INBOUND_QUEUE, QUEUE, WAKE_AFTER, WAKE_EVERY};
+pub use bridge::{Bridge, INBOUND_QUEUE, QUEUE, TF_WAKE_AFTER, WAKE_AFTER, WAKE_EVERY};
 pub use options::{DEFAULT_ENDPOINT, MAX_CONFIG_BYTES, ZenohError, ZenohOptions};
-pub use worker::{MAX_INBOUND_BYTES, TopicReport};
+pub use worker::{MAX_INBOUND_BYTES, TF_MESSAGE_FRAMES, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport};

@@ -10,7 +10,7 @@ use crate::transport::{Envelope, Subscription};
 use crossbeam_channel::{Receiver, Sender, select};
 use sim_plugin_api::{Payload, SimTime};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use zenoh::Wait;
@@ -64,11 +64,21 @@ pub(super) struct Shared {
     pub tf_wanted: AtomicBool,
     /// Steps whose `/tf` was not sent because the Zenoh thread was behind.
     pub tf_lost: AtomicU64,
+    /// The transforms of the `/tf` steps handed to the Zenoh thread and not taken yet.
+    pub tf_waiting: AtomicUsize,
 }
 
-/// The most `/tf` messages waiting for the Zenoh thread; beyond it a step's frames are not
-/// sent (and the next message sent carries every frame again).
-pub(super) const TF_QUEUE: usize = 64;
+/// The most steps of `/tf` waiting for the Zenoh thread; beyond it (or
+/// [`TF_QUEUE_FRAMES`]) a step's frames are not sent (and the next step sent carries every
+/// frame again). It is also the most steps one `/tf` message holds.
+pub const TF_QUEUE: usize = 4096;
+
+/// The most transforms of `/tf` steps waiting for the Zenoh thread (some 4 MB of poses; a
+/// step with more is sent when nothing waits).
+pub const TF_QUEUE_FRAMES: usize = 1 << 16;
+
+/// The most transforms one `/tf` message holds (a step with more goes alone): about 1 MB.
+pub const TF_MESSAGE_FRAMES: usize = 10_000;
 
 /// The output index [`Event::Matching`] gives for `/clock`.
 pub(super) const CLOCK: usize = usize::MAX;
@@ -101,8 +111,11 @@ pub struct TopicReport {
     pub ros_type: String,
     /// Messages published to Zenoh.
     pub sent: u64,
-    /// Messages lost because the Zenoh thread fell behind the simulation.
+    /// Messages lost because the Zenoh thread fell behind the simulation (`/tf`: steps).
     pub lost: u64,
+    /// `/tf`'s: the steps whose frames its messages held (one message holds every step
+    /// that waited for the Zenoh thread); None for other topics.
+    pub steps: Option<u64>,
 }
 
 struct Output {
@@ -123,7 +136,8 @@ struct Output {
 }
 
 impl Output {
-    fn put(&mut self, bytes: Vec<u8>) {
+    /// Publishes `bytes`; whether Zenoh took them.
+    fn put(&mut self, bytes: Vec<u8>) -> bool {
         self.seq += 1;
         let a = keys::attachment(self.seq, keys::wall_clock_ns(), &self.gid);
         let put = match &self.publisher {
@@ -132,8 +146,10 @@ impl Output {
         };
         if let Err(e) = put {
             tracing::debug!("{}: publication failed: {e}", self.ros);
+            false
         } else {
             self.sent += 1;
+            true
         }
     }
 
@@ -166,6 +182,8 @@ struct Worker {
     inputs: Vec<(Subscriber<()>, Option<LivelinessToken>)>,
     clock: Option<Output>,
     tf: Option<Output>,
+    /// The steps whose frames `/tf`'s messages held.
+    tf_steps: u64,
     tf_static: Option<Output>,
     services: Vec<(Queryable<()>, LivelinessToken)>,
     calls: HashMap<u64, Call>,
@@ -227,6 +245,7 @@ pub(super) fn run(
         inputs: Vec::new(),
         clock: None,
         tf: None,
+        tf_steps: 0,
         tf_static: None,
         services: Vec::new(),
         calls: HashMap::new(),
@@ -304,15 +323,47 @@ impl Worker {
                 c.put(b);
             }
         }
-        while let Ok(frames) = self.ch.frames.try_recv() {
-            if let Some(o) = self.tf.as_mut().filter(|o| o.matching) {
-                let mut b = Vec::with_capacity(o.size.max(64 + 96 * frames.len()));
-                frames.encode(&mut b);
-                o.size = b.len();
-                o.put(b);
+        self.flush_tf();
+        self.publish_pending();
+    }
+
+    /// Publishes the `/tf` steps waiting when it starts as one message: every step's
+    /// transforms in step order, each with its own step's stamp; a message holds at most
+    /// [`TF_QUEUE`] steps and [`TF_MESSAGE_FRAMES`] transforms (a larger step alone), more
+    /// go in several.
+    fn flush_tf(&mut self) {
+        let mut steps: Vec<ros::Moved> = Vec::new();
+        let mut frames = 0;
+        for _ in 0..self.ch.frames.len() {
+            let Ok(m) = self.ch.frames.try_recv() else {
+                break;
+            };
+            self.shared.tf_waiting.fetch_sub(m.len(), Ordering::Relaxed);
+            if !steps.is_empty()
+                && (steps.len() == TF_QUEUE || frames + m.len() > TF_MESSAGE_FRAMES)
+            {
+                self.put_tf(&steps, frames);
+                steps.clear();
+                frames = 0;
+            }
+            frames += m.len();
+            steps.push(m);
+        }
+        if !steps.is_empty() {
+            self.put_tf(&steps, frames);
+        }
+    }
+
+    /// Publishes one `/tf` message of `steps` (holding `frames` transforms) while someone
+    /// listens there.
+    fn put_tf(&mut self, steps: &[ros::Moved], frames: usize) {
+        if let Some(o) = self.tf.as_mut().filter(|o| o.matching) {
+            let mut b = Vec::with_capacity(64 + 96 * frames);
+            ros::Moved::encode_steps(steps, &mut b);
+            if o.put(b) {
+                self.tf_steps += steps.len() as u64;
             }
         }
-        self.publish_pending();
     }
 
     fn event(&mut self, e: Event) {
@@ -648,10 +699,14 @@ impl Worker {
                 ros_type: o.ty.name.to_string(),
                 sent: o.sent,
                 lost: o.lost,
+                steps: None,
             });
         }
-        if let Some(tf) = v.iter_mut().find(|r| r.topic == "/tf") {
+        if self.tf.is_some()
+            && let Some(tf) = v.iter_mut().find(|r| r.topic == "/tf")
+        {
             tf.lost += self.shared.tf_lost.load(Ordering::Relaxed);
+            tf.steps = Some(self.tf_steps);
         }
         v
     }
