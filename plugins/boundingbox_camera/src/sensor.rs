@@ -165,7 +165,7 @@ impl BoundingBoxCameraSensor {
             .shade(world, grid.rays(), grid.hits(), &mut self.colors);
         let (w, h) = (self.core.model.width, self.core.model.height);
         let mut silent = NoiseChannel::NONE;
-        let mut image = encode_image(&self.colors, w, h, ImageFormat::Rgb8, &mut silent);
+        let mut image = encode_image(world, &self.colors, w, h, ImageFormat::Rgb8, &mut silent);
         if let Some(saver) = &mut self.saver {
             let csv = match &boxes {
                 Boxes::Flat(b) => boxes_csv(b),

@@ -3,13 +3,17 @@
 //! Per update:
 //!
 //! 1. the camera's world pose (its link's pose composed with the sensor's `<pose>`);
-//! 2. one batched ray cast, one ray per pixel from the near clip plane, against visuals,
+//! 2. one ray cast per chunk of pixels, one ray per pixel from the near clip plane, against visuals,
 //!    ignoring the camera's own model; hits beyond the far clip are misses;
 //! 3. shading (see `simcore_plugin_camera_common::shading`): background colour for misses,
 //!    else the diffuse colour lit by ambient light and the world's lights, with shadows;
 //! 4. encoding to the configured format with Gaussian noise per pixel and channel;
 //! 5. an `Image` on the sensor topic, a `CameraInfo` on `camera_info` beside it, and, with
 //!    `<save>`, a PNG file.
+//!
+//! Steps 2 to 4 run in chunks of pixels on the engine's sensor threads (see
+//! `simcore_plugin_camera_common::chunks`; the encoding only without noise), and the image
+//! is the same at every thread count.
 
 use sim_plugin_api::prelude::*;
 use simcore_plugin_camera_common::{
@@ -81,7 +85,14 @@ impl CameraSensor {
         self.shader
             .shade(world, grid.rays(), grid.hits(), &mut self.colors);
         let c = &self.core.config;
-        let image = encode_image(&self.colors, c.width, c.height, c.format, &mut self.noise);
+        let image = encode_image(
+            world,
+            &self.colors,
+            c.width,
+            c.height,
+            c.format,
+            &mut self.noise,
+        );
         Ok((image, pose))
     }
 }

@@ -1,11 +1,13 @@
 //! Messages and files: image encodings with pixel noise, depth images, point clouds,
-//! `camera_info`, and PNG frames.
+//! `camera_info`, and PNG frames. The per-pixel encodings run in chunks on the engine's
+//! sensor threads (see [`crate::chunks`]).
 
+use crate::chunks::chunk_len;
 use crate::config::ImageFormat;
 use crate::model::CameraModel;
 use sim_plugin_api::{
     CameraInfo, Image, Outputs, Payload, PixelFormat, PluginError, PointCloudPacked, PointField,
-    PointFieldType, SharedStr, Vec3,
+    PointFieldType, SharedStr, Vec3, WorldRef,
     abi_stable::std_types::{RBox, RVec},
     noise::{NoiseKind, NoiseParams},
 };
@@ -46,7 +48,10 @@ fn to_u8(v: f64) -> u8 {
 
 /// Encodes linear RGB colours (row-major) as an image of `format`, adding `noise` to every
 /// channel (to the grey value for grey formats) before clamping to [0, 1] and quantising.
+/// Without noise the pixels are encoded in chunks on the engine's sensor threads; noise,
+/// whose state runs through the pixels in order, keeps the encoding on this thread.
 pub fn encode_image(
+    world: &WorldRef<'_>,
     colors: &[[f32; 3]],
     width: u32,
     height: u32,
@@ -54,34 +59,19 @@ pub fn encode_image(
     noise: &mut NoiseChannel,
 ) -> Image {
     let bpp = format.bytes_per_pixel();
-    let mut data = Vec::with_capacity(colors.len() * bpp as usize);
-    let mut n = |x: f64| noise.apply(x, 0.0);
-    match format {
-        ImageFormat::Rgb8 => {
-            for c in colors {
-                for ch in c {
-                    data.push(to_u8(n(f64::from(*ch))));
-                }
-            }
-        }
-        ImageFormat::Bgr8 => {
-            for c in colors {
-                for ch in c.iter().rev() {
-                    data.push(to_u8(n(f64::from(*ch))));
-                }
-            }
-        }
-        ImageFormat::L8 => {
-            for c in colors {
-                data.push(to_u8(n(luma(*c))));
-            }
-        }
-        ImageFormat::L16 => {
-            for c in colors {
-                let v = (n(luma(*c)).clamp(0.0, 1.0) * 65535.0).round() as u16;
-                data.extend_from_slice(&v.to_le_bytes());
-            }
-        }
+    let step = bpp as usize;
+    let mut data = vec![0u8; colors.len() * step];
+    if noise.is_active() {
+        encode_into(colors, format, |x| noise.apply(x, 0.0), &mut data);
+    } else {
+        let chunk = chunk_len(world, colors.len());
+        let chunks: Vec<_> = colors
+            .chunks(chunk)
+            .zip(data.chunks_mut(chunk * step))
+            .collect();
+        world.for_each_chunk(chunks, |(colors, data)| {
+            encode_into(colors, format, |x| x, data);
+        });
     }
     Image {
         width,
@@ -92,12 +82,58 @@ pub fn encode_image(
     }
 }
 
-/// A float32 depth image (`R_FLOAT32`, little-endian) from depths in metres.
-pub fn depth_image(depths: &[f32], width: u32, height: u32) -> Image {
-    let mut data = vec![0u8; depths.len() * 4];
-    for (d, out) in depths.iter().zip(data.chunks_exact_mut(4)) {
-        out.copy_from_slice(&d.to_le_bytes());
+/// [`encode_image`]'s bytes of `colors` into `out` (`format`'s bytes per pixel of each),
+/// with `n` the noise of one value.
+fn encode_into(
+    colors: &[[f32; 3]],
+    format: ImageFormat,
+    mut n: impl FnMut(f64) -> f64,
+    out: &mut [u8],
+) {
+    let px = out.chunks_exact_mut(format.bytes_per_pixel() as usize);
+    match format {
+        ImageFormat::Rgb8 => {
+            for (c, o) in colors.iter().zip(px) {
+                for (ch, b) in c.iter().zip(o) {
+                    *b = to_u8(n(f64::from(*ch)));
+                }
+            }
+        }
+        ImageFormat::Bgr8 => {
+            for (c, o) in colors.iter().zip(px) {
+                for (ch, b) in c.iter().rev().zip(o) {
+                    *b = to_u8(n(f64::from(*ch)));
+                }
+            }
+        }
+        ImageFormat::L8 => {
+            for (c, o) in colors.iter().zip(px) {
+                o[0] = to_u8(n(luma(*c)));
+            }
+        }
+        ImageFormat::L16 => {
+            for (c, o) in colors.iter().zip(px) {
+                let v = (n(luma(*c)).clamp(0.0, 1.0) * 65535.0).round() as u16;
+                o.copy_from_slice(&v.to_le_bytes());
+            }
+        }
     }
+}
+
+/// A float32 depth image (`R_FLOAT32`, little-endian) from depths in metres, written in
+/// chunks on the engine's sensor threads.
+pub fn depth_image(world: &WorldRef<'_>, depths: &[f32], width: u32, height: u32) -> Image {
+    let mut data = vec![0u8; depths.len() * 4];
+    let chunk = chunk_len(world, depths.len());
+    let chunks: Vec<_> = depths
+        .chunks(chunk)
+        .zip(data.chunks_mut(chunk * 4))
+        .collect();
+    world.for_each_chunk(chunks, |(depths, data)| {
+        for (d, out) in depths.iter().zip(data.chunks_exact_mut(4)) {
+            out.copy_from_slice(&d.to_le_bytes());
+        }
+    });
     Image {
         width,
         height,
@@ -134,42 +170,60 @@ pub fn packed_rgb(c: [f32; 3]) -> f32 {
 /// z up): the point of pixel k is its unit direction scaled to its z-depth. A pixel whose
 /// depth is `±inf` gives `±inf` in all three coordinates, as gz-rendering's depth shaders
 /// write them (`depth_camera_fs.glsl`: `point = vec3(max)` beyond far, `vec3(min)` nearer
-/// than near), and `is_dense = false`. `rgb` gives the packed colour of pixel k (see
-/// [`packed_rgb`]).
-pub fn point_cloud(
+/// than near), and `is_dense = false`.
+///
+/// The points are written in chunks on the engine's sensor threads: `rgb` is called once
+/// per chunk and gives the function that returns the packed colour (see [`packed_rgb`]) of
+/// pixel k, called for the chunk's pixels in order (it may remember the last entity seen).
+pub fn point_cloud<R: FnMut(usize) -> f32>(
+    world: &WorldRef<'_>,
     dirs: &[Vec3],
     depths: &[f32],
-    mut rgb: impl FnMut(usize) -> f32,
+    rgb: impl Fn() -> R + Sync,
     width: u32,
     height: u32,
     fields: &RVec<PointField>,
 ) -> PointCloudPacked {
-    let mut data = vec![0u8; depths.len() * POINT_STEP as usize];
-    let mut dense = true;
-    for (k, ((d, z), out)) in dirs
-        .iter()
-        .zip(depths)
-        .zip(data.chunks_exact_mut(POINT_STEP as usize))
+    let step = POINT_STEP as usize;
+    let n = dirs.len().min(depths.len());
+    let mut data = vec![0u8; n * step];
+    let chunk = chunk_len(world, n);
+    let mut dense = vec![true; n.div_ceil(chunk)];
+    let chunks: Vec<_> = dirs[..n]
+        .chunks(chunk)
+        .zip(depths[..n].chunks(chunk))
+        .zip(data.chunks_mut(chunk * step))
+        .zip(dense.iter_mut())
         .enumerate()
-    {
-        let p = if z.is_finite() && d.x > 0.0 {
-            let t = f64::from(*z) / d.x;
-            [(d.x * t) as f32, (d.y * t) as f32, (d.z * t) as f32]
-        } else {
-            dense = false;
-            // A pixel without a ray (d.x <= 0) has no finite depth either: +inf.
-            let v = if z.is_nan() || z.is_finite() {
-                f32::INFINITY
+        .collect();
+    world.for_each_chunk(chunks, |(i, (((dirs, depths), data), dense))| {
+        let first = i * chunk;
+        let mut rgb = rgb();
+        for (k, ((d, z), out)) in dirs
+            .iter()
+            .zip(depths)
+            .zip(data.chunks_exact_mut(step))
+            .enumerate()
+        {
+            let p = if z.is_finite() && d.x > 0.0 {
+                let t = f64::from(*z) / d.x;
+                [(d.x * t) as f32, (d.y * t) as f32, (d.z * t) as f32]
             } else {
-                *z
+                *dense = false;
+                // A pixel without a ray (d.x <= 0) has no finite depth either: +inf.
+                let v = if z.is_nan() || z.is_finite() {
+                    f32::INFINITY
+                } else {
+                    *z
+                };
+                [v; 3]
             };
-            [v; 3]
-        };
-        out[0..4].copy_from_slice(&p[0].to_le_bytes());
-        out[4..8].copy_from_slice(&p[1].to_le_bytes());
-        out[8..12].copy_from_slice(&p[2].to_le_bytes());
-        out[12..16].copy_from_slice(&rgb(k).to_le_bytes());
-    }
+            out[0..4].copy_from_slice(&p[0].to_le_bytes());
+            out[4..8].copy_from_slice(&p[1].to_le_bytes());
+            out[8..12].copy_from_slice(&p[2].to_le_bytes());
+            out[12..16].copy_from_slice(&rgb(first + k).to_le_bytes());
+        }
+    });
     PointCloudPacked {
         width,
         height,
@@ -178,7 +232,7 @@ pub fn point_cloud(
         point_step: POINT_STEP,
         row_step: POINT_STEP * width,
         data: RVec::from(data),
-        is_dense: dense,
+        is_dense: dense.iter().all(|d| *d),
     }
 }
 

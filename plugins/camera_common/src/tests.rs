@@ -4,10 +4,18 @@ use crate::config::{CameraConfig, ImageFormat, SAVE_ANYWHERE_ENV};
 use crate::core::CameraCore;
 use crate::image::{FrameSaver, encode_image, point_cloud, point_fields, sibling_topic};
 use crate::rays::RayStart;
-use sim_plugin_api::{ErrorCode, PixelFormat, Pose, Vec3, noise::NoiseKind};
+use sim_plugin_api::{
+    ErrorCode, Image, PixelFormat, Pose, Vec3, noise::NoiseKind, testing::StaticWorld,
+};
 use simcore_plugin_common::NoiseChannel;
 
 const NAME: &str = "m::l::cam";
+
+/// [`encode_image`] in a world without sensor threads.
+fn encode(colors: &[[f32; 3]], w: u32, h: u32, format: ImageFormat) -> Image {
+    let mut none = NoiseChannel::NONE;
+    StaticWorld::default().with(|world| encode_image(&world, colors, w, h, format, &mut none))
+}
 
 fn parse(camera: &str) -> Result<CameraConfig, sim_plugin_api::PluginError> {
     CameraConfig::parse(
@@ -144,16 +152,15 @@ fn bad_values_name_the_element_and_the_text() {
 #[test]
 fn encodings_of_every_format() {
     let colors = [[1.0f32, 0.5, 0.0], [0.0, 0.0, 2.0]];
-    let mut none = NoiseChannel::NONE;
-    let rgb = encode_image(&colors, 2, 1, ImageFormat::Rgb8, &mut none);
+    let rgb = encode(&colors, 2, 1, ImageFormat::Rgb8);
     assert_eq!(rgb.data.as_slice(), &[255, 128, 0, 0, 0, 255]);
     assert_eq!((rgb.step, rgb.pixel_format), (6, PixelFormat::RGB_INT8));
-    let bgr = encode_image(&colors, 2, 1, ImageFormat::Bgr8, &mut none);
+    let bgr = encode(&colors, 2, 1, ImageFormat::Bgr8);
     assert_eq!(bgr.data.as_slice(), &[0, 128, 255, 255, 0, 0]);
-    let l8 = encode_image(&colors, 2, 1, ImageFormat::L8, &mut none);
+    let l8 = encode(&colors, 2, 1, ImageFormat::L8);
     // Luma 0.299 + 0.2935 = 0.5925 -> 151; blue over 1 is clamped: 0.114 -> 29.
     assert_eq!(l8.data.as_slice(), &[151, 29]);
-    let l16 = encode_image(&colors, 2, 1, ImageFormat::L16, &mut none);
+    let l16 = encode(&colors, 2, 1, ImageFormat::L16);
     assert_eq!(l16.step, 4);
     // 0.5925 x 65535 = 38829.5.
     let g = u16::from_le_bytes([l16.data[0], l16.data[1]]);
@@ -170,13 +177,12 @@ fn png_frames_round_trip() {
         [0.0, 0.0, 1.0],
         [0.5; 3],
     ];
-    let mut none = NoiseChannel::NONE;
     for (format, color, bytes) in [
         (ImageFormat::Rgb8, png::ColorType::Rgb, 12),
         (ImageFormat::Bgr8, png::ColorType::Rgb, 12),
         (ImageFormat::L16, png::ColorType::Grayscale, 8),
     ] {
-        let img = encode_image(&colors, 2, 2, format, &mut none);
+        let img = encode(&colors, 2, 2, format);
         let path = saver.save(&img).unwrap();
         let decoder =
             png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
@@ -272,14 +278,17 @@ fn lens_projection_is_p_and_the_render_model() {
 fn points_topics_and_zoom() {
     let dirs = [Vec3::new(0.8, 0.6, 0.0), Vec3::new(1.0, 0.0, 0.0)];
     let dirs = [dirs[0], dirs[1], dirs[1]];
-    let c = point_cloud(
-        &dirs,
-        &[2.0, f32::INFINITY, f32::NEG_INFINITY],
-        |_| 0.0,
-        3,
-        1,
-        &point_fields(),
-    );
+    let c = StaticWorld::default().with(|world| {
+        point_cloud(
+            &world,
+            &dirs,
+            &[2.0, f32::INFINITY, f32::NEG_INFINITY],
+            || |_| 0.0,
+            3,
+            1,
+            &point_fields(),
+        )
+    });
     let f = |k: usize, o: usize| {
         f32::from_le_bytes(c.data[k * 16 + o..k * 16 + o + 4].try_into().unwrap())
     };

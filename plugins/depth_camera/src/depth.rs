@@ -15,6 +15,10 @@
 //!    point cloud (`x, y, z, rgb`; the sensor frame; `rgb` the unlit diffuse colour of what
 //!    was hit; `±inf` in all three coordinates where the depth is) on `points` below it.
 //!
+//! The depths (without noise), the depth image and the point cloud are computed in chunks
+//! of pixels on the engine's sensor threads, as the rays are cast (see
+//! `simcore_plugin_camera_common::chunks`); the frame is the same at every thread count.
+//!
 //! The depth range is `<camera><clip>`: gz-sensors' `DepthCameraSensor` does not read
 //! `<depth_camera><clip>` (only the RGB-D camera does).
 
@@ -24,7 +28,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_camera_common::{
-    CameraCore, CameraPlugin, DEPTH_STREAM, RayStart, SurfaceCache, camera_sensor,
+    CameraCore, CameraPlugin, DEPTH_STREAM, RayStart, SurfaceCache, camera_sensor, chunk_len,
     image::{depth_image, packed_rgb, pixel_noise, point_cloud, point_fields},
 };
 use simcore_plugin_common::NoiseChannel;
@@ -74,27 +78,51 @@ impl DepthCameraSensor {
     }
 
     /// Measures one frame: the depths (row-major, metres) of the camera's current view.
+    /// Without noise they are computed in chunks on the engine's sensor threads; noise, whose
+    /// state runs through the pixels in order, keeps them on this thread.
     pub fn measure(&mut self, world: &WorldRef<'_>) -> Result<&[f32], PluginError> {
         self.core.cast(world)?;
         let grid = &self.core.grid;
         let (near, far) = grid.clip();
+        let (hits, dirs) = (grid.hits(), grid.directions());
         self.depths.clear();
-        let noise = &mut self.noise;
-        // One tight loop over the hits and the sensor-frame directions.
-        self.depths
-            .extend(grid.hits().iter().zip(grid.directions()).map(|(hit, d)| {
-                let z = hit.distance * d.x;
-                let z = if !z.is_finite() || hit.distance > far {
-                    f64::INFINITY
-                } else if z < near {
-                    f64::NEG_INFINITY
-                } else {
-                    noise.apply(z, 0.0)
-                };
-                z as f32
-            }));
+        self.depths.resize(hits.len(), 0.0);
+        if self.noise.is_active() {
+            let noise = &mut self.noise;
+            for ((out, hit), d) in self.depths.iter_mut().zip(hits).zip(dirs) {
+                *out = depth(hit, *d, near, far, |z| noise.apply(z, 0.0));
+            }
+        } else {
+            let chunk = chunk_len(world, hits.len());
+            let chunks: Vec<_> = self
+                .depths
+                .chunks_mut(chunk)
+                .zip(hits.chunks(chunk))
+                .zip(dirs.chunks(chunk))
+                .collect();
+            world.for_each_chunk(chunks, |((out, hits), dirs)| {
+                for ((out, hit), d) in out.iter_mut().zip(hits).zip(dirs) {
+                    *out = depth(hit, *d, near, far, |z| z);
+                }
+            });
+        }
         Ok(&self.depths)
     }
+}
+
+/// The depth of `hit` along unit sensor-frame direction `d` for the clip range
+/// `near..far`, with `noise` added to finite depths (see the [module docs](self)).
+#[inline]
+fn depth(hit: &RayHit, d: Vec3, near: f64, far: f64, noise: impl FnOnce(f64) -> f64) -> f32 {
+    let z = hit.distance * d.x;
+    let z = if !z.is_finite() || hit.distance > far {
+        f64::INFINITY
+    } else if z < near {
+        f64::NEG_INFINITY
+    } else {
+        noise(z)
+    };
+    z as f32
 }
 
 impl CameraPlugin for DepthCameraSensor {
@@ -113,21 +141,22 @@ impl CameraPlugin for DepthCameraSensor {
         let (w, h) = (self.core.model.width, self.core.model.height);
         let hits = grid.hits();
         let surfaces = &self.surfaces;
-        // Neighbouring pixels mostly hit the same entity: pack its colour once.
-        let mut last = (EntityId::NONE, 0.0f32);
-        let rgb = |k: usize| {
-            let e = hits[k].entity;
-            if e != last.0 {
-                let c = surfaces.diffuse(e);
-                last = (e, packed_rgb([c[0], c[1], c[2]]));
+        // Neighbouring pixels mostly hit the same entity: each chunk packs its colour once.
+        let rgb = || {
+            let mut last = (EntityId::NONE, 0.0f32);
+            move |k: usize| {
+                let e = hits[k].entity;
+                if e != last.0 {
+                    let c = surfaces.diffuse(e);
+                    last = (e, packed_rgb([c[0], c[1], c[2]]));
+                }
+                last.1
             }
-            last.1
         };
-        let cloud = point_cloud(grid.directions(), &self.depths, rgb, w, h, &self.fields);
-        out.publish(
-            "",
-            Payload::Image(RBox::new(depth_image(&self.depths, w, h))),
-        );
+        let dirs = grid.directions();
+        let cloud = point_cloud(world, dirs, &self.depths, rgb, w, h, &self.fields);
+        let image = depth_image(world, &self.depths, w, h);
+        out.publish("", Payload::Image(RBox::new(image)));
         out.publish(
             &self.info_topic,
             Payload::CameraInfo(RBox::new(self.core.camera_info())),

@@ -150,7 +150,7 @@ impl CameraPlugin for RgbdCameraSensor {
         let (w, h) = (c.width, c.height);
         // The colour noise was added above, with the depth's draws.
         let mut added = NoiseChannel::NONE;
-        let image = encode_image(&self.colors, w, h, c.format, &mut added);
+        let image = encode_image(world, &self.colors, w, h, c.format, &mut added);
         if let Some(saver) = &mut self.saver {
             saver.save(&image).map_err(|e| {
                 PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
@@ -158,9 +158,10 @@ impl CameraPlugin for RgbdCameraSensor {
         }
         let colors = &self.colors;
         let cloud = point_cloud(
+            world,
             grid.directions(),
             &self.depths,
-            |k| packed_rgb(colors[k]),
+            || |k| packed_rgb(colors[k]),
             w,
             h,
             &self.fields,
@@ -168,7 +169,7 @@ impl CameraPlugin for RgbdCameraSensor {
         out.publish(&self.topics[0], Payload::Image(RBox::new(image)));
         out.publish(
             &self.topics[1],
-            Payload::Image(RBox::new(depth_image(&self.depths, w, h))),
+            Payload::Image(RBox::new(depth_image(world, &self.depths, w, h))),
         );
         out.publish(&self.topics[2], Payload::PointCloud(RBox::new(cloud)));
         out.publish(

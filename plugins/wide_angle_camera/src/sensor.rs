@@ -187,7 +187,14 @@ impl WideAngleCameraSensor {
         for (p, colour) in self.pixels.iter().zip(&self.lit) {
             self.colors[p.pixel as usize] = *colour;
         }
-        let image = encode_image(&self.colors, c.width, c.height, c.format, &mut self.noise);
+        let image = encode_image(
+            world,
+            &self.colors,
+            c.width,
+            c.height,
+            c.format,
+            &mut self.noise,
+        );
         Ok((image, pose))
     }
 }
