@@ -3,8 +3,8 @@
 //! Per update:
 //!
 //! 1. the camera's world pose (its link's pose composed with the sensor's `<pose>`);
-//! 2. one ray cast per chunk of pixels, one ray per pixel from the near clip plane, against visuals,
-//!    ignoring the camera's own model; hits beyond the far clip are misses;
+//! 2. a ray cast per pixel from the near clip plane against visuals, ignoring the camera's
+//!    own model; hits beyond the far clip are misses;
 //! 3. shading (see `simcore_plugin_camera_common::shading`): background colour for misses,
 //!    else the diffuse colour lit by ambient light and the world's lights, with shadows;
 //! 4. encoding to the configured format with Gaussian noise per pixel and channel;
@@ -85,14 +85,8 @@ impl CameraSensor {
         self.shader
             .shade(world, grid.rays(), grid.hits(), &mut self.colors);
         let c = &self.core.config;
-        let image = encode_image(
-            world,
-            &self.colors,
-            c.width,
-            c.height,
-            c.format,
-            &mut self.noise,
-        );
+        let (w, h) = (c.width, c.height);
+        let image = encode_image(world, &self.colors, w, h, c.format, &mut self.noise);
         Ok((image, pose))
     }
 }
