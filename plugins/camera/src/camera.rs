@@ -79,14 +79,15 @@ impl CameraSensor {
 
     /// Renders one frame from the camera's current pose: the image and that pose.
     pub fn render(&mut self, world: &WorldRef<'_>) -> Result<(Image, Pose), PluginError> {
-        let pose = self.core.cast(world)?;
+        let passes = self.core.passes(world);
+        let pose = self.core.cast_in(&passes)?;
         let grid = &self.core.grid;
         self.shader.prepare(world, grid.hits());
         self.shader
-            .shade(world, grid.rays(), grid.hits(), &mut self.colors);
+            .shade(&passes, grid.rays(), grid.hits(), &mut self.colors);
         let c = &self.core.config;
         let (w, h) = (c.width, c.height);
-        let image = encode_image(world, &self.colors, w, h, c.format, &mut self.noise);
+        let image = encode_image(&passes, &self.colors, w, h, c.format, &mut self.noise);
         Ok((image, pose))
     }
 }

@@ -1,6 +1,7 @@
 //! What every camera plugin has: its configuration, camera model, per-pixel rays and place
 //! on its link, and the run-time `horizontal_fov` parameter.
 
+use crate::chunks::Passes;
 use crate::config::CameraConfig;
 use crate::model::CameraModel;
 use crate::rays::{RayGrid, RayStart};
@@ -24,6 +25,9 @@ pub struct CameraCore {
     pub grid: RayGrid,
     /// The resolved topic of the sensor.
     pub topic: String,
+    /// Whether the engine offered one sensor thread at the first frame (see
+    /// [`CameraCore::passes`]).
+    one_thread: bool,
 }
 
 impl CameraCore {
@@ -77,6 +81,7 @@ impl CameraCore {
             model: cam_model,
             config: camera,
             topic: topic.to_string(),
+            one_thread: false,
         }
     }
 
@@ -87,8 +92,27 @@ impl CameraCore {
 
     /// Casts every pixel's ray from the camera's current pose; returns that pose.
     pub fn cast(&mut self, world: &WorldRef<'_>) -> Result<Pose, PluginError> {
-        let pose = self.pose(world)?;
-        self.grid.cast(world, pose);
+        let passes = self.passes(world);
+        self.cast_in(&passes)
+    }
+
+    /// The per-pixel passes of a frame in `world` ([`Passes::new`]). An engine found to offer
+    /// one sensor thread is taken to keep to one: from then on the passes run on the calling
+    /// thread without looking the extension up again (the lookup costs more than a pass over
+    /// a small frame).
+    pub fn passes<'a, 'w>(&mut self, world: &'a WorldRef<'w>) -> Passes<'a, 'w> {
+        if self.one_thread {
+            return Passes::serial(world);
+        }
+        let passes = Passes::new(world);
+        self.one_thread = passes.threads() == 1;
+        passes
+    }
+
+    /// [`CameraCore::cast`] in the chunks of pixels of `passes` (see [`RayGrid::cast_in`]).
+    pub fn cast_in(&mut self, passes: &Passes<'_, '_>) -> Result<Pose, PluginError> {
+        let pose = self.pose(passes.world())?;
+        self.grid.cast_in(passes, pose);
         Ok(pose)
     }
 

@@ -2,12 +2,12 @@
 //! `camera_info`, and PNG frames. The per-pixel encodings run in chunks on the engine's
 //! sensor threads (see [`crate::chunks`]).
 
-use crate::chunks::chunk_len;
+use crate::chunks::Passes;
 use crate::config::ImageFormat;
 use crate::model::CameraModel;
 use sim_plugin_api::{
     CameraInfo, Image, Outputs, Payload, PixelFormat, PluginError, PointCloudPacked, PointField,
-    PointFieldType, SharedStr, Vec3, WorldRef,
+    PointFieldType, SharedStr, Vec3,
     abi_stable::std_types::{RBox, RVec},
     noise::{NoiseKind, NoiseParams},
 };
@@ -48,10 +48,10 @@ fn to_u8(v: f64) -> u8 {
 
 /// Encodes linear RGB colours (row-major) as an image of `format`, adding `noise` to every
 /// channel (to the grey value for grey formats) before clamping to [0, 1] and quantising.
-/// Without noise the pixels are encoded in chunks on the engine's sensor threads; noise,
+/// Without noise the pixels are encoded in the chunks of `passes`; noise,
 /// whose state runs through the pixels in order, keeps the encoding on this thread.
 pub fn encode_image(
-    world: &WorldRef<'_>,
+    passes: &Passes<'_, '_>,
     colors: &[[f32; 3]],
     width: u32,
     height: u32,
@@ -64,12 +64,12 @@ pub fn encode_image(
     if noise.is_active() {
         encode_into(colors, format, |x| noise.apply(x, 0.0), &mut data);
     } else {
-        let chunk = chunk_len(world, colors.len());
+        let chunk = passes.chunk_len(colors.len());
         let chunks: Vec<_> = colors
             .chunks(chunk)
             .zip(data.chunks_mut(chunk * step))
             .collect();
-        world.for_each_chunk(chunks, |(colors, data)| {
+        passes.run(chunks, |(colors, data)| {
             encode_into(colors, format, |x| x, data);
         });
     }
@@ -120,16 +120,16 @@ fn encode_into(
     }
 }
 
-/// A float32 depth image (`R_FLOAT32`, little-endian) from depths in metres, written in
-/// chunks on the engine's sensor threads.
-pub fn depth_image(world: &WorldRef<'_>, depths: &[f32], width: u32, height: u32) -> Image {
+/// A float32 depth image (`R_FLOAT32`, little-endian) from depths in metres, written in the
+/// chunks of `passes`.
+pub fn depth_image(passes: &Passes<'_, '_>, depths: &[f32], width: u32, height: u32) -> Image {
     let mut data = vec![0u8; depths.len() * 4];
-    let chunk = chunk_len(world, depths.len());
+    let chunk = passes.chunk_len(depths.len());
     let chunks: Vec<_> = depths
         .chunks(chunk)
         .zip(data.chunks_mut(chunk * 4))
         .collect();
-    world.for_each_chunk(chunks, |(depths, data)| {
+    passes.run(chunks, |(depths, data)| {
         for (d, out) in depths.iter().zip(data.chunks_exact_mut(4)) {
             out.copy_from_slice(&d.to_le_bytes());
         }
@@ -172,11 +172,11 @@ pub fn packed_rgb(c: [f32; 3]) -> f32 {
 /// write them (`depth_camera_fs.glsl`: `point = vec3(max)` beyond far, `vec3(min)` nearer
 /// than near), and `is_dense = false`.
 ///
-/// The points are written in chunks on the engine's sensor threads: `rgb` is called once
+/// The points are written in the chunks of `passes`: `rgb` is called once
 /// per chunk and gives the function that returns the packed colour (see [`packed_rgb`]) of
 /// pixel k, called for the chunk's pixels in order (it may remember the last entity seen).
 pub fn point_cloud<R: FnMut(usize) -> f32>(
-    world: &WorldRef<'_>,
+    passes: &Passes<'_, '_>,
     dirs: &[Vec3],
     depths: &[f32],
     rgb: impl Fn() -> R + Sync,
@@ -187,7 +187,7 @@ pub fn point_cloud<R: FnMut(usize) -> f32>(
     let step = POINT_STEP as usize;
     let n = dirs.len().min(depths.len());
     let mut data = vec![0u8; n * step];
-    let chunk = chunk_len(world, n);
+    let chunk = passes.chunk_len(n);
     let mut dense = vec![true; n.div_ceil(chunk)];
     let chunks: Vec<_> = dirs[..n]
         .chunks(chunk)
@@ -196,7 +196,7 @@ pub fn point_cloud<R: FnMut(usize) -> f32>(
         .zip(dense.iter_mut())
         .enumerate()
         .collect();
-    world.for_each_chunk(chunks, |(i, (((dirs, depths), data), dense))| {
+    passes.run(chunks, |(i, (((dirs, depths), data), dense))| {
         let first = i * chunk;
         let mut rgb = rgb();
         for (k, ((d, z), out)) in dirs

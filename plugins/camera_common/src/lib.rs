@@ -35,7 +35,7 @@ pub mod shading;
 mod tests;
 
 pub use crate::core::CameraCore;
-pub use chunks::{CHUNK_PIXELS, chunk_len};
+pub use chunks::{CHUNK_PIXELS, Passes};
 pub use config::{CameraConfig, ImageFormat, SaveConfig, is_wide_angle_type};
 pub use labels::LabelCache;
 pub use model::{CameraModel, Distortion, Intrinsics, Projection};

@@ -8,7 +8,7 @@
 //! [`visibility`](sim_plugin_api::visibility) extension instead, seeing only the visuals whose
 //! `<visibility_flags>` share a bit with the mask.
 
-use crate::chunks::chunk_len;
+use crate::chunks::Passes;
 use crate::model::CameraModel;
 use sim_plugin_api::{EntityId, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef};
 use simcore_plugin_common::{MaskedCast, Rotation};
@@ -136,10 +136,16 @@ impl RayGrid {
         self.hits[k].distance * self.dirs[k].x
     }
 
-    /// Casts every pixel's ray from a camera at world pose `pose`: in chunks of pixels on the
-    /// engine's sensor threads (see [`crate::chunks`]), each chunk turning its directions into
-    /// the world, casting them and fixing up its hits.
+    /// Casts every pixel's ray from a camera at world pose `pose` (see [`RayGrid::cast_in`]).
     pub fn cast(&mut self, world: &WorldRef<'_>, pose: Pose) {
+        self.cast_in(&Passes::new(world), pose);
+    }
+
+    /// Casts every pixel's ray from a camera at world pose `pose` in the chunks of pixels of
+    /// `passes`, each chunk turning its directions into the world, casting them and fixing up
+    /// its hits.
+    pub fn cast_in(&mut self, passes: &Passes<'_, '_>, pose: Pose) {
+        let world = passes.world();
         // The sensor-frame directions turned by the pose's matrix, computed once per frame.
         let rotation = Rotation::new(pose.orientation);
         let o = pose.position;
@@ -151,7 +157,7 @@ impl RayGrid {
         };
         let mask = self.visibility.resolve(world);
         let far = self.far;
-        let chunk = chunk_len(world, self.dirs.len());
+        let chunk = passes.chunk_len(self.dirs.len());
         let chunks: Vec<_> = self
             .rays
             .chunks_mut(chunk)
@@ -159,7 +165,7 @@ impl RayGrid {
             .zip(self.dirs.chunks(chunk))
             .zip(self.start.chunks(chunk))
             .collect();
-        world.for_each_chunk(chunks, |(((rays, hits), dirs), start)| {
+        passes.run(chunks, |(((rays, hits), dirs), start)| {
             for ((ray, d), s) in rays.iter_mut().zip(dirs).zip(start) {
                 let dw = if d.x > 0.0 { rotation.apply(*d) } else { axis };
                 *ray = Ray {

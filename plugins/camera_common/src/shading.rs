@@ -29,7 +29,7 @@
 //! ignored). Pixels without a hit get the scene's background colour. Without the engine's
 //! scene extension the scene defaults apply and there are no lights (ambient only).
 
-use crate::chunks::chunk_len;
+use crate::chunks::Passes;
 use sim_plugin_api::{
     EntityId, Light, LightKind, Ray, RayCastOptions, RayHit, RayTarget, SceneInfo, Vec3, WorldRef,
     abi_stable::std_types::RVec,
@@ -164,11 +164,11 @@ impl Shader {
 
     /// Shades the hits of rays `rays` (the rays themselves: origin and unit direction in the
     /// world; `hits[k].distance` from `rays[k].origin`) into `out` (one linear RGB colour per
-    /// pixel), in chunks of pixels on the engine's sensor threads, each casting its shadow
+    /// pixel), in the chunks of pixels of `passes`, each casting its shadow
     /// rays in one batch.
     pub fn shade(
         &mut self,
-        world: &WorldRef<'_>,
+        passes: &Passes<'_, '_>,
         rays: &[Ray],
         hits: &[RayHit],
         out: &mut Vec<[f32; 3]>,
@@ -176,7 +176,7 @@ impl Shader {
         let n = rays.len().min(hits.len());
         out.clear();
         out.resize(n, [0.0; 3]);
-        let chunk = chunk_len(world, n);
+        let chunk = passes.chunk_len(n);
         let count = n.div_ceil(chunk);
         if self.batches.len() < count {
             self.batches.resize_with(count, ShadowBatch::default);
@@ -192,7 +192,8 @@ impl Shader {
             .zip(out.chunks_mut(chunk))
             .zip(self.batches.iter_mut())
             .collect();
-        world.for_each_chunk(chunks, |(((rays, hits), out), batch)| {
+        let world = passes.world();
+        passes.run(chunks, |(((rays, hits), out), batch)| {
             frame.shade(world, rays, hits, out, batch);
         });
     }

@@ -1,5 +1,6 @@
 //! Unit tests of the shared camera code: configuration, encodings, PNG frames, zoom.
 
+use crate::chunks::Passes;
 use crate::config::{CameraConfig, ImageFormat, SAVE_ANYWHERE_ENV};
 use crate::core::CameraCore;
 use crate::image::{FrameSaver, encode_image, point_cloud, point_fields, sibling_topic};
@@ -14,7 +15,8 @@ const NAME: &str = "m::l::cam";
 /// [`encode_image`] in a world without sensor threads.
 fn encode(colors: &[[f32; 3]], w: u32, h: u32, format: ImageFormat) -> Image {
     let mut none = NoiseChannel::NONE;
-    StaticWorld::default().with(|world| encode_image(&world, colors, w, h, format, &mut none))
+    StaticWorld::default()
+        .with(|world| encode_image(&Passes::new(&world), colors, w, h, format, &mut none))
 }
 
 fn parse(camera: &str) -> Result<CameraConfig, sim_plugin_api::PluginError> {
@@ -280,7 +282,7 @@ fn points_topics_and_zoom() {
     let dirs = [dirs[0], dirs[1], dirs[1]];
     let c = StaticWorld::default().with(|world| {
         point_cloud(
-            &world,
+            &Passes::new(&world),
             &dirs,
             &[2.0, f32::INFINITY, f32::NEG_INFINITY],
             || |_| 0.0,
@@ -346,6 +348,7 @@ fn points_topics_and_zoom() {
 }
 
 mod shading {
+    use crate::chunks::Passes;
     use crate::shading::Shader;
     use sim_plugin_api::{
         EntityId, Light, LightKind, Pose, Ray, RayHit, SceneInfo, SurfaceInfo, Vec3,
@@ -370,7 +373,12 @@ mod shading {
         world.with(|w| {
             let mut s = Shader::default();
             s.prepare(&w, &[hit, RayHit::MISS]);
-            s.shade(&w, &[ray, ray], &[hit, RayHit::MISS], &mut out);
+            s.shade(
+                &Passes::new(&w),
+                &[ray, ray],
+                &[hit, RayHit::MISS],
+                &mut out,
+            );
         });
         assert_eq!(out[1], [0.0, 0.0, 1.0], "a miss is the background");
         out[0]

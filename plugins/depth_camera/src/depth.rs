@@ -28,7 +28,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_camera_common::{
-    CameraCore, CameraPlugin, DEPTH_STREAM, RayStart, SurfaceCache, camera_sensor, chunk_len,
+    CameraCore, CameraPlugin, DEPTH_STREAM, Passes, RayStart, SurfaceCache, camera_sensor,
     image::{depth_image, packed_rgb, pixel_noise, point_cloud, point_fields},
 };
 use simcore_plugin_common::NoiseChannel;
@@ -81,7 +81,13 @@ impl DepthCameraSensor {
     /// Without noise they are computed in chunks on the engine's sensor threads; noise, whose
     /// state runs through the pixels in order, keeps them on this thread.
     pub fn measure(&mut self, world: &WorldRef<'_>) -> Result<&[f32], PluginError> {
-        self.core.cast(world)?;
+        let passes = self.core.passes(world);
+        self.measure_in(&passes)
+    }
+
+    /// [`DepthCameraSensor::measure`] in the chunks of pixels of `passes`.
+    fn measure_in(&mut self, passes: &Passes<'_, '_>) -> Result<&[f32], PluginError> {
+        self.core.cast_in(passes)?;
         let grid = &self.core.grid;
         let (near, far) = grid.clip();
         let (hits, dirs) = (grid.hits(), grid.directions());
@@ -93,14 +99,14 @@ impl DepthCameraSensor {
                 *out = depth(hit, *d, near, far, |z| noise.apply(z, 0.0));
             }
         } else {
-            let chunk = chunk_len(world, hits.len());
+            let chunk = passes.chunk_len(hits.len());
             let chunks: Vec<_> = self
                 .depths
                 .chunks_mut(chunk)
                 .zip(hits.chunks(chunk))
                 .zip(dirs.chunks(chunk))
                 .collect();
-            world.for_each_chunk(chunks, |((out, hits), dirs)| {
+            passes.run(chunks, |((out, hits), dirs)| {
                 for ((out, hit), d) in out.iter_mut().zip(hits).zip(dirs) {
                     *out = depth(hit, *d, near, far, |z| z);
                 }
@@ -135,7 +141,8 @@ impl CameraPlugin for DepthCameraSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        self.measure(world)?;
+        let passes = self.core.passes(world);
+        self.measure_in(&passes)?;
         let grid = &self.core.grid;
         self.surfaces.fill(grid.hits(), world);
         let (w, h) = (self.core.model.width, self.core.model.height);
@@ -154,8 +161,8 @@ impl CameraPlugin for DepthCameraSensor {
             }
         };
         let dirs = grid.directions();
-        let cloud = point_cloud(world, dirs, &self.depths, rgb, w, h, &self.fields);
-        let image = depth_image(world, &self.depths, w, h);
+        let cloud = point_cloud(&passes, dirs, &self.depths, rgb, w, h, &self.fields);
+        let image = depth_image(&passes, &self.depths, w, h);
         out.publish("", Payload::Image(RBox::new(image)));
         out.publish(
             &self.info_topic,

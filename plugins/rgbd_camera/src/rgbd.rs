@@ -103,7 +103,8 @@ impl CameraPlugin for RgbdCameraSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        self.core.cast(world)?;
+        let passes = self.core.passes(world);
+        self.core.cast_in(&passes)?;
         let grid = &self.core.grid;
         let (near, far) = grid.clip();
         let depth_clip = self.core.config.depth_clip;
@@ -139,7 +140,7 @@ impl CameraPlugin for RgbdCameraSensor {
         }
         self.shader.prepare(world, &self.color_hits);
         self.shader
-            .shade(world, grid.rays(), &self.color_hits, &mut self.colors);
+            .shade(&passes, grid.rays(), &self.color_hits, &mut self.colors);
         for (c, n) in self.colors.iter_mut().zip(&self.draws) {
             let shaped = (n.abs().powf(2.1) * n.signum()) as f32;
             for ch in c.iter_mut() {
@@ -150,7 +151,7 @@ impl CameraPlugin for RgbdCameraSensor {
         let (w, h) = (c.width, c.height);
         // The colour noise was added above, with the depth's draws.
         let mut added = NoiseChannel::NONE;
-        let image = encode_image(world, &self.colors, w, h, c.format, &mut added);
+        let image = encode_image(&passes, &self.colors, w, h, c.format, &mut added);
         if let Some(saver) = &mut self.saver {
             saver.save(&image).map_err(|e| {
                 PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
@@ -158,7 +159,7 @@ impl CameraPlugin for RgbdCameraSensor {
         }
         let colors = &self.colors;
         let cloud = point_cloud(
-            world,
+            &passes,
             grid.directions(),
             &self.depths,
             || |k| packed_rgb(colors[k]),
@@ -169,7 +170,7 @@ impl CameraPlugin for RgbdCameraSensor {
         out.publish(&self.topics[0], Payload::Image(RBox::new(image)));
         out.publish(
             &self.topics[1],
-            Payload::Image(RBox::new(depth_image(world, &self.depths, w, h))),
+            Payload::Image(RBox::new(depth_image(&passes, &self.depths, w, h))),
         );
         out.publish(&self.topics[2], Payload::PointCloud(RBox::new(cloud)));
         out.publish(
