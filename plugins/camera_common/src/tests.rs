@@ -495,3 +495,18 @@ fn the_visibility_mask_is_read_and_checked() {
         );
     }
 }
+
+#[test]
+fn passes_without_sensor_threads_run_one_chunk_in_order() {
+    use std::sync::Mutex;
+    StaticWorld::default().with(|world| {
+        let p = Passes::new(&world);
+        assert_eq!(p.threads(), 1);
+        assert_eq!((p.chunk_len(5000), p.chunk_len(0)), (5000, 1));
+        let seen = Mutex::new(Vec::new());
+        p.run(vec![1, 2, 3], |i| seen.lock().unwrap().push(i));
+        assert_eq!(seen.into_inner().unwrap(), [1, 2, 3]);
+        let p = Passes::serial(&world);
+        assert_eq!((p.threads(), p.chunk_len(7)), (1, 7));
+    });
+}
