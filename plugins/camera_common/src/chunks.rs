@@ -8,10 +8,10 @@
 //! Each pixel's output depends on that pixel's inputs alone, so a frame is the same at every
 //! thread count.
 //!
-//! The engine's [`SensorThreads`](sim_plugin_api::SensorThreads) are looked up once per frame ([`Passes::new`]) and every
-//! pass of the frame hands its chunks to them directly, as [`WorldRef::for_each_chunk`] does:
-//! each lookup checks the extension's layout (about a million instructions), which is more
-//! than a pass over a small frame costs.
+//! The engine's [`SensorThreads`](sim_plugin_api::SensorThreads) are looked up once per
+//! frame ([`Passes::new`]) and every pass of the frame hands its chunks to them directly, as
+//! [`WorldRef::for_each_chunk`] does: each lookup checks the extension's layout (about a
+//! million instructions), which is more than a pass over a small frame costs.
 
 use sim_plugin_api::abi_stable::{sabi_trait::TD_Opaque, sabi_types::RRef};
 use sim_plugin_api::{ChunkTask, ChunkTask_TO, SensorThreadsRef, WorldRef};
