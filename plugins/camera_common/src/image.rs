@@ -129,11 +129,19 @@ pub fn depth_image(passes: &Passes<'_, '_>, depths: &[f32], width: u32, height: 
         .chunks(chunk)
         .zip(data.chunks_mut(chunk * 4))
         .collect();
-    passes.run(chunks, |(depths, data)| {
-        for (d, out) in depths.iter().zip(data.chunks_exact_mut(4)) {
-            out.copy_from_slice(&d.to_le_bytes());
-        }
-    });
+    passes.run(chunks, |(depths, data)| pack_depths(depths, data));
+    depth_message(data, width, height)
+}
+
+/// The bytes of `depths` in a depth image, into `out` (4 per depth).
+fn pack_depths(depths: &[f32], out: &mut [u8]) {
+    for (d, out) in depths.iter().zip(out.chunks_exact_mut(4)) {
+        out.copy_from_slice(&d.to_le_bytes());
+    }
+}
+
+/// The depth image of `data` (see [`depth_image`]).
+fn depth_message(data: Vec<u8>, width: u32, height: u32) -> Image {
     Image {
         width,
         height,
@@ -197,33 +205,91 @@ pub fn point_cloud<R: FnMut(usize) -> f32>(
         .enumerate()
         .collect();
     passes.run(chunks, |(i, (((dirs, depths), data), dense))| {
-        let first = i * chunk;
-        let mut rgb = rgb();
-        for (k, ((d, z), out)) in dirs
-            .iter()
-            .zip(depths)
-            .zip(data.chunks_exact_mut(step))
-            .enumerate()
-        {
-            let p = if z.is_finite() && d.x > 0.0 {
-                let t = f64::from(*z) / d.x;
-                [(d.x * t) as f32, (d.y * t) as f32, (d.z * t) as f32]
-            } else {
-                *dense = false;
-                // A pixel without a ray (d.x <= 0) has no finite depth either: +inf.
-                let v = if z.is_nan() || z.is_finite() {
-                    f32::INFINITY
-                } else {
-                    *z
-                };
-                [v; 3]
-            };
-            out[0..4].copy_from_slice(&p[0].to_le_bytes());
-            out[4..8].copy_from_slice(&p[1].to_le_bytes());
-            out[8..12].copy_from_slice(&p[2].to_le_bytes());
-            out[12..16].copy_from_slice(&rgb(first + k).to_le_bytes());
-        }
+        *dense = pack_points(i * chunk, dirs, depths, &mut rgb(), data);
     });
+    cloud_message(data, dense.iter().all(|d| *d), width, height, fields)
+}
+
+/// [`depth_image`] and [`point_cloud`] of the same depths, written together in one pass.
+pub fn depth_image_and_cloud<R: FnMut(usize) -> f32>(
+    passes: &Passes<'_, '_>,
+    dirs: &[Vec3],
+    depths: &[f32],
+    rgb: impl Fn() -> R + Sync,
+    width: u32,
+    height: u32,
+    fields: &RVec<PointField>,
+) -> (Image, PointCloudPacked) {
+    let step = POINT_STEP as usize;
+    let n = dirs.len().min(depths.len());
+    let mut image = vec![0u8; depths.len() * 4];
+    let mut points = vec![0u8; n * step];
+    let chunk = passes.chunk_len(n);
+    let mut dense = vec![true; n.div_ceil(chunk)];
+    let chunks: Vec<_> = dirs[..n]
+        .chunks(chunk)
+        .zip(depths[..n].chunks(chunk))
+        .zip(image.chunks_mut(chunk * 4))
+        .zip(points.chunks_mut(chunk * step))
+        .zip(dense.iter_mut())
+        .enumerate()
+        .collect();
+    passes.run(chunks, |(i, ((((dirs, depths), image), points), dense))| {
+        pack_depths(depths, image);
+        *dense = pack_points(i * chunk, dirs, depths, &mut rgb(), points);
+    });
+    let dense = dense.iter().all(|d| *d);
+    (
+        depth_message(image, width, height),
+        cloud_message(points, dense, width, height, fields),
+    )
+}
+
+/// The points of pixels `first..` (unit directions `dirs`, z-depths `depths`, colours from
+/// `rgb` by pixel index) into `out` ([`POINT_STEP`] bytes each); whether all are finite.
+fn pack_points(
+    first: usize,
+    dirs: &[Vec3],
+    depths: &[f32],
+    rgb: &mut impl FnMut(usize) -> f32,
+    out: &mut [u8],
+) -> bool {
+    let mut dense = true;
+    for (k, ((d, z), out)) in dirs
+        .iter()
+        .zip(depths)
+        .zip(out.chunks_exact_mut(POINT_STEP as usize))
+        .enumerate()
+    {
+        let p = if z.is_finite() && d.x > 0.0 {
+            let t = f64::from(*z) / d.x;
+            [(d.x * t) as f32, (d.y * t) as f32, (d.z * t) as f32]
+        } else {
+            dense = false;
+            // A pixel without a ray (d.x <= 0) has no finite depth either: +inf.
+            let v = if z.is_nan() || z.is_finite() {
+                f32::INFINITY
+            } else {
+                *z
+            };
+            [v; 3]
+        };
+        out[0..4].copy_from_slice(&p[0].to_le_bytes());
+        out[4..8].copy_from_slice(&p[1].to_le_bytes());
+        out[8..12].copy_from_slice(&p[2].to_le_bytes());
+        out[12..16].copy_from_slice(&rgb(first + k).to_le_bytes());
+    }
+    dense
+}
+
+/// The point cloud message of `data` (see [`point_cloud`]).
+fn cloud_message(
+    data: Vec<u8>,
+    dense: bool,
+    width: u32,
+    height: u32,
+    fields: &RVec<PointField>,
+) -> PointCloudPacked {
     PointCloudPacked {
         width,
         height,
@@ -232,7 +298,7 @@ pub fn point_cloud<R: FnMut(usize) -> f32>(
         point_step: POINT_STEP,
         row_step: POINT_STEP * width,
         data: RVec::from(data),
-        is_dense: dense.iter().all(|d| *d),
+        is_dense: dense,
     }
 }
 

@@ -166,6 +166,8 @@ impl RayGrid {
             .zip(self.start.chunks(chunk))
             .collect();
         passes.run(chunks, |(((rays, hits), dirs), start)| {
+            // Local copies: the loops below keep them in registers.
+            let (rotation, o, axis, far) = (rotation, o, axis, far);
             for ((ray, d), s) in rays.iter_mut().zip(dirs).zip(start) {
                 let dw = if d.x > 0.0 { rotation.apply(*d) } else { axis };
                 *ray = Ray {

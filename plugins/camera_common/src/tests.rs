@@ -3,7 +3,10 @@
 use crate::chunks::Passes;
 use crate::config::{CameraConfig, ImageFormat, SAVE_ANYWHERE_ENV};
 use crate::core::CameraCore;
-use crate::image::{FrameSaver, encode_image, point_cloud, point_fields, sibling_topic};
+use crate::image::{
+    FrameSaver, depth_image, depth_image_and_cloud, encode_image, point_cloud, point_fields,
+    sibling_topic,
+};
 use crate::rays::RayStart;
 use sim_plugin_api::{
     ErrorCode, Image, PixelFormat, Pose, Vec3, noise::NoiseKind, testing::StaticWorld,
@@ -508,5 +511,25 @@ fn passes_without_sensor_threads_run_one_chunk_in_order() {
         assert_eq!(seen.into_inner().unwrap(), [1, 2, 3]);
         let p = Passes::serial(&world);
         assert_eq!((p.threads(), p.chunk_len(7)), (1, 7));
+    });
+}
+
+#[test]
+fn depth_image_and_cloud_in_one_pass_match_each_alone() {
+    let dirs = [
+        Vec3::new(0.8, 0.6, 0.0),
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::ZERO,
+    ];
+    let depths = [2.0, f32::NEG_INFINITY, f32::INFINITY];
+    let rgb = || |k: usize| k as f32;
+    StaticWorld::default().with(|world| {
+        let p = Passes::new(&world);
+        let fields = point_fields();
+        let (image, cloud) = depth_image_and_cloud(&p, &dirs, &depths, rgb, 3, 1, &fields);
+        assert_eq!(image, depth_image(&p, &depths, 3, 1));
+        assert_eq!(cloud, point_cloud(&p, &dirs, &depths, rgb, 3, 1, &fields));
+        assert!(!cloud.is_dense);
+        assert_eq!(&image.data[0..4], &2.0f32.to_le_bytes());
     });
 }

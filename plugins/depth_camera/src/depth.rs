@@ -29,7 +29,7 @@ use sim_plugin_api::{
 };
 use simcore_plugin_camera_common::{
     CameraCore, CameraPlugin, DEPTH_STREAM, Passes, RayStart, SurfaceCache, camera_sensor,
-    image::{depth_image, packed_rgb, pixel_noise, point_cloud, point_fields},
+    image::{depth_image_and_cloud, packed_rgb, pixel_noise, point_fields},
 };
 use simcore_plugin_common::NoiseChannel;
 
@@ -161,8 +161,8 @@ impl CameraPlugin for DepthCameraSensor {
             }
         };
         let dirs = grid.directions();
-        let cloud = point_cloud(&passes, dirs, &self.depths, rgb, w, h, &self.fields);
-        let image = depth_image(&passes, &self.depths, w, h);
+        let (image, cloud) =
+            depth_image_and_cloud(&passes, dirs, &self.depths, rgb, w, h, &self.fields);
         out.publish("", Payload::Image(RBox::new(image)));
         out.publish(
             &self.info_topic,

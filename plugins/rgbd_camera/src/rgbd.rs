@@ -29,7 +29,7 @@ use sim_plugin_api::{
 use simcore_plugin_camera_common::{
     COLOR_STREAM, CameraCore, CameraPlugin, RayStart, Shader, camera_sensor,
     image::{
-        FrameSaver, depth_image, encode_image, packed_rgb, pixel_noise, point_cloud, point_fields,
+        FrameSaver, depth_image_and_cloud, encode_image, packed_rgb, pixel_noise, point_fields,
     },
 };
 use simcore_plugin_common::NoiseChannel;
@@ -158,7 +158,7 @@ impl CameraPlugin for RgbdCameraSensor {
             })?;
         }
         let colors = &self.colors;
-        let cloud = point_cloud(
+        let (depth_image, cloud) = depth_image_and_cloud(
             &passes,
             grid.directions(),
             &self.depths,
@@ -168,10 +168,7 @@ impl CameraPlugin for RgbdCameraSensor {
             &self.fields,
         );
         out.publish(&self.topics[0], Payload::Image(RBox::new(image)));
-        out.publish(
-            &self.topics[1],
-            Payload::Image(RBox::new(depth_image(&passes, &self.depths, w, h))),
-        );
+        out.publish(&self.topics[1], Payload::Image(RBox::new(depth_image)));
         out.publish(&self.topics[2], Payload::PointCloud(RBox::new(cloud)));
         out.publish(
             &self.topics[3],
