@@ -174,43 +174,16 @@ pub fn packed_rgb(c: [f32; 3]) -> f32 {
     f32::from_bits((b(c[0]) << 16) | (b(c[1]) << 8) | b(c[2]))
 }
 
-/// An organised point cloud (width × height) in the **sensor** frame (x forward, y left,
-/// z up): the point of pixel k is its unit direction scaled to its z-depth. A pixel whose
-/// depth is `±inf` gives `±inf` in all three coordinates, as gz-rendering's depth shaders
-/// write them (`depth_camera_fs.glsl`: `point = vec3(max)` beyond far, `vec3(min)` nearer
-/// than near), and `is_dense = false`.
+/// The depth image of `depths` (see [`depth_image`]) and an organised point cloud (width ×
+/// height) in the **sensor** frame (x forward, y left, z up), written together in one pass:
+/// the point of pixel k is its unit direction scaled to its z-depth. A pixel whose depth is
+/// `±inf` gives `±inf` in all three coordinates, as gz-rendering's depth shaders write them
+/// (`depth_camera_fs.glsl`: `point = vec3(max)` beyond far, `vec3(min)` nearer than near),
+/// and `is_dense = false`.
 ///
-/// The points are written in the chunks of `passes`: `rgb` is called once
-/// per chunk and gives the function that returns the packed colour (see [`packed_rgb`]) of
-/// pixel k, called for the chunk's pixels in order (it may remember the last entity seen).
-pub fn point_cloud<R: FnMut(usize) -> f32>(
-    passes: &Passes<'_, '_>,
-    dirs: &[Vec3],
-    depths: &[f32],
-    rgb: impl Fn() -> R + Sync,
-    width: u32,
-    height: u32,
-    fields: &RVec<PointField>,
-) -> PointCloudPacked {
-    let step = POINT_STEP as usize;
-    let n = dirs.len().min(depths.len());
-    let mut data = vec![0u8; n * step];
-    let chunk = passes.chunk_len(n);
-    let mut dense = vec![true; n.div_ceil(chunk)];
-    let chunks: Vec<_> = dirs[..n]
-        .chunks(chunk)
-        .zip(depths[..n].chunks(chunk))
-        .zip(data.chunks_mut(chunk * step))
-        .zip(dense.iter_mut())
-        .enumerate()
-        .collect();
-    passes.run(chunks, |(i, (((dirs, depths), data), dense))| {
-        *dense = pack_points(i * chunk, dirs, depths, &mut rgb(), data);
-    });
-    cloud_message(data, dense.iter().all(|d| *d), width, height, fields)
-}
-
-/// [`depth_image`] and [`point_cloud`] of the same depths, written together in one pass.
+/// The pixels are written in the chunks of `passes`: `rgb` is called once per chunk and
+/// gives the function that returns the packed colour (see [`packed_rgb`]) of pixel k, called
+/// for the chunk's pixels in order (it may remember the last entity seen).
 pub fn depth_image_and_cloud<R: FnMut(usize) -> f32>(
     passes: &Passes<'_, '_>,
     dirs: &[Vec3],
@@ -282,7 +255,7 @@ fn pack_points(
     dense
 }
 
-/// The point cloud message of `data` (see [`point_cloud`]).
+/// The point cloud message of `data` (see [`depth_image_and_cloud`]).
 fn cloud_message(
     data: Vec<u8>,
     dense: bool,

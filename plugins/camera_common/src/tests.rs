@@ -4,8 +4,7 @@ use crate::chunks::Passes;
 use crate::config::{CameraConfig, ImageFormat, SAVE_ANYWHERE_ENV};
 use crate::core::CameraCore;
 use crate::image::{
-    FrameSaver, depth_image, depth_image_and_cloud, encode_image, point_cloud, point_fields,
-    sibling_topic,
+    FrameSaver, depth_image, depth_image_and_cloud, encode_image, point_fields, sibling_topic,
 };
 use crate::rays::RayStart;
 use sim_plugin_api::{
@@ -284,7 +283,7 @@ fn points_topics_and_zoom() {
     let dirs = [Vec3::new(0.8, 0.6, 0.0), Vec3::new(1.0, 0.0, 0.0)];
     let dirs = [dirs[0], dirs[1], dirs[1]];
     let c = StaticWorld::default().with(|world| {
-        point_cloud(
+        depth_image_and_cloud(
             &Passes::new(&world),
             &dirs,
             &[2.0, f32::INFINITY, f32::NEG_INFINITY],
@@ -293,6 +292,7 @@ fn points_topics_and_zoom() {
             1,
             &point_fields(),
         )
+        .1
     });
     let f = |k: usize, o: usize| {
         f32::from_le_bytes(c.data[k * 16 + o..k * 16 + o + 4].try_into().unwrap())
@@ -515,21 +515,25 @@ fn passes_without_sensor_threads_run_one_chunk_in_order() {
 }
 
 #[test]
-fn depth_image_and_cloud_in_one_pass_match_each_alone() {
+fn the_depth_image_beside_the_cloud_is_the_depth_image() {
     let dirs = [
         Vec3::new(0.8, 0.6, 0.0),
         Vec3::new(1.0, 0.0, 0.0),
         Vec3::ZERO,
     ];
     let depths = [2.0, f32::NEG_INFINITY, f32::INFINITY];
-    let rgb = || |k: usize| k as f32;
     StaticWorld::default().with(|world| {
         let p = Passes::new(&world);
-        let fields = point_fields();
-        let (image, cloud) = depth_image_and_cloud(&p, &dirs, &depths, rgb, 3, 1, &fields);
+        let (image, cloud) =
+            depth_image_and_cloud(&p, &dirs, &depths, || |k| k as f32, 3, 1, &point_fields());
         assert_eq!(image, depth_image(&p, &depths, 3, 1));
-        assert_eq!(cloud, point_cloud(&p, &dirs, &depths, rgb, 3, 1, &fields));
-        assert!(!cloud.is_dense);
         assert_eq!(&image.data[0..4], &2.0f32.to_le_bytes());
+        assert_eq!((image.step, image.width, cloud.row_step), (12, 3, 48));
+        // The colours by pixel index, a pixel without a ray at +inf.
+        let f = |k: usize, o: usize| {
+            f32::from_le_bytes(cloud.data[k * 16 + o..k * 16 + o + 4].try_into().unwrap())
+        };
+        assert_eq!((f(1, 12), f(2, 12), f(2, 0)), (1.0, 2.0, f32::INFINITY));
+        assert!(!cloud.is_dense);
     });
 }
