@@ -3,9 +3,9 @@
 //! Per update:
 //!
 //! 1. the camera's world pose;
-//! 2. one batched ray cast, one ray per pixel from the camera's origin (not from the near
-//!    plane, so that geometry nearer than the near clip is detected), against visuals,
-//!    ignoring the camera's own model;
+//! 2. a ray cast per pixel from the camera's origin (not from the near plane, so that
+//!    geometry nearer than the near clip is detected) against visuals, ignoring the
+//!    camera's own model;
 //! 3. per pixel the z-depth `t · (d · axis)` of the hit at distance `t` along unit direction
 //!    `d`, with the tests of gz-rendering's depth shaders (`depth_camera_fs.glsl`): `+inf`
 //!    for no hit or a hit whose ray length `t` is beyond the far clip, `-inf` where the
@@ -15,9 +15,10 @@
 //!    point cloud (`x, y, z, rgb`; the sensor frame; `rgb` the unlit diffuse colour of what
 //!    was hit; `±inf` in all three coordinates where the depth is) on `points` below it.
 //!
-//! The depths (without noise), the depth image and the point cloud are computed in chunks
-//! of pixels on the engine's sensor threads, as the rays are cast (see
-//! `simcore_plugin_camera_common::chunks`); the frame is the same at every thread count.
+//! Steps 2 to 4 run in chunks of pixels on the engine's sensor threads (see
+//! `simcore_plugin_camera_common::chunks`), in three passes: the cast, the depths (on the
+//! calling thread when noisy: the noise runs through the pixels in order) and the depth
+//! image with the point cloud; the frame is the same at every thread count.
 //!
 //! The depth range is `<camera><clip>`: gz-sensors' `DepthCameraSensor` does not read
 //! `<depth_camera><clip>` (only the RGB-D camera does).
