@@ -181,10 +181,17 @@ impl Shader {
         if self.batches.len() < count {
             self.batches.resize_with(count, ShadowBatch::default);
         }
+        let world = passes.world();
         let frame = Frame {
             scene: &self.scene,
             lights: &self.lights,
             surfaces: &self.surfaces,
+            shadow: RayCastOptions {
+                max_distance: 0.0,
+                target: RayTarget::VISUAL,
+                exclude_model: EntityId::NONE,
+            }
+            .without_normals_in(world),
         };
         let chunks: Vec<_> = rays[..n]
             .chunks(chunk)
@@ -192,7 +199,6 @@ impl Shader {
             .zip(out.chunks_mut(chunk))
             .zip(self.batches.iter_mut())
             .collect();
-        let world = passes.world();
         passes.run(chunks, |(((rays, hits), out), batch)| {
             frame.shade(world, rays, hits, out, batch);
         });
@@ -204,6 +210,8 @@ struct Frame<'a> {
     scene: &'a SceneInfo,
     lights: &'a [Light],
     surfaces: &'a SurfaceCache,
+    /// The options of shadow rays (their length set per batch).
+    shadow: RayCastOptions,
 }
 
 impl Frame<'_> {
@@ -275,10 +283,8 @@ impl Frame<'_> {
         // own limit does not depend on how far the batch looks.
         let options = RayCastOptions {
             max_distance: max_limit,
-            target: RayTarget::VISUAL,
-            exclude_model: EntityId::NONE,
-        }
-        .without_normals_in(world);
+            ..self.shadow
+        };
         world.cast_ray_batch(&batch.rays, &options, &mut batch.hits);
         for (p, h) in batch.pending.iter().zip(&batch.hits) {
             if h.distance >= p.limit {
