@@ -21,7 +21,7 @@ use crate::message::{boxes_3d_message, boxes_message};
 use crate::save::{SampleSaver, boxes_3d_csv, boxes_csv};
 use sim_plugin_api::{abi_stable::std_types::RBox, prelude::*};
 use simcore_plugin_camera_common::{
-    CameraCore, ImageFormat, LabelCache, RayStart, Shader, image::encode_image,
+    CameraCore, ImageFormat, LabelCache, Passes, RayStart, Shader, image::encode_image,
 };
 use simcore_plugin_common::NoiseChannel;
 use std::collections::BTreeSet;
@@ -115,7 +115,7 @@ impl BoundingBoxCameraSensor {
     /// One frame: the boxes of the labelled models seen and the image with them drawn (with
     /// `<save>`, the sample is written first).
     pub fn frame(&mut self, world: &WorldRef<'_>) -> Result<(Boxes, Image), PluginError> {
-        let passes = self.core.passes(world);
+        let passes = Passes::new(world);
         let camera = self.core.cast_in(&passes)?;
         let grid = &self.core.grid;
         self.labels.learn(world, grid.hits());

@@ -17,7 +17,7 @@
 
 use sim_plugin_api::prelude::*;
 use simcore_plugin_camera_common::{
-    COLOR_STREAM, CameraConfig, CameraCore, CameraPlugin, RayStart, Shader, camera_sensor,
+    COLOR_STREAM, CameraConfig, CameraCore, CameraPlugin, Passes, RayStart, Shader, camera_sensor,
     image::{FrameSaver, encode_image, pixel_noise, publish_frame},
 };
 use simcore_plugin_common::NoiseChannel;
@@ -79,7 +79,7 @@ impl CameraSensor {
 
     /// Renders one frame from the camera's current pose: the image and that pose.
     pub fn render(&mut self, world: &WorldRef<'_>) -> Result<(Image, Pose), PluginError> {
-        let passes = self.core.passes(world);
+        let passes = Passes::new(world);
         let pose = self.core.cast_in(&passes)?;
         let grid = &self.core.grid;
         self.shader.prepare(world, grid.hits());

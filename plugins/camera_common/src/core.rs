@@ -25,9 +25,6 @@ pub struct CameraCore {
     pub grid: RayGrid,
     /// The resolved topic of the sensor.
     pub topic: String,
-    /// Whether the engine offered one sensor thread at the first frame (see
-    /// [`CameraCore::passes`]).
-    one_thread: bool,
 }
 
 impl CameraCore {
@@ -81,7 +78,6 @@ impl CameraCore {
             model: cam_model,
             config: camera,
             topic: topic.to_string(),
-            one_thread: false,
         }
     }
 
@@ -92,21 +88,7 @@ impl CameraCore {
 
     /// Casts every pixel's ray from the camera's current pose; returns that pose.
     pub fn cast(&mut self, world: &WorldRef<'_>) -> Result<Pose, PluginError> {
-        let passes = self.passes(world);
-        self.cast_in(&passes)
-    }
-
-    /// The per-pixel passes of a frame in `world` ([`Passes::new`]). An engine found to offer
-    /// one sensor thread is taken to keep to one: from then on the passes run on the calling
-    /// thread without looking the extension up again (the lookup costs more than a pass over
-    /// a small frame).
-    pub fn passes<'a, 'w>(&mut self, world: &'a WorldRef<'w>) -> Passes<'a, 'w> {
-        if self.one_thread {
-            return Passes::serial(world);
-        }
-        let passes = Passes::new(world);
-        self.one_thread = passes.threads() == 1;
-        passes
+        self.cast_in(&Passes::new(world))
     }
 
     /// [`CameraCore::cast`] in the chunks of pixels of `passes` (see [`RayGrid::cast_in`]).

@@ -426,6 +426,62 @@ mod shading {
     }
 
     #[test]
+    fn a_frame_is_the_same_on_one_thread_and_on_three() {
+        use crate::{ImageFormat, image::encode_image};
+        use simcore_plugin_common::NoiseChannel;
+        let up = Vec3::new(0.0, 0.0, 1.0);
+        let ground = RayHit {
+            distance: 1.0,
+            normal: up,
+            entity: GROUND,
+            model: EntityId(8),
+        };
+        // 5,000 pixels seeing the ground (every seventh a miss) from 1 m above, x from
+        // -2.5 m to 2.5 m, under a sun whose shadow rays are blocked where x < 0.
+        let rays: Vec<Ray> = (0..5000)
+            .map(|k| Ray {
+                origin: Vec3::new(f64::from(k) / 1000.0 - 2.5, 0.0, 1.0),
+                direction: -up,
+            })
+            .collect();
+        let hits: Vec<RayHit> = (0..5000)
+            .map(|k| if k % 7 == 0 { RayHit::MISS } else { ground })
+            .collect();
+        let frame = |threads: usize| {
+            let mut w = world(vec![Light {
+                cast_shadows: true,
+                ..Light::sun(Vec3::new(0.3, 0.1, -1.0))
+            }]);
+            w.set_sensor_threads(threads);
+            w.set_ray_caster(move |ray, _| {
+                if ray.origin.x < 0.0 {
+                    RayHit {
+                        distance: 0.5,
+                        ..ground
+                    }
+                } else {
+                    RayHit::MISS
+                }
+            });
+            let mut out = Vec::new();
+            let image = w.with(|w| {
+                let passes = Passes::new(&w);
+                assert_eq!(passes.threads(), threads.max(1));
+                let mut s = Shader::default();
+                s.prepare(&w, &hits);
+                s.shade(&passes, &rays, &hits, &mut out);
+                let mut none = NoiseChannel::NONE;
+                encode_image(&passes, &out, 100, 50, ImageFormat::Rgb8, &mut none)
+            });
+            (out, image)
+        };
+        let one = frame(0);
+        assert_ne!(one.0[1], one.0[4001], "a shadowed and a lit pixel");
+        assert_eq!(one.0[0], [0.0, 0.0, 1.0], "a miss");
+        assert!(frame(3) == one, "the same frame on three threads");
+    }
+
+    #[test]
     fn point_and_spot_lights_attenuate() {
         let w = world(vec![lamp(LightKind::POINT, Vec3::new(0.0, 0.0, 2.0))]);
         // 1 / (constant 1 + linear 1 x 2 m) = 1/3, straight above.
@@ -535,5 +591,22 @@ fn the_depth_image_beside_the_cloud_is_the_depth_image() {
         };
         assert_eq!((f(1, 12), f(2, 12), f(2, 0)), (1.0, 2.0, f32::INFINITY));
         assert!(!cloud.is_dense);
+    });
+}
+
+#[test]
+fn passes_on_sensor_threads_run_every_chunk_once() {
+    use std::sync::Mutex;
+    let mut w = StaticWorld::default();
+    w.set_sensor_threads(3);
+    w.with(|world| {
+        let p = Passes::new(&world);
+        assert_eq!(p.threads(), 3);
+        assert_eq!(p.chunk_len(5000), crate::CHUNK_PIXELS);
+        let seen = Mutex::new(Vec::new());
+        p.run((0..50).collect(), |i: u32| seen.lock().unwrap().push(i));
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..50).collect::<Vec<_>>());
     });
 }

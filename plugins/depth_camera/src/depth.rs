@@ -82,7 +82,7 @@ impl DepthCameraSensor {
     /// Without noise they are computed in chunks on the engine's sensor threads; noise, whose
     /// state runs through the pixels in order, keeps them on this thread.
     pub fn measure(&mut self, world: &WorldRef<'_>) -> Result<&[f32], PluginError> {
-        let passes = self.core.passes(world);
+        let passes = Passes::new(world);
         self.measure_in(&passes)
     }
 
@@ -142,7 +142,7 @@ impl CameraPlugin for DepthCameraSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let passes = self.core.passes(world);
+        let passes = Passes::new(world);
         self.measure_in(&passes)?;
         let grid = &self.core.grid;
         self.surfaces.fill(grid.hits(), world);

@@ -27,7 +27,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_camera_common::{
-    COLOR_STREAM, CameraCore, CameraPlugin, RayStart, Shader, camera_sensor,
+    COLOR_STREAM, CameraCore, CameraPlugin, Passes, RayStart, Shader, camera_sensor,
     image::{
         FrameSaver, depth_image_and_cloud, encode_image, packed_rgb, pixel_noise, point_fields,
     },
@@ -103,7 +103,7 @@ impl CameraPlugin for RgbdCameraSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let passes = self.core.passes(world);
+        let passes = Passes::new(world);
         self.core.cast_in(&passes)?;
         let grid = &self.core.grid;
         let (near, far) = grid.clip();
