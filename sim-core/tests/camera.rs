@@ -1166,3 +1166,63 @@ fn the_reader_keeps_masks_and_flags_and_refuses_bad_ones() {
         );
     }
 }
+
+#[test]
+fn frames_are_the_same_bytes_on_one_and_two_threads() {
+    // 160 x 120 pixels: many chunks of pixels on two threads. A sun and a point light cast
+    // shadows of a box and a sphere (curved hits) on a plane; the plane's far part lies
+    // beyond the far clip.
+    let body = image_body(1.2, 160, 120, "<clip><near>0.1</near><far>12</far></clip>");
+    let sensors = [
+        sensor("cam", "camera", &body),
+        sensor("depth", "depth_camera", &body),
+    ]
+    .concat();
+    let sdf = scene_world(
+        "<ambient>0.2 0.2 0.2 1</ambient><background>0 0 0 1</background>",
+        r#"<light name="sun" type="directional"><cast_shadows>true</cast_shadows>
+             <diffuse>0.8 0.8 0.8 1</diffuse><direction>0.5 0.3 -1</direction></light>
+           <light name="bulb" type="point"><cast_shadows>true</cast_shadows><pose>3 -2 3 0 0 0</pose>
+             <diffuse>0.5 0.4 0.3 1</diffuse><attenuation><range>20</range><constant>0.5</constant>
+             <linear>0.05</linear><quadratic>0.01</quadratic></attenuation></light>"#,
+        &[
+            rig("0 0 2 0 0.4 0", &sensors),
+            r#"<model name="ground"><static>true</static><link name="l">
+              <visual name="v"><geometry><plane><normal>0 0 1</normal><size>100 100</size></plane></geometry>
+                <material><diffuse>0.5 0.5 0.5 1</diffuse></material></visual></link></model>"#
+                .to_string(),
+            boxm("block", "4 0.8 0.5 0 0 0.3", "1 1 1", "0.2 0.4 0.6"),
+            sphere("ball", Vec3::new(5.0, -1.0, 0.7), 0.7, "0.9 0.3 0.1"),
+        ]
+        .concat(),
+    );
+    let topics = [
+        topic("cam", "image"),
+        topic("depth", "depth_image"),
+        topic("depth", "depth_image/points"),
+    ];
+    let one = render_on(&sdf, &topics, 0, 1);
+    let two = render_on(&sdf, &topics, 0, 2);
+    let (img, depths, points) = (image(&one[0]), image(&one[1]), cloud(&one[2]));
+    // The frame has lit, shadowed and coloured pixels, near and beyond-far depths.
+    let mut colours: Vec<[u8; 3]> = img
+        .data
+        .chunks_exact(3)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(colours.len() > 20, "{} colours", colours.len());
+    let d: Vec<f32> = (0..120)
+        .flat_map(|j| (0..160).map(move |i| (i, j)))
+        .map(|(i, j)| depth(&depths, i, j))
+        .collect();
+    assert!(d.iter().any(|z| z.is_finite()) && d.contains(&f32::INFINITY));
+    assert!(!points.is_dense);
+    // (Whole frames are too long to print.)
+    assert!(image(&two[0]).data == img.data, "colour image differs");
+    assert!(image(&two[1]).data == depths.data, "depth image differs");
+    let two_points = cloud(&two[2]);
+    assert!(two_points.data == points.data, "point cloud differs");
+    assert_eq!(two_points.is_dense, points.is_dense);
+}

@@ -21,7 +21,7 @@ use crate::message::{boxes_3d_message, boxes_message};
 use crate::save::{SampleSaver, boxes_3d_csv, boxes_csv};
 use sim_plugin_api::{abi_stable::std_types::RBox, prelude::*};
 use simcore_plugin_camera_common::{
-    CameraCore, ImageFormat, LabelCache, RayStart, Shader, image::encode_image,
+    CameraCore, ImageFormat, LabelCache, Passes, RayStart, Shader, image::encode_image,
 };
 use simcore_plugin_common::NoiseChannel;
 use std::collections::BTreeSet;
@@ -115,7 +115,8 @@ impl BoundingBoxCameraSensor {
     /// One frame: the boxes of the labelled models seen and the image with them drawn (with
     /// `<save>`, the sample is written first).
     pub fn frame(&mut self, world: &WorldRef<'_>) -> Result<(Boxes, Image), PluginError> {
-        let camera = self.core.cast(world)?;
+        let passes = Passes::new(world);
+        let camera = self.core.cast_in(&passes)?;
         let grid = &self.core.grid;
         self.labels.learn(world, grid.hits());
         let labels = &self.labels;
@@ -162,10 +163,10 @@ impl BoundingBoxCameraSensor {
         };
         self.shader.prepare(world, grid.hits());
         self.shader
-            .shade(world, grid.rays(), grid.hits(), &mut self.colors);
+            .shade(&passes, grid.rays(), grid.hits(), &mut self.colors);
         let (w, h) = (self.core.model.width, self.core.model.height);
         let mut silent = NoiseChannel::NONE;
-        let mut image = encode_image(&self.colors, w, h, ImageFormat::Rgb8, &mut silent);
+        let mut image = encode_image(&passes, &self.colors, w, h, ImageFormat::Rgb8, &mut silent);
         if let Some(saver) = &mut self.saver {
             let csv = match &boxes {
                 Boxes::Flat(b) => boxes_csv(b),

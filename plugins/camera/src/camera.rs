@@ -3,17 +3,21 @@
 //! Per update:
 //!
 //! 1. the camera's world pose (its link's pose composed with the sensor's `<pose>`);
-//! 2. one batched ray cast, one ray per pixel from the near clip plane, against visuals,
-//!    ignoring the camera's own model; hits beyond the far clip are misses;
+//! 2. a ray cast per pixel from the near clip plane against visuals, ignoring the camera's
+//!    own model; hits beyond the far clip are misses;
 //! 3. shading (see `simcore_plugin_camera_common::shading`): background colour for misses,
 //!    else the diffuse colour lit by ambient light and the world's lights, with shadows;
 //! 4. encoding to the configured format with Gaussian noise per pixel and channel;
 //! 5. an `Image` on the sensor topic, a `CameraInfo` on `camera_info` beside it, and, with
 //!    `<save>`, a PNG file.
+//!
+//! Steps 2 to 4 run in chunks of pixels on the engine's sensor threads (see
+//! `simcore_plugin_camera_common::chunks`; the encoding only without noise), and the image
+//! is the same at every thread count.
 
 use sim_plugin_api::prelude::*;
 use simcore_plugin_camera_common::{
-    COLOR_STREAM, CameraConfig, CameraCore, CameraPlugin, RayStart, Shader, camera_sensor,
+    COLOR_STREAM, CameraConfig, CameraCore, CameraPlugin, Passes, RayStart, Shader, camera_sensor,
     image::{FrameSaver, encode_image, pixel_noise, publish_frame},
 };
 use simcore_plugin_common::NoiseChannel;
@@ -75,13 +79,15 @@ impl CameraSensor {
 
     /// Renders one frame from the camera's current pose: the image and that pose.
     pub fn render(&mut self, world: &WorldRef<'_>) -> Result<(Image, Pose), PluginError> {
-        let pose = self.core.cast(world)?;
+        let passes = Passes::new(world);
+        let pose = self.core.cast_in(&passes)?;
         let grid = &self.core.grid;
         self.shader.prepare(world, grid.hits());
         self.shader
-            .shade(world, grid.rays(), grid.hits(), &mut self.colors);
+            .shade(&passes, grid.rays(), grid.hits(), &mut self.colors);
         let c = &self.core.config;
-        let image = encode_image(&self.colors, c.width, c.height, c.format, &mut self.noise);
+        let (w, h) = (c.width, c.height);
+        let image = encode_image(&passes, &self.colors, w, h, c.format, &mut self.noise);
         Ok((image, pose))
     }
 }

@@ -1,6 +1,7 @@
 //! What every camera plugin has: its configuration, camera model, per-pixel rays and place
 //! on its link, and the run-time `horizontal_fov` parameter.
 
+use crate::chunks::Passes;
 use crate::config::CameraConfig;
 use crate::model::CameraModel;
 use crate::rays::{RayGrid, RayStart};
@@ -87,8 +88,13 @@ impl CameraCore {
 
     /// Casts every pixel's ray from the camera's current pose; returns that pose.
     pub fn cast(&mut self, world: &WorldRef<'_>) -> Result<Pose, PluginError> {
-        let pose = self.pose(world)?;
-        self.grid.cast(world, pose);
+        self.cast_in(&Passes::new(world))
+    }
+
+    /// [`CameraCore::cast`] in the chunks of pixels of `passes` (see [`RayGrid::cast_in`]).
+    pub fn cast_in(&mut self, passes: &Passes<'_, '_>) -> Result<Pose, PluginError> {
+        let pose = self.pose(passes.world())?;
+        self.grid.cast_in(passes, pose);
         Ok(pose)
     }
 

@@ -1,6 +1,8 @@
 //! Messages and files: image encodings with pixel noise, depth images, point clouds,
-//! `camera_info`, and PNG frames.
+//! `camera_info`, and PNG frames. The per-pixel encodings run in chunks on the engine's
+//! sensor threads (see [`crate::chunks`]).
 
+use crate::chunks::Passes;
 use crate::config::ImageFormat;
 use crate::model::CameraModel;
 use sim_plugin_api::{
@@ -46,7 +48,10 @@ fn to_u8(v: f64) -> u8 {
 
 /// Encodes linear RGB colours (row-major) as an image of `format`, adding `noise` to every
 /// channel (to the grey value for grey formats) before clamping to [0, 1] and quantising.
+/// Without noise the pixels are encoded in the chunks of `passes`; noise,
+/// whose state runs through the pixels in order, keeps the encoding on this thread.
 pub fn encode_image(
+    passes: &Passes<'_, '_>,
     colors: &[[f32; 3]],
     width: u32,
     height: u32,
@@ -54,34 +59,19 @@ pub fn encode_image(
     noise: &mut NoiseChannel,
 ) -> Image {
     let bpp = format.bytes_per_pixel();
-    let mut data = Vec::with_capacity(colors.len() * bpp as usize);
-    let mut n = |x: f64| noise.apply(x, 0.0);
-    match format {
-        ImageFormat::Rgb8 => {
-            for c in colors {
-                for ch in c {
-                    data.push(to_u8(n(f64::from(*ch))));
-                }
-            }
-        }
-        ImageFormat::Bgr8 => {
-            for c in colors {
-                for ch in c.iter().rev() {
-                    data.push(to_u8(n(f64::from(*ch))));
-                }
-            }
-        }
-        ImageFormat::L8 => {
-            for c in colors {
-                data.push(to_u8(n(luma(*c))));
-            }
-        }
-        ImageFormat::L16 => {
-            for c in colors {
-                let v = (n(luma(*c)).clamp(0.0, 1.0) * 65535.0).round() as u16;
-                data.extend_from_slice(&v.to_le_bytes());
-            }
-        }
+    let step = bpp as usize;
+    let mut data = vec![0u8; colors.len() * step];
+    if noise.is_active() {
+        encode_into(colors, format, |x| noise.apply(x, 0.0), &mut data);
+    } else {
+        let chunk = passes.chunk_len(colors.len());
+        let chunks: Vec<_> = colors
+            .chunks(chunk)
+            .zip(data.chunks_mut(chunk * step))
+            .collect();
+        passes.run(chunks, |(colors, data)| {
+            encode_into(colors, format, |x| x, data);
+        });
     }
     Image {
         width,
@@ -92,12 +82,66 @@ pub fn encode_image(
     }
 }
 
-/// A float32 depth image (`R_FLOAT32`, little-endian) from depths in metres.
-pub fn depth_image(depths: &[f32], width: u32, height: u32) -> Image {
+/// [`encode_image`]'s bytes of `colors` into `out` (`format`'s bytes per pixel of each),
+/// with `n` the noise of one value.
+fn encode_into(
+    colors: &[[f32; 3]],
+    format: ImageFormat,
+    mut n: impl FnMut(f64) -> f64,
+    out: &mut [u8],
+) {
+    let px = out.chunks_exact_mut(format.bytes_per_pixel() as usize);
+    match format {
+        ImageFormat::Rgb8 => {
+            for (c, o) in colors.iter().zip(px) {
+                for (ch, b) in c.iter().zip(o) {
+                    *b = to_u8(n(f64::from(*ch)));
+                }
+            }
+        }
+        ImageFormat::Bgr8 => {
+            for (c, o) in colors.iter().zip(px) {
+                for (ch, b) in c.iter().rev().zip(o) {
+                    *b = to_u8(n(f64::from(*ch)));
+                }
+            }
+        }
+        ImageFormat::L8 => {
+            for (c, o) in colors.iter().zip(px) {
+                o[0] = to_u8(n(luma(*c)));
+            }
+        }
+        ImageFormat::L16 => {
+            for (c, o) in colors.iter().zip(px) {
+                let v = (n(luma(*c)).clamp(0.0, 1.0) * 65535.0).round() as u16;
+                o.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+}
+
+/// A float32 depth image (`R_FLOAT32`, little-endian) from depths in metres, written in the
+/// chunks of `passes`.
+pub fn depth_image(passes: &Passes<'_, '_>, depths: &[f32], width: u32, height: u32) -> Image {
     let mut data = vec![0u8; depths.len() * 4];
-    for (d, out) in depths.iter().zip(data.chunks_exact_mut(4)) {
+    let chunk = passes.chunk_len(depths.len());
+    let chunks: Vec<_> = depths
+        .chunks(chunk)
+        .zip(data.chunks_mut(chunk * 4))
+        .collect();
+    passes.run(chunks, |(depths, data)| pack_depths(depths, data));
+    depth_message(data, width, height)
+}
+
+/// The bytes of `depths` in a depth image, into `out` (4 per depth).
+fn pack_depths(depths: &[f32], out: &mut [u8]) {
+    for (d, out) in depths.iter().zip(out.chunks_exact_mut(4)) {
         out.copy_from_slice(&d.to_le_bytes());
     }
+}
+
+/// The depth image of `data` (see [`depth_image`]).
+fn depth_message(data: Vec<u8>, width: u32, height: u32) -> Image {
     Image {
         width,
         height,
@@ -130,26 +174,64 @@ pub fn packed_rgb(c: [f32; 3]) -> f32 {
     f32::from_bits((b(c[0]) << 16) | (b(c[1]) << 8) | b(c[2]))
 }
 
-/// An organised point cloud (width × height) in the **sensor** frame (x forward, y left,
-/// z up): the point of pixel k is its unit direction scaled to its z-depth. A pixel whose
-/// depth is `±inf` gives `±inf` in all three coordinates, as gz-rendering's depth shaders
-/// write them (`depth_camera_fs.glsl`: `point = vec3(max)` beyond far, `vec3(min)` nearer
-/// than near), and `is_dense = false`. `rgb` gives the packed colour of pixel k (see
-/// [`packed_rgb`]).
-pub fn point_cloud(
+/// The depth image of `depths` (see [`depth_image`]) and an organised point cloud (width ×
+/// height) in the **sensor** frame (x forward, y left, z up), written together in one pass:
+/// the point of pixel k is its unit direction scaled to its z-depth. A pixel whose depth is
+/// `±inf` gives `±inf` in all three coordinates, as gz-rendering's depth shaders write them
+/// (`depth_camera_fs.glsl`: `point = vec3(max)` beyond far, `vec3(min)` nearer than near),
+/// and `is_dense = false`.
+///
+/// The pixels are written in the chunks of `passes`: `rgb` is called once per chunk and
+/// gives the function that returns the packed colour (see [`packed_rgb`]) of pixel k, called
+/// for the chunk's pixels in order (it may remember the last entity seen).
+pub fn depth_image_and_cloud<R: FnMut(usize) -> f32>(
+    passes: &Passes<'_, '_>,
     dirs: &[Vec3],
     depths: &[f32],
-    mut rgb: impl FnMut(usize) -> f32,
+    rgb: impl Fn() -> R + Sync,
     width: u32,
     height: u32,
     fields: &RVec<PointField>,
-) -> PointCloudPacked {
-    let mut data = vec![0u8; depths.len() * POINT_STEP as usize];
+) -> (Image, PointCloudPacked) {
+    let step = POINT_STEP as usize;
+    let n = dirs.len().min(depths.len());
+    let mut image = vec![0u8; depths.len() * 4];
+    let mut points = vec![0u8; n * step];
+    let chunk = passes.chunk_len(n);
+    let mut dense = vec![true; n.div_ceil(chunk)];
+    let chunks: Vec<_> = dirs[..n]
+        .chunks(chunk)
+        .zip(depths[..n].chunks(chunk))
+        .zip(image.chunks_mut(chunk * 4))
+        .zip(points.chunks_mut(chunk * step))
+        .zip(dense.iter_mut())
+        .enumerate()
+        .collect();
+    passes.run(chunks, |(i, ((((dirs, depths), image), points), dense))| {
+        pack_depths(depths, image);
+        *dense = pack_points(i * chunk, dirs, depths, &mut rgb(), points);
+    });
+    let dense = dense.iter().all(|d| *d);
+    (
+        depth_message(image, width, height),
+        cloud_message(points, dense, width, height, fields),
+    )
+}
+
+/// The points of pixels `first..` (unit directions `dirs`, z-depths `depths`, colours from
+/// `rgb` by pixel index) into `out` ([`POINT_STEP`] bytes each); whether all are finite.
+fn pack_points(
+    first: usize,
+    dirs: &[Vec3],
+    depths: &[f32],
+    rgb: &mut impl FnMut(usize) -> f32,
+    out: &mut [u8],
+) -> bool {
     let mut dense = true;
     for (k, ((d, z), out)) in dirs
         .iter()
         .zip(depths)
-        .zip(data.chunks_exact_mut(POINT_STEP as usize))
+        .zip(out.chunks_exact_mut(POINT_STEP as usize))
         .enumerate()
     {
         let p = if z.is_finite() && d.x > 0.0 {
@@ -168,8 +250,19 @@ pub fn point_cloud(
         out[0..4].copy_from_slice(&p[0].to_le_bytes());
         out[4..8].copy_from_slice(&p[1].to_le_bytes());
         out[8..12].copy_from_slice(&p[2].to_le_bytes());
-        out[12..16].copy_from_slice(&rgb(k).to_le_bytes());
+        out[12..16].copy_from_slice(&rgb(first + k).to_le_bytes());
     }
+    dense
+}
+
+/// The point cloud message of `data` (see [`depth_image_and_cloud`]).
+fn cloud_message(
+    data: Vec<u8>,
+    dense: bool,
+    width: u32,
+    height: u32,
+    fields: &RVec<PointField>,
+) -> PointCloudPacked {
     PointCloudPacked {
         width,
         height,

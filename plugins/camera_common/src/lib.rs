@@ -8,7 +8,8 @@
 //!   intrinsics, distortion, noise, `<save>`);
 //! - [`model`]: the pinhole model with Brown-Conrady distortion (conventions for frames,
 //!   pixel centres and distortion are documented there);
-//! - [`rays`]: the per-pixel rays, cast in one batch per frame into kept buffers;
+//! - [`rays`]: the per-pixel rays, cast per frame into kept buffers;
+//! - [`chunks`]: the per-pixel passes in chunks on the engine's sensor threads;
 //! - [`shading`]: Lambert shading by the world's lights with shadow rays;
 //! - [`image`]: image, depth and point cloud encodings, `camera_info`, PNG frames;
 //! - [`labels`]: the segmentation labels of the visuals hit;
@@ -20,6 +21,7 @@
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
 //! nothing here crosses the plugin boundary.
 
+pub mod chunks;
 pub mod config;
 pub mod core;
 pub mod image;
@@ -33,6 +35,7 @@ pub mod shading;
 mod tests;
 
 pub use crate::core::CameraCore;
+pub use chunks::{CHUNK_PIXELS, Passes};
 pub use config::{CameraConfig, ImageFormat, SaveConfig, is_wide_angle_type};
 pub use labels::LabelCache;
 pub use model::{CameraModel, Distortion, Intrinsics, Projection};

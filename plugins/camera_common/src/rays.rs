@@ -1,12 +1,14 @@
-//! One ray per pixel, cast in one batch per frame.
+//! One ray per pixel, cast in chunks of pixels per frame.
 //!
 //! The sensor-frame direction of every pixel is computed once (and again only when the
 //! camera model changes, e.g. on a zoom); per frame the directions are rotated into the world
-//! and cast with one [`cast_rays`](sim_plugin_api::WorldView::cast_rays) call into buffers
-//! kept between frames; a camera with a `<visibility_mask>` casts through the
+//! and cast with [`cast_rays`](sim_plugin_api::WorldView::cast_rays) into buffers kept
+//! between frames, one call per chunk of pixels on the engine's sensor threads (one chunk on
+//! one thread, see [`crate::chunks`]); a camera with a `<visibility_mask>` casts through the
 //! [`visibility`](sim_plugin_api::visibility) extension instead, seeing only the visuals whose
 //! `<visibility_flags>` share a bit with the mask.
 
+use crate::chunks::Passes;
 use crate::model::CameraModel;
 use sim_plugin_api::{EntityId, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef};
 use simcore_plugin_common::{MaskedCast, Rotation};
@@ -134,42 +136,58 @@ impl RayGrid {
         self.hits[k].distance * self.dirs[k].x
     }
 
-    /// Casts every pixel's ray from a camera at world pose `pose`, in one batch.
+    /// Casts every pixel's ray from a camera at world pose `pose` (see [`RayGrid::cast_in`]).
     pub fn cast(&mut self, world: &WorldRef<'_>, pose: Pose) {
+        self.cast_in(&Passes::new(world), pose);
+    }
+
+    /// Casts every pixel's ray from a camera at world pose `pose` in the chunks of pixels of
+    /// `passes`, each chunk turning its directions into the world, casting them and fixing up
+    /// its hits.
+    pub fn cast_in(&mut self, passes: &Passes<'_, '_>, pose: Pose) {
+        let world = passes.world();
         // The sensor-frame directions turned by the pose's matrix, computed once per frame.
         let rotation = Rotation::new(pose.orientation);
         let o = pose.position;
         let axis = rotation.apply(Vec3::new(1.0, 0.0, 0.0));
-        for ((ray, d), s) in self.rays.iter_mut().zip(&self.dirs).zip(&self.start) {
-            let dw = if d.x > 0.0 { rotation.apply(*d) } else { axis };
-            *ray = Ray {
-                origin: o + dw.scale(*s),
-                direction: dw,
-            };
-        }
         let options = if self.normals {
             self.options
         } else {
             self.options.without_normals_in(world)
         };
-        self.visibility
-            .cast(world, &self.rays, &options, &mut self.hits);
-        for (((h, d), s), ray) in self
-            .hits
-            .iter_mut()
-            .zip(&self.dirs)
-            .zip(&self.start)
-            .zip(&mut self.rays)
-        {
-            ray.origin = o;
-            if d.x <= 0.0 {
-                *h = RayHit::MISS;
-                continue;
+        let mask = self.visibility.resolve(world);
+        let far = self.far;
+        let chunk = passes.chunk_len(self.dirs.len());
+        let chunks: Vec<_> = self
+            .rays
+            .chunks_mut(chunk)
+            .zip(self.hits.chunks_mut(chunk))
+            .zip(self.dirs.chunks(chunk))
+            .zip(self.start.chunks(chunk))
+            .collect();
+        passes.run(chunks, |(((rays, hits), dirs), start)| {
+            // Local copies: the loops below keep them in registers.
+            let (rotation, o, axis, far) = (rotation, o, axis, far);
+            for ((ray, d), s) in rays.iter_mut().zip(dirs).zip(start) {
+                let dw = if d.x > 0.0 { rotation.apply(*d) } else { axis };
+                *ray = Ray {
+                    origin: o + dw.scale(*s),
+                    direction: dw,
+                };
             }
-            h.distance += s;
-            if h.distance * d.x > self.far {
-                *h = RayHit::MISS;
+            // `resolve` gave a mask this engine casts with.
+            world.cast_rays_seen_by(rays, &options, mask, hits);
+            for (((h, d), s), ray) in hits.iter_mut().zip(dirs).zip(start).zip(rays) {
+                ray.origin = o;
+                if d.x <= 0.0 {
+                    *h = RayHit::MISS;
+                    continue;
+                }
+                h.distance += s;
+                if h.distance * d.x > far {
+                    *h = RayHit::MISS;
+                }
             }
-        }
+        });
     }
 }

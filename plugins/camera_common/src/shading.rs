@@ -17,12 +17,19 @@
 //!   and a ray from `p` towards the light hits a visual before reaching it, else 1. The ray
 //!   starts 1 mm + 0.02 % of the hit distance off the surface along `n`, so that curved
 //!   surfaces (whose hits rapier computes in single precision) do not shadow themselves.
-//!   All shadow rays of a frame are cast in one batch.
+//!   The shadow rays of each chunk of pixels are cast in one batch.
+//!
+//! A frame is shaded in chunks of pixels on the engine's sensor threads (one chunk on one
+//! thread, see [`crate::chunks`]): the scene, the lights and the diffuse colours of the
+//! entities hit are read once per frame before ([`Shader::prepare`]) and only read inside
+//! the chunks; each chunk shades its pixels, casts its own shadow rays and adds the light
+//! of those that reach it.
 //!
 //! Colours are linear, clamped to [0, 1] when encoded (no gamma, no specular term, alpha
 //! ignored). Pixels without a hit get the scene's background colour. Without the engine's
 //! scene extension the scene defaults apply and there are no lights (ambient only).
 
+use crate::chunks::Passes;
 use sim_plugin_api::{
     EntityId, Light, LightKind, Ray, RayCastOptions, RayHit, RayTarget, SceneInfo, Vec3, WorldRef,
     abi_stable::std_types::RVec,
@@ -60,13 +67,21 @@ impl SurfaceCache {
     }
 }
 
-/// One pending shadow test: the pixel, the light's contribution if unoccluded, and how far
-/// the light is.
+/// One pending shadow test: the pixel (in its chunk), the light's contribution if
+/// unoccluded, and how far the light is.
 #[derive(Copy, Clone, Debug)]
 struct Pending {
     pixel: u32,
     contribution: [f32; 3],
     limit: f64,
+}
+
+/// The shadow tests of one chunk of pixels, kept between frames.
+#[derive(Clone, Debug, Default)]
+struct ShadowBatch {
+    pending: Vec<Pending>,
+    rays: Vec<Ray>,
+    hits: Vec<RayHit>,
 }
 
 /// Shades the hits of a frame into linear RGB colours. Keeps its buffers between frames.
@@ -75,9 +90,8 @@ pub struct Shader {
     scene: SceneInfo,
     lights: RVec<Light>,
     surfaces: SurfaceCache,
-    pending: Vec<Pending>,
-    shadow_rays: Vec<Ray>,
-    shadow_hits: Vec<RayHit>,
+    /// One batch of shadow tests per chunk of pixels.
+    batches: Vec<ShadowBatch>,
 }
 
 /// The light from `light` reaching point `p` with normal `n` (before shadows), and the unit
@@ -150,25 +164,77 @@ impl Shader {
 
     /// Shades the hits of rays `rays` (the rays themselves: origin and unit direction in the
     /// world; `hits[k].distance` from `rays[k].origin`) into `out` (one linear RGB colour per
-    /// pixel), casting the shadow rays in one batch.
+    /// pixel), in the chunks of pixels of `passes`, each casting its shadow
+    /// rays in one batch.
     pub fn shade(
         &mut self,
-        world: &WorldRef<'_>,
+        passes: &Passes<'_, '_>,
         rays: &[Ray],
         hits: &[RayHit],
         out: &mut Vec<[f32; 3]>,
     ) {
+        let n = rays.len().min(hits.len());
         out.clear();
-        self.pending.clear();
-        self.shadow_rays.clear();
+        out.resize(n, [0.0; 3]);
+        let chunk = passes.chunk_len(n);
+        let count = n.div_ceil(chunk);
+        if self.batches.len() < count {
+            self.batches.resize_with(count, ShadowBatch::default);
+        }
+        let world = passes.world();
+        let frame = Frame {
+            scene: &self.scene,
+            lights: &self.lights,
+            surfaces: &self.surfaces,
+            shadow: RayCastOptions {
+                max_distance: 0.0,
+                target: RayTarget::VISUAL,
+                exclude_model: EntityId::NONE,
+            }
+            .without_normals_in(world),
+        };
+        let chunks: Vec<_> = rays[..n]
+            .chunks(chunk)
+            .zip(hits[..n].chunks(chunk))
+            .zip(out.chunks_mut(chunk))
+            .zip(self.batches.iter_mut())
+            .collect();
+        passes.run(chunks, |(((rays, hits), out), batch)| {
+            frame.shade(world, rays, hits, out, batch);
+        });
+    }
+}
+
+/// What shading reads of a frame, shared by its chunks.
+struct Frame<'a> {
+    scene: &'a SceneInfo,
+    lights: &'a [Light],
+    surfaces: &'a SurfaceCache,
+    /// The options of shadow rays (their length set per batch).
+    shadow: RayCastOptions,
+}
+
+impl Frame<'_> {
+    /// Shades one chunk of pixels into `out` (as long as `rays`), casting its shadow rays
+    /// in one batch with the buffers of `batch`.
+    fn shade(
+        &self,
+        world: &WorldRef<'_>,
+        rays: &[Ray],
+        hits: &[RayHit],
+        out: &mut [[f32; 3]],
+        batch: &mut ShadowBatch,
+    ) {
+        batch.pending.clear();
+        batch.rays.clear();
         let bg = self.scene.background;
         let amb = self.scene.ambient;
         let shadows = self.scene.shadows;
         let mut max_limit: f64 = 0.0;
         let mut last = (EntityId::NONE, [0.0f32; 4]);
-        for (k, (ray, hit)) in rays.iter().zip(hits).enumerate() {
+        for (k, ((ray, hit), px)) in rays.iter().zip(hits).zip(out.iter_mut()).enumerate() {
             if !hit.distance.is_finite() {
-                out.push([bg[0], bg[1], bg[2]]);
+                *px = [bg[0], bg[1], bg[2]];
                 continue;
             }
             // Neighbouring pixels mostly hit the same entity.
@@ -182,17 +248,17 @@ impl Shader {
             }
             let p = ray.origin + ray.direction.scale(hit.distance);
             let mut light = [amb[0], amb[1], amb[2]];
-            for l in self.lights.iter() {
+            for l in self.lights {
                 let Some((contribution, dir, dist)) = incoming(l, p, n) else {
                     continue;
                 };
                 if shadows && l.cast_shadows {
                     let lift = 1e-3 + 2e-4 * hit.distance;
-                    self.shadow_rays.push(Ray {
+                    batch.rays.push(Ray {
                         origin: p + n.scale(lift),
                         direction: dir,
                     });
-                    self.pending.push(Pending {
+                    batch.pending.push(Pending {
                         pixel: k as u32,
                         contribution: [
                             contribution[0] * c[0],
@@ -208,19 +274,19 @@ impl Shader {
                     }
                 }
             }
-            out.push([light[0] * c[0], light[1] * c[1], light[2] * c[2]]);
+            *px = [light[0] * c[0], light[1] * c[1], light[2] * c[2]];
         }
-        if self.shadow_rays.is_empty() {
+        if batch.rays.is_empty() {
             return;
         }
+        // A light is reached when nothing is hit nearer than it: a ray's result within its
+        // own limit does not depend on how far the batch looks.
         let options = RayCastOptions {
             max_distance: max_limit,
-            target: RayTarget::VISUAL,
-            exclude_model: EntityId::NONE,
-        }
-        .without_normals_in(world);
-        world.cast_ray_batch(&self.shadow_rays, &options, &mut self.shadow_hits);
-        for (p, h) in self.pending.iter().zip(&self.shadow_hits) {
+            ..self.shadow
+        };
+        world.cast_ray_batch(&batch.rays, &options, &mut batch.hits);
+        for (p, h) in batch.pending.iter().zip(&batch.hits) {
             if h.distance >= p.limit {
                 let px = &mut out[p.pixel as usize];
                 for (a, b) in px.iter_mut().zip(p.contribution) {

@@ -1,13 +1,25 @@
 //! Unit tests of the shared camera code: configuration, encodings, PNG frames, zoom.
 
+use crate::chunks::Passes;
 use crate::config::{CameraConfig, ImageFormat, SAVE_ANYWHERE_ENV};
 use crate::core::CameraCore;
-use crate::image::{FrameSaver, encode_image, point_cloud, point_fields, sibling_topic};
+use crate::image::{
+    FrameSaver, depth_image, depth_image_and_cloud, encode_image, point_fields, sibling_topic,
+};
 use crate::rays::RayStart;
-use sim_plugin_api::{ErrorCode, PixelFormat, Pose, Vec3, noise::NoiseKind};
+use sim_plugin_api::{
+    ErrorCode, Image, PixelFormat, Pose, Vec3, noise::NoiseKind, testing::StaticWorld,
+};
 use simcore_plugin_common::NoiseChannel;
 
 const NAME: &str = "m::l::cam";
+
+/// [`encode_image`] in a world without sensor threads.
+fn encode(colors: &[[f32; 3]], w: u32, h: u32, format: ImageFormat) -> Image {
+    let mut none = NoiseChannel::NONE;
+    StaticWorld::default()
+        .with(|world| encode_image(&Passes::new(&world), colors, w, h, format, &mut none))
+}
 
 fn parse(camera: &str) -> Result<CameraConfig, sim_plugin_api::PluginError> {
     CameraConfig::parse(
@@ -144,16 +156,15 @@ fn bad_values_name_the_element_and_the_text() {
 #[test]
 fn encodings_of_every_format() {
     let colors = [[1.0f32, 0.5, 0.0], [0.0, 0.0, 2.0]];
-    let mut none = NoiseChannel::NONE;
-    let rgb = encode_image(&colors, 2, 1, ImageFormat::Rgb8, &mut none);
+    let rgb = encode(&colors, 2, 1, ImageFormat::Rgb8);
     assert_eq!(rgb.data.as_slice(), &[255, 128, 0, 0, 0, 255]);
     assert_eq!((rgb.step, rgb.pixel_format), (6, PixelFormat::RGB_INT8));
-    let bgr = encode_image(&colors, 2, 1, ImageFormat::Bgr8, &mut none);
+    let bgr = encode(&colors, 2, 1, ImageFormat::Bgr8);
     assert_eq!(bgr.data.as_slice(), &[0, 128, 255, 255, 0, 0]);
-    let l8 = encode_image(&colors, 2, 1, ImageFormat::L8, &mut none);
+    let l8 = encode(&colors, 2, 1, ImageFormat::L8);
     // Luma 0.299 + 0.2935 = 0.5925 -> 151; blue over 1 is clamped: 0.114 -> 29.
     assert_eq!(l8.data.as_slice(), &[151, 29]);
-    let l16 = encode_image(&colors, 2, 1, ImageFormat::L16, &mut none);
+    let l16 = encode(&colors, 2, 1, ImageFormat::L16);
     assert_eq!(l16.step, 4);
     // 0.5925 x 65535 = 38829.5.
     let g = u16::from_le_bytes([l16.data[0], l16.data[1]]);
@@ -170,13 +181,12 @@ fn png_frames_round_trip() {
         [0.0, 0.0, 1.0],
         [0.5; 3],
     ];
-    let mut none = NoiseChannel::NONE;
     for (format, color, bytes) in [
         (ImageFormat::Rgb8, png::ColorType::Rgb, 12),
         (ImageFormat::Bgr8, png::ColorType::Rgb, 12),
         (ImageFormat::L16, png::ColorType::Grayscale, 8),
     ] {
-        let img = encode_image(&colors, 2, 2, format, &mut none);
+        let img = encode(&colors, 2, 2, format);
         let path = saver.save(&img).unwrap();
         let decoder =
             png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
@@ -272,14 +282,18 @@ fn lens_projection_is_p_and_the_render_model() {
 fn points_topics_and_zoom() {
     let dirs = [Vec3::new(0.8, 0.6, 0.0), Vec3::new(1.0, 0.0, 0.0)];
     let dirs = [dirs[0], dirs[1], dirs[1]];
-    let c = point_cloud(
-        &dirs,
-        &[2.0, f32::INFINITY, f32::NEG_INFINITY],
-        |_| 0.0,
-        3,
-        1,
-        &point_fields(),
-    );
+    let c = StaticWorld::default().with(|world| {
+        depth_image_and_cloud(
+            &Passes::new(&world),
+            &dirs,
+            &[2.0, f32::INFINITY, f32::NEG_INFINITY],
+            || |_| 0.0,
+            3,
+            1,
+            &point_fields(),
+        )
+        .1
+    });
     let f = |k: usize, o: usize| {
         f32::from_le_bytes(c.data[k * 16 + o..k * 16 + o + 4].try_into().unwrap())
     };
@@ -337,6 +351,7 @@ fn points_topics_and_zoom() {
 }
 
 mod shading {
+    use crate::chunks::Passes;
     use crate::shading::Shader;
     use sim_plugin_api::{
         EntityId, Light, LightKind, Pose, Ray, RayHit, SceneInfo, SurfaceInfo, Vec3,
@@ -361,7 +376,12 @@ mod shading {
         world.with(|w| {
             let mut s = Shader::default();
             s.prepare(&w, &[hit, RayHit::MISS]);
-            s.shade(&w, &[ray, ray], &[hit, RayHit::MISS], &mut out);
+            s.shade(
+                &Passes::new(&w),
+                &[ray, ray],
+                &[hit, RayHit::MISS],
+                &mut out,
+            );
         });
         assert_eq!(out[1], [0.0, 0.0, 1.0], "a miss is the background");
         out[0]
@@ -403,6 +423,62 @@ mod shading {
             spot_falloff: 1.0,
             ..Light::sun(Vec3::new(0.0, 0.0, -1.0))
         }
+    }
+
+    #[test]
+    fn a_frame_is_the_same_on_one_thread_and_on_three() {
+        use crate::{ImageFormat, image::encode_image};
+        use simcore_plugin_common::NoiseChannel;
+        let up = Vec3::new(0.0, 0.0, 1.0);
+        let ground = RayHit {
+            distance: 1.0,
+            normal: up,
+            entity: GROUND,
+            model: EntityId(8),
+        };
+        // 5,000 pixels seeing the ground (every seventh a miss) from 1 m above, x from
+        // -2.5 m to 2.5 m, under a sun whose shadow rays are blocked where x < 0.
+        let rays: Vec<Ray> = (0..5000)
+            .map(|k| Ray {
+                origin: Vec3::new(f64::from(k) / 1000.0 - 2.5, 0.0, 1.0),
+                direction: -up,
+            })
+            .collect();
+        let hits: Vec<RayHit> = (0..5000)
+            .map(|k| if k % 7 == 0 { RayHit::MISS } else { ground })
+            .collect();
+        let frame = |threads: usize| {
+            let mut w = world(vec![Light {
+                cast_shadows: true,
+                ..Light::sun(Vec3::new(0.3, 0.1, -1.0))
+            }]);
+            w.set_sensor_threads(threads);
+            w.set_ray_caster(move |ray, _| {
+                if ray.origin.x < 0.0 {
+                    RayHit {
+                        distance: 0.5,
+                        ..ground
+                    }
+                } else {
+                    RayHit::MISS
+                }
+            });
+            let mut out = Vec::new();
+            let image = w.with(|w| {
+                let passes = Passes::new(&w);
+                assert_eq!(passes.threads(), threads.max(1));
+                let mut s = Shader::default();
+                s.prepare(&w, &hits);
+                s.shade(&passes, &rays, &hits, &mut out);
+                let mut none = NoiseChannel::NONE;
+                encode_image(&passes, &out, 100, 50, ImageFormat::Rgb8, &mut none)
+            });
+            (out, image)
+        };
+        let one = frame(0);
+        assert_ne!(one.0[1], one.0[4001], "a shadowed and a lit pixel");
+        assert_eq!(one.0[0], [0.0, 0.0, 1.0], "a miss");
+        assert!(frame(3) == one, "the same frame on three threads");
     }
 
     #[test]
@@ -477,4 +553,60 @@ fn the_visibility_mask_is_read_and_checked() {
             )
         );
     }
+}
+
+#[test]
+fn passes_without_sensor_threads_run_one_chunk_in_order() {
+    use std::sync::Mutex;
+    StaticWorld::default().with(|world| {
+        let p = Passes::new(&world);
+        assert_eq!(p.threads(), 1);
+        assert_eq!((p.chunk_len(5000), p.chunk_len(0)), (5000, 1));
+        let seen = Mutex::new(Vec::new());
+        p.run(vec![1, 2, 3], |i| seen.lock().unwrap().push(i));
+        assert_eq!(seen.into_inner().unwrap(), [1, 2, 3]);
+        let p = Passes::serial(&world);
+        assert_eq!((p.threads(), p.chunk_len(7)), (1, 7));
+    });
+}
+
+#[test]
+fn the_depth_image_beside_the_cloud_is_the_depth_image() {
+    let dirs = [
+        Vec3::new(0.8, 0.6, 0.0),
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::ZERO,
+    ];
+    let depths = [2.0, f32::NEG_INFINITY, f32::INFINITY];
+    StaticWorld::default().with(|world| {
+        let p = Passes::new(&world);
+        let (image, cloud) =
+            depth_image_and_cloud(&p, &dirs, &depths, || |k| k as f32, 3, 1, &point_fields());
+        assert_eq!(image, depth_image(&p, &depths, 3, 1));
+        assert_eq!(&image.data[0..4], &2.0f32.to_le_bytes());
+        assert_eq!((image.step, image.width, cloud.row_step), (12, 3, 48));
+        // The colours by pixel index, a pixel without a ray at +inf.
+        let f = |k: usize, o: usize| {
+            f32::from_le_bytes(cloud.data[k * 16 + o..k * 16 + o + 4].try_into().unwrap())
+        };
+        assert_eq!((f(1, 12), f(2, 12), f(2, 0)), (1.0, 2.0, f32::INFINITY));
+        assert!(!cloud.is_dense);
+    });
+}
+
+#[test]
+fn passes_on_sensor_threads_run_every_chunk_once() {
+    use std::sync::Mutex;
+    let mut w = StaticWorld::default();
+    w.set_sensor_threads(3);
+    w.with(|world| {
+        let p = Passes::new(&world);
+        assert_eq!(p.threads(), 3);
+        assert_eq!(p.chunk_len(5000), crate::CHUNK_PIXELS);
+        let seen = Mutex::new(Vec::new());
+        p.run((0..50).collect(), |i: u32| seen.lock().unwrap().push(i));
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..50).collect::<Vec<_>>());
+    });
 }

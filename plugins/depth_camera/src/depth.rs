@@ -3,9 +3,9 @@
 //! Per update:
 //!
 //! 1. the camera's world pose;
-//! 2. one batched ray cast, one ray per pixel from the camera's origin (not from the near
-//!    plane, so that geometry nearer than the near clip is detected), against visuals,
-//!    ignoring the camera's own model;
+//! 2. a ray cast per pixel from the camera's origin (not from the near plane, so that
+//!    geometry nearer than the near clip is detected) against visuals, ignoring the
+//!    camera's own model;
 //! 3. per pixel the z-depth `t · (d · axis)` of the hit at distance `t` along unit direction
 //!    `d`, with the tests of gz-rendering's depth shaders (`depth_camera_fs.glsl`): `+inf`
 //!    for no hit or a hit whose ray length `t` is beyond the far clip, `-inf` where the
@@ -14,6 +14,11 @@
 //! 4. the depth image (`R_FLOAT32`) on the sensor topic, `camera_info` beside it, and the
 //!    point cloud (`x, y, z, rgb`; the sensor frame; `rgb` the unlit diffuse colour of what
 //!    was hit; `±inf` in all three coordinates where the depth is) on `points` below it.
+//!
+//! Steps 2 to 4 run in chunks of pixels on the engine's sensor threads (see
+//! `simcore_plugin_camera_common::chunks`), in three passes: the cast, the depths (on the
+//! calling thread when noisy: the noise runs through the pixels in order) and the depth
+//! image with the point cloud; the frame is the same at every thread count.
 //!
 //! The depth range is `<camera><clip>`: gz-sensors' `DepthCameraSensor` does not read
 //! `<depth_camera><clip>` (only the RGB-D camera does).
@@ -24,8 +29,8 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_camera_common::{
-    CameraCore, CameraPlugin, DEPTH_STREAM, RayStart, SurfaceCache, camera_sensor,
-    image::{depth_image, packed_rgb, pixel_noise, point_cloud, point_fields},
+    CameraCore, CameraPlugin, DEPTH_STREAM, Passes, RayStart, SurfaceCache, camera_sensor,
+    image::{depth_image_and_cloud, packed_rgb, pixel_noise, point_fields},
 };
 use simcore_plugin_common::NoiseChannel;
 
@@ -74,27 +79,57 @@ impl DepthCameraSensor {
     }
 
     /// Measures one frame: the depths (row-major, metres) of the camera's current view.
+    /// Without noise they are computed in chunks on the engine's sensor threads; noise, whose
+    /// state runs through the pixels in order, keeps them on this thread.
     pub fn measure(&mut self, world: &WorldRef<'_>) -> Result<&[f32], PluginError> {
-        self.core.cast(world)?;
+        let passes = Passes::new(world);
+        self.measure_in(&passes)
+    }
+
+    /// [`DepthCameraSensor::measure`] in the chunks of pixels of `passes`.
+    fn measure_in(&mut self, passes: &Passes<'_, '_>) -> Result<&[f32], PluginError> {
+        self.core.cast_in(passes)?;
         let grid = &self.core.grid;
         let (near, far) = grid.clip();
+        let (hits, dirs) = (grid.hits(), grid.directions());
         self.depths.clear();
-        let noise = &mut self.noise;
-        // One tight loop over the hits and the sensor-frame directions.
-        self.depths
-            .extend(grid.hits().iter().zip(grid.directions()).map(|(hit, d)| {
-                let z = hit.distance * d.x;
-                let z = if !z.is_finite() || hit.distance > far {
-                    f64::INFINITY
-                } else if z < near {
-                    f64::NEG_INFINITY
-                } else {
-                    noise.apply(z, 0.0)
-                };
-                z as f32
-            }));
+        self.depths.resize(hits.len(), 0.0);
+        if self.noise.is_active() {
+            let noise = &mut self.noise;
+            for ((out, hit), d) in self.depths.iter_mut().zip(hits).zip(dirs) {
+                *out = depth(hit, *d, near, far, |z| noise.apply(z, 0.0));
+            }
+        } else {
+            let chunk = passes.chunk_len(hits.len());
+            let chunks: Vec<_> = self
+                .depths
+                .chunks_mut(chunk)
+                .zip(hits.chunks(chunk))
+                .zip(dirs.chunks(chunk))
+                .collect();
+            passes.run(chunks, |((out, hits), dirs)| {
+                for ((out, hit), d) in out.iter_mut().zip(hits).zip(dirs) {
+                    *out = depth(hit, *d, near, far, |z| z);
+                }
+            });
+        }
         Ok(&self.depths)
     }
+}
+
+/// The depth of `hit` along unit sensor-frame direction `d` for the clip range
+/// `near..far`, with `noise` added to finite depths (see the [module docs](self)).
+#[inline]
+fn depth(hit: &RayHit, d: Vec3, near: f64, far: f64, noise: impl FnOnce(f64) -> f64) -> f32 {
+    let z = hit.distance * d.x;
+    let z = if !z.is_finite() || hit.distance > far {
+        f64::INFINITY
+    } else if z < near {
+        f64::NEG_INFINITY
+    } else {
+        noise(z)
+    };
+    z as f32
 }
 
 impl CameraPlugin for DepthCameraSensor {
@@ -107,27 +142,29 @@ impl CameraPlugin for DepthCameraSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        self.measure(world)?;
+        let passes = Passes::new(world);
+        self.measure_in(&passes)?;
         let grid = &self.core.grid;
         self.surfaces.fill(grid.hits(), world);
         let (w, h) = (self.core.model.width, self.core.model.height);
         let hits = grid.hits();
         let surfaces = &self.surfaces;
-        // Neighbouring pixels mostly hit the same entity: pack its colour once.
-        let mut last = (EntityId::NONE, 0.0f32);
-        let rgb = |k: usize| {
-            let e = hits[k].entity;
-            if e != last.0 {
-                let c = surfaces.diffuse(e);
-                last = (e, packed_rgb([c[0], c[1], c[2]]));
+        // Neighbouring pixels mostly hit the same entity: each chunk packs its colour once.
+        let rgb = || {
+            let mut last = (EntityId::NONE, 0.0f32);
+            move |k: usize| {
+                let e = hits[k].entity;
+                if e != last.0 {
+                    let c = surfaces.diffuse(e);
+                    last = (e, packed_rgb([c[0], c[1], c[2]]));
+                }
+                last.1
             }
-            last.1
         };
-        let cloud = point_cloud(grid.directions(), &self.depths, rgb, w, h, &self.fields);
-        out.publish(
-            "",
-            Payload::Image(RBox::new(depth_image(&self.depths, w, h))),
-        );
+        let dirs = grid.directions();
+        let (image, cloud) =
+            depth_image_and_cloud(&passes, dirs, &self.depths, rgb, w, h, &self.fields);
+        out.publish("", Payload::Image(RBox::new(image)));
         out.publish(
             &self.info_topic,
             Payload::CameraInfo(RBox::new(self.core.camera_info())),

@@ -27,9 +27,9 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_camera_common::{
-    COLOR_STREAM, CameraCore, CameraPlugin, RayStart, Shader, camera_sensor,
+    COLOR_STREAM, CameraCore, CameraPlugin, Passes, RayStart, Shader, camera_sensor,
     image::{
-        FrameSaver, depth_image, encode_image, packed_rgb, pixel_noise, point_cloud, point_fields,
+        FrameSaver, depth_image_and_cloud, encode_image, packed_rgb, pixel_noise, point_fields,
     },
 };
 use simcore_plugin_common::NoiseChannel;
@@ -103,7 +103,8 @@ impl CameraPlugin for RgbdCameraSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        self.core.cast(world)?;
+        let passes = Passes::new(world);
+        self.core.cast_in(&passes)?;
         let grid = &self.core.grid;
         let (near, far) = grid.clip();
         let depth_clip = self.core.config.depth_clip;
@@ -139,7 +140,7 @@ impl CameraPlugin for RgbdCameraSensor {
         }
         self.shader.prepare(world, &self.color_hits);
         self.shader
-            .shade(world, grid.rays(), &self.color_hits, &mut self.colors);
+            .shade(&passes, grid.rays(), &self.color_hits, &mut self.colors);
         for (c, n) in self.colors.iter_mut().zip(&self.draws) {
             let shaped = (n.abs().powf(2.1) * n.signum()) as f32;
             for ch in c.iter_mut() {
@@ -150,26 +151,24 @@ impl CameraPlugin for RgbdCameraSensor {
         let (w, h) = (c.width, c.height);
         // The colour noise was added above, with the depth's draws.
         let mut added = NoiseChannel::NONE;
-        let image = encode_image(&self.colors, w, h, c.format, &mut added);
+        let image = encode_image(&passes, &self.colors, w, h, c.format, &mut added);
         if let Some(saver) = &mut self.saver {
             saver.save(&image).map_err(|e| {
                 PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
             })?;
         }
         let colors = &self.colors;
-        let cloud = point_cloud(
+        let (depth_image, cloud) = depth_image_and_cloud(
+            &passes,
             grid.directions(),
             &self.depths,
-            |k| packed_rgb(colors[k]),
+            || |k| packed_rgb(colors[k]),
             w,
             h,
             &self.fields,
         );
         out.publish(&self.topics[0], Payload::Image(RBox::new(image)));
-        out.publish(
-            &self.topics[1],
-            Payload::Image(RBox::new(depth_image(&self.depths, w, h))),
-        );
+        out.publish(&self.topics[1], Payload::Image(RBox::new(depth_image)));
         out.publish(&self.topics[2], Payload::PointCloud(RBox::new(cloud)));
         out.publish(
             &self.topics[3],

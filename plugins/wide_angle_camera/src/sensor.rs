@@ -19,7 +19,7 @@ use sim_plugin_api::{
     CameraInfo, EntityId, Ray, RayCastOptions, RayHit, RayTarget, Vec3, prelude::*,
 };
 use simcore_plugin_camera_common::{
-    COLOR_STREAM, CameraConfig, CameraModel, Shader,
+    COLOR_STREAM, CameraConfig, CameraModel, Passes, Shader,
     image::{FrameSaver, camera_info, encode_image, pixel_noise, publish_frame},
 };
 use simcore_plugin_common::{MaskedCast, NoiseChannel, sensor_state};
@@ -178,8 +178,9 @@ impl WideAngleCameraSensor {
             }
         }
         self.shader.prepare(world, &self.hits);
+        let passes = Passes::new(world);
         self.shader
-            .shade(world, &self.rays, &self.hits, &mut self.lit);
+            .shade(&passes, &self.rays, &self.hits, &mut self.lit);
         let c = &self.config;
         self.colors.clear();
         self.colors
@@ -187,7 +188,8 @@ impl WideAngleCameraSensor {
         for (p, colour) in self.pixels.iter().zip(&self.lit) {
             self.colors[p.pixel as usize] = *colour;
         }
-        let image = encode_image(&self.colors, c.width, c.height, c.format, &mut self.noise);
+        let (w, h) = (c.width, c.height);
+        let image = encode_image(&passes, &self.colors, w, h, c.format, &mut self.noise);
         Ok((image, pose))
     }
 }

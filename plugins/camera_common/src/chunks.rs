@@ -1,0 +1,75 @@
+//! A frame's pixels in chunks on the engine's sensor threads.
+//!
+//! Every per-pixel pass of a camera (turning and casting the rays, shading, encoding, depths,
+//! point clouds) runs through [`Passes::run`] on consecutive runs of [`Passes::chunk_len`]
+//! pixels: one chunk holding the whole frame, run directly on the calling thread, when the
+//! engine runs sensors on one thread; else chunks of [`CHUNK_PIXELS`] that
+//! [`WorldRef::for_each_chunk`] shares among the calling thread and the idle sensor workers.
+//! Each pixel's output depends on that pixel's inputs alone, so a frame is the same at every
+//! thread count.
+
+use sim_plugin_api::WorldRef;
+
+/// Pixels per chunk when the engine offers more than one sensor thread.
+pub const CHUNK_PIXELS: usize = 1024;
+
+/// The per-pixel passes of one frame in a world (see the [module docs](self)).
+#[derive(Copy, Clone)]
+pub struct Passes<'a, 'w> {
+    world: &'a WorldRef<'w>,
+    threads: usize,
+}
+
+impl<'a, 'w> Passes<'a, 'w> {
+    /// The passes of a frame in `world`, on as many threads as its engine offers (looked up
+    /// once, for every pass of the frame).
+    pub fn new(world: &'a WorldRef<'w>) -> Self {
+        let threads = world.sensor_threads().map_or(1, |t| t.threads());
+        Passes {
+            world,
+            threads: threads.max(1),
+        }
+    }
+
+    /// The passes of a frame in `world` on the calling thread alone.
+    pub fn serial(world: &'a WorldRef<'w>) -> Self {
+        Passes { world, threads: 1 }
+    }
+
+    /// The world.
+    pub fn world(&self) -> &'a WorldRef<'w> {
+        self.world
+    }
+
+    /// How many threads may share a pass.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The pixels per chunk of a pass over `n` pixels: `n` (at least 1) on one thread, else
+    /// [`CHUNK_PIXELS`].
+    pub fn chunk_len(&self, n: usize) -> usize {
+        match self.threads {
+            1 => n.max(1),
+            _ => CHUNK_PIXELS,
+        }
+    }
+
+    /// Calls `f` once on each of `items` (one per chunk): in order on this thread when there
+    /// is one thread or one item, else through [`WorldRef::for_each_chunk`].
+    pub fn run<T: Send>(&self, items: Vec<T>, f: impl Fn(T) + Sync) {
+        if self.threads == 1 || items.len() <= 1 {
+            items.into_iter().for_each(f);
+        } else {
+            self.world.for_each_chunk(items, f);
+        }
+    }
+}
+
+impl std::fmt::Debug for Passes<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Passes")
+            .field("threads", &self.threads)
+            .finish()
+    }
+}
