@@ -284,7 +284,7 @@ fn unserved_sensor_and_plugin_are_skipped_with_one_warning_each() {
         r#"<plugin filename="gz-sim-physics-system" name="gz::sim::systems::Physics"/>
     <plugin filename="libignition-gazebo6-imu-system.so" name="ignition::gazebo::systems::Imu"/>
     <plugin filename="dummy" name="gz::sim"/>
-    <plugin filename="gz-sim-buoyancy-system" name="gz::sim::systems::Buoyancy"/>
+    <plugin filename="gz-sim-elevator-system" name="gz::sim::systems::Elevator"/>
     <model name="ground">"#,
     );
     std::fs::write(&w, sdf).unwrap();
@@ -306,7 +306,7 @@ fn unserved_sensor_and_plugin_are_skipped_with_one_warning_each() {
     );
     assert!(
         warnings.iter().any(|l| l.contains("w.sdf:")
-            && l.contains("Buoyancy")
+            && l.contains("Elevator")
             && l.contains("runs without it")),
         "{e}"
     );
