@@ -16,8 +16,11 @@
 //! (`spawn`) go through the same plan; services (`call_service`) and the pacing of a run
 //! ([`Pacer`], [`RunLimit`]) have their own modules, and so do the [`guard`]s plugins run
 //! within (a wall-time budget per hook, a size limit per message, rate-limited warnings).
+//! A simulation also sets how the process's allocator keeps freed memory (`memory`): sensors
+//! allocate their messages every update.
 
 pub mod guard;
+mod memory;
 mod pacing;
 mod plan;
 mod reset;
@@ -144,6 +147,7 @@ impl Simulation {
         options: &SimOptions,
         policy: PluginPolicy,
     ) -> Result<Simulation, LoadError> {
+        memory::keep_freed_memory();
         let mut world = world;
         crate::plugins::apply_sensors_system(&mut world);
         let mut bus = Bus::new();
