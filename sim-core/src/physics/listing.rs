@@ -57,7 +57,7 @@ impl Physics {
                     id,
                     kind: e.kind,
                     scoped_name: &e.scoped_name,
-                    pose: self.kinematics_of(id)?.pose,
+                    pose: self.pose_of(id)?,
                 })
             })
     }
@@ -211,7 +211,7 @@ impl Physics {
             label: label.unwrap_or(NO_LABEL),
             center: (min + max).scale(0.5),
             half_extents: (max - min).scale(0.5),
-            pose: self.kinematics_of(*link)?.pose.compose(*pose),
+            pose: self.pose_of(*link)?.compose(*pose),
         })
     }
 

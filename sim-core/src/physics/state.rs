@@ -85,7 +85,46 @@ impl Physics {
     }
 
     pub(super) fn frame_pose(&self, id: EntityId) -> Option<Pose> {
-        self.kinematics_of(id).map(|k| k.pose)
+        self.pose_of(id)
+    }
+
+    /// The world pose of a link's body (as [`Physics::kinematics_of`] gives it).
+    #[inline]
+    fn link_pose(&self, link: EntityId) -> Option<Pose> {
+        let EntityData::Link { body, slot } = self.entities.get(link)?.data else {
+            return None;
+        };
+        if self.motion_fresh {
+            return Some(self.motion[slot].pose);
+        }
+        self.pw
+            .bodies
+            .get(body)
+            .map(|b| pose_from_rapier(b.position()))
+    }
+
+    /// The world pose of any entity's frame: the pose of [`Physics::kinematics_of`], the
+    /// same numbers, without working out the motion (for `/tf` and the recorder, every step).
+    pub fn pose_of(&self, id: EntityId) -> Option<Pose> {
+        let e = self.entities.get(id)?;
+        match &e.data {
+            EntityData::World => Some(KinematicState::default().pose),
+            EntityData::Link { .. } => self.link_pose(id),
+            EntityData::Model {
+                canonical,
+                initial_pose,
+                ..
+            } => match canonical {
+                Some((link, offset)) => Some(self.link_pose(*link)?.compose(*offset)),
+                None => Some(*initial_pose),
+            },
+            EntityData::Collision { link, pose, .. }
+            | EntityData::Visual { link, pose, .. }
+            | EntityData::Sensor { link, pose } => Some(self.link_pose(*link)?.compose(*pose)),
+            EntityData::Joint {
+                child_link, frame2, ..
+            } => Some(self.link_pose(*child_link)?.compose(*frame2)),
+        }
     }
 
     fn link_state(&self, link: EntityId) -> Option<KinematicState> {

@@ -122,7 +122,7 @@ impl MovedFrames {
         }
         let mut poses = Vec::new();
         for (i, (id, sent)) in self.ids.iter().zip(&mut self.sent).enumerate() {
-            let Some(pose) = physics.kinematics_of(*id).map(|k| k.pose) else {
+            let Some(pose) = physics.pose_of(*id) else {
                 continue;
             };
             if *sent != Some(pose) {
