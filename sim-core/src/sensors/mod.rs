@@ -226,6 +226,8 @@ struct Cold {
     result: Option<(Result<(), PluginError>, Duration)>,
     clock: HookClock,
     size: SizeGate,
+    /// How long its last update took.
+    last_took: Duration,
 }
 
 impl Slot {
@@ -334,6 +336,7 @@ impl SensorManager {
                 result: None,
                 clock: HookClock::default(),
                 size: SizeGate::default(),
+                last_took: Duration::ZERO,
             }),
         });
     }
@@ -454,6 +457,13 @@ impl SensorManager {
                     // One sensor: updated on this thread, which starts at once, its ray
                     // batches shared with the workers as they wake.
                     if let Some(s) = self.slots.iter_mut().find(|s| s.due) {
+                        if s.cold.last_took >= WAKE_POOL_AFTER {
+                            // A heavy sensor (a ray sensor) splits its work across the pool:
+                            // wake a worker now, so that it is awake when the work is split
+                            // (an idle worker of a virtual machine may take a millisecond to
+                            // wake, as long as a whole scan).
+                            pool.spawn(|| {});
+                        }
                         let ctx = context(s, now, step);
                         let r = run(
                             s.plugin.as_mut(),
@@ -619,6 +629,10 @@ fn run(
     (r, started.elapsed())
 }
 
+/// A sensor updated alone whose last update took at least this long has the pool woken
+/// before its update.
+const WAKE_POOL_AFTER: Duration = Duration::from_micros(100);
+
 /// Books an update: disables a failed plugin, or advances the schedule and publishes the
 /// outputs in the slot's buffer (keeping those nobody received for the next update).
 fn finish(
@@ -633,6 +647,7 @@ fn finish(
     s.cold
         .clock
         .book(who, "its update", took, guards.hook_budget);
+    s.cold.last_took = took;
     if let Err(e) = result {
         s.out.clear();
         s.handed_back = 0;
