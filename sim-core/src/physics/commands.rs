@@ -309,7 +309,7 @@ impl Physics {
         match *command {
             PhysicsCommand::SetPose(id, pose) => {
                 let targets = self.rigid_targets(id)?;
-                let current = self.frame_pose(id).ok_or_else(|| unknown(id))?;
+                let current = self.pose_of(id).ok_or_else(|| unknown(id))?;
                 let delta = pose.compose(current.inverse());
                 let handles: Vec<RigidBodyHandle> = targets.iter().map(|(_, h)| *h).collect();
                 for (_, h) in targets {
@@ -326,7 +326,7 @@ impl Physics {
                 Ok(())
             }
             PhysicsCommand::SetVelocity(id, lin, ang) => {
-                let origin = self.frame_pose(id).ok_or_else(|| unknown(id))?.position;
+                let origin = self.pose_of(id).ok_or_else(|| unknown(id))?.position;
                 let targets = self.rigid_targets(id)?;
                 for &(_, h) in &targets {
                     if let Some(b) = self.pw.bodies.get_mut(h) {

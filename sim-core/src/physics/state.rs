@@ -84,10 +84,6 @@ impl Physics {
         self.iteration += 1;
     }
 
-    pub(super) fn frame_pose(&self, id: EntityId) -> Option<Pose> {
-        self.pose_of(id)
-    }
-
     /// The world pose of a link's body (as [`Physics::kinematics_of`] gives it).
     #[inline]
     fn link_pose(&self, link: EntityId) -> Option<Pose> {

@@ -20,7 +20,7 @@ fn tower(n: usize) -> Physics {
 
 /// The pose of box `i` of a tower.
 fn pose_of(p: &Physics, i: usize) -> Pose {
-    p.frame_pose(p.entity_id(&format!("b{i}::l")).unwrap())
+    p.pose_of(p.entity_id(&format!("b{i}::l")).unwrap())
         .unwrap()
 }
 
