@@ -55,33 +55,34 @@ impl<'p> Workers<'p> {
         init: impl Fn() -> S + Sync,
         f: impl Fn(&mut S, usize) + Sync,
     ) {
-        if count <= 1 || in_chunk() {
-            let mut s = init();
-            (0..count).for_each(|i| f(&mut s, i));
-        } else if rayon::current_thread_index().is_some() {
-            (0..count).into_par_iter().for_each_init(&init, &f);
-        } else if let Some(pool) = self.idle_pool() {
-            let next = AtomicUsize::new(0);
-            let work = || {
-                let mut s = init();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= count {
-                        break;
+        if count > 1 && !in_chunk() {
+            if rayon::current_thread_index().is_some() {
+                (0..count).into_par_iter().for_each_init(&init, &f);
+                return;
+            }
+            if let Some(pool) = self.idle_pool() {
+                let next = AtomicUsize::new(0);
+                let work = || {
+                    let mut s = init();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= count {
+                            break;
+                        }
+                        f(&mut s, i);
                     }
-                    f(&mut s, i);
-                }
-            };
-            pool.in_place_scope(|scope| {
-                for _ in 1..pool.current_num_threads().min(count) {
-                    scope.spawn(|_| work());
-                }
-                work();
-            });
-        } else {
-            let mut s = init();
-            (0..count).for_each(|i| f(&mut s, i));
+                };
+                pool.in_place_scope(|scope| {
+                    for _ in 1..pool.current_num_threads().min(count) {
+                        scope.spawn(|_| work());
+                    }
+                    work();
+                });
+                return;
+            }
         }
+        let mut s = init();
+        (0..count).for_each(|i| f(&mut s, i));
     }
 }
 
