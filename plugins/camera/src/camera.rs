@@ -12,7 +12,7 @@
 //!    `<save>`, a PNG file.
 //!
 //! Steps 2 to 4 run in chunks of pixels on the engine's sensor threads (see
-//! `simcore_plugin_camera_common::chunks`; the encoding only without noise), and the image
+//! `simcore_plugin_common::passes`; the encoding only without noise), and the image
 //! is the same at every thread count.
 
 use sim_plugin_api::prelude::*;

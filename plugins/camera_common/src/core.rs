@@ -1,11 +1,11 @@
 //! What every camera plugin has: its configuration, camera model, per-pixel rays and place
 //! on its link, and the run-time `horizontal_fov` parameter.
 
-use crate::chunks::Passes;
 use crate::config::CameraConfig;
 use crate::model::CameraModel;
 use crate::rays::{RayGrid, RayStart};
 use sim_plugin_api::{CameraInfo, EntityId, ErrorCode, PluginError, Pose, SensorConfig, WorldRef};
+use simcore_plugin_common::Passes;
 use simcore_plugin_common::{MaskedCast, sensor_state};
 
 /// The shared part of a camera sensor.

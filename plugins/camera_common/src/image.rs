@@ -1,8 +1,7 @@
 //! Messages and files: image encodings with pixel noise, depth images, point clouds,
 //! `camera_info`, and PNG frames. The per-pixel encodings run in chunks on the engine's
-//! sensor threads (see [`crate::chunks`]).
+//! sensor threads (see [`simcore_plugin_common::passes`]).
 
-use crate::chunks::Passes;
 use crate::config::ImageFormat;
 use crate::model::CameraModel;
 use sim_plugin_api::{
@@ -12,6 +11,7 @@ use sim_plugin_api::{
     noise::{NoiseKind, NoiseParams},
 };
 use simcore_plugin_common::NoiseChannel;
+use simcore_plugin_common::Passes;
 use std::path::{Path, PathBuf};
 
 /// The noise of image pixels: white Gaussian noise `N(mean, stddev)` per pixel and channel

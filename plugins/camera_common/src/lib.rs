@@ -9,7 +9,8 @@
 //! - [`model`]: the pinhole model with Brown-Conrady distortion (conventions for frames,
 //!   pixel centres and distortion are documented there);
 //! - [`rays`]: the per-pixel rays, cast per frame into kept buffers;
-//! - [`chunks`]: the per-pixel passes in chunks on the engine's sensor threads;
+//! - [`Passes`]: the per-pixel passes in chunks on the engine's sensor threads (from
+//!   `simcore_plugin_common::passes`, shared with the lidar);
 //! - [`shading`]: Lambert shading by the world's lights with shadow rays;
 //! - [`image`]: image, depth and point cloud encodings, `camera_info`, PNG frames;
 //! - [`labels`]: the segmentation labels of the visuals hit;
@@ -21,7 +22,6 @@
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
 //! nothing here crosses the plugin boundary.
 
-pub mod chunks;
 pub mod config;
 pub mod core;
 pub mod image;
@@ -35,13 +35,15 @@ pub mod shading;
 mod tests;
 
 pub use crate::core::CameraCore;
-pub use chunks::{CHUNK_PIXELS, Passes};
 pub use config::{CameraConfig, ImageFormat, SaveConfig, is_wide_angle_type};
 pub use labels::LabelCache;
 pub use model::{CameraModel, Distortion, Intrinsics, Projection};
 pub use plugin::CameraPlugin;
 pub use rays::{RayGrid, RayStart};
 pub use shading::{Shader, SurfaceCache};
+/// Pixels per chunk of a frame's passes on several sensor threads.
+pub use simcore_plugin_common::CHUNK_LEN as CHUNK_PIXELS;
+pub use simcore_plugin_common::Passes;
 
 #[doc(hidden)]
 pub use sim_plugin_api as __api;

@@ -4,13 +4,13 @@
 //! camera model changes, e.g. on a zoom); per frame the directions are rotated into the world
 //! and cast with [`cast_rays`](sim_plugin_api::WorldView::cast_rays) into buffers kept
 //! between frames, one call per chunk of pixels on the engine's sensor threads (one chunk on
-//! one thread, see [`crate::chunks`]); a camera with a `<visibility_mask>` casts through the
+//! one thread, see [`simcore_plugin_common::passes`]); a camera with a `<visibility_mask>` casts through the
 //! [`visibility`](sim_plugin_api::visibility) extension instead, seeing only the visuals whose
 //! `<visibility_flags>` share a bit with the mask.
 
-use crate::chunks::Passes;
 use crate::model::CameraModel;
 use sim_plugin_api::{EntityId, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef};
+use simcore_plugin_common::Passes;
 use simcore_plugin_common::{MaskedCast, Rotation};
 
 /// Where the rays of a [`RayGrid`] start.

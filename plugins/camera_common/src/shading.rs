@@ -20,7 +20,7 @@
 //!   The shadow rays of each chunk of pixels are cast in one batch.
 //!
 //! A frame is shaded in chunks of pixels on the engine's sensor threads (one chunk on one
-//! thread, see [`crate::chunks`]): the scene, the lights and the diffuse colours of the
+//! thread, see [`simcore_plugin_common::passes`]): the scene, the lights and the diffuse colours of the
 //! entities hit are read once per frame before ([`Shader::prepare`]) and only read inside
 //! the chunks; each chunk shades its pixels, casts its own shadow rays and adds the light
 //! of those that reach it.
@@ -29,12 +29,12 @@
 //! ignored). Pixels without a hit get the scene's background colour. Without the engine's
 //! scene extension the scene defaults apply and there are no lights (ambient only).
 
-use crate::chunks::Passes;
 use sim_plugin_api::{
     EntityId, Light, LightKind, Ray, RayCastOptions, RayHit, RayTarget, SceneInfo, Vec3, WorldRef,
     abi_stable::std_types::RVec,
 };
 use simcore_plugin_common::EntitySurfaces;
+use simcore_plugin_common::Passes;
 
 /// How far a shadow ray towards a directional light looks for an occluder, m.
 pub const SHADOW_DISTANCE: f64 = 1000.0;

@@ -1,6 +1,5 @@
 //! Unit tests of the shared camera code: configuration, encodings, PNG frames, zoom.
 
-use crate::chunks::Passes;
 use crate::config::{CameraConfig, ImageFormat, SAVE_ANYWHERE_ENV};
 use crate::core::CameraCore;
 use crate::image::{
@@ -11,6 +10,7 @@ use sim_plugin_api::{
     ErrorCode, Image, PixelFormat, Pose, Vec3, noise::NoiseKind, testing::StaticWorld,
 };
 use simcore_plugin_common::NoiseChannel;
+use simcore_plugin_common::Passes;
 
 const NAME: &str = "m::l::cam";
 
@@ -351,12 +351,12 @@ fn points_topics_and_zoom() {
 }
 
 mod shading {
-    use crate::chunks::Passes;
     use crate::shading::Shader;
     use sim_plugin_api::{
         EntityId, Light, LightKind, Pose, Ray, RayHit, SceneInfo, SurfaceInfo, Vec3,
         testing::StaticWorld,
     };
+    use simcore_plugin_common::Passes;
 
     const GROUND: EntityId = EntityId(9);
 

@@ -16,7 +16,7 @@
 //!    was hit; `±inf` in all three coordinates where the depth is) on `points` below it.
 //!
 //! Steps 2 to 4 run in chunks of pixels on the engine's sensor threads (see
-//! `simcore_plugin_camera_common::chunks`), in three passes: the cast, the depths (on the
+//! `simcore_plugin_common::passes`), in three passes: the cast, the depths (on the
 //! calling thread when noisy: the noise runs through the pixels in order) and the depth
 //! image with the point cloud; the frame is the same at every thread count.
 //!

@@ -24,7 +24,9 @@ use sim_plugin_api::{
     msgs::{PointCloudPacked, PointField, PointFieldType},
     prelude::*,
 };
-use simcore_plugin_common::{EntitySurfaces, MaskedCast, NoiseChannel, Rotation, sensor_state};
+use simcore_plugin_common::{
+    EntitySurfaces, MaskedCast, NoiseChannel, Passes, Rotation, sensor_state,
+};
 
 /// Noise stream number (with the sensor's seed) of the ranges.
 pub const RANGE_STREAM: u64 = 0;
@@ -136,9 +138,6 @@ pub fn pack_points_into(
         ]);
     }
 }
-
-/// Rays per chunk of a scan run on the sensor threads.
-const CHUNK_RAYS: usize = 1024;
 
 /// The intensity of each of `hits`: the `laser_retro` of the entity hit (0 for a miss or an
 /// entity `retro` has not looked up). Returns whether every entity hit was looked up.
@@ -280,8 +279,8 @@ impl LidarSensor {
     /// the point cloud. `dt` (s) is the time since the previous scan (it drives the dynamic
     /// bias of the noise, which moves once per scan).
     ///
-    /// The scan runs in chunks of rays on the engine's sensor threads
-    /// ([`WorldRef::for_each_chunk`]): each chunk turns its directions into the world, casts
+    /// The scan runs in chunks of rays on the engine's sensor threads ([`Passes`], through
+    /// [`WorldRef::for_each_chunk`]): each chunk turns its directions into the world, casts
     /// them and writes its ranges, intensities and points. Noise, whose state runs through the
     /// ranges in order, is applied between two such passes on this thread. Every output of a
     /// ray depends on that ray alone, so the scan is the same at every thread count.
@@ -302,10 +301,8 @@ impl LidarSensor {
         let options = self.options.without_normals_in(world);
         let mask = self.visibility.resolve(world);
         let noisy = self.noise.is_active();
-        let chunk = match world.sensor_threads().map_or(1, |t| t.threads()) {
-            1 => n.max(1),
-            _ => CHUNK_RAYS,
-        };
+        let passes = Passes::new(world);
+        let chunk = passes.chunk_len(n);
         let mut ranges = vec![0.0; n];
         let mut intensities = vec![0.0; n];
         let mut data = vec![0u8; n * POINT_STEP as usize];
@@ -323,7 +320,7 @@ impl LidarSensor {
             .zip(flags.iter_mut())
             .enumerate()
             .collect();
-        world.for_each_chunk(
+        passes.run(
             chunks,
             |(k, (((((rays, hits), ranges), intensities), data), flags))| {
                 let first = k * chunk;
@@ -357,10 +354,14 @@ impl LidarSensor {
             self.retro.fill(&self.hits, world);
             fill_intensities(&self.hits, &self.retro, &mut intensities);
             if !noisy {
-                pack_points(&ranges, &intensities, &self.directions, h.samples)
-                    .into_iter()
-                    .zip(data.iter_mut())
-                    .for_each(|(b, d)| *d = b);
+                pack_points_into(
+                    &mut data,
+                    0,
+                    &ranges,
+                    &intensities,
+                    &self.directions,
+                    h.samples,
+                );
             }
         }
         let dense = if noisy {
@@ -378,7 +379,7 @@ impl LidarSensor {
                 .zip(data.chunks_mut(chunk * step))
                 .enumerate()
                 .collect();
-            world.for_each_chunk(chunks, |(k, ((ranges, intensities), data))| {
+            passes.run(chunks, |(k, ((ranges, intensities), data))| {
                 let first = k * chunk;
                 let dirs = &directions[first..first + ranges.len()];
                 pack_points_into(data, first, ranges, intensities, dirs, h.samples);

@@ -1,19 +1,19 @@
-//! A frame's pixels in chunks on the engine's sensor threads.
+//! A ray sensor's per-ray passes in chunks on the engine's sensor threads.
 //!
-//! Every per-pixel pass of a camera (turning and casting the rays, shading, encoding, depths,
-//! point clouds) runs through [`Passes::run`] on consecutive runs of [`Passes::chunk_len`]
-//! pixels: one chunk holding the whole frame, run directly on the calling thread, when the
-//! engine runs sensors on one thread; else chunks of [`CHUNK_PIXELS`] that
-//! [`WorldRef::for_each_chunk`] shares among the calling thread and the idle sensor workers.
-//! Each pixel's output depends on that pixel's inputs alone, so a frame is the same at every
-//! thread count.
+//! Every per-ray pass of a lidar scan or a camera frame (turning and casting the rays,
+//! ranges, shading, encoding, depths, point clouds) runs through [`Passes::run`] on
+//! consecutive runs of [`Passes::chunk_len`] rays: one chunk holding the whole scan, run
+//! directly on the calling thread, when the engine runs sensors on one thread; else chunks of
+//! [`CHUNK_LEN`] that [`WorldRef::for_each_chunk`] shares among the calling thread and the
+//! idle sensor workers. Each ray's output depends on that ray's inputs alone, so a scan is the
+//! same at every thread count.
 
 use sim_plugin_api::WorldRef;
 
-/// Pixels per chunk when the engine offers more than one sensor thread.
-pub const CHUNK_PIXELS: usize = 1024;
+/// Rays (pixels) per chunk when the engine offers more than one sensor thread.
+pub const CHUNK_LEN: usize = 1024;
 
-/// The per-pixel passes of one frame in a world (see the [module docs](self)).
+/// The per-ray passes of one scan or frame in a world (see the [module docs](self)).
 #[derive(Copy, Clone)]
 pub struct Passes<'a, 'w> {
     world: &'a WorldRef<'w>,
@@ -21,8 +21,8 @@ pub struct Passes<'a, 'w> {
 }
 
 impl<'a, 'w> Passes<'a, 'w> {
-    /// The passes of a frame in `world`, on as many threads as its engine offers (looked up
-    /// once, for every pass of the frame).
+    /// The passes of a scan in `world`, on as many threads as its engine offers (looked up
+    /// once, for every pass of the scan).
     pub fn new(world: &'a WorldRef<'w>) -> Self {
         let threads = world.sensor_threads().map_or(1, |t| t.threads());
         Passes {
@@ -31,7 +31,7 @@ impl<'a, 'w> Passes<'a, 'w> {
         }
     }
 
-    /// The passes of a frame in `world` on the calling thread alone.
+    /// The passes of a scan in `world` on the calling thread alone.
     pub fn serial(world: &'a WorldRef<'w>) -> Self {
         Passes { world, threads: 1 }
     }
@@ -46,12 +46,12 @@ impl<'a, 'w> Passes<'a, 'w> {
         self.threads
     }
 
-    /// The pixels per chunk of a pass over `n` pixels: `n` (at least 1) on one thread, else
-    /// [`CHUNK_PIXELS`].
+    /// The rays per chunk of a pass over `n` rays: `n` (at least 1) on one thread, else
+    /// [`CHUNK_LEN`].
     pub fn chunk_len(&self, n: usize) -> usize {
         match self.threads {
             1 => n.max(1),
-            _ => CHUNK_PIXELS,
+            _ => CHUNK_LEN,
         }
     }
 
