@@ -99,27 +99,36 @@ impl Physics {
             .map(|b| pose_from_rapier(b.position()))
     }
 
-    /// The world pose of any entity's frame: the pose of [`Physics::kinematics_of`], the
-    /// same numbers, without working out the motion (for `/tf` and the recorder, every step).
-    pub fn pose_of(&self, id: EntityId) -> Option<Pose> {
-        let e = self.entities.get(id)?;
-        match &e.data {
-            EntityData::World => Some(KinematicState::default().pose),
-            EntityData::Link { .. } => self.link_pose(id),
+    /// Where the frame of entity `id` is: a link's, at an offset on a link, or fixed in the
+    /// world (the world itself, a model without links).
+    fn anchor(&self, id: EntityId) -> Option<Anchor> {
+        Some(match &self.entities.get(id)?.data {
+            EntityData::World => Anchor::Fixed(KinematicState::default().pose),
+            EntityData::Link { .. } => Anchor::Link(id),
             EntityData::Model {
                 canonical,
                 initial_pose,
                 ..
             } => match canonical {
-                Some((link, offset)) => Some(self.link_pose(*link)?.compose(*offset)),
-                None => Some(*initial_pose),
+                Some((link, offset)) => Anchor::OnLink(*link, *offset),
+                None => Anchor::Fixed(*initial_pose),
             },
             EntityData::Collision { link, pose, .. }
             | EntityData::Visual { link, pose, .. }
-            | EntityData::Sensor { link, pose } => Some(self.link_pose(*link)?.compose(*pose)),
+            | EntityData::Sensor { link, pose } => Anchor::OnLink(*link, *pose),
             EntityData::Joint {
                 child_link, frame2, ..
-            } => Some(self.link_pose(*child_link)?.compose(*frame2)),
+            } => Anchor::OnLink(*child_link, *frame2),
+        })
+    }
+
+    /// The world pose of any entity's frame: the pose of [`Physics::kinematics_of`], the
+    /// same numbers, without working out the motion (for `/tf` and the recorder, every step).
+    pub fn pose_of(&self, id: EntityId) -> Option<Pose> {
+        match self.anchor(id)? {
+            Anchor::Link(link) => self.link_pose(link),
+            Anchor::OnLink(link, offset) => Some(self.link_pose(link)?.compose(offset)),
+            Anchor::Fixed(pose) => Some(pose),
         }
     }
 
@@ -180,29 +189,25 @@ impl Physics {
 
     /// The motion of any entity's frame (see [`WorldView::kinematics`](sim_plugin_api::WorldView::kinematics)).
     pub fn kinematics_of(&self, id: EntityId) -> Option<KinematicState> {
-        let e = self.entities.get(id)?;
-        match &e.data {
-            EntityData::World => Some(KinematicState::default()),
-            EntityData::Link { .. } => self.link_state(id),
-            EntityData::Model {
-                canonical,
-                initial_pose,
-                ..
-            } => match canonical {
-                Some((link, offset)) => Some(self.link_state(*link)?.at_offset(*offset)),
-                None => Some(KinematicState {
-                    pose: *initial_pose,
-                    ..Default::default()
-                }),
-            },
-            EntityData::Collision { link, pose, .. }
-            | EntityData::Visual { link, pose, .. }
-            | EntityData::Sensor { link, pose } => Some(self.link_state(*link)?.at_offset(*pose)),
-            EntityData::Joint {
-                child_link, frame2, ..
-            } => Some(self.link_state(*child_link)?.at_offset(*frame2)),
+        match self.anchor(id)? {
+            Anchor::Link(link) => self.link_state(link),
+            Anchor::OnLink(link, offset) => Some(self.link_state(link)?.at_offset(offset)),
+            Anchor::Fixed(pose) => Some(KinematicState {
+                pose,
+                ..Default::default()
+            }),
         }
     }
+}
+
+/// Where an entity's frame is (see [`Physics::kinematics_of`]).
+enum Anchor {
+    /// A link's own frame.
+    Link(EntityId),
+    /// At an offset in a link's frame.
+    OnLink(EntityId, Pose),
+    /// Fixed in the world.
+    Fixed(Pose),
 }
 
 /// Velocity of the body's frame origin and its angular velocity, world frame.
