@@ -7,8 +7,9 @@
 //!   30 Hz camera added, run at real time; beside a plain Zenoh put of the same byte count,
 //!   at the same rates, from a publisher process to the same subscriber program;
 //! - the real-time factor of `worlds/pioneer.sdf`, unpaced, with 10 of its topics
-//!   subscribed from outside (a subscriber that only counts) vs none (goal: within 5 %),
-//!   and the simcore process's CPU time per sim second in the same runs;
+//!   subscribed from outside (a subscriber that only counts) vs none (goal: within 5 %; the
+//!   median of alternating pairs of runs), and the simcore process's CPU time per sim
+//!   second in the same runs;
 //! - messages delivered to a subscriber that keeps up, for the 100 Hz IMU and a 10 Hz
 //!   1800 x 16 scan (`worlds/pioneer.sdf` with that lidar added), run at real time (goal:
 //!   every message at their rates).
@@ -51,8 +52,10 @@ const PACED_S: &str = "8";
 /// Sim seconds of each unpaced run of `worlds/pioneer.sdf` (about a second of wall time:
 /// shorter runs are mostly start-up and the subscriber's first matching).
 const UNPACED_S: &str = "60";
-/// Pairs of unpaced runs (none subscribed, 10 subscribed), alternating.
-const PAIRS: usize = 3;
+/// Pairs of unpaced runs (none subscribed, 10 subscribed), alternating. The figure is the
+/// median of the pairs' ratios: on a two-core machine one run in a few meets the scheduler
+/// or the other processes at a bad time, by some 5 % either way.
+const PAIRS: usize = 7;
 
 /// Runs the selected transport benchmarks and adds their rows.
 pub fn rows(rows: &mut Vec<Row>) {
@@ -206,7 +209,10 @@ fn subscribed_rtf(python: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
     };
     let (mut none, mut ten) = (RunOut::default(), RunOut::default());
     let mut received = 0usize;
+    // Per pair: wall time per sim second, subscribed over none.
+    let mut ratios = Vec::with_capacity(PAIRS);
     for _ in 0..PAIRS {
+        let mut pair = [0.0; 2];
         for subscribed in [false, true] {
             let wanted: &[&str] = if subscribed { &key_refs } else { &[] };
             let sub = Sub::start_with(python, Mode::Count, wanted)?;
@@ -214,6 +220,7 @@ fn subscribed_rtf(python: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
             let a: Vec<&str> = a.iter().map(String::as_str).collect();
             let (run, _) = simcore_run(&world, &a)?;
             let got = sub.finish()?;
+            pair[usize::from(subscribed)] = run.loop_s / run.sim_s;
             let acc = if subscribed { &mut ten } else { &mut none };
             acc.sim_s += run.sim_s;
             acc.loop_s += run.loop_s;
@@ -223,8 +230,13 @@ fn subscribed_rtf(python: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
                 received += got.values().map(|s| s.count).sum::<usize>();
             }
         }
+        ratios.push(pair[1] / pair[0]);
     }
-    let (per_none, per_ten) = (none.loop_s / none.sim_s * 1e9, ten.loop_s / ten.sim_s * 1e9);
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios[PAIRS / 2];
+    // The baseline is the runs' mean; the subscribed figure is that times the median ratio.
+    let per_none = none.loop_s / none.sim_s * 1e9;
+    let per_ten = per_none * median;
     rows.push(Row {
         name: format!(
             "worlds/pioneer.sdf unpaced, {} topics subscribed from another process",
@@ -234,12 +246,15 @@ fn subscribed_rtf(python: &Path, rows: &mut Vec<Row>) -> Result<(), String> {
         baseline: "same runs, no topic subscribed (wall ns per sim s)".into(),
         baseline_ns: per_none,
         goal: "within 5 % of none subscribed".into(),
-        met: per_ten <= per_none * 1.05,
+        met: median <= 1.05,
         note: format!(
-            "RTF {:.2} vs {:.2} ({:+.1} %), {received} messages received",
+            "median of {PAIRS} alternating pairs {:+.1} % (pairs from {:+.1} to {:+.1} %); \
+             RTF over all runs {:.2} vs {:.2}; {received} messages received",
+            (median - 1.0) * 100.0,
+            (ratios[0] - 1.0) * 100.0,
+            (ratios[PAIRS - 1] - 1.0) * 100.0,
             ten.rtf(),
             none.rtf(),
-            (per_ten / per_none - 1.0) * 100.0
         ),
     });
     let (cpu_none, cpu_ten) = (none.cpu_s / none.sim_s * 1e9, ten.cpu_s / ten.sim_s * 1e9);

@@ -11,6 +11,13 @@ use std::process::ExitCode;
 const EXIT_RUNTIME: u8 = 1;
 const EXIT_INPUT: u8 = 2;
 
+/// The engine's allocations (rapier's, the bus's, the transport's) come from mimalloc, whose
+/// free of memory another thread allocated takes no lock: with glibc's allocator the
+/// simulation thread waited on its heap's lock while the Zenoh thread freed the messages
+/// and `/tf` steps it had handed over. Plugins keep their own (the system's) allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,

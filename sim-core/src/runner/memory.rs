@@ -8,7 +8,9 @@
 //! 25 % of it on two threads (both threads fault on the pages their chunks write). A
 //! simulation therefore asks glibc, once per process, to serve allocations up to 32 MB from
 //! its heap and to keep up to 256 MB free there ([`keep_freed_memory`]); the memory a run
-//! holds is then its peak, as with most long-running programs' allocators.
+//! holds is then its peak, as with most long-running programs' allocators. The buffers are
+//! the plugins', which allocate with the system's allocator also where the engine's process
+//! has another (the `simcore` binary's is mimalloc).
 
 /// Allocations up to this size come from the heap, not from a mapping of their own.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]

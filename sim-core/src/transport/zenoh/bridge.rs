@@ -27,22 +27,26 @@ pub const INBOUND_QUEUE: usize = 1024;
 /// models).
 const RESCAN: Duration = Duration::from_millis(500);
 
-/// The shortest wall time between two wake-ups of the Zenoh thread: what the steps hand
-/// over in between waits in its queues and goes out at the next wake-up, one for many
-/// messages when the simulation runs faster than real time (and at once when the last
-/// wake-up is older, as in a run paced at real time).
+/// How often (wall time) the Zenoh thread looks at its queues by itself while the steps keep
+/// handing over messages: a run faster than real time never wakes it, and what the steps
+/// hand over in between goes out together. When a look finds nothing the thread sleeps until
+/// the simulation thread wakes it with the next hand-over (as each step of a run paced at
+/// real time does).
 pub const WAKE_EVERY: Duration = Duration::from_micros(500);
 
-/// Messages handed over that wake the Zenoh thread sooner than [`WAKE_EVERY`] (a quarter
+/// Messages waiting for the Zenoh thread that wake it sooner than [`WAKE_EVERY`] (a quarter
 /// of a subscription's [`QUEUE`], so a fast run does not fill the queues in between).
 /// `/tf`'s steps do not count toward it: they go out together, one message for all those
 /// waiting, and wake the thread by [`TF_WAKE_AFTER`] (or half of [`TF_QUEUE_FRAMES`]).
 pub const WAKE_AFTER: usize = QUEUE / 4;
 
-/// Steps of `/tf` handed over that wake the Zenoh thread sooner than [`WAKE_EVERY`]: half
-/// of the steps that can wait for it, so that a run faster than that many steps per 0.5 ms
-/// loses none while the thread gets the CPU within as many steps.
+/// Steps of `/tf` waiting for the Zenoh thread that wake it sooner than [`WAKE_EVERY`]:
+/// half of the steps that can wait for it, so that a run faster than that many steps per
+/// 0.5 ms loses none while the thread gets the CPU within as many steps.
 pub const TF_WAKE_AFTER: usize = TF_QUEUE / 2;
+
+/// `/clock` ticks that can wait for the Zenoh thread.
+const CLOCK_QUEUE: usize = 1024;
 
 /// The transport of a run: a Zenoh session on its own thread that makes the run's topics
 /// reachable in ROS 2's wire format (see the [module docs](super)).
@@ -60,15 +64,9 @@ pub struct Bridge {
     frames: Sender<Moved>,
     requests: Receiver<Request>,
     shared: Arc<Shared>,
-    /// Counts the messages the bus queues for the Zenoh thread's subscriptions.
+    /// Counts the messages the bus queues for the Zenoh thread's subscriptions (the Zenoh
+    /// thread sets it back to 0 when it takes them).
     queued: Arc<AtomicUsize>,
-    /// Messages handed to the Zenoh thread since its last wake-up (`/tf` aside).
-    pending: usize,
-    /// Steps of `/tf` handed to the Zenoh thread since its last wake-up.
-    tf_pending: usize,
-    /// Their transforms.
-    tf_pending_frames: usize,
-    last_wake: Instant,
     probes: Vec<Subscription>,
     known: HashSet<String>,
     last_scan: Instant,
@@ -90,6 +88,15 @@ pub struct Bridge {
 /// How long a paused simulation waits for a control call before looking at its stop flag.
 const PAUSED_POLL: Duration = Duration::from_millis(50);
 
+/// How much waits in the Zenoh thread's queues ([`Bridge::after_step`] wakes it for
+/// [`Waiting::Many`], and for [`Waiting::Some`] when it sleeps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Waiting {
+    None,
+    Some,
+    Many,
+}
+
 impl std::fmt::Debug for Bridge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Bridge")
@@ -107,10 +114,11 @@ impl Bridge {
         let remaps = options.checked_remaps()?;
         let (events_tx, events) = unbounded();
         let (wake_tx, wake) = bounded(1);
-        let (clocks_tx, clocks) = bounded(1024);
+        let (clocks_tx, clocks) = bounded(CLOCK_QUEUE);
         let (frames_tx, frames) = bounded(TF_QUEUE);
         let (requests_tx, requests) = bounded(INBOUND_QUEUE);
         let shared = Arc::new(Shared::default());
+        let queued = Arc::new(AtomicUsize::new(0));
         let (opened_tx, opened) = bounded(1);
         let channels = worker::Channels {
             events,
@@ -119,6 +127,7 @@ impl Bridge {
             clocks,
             frames,
             requests: requests_tx,
+            queued: queued.clone(),
         };
         let (o, s) = (
             ZenohOptions {
@@ -154,11 +163,7 @@ impl Bridge {
             frames: frames_tx,
             requests,
             shared,
-            queued: Arc::new(AtomicUsize::new(0)),
-            pending: 0,
-            tf_pending: 0,
-            tf_pending_frames: 0,
-            last_wake: Instant::now(),
+            queued,
             probes: Vec::new(),
             known: HashSet::new(),
             last_scan: Instant::now(),
@@ -225,14 +230,9 @@ impl Bridge {
             let _ = self.events.send(Event::StaticFrames(frames));
         }
         self.frames(sim);
-        self.pending += self.queued.swap(0, Ordering::Relaxed);
-        let waiting = self.pending > 0 || self.tf_pending > 0;
-        if self.pending >= WAKE_AFTER
-            || self.tf_pending >= TF_WAKE_AFTER
-            || self.tf_pending_frames >= TF_QUEUE_FRAMES / 2
-            || waiting && self.last_wake.elapsed() >= WAKE_EVERY
-        {
-            self.wake_worker();
+        let waiting = self.waiting();
+        if waiting > Waiting::Some || waiting == Waiting::Some && self.worker_parked() {
+            let _ = self.wake.try_send(());
         }
         if counted {
             self.stopped = false;
@@ -243,9 +243,9 @@ impl Bridge {
                 let _ = self.events.send(Event::Reply(id, Reply::ok(self.state())));
             }
         }
-        if (self.pending > 0 || self.tf_pending > 0) && self.paused && self.budget == 0 {
+        if waiting > Waiting::None && self.paused && self.budget == 0 {
             // The steps stop here: what they handed over goes out now.
-            self.wake_worker();
+            let _ = self.wake.try_send(());
         }
         while self.paused && self.budget == 0 && !self.stopping() {
             if let Ok(r) = self.requests.recv_timeout(PAUSED_POLL) {
@@ -254,14 +254,28 @@ impl Bridge {
         }
     }
 
-    /// Wakes the Zenoh thread to publish what waits in its queues (when it is awake already,
-    /// it publishes them before it sleeps again).
-    fn wake_worker(&mut self) {
-        let _ = self.wake.try_send(());
-        self.pending = 0;
-        self.tf_pending = 0;
-        self.tf_pending_frames = 0;
-        self.last_wake = Instant::now();
+    /// What waits in the Zenoh thread's queues.
+    fn waiting(&self) -> Waiting {
+        let messages = self.queued.load(Ordering::Relaxed) + self.clocks.len();
+        let tf_steps = self.frames.len();
+        if messages >= WAKE_AFTER
+            || tf_steps >= TF_WAKE_AFTER
+            || self.shared.tf_waiting.load(Ordering::Relaxed) >= TF_QUEUE_FRAMES / 2
+        {
+            Waiting::Many
+        } else if messages > 0 || tf_steps > 0 {
+            Waiting::Some
+        } else {
+            Waiting::None
+        }
+    }
+
+    /// Whether the Zenoh thread sleeps until it is woken (it found its queues empty), seen
+    /// after what this step handed over (the thread looks at its queues again after it says
+    /// so, so one of the two sees the other).
+    fn worker_parked(&self) -> bool {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        self.shared.parked.load(Ordering::Relaxed)
     }
 
     fn state(&self) -> u8 {
@@ -425,20 +439,14 @@ impl Bridge {
         } else {
             self.frames.try_send(moved)
         };
-        match handed {
-            Ok(()) => {
-                self.tf_pending += 1;
-                self.tf_pending_frames += len;
-            }
-            Err(e) => {
-                self.shared.tf_waiting.fetch_sub(len, Ordering::Relaxed);
-                if e.is_full() {
-                    // The Zenoh thread is behind: this step's frames are not sent (a step
-                    // where nothing moved loses nothing), and the next step gives every
-                    // frame.
-                    sent.clear();
-                    self.shared.tf_lost.fetch_add(1, Ordering::Relaxed);
-                }
+        if let Err(e) = handed {
+            self.shared.tf_waiting.fetch_sub(len, Ordering::Relaxed);
+            if e.is_full() {
+                // The Zenoh thread is behind: this step's frames are not sent (a step
+                // where nothing moved loses nothing), and the next step gives every
+                // frame.
+                sent.clear();
+                self.shared.tf_lost.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
@@ -448,9 +456,7 @@ impl Bridge {
         if !self.shared.clock_wanted.load(Ordering::Relaxed) || now.nanos < self.next_clock {
             return;
         }
-        if self.clocks.try_send(now).is_ok() {
-            self.pending += 1;
-        }
+        let _ = self.clocks.try_send(now);
         self.next_clock = if self.clock_period > 0 {
             (now.nanos / self.clock_period + 1).saturating_mul(self.clock_period)
         } else {

@@ -3,11 +3,14 @@
 //!
 //! A [`Bridge`] owns a Zenoh session on its own thread; the simulation thread only calls
 //! [`Bridge::after_step`] once per step, which never waits for the network. What the steps
-//! hand over waits in queues; the Zenoh thread is woken at most every [`WAKE_EVERY`] or
-//! when [`WAKE_AFTER`] messages or [`TF_WAKE_AFTER`] steps of `/tf` wait (and before a
-//! paused world waits or a step call's reply), one wake-up for many messages in a fast run;
-//! the `/tf` steps waiting go out as one message (at most [`TF_QUEUE`] steps and
-//! [`TF_MESSAGE_FRAMES`] transforms).
+//! hand over waits in queues. While it finds something there, the Zenoh thread looks again
+//! by itself every [`WAKE_EVERY`], so a run faster than real time hands over without waking
+//! it (a wake-up costs the simulation thread a system call, and on a busy machine often its
+//! CPU); the simulation thread wakes it only when it sleeps with empty queues (the first
+//! hand-over after a pause, each step of a run paced at real time), when [`WAKE_AFTER`]
+//! messages or [`TF_WAKE_AFTER`] steps of `/tf` wait, and before a paused world waits or a
+//! step call's reply. One look takes many messages; the `/tf` steps waiting go out as one
+//! message (at most [`TF_QUEUE`] steps and [`TF_MESSAGE_FRAMES`] transforms).
 //!
 //! - **Node**: one ROS node (`simcore` by default) in the domain of `ROS_DOMAIN_ID`, with its
 //!   `NN` liveliness token; every publisher and subscription has its `MP`/`MS` token

@@ -1,7 +1,7 @@
 //! The Zenoh thread: owns the session, declares the run's publishers, subscribers and
 //! liveliness tokens, encodes what the bus hands over and publishes it.
 
-use super::bridge::INBOUND_QUEUE;
+use super::bridge::{INBOUND_QUEUE, WAKE_EVERY};
 use super::control::{Control, Reply, Service};
 use super::keys::{self, EndpointKind, Node, Qos};
 use super::options::ZenohOptions;
@@ -66,6 +66,9 @@ pub(super) struct Shared {
     pub tf_lost: AtomicU64,
     /// The transforms of the `/tf` steps handed to the Zenoh thread and not taken yet.
     pub tf_waiting: AtomicUsize,
+    /// Whether the Zenoh thread sleeps until it is woken: it found its queues empty (while
+    /// they are not, it looks at them by itself every [`WAKE_EVERY`]).
+    pub parked: AtomicBool,
 }
 
 /// The most steps of `/tf` waiting for the Zenoh thread; beyond it (or
@@ -86,8 +89,9 @@ pub(super) const CLOCK: usize = usize::MAX;
 pub(super) const TF: usize = usize::MAX - 1;
 
 /// The Zenoh thread's ends of the channels. What the simulation hands over in its steps
-/// (`clocks`, `frames`, the outputs' bus subscriptions) waits in its queues until `wake`
-/// says there is something: the thread is woken once for many messages.
+/// (`clocks`, `frames`, the outputs' bus subscriptions) waits in its queues until the thread
+/// looks there: every [`WAKE_EVERY`] while it finds something, else when `wake` says there
+/// is something (see [`Shared::parked`]); one look takes many messages.
 pub(super) struct Channels {
     pub events: Receiver<Event>,
     pub events_tx: Sender<Event>,
@@ -98,6 +102,9 @@ pub(super) struct Channels {
     /// listens there), at most [`TF_QUEUE`].
     pub frames: Receiver<ros::Moved>,
     pub requests: Sender<Request>,
+    /// Counts the messages the bus queues for the outputs' subscriptions (set back to 0
+    /// when they are taken).
+    pub queued: Arc<AtomicUsize>,
 }
 
 /// What one topic did over the run.
@@ -301,37 +308,53 @@ pub(super) fn run(
 
 impl Worker {
     fn serve(&mut self) {
+        // Whether the last look at the queues found something: the next look is at most
+        // WAKE_EVERY later without being woken.
+        let mut busy = false;
         loop {
+            if !busy {
+                self.shared.parked.store(true, Ordering::Relaxed);
+                std::sync::atomic::fence(Ordering::SeqCst);
+                // What was handed over before the simulation thread could see the flag.
+                busy = self.flush();
+            }
+            let timeout = if busy { WAKE_EVERY } else { Duration::MAX };
             select! {
                 recv(self.ch.events) -> e => match e {
                     Ok(Event::Stop) | Err(_) => break,
                     Ok(e) => self.event(e),
                 },
-                recv(self.ch.wake) -> _ => self.flush(),
+                recv(self.ch.wake) -> _ => {}
+                default(timeout) => {}
             }
+            self.shared.parked.store(false, Ordering::Relaxed);
+            busy = self.flush();
         }
         self.flush();
     }
 
     /// Publishes everything the simulation has handed over: `/clock`, `/tf` and the
-    /// outputs' queued messages.
-    fn flush(&mut self) {
+    /// outputs' queued messages; whether there was anything.
+    fn flush(&mut self) -> bool {
+        self.ch.queued.store(0, Ordering::Relaxed);
+        let mut took = false;
         while let Ok(t) = self.ch.clocks.try_recv() {
+            took = true;
             if let Some(c) = self.clock.as_mut() {
                 let mut b = Vec::with_capacity(16);
                 ros::encode_clock(t, &mut b);
                 c.put(b);
             }
         }
-        self.flush_tf();
-        self.publish_pending();
+        took |= self.flush_tf();
+        took | self.publish_pending()
     }
 
     /// Publishes the `/tf` steps waiting when it starts as one message: every step's
     /// transforms in step order, each with its own step's stamp; a message holds at most
     /// [`TF_QUEUE`] steps and [`TF_MESSAGE_FRAMES`] transforms (a larger step alone), more
     /// go in several.
-    fn flush_tf(&mut self) {
+    fn flush_tf(&mut self) -> bool {
         let mut steps: Vec<ros::Moved> = Vec::new();
         let mut frames = 0;
         for _ in 0..self.ch.frames.len() {
@@ -349,9 +372,11 @@ impl Worker {
             frames += m.len();
             steps.push(m);
         }
-        if !steps.is_empty() {
-            self.put_tf(&steps, frames);
+        if steps.is_empty() {
+            return false;
         }
+        self.put_tf(&steps, frames);
+        true
     }
 
     /// Publishes one `/tf` message of `steps` (holding `frames` transforms) while someone
@@ -655,12 +680,15 @@ impl Worker {
         );
     }
 
-    fn publish_pending(&mut self) {
+    /// Publishes the outputs' queued messages; whether there were any.
+    fn publish_pending(&mut self) -> bool {
+        let mut took = false;
         for o in &mut self.outputs {
             let Some(sub) = &o.sub else { continue };
             if !sub.has_pending() {
                 continue;
             }
+            took = true;
             for env in sub.drain() {
                 let mut b = Vec::with_capacity(o.size);
                 match ros::encode(&env.message, &mut b) {
@@ -681,6 +709,7 @@ impl Worker {
                 }
             }
         }
+        took
     }
 
     fn reports(&mut self) -> Vec<TopicReport> {
