@@ -66,6 +66,7 @@ TYPES = [
 # simulation_interfaces 1.0 to 2.1, fields unchanged unless said), without comments or constants.
 SIMULATION_MSGS = {
     "simulation_interfaces/msg/Result": "uint8 result\nstring error_message\n",
+    "simulation_interfaces/msg/Resource": "string uri\nstring resource_string\n",
     "simulation_interfaces/msg/SimulationState": "uint8 state\n",
     "simulation_interfaces/msg/SimulatorFeatures": (
         "uint16[] features\nstring[] spawn_formats\nstring custom_info\n"
@@ -95,8 +96,7 @@ SIMULATION_SRVS = {
     "simulation_interfaces/srv/StepSimulation": (
         "uint64 steps\n---\nsimulation_interfaces/Result result\n"
     ),
-    # As released for Jazzy and Kilted (1.x; 2.x groups uri and resource_string in a Resource,
-    # the same bytes under another hash).
+    # As released for Jazzy and Kilted (1.x; SIMULATION_SRVS_2 has the 2.x form).
     "simulation_interfaces/srv/SpawnEntity": (
         "string name\nbool allow_renaming\nstring uri\nstring resource_string\n"
         "string entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n---\n"
@@ -113,7 +113,7 @@ SIMULATION_SRVS = {
         "string entity\n---\n"
         "simulation_interfaces/Result result\nsimulation_interfaces/EntityState state\n"
     ),
-    # As released for Jazzy and Kilted (1.x; 2.x adds set_pose, set_twist, set_acceleration).
+    # As released for Jazzy and Kilted (1.x; SIMULATION_SRVS_2 has the 2.x form).
     "simulation_interfaces/srv/SetEntityState": (
         "string entity\nsimulation_interfaces/EntityState state\n---\n"
         "simulation_interfaces/Result result\n"
@@ -123,18 +123,35 @@ SIMULATION_SRVS = {
     ),
 }
 
-# (Rust constant, ROS service): written after TYPES, in SERVICES.
+# The services whose types 2.x (Rolling) changed, as 2.1 has them: SpawnEntity takes a Resource
+# (uri and resource_string, the same bytes as 1.x's two fields) since 2.0, and SetEntityState
+# gains set_pose, set_twist and set_acceleration in 2.1. Every other service above is the same.
+SIMULATION_SRVS_2 = {
+    "simulation_interfaces/srv/SpawnEntity": (
+        "string name\nbool allow_renaming\nsimulation_interfaces/Resource entity_resource\n"
+        "string entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n---\n"
+        "simulation_interfaces/Result result\nstring entity_name\n"
+    ),
+    "simulation_interfaces/srv/SetEntityState": (
+        "string entity\nsimulation_interfaces/EntityState state\nbool set_pose\nbool set_twist\n"
+        "bool set_acceleration\n---\nsimulation_interfaces/Result result\n"
+    ),
+}
+
+# (Rust constant, ROS service, package major version): written after TYPES, in SERVICES.
 SERVICES = [
-    ("GET_SIMULATOR_FEATURES", "simulation_interfaces/srv/GetSimulatorFeatures"),
-    ("GET_SIMULATION_STATE", "simulation_interfaces/srv/GetSimulationState"),
-    ("SET_SIMULATION_STATE", "simulation_interfaces/srv/SetSimulationState"),
-    ("STEP_SIMULATION", "simulation_interfaces/srv/StepSimulation"),
-    ("SPAWN_ENTITY", "simulation_interfaces/srv/SpawnEntity"),
-    ("DELETE_ENTITY", "simulation_interfaces/srv/DeleteEntity"),
-    ("GET_ENTITIES", "simulation_interfaces/srv/GetEntities"),
-    ("GET_ENTITY_STATE", "simulation_interfaces/srv/GetEntityState"),
-    ("SET_ENTITY_STATE", "simulation_interfaces/srv/SetEntityState"),
-    ("RESET_SIMULATION", "simulation_interfaces/srv/ResetSimulation"),
+    ("GET_SIMULATOR_FEATURES", "simulation_interfaces/srv/GetSimulatorFeatures", 1),
+    ("GET_SIMULATION_STATE", "simulation_interfaces/srv/GetSimulationState", 1),
+    ("SET_SIMULATION_STATE", "simulation_interfaces/srv/SetSimulationState", 1),
+    ("STEP_SIMULATION", "simulation_interfaces/srv/StepSimulation", 1),
+    ("SPAWN_ENTITY", "simulation_interfaces/srv/SpawnEntity", 1),
+    ("DELETE_ENTITY", "simulation_interfaces/srv/DeleteEntity", 1),
+    ("GET_ENTITIES", "simulation_interfaces/srv/GetEntities", 1),
+    ("GET_ENTITY_STATE", "simulation_interfaces/srv/GetEntityState", 1),
+    ("SET_ENTITY_STATE", "simulation_interfaces/srv/SetEntityState", 1),
+    ("RESET_SIMULATION", "simulation_interfaces/srv/ResetSimulation", 1),
+    ("SPAWN_ENTITY_V2", "simulation_interfaces/srv/SpawnEntity", 2),
+    ("SET_ENTITY_STATE_V2", "simulation_interfaces/srv/SetEntityState", 2),
 ]
 
 # Published service hashes the method is checked against (rmw_zenoh's and ROS's).
@@ -188,7 +205,14 @@ def char_gid_as_uint8(ts):
     ts.fielddefs[name] = (consts, [(n, gid if n == "client_gid" else t) for n, t in fields])
 
 
-def store():
+def service_definitions(version):
+    """The simulation_interfaces service definitions of package major version 1 or 2."""
+    return {**SIMULATION_SRVS, **SIMULATION_SRVS_2} if version == 2 else SIMULATION_SRVS
+
+
+def store(version=1):
+    """The Jazzy store with simcore_msgs and simulation_interfaces (services as `version`
+    defines them: a store holds one definition per name)."""
     ts = get_typestore(Stores.ROS2_JAZZY)
     msgs = {}
     for f in sorted((ROOT / "ros/simcore_msgs/msg").glob("*.msg")):
@@ -197,7 +221,8 @@ def store():
         msgs.update(get_types_from_msg(text, name))
     ts.register(msgs)
     char_gid_as_uint8(ts)
-    for name, text in {**SIMULATION_SRVS, **{k: v[0] for k, v in KNOWN_SERVICES.items()}}.items():
+    known = {k: v[0] for k, v in KNOWN_SERVICES.items()}
+    for name, text in {**service_definitions(version), **known}.items():
         register_service(ts, name, text)
     return ts
 
@@ -208,6 +233,7 @@ def rust_str(s):
 
 def main():
     ts = store()
+    stores = {1: ts, 2: store(2)}
     out = [
         "//! Generated by `tools/ros_types.py` from rosbags' ROS 2 Jazzy store and",
         "//! `ros/simcore_msgs`: do not edit by hand.",
@@ -231,25 +257,29 @@ def main():
     out += [f"    &{c}," for c, _ in TYPES]
     out.append("];")
     out.append("")
-    for const, name in SERVICES:
+    for const, name, version in SERVICES:
+        # The services 2.x changed say which form they are.
+        form = f" as simulation_interfaces {version}.x has it" if name in SIMULATION_SRVS_2 else ""
         out += [
-            f"/// The service `{name}` (its definition: request fields, `---`, response fields).",
+            f"/// The service `{name}`{form} (its definition: request fields, `---`, response "
+            "fields).",
             f"pub const {const}: RosType = RosType {{",
             f"    name: {rust_str(name)},",
-            f"    hash: {rust_str(ts.hash_rihs01(name))},",
-            f"    definition: {rust_str(SIMULATION_SRVS[name])},",
+            f"    hash: {rust_str(stores[version].hash_rihs01(name))},",
+            f"    definition: {rust_str(service_definitions(version)[name])},",
             "};",
             "",
         ]
     out.append("/// Every service above, in order.")
     out.append("pub const SERVICES: &[&RosType] = &[")
-    out += [f"    &{c}," for c, _ in SERVICES]
+    out += [f"    &{c}," for c, _, _ in SERVICES]
     out.append("];")
     (ROOT / "sim-core/src/ros/catalog.rs").write_text("\n".join(out) + "\n")
 
 
 def check(path):
     ts = store()
+    stores = {1: ts, 2: store(2)}
     entries = json.loads(Path(path).read_text())
     bad = []
     for name, (_, published) in KNOWN_SERVICES.items():
@@ -258,10 +288,15 @@ def check(path):
     for e in entries:
         name = e["name"]
         if name in SIMULATION_SRVS:
-            if e["hash"] != ts.hash_rihs01(name):
-                bad.append(f"{name}: hash {e['hash']} != {ts.hash_rihs01(name)}")
-            if e["definition"] != SIMULATION_SRVS[name]:
-                bad.append(f"{name}: definition differs")
+            # The version whose definition it has (1.x when neither).
+            version = next((v for v in (1, 2) if service_definitions(v)[name] == e["definition"]),
+                           None)
+            if version is None:
+                bad.append(f"{name}: definition differs from 1.x's and 2.x's")
+                version = 1
+            want = stores[version].hash_rihs01(name)
+            if e["hash"] != want:
+                bad.append(f"{name} ({version}.x): hash {e['hash']} != {want}")
             continue
         if name not in ts.types:
             bad.append(f"{name}: not a type of the Jazzy store or ros/simcore_msgs")

@@ -805,6 +805,66 @@ fn a_client_lists_moves_and_resets_entities() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// A client built with simulation_interfaces 2.x (Rolling) finds SpawnEntity and
+/// SetEntityState under their 2.x type hashes beside the 1.x ones: it spawns from a
+/// `Resource`, and `set_pose` / `set_twist` set one part and leave the other as it was.
+#[test]
+fn a_rolling_client_spawns_and_sets_parts_of_a_state() {
+    let Some(python) = python() else { return };
+    let (_dir, endpoint, run) = pioneer_run(&["--paused"]);
+    let sdf = workspace().join("worlds/models/crate.sdf");
+    let a = ros_client(&python, &endpoint, &["rolling", sdf.to_str().unwrap(), "-"]);
+    let (_, err) = run.wait();
+    let code = |k: &str| a[k]["result"]["result"].as_u64().unwrap();
+    let twist =
+        |k: &str, part: &str, axis: &str| a[k]["state"]["twist"][part][axis].as_f64().unwrap();
+    assert_eq!(code("spawn"), 1, "{a}");
+    assert_eq!(a["spawn"]["entity_name"], "crate_r");
+    assert_eq!(code("clash"), 4, "a 2.x spawn is the factory's too: {a}");
+    assert_eq!(
+        a["entities"]["entities"],
+        serde_json::json!([
+            "ground", "beacon_1", "beacon_2", "beacon_3", "pioneer", "crate_r"
+        ]),
+        "{a}"
+    );
+    assert!(close(position(&a["crate"]), [4.0, 4.0, 0.5]), "{a}");
+
+    assert_eq!(code("set_old"), 1, "{a}");
+    assert!(close(position(&a["after_old"]), [1.5, -2.0, 0.2]), "{a}");
+    assert_eq!(code("set_pose"), 1, "{a}");
+    assert!(close(position(&a["after_pose"]), [-1.0, 3.0, 0.2]), "{a}");
+    assert!(
+        (twist("after_pose", "linear", "x") - 0.25).abs() < 1e-9
+            && (twist("after_pose", "angular", "z") - 0.5).abs() < 1e-9,
+        "set_twist false leaves the twist: {a}"
+    );
+    assert_eq!(code("set_twist"), 1, "an unset pose is not checked: {a}");
+    assert!(
+        close(position(&a["after_twist"]), [-1.0, 3.0, 0.2]),
+        "set_pose false leaves the pose: {a}"
+    );
+    assert!(
+        (twist("after_twist", "linear", "x") - 0.75).abs() < 1e-9
+            && twist("after_twist", "angular", "z").abs() < 1e-9,
+        "{a}"
+    );
+    for (k, c) in [
+        ("set_nan_pose", 101),
+        ("set_inf_twist", 4),
+        ("set_static_moving", 4),
+        ("set_static_pose", 1),
+    ] {
+        assert_eq!(code(k), c, "{k}: {a}");
+    }
+    assert!(
+        close(position(&a["after_refused"]), [-1.0, 3.0, 0.2]),
+        "refused calls change nothing: {a}"
+    );
+    assert_eq!(code("quit"), 1);
+    assert!(!err.contains("panicked"), "{err}");
+}
+
 /// `/tf_static` is latched as rmw_zenoh makes TRANSIENT_LOCAL topics: a subscriber that joins
 /// long after it was published still gets the sensor frames from the publisher's cache; a
 /// plain (volatile) one gets nothing.

@@ -299,7 +299,7 @@ pub const STEP_SIMULATION: RosType = RosType {
     definition: "uint64 steps\n---\nsimulation_interfaces/Result result\n",
 };
 
-/// The service `simulation_interfaces/srv/SpawnEntity` (its definition: request fields, `---`, response fields).
+/// The service `simulation_interfaces/srv/SpawnEntity` as simulation_interfaces 1.x has it (its definition: request fields, `---`, response fields).
 pub const SPAWN_ENTITY: RosType = RosType {
     name: "simulation_interfaces/srv/SpawnEntity",
     hash: "RIHS01_d4c086345d4194a5fc4c9ae45095736ca4062b5cdac4d06a42dec93d683e03cf",
@@ -327,7 +327,7 @@ pub const GET_ENTITY_STATE: RosType = RosType {
     definition: "string entity\n---\nsimulation_interfaces/Result result\nsimulation_interfaces/EntityState state\n",
 };
 
-/// The service `simulation_interfaces/srv/SetEntityState` (its definition: request fields, `---`, response fields).
+/// The service `simulation_interfaces/srv/SetEntityState` as simulation_interfaces 1.x has it (its definition: request fields, `---`, response fields).
 pub const SET_ENTITY_STATE: RosType = RosType {
     name: "simulation_interfaces/srv/SetEntityState",
     hash: "RIHS01_ca210e7d2b66629ae133c8e1edf5246e618106d75c78ed0556c0e7a33c59ee5e",
@@ -339,6 +339,20 @@ pub const RESET_SIMULATION: RosType = RosType {
     name: "simulation_interfaces/srv/ResetSimulation",
     hash: "RIHS01_4ce285d7ff9b8ac70dcc95161f32bf54c05a6f4b13427990e41ab40c36c39646",
     definition: "uint8 scope\n---\nsimulation_interfaces/Result result\n",
+};
+
+/// The service `simulation_interfaces/srv/SpawnEntity` as simulation_interfaces 2.x has it (its definition: request fields, `---`, response fields).
+pub const SPAWN_ENTITY_V2: RosType = RosType {
+    name: "simulation_interfaces/srv/SpawnEntity",
+    hash: "RIHS01_66860313e11009faddbfc8568e5d410d1a11607fe75eeb1308671dc0406fe3a7",
+    definition: "string name\nbool allow_renaming\nsimulation_interfaces/Resource entity_resource\nstring entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n---\nsimulation_interfaces/Result result\nstring entity_name\n",
+};
+
+/// The service `simulation_interfaces/srv/SetEntityState` as simulation_interfaces 2.x has it (its definition: request fields, `---`, response fields).
+pub const SET_ENTITY_STATE_V2: RosType = RosType {
+    name: "simulation_interfaces/srv/SetEntityState",
+    hash: "RIHS01_fba636c91d38832dbd4f6896ffce54ff98fd9929962b0533546b56ce00f988ac",
+    definition: "string entity\nsimulation_interfaces/EntityState state\nbool set_pose\nbool set_twist\nbool set_acceleration\n---\nsimulation_interfaces/Result result\n",
 };
 
 /// Every service above, in order.
@@ -353,4 +367,6 @@ pub const SERVICES: &[&RosType] = &[
     &GET_ENTITY_STATE,
     &SET_ENTITY_STATE,
     &RESET_SIMULATION,
+    &SPAWN_ENTITY_V2,
+    &SET_ENTITY_STATE_V2,
 ];

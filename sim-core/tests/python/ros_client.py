@@ -21,6 +21,10 @@ attachments, and decodes messages.
                                                  rmw_zenohd), until stdin closes
     ros_client.py ENDPOINT spawn SDF_FILE -       spawn the model of SDF_FILE twice (by text),
                                                  a broken one, and delete by name
+    ros_client.py ENDPOINT rolling SDF_FILE -     with the pioneer world paused, as a client of
+                                                 simulation_interfaces 2.x: SpawnEntity with a
+                                                 Resource, SetEntityState's set_* flags, then
+                                                 quit the run
     ros_client.py ENDPOINT lockstep TOPIC N     with the world paused: listen to /clock and the
                                                  Imu TOPIC, call StepSimulation(N) twice and
                                                  count what came before each reply, then the
@@ -200,6 +204,7 @@ def drive(endpoint, seconds, x):
 # simulation_interfaces (ros-simulation/simulation_interfaces), the fields of the types used.
 SIM_MSGS = {
     "simulation_interfaces/msg/Result": "uint8 result\nstring error_message\n",
+    "simulation_interfaces/msg/Resource": "string uri\nstring resource_string\n",
     "simulation_interfaces/msg/SimulationState": "uint8 state\n",
     "simulation_interfaces/msg/SimulatorFeatures":
         "uint16[] features\nstring[] spawn_formats\nstring custom_info\n",
@@ -235,12 +240,24 @@ SIM_SRVS = {
                        "simulation_interfaces/Result result\n"),
     "ResetSimulation": ("uint8 scope\n", "simulation_interfaces/Result result\n"),
 }
+# What 2.x (Rolling; the package's 2.1) changed: SpawnEntity takes a Resource, SetEntityState
+# says which parts to set.
+SIM_SRVS_2 = {
+    **SIM_SRVS,
+    "SpawnEntity": (
+        "string name\nbool allow_renaming\nsimulation_interfaces/Resource entity_resource\n"
+        "string entity_namespace\ngeometry_msgs/PoseStamped initial_pose\n",
+        "simulation_interfaces/Result result\nstring entity_name\n"),
+    "SetEntityState": ("string entity\nsimulation_interfaces/EntityState state\nbool set_pose\n"
+                       "bool set_twist\nbool set_acceleration\n",
+                       "simulation_interfaces/Result result\n"),
+}
 
 
-def service_store():
-    """A typestore with the simulation_interfaces services, hashed as ROS does (REP-2016:
-    a service is {request_message, response_message, event_message}; ServiceEventInfo's
-    client_gid is uint8[16] in ROS's IDL, char[16] in rosbags' store)."""
+def service_store(srvs=SIM_SRVS):
+    """A typestore with the simulation_interfaces services `srvs`, hashed as ROS does
+    (REP-2016: a service is {request_message, response_message, event_message};
+    ServiceEventInfo's client_gid is uint8[16] in ROS's IDL, char[16] in rosbags' store)."""
     from rosbags.typesys import get_types_from_msg
     from rosbags.typesys.base import Nodetype
 
@@ -253,7 +270,7 @@ def service_store():
     ts.fielddefs["service_msgs/msg/ServiceEventInfo"] = (consts, [
         (n, (Nodetype.ARRAY, ((Nodetype.BASE, ("uint8", 0)), 16)) if n == "client_gid" else t)
         for n, t in fields])
-    for srv, (req, resp) in SIM_SRVS.items():
+    for srv, (req, resp) in srvs.items():
         base = f"simulation_interfaces/srv/{srv}"
         parts = {
             "_Request": req,
@@ -273,10 +290,11 @@ def service_store():
 
 
 class Services:
-    """simcore's simulation_interfaces servers, found through their SS tokens."""
+    """simcore's simulation_interfaces servers, found through their SS tokens (those of the
+    types `srvs` defines: a service may have a token per form of its type)."""
 
-    def __init__(self, s, graph):
-        self.s, self.graph, self.ts, self.seq = s, graph, service_store(), 0
+    def __init__(self, s, graph, srvs=SIM_SRVS):
+        self.s, self.graph, self.ts, self.seq = s, graph, service_store(srvs), 0
         self.gid = bytes(range(100, 116))
 
     def state(self, value):
@@ -285,9 +303,9 @@ class Services:
     def call(self, srv, **fields):
         base = f"simulation_interfaces/srv/{srv}"
         dds = f"simulation_interfaces::srv::dds_::{srv}_"
-        _, parts = self.graph.wait_for(lambda p: len(p) == 13 and p[5] == "SS" and p[10] == dds)
-        if parts[11] != self.ts.hash_rihs01(base):
-            fail(f"{srv}: token hash {parts[11]} is not {self.ts.hash_rihs01(base)}")
+        want = self.ts.hash_rihs01(base)
+        _, parts = self.graph.wait_for(
+            lambda p: len(p) == 13 and p[5] == "SS" and p[10] == dds and p[11] == want)
         key = f"0/{parts[9].replace('%', '/').strip('/')}/{dds}/{parts[11]}"
         req = self.ts.types[base + "_Request"](**fields) if fields else \
             self.ts.types[base + "_Request"](structure_needs_at_least_one_member=0)
@@ -465,6 +483,77 @@ def spawn(endpoint, sdf_file):
     out["broken"] = request("box_b", "<sdf version='1.9'><model name='x'><link name='l'>", False)
     out["delete"] = services.call("DeleteEntity", entity="box_a")
     out["delete_again"] = services.call("DeleteEntity", entity="box_a")
+    s.close()
+    print(json.dumps(out))
+
+
+def rolling(endpoint, sdf_file):
+    """As a client built with simulation_interfaces 2.x: spawns SDF_FILE from a Resource's
+    resource_string, lists the models, and sets the pioneer's state part by part (a 1.x call
+    first gives it a twist)."""
+    s = session(endpoint)
+    graph = Graph(s)
+    old, new = Services(s, graph), Services(s, graph, SIM_SRVS_2)
+    T = new.ts.types
+
+    def state(ts, x, y, z, qw=1.0, vx=0.0, wz=0.0):
+        T = ts.types
+        return T["simulation_interfaces/msg/EntityState"](
+            header=T["std_msgs/msg/Header"](
+                stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="world"),
+            pose=T["geometry_msgs/msg/Pose"](
+                position=T["geometry_msgs/msg/Point"](x=x, y=y, z=z),
+                orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=qw)),
+            twist=T["geometry_msgs/msg/Twist"](linear=T["geometry_msgs/msg/Vector3"](
+                x=vx, y=0.0, z=0.0), angular=T["geometry_msgs/msg/Vector3"](x=0.0, y=0.0, z=wz)),
+            acceleration=T["geometry_msgs/msg/Accel"](
+                linear=T["geometry_msgs/msg/Vector3"](x=0.0, y=0.0, z=0.0),
+                angular=T["geometry_msgs/msg/Vector3"](x=0.0, y=0.0, z=0.0)))
+
+    def set_parts(st, pose, twist, acceleration=False):
+        return new.call("SetEntityState", entity="pioneer", state=st, set_pose=pose,
+                        set_twist=twist, set_acceleration=acceleration)
+
+    get_state = lambda: new.call("GetEntityState", entity="pioneer")
+    pose = T["geometry_msgs/msg/PoseStamped"](
+        header=T["std_msgs/msg/Header"](
+            stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="world"),
+        pose=T["geometry_msgs/msg/Pose"](
+            position=T["geometry_msgs/msg/Point"](x=4.0, y=4.0, z=0.5),
+            orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
+    resource = T["simulation_interfaces/msg/Resource"](uri="",
+                                                      resource_string=open(sdf_file).read())
+    out = {"spawn": new.call("SpawnEntity", name="crate_r", allow_renaming=False,
+                             entity_resource=resource, entity_namespace="", initial_pose=pose)}
+    out["clash"] = new.call("SpawnEntity", name="crate_r", allow_renaming=False,
+                            entity_resource=resource, entity_namespace="", initial_pose=pose)
+    out["entities"] = new.call("GetEntities", filters=T["simulation_interfaces/msg/EntityFilters"](
+        filter="", categories=[], tags=T["simulation_interfaces/msg/TagsFilter"](
+            tags=[], filter_mode=0), bounds=T["simulation_interfaces/msg/Bounds"](
+            type=0, points=[])))
+    out["crate"] = new.call("GetEntityState", entity="crate_r")
+    # 1.x: pose and twist.
+    out["set_old"] = old.call("SetEntityState", entity="pioneer",
+                              state=state(old.ts, 1.5, -2.0, 0.2, vx=0.25, wz=0.5))
+    out["after_old"] = get_state()
+    # 2.x, the pose alone: the twist asked for is not applied.
+    out["set_pose"] = set_parts(state(new.ts, -1.0, 3.0, 0.2, vx=5.0), True, False)
+    out["after_pose"] = get_state()
+    # 2.x, the twist alone: a pose that is none is not looked at.
+    out["set_twist"] = set_parts(state(new.ts, float("nan"), 0.0, 0.0, qw=0.0, vx=0.75),
+                                 False, True)
+    out["after_twist"] = get_state()
+    # Refusals as for 1.x, of the parts asked for.
+    out["set_nan_pose"] = set_parts(state(new.ts, float("nan"), 0.0, 0.0), True, False)
+    out["set_inf_twist"] = set_parts(state(new.ts, 0.0, 0.0, 0.2, vx=float("inf")), True, True)
+    out["set_static_moving"] = new.call(
+        "SetEntityState", entity="beacon_1", state=state(new.ts, 3.0, 3.0, 0.5, vx=1.0),
+        set_pose=True, set_twist=True, set_acceleration=False)
+    out["set_static_pose"] = new.call(
+        "SetEntityState", entity="beacon_1", state=state(new.ts, 3.0, 3.0, 0.5, vx=1.0),
+        set_pose=True, set_twist=False, set_acceleration=False)
+    out["after_refused"] = get_state()
+    out["quit"] = new.call("SetSimulationState", state=new.state(3))
     s.close()
     print(json.dumps(out))
 
@@ -695,6 +784,8 @@ def main():
         topic(endpoint, sys.argv[3], int(sys.argv[4]))
     elif mode == "spawn":
         spawn(endpoint, sys.argv[3])
+    elif mode == "rolling":
+        rolling(endpoint, sys.argv[3])
     elif mode == "lockstep":
         lockstep(endpoint, sys.argv[3], int(sys.argv[4]))
     elif mode == "entities":

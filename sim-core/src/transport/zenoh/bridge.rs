@@ -326,7 +326,9 @@ impl Bridge {
             Control::Delete(name) => Some(serve::delete(sim, &name, now)),
             Control::Entities(f) => Some(serve::entities(sim, &f, now)),
             Control::GetEntityState(name) => Some(serve::entity_state(sim, &name, now)),
-            Control::SetEntityState(name, s) => Some(serve::set_entity_state(sim, &name, &s, now)),
+            Control::SetEntityState(name, s, parts) => {
+                Some(serve::set_entity_state(sim, &name, &s, parts, now))
+            }
             Control::SetState(_) | Control::Reset(_) if self.budget > 0 => error(
                 result::INCORRECT_STATE,
                 "the simulation is still taking the steps of an earlier call",

@@ -74,7 +74,8 @@ pub enum Service {
     SetState,
     /// `StepSimulation`.
     Step,
-    /// `SpawnEntity` (as Jazzy and Kilted have it).
+    /// `SpawnEntity` as Jazzy and Kilted have it (simulation_interfaces 1.x: `uri` and
+    /// `resource_string` fields).
     Spawn,
     /// `DeleteEntity`.
     Delete,
@@ -82,15 +83,21 @@ pub enum Service {
     Entities,
     /// `GetEntityState`.
     GetEntityState,
-    /// `SetEntityState` (as Jazzy and Kilted have it).
+    /// `SetEntityState` as Jazzy and Kilted have it (1.x: pose and twist always set).
     SetEntityState,
     /// `ResetSimulation`.
     Reset,
+    /// `SpawnEntity` as simulation_interfaces 2.x (Rolling) has it: a `Resource` with the
+    /// same two fields, the same bytes under another type hash.
+    SpawnV2,
+    /// `SetEntityState` as simulation_interfaces 2.x (Rolling) has it: `set_pose`,
+    /// `set_twist` and `set_acceleration` flags after the state.
+    SetEntityStateV2,
 }
 
 impl Service {
     /// Every service, in the order they are declared.
-    pub const ALL: [Service; 10] = [
+    pub const ALL: [Service; 12] = [
         Service::Features,
         Service::GetState,
         Service::SetState,
@@ -101,6 +108,8 @@ impl Service {
         Service::GetEntityState,
         Service::SetEntityState,
         Service::Reset,
+        Service::SpawnV2,
+        Service::SetEntityStateV2,
     ];
 
     /// Its type.
@@ -116,22 +125,24 @@ impl Service {
             Service::GetEntityState => &catalog::GET_ENTITY_STATE,
             Service::SetEntityState => &catalog::SET_ENTITY_STATE,
             Service::Reset => &catalog::RESET_SIMULATION,
+            Service::SpawnV2 => &catalog::SPAWN_ENTITY_V2,
+            Service::SetEntityStateV2 => &catalog::SET_ENTITY_STATE_V2,
         }
     }
 
     /// Its name: the type's in snake case, in the root namespace (as other simulators
-    /// serve them), e.g. `/step_simulation`.
+    /// serve them), e.g. `/step_simulation`; both forms of a type share it.
     pub fn ros_name(self) -> &'static str {
         match self {
             Service::Features => "/get_simulator_features",
             Service::GetState => "/get_simulation_state",
             Service::SetState => "/set_simulation_state",
             Service::Step => "/step_simulation",
-            Service::Spawn => "/spawn_entity",
+            Service::Spawn | Service::SpawnV2 => "/spawn_entity",
             Service::Delete => "/delete_entity",
             Service::Entities => "/get_entities",
             Service::GetEntityState => "/get_entity_state",
-            Service::SetEntityState => "/set_entity_state",
+            Service::SetEntityState | Service::SetEntityStateV2 => "/set_entity_state",
             Service::Reset => "/reset_simulation",
         }
     }
@@ -154,7 +165,8 @@ impl Service {
             Service::GetState => Control::GetState,
             Service::SetState => Control::SetState(r.read::<u8>("state")?),
             Service::Step => Control::Step(r.read::<u64>("steps")?),
-            Service::Spawn => {
+            // 2.x's `entity_resource` (a Resource) holds 1.x's two strings, in order.
+            Service::Spawn | Service::SpawnV2 => {
                 let name = r.string("name")?.to_string();
                 let allow_renaming = r.bool("allow_renaming")?;
                 let uri = r.string("uri")?.to_string();
@@ -191,9 +203,19 @@ impl Service {
             Service::Delete => Control::Delete(r.string("entity")?.to_string()),
             Service::Entities => Control::Entities(Box::new(EntityFilters::read(&mut r)?)),
             Service::GetEntityState => Control::GetEntityState(r.string("entity")?.to_string()),
-            Service::SetEntityState => {
+            Service::SetEntityState | Service::SetEntityStateV2 => {
                 let entity = r.string("entity")?.to_string();
-                Control::SetEntityState(entity, Box::new(EntityState::read(&mut r)?))
+                let state = Box::new(EntityState::read(&mut r)?);
+                let parts = if self == Service::SetEntityStateV2 {
+                    StateParts {
+                        pose: r.bool("set_pose")?,
+                        twist: r.bool("set_twist")?,
+                        acceleration: r.bool("set_acceleration")?,
+                    }
+                } else {
+                    StateParts::ALL
+                };
+                Control::SetEntityState(entity, state, parts)
             }
             Service::Reset => Control::Reset(r.read::<u8>("scope")?),
         })
@@ -219,6 +241,28 @@ pub struct Spawn {
     pub pose: Pose,
 }
 
+/// Which parts of an entity's state a SetEntityState call sets (2.x's `set_pose`,
+/// `set_twist`, `set_acceleration`; 1.x sets them all). A part not set is left as it is and
+/// its fields are not looked at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateParts {
+    /// The pose.
+    pub pose: bool,
+    /// The twist.
+    pub twist: bool,
+    /// The acceleration (checked, then ignored: the engine's follows from the forces).
+    pub acceleration: bool,
+}
+
+impl StateParts {
+    /// Every part (a 1.x call).
+    pub const ALL: StateParts = StateParts {
+        pose: true,
+        twist: true,
+        acceleration: true,
+    };
+}
+
 /// A control request, as the simulation thread serves it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Control {
@@ -238,8 +282,8 @@ pub enum Control {
     Entities(Box<EntityFilters>),
     /// A model's state.
     GetEntityState(String),
-    /// Set a model's pose and velocity.
-    SetEntityState(String, Box<EntityState>),
+    /// Set a model's pose and velocity (the parts named).
+    SetEntityState(String, Box<EntityState>, StateParts),
     /// Reset the simulation (a [`scope`] bit field).
     Reset(u8),
 }
@@ -303,7 +347,7 @@ impl Reply {
                 w.u8(self.state);
                 self.result(&mut w);
             }
-            Service::Spawn => {
+            Service::Spawn | Service::SpawnV2 => {
                 self.result(&mut w);
                 w.string(&self.entity_name);
             }
@@ -322,6 +366,7 @@ impl Reply {
             | Service::Step
             | Service::Delete
             | Service::SetEntityState
+            | Service::SetEntityStateV2
             | Service::Reset => self.result(&mut w),
         }
         out

@@ -2,7 +2,7 @@
 //! delete through the world's factory, the models' names (GetEntities with its filters) and
 //! their ground-truth state (GetEntityState, SetEntityState through the truth path).
 
-use super::control::{Reply, Spawn, result};
+use super::control::{Reply, Spawn, StateParts, result};
 use super::entity::{EntityFilters, EntityState, bounds};
 use crate::physics::{MAX_COMMAND_MAGNITUDE, MAX_COMMAND_POSITION, PhysicsCommand};
 use crate::runner::Simulation;
@@ -250,11 +250,13 @@ pub(super) fn entity_state(sim: &Simulation, name: &str, now: u8) -> Reply {
 /// rotation not finite or of zero norm) is INVALID_POSE; a velocity or acceleration not
 /// finite or out of range, a frame other than the world, or a motion asked of a static model
 /// is OPERATION_FAILED. The acceleration is otherwise ignored (the package allows it): the
-/// engine's comes from the forces.
+/// engine's comes from the forces. Only the `parts` asked for are checked and set; the others
+/// stay as they are.
 pub(super) fn set_entity_state(
     sim: &mut Simulation,
     name: &str,
     s: &EntityState,
+    parts: StateParts,
     now: u8,
 ) -> Reply {
     let fail = |code, m: String| Reply::error(now, code, m);
@@ -271,7 +273,8 @@ pub(super) fn set_entity_state(
         );
     }
     let p = s.pose.position;
-    for (field, v) in [("x", p.x), ("y", p.y), ("z", p.z)] {
+    let position = [("x", p.x), ("y", p.y), ("z", p.z)];
+    for (field, v) in position.into_iter().filter(|_| parts.pose) {
         if !(v.is_finite() && v.abs() <= MAX_COMMAND_POSITION) {
             return fail(
                 result::INVALID_POSE,
@@ -283,7 +286,7 @@ pub(super) fn set_entity_state(
     }
     let q = s.pose.orientation;
     let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
-    if !(norm.is_finite() && norm > 1e-9) {
+    if parts.pose && !(norm.is_finite() && norm > 1e-9) {
         return fail(
             result::INVALID_POSE,
             format!(
@@ -292,13 +295,24 @@ pub(super) fn set_entity_state(
             ),
         );
     }
-    let motion = [
-        ("twist.linear", s.linear_velocity),
-        ("twist.angular", s.angular_velocity),
-        ("acceleration.linear", s.linear_acceleration),
-        ("acceleration.angular", s.angular_acceleration),
-    ];
-    for (field, v) in motion {
+    let motion: Vec<_> = [
+        (parts.twist, "twist.linear", s.linear_velocity),
+        (parts.twist, "twist.angular", s.angular_velocity),
+        (
+            parts.acceleration,
+            "acceleration.linear",
+            s.linear_acceleration,
+        ),
+        (
+            parts.acceleration,
+            "acceleration.angular",
+            s.angular_acceleration,
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(set, field, v)| set.then_some((field, v)))
+    .collect();
+    for &(field, v) in &motion {
         for (axis, x) in [("x", v.x), ("y", v.y), ("z", v.z)] {
             if !(x.is_finite() && x.abs() <= MAX_COMMAND_MAGNITUDE) {
                 return fail(
@@ -322,8 +336,11 @@ pub(super) fn set_entity_state(
     }
     let mut pose = s.pose;
     pose.orientation = q.normalized();
-    let mut commands = vec![PhysicsCommand::SetPose(id, pose)];
-    if !is_static {
+    let mut commands = Vec::with_capacity(2);
+    if parts.pose {
+        commands.push(PhysicsCommand::SetPose(id, pose));
+    }
+    if parts.twist && !is_static {
         commands.push(PhysicsCommand::SetVelocity(
             id,
             s.linear_velocity,
