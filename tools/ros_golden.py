@@ -4,8 +4,12 @@ messages of every ROS 2 type simcore encodes or decodes (type, case name, hex; c
 in `-be` are big-endian). The unit tests of sim-core's `ros` module build the same messages
 and compare byte for byte, and decode every line.
 
+It also writes sim-core/src/transport/zenoh/control_golden.tsv: the CDR of simulation_interfaces
+requests and replies in both forms of the services 2.x changed (SpawnEntity, SetEntityState),
+which the unit tests of the `control` module decode and encode.
+
 Run it by hand after changing a case (needs `pip install rosbags==0.11.9`); the unit tests
-only read the file. `ros_golden.py --check` writes nothing and exits 1 when the file is not
+only read the files. `ros_golden.py --check` writes nothing and exits 1 when the file is not
 what rosbags serialises now (sim-core's `tests/ros_types.rs` runs it).
 """
 import math
@@ -16,6 +20,7 @@ from pathlib import Path
 from ros_types import ROOT, store
 
 TS = store()
+TS2 = store(2)
 T = TS.types
 INF = math.inf
 NAN = math.nan
@@ -558,11 +563,63 @@ def render():
     return "\n".join(lines) + "\n"
 
 
+def control_cases():
+    """(type, case, message, store): cases `v1-*` are of simulation_interfaces 1.x, `v2-*`
+    of 2.x."""
+    c = []
+    srv = "simulation_interfaces/srv/"
+    sdf = "<sdf version='1.9'><model name='m'/></sdf>"
+    for form, ts in (("v1", TS), ("v2", TS2)):
+        M = lambda t, **f: ts.types[t](**f)  # noqa: E731
+        stamped = M("geometry_msgs/msg/PoseStamped", header=header(1_500_000_000, "world"),
+                    pose=pose((1.0, 2.0, 3.0), (0.0, 0.0, 0.6, 0.8)))
+        for case, uri, text in (("text", "", sdf), ("uri", "model://crate", "")):
+            fields = ({"uri": uri, "resource_string": text} if form == "v1" else
+                      {"entity_resource": M("simulation_interfaces/msg/Resource", uri=uri,
+                                            resource_string=text)})
+            c.append((srv + "SpawnEntity_Request", f"{form}-{case}",
+                      M(srv + "SpawnEntity_Request", name="crate", allow_renaming=True,
+                        entity_namespace="", initial_pose=stamped, **fields), ts))
+        state = M("simulation_interfaces/msg/EntityState", header=header(0, ""),
+                  pose=pose((-1.0, 3.0, 0.25), (0.0, 0.0, 0.6, 0.8)),
+                  twist=twist((0.5, 0.0, 0.0), (0.0, 0.0, -0.25)),
+                  acceleration=msg("geometry_msgs/msg/Accel", linear=vec(0.0, 0.0, 9.5),
+                                   angular=vec(0.0, 0.0, 0.0)))
+        flags = {"v1": [("all", {})],
+                 "v2": [("pose", {"set_pose": True, "set_twist": False,
+                                  "set_acceleration": False}),
+                        ("motion", {"set_pose": False, "set_twist": True,
+                                    "set_acceleration": True})]}[form]
+        for case, f in flags:
+            c.append((srv + "SetEntityState_Request", f"{form}-{case}",
+                      M(srv + "SetEntityState_Request", entity="pioneer", state=state, **f), ts))
+        result = lambda code, text: M("simulation_interfaces/msg/Result", result=code,  # noqa
+                                      error_message=text)
+        c.append((srv + "SpawnEntity_Response", f"{form}-ok",
+                  M(srv + "SpawnEntity_Response", result=result(1, ""), entity_name="crate_1"),
+                  ts))
+        c.append((srv + "SetEntityState_Response", f"{form}-invalid_pose",
+                  M(srv + "SetEntityState_Response", result=result(101, "no rotation")), ts))
+    return c
+
+
+def render_control():
+    lines = ["# type\tcase (v1: simulation_interfaces 1.x, v2: 2.x)\tCDR hex (written by "
+             "tools/ros_golden.py with rosbags)"]
+    for t, name, m, ts in control_cases():
+        lines.append(f"{t}\t{name}\t{bytes(ts.serialize_cdr(m, t)).hex()}")
+    return "\n".join(lines) + "\n"
+
+
 GOLDEN = ROOT / "sim-core/src/ros/golden.tsv"
+CONTROL_GOLDEN = ROOT / "sim-core/src/transport/zenoh/control_golden.tsv"
 
 if __name__ == "__main__":
+    files = ((GOLDEN, render()), (CONTROL_GOLDEN, render_control()))
     if sys.argv[1:] == ["--check"]:
-        same = GOLDEN.read_text() == render()
-        print("golden.tsv is what rosbags writes" if same else "golden.tsv differs from rosbags")
-        sys.exit(0 if same else 1)
-    GOLDEN.write_text(render())
+        differ = [f.name for f, text in files if f.read_text() != text]
+        print(f"{', '.join(differ)} differ from rosbags" if differ else
+              "the golden files are what rosbags writes")
+        sys.exit(1 if differ else 0)
+    for f, text in files:
+        f.write_text(text)

@@ -460,16 +460,36 @@ def tf_listen(listen):
     print(json.dumps({"messages": out}))
 
 
+def pose_stamped(ts, x, y, z):
+    """A PoseStamped in the world frame, unrotated, stamped 0."""
+    T = ts.types
+    return T["geometry_msgs/msg/PoseStamped"](
+        header=T["std_msgs/msg/Header"](
+            stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="world"),
+        pose=T["geometry_msgs/msg/Pose"](
+            position=T["geometry_msgs/msg/Point"](x=x, y=y, z=z),
+            orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
+
+
+def entity_state(ts, x, y, z, qw=1.0, vx=0.0, wz=0.0, frame=""):
+    """An EntityState: position, quaternion (0, 0, 0, qw), linear x and angular z velocity."""
+    T = ts.types
+    vec = lambda x, y, z: T["geometry_msgs/msg/Vector3"](x=x, y=y, z=z)  # noqa: E731
+    return T["simulation_interfaces/msg/EntityState"](
+        header=T["std_msgs/msg/Header"](
+            stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id=frame),
+        pose=T["geometry_msgs/msg/Pose"](
+            position=T["geometry_msgs/msg/Point"](x=x, y=y, z=z),
+            orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=qw)),
+        twist=T["geometry_msgs/msg/Twist"](linear=vec(vx, 0.0, 0.0), angular=vec(0.0, 0.0, wz)),
+        acceleration=T["geometry_msgs/msg/Accel"](linear=vec(0.0, 0.0, 0.0),
+                                                  angular=vec(0.0, 0.0, 0.0)))
+
+
 def spawn(endpoint, sdf_file):
     s = session(endpoint)
     services = Services(s, Graph(s))
-    ts = services.ts
-    pose = ts.types["geometry_msgs/msg/PoseStamped"](
-        header=ts.types["std_msgs/msg/Header"](
-            stamp=ts.types["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="world"),
-        pose=ts.types["geometry_msgs/msg/Pose"](
-            position=ts.types["geometry_msgs/msg/Point"](x=2.0, y=1.0, z=0.5),
-            orientation=ts.types["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
+    pose = pose_stamped(services.ts, 2.0, 1.0, 0.5)
     sdf = open(sdf_file).read()
 
     def request(name, text, rename):
@@ -496,31 +516,14 @@ def rolling(endpoint, sdf_file):
     old, new = Services(s, graph), Services(s, graph, SIM_SRVS_2)
     T = new.ts.types
 
-    def state(ts, x, y, z, qw=1.0, vx=0.0, wz=0.0):
-        T = ts.types
-        return T["simulation_interfaces/msg/EntityState"](
-            header=T["std_msgs/msg/Header"](
-                stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="world"),
-            pose=T["geometry_msgs/msg/Pose"](
-                position=T["geometry_msgs/msg/Point"](x=x, y=y, z=z),
-                orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=qw)),
-            twist=T["geometry_msgs/msg/Twist"](linear=T["geometry_msgs/msg/Vector3"](
-                x=vx, y=0.0, z=0.0), angular=T["geometry_msgs/msg/Vector3"](x=0.0, y=0.0, z=wz)),
-            acceleration=T["geometry_msgs/msg/Accel"](
-                linear=T["geometry_msgs/msg/Vector3"](x=0.0, y=0.0, z=0.0),
-                angular=T["geometry_msgs/msg/Vector3"](x=0.0, y=0.0, z=0.0)))
+    state = lambda ts, *a, **kw: entity_state(ts, *a, frame="world", **kw)  # noqa: E731
 
     def set_parts(st, pose, twist, acceleration=False):
         return new.call("SetEntityState", entity="pioneer", state=st, set_pose=pose,
                         set_twist=twist, set_acceleration=acceleration)
 
-    get_state = lambda: new.call("GetEntityState", entity="pioneer")
-    pose = T["geometry_msgs/msg/PoseStamped"](
-        header=T["std_msgs/msg/Header"](
-            stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="world"),
-        pose=T["geometry_msgs/msg/Pose"](
-            position=T["geometry_msgs/msg/Point"](x=4.0, y=4.0, z=0.5),
-            orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
+    get_state = lambda: new.call("GetEntityState", entity="pioneer")  # noqa: E731
+    pose = pose_stamped(new.ts, 4.0, 4.0, 0.5)
     resource = T["simulation_interfaces/msg/Resource"](uri="",
                                                       resource_string=open(sdf_file).read())
     out = {"spawn": new.call("SpawnEntity", name="crate_r", allow_renaming=False,
@@ -589,16 +592,7 @@ def entities(endpoint, imu_topic, sdf_file):
     def get(**kw):
         return services.call("GetEntities", filters=filters(**kw))
 
-    def state(x, y, z, qw=1.0, vx=0.0, wz=0.0, frame=""):
-        return T["simulation_interfaces/msg/EntityState"](
-            header=T["std_msgs/msg/Header"](
-                stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id=frame),
-            pose=T["geometry_msgs/msg/Pose"](
-                position=T["geometry_msgs/msg/Point"](x=x, y=y, z=z),
-                orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=qw)),
-            twist=T["geometry_msgs/msg/Twist"](linear=vec(vx, 0.0, 0.0), angular=vec(0.0, 0.0, wz)),
-            acceleration=T["geometry_msgs/msg/Accel"](linear=vec(0.0, 0.0, 0.0),
-                                                      angular=vec(0.0, 0.0, 0.0)))
+    state = lambda *a, **kw: entity_state(ts, *a, **kw)  # noqa: E731
 
     def set_state(name, st):
         return services.call("SetEntityState", entity=name, state=st)
@@ -642,12 +636,7 @@ def entities(endpoint, imu_topic, sdf_file):
     out["set_static"] = set_state("beacon_1", state(3.0, 3.0, 0.5))
     out["set_missing"] = set_state("nobody", state(0.0, 0.0, 0.0))
     out["after_refused"] = services.call("GetEntityState", entity="pioneer")
-    pose = T["geometry_msgs/msg/PoseStamped"](
-        header=T["std_msgs/msg/Header"](
-            stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="world"),
-        pose=T["geometry_msgs/msg/Pose"](
-            position=T["geometry_msgs/msg/Point"](x=4.0, y=4.0, z=0.5),
-            orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
+    pose = pose_stamped(ts, 4.0, 4.0, 0.5)
     out["spawn"] = services.call("SpawnEntity", name="crate_x", allow_renaming=False, uri="",
                                  resource_string=open(sdf_file).read(), entity_namespace="",
                                  initial_pose=pose)

@@ -45,6 +45,8 @@
 
 mod bridge;
 pub mod control;
+#[cfg(test)]
+mod control_golden_tests;
 pub mod entity;
 pub mod keys;
 mod options;
