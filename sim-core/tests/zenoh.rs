@@ -857,6 +857,8 @@ fn a_rolling_client_spawns_and_sets_parts_of_a_state() {
         "{a}"
     );
     for (k, c) in [
+        ("set_accel_unset", 1),
+        ("set_inf_accel", 4),
         ("set_nan_pose", 101),
         ("set_inf_twist", 4),
         ("set_static_moving", 4),

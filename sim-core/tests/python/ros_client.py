@@ -471,8 +471,9 @@ def pose_stamped(ts, x, y, z):
             orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=1.0)))
 
 
-def entity_state(ts, x, y, z, qw=1.0, vx=0.0, wz=0.0, frame=""):
-    """An EntityState: position, quaternion (0, 0, 0, qw), linear x and angular z velocity."""
+def entity_state(ts, x, y, z, qw=1.0, vx=0.0, wz=0.0, frame="", ax=0.0):
+    """An EntityState: position, quaternion (0, 0, 0, qw), linear x and angular z velocity,
+    linear x acceleration."""
     T = ts.types
     vec = lambda x, y, z: T["geometry_msgs/msg/Vector3"](x=x, y=y, z=z)  # noqa: E731
     return T["simulation_interfaces/msg/EntityState"](
@@ -482,7 +483,7 @@ def entity_state(ts, x, y, z, qw=1.0, vx=0.0, wz=0.0, frame=""):
             position=T["geometry_msgs/msg/Point"](x=x, y=y, z=z),
             orientation=T["geometry_msgs/msg/Quaternion"](x=0.0, y=0.0, z=0.0, w=qw)),
         twist=T["geometry_msgs/msg/Twist"](linear=vec(vx, 0.0, 0.0), angular=vec(0.0, 0.0, wz)),
-        acceleration=T["geometry_msgs/msg/Accel"](linear=vec(0.0, 0.0, 0.0),
+        acceleration=T["geometry_msgs/msg/Accel"](linear=vec(ax, 0.0, 0.0),
                                                   angular=vec(0.0, 0.0, 0.0)))
 
 
@@ -546,6 +547,11 @@ def rolling(endpoint, sdf_file):
     out["set_twist"] = set_parts(state(new.ts, float("nan"), 0.0, 0.0, qw=0.0, vx=0.75),
                                  False, True)
     out["after_twist"] = get_state()
+    # The acceleration is checked only when set_acceleration says so.
+    out["set_accel_unset"] = set_parts(state(new.ts, 0.0, 0.0, 0.2, vx=0.75, ax=float("nan")),
+                                       False, True, False)
+    out["set_inf_accel"] = set_parts(state(new.ts, 0.0, 0.0, 0.2, vx=0.75, ax=float("inf")),
+                                     False, True, True)
     # Refusals as for 1.x, of the parts asked for.
     out["set_nan_pose"] = set_parts(state(new.ts, float("nan"), 0.0, 0.0), True, False)
     out["set_inf_twist"] = set_parts(state(new.ts, 0.0, 0.0, 0.2, vx=float("inf")), True, True)
