@@ -963,15 +963,10 @@ fn tf_gives_every_frame_to_a_new_listener() {
     assert!(err.contains("/tf "), "the summary counts /tf: {err}");
 }
 
-/// Every input of the pioneer's systems is announced with an `MS` token of the type its
-/// system reads there (hashes checked by the client against rosbags).
-#[test]
-fn every_input_is_announced_with_its_type() {
-    let Some(python) = python() else { return };
-    let (_dir, endpoint, run) = pioneer_run(&[]);
-    let a = ros_client(&python, &endpoint, &["subscriptions", "1", "-"]);
-    run.stop();
-    let found: Vec<(&str, &str)> = a
+/// The topic and type of each `MS` token of the client's `subscriptions` answer, each
+/// checked to have rosbags' hash for its type and the QoS of an input.
+fn announced_inputs(answer: &Value) -> Vec<(&str, &str)> {
+    answer
         .as_array()
         .unwrap()
         .iter()
@@ -980,7 +975,18 @@ fn every_input_is_announced_with_its_type() {
             assert_eq!(s["qos"], "::,10:,:,:,,", "reliable, keep last 10: {s}");
             (s["topic"].as_str().unwrap(), s["type"].as_str().unwrap())
         })
-        .collect();
+        .collect()
+}
+
+/// Every input of the pioneer's systems is announced with an `MS` token of the type its
+/// system reads there (hashes checked by the client against rosbags).
+#[test]
+fn every_input_is_announced_with_its_type() {
+    let Some(python) = python() else { return };
+    let (_dir, endpoint, run) = pioneer_run(&[]);
+    let a = ros_client(&python, &endpoint, &["subscriptions", "1", "-"]);
+    run.stop();
+    let found = announced_inputs(&a);
     assert_eq!(
         found,
         [
@@ -988,6 +994,137 @@ fn every_input_is_announced_with_its_type() {
             ("/model/pioneer/power/enabled", "std_msgs/msg/Bool"),
             ("/model/pioneer/ptz/cmd", "geometry_msgs/msg/Vector3Stamped"),
         ]
+    );
+}
+
+/// A world with one model, `rover`, carrying the fixture system `TypedInputs`: inputs
+/// `cmd` (declared Twist), `/acme/level` (declared Double), `raw` (undeclared) and `odd`
+/// (declared of a kind simcore does not read), and a declaration for `elsewhere`, which it
+/// does not subscribe to. Written into `dir`; its path.
+fn typed_inputs_world(dir: &Path) -> PathBuf {
+    let plugin = r#"<plugin filename="simcore_fixture_testkit" name="simcore::fixtures::TypedInputs">
+        <input kind="Twist">cmd</input>
+        <input kind="Double">/acme/level</input>
+        <input>raw</input>
+        <input kind="Quaternion">odd</input>
+        <declare kind="Boolean">elsewhere</declare>
+      </plugin>"#;
+    let path = dir.join("typed_inputs.sdf");
+    std::fs::write(&path, world(&floating_model("rover", plugin))).expect("world written");
+    path
+}
+
+/// A third-party system's inputs are announced with the types it declared through
+/// `simcore.input_types.v1` (MS tokens whose type and RIHS01 hash the client checks against
+/// rosbags), a Twist the client publishes there reaches it (it echoes it on the bus), an
+/// input it did not declare stays untyped, and each refused declaration is a warning naming
+/// the plugin and the topic (and, when made, an error the plugin got back).
+#[test]
+fn a_plugins_declared_inputs_are_announced_and_read() {
+    let Some(python) = python() else { return };
+    let dir = stage(&["simcore_fixture_testkit"]);
+    let world = typed_inputs_world(dir.path());
+    let endpoint = loopback();
+    let run = Run::start(
+        world.to_str().unwrap(),
+        dir.path(),
+        &[
+            "--zenoh-listen",
+            &endpoint,
+            "--echo",
+            "/model/rover/cmd/echo",
+            "--echo",
+            "/model/rover/refused",
+        ],
+    );
+    let subs = ros_client(&python, &endpoint, &["subscriptions", "1", "-"]);
+    let drive = ros_client(&python, &endpoint, &["drive", "1.0", "0.75"]);
+    assert_eq!(drive["topic"], "/model/rover/cmd", "{drive}");
+    std::thread::sleep(Duration::from_millis(500));
+    let (out, err) = run.stop();
+    let found = announced_inputs(&subs);
+    assert_eq!(
+        found,
+        [
+            ("/acme/level", "std_msgs/msg/Float64"),
+            ("/model/rover/cmd", "geometry_msgs/msg/Twist"),
+        ],
+        "the declared inputs, typed; `raw` and `odd` untyped\n{err}"
+    );
+    let echo = json_lines(&out);
+    let echoed: Vec<f64> = echo
+        .iter()
+        .filter(|l| l["topic"] == "/model/rover/cmd/echo")
+        .map(|l| l["linear"]["x"].as_f64().expect("a Twist"))
+        .collect();
+    assert!(
+        !echoed.is_empty() && echoed.iter().all(|x| *x == 0.75),
+        "the plugin got the client's Twists: {echoed:?}\n{err}"
+    );
+    let refused: Vec<&str> = echo
+        .iter()
+        .filter(|l| l["topic"] == "/model/rover/refused")
+        .filter_map(|l| l["data"].as_str())
+        .collect();
+    assert!(
+        refused
+            .iter()
+            .any(|r| r.starts_with("odd: ") && r.contains("no payload kind `Quaternion`")),
+        "the plugin got the refusal back: {refused:?}"
+    );
+    assert!(
+        refused.iter().all(|r| r.starts_with("odd: ")),
+        "only `odd` was refused during the call: {refused:?}"
+    );
+    let who = "plugin simcore::fixtures::TypedInputs (on rover)";
+    assert!(
+        err.lines().any(|l| l.contains(who)
+            && l.contains("`/model/rover/odd`")
+            && l.contains("Quaternion")),
+        "a warning names the plugin, the topic and the kind:\n{err}"
+    );
+    assert!(
+        err.lines().any(|l| l.contains(who)
+            && l.contains("`/model/rover/elsewhere`")
+            && l.contains("does not subscribe")),
+        "a declaration for a topic it does not read is a warning:\n{err}"
+    );
+}
+
+/// `simcore run` checks a `--pub` against the type a plugin declared for its input.
+#[test]
+fn a_pub_of_another_type_to_a_declared_input_is_refused() {
+    let dir = stage(&["simcore_fixture_testkit"]);
+    let world = typed_inputs_world(dir.path());
+    let plugins = dir.path().to_str().unwrap();
+    let run = |publication: &str| {
+        simcore(&[
+            "run",
+            world.to_str().unwrap(),
+            "--plugin-path",
+            plugins,
+            "--rtf",
+            "0",
+            "--duration",
+            "0.01",
+            "--pub",
+            publication,
+        ])
+    };
+    let o = run(r#"/model/rover/cmd={"type":"Double","data":1}@0"#);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("reads a Twist on `/model/rover/cmd`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(r#"/model/rover/cmd={"type":"Twist","linear":{"x":1}}@0"#);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(r#"/model/rover/raw={"type":"Double","data":1}@0"#);
+    assert!(
+        o.status.success(),
+        "an undeclared input reads anything: {}",
+        stderr(&o)
     );
 }
 

@@ -142,6 +142,7 @@
 //! | [`VISIBILITY_RAYS_EXTENSION`] (`simcore.visibility_rays.v1`) | [`WorldView::extension`], helper [`WorldRef::cast_rays_seen_by`] | [`visibility`]: ray casts that see only the visuals whose `<visibility_flags>` meet a sensor's `<visibility_mask>` |
 //! | [`MODEL_LINKS_EXTENSION`] (`simcore.model_links.v1`) | [`WorldView::extension`], helper [`WorldRef::links_of`] | [`model_links`]: the links of a model, own name and id, e.g. to push one with `apply_wrench` |
 //! | [`VISUAL_BOXES_EXTENSION`] (`simcore.visual_boxes.v1`) | [`WorldView::extension`], helper [`WorldRef::visual_boxes`] | [`visual_boxes`]: every visual's local bounding box, model, label and world pose, e.g. for full and 3D bounding boxes |
+//! | [`INPUT_TYPES_EXTENSION`] (`simcore.input_types.v1`) | [`WorldView::extension`] of the world a system factory's `create` gets, helper [`input_types()`] | [`input_types`](mod@input_types): a system names the payload kind it reads on each subscription, so the engine announces the input with its ROS type (offered at creation because inputs are announced before the first step) |
 //!
 //! An engine without an extension answers `None`, so a plugin can fall back.
 //!
@@ -197,6 +198,8 @@ mod extension;
 mod factory;
 pub mod guide;
 #[allow(unsafe_code)]
+pub mod input_types;
+#[allow(unsafe_code)]
 mod math;
 #[allow(unsafe_code)]
 pub mod mechanics;
@@ -245,6 +248,11 @@ pub use factory::{
 };
 #[doc(hidden)]
 pub use factory::{ModelFactory_CTO, ModelFactory_TO};
+#[doc(hidden)]
+pub use input_types::InputTypes_TO;
+pub use input_types::{
+    INPUT_TYPES_EXTENSION, InputTypes, InputTypesRef, MAX_INPUT_TYPES, input_types,
+};
 pub use math::{Pose, Quat, Vec3};
 #[doc(hidden)]
 pub use mechanics::Mechanics_TO;

@@ -66,6 +66,7 @@ impl Physics {
                 RRef::new(self),
                 TD_Opaque,
             )),
+            extra: None,
         }
     }
 
@@ -256,6 +257,19 @@ pub struct PhysicsView<'a> {
     /// The `simcore.visual_temperatures.v1` extension object, borrowing the physics as
     /// `scene` does.
     temperatures: std::mem::ManuallyDrop<VisualTemperaturesRef<'a>>,
+    /// One more extension, of the caller's (see [`PhysicsView::with_extension`]).
+    extra: Option<(&'a str, Extension<'a>)>,
+}
+
+impl<'a> PhysicsView<'a> {
+    /// This view, also handing out `extension` under `name`: an object of the caller's
+    /// that only this call of the plugin gets (a system factory's input types).
+    pub fn with_extension(self, name: &'a str, extension: Extension<'a>) -> Self {
+        PhysicsView {
+            extra: Some((name, extension)),
+            ..self
+        }
+    }
 }
 
 /// The links extension ([`MODEL_LINKS_EXTENSION`]): a model's own links, in declaration
@@ -539,6 +553,11 @@ impl WorldView for PhysicsView<'_> {
         }
     }
     fn extension(&self, name: RStr<'_>) -> ROption<Extension<'_>> {
+        if let Some((extra, e)) = self.extra
+            && extra == name.as_str()
+        {
+            return ROption::RSome(e);
+        }
         match name.as_str() {
             MODEL_PLUGINS_EXTENSION => ROption::RSome(Extension::new(&self.physics.model_plugins)),
             SCENE_EXTENSION => ROption::RSome(Extension::new(&*self.scene)),

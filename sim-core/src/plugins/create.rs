@@ -4,11 +4,12 @@
 use super::{Registry, Resolved};
 use crate::physics::Physics;
 use crate::sensors::{SensorSetup, source_location};
-use crate::systems::SystemSetup;
+use crate::systems::{DeclaredInput, InputDeclarations, SystemSetup};
 use crate::world::Span;
 use sim_plugin_api::{
-    SensorBox, SystemBox, SystemConfig, WorldView_TO,
-    abi_stable::{sabi_trait::TD_Opaque, std_types::RStr},
+    Extension, INPUT_TYPES_EXTENSION, InputTypes_TO, SensorBox, SystemBox, SystemConfig,
+    WorldView_TO,
+    abi_stable::{RRef, sabi_trait::TD_Opaque, std_types::RStr},
 };
 
 /// One problem found while resolving and creating plugins.
@@ -127,13 +128,15 @@ impl Resolved<'_> {
         })
     }
 
-    /// Creates the system object of `setup` with this factory, against `physics`.
+    /// Creates the system object of `setup` with this factory, against `physics`, with the
+    /// input types it declared on the way (the `simcore.input_types.v1` extension is offered
+    /// on the world its `create` gets).
     pub fn create_system(
         &self,
         setup: &SystemSetup,
         world_name: &str,
         physics: &Physics,
-    ) -> Result<SystemBox, PluginProblem> {
+    ) -> Result<(SystemBox, Vec<DeclaredInput>), PluginProblem> {
         let config = SystemConfig {
             name: RStr::from_str(&setup.name),
             filename: RStr::from_str(&setup.filename),
@@ -144,13 +147,21 @@ impl Resolved<'_> {
             sdf: RStr::from_str(&setup.sdf),
             source: source_location(&setup.span),
         };
-        let view = physics.view(&setup.name);
-        (self.library.module.create_system())(
+        let declarations = InputDeclarations::new(
+            format!("plugin {} (on {})", setup.name, setup.entity_name),
+            &setup.namespace,
+        );
+        let input_types = InputTypes_TO::from_ptr(RRef::new(&declarations), TD_Opaque);
+        let view = physics
+            .view(&setup.name)
+            .with_extension(INPUT_TYPES_EXTENSION, Extension::new(&input_types));
+        let created = (self.library.module.create_system())(
             RStr::from_str(&self.factory.name),
             &config,
             WorldView_TO::from_ptr(&view, TD_Opaque),
         )
         .into_result()
-        .map_err(|e| self.refused(&setup.span, system_subject(setup), &e))
+        .map_err(|e| self.refused(&setup.span, system_subject(setup), &e))?;
+        Ok((created, declarations.take()))
     }
 }

@@ -265,8 +265,9 @@ impl<'r> Resolution<'r> {
             let created = r.create_system(&setup, world_name, physics);
             let (span, subject) = (setup.span.clone(), system_subject(&setup));
             match created {
-                Ok(plugin) => {
-                    if let Err(e) = systems.add(setup, plugin, r.library.file_name.clone(), bus) {
+                Ok((plugin, inputs)) => {
+                    let library = r.library.file_name.clone();
+                    if let Err(e) = systems.add_declared(setup, plugin, library, bus, inputs) {
                         problems.push(PluginProblem {
                             span,
                             subject,

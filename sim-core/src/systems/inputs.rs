@@ -1,9 +1,11 @@
-//! The message type each system simcore ships reads on each of its subscriptions. The
-//! plugin interface names a subscription's topic, not its type, so this table is what the
-//! engine knows of them: `simcore run` refuses a `--pub` of another type to such an input,
-//! and the Zenoh transport gives the input's subscription an `MS` token of its ROS type. A
-//! system not listed here (or an input whose type its SDF chooses, as TriggeredPublisher's)
-//! reads whatever arrives.
+//! The message type each system reads on each of its subscriptions. The plugin interface
+//! names a subscription's topic, not its type, so the engine knows it from two places: the
+//! table of the systems simcore ships ([`input_type`], by gz-sim's names), and what a system
+//! declared through the `simcore.input_types.v1` extension while it was created
+//! ([`InputDeclarations`](super::InputDeclarations), the kinds of [`KINDS`]), which wins for
+//! its own topics. `simcore run` refuses a `--pub` of another type to such an input, and the
+//! Zenoh transport gives the input's subscription an `MS` token of its ROS type. Any other
+//! input (or one whose type its SDF chooses, as TriggeredPublisher's) reads whatever arrives.
 
 use super::{SystemManager, SystemSetup};
 use crate::ros::{RosType, catalog};
@@ -27,6 +29,46 @@ const fn typed(message: &'static str, ros: &'static RosType) -> InputType {
     InputType { message, ros }
 }
 
+/// The payload kinds a system may declare for an input: each [`Payload::type_name`]
+/// (sim_plugin_api) that the engine decodes from a ROS 2 type ([`crate::ros::decode`]), with
+/// that type.
+///
+/// [`Payload::type_name`]: sim_plugin_api::Payload::type_name
+pub const KINDS: &[InputType] = &[
+    typed("Empty", &catalog::EMPTY),
+    BOOLEAN,
+    DOUBLE,
+    typed("Int64", &catalog::INT64),
+    typed("StringMsg", &catalog::STRING),
+    VECTOR3,
+    TWIST,
+    typed("Pose", &catalog::POSE_STAMPED),
+    typed("Pose_V", &catalog::TF_MESSAGE),
+    typed("Wrench", &catalog::WRENCH_STAMPED),
+    typed("IMU", &catalog::IMU),
+    typed("LaserScan", &catalog::LASER_SCAN),
+    typed("PointCloudPacked", &catalog::POINT_CLOUD2),
+    typed("Image", &catalog::IMAGE),
+    typed("CameraInfo", &catalog::CAMERA_INFO),
+    typed("NavSat", &catalog::NAV_SAT_FIX),
+    typed("Magnetometer", &catalog::MAGNETIC_FIELD),
+    typed("FluidPressure", &catalog::FLUID_PRESSURE),
+    typed("BatteryState", &catalog::BATTERY_STATE),
+    typed("Odometry", &catalog::ODOMETRY),
+    typed("Altimeter", &catalog::ALTIMETER),
+    typed("LogicalCameraImage", &catalog::LOGICAL_CAMERA_IMAGE),
+    typed("LogicalCameraSensor", &catalog::LOGICAL_CAMERA_FRUSTUM),
+    typed("Fiducials", &catalog::FIDUCIAL_ARRAY),
+    typed("Contacts", &catalog::CONTACTS),
+    typed("PerformanceSensorMetrics", &catalog::SENSOR_METRICS),
+    typed("EntityFactory", &catalog::ENTITY_FACTORY),
+];
+
+/// The input type of payload kind `kind` ([`KINDS`]), if a system may declare it.
+pub fn kind_type(kind: &str) -> Option<InputType> {
+    KINDS.iter().find(|t| t.message == kind).copied()
+}
+
 /// The type a system reads on its `index`-th subscription, if simcore knows it.
 pub fn input_type(setup: &SystemSetup, index: usize) -> Option<InputType> {
     let system = setup.name.rsplit("::").next().unwrap_or_default();
@@ -45,13 +87,16 @@ pub fn input_type(setup: &SystemSetup, index: usize) -> Option<InputType> {
 }
 
 impl SystemManager {
-    /// The active systems that subscribe to `topic` and whose type there simcore knows
-    /// ([`input_type`]), in load order.
+    /// The active systems that subscribe to `topic` and whose type there simcore knows (the
+    /// one they declared, else [`input_type`]), in load order.
     pub fn input_types(&self, topic: &str) -> Vec<(&SystemSetup, InputType)> {
-        self.inputs()
-            .filter_map(|(setup, topics)| {
-                let i = topics.iter().position(|t| *t == topic)?;
-                Some((setup, input_type(setup, i)?))
+        self.slots
+            .iter()
+            .filter(|s| s.plugin.is_some())
+            .filter_map(|s| {
+                let i = s.subscriptions.iter().position(|t| t.topic() == topic)?;
+                let declared = s.declared.get(i).copied().flatten();
+                Some((&s.setup, declared.or_else(|| input_type(&s.setup, i))?))
             })
             .collect()
     }
@@ -121,5 +166,26 @@ mod tests {
         );
         let tp = setup("gz::sim::systems::TriggeredPublisher", "<plugin/>");
         assert_eq!(input_type(&tp, 0), None);
+    }
+
+    /// Every kind a system may declare is one the inbound decoder reads (a ROS type it does
+    /// not know is refused as unknown, whatever the bytes), and its ROS type is in the
+    /// catalogue.
+    #[test]
+    fn every_declarable_kind_is_decoded_from_its_ros_type() {
+        for k in KINDS {
+            let r = crate::ros::decode(k.ros.name, &[0, 1, 0, 0]);
+            assert!(
+                !matches!(r, Err(crate::ros::DecodeError::UnknownType(_))),
+                "{}: {r:?}",
+                k.message
+            );
+            assert!(catalog::ALL.contains(&k.ros), "{}", k.ros.name);
+            assert_eq!(kind_type(k.message), Some(*k));
+        }
+        let empty = crate::ros::decode(catalog::EMPTY.name, &[0, 1, 0, 0, 0]).unwrap();
+        assert_eq!(empty.type_name(), "Empty");
+        assert_eq!(kind_type("Quaternion"), None);
+        assert_eq!(kind_type("Custom"), None, "Custom has no ROS form");
     }
 }

@@ -11,11 +11,13 @@
 //! their size limit (see [`crate::runner::guard`]).
 
 mod commands;
+mod declared;
 mod inputs;
 mod runtime_joints;
 
 pub use commands::{CommandQueue, PrepareModel, QueuedCommand, Spawner, resolve_topic};
-pub use inputs::{InputType, input_type};
+pub use declared::{DeclaredInput, InputDeclarations, MAX_DECLARED_TOPIC_BYTES};
+pub use inputs::{InputType, KINDS, input_type, kind_type};
 pub use runtime_joints::JointRequests;
 
 use crate::physics::Physics;
@@ -166,6 +168,9 @@ struct Slot {
     setup: SystemSetup,
     plugin: Option<SystemBox>,
     subscriptions: Vec<Subscription>,
+    /// The type it declared for each subscription (by index; shorter when it declared
+    /// none for the last ones).
+    declared: Vec<Option<InputType>>,
     seq: HashMap<TopicId, u64>,
     report: SystemReport,
     out: RVec<Message>,
@@ -268,6 +273,20 @@ impl SystemManager {
         library: String,
         bus: &mut Bus,
     ) -> Result<(), AddError> {
+        self.add_declared(setup, plugin, library, bus, Vec::new())
+    }
+
+    /// [`SystemManager::add`] for a system that declared the types of its inputs while it
+    /// was created ([`InputDeclarations`]). A declaration for a topic it does not subscribe
+    /// to is dropped with a warning naming the plugin and the topic.
+    pub fn add_declared(
+        &mut self,
+        setup: SystemSetup,
+        plugin: SystemBox,
+        library: String,
+        bus: &mut Bus,
+        inputs: Vec<DeclaredInput>,
+    ) -> Result<(), AddError> {
         let mut services = Vec::new();
         for name in plugin.services() {
             let name = validate_topic(&resolve_topic(&setup.namespace, &name))?;
@@ -280,11 +299,33 @@ impl SystemManager {
             }
             services.push(name);
         }
-        let mut subscriptions = Vec::new();
+        let mut topics = Vec::new();
         for t in plugin.subscriptions() {
-            let topic = validate_topic(&resolve_topic(&setup.namespace, &t))?;
-            subscriptions.push(bus.subscribe(&topic, 1024));
+            topics.push(validate_topic(&resolve_topic(&setup.namespace, &t))?);
         }
+        let who = format!("plugin {} (on {})", setup.name, setup.entity_name);
+        let mut declared = Vec::new();
+        for d in inputs {
+            let Some(i) = topics.iter().position(|t| *t == d.topic) else {
+                tracing::warn!(
+                    "{who}: declared the input type {} for `{}`, which it does not subscribe \
+                     to (its subscriptions: {}); the declaration is ignored",
+                    d.ty.message,
+                    d.topic,
+                    if topics.is_empty() {
+                        "none".to_string()
+                    } else {
+                        topics.join(", ")
+                    }
+                );
+                continue;
+            };
+            if declared.len() <= i {
+                declared.resize(i + 1, None);
+            }
+            declared[i] = Some(d.ty);
+        }
+        let subscriptions = topics.iter().map(|t| bus.subscribe(t, 1024)).collect();
         let report = SystemReport {
             name: setup.name.clone(),
             entity_name: setup.entity_name.clone(),
@@ -295,10 +336,11 @@ impl SystemManager {
             self.services.insert(name, self.slots.len());
         }
         self.slots.push(Slot {
-            who: format!("plugin {} (on {})", setup.name, setup.entity_name),
+            who,
             setup,
             plugin: Some(plugin),
             subscriptions,
+            declared,
             seq: HashMap::new(),
             report,
             out: RVec::new(),

@@ -1,0 +1,261 @@
+//! The engine's side of the `simcore.input_types.v1` extension: the types a system declares
+//! for its inputs while its factory creates it (see [`sim_plugin_api::input_types`]).
+//!
+//! The extension is offered on the world a system factory's `create` receives, because the
+//! inputs are announced to clients outside, and `--pub` checked, before the first step. The
+//! kind, the topic and the count are checked during the call; whether the topic is one of
+//! the system's subscriptions when it is registered
+//! ([`SystemManager::add_declared`](super::SystemManager::add_declared)), after `create`
+//! returned.
+
+use super::commands::resolve_topic;
+use super::inputs::{InputType, KINDS, kind_type};
+use crate::transport::validate_topic;
+use sim_plugin_api::{
+    InputTypes, MAX_INPUT_TYPES,
+    abi_stable::std_types::{RErr, ROk, RResult, RStr, RString},
+};
+use std::cell::RefCell;
+
+/// The most bytes of a declared topic.
+pub const MAX_DECLARED_TOPIC_BYTES: usize = 1024;
+
+/// One input type a system declared.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclaredInput {
+    /// The topic, resolved against the system's namespace.
+    pub topic: String,
+    /// The type it reads there.
+    pub ty: InputType,
+}
+
+/// The declarations of one system's creation, in order (a later one for the same topic
+/// replaces the earlier).
+#[derive(Debug)]
+pub struct InputDeclarations {
+    who: String,
+    namespace: String,
+    declared: RefCell<Vec<DeclaredInput>>,
+}
+
+impl InputDeclarations {
+    /// Declarations of the system `who` (`plugin NAME (on ENTITY)`, as warnings name it),
+    /// whose relative topics resolve below `namespace`.
+    pub fn new(who: String, namespace: &str) -> Self {
+        InputDeclarations {
+            who,
+            namespace: namespace.to_string(),
+            declared: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// What was declared.
+    pub fn take(&self) -> Vec<DeclaredInput> {
+        std::mem::take(&mut self.declared.borrow_mut())
+    }
+
+    fn check(&self, topic: &str, kind: &str) -> Result<(), String> {
+        if topic.len() > MAX_DECLARED_TOPIC_BYTES {
+            return Err(format!(
+                "the topic `{}` is over {MAX_DECLARED_TOPIC_BYTES} bytes",
+                shown(topic)
+            ));
+        }
+        let resolved =
+            validate_topic(&resolve_topic(&self.namespace, topic)).map_err(|e| e.to_string())?;
+        let Some(ty) = kind_type(kind) else {
+            let kinds: Vec<&str> = KINDS.iter().map(|k| k.message).collect();
+            return Err(format!(
+                "`{resolved}`: simcore reads no payload kind `{}` from outside (the kinds: {})",
+                shown(kind),
+                kinds.join(", ")
+            ));
+        };
+        let mut declared = self.declared.borrow_mut();
+        if let Some(d) = declared.iter_mut().find(|d| d.topic == resolved) {
+            d.ty = ty;
+            return Ok(());
+        }
+        if declared.len() >= MAX_INPUT_TYPES {
+            return Err(format!(
+                "`{resolved}`: a system declares the types of at most {MAX_INPUT_TYPES} inputs"
+            ));
+        }
+        declared.push(DeclaredInput {
+            topic: resolved,
+            ty,
+        });
+        Ok(())
+    }
+}
+
+impl InputTypes for InputDeclarations {
+    fn declare(&self, topic: RStr<'_>, kind: RStr<'_>) -> RResult<(), RString> {
+        match self.check(topic.as_str(), kind.as_str()) {
+            Ok(()) => ROk(()),
+            Err(e) => {
+                tracing::warn!("{}: refused an input type: {e}", self.who);
+                RErr(e.into())
+            }
+        }
+    }
+}
+
+/// `s` cut to at most 80 characters, for messages.
+fn shown(s: &str) -> String {
+    match s.char_indices().nth(80) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declarations() -> InputDeclarations {
+        InputDeclarations::new("plugin P (on m)".into(), "/model/m")
+    }
+
+    fn declare(d: &InputDeclarations, topic: &str, kind: &str) -> Result<(), String> {
+        d.declare(topic.into(), kind.into())
+            .into_result()
+            .map_err(String::from)
+    }
+
+    #[test]
+    fn declarations_resolve_and_replace() {
+        let d = declarations();
+        declare(&d, "cmd", "Twist").unwrap();
+        declare(&d, "/abs/level", "Double").unwrap();
+        declare(&d, "cmd", "Boolean").unwrap();
+        let got: Vec<(String, &str)> = d
+            .take()
+            .into_iter()
+            .map(|i| (i.topic, i.ty.ros.name))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/model/m/cmd".to_string(), "std_msgs/msg/Bool"),
+                ("/abs/level".to_string(), "std_msgs/msg/Float64"),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unknown_kind_is_refused_with_the_kinds() {
+        let d = declarations();
+        let e = declare(&d, "cmd", "Quaternion").unwrap_err();
+        assert!(e.contains("`/model/m/cmd`"), "{e}");
+        assert!(e.contains("no payload kind `Quaternion`"), "{e}");
+        assert!(e.contains("Twist"), "{e}");
+        let e = declare(&d, "cmd", "Custom").unwrap_err();
+        assert!(e.contains("`Custom`"), "{e}");
+        let long = "K".repeat(100_000);
+        let e = declare(&d, "cmd", &long).unwrap_err();
+        assert!(e.len() < 2000, "the message is bounded: {} bytes", e.len());
+        assert!(d.take().is_empty());
+    }
+
+    #[test]
+    fn an_invalid_topic_is_refused() {
+        let d = declarations();
+        let e = declare(&d, "bad topic", "Twist").unwrap_err();
+        assert!(e.contains("whitespace"), "{e}");
+        let e = declare(&d, &"t".repeat(MAX_DECLARED_TOPIC_BYTES + 1), "Twist").unwrap_err();
+        assert!(e.contains("over 1024 bytes"), "{e}");
+        assert!(e.len() < 300, "{e}");
+        assert!(d.take().is_empty());
+    }
+
+    #[test]
+    fn declarations_are_bounded() {
+        let d = declarations();
+        for i in 0..MAX_INPUT_TYPES {
+            declare(&d, &format!("in{i}"), "Double").unwrap();
+        }
+        let e = declare(&d, "one_more", "Double").unwrap_err();
+        assert!(e.contains("at most 64 inputs"), "{e}");
+        // Replacing one already declared is not one more.
+        declare(&d, "in3", "Twist").unwrap();
+        let got = d.take();
+        assert_eq!(got.len(), MAX_INPUT_TYPES);
+        assert_eq!(got[3].ty.message, "Twist");
+    }
+
+    /// A system subscribing to `cmd` (relative) and `/abs/raw`.
+    struct Subscriber;
+
+    impl sim_plugin_api::System for Subscriber {
+        fn subscriptions(&self) -> Vec<String> {
+            vec!["cmd".into(), "/abs/raw".into()]
+        }
+    }
+
+    fn registered(name: &str, inputs: &[(&str, &str)]) -> crate::systems::SystemManager {
+        use sim_plugin_api::{GuardedSystem, SystemAbi_TO, abi_stable::sabi_trait::TD_Opaque};
+        let setup = super::super::SystemSetup {
+            entity: sim_plugin_api::EntityId(2),
+            entity_name: "m".into(),
+            name: name.into(),
+            filename: String::new(),
+            sdf: "<plugin/>".into(),
+            span: Default::default(),
+            seed: 0,
+            namespace: "/model/m".into(),
+        };
+        let d = declarations();
+        for (topic, kind) in inputs {
+            declare(&d, topic, kind).unwrap();
+        }
+        let mut systems = crate::systems::SystemManager::new();
+        let plugin = SystemAbi_TO::from_value(GuardedSystem(Subscriber), TD_Opaque);
+        let mut bus = crate::transport::Bus::new();
+        systems
+            .add_declared(setup, plugin, "lib".into(), &mut bus, d.take())
+            .unwrap();
+        systems
+    }
+
+    fn types(systems: &crate::systems::SystemManager, topic: &str) -> Vec<&'static str> {
+        systems
+            .input_types(topic)
+            .into_iter()
+            .map(|(_, t)| t.ros.name)
+            .collect()
+    }
+
+    #[test]
+    fn registration_keeps_the_declarations_of_subscribed_topics() {
+        let systems = registered(
+            "acme::Mover",
+            &[
+                ("cmd", "Twist"),
+                ("elsewhere", "Double"),
+                ("/abs/raw", "Int64"),
+            ],
+        );
+        assert_eq!(types(&systems, "/model/m/cmd"), ["geometry_msgs/msg/Twist"]);
+        assert_eq!(types(&systems, "/abs/raw"), ["std_msgs/msg/Int64"]);
+        assert!(
+            types(&systems, "/model/m/elsewhere").is_empty(),
+            "a topic it does not subscribe to is not an input"
+        );
+        let undeclared = registered("acme::Mover", &[]);
+        assert!(types(&undeclared, "/model/m/cmd").is_empty());
+    }
+
+    #[test]
+    fn a_declaration_wins_over_the_built_in_table() {
+        let built_in = registered("gz::sim::systems::DiffDrive", &[]);
+        assert_eq!(
+            types(&built_in, "/model/m/cmd"),
+            ["geometry_msgs/msg/Twist"]
+        );
+        assert_eq!(types(&built_in, "/abs/raw"), ["std_msgs/msg/Bool"]);
+        let declared = registered("gz::sim::systems::DiffDrive", &[("cmd", "Double")]);
+        assert_eq!(types(&declared, "/model/m/cmd"), ["std_msgs/msg/Float64"]);
+        assert_eq!(types(&declared, "/abs/raw"), ["std_msgs/msg/Bool"]);
+    }
+}
