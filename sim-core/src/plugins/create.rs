@@ -147,10 +147,7 @@ impl Resolved<'_> {
             sdf: RStr::from_str(&setup.sdf),
             source: source_location(&setup.span),
         };
-        let declarations = InputDeclarations::new(
-            format!("plugin {} (on {})", setup.name, setup.entity_name),
-            &setup.namespace,
-        );
+        let declarations = InputDeclarations::new(setup.who(), &setup.namespace);
         let input_types = InputTypes_TO::from_ptr(RRef::new(&declarations), TD_Opaque);
         let view = physics
             .view(&setup.name)

@@ -95,7 +95,7 @@ impl SystemManager {
             .filter(|s| s.plugin.is_some())
             .filter_map(|s| {
                 let i = s.subscriptions.iter().position(|t| t.topic() == topic)?;
-                let declared = s.declared.get(i).copied().flatten();
+                let declared = s.declared[i];
                 Some((&s.setup, declared.or_else(|| input_type(&s.setup, i))?))
             })
             .collect()

@@ -56,6 +56,11 @@ pub struct SystemSetup {
 }
 
 impl SystemSetup {
+    /// How warnings and reports name it: `plugin NAME (on ENTITY)`.
+    pub fn who(&self) -> String {
+        format!("plugin {} (on {})", self.name, self.entity_name)
+    }
+
     /// The setup of `<plugin>` `p` attached to `entity` (scoped name `entity_name`), its
     /// relative topics under `namespace` and its seed derived from `run_seed` and
     /// `entity_name::plugin::NAME`.
@@ -168,8 +173,7 @@ struct Slot {
     setup: SystemSetup,
     plugin: Option<SystemBox>,
     subscriptions: Vec<Subscription>,
-    /// The type it declared for each subscription (by index; shorter when it declared
-    /// none for the last ones).
+    /// The type it declared for each subscription (by index).
     declared: Vec<Option<InputType>>,
     seq: HashMap<TopicId, u64>,
     report: SystemReport,
@@ -303,8 +307,8 @@ impl SystemManager {
         for t in plugin.subscriptions() {
             topics.push(validate_topic(&resolve_topic(&setup.namespace, &t))?);
         }
-        let who = format!("plugin {} (on {})", setup.name, setup.entity_name);
-        let mut declared = Vec::new();
+        let who = setup.who();
+        let mut declared = vec![None; topics.len()];
         for d in inputs {
             let Some(i) = topics.iter().position(|t| *t == d.topic) else {
                 tracing::warn!(
@@ -320,9 +324,6 @@ impl SystemManager {
                 );
                 continue;
             };
-            if declared.len() <= i {
-                declared.resize(i + 1, None);
-            }
             declared[i] = Some(d.ty);
         }
         let subscriptions = topics.iter().map(|t| bus.subscribe(t, 1024)).collect();
@@ -349,17 +350,6 @@ impl SystemManager {
             command_warnings: Throttle::default(),
         });
         Ok(())
-    }
-
-    /// Each active system with the topics it subscribes to, in the order its
-    /// `subscriptions` listed them.
-    pub fn inputs(&self) -> impl Iterator<Item = (&SystemSetup, Vec<&str>)> {
-        self.slots.iter().filter(|s| s.plugin.is_some()).map(|s| {
-            (
-                &s.setup,
-                s.subscriptions.iter().map(|t| t.topic()).collect(),
-            )
-        })
     }
 
     /// Disables the systems attached to entities in `removed` (their model was removed) and

@@ -272,46 +272,44 @@ pub(super) fn set_entity_state(
             ),
         );
     }
-    let p = s.pose.position;
-    let position = [("x", p.x), ("y", p.y), ("z", p.z)];
-    for (field, v) in position.into_iter().filter(|_| parts.pose) {
-        if !(v.is_finite() && v.abs() <= MAX_COMMAND_POSITION) {
+    let q = s.pose.orientation;
+    if parts.pose {
+        let p = s.pose.position;
+        for (field, v) in [("x", p.x), ("y", p.y), ("z", p.z)] {
+            if !(v.is_finite() && v.abs() <= MAX_COMMAND_POSITION) {
+                return fail(
+                    result::INVALID_POSE,
+                    format!(
+                        "state.pose.position.{field} = {v} is not within {MAX_COMMAND_POSITION} m of the origin"
+                    ),
+                );
+            }
+        }
+        let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
+        if !(norm.is_finite() && norm > 1e-9) {
             return fail(
                 result::INVALID_POSE,
                 format!(
-                    "state.pose.position.{field} = {v} is not within {MAX_COMMAND_POSITION} m of the origin"
+                    "state.pose.orientation ({}, {}, {}, {}) is not a rotation",
+                    q.x, q.y, q.z, q.w
                 ),
             );
         }
     }
-    let q = s.pose.orientation;
-    let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
-    if parts.pose && !(norm.is_finite() && norm > 1e-9) {
-        return fail(
-            result::INVALID_POSE,
-            format!(
-                "state.pose.orientation ({}, {}, {}, {}) is not a rotation",
-                q.x, q.y, q.z, q.w
-            ),
-        );
+    // The motion parts asked for, each checked and, when non-zero, refused for a static model.
+    let mut motion = Vec::with_capacity(4);
+    if parts.twist {
+        motion.extend([
+            ("twist.linear", s.linear_velocity),
+            ("twist.angular", s.angular_velocity),
+        ]);
     }
-    let motion: Vec<_> = [
-        (parts.twist, "twist.linear", s.linear_velocity),
-        (parts.twist, "twist.angular", s.angular_velocity),
-        (
-            parts.acceleration,
-            "acceleration.linear",
-            s.linear_acceleration,
-        ),
-        (
-            parts.acceleration,
-            "acceleration.angular",
-            s.angular_acceleration,
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(set, field, v)| set.then_some((field, v)))
-    .collect();
+    if parts.acceleration {
+        motion.extend([
+            ("acceleration.linear", s.linear_acceleration),
+            ("acceleration.angular", s.angular_acceleration),
+        ]);
+    }
     for &(field, v) in &motion {
         for (axis, x) in [("x", v.x), ("y", v.y), ("z", v.z)] {
             if !(x.is_finite() && x.abs() <= MAX_COMMAND_MAGNITUDE) {
