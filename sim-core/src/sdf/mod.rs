@@ -69,7 +69,9 @@
 //! * the element readers (`joint`, `shapes`, `sensor`, `scene`, `unflatten`, `validate`,
 //!   `deprecated`, `frames`), then `include` (the `<include>` loader), then `model` and
 //!   `world`, which read includes;
-//! * `document`: the entry points.
+//! * `document`: the entry points;
+//! * [`overrides`]: values written into a document's text at element paths before it is
+//!   read (`world/model[box]/pose`), and the loads that take them.
 
 #![warn(missing_docs)]
 
@@ -84,6 +86,7 @@ mod lenient;
 mod load;
 mod mesh_inertia;
 mod model;
+pub mod overrides;
 mod params;
 mod parse;
 mod reader;

@@ -77,7 +77,7 @@ pub(crate) fn with_document<T>(
 }
 
 /// Parses XML (no DTDs: SDF does not use them, and they open the door to entity expansion).
-fn parse_xml(text: &str) -> Result<roxmltree::Document<'_>, roxmltree::Error> {
+pub(super) fn parse_xml(text: &str) -> Result<roxmltree::Document<'_>, roxmltree::Error> {
     let options = roxmltree::ParsingOptions {
         allow_dtd: false,
         ..Default::default()
