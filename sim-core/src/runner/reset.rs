@@ -76,6 +76,25 @@ impl Simulation {
         Ok(())
     }
 
+    /// [`Simulation::reset`] with another run seed: the steps that follow publish what a
+    /// fresh run of the world with `seed` publishes (every noise stream derives from it), and
+    /// later resets and spawned models keep it. When the world cannot be built again, the
+    /// simulation is left as it was, its seed too, and the error returned.
+    pub fn reset_with_seed(&mut self, seed: u64) -> Result<(), LoadError> {
+        let previous = std::mem::replace(&mut self.options.seed, seed);
+        let reset = self.reset();
+        if reset.is_err() {
+            self.options.seed = previous;
+        }
+        reset
+    }
+
+    /// The options the simulation was built with (the seed of the last
+    /// [`Simulation::reset_with_seed`]).
+    pub fn options(&self) -> &SimOptions {
+        &self.options
+    }
+
     /// Removes every model spawned at run time (their sensors and plugins with them);
     /// returns their names. Time and the loaded models' state are left as they are.
     pub fn remove_spawned(&mut self) -> Vec<String> {
