@@ -3,7 +3,11 @@
 //! - `run WORLD [simcore run options]`: build the engine and the plugins, then run a world
 //!   (real-time paced unless `--rtf` says otherwise);
 //! - `test`: run every test (the tests build the plugin libraries they load), with the
-//!   Python clients of `python/requirements.txt` installed into `target/python` first;
+//!   Python clients of `python/requirements.txt` installed into `target/python` first; then
+//!   build the Python package (`sim-python`, with `maturin develop` into that environment)
+//!   and run its tests with pytest;
+//! - `test-python`: only the Python package's part of `test` (the environment, the build,
+//!   pytest);
 //! - `bench [criterion filter]`: build the plugins in release mode and run the benchmarks;
 //!   the results table is written to `target/bench-results.md` and `.json` (the transport
 //!   benchmarks' Zenoh client runs in the Python of `test`, or `SIMCORE_PYTHON`);
@@ -18,16 +22,21 @@ fn main() -> ExitCode {
     let (task, rest) = match args.split_first() {
         Some((t, r)) => (t.as_str(), r),
         None => {
-            eprintln!("usage: cargo xtask <run WORLD [options] | test | bench [filter] | ci>");
+            eprintln!(
+                "usage: cargo xtask <run WORLD [options] | test | test-python | bench [filter] | ci>"
+            );
             return ExitCode::from(2);
         }
     };
     let result = match task {
         "run" => run(rest),
         "test" => test(),
+        "test-python" => python_env().and_then(|python| python_package_tests(&python)),
         "bench" => bench(rest),
         "ci" => ci(),
-        other => Err(format!("unknown task `{other}` (run, test, bench, ci)")),
+        other => Err(format!(
+            "unknown task `{other}` (run, test, test-python, bench, ci)"
+        )),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -95,11 +104,72 @@ fn test() -> Result<u8, String> {
     // The tests that drive simcore with independent clients fail rather than skip here.
     t.env("SIMCORE_PYTHON", &python)
         .env("SIMCORE_REQUIRE_PYTHON", "1");
-    status(t)
+    let rust = status(t)?;
+    let py = python_package_tests(&python)?;
+    Ok(if rust != 0 { rust } else { py })
 }
 
-/// The Python interpreter of `target/python`, a virtual environment with the clients of
-/// `python/requirements.txt` (created, or brought up to date when the list changed).
+/// Builds the Python package into the environment of `python` (`maturin develop`, dev
+/// profile) and the plugin libraries its tests load (into target/debug), then runs
+/// `sim-python/tests` with pytest. Returns pytest's exit code.
+fn python_package_tests(python: &Path) -> Result<u8, String> {
+    eprintln!("xtask: building the plugin libraries for the Python package's tests");
+    let mut plugins = cargo();
+    plugins.args(["build", "--quiet"]);
+    for p in plugin_packages()? {
+        plugins.args(["-p", &p]);
+    }
+    check(plugins)?;
+    eprintln!("xtask: building the Python package (maturin develop) into target/python");
+    let venv = python
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("the Python environment has no directory")?;
+    let bin = python
+        .parent()
+        .ok_or("the Python interpreter has no directory")?;
+    let path = std::env::join_paths(
+        std::iter::once(bin.to_path_buf()).chain(
+            std::env::var_os("PATH")
+                .iter()
+                .flat_map(std::env::split_paths),
+        ),
+    )
+    .map_err(|e| format!("cannot extend PATH: {e}"))?;
+    let mut develop = Command::new(python);
+    develop
+        .args(["-m", "maturin", "develop"])
+        .current_dir(root().join("sim-python"))
+        .env("VIRTUAL_ENV", venv)
+        .env("PATH", &path)
+        .env("CARGO_TARGET_DIR", target_dir());
+    check(develop).map_err(|e| format!("{e}: maturin could not build the Python package"))?;
+    // maturin leaves the extension module's library in target/debug too, where the plugin
+    // loader (simcore's own directory is on its search path) would look at it and refuse it.
+    let stray = target_dir().join("debug").join(format!(
+        "{}_simcore.{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_EXTENSION
+    ));
+    let _ = std::fs::remove_file(stray);
+    eprintln!("xtask: running the Python package's tests (pytest sim-python/tests)");
+    let mut pytest = Command::new(python);
+    pytest
+        .args(["-m", "pytest", "-q", "sim-python/tests"])
+        .current_dir(root())
+        .env("SIMCORE_TEST_PLUGIN_DIR", target_dir().join("debug"));
+    status(pytest)
+}
+
+/// The requirement files `target/python` is made from: the clients the Rust tests drive
+/// simcore with, and what the Python package needs to build and test.
+const REQUIREMENTS: [&str; 2] = [
+    "python/requirements.txt",
+    "sim-python/requirements-test.txt",
+];
+
+/// The Python interpreter of `target/python`, a virtual environment with the packages of
+/// [`REQUIREMENTS`] (created, or brought up to date when a list changed).
 fn python_env() -> Result<PathBuf, String> {
     let venv = target_dir().join("python");
     let python = venv.join(if cfg!(windows) {
@@ -107,8 +177,11 @@ fn python_env() -> Result<PathBuf, String> {
     } else {
         "bin/python"
     });
-    let wanted = std::fs::read_to_string(root().join("python/requirements.txt"))
-        .map_err(|e| format!("cannot read python/requirements.txt: {e}"))?;
+    let mut wanted = String::new();
+    for file in REQUIREMENTS {
+        wanted += &std::fs::read_to_string(root().join(file))
+            .map_err(|e| format!("cannot read {file}: {e}"))?;
+    }
     let stamp = venv.join("requirements.txt");
     if python.exists() && std::fs::read_to_string(&stamp).is_ok_and(|s| s == wanted) {
         return Ok(python);
@@ -117,7 +190,7 @@ fn python_env() -> Result<PathBuf, String> {
     let mut v = Command::new(&system);
     v.args(["-m", "venv"]).arg(&venv);
     check(v).map_err(|e| {
-        format!("{e}: the tests need Python 3.9 or newer with venv (set PYTHON to use another)")
+        format!("{e}: the tests need Python 3.10 or newer with venv (set PYTHON to use another)")
     })?;
     let mut pip = Command::new(&python);
     pip.args([
@@ -126,10 +199,11 @@ fn python_env() -> Result<PathBuf, String> {
         "install",
         "--quiet",
         "--disable-pip-version-check",
-        "-r",
-    ])
-    .arg(root().join("python/requirements.txt"));
-    check(pip).map_err(|e| format!("{e}: pip could not install python/requirements.txt"))?;
+    ]);
+    for file in REQUIREMENTS {
+        pip.arg("-r").arg(root().join(file));
+    }
+    check(pip).map_err(|e| format!("{e}: pip could not install {}", REQUIREMENTS.join(" and ")))?;
     std::fs::write(&stamp, wanted).map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
     Ok(python)
 }
