@@ -570,6 +570,49 @@ fn a_paused_world_steps_exactly_as_asked() {
     assert!(err.contains("(interrupted)"), "{err}");
 }
 
+/// Lockstep at the default `/clock` rate (100 Hz, steps of 1 ms): the last step of every
+/// StepSimulation publishes `/clock` at the time the world reached, before the reply, even
+/// when that time is not one of the rate's; a node on sim time never sees a stale clock.
+#[test]
+fn stepping_leaves_clock_at_the_world_time() {
+    let Some(python) = python() else { return };
+    let dir = stage(IMU_DROP_PLUGINS);
+    let endpoint = loopback();
+    let run = Run::start(
+        "worlds/imu_drop.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint, "--paused"],
+    );
+    let a = ros_client(&python, &endpoint, &["lockstep", IMU, "7"]);
+    let (_, err) = run.wait();
+    let steps = a["steps"].as_array().unwrap();
+    for (call, reached_ms) in [(0, 7), (1, 14)] {
+        let clock: Vec<i64> = steps[call]["clock"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_i64().unwrap())
+            .collect();
+        assert_eq!(
+            clock.last(),
+            Some(&(reached_ms * 1_000_000)),
+            "call {call}: /clock before the reply {clock:?} ({a})"
+        );
+        // The rate's own ticks are still there, each once.
+        let mut sorted = clock.clone();
+        sorted.dedup();
+        assert_eq!(sorted, clock, "no tick twice: {clock:?}");
+    }
+    assert!(
+        steps[1]["clock"]
+            .as_array()
+            .unwrap()
+            .contains(&10_000_000.into()),
+        "the 100 Hz tick at 10 ms: {a}"
+    );
+    assert!(err.contains("(interrupted)"), "{err}");
+}
+
 /// The service hashes, both forms of SpawnEntity and SetEntityState included, are what
 /// rosbags computes with ROS's method (checked by the script against published std_srvs
 /// hashes too), and a wrong one is caught.
@@ -610,18 +653,20 @@ fn service_hashes_are_rosbags_with_ros_method() {
     assert!(!ok && text.contains("2 differ"), "{text}");
 }
 
-/// SpawnEntity goes through the world's factory (a clash, renaming and a broken SDF with its
-/// diagnostic in the reply), and DeleteEntity removes what it made.
+/// SpawnEntity creates the model in the engine (a clash, renaming and a broken SDF with its
+/// diagnostic in the reply), and DeleteEntity removes what it made: in a world with the
+/// factory plugin and in one without.
 #[test]
 fn a_client_spawns_and_deletes_a_model() {
+    spawns_and_deletes("worlds/pioneer.sdf", PIONEER_LIBS);
+    spawns_and_deletes("worlds/imu_drop.sdf", IMU_DROP_PLUGINS);
+}
+
+fn spawns_and_deletes(world: &str, libs: &[&str]) {
     let Some(python) = python() else { return };
-    let dir = stage(PIONEER_LIBS);
+    let dir = stage(libs);
     let endpoint = loopback();
-    let run = Run::start(
-        "worlds/pioneer.sdf",
-        dir.path(),
-        &["--zenoh-listen", &endpoint],
-    );
+    let run = Run::start(world, dir.path(), &["--zenoh-listen", &endpoint]);
     let sdf = workspace().join("worlds/models/crate.sdf");
     let a = ros_client(&python, &endpoint, &["spawn", sdf.to_str().unwrap(), "-"]);
     let (_, err) = run.stop();
@@ -629,14 +674,14 @@ fn a_client_spawns_and_deletes_a_model() {
     for f in [0, 1, 9] {
         assert!(
             features.contains(&f.into()),
-            "spawning, deleting, SDF text: {a}"
+            "spawning, deleting, SDF text in {world}: {a}"
         );
     }
     assert_eq!(
         a["features"]["features"]["spawn_formats"],
         serde_json::json!(["sdf"])
     );
-    assert_eq!(a["first"]["result"]["result"], 1, "{a}");
+    assert_eq!(a["first"]["result"]["result"], 1, "{world}: {a}");
     assert_eq!(a["first"]["entity_name"], "box_a");
     assert_eq!(a["clash"]["result"]["result"], 4);
     let clash = a["clash"]["result"]["error_message"].as_str().unwrap();
@@ -646,14 +691,14 @@ fn a_client_spawns_and_deletes_a_model() {
     let diagnostic = a["broken"]["result"]["error_message"].as_str().unwrap();
     assert!(
         diagnostic.contains("not well-formed XML") && diagnostic.contains("<inline>:1:"),
-        "the factory's diagnostic: {diagnostic}"
+        "the engine's diagnostic: {diagnostic}"
     );
     assert_eq!(a["delete"]["result"]["result"], 1, "{a}");
     assert_eq!(
         a["delete_again"]["result"]["result"], 2,
         "not found once deleted: {a}"
     );
-    assert!(err.contains("worlds/pioneer.sdf"), "{err}");
+    assert!(err.contains(world), "{err}");
 }
 
 /// A run of `worlds/pioneer.sdf` listening on a loopback endpoint of its own, with `extra`

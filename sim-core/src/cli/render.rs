@@ -152,7 +152,7 @@ pub fn render(args: RenderArgs) -> Result<Outcome, Failure> {
     }
     let tap = args.rays.then(|| LidarTap::new(&mut sim));
     let stop = Arc::new(AtomicBool::new(false));
-    super::run::install_ctrl_c(stop.clone());
+    super::run::install_ctrl_c(stop.clone(), None);
     let mut publications = Vec::new();
     for arg in &args.publish {
         publications.push(

@@ -10,7 +10,7 @@ use super::report::{plugin_problems, print_skipped, print_summary};
 use super::settings::{Settings, load_options, registry, settings};
 use super::{Failure, Outcome, RunArgs};
 use sim_core::record::{RecordOptions, RecordSummary, Recorder};
-use sim_core::runner::{Guards, LoadError, PluginPolicy, RunLimit, SimOptions, Simulation};
+use sim_core::runner::{Guards, LoadError, Moment, PluginPolicy, RunLimit, SimOptions, Simulation};
 use sim_core::transport::Subscription;
 use sim_core::world::World;
 use sim_plugin_api::SimTime;
@@ -62,7 +62,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     };
     let recorder = start_recording(&mut sim, &args, &s, options.seed)?;
     let stop = Arc::new(AtomicBool::new(false));
-    install_ctrl_c(stop.clone());
+    install_ctrl_c(stop.clone(), Some(sim.waker()));
     let mut monitor = Monitor {
         out: Output::start(std::io::stdout()),
         stop: stop.clone(),
@@ -74,11 +74,13 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         recorder,
     };
     monitor.inject(&mut sim);
-    super::transport::watch_stop(&mut transport, stop.clone());
-    super::transport::after_step(&mut transport, &mut sim);
-    let summary = sim.run(limit, rtf, &stop, |sim| {
-        monitor.after_step(sim);
-        super::transport::after_step(&mut transport, sim);
+    super::transport::after_step(&mut transport, &mut sim, true);
+    let summary = sim.run_with(limit, rtf, &stop, |sim, moment| {
+        let stepped = moment == Moment::Stepped;
+        if stepped {
+            monitor.after_step(sim);
+        }
+        super::transport::after_step(&mut transport, sim, stepped);
     });
     let (recorded, out) = monitor.finish();
     print_summary(&summary, &s.world);
@@ -107,10 +109,15 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     })
 }
 
-/// Sets `stop` on SIGINT (Ctrl-C), SIGTERM and SIGHUP (once per process; later calls reuse
-/// the first flag).
-pub fn install_ctrl_c(stop: Arc<AtomicBool>) {
-    let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+/// Sets `stop` on SIGINT (Ctrl-C), SIGTERM and SIGHUP, and wakes the run when it waits paused
+/// (once per process; later calls reuse the first flag).
+pub fn install_ctrl_c(stop: Arc<AtomicBool>, waker: Option<sim_core::runner::RunWaker>) {
+    let _ = ctrlc::set_handler(move || {
+        stop.store(true, Ordering::Relaxed);
+        if let Some(w) = &waker {
+            w.wake();
+        }
+    });
 }
 
 /// Starts `--record` (else the manifest's `record`) and `--foxglove`, before the first step.

@@ -74,8 +74,12 @@ pub fn start(
             .collect(),
         ..ZenohOptions::default()
     };
-    let mut bridge = Bridge::start(&options, sim).map_err(|e| Failure::Error(e.to_string()))?;
-    bridge.set_paused(args.paused);
+    let bridge = Bridge::start(&options, sim).map_err(|e| Failure::Error(e.to_string()))?;
+    if args.paused {
+        sim.control_mut()
+            .pause()
+            .map_err(|e| Failure::Error(e.to_string()))?;
+    }
     Ok(Some(bridge))
 }
 
@@ -98,24 +102,19 @@ pub fn start(
     Ok(None)
 }
 
-/// Lets a paused run end on Ctrl-C, and SetSimulationState(QUITTING) end it.
-pub fn watch_stop(transport: &mut Transport, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+/// Serves the transport after a step and before the first (`stepped`), and while the run
+/// waits paused.
+pub fn after_step(transport: &mut Transport, sim: &mut Simulation, stepped: bool) {
     #[cfg(feature = "zenoh")]
     if let Some(t) = transport {
-        t.watch_stop(stop);
+        if stepped {
+            t.after_step(sim);
+        } else {
+            t.while_paused(sim);
+        }
     }
     #[cfg(not(feature = "zenoh"))]
-    let _ = (transport, stop);
-}
-
-/// Serves the transport after a step (and before the first: a paused run waits there).
-pub fn after_step(transport: &mut Transport, sim: &mut Simulation) {
-    #[cfg(feature = "zenoh")]
-    if let Some(t) = transport {
-        t.after_step(sim);
-    }
-    #[cfg(not(feature = "zenoh"))]
-    let _ = (transport, sim);
+    let _ = (transport, sim, stepped);
 }
 
 /// Closes the transport and prints what each topic sent to clients outside the process.

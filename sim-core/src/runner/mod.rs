@@ -19,6 +19,8 @@
 //! A simulation also sets how the process's allocator keeps freed memory (`memory`): sensors
 //! allocate their messages every update.
 
+mod control;
+mod entity;
 pub mod guard;
 mod memory;
 mod pacing;
@@ -30,6 +32,8 @@ mod spawn;
 
 pub use crate::plugins::PluginProblem;
 pub use crate::systems::ServiceError;
+pub use control::{ControlError, ResetDone, ResetScope, RunControl, RunState, RunWaker};
+pub use entity::{EntityError, EntityState, EntityUpdate, StatePart};
 pub use guard::Guards;
 pub use pacing::{Pacer, RunLimit};
 pub use plan::{Plan, Planned, PluginPolicy};
@@ -110,6 +114,8 @@ pub struct Simulation {
     next_ticket: u64,
     /// The first entity id after the loaded world's: models from it on were spawned.
     first_spawned: EntityId,
+    control: RunControl,
+    alarm: control::Alarm,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -191,6 +197,8 @@ impl Simulation {
             options: options.clone(),
             next_ticket: 1,
             first_spawned,
+            control: RunControl::new(),
+            alarm: control::Alarm::new(),
         })
     }
 
@@ -444,14 +452,50 @@ impl Simulation {
         }
     }
 
-    /// Runs until `limit` or until `stop` is set, pacing to `rtf` (0: as fast as possible).
-    /// `on_step` runs after every iteration (echo, progress).
+    /// The run control: play, pause, steps granted, quit ([`Simulation::run`] obeys it).
+    pub fn control(&self) -> &RunControl {
+        &self.control
+    }
+
+    /// The run control, to change (see [`RunControl`]; a front end on another thread wakes
+    /// a paused run with a [`RunWaker`] after it queued a request).
+    pub fn control_mut(&mut self) -> &mut RunControl {
+        &mut self.control
+    }
+
+    /// Wakes this simulation's [`Simulation::run`] while it waits paused (from any thread).
+    pub fn waker(&self) -> RunWaker {
+        self.alarm.waker()
+    }
+
+    /// Runs until `limit`, until `stop` is set or until the run control quits, pacing to
+    /// `rtf` (0: as fast as possible). `on_step` runs after every iteration (echo, progress,
+    /// the transport). While the run control holds the run paused, the run waits to be
+    /// woken ([`Simulation::waker`], or every [`PAUSED_POLL`]); see [`Simulation::run_with`]
+    /// for a hook that serves requests then.
     pub fn run(
         &mut self,
         limit: RunLimit,
         rtf: f64,
         stop: &AtomicBool,
         mut on_step: impl FnMut(&mut Simulation),
+    ) -> RunSummary {
+        self.run_with(limit, rtf, stop, |sim, moment| {
+            if moment == Moment::Stepped {
+                on_step(sim)
+            }
+        })
+    }
+
+    /// [`Simulation::run`] with a hook told which [`Moment`] it runs at: after a step, or
+    /// while the run waits paused (each time it is woken, or every [`PAUSED_POLL`]), where
+    /// front ends serve their requests.
+    pub fn run_with(
+        &mut self,
+        limit: RunLimit,
+        rtf: f64,
+        stop: &AtomicBool,
+        mut hook: impl FnMut(&mut Simulation, Moment),
     ) -> RunSummary {
         let start = Instant::now();
         let step = self.physics.step_size();
@@ -463,13 +507,21 @@ impl Simulation {
             if limit.reached(done, step) {
                 break;
             }
-            if stop.load(Ordering::Relaxed) {
+            if stop.load(Ordering::Relaxed) || self.control.quitting() {
                 interrupted = true;
                 break;
             }
+            if !self.control.may_step() {
+                self.alarm.wait(PAUSED_POLL);
+                hook(self, Moment::Waiting);
+                // Paced from where the run resumes.
+                pacer = Pacer::new(step, rtf);
+                continue;
+            }
             self.step();
+            self.control.took_step();
             done += 1;
-            on_step(self);
+            hook(self, Moment::Stepped);
             pacer.after_step();
         }
         let wall = start.elapsed();
@@ -494,6 +546,19 @@ impl Simulation {
         v
     }
 }
+
+/// When a [`Simulation::run_with`] hook runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moment {
+    /// After a step.
+    Stepped,
+    /// While the run waits paused.
+    Waiting,
+}
+
+/// How long a paused [`Simulation::run`] waits for a [`RunWaker`] before it looks at its stop
+/// flag (a signal handler that only sets the flag is seen within this).
+pub const PAUSED_POLL: Duration = Duration::from_millis(50);
 
 /// What a run did.
 #[derive(Clone, Debug)]

@@ -1,18 +1,18 @@
 //! The simulation thread's side of the transport: a small object called once per step that
 //! hands bus subscriptions to the Zenoh thread and publishes what it receives.
 
-use super::control::{Control, FACTORY_FEATURES, FEATURES, Reply, result, scope, state};
+use super::control::{Control, FEATURES, Reply, result, scope, state};
 use super::options::{ZenohError, ZenohOptions};
-use super::serve::{self, factory};
+use super::serve;
 use super::worker::{self, Event, Request, Shared, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport};
 use crate::ros::{Moved, MovedFrames};
-use crate::runner::Simulation;
+use crate::runner::{ControlError, ResetDone, ResetScope, RunState, Simulation};
 use crate::transport::Subscription;
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 use sim_plugin_api::{Message, SimTime};
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -51,12 +51,12 @@ const CLOCK_QUEUE: usize = 1024;
 /// The transport of a run: a Zenoh session on its own thread that makes the run's topics
 /// reachable in ROS 2's wire format (see the [module docs](super)).
 ///
-/// Call [`Bridge::after_step`] after every step (and once before the first): it takes the
-/// Zenoh thread's requests (subscribe to a topic someone outside listens to, publish an
-/// inbound message, a control call) and never waits for the network. While the simulation is
-/// paused ([`Bridge::set_paused`], or SetSimulationState from outside) it waits there for
-/// control calls instead of returning: StepSimulation lets exactly its steps run, and its
-/// reply goes out after everything they published.
+/// Call [`Bridge::after_step`] after every step, once before the first, and while the run
+/// waits paused: it takes the Zenoh thread's requests (subscribe to a topic someone outside
+/// listens to, publish an inbound message, a control call, translated to the engine's run
+/// control) and never waits. Each request queued wakes a paused run
+/// ([`Simulation::waker`]): StepSimulation lets exactly its steps run, and its reply goes out
+/// after everything they published.
 pub struct Bridge {
     events: Sender<Event>,
     wake: Sender<()>,
@@ -76,17 +76,12 @@ pub struct Bridge {
     frames_at: Option<u64>,
     /// The frames `/tf` has sent (while someone listens there).
     tf: Option<MovedFrames>,
-    paused: bool,
-    /// Reset and paused (SetSimulationState(STOPPED)) and not stepped since.
-    stopped: bool,
-    budget: u64,
+    /// The sim time of the last `/clock` (None: none since the world started).
+    last_clock: Option<i64>,
+    /// The StepSimulation whose steps are being taken.
     step_call: Option<u64>,
-    stop: Option<Arc<AtomicBool>>,
     thread: Option<JoinHandle<Vec<TopicReport>>>,
 }
-
-/// How long a paused simulation waits for a control call before looking at its stop flag.
-const PAUSED_POLL: Duration = Duration::from_millis(50);
 
 /// How much waits in the Zenoh thread's queues ([`Bridge::after_step`] wakes it for
 /// [`Waiting::Many`], and for [`Waiting::Some`] when it sleeps).
@@ -126,7 +121,10 @@ impl Bridge {
             wake,
             clocks,
             frames,
-            requests: requests_tx,
+            requests: worker::Requests {
+                tx: requests_tx,
+                waker: sim.waker(),
+            },
             queued: queued.clone(),
         };
         let (o, s) = (
@@ -171,39 +169,36 @@ impl Bridge {
             next_clock: 0,
             frames_at: None,
             tf: None,
-            paused: false,
-            stopped: false,
-            budget: 0,
+            last_clock: None,
             step_call: None,
-            stop: None,
             thread: Some(thread),
         };
         b.scan(sim);
         Ok(b)
     }
 
-    /// Pauses or resumes the simulation (`--paused` starts a run paused).
-    pub fn set_paused(&mut self, paused: bool) {
-        self.paused = paused;
-    }
-
-    /// The flag that ends the run (Ctrl-C): a paused simulation stops waiting when it is set,
-    /// and SetSimulationState(QUITTING) sets it.
-    pub fn watch_stop(&mut self, stop: Arc<AtomicBool>) {
-        self.stop = Some(stop);
-    }
-
-    fn stopping(&self) -> bool {
-        self.stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
-    }
-
     /// Serves the Zenoh thread's requests and hands over what this step produced: call it
-    /// after every step (and once before the first). While paused it returns only when a
-    /// step is allowed (StepSimulation, SetSimulationState(PLAYING)) or the stop flag is set.
+    /// after every step, once before the first, and while the run waits paused
+    /// ([`Simulation::run_with`]'s hook); it never waits. A StepSimulation's reply goes out
+    /// after everything its steps published, with `/clock` at the time they reached.
     pub fn after_step(&mut self, sim: &mut Simulation) {
-        let counted = self.budget > 0;
+        self.serve_and_hand_over(sim, true);
+    }
+
+    /// Serves the Zenoh thread's requests while the run waits paused (nothing was stepped:
+    /// no `/clock` or `/tf` is handed over).
+    pub fn while_paused(&mut self, sim: &mut Simulation) {
+        self.serve_and_hand_over(sim, false);
+    }
+
+    fn serve_and_hand_over(&mut self, sim: &mut Simulation, stepped: bool) {
+        // The reply of a StepSimulation whose last step was just taken (before the requests
+        // below: one of them may grant steps again).
+        let finished = if stepped && sim.control().grant_finished() {
+            self.step_call.take()
+        } else {
+            None
+        };
         while let Ok(r) = self.requests.try_recv() {
             self.serve(r, sim);
         }
@@ -222,35 +217,31 @@ impl Bridge {
                 }
             }
         }
-        self.clock(sim.time());
-        let revision = sim.physics().revision();
-        if self.frames_at != Some(revision) {
-            self.frames_at = Some(revision);
-            let frames = crate::ros::sensor_frames(sim, sim.time());
-            let _ = self.events.send(Event::StaticFrames(frames));
+        let halted = !sim.control().may_step();
+        if stepped {
+            // The time a lockstep client waits for: where the steps stopped.
+            self.clock(sim.time(), halted);
+            let revision = sim.physics().revision();
+            if self.frames_at != Some(revision) {
+                self.frames_at = Some(revision);
+                let frames = crate::ros::sensor_frames(sim, sim.time());
+                let _ = self.events.send(Event::StaticFrames(frames));
+            }
+            self.frames(sim);
         }
-        self.frames(sim);
         let waiting = self.waiting();
         if waiting > Waiting::Some || waiting == Waiting::Some && self.worker_parked() {
             let _ = self.wake.try_send(());
         }
-        if counted {
-            self.stopped = false;
-            self.budget -= 1;
-            if self.budget == 0
-                && let Some(id) = self.step_call.take()
-            {
-                let _ = self.events.send(Event::Reply(id, Reply::ok(self.state())));
-            }
+        if let Some(id) = finished {
+            let _ = self.events.send(Event::Reply(
+                id,
+                Reply::ok(state_code(sim.control().state())),
+            ));
         }
-        if waiting > Waiting::None && self.paused && self.budget == 0 {
+        if waiting > Waiting::None && halted {
             // The steps stop here: what they handed over goes out now.
             let _ = self.wake.try_send(());
-        }
-        while self.paused && self.budget == 0 && !self.stopping() {
-            if let Ok(r) = self.requests.recv_timeout(PAUSED_POLL) {
-                self.serve(r, sim);
-            }
         }
     }
 
@@ -278,16 +269,6 @@ impl Bridge {
         self.shared.parked.load(Ordering::Relaxed)
     }
 
-    fn state(&self) -> u8 {
-        if self.stopped {
-            state::STOPPED
-        } else if self.paused {
-            state::PAUSED
-        } else {
-            state::PLAYING
-        }
-    }
-
     fn serve(&mut self, r: Request, sim: &mut Simulation) {
         match r {
             Request::Subscribe(topic) => {
@@ -308,17 +289,15 @@ impl Bridge {
         }
     }
 
-    /// Applies a control call; its reply, or None when it comes later (a step).
+    /// Translates a control call to the run control ([`crate::runner::RunControl`]) or the engine's entity
+    /// requests; its reply, or None when it comes later (a step).
     fn control(&mut self, id: u64, c: Control, sim: &mut Simulation) -> Option<Reply> {
-        let now = self.state();
-        let error = |code, m: &str| Some(Reply::error(now, code, m));
+        let now = state_code(sim.control().state());
+        let refused = |e: ControlError| Some(Reply::error(now, control_code(&e), e.to_string()));
         match c {
             Control::Features => {
                 let mut r = Reply::ok(now);
                 r.features = FEATURES.to_vec();
-                if factory(sim, "create").is_some() {
-                    r.features.extend(FACTORY_FEATURES);
-                }
                 Some(r)
             }
             Control::GetState => Some(Reply::ok(now)),
@@ -329,67 +308,40 @@ impl Bridge {
             Control::SetEntityState(name, s, parts) => {
                 Some(serve::set_entity_state(sim, &name, &s, parts, now))
             }
-            Control::SetState(_) | Control::Reset(_) if self.budget > 0 => error(
-                result::INCORRECT_STATE,
-                "the simulation is still taking the steps of an earlier call",
-            ),
-            Control::Reset(s) => Some(self.reset(sim, s)),
-            Control::SetState(s) if s == now => {
-                error(result::ALREADY_IN_TARGET_STATE, "already in that state")
-            }
-            Control::SetState(state::PLAYING) => {
-                self.paused = false;
-                self.stopped = false;
-                Some(Reply::ok(state::PLAYING))
-            }
-            Control::SetState(state::PAUSED) => {
-                self.paused = true;
-                self.stopped = false;
-                Some(Reply::ok(state::PAUSED))
-            }
-            Control::SetState(state::STOPPED) => {
-                let r = self.reset(sim, scope::ALL);
-                if r.result != result::OK {
-                    return Some(r);
+            Control::Reset(s) => Some(self.reset(sim, s, now)),
+            Control::SetState(s) => {
+                let Some(to) = run_state(s) else {
+                    return Some(Reply::error(
+                        now,
+                        result::INCORRECT_TRANSITION,
+                        format!("simcore cannot go to state {s}"),
+                    ));
+                };
+                match sim.set_run_state(to) {
+                    Ok(()) => {
+                        if to == RunState::Stopped {
+                            self.started_again();
+                        }
+                        Some(Reply::ok(s))
+                    }
+                    Err(e) => refused(e),
                 }
-                self.paused = true;
-                self.stopped = true;
-                Some(Reply::ok(state::STOPPED))
             }
-            Control::SetState(state::QUITTING) => {
-                self.paused = false;
-                self.stopped = false;
-                if let Some(s) = &self.stop {
-                    s.store(true, Ordering::Relaxed);
+            Control::Step(n) => match sim.control_mut().step(n) {
+                Ok(true) => Some(Reply::ok(now)),
+                Ok(false) => {
+                    self.step_call = Some(id);
+                    None
                 }
-                Some(Reply::ok(state::QUITTING))
-            }
-            Control::SetState(s) => error(
-                result::INCORRECT_TRANSITION,
-                &format!("simcore cannot go to state {s}"),
-            ),
-            Control::Step(_) if !self.paused => error(
-                result::OPERATION_FAILED,
-                "the simulation is not paused (SetSimulationState to STATE_PAUSED first)",
-            ),
-            Control::Step(_) if self.budget > 0 => error(
-                result::INCORRECT_STATE,
-                "the simulation is still taking the steps of an earlier call",
-            ),
-            Control::Step(0) => Some(Reply::ok(now)),
-            Control::Step(n) => {
-                self.budget = n;
-                self.step_call = Some(id);
-                None
-            }
+                Err(e) => refused(e),
+            },
         }
     }
 
     /// ResetSimulation: every scope at once (DEFAULT, ALL, or TIME, STATE and SPAWNED
-    /// together) starts the world again ([`Simulation::reset`]); SPAWNED alone removes the
+    /// together) starts the world again ([`ResetScope::All`]); SPAWNED alone removes the
     /// spawned models; TIME or STATE without the others is not something simcore does.
-    fn reset(&mut self, sim: &mut Simulation, s: u8) -> Reply {
-        let now = self.state();
+    fn reset(&mut self, sim: &mut Simulation, s: u8, now: u8) -> Reply {
         let every = scope::TIME | scope::STATE | scope::SPAWNED;
         if s != scope::ALL && s & !every != 0 {
             return Reply::error(
@@ -398,26 +350,37 @@ impl Bridge {
                 format!("scope {s} has bits that are no scope of ResetSimulation"),
             );
         }
-        if s == scope::DEFAULT || s & every == every {
-            if let Err(e) = sim.reset() {
-                return Reply::error(now, result::OPERATION_FAILED, e.to_string());
+        let what = if s == scope::DEFAULT || s & every == every {
+            ResetScope::All
+        } else if s == scope::SPAWNED {
+            ResetScope::Spawned
+        } else {
+            return Reply::error(
+                now,
+                result::FEATURE_UNSUPPORTED,
+                format!(
+                    "simcore resets time and state only together (SCOPE_DEFAULT or SCOPE_ALL), and the spawned models alone (SCOPE_SPAWNED); not scope {s}"
+                ),
+            );
+        };
+        match sim.reset_scope(what) {
+            Ok(ResetDone::All) => {
+                self.started_again();
+                Reply::ok(now)
             }
-            self.next_clock = 0;
-            self.frames_at = None;
-            return Reply::ok(now);
+            Ok(ResetDone::Spawned(removed)) => {
+                tracing::info!("reset: removed the spawned models {removed:?}");
+                Reply::ok(now)
+            }
+            Err(e) => Reply::error(now, control_code(&e), e.to_string()),
         }
-        if s == scope::SPAWNED {
-            let removed = sim.remove_spawned();
-            tracing::info!("reset: removed the spawned models {removed:?}");
-            return Reply::ok(now);
-        }
-        Reply::error(
-            now,
-            result::FEATURE_UNSUPPORTED,
-            format!(
-                "simcore resets time and state only together (SCOPE_DEFAULT or SCOPE_ALL), and the spawned models alone (SCOPE_SPAWNED); not scope {s}"
-            ),
-        )
+    }
+
+    /// After the world started again: `/clock` from 0, `/tf_static` sent again.
+    fn started_again(&mut self) {
+        self.next_clock = 0;
+        self.last_clock = None;
+        self.frames_at = None;
     }
 
     /// Hands the frames that moved in the last step to `/tf` while someone listens there:
@@ -453,12 +416,17 @@ impl Bridge {
         }
     }
 
-    /// Publishes `/clock` when someone listens and it is due at `now`.
-    fn clock(&mut self, now: SimTime) {
-        if !self.shared.clock_wanted.load(Ordering::Relaxed) || now.nanos < self.next_clock {
+    /// Publishes `/clock` when someone listens and it is due at `now`, or at once when
+    /// `now_too` (the steps stopped there) and `now` was not sent yet.
+    fn clock(&mut self, now: SimTime, now_too: bool) {
+        if !self.shared.clock_wanted.load(Ordering::Relaxed)
+            || (now.nanos < self.next_clock && !now_too)
+            || self.last_clock == Some(now.nanos)
+        {
             return;
         }
         let _ = self.clocks.try_send(now);
+        self.last_clock = Some(now.nanos);
         self.next_clock = if self.clock_period > 0 {
             (now.nanos / self.clock_period + 1).saturating_mul(self.clock_period)
         } else {
@@ -513,5 +481,35 @@ impl Drop for Bridge {
         if self.thread.is_some() {
             self.stop();
         }
+    }
+}
+
+/// The `simulation_interfaces` code of a run state.
+fn state_code(s: RunState) -> u8 {
+    match s {
+        RunState::Stopped => state::STOPPED,
+        RunState::Playing => state::PLAYING,
+        RunState::Paused => state::PAUSED,
+        RunState::Quitting => state::QUITTING,
+    }
+}
+
+/// The run state of a `simulation_interfaces` code, if it is one.
+fn run_state(code: u8) -> Option<RunState> {
+    Some(match code {
+        state::STOPPED => RunState::Stopped,
+        state::PLAYING => RunState::Playing,
+        state::PAUSED => RunState::Paused,
+        state::QUITTING => RunState::Quitting,
+        _ => return None,
+    })
+}
+
+/// The `simulation_interfaces` result code of a refused control request.
+fn control_code(e: &ControlError) -> u8 {
+    match e {
+        ControlError::AlreadyInState(_) => result::ALREADY_IN_TARGET_STATE,
+        ControlError::Busy | ControlError::Quitting => result::INCORRECT_STATE,
+        ControlError::NotPaused | ControlError::Reset(_) => result::OPERATION_FAILED,
     }
 }

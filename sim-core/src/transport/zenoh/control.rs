@@ -53,15 +53,16 @@ pub mod state {
     pub const QUITTING: u8 = 3;
 }
 
-/// The `simulation_interfaces/msg/SimulatorFeatures` simcore announces: ENTITY_BOUNDS_BOX
-/// (GetEntities' box filter; the sphere is always there), ENTITY_STATE_GETTING,
-/// ENTITY_STATE_SETTING, SIMULATION_RESET, SIMULATION_RESET_SPAWNED,
-/// SIMULATION_STATE_GETTING, SIMULATION_STATE_SETTING, SIMULATION_STATE_PAUSE,
-/// STEP_SIMULATION_SINGLE, STEP_SIMULATION_MULTIPLE.
-pub const FEATURES: &[u16] = &[6, 10, 11, 20, 23, 24, 25, 26, 31, 32];
+/// The `simulation_interfaces/msg/SimulatorFeatures` simcore announces: SPAWNING, DELETING,
+/// ENTITY_BOUNDS_BOX (GetEntities' box filter; the sphere is always there),
+/// SPAWNING_RESOURCE_STRING, ENTITY_STATE_GETTING, ENTITY_STATE_SETTING, SIMULATION_RESET,
+/// SIMULATION_RESET_SPAWNED, SIMULATION_STATE_GETTING, SIMULATION_STATE_SETTING,
+/// SIMULATION_STATE_PAUSE, STEP_SIMULATION_SINGLE, STEP_SIMULATION_MULTIPLE. The engine
+/// spawns and deletes by itself: every world offers them, with or without a factory plugin.
+pub const FEATURES: &[u16] = &[0, 1, 6, 9, 10, 11, 20, 23, 24, 25, 26, 31, 32];
 
-/// The features a world with a factory adds: SPAWNING, DELETING, SPAWNING_RESOURCE_STRING.
-pub const FACTORY_FEATURES: &[u16] = &[0, 1, 9];
+/// SimulatorFeatures' SPAWNING.
+const SPAWNING: u16 = 0;
 
 /// A service simcore serves: its type and its name (in the node's namespace).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -336,7 +337,7 @@ impl Reply {
                 for f in &self.features {
                     w.u16(*f);
                 }
-                let spawns = self.features.contains(&FACTORY_FEATURES[0]);
+                let spawns = self.features.contains(&SPAWNING);
                 w.sequence_len(usize::from(spawns)); // spawn_formats
                 if spawns {
                     w.string("sdf");

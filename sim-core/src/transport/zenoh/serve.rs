@@ -1,40 +1,19 @@
-//! The control services that act on the world, served on the simulation thread: spawn and
-//! delete through the world's factory, the models' names (GetEntities with its filters) and
-//! their ground-truth state (GetEntityState, SetEntityState through the truth path).
+//! The control services that act on the world, translated to the engine's entity requests
+//! on the simulation thread: spawn and delete, the models' names (GetEntities with its
+//! filters) and their ground-truth state (GetEntityState, SetEntityState through the truth
+//! path).
 
 use super::control::{Reply, Spawn, StateParts, result};
 use super::entity::{EntityFilters, EntityState, bounds};
-use crate::physics::{MAX_COMMAND_MAGNITUDE, MAX_COMMAND_POSITION, PhysicsCommand};
-use crate::runner::Simulation;
-use sim_plugin_api::{EntityId, EntityKind, Message, Vec3};
+use crate::runner::{EntityError, EntityUpdate, Simulation, StatePart};
+use sim_plugin_api::{EntityFactory, EntityKind, Vec3};
 
 /// The largest compiled GetEntities filter (bytes of the regex engine's program).
 const MAX_FILTER_PROGRAM: usize = 1 << 20;
 
-/// The world factory's service `what` (`create`, `remove`), if the world has one.
-pub(super) fn factory(sim: &Simulation, what: &str) -> Option<String> {
-    let name = format!(
-        "/world/{}/{what}",
-        crate::transport::sanitize_topic_part(&sim.world().name)
-    );
-    sim.services().contains(&name).then_some(name)
-}
-
-/// The factory's service `what`, or the FEATURE_UNSUPPORTED reply's message saying the world
-/// cannot `verb` without one.
-fn factory_service(sim: &Simulation, what: &str, verb: &str) -> Result<String, String> {
-    factory(sim, what).ok_or_else(|| {
-        format!("this world has no factory (the simcore::Factory plugin) to {verb} with")
-    })
-}
-
-/// SpawnEntity through the factory: its diagnostic is the reply's message on failure.
+/// SpawnEntity: the engine creates the model ([`Simulation::spawn_entity`]); its diagnostic
+/// is the reply's message on failure.
 pub(super) fn spawn(sim: &mut Simulation, s: &Spawn, now: u8) -> Reply {
-    use sim_plugin_api::{EntityFactory, Payload};
-    let service = match factory_service(sim, "create", "spawn") {
-        Ok(s) => s,
-        Err(m) => return Reply::error(now, result::FEATURE_UNSUPPORTED, m),
-    };
     if !s.namespace.is_empty() {
         return Reply::error(
             now,
@@ -55,50 +34,45 @@ pub(super) fn spawn(sim: &mut Simulation, s: &Spawn, now: u8) -> Reply {
         relative_to: relative_to.into(),
         allow_renaming: s.allow_renaming,
     };
-    let message = Message::new(
-        "",
-        Payload::EntityFactory(abi_stable::std_types::RBox::new(request)),
-    );
-    match sim.call_service(&service, &message) {
-        Ok(reply) => match reply.payload.as_enum() {
-            Ok(Payload::Pose(created)) => {
-                let mut r = Reply::ok(now);
-                r.entity_name = created.name.to_string();
-                r
-            }
-            _ => Reply::error(
-                now,
-                result::OPERATION_FAILED,
-                "the factory's reply has no name",
-            ),
-        },
-        Err(e) => Reply::error(now, result::OPERATION_FAILED, e.to_string()),
-    }
-}
-
-/// DeleteEntity through the factory.
-pub(super) fn delete(sim: &mut Simulation, name: &str, now: u8) -> Reply {
-    use sim_plugin_api::Payload;
-    let service = match factory_service(sim, "remove", "delete") {
-        Ok(s) => s,
-        Err(m) => return Reply::error(now, result::FEATURE_UNSUPPORTED, m),
-    };
-    let message = Message::new("", Payload::Text(name.into()));
-    match sim.call_service(&service, &message) {
-        Ok(_) => Reply::ok(now),
-        Err(e) if e.to_string().contains("no model") => {
-            Reply::error(now, result::NOT_FOUND, e.to_string())
+    match sim.spawn_entity(&request) {
+        Ok(name) => {
+            let mut r = Reply::ok(now);
+            r.entity_name = name;
+            r
         }
-        Err(e) => Reply::error(now, result::OPERATION_FAILED, e.to_string()),
+        Err(e) => Reply::error(
+            now,
+            result::OPERATION_FAILED,
+            format!("the model was not created:\n{e}"),
+        ),
     }
 }
 
-/// The id of the model `name` (a scoped name, `outer::inner` for a nested one).
-fn model(sim: &Simulation, name: &str) -> Option<EntityId> {
-    sim.physics()
-        .frames()
-        .find(|f| f.kind == EntityKind::MODEL && f.scoped_name == name)
-        .map(|f| f.id)
+/// DeleteEntity ([`Simulation::delete_entity`]).
+pub(super) fn delete(sim: &mut Simulation, name: &str, now: u8) -> Reply {
+    match sim.delete_entity(name) {
+        Ok(()) => Reply::ok(now),
+        Err(e) => refused(now, &e),
+    }
+}
+
+/// The reply refusing an entity request, with the package's code for its error.
+fn refused(now: u8, e: &EntityError) -> Reply {
+    let code = match e {
+        EntityError::NotFound(_) => result::NOT_FOUND,
+        EntityError::Invalid {
+            part: StatePart::Pose,
+            ..
+        } => result::INVALID_POSE,
+        EntityError::Invalid { .. } | EntityError::Static(_) | EntityError::Command(_) => {
+            result::OPERATION_FAILED
+        }
+    };
+    let message = match e {
+        EntityError::Invalid { .. } => format!("state.{e}"),
+        _ => e.to_string(),
+    };
+    Reply::error(now, code, message)
 }
 
 /// GetEntities: the scoped names of the models (nested ones included) whose name matches
@@ -229,12 +203,13 @@ fn region(f: &EntityFilters) -> Result<Option<Region>, (u8, String)> {
 /// GetEntityState: a model's ground truth in the world frame, stamped with sim time (the
 /// acceleration is the engine's finite difference over the last step).
 pub(super) fn entity_state(sim: &Simulation, name: &str, now: u8) -> Reply {
-    let Some(k) = model(sim, name).and_then(|id| sim.physics().kinematics_of(id)) else {
-        return Reply::error(now, result::NOT_FOUND, format!("no model `{name}`"));
+    let k = match sim.entity_state(name) {
+        Ok(k) => k,
+        Err(e) => return refused(now, &e),
     };
     let mut r = Reply::ok(now);
     r.entity_state = EntityState {
-        stamp: sim.time(),
+        stamp: k.time,
         frame: "world".into(),
         pose: k.pose,
         linear_velocity: k.linear_velocity,
@@ -245,13 +220,9 @@ pub(super) fn entity_state(sim: &Simulation, name: &str, now: u8) -> Reply {
     r
 }
 
-/// SetEntityState: teleports a model and sets its velocity (world frame) through the truth
-/// path, at once. A pose that is none (a position not finite or past the simulated extent, a
-/// rotation not finite or of zero norm) is INVALID_POSE; a velocity or acceleration not
-/// finite or out of range, a frame other than the world, or a motion asked of a static model
-/// is OPERATION_FAILED. The acceleration is otherwise ignored (the package allows it): the
-/// engine's comes from the forces. Only the `parts` asked for are checked and set; the others
-/// stay as they are.
+/// SetEntityState: the parts asked for, in the world frame, through the engine's
+/// [`Simulation::set_entity_state`] (which checks them). A frame other than the world is
+/// OPERATION_FAILED; a pose that is none INVALID_POSE.
 pub(super) fn set_entity_state(
     sim: &mut Simulation,
     name: &str,
@@ -259,12 +230,12 @@ pub(super) fn set_entity_state(
     parts: StateParts,
     now: u8,
 ) -> Reply {
-    let fail = |code, m: String| Reply::error(now, code, m);
-    let Some(id) = model(sim, name) else {
-        return fail(result::NOT_FOUND, format!("no model `{name}`"));
-    };
+    if sim.model_named(name).is_none() {
+        return refused(now, &EntityError::NotFound(name.to_string()));
+    }
     if !(s.frame.is_empty() || s.frame == "world") {
-        return fail(
+        return Reply::error(
+            now,
             result::OPERATION_FAILED,
             format!(
                 "state.header.frame_id `{}`: simcore sets states in the world frame (empty or `world`)",
@@ -272,83 +243,17 @@ pub(super) fn set_entity_state(
             ),
         );
     }
-    let q = s.pose.orientation;
-    if parts.pose {
-        let p = s.pose.position;
-        for (field, v) in [("x", p.x), ("y", p.y), ("z", p.z)] {
-            if !(v.is_finite() && v.abs() <= MAX_COMMAND_POSITION) {
-                return fail(
-                    result::INVALID_POSE,
-                    format!(
-                        "state.pose.position.{field} = {v} is not within {MAX_COMMAND_POSITION} m of the origin"
-                    ),
-                );
-            }
-        }
-        let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
-        if !(norm.is_finite() && norm > 1e-9) {
-            return fail(
-                result::INVALID_POSE,
-                format!(
-                    "state.pose.orientation ({}, {}, {}, {}) is not a rotation",
-                    q.x, q.y, q.z, q.w
-                ),
-            );
-        }
+    let update = EntityUpdate {
+        pose: parts.pose.then_some(s.pose),
+        twist: parts
+            .twist
+            .then_some((s.linear_velocity, s.angular_velocity)),
+        acceleration: parts
+            .acceleration
+            .then_some((s.linear_acceleration, s.angular_acceleration)),
+    };
+    match sim.set_entity_state(name, &update) {
+        Ok(()) => Reply::ok(now),
+        Err(e) => refused(now, &e),
     }
-    // The motion parts asked for, each checked and, when non-zero, refused for a static model.
-    let mut motion = Vec::with_capacity(4);
-    if parts.twist {
-        motion.extend([
-            ("twist.linear", s.linear_velocity),
-            ("twist.angular", s.angular_velocity),
-        ]);
-    }
-    if parts.acceleration {
-        motion.extend([
-            ("acceleration.linear", s.linear_acceleration),
-            ("acceleration.angular", s.angular_acceleration),
-        ]);
-    }
-    for &(field, v) in &motion {
-        for (axis, x) in [("x", v.x), ("y", v.y), ("z", v.z)] {
-            if !(x.is_finite() && x.abs() <= MAX_COMMAND_MAGNITUDE) {
-                return fail(
-                    result::OPERATION_FAILED,
-                    format!(
-                        "state.{field}.{axis} = {x} is not a number within {MAX_COMMAND_MAGNITUDE}"
-                    ),
-                );
-            }
-        }
-    }
-    let moving = motion
-        .iter()
-        .any(|(_, v)| v.x != 0.0 || v.y != 0.0 || v.z != 0.0);
-    let is_static = sim.physics().is_static_model(id);
-    if is_static && moving {
-        return fail(
-            result::OPERATION_FAILED,
-            format!("`{name}` is static: it takes a pose, not a velocity or an acceleration"),
-        );
-    }
-    let mut pose = s.pose;
-    pose.orientation = q.normalized();
-    let mut commands = Vec::with_capacity(2);
-    if parts.pose {
-        commands.push(PhysicsCommand::SetPose(id, pose));
-    }
-    if parts.twist && !is_static {
-        commands.push(PhysicsCommand::SetVelocity(
-            id,
-            s.linear_velocity,
-            s.angular_velocity,
-        ));
-    }
-    for c in &commands {
-        if let Err(e) = sim.apply_physics(c) {
-            return fail(result::OPERATION_FAILED, e.to_string());
-        }
-    }
-    Reply::ok(now)
 }

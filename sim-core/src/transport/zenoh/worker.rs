@@ -101,10 +101,27 @@ pub(super) struct Channels {
     /// The model and link frames that moved in a step (`/tf`; sent only while someone
     /// listens there), at most [`TF_QUEUE`].
     pub frames: Receiver<ros::Moved>,
-    pub requests: Sender<Request>,
+    pub requests: Requests,
     /// Counts the messages the bus queues for the outputs' subscriptions (set back to 0
     /// when they are taken).
     pub queued: Arc<AtomicUsize>,
+}
+
+/// The queue of requests for the simulation thread: each one queued wakes the run when it
+/// waits paused.
+#[derive(Clone, Debug)]
+pub(super) struct Requests {
+    pub tx: Sender<Request>,
+    pub waker: crate::runner::RunWaker,
+}
+
+impl Requests {
+    /// Queues `r` (never waits) and wakes the run.
+    pub fn try_send(&self, r: Request) -> Result<(), crossbeam_channel::TrySendError<Request>> {
+        self.tx.try_send(r)?;
+        self.waker.wake();
+        Ok(())
+    }
 }
 
 /// What one topic did over the run.

@@ -1,0 +1,250 @@
+//! The engine's run control and entity requests, driven in-process as the Python binding and
+//! the batch runner drive them: a real world in rapier, no factory plugin, typed errors.
+
+mod common;
+
+use common::*;
+use sim_core::runner::{
+    ControlError, EntityError, EntityUpdate, Moment, ResetDone, ResetScope, RunLimit, RunState,
+    SpawnError, StatePart,
+};
+use sim_plugin_api::{EntityFactory, Pose, Vec3};
+use std::sync::atomic::AtomicBool;
+
+fn crate_request(name: &str, x: f64, renaming: bool) -> EntityFactory {
+    EntityFactory {
+        sdf: box_model("crate", 0.1, "").as_str().into(),
+        name: name.into(),
+        pose: Pose::from_xyz_rpy(x, 0.0, 0.1, 0.0, 0.0, 0.0),
+        allow_renaming: renaming,
+        ..Default::default()
+    }
+}
+
+fn static_post() -> &'static str {
+    r#"<model name="post"><static>true</static><pose>3 0 0.5 0 0 0</pose>
+      <link name="l"><collision name="c"><geometry><box><size>0.1 0.1 1</size></box></geometry></collision></link>
+    </model>"#
+}
+
+#[test]
+fn a_world_without_a_factory_spawns_sets_and_deletes_by_name() {
+    let dir = stage(&[]);
+    let mut sim = sim_from(
+        &world(&format!("{}{}", box_model("a", 1.0, ""), static_post())),
+        dir.path(),
+        0,
+        1,
+    );
+    assert_eq!(sim.models(), ["ground", "a", "post"]);
+
+    // Spawn: the engine creates the model, no plugin involved; a clash is typed.
+    assert_eq!(
+        sim.spawn_entity(&crate_request("c", 2.0, false)).unwrap(),
+        "c"
+    );
+    assert!(matches!(
+        sim.spawn_entity(&crate_request("c", 2.0, false)),
+        Err(SpawnError::NameTaken(n)) if n == "c"
+    ));
+    assert_eq!(
+        sim.spawn_entity(&crate_request("c", 2.0, true)).unwrap(),
+        "c_1"
+    );
+    let broken = EntityFactory {
+        sdf: "<sdf version='1.9'><model name='x'>".into(),
+        ..Default::default()
+    };
+    assert!(
+        matches!(sim.spawn_entity(&broken), Err(SpawnError::Sdf(m)) if m.contains("<inline>:1:"))
+    );
+
+    // State: read, set a pose and a twist, read back.
+    let s = sim.entity_state("a").unwrap();
+    assert!((s.pose.position.z - 1.0).abs() < 1e-9, "{s:?}");
+    let update = EntityUpdate {
+        pose: Some(Pose::from_xyz_rpy(1.0, 2.0, 3.0, 0.0, 0.0, 0.0)),
+        twist: Some((Vec3::new(0.5, 0.0, 0.0), Vec3::ZERO)),
+        acceleration: None,
+    };
+    sim.set_entity_state("a", &update).unwrap();
+    let s = sim.entity_state("a").unwrap();
+    assert!((s.pose.position - Vec3::new(1.0, 2.0, 3.0)).length() < 1e-6);
+    assert!((s.linear_velocity.x - 0.5).abs() < 1e-6, "{s:?}");
+
+    // Refusals are typed, and nothing is changed by them.
+    let far = EntityUpdate {
+        pose: Some(Pose::from_xyz_rpy(2e6, 0.0, 0.0, 0.0, 0.0, 0.0)),
+        ..Default::default()
+    };
+    assert!(matches!(
+        sim.set_entity_state("a", &far),
+        Err(EntityError::Invalid {
+            part: StatePart::Pose,
+            ..
+        })
+    ));
+    let mut zero = Pose::IDENTITY;
+    zero.orientation.w = 0.0;
+    assert!(matches!(
+        sim.set_entity_state(
+            "a",
+            &EntityUpdate {
+                pose: Some(zero),
+                ..Default::default()
+            }
+        ),
+        Err(EntityError::Invalid {
+            part: StatePart::Pose,
+            ..
+        })
+    ));
+    let inf = EntityUpdate {
+        pose: Some(Pose::IDENTITY),
+        twist: Some((Vec3::new(f64::INFINITY, 0.0, 0.0), Vec3::ZERO)),
+        ..Default::default()
+    };
+    assert!(matches!(
+        sim.set_entity_state("a", &inf),
+        Err(EntityError::Invalid {
+            part: StatePart::Twist,
+            ..
+        })
+    ));
+    let accel = EntityUpdate {
+        acceleration: Some((Vec3::ZERO, Vec3::new(0.0, f64::NAN, 0.0))),
+        ..Default::default()
+    };
+    assert!(matches!(
+        sim.set_entity_state("a", &accel),
+        Err(EntityError::Invalid {
+            part: StatePart::Acceleration,
+            ..
+        })
+    ));
+    let s = sim.entity_state("a").unwrap();
+    assert!(
+        (s.pose.position - Vec3::new(1.0, 2.0, 3.0)).length() < 1e-6,
+        "unchanged"
+    );
+    let moving = EntityUpdate {
+        twist: Some((Vec3::new(1.0, 0.0, 0.0), Vec3::ZERO)),
+        ..Default::default()
+    };
+    assert!(matches!(
+        sim.set_entity_state("post", &moving),
+        Err(EntityError::Static(n)) if n == "post"
+    ));
+    let placed = EntityUpdate {
+        pose: Some(Pose::from_xyz_rpy(4.0, 0.0, 0.5, 0.0, 0.0, 0.0)),
+        ..Default::default()
+    };
+    sim.set_entity_state("post", &placed).unwrap();
+    assert!(matches!(
+        sim.entity_state("nobody"),
+        Err(EntityError::NotFound(n)) if n == "nobody"
+    ));
+
+    // Delete, then not found.
+    sim.delete_entity("c").unwrap();
+    assert!(matches!(
+        sim.delete_entity("c"),
+        Err(EntityError::NotFound(_))
+    ));
+    assert_eq!(sim.models(), ["ground", "a", "post", "c_1"]);
+
+    // Resets: the spawned models alone, then everything.
+    for _ in 0..10 {
+        sim.step();
+    }
+    let at = sim.time();
+    match sim.reset_scope(ResetScope::Spawned).unwrap() {
+        ResetDone::Spawned(names) => assert_eq!(names, ["c_1"]),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(sim.time(), at, "time stays");
+    assert_eq!(sim.models(), ["ground", "a", "post"]);
+    assert_eq!(sim.reset_scope(ResetScope::All).unwrap(), ResetDone::All);
+    assert_eq!(sim.time().nanos, 0);
+    let s = sim.entity_state("a").unwrap();
+    assert!(
+        (s.pose.position - Vec3::new(0.0, 0.0, 1.0)).length() < 1e-9,
+        "as loaded"
+    );
+}
+
+/// A paused run takes exactly the steps granted to it by a front end serving in the run's
+/// waiting hook, refuses what the state forbids, and ends when the control quits.
+#[test]
+fn a_paused_run_steps_as_its_control_grants() {
+    let dir = stage(&[]);
+    let mut sim = sim_from(&world(&box_model("a", 1.0, "")), dir.path(), 0, 1);
+    sim.control_mut().pause().unwrap();
+    assert_eq!(sim.control().state(), RunState::Paused);
+    let stop = AtomicBool::new(false);
+    let mut log = Vec::new();
+    let mut waits = 0;
+    let summary = sim.run_with(RunLimit::Forever, 0.0, &stop, |sim, moment| {
+        match moment {
+            Moment::Stepped => {
+                log.push(sim.time().nanos);
+                // The second grant done: quit.
+                if sim.control().grant_finished() && sim.time().nanos == 8_000_000 {
+                    sim.control_mut().quit().unwrap();
+                }
+            }
+            Moment::Waiting => {
+                waits += 1;
+                let c = sim.control_mut();
+                match waits {
+                    1 => {
+                        assert!(matches!(
+                            c.pause(),
+                            Err(ControlError::AlreadyInState(RunState::Paused))
+                        ));
+                        assert!(!c.step(5).unwrap());
+                        assert!(matches!(c.step(1), Err(ControlError::Busy)));
+                    }
+                    2 => assert!(!c.step(3).unwrap()),
+                    _ => panic!("waited after quitting"),
+                }
+            }
+        }
+    });
+    assert_eq!(summary.steps, 8);
+    assert_eq!(log, (1..=8).map(|i| i * 1_000_000).collect::<Vec<i64>>());
+    assert!(summary.interrupted);
+    assert_eq!(sim.control().state(), RunState::Quitting);
+    assert!(matches!(
+        sim.control_mut().step(1),
+        Err(ControlError::Quitting)
+    ));
+}
+
+/// STOPPED resets the world and pauses it; a run stepped after it is no longer stopped.
+#[test]
+fn stopped_is_reset_and_paused() {
+    let dir = stage(&[]);
+    let mut sim = sim_from(&world(&box_model("a", 1.0, "")), dir.path(), 0, 1);
+    for _ in 0..20 {
+        sim.step();
+    }
+    sim.set_run_state(RunState::Stopped).unwrap();
+    assert_eq!(sim.time().nanos, 0);
+    assert_eq!(sim.control().state(), RunState::Stopped);
+    assert!(!sim.control().may_step());
+    assert!(matches!(
+        sim.set_run_state(RunState::Stopped),
+        Err(ControlError::AlreadyInState(RunState::Stopped))
+    ));
+    sim.control_mut().step(1).unwrap();
+    assert!(matches!(
+        sim.reset_scope(ResetScope::All),
+        Err(ControlError::Busy)
+    ));
+    sim.step();
+    sim.control_mut().took_step();
+    assert_eq!(sim.control().state(), RunState::Paused);
+    sim.set_run_state(RunState::Playing).unwrap();
+    assert!(sim.control().may_step());
+}
