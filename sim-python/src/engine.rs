@@ -29,9 +29,12 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Wraps a freshly built simulation, listening to every topic from its first step.
+    /// Wraps a freshly built simulation, listening to every topic from its first step. Its
+    /// run control says paused: it steps when asked, or while `play()` runs.
     pub fn new(mut sim: Simulation) -> Engine {
         let tap = sim.bus_mut().tap(TAP_CAPACITY);
+        // A new run plays; it cannot be quitting or busy, so this succeeds.
+        let _ = sim.control_mut().pause();
         Engine {
             sim,
             tap,
@@ -140,7 +143,7 @@ impl Shared {
     }
 
     /// Starts stepping on a thread of its own, paced to `rtf` (0: as fast as possible), until
-    /// [`Shared::pause`]. The engine is locked for one step at a time, so reads go on between
+    /// [`Shared::pause`] (or until the engine's run control stops playing). The engine is locked for one step at a time, so reads go on between
     /// steps.
     pub fn play(self: &Arc<Shared>, rtf: f64) -> Result<(), String> {
         let mut player = lock(&self.player);
@@ -159,8 +162,8 @@ impl Shared {
                 let mut pacer = Pacer::new(step, rtf);
                 while !flag.load(Ordering::Relaxed) {
                     match lock(&me.engine).as_mut() {
-                        Some(e) => e.step(1)?,
-                        None => return Ok(()),
+                        Some(e) if e.sim.control().may_step() => e.step(1)?,
+                        _ => return Ok(()),
                     }
                     pacer.after_step();
                 }

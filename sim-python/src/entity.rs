@@ -1,11 +1,12 @@
-//! Entity state, creation and removal on the engine's simulation.
+//! Models by name: their state, creating and deleting them, through the engine's entity API
+//! (`Simulation::entity_state`, `set_entity_state`, `spawn_entity`, `delete_entity`), its
+//! typed errors mapped onto the package's exceptions.
 
-use crate::errors::{SimError, entity_not_found};
+use crate::errors::{EntityError, entity_not_found};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use sim_core::physics::PhysicsCommand;
-use sim_core::runner::Simulation;
-use sim_plugin_api::{EntityFactory, EntityKind, KinematicState, Pose, Quat, Vec3};
+use sim_core::runner::{self, EntityState, EntityUpdate, Simulation};
+use sim_plugin_api::{EntityFactory, Pose, Quat, Vec3};
 
 /// What `set_state` changes (None: left as it is).
 pub struct Update {
@@ -23,31 +24,33 @@ fn v3(v: [f64; 3]) -> Vec3 {
     Vec3::new(v[0], v[1], v[2])
 }
 
-fn not_found(sim: &Simulation, name: &str) -> PyErr {
-    let models = models(sim);
-    entity_not_found(format!(
-        "no entity `{name}` (models: {})",
-        if models.is_empty() {
-            "none".to_string()
-        } else {
-            models.join(", ")
+/// The exception of an entity request the engine refused (by the error's variant).
+fn error(sim: &Simulation, e: runner::EntityError) -> PyErr {
+    match e {
+        runner::EntityError::NotFound(name) => {
+            let models = sim.models();
+            entity_not_found(format!(
+                "no model `{name}` (models: {})",
+                if models.is_empty() {
+                    "none".to_string()
+                } else {
+                    models.join(", ")
+                }
+            ))
         }
-    ))
+        // An invalid or out-of-range value, a velocity for a static model, a change the
+        // engine refused.
+        e => EntityError::new_err(e.to_string()),
+    }
 }
 
-/// The motion of a model or link.
-pub fn state(sim: &Simulation, name: &str) -> PyResult<KinematicState> {
-    let id = sim
-        .physics()
-        .entity_id(name)
-        .ok_or_else(|| not_found(sim, name))?;
-    sim.physics()
-        .kinematics_of(id)
-        .ok_or_else(|| not_found(sim, name))
+/// A model's state.
+pub fn state(sim: &Simulation, name: &str) -> PyResult<EntityState> {
+    sim.entity_state(name).map_err(|e| error(sim, e))
 }
 
 /// A state as the dict `get_state` returns.
-pub fn state_dict<'py>(py: Python<'py>, s: &KinematicState) -> PyResult<Bound<'py, PyDict>> {
+pub fn state_dict<'py>(py: Python<'py>, s: &EntityState) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let p = s.pose.position;
     let q = s.pose.orientation;
@@ -58,45 +61,36 @@ pub fn state_dict<'py>(py: Python<'py>, s: &KinematicState) -> PyResult<Bound<'p
     d.set_item("angular_velocity", t(s.angular_velocity))?;
     d.set_item("linear_acceleration", t(s.linear_acceleration))?;
     d.set_item("angular_acceleration", t(s.angular_acceleration))?;
+    d.set_item("time", s.time.as_secs_f64())?;
     Ok(d)
 }
 
-/// Applies `u` to the model or link `name`.
+/// Applies `u` to the model `name`: a position or orientation alone keeps the other part of
+/// the pose, a velocity alone the other velocity.
 pub fn set_state(sim: &mut Simulation, name: &str, u: &Update) -> PyResult<()> {
     let now = state(sim, name)?;
-    let id = sim
-        .physics()
-        .entity_id(name)
-        .ok_or_else(|| not_found(sim, name))?;
-    let fail = |e: sim_core::physics::CommandError| SimError::new_err(format!("`{name}`: {e}"));
+    let mut update = EntityUpdate::default();
     if u.position.is_some() || u.orientation.is_some() {
         let mut pose = now.pose;
         if let Some(p) = u.position {
             pose.position = v3(p);
         }
         if let Some(q) = u.orientation {
-            let q = Quat::new(q[0], q[1], q[2], q[3]);
-            let n = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
-            if !(n.is_finite() && n > 1e-9) {
-                return Err(pyo3::exceptions::PyValueError::new_err(
-                    "orientation is a quaternion (x, y, z, w) of non-zero length",
-                ));
-            }
-            pose.orientation = q.normalized();
+            pose.orientation = Quat::new(q[0], q[1], q[2], q[3]);
         }
-        sim.apply_physics(&PhysicsCommand::SetPose(id, pose))
-            .map_err(fail)?;
+        update.pose = Some(pose);
     }
     if u.linear_velocity.is_some() || u.angular_velocity.is_some() {
-        let lin = u.linear_velocity.map_or(now.linear_velocity, v3);
-        let ang = u.angular_velocity.map_or(now.angular_velocity, v3);
-        sim.apply_physics(&PhysicsCommand::SetVelocity(id, lin, ang))
-            .map_err(fail)?;
+        update.twist = Some((
+            u.linear_velocity.map_or(now.linear_velocity, v3),
+            u.angular_velocity.map_or(now.angular_velocity, v3),
+        ));
     }
-    Ok(())
+    sim.set_entity_state(name, &update)
+        .map_err(|e| error(sim, e))
 }
 
-/// Creates a model; returns its name, or the diagnostic.
+/// Creates a model from SDF text or a model file; returns its name, or the diagnostic.
 pub fn spawn(
     sim: &mut Simulation,
     sdf: &str,
@@ -104,7 +98,7 @@ pub fn spawn(
     position: Option<[f64; 3]>,
     orientation: Option<[f64; 4]>,
     allow_renaming: bool,
-) -> Result<String, String> {
+) -> PyResult<String> {
     let text = sdf.trim_start().starts_with('<');
     let mut pose = Pose::IDENTITY;
     if let Some(p) = position {
@@ -121,27 +115,11 @@ pub fn spawn(
         relative_to: "".into(),
         allow_renaming,
     };
-    let id = sim.spawn(&request).map_err(|e| e.to_string())?;
-    Ok(sim
-        .physics()
-        .scoped_name(id)
-        .unwrap_or_default()
-        .to_string())
+    sim.spawn_entity(&request)
+        .map_err(|e| crate::errors::SpawnError::new_err(e.to_string()))
 }
 
-/// Removes a model.
+/// Deletes a model (with its nested models, sensors and plugins).
 pub fn delete(sim: &mut Simulation, name: &str) -> PyResult<()> {
-    let _ = sim;
-    Err(SimError::new_err(format!(
-        "cannot delete `{name}`: not available in this engine version"
-    )))
-}
-
-/// The top-level models.
-pub fn models(sim: &Simulation) -> Vec<String> {
-    sim.physics()
-        .frames()
-        .filter(|f| f.kind == EntityKind::MODEL && !f.scoped_name.contains("::"))
-        .map(|f| f.scoped_name.to_string())
-        .collect()
+    sim.delete_entity(name).map_err(|e| error(sim, e))
 }

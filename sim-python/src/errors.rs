@@ -44,12 +44,19 @@ pyo3::create_exception!(
 );
 pyo3::create_exception!(
     simcore,
+    EntityError,
+    SimError,
+    "An entity request the engine refused: an invalid or out-of-range value, a velocity for a \
+     static model, a change the physics refused."
+);
+pyo3::create_exception!(
+    simcore,
     ServiceError,
     SimError,
     "A service call that failed: unknown service, disabled or failing plugin, timeout."
 );
 
-/// Exceptions with two bases (`type(name, (SimError, KeyError), {})`), made once.
+/// Exceptions with two bases (`type(name, (EntityError, KeyError), {})`), made once.
 static ENTITY_NOT_FOUND: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static MESSAGE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
@@ -57,11 +64,11 @@ fn two_bases<'py>(
     py: Python<'py>,
     cell: &'static PyOnceLock<Py<PyType>>,
     name: &str,
-    other: Bound<'py, PyType>,
+    bases: [Bound<'py, PyType>; 2],
     doc: &str,
 ) -> PyResult<&'static Py<PyType>> {
     cell.get_or_try_init(py, || {
-        let bases = PyTuple::new(py, [py.get_type::<SimError>(), other])?;
+        let bases = PyTuple::new(py, bases)?;
         let dict = PyDict::new(py);
         dict.set_item("__doc__", doc)?;
         dict.set_item("__module__", "simcore")?;
@@ -73,13 +80,13 @@ fn two_bases<'py>(
     })
 }
 
-/// `EntityNotFound`: a `SimError` and a `KeyError`.
+/// `EntityNotFound`: an `EntityError` and a `KeyError`.
 pub fn entity_not_found_type(py: Python<'_>) -> PyResult<&'static Py<PyType>> {
     two_bases(
         py,
         &ENTITY_NOT_FOUND,
         "EntityNotFound",
-        py.get_type::<PyKeyError>(),
+        [py.get_type::<EntityError>(), py.get_type::<PyKeyError>()],
         "No model, link or entity of that name (also a KeyError).",
     )
 }
@@ -90,7 +97,7 @@ pub fn message_error_type(py: Python<'_>) -> PyResult<&'static Py<PyType>> {
         py,
         &MESSAGE_ERROR,
         "MessageError",
-        py.get_type::<PyValueError>(),
+        [py.get_type::<SimError>(), py.get_type::<PyValueError>()],
         "A message (dict) that is not one simcore can publish (also a ValueError).",
     )
 }
@@ -123,6 +130,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ControlError", py.get_type::<ControlError>())?;
     m.add("SpawnError", py.get_type::<SpawnError>())?;
     m.add("ServiceError", py.get_type::<ServiceError>())?;
+    m.add("EntityError", py.get_type::<EntityError>())?;
     m.add("EntityNotFound", entity_not_found_type(py)?.bind(py))?;
     m.add("MessageError", message_error_type(py)?.bind(py))?;
     Ok(())

@@ -2,15 +2,15 @@
 
 use crate::engine::{Engine, Shared, lock, lock_attached};
 use crate::errors::{
-    ControlError, OverrideError, PluginError, ServiceError, SimError, SpawnError, WorldError,
-    message_error, no_panic,
+    ControlError, OverrideError, PluginError, ServiceError, SimError, WorldError, message_error,
+    no_panic,
 };
 use crate::message::{Message, message};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use sim_core::plugins::{Registry, SearchPath};
-use sim_core::runner::{LoadError, PluginPolicy, SimOptions, Simulation as Engine0};
+use sim_core::runner::{LoadError, PluginPolicy, ResetScope, SimOptions, Simulation as Engine0};
 use sim_core::sdf::LoadOptions;
 use sim_core::sdf::overrides::{self, OverriddenLoadError, Override};
 use sim_core::transport::Subscription as BusSubscription;
@@ -105,10 +105,14 @@ pub fn read_world(source: &Source, over: &[Override]) -> PyResult<sim_core::worl
 
 /// The error of a load that failed after the world was read.
 fn load_error(source: &Source, e: LoadError) -> PyErr {
+    load_error_at(&source.label(), e)
+}
+
+/// [`load_error`] for the world named `label`.
+fn load_error_at(label: &str, e: LoadError) -> PyErr {
     match e {
         LoadError::Plugins(problems) => PluginError::new_err(format!(
-            "{}: {} plugin problem(s):\n{}",
-            source.label(),
+            "{label}: {} plugin problem(s):\n{}",
             problems.len(),
             problems
                 .iter()
@@ -120,7 +124,19 @@ fn load_error(source: &Source, e: LoadError) -> PyErr {
             "error: the world cannot be built: {}\n  --> {}\n",
             b.message, b.span
         )),
-        e => SimError::new_err(format!("{}: {e}", source.label())),
+        e => SimError::new_err(format!("{label}: {e}")),
+    }
+}
+
+/// The exception of a run-control request the engine refused (by the error's variant).
+fn control_error(source: &str, e: sim_core::runner::ControlError) -> PyErr {
+    use sim_core::runner::ControlError as E;
+    match e {
+        E::Reset(load) => load_error_at(source, load),
+        E::AlreadyInState(state) => {
+            ControlError::new_err(format!("the simulation is {state} already"))
+        }
+        e @ (E::Busy | E::NotPaused | E::Quitting) => ControlError::new_err(e.to_string()),
     }
 }
 
@@ -277,14 +293,29 @@ impl PySimulation {
                 "rtf must be >= 0, got {rtf}"
             )));
         }
-        self.with(|_| Ok(()))?;
+        self.with(|e| match e.sim.control_mut().play() {
+            Ok(()) | Err(sim_core::runner::ControlError::AlreadyInState(_)) => Ok(()),
+            Err(err) => Err(control_error(&self.label, err)),
+        })?;
         self.shared.play(rtf).map_err(ControlError::new_err)
     }
 
     /// Stops `play()`'s stepping (after the step under way).
     fn pause(&self, py: Python<'_>) -> PyResult<()> {
         let shared = self.shared.clone();
-        py.detach(move || shared.pause()).map_err(SimError::new_err)
+        py.detach(move || shared.pause())
+            .map_err(SimError::new_err)?;
+        self.with(|e| match e.sim.control_mut().pause() {
+            Ok(()) | Err(sim_core::runner::ControlError::AlreadyInState(_)) => Ok(()),
+            Err(err) => Err(control_error(&self.label, err)),
+        })
+    }
+
+    /// The engine's run state: "paused" (stepped when asked), "playing" (`play()`),
+    /// "stopped" or "quitting".
+    #[getter(state)]
+    fn run_state(&self) -> PyResult<&'static str> {
+        self.with(|e| Ok(e.sim.control().state().name()))
     }
 
     /// Whether the simulation is not being stepped in the background.
@@ -299,26 +330,38 @@ impl PySimulation {
     fn reset(&self, py: Python<'_>, spawned_only: bool, seed: Option<u64>) -> PyResult<()> {
         self.not_playing("reset()")?;
         let shared = self.shared.clone();
-        let label = self.label.clone();
-        let r = py.detach(move || -> Result<(), String> {
-            let mut guard = lock(&shared.engine);
-            let Some(e) = guard.as_mut() else {
-                return Err("the simulation is closed".into());
-            };
-            if spawned_only {
-                e.sim.remove_spawned();
-                return Ok(());
-            }
-            let r = match seed {
-                Some(s) => e.sim.reset_with_seed(s),
-                None => e.sim.reset(),
-            };
-            r.map_err(|err| format!("{label}: {err}"))?;
-            e.forget();
-            e.broken = None;
-            Ok(())
-        });
-        r.map_err(SimError::new_err)
+        let r = py.detach(
+            move || -> Result<(), Option<sim_core::runner::ControlError>> {
+                let mut guard = lock(&shared.engine);
+                let Some(e) = guard.as_mut() else {
+                    return Err(None);
+                };
+                let scope = if spawned_only {
+                    ResetScope::Spawned
+                } else {
+                    ResetScope::All
+                };
+                match (seed, scope) {
+                    (Some(s), ResetScope::All) => e
+                        .sim
+                        .reset_with_seed(s)
+                        .map_err(|l| Some(sim_core::runner::ControlError::Reset(l)))?,
+                    _ => {
+                        e.sim.reset_scope(scope).map_err(Some)?;
+                    }
+                }
+                if scope == ResetScope::All {
+                    e.forget();
+                    e.broken = None;
+                }
+                Ok(())
+            },
+        );
+        match r {
+            Ok(()) => Ok(()),
+            Err(Some(err)) => Err(control_error(&self.label, err)),
+            Err(None) => Err(ControlError::new_err("the simulation is closed")),
+        }
     }
 
     /// Stops playing and frees the engine; later calls raise `ControlError`.
@@ -541,7 +584,6 @@ impl PySimulation {
                 orientation,
                 allow_renaming,
             )
-            .map_err(SpawnError::new_err)
         })
     }
 
@@ -551,9 +593,9 @@ impl PySimulation {
         self.with(|e| crate::entity::delete(&mut e.sim, model))
     }
 
-    /// The names of the world's models (top level).
+    /// The scoped names of the world's models (nested ones as `outer::inner`).
     fn models(&self) -> PyResult<Vec<String>> {
-        self.with(|e| Ok(crate::entity::models(&e.sim)))
+        self.with(|e| Ok(e.sim.models()))
     }
 }
 

@@ -13,6 +13,7 @@ them. ``simcore.gym`` (needs gymnasium) has the gymnasium environments.
 
 from ._simcore import (
     ControlError,
+    EntityError,
     EntityNotFound,
     Message,
     MessageError,
@@ -31,6 +32,7 @@ from ._simcore import (
 
 __all__ = [
     "ControlError",
+    "EntityError",
     "EntityNotFound",
     "Message",
     "MessageError",

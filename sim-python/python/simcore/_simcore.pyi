@@ -29,7 +29,8 @@ class PluginError(SimError):
 
 class ControlError(SimError):
     """A request the run's state does not allow: stepping, resetting or changing entities
-    while ``play()`` steps in the background, or any call on a closed simulation."""
+    while ``play()`` steps in the background, any call on a closed simulation, or one the
+    engine's run control refuses (quitting, busy with granted steps)."""
 
 class SpawnError(SimError):
     """A model that cannot be created: the full diagnostic (SDF errors with file, line and
@@ -39,8 +40,13 @@ class ServiceError(SimError):
     """A service call that failed: no such service (the message lists those offered), a
     disabled plugin, the plugin's error, or no reply within the timeout."""
 
-class EntityNotFound(SimError, KeyError):
-    """No model or link of that name (the message lists the models)."""
+class EntityError(SimError):
+    """An entity request the engine refused: a value that is not finite or out of range (the
+    message names the part: pose, twist), a velocity for a static model, a change the physics
+    refused."""
+
+class EntityNotFound(EntityError, KeyError):
+    """No model of that name (the message lists the models)."""
 
 class MessageError(SimError, ValueError):
     """A dict that is not a message simcore can publish (the message names the field)."""
@@ -179,6 +185,9 @@ class Simulation:
     @property
     def paused(self) -> bool:
         """Whether no background thread steps the simulation."""
+    @property
+    def state(self) -> Literal["paused", "playing", "stopped", "quitting"]:
+        """The engine's run state: "paused" (stepped when asked), "playing" (``play()``)."""
     def reset(self, *, spawned_only: bool = False, seed: int | None = None) -> None:
         """Starts again from the world as loaded, as if loaded anew: sim time 0, every pose
         and velocity as loaded, spawned models gone, every sensor and plugin created again
@@ -219,10 +228,11 @@ class Simulation:
     def warnings(self) -> list[str]:
         """What loading noted: what no library serves (skipped), plugin notices, refused
         libraries."""
-    def get_state(self, model: str) -> dict[str, tuple[float, ...]]:
-        """A model's (or link's, ``model::link``) state: ``pose`` (x, y, z), ``orientation``
-        (x, y, z, w), ``linear_velocity``, ``angular_velocity``, ``linear_acceleration``,
-        ``angular_acceleration`` (world frame).
+    def get_state(self, model: str) -> dict[str, Any]:
+        """A model's state (its scoped name, ``outer::inner`` for a nested one): ``pose``
+        (x, y, z), ``orientation`` (x, y, z, w), ``linear_velocity``, ``angular_velocity``,
+        ``linear_acceleration``, ``angular_acceleration`` (world frame, tuples) and ``time``
+        (the sim time it was read at).
 
         Raises EntityNotFound."""
     def set_state(
@@ -234,7 +244,11 @@ class Simulation:
         linear_velocity: _Vec3 | None = None,
         angular_velocity: _Vec3 | None = None,
     ) -> None:
-        """Teleports a model and sets its velocities (those given; the rest stay)."""
+        """Teleports a model and sets its velocities (those given; the rest stay). Every part is
+        checked before anything is set.
+
+        Raises EntityNotFound, or EntityError for a value out of range or a velocity given to
+        a static model."""
     def spawn(
         self,
         sdf: str,
@@ -254,7 +268,7 @@ class Simulation:
 
         Raises EntityNotFound."""
     def models(self) -> list[str]:
-        """The top-level models."""
+        """The scoped names of every model, nested ones included."""
 
 def step_all(sims: Sequence[Simulation], steps: int = 1, threads: int = 1) -> None:
     """Steps every simulation ``steps`` times on up to ``threads`` threads (the GIL released).
