@@ -149,6 +149,13 @@ pub struct PySimulation {
     seed: u64,
 }
 
+impl Drop for PySimulation {
+    /// A simulation dropped while playing stops its thread (which holds the engine too).
+    fn drop(&mut self) {
+        let _ = self.shared.pause();
+    }
+}
+
 impl PySimulation {
     /// Runs `f` on the engine (GIL held), unless closed.
     fn with<T>(&self, f: impl FnOnce(&mut Engine) -> PyResult<T>) -> PyResult<T> {
