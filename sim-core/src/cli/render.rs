@@ -210,8 +210,7 @@ pub fn render(args: RenderArgs) -> Result<Outcome, Failure> {
     let bytes = picture
         .to_png()
         .map_err(|e| Failure::Error(format!("cannot encode the picture: {e}")))?;
-    std::fs::write(&args.output, &bytes)
-        .map_err(|e| Failure::Error(format!("cannot write {}: {e}", args.output.display())))?;
+    sim_core::files::write(&args.output, &bytes).map_err(|e| Failure::Error(e.to_string()))?;
     let p = view.pose.position;
     eprintln!(
         "wrote {} ({width}x{height}, t = {:.3} s, from {:.2},{:.2},{:.2}{}{})",
