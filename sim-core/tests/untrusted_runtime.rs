@@ -839,3 +839,96 @@ fn the_entity_table_keeps_its_size_over_5000_create_remove_pairs() {
     assert_ne!(now, first[0]);
     assert!(sim.failures().is_empty(), "{:?}", sim.failures());
 }
+
+/// Writes `world.sdf` into `dir`: one box at a real-time factor given as `rtf` (the text).
+fn paced_world(dir: &Path, rtf: &str) -> PathBuf {
+    let path = dir.join("world.sdf");
+    std::fs::write(
+        &path,
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n\
+             <physics type=\"ode\"><max_step_size>0.001</max_step_size>\
+             <real_time_factor>{rtf}</real_time_factor></physics>\n\
+             <model name=\"m\"><link name=\"l\"><inertial><mass>1</mass></inertial></link></model>\n\
+             </world></sdf>\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// A paced wait of 10^6 s a step (`<real_time_factor>1e-9`) or more (`--rtf 1e-300`, which
+/// panicked computing the wait) ends on SIGINT or SIGTERM, with the summary; and durations
+/// given on the command line out of range are refused with the flag and the value, never a
+/// panic.
+#[test]
+fn every_wait_ends_on_a_signal_and_no_duration_from_input_panics() {
+    let t = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[&str], &str); 4] = [
+        ("1e-9", &[], "INT"),
+        ("1e-300", &[], "TERM"),
+        ("1", &["--rtf", "1e-300"], "INT"),
+        ("1", &["--rtf", "5e-324"], "TERM"),
+    ];
+    for (rtf, extra, signal) in cases {
+        let world = paced_world(t.path(), rtf);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .args([
+                "run",
+                world.to_str().unwrap(),
+                "--no-transport",
+                "--steps",
+                "5",
+            ])
+            .args(extra)
+            .env_remove("SIMCORE_PLUGIN_PATH")
+            .env("SIMCORE_LOG", "error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Past loading, in the first paced wait.
+        std::thread::sleep(Duration::from_millis(1500));
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{rtf} {extra:?}: SIGINT/SIGTERM did not end the wait");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{rtf} {extra:?}: {err}");
+        assert!(
+            err.contains("(interrupted)") && err.contains("real-time factor of"),
+            "{rtf} {extra:?}: {err}"
+        );
+    }
+    let world = paced_world(t.path(), "0");
+    let w = world.to_str().unwrap();
+    for flag in ["--call-timeout", "--plugin-budget"] {
+        for (value, shown) in [
+            ("1e300", "1e300"),
+            ("1e10", "1e10"),
+            ("0", "0"),
+            ("NaN", "NaN"),
+            ("inf", "inf"),
+        ] {
+            let out = simcore(&["run", w, "--steps", "1", flag, value]);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{flag} {value}: {err}");
+            assert!(
+                err.contains(flag) && err.contains(&format!("got {shown}")),
+                "{flag} {value}: {err}"
+            );
+        }
+        let out = simcore(&["run", w, "--steps", "1", flag, "1e9"]);
+        assert!(out.status.success(), "{flag} 1e9: {}", stderr(&out));
+    }
+}

@@ -31,7 +31,7 @@ mod spawn;
 pub use crate::plugins::PluginProblem;
 pub use crate::systems::ServiceError;
 pub use guard::Guards;
-pub use pacing::{Pacer, RunLimit};
+pub use pacing::{MAX_STEP_WAIT, Pacer, RunLimit, step_period};
 pub use plan::{Plan, Planned, PluginPolicy};
 pub use services::DEFAULT_SERVICE_TIMEOUT;
 pub use spawn::{MAX_SPAWN_BYTES, SpawnError};
@@ -470,7 +470,7 @@ impl Simulation {
             self.step();
             done += 1;
             on_step(self);
-            pacer.after_step();
+            pacer.after_step(stop);
         }
         let wall = start.elapsed();
         let sim = SimTime::from_nanos(step.nanos.saturating_mul(done as i64));
