@@ -932,3 +932,75 @@ fn every_wait_ends_on_a_signal_and_no_duration_from_input_panics() {
         assert!(out.status.success(), "{flag} 1e9: {}", stderr(&out));
     }
 }
+
+/// Runs `script` with bash, `$S` being the real `simcore` and `$P` the plugin directory, in
+/// the workspace; returns what it printed.
+fn bash(script: &str, plugins: &Path) -> String {
+    let out = Command::new("bash")
+        .args(["-c", script])
+        .env("S", env!("CARGO_BIN_EXE_simcore"))
+        .env("P", plugins)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(common::workspace())
+        .output()
+        .unwrap();
+    format!("{}{}", stdout(&out), stderr(&out))
+}
+
+/// No write to a closed or full stdout or stderr panics (the notice that stdout was closed,
+/// written to a closed stderr, did); a full stdout is an error that says so (exit 1, the
+/// summary kept), where a reader that left is not.
+#[test]
+fn a_closed_or_full_stdout_or_stderr_never_panics() {
+    let plugins = stage(&["simcore_plugin_imu"]);
+    let imu = "/world/imu_drop/model/box/link/body/sensor/imu/imu";
+    let run = format!(
+        "\"$S\" run worlds/imu_drop.sdf --no-transport --rtf 0 --duration 2 \
+         --plugin-path \"$P\" --echo {imu}"
+    );
+    let cases = [
+        // Both closed after one line.
+        (format!("{run} 2>&1 | head -1 >/dev/null"), "0"),
+        (format!("{run} 2>&1 | head -c 10 >/dev/null"), "0"),
+        // stderr closed, or full.
+        (format!("{run} >/dev/null 2>&-"), "0"),
+        (format!("{run} >/dev/null 2>/dev/full"), "0"),
+        (format!("{run} 2>/dev/full | head -1 >/dev/null"), "0"),
+        // A full stdout, with stderr closed too.
+        (format!("{run} >/dev/full 2>&-"), "1"),
+        // The other commands.
+        (
+            "\"$S\" run worlds/imu_drop.sdf --no-transport --list >/dev/full 2>&-".into(),
+            "0",
+        ),
+        (
+            "\"$S\" check worlds/imu_drop.sdf >/dev/full 2>&-".into(),
+            "0",
+        ),
+        ("\"$S\" check no-such.sdf 2>/dev/full".into(), "2"),
+        (
+            "\"$S\" plugins --plugin-path \"$P\" 2>&1 | head -1 >/dev/null".into(),
+            "0",
+        ),
+    ];
+    for (script, status) in cases {
+        let said = bash(
+            &format!("{script}; echo \"status=${{PIPESTATUS[0]}}\""),
+            plugins.path(),
+        );
+        assert!(
+            said.contains(&format!("status={status}")),
+            "{script}: {said}"
+        );
+        assert!(!said.contains("panicked"), "{script}: {said}");
+    }
+    // A full stdout: the run says so and exits 1, its summary printed.
+    let said = bash(&format!("{run} >/dev/full"), plugins.path());
+    assert!(
+        said.contains("writing stdout failed: No space left on device")
+            && said.contains("steps, sim time"),
+        "{said}"
+    );
+    assert!(!said.contains("stdout was closed"), "{said}");
+}

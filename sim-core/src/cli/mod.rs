@@ -1,5 +1,43 @@
 //! The `simcore` command line (thin over the library): its arguments, and one module per
 //! command.
+//!
+//! Nothing the command line prints may panic: a closed or full stdout or stderr (`2>&1 |
+//! head -1`, `> /dev/full`) is no reason to end with a panic. So it prints with [`note!`] and
+//! [`say!`], which ignore a failed write, never with `println!` or `eprintln!`; the lines
+//! `run` writes on stdout go through [`output`], which tells a closed reader from a failed
+//! write.
+
+/// Writes a line (as `eprintln!`) on stderr, ignoring a failure to write it.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Writes text (as `eprint!`) on stderr, ignoring a failure to write it.
+macro_rules! note_text {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Writes a line (as `println!`) on stdout, ignoring a failure to write it.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// Writes text (as `print!`) on stdout, ignoring a failure to write it.
+macro_rules! say_text {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
 
 pub mod check;
 pub mod new_plugin;
@@ -283,8 +321,8 @@ impl Failure {
     /// Prints what is left to say on stderr.
     pub fn print(&self) {
         match self {
-            Failure::Error(m) => eprintln!("error: {m}"),
-            Failure::Report(r) => eprint!("{r}"),
+            Failure::Error(m) => note!("error: {m}"),
+            Failure::Report(r) => note_text!("{r}"),
             Failure::Reported => {}
         }
     }
@@ -297,4 +335,7 @@ pub enum Outcome {
     Success,
     /// It ran, but a plugin was disabled on the way.
     PluginDisabled,
+    /// It ran, but what it had to write on stdout could not be written (a full disk; a
+    /// reader that closed stdout is not a failure).
+    OutputFailed,
 }

@@ -148,7 +148,7 @@ pub fn render(args: RenderArgs) -> Result<Outcome, Failure> {
                 e => Failure::Error(format!("{}: {e}", s.world.display())),
             })?;
     for p in sim.skipped() {
-        eprintln!("warning: {p}; the world runs without it");
+        note!("warning: {p}; the world runs without it");
     }
     let tap = args.rays.then(|| LidarTap::new(&mut sim));
     let stop = Arc::new(AtomicBool::new(false));
@@ -212,7 +212,7 @@ pub fn render(args: RenderArgs) -> Result<Outcome, Failure> {
         .map_err(|e| Failure::Error(format!("cannot encode the picture: {e}")))?;
     sim_core::files::write(&args.output, &bytes).map_err(|e| Failure::Error(e.to_string()))?;
     let p = view.pose.position;
-    eprintln!(
+    note!(
         "wrote {} ({width}x{height}, t = {:.3} s, from {:.2},{:.2},{:.2}{}{})",
         args.output.display(),
         sim.time().as_secs_f64(),

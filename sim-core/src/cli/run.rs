@@ -47,10 +47,10 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         tracing::info!("{w}");
     }
     for n in sim.notices() {
-        eprintln!("warning: {n}");
+        note!("warning: {n}");
     }
     for p in sim.skipped() {
-        eprintln!("warning: {p}; the world runs without it");
+        note!("warning: {p}; the world runs without it");
     }
     if args.list {
         list(&sim);
@@ -88,13 +88,13 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         monitor.after_step(sim);
         super::transport::after_step(&mut transport, sim);
     });
-    let (recorded, out) = monitor.finish();
+    let (recorded, mut out) = monitor.finish();
     print_summary(&summary, &s.world);
     if let Some(path) = &args.summary_json {
         super::report::write_summary_json(path, &summary, &s.world)?;
     }
     if let Some(r) = recorded {
-        eprintln!("  {r}");
+        note!("  {r}");
     }
     super::transport::finish(transport);
     print_skipped(sim.skipped());
@@ -102,13 +102,18 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     // signal ends the wait.
     let stdout_closed = out.closed();
     let dropped = out.finish(&stop);
-    if stdout_closed {
-        eprintln!("  stdout was closed: the run ended there");
+    let write_error = out.error();
+    if let Some(e) = &write_error {
+        note!("error: writing stdout failed: {e}; the run ended there");
+    } else if stdout_closed {
+        note!("  stdout was closed: the run ended there");
     }
     if dropped > 0 {
-        eprintln!("  {dropped} line(s) for stdout dropped (the reader was too slow or gone)");
+        note!("  {dropped} line(s) for stdout dropped (the reader was too slow or gone)");
     }
-    Ok(if summary.failures.is_empty() {
+    Ok(if write_error.is_some() {
+        Outcome::OutputFailed
+    } else if summary.failures.is_empty() {
         Outcome::Success
     } else {
         Outcome::PluginDisabled
@@ -140,7 +145,7 @@ fn start_recording(
     let options = RecordOptions::for_run(sim, &s.world, seed, path, args.foxglove, topics);
     let r = Recorder::start(sim, options).map_err(|e| Failure::Error(e.to_string()))?;
     if let (Some(addr), Some(port)) = (args.foxglove, r.live_port()) {
-        eprintln!("serving Foxglove on ws://{}:{port}", addr.ip());
+        note!("serving Foxglove on ws://{}:{port}", addr.ip());
     }
     Ok(Some(r))
 }
@@ -356,7 +361,7 @@ fn subscribe_echo(sim: &mut Simulation, echo: &[String]) -> Result<Vec<Subscript
         let topic = sim_core::transport::validate_topic(t)
             .map_err(|e| Failure::Error(format!("--echo: {e}")))?;
         if !known.contains(&topic) {
-            eprintln!(
+            note!(
                 "warning: nothing in this world publishes on `{topic}` yet; its topics are:\n  {}",
                 known.join("\n  ")
             );
