@@ -409,3 +409,150 @@ fn an_objs_material_files_are_never_read() {
     check(&d.mesh_world("tet.obj"), &options()).unwrap();
     assert!(start.elapsed() < Duration::from_secs(30));
 }
+
+/// A COLLADA tetrahedron, its parts replaced where given: the `<float_array count>`, the
+/// accessor's attributes, the primitive (`triangles count="4"`), the input's `offset`
+/// attribute, what comes between the input and `<p>`, and the indices.
+struct Dae<'a> {
+    array_count: &'a str,
+    accessor: &'a str,
+    primitive: &'a str,
+    offset: &'a str,
+    between: &'a str,
+    p: &'a str,
+}
+
+const TETRAHEDRON: Dae = Dae {
+    array_count: "12",
+    accessor: "count=\"4\" stride=\"3\"",
+    primitive: "triangles count=\"4\"",
+    offset: "offset=\"0\"",
+    between: "",
+    p: "0 2 1 0 1 3 0 3 2 1 2 3",
+};
+
+impl Dae<'_> {
+    fn text(&self) -> String {
+        let tag = self.primitive.split_whitespace().next().unwrap();
+        format!(
+            "<?xml version=\"1.0\"?>\n\
+             <COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n\
+             <library_geometries><geometry id=\"g\" name=\"g\"><mesh>\n\
+             <source id=\"g-pos\"><float_array id=\"g-arr\" count=\"{}\">0 0 0 1 0 0 0 1 0 0 0 1</float_array>\n\
+             <technique_common><accessor source=\"#g-arr\" {}><param name=\"X\" type=\"float\"/>\
+             <param name=\"Y\" type=\"float\"/><param name=\"Z\" type=\"float\"/></accessor></technique_common></source>\n\
+             <vertices id=\"g-v\"><input semantic=\"POSITION\" source=\"#g-pos\"/></vertices>\n\
+             <{}><input semantic=\"VERTEX\" source=\"#g-v\" {}/>{}<p>{}</p></{tag}>\n\
+             </mesh></geometry></library_geometries>\n</COLLADA>\n",
+            self.array_count, self.accessor, self.primitive, self.offset, self.between, self.p
+        )
+    }
+}
+
+/// COLLADA counts and indices are checked against what the file holds before the loader
+/// believes them: a 1 KB file claiming 4e9 floats aborted allocating 16 GB, an accessor count
+/// of 4e9 and an index past the points panicked. Each is refused naming the file and the
+/// element; a panic of the loader all the same would be a refusal too.
+#[test]
+fn collada_counts_and_indices_are_bounded_by_the_file() {
+    let d = Dir::new();
+    d.write("good.dae", TETRAHEDRON.text());
+    check(&d.mesh_world("good.dae"), &options()).unwrap();
+    let cases = [
+        (
+            Dae {
+                array_count: "4000000000",
+                ..TETRAHEDRON
+            },
+            "<float_array> (line 4) says count=\"4000000000\" but holds 12 values",
+        ),
+        (
+            Dae {
+                accessor: "count=\"4000000000\" stride=\"3\"",
+                ..TETRAHEDRON
+            },
+            "describes 4000000000 elements",
+        ),
+        (
+            Dae {
+                accessor: "count=\"4\" stride=\"4000000000\"",
+                ..TETRAHEDRON
+            },
+            "of stride 4000000000",
+        ),
+        (
+            Dae {
+                accessor: "count=\"4\" stride=\"0\"",
+                ..TETRAHEDRON
+            },
+            "a stride of 0",
+        ),
+        (
+            Dae {
+                accessor: "count=\"4\" stride=\"-3\"",
+                ..TETRAHEDRON
+            },
+            "stride=\"-3\"> (line 5) is not a whole number",
+        ),
+        (
+            Dae {
+                accessor: "count=\"4\" stride=\"3\" offset=\"18446744073709551615\"",
+                ..TETRAHEDRON
+            },
+            "past the 12 values",
+        ),
+        (
+            Dae {
+                p: "0 2 1 0 1 3 0 3 2 7 8 4294967295",
+                ..TETRAHEDRON
+            },
+            "holds the index 7, past the 4 elements",
+        ),
+        (
+            Dae {
+                p: "0 2 1 0 1 3 0 3 2 1 2 4",
+                ..TETRAHEDRON
+            },
+            "holds the index 4, past the 4 elements",
+        ),
+        (
+            Dae {
+                primitive: "triangles count=\"1431655765\"",
+                ..TETRAHEDRON
+            },
+            "count=\"1431655765\"",
+        ),
+        (
+            Dae {
+                offset: "offset=\"4000000000\"",
+                ..TETRAHEDRON
+            },
+            "offset=\"4000000000\", past its primitive's 1 inputs",
+        ),
+        (
+            Dae {
+                primitive: "polylist count=\"4\"",
+                between: "<vcount>3 3 3 4000000000</vcount>",
+                ..TETRAHEDRON
+            },
+            "more than the 12 indices",
+        ),
+    ];
+    for (k, (dae, said)) in cases.iter().enumerate() {
+        let name = format!("hostile{k}.dae");
+        d.write(&name, dae.text());
+        let e = check(&d.mesh_world(&name), &options()).unwrap_err();
+        assert!(
+            e.contains(&name) && e.contains(said),
+            "{name}: no {said} in {e}"
+        );
+    }
+    // The same polylist, sound, is read.
+    let sound = Dae {
+        primitive: "polylist count=\"4\"",
+        between: "<vcount>3 3 3 3</vcount>",
+        ..TETRAHEDRON
+    };
+    d.write("polylist.dae", sound.text());
+    check(&d.mesh_world("polylist.dae"), &options()).unwrap();
+}
