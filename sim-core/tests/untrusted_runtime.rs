@@ -1004,3 +1004,102 @@ fn a_closed_or_full_stdout_or_stderr_never_panics() {
     );
     assert!(!said.contains("stdout was closed"), "{said}");
 }
+
+/// `check` refuses the plugin file names `run` refuses (an absolute path, a directory, `..`),
+/// wherever the `<plugin>` is; and an error about a number quotes it as written (`"-1e300"`),
+/// not as the number read (301 digits).
+#[test]
+fn check_refuses_what_run_refuses_and_quotes_numbers_as_written() {
+    let t = tempfile::tempdir().unwrap();
+    let world = t.path().join("world.sdf");
+    let w = world.to_str().unwrap();
+    let write = |body: &str| {
+        std::fs::write(
+            &world,
+            format!(
+                "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n{body}\n</world></sdf>\n"
+            ),
+        )
+        .unwrap();
+    };
+    for filename in [
+        "/abs/libevil.so",
+        "../libevil.so",
+        "sub/libevil.so",
+        "..\\\\evil",
+    ] {
+        let plugin = format!("<plugin filename=\"{filename}\" name=\"evil::Evil\"/>");
+        let places = [
+            plugin.clone(),
+            format!("<model name=\"m\"><static>true</static><link name=\"l\"/>{plugin}</model>"),
+            format!(
+                "<model name=\"m\"><static>true</static><model name=\"inner\">\
+                 <link name=\"l\">{plugin}</link></model></model>"
+            ),
+        ];
+        for body in &places {
+            write(body);
+            for args in [vec!["check", w], vec!["run", w, "--steps", "1"]] {
+                let out = simcore(&args);
+                let err = stderr(&out);
+                assert_eq!(out.status.code(), Some(2), "{args:?} {body}: {err}");
+                assert!(
+                    err.contains(filename) && err.contains("is not allowed"),
+                    "{args:?} {body}: {err}"
+                );
+                assert!(err.contains("world.sdf:"), "the place: {err}");
+            }
+        }
+    }
+    // A bare name is fine for check (run looks for the library).
+    write("<plugin filename=\"simcore_plugin_none\" name=\"x\"/>");
+    let out = simcore(&["check", w]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let joint = |dynamics: &str| {
+        format!(
+            "<model name=\"m\"><link name=\"a\"><inertial><mass>1</mass></inertial></link>\
+             <link name=\"b\"><inertial><mass>1</mass></inertial></link>\
+             <joint name=\"j\" type=\"revolute\"><parent>a</parent><child>b</child>\
+             <axis><xyz>0 0 1</xyz><dynamics>{dynamics}</dynamics></axis></joint></model>"
+        )
+    };
+    let cases = [
+        (
+            joint("<spring_stiffness>-1e300</spring_stiffness>"),
+            "<spring_stiffness> must not be negative, got \"-1e300\"",
+        ),
+        (
+            joint("<damping> -2.5e300 </damping>"),
+            "<damping> must not be negative, got \"-2.5e300\"",
+        ),
+        (
+            joint("<friction>-0.000000000000000000000000000001</friction>"),
+            "got \"-0.000000000000000000000000000001\"",
+        ),
+        (
+            "<model name=\"m\"><link name=\"l\"><inertial><mass>-1e300</mass></inertial></link></model>"
+                .into(),
+            "must be greater than 0, found \"-1e300\"",
+        ),
+        (
+            "<physics type=\"ode\"><max_step_size>1e300</max_step_size></physics>".into(),
+            "found \"1e300\"",
+        ),
+        (
+            "<atmosphere type=\"adiabatic\"><temperature>-1e300</temperature></atmosphere>".into(),
+            "at least 0 K, found \"-1e300\"",
+        ),
+    ];
+    for (body, said) in cases {
+        write(&body);
+        let out = simcore(&["check", w]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{body}: {err}");
+        assert!(err.contains(said), "{body}: no {said} in {err}");
+        assert!(
+            !err.contains("00000000000000000000000000000000000000"),
+            "{err}"
+        );
+    }
+}

@@ -51,6 +51,11 @@ pub fn check(args: CheckArgs) -> Result<Outcome, Failure> {
                     let reports: String = worlds
                         .iter()
                         .filter_map(|world| {
+                            // A plugin file name `run` refuses is refused here too.
+                            let refused = sim_core::plugins::refused_file_names(world);
+                            if !refused.is_empty() {
+                                return Some(super::report::plugin_problems(file, &refused));
+                            }
                             let e = sim_core::physics::Physics::build(world).err()?;
                             let which = if several {
                                 format!("world \"{}\"", world.name)
