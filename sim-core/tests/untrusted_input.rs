@@ -556,3 +556,90 @@ fn collada_counts_and_indices_are_bounded_by_the_file() {
     d.write("polylist.dae", sound.text());
     check(&d.mesh_world("polylist.dae"), &options()).unwrap();
 }
+
+/// Runs `simcore check path`, killing it past a generous 30 s (the input made it hang).
+fn check_binary(path: &Path) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .arg("check")
+        .arg(path)
+        .env("SIMCORE_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("simcore check {} hangs", path.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Deep nesting is refused before any other pass reads the document (20,000 nested models,
+/// 1.4 MB, kept `check` busy for minutes in a pass that looks at each element's ancestors):
+/// models, a plugin's own elements, elements inside a sensor, each past the nesting limit,
+/// and models nested deeper than models may be.
+#[test]
+fn deep_nesting_is_refused_at_once() {
+    let d = Dir::new();
+    let deep = |open: &str, close: &str, n: usize| format!("{}{}", open.repeat(n), close.repeat(n));
+    let cases = [
+        (
+            "models.sdf",
+            format!(
+                "<model name=\"m\">{}<link name=\"l\"/></model>",
+                deep("<model name=\"m\">", "</model>", 20_000)
+            ),
+            "nested more than 256 deep",
+        ),
+        (
+            "plugin.sdf",
+            format!(
+                "<plugin filename=\"p\" name=\"p\">{}</plugin>",
+                deep("<a>", "</a>", 20_000)
+            ),
+            "nested more than 256 deep",
+        ),
+        (
+            "sensor.sdf",
+            format!(
+                "<model name=\"m\"><link name=\"l\"><sensor name=\"s\" type=\"imu\">{}\
+                 </sensor></link></model>",
+                deep("<imu>", "</imu>", 5_000)
+            ),
+            "nested more than 256 deep",
+        ),
+        (
+            "models100.sdf",
+            format!(
+                "<model name=\"m\">{}<link name=\"l\"/></model>",
+                deep("<model name=\"m\">", "</model>", 100)
+            ),
+            "models are nested more than 64 deep",
+        ),
+    ];
+    for (name, body, said) in cases {
+        let path = d.write(
+            name,
+            format!("<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n{body}\n</world></sdf>\n"),
+        );
+        let start = Instant::now();
+        let e = sdf::load_with(&path, &options()).unwrap_err().render(None);
+        assert!(e.contains(said) && e.contains(name), "{name}: {e}");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{name}: {:?}",
+            start.elapsed()
+        );
+        let out = check_binary(&path);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(said) && err.contains(&format!("{name}:3:")),
+            "{name}: {err}"
+        );
+    }
+}

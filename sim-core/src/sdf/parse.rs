@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::error::{self, ErrorKind, SdfError};
 use super::lenient;
 use super::load::Loader;
-use super::reader::{Reader, is_sdf_element, tag};
+use super::reader::{MAX_MODEL_DEPTH, Reader, is_sdf_element, tag};
 use super::version::Version;
 use crate::input::{Limits, ReadError};
 
@@ -64,16 +64,65 @@ pub(crate) fn with_document<T>(
     // A prefix declared somewhere but not in scope where it is used is dropped, one at a time.
     for _ in 0..16 {
         let prefix = match parse_xml(&prepared) {
-            Ok(doc) => return read(&doc, file),
+            Ok(doc) => {
+                nesting(&doc, text, &file)?;
+                return read(&doc, file);
+            }
             Err(roxmltree::Error::UnknownNamespace(prefix, _)) => prefix,
             Err(e) => return Err(xml_error(&e, text, file)),
         };
         prepared = Cow::Owned(lenient::drop_prefix(&prepared, &prefix));
     }
     match parse_xml(&prepared) {
-        Ok(doc) => read(&doc, file),
+        Ok(doc) => {
+            nesting(&doc, text, &file)?;
+            read(&doc, file)
+        }
         Err(e) => Err(xml_error(&e, text, file)),
     }
+}
+
+/// The deepest nesting of elements a file may have: far more than a world needs (models nest
+/// at most [`MAX_MODEL_DEPTH`] deep). It is checked in one pass before anything else reads the
+/// document, so that no pass over it (some look at each element's ancestors) meets a deeper
+/// one: 20,000 nested models took minutes before the model limit refused them.
+pub(crate) const MAX_ELEMENT_DEPTH: usize = 256;
+
+/// Refuses a document whose elements nest deeper than [`MAX_ELEMENT_DEPTH`], at the first
+/// element past it, in time linear in its size.
+fn nesting(
+    doc: &roxmltree::Document,
+    text: &str,
+    file: &Option<Arc<PathBuf>>,
+) -> Result<(), SdfError> {
+    let mut stack = vec![(doc.root_element(), 1usize)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > MAX_ELEMENT_DEPTH {
+            let pos = doc.text_pos_at(node.range().start);
+            return Err(SdfError {
+                kind: ErrorKind::Invalid,
+                file: file.as_deref().cloned(),
+                line: pos.row,
+                column: pos.col,
+                element: format!("<{}>", tag(node)),
+                message: format!(
+                    "elements are nested more than {MAX_ELEMENT_DEPTH} deep here (the nesting \
+                     limit; models nest at most {MAX_MODEL_DEPTH} deep)"
+                ),
+                hint: "flatten the hierarchy: nest models through <include> or side by side"
+                    .to_string(),
+                source_text: crate::input::quotable(text).then(|| Arc::new(text.to_string())),
+                included_from: Box::default(),
+                others: Box::default(),
+            });
+        }
+        stack.extend(
+            node.children()
+                .filter(|c| c.is_element())
+                .map(|c| (c, depth + 1)),
+        );
+    }
+    Ok(())
 }
 
 /// Parses XML (no DTDs: SDF does not use them, and they open the door to entity expansion).
