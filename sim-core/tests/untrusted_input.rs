@@ -643,3 +643,127 @@ fn deep_nesting_is_refused_at_once() {
         );
     }
 }
+
+/// The models, links and collisions a world may hold are bounded before they are read or
+/// built (a million models exhausted memory; 30,000 spheres at one point of one static link
+/// asked the broad phase for 2 GiB): in one file, and over the copies includes make; each
+/// refusal names the element past the limit and the flag that raises it, and the flags do.
+#[test]
+fn models_links_and_collisions_are_bounded() {
+    let d = Dir::new();
+    let sphere = |k: usize| {
+        format!(
+            "<collision name=\"c{k}\"><geometry><sphere><radius>1</radius></sphere></geometry></collision>"
+        )
+    };
+    let spheres = |n: usize| (0..n).map(sphere).collect::<String>();
+    let cases = [
+        (
+            "models.sdf",
+            (0..1_000_000)
+                .map(|k| format!("<model name=\"m{k}\"><link name=\"l\"/></model>"))
+                .collect::<String>(),
+            "more than 100000 models",
+            "--max-world-models",
+        ),
+        (
+            "spheres.sdf",
+            format!(
+                "<model name=\"s\"><static>true</static><link name=\"l\">{}</link></model>",
+                spheres(30_000)
+            ),
+            "link \"l\" has more than 1000 <collision>s",
+            "--max-link-collisions",
+        ),
+        (
+            "links.sdf",
+            format!(
+                "<model name=\"s\">{}</model>",
+                (0..150_000)
+                    .map(|k| format!("<link name=\"l{k}\"/>"))
+                    .collect::<String>()
+            ),
+            "more than 100000 links",
+            "--max-links",
+        ),
+        (
+            "collisions.sdf",
+            format!(
+                "<model name=\"s\"><static>true</static>{}</model>",
+                (0..200)
+                    .map(|k| format!("<link name=\"l{k}\">{}</link>", spheres(600)))
+                    .collect::<String>()
+            ),
+            "more than 100000 collisions",
+            "--max-collisions",
+        ),
+    ];
+    for (name, body, said, flag) in &cases {
+        let path = d.write(
+            name,
+            format!("<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n{body}\n</world></sdf>\n"),
+        );
+        let start = Instant::now();
+        let e = sdf::load_with(&path, &options()).unwrap_err().render(None);
+        assert!(e.contains(said) && e.contains(flag), "{name}: {e}");
+        assert!(
+            e.contains(&format!("{name}:3:")),
+            "{name}: the element: {e}"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{name}: {:?}",
+            start.elapsed()
+        );
+    }
+    // The copies includes make are counted too: a model of 600 collisions, 200 times.
+    d.write(
+        "part.sdf",
+        format!(
+            "<sdf version=\"1.9\"><model name=\"p\"><static>true</static><link name=\"l\">{}</link></model></sdf>",
+            spheres(600)
+        ),
+    );
+    let world = d.world(
+        &(0..200)
+            .map(|k| format!("<include><uri>part.sdf</uri><name>p{k}</name></include>"))
+            .collect::<String>(),
+    );
+    let e = sdf::load_with(&world, &options()).unwrap_err().render(None);
+    assert!(
+        e.contains("the includes copy more than 100000 collisions")
+            && e.contains("--max-collisions"),
+        "{e}"
+    );
+    // The limits move with LoadOptions, and with the flags of check.
+    let mut wide = options();
+    wide.limits.max_collisions = 200_000;
+    sdf::load_with(&world, &wide).unwrap();
+    let path = d.write(
+        "few.sdf",
+        format!(
+            "<sdf version=\"1.9\"><world name=\"w\"><model name=\"s\"><static>true</static>\
+             <link name=\"l\">{}</link></model></world></sdf>",
+            spheres(20)
+        ),
+    );
+    let check = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .arg("check")
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    assert!(check(&[]).status.success());
+    let out = check(&["--max-link-collisions", "10"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("more than 10 <collision>s"),
+        "{err}"
+    );
+    for flag in ["--max-collisions", "--max-links", "--max-world-models"] {
+        let out = check(&[flag, "0"]);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+    }
+}

@@ -142,6 +142,20 @@ pub struct ResourceArgs {
     /// The most rays of one lidar scan, horizontal x vertical samples (default 1,048,576).
     #[arg(long = "max-lidar-rays", value_name = "N")]
     pub max_lidar_rays: Option<u64>,
+    /// The most models one file may hold, nested ones counted (default 100,000).
+    #[arg(long = "max-world-models", value_name = "N")]
+    pub max_world_models: Option<usize>,
+    /// The most links one file may hold, and the copies includes make may add (default
+    /// 100,000).
+    #[arg(long = "max-links", value_name = "N")]
+    pub max_links: Option<usize>,
+    /// The most collisions one file may hold, and the copies includes make may add (default
+    /// 100,000).
+    #[arg(long = "max-collisions", value_name = "N")]
+    pub max_collisions: Option<usize>,
+    /// The most collisions of one link (default 1,000).
+    #[arg(long = "max-link-collisions", value_name = "N")]
+    pub max_link_collisions: Option<usize>,
     /// Let the world read files outside its own directory and the resource search path.
     #[arg(long = "read-anywhere")]
     pub read_anywhere: bool,
@@ -174,6 +188,18 @@ impl ResourceArgs {
         }
         if let Some(v) = self.max_lidar_rays {
             l.max_lidar_rays = v;
+        }
+        if let Some(v) = self.max_world_models {
+            l.max_world_models = v;
+        }
+        if let Some(v) = self.max_links {
+            l.max_links = v;
+        }
+        if let Some(v) = self.max_collisions {
+            l.max_collisions = v;
+        }
+        if let Some(v) = self.max_link_collisions {
+            l.max_link_collisions = v;
         }
         l.read_anywhere = self.read_anywhere;
         l

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::error::{self, ErrorKind, SdfError};
 use super::lenient;
 use super::load::Loader;
-use super::reader::{MAX_MODEL_DEPTH, Reader, is_sdf_element, tag};
+use super::reader::{MAX_MODEL_DEPTH, Reader, children, is_sdf_element, tag};
 use super::version::Version;
 use crate::input::{Limits, ReadError};
 
@@ -232,8 +232,77 @@ pub(crate) fn root_reader<'s>(
             }
         },
     };
-
+    sizes(&r, root)?;
     Ok(r)
+}
+
+/// Refuses a document holding more models, links or collisions than the load's limits
+/// ([`Limits::max_world_models`], [`Limits::max_links`], [`Limits::max_collisions`]), or a
+/// link with more than [`Limits::max_link_collisions`] collisions, at the first element past
+/// the limit, in one pass before anything is read from the document. A plugin's own elements
+/// and a world's `<state>` are not counted.
+fn sizes(r: &Reader, root: roxmltree::Node) -> Result<(), SdfError> {
+    let limits = &r.loader.limits;
+    let (mut models, mut links, mut collisions) = (0usize, 0usize, 0usize);
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if !is_sdf_element(node) || matches!(tag(node), "plugin" | "state") {
+            continue;
+        }
+        let over = match tag(node) {
+            "model" => {
+                models += 1;
+                (models > limits.max_world_models).then_some((
+                    "models",
+                    limits.max_world_models,
+                    "world-models",
+                ))
+            }
+            "link" => {
+                links += 1;
+                let max = limits.max_link_collisions;
+                if let Some(c) = children(node, "collision").nth(max) {
+                    return Err(r.error(
+                        c,
+                        ErrorKind::Invalid,
+                        format!(
+                            "link \"{}\" has more than {max} <collision>s (the limit on the \
+                             collisions of one link)",
+                            node.attribute("name").unwrap_or("")
+                        ),
+                        "merge them into fewer shapes (one mesh, or a few boxes), or raise the \
+                         limit (--max-link-collisions, LoadOptions::limits.max_link_collisions)",
+                    ));
+                }
+                (links > limits.max_links).then_some(("links", limits.max_links, "links"))
+            }
+            "collision" => {
+                collisions += 1;
+                (collisions > limits.max_collisions).then_some((
+                    "collisions",
+                    limits.max_collisions,
+                    "collisions",
+                ))
+            }
+            _ => None,
+        };
+        if let Some((what, max, flag)) = over {
+            let field = format!("max_{}", flag.replace('-', "_"));
+            return Err(r.error(
+                node,
+                ErrorKind::Invalid,
+                format!("the file holds more than {max} {what} (the limit on {what})"),
+                format!(
+                    "split the world, or raise the limit (--max-{flag}, \
+                     LoadOptions::limits.{field})"
+                ),
+            ));
+        }
+        let mut kids: Vec<roxmltree::Node> = node.children().filter(|c| c.is_element()).collect();
+        kids.reverse();
+        stack.extend(kids);
+    }
+    Ok(())
 }
 
 /// `result`, failed with `problems` too when there are any: every problem of the document is
