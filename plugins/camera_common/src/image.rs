@@ -405,14 +405,17 @@ pub fn write_png(path: &Path, image: &Image) -> Result<(), String> {
         }
     };
     simcore_plugin_common::files::write_with(path, |file| {
-        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), image.width, image.height);
+        let mut out = std::io::BufWriter::new(file);
+        let mut enc = png::Encoder::new(&mut out, image.width, image.height);
         enc.set_color(color);
         enc.set_depth(depth);
         let mut writer = enc.write_header().map_err(std::io::Error::other)?;
         writer
             .write_image_data(&data)
             .map_err(std::io::Error::other)?;
-        writer.finish().map_err(std::io::Error::other)
+        writer.finish().map_err(std::io::Error::other)?;
+        // Flushed here, not on drop, where a failure (a full disk) would pass unseen.
+        std::io::Write::flush(&mut out)
     })
 }
 
