@@ -319,7 +319,8 @@ pub(super) fn check_counts(doc: &roxmltree::Document) -> Result<(), String> {
             ));
         }
         if let Some(id) = n.attribute("id") {
-            held.insert(id, count);
+            // Without a count (which the loader wants), the values themselves.
+            held.insert(id, n.attribute("count").map_or(values, |_| count));
         }
     }
     // Accessors: the elements they describe must lie in their array.
