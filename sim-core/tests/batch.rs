@@ -618,3 +618,26 @@ plugin_path = ["{plugins}"]
     );
     assert_eq!(m["steps"], 20_000);
 }
+
+/// The output folder is new or empty, and never a link: a batch does not write into another
+/// folder through a link, nor over earlier results.
+#[test]
+fn the_output_folder_is_never_a_link_nor_full() {
+    let (dir, _plugins) = sweep_dir(DROP_SWEEP, &["simcore_plugin_imu"]);
+    let d = dir.path();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), d.join("linked")).unwrap();
+    let o = batch(d, &["sweep.toml", "--out", "linked"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("linked"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    std::fs::create_dir(d.join("full")).unwrap();
+    std::fs::write(d.join("full/keep.txt"), "mine").unwrap();
+    let o = batch(d, &["sweep.toml", "--out", "full"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is not empty"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.join("full/keep.txt")).unwrap(),
+        "mine"
+    );
+}

@@ -137,30 +137,13 @@ pub fn safe_name(name: &str) -> String {
 
 /// Creates `out` and `out/runs` (refusing a link, a file, or a folder with something in it).
 fn prepare_out(out: &Path) -> Result<PathBuf, BatchError> {
-    match out.symlink_metadata() {
-        Ok(m) if m.file_type().is_symlink() => {
-            return Err(BatchError::Out(format!(
-                "{} is a symbolic link: give --out a folder of its own",
-                out.display()
-            )));
-        }
-        Ok(m) if !m.is_dir() => {
-            return Err(BatchError::Out(format!(
-                "{} is not a folder",
-                out.display()
-            )));
-        }
-        Ok(_) => {
-            let empty = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
-            if !empty {
-                return Err(BatchError::Out(format!(
-                    "{} is not empty: give --out a new folder, or remove it",
-                    out.display()
-                )));
-            }
-        }
-        Err(_) => std::fs::create_dir_all(out)
-            .map_err(|e| BatchError::Out(format!("cannot create {}: {e}", out.display())))?,
+    crate::files::create_dirs(out).map_err(|e| BatchError::Out(e.to_string()))?;
+    let empty = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
+    if !empty {
+        return Err(BatchError::Out(format!(
+            "{} is not empty: give --out a new folder, or remove it",
+            out.display()
+        )));
     }
     let runs = out.join("runs");
     std::fs::create_dir(&runs)

@@ -92,8 +92,8 @@ pub fn write_csv(
 }
 
 /// Writes the Parquet summary of `rows` to `out` (one row group, no compression).
-pub fn write_parquet(
-    out: std::fs::File,
+pub fn write_parquet<W: Write + Send>(
+    out: W,
     rows: &[&Metrics],
     override_paths: &[String],
     check_names: &[String],
@@ -183,8 +183,8 @@ pub fn write_parquet(
     Ok(())
 }
 
-/// Writes `summary.csv` and `summary.parquet` into `dir` (replacing earlier ones through a
-/// new file and a rename: never through a link).
+/// Writes `summary.csv` and `summary.parquet` into `dir` (each a new file renamed over an
+/// earlier one, never written through a link: [`crate::files::write`]).
 pub fn write(
     dir: &Path,
     rows: &[&Metrics],
@@ -193,29 +193,13 @@ pub fn write(
 ) -> Result<(), String> {
     let mut csv = Vec::new();
     write_csv(&mut csv, rows, override_paths, check_names).map_err(|e| e.to_string())?;
-    replace(dir, "summary.csv", |f| {
-        let mut f = f;
-        f.write_all(&csv).map_err(|e| e.to_string())
+    crate::files::write(&dir.join("summary.csv"), &csv).map_err(|e| e.to_string())?;
+    let mut table = Vec::new();
+    write_parquet(&mut table, rows, override_paths, check_names).map_err(|e| {
+        format!(
+            "cannot write {}: {e}",
+            dir.join("summary.parquet").display()
+        )
     })?;
-    replace(dir, "summary.parquet", |f| {
-        write_parquet(f, rows, override_paths, check_names).map_err(|e| e.to_string())
-    })
-}
-
-/// Writes `dir/name` by writing a new temporary file beside it and renaming it over.
-fn replace(
-    dir: &Path,
-    name: &str,
-    write: impl FnOnce(std::fs::File) -> Result<(), String>,
-) -> Result<(), String> {
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let _ = std::fs::remove_file(&tmp);
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    write(f).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, dir.join(name))
-        .map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()))
+    crate::files::write(&dir.join("summary.parquet"), &table).map_err(|e| e.to_string())
 }
