@@ -10,6 +10,7 @@
 //!
 //! The `simcore` binary is a thin command line over this library.
 
+pub mod batch;
 pub mod echo;
 pub mod input;
 pub mod inspect;

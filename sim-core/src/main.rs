@@ -1,5 +1,6 @@
 //! The `simcore` command: `simcore run WORLD`, `simcore plugins`, `simcore check FILE...`,
-//! `simcore inspect FILE`, `simcore new-plugin NAME`, `simcore render WORLD -o FILE`.
+//! `simcore inspect FILE`, `simcore new-plugin NAME`, `simcore render WORLD -o FILE`,
+//! `simcore batch SWEEP.toml`.
 
 mod cli;
 
@@ -35,6 +36,8 @@ fn main() -> ExitCode {
         Command::Inspect(args) => cli::check::inspect(&args),
         Command::NewPlugin(args) => cli::new_plugin::new_plugin(args),
         Command::Render(args) => cli::render::render(*args),
+        Command::Batch(args) => cli::batch::batch(args),
+        Command::BatchWorker(args) => cli::batch::worker(args),
     };
     ExitCode::from(exit_code(result))
 }

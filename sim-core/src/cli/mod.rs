@@ -1,6 +1,7 @@
 //! The `simcore` command line (thin over the library): its arguments, and one module per
 //! command.
 
+pub mod batch;
 pub mod check;
 pub mod new_plugin;
 pub mod output;
@@ -47,6 +48,12 @@ pub enum Command {
     /// Draw a world, stepped to a sim time, into a PNG picture with the camera plugin
     /// (optionally with lidar rays and camera frusta on top).
     Render(Box<render::RenderArgs>),
+    /// Run a sweep of worlds × seeds × SDF overrides (a TOML file), each run checked and
+    /// written to a folder of its own, with a summary table; on a local pool or on Ray.
+    Batch(batch::BatchArgs),
+    /// One run of a batch, read as JSON on stdin (started by `simcore batch`).
+    #[command(hide = true)]
+    BatchWorker(batch::WorkerArgs),
 }
 
 /// `simcore new-plugin`.
