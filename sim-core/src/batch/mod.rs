@@ -5,13 +5,13 @@
 //!   expanded into [`RunSpec`]s;
 //! - [`run`]: one run in this process ([`run_one`]), its `metrics.json` and recording;
 //! - [`checks`]: what a run is checked for;
-//! - [`summary`]: the summary table, CSV and Parquet.
-//!
-//! Executors (a local pool of worker processes, Ray tasks) live with the command line: each
-//! hands a [`RunSpec`] to a worker that calls [`run_one`], so every executor writes the same
-//! files for the same run.
+//! - [`summary`]: the summary table, CSV and Parquet;
+//! - [`execute`]: the executors, a local pool of worker processes and Ray tasks: each hands
+//!   a [`RunSpec`] to a worker that calls [`run_one`], so every executor writes the same
+//!   files for the same run.
 
 pub mod checks;
+pub mod execute;
 pub mod run;
 pub mod summary;
 pub mod sweep;

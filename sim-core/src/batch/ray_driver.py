@@ -1,7 +1,8 @@
 """simcore batch's Ray driver: one Ray task per run.
 
 `simcore batch --executor ray` starts this with `python -c`, the runs as JSON lines on stdin.
-Each task runs `simcore batch-worker` on a Ray worker, into a temporary folder there, and
+Each task runs the worker program (`simcore batch-worker`, `python -m simcore._worker`) on a
+Ray worker, into a temporary folder there, and
 returns the run folder's files; this driver writes them under --runs (as
 `<id>.partial-<pid>`, renamed when whole) and prints one JSON line per run on stdout:
 {"index": i, "ok": true} or {"index": i, "ok": false, "attempts": n, "error": "..."}.
@@ -16,7 +17,7 @@ import sys
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--address", required=True)
-ap.add_argument("--simcore", required=True)
+ap.add_argument("--worker", required=True)  # JSON: [program, [args...]]
 ap.add_argument("--runs", required=True)
 ap.add_argument("--retries", type=int, required=True)
 ap.add_argument("--jobs", type=int, required=True)
@@ -30,14 +31,15 @@ except ImportError:
 STDERR_TAIL = 4096
 
 
-def run(line, simcore, attempt):
+def run(line, worker, attempt):
     """Runs one run in a worker process; the run folder's files, or why it failed."""
     import subprocess
     import tempfile
 
     spec = json.loads(line)
+    program, worker_args = worker
     with tempfile.TemporaryDirectory(prefix="simcore-run-") as d:
-        p = subprocess.run([simcore, "batch-worker", "--runs", d, "--attempt", str(attempt)],
+        p = subprocess.run([program, *worker_args, "--runs", d, "--attempt", str(attempt)],
                            input=line.encode(), stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE)
         if p.returncode != 0:
@@ -80,7 +82,7 @@ def main():
     queue.reverse()
 
     def submit(index, attempt):
-        ref = task.remote(lines[index], args.simcore, attempt)
+        ref = task.remote(lines[index], json.loads(args.worker), attempt)
         pending[ref] = (index, attempt)
 
     while queue or pending:
