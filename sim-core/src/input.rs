@@ -38,6 +38,19 @@ pub struct Limits {
     /// The most rays of one lidar scan (`<scan>` horizontal x vertical samples), checked
     /// when the sensor is read (default 1,048,576).
     pub max_lidar_rays: u64,
+    /// The most `<model>`s one file may hold, nested ones counted (default 100,000): a
+    /// million models exhausted memory while they were read.
+    pub max_world_models: usize,
+    /// The most `<link>`s one file may hold, and the most the copies includes make may add
+    /// to a world (default 100,000).
+    pub max_links: usize,
+    /// The most `<collision>`s one file may hold, and the most the copies includes make may
+    /// add to a world (default 100,000).
+    pub max_collisions: usize,
+    /// The most `<collision>`s of one link (default 1,000): the colliders of one body that
+    /// overlap make pairs in the physics engine's broad phase by the square of their number
+    /// (30,000 spheres at one point asked it for 2 GiB).
+    pub max_link_collisions: usize,
     /// Whether a world may read files outside its own directory and the resource search path
     /// (default false).
     pub read_anywhere: bool,
@@ -54,6 +67,10 @@ impl Default for Limits {
             max_value_bytes: 4_096,
             max_camera_pixels: 4096 * 2048,
             max_lidar_rays: 1 << 20,
+            max_world_models: 100_000,
+            max_links: 100_000,
+            max_collisions: 100_000,
+            max_link_collisions: 1_000,
             read_anywhere: false,
         }
     }

@@ -6,12 +6,14 @@
 //! publishes their outputs on the topic bus ([`transport`]) in a deterministic order, runs the
 //! system plugins' hooks ([`systems`]) and steps the physics. A run can be recorded to MCAP
 //! ([`record`], in the ROS 2 wire format of [`ros`]); [`render`] takes pictures of a world
-//! with the camera plugin.
+//! with the camera plugin. Every file simcore writes is written through [`files`], which never
+//! follows a symbolic link.
 //!
 //! The `simcore` binary is a thin command line over this library.
 
 pub mod batch;
 pub mod echo;
+pub mod files;
 pub mod input;
 pub mod inspect;
 pub mod manifest;

@@ -8,7 +8,8 @@ use clap::Parser;
 use cli::{Cli, Command, Failure, Outcome};
 use std::process::ExitCode;
 
-/// Exit codes: 0 ok, 1 a runtime failure (a plugin disabled), 2 bad input or usage.
+/// Exit codes: 0 ok, 1 a runtime failure (a plugin disabled, stdout not written), 2 bad
+/// input or usage.
 const EXIT_RUNTIME: u8 = 1;
 const EXIT_INPUT: u8 = 2;
 
@@ -46,7 +47,7 @@ fn main() -> ExitCode {
 fn exit_code(result: Result<Outcome, Failure>) -> u8 {
     match result {
         Ok(Outcome::Success) => 0,
-        Ok(Outcome::PluginDisabled) => EXIT_RUNTIME,
+        Ok(Outcome::PluginDisabled | Outcome::OutputFailed) => EXIT_RUNTIME,
         Err(f) => {
             f.print();
             EXIT_INPUT
@@ -64,9 +65,12 @@ fn init_logging(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("SIMCORE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // A log line that cannot be written (stderr closed or full) is dropped without a word:
+    // the subscriber's own notice of it would be written with `eprintln!`, which panics there.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .log_internal_errors(false)
         .without_time()
         .with_target(false)
         .try_init();

@@ -409,3 +409,361 @@ fn an_objs_material_files_are_never_read() {
     check(&d.mesh_world("tet.obj"), &options()).unwrap();
     assert!(start.elapsed() < Duration::from_secs(30));
 }
+
+/// A COLLADA tetrahedron, its parts replaced where given: the `<float_array count>`, the
+/// accessor's attributes, the primitive (`triangles count="4"`), the input's `offset`
+/// attribute, what comes between the input and `<p>`, and the indices.
+struct Dae<'a> {
+    array_count: &'a str,
+    accessor: &'a str,
+    primitive: &'a str,
+    offset: &'a str,
+    between: &'a str,
+    p: &'a str,
+}
+
+const TETRAHEDRON: Dae = Dae {
+    array_count: "12",
+    accessor: "count=\"4\" stride=\"3\"",
+    primitive: "triangles count=\"4\"",
+    offset: "offset=\"0\"",
+    between: "",
+    p: "0 2 1 0 1 3 0 3 2 1 2 3",
+};
+
+impl Dae<'_> {
+    fn text(&self) -> String {
+        let tag = self.primitive.split_whitespace().next().unwrap();
+        format!(
+            "<?xml version=\"1.0\"?>\n\
+             <COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n\
+             <library_geometries><geometry id=\"g\" name=\"g\"><mesh>\n\
+             <source id=\"g-pos\"><float_array id=\"g-arr\" count=\"{}\">0 0 0 1 0 0 0 1 0 0 0 1</float_array>\n\
+             <technique_common><accessor source=\"#g-arr\" {}><param name=\"X\" type=\"float\"/>\
+             <param name=\"Y\" type=\"float\"/><param name=\"Z\" type=\"float\"/></accessor></technique_common></source>\n\
+             <vertices id=\"g-v\"><input semantic=\"POSITION\" source=\"#g-pos\"/></vertices>\n\
+             <{}><input semantic=\"VERTEX\" source=\"#g-v\" {}/>{}<p>{}</p></{tag}>\n\
+             </mesh></geometry></library_geometries>\n</COLLADA>\n",
+            self.array_count, self.accessor, self.primitive, self.offset, self.between, self.p
+        )
+    }
+}
+
+/// COLLADA counts and indices are checked against what the file holds before the loader
+/// believes them: a 1 KB file claiming 4e9 floats aborted allocating 16 GB, an accessor count
+/// of 4e9 and an index past the points panicked. Each is refused naming the file and the
+/// element; a panic of the loader all the same would be a refusal too.
+#[test]
+fn collada_counts_and_indices_are_bounded_by_the_file() {
+    let d = Dir::new();
+    d.write("good.dae", TETRAHEDRON.text());
+    check(&d.mesh_world("good.dae"), &options()).unwrap();
+    let cases = [
+        (
+            Dae {
+                array_count: "4000000000",
+                ..TETRAHEDRON
+            },
+            "<float_array> (line 4) says count=\"4000000000\" but holds 12 values",
+        ),
+        (
+            Dae {
+                accessor: "count=\"4000000000\" stride=\"3\"",
+                ..TETRAHEDRON
+            },
+            "describes 4000000000 elements",
+        ),
+        (
+            Dae {
+                accessor: "count=\"4\" stride=\"4000000000\"",
+                ..TETRAHEDRON
+            },
+            "of stride 4000000000",
+        ),
+        (
+            Dae {
+                accessor: "count=\"4\" stride=\"0\"",
+                ..TETRAHEDRON
+            },
+            "a stride of 0",
+        ),
+        (
+            Dae {
+                accessor: "count=\"4\" stride=\"-3\"",
+                ..TETRAHEDRON
+            },
+            "stride=\"-3\"> (line 5) is not a whole number",
+        ),
+        (
+            Dae {
+                accessor: "count=\"4\" stride=\"3\" offset=\"18446744073709551615\"",
+                ..TETRAHEDRON
+            },
+            "past the 12 values",
+        ),
+        (
+            Dae {
+                p: "0 2 1 0 1 3 0 3 2 7 8 4294967295",
+                ..TETRAHEDRON
+            },
+            "holds the index 7, past the 4 elements",
+        ),
+        (
+            Dae {
+                p: "0 2 1 0 1 3 0 3 2 1 2 4",
+                ..TETRAHEDRON
+            },
+            "holds the index 4, past the 4 elements",
+        ),
+        (
+            Dae {
+                primitive: "triangles count=\"1431655765\"",
+                ..TETRAHEDRON
+            },
+            "count=\"1431655765\"",
+        ),
+        (
+            Dae {
+                offset: "offset=\"4000000000\"",
+                ..TETRAHEDRON
+            },
+            "offset=\"4000000000\", past its primitive's 1 inputs",
+        ),
+        (
+            Dae {
+                primitive: "polylist count=\"4\"",
+                between: "<vcount>3 3 3 4000000000</vcount>",
+                ..TETRAHEDRON
+            },
+            "more than the 12 indices",
+        ),
+    ];
+    for (k, (dae, said)) in cases.iter().enumerate() {
+        let name = format!("hostile{k}.dae");
+        d.write(&name, dae.text());
+        let e = check(&d.mesh_world(&name), &options()).unwrap_err();
+        assert!(
+            e.contains(&name) && e.contains(said),
+            "{name}: no {said} in {e}"
+        );
+    }
+    // The same polylist, sound, is read.
+    let sound = Dae {
+        primitive: "polylist count=\"4\"",
+        between: "<vcount>3 3 3 3</vcount>",
+        ..TETRAHEDRON
+    };
+    d.write("polylist.dae", sound.text());
+    check(&d.mesh_world("polylist.dae"), &options()).unwrap();
+}
+
+/// Runs `simcore check path`, killing it past a generous 30 s (the input made it hang).
+fn check_binary(path: &Path) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .arg("check")
+        .arg(path)
+        .env("SIMCORE_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("simcore check {} hangs", path.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Deep nesting is refused before any other pass reads the document (20,000 nested models,
+/// 1.4 MB, kept `check` busy for minutes in a pass that looks at each element's ancestors):
+/// models, a plugin's own elements, elements inside a sensor, each past the nesting limit,
+/// and models nested deeper than models may be.
+#[test]
+fn deep_nesting_is_refused_at_once() {
+    let d = Dir::new();
+    let deep = |open: &str, close: &str, n: usize| format!("{}{}", open.repeat(n), close.repeat(n));
+    let cases = [
+        (
+            "models.sdf",
+            format!(
+                "<model name=\"m\">{}<link name=\"l\"/></model>",
+                deep("<model name=\"m\">", "</model>", 20_000)
+            ),
+            "nested more than 256 deep",
+        ),
+        (
+            "plugin.sdf",
+            format!(
+                "<plugin filename=\"p\" name=\"p\">{}</plugin>",
+                deep("<a>", "</a>", 20_000)
+            ),
+            "nested more than 256 deep",
+        ),
+        (
+            "sensor.sdf",
+            format!(
+                "<model name=\"m\"><link name=\"l\"><sensor name=\"s\" type=\"imu\">{}\
+                 </sensor></link></model>",
+                deep("<imu>", "</imu>", 5_000)
+            ),
+            "nested more than 256 deep",
+        ),
+        (
+            "models100.sdf",
+            format!(
+                "<model name=\"m\">{}<link name=\"l\"/></model>",
+                deep("<model name=\"m\">", "</model>", 100)
+            ),
+            "models are nested more than 64 deep",
+        ),
+    ];
+    for (name, body, said) in cases {
+        let path = d.write(
+            name,
+            format!("<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n{body}\n</world></sdf>\n"),
+        );
+        let start = Instant::now();
+        let e = sdf::load_with(&path, &options()).unwrap_err().render(None);
+        assert!(e.contains(said) && e.contains(name), "{name}: {e}");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{name}: {:?}",
+            start.elapsed()
+        );
+        let out = check_binary(&path);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(said) && err.contains(&format!("{name}:3:")),
+            "{name}: {err}"
+        );
+    }
+}
+
+/// The models, links and collisions a world may hold are bounded before they are read or
+/// built (a million models exhausted memory; 30,000 spheres at one point of one static link
+/// asked the broad phase for 2 GiB): in one file, and over the copies includes make; each
+/// refusal names the element past the limit and the flag that raises it, and the flags do.
+#[test]
+fn models_links_and_collisions_are_bounded() {
+    let d = Dir::new();
+    let sphere = |k: usize| {
+        format!(
+            "<collision name=\"c{k}\"><geometry><sphere><radius>1</radius></sphere></geometry></collision>"
+        )
+    };
+    let spheres = |n: usize| (0..n).map(sphere).collect::<String>();
+    let cases = [
+        (
+            "models.sdf",
+            (0..1_000_000)
+                .map(|k| format!("<model name=\"m{k}\"><link name=\"l\"/></model>"))
+                .collect::<String>(),
+            "more than 100000 models",
+            "--max-world-models",
+        ),
+        (
+            "spheres.sdf",
+            format!(
+                "<model name=\"s\"><static>true</static><link name=\"l\">{}</link></model>",
+                spheres(30_000)
+            ),
+            "link \"l\" has more than 1000 <collision>s",
+            "--max-link-collisions",
+        ),
+        (
+            "links.sdf",
+            format!(
+                "<model name=\"s\">{}</model>",
+                (0..150_000)
+                    .map(|k| format!("<link name=\"l{k}\"/>"))
+                    .collect::<String>()
+            ),
+            "more than 100000 links",
+            "--max-links",
+        ),
+        (
+            "collisions.sdf",
+            format!(
+                "<model name=\"s\"><static>true</static>{}</model>",
+                (0..200)
+                    .map(|k| format!("<link name=\"l{k}\">{}</link>", spheres(600)))
+                    .collect::<String>()
+            ),
+            "more than 100000 collisions",
+            "--max-collisions",
+        ),
+    ];
+    for (name, body, said, flag) in &cases {
+        let path = d.write(
+            name,
+            format!("<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n{body}\n</world></sdf>\n"),
+        );
+        let start = Instant::now();
+        let e = sdf::load_with(&path, &options()).unwrap_err().render(None);
+        assert!(e.contains(said) && e.contains(flag), "{name}: {e}");
+        assert!(
+            e.contains(&format!("{name}:3:")),
+            "{name}: the element: {e}"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{name}: {:?}",
+            start.elapsed()
+        );
+    }
+    // The copies includes make are counted too: a model of 600 collisions, 200 times.
+    d.write(
+        "part.sdf",
+        format!(
+            "<sdf version=\"1.9\"><model name=\"p\"><static>true</static><link name=\"l\">{}</link></model></sdf>",
+            spheres(600)
+        ),
+    );
+    let world = d.world(
+        &(0..200)
+            .map(|k| format!("<include><uri>part.sdf</uri><name>p{k}</name></include>"))
+            .collect::<String>(),
+    );
+    let e = sdf::load_with(&world, &options()).unwrap_err().render(None);
+    assert!(
+        e.contains("the includes copy more than 100000 collisions")
+            && e.contains("--max-collisions"),
+        "{e}"
+    );
+    // The limits move with LoadOptions, and with the flags of check.
+    let mut wide = options();
+    wide.limits.max_collisions = 200_000;
+    sdf::load_with(&world, &wide).unwrap();
+    let path = d.write(
+        "few.sdf",
+        format!(
+            "<sdf version=\"1.9\"><world name=\"w\"><model name=\"s\"><static>true</static>\
+             <link name=\"l\">{}</link></model></world></sdf>",
+            spheres(20)
+        ),
+    );
+    let check = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .arg("check")
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    assert!(check(&[]).status.success());
+    let out = check(&["--max-link-collisions", "10"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("more than 10 <collision>s"),
+        "{err}"
+    );
+    for flag in ["--max-collisions", "--max-links", "--max-world-models"] {
+        let out = check(&[flag, "0"]);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+    }
+}

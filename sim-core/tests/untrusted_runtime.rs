@@ -839,3 +839,267 @@ fn the_entity_table_keeps_its_size_over_5000_create_remove_pairs() {
     assert_ne!(now, first[0]);
     assert!(sim.failures().is_empty(), "{:?}", sim.failures());
 }
+
+/// Writes `world.sdf` into `dir`: one box at a real-time factor given as `rtf` (the text).
+fn paced_world(dir: &Path, rtf: &str) -> PathBuf {
+    let path = dir.join("world.sdf");
+    std::fs::write(
+        &path,
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n\
+             <physics type=\"ode\"><max_step_size>0.001</max_step_size>\
+             <real_time_factor>{rtf}</real_time_factor></physics>\n\
+             <model name=\"m\"><link name=\"l\"><inertial><mass>1</mass></inertial></link></model>\n\
+             </world></sdf>\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// A paced wait of 10^6 s a step (`<real_time_factor>1e-9`) or more (`--rtf 1e-300`, which
+/// panicked computing the wait) ends on SIGINT or SIGTERM, with the summary; and durations
+/// given on the command line out of range are refused with the flag and the value, never a
+/// panic.
+#[test]
+fn every_wait_ends_on_a_signal_and_no_duration_from_input_panics() {
+    let t = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[&str], &str); 4] = [
+        ("1e-9", &[], "INT"),
+        ("1e-300", &[], "TERM"),
+        ("1", &["--rtf", "1e-300"], "INT"),
+        ("1", &["--rtf", "5e-324"], "TERM"),
+    ];
+    for (rtf, extra, signal) in cases {
+        let world = paced_world(t.path(), rtf);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .args([
+                "run",
+                world.to_str().unwrap(),
+                "--no-transport",
+                "--steps",
+                "5",
+            ])
+            .args(extra)
+            .env_remove("SIMCORE_PLUGIN_PATH")
+            .env("SIMCORE_LOG", "error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Past loading, in the first paced wait.
+        std::thread::sleep(Duration::from_millis(1500));
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{rtf} {extra:?}: SIGINT/SIGTERM did not end the wait");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{rtf} {extra:?}: {err}");
+        assert!(
+            err.contains("(interrupted)") && err.contains("real-time factor of"),
+            "{rtf} {extra:?}: {err}"
+        );
+    }
+    let world = paced_world(t.path(), "0");
+    let w = world.to_str().unwrap();
+    for flag in ["--call-timeout", "--plugin-budget"] {
+        for (value, shown) in [
+            ("1e300", "1e300"),
+            ("1e10", "1e10"),
+            ("0", "0"),
+            ("NaN", "NaN"),
+            ("inf", "inf"),
+        ] {
+            let out = simcore(&["run", w, "--steps", "1", flag, value]);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{flag} {value}: {err}");
+            assert!(
+                err.contains(flag) && err.contains(&format!("got {shown}")),
+                "{flag} {value}: {err}"
+            );
+        }
+        let out = simcore(&["run", w, "--steps", "1", flag, "1e9"]);
+        assert!(out.status.success(), "{flag} 1e9: {}", stderr(&out));
+    }
+}
+
+/// Runs `script` with bash, `$S` being the real `simcore` and `$P` the plugin directory, in
+/// the workspace; returns what it printed.
+fn bash(script: &str, plugins: &Path) -> String {
+    let out = Command::new("bash")
+        .args(["-c", script])
+        .env("S", env!("CARGO_BIN_EXE_simcore"))
+        .env("P", plugins)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(common::workspace())
+        .output()
+        .unwrap();
+    format!("{}{}", stdout(&out), stderr(&out))
+}
+
+/// No write to a closed or full stdout or stderr panics (the notice that stdout was closed,
+/// written to a closed stderr, did); a full stdout is an error that says so (exit 1, the
+/// summary kept), where a reader that left is not.
+#[test]
+fn a_closed_or_full_stdout_or_stderr_never_panics() {
+    let plugins = stage(&["simcore_plugin_imu"]);
+    let imu = "/world/imu_drop/model/box/link/body/sensor/imu/imu";
+    let run = format!(
+        "\"$S\" run worlds/imu_drop.sdf --no-transport --rtf 0 --duration 2 \
+         --plugin-path \"$P\" --echo {imu}"
+    );
+    let cases = [
+        // Both closed after one line.
+        (format!("{run} 2>&1 | head -1 >/dev/null"), "0"),
+        (format!("{run} 2>&1 | head -c 10 >/dev/null"), "0"),
+        // stderr closed, or full.
+        (format!("{run} >/dev/null 2>&-"), "0"),
+        (format!("{run} >/dev/null 2>/dev/full"), "0"),
+        (format!("{run} 2>/dev/full | head -1 >/dev/null"), "0"),
+        // A full stdout, with stderr closed too.
+        (format!("{run} >/dev/full 2>&-"), "1"),
+        // The other commands.
+        (
+            "\"$S\" run worlds/imu_drop.sdf --no-transport --list >/dev/full 2>&-".into(),
+            "0",
+        ),
+        (
+            "\"$S\" check worlds/imu_drop.sdf >/dev/full 2>&-".into(),
+            "0",
+        ),
+        ("\"$S\" check no-such.sdf 2>/dev/full".into(), "2"),
+        (
+            "\"$S\" plugins --plugin-path \"$P\" 2>&1 | head -1 >/dev/null".into(),
+            "0",
+        ),
+    ];
+    for (script, status) in cases {
+        let said = bash(
+            &format!("{script}; echo \"status=${{PIPESTATUS[0]}}\""),
+            plugins.path(),
+        );
+        assert!(
+            said.contains(&format!("status={status}")),
+            "{script}: {said}"
+        );
+        assert!(!said.contains("panicked"), "{script}: {said}");
+    }
+    // A full stdout: the run says so and exits 1, its summary printed.
+    let said = bash(&format!("{run} >/dev/full"), plugins.path());
+    assert!(
+        said.contains("writing stdout failed: No space left on device")
+            && said.contains("steps, sim time"),
+        "{said}"
+    );
+    assert!(!said.contains("stdout was closed"), "{said}");
+}
+
+/// `check` refuses the plugin file names `run` refuses (an absolute path, a directory, `..`),
+/// wherever the `<plugin>` is; and an error about a number quotes it as written (`"-1e300"`),
+/// not as the number read (301 digits).
+#[test]
+fn check_refuses_what_run_refuses_and_quotes_numbers_as_written() {
+    let t = tempfile::tempdir().unwrap();
+    let world = t.path().join("world.sdf");
+    let w = world.to_str().unwrap();
+    let write = |body: &str| {
+        std::fs::write(
+            &world,
+            format!(
+                "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\"><world name=\"w\">\n{body}\n</world></sdf>\n"
+            ),
+        )
+        .unwrap();
+    };
+    for filename in [
+        "/abs/libevil.so",
+        "../libevil.so",
+        "sub/libevil.so",
+        "..\\\\evil",
+    ] {
+        let plugin = format!("<plugin filename=\"{filename}\" name=\"evil::Evil\"/>");
+        let places = [
+            plugin.clone(),
+            format!("<model name=\"m\"><static>true</static><link name=\"l\"/>{plugin}</model>"),
+            format!(
+                "<model name=\"m\"><static>true</static><model name=\"inner\">\
+                 <link name=\"l\">{plugin}</link></model></model>"
+            ),
+        ];
+        for body in &places {
+            write(body);
+            for args in [vec!["check", w], vec!["run", w, "--steps", "1"]] {
+                let out = simcore(&args);
+                let err = stderr(&out);
+                assert_eq!(out.status.code(), Some(2), "{args:?} {body}: {err}");
+                assert!(
+                    err.contains(filename) && err.contains("is not allowed"),
+                    "{args:?} {body}: {err}"
+                );
+                assert!(err.contains("world.sdf:"), "the place: {err}");
+            }
+        }
+    }
+    // A bare name is fine for check (run looks for the library).
+    write("<plugin filename=\"simcore_plugin_none\" name=\"x\"/>");
+    let out = simcore(&["check", w]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let joint = |dynamics: &str| {
+        format!(
+            "<model name=\"m\"><link name=\"a\"><inertial><mass>1</mass></inertial></link>\
+             <link name=\"b\"><inertial><mass>1</mass></inertial></link>\
+             <joint name=\"j\" type=\"revolute\"><parent>a</parent><child>b</child>\
+             <axis><xyz>0 0 1</xyz><dynamics>{dynamics}</dynamics></axis></joint></model>"
+        )
+    };
+    let cases = [
+        (
+            joint("<spring_stiffness>-1e300</spring_stiffness>"),
+            "<spring_stiffness> must not be negative, got \"-1e300\"",
+        ),
+        (
+            joint("<damping> -2.5e300 </damping>"),
+            "<damping> must not be negative, got \"-2.5e300\"",
+        ),
+        (
+            joint("<friction>-0.000000000000000000000000000001</friction>"),
+            "got \"-0.000000000000000000000000000001\"",
+        ),
+        (
+            "<model name=\"m\"><link name=\"l\"><inertial><mass>-1e300</mass></inertial></link></model>"
+                .into(),
+            "must be greater than 0, found \"-1e300\"",
+        ),
+        (
+            "<physics type=\"ode\"><max_step_size>1e300</max_step_size></physics>".into(),
+            "found \"1e300\"",
+        ),
+        (
+            "<atmosphere type=\"adiabatic\"><temperature>-1e300</temperature></atmosphere>".into(),
+            "at least 0 K, found \"-1e300\"",
+        ),
+    ];
+    for (body, said) in cases {
+        write(&body);
+        let out = simcore(&["check", w]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{body}: {err}");
+        assert!(err.contains(said), "{body}: no {said} in {err}");
+        assert!(
+            !err.contains("00000000000000000000000000000000000000"),
+            "{err}"
+        );
+    }
+}

@@ -165,7 +165,7 @@ impl Shared {
                         Some(e) if e.sim.control().may_step() => e.step(1)?,
                         _ => return Ok(()),
                     }
-                    pacer.after_step();
+                    pacer.after_step(&flag);
                 }
                 Ok(())
             })

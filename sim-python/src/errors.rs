@@ -55,6 +55,13 @@ pyo3::create_exception!(
     SimError,
     "A service call that failed: unknown service, disabled or failing plugin, timeout."
 );
+pyo3::create_exception!(
+    simcore,
+    BatchError,
+    SimError,
+    "A sweep file or batch option that is refused (the file and line), or a batch that could \
+     not run."
+);
 
 /// Exceptions with two bases (`type(name, (EntityError, KeyError), {})`), made once.
 static ENTITY_NOT_FOUND: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -131,6 +138,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SpawnError", py.get_type::<SpawnError>())?;
     m.add("ServiceError", py.get_type::<ServiceError>())?;
     m.add("EntityError", py.get_type::<EntityError>())?;
+    m.add("BatchError", py.get_type::<BatchError>())?;
     m.add("EntityNotFound", entity_not_found_type(py)?.bind(py))?;
     m.add("MessageError", message_error_type(py)?.bind(py))?;
     Ok(())

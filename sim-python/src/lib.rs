@@ -10,8 +10,9 @@
 //! [`message`] (messages and their NumPy arrays without copies: the only `unsafe` code),
 //! [`engine`] (the engine with its latest messages, `play()`'s thread, stepping several
 //! simulations across threads), [`entity`] (entity state, spawn, delete), [`sim`] (the
-//! `Simulation` class).
+//! `Simulation` class), [`batch`] (sweeps through the engine's executors).
 
+pub mod batch;
 pub mod convert;
 pub mod engine;
 pub mod entity;
@@ -163,6 +164,8 @@ fn _simcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<message::MessageBuffer>()?;
     m.add_function(wrap_pyfunction!(step_all, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::run_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::batch_work, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

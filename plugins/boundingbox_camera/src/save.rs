@@ -27,14 +27,10 @@ pub struct SampleSaver {
     count: u64,
 }
 
-/// Creates `dir`, or says why it cannot be made.
+/// Creates `dir`, or says why it cannot be made (a symbolic link on its way is refused).
 fn make_dir(dir: &Path, who: &str) -> Result<(), PluginError> {
-    std::fs::create_dir_all(dir).map_err(|e| {
-        PluginError::config(format!(
-            "{who}: <camera><save><path>: cannot create the directory \"{}\": {e}",
-            dir.display()
-        ))
-    })
+    simcore_plugin_common::files::create_dirs(dir)
+        .map_err(|e| PluginError::config(format!("{who}: <camera><save><path>: {e}")))
 }
 
 impl SampleSaver {
@@ -65,13 +61,10 @@ impl SampleSaver {
         csv_text: &str,
     ) -> Result<(PathBuf, PathBuf), PluginError> {
         let png = self.images.join(format!("image_{:07}.png", self.count));
-        write_png(&png, image).map_err(|e| {
-            PluginError::runtime(format!("cannot write \"{}\": {e}", png.display()))
-        })?;
+        write_png(&png, image).map_err(PluginError::runtime)?;
         let csv = self.boxes.join(format!("boxes_{:07}.csv", self.count));
-        std::fs::write(&csv, csv_text).map_err(|e| {
-            PluginError::runtime(format!("cannot write \"{}\": {e}", csv.display()))
-        })?;
+        simcore_plugin_common::files::write(&csv, csv_text.as_bytes())
+            .map_err(PluginError::runtime)?;
         self.count += 1;
         Ok((png, csv))
     }

@@ -330,14 +330,12 @@ pub struct FrameSaver {
 
 impl FrameSaver {
     /// A saver into `dir` (created if missing) for the sensor with scoped name `scoped_name`
-    /// (`::` and path separators become `_` in file names). A directory that cannot be created is a
-    /// configuration error.
+    /// (`::` and path separators become `_` in file names). A directory that cannot be
+    /// created, or a symbolic link on its way, is a configuration error
+    /// ([`simcore_plugin_common::files`]).
     pub fn new(dir: &Path, scoped_name: &str) -> Result<FrameSaver, PluginError> {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            PluginError::config(format!(
-                "{scoped_name}: <camera><save><path>: cannot create the directory \"{}\": {e}",
-                dir.display()
-            ))
+        simcore_plugin_common::files::create_dirs(dir).map_err(|e| {
+            PluginError::config(format!("{scoped_name}: <camera><save><path>: {e}"))
         })?;
         Ok(FrameSaver {
             dir: dir.to_path_buf(),
@@ -354,18 +352,19 @@ impl FrameSaver {
             .join(format!("{}_{:06}.png", self.prefix, self.count))
     }
 
-    /// Writes `image` (RGB8, BGR8, L8 or L16) as the next PNG frame.
+    /// Writes `image` (RGB8, BGR8, L8 or L16) as the next PNG frame, replacing a regular file
+    /// of that name; a symbolic link there, or on the way, is refused ([`write_png`]).
     pub fn save(&mut self, image: &Image) -> Result<PathBuf, PluginError> {
         let path = self.next_path();
-        write_png(&path, image).map_err(|e| {
-            PluginError::runtime(format!("cannot write \"{}\": {e}", path.display()))
-        })?;
+        write_png(&path, image).map_err(PluginError::runtime)?;
         self.count += 1;
         Ok(path)
     }
 }
 
-/// Writes an RGB8, BGR8, L8 or L16 image as a PNG file.
+/// Writes an RGB8, BGR8, L8 or L16 image as a PNG file, as
+/// [`simcore_plugin_common::files::write_with`] writes: never through a symbolic link (at the
+/// file's name or on its way), a regular file there replaced whole. The error names the file.
 pub fn write_png(path: &Path, image: &Image) -> Result<(), String> {
     let (color, depth, data): (png::ColorType, png::BitDepth, Vec<u8>) = match image.pixel_format {
         PixelFormat::RGB_INT8 => (
@@ -397,15 +396,27 @@ pub fn write_png(path: &Path, image: &Image) -> Result<(), String> {
                 .flat_map(|p| [p[1], p[0]])
                 .collect(),
         ),
-        other => return Err(format!("pixel format {} cannot be saved as PNG", other.0)),
+        other => {
+            return Err(format!(
+                "cannot write \"{}\": pixel format {} cannot be saved as PNG",
+                path.display(),
+                other.0
+            ));
+        }
     };
-    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), image.width, image.height);
-    enc.set_color(color);
-    enc.set_depth(depth);
-    let mut writer = enc.write_header().map_err(|e| e.to_string())?;
-    writer.write_image_data(&data).map_err(|e| e.to_string())?;
-    writer.finish().map_err(|e| e.to_string())
+    simcore_plugin_common::files::write_with(path, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        let mut enc = png::Encoder::new(&mut out, image.width, image.height);
+        enc.set_color(color);
+        enc.set_depth(depth);
+        let mut writer = enc.write_header().map_err(std::io::Error::other)?;
+        writer
+            .write_image_data(&data)
+            .map_err(std::io::Error::other)?;
+        writer.finish().map_err(std::io::Error::other)?;
+        // Flushed here, not on drop, where a failure (a full disk) would pass unseen.
+        std::io::Write::flush(&mut out)
+    })
 }
 
 #[cfg(test)]

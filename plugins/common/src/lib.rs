@@ -10,6 +10,7 @@
 //!   and a [`NoiseChannel`], one seeded noise stream per measured component;
 //! - [`bounded`]: the numbers a command may carry ([`pose_problem`], [`twist_problem`],
 //!   [`accepted_twist`]);
+//! - [`files`]: writing files (camera frames) never through a symbolic link;
 //! - [`frame`]: the motion of the sensor's own frame from the motion of its link;
 //! - [`surfaces`]: a property of the surfaces rays hit, looked up in batches and kept;
 //! - [`lookup`]: the model a model system is attached to ([`attached_model`]), or the error
@@ -32,6 +33,7 @@
 pub use roxmltree;
 
 pub mod bounded;
+pub mod files;
 pub mod frame;
 pub mod gz;
 pub mod idle;

@@ -20,9 +20,9 @@ pub fn inspect(args: &InspectArgs) -> Result<Outcome, Failure> {
             Ok(Outcome::Success)
         }
         Err(e) => {
-            eprint!("{}", e.render(None));
+            note_text!("{}", e.render(None));
             if args.json {
-                print!("{}", sim_core::inspect::error_json(&e));
+                say_text!("{}", sim_core::inspect::error_json(&e));
             }
             Err(Failure::Reported)
         }
@@ -39,7 +39,7 @@ pub fn check(args: CheckArgs) -> Result<Outcome, Failure> {
         let (loaded, warnings) = sim_core::sdf::load_document_with_warnings(file, &options);
         // Warnings are printed, as libsdformat's, and do not make the file invalid.
         for w in &warnings {
-            eprint!("{}", w.render_warning());
+            note_text!("{}", w.render_warning());
         }
         let problem = match loaded {
             Err(e) => Some(e.render(None)),
@@ -51,6 +51,11 @@ pub fn check(args: CheckArgs) -> Result<Outcome, Failure> {
                     let reports: String = worlds
                         .iter()
                         .filter_map(|world| {
+                            // A plugin file name `run` refuses is refused here too.
+                            let refused = sim_core::plugins::refused_file_names(world);
+                            if !refused.is_empty() {
+                                return Some(super::report::plugin_problems(file, &refused));
+                            }
                             let e = sim_core::physics::Physics::build(world).err()?;
                             let which = if several {
                                 format!("world \"{}\"", world.name)
@@ -68,16 +73,16 @@ pub fn check(args: CheckArgs) -> Result<Outcome, Failure> {
             },
         };
         match problem {
-            None => println!("{}: OK", file.display()),
+            None => say!("{}: OK", file.display()),
             Some(report) => {
                 bad += 1;
-                eprint!("{report}");
-                eprintln!("{}: invalid", file.display());
+                note_text!("{report}");
+                note!("{}: invalid", file.display());
             }
         }
     }
     if args.files.len() > 1 {
-        eprintln!(
+        note!(
             "checked {} files: {} valid, {} invalid",
             args.files.len(),
             args.files.len() - bad,

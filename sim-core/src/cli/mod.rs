@@ -1,5 +1,43 @@
 //! The `simcore` command line (thin over the library): its arguments, and one module per
 //! command.
+//!
+//! Nothing the command line prints may panic: a closed or full stdout or stderr (`2>&1 |
+//! head -1`, `> /dev/full`) is no reason to end with a panic. So it prints with [`note!`] and
+//! [`say!`], which ignore a failed write, never with `println!` or `eprintln!`; the lines
+//! `run` writes on stdout go through [`output`], which tells a closed reader from a failed
+//! write.
+
+/// Writes a line (as `eprintln!`) on stderr, ignoring a failure to write it.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Writes text (as `eprint!`) on stderr, ignoring a failure to write it.
+macro_rules! note_text {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Writes a line (as `println!`) on stdout, ignoring a failure to write it.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// Writes text (as `print!`) on stdout, ignoring a failure to write it.
+macro_rules! say_text {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
 
 pub mod batch;
 pub mod check;
@@ -111,6 +149,20 @@ pub struct ResourceArgs {
     /// The most rays of one lidar scan, horizontal x vertical samples (default 1,048,576).
     #[arg(long = "max-lidar-rays", value_name = "N")]
     pub max_lidar_rays: Option<u64>,
+    /// The most models one file may hold, nested ones counted (default 100,000).
+    #[arg(long = "max-world-models", value_name = "N")]
+    pub max_world_models: Option<usize>,
+    /// The most links one file may hold, and the copies includes make may add (default
+    /// 100,000).
+    #[arg(long = "max-links", value_name = "N")]
+    pub max_links: Option<usize>,
+    /// The most collisions one file may hold, and the copies includes make may add (default
+    /// 100,000).
+    #[arg(long = "max-collisions", value_name = "N")]
+    pub max_collisions: Option<usize>,
+    /// The most collisions of one link (default 1,000).
+    #[arg(long = "max-link-collisions", value_name = "N")]
+    pub max_link_collisions: Option<usize>,
     /// Let the world read files outside its own directory and the resource search path.
     #[arg(long = "read-anywhere")]
     pub read_anywhere: bool,
@@ -143,6 +195,18 @@ impl ResourceArgs {
         }
         if let Some(v) = self.max_lidar_rays {
             l.max_lidar_rays = v;
+        }
+        if let Some(v) = self.max_world_models {
+            l.max_world_models = v;
+        }
+        if let Some(v) = self.max_links {
+            l.max_links = v;
+        }
+        if let Some(v) = self.max_collisions {
+            l.max_collisions = v;
+        }
+        if let Some(v) = self.max_link_collisions {
+            l.max_link_collisions = v;
         }
         l.read_anywhere = self.read_anywhere;
         l
@@ -290,8 +354,8 @@ impl Failure {
     /// Prints what is left to say on stderr.
     pub fn print(&self) {
         match self {
-            Failure::Error(m) => eprintln!("error: {m}"),
-            Failure::Report(r) => eprint!("{r}"),
+            Failure::Error(m) => note!("error: {m}"),
+            Failure::Report(r) => note_text!("{r}"),
             Failure::Reported => {}
         }
     }
@@ -304,4 +368,7 @@ pub enum Outcome {
     Success,
     /// It ran, but a plugin was disabled on the way.
     PluginDisabled,
+    /// It ran, but what it had to write on stdout could not be written (a full disk; a
+    /// reader that closed stdout is not a failure).
+    OutputFailed,
 }

@@ -20,23 +20,29 @@ pub fn new_plugin(args: NewPluginArgs) -> Result<Outcome, Failure> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("."))
         .join(&args.name);
-    if root.exists() {
+    // Not `exists()`, which follows a link: a link there, even to nothing, is in the way.
+    if std::fs::symlink_metadata(&root).is_ok() {
         return Err(Failure::Error(format!(
             "{} already exists; new-plugin never writes over files",
             root.display()
         )));
     }
     for (rel, text) in &files {
+        // Each file new, never through a link (nor a directory on its way that is one).
         let path = root.join(rel);
         let written = path
             .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|_| std::fs::write(&path, text));
+            .map_or(Ok(()), sim_core::files::create_dirs)
+            .and_then(|()| sim_core::files::create_new(&path))
+            .and_then(|mut f| {
+                f.write_all(text.as_bytes())
+                    .map_err(|error| sim_core::files::WriteError::Io {
+                        path: path.clone(),
+                        error,
+                    })
+            });
         if let Err(e) = written {
-            return Err(Failure::Error(format!(
-                "cannot write {}: {e}",
-                path.display()
-            )));
+            return Err(Failure::Error(format!("new-plugin: {e}")));
         }
     }
     let mut o = std::io::stdout().lock();

@@ -5,7 +5,8 @@
 //! A line that would take the queue past [`QUEUE_BYTES`] is dropped and counted (the summary
 //! says how many). When stdout is closed (`| head -1`: the write fails with a broken pipe)
 //! the writer stops, the queue is emptied and [`Output::closed`] turns true: the run ends as
-//! if interrupted.
+//! if interrupted. Any other failed write (a full disk) ends the run the same way, and is an
+//! error ([`Output::error`]) the run reports, with a status other than 0.
 
 use std::collections::VecDeque;
 use std::io::Write;
@@ -30,6 +31,19 @@ struct Shared {
     /// Signalled when a line is queued, when the run finishes, and when the queue empties.
     changed: Condvar,
     closed: AtomicBool,
+    /// Why a write failed, when it was not for a closed reader.
+    error: Mutex<Option<String>>,
+}
+
+impl Shared {
+    /// A write failed with `e`: stdout is done with.
+    fn failed(&self, e: &std::io::Error) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            let mut error = self.error.lock().unwrap_or_else(|e| e.into_inner());
+            error.get_or_insert_with(|| e.to_string());
+        }
+        self.closed.store(true, Ordering::Relaxed);
+    }
 }
 
 /// The stdout writer of a run.
@@ -76,15 +90,26 @@ impl Output {
         self.shared.changed.notify_all();
     }
 
-    /// Whether stdout was closed by its reader.
+    /// Whether stdout can no longer be written: closed by its reader, or a write failed
+    /// ([`Output::error`]).
     pub fn closed(&self) -> bool {
         self.shared.closed.load(Ordering::Relaxed)
+    }
+
+    /// Why writing stdout failed, when it did for another reason than a closed reader (a
+    /// full disk: `No space left on device`).
+    pub fn error(&self) -> Option<String> {
+        self.shared
+            .error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Waits until every queued line is written, stdout is closed, or `stop` is set (a
     /// signal): then the lines still queued are dropped and counted. Returns the lines
     /// dropped in all.
-    pub fn finish(mut self, stop: &AtomicBool) -> u64 {
+    pub fn finish(&mut self, stop: &AtomicBool) -> u64 {
         let mut q = lock(&self.shared.queue);
         q.finished = true;
         self.shared.changed.notify_all();
@@ -125,8 +150,8 @@ fn write_lines(s: &Shared, out: impl Write) {
         let Some(line) = q.lines.pop_front() else {
             // Finished and empty.
             drop(q);
-            if out.flush().is_err() {
-                s.closed.store(true, Ordering::Relaxed);
+            if let Err(e) = out.flush() {
+                s.failed(&e);
             }
             s.changed.notify_all();
             return;
@@ -138,8 +163,8 @@ fn write_lines(s: &Shared, out: impl Write) {
             .write_all(line.as_bytes())
             .and_then(|()| out.write_all(b"\n"))
             .and_then(|()| if empty { out.flush() } else { Ok(()) });
-        if ok.is_err() {
-            s.closed.store(true, Ordering::Relaxed);
+        if let Err(e) = ok {
+            s.failed(&e);
             let mut q = lock(&s.queue);
             q.lines.clear();
             q.bytes = 0;
@@ -221,6 +246,34 @@ mod tests {
         let dropped = o.finish(&stop);
         assert!(dropped >= 1, "the line after the close is dropped");
         assert!(String::from_utf8_lossy(&got.lock().unwrap()).starts_with("first\n"));
+    }
+
+    #[test]
+    fn a_failed_write_is_an_error_a_closed_reader_is_not() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::from_raw_os_error(28))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Err(std::io::Error::from_raw_os_error(28))
+            }
+        }
+        let mut o = Output::start(Full);
+        o.line("lost".into());
+        let dropped = o.finish(&AtomicBool::new(false));
+        assert!(o.closed());
+        let e = o.error().expect("an error");
+        assert!(e.contains("No space left"), "{e}");
+        assert!(dropped <= 1, "{dropped}");
+        // A reader that left: closed, without an error.
+        let mut o = Output::start(Closes {
+            lines: 0,
+            got: Arc::new(Mutex::new(Vec::new())),
+        });
+        o.line("x".into());
+        o.finish(&AtomicBool::new(false));
+        assert!(o.closed() && o.error().is_none());
     }
 
     #[test]

@@ -148,7 +148,7 @@ pub fn render(args: RenderArgs) -> Result<Outcome, Failure> {
                 e => Failure::Error(format!("{}: {e}", s.world.display())),
             })?;
     for p in sim.skipped() {
-        eprintln!("warning: {p}; the world runs without it");
+        note!("warning: {p}; the world runs without it");
     }
     let tap = args.rays.then(|| LidarTap::new(&mut sim));
     let stop = Arc::new(AtomicBool::new(false));
@@ -210,10 +210,9 @@ pub fn render(args: RenderArgs) -> Result<Outcome, Failure> {
     let bytes = picture
         .to_png()
         .map_err(|e| Failure::Error(format!("cannot encode the picture: {e}")))?;
-    std::fs::write(&args.output, &bytes)
-        .map_err(|e| Failure::Error(format!("cannot write {}: {e}", args.output.display())))?;
+    sim_core::files::write(&args.output, &bytes).map_err(|e| Failure::Error(e.to_string()))?;
     let p = view.pose.position;
-    eprintln!(
+    note!(
         "wrote {} ({width}x{height}, t = {:.3} s, from {:.2},{:.2},{:.2}{}{})",
         args.output.display(),
         sim.time().as_secs_f64(),

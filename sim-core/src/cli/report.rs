@@ -214,6 +214,6 @@ pub fn write_summary_json(path: &Path, s: &RunSummary, world: &Path) -> Result<(
         "sensors": sensors, "systems": systems, "failures": failures,
     });
     let text = serde_json::to_string_pretty(&v).expect("a JSON value serialises");
-    std::fs::write(path, text + "\n")
-        .map_err(|e| Failure::Error(format!("--summary-json {}: {e}", path.display())))
+    sim_core::files::write(path, (text + "\n").as_bytes())
+        .map_err(|e| Failure::Error(format!("--summary-json: {e}")))
 }

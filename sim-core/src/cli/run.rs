@@ -26,6 +26,19 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     check_numbers(&args)?;
     let world = load_world(&s, &args)?;
     let (options, rtf) = run_options(&args, &s, &world);
+    let step = SimTime::from_secs_f64(world.physics.max_step_size);
+    if rtf > 0.0
+        && sim_core::runner::step_period(step, rtf) == Some(sim_core::runner::MAX_STEP_WAIT)
+    {
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: a real-time factor of {rtf:e} would make each step of {} s last {:e} s; \
+             each lasts {} s at most (see docs/untrusted-input.md)",
+            world.physics.max_step_size,
+            world.physics.max_step_size / rtf,
+            sim_core::runner::MAX_STEP_WAIT.as_secs()
+        );
+    }
     let mut sim = build(world, &args, &s, &options)?;
     sim.set_guards(guards(&args, &s)?);
     // Libraries the world does not need are only mentioned in the log (`simcore plugins`
@@ -34,10 +47,10 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         tracing::info!("{w}");
     }
     for n in sim.notices() {
-        eprintln!("warning: {n}");
+        note!("warning: {n}");
     }
     for p in sim.skipped() {
-        eprintln!("warning: {p}; the world runs without it");
+        note!("warning: {p}; the world runs without it");
     }
     if args.list {
         list(&sim);
@@ -49,12 +62,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     // to for its inputs.
     let mut transport = super::transport::start(&args.transport, &s.manifest.ros.remap, &mut sim)?;
     let subs = subscribe_echo(&mut sim, &args.echo)?;
-    if !(args.call_timeout.is_finite() && args.call_timeout > 0.0) {
-        return Err(Failure::Error(format!(
-            "--call-timeout must be a positive number of seconds, got {}",
-            args.call_timeout
-        )));
-    }
+    let call_timeout = seconds("--call-timeout", args.call_timeout)?;
     let limit = match (args.steps, args.duration) {
         (Some(n), _) => RunLimit::Steps(n),
         (None, Some(d)) => RunLimit::Duration(SimTime::from_secs_f64(d)),
@@ -68,7 +76,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         stop: stop.clone(),
         injections,
         next_injection: 0,
-        call_timeout: Duration::from_secs_f64(args.call_timeout),
+        call_timeout,
         subs,
         progress: Progress::new(),
         recorder,
@@ -82,13 +90,13 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         }
         super::transport::after_step(&mut transport, sim, stepped);
     });
-    let (recorded, out) = monitor.finish();
+    let (recorded, mut out) = monitor.finish();
     print_summary(&summary, &s.world);
     if let Some(path) = &args.summary_json {
         super::report::write_summary_json(path, &summary, &s.world)?;
     }
     if let Some(r) = recorded {
-        eprintln!("  {r}");
+        note!("  {r}");
     }
     super::transport::finish(transport);
     print_skipped(sim.skipped());
@@ -96,13 +104,18 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     // signal ends the wait.
     let stdout_closed = out.closed();
     let dropped = out.finish(&stop);
-    if stdout_closed {
-        eprintln!("  stdout was closed: the run ended there");
+    let write_error = out.error();
+    if let Some(e) = &write_error {
+        note!("error: writing stdout failed: {e}; the run ended there");
+    } else if stdout_closed {
+        note!("  stdout was closed: the run ended there");
     }
     if dropped > 0 {
-        eprintln!("  {dropped} line(s) for stdout dropped (the reader was too slow or gone)");
+        note!("  {dropped} line(s) for stdout dropped (the reader was too slow or gone)");
     }
-    Ok(if summary.failures.is_empty() {
+    Ok(if write_error.is_some() {
+        Outcome::OutputFailed
+    } else if summary.failures.is_empty() {
         Outcome::Success
     } else {
         Outcome::PluginDisabled
@@ -139,7 +152,7 @@ fn start_recording(
     let options = RecordOptions::for_run(sim, &s.world, seed, path, args.foxglove, topics);
     let r = Recorder::start(sim, options).map_err(|e| Failure::Error(e.to_string()))?;
     if let (Some(addr), Some(port)) = (args.foxglove, r.live_port()) {
-        eprintln!("serving Foxglove on ws://{}:{port}", addr.ip());
+        note!("serving Foxglove on ws://{}:{port}", addr.ip());
     }
     Ok(Some(r))
 }
@@ -148,12 +161,7 @@ fn start_recording(
 fn guards(args: &RunArgs, s: &Settings) -> Result<Guards, Failure> {
     let mut g = Guards::default();
     if let Some(b) = args.plugin_budget.or(s.manifest.plugin_budget) {
-        if !(b.is_finite() && b > 0.0 && b < 1e9) {
-            return Err(Failure::Error(format!(
-                "--plugin-budget must be a positive number of seconds, got {b}"
-            )));
-        }
-        g.hook_budget = Duration::from_secs_f64(b);
+        g.hook_budget = seconds("--plugin-budget", b)?;
     }
     if let Some(m) = args.max_message_size.or(s.manifest.max_message_size) {
         if m == 0 {
@@ -164,6 +172,32 @@ fn guards(args: &RunArgs, s: &Settings) -> Result<Guards, Failure> {
         g.max_message_bytes = m;
     }
     Ok(g)
+}
+
+/// The longest wall time a flag may give in seconds (`--call-timeout`, `--plugin-budget`):
+/// about 31 years.
+const MAX_SECONDS: f64 = 1e9;
+
+/// The duration of `value` seconds given to `flag`: a positive number of at most
+/// [`MAX_SECONDS`], else an error naming the flag and the value.
+fn seconds(flag: &str, value: f64) -> Result<Duration, Failure> {
+    if value.is_finite() && value > 0.0 && value <= MAX_SECONDS {
+        Ok(Duration::try_from_secs_f64(value).unwrap_or(Duration::MAX))
+    } else {
+        Err(Failure::Error(format!(
+            "{flag} must be a positive number of seconds, at most {MAX_SECONDS:e}, got {}",
+            short(value)
+        )))
+    }
+}
+
+/// `v` as a user would write it: `1e300` rather than its 301 digits.
+fn short(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
 }
 
 /// `--duration`, `--rtf` and `--threads` in range.
@@ -334,7 +368,7 @@ fn subscribe_echo(sim: &mut Simulation, echo: &[String]) -> Result<Vec<Subscript
         let topic = sim_core::transport::validate_topic(t)
             .map_err(|e| Failure::Error(format!("--echo: {e}")))?;
         if !known.contains(&topic) {
-            eprintln!(
+            note!(
                 "warning: nothing in this world publishes on `{topic}` yet; its topics are:\n  {}",
                 known.join("\n  ")
             );

@@ -7,6 +7,12 @@
 //! every `<instance_geometry>` (also through `<instance_node>`) becomes one mesh, transformed
 //! by its node chain (`<matrix>`, `<translate>`, `<rotate>`, `<scale>`) and by the unit.
 //! Materials and effects are not read: a shape is its triangles.
+//!
+//! A COLLADA file may come from anyone, and `mesh-loader` takes its counts at their word (a
+//! 1 KB file whose `<float_array count="4000000000">` had 16 GB allocated) and its indices too
+//! (an index past the points panicked). So every count and index the loader would use is
+//! checked first against what the file holds ([`check_counts`]), and a panic of the loader
+//! all the same is a refusal of the mesh, naming the file, never the end of the process.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -165,10 +171,25 @@ pub(super) fn read(path: &Path, text: &str) -> Result<Vec<FileMesh>, MeshError> 
     for r in cut {
         geometry_only.replace_range(r, "");
     }
-    let scene = mesh_loader::Loader::default()
-        .merge_meshes(false)
-        .load_collada_from_slice(geometry_only.as_bytes(), path)
-        .map_err(|e| fail(&e))?;
+    check_counts(&doc).map_err(|e| fail(&e))?;
+    let loaded = std::panic::catch_unwind(|| {
+        mesh_loader::Loader::default()
+            .merge_meshes(false)
+            .load_collada_from_slice(geometry_only.as_bytes(), path)
+    });
+    let scene = match loaded {
+        Ok(scene) => scene.map_err(|e| fail(&e))?,
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            return Err(fail(&format!(
+                "the COLLADA reader could not read it ({why}); the file is malformed"
+            )));
+        }
+    };
     let mut geometries: HashMap<String, Triangles> = HashMap::new();
     for m in scene.meshes {
         geometries.insert(m.name, (m.vertices, m.faces));
@@ -243,6 +264,190 @@ pub(super) fn read(path: &Path, text: &str) -> Result<Vec<FileMesh>, MeshError> 
         }
     }
     Ok(out)
+}
+
+/// The number of values in the text of `node`.
+fn tokens(node: roxmltree::Node) -> u64 {
+    node.text().unwrap_or("").split_whitespace().count() as u64
+}
+
+/// The whole number in attribute `name` of `node` (`default` when absent), or an error
+/// naming the element, the attribute and the text.
+fn whole(node: roxmltree::Node, name: &str, default: u64) -> Result<u64, String> {
+    match node.attribute(name) {
+        None => Ok(default),
+        Some(t) => t.trim().parse::<u64>().map_err(|_| {
+            format!(
+                "<{} {name}=\"{t}\"> (line {}) is not a whole number",
+                node.tag_name().name(),
+                line(node)
+            )
+        }),
+    }
+}
+
+/// The line of `node` in its document.
+fn line(node: roxmltree::Node) -> u32 {
+    node.document().text_pos_at(node.range().start).row
+}
+
+/// Checks the counts and indices `mesh-loader` would believe against what the document holds,
+/// before it sees them: each array's `count` is at most the values it holds; each accessor
+/// (`count` x `stride` + `offset`, a `stride` of at least 1) fits in its array; each
+/// primitive's `count`, `<vcount>` and `<input offset>` fit the indices of its `<p>`; and
+/// every index is below the count of the source it points into. The error names the element
+/// and its line.
+pub(super) fn check_counts(doc: &roxmltree::Document) -> Result<(), String> {
+    let at = |n: roxmltree::Node| format!("<{}> (line {})", n.tag_name().name(), line(n));
+    let by_id: HashMap<&str, roxmltree::Node> = doc
+        .descendants()
+        .filter(|n| n.is_element())
+        .filter_map(|n| Some((n.attribute("id")?, n)))
+        .collect();
+    // Arrays: a count beyond the values held is what the loader would allocate.
+    let mut held: HashMap<&str, u64> = HashMap::new();
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        if !n.tag_name().name().ends_with("_array") {
+            continue;
+        }
+        let count = whole(n, "count", 0)?;
+        let values = tokens(n);
+        if count > values {
+            return Err(format!(
+                "{} says count=\"{count}\" but holds {values} values",
+                at(n)
+            ));
+        }
+        if let Some(id) = n.attribute("id") {
+            // Without a count (which the loader wants), the values themselves.
+            held.insert(id, n.attribute("count").map_or(values, |_| count));
+        }
+    }
+    // Accessors: the elements they describe must lie in their array.
+    let mut elements: HashMap<&str, u64> = HashMap::new();
+    for n in doc.descendants().filter(|n| n.has_tag_name("accessor")) {
+        let count = whole(n, "count", 0)?;
+        let stride = whole(n, "stride", 1)?;
+        let offset = whole(n, "offset", 0)?;
+        if stride == 0 {
+            return Err(format!("{} has a stride of 0", at(n)));
+        }
+        let array = id_of(n.attribute("source").unwrap_or(""));
+        let Some(&values) = held.get(array) else {
+            continue;
+        };
+        let needs = count
+            .checked_mul(stride)
+            .and_then(|v| v.checked_add(offset));
+        if needs.is_none_or(|v| v > values) {
+            return Err(format!(
+                "{} describes {count} elements of stride {stride} from offset {offset}, \
+                 past the {values} values of its array \"{array}\"",
+                at(n)
+            ));
+        }
+        if let Some(source) = n
+            .ancestors()
+            .find(|a| a.has_tag_name("source"))
+            .and_then(|s| s.attribute("id"))
+        {
+            elements.insert(source, count);
+        }
+    }
+    // The elements an input reads: a source's accessor count; for a <vertices>, the least of
+    // its inputs' (None when unknown: the loader says what is missing).
+    let count_of = |url: &str| -> Option<u64> {
+        let target = by_id.get(id_of(url))?;
+        if target.has_tag_name("vertices") {
+            target
+                .children()
+                .filter(|c| c.has_tag_name("input"))
+                .filter_map(|c| elements.get(id_of(c.attribute("source")?)).copied())
+                .min()
+        } else {
+            elements.get(id_of(url)).copied()
+        }
+    };
+    const PRIMITIVES: [&str; 7] = [
+        "triangles",
+        "lines",
+        "polylist",
+        "polygons",
+        "tristrips",
+        "trifans",
+        "linestrips",
+    ];
+    for prim in doc
+        .descendants()
+        .filter(|n| n.is_element() && PRIMITIVES.contains(&n.tag_name().name()))
+    {
+        let inputs: Vec<roxmltree::Node> = prim
+            .children()
+            .filter(|c| c.has_tag_name("input"))
+            .collect();
+        let mut limits: Vec<Option<u64>> = vec![None; inputs.len().max(1)];
+        for i in &inputs {
+            let offset = whole(*i, "offset", 0)?;
+            if offset >= inputs.len() as u64 {
+                return Err(format!(
+                    "{} has offset=\"{offset}\", past its primitive's {} inputs",
+                    at(*i),
+                    inputs.len()
+                ));
+            }
+            if let Some(c) = count_of(i.attribute("source").unwrap_or("")) {
+                let l = &mut limits[offset as usize];
+                *l = Some(l.map_or(c, |l| l.min(c)));
+            }
+        }
+        let stride = inputs
+            .iter()
+            .filter_map(|i| whole(*i, "offset", 0).ok())
+            .max()
+            .map_or(1, |o| o as usize + 1);
+        let ps: Vec<roxmltree::Node> = prim.children().filter(|c| c.has_tag_name("p")).collect();
+        let indices: u64 = ps.iter().map(|p| tokens(*p)).sum();
+        // What the loader reserves: `count` primitives (of 3 or 2 corners, or as many as
+        // <vcount> says), each corner `stride` indices.
+        let count = whole(prim, "count", 0)?;
+        let corners = match prim.tag_name().name() {
+            "triangles" => count.checked_mul(3),
+            "lines" => count.checked_mul(2),
+            "polylist" => child(prim, "vcount").map_or(Some(0), |v| {
+                v.text()
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .map(|t| t.parse::<u64>().unwrap_or(u64::MAX))
+                    .try_fold(0u64, |a, b| a.checked_add(b))
+            }),
+            _ => Some(count),
+        };
+        let reserved = corners.and_then(|c| c.checked_mul(stride as u64));
+        if count > indices || reserved.is_none_or(|r| r > indices) {
+            return Err(format!(
+                "{} says count=\"{count}\" (with its <vcount> and {stride} inputs a corner), \
+                 more than the {indices} indices its <p> holds",
+                at(prim)
+            ));
+        }
+        for p in ps {
+            for (k, t) in p.text().unwrap_or("").split_whitespace().enumerate() {
+                // A text that is no index is the loader's to refuse.
+                let Ok(index) = t.parse::<u64>() else {
+                    continue;
+                };
+                if let Some(limit) = limits[k % stride]
+                    && index >= limit
+                {
+                    return Err(format!(
+                        "{} holds the index {index}, past the {limit} elements it points into",
+                        at(p)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn place(

@@ -43,7 +43,7 @@ pub use library::{FactoryDesc, PluginLibrary, Refusal, Refused, env_api_version,
 pub use registry::{LookupError, Registry, Resolved};
 pub use route::PluginRoute;
 pub use search_path::{PluginPathError, SearchPath, check_library_name, normalize_library_name};
-pub use serve::{Served, Unserved};
+pub use serve::{Served, Unserved, refused_file_names};
 
 #[cfg(test)]
 mod routes_tests;

@@ -118,3 +118,44 @@ impl Registry {
         })
     }
 }
+
+/// The `<plugin>`s of `world` whose file name `run` refuses whatever serves them
+/// ([`check_library_name`]: an absolute path, a directory, `..`), each a problem at its
+/// element, so that `simcore check` refuses what `run` refuses. The gz-sim systems simcore
+/// builds in are not looked up by file name, and are let pass, as at run time; a manifest's
+/// route by name is not known here, so a routed plugin with such a file name is refused too.
+pub fn refused_file_names(world: &crate::world::World) -> Vec<PluginProblem> {
+    fn look(specs: &[crate::world::PluginSpec], out: &mut Vec<PluginProblem>) {
+        for p in specs {
+            if p.filename.trim().is_empty()
+                || gz_system(&p.filename, &p.name).is_some_and(|g| g.built_in())
+            {
+                continue;
+            }
+            if let Err(e) = check_library_name(&p.filename) {
+                out.push(PluginProblem {
+                    span: p.span.clone(),
+                    subject: format!("plugin `{}` (filename `{}`)", p.name, p.filename),
+                    message: e.to_string(),
+                });
+            }
+        }
+    }
+    let mut out = Vec::new();
+    look(&world.plugins, &mut out);
+    world.visit_models(|_, m| {
+        look(&m.plugins, &mut out);
+        for l in &m.links {
+            look(&l.plugins, &mut out);
+            for s in &l.sensors {
+                look(&s.plugins, &mut out);
+            }
+        }
+        for j in &m.joints {
+            for s in &j.sensors {
+                look(&s.plugins, &mut out);
+            }
+        }
+    });
+    out
+}

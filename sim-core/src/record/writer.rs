@@ -8,6 +8,7 @@ use crate::transport::Envelope;
 use crossbeam_channel::Receiver;
 use sim_plugin_api::{Payload, SimTime};
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -230,7 +231,7 @@ pub(super) fn run(
                         f.path().display(),
                         e.stamp.as_secs_f64()
                     );
-                    eprintln!("error: {m}");
+                    let _ = writeln!(std::io::stderr(), "error: {m}");
                     error = Some(m);
                     file = None;
                 }
@@ -241,7 +242,7 @@ pub(super) fn run(
         let path = f.path().to_path_buf();
         if let Err(e) = f.finish() {
             let m = format!("finishing {} failed: {e}", path.display());
-            eprintln!("error: {m}");
+            let _ = writeln!(std::io::stderr(), "error: {m}");
             error = Some(m);
         }
     }

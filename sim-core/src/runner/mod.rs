@@ -35,7 +35,7 @@ pub use crate::systems::ServiceError;
 pub use control::{ControlError, ResetDone, ResetScope, RunControl, RunState, RunWaker};
 pub use entity::{EntityError, EntityState, EntityUpdate, StatePart};
 pub use guard::Guards;
-pub use pacing::{Pacer, RunLimit};
+pub use pacing::{MAX_STEP_WAIT, Pacer, RunLimit, step_period};
 pub use plan::{Plan, Planned, PluginPolicy};
 pub use services::DEFAULT_SERVICE_TIMEOUT;
 pub use spawn::{MAX_SPAWN_BYTES, SpawnError};
@@ -522,7 +522,7 @@ impl Simulation {
             self.control.took_step();
             done += 1;
             hook(self, Moment::Stepped);
-            pacer.after_step();
+            pacer.after_step(stop);
         }
         let wall = start.elapsed();
         let sim = SimTime::from_nanos(step.nanos.saturating_mul(done as i64));

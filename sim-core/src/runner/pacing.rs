@@ -1,7 +1,25 @@
 //! How long a run lasts ([`RunLimit`]) and how it keeps to a real-time factor ([`Pacer`]).
 
 use sim_plugin_api::SimTime;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// The longest wall time one step is paced to: a real-time factor so small that a step would
+/// last longer (`<real_time_factor>1e-9`, `--rtf 1e-300`) paces each step to this.
+pub const MAX_STEP_WAIT: Duration = Duration::from_secs(3600);
+
+/// How long a paced wait sleeps before it looks at the stop flag again.
+const WAKE_EVERY: Duration = Duration::from_millis(20);
+
+/// The wall time of one step of `step` at the real-time factor `rtf` (None: no pacing, for
+/// 0, a negative factor or NaN), at most [`MAX_STEP_WAIT`].
+pub fn step_period(step: SimTime, rtf: f64) -> Option<Duration> {
+    if rtf.is_nan() || rtf <= 0.0 {
+        return None;
+    }
+    let secs = step.as_secs_f64().max(0.0) / rtf;
+    Some(Duration::try_from_secs_f64(secs).map_or(MAX_STEP_WAIT, |d| d.min(MAX_STEP_WAIT)))
+}
 
 /// How long to run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,7 +44,8 @@ impl RunLimit {
 }
 
 /// Keeps a run to a real-time factor: after each step it waits until the wall time that
-/// step is due at. A run that falls more than ten steps behind does not try to catch up (as
+/// step is due at (at most [`MAX_STEP_WAIT`] a step), and ends the wait early when the stop
+/// flag is set. A run that falls more than ten steps behind does not try to catch up (as
 /// Gazebo): it starts counting again from where it is.
 #[derive(Clone, Debug)]
 pub struct Pacer {
@@ -37,11 +56,11 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    /// A pacer for steps of `step` at real-time factor `rtf` (0 or less: no pacing), counting
-    /// from now.
+    /// A pacer for steps of `step` at real-time factor `rtf` (0 or less, or NaN: no pacing),
+    /// counting from now; see [`step_period`].
     pub fn new(step: SimTime, rtf: f64) -> Self {
         Pacer {
-            period: (rtf > 0.0).then(|| Duration::from_secs_f64(step.as_secs_f64() / rtf)),
+            period: step_period(step, rtf),
             anchor: Instant::now(),
             paced_steps: 0,
         }
@@ -58,6 +77,11 @@ impl Pacer {
         let p = self.period?;
         self.paced_steps += 1;
         let target = self.anchor + p * self.paced_steps;
+        if self.paced_steps >= 1 << 16 {
+            // Counted from the due time just reached: the product above stays small.
+            self.anchor = target;
+            self.paced_steps = 0;
+        }
         if target > now {
             Some(target)
         } else {
@@ -70,19 +94,28 @@ impl Pacer {
         }
     }
 
-    /// Called after each step: waits until that step is due.
-    pub fn after_step(&mut self) {
+    /// Called after each step: waits until that step is due, or until `stop` is set (looked
+    /// at every few milliseconds while it waits: a signal handler sets it).
+    pub fn after_step(&mut self, stop: &AtomicBool) {
         if let Some(target) = self.due(Instant::now()) {
-            sleep_until(target);
+            sleep_until(target, stop);
         }
     }
 }
 
-fn sleep_until(target: Instant) {
-    // Sleep most of the way, then spin for accuracy (as Gazebo's pacing).
-    let now = Instant::now();
-    if target > now + Duration::from_micros(300) {
-        std::thread::sleep(target - now - Duration::from_micros(200));
+/// Waits until `target` or until `stop` is set.
+fn sleep_until(target: Instant, stop: &AtomicBool) {
+    // Sleep most of the way, in slices that look at `stop`, then spin for accuracy (as
+    // Gazebo's pacing).
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let now = Instant::now();
+        if target <= now + Duration::from_micros(300) {
+            break;
+        }
+        std::thread::sleep((target - now - Duration::from_micros(200)).min(WAKE_EVERY));
     }
     while Instant::now() < target {
         std::hint::spin_loop();
@@ -131,6 +164,50 @@ mod tests {
         assert_eq!(p.period(), None);
         assert_eq!(p.due(Instant::now()), None);
         assert_eq!(Pacer::new(MS, -1.0).period(), None);
+    }
+
+    #[test]
+    fn a_tiny_or_odd_factor_is_bounded_never_a_panic() {
+        for rtf in [1e-300, 1e-9, f64::MIN_POSITIVE, 5e-324] {
+            assert_eq!(Pacer::new(MS, rtf).period(), Some(MAX_STEP_WAIT), "{rtf}");
+        }
+        assert_eq!(Pacer::new(MS, f64::NAN).period(), None);
+        assert_eq!(Pacer::new(MS, f64::INFINITY).period(), Some(Duration::ZERO));
+        assert_eq!(Pacer::new(MS, 1e300).period(), Some(Duration::ZERO));
+        // A negative or huge step (never built, but the arithmetic holds).
+        assert_eq!(
+            step_period(SimTime::from_nanos(-5), 1.0),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(
+            step_period(SimTime::from_nanos(i64::MAX), 1e-300),
+            Some(MAX_STEP_WAIT)
+        );
+        // Many steps at the longest period: the count restarts, no overflow.
+        let mut p = Pacer::new(MS, 1e-300);
+        let start = p.anchor;
+        for _ in 0..(1 << 17) {
+            assert!(p.due(start).is_some());
+        }
+    }
+
+    #[test]
+    fn a_wait_ends_when_the_stop_flag_is_set() {
+        let stop = AtomicBool::new(false);
+        let mut p = Pacer::new(MS, 1e-9);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(100));
+                stop.store(true, Ordering::Relaxed);
+            });
+            let start = Instant::now();
+            p.after_step(&stop);
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{:?}",
+                start.elapsed()
+            );
+        });
     }
 
     #[test]

@@ -190,6 +190,7 @@ impl Reader<'_> {
             }
             Cached::Model { model } => {
                 self.expand(uri, model_count(model))?;
+                self.copy_parts(uri, model)?;
                 let mut model = model.clone();
                 if merge {
                     if overrides.is_static.is_some() {
@@ -451,6 +452,41 @@ impl Reader<'_> {
             "include fewer copies (files that each include the next several times grow \
              exponentially), or raise the limit (--max-models, LoadOptions::limits.max_models)",
         ))
+    }
+
+    /// Counts the links and collisions of one copy of `model` an include makes: an error at
+    /// the include's `uri` once the copies of this load hold more than
+    /// [`Limits::max_links`] links or [`Limits::max_collisions`] collisions.
+    ///
+    /// [`Limits::max_links`]: crate::input::Limits::max_links
+    /// [`Limits::max_collisions`]: crate::input::Limits::max_collisions
+    fn copy_parts(&self, uri: Node, model: &Model) -> Result<(), SdfError> {
+        let (links, collisions) = parts(model);
+        let (l, c) = self.loader.copied.get();
+        let total = (l.saturating_add(links), c.saturating_add(collisions));
+        self.loader.copied.set(total);
+        let limits = &self.loader.limits;
+        for (n, max, what) in [
+            (total.0, limits.max_links, "links"),
+            (total.1, limits.max_collisions, "collisions"),
+        ] {
+            if n > max {
+                return Err(self.error_at(
+                    self.text(uri).start(),
+                    uri,
+                    ErrorKind::Invalid,
+                    format!(
+                        "the includes copy more than {max} {what} into the world (the limit on \
+                         {what})"
+                    ),
+                    format!(
+                        "include fewer copies, or raise the limit (--max-{what}, \
+                         LoadOptions::limits.max_{what})"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The overrides written in `<include>` (read with this file's rules).
@@ -746,4 +782,21 @@ fn included_top(r: &Reader, root: Node, site: &Site) -> Result<Cached, SdfError>
 /// How many models `model` is: itself and every nested model.
 fn model_count(model: &Model) -> usize {
     1 + model.models.iter().map(model_count).sum::<usize>()
+}
+
+/// The links and the collisions of `model` and its nested models.
+fn parts(model: &Model) -> (usize, usize) {
+    let own = (
+        model.links.len(),
+        model
+            .links
+            .iter()
+            .map(|l| l.collisions.len())
+            .sum::<usize>(),
+    );
+    model
+        .models
+        .iter()
+        .map(parts)
+        .fold(own, |a, b| (a.0 + b.0, a.1 + b.1))
 }

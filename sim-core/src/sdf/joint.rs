@@ -106,7 +106,10 @@ impl Reader<'_> {
             return Err(self.error(
                 n,
                 ErrorKind::Invalid,
-                format!("joint \"{name}\": <gearbox_ratio> must be finite, got {gearbox_ratio}"),
+                format!(
+                    "joint \"{name}\": <gearbox_ratio> must be finite, got {}",
+                    self.written(n)
+                ),
                 "give the ratio of the parent's turns to the child's, e.g. 5",
             ));
         }
@@ -150,7 +153,10 @@ impl Reader<'_> {
                 return Err(self.error(
                     n,
                     ErrorKind::Invalid,
-                    format!("joint \"{name}\": <screw_thread_pitch> must be finite, got {v}"),
+                    format!(
+                        "joint \"{name}\": <screw_thread_pitch> must be finite, got {}",
+                        self.written(n)
+                    ),
                     "give the travel per revolution in metres (negative: a left-handed thread)",
                 ));
             }
@@ -163,7 +169,8 @@ impl Reader<'_> {
                     n,
                     ErrorKind::Invalid,
                     format!(
-                        "joint \"{name}\": <thread_pitch> must be finite and not zero, got {v}"
+                        "joint \"{name}\": <thread_pitch> must be finite and not zero, got {}",
+                        self.written(n)
                     ),
                     "give the pitch in radians per metre (or use <screw_thread_pitch>, metres per \
                      revolution, in SDF 1.10+)",
@@ -286,7 +293,10 @@ impl Reader<'_> {
                     return Err(self.error(
                         n,
                         ErrorKind::Invalid,
-                        format!("joint \"{name}\": <{what}> must not be negative, got {v}"),
+                        format!(
+                            "joint \"{name}\": <{what}> must not be negative, got {}",
+                            self.written(n)
+                        ),
                         format!("give a <{what}> of 0 or more"),
                     ));
                 }

@@ -65,6 +65,8 @@ pub(crate) struct Loader {
     pub reads: Cell<usize>,
     /// How many models includes expanded (every copy of a model and its nested models).
     pub expanded: Cell<usize>,
+    /// How many links and collisions the copies includes made hold.
+    pub copied: Cell<(usize, usize)>,
     /// The bounds of this load.
     pub limits: Limits,
     /// The directory of the file loaded (the working directory for text), canonical: with
@@ -104,6 +106,7 @@ impl Loader {
             stack: RefCell::default(),
             reads: Cell::new(0),
             expanded: Cell::new(0),
+            copied: Cell::new((0, 0)),
             limits,
             world_dir: std::fs::canonicalize(".").ok(),
             warnings: RefCell::default(),

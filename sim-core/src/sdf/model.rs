@@ -297,7 +297,8 @@ impl Reader<'_> {
                             m,
                             ErrorKind::Invalid,
                             format!(
-                                "the mass of link \"{link}\" must be greater than 0, found {v}"
+                                "the mass of link \"{link}\" must be greater than 0, found {}",
+                                self.written(m)
                             ),
                             "give the mass in kg; for a body that must not move, make the model \
                              <static>",
@@ -467,10 +468,14 @@ impl Reader<'_> {
     fn positive_density(&self, node: Node, link: &str, default: f64) -> Result<f64, SdfError> {
         let v = self.child_f64(node, "density", default)?;
         if !(v > 0.0 && v.is_finite()) {
+            let at = self.child(node, "density").unwrap_or(node);
             return Err(self.error(
-                self.child(node, "density").unwrap_or(node),
+                at,
                 ErrorKind::Invalid,
-                format!("link \"{link}\": <density> must be a positive number, got {v}"),
+                format!(
+                    "link \"{link}\": <density> must be a positive number, got {}",
+                    self.written(at)
+                ),
                 "give the density in kg/m³ (water is 1000)",
             ));
         }

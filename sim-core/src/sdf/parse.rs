@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::error::{self, ErrorKind, SdfError};
 use super::lenient;
 use super::load::Loader;
-use super::reader::{Reader, is_sdf_element, tag};
+use super::reader::{MAX_MODEL_DEPTH, Reader, children, is_sdf_element, tag};
 use super::version::Version;
 use crate::input::{Limits, ReadError};
 
@@ -64,16 +64,65 @@ pub(crate) fn with_document<T>(
     // A prefix declared somewhere but not in scope where it is used is dropped, one at a time.
     for _ in 0..16 {
         let prefix = match parse_xml(&prepared) {
-            Ok(doc) => return read(&doc, file),
+            Ok(doc) => {
+                nesting(&doc, text, &file)?;
+                return read(&doc, file);
+            }
             Err(roxmltree::Error::UnknownNamespace(prefix, _)) => prefix,
             Err(e) => return Err(xml_error(&e, text, file)),
         };
         prepared = Cow::Owned(lenient::drop_prefix(&prepared, &prefix));
     }
     match parse_xml(&prepared) {
-        Ok(doc) => read(&doc, file),
+        Ok(doc) => {
+            nesting(&doc, text, &file)?;
+            read(&doc, file)
+        }
         Err(e) => Err(xml_error(&e, text, file)),
     }
+}
+
+/// The deepest nesting of elements a file may have: far more than a world needs (models nest
+/// at most [`MAX_MODEL_DEPTH`] deep). It is checked in one pass before anything else reads the
+/// document, so that no pass over it (some look at each element's ancestors) meets a deeper
+/// one: 20,000 nested models took minutes before the model limit refused them.
+pub(crate) const MAX_ELEMENT_DEPTH: usize = 256;
+
+/// Refuses a document whose elements nest deeper than [`MAX_ELEMENT_DEPTH`], at the first
+/// element past it, in time linear in its size.
+fn nesting(
+    doc: &roxmltree::Document,
+    text: &str,
+    file: &Option<Arc<PathBuf>>,
+) -> Result<(), SdfError> {
+    let mut stack = vec![(doc.root_element(), 1usize)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > MAX_ELEMENT_DEPTH {
+            let pos = doc.text_pos_at(node.range().start);
+            return Err(SdfError {
+                kind: ErrorKind::Invalid,
+                file: file.as_deref().cloned(),
+                line: pos.row,
+                column: pos.col,
+                element: format!("<{}>", tag(node)),
+                message: format!(
+                    "elements are nested more than {MAX_ELEMENT_DEPTH} deep here (the nesting \
+                     limit; models nest at most {MAX_MODEL_DEPTH} deep)"
+                ),
+                hint: "flatten the hierarchy: nest models through <include> or side by side"
+                    .to_string(),
+                source_text: crate::input::quotable(text).then(|| Arc::new(text.to_string())),
+                included_from: Box::default(),
+                others: Box::default(),
+            });
+        }
+        stack.extend(
+            node.children()
+                .filter(|c| c.is_element())
+                .map(|c| (c, depth + 1)),
+        );
+    }
+    Ok(())
 }
 
 /// Parses XML (no DTDs: SDF does not use them, and they open the door to entity expansion).
@@ -183,8 +232,77 @@ pub(crate) fn root_reader<'s>(
             }
         },
     };
-
+    sizes(&r, root)?;
     Ok(r)
+}
+
+/// Refuses a document holding more models, links or collisions than the load's limits
+/// ([`Limits::max_world_models`], [`Limits::max_links`], [`Limits::max_collisions`]), or a
+/// link with more than [`Limits::max_link_collisions`] collisions, at the first element past
+/// the limit, in one pass before anything is read from the document. A plugin's own elements
+/// and a world's `<state>` are not counted.
+fn sizes(r: &Reader, root: roxmltree::Node) -> Result<(), SdfError> {
+    let limits = &r.loader.limits;
+    let (mut models, mut links, mut collisions) = (0usize, 0usize, 0usize);
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if !is_sdf_element(node) || matches!(tag(node), "plugin" | "state") {
+            continue;
+        }
+        let over = match tag(node) {
+            "model" => {
+                models += 1;
+                (models > limits.max_world_models).then_some((
+                    "models",
+                    limits.max_world_models,
+                    "world-models",
+                ))
+            }
+            "link" => {
+                links += 1;
+                let max = limits.max_link_collisions;
+                if let Some(c) = children(node, "collision").nth(max) {
+                    return Err(r.error(
+                        c,
+                        ErrorKind::Invalid,
+                        format!(
+                            "link \"{}\" has more than {max} <collision>s (the limit on the \
+                             collisions of one link)",
+                            node.attribute("name").unwrap_or("")
+                        ),
+                        "merge them into fewer shapes (one mesh, or a few boxes), or raise the \
+                         limit (--max-link-collisions, LoadOptions::limits.max_link_collisions)",
+                    ));
+                }
+                (links > limits.max_links).then_some(("links", limits.max_links, "links"))
+            }
+            "collision" => {
+                collisions += 1;
+                (collisions > limits.max_collisions).then_some((
+                    "collisions",
+                    limits.max_collisions,
+                    "collisions",
+                ))
+            }
+            _ => None,
+        };
+        if let Some((what, max, flag)) = over {
+            let field = format!("max_{}", flag.replace('-', "_"));
+            return Err(r.error(
+                node,
+                ErrorKind::Invalid,
+                format!("the file holds more than {max} {what} (the limit on {what})"),
+                format!(
+                    "split the world, or raise the limit (--max-{flag}, \
+                     LoadOptions::limits.{field})"
+                ),
+            ));
+        }
+        let mut kids: Vec<roxmltree::Node> = node.children().filter(|c| c.is_element()).collect();
+        kids.reverse();
+        stack.extend(kids);
+    }
+    Ok(())
 }
 
 /// `result`, failed with `problems` too when there are any: every problem of the document is

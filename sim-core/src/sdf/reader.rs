@@ -228,6 +228,17 @@ impl<'s> Reader<'s> {
         first
     }
 
+    /// The value of `node` as written, in quotes (trimmed, cut after 64 characters): what an
+    /// error about the value quotes, rather than the number read from it (`"-1e300"`, not
+    /// its 301 digits).
+    pub fn written(&self, node: Node) -> String {
+        let text = self.text(node);
+        let text = text.trimmed();
+        let cut: String = text.chars().take(64).collect();
+        let more = if cut.len() < text.len() { "..." } else { "" };
+        format!("\"{cut}{more}\"")
+    }
+
     /// The text of `node`.
     pub fn text(&self, node: Node) -> Text {
         let texts: Vec<Node> = node.children().filter(|c| c.is_text()).collect();
@@ -528,7 +539,10 @@ impl<'s> Reader<'s> {
                 self.text(node).start(),
                 node,
                 ErrorKind::Invalid,
-                format!("<{name}> must be greater than 0, found {v}"),
+                format!(
+                    "<{name}> must be greater than 0, found {}",
+                    self.written(node)
+                ),
                 hint,
             ));
         }
@@ -569,8 +583,8 @@ impl<'s> Reader<'s> {
                 node,
                 ErrorKind::Invalid,
                 format!(
-                    "every component of <{name}> must be greater than 0, found {} {} {}",
-                    v.x, v.y, v.z
+                    "every component of <{name}> must be greater than 0, found {}",
+                    self.written(node)
                 ),
                 hint,
             ));

@@ -119,7 +119,10 @@ impl Reader<'_> {
                     self.text(iters).start(),
                     iters,
                     ErrorKind::Invalid,
-                    format!("<iters> must be a whole number of at least 1, found {v}"),
+                    format!(
+                        "<iters> must be a whole number of at least 1, found {}",
+                        self.written(iters)
+                    ),
                     "the solver iterations per step, e.g. 50",
                 ));
             }
@@ -201,7 +204,7 @@ mod tests {
         let e = parse_str(text, None).unwrap_err();
         assert_eq!(
             e.message,
-            "<iters> must be a whole number of at least 1, found 2.5"
+            "<iters> must be a whole number of at least 1, found \"2.5\""
         );
     }
 

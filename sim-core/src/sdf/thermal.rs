@@ -37,10 +37,13 @@ impl Reader<'_> {
         };
         match self.f64_of(Some(t))? {
             Some(v) if v >= 0.0 => Ok(v),
-            Some(v) => Err(self.error(
+            Some(_) => Err(self.error(
                 t,
                 ErrorKind::Invalid,
-                format!("<atmosphere><temperature> must be at least 0 K, found {v}"),
+                format!(
+                    "<atmosphere><temperature> must be at least 0 K, found {}",
+                    self.written(t)
+                ),
                 "give the ambient temperature in kelvin, e.g. 288.15",
             )),
             None => Ok(DEFAULT_ATMOSPHERE_TEMPERATURE),

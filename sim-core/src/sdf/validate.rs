@@ -327,7 +327,7 @@ impl Reader<'_> {
                             text.start(),
                             node,
                             ErrorKind::Invalid,
-                            format!("<{name}> must be {range}, found {value}"),
+                            format!("<{name}> must be {range}, found \"{value}\""),
                             format!("SDF allows values {range} here"),
                         ));
                     }
@@ -500,8 +500,8 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "<mu> must be at least 0, found -1.000000",
-                "<restitution_coefficient> must be from 0 to 1, found 1.5",
+                "<mu> must be at least 0, found \"-1.000000\"",
+                "<restitution_coefficient> must be from 0 to 1, found \"1.5\"",
                 "<linear> expects a number, found \"bad\"",
             ]
         );
@@ -562,7 +562,7 @@ mod tests {
             messages,
             [
                 "unknown pixel format \"R16G16B16\"",
-                "<stddev> must be at least 0, found -0.1"
+                "<stddev> must be at least 0, found \"-0.1\""
             ]
         );
         assert!(e.hint.contains("RGB_INT8") && e.hint.contains("L16"));

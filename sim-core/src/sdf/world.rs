@@ -262,7 +262,8 @@ impl Reader<'_> {
                 at,
                 ErrorKind::Invalid,
                 format!(
-                    "<max_step_size> must be from {MIN_STEP_SIZE:e} s to {MAX_STEP_SIZE} s, found {v:e}"
+                    "<max_step_size> must be from {MIN_STEP_SIZE:e} s to {MAX_STEP_SIZE} s, found {}",
+                    self.written(at)
                 ),
                 "the simulation clock counts whole nanoseconds: a step under a microsecond \
                  rounds away, one over 10 s is not a physics step; 0.001 is usual",

@@ -8,10 +8,12 @@ and call services, change entities, and run many worlds across threads.
 ...     imu = sim.read("/world/imu_drop/model/box/link/body/sensor/imu/imu")
 
 Every class and function is documented in ``_simcore.pyi``; docs/python.md walks through
-them. ``simcore.gym`` (needs gymnasium) has the gymnasium environments.
+them. ``simcore.gym`` (needs gymnasium) has the gymnasium environments, ``simcore.batch``
+runs sweeps (docs/batch.md).
 """
 
 from ._simcore import (
+    BatchError,
     ControlError,
     EntityError,
     EntityNotFound,
@@ -31,6 +33,7 @@ from ._simcore import (
 )
 
 __all__ = [
+    "BatchError",
     "ControlError",
     "EntityError",
     "EntityNotFound",

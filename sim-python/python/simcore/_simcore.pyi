@@ -40,6 +40,10 @@ class ServiceError(SimError):
     """A service call that failed: no such service (the message lists those offered), a
     disabled plugin, the plugin's error, or no reply within the timeout."""
 
+class BatchError(SimError):
+    """A sweep file or batch option that is refused (the file and line), or a batch that could
+    not run."""
+
 class EntityError(SimError):
     """An entity request the engine refused: a value that is not finite or out of range (the
     message names the part: pose, twist), a velocity for a static model, a change the physics
@@ -281,3 +285,19 @@ def check(world: str | os.PathLike[str]) -> list[dict[str, Any]]:
     problem as a dict with ``file``, ``line``, ``column``, ``severity`` (``"error"`` or
     ``"warning"``), ``message``, ``element``, ``hint`` and ``report`` (the rendered text).
     An empty list: valid."""
+
+def run_batch(
+    sweep: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    jobs: int | None = None,
+    executor: str = "local",
+    address: str = "auto",
+    python: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Runs a sweep file (see ``simcore.batch.run``); the metrics of the finished runs."""
+
+def batch_work(runs: str | os.PathLike[str], attempt: int) -> None:
+    """One run of a batch, read as JSON on stdin, written under ``runs`` (the worker of
+    ``python -m simcore._worker``)."""
