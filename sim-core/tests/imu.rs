@@ -140,6 +140,38 @@ fn same_seed_is_bit_identical_and_another_seed_differs() {
     assert_ne!(a, transcript(8, 1));
 }
 
+/// The IMU's messages of `steps` steps of `sim` as JSON lines.
+fn run_lines(sim: &mut sim_core::runner::Simulation, steps: usize) -> Vec<String> {
+    let sub = sim.bus_mut().subscribe(TOPIC, 100_000);
+    for _ in 0..steps {
+        sim.step();
+    }
+    sub.drain()
+        .iter()
+        .map(|e| sim_core::echo::message_json(&e.topic, &e.message).to_string())
+        .collect()
+}
+
+#[test]
+fn a_reset_with_another_seed_runs_as_a_fresh_simulation_of_that_seed() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let w = world(&box_model("box", 1.0, &imu("s", 0.0, &noise(0.1))));
+    let fresh = |seed| run_lines(&mut sim_from(&w, dir.path(), seed, 1), 300);
+    let mut sim = sim_from(&w, dir.path(), 7, 1);
+    let seven = run_lines(&mut sim, 300);
+    assert_eq!(seven, fresh(7));
+    sim.reset_with_seed(8).unwrap();
+    assert_eq!(sim.options().seed, 8);
+    let eight = run_lines(&mut sim, 300);
+    assert_ne!(eight, seven);
+    assert_eq!(eight, fresh(8));
+    // The seed stays for later resets.
+    sim.reset().unwrap();
+    assert_eq!(run_lines(&mut sim, 300), eight);
+    sim.reset_with_seed(7).unwrap();
+    assert_eq!(run_lines(&mut sim, 300), seven);
+}
+
 #[test]
 fn one_and_two_worker_threads_give_identical_output() {
     assert_eq!(transcript(3, 1), transcript(3, 2));

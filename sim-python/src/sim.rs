@@ -336,6 +336,11 @@ impl PySimulation {
     #[pyo3(signature = (*, spawned_only=false, seed=None))]
     fn reset(&self, py: Python<'_>, spawned_only: bool, seed: Option<u64>) -> PyResult<()> {
         self.not_playing("reset()")?;
+        if spawned_only && seed.is_some() {
+            return Err(PyValueError::new_err(
+                "a seed applies to a reset of the whole world, not to spawned_only",
+            ));
+        }
         let shared = self.shared.clone();
         let r = py.detach(
             move || -> Result<(), Option<sim_core::runner::ControlError>> {

@@ -93,6 +93,8 @@ def test_a_camera_image_is_a_numpy_array_without_a_copy(world, plugins):
     img = msg.array
     assert msg.type == "Image" and img.shape == (48, 64, 3) and img.dtype == np.uint8
     assert img.flags.owndata is False and img.flags.writeable is False
+    with pytest.raises(ValueError):
+        img.flags.writeable = True
     assert msg["data"] is img
     again = sim.read(camera).array
     assert again is not img and np.shares_memory(img, again)
@@ -122,6 +124,16 @@ def test_a_lidar_scan_is_an_array(world, plugins):
         assert scan["ranges"].shape == (360,) and not scan["ranges"].flags.owndata
         hits = scan.array[np.isfinite(scan.array)]
         assert hits.size > 0 and hits.min() >= scan["range_min"]
+        cloud = sim.read(scan_topic + "/points")
+        assert cloud.type == "PointCloudPacked"
+        points = cloud.array
+        assert points.shape == (4, 90) and points.dtype.names[:3] == ("x", "y", "z")
+        assert not points.flags.owndata and points.base is not None
+        assert np.shares_memory(points, sim.read(scan_topic + "/points")["data"])
+        # The cloud's points lie at the scan's ranges (the sensor at 1.5 m).
+        xyz = np.stack([points["x"], points["y"], points["z"]], axis=-1).astype(np.float64)
+        finite = np.isfinite(scan.array)
+        assert np.allclose(np.linalg.norm(xyz, axis=-1)[finite], scan.array[finite], rtol=1e-3, atol=1e-3)
 
 
 def test_publish_cmd_vel_moves_the_robot(world, plugins):
@@ -186,6 +198,8 @@ def test_entity_state_spawn_and_delete(world, plugins):
             sim.set_state("ground", linear_velocity=(1, 0, 0))
         with pytest.raises(simcore.EntityError, match="pose"):
             sim.set_state("box", pose=(float("nan"), 0, 0))
+        with pytest.raises(ValueError):
+            sim.reset(spawned_only=True, seed=3)
         sim.reset(spawned_only=True)
         assert sim.models() == ["ground", "box"]
 
@@ -316,3 +330,16 @@ def test_play_and_pause(world, plugins):
         sim.play(rtf=1.0)
     # Closing stops the background thread.
     assert sim.paused
+
+
+def test_sensor_threads_give_the_same_data(world, plugins):
+    def frames(threads):
+        with simcore.Simulation(
+            world("sensors_demo.sdf"), plugin_path=plugins, overrides=SMALL_SENSORS, threads=threads
+        ) as sim:
+            sim.step(1)
+            return {t: sim.read(t).array.tobytes() for t in sim.topics() if sim.read(t) is not None and sim.read(t).array is not None}
+
+    one = frames(1)
+    assert len(one) >= 4
+    assert frames(3) == one

@@ -197,7 +197,9 @@ class Simulation:
         and velocity as loaded, spawned models gone, every sensor and plugin created again
         (with ``seed``: under that run seed, kept for later resets). The latest messages are
         forgotten; subscriptions stay. With ``spawned_only``: only removes the models spawned
-        since loading (time and the rest go on)."""
+        since loading (time and the rest go on; a ``seed`` with it is a ValueError).
+
+        Raises ControlError while playing."""
     def close(self) -> None:
         """Stops playing and frees the engine; later calls raise ControlError."""
     def __enter__(self) -> Simulation: ...
