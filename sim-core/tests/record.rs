@@ -650,6 +650,123 @@ fn foxglove_serves_the_channels_live_to_a_websocket_client() {
     );
 }
 
+/// Reads lines of `child`'s stderr on a thread, sending each on the returned channel.
+fn stderr_lines(
+    child: &mut std::process::Child,
+) -> (
+    std::sync::mpsc::Receiver<String>,
+    std::thread::JoinHandle<()>,
+) {
+    let (lines, rx) = std::sync::mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for l in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = lines.send(l);
+        }
+    });
+    (rx, reader)
+}
+
+#[test]
+fn foxglove_clients_that_stop_reading_cost_only_their_own_messages() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let file = dir.path().join("stuck.mcap");
+    let mut child = start(&[
+        "run",
+        "worlds/pioneer.sdf",
+        "--rtf",
+        "0",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+        "--foxglove",
+        "127.0.0.1:0",
+        "--record",
+        file.to_str().unwrap(),
+    ]);
+    let (rx, reader) = stderr_lines(&mut child);
+    let mut seen = Vec::new();
+    let url = loop {
+        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(l) => match l.strip_prefix("serving Foxglove on ") {
+                Some(u) => break u.to_string(),
+                None => seen.push(l),
+            },
+            Err(_) => {
+                let _ = child.kill();
+                panic!("no server address on stderr: {seen:?}");
+            }
+        }
+    };
+    // Clients that stop reading: one subscribed to every channel, one that never sends its
+    // handshake, one that sends half of it. Each says when it is in place.
+    let script = workspace().join("sim-core/tests/python/foxglove_stuck_client.py");
+    let mut clients: Vec<std::process::Child> = ["subscribe", "silent", "half"]
+        .iter()
+        .map(|mode| {
+            Command::new(&python)
+                .arg(&script)
+                .args([url.as_str(), mode])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .spawn()
+                .expect("python runs")
+        })
+        .collect();
+    for c in &mut clients {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::BufReader::new(c.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(!line.is_empty(), "a client failed to get in place");
+        if let Some(n) = line.strip_prefix("subscribed ") {
+            let n: usize = n.trim().parse().unwrap();
+            assert!(n >= 5, "every channel subscribed: {line}");
+        }
+    }
+    // Long enough for the subscribed client's socket buffers to fill at full speed.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    interrupt(&child);
+    // A watchdog, not a timing assertion: a run that hangs is killed and the test fails.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    for c in &mut clients {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    reader.join().unwrap();
+    let rest: Vec<String> = rx.try_iter().collect();
+    let status = status.unwrap_or_else(|| panic!("no end 30 s after SIGINT: {rest:?}"));
+    assert!(status.success(), "{rest:?}");
+    assert!(
+        rest.iter().any(|l| l.contains("(interrupted)")),
+        "the run's summary follows: {rest:?}"
+    );
+    assert!(
+        rest.iter().any(|l| l.contains("recorded ")),
+        "the recording is summed up: {rest:?}"
+    );
+    // The recording is complete: both readers read it to its end.
+    let Some(r) = read(&file, &[]) else { return };
+    assert!(
+        r["decoded"]["/clock"].as_u64().unwrap_or(0) > 100,
+        "the run went on at full speed: {}",
+        r["decoded"]
+    );
+}
+
 #[test]
 fn height_maps_and_polylines_are_triangle_list_markers_of_their_geometry() {
     let dir = tempfile::tempdir().unwrap();

@@ -742,6 +742,125 @@ fn a_run_opens_only_the_plugin_libraries_its_world_needs() {
     assert_eq!(opened, [common::lib_file("simcore_plugin_imu")]);
 }
 
+/// Runs `worlds/imu_drop.sdf` for 5 steps with the real binary at `exe`, `SIMCORE_PLUGIN_PATH`
+/// set to `env` (or removed) and `args` added.
+fn imu_run(exe: &Path, env: Option<&std::ffi::OsStr>, args: &[&str]) -> Output {
+    let world = common::workspace().join("worlds/imu_drop.sdf");
+    let mut c = Command::new(exe);
+    c.args([
+        "run",
+        world.to_str().unwrap(),
+        "--no-transport",
+        "--steps",
+        "5",
+    ])
+    .args(args)
+    .env("SIMCORE_LOG", "warn");
+    match env {
+        Some(v) => c.env("SIMCORE_PLUGIN_PATH", v),
+        None => c.env_remove("SIMCORE_PLUGIN_PATH"),
+    };
+    c.output().expect("simcore runs")
+}
+
+#[test]
+fn a_refused_library_earlier_on_the_path_lets_the_next_of_its_name_serve() {
+    let real = stage(&["simcore_plugin_imu"]);
+    // The binary, linked into a directory of its own: the executable's directory is on the
+    // plugin path, and the build directory holds the real plugins.
+    let bin = tempfile::tempdir().unwrap();
+    let exe = bin.path().join("simcore");
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_simcore"), &exe).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_simcore"), &exe).unwrap();
+    }
+    let name = common::lib_file("simcore_plugin_imu");
+    let imu = std::fs::read(real.path().join(&name)).unwrap();
+    let wrong_major = std::fs::read(
+        common::plugin_build_dir().join(common::lib_file("simcore_fixture_wrong_major")),
+    )
+    .unwrap();
+    // Copies of the IMU plugin's file name that are refused: a truncated copy and a text file
+    // (refused from their headers, without being opened), a library of another ABI major
+    // (refused once opened).
+    let members: [(&str, Vec<u8>, &str); 3] = [
+        ("truncated", imu[..imu.len() / 2].to_vec(), "truncated"),
+        (
+            "text",
+            b"not a library\n".to_vec(),
+            "not an ELF shared library",
+        ),
+        ("wrong major", wrong_major, "2.0.0"),
+    ];
+    for (what, bytes, reason) in members {
+        let early = tempfile::tempdir().unwrap();
+        let bad = early.path().join(&name);
+        std::fs::write(&bad, &bytes).unwrap();
+        let bad_shown = bad.display().to_string();
+        let path = std::env::join_paths([early.path(), real.path()]).expect("paths join");
+        // Earlier on SIMCORE_PLUGIN_PATH, and earlier on --plugin-path.
+        let runs = [
+            imu_run(&exe, Some(&path), &[]),
+            imu_run(
+                &exe,
+                None,
+                &[
+                    "--plugin-path",
+                    early.path().to_str().unwrap(),
+                    "--plugin-path",
+                    real.path().to_str().unwrap(),
+                ],
+            ),
+        ];
+        for out in runs {
+            let err = stderr(&out);
+            assert!(out.status.success(), "{what}: {err}");
+            assert!(
+                err.contains("5 steps") && err.contains("box::body::imu"),
+                "{what}: the real IMU serves the sensor: {err}"
+            );
+            assert!(!err.contains("skipped"), "{what}: {err}");
+            assert!(
+                err.lines()
+                    .any(|l| l.contains(&bad_shown) && l.contains(reason)),
+                "{what}: the refused copy is named with its reason: {err}"
+            );
+        }
+        // Alone on the path: the sensor goes unserved, and the message says which file was
+        // refused and why.
+        for strict in [false, true] {
+            let mut args = vec!["--plugin-path", early.path().to_str().unwrap()];
+            if strict {
+                args.push("--strict");
+            }
+            let out = imu_run(&exe, None, &args);
+            let err = stderr(&out);
+            assert_eq!(out.status.success(), !strict, "{what}: {err}");
+            let unserved = err
+                .lines()
+                .find(|l| l.contains("no plugin library serves sensor type `imu`"))
+                .unwrap_or_else(|| panic!("{what}: no message about the IMU: {err}"));
+            assert!(
+                unserved.contains(&bad_shown) && unserved.contains(reason),
+                "{what}: {unserved}"
+            );
+            assert!(!err.contains("panicked"), "{what}: {err}");
+        }
+    }
+    // A system plugin named by its file: the error names the refused file and its reason.
+    let early = tempfile::tempdir().unwrap();
+    let dd = common::lib_file("simcore_plugin_diff_drive");
+    std::fs::write(early.path().join(&dd), &imu[..imu.len() / 3]).unwrap();
+    let reg = registry_in(early.path());
+    let e = reg
+        .system_factory("simcore_plugin_diff_drive", "diff_drive")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(&early.path().join(&dd).display().to_string()) && e.contains("truncated"),
+        "{e}"
+    );
+}
+
 #[test]
 fn create_remove_pairs_leave_nothing_behind() {
     let t = tempfile::tempdir().unwrap();

@@ -701,6 +701,61 @@ fn spawns_and_deletes(world: &str, libs: &[&str]) {
     assert!(err.contains(world), "{err}");
 }
 
+#[test]
+fn malformed_service_calls_give_a_bounded_number_of_warnings() {
+    let Some(python) = python() else { return };
+    let dir = stage(IMU_DROP_PLUGINS);
+    let endpoint = loopback();
+    let run = Run::start(
+        "worlds/imu_drop.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint],
+    );
+    let n = 10_000;
+    let a = ros_client(
+        &python,
+        &endpoint,
+        &["malformed", "SpawnEntity", &n.to_string()],
+    );
+    let (_, err) = run.stop();
+    assert_eq!(a["sent"], n, "{a}");
+    assert_eq!(
+        a["errors"], n,
+        "every malformed call is refused in its reply: {a}"
+    );
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("/spawn_entity"))
+        .collect();
+    assert!(
+        (1..=20).contains(&lines.len()),
+        "a bounded number of warnings: {} lines\n{err}",
+        lines.len()
+    );
+    // Each line is one call; the calls held back are counted in the next line or in the
+    // last one: every call is accounted for.
+    let held: u64 = lines
+        .iter()
+        .filter_map(|l| {
+            let at = l
+                .find(" more like it since the last")
+                .or_else(|| l.find(" more refused calls were not warned about"))?;
+            let head = &l[..at];
+            let start = head
+                .rfind(|c: char| !c.is_ascii_digit())
+                .map_or(0, |i| i + 1);
+            head[start..].parse::<u64>().ok()
+        })
+        .sum();
+    let warned = lines
+        .iter()
+        .filter(|l| l.contains("refused a call"))
+        .count() as u64;
+    assert_eq!(warned + held, n, "{lines:?}");
+    assert!(held > 0, "{lines:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
 /// A run of `worlds/pioneer.sdf` listening on a loopback endpoint of its own, with `extra`
 /// arguments: its plugin directory (kept while it runs), the endpoint and the run.
 fn pioneer_run(extra: &[&str]) -> (tempfile::TempDir, String, Run) {

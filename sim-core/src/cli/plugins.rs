@@ -63,12 +63,19 @@ pub fn plugins(paths: PathArgs) -> Result<Outcome, Failure> {
             let _ = writeln!(o, "  {}: {}", r.path.display(), r.reason);
         }
     }
-    if !reg.shadowed.is_empty() {
+    // A library refused once opened shadows nothing: those behind it were tried in its
+    // place, and are not listed as shadowed by it.
+    let shadowed: Vec<_> = reg
+        .shadowed
+        .iter()
+        .filter(|(_, used)| !refused.iter().any(|r| r.path == *used))
+        .collect();
+    if !shadowed.is_empty() {
         let _ = writeln!(
             o,
             "\nshadowed (an earlier directory has a library of the same name):"
         );
-        for (skipped, used) in &reg.shadowed {
+        for (skipped, used) in shadowed {
             let _ = writeln!(o, "  {} (using {})", skipped.display(), used.display());
         }
     }

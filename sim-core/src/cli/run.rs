@@ -42,9 +42,28 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     let mut sim = build(world, &args, &s, &options)?;
     sim.set_guards(guards(&args, &s)?);
     // Libraries the world does not need are only mentioned in the log (`simcore plugins`
-    // lists them); when a needed one is missing, the load error names the refused ones.
+    // lists them); when a needed one is missing, the load error names the refused ones. One
+    // refused in place of a library the run uses (a broken copy earlier on the path) is
+    // warned about, naming both.
     for w in sim.warnings() {
         tracing::info!("{w}");
+    }
+    let opened = sim.registry().opened();
+    for r in sim.registry().refused() {
+        let same_name = |l: &&&sim_core::plugins::PluginLibrary| {
+            r.path
+                .file_name()
+                .is_some_and(|f| f.to_string_lossy() == l.file_name)
+        };
+        if let Some(used) = opened.iter().find(same_name) {
+            note!(
+                "warning: plugin library {} refused: {}; {} of the same name is used instead \
+                 (remove or replace the refused file)",
+                r.path.display(),
+                r.reason,
+                used.path.display()
+            );
+        }
     }
     for n in sim.notices() {
         note!("warning: {n}");

@@ -76,14 +76,7 @@ impl Registry {
             },
             self.search_path
         );
-        let refused = self.refused();
-        if !refused.is_empty() {
-            let refused: Vec<String> = refused
-                .iter()
-                .map(|r| format!("{} ({})", r.path.display(), r.reason))
-                .collect();
-            m.push_str(&format!("; refused libraries: {}", refused.join("; ")));
-        }
+        m.push_str(&self.refused_note(None));
         m.push_str("; add the directory of the plugin that serves it with --plugin-path or SIMCORE_PLUGIN_PATH");
         m
     }

@@ -10,7 +10,8 @@
 //! abi_stable accepts. A library that fails is
 //! *refused* with a one-line reason (the full abi_stable report goes to the debug log); it
 //! never stops the others from loading. When two directories hold a library of the same file
-//! name, the first on the path wins and the other is reported as shadowed. Libraries are
+//! name, the first on the path wins and the other is reported as shadowed, unless the first
+//! is refused: a refused library shadows nothing, the next of its name serves. Libraries are
 //! never unloaded. A search directory that others may write to (world-writable) is reported
 //! ([`Registry::writable_by_others`]) with a warning.
 

@@ -22,8 +22,8 @@ pub struct Registry {
     /// Search directories that any user may write to (world-writable): whoever can write
     /// there chooses the code a run loads.
     pub writable_by_others: Vec<PathBuf>,
-    /// Libraries skipped because an earlier directory has one of the same name: (skipped,
-    /// the one used).
+    /// Libraries behind one of the same name in an earlier directory: (skipped, the one
+    /// used); one is used only when every earlier one of its name is refused once opened.
     pub shadowed: Vec<(PathBuf, PathBuf)>,
     /// Sensor type -> the library that serves it (the manifest's `[sensors]`).
     pub sensor_routes: BTreeMap<String, String>,
@@ -45,7 +45,7 @@ pub enum LookupError {
         filename: String,
         /// The search path, as shown.
         search_path: String,
-        /// ` (a library of that name was refused: REASON)`, or empty.
+        /// ` (a library of that name was refused: PATH: REASON)` (each one refused), or empty.
         refused: String,
     },
     /// The library the manifest routes a sensor type to does not serve it.
@@ -141,13 +141,17 @@ impl Registry {
                     .file_name()
                     .map(|f| f.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                if let Some((_, first)) = seen.iter().find(|(n, _)| *n == file_name) {
-                    reg.shadowed.push((path.clone(), first.clone()));
-                    continue;
-                }
-                seen.push((file_name.clone(), path.clone()));
+                // A file refused here shadows nothing: the next of its name is a candidate.
+                // One that passes stays behind an earlier one of its name, used only when all
+                // of those are refused once opened (e.g. built for another ABI major).
                 match super::elf::examine(&path) {
-                    Ok(listed) => reg.candidates.push(Candidate::new(path, listed)),
+                    Ok(listed) => {
+                        match seen.iter().find(|(n, _)| *n == file_name) {
+                            Some((_, first)) => reg.shadowed.push((path.clone(), first.clone())),
+                            None => seen.push((file_name, path.clone())),
+                        }
+                        reg.candidates.push(Candidate::new(path, listed));
+                    }
                     Err(reason) => reg.refused_unopened.push(Refused { path, reason }),
                 }
             }
@@ -158,10 +162,50 @@ impl Registry {
     /// Every library on the search path, opened (running its code) if it was not yet, in
     /// search order: what `simcore plugins` lists.
     pub fn libraries(&self) -> Vec<&PluginLibrary> {
+        self.usable().filter_map(|c| c.open().ok()).collect()
+    }
+
+    /// Whether the candidate at `i` stands behind an earlier one of its file name that is not
+    /// refused (so far: one not opened yet is not refused).
+    fn behind(&self, i: usize) -> bool {
+        let name = &self.candidates[i].file_name;
+        self.candidates[..i]
+            .iter()
+            .any(|c| c.file_name == *name && c.refusal().is_none())
+    }
+
+    /// The candidates in search order, each skipped when it stands behind an earlier one of
+    /// its name not refused; evaluated lazily, so that one refused on the way lets the next
+    /// of its name through.
+    fn usable(&self) -> impl Iterator<Item = &Candidate> {
         self.candidates
             .iter()
-            .filter_map(|c| c.open().ok())
-            .collect()
+            .enumerate()
+            .filter(|(i, _)| !self.behind(*i))
+            .map(|(_, c)| c)
+    }
+
+    /// The paths of the libraries the registry has refused so far, with reasons, as one
+    /// clause for an error (`; refused libraries: PATH (REASON); ...`), or empty; those
+    /// called `except` (already named) left out.
+    pub fn refused_note(&self, except: Option<&str>) -> String {
+        let except = except.map(normalize_library_name);
+        let refused: Vec<String> = self
+            .refused()
+            .iter()
+            .filter(|r| {
+                except.as_ref().is_none_or(|e| {
+                    r.path
+                        .file_name()
+                        .is_none_or(|f| normalize_library_name(&f.to_string_lossy()) != *e)
+                })
+            })
+            .map(|r| format!("{} ({})", r.path.display(), r.reason))
+            .collect();
+        if refused.is_empty() {
+            return String::new();
+        }
+        format!("; refused libraries: {}", refused.join("; "))
     }
 
     /// The libraries opened so far (by lookups, or [`Registry::libraries`]).
@@ -194,14 +238,11 @@ impl Registry {
         &self,
         wanted: impl Fn(&FactoryDesc) -> bool + Copy,
     ) -> Option<Resolved<'_>> {
-        self.candidates
-            .iter()
-            .filter(|c| c.may_serve(wanted))
-            .find_map(|c| {
-                let library = c.open().ok()?;
-                let factory = library.factories.iter().find(|f| wanted(f))?;
-                Some(Resolved { library, factory })
-            })
+        self.usable().filter(|c| c.may_serve(wanted)).find_map(|c| {
+            let library = c.open().ok()?;
+            let factory = library.factories.iter().find(|f| wanted(f))?;
+            Some(Resolved { library, factory })
+        })
     }
 
     /// Sets which library serves a sensor type or a `<plugin name>` (the run manifest's
@@ -254,21 +295,30 @@ impl Registry {
     fn library_named(&self, filename: &str) -> Result<&PluginLibrary, LookupError> {
         check_library_name(filename)?;
         let wanted = normalize_library_name(filename);
+        // The first of that name that opens: one refused lets the next of its name through.
         self.candidates
             .iter()
-            .find(|c| normalize_library_name(&c.file_name) == wanted)
-            .and_then(|c| c.open().ok())
+            .filter(|c| normalize_library_name(&c.file_name) == wanted)
+            .find_map(|c| c.open().ok())
             .ok_or_else(|| {
-                let refused = self
+                let refused: Vec<String> = self
                     .refused()
                     .iter()
-                    .find(|r| {
+                    .filter(|r| {
                         r.path
                             .file_name()
                             .is_some_and(|f| normalize_library_name(&f.to_string_lossy()) == wanted)
                     })
-                    .map(|r| format!(" (a library of that name was refused: {})", r.reason))
-                    .unwrap_or_default();
+                    .map(|r| format!("{}: {}", r.path.display(), r.reason))
+                    .collect();
+                let refused = match refused.len() {
+                    0 => String::new(),
+                    1 => format!(" (a library of that name was refused: {})", refused[0]),
+                    _ => format!(
+                        " (the libraries of that name were refused: {})",
+                        refused.join("; ")
+                    ),
+                };
                 LookupError::NoLibrary {
                     filename: filename.to_string(),
                     search_path: self.search_path.to_string(),
@@ -321,8 +371,7 @@ impl Registry {
     /// opened, and the lists in the files of those not opened.
     pub fn served_sensor_types(&self) -> Vec<String> {
         let mut v: Vec<String> = self
-            .candidates
-            .iter()
+            .usable()
             .flat_map(|c| match (c.loaded(), c.refusal()) {
                 (Some(l), _) => l.factories.as_slice(),
                 (None, Some(_)) => &[],

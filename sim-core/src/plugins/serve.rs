@@ -101,15 +101,18 @@ impl Registry {
         problem.message = match &gz {
             Some(g) => format!(
                 "no plugin library on the plugin search path [{}] serves gz-sim's `{}` system \
-                 (`{}`); simcore has no plugin for it yet (see docs/gazebo.md), or add the \
+                 (`{}`){}; simcore has no plugin for it yet (see docs/gazebo.md), or add the \
                  directory of a plugin that serves it with --plugin-path or SIMCORE_PLUGIN_PATH",
                 self.search_path,
                 g.name,
-                g.class()
+                g.class(),
+                self.refused_note(None)
             ),
             None => format!(
-                "{}; no library on the search path serves the name `{}` either",
-                problem.message, setup.name
+                "{}; no library on the search path serves the name `{}` either{}",
+                problem.message,
+                setup.name,
+                self.refused_note(Some(&setup.filename))
             ),
         };
         Err(Unserved {

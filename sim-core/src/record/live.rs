@@ -1,6 +1,11 @@
 //! `--foxglove`: the same channels served live over the Foxglove WebSocket protocol (the
 //! `foxglove` crate's server, subprotocol `foxglove.sdk.v1`), with the sim time broadcast so
 //! that the app follows it.
+//!
+//! A client costs only its own messages: each has a bounded queue that drops its oldest
+//! messages when the client reads too slowly ([`CLIENT_BACKLOG`]), and stopping waits at most
+//! [`STOP_DEADLINE`] for the clients to take their close frame before their connections are
+//! dropped, so a client that stopped reading can neither slow the run nor hold its end.
 
 use super::writer::{Encoded, Form};
 use foxglove::websocket::Capability;
@@ -10,6 +15,15 @@ use foxglove::{
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// The messages queued for one client (and, apart, its control messages) before the oldest
+/// are dropped for that client (a client whose control queue fills is disconnected).
+const CLIENT_BACKLOG: usize = 1024;
+
+/// How long stopping waits for the clients' connections to close: a client that stopped
+/// reading never takes its close frame, and its connection is then dropped.
+const STOP_DEADLINE: Duration = Duration::from_secs(2);
 
 /// The running server and its channels.
 pub(super) struct LiveSink {
@@ -27,6 +41,7 @@ impl LiveSink {
             .name(concat!("simcore ", env!("CARGO_PKG_VERSION")))
             .bind(addr.ip().to_string(), addr.port())
             .capabilities([Capability::Time])
+            .message_backlog_size(CLIENT_BACKLOG)
             .context(&context)
             .start_blocking()
             .map_err(|e| e.to_string())?;
@@ -77,8 +92,21 @@ impl LiveSink {
         }
     }
 
-    /// Stops the server, closing every connection.
+    /// Stops the server, closing every connection: the clients that have not closed theirs
+    /// within [`STOP_DEADLINE`] (a client that stopped reading) are dropped.
     pub fn stop(self) {
-        self.server.stop().wait_blocking();
+        let handle = self.server.stop();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build();
+        // Dropping the handle aborts the connections still open.
+        let Ok(runtime) = runtime else { return };
+        let waited = runtime.block_on(tokio::time::timeout(STOP_DEADLINE, handle.wait()));
+        if waited.is_err() {
+            tracing::warn!(
+                "Foxglove clients that did not close within {} s were dropped",
+                STOP_DEADLINE.as_secs()
+            );
+        }
     }
 }

@@ -66,6 +66,13 @@ impl Throttle {
     }
 }
 
+impl Throttle {
+    /// The occurrences held back since the last one printed (to say so when no more come).
+    pub fn held(&self) -> u64 {
+        self.held
+    }
+}
+
 /// ` (N more like it since the last)` when `held` > 0.
 pub fn held_note(held: u64) -> String {
     if held == 0 {

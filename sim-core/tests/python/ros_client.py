@@ -33,6 +33,10 @@ attachments, and decodes messages.
                                                  StepSimulation(N) twice and give the
                                                  transforms of the messages sent before each
                                                  reply, then quit the run
+    ros_client.py ENDPOINT malformed SRV N      send N malformed requests to the service SRV
+                                                 (empty, cut, garbage, a string longer than
+                                                 the request), many in flight; count the
+                                                 error replies
     ros_client.py LISTEN tf_listen - -          listen on LISTEN (simcore connects), subscribe
                                                  to /tf, print "ready", collect until stdin
                                                  closes, then give every message's transforms
@@ -771,6 +775,42 @@ def router(endpoint):
     s.close()
 
 
+def malformed(endpoint, srv, n):
+    s = session(endpoint)
+    graph = Graph(s)
+    ts = service_store()
+    base = f"simulation_interfaces/srv/{srv}"
+    dds = f"simulation_interfaces::srv::dds_::{srv}_"
+    want = ts.hash_rihs01(base)
+    _, parts = graph.wait_for(
+        lambda p: len(p) == 13 and p[5] == "SS" and p[10] == dds and p[11] == want)
+    key = f"0/{parts[9].replace('%', '/').strip('/')}/{dds}/{parts[11]}"
+    bodies = [
+        b"",
+        b"\x00\x01\x00",
+        b"\xff" * 1024,
+        # A CDR header, then a string length far past the end.
+        b"\x00\x01\x00\x00" + struct.pack("<I", 0xFFFFFFF0) + b"abc",
+    ]
+    out = {"sent": 0, "errors": 0, "ok": 0}
+    batch = 200
+    for start in range(0, n, batch):
+        pending = []
+        for i in range(start, min(n, start + batch)):
+            att = struct.pack("<qqB", i + 1, time.time_ns(), 16) + bytes(range(16))
+            pending.append(s.get(key, payload=bodies[i % len(bodies)], attachment=att,
+                                 target=zenoh.QueryTarget.ALL_COMPLETE, timeout=TIMEOUT))
+            out["sent"] += 1
+        for replies in pending:
+            for r in replies:
+                if r.ok is not None:
+                    out["ok"] += 1
+                else:
+                    out["errors"] += 1
+    print(json.dumps(out))
+    s.close()
+
+
 def main():
     if len(sys.argv) != 5:
         fail(__doc__)
@@ -795,6 +835,8 @@ def main():
         tf_stepped(endpoint, int(sys.argv[3]))
     elif mode == "tf_listen":
         tf_listen(endpoint)
+    elif mode == "malformed":
+        malformed(endpoint, sys.argv[3], int(sys.argv[4]))
     elif mode == "router":
         router(endpoint)
     elif mode == "drive":

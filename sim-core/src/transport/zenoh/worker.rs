@@ -6,13 +6,14 @@ use super::control::{Control, Reply, Service};
 use super::keys::{self, EndpointKind, Node, Qos};
 use super::options::ZenohOptions;
 use crate::ros::{self, FrameTransform, RosType, catalog};
+use crate::runner::guard::{Throttle, WARNING_INTERVAL, held_note};
 use crate::transport::{Envelope, Subscription};
 use crossbeam_channel::{Receiver, Sender, select};
 use sim_plugin_api::{Payload, SimTime};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use zenoh::Wait;
 use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::{Publisher, Subscriber};
@@ -212,6 +213,8 @@ struct Worker {
     services: Vec<(Queryable<()>, LivelinessToken)>,
     calls: HashMap<u64, Call>,
     next_call: u64,
+    /// The warnings about refused calls, per service.
+    refused_calls: HashMap<&'static str, Throttle>,
     shared: Arc<Shared>,
     ch: Channels,
 }
@@ -274,6 +277,7 @@ pub(super) fn run(
         services: Vec::new(),
         calls: HashMap::new(),
         next_call: 1,
+        refused_calls: HashMap::new(),
         shared,
         ch,
     };
@@ -305,6 +309,15 @@ pub(super) fn run(
     }
     let _ = opened.send(Ok(()));
     w.serve();
+    for (name, t) in &w.refused_calls {
+        if t.held() > 0 {
+            tracing::warn!(
+                "{name}: {} more refused calls were not warned about (one warning per {} s)",
+                t.held(),
+                WARNING_INTERVAL.as_secs()
+            );
+        }
+    }
     let reports = w.reports();
     drop(node_token);
     let Worker {
@@ -577,7 +590,7 @@ impl Worker {
         };
         let key = keys::any_type_key(self.node.domain, &ros);
         let requests = self.ch.requests.clone();
-        let warn = Warner::default();
+        let warn = Warner::new(&topic);
         let t = topic.clone();
         let sub = self
             .session
@@ -670,7 +683,16 @@ impl Worker {
         let control = match request {
             Ok(c) => c,
             Err(e) => {
-                tracing::warn!("{}: refused a call: {e}", service.ros_type().name);
+                // A client can send bad calls without end: one warning per service and
+                // interval, with the count of those held back.
+                let name = service.ros_name();
+                if let Some(held) = self.refused_calls.entry(name).or_default().allow() {
+                    tracing::warn!(
+                        "{name} ({}): refused a call: {e}{}",
+                        service.ros_type().name,
+                        held_note(held)
+                    );
+                }
                 let _ = query.reply_err(format!("bad request: {e}")).wait();
                 return;
             }
@@ -781,26 +803,42 @@ fn type_of_key(key: &str) -> Option<&'static RosType> {
     catalog::ALL.iter().copied().find(|t| t.dds_name() == dds)
 }
 
-/// Warnings at most every few seconds, with a count of those held back.
-#[derive(Default)]
-struct Warner(Mutex<(Option<Instant>, u64)>);
+/// Warnings about what arrives on one topic from Zenoh, from the session's threads: the
+/// first, then at most one per [`WARNING_INTERVAL`] with the count of those held back; those
+/// still held back when it is dropped are counted in one last line.
+struct Warner {
+    topic: String,
+    throttle: Mutex<Throttle>,
+}
 
 impl Warner {
-    const EVERY: Duration = Duration::from_secs(5);
+    fn new(topic: &str) -> Warner {
+        Warner {
+            topic: topic.to_string(),
+            throttle: Mutex::new(Throttle::default()),
+        }
+    }
 
     fn warn(&self, message: impl FnOnce() -> String) {
-        let Ok(mut g) = self.0.lock() else { return };
-        let (last, held) = &mut *g;
-        if last.is_some_and(|l| l.elapsed() < Self::EVERY) {
-            *held += 1;
+        let Ok(mut t) = self.throttle.lock() else {
             return;
+        };
+        if let Some(held) = t.allow() {
+            tracing::warn!("{}{}", message(), held_note(held));
         }
-        if *held > 0 {
-            tracing::warn!("{} (and {held} more like it)", message());
-        } else {
-            tracing::warn!("{}", message());
+    }
+}
+
+impl Drop for Warner {
+    fn drop(&mut self) {
+        let held = self.throttle.get_mut().map_or(0, |t| t.held());
+        if held > 0 {
+            tracing::warn!(
+                "{}: {held} more dropped messages from Zenoh were not warned about (one \
+                 warning per {} s)",
+                self.topic,
+                WARNING_INTERVAL.as_secs()
+            );
         }
-        *last = Some(Instant::now());
-        *held = 0;
     }
 }
