@@ -8,7 +8,9 @@
 //!   and run its tests with pytest;
 //! - `test-python`: only the Python package's part of `test` (the environment, the build,
 //!   pytest);
-//! - `bench [criterion filter]`: build the plugins in release mode and run the benchmarks;
+//! - `bench [criterion filter]`: build the plugins in release mode and run the benchmarks,
+//!   then (with no filter, or `many_runs`) `benches/python/many_runs.py` on the release Python
+//!   package: Python stepping, reads without copies, a vector of worlds, a batch on Ray;
 //!   the results table is written to `target/bench-results.md` and `.json` (the transport
 //!   benchmarks' Zenoh client runs in the Python of `test`, or `SIMCORE_PYTHON`);
 //! - `ci`: what CI runs: formatting, clippy and rustdoc with warnings denied, `test`, and a
@@ -120,6 +122,19 @@ fn python_package_tests(python: &Path) -> Result<u8, String> {
         plugins.args(["-p", &p]);
     }
     check(plugins)?;
+    maturin_develop(python, false)?;
+    eprintln!("xtask: running the Python package's tests (pytest sim-python/tests)");
+    let mut pytest = Command::new(python);
+    pytest
+        .args(["-m", "pytest", "-q", "sim-python/tests"])
+        .current_dir(root())
+        .env("SIMCORE_TEST_PLUGIN_DIR", target_dir().join("debug"));
+    status(pytest)
+}
+
+/// Builds the Python package into the environment of `python` with `maturin develop` (the
+/// release profile when `release`).
+fn maturin_develop(python: &Path, release: bool) -> Result<(), String> {
     eprintln!("xtask: building the Python package (maturin develop) into target/python");
     let venv = python
         .parent()
@@ -137,8 +152,11 @@ fn python_package_tests(python: &Path) -> Result<u8, String> {
     )
     .map_err(|e| format!("cannot extend PATH: {e}"))?;
     let mut develop = Command::new(python);
+    develop.args(["-m", "maturin", "develop"]);
+    if release {
+        develop.arg("--release");
+    }
     develop
-        .args(["-m", "maturin", "develop"])
         .current_dir(root().join("sim-python"))
         .env("VIRTUAL_ENV", venv)
         .env("PATH", &path)
@@ -146,19 +164,15 @@ fn python_package_tests(python: &Path) -> Result<u8, String> {
     check(develop).map_err(|e| format!("{e}: maturin could not build the Python package"))?;
     // maturin leaves the extension module's library in target/debug too, where the plugin
     // loader (simcore's own directory is on its search path) would look at it and refuse it.
-    let stray = target_dir().join("debug").join(format!(
-        "{}_simcore.{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_EXTENSION
-    ));
+    let stray = target_dir()
+        .join(if release { "release" } else { "debug" })
+        .join(format!(
+            "{}_simcore.{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_EXTENSION
+        ));
     let _ = std::fs::remove_file(stray);
-    eprintln!("xtask: running the Python package's tests (pytest sim-python/tests)");
-    let mut pytest = Command::new(python);
-    pytest
-        .args(["-m", "pytest", "-q", "sim-python/tests"])
-        .current_dir(root())
-        .env("SIMCORE_TEST_PLUGIN_DIR", target_dir().join("debug"));
-    status(pytest)
+    Ok(())
 }
 
 /// The requirement files `target/python` is made from: the clients the Rust tests drive
@@ -277,7 +291,27 @@ fn bench(args: &[String]) -> Result<u8, String> {
         }
     }
     b.env("SIMCORE_BENCH_OUT", target_dir());
-    status(b)
+    let code = status(b)?;
+    // Many runs (Python, vector env, batch on the pool and on Ray): with no filter, or one
+    // naming them.
+    let wanted = args.iter().all(|a| a.starts_with('-')) || args.iter().any(|a| a == "many_runs");
+    if code != 0 || !wanted {
+        return Ok(code);
+    }
+    let python = python_env()?;
+    maturin_develop(&python, true)?;
+    let release = target_dir().join("release");
+    let mut many = Command::new(&python);
+    many.arg(root().join("benches/python/many_runs.py"))
+        .arg("--root")
+        .arg(root())
+        .arg("--plugins")
+        .arg(&release)
+        .arg("--simcore")
+        .arg(release.join(format!("simcore{}", std::env::consts::EXE_SUFFIX)))
+        .arg("--out")
+        .arg(target_dir().join("bench-results.md"));
+    status(many)
 }
 
 /// What CI runs (`.ci/run` calls this task): formatting, clippy and rustdoc with warnings
