@@ -12,7 +12,7 @@
 //! - a file is created with `O_CREAT | O_EXCL` (`create_new`), which never follows a link at
 //!   its name, nor opens what stands there;
 //! - a link, a directory, a FIFO or a device at the file's name is refused, naming it; a
-//!   regular file there is replaced, never written through: [`write`] and [`write_with`] write
+//!   regular file there is replaced, never written through: [`write()`] and [`write_with`] write
 //!   a new file beside it and rename it over (readers see the old file or the new one, never
 //!   half of one), [`create`] removes the name and creates the file afresh; [`create_new`]
 //!   refuses it.

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sim_core::batch::execute::{self, Executor, Worker, safe_name};
 use sim_core::batch::{RunSpec, Status, sweep};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -68,9 +69,13 @@ pub fn run_batch<'py>(
                         Ok(s) => s.name().to_string(),
                         Err(e) => format!("error: {e}"),
                     };
-                    eprintln!(
+                    // A closed stderr costs the progress lines, never the batch.
+                    let _ = writeln!(
+                        std::io::stderr(),
                         "[{done}/{total}] {} {} seed {}: {word}",
-                        spec.id, spec.world, spec.seed
+                        spec.id,
+                        spec.world,
+                        spec.seed
                     );
                 }
             };

@@ -1,5 +1,5 @@
 //! Running a sweep's runs: each in a worker process ([`Worker`]) that reads its
-//! [`RunSpec`] on stdin and writes its folder with [`run_one`], on a local pool or as Ray
+//! [`RunSpec`] on stdin and writes its folder with [`run_one`](super::run_one), on a local pool or as Ray
 //! tasks; a worker that dies is started again up to the sweep's `retries`; a stop flag ends
 //! the batch, keeping what finished. The command line (`simcore batch`) and the Python
 //! package (`simcore.batch`) both call [`execute`], each with its own worker program, so a

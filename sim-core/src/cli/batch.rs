@@ -80,9 +80,9 @@ pub fn batch(args: BatchArgs) -> Result<Outcome, Failure> {
                 .iter()
                 .map(|(p, v)| format!("{p}={v}"))
                 .collect();
-            println!("{}  {}  seed {}  {}", r.id, r.world, r.seed, o.join("  "));
+            say!("{}  {}  seed {}  {}", r.id, r.world, r.seed, o.join("  "));
         }
-        eprintln!("{} run(s); nothing was run (--dry-run)", sweep.runs.len());
+        note!("{} run(s); nothing was run (--dry-run)", sweep.runs.len());
         return Ok(Outcome::Success);
     }
     let jobs = match args.jobs {
@@ -127,7 +127,7 @@ pub fn batch(args: BatchArgs) -> Result<Outcome, Failure> {
     progress.finish();
     let rows = &outcome.rows;
     let count = |s| rows.iter().filter(|m| m.status == s).count();
-    eprintln!(
+    note!(
         "{} of {} run(s) finished{}: {} passed, {} failed, {} error(s); summary in {}",
         rows.len(),
         sweep.runs.len(),

@@ -2,8 +2,8 @@
 //! command.
 //!
 //! Nothing the command line prints may panic: a closed or full stdout or stderr (`2>&1 |
-//! head -1`, `> /dev/full`) is no reason to end with a panic. So it prints with [`note!`] and
-//! [`say!`], which ignore a failed write, never with `println!` or `eprintln!`; the lines
+//! head -1`, `> /dev/full`) is no reason to end with a panic. So it prints with `note!` and
+//! `say!`, which ignore a failed write, never with `println!` or `eprintln!`; the lines
 //! `run` writes on stdout go through [`output`], which tells a closed reader from a failed
 //! write.
 
