@@ -605,7 +605,10 @@ fn the_engine_refuses_commands_out_of_range_from_any_plugin() {
 
 /// A proc-macro library of the build: a complete ELF shared object that is not a plugin.
 fn unrelated_library() -> PathBuf {
-    let deps = common::workspace().join("target/debug/deps");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::workspace().join("target"));
+    let deps = target.join("debug/deps");
     std::fs::read_dir(&deps)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
