@@ -89,13 +89,22 @@ impl Metrics {
     /// The metrics of a run that did not run: `error` says why.
     pub fn error(spec: &RunSpec, error: String, attempts: u32) -> Metrics {
         Metrics {
+            status: Status::Error,
+            error: Some(error),
+            ..Metrics::of(spec, attempts)
+        }
+    }
+
+    /// The run's identity (id, world, seed, overrides, attempts) with nothing done yet.
+    fn of(spec: &RunSpec, attempts: u32) -> Metrics {
+        Metrics {
             run: spec.id.clone(),
             index: spec.index,
             world: spec.world.clone(),
             seed: spec.seed,
             overrides: spec.overrides.iter().cloned().collect(),
-            status: Status::Error,
-            error: Some(error),
+            status: Status::Passed,
+            error: None,
             attempts,
             steps: 0,
             sim_time: 0.0,
@@ -104,6 +113,16 @@ impl Metrics {
             failures: Vec::new(),
             recording: None,
         }
+    }
+}
+
+impl std::fmt::Display for Disabled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} disabled at {:.3} s: {}",
+            self.subject, self.time, self.error
+        )
     }
 }
 
@@ -235,7 +254,7 @@ fn simulate(spec: &RunSpec, folder: &Path, attempts: u32) -> Metrics {
         Some(e) => Err(e),
     });
     let checks: Vec<Verdict> = watches.iter().map(|w| w.verdict(&sim)).collect();
-    let failures = sim
+    let failures: Vec<Disabled> = sim
         .failures()
         .iter()
         .map(|f| Disabled {
@@ -252,18 +271,6 @@ fn simulate(spec: &RunSpec, folder: &Path, attempts: u32) -> Metrics {
             (t, n)
         })
         .collect();
-    let disabled: Vec<String> = sim
-        .failures()
-        .iter()
-        .map(|f| {
-            format!(
-                "{} disabled at {:.3} s: {}",
-                f.subject,
-                f.time.as_secs_f64(),
-                f.error
-            )
-        })
-        .collect();
     let (status, error, recording) = match recording {
         Some(Err(e)) => (
             Status::Error,
@@ -271,11 +278,14 @@ fn simulate(spec: &RunSpec, folder: &Path, attempts: u32) -> Metrics {
             None,
         ),
         // A plugin disabled: the run did not run as the world says.
-        r if !disabled.is_empty() => (
-            Status::Failed,
-            Some(disabled.join("; ")),
-            r.and_then(Result::ok),
-        ),
+        r if !failures.is_empty() => {
+            let disabled: Vec<String> = failures.iter().map(Disabled::to_string).collect();
+            (
+                Status::Failed,
+                Some(disabled.join("; ")),
+                r.and_then(Result::ok),
+            )
+        }
         r => (
             if checks.iter().all(|c| c.passed) {
                 Status::Passed
@@ -287,20 +297,15 @@ fn simulate(spec: &RunSpec, folder: &Path, attempts: u32) -> Metrics {
         ),
     };
     Metrics {
-        run: spec.id.clone(),
-        index: spec.index,
-        world: spec.world.clone(),
-        seed: spec.seed,
-        overrides: spec.overrides.iter().cloned().collect(),
         status,
         error,
-        attempts,
         steps,
         sim_time: sim.time().as_secs_f64(),
         checks,
         topics,
         failures,
         recording,
+        ..Metrics::of(spec, attempts)
     }
 }
 

@@ -22,28 +22,59 @@ enum Cell {
     Flag(Option<bool>),
 }
 
-/// The summary's columns: (name, cells) in order.
-fn columns(
-    rows: &[&Metrics],
-    override_paths: &[String],
-    check_names: &[String],
-) -> Vec<(String, Vec<Cell>)> {
-    let mut cols: Vec<(String, Vec<Cell>)> = Vec::new();
-    let mut add = |name: &str, f: &dyn Fn(&Metrics) -> Cell| {
-        cols.push((name.to_string(), rows.iter().map(|m| f(m)).collect()));
-    };
-    add("run", &|m| Cell::Text(Some(m.run.clone())));
-    add("index", &|m| Cell::Int(m.index as i64));
-    add("world", &|m| Cell::Text(Some(m.world.clone())));
-    add("seed", &|m| Cell::Int(m.seed as i64));
-    for p in override_paths {
-        add(p, &|m| Cell::Text(m.overrides.get(p).cloned()));
+/// The type of a column: what every cell of it is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Int,
+    Real,
+    Flag,
+}
+
+impl Cell {
+    fn kind(&self) -> Kind {
+        match self {
+            Cell::Text(_) => Kind::Text,
+            Cell::Int(_) => Kind::Int,
+            Cell::Real(_) => Kind::Real,
+            Cell::Flag(_) => Kind::Flag,
+        }
     }
-    add("status", &|m| Cell::Text(Some(m.status.name().into())));
-    add("steps", &|m| Cell::Int(m.steps as i64));
-    add("sim_time", &|m| Cell::Real(m.sim_time));
+}
+
+/// One column: its name, its type (also when there are no rows) and its cells.
+struct Column {
+    name: String,
+    kind: Kind,
+    cells: Vec<Cell>,
+}
+
+/// The summary's columns, in order.
+fn columns(rows: &[&Metrics], override_paths: &[String], check_names: &[String]) -> Vec<Column> {
+    let mut cols: Vec<Column> = Vec::new();
+    let mut add = |name: &str, kind: Kind, f: &dyn Fn(&Metrics) -> Cell| {
+        let cells: Vec<Cell> = rows.iter().map(|m| f(m)).collect();
+        debug_assert!(cells.iter().all(|c| c.kind() == kind));
+        cols.push(Column {
+            name: name.to_string(),
+            kind,
+            cells,
+        });
+    };
+    add("run", Kind::Text, &|m| Cell::Text(Some(m.run.clone())));
+    add("index", Kind::Int, &|m| Cell::Int(m.index as i64));
+    add("world", Kind::Text, &|m| Cell::Text(Some(m.world.clone())));
+    add("seed", Kind::Int, &|m| Cell::Int(m.seed as i64));
+    for p in override_paths {
+        add(p, Kind::Text, &|m| Cell::Text(m.overrides.get(p).cloned()));
+    }
+    add("status", Kind::Text, &|m| {
+        Cell::Text(Some(m.status.name().into()))
+    });
+    add("steps", Kind::Int, &|m| Cell::Int(m.steps as i64));
+    add("sim_time", Kind::Real, &|m| Cell::Real(m.sim_time));
     for c in check_names {
-        add(c, &|m| {
+        add(c, Kind::Flag, &|m| {
             Cell::Flag(if m.status == Status::Error {
                 None
             } else {
@@ -51,9 +82,11 @@ fn columns(
             })
         });
     }
-    add("failures", &|m| Cell::Int(m.failures.len() as i64));
-    add("attempts", &|m| Cell::Int(i64::from(m.attempts)));
-    add("error", &|m| Cell::Text(m.error.clone()));
+    add("failures", Kind::Int, &|m| {
+        Cell::Int(m.failures.len() as i64)
+    });
+    add("attempts", Kind::Int, &|m| Cell::Int(i64::from(m.attempts)));
+    add("error", Kind::Text, &|m| Cell::Text(m.error.clone()));
     cols
 }
 
@@ -74,12 +107,12 @@ pub fn write_csv(
     check_names: &[String],
 ) -> std::io::Result<()> {
     let cols = columns(rows, override_paths, check_names);
-    let header: Vec<String> = cols.iter().map(|(n, _)| csv_field(n)).collect();
+    let header: Vec<String> = cols.iter().map(|c| csv_field(&c.name)).collect();
     writeln!(out, "{}", header.join(","))?;
     for r in 0..rows.len() {
         let line: Vec<String> = cols
             .iter()
-            .map(|(_, cells)| match &cells[r] {
+            .map(|c| match &c.cells[r] {
                 Cell::Text(t) => csv_field(t.as_deref().unwrap_or("")),
                 Cell::Int(i) => i.to_string(),
                 Cell::Real(x) => format!("{x}"),
@@ -101,18 +134,18 @@ pub fn write_parquet<W: Write + Send>(
     let cols = columns(rows, override_paths, check_names);
     let fields = cols
         .iter()
-        .map(|(name, cells)| {
-            let (physical, logical, repetition) = match cells.first() {
-                Some(Cell::Int(_)) => (Physical::INT64, None, Repetition::REQUIRED),
-                Some(Cell::Real(_)) => (Physical::DOUBLE, None, Repetition::REQUIRED),
-                Some(Cell::Flag(_)) => (Physical::BOOLEAN, None, Repetition::OPTIONAL),
-                _ => (
+        .map(|c| {
+            let (physical, logical, repetition) = match c.kind {
+                Kind::Int => (Physical::INT64, None, Repetition::REQUIRED),
+                Kind::Real => (Physical::DOUBLE, None, Repetition::REQUIRED),
+                Kind::Flag => (Physical::BOOLEAN, None, Repetition::OPTIONAL),
+                Kind::Text => (
                     Physical::BYTE_ARRAY,
                     Some(LogicalType::String),
                     Repetition::OPTIONAL,
                 ),
             };
-            Type::primitive_type_builder(name, physical)
+            Type::primitive_type_builder(&c.name, physical)
                 .with_logical_type(logical)
                 .with_repetition(repetition)
                 .build()
@@ -129,23 +162,23 @@ pub fn write_parquet<W: Write + Send>(
     let mut group = writer.next_row_group()?;
     let mut i = 0;
     while let Some(mut col) = group.next_column()? {
-        let cells = &cols[i].1;
-        match cells.first() {
-            Some(Cell::Int(_)) => {
+        let cells = &cols[i].cells;
+        match cols[i].kind {
+            Kind::Int => {
                 let v: Vec<i64> = cells
                     .iter()
                     .map(|c| if let Cell::Int(x) = c { *x } else { 0 })
                     .collect();
                 col.typed::<Int64Type>().write_batch(&v, None, None)?;
             }
-            Some(Cell::Real(_)) => {
+            Kind::Real => {
                 let v: Vec<f64> = cells
                     .iter()
                     .map(|c| if let Cell::Real(x) = c { *x } else { 0.0 })
                     .collect();
                 col.typed::<DoubleType>().write_batch(&v, None, None)?;
             }
-            Some(Cell::Flag(_)) => {
+            Kind::Flag => {
                 let flags: Vec<Option<bool>> = cells
                     .iter()
                     .map(|c| if let Cell::Flag(f) = c { *f } else { None })
@@ -154,7 +187,7 @@ pub fn write_parquet<W: Write + Send>(
                 let v: Vec<bool> = flags.iter().flatten().copied().collect();
                 col.typed::<BoolType>().write_batch(&v, Some(&defs), None)?;
             }
-            _ => {
+            Kind::Text => {
                 let texts: Vec<Option<&str>> = cells
                     .iter()
                     .map(|c| {
@@ -202,4 +235,33 @@ pub fn write(
         )
     })?;
     crate::files::write(&dir.join("summary.parquet"), &table).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    /// A batch stopped before any run finished still has a table of the right column types.
+    #[test]
+    fn an_empty_summary_keeps_its_column_types() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = std::fs::File::create(dir.path().join("s.parquet")).unwrap();
+        write_parquet(file, &[], &["world/model[m]/pose".into()], &["c".into()]).unwrap();
+        let file = std::fs::File::open(dir.path().join("s.parquet")).unwrap();
+        let reader = SerializedFileReader::new(file).unwrap();
+        let schema = reader.metadata().file_metadata().schema_descr();
+        let kind = |name: &str| {
+            (0..schema.num_columns())
+                .map(|i| schema.column(i))
+                .find(|c| c.name() == name)
+                .unwrap()
+                .physical_type()
+        };
+        assert_eq!(reader.metadata().file_metadata().num_rows(), 0);
+        assert_eq!(kind("index"), Physical::INT64);
+        assert_eq!(kind("sim_time"), Physical::DOUBLE);
+        assert_eq!(kind("c"), Physical::BOOLEAN);
+        assert_eq!(kind("world/model[m]/pose"), Physical::BYTE_ARRAY);
+    }
 }
