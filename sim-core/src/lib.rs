@@ -14,19 +14,22 @@
 pub mod batch;
 pub mod echo;
 pub mod files;
-pub mod input;
-pub mod inspect;
+pub mod guard;
 pub mod manifest;
-pub mod mesh;
-pub mod physics;
 pub mod plugins;
 pub mod record;
 pub mod render;
-pub mod resources;
 pub mod ros;
 pub mod runner;
-pub mod sdf;
 pub mod sensors;
 pub mod systems;
 pub mod transport;
-pub mod world;
+
+/// The physics adapter (the `sim-physics` crate).
+pub use sim_physics as physics;
+/// The SDF reader (the `sim-sdf` crate).
+pub use sim_sdf as sdf;
+pub use sim_sdf::inspect;
+/// The data model of a world (the `sim-world` crate).
+pub use sim_world as world;
+pub use sim_world::{input, mesh, resources};

@@ -4,7 +4,8 @@ use super::file::FileSink;
 use super::live::LiveSink;
 use super::scene::visual_marker;
 use super::writer::{self, Counters, Item};
-use crate::ros::{Marker, MovedFrames};
+use crate::ros::Marker;
+use crate::runner::MovedFrames;
 use crate::runner::Simulation;
 use crate::transport::Subscription;
 use crossbeam_channel::{Sender, TrySendError, bounded};
@@ -285,7 +286,7 @@ impl Recorder {
 
     /// Queues the sensor frames (`/tf_static`) and the visuals (`/scene`) of the world now.
     fn scene(&mut self, sim: &Simulation, now: SimTime) {
-        let statics = crate::ros::sensor_frames(sim, now);
+        let statics = crate::runner::sensor_frames(sim, now);
         self.send(Item::Tf {
             stamp: now,
             latched: true,

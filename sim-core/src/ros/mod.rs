@@ -24,7 +24,7 @@ pub use cdr::{CdrReader, CdrWriter, DecodeError};
 pub use decode::{decode, decode_message};
 pub use encode::{EncodeOptions, encode, encode_clock, encode_with};
 pub use markers::{Marker, MarkerAction, MarkerShape, encode_markers};
-pub use tf::{FrameTransform, Moved, MovedFrames, WORLD_FRAME, encode_tf, sensor_frames};
+pub use tf::{FrameTransform, Moved, WORLD_FRAME, encode_tf};
 
 /// A ROS 2 message type: what a recorder names as its schema and a transport puts into its
 /// keys.

@@ -3,9 +3,7 @@
 use super::catalog as t;
 use super::encode::{quaternion, time, vector3};
 use super::{CdrWriter, RosType};
-use crate::physics::Physics;
-use crate::runner::Simulation;
-use sim_plugin_api::{EntityId, Pose, SimTime};
+use sim_plugin_api::{Pose, SimTime};
 use std::sync::Arc;
 
 /// The TF frame all model and link poses are given in (`/tf`).
@@ -52,98 +50,9 @@ fn encode_frames<'a>(
     &t::TF_MESSAGE
 }
 
-/// The `/tf_static` transforms of a simulation now: each sensor's frame in its link's frame,
-/// stamped `stamp`; a sensor whose frame is its link's, or another entity's (which `/tf`
-/// places), is left out, as is a frame placed once already.
-pub fn sensor_frames(sim: &Simulation, stamp: SimTime) -> Vec<FrameTransform> {
-    let physics = sim.physics();
-    let mut statics: Vec<FrameTransform> = Vec::new();
-    for s in sim.sensors().setups() {
-        let Some(link) = physics.scoped_name(s.link) else {
-            continue;
-        };
-        if s.frame_id == link
-            || physics
-                .entity_id(&s.frame_id)
-                .is_some_and(|id| id != s.entity)
-            || statics.iter().any(|t| t.child == s.frame_id)
-        {
-            continue;
-        }
-        statics.push(FrameTransform {
-            stamp,
-            parent: link.to_string(),
-            child: s.frame_id.clone(),
-            pose: s.pose,
-        });
-    }
-    statics
-}
-
-/// The `/tf` of a run: each step, the model and link frames whose pose changed since the
-/// last call (all of them on the first call, after the world's models changed, or after
-/// [`MovedFrames::clear`]), in [`WORLD_FRAME`], from the engine's truth whatever plugins the
-/// world has.
-///
-/// The frames' names are looked up once per model revision of the engine
-/// ([`Physics::revision`]) into a shared table; each step costs one pose comparison per
-/// frame, and what it returns ([`Moved`]) holds only (frame, pose) pairs, encoded where it
-/// is sent.
-#[derive(Debug, Default)]
-pub struct MovedFrames {
-    /// The model revision the table is of (None: build it at the next call).
-    revision: Option<u64>,
-    /// The frames' entities, in the engine's frame order.
-    ids: Vec<EntityId>,
-    /// Their names, by the same index.
-    names: Arc<[Box<str>]>,
-    /// The pose each was last given at (None: give it at the next call).
-    sent: Vec<Option<Pose>>,
-}
-
-impl MovedFrames {
-    /// Forgets the poses sent, so that the next call gives every frame (a message was lost,
-    /// or a new listener needs them all).
-    pub fn clear(&mut self) {
-        self.sent.iter_mut().for_each(|p| *p = None);
-    }
-
-    /// The frames of `physics` that moved since the last call, stamped `stamp`.
-    pub fn moved(&mut self, physics: &Physics, stamp: SimTime) -> Moved {
-        if self.revision != Some(physics.revision()) {
-            self.revision = Some(physics.revision());
-            let (ids, names): (Vec<EntityId>, Vec<Box<str>>) = physics
-                .frames()
-                .map(|f| (f.id, f.scoped_name.into()))
-                .unzip();
-            self.sent = vec![None; ids.len()];
-            self.ids = ids;
-            self.names = names.into();
-        }
-        let mut poses = Vec::new();
-        for (i, (id, sent)) in self.ids.iter().zip(&mut self.sent).enumerate() {
-            let Some(pose) = physics.pose_of(*id) else {
-                continue;
-            };
-            if *sent != Some(pose) {
-                *sent = Some(pose);
-                if poses.is_empty() {
-                    // One allocation for the step, none when nothing moved.
-                    poses.reserve(self.ids.len() - i);
-                }
-                poses.push((i, pose));
-            }
-        }
-        Moved {
-            stamp,
-            names: self.names.clone(),
-            poses,
-        }
-    }
-}
-
-/// The frames [`MovedFrames::moved`] gives for one step: poses in [`WORLD_FRAME`], each
-/// of a frame of the table it shares with the other steps of the same model revision.
+/// The frames that moved in one step: poses in [`WORLD_FRAME`], each of a frame of a name
+/// table shared with the other steps of the same model revision (the engine's
+/// `runner::MovedFrames` gives them).
 #[derive(Clone, Debug)]
 pub struct Moved {
     stamp: SimTime,
@@ -152,6 +61,15 @@ pub struct Moved {
 }
 
 impl Moved {
+    /// The frames `poses` moved to at `stamp`: each (index into `names`, pose).
+    pub fn new(stamp: SimTime, names: Arc<[Box<str>]>, poses: Vec<(usize, Pose)>) -> Moved {
+        Moved {
+            stamp,
+            names,
+            poses,
+        }
+    }
+
     /// When the poses hold.
     pub fn stamp(&self) -> SimTime {
         self.stamp
@@ -203,7 +121,3 @@ impl Moved {
         encode_frames(len, frames, out)
     }
 }
-
-#[cfg(test)]
-#[path = "tf_tests.rs"]
-mod tests;

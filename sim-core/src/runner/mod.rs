@@ -21,7 +21,7 @@
 
 mod control;
 mod entity;
-pub mod guard;
+mod frames;
 mod memory;
 mod pacing;
 mod plan;
@@ -30,11 +30,12 @@ mod sensor_world;
 mod services;
 mod spawn;
 
+pub use crate::guard::Guards;
 pub use crate::plugins::PluginProblem;
 pub use crate::systems::ServiceError;
 pub use control::{ControlError, ResetDone, ResetScope, RunControl, RunState, RunWaker};
 pub use entity::{EntityError, EntityState, EntityUpdate, StatePart};
-pub use guard::Guards;
+pub use frames::{MovedFrames, sensor_frames};
 pub use pacing::{MAX_STEP_WAIT, Pacer, RunLimit, step_period};
 pub use plan::{Plan, Planned, PluginPolicy};
 pub use services::DEFAULT_SERVICE_TIMEOUT;
@@ -164,7 +165,7 @@ impl Simulation {
             skipped,
             notices,
         } = reset::build(&world, &registry, options, policy, &mut bus)?;
-        let first_spawned = physics.entities.next_id();
+        let first_spawned = physics.next_entity_id();
         let pool = if options.threads > 1 {
             Some(
                 rayon::ThreadPoolBuilder::new()

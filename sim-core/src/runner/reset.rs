@@ -67,7 +67,7 @@ impl Simulation {
             &mut self.bus,
         )?;
         let guards = self.sensors.guards();
-        self.first_spawned = parts.physics.entities.next_id();
+        self.first_spawned = parts.physics.next_entity_id();
         self.physics = parts.physics;
         self.sensors = parts.sensors;
         self.systems = parts.systems;

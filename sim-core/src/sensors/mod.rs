@@ -25,7 +25,7 @@
 //! wake), and so never waits for a sleeping worker to begin.
 //!
 //! Every update is timed against the [`Guards`] budget, and a message over their size limit
-//! is refused (see [`crate::runner::guard`]).
+//! is refused (see [`crate::guard`]).
 //!
 //! A plugin that returns an error or panics is disabled and reported; the simulation and the
 //! other sensors carry on. Its object is leaked rather than dropped, so no more of its code
@@ -47,7 +47,7 @@ pub use rate::{RateError, SET_RATE, set_rate_service};
 pub use timing::{MAX_RATE_HZ, MIN_RATE_HZ, Schedule};
 pub use world::SensorWorld;
 
-use crate::runner::guard::{Guards, HookClock, SizeGate};
+use crate::guard::{Guards, HookClock, SizeGate};
 use crate::transport::{Bus, Subscription, TopicId};
 use crate::world::Span;
 use rayon::prelude::*;
@@ -718,7 +718,7 @@ fn publish_outputs(s: &mut Slot, now: SimTime, max_bytes: u64, bus: &mut Bus) {
             m.header.seq = STALE_SEQ;
             continue;
         }
-        let bytes = crate::runner::guard::message_bytes(m);
+        let bytes = crate::guard::message_bytes(m);
         if bytes > max_bytes {
             let topic = match m.topic == s.main.key {
                 true => bus.name(s.main.topic),

@@ -2,13 +2,7 @@
 
 use sim_plugin_api::SimTime;
 
-/// The fastest rate with a period of at least one nanosecond, the clock's resolution (Hz). A
-/// faster sensor is due at every step, as one at rate 0.
-pub const MAX_RATE_HZ: f64 = 1e9;
-
-/// The slowest rate whose period fits the clock (about 292 years, Hz). A slower sensor
-/// updates once, at the start, and never again.
-pub const MIN_RATE_HZ: f64 = 1e9 / i64::MAX as f64;
+pub use crate::world::{MAX_RATE_HZ, MIN_RATE_HZ};
 
 /// The update schedule of one sensor.
 ///

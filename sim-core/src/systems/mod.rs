@@ -8,7 +8,7 @@
 //! disabled and reported, and so is one that publishes on an empty or invalid topic.
 //!
 //! Every hook is timed against the [`Guards`] budget and every message checked against
-//! their size limit (see [`crate::runner::guard`]).
+//! their size limit (see [`crate::guard`]).
 
 mod commands;
 mod declared;
@@ -20,8 +20,8 @@ pub use declared::{DeclaredInput, InputDeclarations, MAX_DECLARED_TOPIC_BYTES};
 pub use inputs::{InputType, KINDS, input_type, kind_type};
 pub use runtime_joints::JointRequests;
 
+use crate::guard::{Guards, HookClock, SizeGate, Throttle, held_note};
 use crate::physics::Physics;
-use crate::runner::guard::{Guards, HookClock, SizeGate, Throttle, held_note};
 use crate::sensors::derive_seed;
 use crate::transport::{Bus, Subscription, TopicId, validate_topic};
 use crate::world::PluginSpec;
@@ -259,7 +259,7 @@ impl SystemManager {
 
     /// Warns about a command system `by` (an index in [`SystemManager::pre_step`]'s output)
     /// issued that could not be applied: naming the plugin, at most once per
-    /// [`WARNING_INTERVAL`](crate::runner::guard::WARNING_INTERVAL) for it.
+    /// [`WARNING_INTERVAL`](crate::guard::WARNING_INTERVAL) for it.
     pub fn command_warning(&mut self, by: usize, warning: &str) {
         if let Some(s) = self.slots.get_mut(by)
             && let Some(held) = s.command_warnings.allow()

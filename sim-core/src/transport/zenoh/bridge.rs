@@ -5,7 +5,8 @@ use super::control::{Control, FEATURES, Reply, result, scope, state};
 use super::options::{ZenohError, ZenohOptions};
 use super::serve;
 use super::worker::{self, Event, Request, Shared, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport};
-use crate::ros::{Moved, MovedFrames};
+use crate::ros::Moved;
+use crate::runner::MovedFrames;
 use crate::runner::{ControlError, ResetDone, ResetScope, RunState, Simulation};
 use crate::transport::Subscription;
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
@@ -224,7 +225,7 @@ impl Bridge {
             let revision = sim.physics().revision();
             if self.frames_at != Some(revision) {
                 self.frames_at = Some(revision);
-                let frames = crate::ros::sensor_frames(sim, sim.time());
+                let frames = crate::runner::sensor_frames(sim, sim.time());
                 let _ = self.events.send(Event::StaticFrames(frames));
             }
             self.frames(sim);

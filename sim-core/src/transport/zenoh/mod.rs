@@ -24,10 +24,10 @@
 //!   subscriber that falls behind loses the oldest messages, counted per topic.
 //!   Encoding happens on the Zenoh thread. Each sample carries rmw_zenoh's attachment
 //!   (sequence from 1, wall-clock source time, the GID of its token).
-//! - **`/tf_static`**: the sensor frames ([`crate::ros::sensor_frames`]), latched as
+//! - **`/tf_static`**: the sensor frames ([`crate::runner::sensor_frames`]), latched as
 //!   rmw_zenoh makes TRANSIENT_LOCAL topics (a zenoh-ext AdvancedPublisher with a cache of
 //!   one message and publisher detection), sent again when the models change.
-//! - **`/tf`**: the model and link frames in the world frame ([`crate::ros::MovedFrames`]),
+//! - **`/tf`**: the model and link frames in the world frame ([`crate::runner::MovedFrames`]),
 //!   every frame to a new listener, then those that moved each step, while someone listens.
 //! - **`/clock`**: `rosgraph_msgs/Clock` of sim time, at [`ZenohOptions::clock_rate`] per
 //!   second of sim time, while someone listens.

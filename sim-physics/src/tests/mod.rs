@@ -1,0 +1,94 @@
+//! Tests of the physics adapter, one file per behaviour, and the worlds they share.
+
+mod commands;
+mod joint_dynamics;
+mod joint_kinds;
+mod joint_limits;
+mod joints;
+mod mechanics;
+mod rays;
+mod reduced;
+mod shapes;
+mod stacking;
+mod state;
+mod surfaces;
+mod view;
+
+use super::convert::pose_from_rapier;
+use super::entities::EntityData;
+use super::state::origin_velocity;
+use super::*;
+use sim_plugin_api::{
+    Aabb, EntityId, EntityKind, KinematicState, NO_LABEL, Pose, Ray as ApiRay, RayCastOptions,
+    RayHit, RayTarget, SurfaceInfo, Vec3, WorldView,
+    abi_stable::{
+        RRef,
+        sabi_trait::TD_Opaque,
+        std_types::{RSlice, RSliceMut, RVec},
+    },
+};
+use sim_world::World;
+
+fn world(models: &str) -> World {
+    sim_sdf::parse_str(
+        &format!(
+            r#"<sdf version="1.9"><world name="w">
+            <model name="ground"><static>true</static><link name="l">
+              <collision name="c"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision>
+              <visual name="v"><geometry><plane><normal>0 0 1</normal></plane></geometry><material><diffuse>0 1 0 1</diffuse></material></visual>
+            </link></model>{models}</world></sdf>"#
+        ),
+        None,
+    )
+    .expect("valid world")
+}
+
+const BOX: &str = r#"<model name="box"><pose>0 0 2 0 0 0</pose><link name="body">
+    <inertial><mass>2</mass></inertial>
+    <collision name="c"><laser_retro>7</laser_retro><geometry><box><size>0.2 0.2 0.2</size></box></geometry></collision>
+    <visual name="v"><geometry><sphere><radius>0.5</radius></sphere></geometry><material><diffuse>1 0 0 1</diffuse></material></visual>
+    <sensor name="s" type="imu"><pose>0.1 0 0 0 0 0</pose></sensor>
+    </link></model>"#;
+
+fn down(x: f64, y: f64, z: f64) -> ApiRay {
+    ApiRay {
+        origin: Vec3::new(x, y, z),
+        direction: Vec3::new(0.0, 0.0, -1.0),
+    }
+}
+
+/// Casts `rays` through `view` into `hits`; the number of hits.
+fn cast_into(
+    view: &PhysicsView<'_>,
+    rays: &[ApiRay],
+    opts: &RayCastOptions,
+    hits: &mut [RayHit],
+) -> u32 {
+    view.cast_rays(
+        RSlice::from_slice(rays),
+        opts,
+        RSliceMut::from_mut_slice(hits),
+    )
+}
+
+/// A velocity command of `joint`'s first axis toward `target`, pushing at most `max_force`.
+fn velocity_command(joint: EntityId, target: f64, max_force: f64) -> sim_plugin_api::JointCommand {
+    sim_plugin_api::JointCommand {
+        joint,
+        axis: 0,
+        mode: sim_plugin_api::JointCommandMode::VELOCITY,
+        target,
+        max_force,
+        stiffness: 0.0,
+        damping: 0.0,
+    }
+}
+
+/// The world of the SDF document `text` built, and the entity named `scoped` in it.
+#[track_caller]
+fn with_entity(text: &str, scoped: &str) -> (Physics, EntityId) {
+    let w = sim_sdf::parse_str(text, None).expect("valid world");
+    let p = Physics::build(&w).unwrap();
+    let id = p.entity_id(scoped).unwrap();
+    (p, id)
+}

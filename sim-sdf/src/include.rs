@@ -1,0 +1,802 @@
+//! `<include>`: finding the included file (through [`crate::resources`]), reading it once per
+//! load whatever the number of includes, applying the include's overrides (`<name>`, `<pose>`,
+//! `<placement_frame>`, `<static>`, `<plugin>`s, `<namespace>`) and merging (`merge="true"`).
+//! An include with `<experimental:params>` (or with edits an including file hands on to it)
+//! reads its file edited (see `params`), once for that include.
+//!
+//! An included file is read by a [`Reader`] of its own, so it keeps its own SDF version rules
+//! and its own file name in spans and errors; an error inside it also records the include
+//! site ([`SdfError::included_from`]).
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use roxmltree::Node;
+
+use super::error::{ErrorKind, SdfError};
+use super::frames::{PlacementError, place_model};
+use super::load::{Cached, Loader};
+use super::params::{self, Edits};
+use super::parse::{read_text, root_reader, with_document, with_problems};
+use super::reader::{Reader, children, describe, is_sdf_element, tag};
+use super::source::Source;
+use super::version::Version;
+use sim_world::resources::{ModelConfigError, ResolveError};
+use sim_world::{Light, Model, PluginSpec, Pose, RawPose};
+
+/// Where an `<include>` is.
+pub(super) struct Site {
+    /// Whether the include is in a `<world>` (else in a `<model>`).
+    pub in_world: bool,
+    /// The nesting depth the included model gets.
+    pub depth: usize,
+}
+
+/// What an `<include>` brings into its parent.
+pub(super) enum Included {
+    /// A model, overrides applied.
+    Model(Model),
+    /// The parts of a merged model (`merge="true"`): its links, joints, nested models and
+    /// plugins, posed in the parent's frame, to be added to the parent.
+    Merged(Model),
+    /// A `<light>`, the include's `<name>` and `<pose>` applied (a `relative_to` of that
+    /// pose is resolved with the world's frames).
+    Light(Light),
+    /// An `<actor>`, by its name (the include's `<name>` applied): read and checked, but
+    /// not part of the simulated world.
+    Actor(String),
+}
+
+/// The overrides an `<include>` gives for the included model.
+pub(super) struct Overrides {
+    /// `<name>`.
+    pub name: Option<String>,
+    /// `<pose>`, read with the including file's rules (its `relative_to` names a frame of
+    /// the including scope).
+    pub pose: Option<RawPose>,
+    /// `<placement_frame>`: the frame of the included model that `pose` places.
+    pub placement_frame: Option<String>,
+    /// `<static>`.
+    pub is_static: Option<bool>,
+    /// `<plugin>`s, appended to the model's.
+    pub plugins: Vec<PluginSpec>,
+    /// `<namespace>` (SDF 1.12), replacing the model's `@namespace`; `{name}` in it is the
+    /// model's name after `name`.
+    pub namespace: Option<String>,
+}
+
+/// Applies an include's overrides to a copy of the included model. Fails (with the message
+/// of [`place_model`]) when the placement frame is not a frame of the model.
+pub(super) fn apply_overrides(
+    model: &mut Model,
+    overrides: Overrides,
+) -> Result<(), PlacementError> {
+    if let Some(name) = overrides.name {
+        model.name = name;
+    }
+    if overrides.pose.is_some() || overrides.placement_frame.is_some() {
+        place_model(model, overrides.pose, overrides.placement_frame.as_deref())?;
+    }
+    if let Some(is_static) = overrides.is_static {
+        model.is_static = is_static;
+    }
+    model.plugins.extend(overrides.plugins);
+    if let Some(ns) = overrides.namespace {
+        model.raw_namespace = Some(ns);
+    }
+    Ok(())
+}
+
+impl Reader<'_> {
+    /// The directory of the file being read (None for inline text).
+    pub(super) fn base_dir(&self) -> Option<&Path> {
+        self.file.as_deref().map(|f| match f.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        })
+    }
+
+    /// Resolves the URI in `node` (a `<uri>` element) with the resource search path, as seen
+    /// from this file: the file or directory it names, or an error at the URI.
+    pub(super) fn resolve_uri(&self, node: Node) -> Result<PathBuf, SdfError> {
+        let text = self.text(node);
+        let uri = text.trimmed();
+        self.loader
+            .resources
+            .resolve(uri, self.base_dir())
+            .map_err(|e| {
+                let kind = match e {
+                    ResolveError::Empty => ErrorKind::Missing,
+                    ResolveError::Remote { .. } | ResolveError::Scheme { .. } => {
+                        ErrorKind::Unsupported
+                    }
+                    ResolveError::NotFound { .. } => ErrorKind::NotFound,
+                };
+                self.error_at(text.start(), node, kind, e.to_string(), e.hint())
+            })
+            .and_then(|p| {
+                self.loader.confine(p, self.base_dir()).map_err(|e| {
+                    self.error_at(
+                        text.start(),
+                        node,
+                        ErrorKind::Invalid,
+                        e,
+                        "put the included model in the world's directory or on the resource \
+                         path (--resource-path)",
+                    )
+                })
+            })
+    }
+
+    /// `<include>` at `site`.
+    pub(super) fn include(&self, node: Node, site: &Site) -> Result<Included, SdfError> {
+        // `merge` came with SDF 1.9, but libsdformat honours it in a file of any version.
+        let merge = self.bool_attr(node, "merge", false)?;
+        let Some(uri) = self.child(node, "uri") else {
+            return Err(self.error(
+                node,
+                ErrorKind::Missing,
+                "<include> has no <uri>",
+                "name the model to include: <uri>model://NAME</uri> or a path to its directory or file",
+            ));
+        };
+        self.refuse_unsupported_include_parts(node)?;
+        let overrides = self.overrides(node)?;
+        let edits = self.edits(node);
+        let file = self.included_file(node, uri)?;
+        let included = self.read_included(node, uri, &file, site, edits)?;
+        match &*included {
+            Cached::Other { kind, light, actor } => {
+                if !site.in_world {
+                    return Err(self.error(
+                        node,
+                        ErrorKind::Invalid,
+                        format!(
+                            "{} holds a <{kind}>, which a model cannot include",
+                            file.display()
+                        ),
+                        "include lights and actors in the <world>; a model includes models",
+                    ));
+                }
+                if merge {
+                    return Err(self.attr_error(
+                        node,
+                        "merge",
+                        ErrorKind::Invalid,
+                        format!(
+                            "only models can be merged; {} holds a <{kind}>",
+                            file.display()
+                        ),
+                        "remove merge=\"true\"",
+                    ));
+                }
+                Ok(match light {
+                    Some(light) => {
+                        let mut light = light.clone();
+                        if let Some(name) = overrides.name {
+                            light.name = name;
+                        }
+                        if let Some(pose) = overrides.pose {
+                            light.pose = pose.pose;
+                            light.raw_pose = pose;
+                        }
+                        light.span = self.span(node);
+                        Included::Light(light)
+                    }
+                    None => Included::Actor(
+                        overrides.name.or_else(|| actor.clone()).unwrap_or_default(),
+                    ),
+                })
+            }
+            Cached::Model { model } => {
+                self.expand(uri, model_count(model))?;
+                self.copy_parts(uri, model)?;
+                let mut model = model.clone();
+                if merge {
+                    if overrides.is_static.is_some() {
+                        tracing::warn!(
+                            "{}: <static> has no effect on a merged model (its links take the \
+                             parent model's)",
+                            self.span(node)
+                        );
+                    }
+                    self.apply_overrides_at(node, &mut model, overrides)?;
+                    self.merged(node, model, site).map(Included::Merged)
+                } else {
+                    self.apply_overrides_at(node, &mut model, overrides)?;
+                    Ok(Included::Model(model))
+                }
+            }
+        }
+    }
+
+    /// The SDF file the include's `uri` names: the file itself, or the one the `model.config`
+    /// of a model directory chooses. Resolved once per URI and including directory.
+    fn included_file(&self, include: Node, uri: Node) -> Result<PathBuf, SdfError> {
+        let key = (
+            self.base_dir().map(Path::to_path_buf),
+            self.text(uri).trimmed().to_string(),
+        );
+        if let Some(file) = self.loader.resolved.borrow().get(&key) {
+            return Ok(file.clone());
+        }
+        let resolved = self.resolve_uri(uri)?;
+        let file = if resolved.is_dir() {
+            let chosen = sim_world::resources::model_file(&resolved)
+                .map_err(|e| self.model_config_error(include, uri, e))?;
+            for w in &chosen.warnings {
+                self.loader.warn(
+                    SdfError {
+                        kind: ErrorKind::Version,
+                        file: Some(w.file.clone()),
+                        line: w.line.max(1),
+                        column: w.column.max(1),
+                        element: w.element.clone(),
+                        message: w.message.clone(),
+                        hint: w.hint.clone(),
+                        source_text: Some(chosen.config_text.clone()),
+                        included_from: Box::default(),
+                        others: Box::default(),
+                    }
+                    .included_at(self.span(include)),
+                );
+            }
+            // The file a model.config names, its links followed, stays where reads may go.
+            self.loader
+                .confine(chosen.path, self.base_dir())
+                .map_err(|e| {
+                    self.error_at(
+                        self.text(uri).start(),
+                        uri,
+                        ErrorKind::Invalid,
+                        e,
+                        "keep the model's files inside its directory",
+                    )
+                })?
+        } else {
+            resolved
+        };
+        self.loader.resolved.borrow_mut().insert(key, file.clone());
+        Ok(file)
+    }
+
+    /// Refuses the parts of an `<include>` that would change the world and are not read yet.
+    fn refuse_unsupported_include_parts(&self, node: Node) -> Result<(), SdfError> {
+        for c in node.children().filter(|c| c.is_element()) {
+            let name = c.tag_name().name();
+            let (what, hint) = match name {
+                "model_state" if is_sdf_element(c) => (
+                    "<model_state> in an <include> is",
+                    "remove it and set the model's state in its own file",
+                ),
+                _ => continue,
+            };
+            return Err(self.unsupported(c, what, hint));
+        }
+        Ok(())
+    }
+
+    /// The error for a model directory whose SDF file cannot be found.
+    fn model_config_error(&self, include: Node, uri: Node, e: ModelConfigError) -> SdfError {
+        let at = self.text(uri).start();
+        match e {
+            ModelConfigError::Xml {
+                ref file,
+                line,
+                column,
+                ref message,
+                ref text,
+            } => SdfError {
+                kind: ErrorKind::Xml,
+                file: Some(file.clone()),
+                line: line.max(1),
+                column: column.max(1),
+                element: String::new(),
+                message: format!("not well-formed XML: {message}"),
+                hint: e.hint(),
+                source_text: sim_world::input::quotable(text)
+                    .then(|| std::sync::Arc::new(text.clone())),
+                included_from: Box::default(),
+                others: Box::default(),
+            }
+            .included_at(self.span(include)),
+            ModelConfigError::Read { .. } => {
+                self.error_at(at, uri, ErrorKind::Io, e.to_string(), e.hint())
+            }
+            ModelConfigError::NoModel { .. } => {
+                self.error_at(at, uri, ErrorKind::Invalid, e.to_string(), e.hint())
+            }
+            ModelConfigError::NoConfig { .. }
+            | ModelConfigError::NoSdf { .. }
+            | ModelConfigError::Missing { .. } => {
+                self.error_at(at, uri, ErrorKind::NotFound, e.to_string(), e.hint())
+            }
+        }
+    }
+
+    /// The edits of the included model: those of the include's `<experimental:params>`,
+    /// then those an including file hands on to this include (see `params`).
+    fn edits(&self, node: Node) -> Edits {
+        let mut edits = Edits::default();
+        let params = node.children().find(|c| {
+            c.is_element()
+                && (c.tag_name().name() == "experimental.params"
+                    || (c.tag_name().name() == "params"
+                        && c.tag_name().namespace().and_then(|ns| c.lookup_prefix(ns))
+                            == Some("experimental")))
+        });
+        if let Some(p) = params {
+            edits = params::edits(p, &self.origins());
+        }
+        if let Some(handed_on) = self
+            .edited
+            .as_ref()
+            .and_then(|e| e.forwarded.get(&node.range().start))
+        {
+            edits.list.extend(handed_on.iter().cloned());
+        }
+        edits
+    }
+
+    /// The included file at `file`, read once per load (and once per include when `edits`
+    /// change it).
+    fn read_included(
+        &self,
+        include: Node,
+        uri: Node,
+        file: &Path,
+        site: &Site,
+        edits: Edits,
+    ) -> Result<Rc<Cached>, SdfError> {
+        let at = self.text(uri).start();
+        self.expand(uri, 0)?;
+        let known = self.loader.canonical.borrow().get(file).cloned();
+        let canonical = match known {
+            Some(c) => c,
+            None => {
+                let c = std::fs::canonicalize(file).map_err(|e| {
+                    self.error_at(
+                        at,
+                        uri,
+                        ErrorKind::Io,
+                        format!("cannot read the included file {}: {e}", file.display()),
+                        "check the path and that the file is readable",
+                    )
+                })?;
+                self.loader
+                    .canonical
+                    .borrow_mut()
+                    .insert(file.to_path_buf(), c.clone());
+                c
+            }
+        };
+        if edits.is_empty()
+            && let Some(c) = self.loader.cache.borrow().get(&canonical)
+        {
+            return Ok(c.clone());
+        }
+        let cycle = {
+            let stack = self.loader.stack.borrow();
+            stack.iter().position(|p| *p == canonical).map(|i| {
+                stack[i..]
+                    .iter()
+                    .chain(std::iter::once(&canonical))
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" -> ")
+            })
+        };
+        if let Some(chain) = cycle {
+            return Err(self.error_at(
+                at,
+                uri,
+                ErrorKind::Invalid,
+                format!("include cycle: {chain}"),
+                "a file cannot include itself, directly or through other files: remove one of these includes",
+            ));
+        }
+        let text = read_text(file, &self.loader.limits).map_err(|e| {
+            if e.line == 0 {
+                self.error_at(
+                    at,
+                    uri,
+                    e.kind,
+                    format!("the included file {}: {}", file.display(), e.message),
+                    e.hint,
+                )
+            } else {
+                e.included_at(self.span(include))
+            }
+        })?;
+        self.loader.reads.set(self.loader.reads.get() + 1);
+        self.expand(uri, 1)?;
+        self.loader.stack.borrow_mut().push(canonical.clone());
+        let edited = !edits.is_empty();
+        let read = if edited {
+            read_edited_document(&text, file, self.loader, site, edits)
+        } else {
+            read_included_document(&text, file, self.loader, site)
+        };
+        self.loader.stack.borrow_mut().pop();
+        let cached = Rc::new(read.map_err(|e| e.included_at(self.span(include)))?);
+        if !edited {
+            self.loader
+                .cache
+                .borrow_mut()
+                .insert(canonical, cached.clone());
+        }
+        Ok(cached)
+    }
+
+    /// Counts `models` more models expanded (or, for 0, checks the count): an error at the
+    /// include's `uri` once the load has expanded more than [`Limits::max_models`] (models
+    /// copied by includes and included files read), which the includes that led here
+    /// (`included_from`) trace back to the world.
+    ///
+    /// [`Limits::max_models`]: sim_world::input::Limits::max_models
+    fn expand(&self, uri: Node, models: usize) -> Result<(), SdfError> {
+        let expanded = self.loader.expanded.get().saturating_add(models);
+        self.loader.expanded.set(expanded);
+        let max = self.loader.limits.max_models;
+        if expanded <= max {
+            return Ok(());
+        }
+        Err(self.error_at(
+            self.text(uri).start(),
+            uri,
+            ErrorKind::Invalid,
+            format!(
+                "the includes expand to more than {max} models (counting every copy an include \
+                 makes and every included file read)"
+            ),
+            "include fewer copies (files that each include the next several times grow \
+             exponentially), or raise the limit (--max-models, LoadOptions::limits.max_models)",
+        ))
+    }
+
+    /// Counts the links and collisions of one copy of `model` an include makes: an error at
+    /// the include's `uri` once the copies of this load hold more than
+    /// [`Limits::max_links`] links or [`Limits::max_collisions`] collisions.
+    ///
+    /// [`Limits::max_links`]: sim_world::input::Limits::max_links
+    /// [`Limits::max_collisions`]: sim_world::input::Limits::max_collisions
+    fn copy_parts(&self, uri: Node, model: &Model) -> Result<(), SdfError> {
+        let (links, collisions) = parts(model);
+        let (l, c) = self.loader.copied.get();
+        let total = (l.saturating_add(links), c.saturating_add(collisions));
+        self.loader.copied.set(total);
+        let limits = &self.loader.limits;
+        for (n, max, what) in [
+            (total.0, limits.max_links, "links"),
+            (total.1, limits.max_collisions, "collisions"),
+        ] {
+            if n > max {
+                return Err(self.error_at(
+                    self.text(uri).start(),
+                    uri,
+                    ErrorKind::Invalid,
+                    format!(
+                        "the includes copy more than {max} {what} into the world (the limit on \
+                         {what})"
+                    ),
+                    format!(
+                        "include fewer copies, or raise the limit (--max-{what}, \
+                         LoadOptions::limits.max_{what})"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The overrides written in `<include>` (read with this file's rules).
+    fn overrides(&self, node: Node) -> Result<Overrides, SdfError> {
+        let name = match self.child(node, "name") {
+            Some(n) => Some(self.include_name(n)?),
+            None => None,
+        };
+        let pose = match self.child(node, "pose") {
+            Some(_) => Some(self.raw_pose(node)?),
+            None => None,
+        };
+        let placement_frame = self.child_string(node, "placement_frame");
+        if let (Some(frame), None) = (&placement_frame, &pose) {
+            let at = self.child(node, "placement_frame").unwrap_or(node);
+            return Err(self.error(
+                at,
+                ErrorKind::Missing,
+                format!(
+                    "<placement_frame>{frame}</placement_frame> needs a <pose> in the <include>: \
+                     the pose places that frame"
+                ),
+                "add the <pose> the placement frame should have, or remove <placement_frame>",
+            ));
+        }
+        let is_static = self.bool_of(self.child(node, "static"))?;
+        let mut plugins = Vec::new();
+        for p in children(node, "plugin") {
+            plugins.push(self.plugin(p)?);
+        }
+        // As libsdformat: an empty <namespace/> leaves the model's own.
+        let namespace = self
+            .child(node, "namespace")
+            .map(|n| self.text(n).trimmed().to_string())
+            .filter(|ns| !ns.is_empty());
+        Ok(Overrides {
+            name,
+            pose,
+            placement_frame,
+            is_static,
+            plugins,
+            namespace,
+        })
+    }
+
+    /// The name in an include's `<name>`, checked as a model name.
+    fn include_name(&self, node: Node) -> Result<String, SdfError> {
+        let text = self.text(node);
+        let name = text.trimmed();
+        let problem = if name.is_empty() {
+            Some("<name> is empty")
+        } else if name.contains("::") {
+            Some("the name contains `::`, which separates scopes in SDF")
+        } else if let Some(problem) = super::reader::path_like(name) {
+            Some(match problem {
+                "is a directory reference" => "the name is a directory reference",
+                "contains a path separator" => "the name contains a path separator",
+                _ => "the name contains a control character",
+            })
+        } else if self.version >= Version::new(1, 7)
+            && (name == "world"
+                || (name.len() > 4 && name.starts_with("__") && name.ends_with("__")))
+        {
+            Some("the name is reserved in SDF (`world` and names like `__name__`)")
+        } else {
+            None
+        };
+        match problem {
+            Some(p) => Err(self.error_at(
+                text.start(),
+                node,
+                ErrorKind::Invalid,
+                format!("{p}: \"{name}\""),
+                "give the included model a unique name without `::`",
+            )),
+            None => Ok(name.to_string()),
+        }
+    }
+
+    /// Applies `overrides` to the included `model`; a bad placement frame is an error at
+    /// the `<include>`.
+    fn apply_overrides_at(
+        &self,
+        include: Node,
+        model: &mut Model,
+        overrides: Overrides,
+    ) -> Result<(), SdfError> {
+        apply_overrides(model, overrides).map_err(|e| {
+            let at = self.child(include, "placement_frame").unwrap_or(include);
+            self.error(
+                at,
+                ErrorKind::UnknownReference,
+                e.to_string(),
+                "name a link, joint, frame or nested model of the included model",
+            )
+        })
+    }
+
+    /// A merged model's parts, posed in the parent's frame (as libsdformat merges): each
+    /// link, nested model and frame keeps its resolved place, now written relative to the
+    /// parent's frame; joints keep theirs relative to their child link, with axes written in
+    /// the joint frame; and a frame `_merged__NAME__model__` stands for the merged model's
+    /// own frame, attached to its canonical link. The parent's resolution then re-checks it.
+    fn merged(&self, node: Node, mut model: Model, site: &Site) -> Result<Model, SdfError> {
+        let x = model.pose;
+        let parent_frame = if site.in_world { "world" } else { "__model__" };
+        let in_parent = |pose: Pose, span: &sim_world::Span| RawPose {
+            pose,
+            relative_to: parent_frame.to_string(),
+            span: span.clone(),
+        };
+        for link in &mut model.links {
+            link.pose = x.compose(link.pose);
+            link.raw_pose = in_parent(link.pose, &link.raw_pose.span);
+        }
+        for nested in &mut model.models {
+            nested.pose = x.compose(nested.pose);
+            nested.raw_pose = in_parent(nested.pose, &nested.raw_pose.span);
+            nested.placement_frame.clear();
+        }
+        for frame in &mut model.frames {
+            frame.pose = x.compose(frame.pose);
+            frame.raw_pose = in_parent(frame.pose, &frame.raw_pose.span);
+            if frame.attached_to.is_empty() || frame.attached_to == "__model__" {
+                frame.attached_to = model.canonical_link.clone();
+            }
+        }
+        for joint in &mut model.joints {
+            joint.raw_pose = RawPose {
+                pose: joint.pose,
+                relative_to: joint.child_link.clone(),
+                span: joint.raw_pose.span.clone(),
+            };
+            for axis in [&mut joint.axis, &mut joint.axis2].into_iter().flatten() {
+                axis.xyz = axis.xyz_in_joint;
+                axis.expressed_in.clear();
+            }
+        }
+        if !site.in_world {
+            model.frames.push(sim_world::Frame {
+                name: format!("_merged__{}__model__", model.name),
+                attached_to: model.canonical_link.clone(),
+                attached_to_body: String::new(),
+                raw_pose: in_parent(x, &model.raw_pose.span),
+                pose: x,
+                span: self.span(node),
+            });
+        }
+        if site.in_world {
+            if let Some(link) = model.links.first() {
+                return Err(self.attr_error(
+                    node,
+                    "merge",
+                    ErrorKind::Invalid,
+                    format!(
+                        "model \"{}\" has links (\"{}\"), which cannot be merged into a world",
+                        model.name, link.name
+                    ),
+                    "a world holds no links: include the model without merge=\"true\"",
+                ));
+            }
+            if let Some(joint) = model.joints.first() {
+                return Err(self.unsupported(
+                    node,
+                    &format!(
+                        "merging joints (\"{}\" of model \"{}\") into a world is",
+                        joint.name, model.name
+                    ),
+                    "include the model without merge=\"true\"",
+                ));
+            }
+        }
+        Ok(model)
+    }
+}
+
+/// Reads an included file: an `<sdf>` document whose one top-level element is a `<model>`
+/// (or a `<light>` or `<actor>`).
+fn read_included_document(
+    text: &str,
+    file: &Path,
+    loader: &Loader,
+    site: &Site,
+) -> Result<Cached, SdfError> {
+    with_document(text, Some(file), |doc, f| {
+        let root = doc.root_element();
+        let r = root_reader(root, text, f, loader)?;
+        let problems = r.validate(root);
+        with_problems(included_top(&r, root, site), problems)
+    })
+}
+
+/// Reads an included file edited by `edits` (see `params`): the edits are applied to its XML
+/// tree, and the edited document is read as the file would be, its positions mapped back to
+/// where each part was written.
+fn read_edited_document(
+    text: &str,
+    file: &Path,
+    loader: &Loader,
+    site: &Site,
+    edits: Edits,
+) -> Result<Cached, SdfError> {
+    let source = Source::new(Some(std::sync::Arc::new(file.to_path_buf())), text);
+    let edited = with_document(text, Some(file), |doc, f| {
+        let root = doc.root_element();
+        let r = root_reader(root, text, f, loader)?;
+        let mut include_name = |include: Node| -> Result<Option<String>, SdfError> {
+            Ok(r.included_model_name(include))
+        };
+        params::edit_document(doc, &source, edits.clone(), &mut include_name)
+    })?;
+    let edited = Rc::new(edited);
+    with_document(&edited.text, Some(file), |doc, f| {
+        let root = doc.root_element();
+        let mut r = root_reader(root, &edited.text, f, loader)?;
+        r.edited = Some(edited.clone());
+        let problems = r.validate(root);
+        with_problems(included_top(&r, root, site), problems)
+    })
+}
+
+impl Reader<'_> {
+    /// The name of the model (actor, light) the `<include>` `include` brings in, as its file
+    /// names it; None when it cannot be read (reading the include reports why).
+    fn included_model_name(&self, include: Node) -> Option<String> {
+        let uri = self.child(include, "uri")?;
+        let file = self.included_file(include, uri).ok()?;
+        let text = read_text(&file, &self.loader.limits).ok()?;
+        with_document(&text, Some(&file), |doc, _| {
+            let root = doc.root_element();
+            Ok(["model", "actor", "light"]
+                .iter()
+                .find_map(|kind| children(root, kind).next())
+                .and_then(|top| top.attribute("name"))
+                .map(|n| n.trim().to_string()))
+        })
+        .ok()
+        .flatten()
+    }
+}
+
+/// The one model, actor or light of an included file.
+fn included_top(r: &Reader, root: Node, site: &Site) -> Result<Cached, SdfError> {
+    let mut top: Option<Node> = None;
+    for kind in ["model", "actor", "light"] {
+        for n in children(root, kind) {
+            match top {
+                None => top = Some(n),
+                Some(first) => {
+                    return Err(r.error(
+                            n,
+                            ErrorKind::Invalid,
+                            format!(
+                                "an included file holds one model, actor or light; this one also has {} (line {})",
+                                describe(first),
+                                r.span(first).line
+                            ),
+                            "keep one top-level element, or include each from a file of its own",
+                        ));
+                }
+            }
+        }
+    }
+    let Some(top) = top else {
+        let (at, found) = match root.children().find(|c| is_sdf_element(*c)) {
+            Some(n) => (n, format!(" (found <{}>)", tag(n))),
+            None => (root, String::new()),
+        };
+        return Err(r.error(
+            at,
+            ErrorKind::Missing,
+            format!("nothing to include: no <model>, <actor> or <light> in this file{found}"),
+            "an included file is <sdf version=\"...\"><model name=\"...\"> ... </model></sdf>",
+        ));
+    };
+    match tag(top) {
+        "model" => Ok(Cached::Model {
+            model: r.model(top, site.depth)?,
+        }),
+        "light" => Ok(Cached::Other {
+            kind: "light",
+            light: Some(r.light(top)?),
+            actor: None,
+        }),
+        _ => Ok(Cached::Other {
+            kind: "actor",
+            light: None,
+            actor: Some(r.entity_name(top, false)?),
+        }),
+    }
+}
+
+/// How many models `model` is: itself and every nested model.
+fn model_count(model: &Model) -> usize {
+    1 + model.models.iter().map(model_count).sum::<usize>()
+}
+
+/// The links and the collisions of `model` and its nested models.
+fn parts(model: &Model) -> (usize, usize) {
+    let own = (
+        model.links.len(),
+        model
+            .links
+            .iter()
+            .map(|l| l.collisions.len())
+            .sum::<usize>(),
+    );
+    model
+        .models
+        .iter()
+        .map(parts)
+        .fold(own, |a, b| (a.0 + b.0, a.1 + b.1))
+}

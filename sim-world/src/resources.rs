@@ -1,0 +1,768 @@
+//! Where the files a world refers to are found: `model://` URIs, plain model names, relative
+//! and `file://` paths, and model directories described by a `model.config`.
+//!
+//! The resource search path is, in order:
+//!
+//! 1. directories given by the caller (`--resource-path`, [`ResourcePath::new`]'s `first`);
+//! 2. the colon-separated directories of `SIMCORE_RESOURCE_PATH`, then `GZ_SIM_RESOURCE_PATH`,
+//!    then `SDF_PATH` (the variables Gazebo and libsdformat read);
+//! 3. every directory named `models` in the directory of the file that refers to the resource
+//!    or in one of its ancestors, nearest first;
+//! 4. the run manifest's `resource_paths`.
+//!
+//! A `model://NAME/rest` URI is looked up as `DIR/NAME/rest` in each directory of that path; a
+//! plain or `file://` relative path is looked up first beside the file that names it, then in
+//! each directory of the path; an absolute path is used as it is. `http://` and `https://`
+//! URIs (Gazebo Fuel) are never fetched: they are refused with a message saying how to
+//! download the model and where to put it.
+//!
+//! [`ResourcePath::resolve`] finds any resource (the SDF reader uses it for `<include>`, and it
+//! serves meshes and height maps just as well); [`model_file`] turns a model directory into the
+//! SDF file its `model.config` names.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::version::Version;
+
+/// The environment variables read for resource directories, in search order.
+pub const ENV_VARS: [&str; 3] = ["SIMCORE_RESOURCE_PATH", "GZ_SIM_RESOURCE_PATH", "SDF_PATH"];
+
+/// The directories searched for resources (see the [module documentation](self)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourcePath {
+    /// Searched first: the caller's directories, then those of the environment variables.
+    first: Vec<PathBuf>,
+    /// Whether `models/` directories at or above the referring file are searched.
+    models_dirs: bool,
+    /// Searched last (the manifest's `resource_paths`).
+    last: Vec<PathBuf>,
+}
+
+impl ResourcePath {
+    /// A search path of `first` (e.g. `--resource-path`), the directories listed in `env` (the
+    /// values of [`ENV_VARS`], in that order; None for an unset variable), the `models/`
+    /// directories near the referring file, then `last` (e.g. the manifest's).
+    pub fn new(first: &[PathBuf], env: &[Option<&OsStr>], last: &[PathBuf]) -> ResourcePath {
+        let mut dirs = first.to_vec();
+        for value in env.iter().flatten() {
+            dirs.extend(std::env::split_paths(value).filter(|p| !p.as_os_str().is_empty()));
+        }
+        ResourcePath {
+            first: dirs,
+            models_dirs: true,
+            last: last.to_vec(),
+        }
+    }
+
+    /// [`ResourcePath::new`] with the environment variables of this process.
+    pub fn standard(first: &[PathBuf], last: &[PathBuf]) -> ResourcePath {
+        let values: Vec<Option<std::ffi::OsString>> =
+            ENV_VARS.iter().map(std::env::var_os).collect();
+        let env: Vec<Option<&OsStr>> = values.iter().map(|v| v.as_deref()).collect();
+        ResourcePath::new(first, &env, last)
+    }
+
+    /// The directories searched for a resource named in a file in directory `base` (None for
+    /// text that is not in a file), in order, without repeats.
+    pub fn dirs(&self, base: Option<&Path>) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        let mut push = |p: PathBuf| {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        };
+        for d in &self.first {
+            push(d.clone());
+        }
+        if self.models_dirs
+            && let Some(base) = base
+        {
+            let absolute = absolute(base);
+            for dir in absolute.ancestors() {
+                let models = dir.join("models");
+                if models.is_dir() {
+                    push(models);
+                }
+            }
+        }
+        for d in &self.last {
+            push(d.clone());
+        }
+        out
+    }
+
+    /// Finds the file or directory `uri` names, for a reference made in a file in directory
+    /// `base` (None: the current directory, and no `models/` directories are searched).
+    pub fn resolve(&self, uri: &str, base: Option<&Path>) -> Result<PathBuf, ResolveError> {
+        let uri = uri.trim();
+        if uri.is_empty() {
+            return Err(ResolveError::Empty);
+        }
+        let lower = uri.to_ascii_lowercase();
+        if lower.starts_with("http://") || lower.starts_with("https://") {
+            return Err(ResolveError::Remote {
+                uri: uri.to_string(),
+                search: self.dirs(base),
+            });
+        }
+        let (rest, beside_file) = if let Some(rest) = strip_scheme(uri, "model://") {
+            (rest, false)
+        } else if let Some(rest) = strip_scheme(uri, "file://") {
+            (rest, true)
+        } else if let Some((scheme, _)) = uri.split_once("://") {
+            return Err(ResolveError::Scheme {
+                uri: uri.to_string(),
+                scheme: scheme.to_string(),
+            });
+        } else {
+            (uri, true)
+        };
+        let rest = rest.trim_end_matches('/');
+        if rest.is_empty() {
+            return Err(ResolveError::Empty);
+        }
+        let path = Path::new(rest);
+        if path.is_absolute() {
+            return if path.exists() {
+                Ok(path.to_path_buf())
+            } else {
+                Err(ResolveError::NotFound {
+                    uri: uri.to_string(),
+                    searched: None,
+                })
+            };
+        }
+        let mut searched = Vec::new();
+        if beside_file {
+            let dir = base.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            let candidate = dir.join(path);
+            if candidate.exists() {
+                return Ok(candidate);
+            }
+            searched.push(dir);
+        }
+        for dir in self.dirs(base) {
+            let candidate = dir.join(path);
+            if candidate.exists() {
+                return Ok(candidate);
+            }
+            if !searched.contains(&dir) {
+                searched.push(dir);
+            }
+        }
+        Err(ResolveError::NotFound {
+            uri: uri.to_string(),
+            searched: Some(searched),
+        })
+    }
+}
+
+/// `uri` without `scheme` (compared ignoring ASCII case), if it starts with it.
+fn strip_scheme<'a>(uri: &'a str, scheme: &str) -> Option<&'a str> {
+    let head = uri.get(..scheme.len())?;
+    head.eq_ignore_ascii_case(scheme)
+        .then(|| &uri[scheme.len()..])
+}
+
+/// `p` made absolute against the current directory (without touching the file system
+/// otherwise).
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Why a resource URI could not be resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResolveError {
+    /// The URI is empty.
+    Empty,
+    /// An `http(s)://` URI (e.g. a Gazebo Fuel model): never downloaded.
+    Remote {
+        /// The URI.
+        uri: String,
+        /// The directories a downloaded copy could be put in.
+        search: Vec<PathBuf>,
+    },
+    /// A scheme other than `model://` and `file://`.
+    Scheme {
+        /// The URI.
+        uri: String,
+        /// Its scheme.
+        scheme: String,
+    },
+    /// Nothing of that name in any directory searched.
+    NotFound {
+        /// The URI.
+        uri: String,
+        /// Every directory searched, in order (None for an absolute path).
+        searched: Option<Vec<PathBuf>>,
+    },
+}
+
+impl ResolveError {
+    /// What to do about it.
+    pub fn hint(&self) -> String {
+        match self {
+            ResolveError::Empty => {
+                "give the model's URI, e.g. model://NAME or a path to its directory".to_string()
+            }
+            ResolveError::Remote { uri, search } => format!(
+                "download the model once (e.g. `gz fuel download -u \"{uri}\"`), copy its \
+                 directory (the one with model.config) into a directory on the resource path \
+                 ({}), and include it as model://NAME",
+                describe_search(search)
+            ),
+            ResolveError::Scheme { .. } => {
+                "use model://NAME, a file:// path, or a path relative to this file".to_string()
+            }
+            ResolveError::NotFound { searched: None, .. } => "check the path".to_string(),
+            ResolveError::NotFound {
+                searched: Some(searched),
+                ..
+            } if searched.is_empty() => format!(
+                "add the directory that holds the model with --resource-path, {} or the \
+                 manifest's resource_paths",
+                ENV_VARS.join(", ")
+            ),
+            ResolveError::NotFound { .. } => format!(
+                "put the model's directory in one of these, or add the directory that holds it \
+                 with --resource-path, {} or the manifest's resource_paths",
+                ENV_VARS.join(", ")
+            ),
+        }
+    }
+}
+
+/// The search path in words, for messages.
+fn describe_search(dirs: &[PathBuf]) -> String {
+    if dirs.is_empty() {
+        format!(
+            "none is set: use --resource-path, {} or the manifest's resource_paths",
+            ENV_VARS.join(", ")
+        )
+    } else {
+        dirs.iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl fmt::Display for ResolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResolveError::Empty => write!(f, "the URI is empty"),
+            ResolveError::Remote { uri, .. } => write!(
+                f,
+                "\"{uri}\" is on the network (a Gazebo Fuel model?); simcore does not download models"
+            ),
+            ResolveError::Scheme { uri, scheme } => write!(
+                f,
+                "\"{uri}\": the scheme `{scheme}://` is not supported (model:// and file:// are)"
+            ),
+            ResolveError::NotFound {
+                uri,
+                searched: None,
+            } => write!(f, "\"{uri}\" does not exist"),
+            ResolveError::NotFound {
+                uri,
+                searched: Some(searched),
+            } if searched.is_empty() => write!(
+                f,
+                "cannot find \"{uri}\": the resource search path is empty"
+            ),
+            ResolveError::NotFound {
+                uri,
+                searched: Some(searched),
+            } => write!(
+                f,
+                "cannot find \"{uri}\"; searched: {}",
+                describe_search(searched)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ResolveError {}
+
+/// The SDF file of the model directory `dir`: the `<sdf>` entry of its `model.config` (or the
+/// deprecated `manifest.xml`) with the highest version this reader supports (entries without a
+/// version count only when none has one). A `model.config` that lists no usable entry falls
+/// back to `model.sdf` when the directory has one.
+pub fn model_file(dir: &Path) -> Result<ModelFile, ModelConfigError> {
+    let mut warnings = Vec::new();
+    let config = dir.join("model.config");
+    let config = if config.is_file() {
+        config
+    } else {
+        let manifest = dir.join("manifest.xml");
+        if !manifest.is_file() {
+            return Err(ModelConfigError::NoConfig {
+                dir: dir.to_path_buf(),
+                has_model_sdf: dir.join("model.sdf").is_file(),
+            });
+        }
+        manifest
+    };
+    let deprecated_manifest = config.file_name() == Some(OsStr::new("manifest.xml"));
+    let max = crate::input::Limits::default().max_sdf_bytes;
+    let text =
+        crate::input::read_regular_text(&config, max).map_err(|e| ModelConfigError::Read {
+            file: config.clone(),
+            reason: e.to_string(),
+        })?;
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: false,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(&text, options).map_err(|e| {
+        ModelConfigError::Xml {
+            file: config.clone(),
+            line: e.pos().row,
+            column: e.pos().col,
+            message: e.to_string(),
+            text: text.clone(),
+        }
+    })?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "model" {
+        return Err(ModelConfigError::NoModel { file: config });
+    }
+    let at = |pos: usize| {
+        let p = doc.text_pos_at(pos);
+        (p.row, p.col)
+    };
+    if deprecated_manifest {
+        warnings.push(ConfigWarning {
+            position: at(root.range().start),
+            element: "<model>".to_string(),
+            message: "manifest.xml is a deprecated name for a model's configuration".to_string(),
+            hint: "rename it to model.config".to_string(),
+        });
+    }
+    let mut best: Option<(Version, String)> = None;
+    let mut unversioned: Option<String> = None;
+    for entry in root
+        .children()
+        .filter(|c| c.is_element() && c.tag_name().name() == "sdf")
+    {
+        let file: String = entry.text().unwrap_or_default().trim().to_string();
+        if file.is_empty() {
+            continue;
+        }
+        match entry.attribute("version") {
+            None => {
+                unversioned.get_or_insert(file);
+            }
+            Some(v) => match config_version(v) {
+                Some(version) if version <= Version::NEWEST => {
+                    if best.as_ref().is_none_or(|(b, _)| version > *b) {
+                        best = Some((version, file));
+                    }
+                }
+                _ => warnings.push(ConfigWarning {
+                    position: at(entry
+                        .attribute_node("version")
+                        .map_or(entry.range().start, |a| a.range_value().start)),
+                    element: format!("<sdf version=\"{v}\">"),
+                    message: format!(
+                        "the entry `{file}` is ignored: its version {v} is not one this reader \
+                         reads (SDF 1.0 to {})",
+                        Version::NEWEST
+                    ),
+                    hint: "nothing to do if another entry names a file of a version read here \
+                           (it is the one used); otherwise add an entry for an older version \
+                           of the model"
+                        .to_string(),
+                }),
+            },
+        }
+    }
+    let chosen = match (best, unversioned) {
+        (Some((_, file)), _) => file,
+        (None, Some(file)) => file,
+        (None, None) => {
+            if dir.join("model.sdf").is_file() {
+                warnings.push(ConfigWarning {
+                    position: at(root.range().start),
+                    element: "<model>".to_string(),
+                    message: "names no SDF file this reader reads; model.sdf of the same \
+                              directory is used instead"
+                        .to_string(),
+                    hint: "add an <sdf version=\"...\">FILE</sdf> entry naming the model's \
+                           SDF file"
+                        .to_string(),
+                });
+                "model.sdf".to_string()
+            } else {
+                return Err(ModelConfigError::NoSdf { file: config });
+            }
+        }
+    };
+    let path = dir.join(&chosen);
+    if !path.is_file() {
+        return Err(ModelConfigError::Missing {
+            config,
+            named: chosen,
+        });
+    }
+    Ok(ModelFile {
+        path,
+        warnings: warnings.into_iter().map(|w| w.located(&config)).collect(),
+        config_text: std::sync::Arc::new(text),
+    })
+}
+
+/// A warning about a model directory's configuration, before its file is known.
+struct ConfigWarning {
+    position: (u32, u32),
+    element: String,
+    message: String,
+    hint: String,
+}
+
+impl ConfigWarning {
+    fn located(self, file: &Path) -> ModelConfigWarning {
+        ModelConfigWarning {
+            file: file.to_path_buf(),
+            line: self.position.0,
+            column: self.position.1,
+            element: self.element,
+            message: self.message,
+            hint: self.hint,
+        }
+    }
+}
+
+/// Something worth a warning in a model directory's `model.config` (an entry of a version
+/// this reader does not read, a deprecated `manifest.xml`, a fallback to `model.sdf`); the
+/// SDF reader turns it into a warning of the load.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelConfigWarning {
+    /// The configuration file.
+    pub file: PathBuf,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// The element it is about, e.g. `<sdf version="2.0">`.
+    pub element: String,
+    /// What is wrong.
+    pub message: String,
+    /// What to do about it.
+    pub hint: String,
+}
+
+/// The version of a `model.config` `<sdf>` entry: `major.minor`, with any further component
+/// (`1.6.0`) ignored.
+fn config_version(v: &str) -> Option<Version> {
+    let mut parts = v.trim().split('.');
+    let major = parts.next()?.trim();
+    let minor = parts.next().unwrap_or("0").trim();
+    Version::parse(&format!("{major}.{minor}"))
+}
+
+/// The SDF file chosen for a model directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Things worth a warning on the way (entries too new, deprecated names, fallbacks).
+    pub warnings: Vec<ModelConfigWarning>,
+    /// The text of the configuration file, for showing the warnings' lines.
+    pub config_text: std::sync::Arc<String>,
+}
+
+/// A model directory whose SDF file cannot be determined.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelConfigError {
+    /// No `model.config` (nor `manifest.xml`).
+    NoConfig {
+        /// The directory.
+        dir: PathBuf,
+        /// Whether it holds a `model.sdf`.
+        has_model_sdf: bool,
+    },
+    /// The config file cannot be read.
+    Read {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The config file is not well-formed XML.
+    Xml {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line.
+        line: u32,
+        /// 1-based column.
+        column: u32,
+        /// The parser's message.
+        message: String,
+        /// The file's text.
+        text: String,
+    },
+    /// The root element is not `<model>`.
+    NoModel {
+        /// The file.
+        file: PathBuf,
+    },
+    /// No `<sdf>` entry this reader can use, and no `model.sdf`.
+    NoSdf {
+        /// The file.
+        file: PathBuf,
+    },
+    /// The chosen entry names a file that does not exist.
+    Missing {
+        /// The config file.
+        config: PathBuf,
+        /// The file it names.
+        named: String,
+    },
+}
+
+impl ModelConfigError {
+    /// What to do about it.
+    pub fn hint(&self) -> String {
+        match self {
+            ModelConfigError::NoConfig {
+                has_model_sdf: true,
+                ..
+            } => "add a model.config naming the SDF file (<model><sdf version=\"1.12\">model.sdf</sdf></model>), \
+                  or include the file itself: .../model.sdf"
+                .to_string(),
+            ModelConfigError::NoConfig { .. } => {
+                "a model directory holds a model.config and the SDF file it names".to_string()
+            }
+            ModelConfigError::Read { .. } => "check that the file is readable".to_string(),
+            ModelConfigError::Xml { .. } => "fix the XML syntax of the model.config".to_string(),
+            ModelConfigError::NoModel { .. } => {
+                "a model.config has a <model> root: <model><sdf version=\"1.12\">model.sdf</sdf></model>"
+                    .to_string()
+            }
+            ModelConfigError::NoSdf { .. } => format!(
+                "add <sdf version=\"1.12\">model.sdf</sdf> to it (versions up to {} are read)",
+                Version::NEWEST
+            ),
+            ModelConfigError::Missing { .. } => {
+                "fix the file name in the <sdf> entry, or add the file".to_string()
+            }
+        }
+    }
+}
+
+impl fmt::Display for ModelConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelConfigError::NoConfig { dir, .. } => write!(
+                f,
+                "the model directory {} has no model.config",
+                dir.display()
+            ),
+            ModelConfigError::Read { file, reason } => {
+                write!(f, "cannot read {}: {reason}", file.display())
+            }
+            ModelConfigError::Xml { file, message, .. } => {
+                write!(f, "{} is not well-formed XML: {message}", file.display())
+            }
+            ModelConfigError::NoModel { file } => {
+                write!(f, "{} has no <model> root element", file.display())
+            }
+            ModelConfigError::NoSdf { file } => write!(
+                f,
+                "{} names no SDF file of a version this reader supports",
+                file.display()
+            ),
+            ModelConfigError::Missing { config, named } => write!(
+                f,
+                "{} names \"{named}\", which does not exist",
+                config.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ModelConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(p: &Path, text: &str) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn search_order_is_first_env_models_dirs_then_last() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        let (a, b, c, m) = (
+            root.join("a"),
+            root.join("b"),
+            root.join("c"),
+            root.join("m"),
+        );
+        let env_b = b.as_os_str().to_owned();
+        let env_c = std::env::join_paths([&c, &a]).unwrap();
+        std::fs::create_dir_all(root.join("w/sub/models")).unwrap();
+        std::fs::create_dir_all(root.join("models")).unwrap();
+        let path = ResourcePath::new(
+            std::slice::from_ref(&a),
+            &[Some(&env_b), None, Some(&env_c)],
+            std::slice::from_ref(&m),
+        );
+        let dirs = path.dirs(Some(&root.join("w/sub")));
+        assert_eq!(
+            dirs,
+            vec![
+                a.clone(),
+                b.clone(),
+                c.clone(),
+                root.join("w/sub/models"),
+                root.join("models"),
+                m.clone()
+            ]
+        );
+        // The same model in several places: the first directory wins.
+        for d in [&b, &c, &m] {
+            touch(&d.join("thing/model.config"), "<model/>");
+        }
+        assert_eq!(
+            path.resolve("model://thing", None).unwrap(),
+            b.join("thing")
+        );
+        assert_eq!(
+            path.resolve("model://thing/model.config", None).unwrap(),
+            b.join("thing/model.config")
+        );
+    }
+
+    #[test]
+    fn every_uri_form_resolves() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        touch(&root.join("lib/robot/model.config"), "<model/>");
+        touch(&root.join("world/parts/arm.sdf"), "<sdf/>");
+        let path = ResourcePath::new(&[root.join("lib")], &[], &[]);
+        let base = root.join("world");
+        let base = Some(base.as_path());
+        assert_eq!(
+            path.resolve("model://robot", base).unwrap(),
+            root.join("lib/robot")
+        );
+        assert_eq!(path.resolve("robot", base).unwrap(), root.join("lib/robot"));
+        assert_eq!(
+            path.resolve("parts/arm.sdf", base).unwrap(),
+            root.join("world/parts/arm.sdf")
+        );
+        assert_eq!(
+            path.resolve("file://parts/arm.sdf", base).unwrap(),
+            root.join("world/parts/arm.sdf")
+        );
+        let abs = root.join("world/parts/arm.sdf");
+        let file_uri = format!("file://{}", abs.display());
+        assert_eq!(path.resolve(&file_uri, base).unwrap(), abs);
+        assert_eq!(path.resolve(abs.to_str().unwrap(), None).unwrap(), abs);
+        assert_eq!(
+            path.resolve("  model://robot/  ", base).unwrap(),
+            root.join("lib/robot")
+        );
+        // model:// never looks beside the file.
+        assert!(matches!(
+            path.resolve("model://parts", base),
+            Err(ResolveError::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn failures_say_what_was_searched() {
+        let t = tempfile::tempdir().unwrap();
+        let path = ResourcePath::new(&[t.path().join("x")], &[], &[t.path().join("y")]);
+        match path.resolve("model://nothing", None) {
+            Err(e @ ResolveError::NotFound { .. }) => {
+                let s = e.to_string();
+                assert!(s.contains("x") && s.contains("y"), "{s}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = path
+            .resolve(
+                "https://fuel.gazebosim.org/1.0/openrobotics/models/coke can",
+                None,
+            )
+            .unwrap_err();
+        assert!(matches!(e, ResolveError::Remote { .. }), "{e:?}");
+        assert!(e.hint().contains("gz fuel download"), "{}", e.hint());
+        assert!(matches!(
+            path.resolve("package://robot/model.sdf", None),
+            Err(ResolveError::Scheme { .. })
+        ));
+        assert_eq!(path.resolve(" ", None), Err(ResolveError::Empty));
+        assert_eq!(path.resolve("model://", None), Err(ResolveError::Empty));
+    }
+
+    #[test]
+    fn model_config_picks_the_newest_supported_version() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        touch(
+            &d.join("model.config"),
+            "<?xml version='1.0'?><model><name>m</name>\
+             <sdf version='1.4'>a.sdf</sdf><sdf version='1.9'>b.sdf</sdf>\
+             <sdf version='100.0'>c.sdf</sdf><sdf version='1.6'>d.sdf</sdf></model>",
+        );
+        for f in ["a.sdf", "b.sdf", "c.sdf", "d.sdf"] {
+            touch(&d.join(f), "");
+        }
+        let chosen = model_file(d).unwrap();
+        assert_eq!(chosen.path, d.join("b.sdf"));
+        assert!(
+            chosen.warnings.iter().any(|w| w.message.contains("100.0")
+                && w.element == "<sdf version=\"100.0\">"
+                && w.line == 1),
+            "{:?}",
+            chosen.warnings
+        );
+
+        // Without versions: the first entry.
+        touch(
+            &d.join("model.config"),
+            "<model><sdf>d.sdf</sdf><sdf>a.sdf</sdf></model>",
+        );
+        assert_eq!(model_file(d).unwrap().path, d.join("d.sdf"));
+
+        // Nothing usable: model.sdf if there is one.
+        touch(&d.join("model.config"), "<model><name>m</name></model>");
+        assert!(matches!(model_file(d), Err(ModelConfigError::NoSdf { .. })));
+        touch(&d.join("model.sdf"), "");
+        assert_eq!(model_file(d).unwrap().path, d.join("model.sdf"));
+
+        // Naming a missing file, malformed XML, no config at all.
+        touch(
+            &d.join("model.config"),
+            "<model><sdf version='1.6'>gone.sdf</sdf></model>",
+        );
+        assert!(matches!(
+            model_file(d),
+            Err(ModelConfigError::Missing { .. })
+        ));
+        touch(&d.join("model.config"), "<model><sdf>");
+        assert!(matches!(model_file(d), Err(ModelConfigError::Xml { .. })));
+        std::fs::remove_file(d.join("model.config")).unwrap();
+        let e = model_file(d).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ModelConfigError::NoConfig {
+                    has_model_sdf: true,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.hint().contains("model.sdf"), "{}", e.hint());
+    }
+}
