@@ -12,24 +12,28 @@
 //! The `simcore` binary is a thin command line over this library.
 
 pub mod batch;
-pub mod echo;
 pub mod files;
 pub mod guard;
 pub mod manifest;
 pub mod plugins;
 pub mod record;
 pub mod render;
-pub mod ros;
 pub mod runner;
 pub mod sensors;
 pub mod systems;
-pub mod transport;
+#[cfg(feature = "zenoh")]
+pub mod zenoh;
 
+/// The ROS 2 wire format (the `sim-codec` crate).
+pub use sim_codec as ros;
+pub use sim_codec::json as echo;
 /// The physics adapter (the `sim-physics` crate).
 pub use sim_physics as physics;
 /// The SDF reader (the `sim-sdf` crate).
 pub use sim_sdf as sdf;
 pub use sim_sdf::inspect;
+/// The in-process topic bus (the `sim-transport` crate).
+pub use sim_transport as transport;
 /// The data model of a world (the `sim-world` crate).
 pub use sim_world as world;
 pub use sim_world::{input, mesh, resources};

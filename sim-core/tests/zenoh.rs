@@ -447,7 +447,7 @@ fn an_invalid_remap_is_a_clear_error() {
 /// build none), and sends nothing.
 #[test]
 fn an_unobserved_run_leaves_the_bus_alone() {
-    use sim_core::transport::zenoh::{Bridge, ZenohOptions};
+    use sim_core::zenoh::{Bridge, ZenohOptions};
     let dir = stage(&["simcore_plugin_imu"]);
     let mut sim = sim_from(
         &world(&box_model("box", 0.1, &imu("imu", 100.0, ""))),

@@ -35,7 +35,7 @@ pub struct TransportArgs {
 
 /// The transport of a run (`None` with `--no-transport`).
 #[cfg(feature = "zenoh")]
-pub type Transport = Option<sim_core::transport::zenoh::Bridge>;
+pub type Transport = Option<sim_core::zenoh::Bridge>;
 /// The transport of a run (this build has none).
 #[cfg(not(feature = "zenoh"))]
 pub type Transport = Option<std::convert::Infallible>;
@@ -47,7 +47,7 @@ pub fn start(
     remaps: &[sim_core::manifest::Remap],
     sim: &mut Simulation,
 ) -> Result<Transport, Failure> {
-    use sim_core::transport::zenoh::{Bridge, ZenohOptions};
+    use sim_core::zenoh::{Bridge, ZenohOptions};
     if args.no_transport {
         if args.paused {
             return Err(Failure::Error(

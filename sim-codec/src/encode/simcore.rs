@@ -1,7 +1,7 @@
 //! `simcore_msgs` forms (the package under `ros/simcore_msgs`).
 
 use super::{header, pose, t, vector3};
-use crate::ros::{CdrWriter, RosType};
+use crate::{CdrWriter, RosType};
 use sim_plugin_api::{
     Altimeter, ContactPoint, EntityFactory, Fiducial, Header, LogicalCameraFrustum,
     LogicalCameraImage, SensorMetrics,

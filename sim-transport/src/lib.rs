@@ -6,8 +6,6 @@
 //! ([`Bus::tap`]) receives every topic's messages, as a recorder needs.
 
 mod naming;
-#[cfg(feature = "zenoh")]
-pub mod zenoh;
 
 pub use naming::{
     TopicError, default_joint_sensor_topic, default_sensor_topic, sanitize_topic_part,

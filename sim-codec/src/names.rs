@@ -133,7 +133,7 @@ impl NameTable {
         let mut errors = Vec::new();
         let mut remapped: BTreeMap<String, String> = BTreeMap::new();
         for (from, to) in remaps {
-            let Ok(source) = crate::transport::validate_topic(from) else {
+            let Ok(source) = sim_transport::validate_topic(from) else {
                 errors.push(NameError::InvalidSource {
                     from: from.clone(),
                     to: to.clone(),
@@ -163,7 +163,7 @@ impl NameTable {
         }
         let mut to_ros = BTreeMap::new();
         for topic in topics {
-            let topic = crate::transport::validate_topic(topic).unwrap_or(topic.to_string());
+            let topic = sim_transport::validate_topic(topic).unwrap_or(topic.to_string());
             if remapped.contains_key(&topic) {
                 continue;
             }
@@ -250,7 +250,7 @@ mod tests {
         /// Whatever simcore accepts maps to a name rcl accepts.
         #[test]
         fn every_simcore_topic_maps_to_a_valid_name(topic in "/?([A-Za-z0-9_.~-]{1,6}/){0,4}[A-Za-z0-9_.~-]{1,6}") {
-            if let Ok(t) = crate::transport::validate_topic(&topic) {
+            if let Ok(t) = sim_transport::validate_topic(&topic) {
                 let name = ros_name(&t).unwrap();
                 proptest::prop_assert_eq!(validate_ros_name(&name), Ok(name.clone()));
             }

@@ -1,5 +1,8 @@
-//! ROS 2 wire format: the CDR encoding of simcore's messages, shared by the Zenoh transport
-//! and the MCAP recorder, and the catalogue of ROS 2 types they use.
+//! # sim-codec: simcore's messages in the forms they leave the engine in
+//!
+//! The ROS 2 wire format: the CDR encoding of simcore's messages, shared by the Zenoh
+//! transport and the MCAP recorder, and the catalogue of ROS 2 types they use; and the JSON
+//! form ([`json`]) that the command line prints and reads.
 //!
 //! Each [`Payload`](sim_plugin_api::Payload) maps to one ROS 2 type ([`encode`]); the types
 //! ROS lacks (altimeter, logical camera, fiducials, contacts, ...) are the `simcore_msgs`
@@ -16,6 +19,7 @@ pub mod catalog;
 pub mod cdr;
 mod decode;
 pub(crate) mod encode;
+pub mod json;
 mod markers;
 pub mod names;
 mod tf;

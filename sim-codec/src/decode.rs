@@ -1,4 +1,4 @@
-//! CDR to payload: what ROS 2 clients send in, and every type [`encode`](fn@crate::ros::encode)
+//! CDR to payload: what ROS 2 clients send in, and every type [`encode`](fn@crate::encode)
 //! writes (the table is [`decode`]'s).
 
 use super::cdr::{CdrReader, DecodeError};
@@ -26,7 +26,7 @@ use sim_plugin_api::{
 /// | `sensor_msgs/msg/Imu` | `Imu` (`has_orientation` unless `orientation_covariance[0]` is -1) |
 /// | `sensor_msgs/msg/LaserScan` | `LaserScan` of one row, `frame` = the header's frame |
 /// | `sensor_msgs/msg/PointCloud2` | `PointCloud` |
-/// | `sensor_msgs/msg/Image` | `Image` (the encodings [`encode`](fn@crate::ros::encode) writes) |
+/// | `sensor_msgs/msg/Image` | `Image` (the encodings [`encode`](fn@crate::encode) writes) |
 /// | `sensor_msgs/msg/CameraInfo` | `CameraInfo` (binning and ROI dropped) |
 /// | `sensor_msgs/msg/NavSatFix` | `NavSat` (no velocity; status and covariance dropped) |
 /// | `sensor_msgs/msg/MagneticField`, `FluidPressure`, `BatteryState` | `Magnetometer`, `FluidPressure`, `BatteryState` |

@@ -1,7 +1,7 @@
 //! `geometry_msgs`, `tf2_msgs` and `nav_msgs` forms.
 
 use super::{EncodeOptions, header, pose, t, vector3};
-use crate::ros::{CdrWriter, RosType};
+use crate::{CdrWriter, RosType};
 use sim_plugin_api::{Header, NamedPose, Odometry, Twist, Vec3, Wrench};
 
 /// The parent frame of a transform: the header's, `world` when it has none (world poses).

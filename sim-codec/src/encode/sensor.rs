@@ -1,7 +1,7 @@
 //! `sensor_msgs` forms.
 
 use super::{EncodeOptions, header, quaternion, t, vector3};
-use crate::ros::{CdrWriter, RosType};
+use crate::{CdrWriter, RosType};
 use sim_plugin_api::{
     BatteryState, CameraInfo, Header, Image, Imu, LaserScan, NavSat, PixelFormat, PointCloudPacked,
     PointFieldType, Vec3,
