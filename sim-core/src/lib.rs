@@ -12,21 +12,15 @@
 //! The `simcore` binary is a thin command line over this library.
 
 pub mod batch;
-pub mod files;
-pub mod guard;
-pub mod manifest;
-pub mod plugins;
 pub mod record;
 pub mod render;
-pub mod runner;
-pub mod sensors;
-pub mod systems;
 #[cfg(feature = "zenoh")]
 pub mod zenoh;
 
 /// The ROS 2 wire format (the `sim-codec` crate).
 pub use sim_codec as ros;
 pub use sim_codec::json as echo;
+pub use sim_engine::{files, guard, manifest, plugins, runner, sensors, systems};
 /// The physics adapter (the `sim-physics` crate).
 pub use sim_physics as physics;
 /// The SDF reader (the `sim-sdf` crate).

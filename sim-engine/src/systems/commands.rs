@@ -2,8 +2,7 @@
 //! `Commands`), what it queues ([`QueuedCommand`]), and the factory through which it creates
 //! models ([`Spawner`]).
 
-use crate::physics::PhysicsCommand;
-use crate::world::Model;
+use sim_physics::PhysicsCommand;
 use sim_plugin_api::{
     Commands, Commands_TO, CommandsMut, CreatedModel, EntityFactory, EntityId, Extension,
     JointCommand, MODEL_FACTORY_EXTENSION, Message, ModelFactory, ModelFactoryRef, Pose,
@@ -13,6 +12,7 @@ use sim_plugin_api::{
         std_types::{RErr, ROk, ROption, RResult, RStr, RString},
     },
 };
+use sim_world::Model;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 

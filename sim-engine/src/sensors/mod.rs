@@ -48,14 +48,14 @@ pub use timing::{MAX_RATE_HZ, MIN_RATE_HZ, Schedule};
 pub use world::SensorWorld;
 
 use crate::guard::{Guards, HookClock, SizeGate};
-use crate::transport::{Bus, Subscription, TopicId};
-use crate::world::Span;
 use rayon::prelude::*;
 use sim_plugin_api::{
     EntityId, Message, Payload, PluginError, Pose, RECLAIMABLE_SEQ, SensorBox, SensorConfig,
     SensorMetrics, SharedStr, SimTime, SourceLocation, UpdateContext,
     abi_stable::std_types::{RBox, RStr, RVec},
 };
+use sim_transport::{Bus, Subscription, TopicId};
+use sim_world::Span;
 use std::time::{Duration, Instant};
 
 /// Everything the engine resolved about one `<sensor>` before creating its plugin.

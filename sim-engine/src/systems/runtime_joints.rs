@@ -1,7 +1,7 @@
 //! The engine's side of the `simcore.runtime_joints.v1` extension: the fixed joints systems
 //! ask for during their `pre_step`, as physics commands.
 
-use crate::physics::PhysicsCommand;
+use sim_physics::PhysicsCommand;
 use sim_plugin_api::{EntityId, RuntimeJoints};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,8 +1,8 @@
 //! `/tf`'s frames: what [`MovedFrames`] gives step by step, and its bytes.
 
 use super::*;
-use crate::physics::Physics;
-use crate::ros::{WORLD_FRAME, encode_tf};
+use sim_codec::{WORLD_FRAME, encode_tf};
+use sim_physics::Physics;
 use sim_plugin_api::Payload;
 
 const WORLD: &str = r#"<sdf version="1.9"><world name="w">
@@ -16,7 +16,7 @@ const WORLD: &str = r#"<sdf version="1.9"><world name="w">
     </world></sdf>"#;
 
 fn physics() -> Physics {
-    Physics::build(&crate::sdf::parse_str(WORLD, None).expect("valid world")).unwrap()
+    Physics::build(&sim_sdf::parse_str(WORLD, None).expect("valid world")).unwrap()
 }
 
 fn names(m: &Moved) -> Vec<&str> {
@@ -75,7 +75,7 @@ fn moved_encodes_as_its_transforms() {
     let ty = moved.encode(&mut a);
     assert_eq!(ty.name, encode_tf(&transforms, &mut b).name);
     assert_eq!(a, b);
-    let Payload::PoseList(list) = crate::ros::decode(ty.name, &a).unwrap() else {
+    let Payload::PoseList(list) = sim_codec::decode(ty.name, &a).unwrap() else {
         panic!("a TFMessage decodes to a pose list");
     };
     let decoded: Vec<(&str, Pose)> = list.iter().map(|p| (p.name.as_str(), p.pose)).collect();

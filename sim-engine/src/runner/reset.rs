@@ -4,13 +4,13 @@
 
 use super::plan::{Plan, PluginPolicy};
 use super::{LoadError, SimOptions, Simulation};
-use crate::physics::{CommandError, Physics};
 use crate::plugins::{PluginProblem, Registry};
 use crate::sensors::SensorManager;
 use crate::systems::SystemManager;
-use crate::transport::Bus;
-use crate::world::World;
+use sim_physics::{CommandError, Physics};
 use sim_plugin_api::{EntityId, EntityKind};
+use sim_transport::Bus;
+use sim_world::World;
 
 /// What [`build`] makes of a world.
 pub(super) struct Parts {

@@ -8,7 +8,7 @@
 //! `gz::sim::systems::Physics` and `ignition::gazebo::systems::Physics` are all `Physics`.
 //! The systems of [`BUILT_IN`] need no library: simcore's engine does their work.
 
-use crate::world::World;
+use sim_world::World;
 
 /// A `<plugin>` read as one of gz-sim's systems.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -343,7 +343,7 @@ mod tests {
 
     #[test]
     fn the_sensors_system_sets_the_scene_colours() {
-        let mut world = crate::sdf::parse_str(
+        let mut world = sim_sdf::parse_str(
             r#"<sdf version="1.9"><world name="w">
               <plugin filename="gz-sim-sensors-system" name="gz::sim::systems::Sensors">
                 <render_engine>ogre2</render_engine>

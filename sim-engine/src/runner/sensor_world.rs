@@ -1,7 +1,7 @@
 //! The engine's physics as the world of the sensor manager.
 
-use crate::physics::Physics;
 use crate::sensors::SensorWorld;
+use sim_physics::Physics;
 use sim_plugin_api::{
     SharedStr, SimTime, WorldRef, WorldView_TO, abi_stable::sabi_trait::TD_Opaque,
 };
@@ -17,7 +17,7 @@ impl SensorWorld for Physics {
         pool: Option<&rayon::ThreadPool>,
         f: impl FnOnce(WorldRef<'_>) -> R,
     ) -> R {
-        let workers = crate::physics::Workers::new(pool);
+        let workers = sim_physics::Workers::new(pool);
         let view = self.view_on(sensor, &workers);
         f(WorldView_TO::from_ptr(&view, TD_Opaque))
     }

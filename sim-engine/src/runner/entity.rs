@@ -5,7 +5,7 @@
 
 use super::Simulation;
 use super::spawn::SpawnError;
-use crate::physics::{CommandError, PhysicsCommand};
+use sim_physics::{CommandError, PhysicsCommand};
 use sim_plugin_api::{EntityFactory, EntityId, EntityKind, Pose, SimTime, Vec3};
 
 /// A model's ground truth in the world frame.

@@ -4,10 +4,10 @@
 
 use super::plan::{Plan, PluginPolicy};
 use super::{SimOptions, Simulation};
-use crate::physics::{BuildError, Physics};
 use crate::plugins::{PluginProblem, Registry};
-use crate::world::{Model, World};
+use sim_physics::{BuildError, Physics};
 use sim_plugin_api::{EntityFactory, EntityId, Pose};
+use sim_world::{Model, World};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,7 @@ pub enum SpawnError {
     #[error("{0}")]
     NoFile(String),
     /// The model file lies outside the world's directory and the resource search path (and
-    /// the world was not loaded with [`crate::input::Limits::read_anywhere`]).
+    /// the world was not loaded with [`sim_world::input::Limits::read_anywhere`]).
     #[error("model file `{name}`: {reason}")]
     Outside {
         /// The file as the request names it.
@@ -46,7 +46,7 @@ pub enum SpawnError {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: crate::input::ReadError,
+        source: sim_world::input::ReadError,
     },
     /// The model file is larger than [`MAX_SPAWN_BYTES`].
     #[error("`{}` is {len} bytes; model descriptions are limited to {MAX_SPAWN_BYTES} bytes", path.display())]
@@ -85,7 +85,7 @@ pub enum SpawnError {
     /// The requested position lies farther from the origin than the engine simulates.
     #[error(
         "the requested position is {0:e} m from the origin on an axis; at most {max:e} m is simulated",
-        max = crate::physics::MAX_COMMAND_POSITION
+        max = sim_physics::MAX_COMMAND_POSITION
     )]
     PoseTooFar(f64),
     /// The request's rotation cannot be normalised.
@@ -184,7 +184,7 @@ pub(super) fn prepare_model(
     claimed: &HashSet<String>,
 ) -> Result<Model, SpawnError> {
     let (text, file) = read_description(request, world)?;
-    let mut model = crate::sdf::parse_model_in(&text, file.as_deref(), world)
+    let mut model = sim_sdf::parse_model_in(&text, file.as_deref(), world)
         .map_err(|e| SpawnError::Sdf(e.render(None)))?;
     if !request.name.is_empty() {
         model.name = checked_name(request.name.as_str())?;
@@ -232,7 +232,7 @@ fn read_description(
             if len > MAX_SPAWN_BYTES as u64 {
                 return Err(SpawnError::FileTooLarge { path, len });
             }
-            let text = crate::input::read_regular_text(&path, MAX_SPAWN_BYTES as u64).map_err(
+            let text = sim_world::input::read_regular_text(&path, MAX_SPAWN_BYTES as u64).map_err(
                 |source| SpawnError::NotReadable {
                     path: path.clone(),
                     source,
@@ -253,7 +253,7 @@ fn checked_name(name: &str) -> Result<String, SpawnError> {
     if name.contains("::") || name.trim() != name || name == "world" || name.starts_with("__") {
         return Err(SpawnError::BadName(name.to_string()));
     }
-    if let Some(problem) = crate::input::path_like(name) {
+    if let Some(problem) = sim_world::input::path_like(name) {
         return Err(SpawnError::PathLikeName {
             name: name.to_string(),
             problem,
@@ -320,7 +320,7 @@ fn requested_pose(
     let world = frame.compose(local);
     let p = world.position;
     let far = p.x.abs().max(p.y.abs()).max(p.z.abs());
-    if !far.is_finite() || far > crate::physics::MAX_COMMAND_POSITION {
+    if !far.is_finite() || far > sim_physics::MAX_COMMAND_POSITION {
         return Err(SpawnError::PoseTooFar(far));
     }
     Ok(Some(world))
@@ -332,7 +332,7 @@ fn requested_pose(
 /// search path, unless the world's limits allow reading anywhere.
 fn find_model_file(name: &str, world: &World) -> Result<PathBuf, SpawnError> {
     let found = locate_model_file(name, world)?;
-    crate::sdf::confine_to_world(found, world).map_err(|reason| SpawnError::Outside {
+    sim_sdf::confine_to_world(found, world).map_err(|reason| SpawnError::Outside {
         name: name.to_string(),
         reason,
     })
@@ -365,7 +365,7 @@ fn locate_model_file(name: &str, world: &World) -> Result<PathBuf, SpawnError> {
         tried.push(format!("`{}`", path.display()));
     }
     match world.resources.resolve(name, world_dir) {
-        Ok(found) if found.is_dir() => crate::resources::model_file(&found)
+        Ok(found) if found.is_dir() => sim_world::resources::model_file(&found)
             .map(|m| m.path)
             .map_err(|e| SpawnError::NoFile(format!("model `{name}`: {e}; {}", e.hint()))),
         Ok(found) => Ok(found),

@@ -2,10 +2,10 @@
 //! written here: no plugin library, no physics.
 
 use super::*;
-use crate::transport::Subscription;
 use sim_plugin_api::abi_stable::sabi_trait::TD_Opaque;
 use sim_plugin_api::testing::StaticWorld;
 use sim_plugin_api::{ErrorCode, GuardedSensor, Outputs, Sensor, SensorAbi_TO, WorldRef};
+use sim_transport::Subscription;
 use std::sync::{Arc, Mutex};
 
 impl SensorWorld for StaticWorld {

@@ -42,7 +42,7 @@ const WORLD: &str = r#"<?xml version="1.0"?>
 </sdf>"#;
 
 fn plan_of(text: &str, seed: u64) -> (Plan, Physics) {
-    let world = crate::sdf::parse_str(text, None).expect("the world reads");
+    let world = sim_sdf::parse_str(text, None).expect("the world reads");
     let physics = Physics::build(&world).expect("the world builds");
     (Plan::world(&world, &physics, seed), physics)
 }
@@ -208,7 +208,7 @@ fn an_invalid_topic_is_a_problem_and_its_sensor_is_not_loaded() {
 
 #[test]
 fn a_model_not_yet_built_is_planned_without_entities() {
-    let world = crate::sdf::parse_str(WORLD, None).unwrap();
+    let world = sim_sdf::parse_str(WORLD, None).unwrap();
     let physics = Physics::build(&world).unwrap();
     let mut model = world.models[0].clone();
     model.name = "copy".into();
@@ -313,7 +313,7 @@ fn gazebo_policy_skips_what_nothing_serves_and_strict_refuses_it() {
 
 #[test]
 fn a_world_without_systems_gets_the_server_config_defaults() {
-    let world = crate::sdf::parse_str(
+    let world = sim_sdf::parse_str(
         "<sdf version='1.9'><world name='w'><model name='m'><link name='l'/></model></world></sdf>",
         None,
     )
@@ -336,7 +336,7 @@ fn a_world_without_systems_gets_the_server_config_defaults() {
     // A world that names a system keeps only its own.
     let (mut plan, _) = plan_of(GAZEBO_WORLD, 0);
     let before = plan.items.len();
-    let world = crate::sdf::parse_str(GAZEBO_WORLD, None).unwrap();
+    let world = sim_sdf::parse_str(GAZEBO_WORLD, None).unwrap();
     plan.add_default_systems(&world);
     assert_eq!(plan.items.len(), before);
 }

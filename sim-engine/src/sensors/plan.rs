@@ -2,11 +2,9 @@
 //! (its scoped name, topics, frame id, seed and entities).
 
 use super::{SensorSetup, derive_seed};
-use crate::transport::{
-    TopicError, default_joint_sensor_topic, default_sensor_topic, validate_topic,
-};
-use crate::world::{Model, SensorSpec};
 use sim_plugin_api::{EntityId, Pose};
+use sim_transport::{TopicError, default_joint_sensor_topic, default_sensor_topic, validate_topic};
+use sim_world::{Model, SensorSpec};
 
 /// `parent::name`, the scoped name of an entity inside `parent`.
 pub(crate) fn scoped(parent: &str, name: &str) -> String {

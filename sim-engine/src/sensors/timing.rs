@@ -2,7 +2,7 @@
 
 use sim_plugin_api::SimTime;
 
-pub use crate::world::{MAX_RATE_HZ, MIN_RATE_HZ};
+pub use sim_world::{MAX_RATE_HZ, MIN_RATE_HZ};
 
 /// The update schedule of one sensor.
 ///

@@ -10,11 +10,11 @@
 
 use super::commands::resolve_topic;
 use super::inputs::{InputType, KINDS, kind_type};
-use crate::transport::validate_topic;
 use sim_plugin_api::{
     InputTypes, MAX_INPUT_TYPES,
     abi_stable::std_types::{RErr, ROk, RResult, RStr, RString},
 };
+use sim_transport::validate_topic;
 use std::cell::RefCell;
 
 /// The most bytes of a declared topic.
@@ -211,7 +211,7 @@ mod tests {
         }
         let mut systems = crate::systems::SystemManager::new();
         let plugin = SystemAbi_TO::from_value(GuardedSystem(Subscriber), TD_Opaque);
-        let mut bus = crate::transport::Bus::new();
+        let mut bus = sim_transport::Bus::new();
         systems
             .add_declared(setup, plugin, "lib".into(), &mut bus, d.take())
             .unwrap();

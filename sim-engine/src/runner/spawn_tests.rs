@@ -45,7 +45,7 @@ fn prepare_beside(
     claimed: &[&str],
 ) -> Result<Model, SpawnError> {
     let file = dir.map(|d| d.join("world.sdf"));
-    let world = crate::sdf::parse_str(WORLD, file.as_deref()).unwrap();
+    let world = sim_sdf::parse_str(WORLD, file.as_deref()).unwrap();
     let physics = Physics::build(&world).unwrap();
     let claimed = claimed.iter().map(|c| c.to_string()).collect();
     prepare_model(

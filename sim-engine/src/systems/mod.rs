@@ -21,16 +21,16 @@ pub use inputs::{InputType, KINDS, input_type, kind_type};
 pub use runtime_joints::JointRequests;
 
 use crate::guard::{Guards, HookClock, SizeGate, Throttle, held_note};
-use crate::physics::Physics;
 use crate::sensors::derive_seed;
-use crate::transport::{Bus, Subscription, TopicId, validate_topic};
-use crate::world::PluginSpec;
-use crate::world::Span;
+use sim_physics::Physics;
 use sim_plugin_api::{
     EntityId, Message, ModelFactory_TO, PluginError, RuntimeJoints_TO, SharedStr, SimTime,
     StepContext, SystemBox, WorldView_TO,
     abi_stable::{sabi_trait::TD_Opaque, std_types::RVec},
 };
+use sim_transport::{Bus, Subscription, TopicId, validate_topic};
+use sim_world::PluginSpec;
+use sim_world::Span;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -122,7 +122,7 @@ pub enum ServiceError {
 pub enum AddError {
     /// A service or subscription topic it asks for is invalid.
     #[error(transparent)]
-    Topic(#[from] crate::transport::TopicError),
+    Topic(#[from] sim_transport::TopicError),
     /// Another plugin already offers one of its services.
     #[error("service `{service}` is already provided by plugin `{plugin}` on {entity}")]
     ServiceTaken {

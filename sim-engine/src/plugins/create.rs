@@ -2,15 +2,15 @@
 //! every problem found on the way is a [`PluginProblem`].
 
 use super::{Registry, Resolved};
-use crate::physics::Physics;
 use crate::sensors::{SensorSetup, source_location};
 use crate::systems::{DeclaredInput, InputDeclarations, SystemSetup};
-use crate::world::Span;
+use sim_physics::Physics;
 use sim_plugin_api::{
     Extension, INPUT_TYPES_EXTENSION, InputTypes_TO, SensorBox, SystemBox, SystemConfig,
     WorldView_TO,
     abi_stable::{RRef, sabi_trait::TD_Opaque, std_types::RStr},
 };
+use sim_world::Span;
 
 /// One problem found while resolving and creating plugins.
 #[derive(Clone, Debug, PartialEq)]

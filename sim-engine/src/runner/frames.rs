@@ -1,10 +1,10 @@
 //! The frames a run publishes: the sensors' frames for `/tf_static` and the models' and
 //! links' frames that moved for `/tf`, read from the engine's state (the ROS encoding is
-//! [`crate::ros::encode_tf`]).
+//! [`sim_codec::encode_tf`]).
 
-use crate::physics::Physics;
-use crate::ros::{FrameTransform, Moved};
 use crate::runner::Simulation;
+use sim_codec::{FrameTransform, Moved};
+use sim_physics::Physics;
 use sim_plugin_api::{EntityId, Pose, SimTime};
 use std::sync::Arc;
 
@@ -38,7 +38,7 @@ pub fn sensor_frames(sim: &Simulation, stamp: SimTime) -> Vec<FrameTransform> {
 
 /// The `/tf` of a run: each step, the model and link frames whose pose changed since the
 /// last call (all of them on the first call, after the world's models changed, or after
-/// [`MovedFrames::clear`]), in [`WORLD_FRAME`](crate::ros::WORLD_FRAME), from the engine's truth whatever plugins the
+/// [`MovedFrames::clear`]), in [`WORLD_FRAME`](sim_codec::WORLD_FRAME), from the engine's truth whatever plugins the
 /// world has.
 ///
 /// The frames' names are looked up once per model revision of the engine

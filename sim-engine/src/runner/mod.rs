@@ -41,13 +41,13 @@ pub use plan::{Plan, Planned, PluginPolicy};
 pub use services::DEFAULT_SERVICE_TIMEOUT;
 pub use spawn::{MAX_SPAWN_BYTES, SpawnError};
 
-use crate::physics::{BuildError, CommandError, Physics, PhysicsCommand};
 use crate::plugins::Registry;
 use crate::sensors::{ParameterError, SensorFailure, SensorManager, SensorReport};
 use crate::systems::{QueuedCommand, Spawner, SystemFailure, SystemManager, SystemReport};
-use crate::transport::Bus;
-use crate::world::{Span, World};
+use sim_physics::{BuildError, CommandError, Physics, PhysicsCommand};
 use sim_plugin_api::{EntityFactory, EntityId, SimTime};
+use sim_transport::Bus;
+use sim_world::{Span, World};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

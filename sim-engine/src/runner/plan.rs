@@ -3,16 +3,16 @@
 //! seeds, entities), and the problems found before any plugin is looked for. Loading is then
 //! a loop over the plan: resolve each entry's factory, then create the plugins.
 
-use crate::physics::Physics;
 use crate::plugins::{
     DEFAULT_SYSTEMS, GzSystem, PluginProblem, Registry, Resolved, Served, Unserved, gz_system,
     not_applicable, sensor_subject, system_subject,
 };
 use crate::sensors::{SensorManager, SensorSetup, model_sensors, scoped};
 use crate::systems::{SystemManager, SystemSetup};
-use crate::transport::{Bus, sanitize_topic_part};
-use crate::world::{Model, PluginSpec, World};
+use sim_physics::Physics;
 use sim_plugin_api::EntityId;
+use sim_transport::{Bus, sanitize_topic_part};
+use sim_world::{Model, PluginSpec, World};
 
 /// One entry of a [`Plan`].
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,7 @@
 //! input (or one whose type its SDF chooses, as TriggeredPublisher's) reads whatever arrives.
 
 use super::{SystemManager, SystemSetup};
-use crate::ros::{RosType, catalog};
+use sim_codec::{RosType, catalog};
 
 /// The type a system reads on one of its inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +30,7 @@ const fn typed(message: &'static str, ros: &'static RosType) -> InputType {
 }
 
 /// The payload kinds a system may declare for an input: each [`Payload::type_name`]
-/// (sim_plugin_api) that the engine decodes from a ROS 2 type ([`crate::ros::decode`]), with
+/// (sim_plugin_api) that the engine decodes from a ROS 2 type ([`sim_codec::decode`]), with
 /// that type.
 ///
 /// [`Payload::type_name`]: sim_plugin_api::Payload::type_name
@@ -174,16 +174,16 @@ mod tests {
     #[test]
     fn every_declarable_kind_is_decoded_from_its_ros_type() {
         for k in KINDS {
-            let r = crate::ros::decode(k.ros.name, &[0, 1, 0, 0]);
+            let r = sim_codec::decode(k.ros.name, &[0, 1, 0, 0]);
             assert!(
-                !matches!(r, Err(crate::ros::DecodeError::UnknownType(_))),
+                !matches!(r, Err(sim_codec::DecodeError::UnknownType(_))),
                 "{}: {r:?}",
                 k.message
             );
             assert!(catalog::ALL.contains(&k.ros), "{}", k.ros.name);
             assert_eq!(kind_type(k.message), Some(*k));
         }
-        let empty = crate::ros::decode(catalog::EMPTY.name, &[0, 1, 0, 0, 0]).unwrap();
+        let empty = sim_codec::decode(catalog::EMPTY.name, &[0, 1, 0, 0, 0]).unwrap();
         assert_eq!(empty.type_name(), "Empty");
         assert_eq!(kind_type("Quaternion"), None);
         assert_eq!(kind_type("Custom"), None, "Custom has no ROS form");

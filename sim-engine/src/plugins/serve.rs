@@ -127,8 +127,8 @@ impl Registry {
 /// element, so that `simcore check` refuses what `run` refuses. The gz-sim systems simcore
 /// builds in are not looked up by file name, and are let pass, as at run time; a manifest's
 /// route by name is not known here, so a routed plugin with such a file name is refused too.
-pub fn refused_file_names(world: &crate::world::World) -> Vec<PluginProblem> {
-    fn look(specs: &[crate::world::PluginSpec], out: &mut Vec<PluginProblem>) {
+pub fn refused_file_names(world: &sim_world::World) -> Vec<PluginProblem> {
+    fn look(specs: &[sim_world::PluginSpec], out: &mut Vec<PluginProblem>) {
         for p in specs {
             if p.filename.trim().is_empty()
                 || gz_system(&p.filename, &p.name).is_some_and(|g| g.built_in())
