@@ -11,18 +11,16 @@
 //!
 //! The `simcore` binary is a thin command line over this library.
 
-pub mod batch;
-pub mod record;
 pub mod render;
-#[cfg(feature = "zenoh")]
-pub mod zenoh;
 
+pub use sim_batch as batch;
 /// The ROS 2 wire format (the `sim-codec` crate).
 pub use sim_codec as ros;
 pub use sim_codec::json as echo;
 pub use sim_engine::{files, guard, manifest, plugins, runner, sensors, systems};
 /// The physics adapter (the `sim-physics` crate).
 pub use sim_physics as physics;
+pub use sim_record as record;
 /// The SDF reader (the `sim-sdf` crate).
 pub use sim_sdf as sdf;
 pub use sim_sdf::inspect;
@@ -31,3 +29,5 @@ pub use sim_transport as transport;
 /// The data model of a world (the `sim-world` crate).
 pub use sim_world as world;
 pub use sim_world::{input, mesh, resources};
+#[cfg(feature = "zenoh")]
+pub use sim_zenoh as zenoh;

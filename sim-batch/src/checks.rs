@@ -3,8 +3,8 @@
 //! steps and gives a verdict with a line saying why.
 
 use super::sweep::Length;
-use crate::runner::Simulation;
 use serde::{Deserialize, Serialize};
+use sim_engine::runner::Simulation;
 
 /// A check of a sweep (`[[check]]`): `name` and one of the kinds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -92,7 +92,7 @@ impl Check {
                 }
             }
             Kind::Published { topic, .. } => {
-                crate::transport::validate_topic(topic).map_err(|e| format!("`topic`: {e}"))?;
+                sim_transport::validate_topic(topic).map_err(|e| format!("`topic`: {e}"))?;
             }
             Kind::NoFailures => {}
         }

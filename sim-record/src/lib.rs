@@ -1,9 +1,11 @@
+//! # sim-record: recordings and the live view
+//!
 //! Recording a run to MCAP (`simcore run --record FILE`), in the ROS 2 profile: the files
 //! open in Foxglove, in `ros2 bag` (rosbag2's MCAP storage) and in Rerun.
 //!
 //! | topic | type | what |
 //! |---|---|---|
-//! | every bus topic (or those chosen) | the ROS 2 type of [`ros::encode`](crate::ros::encode), CDR | sensor and plugin messages; a payload without a ROS 2 form as `--echo`'s JSON (encoding `json`), a custom payload in its own encoding |
+//! | every bus topic (or those chosen) | the ROS 2 type of [`ros::encode`](sim_codec::encode), CDR | sensor and plugin messages; a payload without a ROS 2 form as `--echo`'s JSON (encoding `json`), a custom payload in its own encoding |
 //! | `/tf` | `tf2_msgs/msg/TFMessage` | each model and link pose in the `world` frame, each step it moves |
 //! | `/tf_static` | `tf2_msgs/msg/TFMessage`, latched | each sensor's frame in its link's frame |
 //! | `/scene` | `visualization_msgs/msg/MarkerArray`, latched | each visual, in its link's frame, at the start and when models are added or removed |

@@ -3,10 +3,10 @@
 
 use super::file::FileSink;
 use super::live::LiveSink;
-use crate::ros::{self, FrameTransform, Marker, Moved, RosType};
-use crate::transport::Envelope;
 use crossbeam_channel::Receiver;
+use sim_codec::{self as ros, FrameTransform, Marker, Moved, RosType};
 use sim_plugin_api::{Payload, SimTime};
+use sim_transport::Envelope;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::sync::Arc;
@@ -148,7 +148,7 @@ impl Encoder {
                             }
                         }
                         other => {
-                            let v = crate::echo::message_json(&env.topic, m);
+                            let v = sim_codec::json::message_json(&env.topic, m);
                             serde_json::to_writer(&mut self.buf, &v)
                                 .expect("a JSON value serialises");
                             Form::Json(other.map_or("Unknown", |p| p.type_name()))

@@ -5,11 +5,11 @@
 
 use super::checks::{Verdict, Watch};
 use super::sweep::{Length, RunSpec};
-use crate::plugins::{Registry, SearchPath};
-use crate::record::{RecordOptions, Recorder};
-use crate::runner::{PluginPolicy, SimOptions, Simulation};
-use crate::sdf::LoadOptions;
 use serde::{Deserialize, Serialize};
+use sim_engine::plugins::{Registry, SearchPath};
+use sim_engine::runner::{PluginPolicy, SimOptions, Simulation};
+use sim_record::{RecordOptions, Recorder};
+use sim_sdf::LoadOptions;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -312,7 +312,7 @@ fn simulate(spec: &RunSpec, folder: &Path, attempts: u32) -> Metrics {
 /// The run's simulation: its world with its overrides, the plugins on its search path
 /// (Gazebo's policy, as `simcore run`), its seed and threads.
 fn load(spec: &RunSpec) -> Result<Simulation, String> {
-    let world = crate::sdf::overrides::load_with(
+    let world = sim_sdf::overrides::load_with(
         &spec.world_path,
         &LoadOptions::default(),
         &spec.sdf_overrides(),

@@ -1,3 +1,5 @@
+//! # sim-batch: many runs
+//!
 //! Batches: many runs of worlds × seeds × SDF overrides, each checked, each written to a
 //! folder of its own, and a summary of them all (see `docs/batch.md`).
 //!

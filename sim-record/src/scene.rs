@@ -6,10 +6,10 @@
 //! `TRIANGLE_LIST` markers (height maps and polylines with the triangles the engine built,
 //! see [`Physics::visual_triangles`]).
 
-use crate::physics::{Physics, VisualEntry};
-use crate::ros::{Marker, MarkerAction, MarkerShape};
-use crate::world::Geometry;
+use sim_codec::{Marker, MarkerAction, MarkerShape};
+use sim_physics::{Physics, VisualEntry};
 use sim_plugin_api::{Pose, Quat, SimTime, Vec3};
+use sim_world::Geometry;
 
 /// Segments around the axis of the triangle lists that draw capsules and cones.
 const SEGMENTS: usize = 24;

@@ -5,11 +5,11 @@ use super::bridge::{INBOUND_QUEUE, WAKE_EVERY};
 use super::control::{Control, Reply, Service};
 use super::keys::{self, EndpointKind, Node, Qos};
 use super::options::ZenohOptions;
-use crate::guard::{Throttle, WARNING_INTERVAL, held_note};
-use crate::ros::{self, FrameTransform, RosType, catalog};
-use crate::transport::{Envelope, Subscription};
 use crossbeam_channel::{Receiver, Sender, select};
+use sim_codec::{self as ros, FrameTransform, RosType, catalog};
+use sim_engine::guard::{Throttle, WARNING_INTERVAL, held_note};
 use sim_plugin_api::{Payload, SimTime};
+use sim_transport::{Envelope, Subscription};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -113,7 +113,7 @@ pub(super) struct Channels {
 #[derive(Clone, Debug)]
 pub(super) struct Requests {
     pub tx: Sender<Request>,
-    pub waker: crate::runner::RunWaker,
+    pub waker: sim_engine::runner::RunWaker,
 }
 
 impl Requests {
@@ -478,7 +478,7 @@ impl Worker {
         }
     }
 
-    /// The ROS name of a topic: its remap, else the rule of [`crate::ros::names`].
+    /// The ROS name of a topic: its remap, else the rule of [`sim_codec::names`].
     fn ros_name(&self, topic: &str) -> Option<String> {
         self.remaps
             .get(topic)

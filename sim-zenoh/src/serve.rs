@@ -5,7 +5,7 @@
 
 use super::control::{Reply, Spawn, StateParts, result};
 use super::entity::{EntityFilters, EntityState, bounds};
-use crate::runner::{EntityError, EntityUpdate, Simulation, StatePart};
+use sim_engine::runner::{EntityError, EntityUpdate, Simulation, StatePart};
 use sim_plugin_api::{EntityFactory, EntityKind, Vec3};
 
 /// The largest compiled GetEntities filter (bytes of the regex engine's program).

@@ -25,7 +25,7 @@ pub struct ZenohOptions {
     pub node: String,
     /// How often `/clock` is published, per second of sim time (0: every step).
     pub clock_rate: f64,
-    /// simcore topic -> ROS name, instead of the rule of [`crate::ros::names`].
+    /// simcore topic -> ROS name, instead of the rule of [`sim_codec::names`].
     pub remaps: Vec<(String, String)>,
 }
 
@@ -89,7 +89,7 @@ impl ZenohOptions {
     /// two to one name; every problem reported) and made absolute.
     pub fn checked_remaps(&self) -> Result<Vec<(String, String)>, ZenohError> {
         let sources = self.remaps.iter().map(|(f, _)| f.as_str());
-        crate::ros::names::NameTable::new(sources, &self.remaps)
+        sim_codec::names::NameTable::new(sources, &self.remaps)
             .map(|t| {
                 t.iter()
                     .map(|(a, b)| (a.to_string(), b.to_string()))

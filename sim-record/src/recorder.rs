@@ -4,12 +4,12 @@ use super::file::FileSink;
 use super::live::LiveSink;
 use super::scene::visual_marker;
 use super::writer::{self, Counters, Item};
-use crate::ros::Marker;
-use crate::runner::MovedFrames;
-use crate::runner::Simulation;
-use crate::transport::Subscription;
 use crossbeam_channel::{Sender, TrySendError, bounded};
+use sim_codec::Marker;
+use sim_engine::runner::MovedFrames;
+use sim_engine::runner::Simulation;
 use sim_plugin_api::SimTime;
+use sim_transport::Subscription;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 
-pub use crate::ros::WORLD_FRAME;
+pub use sim_codec::WORLD_FRAME;
 
 /// How often `/clock` is written at most, in sim time (100 Hz).
 const CLOCK_PERIOD: SimTime = SimTime::from_nanos(10_000_000);
@@ -162,7 +162,7 @@ impl std::fmt::Display for RecordSummary {
 /// Records a simulation to an MCAP file: create it before the run, call
 /// [`Recorder::after_step`] after every step, and [`Recorder::finish`] at the end.
 ///
-/// Each step it takes the bus messages (every topic through a [`tap`](crate::transport::Bus::tap),
+/// Each step it takes the bus messages (every topic through a [`tap`](sim_transport::Bus::tap),
 /// or the chosen ones), the model and link poses that moved (`/tf`), the sensor frames
 /// (`/tf_static`) and the visuals (`/scene`) when models were added or removed, and `/clock`,
 /// and queues them without waiting; a thread encodes and writes them.
@@ -196,8 +196,7 @@ impl Recorder {
         let mut topics = Vec::new();
         for t in &options.topics {
             topics.push(
-                crate::transport::validate_topic(t)
-                    .map_err(|e| RecordError::Topic(e.to_string()))?,
+                sim_transport::validate_topic(t).map_err(|e| RecordError::Topic(e.to_string()))?,
             );
         }
         let path = options.path.clone();
@@ -286,7 +285,7 @@ impl Recorder {
 
     /// Queues the sensor frames (`/tf_static`) and the visuals (`/scene`) of the world now.
     fn scene(&mut self, sim: &Simulation, now: SimTime) {
-        let statics = crate::runner::sensor_frames(sim, now);
+        let statics = sim_engine::runner::sensor_frames(sim, now);
         self.send(Item::Tf {
             stamp: now,
             latched: true,

@@ -1,3 +1,5 @@
+//! # sim-zenoh: the Zenoh front end
+//!
 //! Clients outside the process: the run's topics over Zenoh in ROS 2's wire format
 //! (rmw_zenoh), so ROS 2 nodes and plain Zenoh clients read the same samples.
 //!
@@ -18,30 +20,30 @@
 //! - **Topics out**: a topic's ROS type is learnt from its first message: every topic of the
 //!   world that nothing in the simulation subscribes to is probed with a one-message bus
 //!   subscription, dropped as soon as that message arrives; when the payload has a ROS 2
-//!   form ([`crate::ros::encode`]) a publisher is declared on its key, best effort with
+//!   form ([`sim_codec::encode`]) a publisher is declared on its key, best effort with
 //!   sensor-data QoS (`2::,5:,:,:,,`). Only while a subscriber matches it (Zenoh's matching
 //!   status) does the bridge subscribe on the bus, so an unobserved run pays nothing; a
 //!   subscriber that falls behind loses the oldest messages, counted per topic.
 //!   Encoding happens on the Zenoh thread. Each sample carries rmw_zenoh's attachment
 //!   (sequence from 1, wall-clock source time, the GID of its token).
-//! - **`/tf_static`**: the sensor frames ([`crate::runner::sensor_frames`]), latched as
+//! - **`/tf_static`**: the sensor frames ([`sim_engine::runner::sensor_frames`]), latched as
 //!   rmw_zenoh makes TRANSIENT_LOCAL topics (a zenoh-ext AdvancedPublisher with a cache of
 //!   one message and publisher detection), sent again when the models change.
-//! - **`/tf`**: the model and link frames in the world frame ([`crate::runner::MovedFrames`]),
+//! - **`/tf`**: the model and link frames in the world frame ([`sim_engine::runner::MovedFrames`]),
 //!   every frame to a new listener, then those that moved each step, while someone listens.
 //! - **`/clock`**: `rosgraph_msgs/Clock` of sim time, at [`ZenohOptions::clock_rate`] per
 //!   second of sim time, while someone listens.
 //! - **Topics in**: a topic something in the simulation subscribes to and nothing has
 //!   published on yet (a system's command input) gets a Zenoh subscriber with wildcard type
 //!   and hash chunks, and an `MS` token of the type its system reads (declared by the system
-//!   through `simcore.input_types.v1`, else [`crate::systems::input_type`]); each sample is
+//!   through `simcore.input_types.v1`, else [`sim_engine::systems::input_type`]); each sample is
 //!   decoded by the type its key names and published on the bus. Oversized, undecodable or
 //!   excess samples are dropped with a rate-limited warning.
 //! - **Control**: the simulation_interfaces services of [`control`] (state, play, pause,
 //!   stop, lockstep steps, reset, spawn, delete, entity lists and states), served on the
 //!   simulation thread through [`Bridge::after_step`].
 //! - **Names**: the `[[ros.remap]]` entries of the run manifest, else the rule of
-//!   [`crate::ros::names`]; a name two topics would share goes to the first only.
+//!   [`sim_codec::names`]; a name two topics would share goes to the first only.
 
 mod bridge;
 pub mod control;

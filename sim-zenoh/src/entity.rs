@@ -1,7 +1,7 @@
 //! The entity messages of `simulation_interfaces` simcore reads and writes: `EntityFilters`
 //! (GetEntities) and `EntityState` (GetEntityState, SetEntityState), with their CDR.
 
-use crate::ros::{CdrReader, CdrWriter, DecodeError};
+use sim_codec::{CdrReader, CdrWriter, DecodeError};
 use sim_plugin_api::{Pose, Quat, SimTime, Vec3};
 
 /// `simulation_interfaces/msg/Bounds` type values.

@@ -5,12 +5,12 @@ use super::control::{Control, FEATURES, Reply, result, scope, state};
 use super::options::{ZenohError, ZenohOptions};
 use super::serve;
 use super::worker::{self, Event, Request, Shared, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport};
-use crate::ros::Moved;
-use crate::runner::MovedFrames;
-use crate::runner::{ControlError, ResetDone, ResetScope, RunState, Simulation};
-use crate::transport::Subscription;
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
+use sim_codec::Moved;
+use sim_engine::runner::MovedFrames;
+use sim_engine::runner::{ControlError, ResetDone, ResetScope, RunState, Simulation};
 use sim_plugin_api::{Message, SimTime};
+use sim_transport::Subscription;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -225,7 +225,7 @@ impl Bridge {
             let revision = sim.physics().revision();
             if self.frames_at != Some(revision) {
                 self.frames_at = Some(revision);
-                let frames = crate::runner::sensor_frames(sim, sim.time());
+                let frames = sim_engine::runner::sensor_frames(sim, sim.time());
                 let _ = self.events.send(Event::StaticFrames(frames));
             }
             self.frames(sim);
@@ -290,7 +290,7 @@ impl Bridge {
         }
     }
 
-    /// Translates a control call to the run control ([`crate::runner::RunControl`]) or the engine's entity
+    /// Translates a control call to the run control ([`sim_engine::runner::RunControl`]) or the engine's entity
     /// requests; its reply, or None when it comes later (a step).
     fn control(&mut self, id: u64, c: Control, sim: &mut Simulation) -> Option<Reply> {
         let now = state_code(sim.control().state());

@@ -2,8 +2,8 @@
 //! checked whole before anything runs, and expanded into one [`RunSpec`] per run.
 
 use super::checks::Check;
-use crate::sdf::overrides::Override;
 use serde::{Deserialize, Serialize};
+use sim_sdf::overrides::Override;
 use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -163,7 +163,7 @@ pub fn read(path: &Path) -> Result<Sweep, SweepError> {
         line,
         message,
     };
-    let text = crate::input::read_regular_text(path, MAX_SWEEP_BYTES)
+    let text = sim_world::input::read_regular_text(path, MAX_SWEEP_BYTES)
         .map_err(|e| fail(0, format!("cannot read the sweep file: {e}")))?;
     parse(&text, path)
 }
@@ -291,7 +291,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Sweep, SweepError> {
         ));
     }
     for t in &f.record_topics {
-        crate::transport::validate_topic(t)
+        sim_transport::validate_topic(t)
             .map_err(|e| fail(0..0, format!("record_topics: `{t}`: {e}")))?;
     }
 
@@ -445,10 +445,10 @@ pub fn parse(text: &str, file: &Path) -> Result<Sweep, SweepError> {
 
 /// Whether `path` reaches an element or attribute of the world file at `world`.
 fn check_override(world: &Path, path: &str, value: &str) -> Result<(), String> {
-    let limits = crate::input::Limits::default();
-    let text =
-        crate::input::read_regular_text(world, limits.max_sdf_bytes).map_err(|e| e.to_string())?;
-    crate::sdf::overrides::apply(&text, &[Override::new(path, value)])
+    let limits = sim_world::input::Limits::default();
+    let text = sim_world::input::read_regular_text(world, limits.max_sdf_bytes)
+        .map_err(|e| e.to_string())?;
+    sim_sdf::overrides::apply(&text, &[Override::new(path, value)])
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

@@ -3,7 +3,7 @@
 //! CDR replies.
 
 use super::entity::{EntityFilters, EntityState};
-use crate::ros::{CdrReader, CdrWriter, DecodeError, RosType, catalog};
+use sim_codec::{CdrReader, CdrWriter, DecodeError, RosType, catalog};
 use sim_plugin_api::{Pose, Quat, Vec3};
 
 /// `simulation_interfaces/msg/Result` values.

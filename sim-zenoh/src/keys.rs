@@ -1,7 +1,7 @@
 //! The strings and bytes of rmw_zenoh's wire protocol: data keys, liveliness tokens, QoS
 //! strings, entity GIDs and sample attachments.
 
-use crate::ros::RosType;
+use sim_codec::RosType;
 
 /// The graph's liveliness key space (`@` makes it verbatim: wildcards never match it).
 const GRAPH: &str = "@ros2_lv";
@@ -164,7 +164,7 @@ pub fn wall_clock_ns() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ros::catalog;
+    use sim_codec::catalog;
 
     fn node() -> Node {
         Node {
