@@ -48,7 +48,10 @@ fn run_readme(root: &Path, lib: &str, libs: &Path) -> String {
         .filter(|l| !l.starts_with("cargo "))
         .map(|l| l.replace("\"$SIMCORE\" run ", "\"$SIMCORE\" run --no-transport ") + "\n")
         .collect();
-    assert!(script.contains("\"$SIMCORE\" run --no-transport "), "{script}");
+    assert!(
+        script.contains("\"$SIMCORE\" run --no-transport "),
+        "{script}"
+    );
     let release = root.join("target/release");
     std::fs::create_dir_all(&release).unwrap();
     std::fs::copy(libs.join(lib_file(lib)), release.join(lib_file(lib))).unwrap();
@@ -159,7 +162,11 @@ fn a_new_sensor_plugin_builds_tests_loads_and_publishes() {
     // --list` creates the sensor and reports it (docs/cli.md says which does what).
     let text = std::fs::read_to_string(root.join("worlds/acme_height.sdf")).unwrap();
     let bad = root.join("worlds/bad_offset.sdf");
-    std::fs::write(&bad, text.replace("<offset>0.5</offset>", "<offset>high</offset>")).unwrap();
+    std::fs::write(
+        &bad,
+        text.replace("<offset>0.5</offset>", "<offset>high</offset>"),
+    )
+    .unwrap();
     let checked = simcore(&["check", bad.to_str().unwrap()]);
     assert!(checked.status.success(), "{}", stderr(&checked));
     assert!(stdout(&checked).contains("bad_offset.sdf: OK"));

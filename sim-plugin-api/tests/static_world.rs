@@ -60,7 +60,10 @@ fn the_extension_is_offered_and_knows_only_models() {
     world.with(|w| {
         assert!(w.extension(MODEL_LINKS_EXTENSION.into()).is_some());
         assert!(w.model_links().is_some());
-        assert_eq!(w.links_of(EntityId(20)), Some(vec![("body".into(), EntityId(21))]));
+        assert_eq!(
+            w.links_of(EntityId(20)),
+            Some(vec![("body".into(), EntityId(21))])
+        );
         assert_eq!(w.links_of(EntityId(7)), None, "a link is not a model");
         assert_eq!(w.links_of(EntityId(99)), None, "nothing set");
     });
@@ -82,7 +85,11 @@ fn entity_by_name_finds_what_set_entity_set() {
     world.with(|w| {
         assert_eq!(w.entity_by_name("robot::left_wheel".into()), EntityId(3));
         assert_eq!(w.entity_by_name("robot".into()), EntityId(2));
-        assert_eq!(w.entity_by_name("left_wheel".into()), EntityId::NONE, "scoped names only");
+        assert_eq!(
+            w.entity_by_name("left_wheel".into()),
+            EntityId::NONE,
+            "scoped names only"
+        );
         assert_eq!(w.entity_by_name("robot::nothing".into()), EntityId::NONE);
         let info = w.entity_info(EntityId(3)).unwrap();
         assert_eq!(

@@ -365,7 +365,11 @@ fn ci() -> Result<u8, String> {
 /// `docs/*.md`, the crate's own sources and guide (`sim-plugin-api/src/**/*.rs` and `.md`)
 /// and the templates of `simcore new-plugin`.
 fn api_doc_files(root: &Path) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    fn walk(
+        dir: &Path,
+        keep: &dyn Fn(&Path) -> bool,
+        out: &mut Vec<PathBuf>,
+    ) -> Result<(), String> {
         let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         paths.sort();
@@ -383,7 +387,10 @@ fn api_doc_files(root: &Path) -> Result<Vec<PathBuf>, String> {
             .and_then(|e| e.to_str())
             .is_some_and(|e| wanted.contains(&e))
     };
-    let mut files = vec![root.join("README.md"), root.join("sim-plugin-api/README.md")];
+    let mut files = vec![
+        root.join("README.md"),
+        root.join("sim-plugin-api/README.md"),
+    ];
     let mut docs = Vec::new();
     let top = |p: &Path| ext(p, &["md"]) && p.parent() == Some(&root.join("docs"));
     walk(&root.join("docs"), &top, &mut docs)?;
@@ -405,8 +412,7 @@ fn api_doc_files(root: &Path) -> Result<Vec<PathBuf>, String> {
 /// `[package]`.
 fn api_minor_version(root: &Path) -> Result<String, String> {
     let path = root.join("sim-plugin-api/Cargo.toml");
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut section = "";
     for line in text.lines().map(str::trim) {
         if line.starts_with('[') {
@@ -458,7 +464,11 @@ fn documented_api_versions(root: &Path) -> Result<(), String> {
     for file in api_doc_files(root)? {
         let text =
             std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         for (line, found) in stale_api_versions(&text, &want) {
             problems.push(format!(
                 "{shown}:{line}: `sim-plugin-api = \"{found}\"`, but sim-plugin-api/Cargo.toml \

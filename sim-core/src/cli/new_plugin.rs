@@ -24,7 +24,7 @@ const API_CHECKOUT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../sim-plugin-a
 
 /// Writes the crate `DIR/NAME` and says what to do next.
 pub fn new_plugin(args: NewPluginArgs) -> Result<Outcome, Failure> {
-    let (files, note) = render(&args)?;
+    let Rendered { files, note } = render(&args)?;
     let root = args
         .dir
         .clone()
@@ -115,13 +115,17 @@ fn type_name(lib: &str) -> String {
 /// `Cargo.toml`, or why it is not one.
 fn api_version_in(dir: &Path) -> Result<String, String> {
     let manifest = dir.join("Cargo.toml");
-    let text = std::fs::read_to_string(&manifest)
-        .map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let text =
+        std::fs::read_to_string(&manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let table: toml::Table = text
         .parse()
         .map_err(|e| format!("{}: {e}", manifest.display()))?;
     let package = table.get("package").and_then(toml::Value::as_table);
-    let field = |key: &str| package.and_then(|p| p.get(key)).and_then(toml::Value::as_str);
+    let field = |key: &str| {
+        package
+            .and_then(|p| p.get(key))
+            .and_then(toml::Value::as_str)
+    };
     match (field("name"), field("version")) {
         (Some("sim-plugin-api"), Some(version)) => Ok(version.to_string()),
         _ => Err(format!(
@@ -171,12 +175,7 @@ fn dependency(api_path: Option<&Path>) -> Result<(String, Option<String>), Failu
     // A plugin built against a newer minor version than this simcore's is refused by it.
     let note = parse_version(&version)
         .and_then(|v| sim_core::plugins::epoch::newer_than_engine(v, engine))
-        .map(|why| {
-            format!(
-                "--api-path {}: the plugin will be {why}",
-                p.display()
-            )
-        });
+        .map(|why| format!("--api-path {}: the plugin will be {why}", p.display()));
     let what = format!("sim-plugin-api {version}, from the checkout given to new-plugin");
     Ok((path_dependency(&abs, &what, engine), note))
 }
@@ -237,7 +236,9 @@ fn parse_version(text: &str) -> Option<VersionNumber> {
     let major = parts.next()?.parse().ok()?;
     let minor = parts.next()?.parse().ok()?;
     let patch = parts.next()?;
-    let digits = patch.find(|c: char| !c.is_ascii_digit()).unwrap_or(patch.len());
+    let digits = patch
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(patch.len());
     let patch = patch[..digits].parse().ok()?;
     Some(VersionNumber {
         major,
@@ -297,9 +298,17 @@ fn substitute(template: &str, values: &[(&str, &str)]) -> String {
     out
 }
 
-/// The files of the crate, relative to its root, in the order they are written, and a note
-/// for stderr about its dependency (see [`dependency`]).
-fn render(args: &NewPluginArgs) -> Result<(Vec<(String, String)>, Option<String>), Failure> {
+/// What [`render`] writes.
+struct Rendered {
+    /// The files of the crate (path relative to its root, text), in the order they are
+    /// written.
+    files: Vec<(String, String)>,
+    /// A warning for stderr about its dependency (see [`dependency`]).
+    note: Option<String>,
+}
+
+/// The files of the crate and what to say about them.
+fn render(args: &NewPluginArgs) -> Result<Rendered, Failure> {
     check_name(&args.name)?;
     let krate = args.name.as_str();
     let lib = krate.replace('-', "_");
@@ -376,7 +385,7 @@ fn render(args: &NewPluginArgs) -> Result<(Vec<(String, String)>, Option<String>
         ),
         (".gitignore".into(), "/target\n".into()),
     ];
-    Ok((files, note))
+    Ok(Rendered { files, note })
 }
 
 #[cfg(test)]
@@ -423,7 +432,7 @@ mod tests {
 
     #[test]
     fn a_system_serves_a_scoped_plugin_name_and_leaves_no_placeholder() {
-        let (files, note) = render(&args("acme-lift", true)).unwrap();
+        let Rendered { files, note } = render(&args("acme-lift", true)).unwrap();
         let code = file(&files, "src/lib.rs");
         assert!(
             code.contains(r#"serves: ["acme_lift::AcmeLift"]"#),
@@ -455,7 +464,7 @@ mod tests {
 
     #[test]
     fn the_readme_runs_the_simcore_that_wrote_it() {
-        let (files, _) = render(&args("acme-sonar", false)).unwrap();
+        let files = render(&args("acme-sonar", false)).unwrap().files;
         let readme = file(&files, "README.md");
         let exe = std::env::current_exe().unwrap();
         let line = format!("SIMCORE={}\n", shell_word(exe.to_str().unwrap()));
@@ -475,9 +484,15 @@ mod tests {
         let (line, note) = default_dependency(&dir.path().join("gone"), engine);
         assert!(line.ends_with("\nsim-plugin-api = \"~1.6\""), "{line}");
         let note = note.expect("said why");
-        assert!(note.contains("gone") && note.contains("--api-path"), "{note}");
+        assert!(
+            note.contains("gone") && note.contains("--api-path"),
+            "{note}"
+        );
         let parsed: toml::Table = format!("[dependencies]\n{line}").parse().unwrap();
-        assert_eq!(parsed["dependencies"]["sim-plugin-api"].as_str(), Some("~1.6"));
+        assert_eq!(
+            parsed["dependencies"]["sim-plugin-api"].as_str(),
+            Some("~1.6")
+        );
 
         // A checkout of another version is not the API this simcore was built with.
         let other = dir.path().join("sim-plugin-api");
@@ -489,7 +504,10 @@ mod tests {
         .unwrap();
         let (line, note) = default_dependency(&other, engine);
         assert!(line.ends_with("sim-plugin-api = \"~1.6\""), "{line}");
-        assert!(note.unwrap().contains("holds sim-plugin-api 1.7.0, not the 1.6.0"));
+        assert!(
+            note.unwrap()
+                .contains("holds sim-plugin-api 1.7.0, not the 1.6.0")
+        );
         let (line, note) = default_dependency(&other, v(1, 7, 0));
         assert!(line.contains("sim-plugin-api = { path = "), "{line}");
         assert_eq!(note, None);
@@ -501,7 +519,10 @@ mod tests {
         let Err(Failure::Error(e)) = dependency(Some(dir.path())) else {
             panic!("a directory without a manifest was taken");
         };
-        assert!(e.contains("Cargo.toml") && e.contains("sim-plugin-api directory"), "{e}");
+        assert!(
+            e.contains("Cargo.toml") && e.contains("sim-plugin-api directory"),
+            "{e}"
+        );
         std::fs::write(
             dir.path().join("Cargo.toml"),
             "[package]\nname = \"acme\"\nversion = \"1.0.0\"\n",
@@ -510,29 +531,44 @@ mod tests {
         let Err(Failure::Error(e)) = dependency(Some(dir.path())) else {
             panic!("another package was taken");
         };
-        assert!(e.contains("not the manifest of the sim-plugin-api package"), "{e}");
+        assert!(
+            e.contains("not the manifest of the sim-plugin-api package"),
+            "{e}"
+        );
         std::fs::write(
             dir.path().join("Cargo.toml"),
             "[package]\nname = \"sim-plugin-api\"\nversion = \"1.99.0\"\n",
         )
         .unwrap();
         let (_, note) = dependency(Some(dir.path())).unwrap();
-        assert!(note.unwrap().contains("built against sim-plugin-api 1.99.0, newer"));
+        assert!(
+            note.unwrap()
+                .contains("built against sim-plugin-api 1.99.0, newer")
+        );
     }
 
     #[test]
     fn templates_are_filled_in_one_pass() {
         let values = [("a", "{{b}}"), ("b", "x")];
-        assert_eq!(substitute("{{a}}-{{b}}-{{c}}-{{", &values), "{{b}}-x-{{c}}-{{");
-        assert_eq!(shell_word("/opt/simcore/bin/simcore"), "/opt/simcore/bin/simcore");
+        assert_eq!(
+            substitute("{{a}}-{{b}}-{{c}}-{{", &values),
+            "{{b}}-x-{{c}}-{{"
+        );
+        assert_eq!(
+            shell_word("/opt/simcore/bin/simcore"),
+            "/opt/simcore/bin/simcore"
+        );
         assert_eq!(shell_word("/my dir/it's"), r"'/my dir/it'\''s'");
-        assert_eq!(parse_version("1.6.0-rc.1").map(|v| v.to_string()), Some("1.6.0".into()));
+        assert_eq!(
+            parse_version("1.6.0-rc.1").map(|v| v.to_string()),
+            Some("1.6.0".into())
+        );
         assert_eq!(parse_version("1.x"), None);
     }
 
     #[test]
     fn a_sensor_serves_its_sensor_type() {
-        let (files, _) = render(&args("acme-sonar", false)).unwrap();
+        let files = render(&args("acme-sonar", false)).unwrap().files;
         let code = file(&files, "src/lib.rs");
         assert!(code.contains(r#"sensor "acme_sonar""#) && code.contains("pub struct AcmeSonar"));
         assert_eq!(type_name("a__b_c1"), "ABC1");
