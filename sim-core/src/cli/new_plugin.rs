@@ -138,17 +138,15 @@ fn api_version_in(dir: &Path) -> Result<String, String> {
 /// `sim-plugin-api = { path = "..." }` for the directory `abs`, with a comment saying where
 /// else the same API comes from.
 fn path_dependency(abs: &Path, what: &str, engine: VersionNumber) -> String {
-    let text = abs
-        .to_string_lossy()
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"");
+    // A TOML string, escaped as TOML wants it.
+    let text = toml::Value::String(abs.to_string_lossy().into_owned());
     format!(
         "# {what}.\n\
          # Elsewhere, the same API:\n\
          # sim-plugin-api = \"~{major}.{minor}\" (from crates.io once it is published; the newest \
          {major}.{minor}.x)\n\
          # sim-plugin-api = {{ git = \"{API_GIT}\" }}\n\
-         sim-plugin-api = {{ path = \"{text}\" }}",
+         sim-plugin-api = {{ path = {text} }}",
         major = engine.major,
         minor = engine.minor,
     )
@@ -544,6 +542,17 @@ mod tests {
         assert!(
             note.unwrap()
                 .contains("built against sim-plugin-api 1.99.0, newer")
+        );
+    }
+
+    #[test]
+    fn a_path_is_written_as_a_toml_string() {
+        let odd = Path::new("/opt/a \"b\" \\c\n/sim-plugin-api");
+        let line = path_dependency(odd, "x", v(1, 6, 0));
+        let parsed: toml::Table = format!("[dependencies]\n{line}").parse().expect("TOML");
+        assert_eq!(
+            parsed["dependencies"]["sim-plugin-api"]["path"].as_str(),
+            odd.to_str()
         );
     }
 
