@@ -69,3 +69,73 @@ pub fn write_named_table(
     std::fs::write(&j, serde_json::to_string_pretty(&json).unwrap_or_default())?;
     Ok((m, j))
 }
+
+/// The options of criterion's command line that take a value (so the value is no filter).
+const VALUED: &[&str] = &[
+    "--save-baseline",
+    "--baseline",
+    "--baseline-lenient",
+    "--load-baseline",
+    "--measurement-time",
+    "--warm-up-time",
+    "--sample-size",
+    "--nresamples",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+    "--profile-time",
+    "--output-format",
+    "--color",
+    "--plotting-backend",
+    "--format",
+    "-c",
+];
+
+/// Whether the benchmark `id` is selected by the bench binary's command line (criterion's
+/// filter, the first argument that is neither an option nor an option's value): see
+/// [`selected_by`]. For what a bench measures outside criterion's `bench_function`, which
+/// criterion's own filter does not reach.
+pub fn selected(id: &str) -> bool {
+    selected_by(std::env::args().skip(1), id)
+}
+
+/// Whether the benchmark `id` is selected by the command line `args` (without the program):
+/// when there is no filter, or one of the filter's `|`-separated alternatives is a part of
+/// `id` (criterion's filter, for plain words).
+pub fn selected_by(args: impl IntoIterator<Item = String>, id: &str) -> bool {
+    let mut args = args.into_iter();
+    let mut filter = None;
+    while let Some(a) = args.next() {
+        if VALUED.contains(&a.as_str()) {
+            args.next();
+        } else if !a.starts_with('-') {
+            filter = Some(a);
+            break;
+        }
+    }
+    filter.is_none_or(|f| f.split('|').any(|p| id.contains(p)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::selected_by;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_filter_is_the_first_word_that_is_no_option_value() {
+        let id = "sdf/valid_corpus_inspect_vs_libsdformat";
+        assert!(selected_by(args(&["--bench"]), id), "no filter");
+        assert!(selected_by(args(&["--bench", "sdf"]), id));
+        assert!(selected_by(args(&["--bench", "transport|libsdformat"]), id));
+        assert!(!selected_by(args(&["--bench", "transport"]), id));
+        assert!(!selected_by(args(&["--bench", "parse_resolve_build"]), id));
+        assert!(
+            selected_by(args(&["--sample-size", "10"]), id),
+            "10 is the option's value, not a filter"
+        );
+        assert!(!selected_by(args(&["--sample-size", "10", "record"]), id));
+    }
+}

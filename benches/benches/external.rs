@@ -9,42 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
-/// The options of criterion's command line that take a value (so the value is no filter).
-const VALUED: &[&str] = &[
-    "--save-baseline",
-    "--baseline",
-    "--baseline-lenient",
-    "--load-baseline",
-    "--measurement-time",
-    "--warm-up-time",
-    "--sample-size",
-    "--nresamples",
-    "--noise-threshold",
-    "--confidence-level",
-    "--significance-level",
-    "--profile-time",
-    "--output-format",
-    "--color",
-    "--plotting-backend",
-    "--format",
-    "-c",
-];
-
-/// Whether the benchmark `id` is selected by the command line's filter: none, or one whose
-/// `|`-separated alternatives one is a part of `id` (criterion's filter, for plain words).
-pub fn selected(id: &str) -> bool {
-    let mut args = std::env::args().skip(1);
-    let mut filter = None;
-    while let Some(a) = args.next() {
-        if VALUED.contains(&a.as_str()) {
-            args.next();
-        } else if !a.starts_with('-') {
-            filter = Some(a);
-            break;
-        }
-    }
-    filter.is_none_or(|f| f.split('|').any(|p| id.contains(p)))
-}
+pub use sim_benches::selected;
 
 /// The interpreter of the Zenoh client: `SIMCORE_PYTHON`, else `target/python` (the venv
 /// `cargo xtask test` makes), if present.

@@ -9,10 +9,13 @@
 //!   5x faster). The oracle is looked for at `$SIMCORE_SDF_ORACLE`, then beside its sources;
 //!   without it the comparison is reported as not measured.
 //!
-//! The table is written to `target/bench-results-sdf.md` and `.json`.
+//! The table is written to `target/bench-results-sdf.md` and `.json`. The criterion filter
+//! selects the parts: `sdf/<set>_parse_resolve_build` (with the peak memory) and
+//! `sdf/<set>_inspect_vs_libsdformat`, `<set>` being `valid_corpus` or
+//! `mesh_model_included_1000_times`; a filter that names neither skips both.
 
 use criterion::{Criterion, criterion_group};
-use sim_benches::{Row, write_named_table};
+use sim_benches::{Row, selected, write_named_table};
 use sim_core::physics::Physics;
 use sim_core::sdf::{self, LoadOptions};
 use std::path::{Path, PathBuf};
@@ -239,45 +242,67 @@ struct Figures {
     peak_kib: Option<u64>,
     /// (simcore inspect, oracle) for all files, process per file.
     processes: Option<(Duration, Duration)>,
+    /// Whether the filter selected the comparison with libsdformat (`processes` is `None`
+    /// without the binaries).
+    compared: bool,
 }
 
 static CORPUS: Mutex<Option<Figures>> = Mutex::new(None);
 static MESHES: Mutex<Option<Figures>> = Mutex::new(None);
 
+/// Whether the filter selects any part of the set `name` (see the module docs).
+fn wanted(name: &str) -> bool {
+    selected(&build_id(name)) || selected(&compare_id(name))
+}
+
+fn build_id(name: &str) -> String {
+    format!("sdf/{name}_parse_resolve_build")
+}
+
+fn compare_id(name: &str) -> String {
+    format!("sdf/{name}_inspect_vs_libsdformat")
+}
+
 fn measure(c: &mut Criterion, name: &str, set: &Set, out: &Mutex<Option<Figures>>) {
     let options = set.options();
     let mut fig = Figures {
         files: set.files.len(),
+        compared: selected(&compare_id(name)),
         ..Default::default()
     };
-    // Peak memory of one pass, cold.
-    let before = current_rss_kib();
-    reset_peak_rss();
-    fig.built = set.read_all(&options);
-    fig.peak_kib = match (before, peak_rss_kib()) {
-        (Some(b), Some(p)) => Some(p.saturating_sub(b)),
-        _ => None,
-    };
-    let mut g = c.benchmark_group("sdf");
-    g.sample_size(10);
-    let mut total = (Duration::ZERO, 0u32);
-    g.bench_function(format!("{name}_parse_resolve_build"), |b| {
-        b.iter_custom(|iters| {
-            let t = Instant::now();
-            for _ in 0..iters {
-                std::hint::black_box(set.read_all(&options));
-            }
-            let e = t.elapsed();
-            total.0 += e;
-            total.1 += iters as u32;
-            e
-        })
-    });
-    g.finish();
-    if total.1 > 0 {
-        fig.in_process = Some(total.0 / total.1);
+    if selected(&build_id(name)) {
+        // Peak memory of one pass, cold.
+        let before = current_rss_kib();
+        reset_peak_rss();
+        fig.built = set.read_all(&options);
+        fig.peak_kib = match (before, peak_rss_kib()) {
+            (Some(b), Some(p)) => Some(p.saturating_sub(b)),
+            _ => None,
+        };
+        let mut g = c.benchmark_group("sdf");
+        g.sample_size(10);
+        let mut total = (Duration::ZERO, 0u32);
+        g.bench_function(format!("{name}_parse_resolve_build"), |b| {
+            b.iter_custom(|iters| {
+                let t = Instant::now();
+                for _ in 0..iters {
+                    std::hint::black_box(set.read_all(&options));
+                }
+                let e = t.elapsed();
+                total.0 += e;
+                total.1 += iters as u32;
+                e
+            })
+        });
+        g.finish();
+        if total.1 > 0 {
+            fig.in_process = Some(total.0 / total.1);
+        }
     }
-    if let (Some(simcore), Some(oracle)) = (simcore_bin(), oracle()) {
+    // Not selected: neither measured nor reported.
+    if fig.compared
+        && let (Some(simcore), Some(oracle)) = (simcore_bin(), oracle())
+    {
         let mut args = vec!["inspect".to_string(), "--json".to_string()];
         for d in &set.resource_dirs {
             args.push("--resource-path".into());
@@ -304,6 +329,9 @@ fn measure(c: &mut Criterion, name: &str, set: &Set, out: &Mutex<Option<Figures>
 }
 
 fn corpus_bench(c: &mut Criterion) {
+    if !wanted("valid_corpus") {
+        return;
+    }
     let Some(root) = corpus() else {
         eprintln!("no SDF corpus beside the repository: corpus benchmark skipped");
         return;
@@ -320,6 +348,9 @@ fn corpus_bench(c: &mut Criterion) {
 }
 
 fn mesh_bench(c: &mut Criterion) {
+    if !wanted("mesh_model_included_1000_times") {
+        return;
+    }
     let dir = std::env::temp_dir().join(format!("simcore-bench-pebbles-{}", std::process::id()));
     let set = mesh_world(&dir);
     measure(c, "mesh_model_included_1000_times", &set, &MESHES);
@@ -350,6 +381,7 @@ fn rows_of(what: &str, fig: &Figures) -> Vec<Row> {
         });
     }
     match fig.processes {
+        _ if !fig.compared => {}
         Some((ours, theirs)) => {
             let n = fig.files.max(1) as f64;
             let ratio = theirs.as_secs_f64() / ours.as_secs_f64();

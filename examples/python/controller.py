@@ -3,7 +3,7 @@ nearest obstacle its lidar sees, stepping the world from Python (no transport, n
 process). Build the package and the plugins first (see docs/python.md), then, from the
 repository's root:
 
-    SIMCORE_PLUGIN_PATH=target/debug python examples/python/controller.py [seconds]
+    SIMCORE_PLUGIN_PATH=target/debug python3 examples/python/controller.py [seconds]
 
 Every 0.1 s of sim time it reads the latest scan (a NumPy array over the engine's memory) and
 publishes a velocity command: ahead while the way in front is clear, else a turn on the spot.

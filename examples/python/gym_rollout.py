@@ -3,7 +3,7 @@ is rewarded for driving forward, observed through its odometry. Four copies of t
 together on two threads (SimcoreVectorEnv); a random policy drives them. Needs gymnasium
 (pip install "simcore[gym]"); from the repository's root:
 
-    SIMCORE_PLUGIN_PATH=target/debug python examples/python/gym_rollout.py
+    SIMCORE_PLUGIN_PATH=target/debug python3 examples/python/gym_rollout.py
 """
 
 import numpy as np

@@ -1,8 +1,9 @@
 """Reads the lidar of simcore's `worlds/pioneer.sdf` and drives the robot, as any ROS 2 node on
-rmw_zenoh would, with plain `eclipse-zenoh` and `rosbags` (pip install eclipse-zenoh rosbags):
+rmw_zenoh would, with plain `eclipse-zenoh` and `rosbags`, in a virtual environment:
 
-    simcore run worlds/pioneer.sdf &
-    python examples/python/pioneer.py [tcp/localhost:7447]
+    python3 -m venv .venv && .venv/bin/pip install eclipse-zenoh==1.10.2 rosbags==0.11.9
+    target/debug/simcore run worlds/pioneer.sdf &
+    .venv/bin/python3 examples/python/pioneer.py [tcp/localhost:7447]
 
 It prints the nearest obstacle of a few scans, then drives forward for two seconds.
 """

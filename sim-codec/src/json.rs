@@ -7,7 +7,11 @@
 //! [`ECHO_MAX_STRING`] bytes its start, and the object's `truncated` field maps each field
 //! cut (`"ranges"`, `"pose[3].name"`) to its full length; images and point clouds print only
 //! their `data_bytes`. JSON has no infinities or NaN, so non-finite numbers are
-//! written as the strings `"inf"`, `"-inf"` and `"nan"` (and read back from them).
+//! written as the strings `"inf"`, `"-inf"` and `"nan"` (and read back from them). The
+//! enumerations of images and point clouds keep their gz-msgs numbers and have their names
+//! beside them: `"pixel_format_type": 13, "pixel_format_name": "R_FLOAT32"`, and each point
+//! field's `"datatype": 7, "datatype_name": "FLOAT32"` (`"UNKNOWN"` for a number without a
+//! name).
 //!
 //! To publish, give the `type` and the fields; missing fields are zero, false or empty:
 //! `{"type": "Twist", "linear": {"x": 0.5}, "angular": {"z": 0.2}}`. A field the type does
@@ -18,9 +22,42 @@
 
 use serde_json::{Map, Value, json};
 use sim_plugin_api::{
-    CustomMessage, EntityFactory, Message, NamedPose, Payload, Pose, Quat, Twist, Vec3,
+    CustomMessage, EntityFactory, Message, NamedPose, Payload, PixelFormat, PointFieldType, Pose,
+    Quat, Twist, Vec3,
     abi_stable::std_types::{RBox, RVec},
 };
+
+/// The gz-msgs name of a pixel format (`Image.pixel_format_type`), `"UNKNOWN"` for a number
+/// without one.
+fn pixel_format_name(f: PixelFormat) -> &'static str {
+    match f {
+        PixelFormat::L_INT8 => "L_INT8",
+        PixelFormat::L_INT16 => "L_INT16",
+        PixelFormat::RGB_INT8 => "RGB_INT8",
+        PixelFormat::RGBA_INT8 => "RGBA_INT8",
+        PixelFormat::BGRA_INT8 => "BGRA_INT8",
+        PixelFormat::BGR_INT8 => "BGR_INT8",
+        PixelFormat::R_FLOAT32 => "R_FLOAT32",
+        PixelFormat::RGB_FLOAT32 => "RGB_FLOAT32",
+        _ => "UNKNOWN",
+    }
+}
+
+/// The gz-msgs name of a point field's data type (`PointCloudPacked.Field.DataType`),
+/// `"UNKNOWN"` for a number without one.
+fn datatype_name(t: PointFieldType) -> &'static str {
+    match t {
+        PointFieldType::INT8 => "INT8",
+        PointFieldType::UINT8 => "UINT8",
+        PointFieldType::INT16 => "INT16",
+        PointFieldType::UINT16 => "UINT16",
+        PointFieldType::INT32 => "INT32",
+        PointFieldType::UINT32 => "UINT32",
+        PointFieldType::FLOAT32 => "FLOAT32",
+        PointFieldType::FLOAT64 => "FLOAT64",
+        _ => "UNKNOWN",
+    }
+}
 
 /// A number, or its name when it is not finite.
 pub fn num(x: f64) -> Value {
@@ -182,13 +219,14 @@ fn payload_json(p: &Payload) -> Value {
         }),
         Payload::PointCloud(c) => json!({
             "width": c.width, "height": c.height,
-            "fields": c.fields.iter().map(|f| json!({"name": f.name.as_str(), "offset": f.offset, "datatype": f.datatype.0, "count": f.count})).collect::<Vec<_>>(),
+            "fields": c.fields.iter().map(|f| json!({"name": f.name.as_str(), "offset": f.offset, "datatype": f.datatype.0, "datatype_name": datatype_name(f.datatype), "count": f.count})).collect::<Vec<_>>(),
             "is_bigendian": c.is_bigendian, "point_step": c.point_step, "row_step": c.row_step,
             "data_bytes": c.data.len(), "is_dense": c.is_dense,
         }),
         Payload::Image(i) => json!({
             "width": i.width, "height": i.height, "step": i.step,
-            "pixel_format_type": i.pixel_format.0, "data_bytes": i.data.len(),
+            "pixel_format_type": i.pixel_format.0, "pixel_format_name": pixel_format_name(i.pixel_format),
+            "data_bytes": i.data.len(),
         }),
         Payload::CameraInfo(c) => json!({
             "width": c.width, "height": c.height, "distortion_model": c.distortion_model.as_str(),
@@ -549,6 +587,41 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
     use sim_plugin_api::SimTime;
+
+    #[test]
+    fn image_and_point_field_enumerations_have_their_names_beside_the_numbers() {
+        let image = Message::new(
+            "",
+            Payload::Image(RBox::new(sim_plugin_api::Image {
+                width: 2,
+                height: 1,
+                step: 8,
+                pixel_format: PixelFormat::R_FLOAT32,
+                data: vec![0; 8].into(),
+            })),
+        );
+        let v = message_json("/depth", &image);
+        assert_eq!(v["pixel_format_type"], 13, "{v}");
+        assert_eq!(v["pixel_format_name"], "R_FLOAT32", "{v}");
+        let cloud = Message::new(
+            "",
+            Payload::PointCloud(RBox::new(sim_plugin_api::msgs::PointCloudPacked {
+                fields: vec![sim_plugin_api::msgs::PointField {
+                    name: "x".into(),
+                    offset: 0,
+                    datatype: PointFieldType::FLOAT32,
+                    count: 1,
+                }]
+                .into(),
+                ..Default::default()
+            })),
+        );
+        let v = message_json("/points", &cloud);
+        assert_eq!(v["fields"][0]["datatype"], 7, "{v}");
+        assert_eq!(v["fields"][0]["datatype_name"], "FLOAT32", "{v}");
+        assert_eq!(pixel_format_name(PixelFormat(99)), "UNKNOWN");
+        assert_eq!(datatype_name(PointFieldType(0)), "UNKNOWN");
+    }
 
     #[test]
     fn non_finite_numbers_are_strings() {

@@ -6,6 +6,7 @@ mod cli;
 
 use clap::Parser;
 use cli::{Cli, Command, Failure, Outcome};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// Exit codes: 0 ok, 1 a runtime failure (a plugin disabled, stdout not written), 2 bad
@@ -67,8 +68,11 @@ fn init_logging(verbose: u8) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     // A log line that cannot be written (stderr closed or full) is dropped without a word:
     // the subscriber's own notice of it would be written with `eprintln!`, which panics there.
+    // Colours only for a terminal: piped into a file or another program, escape codes are
+    // noise.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .log_internal_errors(false)
         .without_time()

@@ -60,6 +60,10 @@ fn plugins_built_against_the_frozen_1_2_0_load_and_report_their_exact_version() 
         )),
         "{out}"
     );
+    assert!(
+        out.contains("and builds of 1.0 and 1.1 whose layouts match (1.1.0's do)):"),
+        "the builds from before the epoch that load are named too:\n{out}"
+    );
 }
 
 #[test]

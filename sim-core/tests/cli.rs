@@ -855,3 +855,27 @@ fn input_limits_are_set_by_flags_and_named_in_the_error() {
         "a 100-byte cap refuses the world file"
     );
 }
+
+/// Log lines written into a pipe or a file carry no colour codes (they are for a terminal).
+#[test]
+fn log_lines_into_a_pipe_have_no_colour_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("two.sdf");
+    let one = |name: &str| {
+        format!(
+            "<world name=\"{name}\"><model name=\"m\"><static>true</static><link name=\"l\"/>\
+             </model></world>"
+        )
+    };
+    std::fs::write(
+        &world,
+        format!("<sdf version=\"1.9\">{}{}</sdf>", one("a"), one("b")),
+    )
+    .unwrap();
+    let o = simcore(&["run", world.to_str().unwrap(), "--steps", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    // The warning the load logs about the second world, through the log.
+    assert!(err.contains("the file has 2 worlds"), "{err}");
+    assert!(!err.contains('\u{1b}'), "escape codes in a pipe: {err:?}");
+}

@@ -1,5 +1,6 @@
-//! `simcore new-plugin`: the crates it writes build on their own, pass their unit tests, and
-//! their libraries load into the real `simcore` and publish in the worlds written with them.
+//! `simcore new-plugin`: the crates it writes build on their own (offline, by default
+//! against this checkout's plugin API), pass their unit tests, and their libraries load into
+//! the real `simcore` and publish in the worlds written with them, run as their READMEs say.
 
 mod common;
 
@@ -7,24 +8,71 @@ use common::*;
 use std::path::Path;
 use std::process::Command;
 
-/// Writes the crate `name` with `simcore new-plugin`, depending on this checkout's plugin API.
-fn generate(dir: &Path, name: &str, kind: &str) -> std::path::PathBuf {
-    let api = workspace().join("sim-plugin-api");
-    let o = simcore(&[
-        "new-plugin",
-        name,
-        kind,
-        "--dir",
-        dir.to_str().unwrap(),
-        "--api-path",
-        api.to_str().unwrap(),
-    ]);
+/// Writes the crate `name` with `simcore new-plugin`, with `extra` arguments; whatever they
+/// say, it depends on this checkout's plugin API, by path.
+fn generate(dir: &Path, name: &str, kind: &str, extra: &[&str]) -> std::path::PathBuf {
+    let mut args = vec!["new-plugin", name, kind, "--dir", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = simcore(&args);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "no warning");
     let root = dir.join(name);
     for f in ["Cargo.toml", "src/lib.rs", "README.md"] {
         assert!(root.join(f).is_file(), "{f} missing:\n{}", stdout(&o));
     }
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let api = std::fs::canonicalize(workspace().join("sim-plugin-api")).unwrap();
+    assert!(
+        manifest.contains(&format!(
+            "\nsim-plugin-api = {{ path = \"{}\" }}\n",
+            api.display()
+        )),
+        "{manifest}"
+    );
     root
+}
+
+/// Runs the shell commands of the crate's README in its root, as written but for the
+/// `cargo` lines (the test has built the library elsewhere: it is put where `cargo build
+/// --release` would have put it) and `--no-transport` (parallel tests must not join one
+/// another); returns what they printed on stdout.
+fn run_readme(root: &Path, lib: &str, libs: &Path) -> String {
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .unwrap_or_else(|| panic!("no sh block:\n{readme}"));
+    let script: String = block
+        .lines()
+        .filter(|l| !l.starts_with("cargo "))
+        .map(|l| l.replace("\"$SIMCORE\" run ", "\"$SIMCORE\" run --no-transport ") + "\n")
+        .collect();
+    assert!(
+        script.contains("\"$SIMCORE\" run --no-transport "),
+        "{script}"
+    );
+    let release = root.join("target/release");
+    std::fs::create_dir_all(&release).unwrap();
+    std::fs::copy(libs.join(lib_file(lib)), release.join(lib_file(lib))).unwrap();
+    let out = Command::new("bash")
+        .args(["-euc", &script])
+        .current_dir(root)
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .env("SIMCORE_LOG", "warn")
+        .output()
+        .expect("bash runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "the README's commands failed:\n{script}\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(&lib_file(lib)),
+        "`simcore plugins` lists the library:\n{text}"
+    );
+    text
 }
 
 /// Runs `cargo ARGS` in the generated crate (its own workspace) with a shared target dir, and
@@ -89,7 +137,8 @@ fn run_for_a_second(root: &Path, lib: &str, libs: &Path, args: &[&str]) -> Vec<s
 #[test]
 fn a_new_sensor_plugin_builds_tests_loads_and_publishes() {
     let dir = tempfile::tempdir().unwrap();
-    let root = generate(dir.path(), "acme-height", "--sensor");
+    // The default (no --api-path): the API of the checkout this simcore was built from.
+    let root = generate(dir.path(), "acme-height", "--sensor", &[]);
     let libs = build_and_stage(
         &root,
         "acme_height",
@@ -102,12 +151,50 @@ fn a_new_sensor_plugin_builds_tests_loads_and_publishes() {
         assert_eq!(l["type"], "Double", "{l}");
         assert_eq!(l["data"], 1.5, "1 m up plus the 0.5 offset: {l}");
     }
+    let echoed = run_readme(&root, "acme_height", libs.path());
+    assert_eq!(
+        echoed.matches(r#""data":1.5"#).count(),
+        10,
+        "the README's run:\n{echoed}"
+    );
+
+    // A parameter only the plugin reads: `check` loads no plugin and passes the world, `run
+    // --list` creates the sensor and reports it (docs/cli.md says which does what).
+    let text = std::fs::read_to_string(root.join("worlds/acme_height.sdf")).unwrap();
+    let bad = root.join("worlds/bad_offset.sdf");
+    std::fs::write(
+        &bad,
+        text.replace("<offset>0.5</offset>", "<offset>high</offset>"),
+    )
+    .unwrap();
+    let checked = simcore(&["check", bad.to_str().unwrap()]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    assert!(stdout(&checked).contains("bad_offset.sdf: OK"));
+    let listed = simcore(&[
+        "run",
+        bad.to_str().unwrap(),
+        "--list",
+        "--plugin-path",
+        libs.path().to_str().unwrap(),
+    ]);
+    assert_eq!(listed.status.code(), Some(2), "{}", stderr(&listed));
+    assert!(
+        stderr(&listed).contains("<offset> must be a finite number in metres, found \"high\""),
+        "{}",
+        stderr(&listed)
+    );
 }
 
 #[test]
 fn a_new_system_plugin_builds_tests_loads_commands_and_publishes() {
     let dir = tempfile::tempdir().unwrap();
-    let root = generate(dir.path(), "acme-mover", "--system");
+    let api = workspace().join("sim-plugin-api");
+    let root = generate(
+        dir.path(),
+        "acme-mover",
+        "--system",
+        &["--api-path", api.to_str().unwrap()],
+    );
     let libs = build_and_stage(&root, "acme_mover", "publishes_the_pose_of_its_model");
     let lines = run_for_a_second(
         &root,
@@ -125,6 +212,12 @@ fn a_new_system_plugin_builds_tests_loads_commands_and_publishes() {
     assert_eq!(last["name"], "ball");
     let x = last["pose"]["position"]["x"].as_f64().unwrap();
     assert!((x - 0.5).abs() < 0.01, "moved by cmd_vel to x = {x}");
+    let echoed = run_readme(&root, "acme_mover", libs.path());
+    assert_eq!(
+        echoed.matches(r#""name":"ball""#).count(),
+        1000,
+        "the README's run:\n{echoed}"
+    );
 }
 
 #[test]

@@ -143,9 +143,11 @@ pub struct Header {
 #[repr(C)]
 #[derive(StableAbi, Clone, Debug)]
 pub struct Message {
-    /// Topic. For sensor and system outputs: empty means the publisher's own topic, a name
-    /// without a leading `/` is appended to it (`points` -> `<topic>/points`), and a name with
-    /// a leading `/` is absolute.
+    /// Topic. A name with a leading `/` is absolute. For a sensor's outputs, empty means the
+    /// sensor's own topic and a name without a leading `/` is appended to it (`points` ->
+    /// `<topic>/points`); for a system's, a name without a leading `/` is below the plugin's
+    /// namespace (`/model/<model>` or `/world/<world>`) and an empty one is an error that
+    /// disables the plugin (see [`Outputs::publish`](crate::Outputs::publish)).
     pub topic: SharedStr,
     /// Stamp, frame and sequence number.
     pub header: Header,

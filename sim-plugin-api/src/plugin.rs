@@ -277,9 +277,20 @@ impl<'a> Outputs<'a> {
             handed_back,
         }
     }
-    /// Publishes `payload` on `topic` (empty: the plugin's own topic; relative: below it;
-    /// `/...`: absolute). The engine fills the header. On a hot path pass a [`SharedStr`]
-    /// built once (`&self.points_topic`): a `&str` topic other than `""` is copied per call.
+    /// Publishes `payload` on `topic`; the engine fills the header. How the engine reads
+    /// `topic` depends on who publishes (see the guide's
+    /// [topics and namespaces](crate::guide::topics)):
+    ///
+    /// - a sensor: empty is the sensor's own topic ([`SensorConfig::topic`]), a relative
+    ///   name is below it (`points` -> `<topic>/points`), `/...` is absolute;
+    /// - a system (in `post_step`): a relative name is below the plugin's namespace
+    ///   (`/model/<model>` or `/world/<world>`: `pose` -> `/model/robot/pose`), `/...` is
+    ///   absolute. A system has no topic of its own: an empty topic, or one that is not a
+    ///   valid topic name once resolved, is an error: the engine disables the plugin at that
+    ///   step and delivers nothing it published in that hook.
+    ///
+    /// On a hot path pass a [`SharedStr`] built once (`&self.points_topic`): a `&str` topic
+    /// other than `""` is copied per call.
     pub fn publish(&mut self, topic: impl Into<SharedStr>, payload: Payload) {
         self.messages.push(Message::new(topic, payload));
     }

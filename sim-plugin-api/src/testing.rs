@@ -4,9 +4,10 @@
 
 use crate::{
     Aabb, ChunkTaskRef, EntityId, EntityInfo, EntityKind, Extension, KinematicState, Light,
-    LogLevel, Message, ModelInfo, NO_LABEL, Outputs, PluginError, Pose, Ray, RayCastOptions,
-    RayHit, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO, Sensor, SensorConfig,
-    SensorThreads, SensorThreads_TO, SensorThreadsRef, SimTime, SourceLocation,
+    LinkEntry, LogLevel, MODEL_LINKS_EXTENSION, Message, ModelInfo, ModelLinks, ModelLinks_TO,
+    ModelLinksRef, NO_LABEL, Outputs, PluginError, Pose, Ray, RayCastOptions, RayHit,
+    SCENE_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO, Sensor, SensorConfig,
+    SensorThreads, SensorThreads_TO, SensorThreadsRef, SharedStr, SimTime, SourceLocation,
     SphericalCoordinates, SurfaceInfo, SystemConfig, UpdateContext, Vec3, WorldRef, WorldView,
     WorldView_TO,
 };
@@ -41,13 +42,25 @@ struct Entity {
     kind: EntityKind,
     parent: EntityId,
     scoped_name: String,
+    /// When it was first set: the order [`ModelLinks::links_of`] reports a model's links in.
+    order: u64,
+}
+
+impl Entity {
+    /// Its own name: the last `::` segment of its scoped name.
+    fn name(&self) -> &str {
+        self.scoped_name.rsplit("::").next().unwrap_or("")
+    }
 }
 
 /// A world that does not move: fixed time, gravity and entity states. Every ray misses unless
 /// a ray caster is set; the scene extension ([`SCENE_EXTENSION`]) reports [`StaticWorld::scene`],
 /// [`StaticWorld::lights`] and the labels set with [`StaticWorld::set_label`]. It knows the
-/// entities and models added with [`StaticWorld::set_entity`] and [`StaticWorld::add_model`],
-/// and records what it was asked ([`StaticWorld::queries`]). With
+/// entities and models added with [`StaticWorld::set_entity`] and [`StaticWorld::add_model`]:
+/// `entity_info` and `entity_by_name` find what `set_entity` set, and the model links
+/// extension ([`MODEL_LINKS_EXTENSION`], [`WorldRef::links_of`]) reports the links set with a
+/// model as their parent, so a system that finds its links through it can be created in a
+/// unit test. It records what it was asked ([`StaticWorld::queries`]). With
 /// [`StaticWorld::set_sensor_threads`] it offers the sensor threads extension
 /// ([`SENSOR_THREADS_EXTENSION`](crate::SENSOR_THREADS_EXTENSION)) on that many threads of its
 /// own.
@@ -73,6 +86,8 @@ pub struct StaticWorld {
     surfaces: HashMap<EntityId, SurfaceInfo>,
     caster: Option<RayCaster>,
     entities: HashMap<EntityId, Entity>,
+    /// The `order` the next new entity gets.
+    next_order: u64,
     models: Vec<ModelInfo>,
     always_in_aabb: Vec<EntityId>,
     queries: Mutex<Queries>,
@@ -107,6 +122,7 @@ impl Default for StaticWorld {
             surfaces: HashMap::new(),
             caster: None,
             entities: HashMap::new(),
+            next_order: 0,
             models: Vec::new(),
             always_in_aabb: Vec::new(),
             queries: Mutex::new(Queries::default()),
@@ -136,12 +152,24 @@ impl StaticWorld {
         self.caster = Some(Box::new(caster));
     }
     /// Makes `entity_info` report `id`: its kind, parent and scoped name (its name is the
-    /// last `::` segment).
+    /// last `::` segment); `entity_by_name(scoped)` finds it. A link (kind
+    /// [`EntityKind::LINK`]) whose parent is a model set here is one of that model's links
+    /// for the model links extension ([`WorldRef::links_of`]), in the order the links were
+    /// first set. Setting an id again replaces what it reports and keeps its place in that
+    /// order.
     pub fn set_entity(&mut self, id: EntityId, kind: EntityKind, parent: EntityId, scoped: &str) {
+        let order = match self.entities.get(&id) {
+            Some(e) => e.order,
+            None => {
+                self.next_order += 1;
+                self.next_order
+            }
+        };
         let entity = Entity {
             kind,
             parent,
             scoped_name: scoped.to_string(),
+            order,
         };
         self.entities.insert(id, entity);
     }
@@ -181,6 +209,7 @@ impl StaticWorld {
             world: self,
             scene: SceneView_TO::from_ptr(RRef::new(self), TD_Opaque),
             threads: SensorThreads_TO::from_ptr(RRef::new(self), TD_Opaque),
+            links: ModelLinks_TO::from_ptr(RRef::new(self), TD_Opaque),
         };
         f(WorldView_TO::from_ptr(RRef::new(&view), TD_Opaque))
     }
@@ -235,11 +264,34 @@ impl SensorThreads for StaticWorld {
     }
 }
 
+/// The model links extension of a [`StaticWorld`]: the links set with [`StaticWorld::set_entity`]
+/// whose parent is the model, in the order they were first set.
+impl ModelLinks for StaticWorld {
+    fn links_of(&self, model: EntityId, out: &mut RVec<LinkEntry>) -> bool {
+        out.clear();
+        if self.entities.get(&model).map(|e| e.kind) != Some(EntityKind::MODEL) {
+            return false;
+        }
+        let mut links: Vec<(&EntityId, &Entity)> = self
+            .entities
+            .iter()
+            .filter(|(_, e)| e.kind == EntityKind::LINK && e.parent == model)
+            .collect();
+        links.sort_by_key(|(_, e)| e.order);
+        out.extend(links.into_iter().map(|(id, e)| LinkEntry {
+            name: SharedStr::new(e.name()),
+            id: *id,
+        }));
+        true
+    }
+}
+
 /// The view [`StaticWorld::with`] hands out: the world plus its extension objects.
 struct StaticView<'a> {
     world: &'a StaticWorld,
     scene: SceneRef<'a>,
     threads: SensorThreadsRef<'a>,
+    links: ModelLinksRef<'a>,
 }
 
 impl WorldView for StaticView<'_> {
@@ -306,6 +358,7 @@ impl WorldView for StaticView<'_> {
     fn extension(&self, name: RStr<'_>) -> ROption<Extension<'_>> {
         match name.as_str() {
             SCENE_EXTENSION => ROption::RSome(Extension::new(&self.scene)),
+            MODEL_LINKS_EXTENSION => ROption::RSome(Extension::new(&self.links)),
             crate::SENSOR_THREADS_EXTENSION if self.world.threads > 0 => {
                 ROption::RSome(Extension::new(&self.threads))
             }
@@ -333,8 +386,15 @@ impl WorldView for StaticWorld {
     fn spherical_coordinates(&self) -> ROption<SphericalCoordinates> {
         self.spherical.into()
     }
-    fn entity_by_name(&self, _scoped_name: RStr<'_>) -> EntityId {
-        EntityId::NONE
+    fn entity_by_name(&self, scoped_name: RStr<'_>) -> EntityId {
+        // The lowest id of that name, so that a test that set one name twice gets the same
+        // answer every time.
+        self.entities
+            .iter()
+            .filter(|(_, e)| e.scoped_name == scoped_name.as_str())
+            .map(|(id, _)| *id)
+            .min_by_key(|id| id.0)
+            .unwrap_or(EntityId::NONE)
     }
     fn entity_info(&self, id: EntityId) -> ROption<EntityInfo<'_>> {
         self.record(|q| q.entity_info += 1);
@@ -344,7 +404,7 @@ impl WorldView for StaticWorld {
                 id,
                 kind: e.kind,
                 parent: e.parent,
-                name: RStr::from_str(e.scoped_name.rsplit("::").next().unwrap_or("")),
+                name: RStr::from_str(e.name()),
                 scoped_name: RStr::from_str(&e.scoped_name),
             })
             .into()

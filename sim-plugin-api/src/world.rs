@@ -361,6 +361,13 @@ pub trait Commands {
     /// Sets the world-frame velocity of a model's canonical link or of a link.
     fn set_velocity(&mut self, entity: EntityId, linear: Vec3, angular: Vec3);
     /// Applies a world-frame force at the link origin and a torque, for the next step only.
+    ///
+    /// `entity` must be a link. A model (or any other entity that is not a link) is not
+    /// pushed: the engine applies nothing and names the plugin and the entity in a warning
+    /// (printed the first time, then at most once every 5 s); the plugin keeps running. To
+    /// push a model, apply the wrench to its links: [`WorldRef::links_of`] gives their ids
+    /// (the `simcore.model_links.v1` extension). A force or torque that is not finite, or
+    /// beyond the engine's bound, is refused the same way.
     fn apply_wrench(&mut self, entity: EntityId, force: Vec3, torque: Vec3);
     /// Drives a joint axis.
     fn joint_command(&mut self, command: &JointCommand);

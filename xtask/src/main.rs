@@ -13,8 +13,9 @@
 //!   package: Python stepping, reads without copies, a vector of worlds, a batch on Ray;
 //!   the results table is written to `target/bench-results.md` and `.json` (the transport
 //!   benchmarks' Zenoh client runs in the Python of `test`, or `SIMCORE_PYTHON`);
-//! - `ci`: what CI runs: formatting, clippy and rustdoc with warnings denied, `test`, and a
-//!   one-second unpaced run of the example world.
+//! - `ci`: what CI runs: the documented `sim-plugin-api` versions against the crate's (see
+//!   [`documented_api_versions`]), formatting, clippy and rustdoc with warnings denied,
+//!   `test`, and a one-second unpaced run of the example world.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -318,6 +319,7 @@ fn bench(args: &[String]) -> Result<u8, String> {
 /// denied, packaging the plugin API on its own, every test, then the README's run command,
 /// shortened and unpaced.
 fn ci() -> Result<u8, String> {
+    documented_api_versions(&root())?;
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
     check(fmt)?;
@@ -359,8 +361,161 @@ fn ci() -> Result<u8, String> {
     ])
 }
 
+/// The files where a dependency on the plugin API is shown to plugin authors: the READMEs,
+/// `docs/*.md`, the crate's own sources and guide (`sim-plugin-api/src/**/*.rs` and `.md`)
+/// and the templates of `simcore new-plugin`.
+fn api_doc_files(root: &Path) -> Result<Vec<PathBuf>, String> {
+    fn walk(
+        dir: &Path,
+        keep: &dyn Fn(&Path) -> bool,
+        out: &mut Vec<PathBuf>,
+    ) -> Result<(), String> {
+        let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for p in paths {
+            if p.is_dir() {
+                walk(&p, keep, out)?;
+            } else if keep(&p) {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let ext = |p: &Path, wanted: &[&str]| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| wanted.contains(&e))
+    };
+    let mut files = vec![
+        root.join("README.md"),
+        root.join("sim-plugin-api/README.md"),
+    ];
+    let mut docs = Vec::new();
+    let top = |p: &Path| ext(p, &["md"]) && p.parent() == Some(&root.join("docs"));
+    walk(&root.join("docs"), &top, &mut docs)?;
+    files.extend(docs);
+    walk(
+        &root.join("sim-plugin-api/src"),
+        &|p| ext(p, &["rs", "md"]),
+        &mut files,
+    )?;
+    walk(
+        &root.join("sim-core/src/cli/templates"),
+        &|_| true,
+        &mut files,
+    )?;
+    Ok(files)
+}
+
+/// The `major.minor` of the plugin API, from the `version` of `sim-plugin-api/Cargo.toml`'s
+/// `[package]`.
+fn api_minor_version(root: &Path) -> Result<String, String> {
+    let path = root.join("sim-plugin-api/Cargo.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut section = "";
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+        } else if section == "[package]"
+            && let Some(v) = line.strip_prefix("version = \"")
+            && let Some(v) = v.strip_suffix('"')
+            && let [major, minor, ..] = v.split('.').collect::<Vec<_>>()[..]
+        {
+            return Ok(format!("{major}.{minor}"));
+        }
+    }
+    Err(format!(
+        "{}: no `version = \"X.Y.Z\"` in [package]",
+        path.display()
+    ))
+}
+
+/// Each `sim-plugin-api = "X.Y"` (or `"X.Y.Z"`) in `text` whose `X.Y` is not `want`, with
+/// its line number (from 1) and the version written. Requirements with an operator
+/// (`"~1.2"`, `"=1.2.0"`) say something else on purpose and are not compared.
+fn stale_api_versions(text: &str, want: &str) -> Vec<(usize, String)> {
+    const KEY: &str = "sim-plugin-api = \"";
+    let mut stale = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        for (at, _) in line.match_indices(KEY) {
+            let rest = &line[at + KEY.len()..];
+            let Some(version) = rest.split('"').next().filter(|_| rest.contains('"')) else {
+                continue;
+            };
+            let parts: Vec<&str> = version.split('.').collect();
+            let plain = (2..=3).contains(&parts.len())
+                && parts
+                    .iter()
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+            if plain && format!("{}.{}", parts[0], parts[1]) != want {
+                stale.push((i + 1, version.to_string()));
+            }
+        }
+    }
+    stale
+}
+
+/// Checks that every `sim-plugin-api = "X.Y"` shown to plugin authors ([`api_doc_files`])
+/// names the crate's own `major.minor`; the error names each file and line that does not.
+fn documented_api_versions(root: &Path) -> Result<(), String> {
+    let want = api_minor_version(root)?;
+    let mut problems = Vec::new();
+    for file in api_doc_files(root)? {
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        for (line, found) in stale_api_versions(&text, &want) {
+            problems.push(format!(
+                "{shown}:{line}: `sim-plugin-api = \"{found}\"`, but sim-plugin-api/Cargo.toml \
+                 is {want}: write \"{want}\""
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "documented plugin API versions are out of date:\n{}",
+            problems.join("\n")
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn stale_api_versions_are_found_with_their_line() {
+        let text = "intro\nsim-plugin-api = \"1.5\"\n//! sim-plugin-api = \"1.6\"\n\
+                    a `sim-plugin-api = \"1.4.2\"` and `sim-plugin-api = \"1.6.1\"`\n\
+                    sim-plugin-api = \"~1.2\"\nsim-plugin-api = { git = \"x\" }\n\
+                    sim-plugin-api = \"1\"\nsim-plugin-api = \"1.5";
+        assert_eq!(
+            super::stale_api_versions(text, "1.6"),
+            [(2, "1.5".to_string()), (4, "1.4.2".to_string())]
+        );
+    }
+
+    #[test]
+    fn the_documented_api_versions_are_the_crates() {
+        let root = super::root();
+        let files = super::api_doc_files(&root).unwrap();
+        for f in [
+            "README.md",
+            "docs/plugins.md",
+            "sim-plugin-api/src/lib.rs",
+            "sim-plugin-api/src/guide/sensor.md",
+            "sim-core/src/cli/templates/Cargo.toml.tmpl",
+        ] {
+            assert!(files.contains(&root.join(f)), "{f} is not checked");
+        }
+        super::documented_api_versions(&root).unwrap();
+    }
+
     #[test]
     fn plugin_packages_are_the_cdylibs_under_plugins() {
         let packages = super::plugin_packages().unwrap();

@@ -74,8 +74,14 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// List the plugin libraries on the search path, what they provide, and what was refused.
     Plugins(PathArgs),
-    /// Check SDF files: print each problem with its source line; exit 0 when all are valid,
-    /// 2 otherwise.
+    /// Check SDF files without running them: read each (its includes too) and build its
+    /// worlds in the physics engine; print each problem with its source line; exit 0 when all
+    /// are valid, 2 otherwise.
+    ///
+    /// No plugin is loaded: the elements of sensors and `<plugin>`s are checked as SDF, but
+    /// what only a plugin reads (its parameters, whether a library serves it) is not. `simcore
+    /// run WORLD --list` loads the plugins and creates every sensor and system, so it reports
+    /// those too.
     Check(CheckArgs),
     /// Print what an SDF file (a world, or a model) resolves to: every frame and pose
     /// resolved, joints with the links they join, sensors and plugins.

@@ -15,7 +15,7 @@ pub fn plugins(paths: PathArgs) -> Result<Outcome, Failure> {
     let _ = writeln!(
         o,
         "plugin search path (engine: sim-plugin-api {engine}; loads plugins built against {}):",
-        sim_core::plugins::epoch::loadable_range(engine)
+        sim_core::plugins::epoch::loadable(engine)
     );
     for d in reg.search_path.dirs() {
         let _ = writeln!(

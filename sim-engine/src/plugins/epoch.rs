@@ -49,12 +49,25 @@ pub fn newer_than_engine(library: VersionNumber, engine: VersionNumber) -> Optio
     })
 }
 
-/// The versions this engine loads, for `simcore plugins`: `1.2.0 to 1.5.x`.
+/// The versions this engine promises to load: `1.2.0 to 1.5.x`.
 pub fn loadable_range(engine: VersionNumber) -> String {
     format!(
         "{}.{}.0 to {}.{}.x",
         EPOCH_START.0, EPOCH_START.1, engine.major, engine.minor
     )
+}
+
+/// What this engine loads, for `simcore plugins`: the epoch's range, and the builds from
+/// before it that load when their layouts match (no version refuses them, only abi_stable's
+/// layout check): `1.2.0 to 1.5.x, and builds of 1.0 and 1.1 whose layouts match (1.1.0's
+/// do)`.
+pub fn loadable(engine: VersionNumber) -> String {
+    let range = loadable_range(engine);
+    if engine.major == EPOCH_START.0 {
+        format!("{range}, and builds of 1.0 and 1.1 whose layouts match (1.1.0's do)")
+    } else {
+        range
+    }
 }
 
 #[cfg(test)]
@@ -91,6 +104,12 @@ mod tests {
         assert!(before_epoch(v(1, 0, 0)) && before_epoch(v(1, 1, 3)));
         assert!(!before_epoch(v(1, 2, 0)) && !before_epoch(v(1, 9, 0)));
         assert_eq!(loadable_range(v(1, 5, 2)), "1.2.0 to 1.5.x");
+        // 1.0 and 1.1 are refused by their layouts, never by their version.
+        assert!(newer_than_engine(v(1, 1, 0), v(1, 6, 0)).is_none());
+        assert_eq!(
+            loadable(v(1, 6, 0)),
+            "1.2.0 to 1.6.x, and builds of 1.0 and 1.1 whose layouts match (1.1.0's do)"
+        );
     }
 
     #[test]

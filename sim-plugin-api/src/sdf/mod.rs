@@ -14,17 +14,17 @@
 //! use sim_plugin_api::sdf::SdfDocument;
 //!
 //! # fn main() -> Result<(), PluginError> {
-//! let text = "<sensor name=\"s\" type=\"sonar\">\n  <sonar>\n    <range><min>0.1</min><max>abc</max></range>\n  </sonar>\n</sensor>";
-//! let config = sim_plugin_api::testing::sensor_config("m::l::s", "sonar", EntityId(3), text)
+//! let text = "<sensor name=\"s\" type=\"lidar\">\n  <lidar>\n    <range><min>0.1</min><max>abc</max></range>\n  </lidar>\n</sensor>";
+//! let config = sim_plugin_api::testing::sensor_config("m::l::s", "lidar", EntityId(3), text)
 //!     .with_source("world.sdf", 40);
 //! let doc = config.parse_sdf()?;
-//! let sonar = doc.root().child("sonar").expect("written above");
-//! assert_eq!(sonar.get::<f64>("range/min")?, Some(0.1));
-//! assert_eq!(sonar.get_or("range/step", 0.01)?, 0.01);
-//! let e = sonar.param::<f64>("range/max").unit("metres").positive().required().unwrap_err();
+//! let lidar = doc.root().child("lidar").expect("written above");
+//! assert_eq!(lidar.get::<f64>("range/min")?, Some(0.1));
+//! assert_eq!(lidar.get_or("range/resolution", 0.01)?, 0.01);
+//! let e = lidar.param::<f64>("range/max").unit("metres").positive().required().unwrap_err();
 //! assert_eq!(
 //!     e.to_string(),
-//!     "m::l::s: <sonar><range><max> must be a finite number in metres, found \"abc\" at world.sdf:42"
+//!     "m::l::s: <lidar><range><max> must be a finite number in metres, found \"abc\" at world.sdf:42"
 //! );
 //! # Ok(())
 //! # }
