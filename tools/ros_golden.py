@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Writes sim-core/src/ros/golden.tsv: the CDR bytes rosbags serialises for fixed sample
+"""Writes sim-codec/src/golden.tsv: the CDR bytes rosbags serialises for fixed sample
 messages of every ROS 2 type simcore encodes or decodes (type, case name, hex; cases ending
 in `-be` are big-endian). The unit tests of sim-core's `ros` module build the same messages
 and compare byte for byte, and decode every line.
 
-It also writes sim-core/src/transport/zenoh/control_golden.tsv: the CDR of simulation_interfaces
+It also writes sim-zenoh/src/control_golden.tsv: the CDR of simulation_interfaces
 requests and replies in both forms of the services 2.x changed (SpawnEntity, SetEntityState),
 which the unit tests of the `control` module decode and encode.
 
@@ -611,8 +611,8 @@ def render_control():
     return "\n".join(lines) + "\n"
 
 
-GOLDEN = ROOT / "sim-core/src/ros/golden.tsv"
-CONTROL_GOLDEN = ROOT / "sim-core/src/transport/zenoh/control_golden.tsv"
+GOLDEN = ROOT / "sim-codec/src/golden.tsv"
+CONTROL_GOLDEN = ROOT / "sim-zenoh/src/control_golden.tsv"
 
 if __name__ == "__main__":
     files = ((GOLDEN, render()), (CONTROL_GOLDEN, render_control()))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes sim-core/src/ros/catalog.rs: the name, RIHS01 hash and ros2msg definition of every
+"""Writes sim-codec/src/catalog.rs: the name, RIHS01 hash and ros2msg definition of every
 ROS 2 message type simcore writes, from rosbags' ROS 2 Jazzy store plus the simcore_msgs
 package under ros/.
 
@@ -274,7 +274,7 @@ def main():
     out.append("pub const SERVICES: &[&RosType] = &[")
     out += [f"    &{c}," for c, _, _ in SERVICES]
     out.append("];")
-    (ROOT / "sim-core/src/ros/catalog.rs").write_text("\n".join(out) + "\n")
+    (ROOT / "sim-codec/src/catalog.rs").write_text("\n".join(out) + "\n")
 
 
 def check(path):

@@ -2,7 +2,6 @@
 //! published at least so many times, no plugin disabled. Each is evaluated while the run
 //! steps and gives a verdict with a line saying why.
 
-use super::sweep::Length;
 use serde::{Deserialize, Serialize};
 use sim_engine::runner::Simulation;
 
@@ -75,8 +74,9 @@ impl Check {
         }
     }
 
-    /// Checks the fields for a run of `length`.
-    pub fn validate(&self, length: Length) -> Result<(), String> {
+    /// Checks the fields for a run that ends at sim time `end` (seconds; infinite for a run
+    /// counted in steps).
+    pub fn validate(&self, end: f64) -> Result<(), String> {
         if self.name.is_empty() || self.name.len() > 64 || self.name.contains([',', '"', '\n']) {
             return Err(
                 "the name is 1 to 64 characters, without commas, quotes or line breaks".into(),
@@ -97,10 +97,6 @@ impl Check {
             Kind::NoFailures => {}
         }
         if let Some(by) = self.by {
-            let end = match length {
-                Length::Duration(d) => d,
-                Length::Steps(_) => f64::INFINITY,
-            };
             if !(by.is_finite() && by >= 0.0 && by <= end) {
                 return Err(format!(
                     "`by` is a sim time from 0 to the run's duration ({end} s), got {by}"

@@ -137,7 +137,7 @@ pub fn safe_name(name: &str) -> String {
 
 /// Creates `out` and `out/runs` (refusing a link, a file, or a folder with something in it).
 fn prepare_out(out: &Path) -> Result<PathBuf, BatchError> {
-    sim_engine::files::create_dirs(out).map_err(|e| BatchError::Out(e.to_string()))?;
+    sim_files::create_dirs(out).map_err(|e| BatchError::Out(e.to_string()))?;
     let empty = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
     if !empty {
         return Err(BatchError::Out(format!(

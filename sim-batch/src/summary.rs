@@ -217,7 +217,7 @@ pub fn write_parquet<W: Write + Send>(
 }
 
 /// Writes `summary.csv` and `summary.parquet` into `dir` (each a new file renamed over an
-/// earlier one, never written through a link: [`sim_engine::files::write`]).
+/// earlier one, never written through a link: [`sim_files::write`]).
 pub fn write(
     dir: &Path,
     rows: &[&Metrics],
@@ -226,7 +226,7 @@ pub fn write(
 ) -> Result<(), String> {
     let mut csv = Vec::new();
     write_csv(&mut csv, rows, override_paths, check_names).map_err(|e| e.to_string())?;
-    sim_engine::files::write(&dir.join("summary.csv"), &csv).map_err(|e| e.to_string())?;
+    sim_files::write(&dir.join("summary.csv"), &csv).map_err(|e| e.to_string())?;
     let mut table = Vec::new();
     write_parquet(&mut table, rows, override_paths, check_names).map_err(|e| {
         format!(
@@ -234,7 +234,7 @@ pub fn write(
             dir.join("summary.parquet").display()
         )
     })?;
-    sim_engine::files::write(&dir.join("summary.parquet"), &table).map_err(|e| e.to_string())
+    sim_files::write(&dir.join("summary.parquet"), &table).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -84,6 +84,17 @@ pub enum Length {
     Steps(u64),
 }
 
+impl Length {
+    /// The sim time a run of this length ends at, in seconds (infinite for steps: the step
+    /// size is the world's).
+    pub fn end(self) -> f64 {
+        match self {
+            Length::Duration(d) => d,
+            Length::Steps(_) => f64::INFINITY,
+        }
+    }
+}
+
 /// A sweep read and checked.
 #[derive(Clone, Debug)]
 pub struct Sweep {
@@ -367,7 +378,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Sweep, SweepError> {
     for c in &f.checks {
         let check = c.get_ref().clone();
         check
-            .validate(length)
+            .validate(length.end())
             .map_err(|m| fail(c.span(), format!("check `{}`: {m}", check.name)))?;
         if !names.insert(check.name.clone()) {
             return Err(fail(

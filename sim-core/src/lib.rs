@@ -17,7 +17,9 @@ pub use sim_batch as batch;
 /// The ROS 2 wire format (the `sim-codec` crate).
 pub use sim_codec as ros;
 pub use sim_codec::json as echo;
-pub use sim_engine::{files, guard, manifest, plugins, runner, sensors, systems};
+pub use sim_engine::{guard, manifest, plugins, runner, sensors, systems};
+/// How simcore writes files (the `sim-files` crate).
+pub use sim_files as files;
 /// The physics adapter (the `sim-physics` crate).
 pub use sim_physics as physics;
 pub use sim_record as record;

@@ -8,10 +8,7 @@
 //! ([`guard`]): a time budget, a size limit, warnings that do not flood. The run is driven
 //! through one run control ([`runner::Simulation`]): play, pause, step, reset, entity state,
 //! spawn and delete, for the command line, the Zenoh services and in-process callers alike.
-//! Every file the engine and its front ends write goes through [`files`], which never follows
-//! a symbolic link.
 
-pub mod files;
 pub mod guard;
 pub mod manifest;
 pub mod plugins;

@@ -356,7 +356,7 @@ impl Physics {
                 link: id,
                 pose: c.pose,
                 laser_retro: c.laser_retro,
-                shape: super::mechanics::ShapeSummary::of(&c.geometry),
+                shape: super::summary::ShapeSummary::of(&c.geometry),
             };
             let groups = InteractionGroups::new(
                 GROUP_COLLISION,

@@ -29,7 +29,7 @@ pub(crate) enum EntityData {
         pose: Pose,
         laser_retro: f64,
         /// Its geometry's kind, size and closed-form volume (for the mechanics extension).
-        shape: super::mechanics::ShapeSummary,
+        shape: super::summary::ShapeSummary,
     },
     Visual {
         link: EntityId,

@@ -33,6 +33,7 @@ mod ray_shape;
 mod runtime_joints;
 mod shapes;
 mod state;
+mod summary;
 mod temperatures;
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,5 @@
 //! `simcore.batch`: sweeps run from Python through the engine's executors
-//! ([`sim_core::batch::execute`]), with `python -m simcore._worker` as the worker program, so
+//! ([`sim_batch::execute`]), with `python -m simcore._worker` as the worker program, so
 //! a run writes the same files as under `simcore batch`. Ctrl-C (KeyboardInterrupt) stops the
 //! batch, keeping what finished, and is raised again once the summary is written.
 
@@ -7,8 +7,8 @@ use crate::convert::to_py;
 use crate::errors::{BatchError, no_panic};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use sim_core::batch::execute::{self, Executor, Worker, safe_name};
-use sim_core::batch::{RunSpec, Status, sweep};
+use sim_batch::execute::{self, Executor, Worker, safe_name};
+use sim_batch::{RunSpec, Status, sweep};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! JSON values (the engine's message form, `sim_core::echo`) to Python objects and back.
+//! JSON values (the engine's message form, `sim_codec::json`) to Python objects and back.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;

@@ -3,8 +3,8 @@
 //! of several simulations across threads. Nothing here touches Python, so all of it runs
 //! with the GIL released.
 
-use sim_core::runner::{Pacer, RuntimeFailure, Simulation};
-use sim_core::transport::{Envelope, Subscription};
+use sim_engine::runner::{Pacer, RuntimeFailure, Simulation};
+use sim_transport::{Envelope, Subscription};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};

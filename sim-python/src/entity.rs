@@ -5,7 +5,7 @@
 use crate::errors::{EntityError, entity_not_found};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use sim_core::runner::{self, EntityState, EntityUpdate, Simulation};
+use sim_engine::runner::{self, EntityState, EntityUpdate, Simulation};
 use sim_plugin_api::{EntityFactory, Pose, Quat, Vec3};
 
 /// What `set_state` changes (None: left as it is).

@@ -65,10 +65,10 @@ fn check<'py>(py: Python<'py>, world: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<
     let found = py
         .detach(move || {
             errors_no_panic(|| {
-                let options = sim_core::sdf::LoadOptions::default();
+                let options = sim_sdf::LoadOptions::default();
                 let (loaded, warnings) = match &source {
-                    Source::File(p) => sim_core::sdf::load_document_with_warnings(p, &options),
-                    Source::Text(t) => (sim_core::sdf::parse_document(t, None), Vec::new()),
+                    Source::File(p) => sim_sdf::load_document_with_warnings(p, &options),
+                    Source::Text(t) => (sim_sdf::parse_document(t, None), Vec::new()),
                 };
                 let mut out: Vec<Diagnostic> = warnings
                     .iter()
@@ -82,7 +82,7 @@ fn check<'py>(py: Python<'py>, world: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<
                     })),
                     Ok(worlds) => {
                         for w in &worlds {
-                            if let Err(b) = sim_core::physics::Physics::build(w) {
+                            if let Err(b) = sim_physics::Physics::build(w) {
                                 out.push(Diagnostic {
                                     file: b.span.file.as_ref().map(|f| f.display().to_string()),
                                     line: b.span.line,
@@ -140,7 +140,7 @@ struct Diagnostic {
 }
 
 impl Diagnostic {
-    fn sdf(e: &sim_core::sdf::SdfError, severity: &'static str, report: String) -> Diagnostic {
+    fn sdf(e: &sim_sdf::SdfError, severity: &'static str, report: String) -> Diagnostic {
         Diagnostic {
             file: e.file.as_ref().map(|f| f.display().to_string()),
             line: e.line,

@@ -19,9 +19,9 @@ use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::{Value, json};
-use sim_core::echo;
-use sim_core::transport::Envelope;
+use sim_codec::json as echo;
 use sim_plugin_api::{Image, LaserScan, Payload, PixelFormat, PointCloudPacked};
+use sim_transport::Envelope;
 use std::sync::Arc;
 
 /// Keeps a bus message alive for the NumPy arrays that show its data (their base object).

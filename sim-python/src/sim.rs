@@ -9,11 +9,11 @@ use crate::message::{Message, message};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use sim_core::plugins::{Registry, SearchPath};
-use sim_core::runner::{LoadError, PluginPolicy, ResetScope, SimOptions, Simulation as Engine0};
-use sim_core::sdf::LoadOptions;
-use sim_core::sdf::overrides::{self, OverriddenLoadError, Override};
-use sim_core::transport::Subscription as BusSubscription;
+use sim_engine::plugins::{Registry, SearchPath};
+use sim_engine::runner::{LoadError, PluginPolicy, ResetScope, SimOptions, Simulation as Engine0};
+use sim_sdf::LoadOptions;
+use sim_sdf::overrides::{self, OverriddenLoadError, Override};
+use sim_transport::Subscription as BusSubscription;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -91,7 +91,7 @@ fn registry(plugin_path: &[PathBuf]) -> Registry {
 }
 
 /// Reads a world with its overrides, errors as Python exceptions.
-pub fn read_world(source: &Source, over: &[Override]) -> PyResult<sim_core::world::World> {
+pub fn read_world(source: &Source, over: &[Override]) -> PyResult<sim_world::World> {
     let options = LoadOptions::default();
     let read = match source {
         Source::File(p) => overrides::load_with(p, &options, over),
@@ -129,8 +129,8 @@ fn load_error_at(label: &str, e: LoadError) -> PyErr {
 }
 
 /// The exception of a run-control request the engine refused (by the error's variant).
-fn control_error(source: &str, e: sim_core::runner::ControlError) -> PyErr {
-    use sim_core::runner::ControlError as E;
+fn control_error(source: &str, e: sim_engine::runner::ControlError) -> PyErr {
+    use sim_engine::runner::ControlError as E;
     match e {
         E::Reset(load) => load_error_at(source, load),
         E::AlreadyInState(state) => {
@@ -301,7 +301,7 @@ impl PySimulation {
             )));
         }
         self.with(|e| match e.sim.control_mut().play() {
-            Ok(()) | Err(sim_core::runner::ControlError::AlreadyInState(_)) => Ok(()),
+            Ok(()) | Err(sim_engine::runner::ControlError::AlreadyInState(_)) => Ok(()),
             Err(err) => Err(control_error(&self.label, err)),
         })?;
         self.shared.play(rtf).map_err(ControlError::new_err)
@@ -313,7 +313,7 @@ impl PySimulation {
         py.detach(move || shared.pause())
             .map_err(SimError::new_err)?;
         self.with(|e| match e.sim.control_mut().pause() {
-            Ok(()) | Err(sim_core::runner::ControlError::AlreadyInState(_)) => Ok(()),
+            Ok(()) | Err(sim_engine::runner::ControlError::AlreadyInState(_)) => Ok(()),
             Err(err) => Err(control_error(&self.label, err)),
         })
     }
@@ -343,7 +343,7 @@ impl PySimulation {
         }
         let shared = self.shared.clone();
         let r = py.detach(
-            move || -> Result<(), Option<sim_core::runner::ControlError>> {
+            move || -> Result<(), Option<sim_engine::runner::ControlError>> {
                 let mut guard = lock(&shared.engine);
                 let Some(e) = guard.as_mut() else {
                     return Err(None);
@@ -357,7 +357,7 @@ impl PySimulation {
                     (Some(s), ResetScope::All) => e
                         .sim
                         .reset_with_seed(s)
-                        .map_err(|l| Some(sim_core::runner::ControlError::Reset(l)))?,
+                        .map_err(|l| Some(sim_engine::runner::ControlError::Reset(l)))?,
                     _ => {
                         e.sim.reset_scope(scope).map_err(Some)?;
                     }
@@ -440,7 +440,7 @@ impl PySimulation {
     /// last call (up to `capacity` of them; older ones are dropped and counted).
     #[pyo3(signature = (topic, capacity=1024))]
     fn subscribe(&self, topic: &str, capacity: usize) -> PyResult<Subscription> {
-        let topic = sim_core::transport::validate_topic(topic)
+        let topic = sim_transport::validate_topic(topic)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         self.with(|e| {
             Ok(Subscription {
@@ -452,10 +452,10 @@ impl PySimulation {
     /// Publishes `msg` (a dict as `simcore run --pub` takes it: `{"type": "Twist", "linear":
     /// {"x": 0.5}}`) on `topic`, stamped with the current sim time.
     fn publish(&self, topic: &str, msg: &Bound<'_, PyAny>) -> PyResult<()> {
-        let topic = sim_core::transport::validate_topic(topic)
+        let topic = sim_transport::validate_topic(topic)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let value = crate::convert::from_py(msg)?;
-        let payload = sim_core::echo::payload_from_json(&value)
+        let payload = sim_codec::json::payload_from_json(&value)
             .map_err(|e| message_error(format!("publish to `{topic}`: {e}")))?;
         self.with(|e| {
             let mut m = sim_plugin_api::Message::new("", payload);
@@ -478,10 +478,10 @@ impl PySimulation {
     ) -> PyResult<Bound<'py, PyDict>> {
         self.not_playing("call a service")?;
         let value = crate::convert::from_py(request)?;
-        let payload = sim_core::echo::payload_from_json(&value)
+        let payload = sim_codec::json::payload_from_json(&value)
             .map_err(|e| message_error(format!("call `{service}`: {e}")))?;
         let timeout = match timeout {
-            None => sim_core::runner::DEFAULT_SERVICE_TIMEOUT,
+            None => sim_engine::runner::DEFAULT_SERVICE_TIMEOUT,
             Some(t) if t.is_finite() && t > 0.0 => Duration::from_secs_f64(t),
             Some(t) => {
                 return Err(PyValueError::new_err(format!(

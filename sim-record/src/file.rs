@@ -1,6 +1,6 @@
 //! The MCAP file: ROS 2 profile, zstd chunks, one channel per topic and encoding.
 
-use super::writer::{Encoded, Form};
+use super::encoded::{Encoded, Form};
 use mcap::records::MessageHeader;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -18,9 +18,9 @@ pub(super) struct FileSink {
 
 impl FileSink {
     /// Creates `path` with the ROS 2 profile and writes `metadata` (one record, `simcore`).
-    /// The file is created as [`sim_engine::files::create`] does: never through a symbolic link.
+    /// The file is created as [`sim_files::create`] does: never through a symbolic link.
     pub fn create(path: &Path, metadata: BTreeMap<String, String>) -> Result<FileSink, String> {
-        let file = sim_engine::files::create(path).map_err(|e| e.to_string())?;
+        let file = sim_files::create(path).map_err(|e| e.to_string())?;
         let mut writer = mcap::WriteOptions::new()
             .profile("ros2")
             .compression(Some(mcap::Compression::Zstd))

@@ -18,6 +18,7 @@
 //! counted in the [`RecordSummary`], never a stalled step. The same channels can be served
 //! live to the Foxglove app (`--foxglove`, see `live`).
 
+mod encoded;
 mod file;
 mod live;
 mod recorder;

@@ -7,7 +7,7 @@
 //! [`STOP_DEADLINE`] for the clients to take their close frame before their connections are
 //! dropped, so a client that stopped reading can neither slow the run nor hold its end.
 
-use super::writer::{Encoded, Form};
+use super::encoded::{Encoded, Form};
 use foxglove::websocket::Capability;
 use foxglove::{
     ChannelBuilder, Context, RawChannel, Schema, WebSocketServer, WebSocketServerHandle,

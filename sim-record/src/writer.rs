@@ -1,13 +1,13 @@
 //! The writer thread: receives what the recorder queues, encodes it, and writes it to the
 //! MCAP file and the live server.
 
+use super::encoded::{Encoded, Form};
 use super::file::FileSink;
 use super::live::LiveSink;
 use crossbeam_channel::Receiver;
-use sim_codec::{self as ros, FrameTransform, Marker, Moved, RosType};
+use sim_codec::{self as ros, FrameTransform, Marker, Moved};
 use sim_plugin_api::{Payload, SimTime};
 use sim_transport::Envelope;
-use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,86 +41,6 @@ pub(super) struct Counters {
     pub messages: AtomicU64,
     /// Bytes of message data written (before compression).
     pub bytes: AtomicU64,
-}
-
-/// QoS of the channels (rosbag2's `offered_qos_profiles`, numeric form): reliable, volatile,
-/// keep last 10, default deadline, lifespan and liveliness.
-const QOS_DEFAULT: &str = "- history: 1\n  depth: 10\n  reliability: 1\n  durability: 2\n  deadline:\n    sec: 0\n    nsec: 0\n  lifespan:\n    sec: 0\n    nsec: 0\n  liveliness: 1\n  liveliness_lease_duration:\n    sec: 0\n    nsec: 0\n  avoid_ros_namespace_conventions: false\n";
-
-/// QoS of latched channels (`/tf_static`, `/scene`): reliable, transient local, keep last 1.
-const QOS_LATCHED: &str = "- history: 1\n  depth: 1\n  reliability: 1\n  durability: 1\n  deadline:\n    sec: 0\n    nsec: 0\n  lifespan:\n    sec: 0\n    nsec: 0\n  liveliness: 1\n  liveliness_lease_duration:\n    sec: 0\n    nsec: 0\n  avoid_ros_namespace_conventions: false\n";
-
-/// How a channel's messages are encoded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Form {
-    /// CDR of a ROS 2 type.
-    Ros(&'static RosType),
-    /// A payload with no ROS 2 form, as `--echo`'s JSON (by payload type name).
-    Json(&'static str),
-    /// A custom payload: its own encoding and schema name.
-    Custom { encoding: String, schema: String },
-}
-
-impl std::hash::Hash for Form {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        match self {
-            Form::Ros(t) => (0u8, t.name).hash(state),
-            Form::Json(ty) => (1u8, ty).hash(state),
-            Form::Custom { encoding, schema } => (2u8, encoding, schema).hash(state),
-        }
-    }
-}
-
-/// One encoded message: where it goes and what it is.
-pub(super) struct Encoded<'a> {
-    pub topic: Arc<str>,
-    pub form: &'a Form,
-    pub stamp: SimTime,
-    pub seq: u64,
-    pub data: &'a [u8],
-}
-
-impl Encoded<'_> {
-    /// The log time: the stamp in nanoseconds (0 before the epoch of sim time).
-    pub fn time(&self) -> u64 {
-        u64::try_from(self.stamp.nanos).unwrap_or(0)
-    }
-
-    /// Whether the topic's QoS is latched (transient local).
-    pub fn latched(&self) -> bool {
-        matches!(&*self.topic, "/tf_static" | "/scene")
-    }
-
-    /// The channel's metadata: rosbag2's QoS and type hash for ROS 2 types.
-    pub fn channel_metadata(&self) -> BTreeMap<String, String> {
-        let mut m = BTreeMap::new();
-        if let Form::Ros(t) = self.form {
-            let qos = if self.latched() {
-                QOS_LATCHED
-            } else {
-                QOS_DEFAULT
-            };
-            m.insert("offered_qos_profiles".to_string(), qos.to_string());
-            m.insert("topic_type_hash".to_string(), t.hash.to_string());
-        }
-        m
-    }
-
-    /// The schema (name, encoding, text) and the message encoding of the channel.
-    pub fn schema(&self) -> (String, &'static str, &'static [u8], String) {
-        match self.form {
-            Form::Ros(t) => (
-                t.name.to_string(),
-                "ros2msg",
-                t.definition.as_bytes(),
-                "cdr".into(),
-            ),
-            // No schema text: rosbag2 readers accept an empty schema encoding (not
-            // `jsonschema`), and JSON describes itself.
-            Form::Json(ty) => (format!("simcore/{ty}"), "", b"", "json".into()),
-            Form::Custom { encoding, schema } => (schema.clone(), "", b"", encoding.clone()),
-        }
-    }
 }
 
 /// Encodes items, reusing one buffer.

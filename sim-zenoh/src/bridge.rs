@@ -4,7 +4,9 @@
 use super::control::{Control, FEATURES, Reply, result, scope, state};
 use super::options::{ZenohError, ZenohOptions};
 use super::serve;
-use super::worker::{self, Event, Request, Shared, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport};
+use super::worker::{
+    self, Event, INBOUND_QUEUE, Request, Shared, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport,
+};
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
 use sim_codec::Moved;
 use sim_engine::runner::MovedFrames;
@@ -21,27 +23,17 @@ use std::time::{Duration, Instant};
 /// counted when it falls behind).
 pub const QUEUE: usize = 64;
 
-/// Inbound messages waiting for the simulation thread (more are dropped with a warning).
-pub const INBOUND_QUEUE: usize = 1024;
-
 /// How often (wall time) the world's topics are looked at again for new ones (spawned
 /// models).
 const RESCAN: Duration = Duration::from_millis(500);
 
-/// How often (wall time) the Zenoh thread looks at its queues by itself while the steps keep
-/// handing over messages: a run faster than real time never wakes it, and what the steps
-/// hand over in between goes out together. When a look finds nothing the thread sleeps until
-/// the simulation thread wakes it with the next hand-over (as each step of a run paced at
-/// real time does).
-pub const WAKE_EVERY: Duration = Duration::from_micros(500);
-
-/// Messages waiting for the Zenoh thread that wake it sooner than [`WAKE_EVERY`] (a quarter
+/// Messages waiting for the Zenoh thread that wake it sooner than [`WAKE_EVERY`](super::WAKE_EVERY) (a quarter
 /// of a subscription's [`QUEUE`], so a fast run does not fill the queues in between).
 /// `/tf`'s steps do not count toward it: they go out together, one message for all those
 /// waiting, and wake the thread by [`TF_WAKE_AFTER`] (or half of [`TF_QUEUE_FRAMES`]).
 pub const WAKE_AFTER: usize = QUEUE / 4;
 
-/// Steps of `/tf` waiting for the Zenoh thread that wake it sooner than [`WAKE_EVERY`]:
+/// Steps of `/tf` waiting for the Zenoh thread that wake it sooner than [`WAKE_EVERY`](super::WAKE_EVERY):
 /// half of the steps that can wait for it, so that a run faster than that many steps per
 /// 0.5 ms loses none while the thread gets the CPU within as many steps.
 pub const TF_WAKE_AFTER: usize = TF_QUEUE / 2;

@@ -55,6 +55,9 @@ mod options;
 mod serve;
 mod worker;
 
-pub use bridge::{Bridge, INBOUND_QUEUE, QUEUE, TF_WAKE_AFTER, WAKE_AFTER, WAKE_EVERY};
+pub use bridge::{Bridge, QUEUE, TF_WAKE_AFTER, WAKE_AFTER};
 pub use options::{DEFAULT_ENDPOINT, MAX_CONFIG_BYTES, ZenohError, ZenohOptions};
-pub use worker::{MAX_INBOUND_BYTES, TF_MESSAGE_FRAMES, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport};
+pub use worker::{
+    INBOUND_QUEUE, MAX_INBOUND_BYTES, TF_MESSAGE_FRAMES, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport,
+    WAKE_EVERY,
+};

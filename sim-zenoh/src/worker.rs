@@ -1,7 +1,6 @@
 //! The Zenoh thread: owns the session, declares the run's publishers, subscribers and
 //! liveliness tokens, encodes what the bus hands over and publishes it.
 
-use super::bridge::{INBOUND_QUEUE, WAKE_EVERY};
 use super::control::{Control, Reply, Service};
 use super::keys::{self, EndpointKind, Node, Qos};
 use super::options::ZenohOptions;
@@ -20,6 +19,16 @@ use zenoh::pubsub::{Publisher, Subscriber};
 use zenoh::qos::CongestionControl;
 use zenoh::query::{Query, Queryable};
 use zenoh_ext::{AdvancedPublisher, AdvancedPublisherBuilderExt, CacheConfig};
+
+/// Inbound messages waiting for the simulation thread (more are dropped with a warning).
+pub const INBOUND_QUEUE: usize = 1024;
+
+/// How often (wall time) the Zenoh thread looks at its queues by itself while the steps keep
+/// handing over messages: a run faster than real time never wakes it, and what the steps
+/// hand over in between goes out together. When a look finds nothing the thread sleeps until
+/// the simulation thread wakes it with the next hand-over (as each step of a run paced at
+/// real time does).
+pub const WAKE_EVERY: Duration = Duration::from_micros(500);
 
 /// The largest inbound payload accepted; larger ones are dropped with a warning.
 pub const MAX_INBOUND_BYTES: usize = 1 << 20;

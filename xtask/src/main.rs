@@ -14,8 +14,11 @@
 //!   the results table is written to `target/bench-results.md` and `.json` (the transport
 //!   benchmarks' Zenoh client runs in the Python of `test`, or `SIMCORE_PYTHON`);
 //! - `ci`: what CI runs: the documented `sim-plugin-api` versions against the crate's (see
-//!   [`documented_api_versions`]), formatting, clippy and rustdoc with warnings denied,
+//!   [`documented_api_versions`]), the crate table of `docs/architecture.md` against the
+//!   workspace's graph ([`crates`]), formatting, clippy and rustdoc with warnings denied,
 //!   `test`, and a one-second unpaced run of the example world.
+
+mod crates;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -223,22 +226,25 @@ fn python_env() -> Result<PathBuf, String> {
     Ok(python)
 }
 
-/// The plugin packages: every `cdylib` package of the workspace under `plugins/`, read from
-/// `cargo metadata`, so that a new plugin needs no entry here. The benchmarks load their
-/// libraries, built in release mode first.
-fn plugin_packages() -> Result<Vec<String>, String> {
+/// The workspace's packages, as `cargo metadata --no-deps` lists them.
+fn metadata() -> Result<serde_json::Value, String> {
     let mut c = cargo();
     c.args(["metadata", "--format-version", "1", "--no-deps"]);
     let out = c.output().map_err(|e| format!("cannot start {c:?}: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "cargo metadata failed:
-{}",
+            "cargo metadata failed:\n{}",
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("cannot read cargo metadata: {e}"))?;
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("cannot read cargo metadata: {e}"))
+}
+
+/// The plugin packages: every `cdylib` package of the workspace under `plugins/`, read from
+/// `cargo metadata`, so that a new plugin needs no entry here. The benchmarks load their
+/// libraries, built in release mode first.
+fn plugin_packages() -> Result<Vec<String>, String> {
+    let meta = metadata()?;
     let plugins = root().join("plugins");
     let is_cdylib = |t: &serde_json::Value| {
         t["crate_types"]
@@ -320,6 +326,7 @@ fn bench(args: &[String]) -> Result<u8, String> {
 /// shortened and unpaced.
 fn ci() -> Result<u8, String> {
     documented_api_versions(&root())?;
+    crates::check(&root(), &metadata()?)?;
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
     check(fmt)?;

@@ -64,7 +64,7 @@ impl SampleSaver {
         write_png(&png, image).map_err(PluginError::runtime)?;
         let csv = self.boxes.join(format!("boxes_{:07}.csv", self.count));
         simcore_plugin_common::files::write(&csv, csv_text.as_bytes())
-            .map_err(PluginError::runtime)?;
+            .map_err(|e| PluginError::runtime(e.to_string()))?;
         self.count += 1;
         Ok((png, csv))
     }

@@ -206,12 +206,12 @@ impl CameraConfig {
 
     /// The `camera_info` topic of a camera whose image goes to `image_topic`:
     /// `<camera_info_topic>`, else beside the image topic (see
-    /// [`crate::image::sibling_topic`]).
+    /// [`sibling_topic`]).
     pub fn info_topic(&self, image_topic: &str) -> String {
         match &self.camera_info_topic {
             Some(t) if t.starts_with('/') => t.clone(),
             Some(t) => format!("/{t}"),
-            None => crate::image::sibling_topic(image_topic, "camera_info"),
+            None => sibling_topic(image_topic, "camera_info"),
         }
     }
 
@@ -465,4 +465,13 @@ fn clip_of(
         ));
     }
     Ok((near, far))
+}
+
+/// The topic beside `topic`: its last path element replaced by `name`
+/// (`/a/b/image` → `/a/b/camera_info`), as gz-sensors names `camera_info`.
+pub fn sibling_topic(topic: &str, name: &str) -> String {
+    match topic.rfind('/') {
+        Some(i) => format!("{}/{name}", &topic[..i]),
+        None => format!("/{name}"),
+    }
 }

@@ -111,7 +111,7 @@ impl CameraCore {
     }
 
     /// The `camera_info` topic: `<camera_info_topic>`, else beside the image topic `image`
-    /// (see [`crate::image::sibling_topic`]).
+    /// (see [`crate::config::sibling_topic`]).
     pub fn camera_info_topic(&self, image_topic: &str) -> String {
         self.config.info_topic(image_topic)
     }

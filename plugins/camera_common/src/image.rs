@@ -3,6 +3,7 @@
 //! sensor threads (see [`simcore_plugin_common::passes`]).
 
 use crate::config::ImageFormat;
+pub use crate::config::sibling_topic;
 use crate::model::CameraModel;
 use sim_plugin_api::{
     CameraInfo, Image, Outputs, Payload, PixelFormat, PluginError, PointCloudPacked, PointField,
@@ -289,15 +290,6 @@ pub fn camera_info(model: &CameraModel) -> CameraInfo {
     }
 }
 
-/// The topic beside `topic`: its last path element replaced by `name`
-/// (`/a/b/image` → `/a/b/camera_info`), as gz-sensors names `camera_info`.
-pub fn sibling_topic(topic: &str, name: &str) -> String {
-    match topic.rfind('/') {
-        Some(i) => format!("{}/{name}", &topic[..i]),
-        None => format!("/{name}"),
-    }
-}
-
 /// Publishes a colour frame: `image` on the sensor's topic and `info` on `info_topic`, after
 /// writing `image` with `saver` when there is one (a failed write is a run-time error naming
 /// the sensor `scoped_name`, and nothing is published).
@@ -417,6 +409,7 @@ pub fn write_png(path: &Path, image: &Image) -> Result<(), String> {
         // Flushed here, not on drop, where a failure (a full disk) would pass unseen.
         std::io::Write::flush(&mut out)
     })
+    .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

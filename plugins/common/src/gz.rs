@@ -7,6 +7,7 @@
 
 use crate::bounded::bounded_value;
 use crate::lookup::find_in_model;
+pub use crate::lookup::own_name;
 use crate::sdf::{Reader, text};
 use crate::{Pid, SpeedLimiter};
 use roxmltree::Node;
@@ -208,16 +209,6 @@ pub fn json_message(schema: &str, json: String) -> Payload {
             data: json.into_bytes().into(),
         },
     ))
-}
-
-/// The own name of the entity a system is attached to (gz-sim's `Model::Name`, which the
-/// default topics use), or `scoped` when the engine does not know it.
-pub fn own_name(world: &WorldRef<'_>, entity: EntityId, scoped: &str) -> String {
-    world
-        .entity_info(entity)
-        .into_option()
-        .map(|i| i.name.to_string())
-        .unwrap_or_else(|| scoped.to_string())
 }
 
 #[cfg(test)]

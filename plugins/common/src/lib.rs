@@ -33,7 +33,9 @@
 pub use roxmltree;
 
 pub mod bounded;
-pub mod files;
+/// Writing files without following symbolic links (the `sim-files` crate the engine writes
+/// through too).
+pub use sim_files as files;
 pub mod frame;
 pub mod gz;
 pub mod idle;

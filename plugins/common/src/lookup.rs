@@ -25,7 +25,7 @@ pub fn attached<'c>(
     Ok(Attached {
         scoped,
         who: format!("{scoped}: {plugin}"),
-        model: crate::gz::own_name(world, config.entity, scoped),
+        model: own_name(world, config.entity, scoped),
     })
 }
 
@@ -125,4 +125,14 @@ pub fn find_in_model(
         }
     }
     Err(NotFound::Missing)
+}
+
+/// The own name of the entity a system is attached to (gz-sim's `Model::Name`, which the
+/// default topics use), or `scoped` when the engine does not know it.
+pub fn own_name(world: &WorldRef<'_>, entity: EntityId, scoped: &str) -> String {
+    world
+        .entity_info(entity)
+        .into_option()
+        .map(|i| i.name.to_string())
+        .unwrap_or_else(|| scoped.to_string())
 }

@@ -1,6 +1,6 @@
 //! Building joints in rapier (see the `joints` module for each type).
 
-use super::commands::within;
+use super::bounds::{rapier_force, rapier_limits, within};
 use super::couplings::{Coupling, TwoAxes};
 use crate::build::scoped_in;
 use crate::convert::*;
@@ -617,34 +617,6 @@ fn axis_dynamics(
             .motor_max_force(axis, max);
     }
     builder
-}
-
-/// Position limits `[lo, hi]` less `shift`, in rapier's precision, an infinite bound as the
-/// largest finite one; `None` when neither bound is finite (no limit).
-pub(super) fn rapier_limits([lo, hi]: [f64; 2], shift: f64) -> Option<[f32; 2]> {
-    if !(lo.is_finite() || hi.is_finite()) {
-        return None;
-    }
-    let lo = if lo.is_finite() {
-        (lo - shift) as f32
-    } else {
-        f32::MIN
-    };
-    let hi = if hi.is_finite() {
-        (hi - shift) as f32
-    } else {
-        f32::MAX
-    };
-    Some([lo, hi])
-}
-
-/// A force or torque bound in rapier's precision, an infinite one as the largest finite one.
-pub(super) fn rapier_force(max: f64) -> f32 {
-    if max.is_finite() {
-        max as f32
-    } else {
-        f32::MAX
-    }
 }
 
 /// The rotation taking the X axis to the unit vector `to`.

@@ -1,6 +1,6 @@
 //! Driving joint axes: velocity, position and force commands.
 
-use super::build::rapier_force;
+use super::bounds::{rapier_force, within};
 use super::readout::{axis_direction, rapier_axis};
 use crate::Physics;
 use crate::commands::CommandError;
@@ -129,14 +129,5 @@ impl Physics {
             .get_mut(handle, true)
             .map(|j| &mut j.data)
             .ok_or(CommandError::JointGone)
-    }
-}
-
-/// `v` clamped to `[-limit, limit]` (unchanged when the limit is not a number or negative).
-pub(super) fn within(v: f64, limit: f64) -> f64 {
-    if limit >= 0.0 {
-        v.clamp(-limit, limit)
-    } else {
-        v
     }
 }

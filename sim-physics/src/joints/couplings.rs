@@ -1,7 +1,7 @@
 //! The screw and gearbox couplings, solved after each step, and the frames of two-axis
 //! joints, turned to their angles before each step (see the `joints` module).
 
-use super::build::rapier_limits;
+use super::bounds::rapier_limits;
 use super::readout::{turn_change, two_axis_angles};
 use crate::Physics;
 use crate::convert::*;

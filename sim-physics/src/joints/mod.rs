@@ -34,6 +34,7 @@
 //! solved together with rapier's contacts and joints: the coupled positions lag by what one
 //! step of the other constraints moves them, and return to the coupling within a few steps.
 
+mod bounds;
 mod build;
 mod commands;
 mod couplings;

@@ -1,3 +1,5 @@
+//! # sim-files: how simcore writes files
+//!
 //! Writing files where their path says, whatever a directory holds: the one way simcore
 //! writes a file (recordings, pictures, run summaries, new plugin crates).
 //!
@@ -17,8 +19,9 @@
 //!   half of one), [`create`] removes the name and creates the file afresh; [`create_new`]
 //!   refuses it.
 //!
-//! The policy a user reads is `docs/untrusted-input.md`. The camera plugins write their frames
-//! with the same rules (`simcore_plugin_common::files`).
+//! The policy a user reads is `docs/untrusted-input.md`. The engine, its front ends and the
+//! plugins that write files (camera frames, through `simcore_plugin_common::files`) all
+//! write through this crate; it needs nothing but the standard library.
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
