@@ -96,12 +96,12 @@ impl Check {
             }
             Kind::NoFailures => {}
         }
-        if let Some(by) = self.by {
-            if !(by.is_finite() && by >= 0.0 && by <= end) {
-                return Err(format!(
-                    "`by` is a sim time from 0 to the run's duration ({end} s), got {by}"
-                ));
-            }
+        if let Some(by) = self.by
+            && !(by.is_finite() && by >= 0.0 && by <= end)
+        {
+            return Err(format!(
+                "`by` is a sim time from 0 to the run's duration ({end} s), got {by}"
+            ));
         }
         Ok(())
     }

@@ -116,6 +116,86 @@ pub fn validate_ros_name(name: &str) -> Result<String, &'static str> {
     Ok(abs)
 }
 
+/// The remaps that are valid (source made a simcore topic, target an absolute ROS name),
+/// and a problem for each one that is not or that remaps a topic a second time.
+fn checked_remaps(remaps: &[(String, String)]) -> (BTreeMap<String, String>, Vec<NameError>) {
+    let mut errors = Vec::new();
+    let mut remapped: BTreeMap<String, String> = BTreeMap::new();
+    for (from, to) in remaps {
+        let Ok(source) = sim_transport::validate_topic(from) else {
+            errors.push(NameError::InvalidSource {
+                from: from.clone(),
+                to: to.clone(),
+            });
+            continue;
+        };
+        let target = match validate_ros_name(to) {
+            Ok(t) => t,
+            Err(reason) => {
+                errors.push(NameError::InvalidTarget {
+                    from: from.clone(),
+                    to: to.clone(),
+                    reason,
+                });
+                continue;
+            }
+        };
+        if let Some(first) = remapped.get(&source) {
+            errors.push(NameError::RemappedTwice {
+                from: source,
+                first: first.clone(),
+                second: target,
+            });
+            continue;
+        }
+        remapped.insert(source, target);
+    }
+    (remapped, errors)
+}
+
+/// The ROS 2 name every simcore topic has outside the process: its remap (the run
+/// manifest's `[[ros.remap]]`), else the rule of the [module docs](self). The Zenoh
+/// transport, recordings and the live view name topics through one `RosNames`, so a
+/// recording plays back under the names a live client saw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RosNames {
+    remaps: BTreeMap<String, String>,
+}
+
+impl RosNames {
+    /// The names with `remaps` (simcore topic, ROS name), checked as [`NameTable::new`]
+    /// checks them: every invalid remap, every topic remapped twice and every two topics
+    /// remapped to one name is reported.
+    pub fn new(remaps: &[(String, String)]) -> Result<RosNames, NameErrors> {
+        let sources = remaps.iter().map(|(from, _)| from.as_str());
+        let table = NameTable::new(sources, remaps)?;
+        Ok(RosNames {
+            remaps: table
+                .iter()
+                .map(|(t, n)| (t.to_string(), n.to_string()))
+                .collect(),
+        })
+    }
+
+    /// The ROS name of simcore topic `topic`: its remap, else [`ros_name`]'s.
+    pub fn ros_name(&self, topic: &str) -> Option<String> {
+        match self.remaps.get(topic) {
+            Some(name) => Some(name.clone()),
+            None => ros_name(topic),
+        }
+    }
+
+    /// Whether some topic is remapped to ROS name `name`.
+    pub fn is_remapped_to(&self, name: &str) -> bool {
+        self.remaps.values().any(|n| n == name)
+    }
+
+    /// Every remap, (simcore topic, ROS name), sorted by topic.
+    pub fn remaps(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.remaps.iter().map(|(t, n)| (t.as_str(), n.as_str()))
+    }
+}
+
 /// The ROS 2 names of a set of simcore topics, both ways, with no two topics sharing a name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NameTable {
@@ -130,37 +210,7 @@ impl NameTable {
         topics: impl IntoIterator<Item = &'a str>,
         remaps: &[(String, String)],
     ) -> Result<NameTable, NameErrors> {
-        let mut errors = Vec::new();
-        let mut remapped: BTreeMap<String, String> = BTreeMap::new();
-        for (from, to) in remaps {
-            let Ok(source) = sim_transport::validate_topic(from) else {
-                errors.push(NameError::InvalidSource {
-                    from: from.clone(),
-                    to: to.clone(),
-                });
-                continue;
-            };
-            let target = match validate_ros_name(to) {
-                Ok(t) => t,
-                Err(reason) => {
-                    errors.push(NameError::InvalidTarget {
-                        from: from.clone(),
-                        to: to.clone(),
-                        reason,
-                    });
-                    continue;
-                }
-            };
-            if let Some(first) = remapped.get(&source) {
-                errors.push(NameError::RemappedTwice {
-                    from: source,
-                    first: first.clone(),
-                    second: target,
-                });
-                continue;
-            }
-            remapped.insert(source, target);
-        }
+        let (remapped, mut errors) = checked_remaps(remaps);
         let mut to_ros = BTreeMap::new();
         for topic in topics {
             let topic = sim_transport::validate_topic(topic).unwrap_or(topic.to_string());
@@ -347,5 +397,40 @@ mod tests {
         assert!(text.contains("`/s2` is remapped twice"), "{text}");
         assert!(text.contains("`/a b` is not a topic name"), "{text}");
         assert!(text.contains("a token starts with a digit"), "{text}");
+    }
+
+    #[test]
+    fn ros_names_are_the_remap_else_the_rule() {
+        let names = RosNames::new(&[
+            (
+                "/world/w/model/r/link/l/sensor/lidar/scan".into(),
+                "scan".into(),
+            ),
+            ("/model/rover-1/odometry".into(), "/odom".into()),
+        ])
+        .unwrap();
+        assert_eq!(
+            names
+                .ros_name("/world/w/model/r/link/l/sensor/lidar/scan")
+                .as_deref(),
+            Some("/scan")
+        );
+        assert_eq!(
+            names.ros_name("/model/rover-1/odometry").as_deref(),
+            Some("/odom")
+        );
+        assert_eq!(
+            names.ros_name("/model/rover-2/odometry").as_deref(),
+            Some("/model/rover_2/odometry")
+        );
+        assert!(names.is_remapped_to("/odom") && !names.is_remapped_to("/tf"));
+        let twice = RosNames::new(&[("/a".into(), "/x".into()), ("/b".into(), "/x".into())]);
+        assert!(
+            twice
+                .unwrap_err()
+                .to_string()
+                .contains("`/x` is the ROS name of several topics")
+        );
+        assert_eq!(RosNames::default().ros_name("/").as_deref(), None);
     }
 }

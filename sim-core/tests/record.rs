@@ -393,6 +393,84 @@ fn record_topic_limits_the_bus_topics_and_the_manifest_can_ask_for_a_recording()
     assert_eq!(topics, ["/clock", "/scene", "/tf", "/tf_static", IMU]);
 }
 
+/// Whether `name` is a ROS 2 topic name by rcl's rules: `/`-separated tokens of
+/// `[A-Za-z0-9_]`, none empty or starting with a digit, no `__`.
+fn valid_ros_name(name: &str) -> bool {
+    name.starts_with('/')
+        && !name.contains("__")
+        && name[1..].split('/').all(|t| {
+            !t.is_empty()
+                && !t.starts_with(|c: char| c.is_ascii_digit())
+                && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+#[test]
+fn a_recording_names_its_channels_as_the_transport_names_the_topics() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    // Names ROS 2 refuses in topics (`-`, `.`), as Gazebo worlds write them.
+    let sdf = world(&format!(
+        "{}\n{}",
+        box_model("rover-1", 1.0, &imu("imu-1", 50.0, "")),
+        box_model("rover.2", 2.0, &imu("imu-2", 50.0, "")),
+    ));
+    let file = dir.path().join("w.sdf");
+    std::fs::write(&file, sdf).unwrap();
+    let second = "/world/test/model/rover.2/link/body/sensor/imu-2/imu";
+    let manifest = dir.path().join("run.toml");
+    std::fs::write(
+        &manifest,
+        format!("[[ros.remap]]\nfrom = \"{second}\"\nto = \"rover2/imu\"\n"),
+    )
+    .unwrap();
+    let mcap = dir.path().join("run.mcap");
+    let o = simcore(&[
+        "run",
+        file.to_str().unwrap(),
+        "--rtf",
+        "0",
+        "--duration",
+        "0.2",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+        "--manifest",
+        manifest.to_str().unwrap(),
+        "--record",
+        mcap.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = "/world/test/model/rover_1/link/body/sensor/imu_1/imu";
+    let Some(r) = read(&mcap, &[first, "/rover2/imu"]) else {
+        return;
+    };
+    let topics: Vec<&str> = r["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["topic"].as_str().unwrap())
+        .collect();
+    for t in &topics {
+        assert!(valid_ros_name(t), "{t} is no ROS 2 name: {topics:?}");
+    }
+    // The rule's name for the first IMU, the manifest's for the second, as over Zenoh.
+    assert!(
+        topics.contains(&first) && topics.contains(&"/rover2/imu"),
+        "{topics:?}"
+    );
+    // rosbag2's reader takes every CDR channel under those names.
+    for t in [first, "/rover2/imu"] {
+        assert_eq!(r["rosbags"][t], r["statistics"]["per_topic"][t], "{t}");
+        assert!(
+            r["rosbags"][t].as_u64().unwrap() >= 9,
+            "{t}: {}",
+            r["rosbags"]
+        );
+    }
+    // Frame ids stay as the world writes them.
+    let frame = &r["messages"][first][0]["value"]["header"]["frame_id"];
+    assert!(frame.as_str().unwrap().contains("rover-1"), "{frame}");
+}
+
 #[test]
 fn an_unwritable_path_is_one_clear_error_before_the_run() {
     let dir = stage(PIONEER_LIBS);

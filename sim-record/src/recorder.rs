@@ -6,6 +6,7 @@ use super::scene::visual_marker;
 use super::writer::{self, Counters, Item};
 use crossbeam_channel::{Sender, TrySendError, bounded};
 use sim_codec::Marker;
+use sim_codec::names::RosNames;
 use sim_engine::runner::MovedFrames;
 use sim_engine::runner::Simulation;
 use sim_plugin_api::SimTime;
@@ -41,6 +42,10 @@ pub struct RecordOptions {
     /// Key-value pairs of the file's `simcore` metadata record (world, seed, version,
     /// plugins).
     pub metadata: BTreeMap<String, String>,
+    /// The ROS 2 name each topic is written under: the run's remaps, else the rule of
+    /// [`sim_codec::names`], as the Zenoh transport names them (so `ros2 bag play` publishes
+    /// what a live client saw). A topic remapped to `/tf` replaces the engine's `/tf`.
+    pub names: RosNames,
 }
 
 impl RecordOptions {
@@ -96,6 +101,7 @@ impl RecordOptions {
             topics,
             queue: 0,
             metadata,
+            names: RosNames::default(),
         }
     }
 }
@@ -175,6 +181,8 @@ pub struct Recorder {
     subs: Vec<Subscription>,
     dropped: u64,
     poses: MovedFrames,
+    /// Whether the engine's `/tf` is written (no world topic is remapped there).
+    engine_tf: bool,
     revision: Option<u64>,
     next_clock: SimTime,
     next_live_scene: SimTime,
@@ -232,11 +240,13 @@ impl Recorder {
         };
         let (queue, items) = bounded(capacity);
         let counters = Arc::new(Counters::default());
+        let engine_tf = !options.names.is_remapped_to("/tf");
         let thread = {
             let counters = counters.clone();
+            let names = options.names;
             std::thread::Builder::new()
                 .name("simcore-recorder".into())
-                .spawn(move || writer::run(file, live, items, counters))
+                .spawn(move || writer::run(file, live, items, counters, names))
                 .map_err(|e| RecordError::Thread(e.to_string()))?
         };
         let mut r = Recorder {
@@ -248,6 +258,7 @@ impl Recorder {
             subs,
             dropped: 0,
             poses: MovedFrames::default(),
+            engine_tf,
             revision: None,
             next_clock: SimTime::ZERO,
             next_live_scene: LIVE_SCENE_PERIOD,
@@ -271,9 +282,11 @@ impl Recorder {
             self.next_live_scene = SimTime::from_nanos(now.nanos + LIVE_SCENE_PERIOD.nanos);
             self.scene(sim, now);
         }
-        let moved = self.poses.moved(physics, now);
-        if !moved.is_empty() {
-            self.send(Item::Moved(moved));
+        if self.engine_tf {
+            let moved = self.poses.moved(physics, now);
+            if !moved.is_empty() {
+                self.send(Item::Moved(moved));
+            }
         }
         if now >= self.next_clock {
             self.send(Item::Clock(now));

@@ -5,9 +5,11 @@ use super::encoded::{Encoded, Form};
 use super::file::FileSink;
 use super::live::LiveSink;
 use crossbeam_channel::Receiver;
+use sim_codec::names::RosNames;
 use sim_codec::{self as ros, FrameTransform, Marker, Moved};
 use sim_plugin_api::{Payload, SimTime};
 use sim_transport::Envelope;
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -48,15 +50,40 @@ pub(super) struct Counters {
 pub(super) struct Encoder {
     buf: Vec<u8>,
     form: Option<Form>,
+    names: RosNames,
+    /// Each bus topic's ROS name, found once.
+    ros_topics: HashMap<Arc<str>, Arc<str>>,
 }
 
 impl Encoder {
+    /// An encoder that writes bus topics under their ROS names in `names`.
+    pub fn new(names: RosNames) -> Encoder {
+        Encoder {
+            names,
+            ..Encoder::default()
+        }
+    }
+
+    /// The ROS name of bus topic `topic` (the topic itself if it has none).
+    fn ros_topic(&mut self, topic: &Arc<str>) -> Arc<str> {
+        if let Some(name) = self.ros_topics.get(topic) {
+            return name.clone();
+        }
+        let name: Arc<str> = self
+            .names
+            .ros_name(topic)
+            .map_or_else(|| topic.clone(), Arc::from);
+        self.ros_topics.insert(topic.clone(), name.clone());
+        name
+    }
+
     /// Encodes `item` (CDR of its ROS 2 type, else `--echo`'s JSON or a custom payload's bytes).
     pub fn encode(&mut self, item: &Item) -> Encoded<'_> {
         self.buf.clear();
         let (topic, form, stamp, seq): (Arc<str>, Form, SimTime, u64) = match item {
             Item::Bus(env) => {
                 let m = &env.message;
+                let topic = self.ros_topic(&env.topic);
                 let form = match ros::encode(m, &mut self.buf) {
                     Some(t) => Form::Ros(t),
                     None => match m.payload.as_enum() {
@@ -68,14 +95,14 @@ impl Encoder {
                             }
                         }
                         other => {
-                            let v = sim_codec::json::message_json(&env.topic, m);
+                            let v = sim_codec::json::message_json(&topic, m);
                             serde_json::to_writer(&mut self.buf, &v)
                                 .expect("a JSON value serialises");
                             Form::Json(other.map_or("Unknown", |p| p.type_name()))
                         }
                     },
                 };
-                (env.topic.clone(), form, m.header.stamp, m.header.seq)
+                (topic, form, m.header.stamp, m.header.seq)
             }
             Item::Moved(moved) => {
                 let t = moved.encode(&mut self.buf);
@@ -125,9 +152,10 @@ pub(super) fn run(
     mut live: Option<LiveSink>,
     queue: Receiver<Item>,
     counters: Arc<Counters>,
+    names: RosNames,
 ) -> Outcome {
     let mut error = None;
-    let mut encoder = Encoder::default();
+    let mut encoder = Encoder::new(names);
     for item in queue.iter() {
         if file.is_none() && live.is_none() {
             continue;

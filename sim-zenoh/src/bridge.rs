@@ -99,7 +99,6 @@ impl Bridge {
     /// and looks at `sim`'s topics.
     pub fn start(options: &ZenohOptions, sim: &mut Simulation) -> Result<Bridge, ZenohError> {
         let configs = options.configs()?;
-        let remaps = options.checked_remaps()?;
         let (events_tx, events) = unbounded();
         let (wake_tx, wake) = bounded(1);
         let (clocks_tx, clocks) = bounded(CLOCK_QUEUE);
@@ -120,13 +119,7 @@ impl Bridge {
             },
             queued: queued.clone(),
         };
-        let (o, s) = (
-            ZenohOptions {
-                remaps,
-                ..options.clone()
-            },
-            shared.clone(),
-        );
+        let (o, s) = (options.clone(), shared.clone());
         let thread = std::thread::Builder::new()
             .name("simcore-zenoh".into())
             .spawn(move || worker::run(configs, o, s, channels, opened_tx))

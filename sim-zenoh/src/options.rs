@@ -1,5 +1,6 @@
 //! How the Zenoh session is configured: endpoints, domain, node name, `/clock` rate.
 
+use sim_codec::names::RosNames;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -25,8 +26,9 @@ pub struct ZenohOptions {
     pub node: String,
     /// How often `/clock` is published, per second of sim time (0: every step).
     pub clock_rate: f64,
-    /// simcore topic -> ROS name, instead of the rule of [`sim_codec::names`].
-    pub remaps: Vec<(String, String)>,
+    /// The ROS name of each topic (the run's remaps, else the rule of [`sim_codec::names`]):
+    /// the same names a recording of the run uses.
+    pub names: RosNames,
 }
 
 impl Default for ZenohOptions {
@@ -38,7 +40,7 @@ impl Default for ZenohOptions {
             domain: 0,
             node: "simcore".into(),
             clock_rate: 100.0,
-            remaps: Vec::new(),
+            names: RosNames::default(),
         }
     }
 }
@@ -57,9 +59,6 @@ pub enum ZenohError {
     /// An option has a value Zenoh refuses.
     #[error("{0}")]
     Option(String),
-    /// A remap is invalid.
-    #[error("{0}")]
-    Remap(String),
     /// The session could not be opened.
     #[error("cannot open the Zenoh session: {0}")]
     Open(String),
@@ -83,19 +82,6 @@ impl ZenohOptions {
                     ))
                 }),
         }
-    }
-
-    /// The remaps checked (a valid topic, a valid ROS name, each topic remapped once, no
-    /// two to one name; every problem reported) and made absolute.
-    pub fn checked_remaps(&self) -> Result<Vec<(String, String)>, ZenohError> {
-        let sources = self.remaps.iter().map(|(f, _)| f.as_str());
-        sim_codec::names::NameTable::new(sources, &self.remaps)
-            .map(|t| {
-                t.iter()
-                    .map(|(a, b)| (a.to_string(), b.to_string()))
-                    .collect()
-            })
-            .map_err(|e| ZenohError::Remap(format!("[[ros.remap]]: {e}")))
     }
 
     /// The Zenoh configurations to try, in order, each with timestamping on: the file's (if

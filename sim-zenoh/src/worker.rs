@@ -5,6 +5,7 @@ use super::control::{Control, Reply, Service};
 use super::keys::{self, EndpointKind, Node, Qos};
 use super::options::ZenohOptions;
 use crossbeam_channel::{Receiver, Sender, select};
+use sim_codec::names::RosNames;
 use sim_codec::{self as ros, FrameTransform, RosType, catalog};
 use sim_engine::guard::{Throttle, WARNING_INTERVAL, held_note};
 use sim_plugin_api::{Payload, SimTime};
@@ -212,7 +213,7 @@ struct Worker {
     outputs: Vec<Output>,
     by_topic: HashMap<Arc<str>, usize>,
     names: HashMap<String, String>,
-    remaps: HashMap<String, String>,
+    ros_names: RosNames,
     inputs: Vec<(Subscriber<()>, Option<LivelinessToken>)>,
     clock: Option<Output>,
     tf: Option<Output>,
@@ -277,7 +278,7 @@ pub(super) fn run(
         outputs: Vec::new(),
         by_topic: HashMap::new(),
         names: HashMap::new(),
-        remaps: options.remaps.iter().cloned().collect(),
+        ros_names: options.names.clone(),
         inputs: Vec::new(),
         clock: None,
         tf: None,
@@ -300,7 +301,7 @@ pub(super) fn run(
     w.clock = w.declare("/clock", &catalog::CLOCK, Qos::Reliable, CLOCK);
     // The engine's /tf, unless the user remapped a topic of the world there (a truth
     // PosePublisher's TFMessage, as ros_gz_bridge users do): then that one is /tf.
-    if !w.remaps.values().any(|r| r == "/tf") {
+    if !w.ros_names.is_remapped_to("/tf") {
         w.tf = w.declare("/tf", &catalog::TF_MESSAGE, Qos::Reliable, TF);
         if w.tf.is_some() {
             w.names.insert("/tf".into(), "/tf".into());
@@ -489,10 +490,7 @@ impl Worker {
 
     /// The ROS name of a topic: its remap, else the rule of [`sim_codec::names`].
     fn ros_name(&self, topic: &str) -> Option<String> {
-        self.remaps
-            .get(topic)
-            .cloned()
-            .or_else(|| ros::names::ros_name(topic))
+        self.ros_names.ros_name(topic)
     }
 
     /// Declares the publisher of a topic whose first message is `first`, if its payload has

@@ -10,6 +10,7 @@ use super::report::{plugin_problems, print_skipped, print_summary};
 use super::settings::{Settings, load_options, registry, settings};
 use super::{Failure, Outcome, RunArgs};
 use sim_core::record::{RecordOptions, RecordSummary, Recorder};
+use sim_core::ros::names::RosNames;
 use sim_core::runner::{Guards, LoadError, Moment, PluginPolicy, RunLimit, SimOptions, Simulation};
 use sim_core::transport::Subscription;
 use sim_core::world::World;
@@ -79,7 +80,8 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     check_publications(&sim, &injections, args.pub_any_topic)?;
     // Before `--echo` subscribes: the transport takes the topics the world itself listens
     // to for its inputs.
-    let mut transport = super::transport::start(&args.transport, &s.manifest.ros.remap, &mut sim)?;
+    let names = ros_names(&s.manifest.ros.remap)?;
+    let mut transport = super::transport::start(&args.transport, &names, &mut sim)?;
     let subs = subscribe_echo(&mut sim, &args.echo)?;
     let call_timeout = seconds("--call-timeout", args.call_timeout)?;
     let limit = match (args.steps, args.duration) {
@@ -87,7 +89,7 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         (None, Some(d)) => RunLimit::Duration(SimTime::from_secs_f64(d)),
         (None, None) => RunLimit::Forever,
     };
-    let recorder = start_recording(&mut sim, &args, &s, options.seed)?;
+    let recorder = start_recording(&mut sim, &args, &s, options.seed, names)?;
     let stop = Arc::new(AtomicBool::new(false));
     install_ctrl_c(stop.clone(), Some(sim.waker()));
     let mut monitor = Monitor {
@@ -152,12 +154,23 @@ pub fn install_ctrl_c(stop: Arc<AtomicBool>, waker: Option<sim_core::runner::Run
     });
 }
 
+/// The ROS 2 names of the run's topics, for the transport and the recordings alike: the
+/// manifest's `[[ros.remap]]` (every problem with them reported), else the rule.
+fn ros_names(remaps: &[sim_core::manifest::Remap]) -> Result<RosNames, Failure> {
+    let pairs: Vec<(String, String)> = remaps
+        .iter()
+        .map(|r| (r.from.clone(), r.to.clone()))
+        .collect();
+    RosNames::new(&pairs).map_err(|e| Failure::Error(format!("[[ros.remap]]: {e}")))
+}
+
 /// Starts `--record` (else the manifest's `record`) and `--foxglove`, before the first step.
 fn start_recording(
     sim: &mut Simulation,
     args: &RunArgs,
     s: &Settings,
     seed: u64,
+    names: RosNames,
 ) -> Result<Option<Recorder>, Failure> {
     let path = args.record.clone().or_else(|| s.manifest.record.clone());
     if path.is_none() && args.foxglove.is_none() {
@@ -168,7 +181,10 @@ fn start_recording(
     } else {
         args.record_topic.clone()
     };
-    let options = RecordOptions::for_run(sim, &s.world, seed, path, args.foxglove, topics);
+    let options = RecordOptions {
+        names,
+        ..RecordOptions::for_run(sim, &s.world, seed, path, args.foxglove, topics)
+    };
     let r = Recorder::start(sim, options).map_err(|e| Failure::Error(e.to_string()))?;
     if let (Some(addr), Some(port)) = (args.foxglove, r.live_port()) {
         note!("serving Foxglove on ws://{}:{port}", addr.ip());

@@ -3,6 +3,7 @@
 
 use super::Failure;
 use clap::Args;
+use sim_core::ros::names::RosNames;
 use sim_core::runner::Simulation;
 use std::path::PathBuf;
 
@@ -44,7 +45,7 @@ pub type Transport = Option<std::convert::Infallible>;
 #[cfg(feature = "zenoh")]
 pub fn start(
     args: &TransportArgs,
-    remaps: &[sim_core::manifest::Remap],
+    names: &RosNames,
     sim: &mut Simulation,
 ) -> Result<Transport, Failure> {
     use sim_core::zenoh::{Bridge, ZenohOptions};
@@ -68,10 +69,7 @@ pub fn start(
         config_file: args.zenoh_config.clone(),
         domain: ZenohOptions::domain_from_env().map_err(|e| Failure::Error(e.to_string()))?,
         clock_rate: args.clock_rate,
-        remaps: remaps
-            .iter()
-            .map(|r| (r.from.clone(), r.to.clone()))
-            .collect(),
+        names: names.clone(),
         ..ZenohOptions::default()
     };
     let bridge = Bridge::start(&options, sim).map_err(|e| Failure::Error(e.to_string()))?;
@@ -87,7 +85,7 @@ pub fn start(
 #[cfg(not(feature = "zenoh"))]
 pub fn start(
     args: &TransportArgs,
-    _remaps: &[sim_core::manifest::Remap],
+    _names: &RosNames,
     _sim: &mut Simulation,
 ) -> Result<Transport, Failure> {
     if !args.zenoh_connect.is_empty()

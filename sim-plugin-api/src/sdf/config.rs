@@ -1,7 +1,8 @@
 //! Parsing a sensor's or system's element from its configuration.
 
-use super::document::{Origin, SdfDocument};
+use super::document::SdfDocument;
 use super::error::SdfError;
+use super::origin::Origin;
 use crate::plugin::{SensorConfig, SystemConfig};
 use abi_stable::std_types::RStr;
 

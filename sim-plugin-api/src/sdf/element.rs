@@ -2,9 +2,24 @@
 
 use super::document::SdfDocument;
 use super::error::SdfError;
-use super::param::Param;
-use super::value::FromSdf;
 use roxmltree::Node;
+use std::borrow::Cow;
+
+/// A type an SDF element's text (or an attribute) reads as, for [`Element::get`] and the
+/// other typed readers.
+pub trait FromSdf: Sized {
+    /// What the text must be, in messages: `a finite number`, `three numbers (x y z)`.
+    fn expected() -> Cow<'static, str>;
+
+    /// The value of `text` (trimmed by the caller), or `None` when it does not read as one.
+    fn from_text(text: &str) -> Option<Self>;
+
+    /// The value of element `e`: by default its text; types whose reading depends on
+    /// attributes (a pose's `degrees`) override it. The error is what was expected.
+    fn from_element(e: &Element<'_, '_>) -> Result<Self, Cow<'static, str>> {
+        Self::from_text(e.text()).ok_or_else(Self::expected)
+    }
+}
 
 /// One element of an [`SdfDocument`]: its name, attributes, text and children, and typed
 /// values found by path below it.
@@ -12,6 +27,13 @@ use roxmltree::Node;
 pub struct Element<'a, 't> {
     node: Node<'a, 't>,
     doc: &'a SdfDocument<'t>,
+}
+
+impl<'t> SdfDocument<'t> {
+    /// The root element (the `<sensor>` or `<plugin>` element).
+    pub fn root(&self) -> Element<'_, 't> {
+        Element::new(self.tree().root_element(), self)
+    }
 }
 
 impl<'a, 't> Element<'a, 't> {
@@ -102,28 +124,6 @@ impl<'a, 't> Element<'a, 't> {
     /// Whether there is an element at `path`.
     pub fn has(&self, path: &str) -> bool {
         self.find(path).is_some()
-    }
-
-    /// The value at `path` read as `T`: `None` when the element is absent, an error when its
-    /// text does not read as `T`.
-    pub fn get<T: FromSdf>(&self, path: &str) -> Result<Option<T>, SdfError> {
-        self.param(path).get()
-    }
-
-    /// The value at `path` read as `T`, or `default` when the element is absent.
-    pub fn get_or<T: FromSdf>(&self, path: &str, default: T) -> Result<T, SdfError> {
-        self.param(path).or(default)
-    }
-
-    /// The value at `path` read as `T`; a missing element is an error too.
-    pub fn require<T: FromSdf>(&self, path: &str) -> Result<T, SdfError> {
-        self.param(path).required()
-    }
-
-    /// The value at `path`, with a unit and bounds for its messages and checks:
-    /// `e.param::<f64>("range/min").unit("metres").non_negative().or(0.1)`.
-    pub fn param<T: FromSdf>(&self, path: &str) -> Param<'a, 't, T> {
-        Param::new(*self, path)
     }
 
     /// The element's text read as `T` (the value of the element itself).

@@ -1,6 +1,6 @@
 //! The error of reading an SDF element.
 
-use super::document::Origin;
+use super::origin::Origin;
 use crate::types::PluginError;
 
 /// A value of a plugin's SDF element that cannot be used: its owner, the element's path, what

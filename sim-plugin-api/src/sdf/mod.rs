@@ -56,13 +56,15 @@ mod document;
 mod element;
 mod error;
 mod noise;
+mod origin;
 mod param;
 mod value;
 
-pub use document::{Origin, SdfDocument};
-pub use element::{Children, Element};
+pub use document::SdfDocument;
+pub use element::{Children, Element, FromSdf};
 pub use error::SdfError;
+pub use origin::Origin;
 pub use param::Param;
-pub use value::{Color, FromSdf};
+pub use value::Color;
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,7 @@
 //! The SDF `<noise>` element.
 
-use super::element::Element;
+use super::element::{Element, FromSdf};
 use super::error::SdfError;
-use super::value::FromSdf;
 use crate::noise::{NoiseKind, NoiseParams};
 
 impl Element<'_, '_> {

@@ -1,9 +1,33 @@
-//! A value read with its unit and bounds.
+//! Values read by path below an element ([`Element::get`], [`Element::param`], ...), with
+//! their units and bounds.
 
-use super::element::Element;
+use super::element::{Element, FromSdf};
 use super::error::SdfError;
-use super::value::FromSdf;
 use std::fmt::Display;
+
+impl<'a, 't> Element<'a, 't> {
+    /// The value at `path` read as `T`: `None` when the element is absent, an error when its
+    /// text does not read as `T`.
+    pub fn get<T: FromSdf>(&self, path: &str) -> Result<Option<T>, SdfError> {
+        self.param(path).get()
+    }
+
+    /// The value at `path` read as `T`, or `default` when the element is absent.
+    pub fn get_or<T: FromSdf>(&self, path: &str, default: T) -> Result<T, SdfError> {
+        self.param(path).or(default)
+    }
+
+    /// The value at `path` read as `T`; a missing element is an error too.
+    pub fn require<T: FromSdf>(&self, path: &str) -> Result<T, SdfError> {
+        self.param(path).required()
+    }
+
+    /// The value at `path`, with a unit and bounds for its messages and checks:
+    /// `e.param::<f64>("range/min").unit("metres").non_negative().or(0.1)`.
+    pub fn param<T: FromSdf>(&self, path: &str) -> Param<'a, 't, T> {
+        Param::new(*self, path)
+    }
+}
 
 /// A check of a value read: what it must be, in messages, and the test.
 type Check<T> = (String, Box<dyn Fn(&T) -> bool>);

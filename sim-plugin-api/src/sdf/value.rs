@@ -1,24 +1,8 @@
-//! The types an SDF value reads as.
+//! The types an SDF value reads as: the [`FromSdf`] implementations.
 
-use super::element::Element;
+use super::element::{Element, FromSdf};
 use crate::math::{Pose, Quat, Vec3};
 use std::borrow::Cow;
-
-/// A type an SDF element's text (or an attribute) reads as, for [`Element::get`] and the
-/// other typed readers.
-pub trait FromSdf: Sized {
-    /// What the text must be, in messages: `a finite number`, `three numbers (x y z)`.
-    fn expected() -> Cow<'static, str>;
-
-    /// The value of `text` (trimmed by the caller), or `None` when it does not read as one.
-    fn from_text(text: &str) -> Option<Self>;
-
-    /// The value of element `e`: by default its text; types whose reading depends on
-    /// attributes (a pose's `degrees`) override it. The error is what was expected.
-    fn from_element(e: &Element<'_, '_>) -> Result<Self, Cow<'static, str>> {
-        Self::from_text(e.text()).ok_or_else(Self::expected)
-    }
-}
 
 /// A finite `f64`, surrounding whitespace allowed.
 fn finite(text: &str) -> Option<f64> {
