@@ -16,7 +16,7 @@ use sim_world::{Light, Model, World};
 ///
 /// The search path is `resource_paths`, then (unless `ignore_env`) `SIMCORE_RESOURCE_PATH`,
 /// `GZ_SIM_RESOURCE_PATH` and `SDF_PATH`, then every `models/` directory at or above the
-/// including file, then `fallback_resource_paths` (see [`crate::resources`]).
+/// including file, then `fallback_resource_paths` (see [`sim_world::resources`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoadOptions {
     /// Directories searched first (the command line's `--resource-path`).

@@ -14,7 +14,7 @@
 //! Loading is a loop over the world's [`Plan`] (every sensor and `<plugin>`, in load order):
 //! each entry's factory is resolved, then the plugins are created. Models created at run time
 //! (`spawn`) go through the same plan; services (`call_service`) and the pacing of a run
-//! ([`Pacer`], [`RunLimit`]) have their own modules, and so do the [`guard`]s plugins run
+//! ([`Pacer`], [`RunLimit`]) have their own modules, and so do the [`guard`](crate::guard)s plugins run
 //! within (a wall-time budget per hook, a size limit per message, rate-limited warnings).
 //! A simulation also sets how the process's allocator keeps freed memory (`memory`): sensors
 //! allocate their messages every update.
