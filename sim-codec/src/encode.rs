@@ -7,6 +7,7 @@ mod simcore;
 use super::catalog as t;
 use super::{CdrWriter, RosType};
 use sim_plugin_api::{Header, Message, Payload, Pose, Quat, SimTime, Vec3};
+use std::collections::HashMap;
 
 pub(crate) use sensor::ENCODINGS;
 
@@ -19,6 +20,35 @@ pub struct EncodeOptions<'a> {
     /// `scan_time` of `sensor_msgs/LaserScan`, s: the sensor's update period; 0 (unknown)
     /// by default.
     pub scan_time: f32,
+}
+
+/// What the encoders need to know of each topic beyond its messages: the update period of
+/// the sensor publishing on it (a LaserScan's `scan_time`). The live transport and the
+/// recorder build it once from the simulation, so both write the same bytes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TopicOptions {
+    periods: HashMap<String, f32>,
+}
+
+impl TopicOptions {
+    /// Options knowing the update period in seconds of the sensor publishing on each topic
+    /// (as the engine lists them: bus topic, period).
+    pub fn with_periods(periods: impl IntoIterator<Item = (String, f64)>) -> TopicOptions {
+        TopicOptions {
+            periods: periods
+                .into_iter()
+                .map(|(topic, period)| (topic, period as f32))
+                .collect(),
+        }
+    }
+
+    /// The options to encode the messages of bus topic `topic` with.
+    pub fn of(&self, topic: &str) -> EncodeOptions<'static> {
+        EncodeOptions {
+            scan_time: self.periods.get(topic).copied().unwrap_or(0.0),
+            ..EncodeOptions::default()
+        }
+    }
 }
 
 /// Encodes `message` as CDR (encapsulation header included) at the end of `out`, and returns

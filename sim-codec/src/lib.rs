@@ -12,7 +12,7 @@
 //!
 //! [`decode`] reads the CDR of what ROS clients send in (and of every type [`encode`]
 //! writes) back into payloads, checking every length; [`names`] gives each simcore topic a
-//! valid ROS 2 name; [`encode_tf`] and [`encode_markers`] write the frames and scene markers
+//! valid ROS 2 name; [`qos`] the quality of service offered on each; [`encode_tf`] and [`encode_markers`] write the frames and scene markers
 //! a recorder builds from the engine's state. The user-facing summary is `docs/ros.md`.
 
 pub mod catalog;
@@ -22,11 +22,12 @@ pub(crate) mod encode;
 pub mod json;
 mod markers;
 pub mod names;
+pub mod qos;
 mod tf;
 
 pub use cdr::{CdrReader, CdrWriter, DecodeError};
 pub use decode::{decode, decode_message};
-pub use encode::{EncodeOptions, encode, encode_clock, encode_with};
+pub use encode::{EncodeOptions, TopicOptions, encode, encode_clock, encode_with};
 pub use markers::{Marker, MarkerAction, MarkerShape, encode_markers};
 pub use tf::{FrameTransform, Moved, WORLD_FRAME, encode_tf};
 

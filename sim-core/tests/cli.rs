@@ -481,6 +481,7 @@ fn simcore_env(args: &[&str], env: &[(&str, &std::path::Path)]) -> std::process:
     for v in sim_core::resources::ENV_VARS {
         c.env_remove(v);
     }
+    c.env_remove(sim_core::resources::PACKAGE_ENV_VAR);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -570,6 +571,64 @@ fn check_reports_each_file_and_exits_2_on_any_problem() {
     assert!(err.contains("cannot find \"model://elsewhere\""), "{err}");
     assert!(err.contains(&format!("searched: {lib_arg}")), "{err}");
     assert!(err.contains("checked 3 files: 1 valid, 2 invalid"), "{err}");
+}
+
+/// `package://NAME/...` (ROS packages, the ros_gz templates): as Gazebo, `model://NAME/...` on
+/// the resource path; as ROS 2, `PREFIX/share/NAME/...` for each prefix of AMENT_PREFIX_PATH,
+/// whose share directories the world may then read from.
+#[test]
+fn package_uris_resolve_on_the_resource_path_and_in_ros_install_prefixes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let pkg = root.join("install/share/rover");
+    std::fs::create_dir_all(pkg.join("meshes")).unwrap();
+    std::fs::write(pkg.join("package.xml"), "<package format=\"3\"/>").unwrap();
+    std::fs::write(
+        pkg.join("model.config"),
+        "<model><sdf version=\"1.9\">model.sdf</sdf></model>",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("model.sdf"),
+        "<sdf version=\"1.9\">\n<model name=\"rover\">\n  <link name=\"body\">\n    \
+         <inertial><mass>1</mass></inertial>\n    <collision name=\"c\"><geometry><mesh>\
+         <uri>package://rover/meshes/body.stl</uri></mesh></geometry></collision>\n  </link>\n\
+         </model>\n</sdf>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("meshes/body.stl"),
+        "solid t\nfacet normal 0 0 -1\nouter loop\nvertex 0 0 0\nvertex 0 1 0\nvertex 1 0 0\nendloop\nendfacet\n\
+         facet normal 0 -1 0\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 0 1\nendloop\nendfacet\n\
+         facet normal -1 0 0\nouter loop\nvertex 0 0 0\nvertex 0 0 1\nvertex 0 1 0\nendloop\nendfacet\n\
+         facet normal 1 1 1\nouter loop\nvertex 1 0 0\nvertex 0 1 0\nvertex 0 0 1\nendloop\nendfacet\nendsolid t\n",
+    )
+    .unwrap();
+    let w = root.join("worlds/w.sdf");
+    std::fs::create_dir_all(w.parent().unwrap()).unwrap();
+    std::fs::write(&w, including_world("package://rover")).unwrap();
+    let w = w.to_str().unwrap();
+
+    // Not on any path: the message says where package:// URIs are looked for.
+    let o = simcore_env(&["check", w], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("package://rover"), "{err}");
+    assert!(err.contains("AMENT_PREFIX_PATH"), "{err}");
+
+    // A ROS install prefix: the package's share directory, the mesh inside it included.
+    let prefixes =
+        std::env::join_paths([root.join("elsewhere"), root.join("install")]).unwrap();
+    let o = simcore_env(
+        &["check", w],
+        &[("AMENT_PREFIX_PATH", std::path::Path::new(&prefixes))],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // Gazebo's reading: the package's parent directory on the resource path.
+    let share = root.join("install/share");
+    let o = simcore_env(&["check", w], &[("GZ_SIM_RESOURCE_PATH", &share)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 #[test]

@@ -175,6 +175,30 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
             .contains("durability: 1"),
         "/tf_static is latched (transient local): {tf_static}"
     );
+    // The QoS the live transport offers (tests/zenoh.rs reads its tokens): sensor data is
+    // best effort, keep last 5; /clock and /tf reliable, keep last 10.
+    let qos_of = |topic: &str| {
+        channels
+            .iter()
+            .find(|c| c["topic"] == topic)
+            .and_then(|c| c["metadata"]["offered_qos_profiles"].as_str())
+            .unwrap_or_else(|| panic!("no QoS for {topic}: {channels:?}"))
+            .to_string()
+    };
+    for sensor in [SCAN, IMU] {
+        let q = qos_of(sensor);
+        assert!(
+            q.contains("depth: 5\n") && q.contains("reliability: 2\n"),
+            "{sensor}: {q}"
+        );
+    }
+    for reliable in ["/clock", "/tf"] {
+        let q = qos_of(reliable);
+        assert!(
+            q.contains("depth: 10\n") && q.contains("reliability: 1\n"),
+            "{reliable}: {q}"
+        );
+    }
 
     // Every message decodes in the mcap reader, and every CDR one in rosbags too.
     let per_topic = r["statistics"]["per_topic"].as_object().unwrap();
@@ -226,6 +250,8 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
                     assert!(close(f(x), f(y), 1e-6), "range {x} recorded as {y}");
                 }
                 assert!(close(f(&p["range_max"]), f(&m["range_max"]), 1e-6));
+                // scan_time is the scan period: the lidar's <update_rate> is 10 Hz.
+                assert!(close(f(&m["scan_time"]), 0.1, 1e-7), "{}", m["scan_time"]);
             } else {
                 for k in ["angular_velocity", "linear_acceleration", "orientation"] {
                     assert_vec_close(vec3(&p[k]), vec3(&m[k]), 1e-12, k);

@@ -248,3 +248,35 @@ fn stopped_is_reset_and_paused() {
     sim.set_run_state(RunState::Playing).unwrap();
     assert!(sim.control().may_step());
 }
+
+/// A reset creates every sensor anew; the run summary still counts every update and message
+/// of the run, those before the reset included.
+#[test]
+fn the_run_summary_counts_what_sensors_did_before_a_reset() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let mut sim = sim_from(
+        &world(&box_model("a", 1.0, &imu("i", 100.0, ""))),
+        dir.path(),
+        0,
+        1,
+    );
+    let stop = AtomicBool::new(false);
+    let mut resets = 0;
+    // 100 steps of 1 ms at 100 Hz: 10 updates, then a reset, then 10 more.
+    let summary = sim.run_with(RunLimit::Steps(200), 0.0, &stop, |sim, moment| {
+        if moment == Moment::Stepped && sim.time().nanos == 100_000_000 && resets == 0 {
+            resets += 1;
+            sim.reset().unwrap();
+        }
+    });
+    assert_eq!(summary.steps, 200);
+    assert_eq!(resets, 1);
+    let imu = summary
+        .sensors
+        .iter()
+        .find(|s| s.scoped_name.ends_with("::i"))
+        .unwrap_or_else(|| panic!("{:?}", summary.sensors));
+    assert_eq!(imu.updates, 20, "{imu:?}");
+    assert_eq!(imu.messages, 20, "{imu:?}");
+    assert_eq!(summary.sensors.len(), 1, "{:?}", summary.sensors);
+}

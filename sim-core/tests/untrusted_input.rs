@@ -357,6 +357,54 @@ fn reads_stay_in_the_world_directory_and_the_resource_path() {
     .unwrap();
 }
 
+/// A world in a source tree (a checkout, a ROS package) reads the tree, as Gazebo worlds
+/// that name `../media/...` expect; nothing outside it, links out included; and
+/// `read_project = false` (`--world-dir-only`) keeps it to its own directory.
+#[test]
+fn a_world_reads_its_source_tree_and_nothing_outside_it() {
+    let world_in = |d: &Dir, uri: &str| {
+        d.write(
+            "worlds/w.sdf",
+            format!(
+                "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">\n<world name=\"w\">\n\
+                 <model name=\"m\"><static>true</static><link name=\"l\">\n\
+                 <collision name=\"c\"><geometry><mesh><uri>{uri}</uri></mesh></geometry></collision>\n\
+                 </link></model>\n</world>\n</sdf>\n"
+            ),
+        )
+    };
+    let mut strict = options();
+    strict.limits.read_project = false;
+    for marker in [".git", ".hg", "package.xml"] {
+        let d = Dir::new();
+        match marker {
+            "package.xml" => d.write(marker, "<package format=\"3\"/>"),
+            _ => d.write(&format!("{marker}/HEAD"), ""),
+        };
+        d.write("media/t.stl", stl(&tetrahedron(), None));
+        let world = world_in(&d, "../media/t.stl");
+        check(&world, &options()).unwrap_or_else(|e| panic!("{marker}: {e}"));
+        let e = check(&world, &strict).unwrap_err();
+        assert!(e.contains("outside the world's directory"), "{marker}: {e}");
+        // A link out of the tree stays out: to a process's environment, to a file elsewhere.
+        let outside = Dir::new();
+        let secret = outside.write("secret.stl", stl(&tetrahedron(), None));
+        std::os::unix::fs::symlink("/proc/self/environ", d.path("media/env.stl")).unwrap();
+        std::os::unix::fs::symlink(&secret, d.path("media/s.stl")).unwrap();
+        for linked in ["../media/env.stl", "../media/s.stl"] {
+            let e = check(&world_in(&d, linked), &options()).unwrap_err();
+            assert!(e.contains("outside the world's directory"), "{linked}: {e}");
+        }
+        let e = check(&world_in(&d, &secret.display().to_string()), &options()).unwrap_err();
+        assert!(e.contains("outside the world's directory"), "{e}");
+    }
+    // Without a marker the tree is the world's own directory.
+    let d = Dir::new();
+    d.write("media/t.stl", stl(&tetrahedron(), None));
+    let e = check(&world_in(&d, "../media/t.stl"), &options()).unwrap_err();
+    assert!(e.contains("outside the world's directory"), "{e}");
+}
+
 #[test]
 fn a_file_that_is_not_xml_is_never_quoted() {
     let d = Dir::new();

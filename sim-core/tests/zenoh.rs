@@ -230,6 +230,8 @@ fn compare_scans(messages: &[Value], echo: &[Value]) {
         ] {
             assert_eq!(f32_of(&msg[ros]), echo_f32(&e[ours]), "{ros}");
         }
+        // The scan period: the pioneer's lidar updates at 10 Hz.
+        assert_eq!(f32_of(&msg["scan_time"]), 0.1, "scan_time");
         let ranges: Vec<f32> = msg["ranges"]
             .as_array()
             .unwrap()

@@ -2,16 +2,10 @@
 //! channel (ROS 2 CDR, JSON or a custom encoding) with the channel's schema and QoS.
 
 use sim_codec::RosType;
+use sim_codec::qos::Qos;
 use sim_plugin_api::SimTime;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// QoS of the channels (rosbag2's `offered_qos_profiles`, numeric form): reliable, volatile,
-/// keep last 10, default deadline, lifespan and liveliness.
-const QOS_DEFAULT: &str = "- history: 1\n  depth: 10\n  reliability: 1\n  durability: 2\n  deadline:\n    sec: 0\n    nsec: 0\n  lifespan:\n    sec: 0\n    nsec: 0\n  liveliness: 1\n  liveliness_lease_duration:\n    sec: 0\n    nsec: 0\n  avoid_ros_namespace_conventions: false\n";
-
-/// QoS of latched channels (`/tf_static`, `/scene`): reliable, transient local, keep last 1.
-const QOS_LATCHED: &str = "- history: 1\n  depth: 1\n  reliability: 1\n  durability: 1\n  deadline:\n    sec: 0\n    nsec: 0\n  lifespan:\n    sec: 0\n    nsec: 0\n  liveliness: 1\n  liveliness_lease_duration:\n    sec: 0\n    nsec: 0\n  avoid_ros_namespace_conventions: false\n";
 
 /// How a channel's messages are encoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,21 +43,24 @@ impl Encoded<'_> {
         u64::try_from(self.stamp.nanos).unwrap_or(0)
     }
 
+    /// The QoS the topic is offered with, live and in recordings ([`Qos::offered_on`]).
+    pub fn qos(&self) -> Qos {
+        Qos::offered_on(&self.topic)
+    }
+
     /// Whether the topic's QoS is latched (transient local).
     pub fn latched(&self) -> bool {
-        matches!(&*self.topic, "/tf_static" | "/scene")
+        self.qos() == Qos::Latched
     }
 
     /// The channel's metadata: rosbag2's QoS and type hash for ROS 2 types.
     pub fn channel_metadata(&self) -> BTreeMap<String, String> {
         let mut m = BTreeMap::new();
         if let Form::Ros(t) = self.form {
-            let qos = if self.latched() {
-                QOS_LATCHED
-            } else {
-                QOS_DEFAULT
-            };
-            m.insert("offered_qos_profiles".to_string(), qos.to_string());
+            m.insert(
+                "offered_qos_profiles".to_string(),
+                self.qos().rosbag2_profile(),
+            );
             m.insert("topic_type_hash".to_string(), t.hash.to_string());
         }
         m

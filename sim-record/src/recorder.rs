@@ -6,6 +6,7 @@ use super::scene::visual_marker;
 use super::writer::{self, Counters, Item};
 use crossbeam_channel::{Sender, TrySendError, bounded};
 use sim_codec::Marker;
+use sim_codec::TopicOptions;
 use sim_codec::names::RosNames;
 use sim_engine::runner::MovedFrames;
 use sim_engine::runner::Simulation;
@@ -243,10 +244,13 @@ impl Recorder {
         let engine_tf = !options.names.is_remapped_to("/tf");
         let thread = {
             let counters = counters.clone();
-            let names = options.names;
+            let encoding = (
+                options.names,
+                TopicOptions::with_periods(sim.sensor_periods()),
+            );
             std::thread::Builder::new()
                 .name("simcore-recorder".into())
-                .spawn(move || writer::run(file, live, items, counters, names))
+                .spawn(move || writer::run(file, live, items, counters, encoding))
                 .map_err(|e| RecordError::Thread(e.to_string()))?
         };
         let mut r = Recorder {

@@ -5,6 +5,7 @@ use super::encoded::{Encoded, Form};
 use super::file::FileSink;
 use super::live::LiveSink;
 use crossbeam_channel::Receiver;
+use sim_codec::TopicOptions;
 use sim_codec::names::RosNames;
 use sim_codec::{self as ros, FrameTransform, Marker, Moved};
 use sim_plugin_api::{Payload, SimTime};
@@ -51,15 +52,19 @@ pub(super) struct Encoder {
     buf: Vec<u8>,
     form: Option<Form>,
     names: RosNames,
+    /// What encoding needs of each topic beyond its messages (a lidar's scan period).
+    topic_options: TopicOptions,
     /// Each bus topic's ROS name, found once.
     ros_topics: HashMap<Arc<str>, Arc<str>>,
 }
 
 impl Encoder {
-    /// An encoder that writes bus topics under their ROS names in `names`.
-    pub fn new(names: RosNames) -> Encoder {
+    /// An encoder that writes bus topics under their ROS names in `names`, with
+    /// `topic_options` (the simulation's, as the live transport encodes with).
+    pub fn new(names: RosNames, topic_options: TopicOptions) -> Encoder {
         Encoder {
             names,
+            topic_options,
             ..Encoder::default()
         }
     }
@@ -84,7 +89,8 @@ impl Encoder {
             Item::Bus(env) => {
                 let m = &env.message;
                 let topic = self.ros_topic(&env.topic);
-                let form = match ros::encode(m, &mut self.buf) {
+                let options = self.topic_options.of(&env.topic);
+                let form = match ros::encode_with(m, &options, &mut self.buf) {
                     Some(t) => Form::Ros(t),
                     None => match m.payload.as_enum() {
                         Ok(Payload::Custom(c)) => {
@@ -152,10 +158,10 @@ pub(super) fn run(
     mut live: Option<LiveSink>,
     queue: Receiver<Item>,
     counters: Arc<Counters>,
-    names: RosNames,
+    (names, topic_options): (RosNames, TopicOptions),
 ) -> Outcome {
     let mut error = None;
-    let mut encoder = Encoder::new(names);
+    let mut encoder = Encoder::new(names, topic_options);
     for item in queue.iter() {
         if file.is_none() && live.is_none() {
             continue;

@@ -69,9 +69,15 @@ pub(crate) struct Loader {
     pub copied: Cell<(usize, usize)>,
     /// The bounds of this load.
     pub limits: Limits,
-    /// The directory of the file loaded (the working directory for text), canonical: with
-    /// the resource search path, where the world may read files from.
+    /// The directory of the file loaded (the working directory for text), or the source tree
+    /// holding it ([`Limits::read_project`]), canonical: with the resource search path, where
+    /// the world may read files from.
     pub world_dir: Option<PathBuf>,
+    /// Whether `world_dir` is the source tree holding the world's directory.
+    pub in_tree: bool,
+    /// The names of the meshes in each mesh file whose `<submesh>` was checked (None: the file
+    /// could not be read, which the world's build reports).
+    pub mesh_names: RefCell<HashMap<PathBuf, Option<Vec<Vec<String>>>>>,
     /// The warnings of the load (problems that do not stop it), in the order found.
     pub warnings: RefCell<Vec<SdfError>>,
     /// The solid of each mesh shape used for automatic inertia (by file, submesh, centring
@@ -109,8 +115,10 @@ impl Loader {
             copied: Cell::new((0, 0)),
             limits,
             world_dir: std::fs::canonicalize(".").ok(),
+            in_tree: false,
             warnings: RefCell::default(),
             solids: RefCell::default(),
+            mesh_names: RefCell::default(),
         }
     }
 
@@ -131,14 +139,22 @@ impl Loader {
     /// read files from (with the resource search path).
     pub fn in_dir_of(mut self, path: &Path) -> Loader {
         if let Some(dir) = world_dir(path) {
-            self.world_dir = Some(dir);
+            let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+            let project = self
+                .limits
+                .read_project
+                .then(|| project_root(&dir, home.as_deref()))
+                .flatten();
+            self.in_tree = project.is_some();
+            self.world_dir = Some(project.unwrap_or(dir));
         }
         self
     }
 
     /// `path` (a file a world names, resolved) when the world may read it: it lies, symbolic
-    /// links followed, in the world's directory or in a directory of the resource search
-    /// path seen from `base` (or [`Limits::read_anywhere`] is set); else why not.
+    /// links followed, in the world's directory (or the source tree holding it, see
+    /// [`Limits::read_project`]) or in a directory of the resource search path seen from
+    /// `base` (or [`Limits::read_anywhere`] is set); else why not.
     pub fn confine(&self, path: PathBuf, base: Option<&Path>) -> Result<PathBuf, String> {
         if self.limits.read_anywhere {
             return Ok(path);
@@ -150,7 +166,7 @@ impl Loader {
             .cloned()
             .chain(
                 self.resources
-                    .dirs(base)
+                    .roots(base)
                     .iter()
                     .filter_map(|d| std::fs::canonicalize(d).ok()),
             )
@@ -159,9 +175,13 @@ impl Loader {
             Ok(path)
         } else {
             Err(format!(
-                "{} is outside the world's directory and the resource search path; a world \
+                "{} is outside the world's {} and the resource search path; a world \
                  reads files only from those",
-                path.display()
+                path.display(),
+                match (&self.world_dir, self.in_tree) {
+                    (Some(tree), true) => format!("directory, its source tree {}", tree.display()),
+                    _ => "directory".to_string(),
+                }
             ))
         }
     }
@@ -196,6 +216,23 @@ impl Loader {
 pub fn confine_to_world(path: PathBuf, world: &World) -> Result<PathBuf, String> {
     let base = world.span.file.as_deref().and_then(|f| f.parent());
     Loader::in_world(world).confine(path, base)
+}
+
+/// The files that mark the top of a source tree: a version-control checkout or a ROS package.
+pub(crate) const PROJECT_MARKERS: [&str; 4] = [".git", ".hg", ".svn", "package.xml"];
+
+/// The source tree holding the (canonical) directory `dir`: the nearest directory at or above
+/// it holding one of [`PROJECT_MARKERS`], short of the file system's root and of `home` (the
+/// user's home directory, which a dotfiles repository can make a checkout).
+pub(crate) fn project_root(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    dir.ancestors()
+        .take_while(|d| d.parent().is_some() && Some(*d) != home)
+        .find(|d| {
+            PROJECT_MARKERS
+                .iter()
+                .any(|m| std::fs::symlink_metadata(d.join(m)).is_ok())
+        })
+        .map(Path::to_path_buf)
 }
 
 /// The canonical directory of the file at `path`.

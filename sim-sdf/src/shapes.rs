@@ -207,12 +207,17 @@ impl Reader<'_> {
                         "scale factors multiply the mesh's coordinates: use 1 1 1 to keep its size",
                     ));
                 }
-                Geometry::Mesh(MeshShape {
+                let mesh = MeshShape {
                     resource: self.resource(s)?,
                     scale,
                     submesh,
                     center_submesh,
-                })
+                };
+                if self.submesh_missing(s, &mesh) {
+                    Geometry::Empty
+                } else {
+                    Geometry::Mesh(mesh)
+                }
             }
             "heightmap" => Geometry::Heightmap(HeightmapShape {
                 resource: self.resource(s)?,
@@ -233,6 +238,59 @@ impl Reader<'_> {
                 ));
             }
         })
+    }
+
+    /// Whether `mesh` (read from the `<mesh>` element `node`) names a `<submesh>` that its file
+    /// lacks. Gazebo then logs an error and loads the world without that geometry (ardupilot's
+    /// zephyr names a propeller its wing's file does not hold), and so does this reader, with
+    /// a warning naming the file and the submeshes it has. A file that cannot be found or read
+    /// is not judged here: building the world reports it.
+    fn submesh_missing(&self, node: Node, mesh: &MeshShape) -> bool {
+        let (Some(name), Ok(path)) = (&mesh.submesh, &mesh.resource.resolved) else {
+            return false;
+        };
+        let names = self
+            .loader
+            .mesh_names
+            .borrow_mut()
+            .entry(path.clone())
+            .or_insert_with(|| {
+                sim_world::mesh::read_file(path, &self.loader.limits)
+                    .ok()
+                    .map(|meshes| meshes.into_iter().map(|m| m.names).collect())
+            })
+            .clone();
+        let Some(names) = names else {
+            return false;
+        };
+        if names.iter().any(|n| n.contains(name)) {
+            return false;
+        }
+        let has: Vec<&str> = names
+            .iter()
+            .filter_map(|n| n.first().map(String::as_str))
+            .collect();
+        let at = self
+            .child(node, "submesh")
+            .and_then(|s| self.child(s, "name"))
+            .unwrap_or(node);
+        self.loader.warn(self.error(
+            at,
+            ErrorKind::NotFound,
+            format!(
+                "the mesh file {} has no submesh \"{name}\" (it has: {}); as Gazebo does, the \
+                 world is loaded without this geometry",
+                path.display(),
+                if has.is_empty() {
+                    "none".to_string()
+                } else {
+                    has.join(", ")
+                }
+            ),
+            "name one of the file's submeshes in <submesh><name>, or remove <submesh> to use \
+             the whole file",
+        ));
+        true
     }
 
     /// The required `<uri>` of a mesh or heightmap, resolved to a file where possible (a file

@@ -54,6 +54,12 @@ pub struct Limits {
     /// Whether a world may read files outside its own directory and the resource search path
     /// (default false).
     pub read_anywhere: bool,
+    /// Whether a world may also read the files of the source tree it lies in (default true):
+    /// the nearest directory at or above the world's that holds `.git`, `.hg`, `.svn` or a
+    /// ROS `package.xml` (the file system's root and the user's home directory never count).
+    /// Gazebo worlds refer to files beside their folder (`../media/heightmap.png`); false
+    /// keeps a world to its own directory and the resource search path.
+    pub read_project: bool,
 }
 
 impl Default for Limits {
@@ -72,6 +78,7 @@ impl Default for Limits {
             max_collisions: 100_000,
             max_link_collisions: 1_000,
             read_anywhere: false,
+            read_project: true,
         }
     }
 }

@@ -10,7 +10,12 @@
 //!    or in one of its ancestors, nearest first;
 //! 4. the run manifest's `resource_paths`.
 //!
-//! A `model://NAME/rest` URI is looked up as `DIR/NAME/rest` in each directory of that path; a
+//! A `model://NAME/rest` URI is looked up as `DIR/NAME/rest` in each directory of that path. A
+//! `package://NAME/rest` URI (ROS packages: the ros_gz demos and project templates write them)
+//! is read as Gazebo reads it, as `model://NAME/rest`, and then, as ROS 2 finds a package's
+//! installed files, as `PREFIX/share/NAME/rest` for each `PREFIX` of `AMENT_PREFIX_PATH` (see
+//! [`ResourcePath::with_packages`]); those `share` directories are then part of the search
+//! path, for reading as for confinement. A
 //! plain or `file://` relative path is looked up first beside the file that names it, then in
 //! each directory of the path; an absolute path is used as it is. `http://` and `https://`
 //! URIs (Gazebo Fuel) are never fetched: they are refused with a message saying how to
@@ -29,6 +34,10 @@ use crate::version::Version;
 /// The environment variables read for resource directories, in search order.
 pub const ENV_VARS: [&str; 3] = ["SIMCORE_RESOURCE_PATH", "GZ_SIM_RESOURCE_PATH", "SDF_PATH"];
 
+/// The environment variable listing the install prefixes of ROS 2 packages (`package://`
+/// URIs are also looked up in `PREFIX/share`).
+pub const PACKAGE_ENV_VAR: &str = "AMENT_PREFIX_PATH";
+
 /// The directories searched for resources (see the [module documentation](self)).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ResourcePath {
@@ -38,6 +47,8 @@ pub struct ResourcePath {
     models_dirs: bool,
     /// Searched last (the manifest's `resource_paths`).
     last: Vec<PathBuf>,
+    /// The `share` directories of the ROS 2 install prefixes, for `package://` URIs.
+    packages: Vec<PathBuf>,
 }
 
 impl ResourcePath {
@@ -53,15 +64,46 @@ impl ResourcePath {
             first: dirs,
             models_dirs: true,
             last: last.to_vec(),
+            packages: Vec::new(),
         }
     }
 
-    /// [`ResourcePath::new`] with the environment variables of this process.
+    /// This search path, where `package://NAME/rest` is also looked up as
+    /// `PREFIX/share/NAME/rest` for each install prefix in `prefixes` (the colon-separated value
+    /// of [`PACKAGE_ENV_VAR`]), after the directories of the path.
+    pub fn with_packages(mut self, prefixes: Option<&OsStr>) -> ResourcePath {
+        self.packages = prefixes
+            .map(|v| {
+                std::env::split_paths(v)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .map(|p| p.join("share"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self
+    }
+
+    /// [`ResourcePath::new`] with the environment variables of this process, ROS 2's install
+    /// prefixes included ([`ResourcePath::with_packages`]).
     pub fn standard(first: &[PathBuf], last: &[PathBuf]) -> ResourcePath {
         let values: Vec<Option<std::ffi::OsString>> =
             ENV_VARS.iter().map(std::env::var_os).collect();
         let env: Vec<Option<&OsStr>> = values.iter().map(|v| v.as_deref()).collect();
         ResourcePath::new(first, &env, last)
+            .with_packages(std::env::var_os(PACKAGE_ENV_VAR).as_deref())
+    }
+
+    /// The directories a world may read resources from, for a reference made in a file in
+    /// directory `base`: [`ResourcePath::dirs`], then the `share` directories of the ROS 2
+    /// install prefixes.
+    pub fn roots(&self, base: Option<&Path>) -> Vec<PathBuf> {
+        let mut out = self.dirs(base);
+        for p in &self.packages {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+        out
     }
 
     /// The directories searched for a resource named in a file in directory `base` (None for
@@ -107,7 +149,11 @@ impl ResourcePath {
                 search: self.dirs(base),
             });
         }
+        let mut package = false;
         let (rest, beside_file) = if let Some(rest) = strip_scheme(uri, "model://") {
+            (rest, false)
+        } else if let Some(rest) = strip_scheme(uri, "package://") {
+            package = true;
             (rest, false)
         } else if let Some(rest) = strip_scheme(uri, "file://") {
             (rest, true)
@@ -143,7 +189,12 @@ impl ResourcePath {
             }
             searched.push(dir);
         }
-        for dir in self.dirs(base) {
+        let dirs = if package {
+            self.roots(base)
+        } else {
+            self.dirs(base)
+        };
+        for dir in dirs {
             let candidate = dir.join(path);
             if candidate.exists() {
                 return Ok(candidate);
@@ -184,7 +235,7 @@ pub enum ResolveError {
         /// The directories a downloaded copy could be put in.
         search: Vec<PathBuf>,
     },
-    /// A scheme other than `model://` and `file://`.
+    /// A scheme other than `model://`, `package://` and `file://`.
     Scheme {
         /// The URI.
         uri: String,
@@ -214,7 +265,8 @@ impl ResolveError {
                 describe_search(search)
             ),
             ResolveError::Scheme { .. } => {
-                "use model://NAME, a file:// path, or a path relative to this file".to_string()
+                "use model://NAME, package://NAME, a file:// path, or a path relative to this file"
+                    .to_string()
             }
             ResolveError::NotFound { searched: None, .. } => "check the path".to_string(),
             ResolveError::NotFound {
@@ -227,7 +279,8 @@ impl ResolveError {
             ),
             ResolveError::NotFound { .. } => format!(
                 "put the model's directory in one of these, or add the directory that holds it \
-                 with --resource-path, {} or the manifest's resource_paths",
+                 with --resource-path, {} or the manifest's resource_paths (a package:// URI \
+                 is also looked for in PREFIX/share for each PREFIX of {PACKAGE_ENV_VAR})",
                 ENV_VARS.join(", ")
             ),
         }
@@ -259,7 +312,7 @@ impl fmt::Display for ResolveError {
             ),
             ResolveError::Scheme { uri, scheme } => write!(
                 f,
-                "\"{uri}\": the scheme `{scheme}://` is not supported (model:// and file:// are)"
+                "\"{uri}\": the scheme `{scheme}://` is not supported (model://, package:// and file:// are)"
             ),
             ResolveError::NotFound {
                 uri,
@@ -678,6 +731,45 @@ mod tests {
     }
 
     #[test]
+    fn package_uris_resolve_on_the_resource_path_then_in_ament_share_directories() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        touch(&root.join("lib/robot/meshes/base.stl"), "solid");
+        touch(&root.join("ros/a/share/robot/meshes/base.stl"), "solid");
+        touch(&root.join("ros/b/share/arm/urdf/arm.sdf"), "<sdf/>");
+        let prefixes = std::env::join_paths([root.join("ros/a"), root.join("ros/b")]).unwrap();
+        let path =
+            ResourcePath::new(&[root.join("lib")], &[], &[]).with_packages(Some(&prefixes));
+        // As Gazebo reads it (model://NAME on the resource path) first...
+        assert_eq!(
+            path.resolve("package://robot/meshes/base.stl", None).unwrap(),
+            root.join("lib/robot/meshes/base.stl")
+        );
+        // ...then in each prefix's share directory, in the variable's order.
+        assert_eq!(
+            path.resolve("package://arm/urdf/arm.sdf", None).unwrap(),
+            root.join("ros/b/share/arm/urdf/arm.sdf")
+        );
+        // Only package:// looks in the share directories.
+        assert!(matches!(
+            path.resolve("model://arm/urdf/arm.sdf", None),
+            Err(ResolveError::NotFound { .. })
+        ));
+        assert_eq!(
+            path.roots(None),
+            [
+                root.join("lib"),
+                root.join("ros/a/share"),
+                root.join("ros/b/share")
+            ]
+        );
+        // Not found: the message names the share directories searched.
+        let e = path.resolve("package://nothing/x.stl", None).unwrap_err();
+        assert!(e.to_string().contains("share"), "{e}");
+        assert!(e.hint().contains(PACKAGE_ENV_VAR), "{}", e.hint());
+    }
+
+    #[test]
     fn failures_say_what_was_searched() {
         let t = tempfile::tempdir().unwrap();
         let path = ResourcePath::new(&[t.path().join("x")], &[], &[t.path().join("y")]);
@@ -697,8 +789,12 @@ mod tests {
         assert!(matches!(e, ResolveError::Remote { .. }), "{e:?}");
         assert!(e.hint().contains("gz fuel download"), "{}", e.hint());
         assert!(matches!(
-            path.resolve("package://robot/model.sdf", None),
+            path.resolve("ros://robot/model.sdf", None),
             Err(ResolveError::Scheme { .. })
+        ));
+        assert!(matches!(
+            path.resolve("package://robot/model.sdf", None),
+            Err(ResolveError::NotFound { .. })
         ));
         assert_eq!(path.resolve(" ", None), Err(ResolveError::Empty));
         assert_eq!(path.resolve("model://", None), Err(ResolveError::Empty));

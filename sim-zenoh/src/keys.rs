@@ -6,27 +6,15 @@ use sim_codec::RosType;
 /// The graph's liveliness key space (`@` makes it verbatim: wildcards never match it).
 const GRAPH: &str = "@ros2_lv";
 
-/// The QoS a publisher or subscriber announces in its token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Qos {
-    /// Sensor data, as ROS sensor drivers publish it: best effort, keep last 5.
-    SensorData,
-    /// Reliable, keep last 10 (ROS's default for topics and services).
-    Reliable,
-    /// Latched: reliable, transient local, keep last 1 (`/tf_static`).
-    Latched,
-}
+pub use sim_codec::qos::Qos;
 
-impl Qos {
-    /// The token's QoS chunk: each value only where it differs from rmw_zenoh's default
-    /// (reliable, volatile, keep last 42, infinite deadline and lifespan, automatic
-    /// liveliness).
-    pub fn token_chunk(self) -> &'static str {
-        match self {
-            Qos::SensorData => "2::,5:,:,:,,",
-            Qos::Reliable => "::,10:,:,:,,",
-            Qos::Latched => ":1:,1:,:,:,,",
-        }
+/// The token's QoS chunk of `qos`: each value only where it differs from rmw_zenoh's default
+/// (reliable, volatile, keep last 42, infinite deadline and lifespan, automatic liveliness).
+pub fn qos_chunk(qos: Qos) -> &'static str {
+    match qos {
+        Qos::SensorData => "2::,5:,:,:,,",
+        Qos::Reliable => "::,10:,:,:,,",
+        Qos::Latched => ":1:,1:,:,:,,",
     }
 }
 
@@ -119,7 +107,7 @@ impl Node {
             kind.chunk(),
             mangle(&self.name),
             mangle(ros_name),
-            qos.token_chunk()
+            qos_chunk(qos)
         )
     }
 }

@@ -5,6 +5,7 @@ use super::control::{Control, Reply, Service};
 use super::keys::{self, EndpointKind, Node, Qos};
 use super::options::ZenohOptions;
 use crossbeam_channel::{Receiver, Sender, select};
+use sim_codec::TopicOptions;
 use sim_codec::names::RosNames;
 use sim_codec::{self as ros, FrameTransform, RosType, catalog};
 use sim_engine::guard::{Throttle, WARNING_INTERVAL, held_note};
@@ -208,12 +209,13 @@ enum Pub {
 struct Worker {
     session: zenoh::Session,
     node: Node,
-    qos_sensor: Qos,
     next_eid: u32,
     outputs: Vec<Output>,
     by_topic: HashMap<Arc<str>, usize>,
     names: HashMap<String, String>,
     ros_names: RosNames,
+    /// What encoding needs of each topic beyond its messages (a lidar's scan period).
+    topic_options: TopicOptions,
     inputs: Vec<(Subscriber<()>, Option<LivelinessToken>)>,
     clock: Option<Output>,
     tf: Option<Output>,
@@ -242,6 +244,7 @@ struct Call {
 pub(super) fn run(
     configs: Vec<zenoh::Config>,
     options: ZenohOptions,
+    topic_options: TopicOptions,
     shared: Arc<Shared>,
     ch: Channels,
     opened: Sender<Result<(), String>>,
@@ -273,12 +276,12 @@ pub(super) fn run(
     let mut w = Worker {
         session,
         node,
-        qos_sensor: Qos::SensorData,
         next_eid: 1,
         outputs: Vec::new(),
         by_topic: HashMap::new(),
         names: HashMap::new(),
         ros_names: options.names.clone(),
+        topic_options,
         inputs: Vec::new(),
         clock: None,
         tf: None,
@@ -498,7 +501,8 @@ impl Worker {
     /// published.
     fn output(&mut self, first: &Envelope, sub: Subscription) {
         let mut scratch = Vec::new();
-        let Some(ty) = ros::encode(&first.message, &mut scratch) else {
+        let options = self.topic_options.of(&first.topic);
+        let Some(ty) = ros::encode_with(&first.message, &options, &mut scratch) else {
             tracing::debug!("{}: no ROS 2 form; not published", first.topic);
             return;
         };
@@ -513,7 +517,7 @@ impl Worker {
             return;
         }
         let index = self.outputs.len();
-        if let Some(mut o) = self.declare(&ros, ty, self.qos_sensor, index) {
+        if let Some(mut o) = self.declare(&ros, ty, Qos::offered_on(&ros), index) {
             o.topic = first.topic.clone();
             o.size = scratch.len();
             if o.matching {
@@ -737,7 +741,8 @@ impl Worker {
             took = true;
             for env in sub.drain() {
                 let mut b = Vec::with_capacity(o.size);
-                match ros::encode(&env.message, &mut b) {
+                let options = self.topic_options.of(&o.topic);
+                match ros::encode_with(&env.message, &options, &mut b) {
                     Some(t) if t == o.ty => {
                         o.size = b.len();
                         o.put(b);

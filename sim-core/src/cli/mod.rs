@@ -172,6 +172,10 @@ pub struct ResourceArgs {
     /// Let the world read files outside its own directory and the resource search path.
     #[arg(long = "read-anywhere")]
     pub read_anywhere: bool,
+    /// Keep the world to its own directory and the resource search path, not the source
+    /// tree it lies in (a world from a stranger placed inside your checkout).
+    #[arg(long = "world-dir-only", conflicts_with = "read_anywhere")]
+    pub world_dir_only: bool,
 }
 
 impl ResourceArgs {
@@ -215,6 +219,7 @@ impl ResourceArgs {
             l.max_link_collisions = v;
         }
         l.read_anywhere = self.read_anywhere;
+        l.read_project = !self.world_dir_only;
         l
     }
 }

@@ -115,6 +115,8 @@ pub struct Simulation {
     next_ticket: u64,
     /// The first entity id after the loaded world's: models from it on were spawned.
     first_spawned: EntityId,
+    /// The sensors' and systems' counts up to the last reset, which created them anew.
+    before_reset: (Vec<SensorReport>, Vec<SystemReport>),
     control: RunControl,
     alarm: control::Alarm,
 }
@@ -198,6 +200,7 @@ impl Simulation {
             options: options.clone(),
             next_ticket: 1,
             first_spawned,
+            before_reset: (Vec::new(), Vec::new()),
             control: RunControl::new(),
             alarm: control::Alarm::new(),
         })
@@ -298,6 +301,25 @@ impl Simulation {
     /// Current sim time.
     pub fn time(&self) -> SimTime {
         self.physics.time()
+    }
+
+    /// The update period (s) of the sensor publishing on each sensor output topic: one over
+    /// its `<update_rate>`, the step size for a sensor that updates every step (a
+    /// LaserScan's `scan_time`).
+    pub fn sensor_periods(&self) -> Vec<(String, f64)> {
+        let step = self.physics.step_size().as_secs_f64();
+        self.sensors
+            .output_rates(&self.bus)
+            .into_iter()
+            .map(|(topic, rate)| {
+                let period = if rate > 0.0 && rate.is_finite() {
+                    1.0 / rate
+                } else {
+                    step
+                };
+                (topic, period)
+            })
+            .collect()
     }
 
     /// Runs only the sensor pass of an iteration at the current time (for benchmarks and
@@ -532,10 +554,40 @@ impl Simulation {
             sim_time: sim,
             wall_time: wall,
             interrupted,
-            sensors: self.sensors.reports(&self.bus),
-            systems: self.systems.reports(),
+            sensors: self.sensor_reports(),
+            systems: self.system_reports(),
             failures: self.failures.clone(),
         }
+    }
+
+    /// Each sensor's counts since the simulation was built, resets included (a reset creates
+    /// every sensor anew: its counts are added to those before; a sensor a reset removed
+    /// keeps its report).
+    pub fn sensor_reports(&self) -> Vec<SensorReport> {
+        let mut now = self.sensors.reports(&self.bus);
+        for earlier in &self.before_reset.0 {
+            match now.iter_mut().find(|r| r.scoped_name == earlier.scoped_name) {
+                Some(r) => r.add(earlier),
+                None => now.push(earlier.clone()),
+            }
+        }
+        now
+    }
+
+    /// Each system's counts since the simulation was built, resets included (as
+    /// [`Simulation::sensor_reports`]).
+    pub fn system_reports(&self) -> Vec<SystemReport> {
+        let mut now = self.systems.reports();
+        for earlier in &self.before_reset.1 {
+            let same = |r: &&mut SystemReport| {
+                r.name == earlier.name && r.entity_name == earlier.entity_name
+            };
+            match now.iter_mut().find(same) {
+                Some(r) => r.add(earlier),
+                None => now.push(earlier.clone()),
+            }
+        }
+        now
     }
 
     /// Topics known after loading: those of sensors and systems, and any published so far.

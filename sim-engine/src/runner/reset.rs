@@ -67,6 +67,7 @@ impl Simulation {
             &mut self.bus,
         )?;
         let guards = self.sensors.guards();
+        self.before_reset = (self.sensor_reports(), self.system_reports());
         self.first_spawned = parts.physics.next_entity_id();
         self.physics = parts.physics;
         self.sensors = parts.sensors;

@@ -172,6 +172,19 @@ pub struct SensorReport {
     pub disabled: Option<String>,
 }
 
+impl SensorReport {
+    /// Adds the counts of `earlier`, the same sensor's before a reset created it anew (not
+    /// the drops, which the bus counts across resets).
+    pub fn add(&mut self, earlier: &SensorReport) {
+        self.updates += earlier.updates;
+        self.messages += earlier.messages;
+        self.errors += earlier.errors;
+        self.hook_time += earlier.hook_time;
+        self.slow_hooks += earlier.slow_hooks;
+        self.refused += earlier.refused;
+    }
+}
+
 struct OutTopic {
     key: SharedStr,
     topic: TopicId,
@@ -559,6 +572,20 @@ impl SensorManager {
             if let Some(m) = &s.metrics {
                 v.push((bus.name(m.topic).to_string(), name()));
             }
+        }
+        v
+    }
+
+    /// Each sensor's output topics (its main topic and those published on so far) with its
+    /// `<update_rate>` in Hz (0: every step).
+    pub fn output_rates(&self, bus: &Bus) -> Vec<(String, f64)> {
+        let mut v = Vec::new();
+        for s in &self.slots {
+            let rate = s.cold.setup.update_rate;
+            v.extend(
+                s.out_topics()
+                    .map(|t| (bus.name(t.topic).to_string(), rate)),
+            );
         }
         v
     }

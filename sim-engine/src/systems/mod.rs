@@ -158,6 +158,17 @@ pub struct SystemReport {
     pub disabled: Option<String>,
 }
 
+impl SystemReport {
+    /// Adds the counts of `earlier`, the same system's before a reset created it anew.
+    pub fn add(&mut self, earlier: &SystemReport) {
+        self.messages += earlier.messages;
+        self.commands += earlier.commands;
+        self.hook_time += earlier.hook_time;
+        self.slow_hooks += earlier.slow_hooks;
+        self.refused += earlier.refused;
+    }
+}
+
 /// A system plugin disabled during a step.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SystemFailure {

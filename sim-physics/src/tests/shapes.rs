@@ -248,13 +248,32 @@ fn collada_units_node_transforms_and_submeshes_are_applied() {
         "<mesh><uri>two.dae</uri><submesh><name>middle</name></submesh></mesh>",
         "0 0 0 0 0 0",
     );
-    let err = Physics::build(&sim_sdf::load(&w).unwrap()).unwrap_err();
-    assert!(
-        err.message.contains("no submesh \"middle\"") && err.message.contains("low, high")
-            || err.message.contains("high, low"),
-        "{err}"
-    );
-    assert!(err.span.line > 1, "the error points into the SDF: {err}");
+    // A submesh the file lacks: as Gazebo, the world loads without that geometry, with a
+    // warning at the name that lists the submeshes the file has.
+    let (doc, warnings) =
+        sim_sdf::load_document_with_warnings(&w, &sim_sdf::LoadOptions::default());
+    let Ok(sim_sdf::Document::World(world)) = doc else {
+        panic!("{doc:?}")
+    };
+    let missing: Vec<_> = warnings
+        .iter()
+        .filter(|w| w.message.contains("no submesh \"middle\""))
+        .collect();
+    let lines: Vec<u32> = missing.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [3, 4], "the collision's and the visual's: {warnings:?}");
+    for w in missing {
+        assert!(
+            w.message.contains("low, high") || w.message.contains("high, low"),
+            "{w:?}"
+        );
+    }
+    let link = &world.models[0].links[0];
+    assert_eq!(link.collisions[0].geometry, sim_world::Geometry::Empty);
+    let p = Physics::build(&world).unwrap();
+    let d = cast(&p, &[down(0.0, 0.0), up], RayTarget::COLLISION);
+    assert_eq!(d, [f64::INFINITY; 2], "nothing to hit: {d:?}");
+    let d = cast(&p, &[down(0.0, 0.0), up], RayTarget::VISUAL);
+    assert_eq!(d, [f64::INFINITY; 2], "nothing to see: {d:?}");
 }
 
 #[test]

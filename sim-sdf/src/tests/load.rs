@@ -53,3 +53,27 @@ fn a_file_that_is_not_utf8_is_an_error_with_its_position() {
     assert_eq!((e.line, e.column), (2, 17));
     assert!(e.message.contains("UTF-8"));
 }
+
+#[test]
+fn a_source_tree_is_the_nearest_checkout_or_package_short_of_home_and_the_root() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let root = std::fs::canonicalize(t.path()).expect("canonical");
+    let worlds = root.join("home/ws/src/pkg/worlds");
+    std::fs::create_dir_all(&worlds).expect("dirs");
+    std::fs::create_dir_all(root.join("home/.git")).expect("dirs");
+    std::fs::create_dir_all(root.join("home/ws/src/.git")).expect("dirs");
+    std::fs::write(root.join("home/ws/src/pkg/package.xml"), "<package/>").expect("write");
+    let home = root.join("home");
+    let tree = |dir: &Path, home: Option<&Path>| crate::load::project_root(dir, home);
+    // The nearest marker wins: the ROS package inside the checkout.
+    assert_eq!(tree(&worlds, Some(&home)), Some(root.join("home/ws/src/pkg")));
+    std::fs::remove_file(root.join("home/ws/src/pkg/package.xml")).expect("remove");
+    assert_eq!(tree(&worlds, Some(&home)), Some(root.join("home/ws/src")));
+    // A home kept in git never counts, nor anything above it.
+    std::fs::remove_dir(root.join("home/ws/src/.git")).expect("remove");
+    assert_eq!(tree(&worlds, Some(&home)), None);
+    assert_eq!(tree(&worlds, None), Some(home.clone()));
+    // A `.git` file (a worktree or a submodule) marks a checkout too.
+    std::fs::write(root.join("home/ws/.git"), "gitdir: elsewhere").expect("write");
+    assert_eq!(tree(&worlds, Some(&home)), Some(root.join("home/ws")));
+}
