@@ -617,8 +617,7 @@ fn package_uris_resolve_on_the_resource_path_and_in_ros_install_prefixes() {
     assert!(err.contains("AMENT_PREFIX_PATH"), "{err}");
 
     // A ROS install prefix: the package's share directory, the mesh inside it included.
-    let prefixes =
-        std::env::join_paths([root.join("elsewhere"), root.join("install")]).unwrap();
+    let prefixes = std::env::join_paths([root.join("elsewhere"), root.join("install")]).unwrap();
     let o = simcore_env(
         &["check", w],
         &[("AMENT_PREFIX_PATH", std::path::Path::new(&prefixes))],

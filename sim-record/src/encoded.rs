@@ -48,11 +48,6 @@ impl Encoded<'_> {
         Qos::offered_on(&self.topic)
     }
 
-    /// Whether the topic's QoS is latched (transient local).
-    pub fn latched(&self) -> bool {
-        self.qos() == Qos::Latched
-    }
-
     /// The channel's metadata: rosbag2's QoS and type hash for ROS 2 types.
     pub fn channel_metadata(&self) -> BTreeMap<String, String> {
         let mut m = BTreeMap::new();

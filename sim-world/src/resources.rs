@@ -270,20 +270,33 @@ impl ResolveError {
             }
             ResolveError::NotFound { searched: None, .. } => "check the path".to_string(),
             ResolveError::NotFound {
+                uri,
                 searched: Some(searched),
-                ..
             } if searched.is_empty() => format!(
                 "add the directory that holds the model with --resource-path, {} or the \
-                 manifest's resource_paths",
-                ENV_VARS.join(", ")
+                 manifest's resource_paths{}",
+                ENV_VARS.join(", "),
+                package_note(uri)
             ),
-            ResolveError::NotFound { .. } => format!(
+            ResolveError::NotFound { uri, .. } => format!(
                 "put the model's directory in one of these, or add the directory that holds it \
-                 with --resource-path, {} or the manifest's resource_paths (a package:// URI \
-                 is also looked for in PREFIX/share for each PREFIX of {PACKAGE_ENV_VAR})",
-                ENV_VARS.join(", ")
+                 with --resource-path, {} or the manifest's resource_paths{}",
+                ENV_VARS.join(", "),
+                package_note(uri)
             ),
         }
+    }
+}
+
+/// For a `package://` URI, where else it is looked for; else nothing.
+fn package_note(uri: &str) -> String {
+    if strip_scheme(uri, "package://").is_some() {
+        format!(
+            " (a package:// URI is also looked for in PREFIX/share for each PREFIX of \
+             {PACKAGE_ENV_VAR}, as ROS 2 installs packages)"
+        )
+    } else {
+        String::new()
     }
 }
 
@@ -738,11 +751,11 @@ mod tests {
         touch(&root.join("ros/a/share/robot/meshes/base.stl"), "solid");
         touch(&root.join("ros/b/share/arm/urdf/arm.sdf"), "<sdf/>");
         let prefixes = std::env::join_paths([root.join("ros/a"), root.join("ros/b")]).unwrap();
-        let path =
-            ResourcePath::new(&[root.join("lib")], &[], &[]).with_packages(Some(&prefixes));
+        let path = ResourcePath::new(&[root.join("lib")], &[], &[]).with_packages(Some(&prefixes));
         // As Gazebo reads it (model://NAME on the resource path) first...
         assert_eq!(
-            path.resolve("package://robot/meshes/base.stl", None).unwrap(),
+            path.resolve("package://robot/meshes/base.stl", None)
+                .unwrap(),
             root.join("lib/robot/meshes/base.stl")
         );
         // ...then in each prefix's share directory, in the variable's order.

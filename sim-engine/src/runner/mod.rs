@@ -566,7 +566,10 @@ impl Simulation {
     pub fn sensor_reports(&self) -> Vec<SensorReport> {
         let mut now = self.sensors.reports(&self.bus);
         for earlier in &self.before_reset.0 {
-            match now.iter_mut().find(|r| r.scoped_name == earlier.scoped_name) {
+            match now
+                .iter_mut()
+                .find(|r| r.scoped_name == earlier.scoped_name)
+            {
                 Some(r) => r.add(earlier),
                 None => now.push(earlier.clone()),
             }

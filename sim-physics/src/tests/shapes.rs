@@ -260,7 +260,11 @@ fn collada_units_node_transforms_and_submeshes_are_applied() {
         .filter(|w| w.message.contains("no submesh \"middle\""))
         .collect();
     let lines: Vec<u32> = missing.iter().map(|w| w.line).collect();
-    assert_eq!(lines, [3, 4], "the collision's and the visual's: {warnings:?}");
+    assert_eq!(
+        lines,
+        [3, 4],
+        "the collision's and the visual's: {warnings:?}"
+    );
     for w in missing {
         assert!(
             w.message.contains("low, high") || w.message.contains("high, low"),

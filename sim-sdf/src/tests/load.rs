@@ -66,7 +66,10 @@ fn a_source_tree_is_the_nearest_checkout_or_package_short_of_home_and_the_root()
     let home = root.join("home");
     let tree = |dir: &Path, home: Option<&Path>| crate::load::project_root(dir, home);
     // The nearest marker wins: the ROS package inside the checkout.
-    assert_eq!(tree(&worlds, Some(&home)), Some(root.join("home/ws/src/pkg")));
+    assert_eq!(
+        tree(&worlds, Some(&home)),
+        Some(root.join("home/ws/src/pkg"))
+    );
     std::fs::remove_file(root.join("home/ws/src/pkg/package.xml")).expect("remove");
     assert_eq!(tree(&worlds, Some(&home)), Some(root.join("home/ws/src")));
     // A home kept in git never counts, nor anything above it.
