@@ -285,3 +285,52 @@ fn the_run_summary_counts_what_sensors_did_before_a_reset() {
     assert!(imu.updates >= sent && imu.updates <= sent + 2, "{imu:?}");
     assert_eq!(summary.sensors.len(), 1, "{:?}", summary.sensors);
 }
+
+/// gz-sim's order: the physics steps, then the due sensors update against the new state,
+/// stamped with the step's end time. So when a step returns, every sensor due by then has
+/// published, and a client stepping in lockstep finds the samples of the time it reached.
+#[test]
+fn when_a_step_returns_every_sensor_due_by_its_end_has_published() {
+    let dir = stage(&["simcore_plugin_imu"]);
+    let mut sim = sim_from(
+        &world(&box_model("a", 1.0, &imu("i", 100.0, ""))),
+        dir.path(),
+        0,
+        1,
+    );
+    let sub = sim
+        .bus_mut()
+        .subscribe("/world/test/model/a/link/body/sensor/i/imu", 100);
+    let stamps = |sim: &mut sim_core::runner::Simulation, steps: usize| {
+        for _ in 0..steps {
+            sim.step();
+        }
+        let now = sim.time().nanos;
+        let got: Vec<i64> = sub
+            .drain()
+            .iter()
+            .map(|e| e.message.header.stamp.nanos)
+            .collect();
+        (now, got)
+    };
+    // The first update is at the first step (the next update time starts at 0), then every
+    // 10 ms: the sample of the time reached is there when the steps return.
+    assert_eq!(stamps(&mut sim, 1), (1_000_000, vec![1_000_000]));
+    assert_eq!(stamps(&mut sim, 9), (10_000_000, vec![10_000_000]));
+    assert_eq!(stamps(&mut sim, 10), (20_000_000, vec![20_000_000]));
+    assert_eq!(stamps(&mut sim, 5), (25_000_000, vec![]));
+    assert_eq!(
+        stamps(&mut sim, 15),
+        (40_000_000, vec![30_000_000, 40_000_000])
+    );
+    // A sample is the state after the step that reached its stamp: the box falls freely, so
+    // its proper acceleration reads 0 (not the +g of a body at rest before the first step).
+    for _ in 0..10 {
+        sim.step();
+    }
+    let last = collect(&sub);
+    let (t, _, p) = last.last().expect("a sample at 50 ms");
+    assert_eq!(*t, 50_000_000);
+    let a = imu_accel(p);
+    assert!(a.length() < 1e-6, "free fall reads no acceleration: {a:?}");
+}

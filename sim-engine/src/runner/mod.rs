@@ -1,15 +1,19 @@
 //! The simulation: builds a world with its plugins, steps it, paces it, and summarises it.
 //!
-//! One iteration at sim time `t`:
-//! 1. due sensors update in parallel against the read-only state at `t` (the state the
-//!    previous step produced), and their outputs are published in sensor order;
-//! 2. systems' `pre_step` hooks run with the messages delivered to their subscriptions, and
-//!    their commands are applied in order;
-//! 3. the physics advances one fixed step to `t + dt`;
+//! One iteration from sim time `t`, in gz-sim's order (its sensor systems update in
+//! `PostUpdate`, with the time after the step):
+//! 1. systems' `pre_step` hooks run at `t` with the messages delivered to their
+//!    subscriptions, and their commands are applied in order;
+//! 2. the physics advances one fixed step to `t + dt`;
+//! 3. due sensors update in parallel against the read-only state at `t + dt`, stamped
+//!    `t + dt`, and their outputs are published in sensor order;
 //! 4. systems' `post_step` hooks run against the new state.
 //!
-//! So an N-step run samples sensors at `0, dt, ..., (N-1) dt`, each sample being the state
-//! after the step that led to it: a 10 Hz sensor updates exactly 10 times in a 1 s run.
+//! So when a step returns, every sensor due by its end time has published: a client stepping
+//! the world in lockstep finds the samples of the time it stepped to. An N-step run samples
+//! sensors at `dt, 2 dt, ..., N dt`; a sensor's first update is at the first step (its next
+//! update time starts at 0), then every period: a 10 Hz sensor updates at 1 ms, 100 ms, ...,
+//! 1 s in a 1 s run of 1 ms steps, 11 times, as in Gazebo.
 //!
 //! Loading is a loop over the world's [`Plan`] (every sensor and `<plugin>`, in load order):
 //! each entry's factory is resolved, then the plugins are created. Models created at run time
@@ -342,7 +346,6 @@ impl Simulation {
     pub fn step(&mut self) -> &[RuntimeFailure] {
         let before = self.failures.len();
         let now = self.physics.time();
-        self.sensor_pass(now);
         let iteration = self.physics.iteration();
         let (commands, yf) = self.with_spawner(|systems, physics, spawner| {
             systems.pre_step(now, iteration, physics, Some(spawner))
@@ -352,6 +355,7 @@ impl Simulation {
             self.apply_from(Some(by), c, now);
         }
         self.physics.step();
+        self.sensor_pass(self.physics.time());
         let yf = self
             .systems
             .post_step(self.physics.iteration(), &self.physics, &mut self.bus);
