@@ -212,8 +212,8 @@ fn gz_sims_air_speed_world() {
     }
     assert!(sim.skipped().is_empty(), "{:?}", sim.skipped());
     let got: Vec<Value> = collect(&sub).iter().map(|m| reading(&m.2)).collect();
-    // 30 Hz, sampled at 0 to 0.099 s (1 ms steps): the updates at 0, 1/30 and 2/30 s.
-    assert_eq!(got.len(), 3);
+    // 30 Hz over 0.1 s of 1 ms steps: at the first step, then at 1/30, 2/30 and 3/30 s.
+    assert_eq!(got.len(), 4);
     for m in &got {
         assert_eq!(m["diff_pressure"], 0.0, "{m}");
         let t = m["temperature"].as_f64().unwrap();

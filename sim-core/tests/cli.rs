@@ -65,7 +65,7 @@ fn the_sensors_demo_echoes_camera_info_and_saves_frames() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let lines = json_lines(&stdout(&o));
-    assert_eq!(lines.len(), 5, "a 5 Hz camera over 1 s");
+    assert_eq!(lines.len(), 6, "a 5 Hz camera over 1 s: at 1 ms, then every 0.2 s");
     assert_eq!(lines[0]["type"], "CameraInfo");
     assert_eq!(lines[0]["width"], 640);
     let err = stderr(&o);
@@ -103,8 +103,9 @@ fn echo_prints_imu_json_lines() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let lines = json_lines(&stdout(&o));
-    // Due every 10 ms of 2 s; nothing at 0, before the first physics step.
-    assert_eq!(lines.len(), 199, "a 100 Hz IMU over 2 s");
+    // At the first step (due at 0), then every 10 ms to 2 s.
+    let stamps = update_stamps(10_000_000, 1_000_000, 2000);
+    assert_eq!(lines.len(), 201, "a 100 Hz IMU over 2 s");
     for (i, l) in lines.iter().enumerate() {
         assert_eq!(l["topic"], topic);
         assert_eq!(l["type"], "IMU");
@@ -112,15 +113,15 @@ fn echo_prints_imu_json_lines() {
         assert_eq!(l["header"]["frame_id"], "box::body::imu");
         let ns = l["header"]["stamp"]["sec"].as_i64().unwrap() * 1_000_000_000
             + l["header"]["stamp"]["nsec"].as_i64().unwrap();
-        assert_eq!(ns, (i as i64 + 1) * 10_000_000);
+        assert_eq!(ns, stamps[i]);
     }
     // Falling at first (about 0), resting at the end (about +9.8 on z).
     let z = |l: &serde_json::Value| l["linear_acceleration"]["z"].as_f64().unwrap();
     assert!(z(&lines[20]).abs() < 0.2, "{}", z(&lines[20]));
-    assert!((z(&lines[198]) - 9.8).abs() < 0.2, "{}", z(&lines[198]));
+    assert!((z(&lines[200]) - 9.8).abs() < 0.2, "{}", z(&lines[200]));
     // The summary goes to stderr, not into the JSON stream.
     let e = stderr(&o);
-    assert!(e.contains("box::body::imu") && e.contains("200"), "{e}");
+    assert!(e.contains("box::body::imu") && e.contains("201"), "{e}");
 }
 
 #[test]
@@ -340,8 +341,8 @@ fn a_panicking_plugin_exits_1_after_completing_the_run() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(
         json_lines(&stdout(&o)).len(),
-        9,
-        "the IMU published through the whole run (at 0.1 s to 0.9 s)"
+        11,
+        "the IMU published through the whole run (at 1 ms, then 0.1 s to 1 s)"
     );
     let e = stderr(&o);
     assert!(
@@ -441,10 +442,9 @@ fn pub_and_call_reach_plugins_at_their_sim_times() {
             .unwrap()
             .contains("takes an Empty request")
     );
-    // a's IMU published at 0.1, ..., 0.4 (nothing before the first step) and stopped with
-    // its model.
+    // a's IMU published at 1 ms, 0.1, ..., 0.4 s and stopped with its model.
     let imu = lines.iter().filter(|l| l.get("topic").is_some()).count();
-    assert_eq!(imu, 4);
+    assert_eq!(imu, 5);
 
     let bad = simcore(&[
         "run",

@@ -63,8 +63,8 @@ fn run(sim: &mut Simulation) -> Vec<Fiducial> {
         assert!(sim.step().is_empty(), "{:?}", sim.failures());
     }
     let got = collect(&sub);
-    assert_eq!(got.len(), 1, "10 Hz over 0.1 s");
-    match &got[0].2 {
+    assert_eq!(got.len(), 2, "10 Hz over 0.1 s: at the first step and at 0.1 s");
+    match &got[1].2 {
         Payload::Fiducials(f) => f.iter().cloned().collect(),
         other => panic!("not Fiducials: {other:?}"),
     }

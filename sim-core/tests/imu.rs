@@ -63,9 +63,9 @@ fn in_free_fall_reads_about_zero() {
         sim.step();
     }
     let u = collect(&sub);
-    // Nothing before the first step (no acceleration measured yet), as in Gazebo, whose first
-    // sample comes after it: the first sample, at one step, already reads free fall.
-    assert_eq!(u.len(), 499);
+    // Every step, after it (as Gazebo's IMU system, in PostUpdate): the first sample, at one
+    // step, already reads free fall.
+    assert_eq!(u.len(), 500);
     assert_eq!(u[0].0, 1_000_000);
     for (t, _, p) in &u {
         let a = imu_accel(p);
@@ -191,10 +191,10 @@ fn messages_carry_header_and_entity_name() {
         sim.step();
     }
     let msgs = sub.drain();
-    // Due at 0, 10 and 20 ms; nothing at 0 (before the first step).
-    assert_eq!(msgs.len(), 2);
+    // At the first step (due at 0), then at 10, 20 and 30 ms.
+    assert_eq!(msgs.len(), 4);
     let m = &msgs[0].message;
-    assert_eq!(m.header.stamp.nanos, 10_000_000);
+    assert_eq!(m.header.stamp.nanos, 1_000_000);
     assert_eq!(m.header.seq, 0);
     assert_eq!(m.header.frame_id.as_str(), "box::body::s");
     match m.payload.as_enum() {

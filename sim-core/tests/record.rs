@@ -224,8 +224,8 @@ fn a_recorded_pioneer_run_reads_back_in_both_readers_as_echo_printed_it() {
 
     // The scan and IMU values equal --echo's.
     let echo = json_lines(&stdout(&o));
-    // 100 Hz IMU: its first sample comes after the first step, so 99 in 1 s.
-    for (topic, n) in [(SCAN, 10), (IMU, 99)] {
+    // Every sensor at the first step, then every period: 10 Hz and 100 Hz over 1 s.
+    for (topic, n) in [(SCAN, 11), (IMU, 101)] {
         let printed: Vec<&Value> = echo.iter().filter(|l| l["topic"] == topic).collect();
         let recorded = r["messages"][topic].as_array().unwrap();
         assert_eq!(printed.len(), n, "{topic}");

@@ -1,6 +1,7 @@
 //! The sensor manager's timing rules, with the real altimeter and fixture plugins loaded from
-//! their shared libraries and a real rapier world. (The altimeter publishes at every update,
-//! t = 0 included; the IMU publishes nothing before the first physics step.)
+//! their shared libraries and a real rapier world. Sensors update after each physics step,
+//! stamped with its end time, as gz-sim's sensor systems do: a sensor's next update time
+//! starts at 0, so its first update is at the first step, then one every period.
 
 mod common;
 
@@ -33,11 +34,12 @@ fn updates_in_one_second(rate: f64) -> Vec<(i64, u64, Payload)> {
 }
 
 #[test]
-fn ten_hertz_updates_ten_times_a_second_with_exact_stamps() {
+fn ten_hertz_updates_at_the_first_step_then_every_tenth_of_a_second() {
     let u = updates_in_one_second(10.0);
-    assert_eq!(u.len(), 10);
     let stamps: Vec<i64> = u.iter().map(|x| x.0).collect();
-    assert_eq!(stamps, (0..10).map(|k| k * 100_000_000).collect::<Vec<_>>());
+    let mut expected = vec![1_000_000];
+    expected.extend((1..=10).map(|k| k * 100_000_000));
+    assert_eq!(stamps, expected);
 }
 
 #[test]
@@ -46,16 +48,24 @@ fn zero_and_negative_rates_update_every_step() {
     assert_eq!(updates_in_one_second(-3.0).len(), 1000);
 }
 
+/// The period is exact: the thirtieth period ends at 1 s, where Gazebo's, truncated to 33 ms,
+/// ends at 990 ms.
 #[test]
-fn thirty_hertz_is_exactly_thirty_not_thirty_one() {
-    assert_eq!(updates_in_one_second(30.0).len(), 30);
+fn thirty_hertz_is_exactly_thirty_not_thirty_point_three() {
+    let stamps: Vec<i64> = updates_in_one_second(30.0).iter().map(|x| x.0).collect();
+    assert_eq!(stamps.len(), 31, "{stamps:?}");
+    assert_eq!(stamps[30], 1_000_000_000, "{stamps:?}");
+    assert!(
+        stamps[1..].windows(2).all(|w| w[1] - w[0] >= 33_000_000),
+        "{stamps:?}"
+    );
 }
 
 #[test]
 fn seq_counts_from_zero_per_sensor() {
     let u = updates_in_one_second(50.0);
     let seqs: Vec<u64> = u.iter().map(|x| x.1).collect();
-    assert_eq!(seqs, (0..50).collect::<Vec<_>>());
+    assert_eq!(seqs, (0..51).collect::<Vec<_>>());
 }
 
 #[test]
@@ -77,7 +87,7 @@ fn inactive_sensor_never_updates_but_a_forced_update_runs() {
     sim.step();
     let u = collect(&sub);
     assert_eq!(u.len(), 1, "a forced update runs once");
-    assert_eq!(u[0].0, 100_000_000);
+    assert_eq!(u[0].0, 101_000_000, "at the end of the next step");
 }
 
 #[test]
@@ -102,8 +112,8 @@ fn triggered_sensor_updates_only_after_a_trigger_message() {
     let u = collect(&sub);
     assert_eq!(u.len(), 1, "one trigger, one update");
     assert_eq!(
-        u[0].0, 50_000_000,
-        "it updates at the first step after the trigger"
+        u[0].0, 51_000_000,
+        "it updates at the end of the first step after the trigger"
     );
     // Two triggers before one step still give one update.
     sim.bus_mut()
@@ -132,13 +142,13 @@ fn frame_id_topic_and_metrics() {
         sim.step();
     }
     let msgs = sub.drain();
-    assert_eq!(msgs.len(), 10);
+    assert_eq!(msgs.len(), 11, "at 1 ms, then every 10 ms to 100 ms");
     assert!(
         msgs.iter()
             .all(|m| m.message.header.frame_id.as_str() == "imu_frame")
     );
     let m = metrics.drain();
-    assert_eq!(m.len(), 10);
+    assert_eq!(m.len(), 11);
     match m[5].message.payload.as_enum() {
         Ok(Payload::SensorMetrics(s)) => {
             assert_eq!(s.nominal_update_rate, 100.0);
@@ -166,7 +176,7 @@ fn default_frame_id_is_the_scoped_name_and_dt_is_passed() {
         sim.step();
     }
     let c = counts.drain();
-    assert_eq!(c.len(), 4);
+    assert_eq!(c.len(), 5, "at 1 ms, then every 50 ms to 200 ms");
     assert!(
         c.iter()
             .all(|m| m.message.header.frame_id.as_str() == "box::body::count")
@@ -179,11 +189,16 @@ fn default_frame_id_is_the_scoped_name_and_dt_is_passed() {
             other => panic!("{other:?}"),
         })
         .collect();
-    assert_eq!(d, vec![0.0, 0.05, 0.05, 0.05]);
+    // The time since the previous update: none before the first, 49 ms after the first
+    // step's update (the next was due at 50 ms), then the period.
+    assert_eq!(d.len(), 5);
+    assert_eq!(d[0], 0.0);
+    assert!((d[1] - 0.049).abs() < 1e-12, "{d:?}");
+    assert_eq!(&d[2..], &[0.05, 0.05, 0.05]);
     // Each output topic has its own sequence.
     assert_eq!(
         c.iter().map(|m| m.message.header.seq).collect::<Vec<_>>(),
-        vec![0, 1, 2, 3]
+        vec![0, 1, 2, 3, 4]
     );
 }
 
@@ -265,7 +280,8 @@ fn set_rate_service_with_the_sdf_rate_as_ceiling() {
     };
     let sub = sim.bus_mut().subscribe(TOPIC, 10_000);
     let free = sim.bus_mut().subscribe("/free/alt", 10_000);
-    // Up to the SDF rate: applied from the next due time (10 ms) on.
+    // Up to the SDF rate: applied from the next due time on (the first, at 0, is taken at
+    // the first step).
     assert_eq!(rate(call(&mut sim, &service, Payload::Double(50.0))), 50.0);
     for (r, why) in [
         (200.0, "above <update_rate>"),
@@ -291,9 +307,9 @@ fn set_rate_service_with_the_sdf_rate_as_ceiling() {
         sim.step();
     }
     let stamps: Vec<i64> = collect(&sub).iter().map(|x| x.0).collect();
-    assert_eq!(stamps.len(), 50, "{stamps:?}");
-    assert_eq!(&stamps[..3], &[0, 20_000_000, 40_000_000]);
-    assert_eq!(collect(&free).len(), 10);
+    assert_eq!(stamps.len(), 51, "{stamps:?}");
+    assert_eq!(&stamps[..3], &[1_000_000, 20_000_000, 40_000_000]);
+    assert_eq!(collect(&free).len(), 11);
     assert_eq!(
         rate(call(&mut sim, "/free/alt/set_rate", Payload::Double(-1.0))),
         0.0
@@ -326,7 +342,7 @@ fn a_custom_sensor_is_served_by_the_library_serving_its_gz_type() {
         for _ in 0..200 {
             sim.step();
         }
-        assert_eq!(counts.drain().len(), 4, "sensor {i}");
+        assert_eq!(counts.drain().len(), 5, "sensor {i}");
     }
 }
 

@@ -518,11 +518,11 @@ fn a_paused_world_steps_exactly_as_asked() {
     let (out, err) = run.wait();
     // What the IMU published before a sim time, as --echo saw it.
     let echo = json_lines(&out);
-    let imu_before = |ns: i64| -> Vec<i64> {
+    let imu_until = |ns: i64| -> Vec<i64> {
         let v: Vec<i64> = echo
             .iter()
             .map(|l| stamp_ns(&l["header"]["stamp"]["sec"], &l["header"]["stamp"]["nsec"]))
-            .filter(|t| *t < ns)
+            .filter(|t| *t <= ns)
             .collect();
         assert!(!v.is_empty(), "the IMU published in the stepped time");
         v
@@ -547,17 +547,17 @@ fn a_paused_world_steps_exactly_as_asked() {
             .collect()
     };
     // 1 ms steps: after steps 1..=50 the clock reads 1..=50 ms (every step, --clock-rate 0);
-    // the IMU's samples are those it published in the first 50 ms; all of it sent before
-    // the reply.
+    // the IMU's samples are those it published up to 50 ms, the one stamped 50 ms included
+    // (sensors update after the step, as gz-sim's): all of it sent before the reply.
     assert_eq!(steps[0]["reply"]["result"], ok, "{a}");
     assert_eq!(nums(&steps[0]["clock"]), ms(1..51, 1));
-    assert_eq!(nums(&steps[0]["imu"]), imu_before(50_000_000));
+    assert_eq!(nums(&steps[0]["imu"]), imu_until(50_000_000));
     assert_eq!(steps[1]["reply"]["result"], ok, "{a}");
     assert_eq!(nums(&steps[1]["clock"]), ms(1..101, 1));
-    assert_eq!(nums(&steps[1]["imu"]), imu_before(100_000_000));
+    assert_eq!(nums(&steps[1]["imu"]), imu_until(100_000_000));
     assert_eq!(
         a["later"],
-        serde_json::json!({"clock": 100, "imu": imu_before(100_000_000).len()}),
+        serde_json::json!({"clock": 100, "imu": imu_until(100_000_000).len()}),
         "nothing more while paused"
     );
     assert_eq!(a["play"]["result"], ok);
@@ -896,8 +896,8 @@ fn a_client_lists_moves_and_resets_entities() {
     let first = a["first_run"].as_array().unwrap();
     assert_eq!(
         first.len(),
-        9,
-        "100 steps of a 100 Hz IMU (nothing before the first step): {a}"
+        11,
+        "100 steps of a 100 Hz IMU (at 1 ms, then every 10 ms to 100 ms): {a}"
     );
     assert_eq!(
         a["second_run"], a["first_run"],
@@ -1257,13 +1257,13 @@ fn lockstep_gives_the_same_bytes_at_any_thread_count() {
     let three = stepped("3");
     let topics = one.as_object().unwrap();
     assert_eq!(topics.len(), 2, "the IMU and the scan: {:?}", topics.keys());
-    // 300 steps of 1 ms: the 100 Hz IMU 29 times (nothing before the first step), the
-    // 10 Hz lidar 3 times.
+    // 300 steps of 1 ms: the 100 Hz IMU 31 times and the 10 Hz lidar 4 times (each at the
+    // first step, then every period to 300 ms).
     let counts: Vec<usize> = topics
         .values()
         .map(|v| v.as_array().unwrap().len())
         .collect();
-    assert!(counts.contains(&29) && counts.contains(&3), "{counts:?}");
+    assert!(counts.contains(&31) && counts.contains(&4), "{counts:?}");
     assert_eq!(one, three, "one thread and three publish the same bytes");
 }
 

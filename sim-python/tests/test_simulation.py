@@ -66,13 +66,16 @@ def test_step_and_time(world, plugins):
 
 def test_read_an_imu_as_a_dict(world, plugins):
     with simcore.Simulation(world("imu_drop.sdf"), plugin_path=plugins) as sim:
-        sim.step(10)
-        assert sim.read(IMU_TOPIC) is None, "a 100 Hz sensor first updates at 0.01 s"
+        assert sim.read(IMU_TOPIC) is None, "nothing is published before the first step"
         sim.step(1)
         imu = sim.read(IMU_TOPIC)
         assert imu is not None and imu.type == "IMU"
-        assert imu.topic == IMU_TOPIC and imu.stamp == pytest.approx(0.01) and imu.seq == 0
-        assert imu.stamp_ns == 10_000_000
+        assert imu.topic == IMU_TOPIC and imu.stamp == pytest.approx(0.001) and imu.seq == 0
+        assert imu.stamp_ns == 1_000_000
+        # Lockstep: when step returns, the sample of the time it reached is there.
+        sim.step(9)
+        imu = sim.read(IMU_TOPIC)
+        assert imu.stamp_ns == sim.time_ns == 10_000_000 and imu.seq == 1
         assert imu.frame_id
         # Free fall: about 0 (noise only).
         assert abs(imu["linear_acceleration"]["z"]) < 0.2

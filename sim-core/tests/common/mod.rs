@@ -362,3 +362,22 @@ pub fn python() -> Option<PathBuf> {
     }
     found
 }
+
+/// The stamps (ns) of a sensor updating every `period` ns in a run of `steps` steps of `step`
+/// ns, by gz-sensors' rule as the engine applies it: sensors update after each step, stamped
+/// with its end time; the next update time starts at 0 (so the first update is at the first
+/// step) and then advances by whole periods past the update's time.
+pub fn update_stamps(period: i64, step: i64, steps: i64) -> Vec<i64> {
+    let mut next = 0;
+    let mut out = Vec::new();
+    for k in 1..=steps {
+        let now = k * step;
+        if now >= next {
+            out.push(now);
+            while next <= now {
+                next += period;
+            }
+        }
+    }
+    out
+}
