@@ -154,7 +154,7 @@ fn a_new_sensor_plugin_builds_tests_loads_and_publishes() {
     let echoed = run_readme(&root, "acme_height", libs.path());
     assert_eq!(
         echoed.matches(r#""data":1.5"#).count(),
-        10,
+        11,
         "the README's run:\n{echoed}"
     );
 

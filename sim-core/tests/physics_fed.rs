@@ -158,7 +158,9 @@ fn all_four_at_rest_on_their_default_topics() {
 
     let first = altimeter(&alt[0].2);
     assert!((first.vertical_reference - 0.1).abs() < 1e-6, "{first:?}");
-    assert_eq!(first.vertical_position, 0.0);
+    // The reference is the pose at creation; the first sample, after one step, has the box
+    // settled by a hair.
+    assert!(first.vertical_position.abs() < 1e-6, "{first:?}");
     for (t, _, p) in &alt {
         let a = altimeter(p);
         assert_eq!(a.vertical_reference, first.vertical_reference);

@@ -271,13 +271,11 @@ impl Recorder {
         Ok(r)
     }
 
-    /// Queues what the last step produced (see [`Recorder`]); never waits.
+    /// Queues what the last step produced (see [`Recorder`]); never waits. The frames of the
+    /// time reached go first, then the messages the step published: its sensors sampled that
+    /// time, and a reader resolving their frames in log order finds the transforms of it.
     pub fn after_step(&mut self, sim: &Simulation) {
         let now = sim.time();
-        let bus: Vec<_> = self.subs.iter().flat_map(|s| s.drain()).collect();
-        for env in bus {
-            self.send(Item::Bus(env));
-        }
         let physics = sim.physics();
         if self.revision != Some(physics.revision()) {
             self.revision = Some(physics.revision());
@@ -297,6 +295,10 @@ impl Recorder {
             self.next_clock = SimTime::from_nanos(
                 (now.nanos / CLOCK_PERIOD.nanos + 1).saturating_mul(CLOCK_PERIOD.nanos),
             );
+        }
+        let bus: Vec<_> = self.subs.iter().flat_map(|s| s.drain()).collect();
+        for env in bus {
+            self.send(Item::Bus(env));
         }
     }
 
