@@ -84,7 +84,11 @@ fn a_frozen_1_2_0_sensor_reads_the_world_casts_rays_and_takes_parameters() {
     }
     let heights = collect(&height);
     let stamps = update_stamps(10_000_000, 1_000_000, 100);
-    assert_eq!(heights.len(), 11, "at 100 Hz in 0.1 s: at 1 ms, then every 10 ms");
+    assert_eq!(
+        heights.len(),
+        11,
+        "at 100 Hz in 0.1 s: at 1 ms, then every 10 ms"
+    );
     for (i, (stamp, seq, p)) in heights.iter().enumerate() {
         assert_eq!((*stamp, *seq), (stamps[i], i as u64));
         assert!(

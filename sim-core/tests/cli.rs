@@ -65,7 +65,11 @@ fn the_sensors_demo_echoes_camera_info_and_saves_frames() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let lines = json_lines(&stdout(&o));
-    assert_eq!(lines.len(), 6, "a 5 Hz camera over 1 s: at 1 ms, then every 0.2 s");
+    assert_eq!(
+        lines.len(),
+        6,
+        "a 5 Hz camera over 1 s: at 1 ms, then every 0.2 s"
+    );
     assert_eq!(lines[0]["type"], "CameraInfo");
     assert_eq!(lines[0]["width"], 640);
     let err = stderr(&o);

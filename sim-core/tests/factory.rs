@@ -106,7 +106,11 @@ fn creates_from_text_with_a_nested_model_a_sensor_and_a_plugin() {
 
     steps(&mut sim, 100);
     let got = collect(&imu);
-    assert_eq!(got.len(), 11, "the new IMU publishes at 100 Hz: at the first step, then every 10 ms");
+    assert_eq!(
+        got.len(),
+        11,
+        "the new IMU publishes at 100 Hz: at the first step, then every 10 ms"
+    );
     assert_eq!(got[0].1, 0, "its sequence starts at 0");
     assert!(
         !collect(&lid_pose).is_empty(),

@@ -146,7 +146,11 @@ fn a_new_sensor_plugin_builds_tests_loads_and_publishes() {
     );
     let topic = "/world/acme_height/model/probe_box/link/body/sensor/probe/acme_height";
     let lines = run_for_a_second(&root, "acme_height", libs.path(), &["--echo", topic]);
-    assert_eq!(lines.len(), 11, "a 10 Hz sensor over 1 s: at 1 ms, then every 0.1 s");
+    assert_eq!(
+        lines.len(),
+        11,
+        "a 10 Hz sensor over 1 s: at 1 ms, then every 0.1 s"
+    );
     for l in &lines {
         assert_eq!(l["type"], "Double", "{l}");
         assert_eq!(l["data"], 1.5, "1 m up plus the 0.5 offset: {l}");
