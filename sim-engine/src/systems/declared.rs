@@ -102,7 +102,7 @@ impl InputTypes for InputDeclarations {
 }
 
 /// `s` cut to at most 80 characters, for messages.
-fn shown(s: &str) -> String {
+pub(crate) fn shown(s: &str) -> String {
     match s.char_indices().nth(80) {
         Some((i, _)) => format!("{}...", &s[..i]),
         None => s.to_string(),
@@ -213,7 +213,7 @@ mod tests {
         let plugin = SystemAbi_TO::from_value(GuardedSystem(Subscriber), TD_Opaque);
         let mut bus = sim_transport::Bus::new();
         systems
-            .add_declared(setup, plugin, "lib".into(), &mut bus, d.take())
+            .add_declared(setup, plugin, "lib".into(), &mut bus, d.take(), Vec::new())
             .unwrap();
         systems
     }

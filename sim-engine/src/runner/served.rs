@@ -1,0 +1,106 @@
+//! What a run serves ([`Simulation::served`]): every topic with the payload kind and the
+//! direction of its messages, and every service, each with the sensor or plugin behind it.
+//!
+//! Known before the first step: each sensor's own topic, its metrics and trigger topics, each
+//! system's subscriptions (typed as [`SystemManager::input_types`](crate::systems::SystemManager::input_types)
+//! types them), each topic a sensor or system declared it publishes on
+//! (`simcore.output_types.v1`, with its kind), and the services. A plugin that declares
+//! nothing (a third-party one, or one built against an API older than 1.7) has its other
+//! outputs listed once it published on them, untyped; so is any topic published on so far.
+
+use super::Simulation;
+
+/// Which way a topic's messages go, seen from the world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    /// The world publishes there (a sensor's or system's output).
+    Out,
+    /// The world listens there (a system's subscription, a sensor's trigger).
+    In,
+}
+
+impl Direction {
+    /// `out` or `in`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Out => "out",
+            Direction::In => "in",
+        }
+    }
+}
+
+/// One topic a run serves, one way, for one sensor or plugin.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ServedTopic {
+    /// The topic.
+    pub topic: String,
+    /// Which way its messages go.
+    pub direction: Direction,
+    /// The payload kind ([`sim_plugin_api::Payload::type_name`]), when known.
+    pub kind: Option<&'static str>,
+    /// Who publishes or listens there: `sensor m::l::s`, `plugin NAME (on ENTITY)`; empty
+    /// for a topic published on from outside the plugins (`--pub`, a transport).
+    pub by: String,
+}
+
+/// One service a run serves.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ServedService {
+    /// The service.
+    pub name: String,
+    /// Who answers it: `sensor m::l::s` (its `set_rate`), `plugin NAME (on ENTITY)`.
+    pub by: String,
+}
+
+/// What a run serves (see the [module docs](self)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Served {
+    /// The topics, sorted by name, then direction, then who.
+    pub topics: Vec<ServedTopic>,
+    /// The services, sorted by name.
+    pub services: Vec<ServedService>,
+}
+
+impl Served {
+    /// Whether `topic` is one of the topics served (either way).
+    pub fn has_topic(&self, topic: &str) -> bool {
+        self.topics.iter().any(|t| t.topic == topic)
+    }
+
+    /// The names of the topics served, sorted, each once.
+    pub fn topic_names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.topics.iter().map(|t| t.topic.as_str()).collect();
+        v.dedup();
+        v
+    }
+}
+
+impl Simulation {
+    /// Every topic and service this run serves now (see [`Served`]).
+    pub fn served(&self) -> Served {
+        let mut topics = Vec::new();
+        self.sensors.served_topics(&self.bus, &mut topics);
+        self.systems.served_topics(&self.bus, &mut topics);
+        for t in self.bus.topics() {
+            let published = self.bus.stats(&t).published > 0;
+            let listed = topics
+                .iter()
+                .any(|s| s.topic == t && s.direction == Direction::Out);
+            if published && !listed {
+                topics.push(ServedTopic {
+                    topic: t,
+                    direction: Direction::Out,
+                    kind: None,
+                    by: String::new(),
+                });
+            }
+        }
+        topics.sort();
+        topics.dedup();
+        let mut services = self.systems.served_services();
+        services.extend(self.sensors.served_services());
+        services.sort();
+        services.dedup();
+        Served { topics, services }
+    }
+}
