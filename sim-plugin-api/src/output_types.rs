@@ -73,7 +73,7 @@ pub fn output_types<'w>(world: &'w WorldRef<'_>) -> Option<&'w OutputTypesRef<'w
 /// offers the extension on `world`; returns the reasons of the declarations it refused (the
 /// engine also logs them, naming the plugin). Nothing is declared, and nothing refused, by
 /// an engine without it.
-pub fn declare_outputs(world: &WorldRef<'_>, outputs: &[(&str, &str)]) -> Vec<String> {
+pub fn declare_outputs<T: AsRef<str>>(world: &WorldRef<'_>, outputs: &[(T, &str)]) -> Vec<String> {
     let Some(types) = output_types(world) else {
         return Vec::new();
     };
@@ -81,7 +81,7 @@ pub fn declare_outputs(world: &WorldRef<'_>, outputs: &[(&str, &str)]) -> Vec<St
         .iter()
         .filter_map(|(topic, kind)| {
             types
-                .declare((*topic).into(), (*kind).into())
+                .declare(topic.as_ref().into(), (*kind).into())
                 .into_result()
                 .err()
                 .map(String::from)

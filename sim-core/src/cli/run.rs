@@ -8,7 +8,7 @@
 use super::output::Output;
 use super::report::{plugin_problems, print_skipped, print_summary};
 use super::settings::{Settings, load_options, registry, settings};
-use super::transport::TransportServed;
+use super::transport::{TRANSPORT_TOPICS, TransportServed};
 use super::{Failure, Outcome, RunArgs};
 use sim_core::record::{RecordOptions, RecordSummary, Recorder};
 use sim_core::ros::names::RosNames;
@@ -495,11 +495,17 @@ fn subscribe_echo(
             .map_err(|e| Failure::Error(format!("--echo: {e}")))?;
         if known.contains(&topic.as_str()) {
             // Served: its messages arrive once they are published.
-        } else if transport.is_some_and(|tr| tr.topics.iter().any(|(n, _)| *n == topic)) {
-            note!(
-                "note: `{topic}` is published by the transport for clients outside this \
-                 process, not in the world: --echo prints the world's own topics"
-            );
+        } else if TRANSPORT_TOPICS.contains(&topic.as_str()) {
+            match transport {
+                Some(_) => note!(
+                    "note: `{topic}` is published by the transport for clients outside this \
+                     process, not in the world: --echo prints the world's own topics"
+                ),
+                None => note!(
+                    "warning: `{topic}` is published only by the transport, which this run \
+                     does not start; echoing it anyway"
+                ),
+            }
         } else {
             match nearest(&topic, known.iter().copied()) {
                 Some(near) => note!(

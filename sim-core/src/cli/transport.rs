@@ -41,6 +41,9 @@ pub type Transport = Option<sim_core::zenoh::Bridge>;
 #[cfg(not(feature = "zenoh"))]
 pub type Transport = Option<std::convert::Infallible>;
 
+/// The topics the Zenoh transport publishes of its own (not on the world's bus).
+pub const TRANSPORT_TOPICS: [&str; 3] = ["/clock", "/tf", "/tf_static"];
+
 /// What the transport serves besides the world's topics, each with its ROS 2 type.
 #[derive(Debug, Default)]
 pub struct TransportServed {
@@ -69,11 +72,11 @@ pub fn served(args: &TransportArgs) -> Option<TransportServed> {
     }
     services.sort();
     Some(TransportServed {
-        topics: vec![
-            ("/clock", catalog::CLOCK.name),
-            ("/tf", catalog::TF_MESSAGE.name),
-            ("/tf_static", catalog::TF_MESSAGE.name),
-        ],
+        topics: TRANSPORT_TOPICS
+            .into_iter()
+            .zip([&catalog::CLOCK, &catalog::TF_MESSAGE, &catalog::TF_MESSAGE])
+            .map(|(name, ty)| (name, ty.name))
+            .collect(),
         services,
     })
 }

@@ -581,9 +581,10 @@ impl SensorManager {
         v
     }
 
-    /// The topics the active sensors serve (see [`crate::runner::Served`]): for each, its
-    /// own topic, the outputs it declared, the other topics it published on so far and its
-    /// metrics topic, and its trigger topic (listened to).
+    /// The topics the active sensors serve (see [`crate::runner::Served`]): for each, the
+    /// outputs it declared, the other topics it published on so far, its own topic (unless
+    /// it declared outputs without it and never published there), its metrics topic, and
+    /// its trigger topic (listened to).
     pub fn served_topics(&self, bus: &Bus, out: &mut Vec<ServedTopic>) {
         for s in self.slots.iter().filter(|s| s.plugin.is_some()) {
             let by = format!("sensor {}", s.name.as_str());
@@ -601,7 +602,10 @@ impl SensorManager {
                     .find(|o| o.topic == topic)
                     .map(|o| o.kind)
             };
-            out.push(row(&setup.topic, Direction::Out, declared(&setup.topic)));
+            let own = declared(&setup.topic);
+            if own.is_some() || s.cold.outputs.is_empty() || s.main.seq > 0 {
+                out.push(row(&setup.topic, Direction::Out, own));
+            }
             for o in s.cold.outputs.iter().filter(|o| o.topic != setup.topic) {
                 out.push(row(&o.topic, Direction::Out, Some(o.kind)));
             }
