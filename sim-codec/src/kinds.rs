@@ -69,7 +69,11 @@ mod tests {
             if !matches!(c.check, Check::Both | Check::Encode) {
                 continue;
             }
-            let name = c.message.payload.type_name();
+            let name = c
+                .message
+                .payload
+                .as_enum()
+                .map_or("Unknown", |p| p.type_name());
             let k = kind_named(name).unwrap_or_else(|| panic!("no kind {name}"));
             let mut out = Vec::new();
             if let Some(ty) = crate::encode_with(&c.message, &c.options, &mut out) {

@@ -358,7 +358,7 @@ fn list(sim: &Simulation, transport: Option<&TransportServed>, names: &RosNames)
             dash(),
             name.to_string(),
             dash(),
-            types.join(" | "),
+            types.join("|"),
             "transport".into(),
         ]);
     }
@@ -387,7 +387,7 @@ fn list(sim: &Simulation, transport: Option<&TransportServed>, names: &RosNames)
 fn ros_types(kind: &str) -> String {
     match sim_core::ros::kinds::kind_named(kind) {
         Some(k) if k.ros.is_empty() => "-".to_string(),
-        Some(k) => k.ros.iter().map(|t| t.name).collect::<Vec<_>>().join(" | "),
+        Some(k) => k.ros.iter().map(|t| t.name).collect::<Vec<_>>().join("|"),
         None => "?".to_string(),
     }
 }

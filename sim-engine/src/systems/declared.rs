@@ -247,6 +247,48 @@ mod tests {
     }
 
     #[test]
+    fn systems_serve_their_inputs_and_declared_outputs() {
+        use crate::outputs::DeclaredOutput;
+        use crate::runner::Direction;
+        use sim_plugin_api::{GuardedSystem, SystemAbi_TO, abi_stable::sabi_trait::TD_Opaque};
+        let setup = super::super::SystemSetup {
+            entity: sim_plugin_api::EntityId(2),
+            entity_name: "m".into(),
+            name: "gz::sim::systems::DiffDrive".into(),
+            filename: String::new(),
+            sdf: "<plugin/>".into(),
+            span: Default::default(),
+            seed: 0,
+            namespace: "/model/m".into(),
+        };
+        let mut systems = crate::systems::SystemManager::new();
+        let mut bus = sim_transport::Bus::new();
+        let outputs = vec![DeclaredOutput {
+            topic: "/model/m/odometry".into(),
+            kind: "Odometry",
+        }];
+        let plugin = SystemAbi_TO::from_value(GuardedSystem(Subscriber), TD_Opaque);
+        systems
+            .add_declared(setup, plugin, "lib".into(), &mut bus, Vec::new(), outputs)
+            .unwrap();
+        let mut rows = Vec::new();
+        systems.served_topics(&bus, &mut rows);
+        let got: Vec<_> = rows
+            .iter()
+            .map(|r| (r.topic.as_str(), r.direction, r.kind, r.by.as_str()))
+            .collect();
+        let by = "plugin gz::sim::systems::DiffDrive (on m)";
+        assert_eq!(
+            got,
+            [
+                ("/model/m/cmd", Direction::In, Some("Twist"), by),
+                ("/abs/raw", Direction::In, Some("Boolean"), by),
+                ("/model/m/odometry", Direction::Out, Some("Odometry"), by),
+            ]
+        );
+    }
+
+    #[test]
     fn a_declaration_wins_over_the_built_in_table() {
         let built_in = registered("gz::sim::systems::DiffDrive", &[]);
         assert_eq!(
