@@ -5,9 +5,9 @@
 //! The extension is offered on the world a factory's `create` receives, because a run's
 //! outputs are listed (`simcore run --list`) and `--echo` names checked before the first
 //! step. The topic, the kind and the count are checked during the call; the declarations are
-//! kept by the sensor or system manager beside the plugin ([`crate::runner::Served`]).
+//! kept by the sensor or system manager beside the plugin, which give the rows of what a run
+//! serves ([`ServedTopic`], [`ServedService`], gathered by [`crate::runner::Served`]).
 
-use crate::systems::{MAX_DECLARED_TOPIC_BYTES, resolve_topic};
 use sim_codec::kinds::{KINDS, kind_named};
 use sim_plugin_api::{
     MAX_OUTPUT_TYPES, OutputTypes,
@@ -15,6 +15,51 @@ use sim_plugin_api::{
 };
 use sim_transport::validate_topic;
 use std::cell::RefCell;
+
+/// The most bytes of a declared topic (an input's or an output's).
+pub const MAX_DECLARED_TOPIC_BYTES: usize = 1024;
+
+/// Which way a topic's messages go, seen from the world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    /// The world publishes there (a sensor's or system's output).
+    Out,
+    /// The world listens there (a system's subscription, a sensor's trigger).
+    In,
+}
+
+impl Direction {
+    /// `out` or `in`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Out => "out",
+            Direction::In => "in",
+        }
+    }
+}
+
+/// One topic a run serves, one way, for one sensor or plugin.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ServedTopic {
+    /// The topic.
+    pub topic: String,
+    /// Which way its messages go.
+    pub direction: Direction,
+    /// The payload kind ([`sim_plugin_api::Payload::type_name`]), when known.
+    pub kind: Option<&'static str>,
+    /// Who publishes or listens there: `sensor m::l::s`, `plugin NAME (on ENTITY)`; empty
+    /// for a topic published on from outside the plugins (`--pub`, a transport).
+    pub by: String,
+}
+
+/// One service a run serves.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ServedService {
+    /// The service.
+    pub name: String,
+    /// Who answers it: `sensor m::l::s` (its `set_rate`), `plugin NAME (on ENTITY)`.
+    pub by: String,
+}
 
 /// One output a plugin declared.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +86,8 @@ impl TopicBase {
             TopicBase::Sensor(own) if topic.is_empty() => own.clone(),
             _ if topic.starts_with('/') => topic.to_string(),
             TopicBase::Sensor(own) => format!("{own}/{topic}"),
-            TopicBase::System(namespace) => resolve_topic(namespace, topic),
+            // As `systems::resolve_topic`.
+            TopicBase::System(namespace) => format!("{namespace}/{topic}"),
         }
     }
 }
@@ -75,7 +121,7 @@ impl OutputDeclarations {
         if topic.len() > MAX_DECLARED_TOPIC_BYTES {
             return Err(format!(
                 "the topic `{}` is over {MAX_DECLARED_TOPIC_BYTES} bytes",
-                crate::systems::shown(topic)
+                shown(topic)
             ));
         }
         let resolved = validate_topic(&self.base.resolve(topic)).map_err(|e| e.to_string())?;
@@ -83,7 +129,7 @@ impl OutputDeclarations {
             let kinds: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
             return Err(format!(
                 "`{resolved}`: there is no payload kind `{}` (the kinds: {})",
-                crate::systems::shown(kind),
+                shown(kind),
                 kinds.join(", ")
             ));
         };
@@ -114,6 +160,14 @@ impl OutputTypes for OutputDeclarations {
                 RErr(e.into())
             }
         }
+    }
+}
+
+/// `s` cut to at most 80 characters, for messages.
+pub(crate) fn shown(s: &str) -> String {
+    match s.char_indices().nth(80) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
     }
 }
 

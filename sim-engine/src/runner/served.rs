@@ -9,48 +9,7 @@
 //! outputs listed once it published on them, untyped; so is any topic published on so far.
 
 use super::Simulation;
-
-/// Which way a topic's messages go, seen from the world.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Direction {
-    /// The world publishes there (a sensor's or system's output).
-    Out,
-    /// The world listens there (a system's subscription, a sensor's trigger).
-    In,
-}
-
-impl Direction {
-    /// `out` or `in`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::Out => "out",
-            Direction::In => "in",
-        }
-    }
-}
-
-/// One topic a run serves, one way, for one sensor or plugin.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ServedTopic {
-    /// The topic.
-    pub topic: String,
-    /// Which way its messages go.
-    pub direction: Direction,
-    /// The payload kind ([`sim_plugin_api::Payload::type_name`]), when known.
-    pub kind: Option<&'static str>,
-    /// Who publishes or listens there: `sensor m::l::s`, `plugin NAME (on ENTITY)`; empty
-    /// for a topic published on from outside the plugins (`--pub`, a transport).
-    pub by: String,
-}
-
-/// One service a run serves.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ServedService {
-    /// The service.
-    pub name: String,
-    /// Who answers it: `sensor m::l::s` (its `set_rate`), `plugin NAME (on ENTITY)`.
-    pub by: String,
-}
+pub use crate::outputs::{Direction, ServedService, ServedTopic};
 
 /// What a run serves (see the [module docs](self)).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

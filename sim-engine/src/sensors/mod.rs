@@ -48,8 +48,7 @@ pub use timing::{MAX_RATE_HZ, MIN_RATE_HZ, Schedule};
 pub use world::SensorWorld;
 
 use crate::guard::{Guards, HookClock, SizeGate};
-use crate::outputs::DeclaredOutput;
-use crate::runner::{Direction, ServedService, ServedTopic};
+use crate::outputs::{DeclaredOutput, Direction, ServedService, ServedTopic};
 use rayon::prelude::*;
 use sim_plugin_api::{
     EntityId, Message, Payload, PluginError, Pose, RECLAIMABLE_SEQ, SensorBox, SensorConfig,

@@ -10,15 +10,14 @@
 
 use super::commands::resolve_topic;
 use super::inputs::{InputType, KINDS, kind_type};
+pub use crate::outputs::MAX_DECLARED_TOPIC_BYTES;
+use crate::outputs::shown;
 use sim_plugin_api::{
     InputTypes, MAX_INPUT_TYPES,
     abi_stable::std_types::{RErr, ROk, RResult, RStr, RString},
 };
 use sim_transport::validate_topic;
 use std::cell::RefCell;
-
-/// The most bytes of a declared topic.
-pub const MAX_DECLARED_TOPIC_BYTES: usize = 1024;
 
 /// One input type a system declared.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,14 +97,6 @@ impl InputTypes for InputDeclarations {
                 RErr(e.into())
             }
         }
-    }
-}
-
-/// `s` cut to at most 80 characters, for messages.
-pub(crate) fn shown(s: &str) -> String {
-    match s.char_indices().nth(80) {
-        Some((i, _)) => format!("{}...", &s[..i]),
-        None => s.to_string(),
     }
 }
 

@@ -16,14 +16,12 @@ mod inputs;
 mod runtime_joints;
 
 pub use commands::{CommandQueue, PrepareModel, QueuedCommand, Spawner, resolve_topic};
-pub(crate) use declared::shown;
 pub use declared::{DeclaredInput, InputDeclarations, MAX_DECLARED_TOPIC_BYTES};
 pub use inputs::{InputType, KINDS, input_type, kind_type};
 pub use runtime_joints::JointRequests;
 
 use crate::guard::{Guards, HookClock, SizeGate, Throttle, held_note};
-use crate::outputs::DeclaredOutput;
-use crate::runner::{Direction, ServedService, ServedTopic};
+use crate::outputs::{DeclaredOutput, Direction, ServedService, ServedTopic};
 use crate::sensors::derive_seed;
 use sim_physics::Physics;
 use sim_plugin_api::{
