@@ -1,6 +1,6 @@
 //! The engine's side of the `simcore.output_types.v1` extension: the topics a sensor or a
 //! system declares, while its factory creates it, that it publishes on, each with its payload
-//! kind (see [`sim_plugin_api::output_types`]).
+//! kind (see [`sim_plugin_api::output_types`](mod@sim_plugin_api::output_types)).
 //!
 //! The extension is offered on the world a factory's `create` receives, because a run's
 //! outputs are listed (`simcore run --list`) and `--echo` names checked before the first

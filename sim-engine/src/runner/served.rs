@@ -11,7 +11,9 @@
 use super::Simulation;
 pub use crate::outputs::{Direction, ServedService, ServedTopic};
 
-/// What a run serves (see the [module docs](self)).
+/// What a run serves ([`Simulation::served`]): its topics, each with the kind and the
+/// direction of its messages and who publishes or listens there, and its services. A plugin
+/// that declares nothing has its outputs here once it published on them, untyped.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Served {
     /// The topics, sorted by name, then direction, then who.
