@@ -12,14 +12,17 @@
 //!
 //! [`decode`] reads the CDR of what ROS clients send in (and of every type [`encode`]
 //! writes) back into payloads, checking every length; [`names`] gives each simcore topic a
-//! valid ROS 2 name; [`qos`] the quality of service offered on each; [`encode_tf`] and [`encode_markers`] write the frames and scene markers
-//! a recorder builds from the engine's state. The user-facing summary is `docs/ros.md`.
+//! valid ROS 2 name; [`qos`] the quality of service offered on each; [`encode_tf`] and
+//! [`encode_markers`] write the frames and scene markers a recorder builds from the engine's
+//! state; [`kinds`] lists the payload kinds with the ROS 2 types each leaves as. The
+//! user-facing summary is `docs/ros.md`.
 
 pub mod catalog;
 pub mod cdr;
 mod decode;
 pub(crate) mod encode;
 pub mod json;
+pub mod kinds;
 mod markers;
 pub mod names;
 pub mod qos;

@@ -186,6 +186,57 @@ fn a_frozen_1_2_0_system_receives_publishes_commands_and_answers_a_service() {
     assert!(e.contains("takes a Double"), "{e}");
 }
 
+/// Plugins built before `simcore.output_types.v1` (1.7) declare nothing: what a run serves
+/// holds a sensor's own topic and a system's inputs and services from the start, and their
+/// other topics once they published there, untyped.
+#[test]
+fn frozen_1_2_0_plugins_that_declare_nothing_are_served_as_they_publish() {
+    use sim_core::runner::{Direction, Served};
+    let dir = stage_from(epoch_build_dir(), &[SENSOR, SYSTEM]);
+    let probe = r#"<sensor name="p" type="epoch_probe"><update_rate>100</update_rate></sensor>"#;
+    let relay = r#"<plugin filename="simcore_epoch_system" name="simcore::epoch::Relay"/>"#;
+    let models = format!(
+        "{}{}",
+        box_model("box", 1.0, probe).replace(
+            "<link name=\"body\">",
+            "<static>true</static><link name=\"body\">"
+        ),
+        floating_model("cart", relay)
+    );
+    let mut sim = sim_from(&world(&models), dir.path(), 0, 1);
+    let topic = "/world/test/model/box/link/body/sensor/p/epoch_probe";
+    let rows = |s: &Served| -> Vec<(String, Direction, Option<&'static str>, String)> {
+        s.topics
+            .iter()
+            .map(|t| (t.topic.clone(), t.direction, t.kind, t.by.clone()))
+            .collect()
+    };
+    let sensor = "sensor box::body::p".to_string();
+    let system = "plugin simcore::epoch::Relay (on cart)".to_string();
+    let out = |t: &str, by: &String| (t.to_string(), Direction::Out, None, by.clone());
+    let input = |t: &str| (t.to_string(), Direction::In, None, system.clone());
+    let before = sim.served();
+    assert_eq!(
+        rows(&before),
+        [input("/epoch/cmd"), input("/epoch/in"), out(topic, &sensor)]
+    );
+    assert!(
+        before
+            .services
+            .iter()
+            .any(|s| s.name == "/epoch/scale" && s.by == system)
+    );
+    sim.step();
+    let after = rows(&sim.served());
+    for row in [
+        out("/epoch/sum", &system),
+        out(&format!("{topic}/range"), &sensor),
+        out(&format!("{topic}/count"), &sensor),
+    ] {
+        assert!(after.contains(&row), "{row:?} in {after:?}");
+    }
+}
+
 #[test]
 fn a_plugin_without_the_newest_message_type_is_refused_saying_why() {
     let dir = stage_from(epoch_build_dir(), &[OLDER, SENSOR]);

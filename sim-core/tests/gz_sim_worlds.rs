@@ -3,6 +3,9 @@
 //! steps; what each world runs without (plugins and sensor types no library serves) and the
 //! worlds refused, with why, are kept in `gz-sim-worlds.tsv`, so that a regression shows.
 //!
+//! Every message the shipped plugins publish there comes on a topic they declared before the
+//! first step (`simcore.output_types.v1`), with the payload type declared.
+//!
 //! When the corpus is not there (a checkout of the repository alone), the test prints a
 //! notice and passes. `SIMCORE_UPDATE_EXPECTED=1` rewrites the expectation file.
 
@@ -10,7 +13,8 @@ mod common;
 
 use common::{lib_file, plugin_build_dir, workspace};
 use sim_core::plugins::{Registry, SearchPath};
-use sim_core::runner::{PluginPolicy, SimOptions, Simulation};
+use sim_core::runner::{Direction, PluginPolicy, SimOptions, Simulation};
+use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
@@ -102,8 +106,59 @@ fn reason(text: &str, root: &Path) -> String {
     }
 }
 
-/// One line per world: its path, `runs` or why it is refused, and what it ran without.
-fn outcome(path: &Path, root: &Path, plugins: &Path) -> String {
+/// An output topic: its name, the kinds declared there (several plugins may publish on one
+/// topic), and a subscription to it.
+type Output = (
+    String,
+    Vec<Option<&'static str>>,
+    sim_core::transport::Subscription,
+);
+
+/// The topics `sim` serves as outputs, each subscribed to.
+fn outputs(sim: &mut Simulation) -> Vec<Output> {
+    let mut declared: BTreeMap<String, Vec<Option<&'static str>>> = BTreeMap::new();
+    for t in sim.served().topics {
+        if t.direction == Direction::Out {
+            declared.entry(t.topic).or_default().push(t.kind);
+        }
+    }
+    declared
+        .into_iter()
+        .map(|(t, k)| {
+            let sub = sim.bus_mut().subscribe(&t, 1 << 12);
+            (t, k, sub)
+        })
+        .collect()
+}
+
+/// What a run published that its plugins had not declared: a message of another type than
+/// those declared on its topic, a topic published on by a plugin without a declaration.
+fn undeclared(sim: &Simulation, outputs: &[Output]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (topic, kinds, sub) in outputs {
+        for e in sub.drain() {
+            let got = e
+                .message
+                .payload
+                .as_enum()
+                .map_or("Unknown", |p| p.type_name());
+            if !kinds.contains(&Some(got)) {
+                problems.push(format!("`{topic}` carries {got}, declared {kinds:?}"));
+                break;
+            }
+        }
+    }
+    for t in sim.served().topics {
+        if t.direction == Direction::Out && !t.by.is_empty() && t.kind.is_none() {
+            problems.push(format!("`{}` published by {} undeclared", t.topic, t.by));
+        }
+    }
+    problems
+}
+
+/// One line per world: its path, `runs` or why it is refused, and what it ran without; and
+/// what its plugins published without declaring it ([`undeclared`]).
+fn outcome(path: &Path, root: &Path, plugins: &Path) -> (String, Vec<String>) {
     let options = sim_core::sdf::LoadOptions {
         resource_paths: vec![root.join("models")],
         ignore_env: true,
@@ -111,7 +166,7 @@ fn outcome(path: &Path, root: &Path, plugins: &Path) -> String {
     };
     let world = match sim_core::sdf::load_with(path, &options) {
         Ok(w) => w,
-        Err(e) => return reason(&e.render(None), root),
+        Err(e) => return (reason(&e.render(None), root), Vec::new()),
     };
     let registry = Registry::discover(SearchPath::new(&[plugins.to_path_buf()], None, &[], None));
     let run = catch_unwind(AssertUnwindSafe(|| {
@@ -122,9 +177,11 @@ fn outcome(path: &Path, root: &Path, plugins: &Path) -> String {
             PluginPolicy::Gazebo,
         )
         .map_err(|e| e.to_string())?;
+        let outputs = outputs(&mut sim);
         for _ in 0..STEPS {
             sim.step();
         }
+        let undeclared = undeclared(&sim, &outputs);
         let mut skipped: Vec<String> = sim
             .skipped()
             .iter()
@@ -137,15 +194,18 @@ fn outcome(path: &Path, root: &Path, plugins: &Path) -> String {
             .iter()
             .map(|f| format!("{}: {}", f.subject, f.error))
             .collect();
-        Ok::<_, String>((skipped, failures))
+        Ok::<_, String>((skipped, failures, undeclared))
     }));
     match run {
-        Ok(Ok((skipped, failures))) if failures.is_empty() => {
-            format!("runs\t{}", skipped.join("; "))
+        Ok(Ok((skipped, failures, undeclared))) if failures.is_empty() => {
+            (format!("runs\t{}", skipped.join("; ")), undeclared)
         }
-        Ok(Ok((_, failures))) => format!("disabled while running: {}", failures.join("; ")),
-        Ok(Err(e)) => reason(&e.replace('\n', " "), root),
-        Err(_) => "panicked".into(),
+        Ok(Ok((_, failures, undeclared))) => (
+            format!("disabled while running: {}", failures.join("; ")),
+            undeclared,
+        ),
+        Ok(Err(e)) => (reason(&e.replace('\n', " "), root), Vec::new()),
+        Err(_) => ("panicked".into(), Vec::new()),
     }
 }
 
@@ -154,6 +214,7 @@ fn gz_sim_worlds_run_skipping_only_what_the_expectation_lists() {
     let Some(root) = corpus() else { return };
     let plugins = real_plugins();
     let mut lines = Vec::new();
+    let mut undeclared = Vec::new();
     let mut runs = 0;
     for path in sdf_files(&root.join("valid/gz-sim")) {
         let rel = path
@@ -161,7 +222,8 @@ fn gz_sim_worlds_run_skipping_only_what_the_expectation_lists() {
             .unwrap_or(&path)
             .to_string_lossy()
             .replace('\\', "/");
-        let o = outcome(&path, &root, plugins.path());
+        let (o, problems) = outcome(&path, &root, plugins.path());
+        undeclared.extend(problems.into_iter().map(|p| format!("{rel}: {p}")));
         runs += usize::from(o.starts_with("runs"));
         lines.push(format!("{rel}\t{o}"));
     }
@@ -188,6 +250,11 @@ fn gz_sim_worlds_run_skipping_only_what_the_expectation_lists() {
             )
             .collect()
     };
+    assert!(
+        undeclared.is_empty(),
+        "published without a declaration:\n{}",
+        undeclared.join("\n")
+    );
     assert!(
         diff.is_empty(),
         "the gz-sim worlds differ from {EXPECTED} (- expected, + now; rerun with \

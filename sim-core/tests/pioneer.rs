@@ -36,6 +36,8 @@ fn the_pioneer_world_drives_creates_and_reports_for_one_second() {
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("1000 steps"), "{err}");
+    // The battery, the drive, PTZ and the fiducial sensor declared what they publish.
+    assert!(!err.contains("publishes or listens on"), "{err}");
     let lines = json_lines(&stdout(&o));
     let on = |topic: &str| -> Vec<&serde_json::Value> {
         lines.iter().filter(|l| l["topic"] == topic).collect()

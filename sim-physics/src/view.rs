@@ -66,7 +66,7 @@ impl Physics {
                 RRef::new(self),
                 TD_Opaque,
             )),
-            extra: None,
+            extra: [None; 2],
         }
     }
 
@@ -257,18 +257,18 @@ pub struct PhysicsView<'a> {
     /// The `simcore.visual_temperatures.v1` extension object, borrowing the physics as
     /// `scene` does.
     temperatures: std::mem::ManuallyDrop<VisualTemperaturesRef<'a>>,
-    /// One more extension, of the caller's (see [`PhysicsView::with_extension`]).
-    extra: Option<(&'a str, Extension<'a>)>,
+    /// Up to two more extensions, of the caller's (see [`PhysicsView::with_extension`]).
+    extra: [Option<(&'a str, Extension<'a>)>; 2],
 }
 
 impl<'a> PhysicsView<'a> {
     /// This view, also handing out `extension` under `name`: an object of the caller's
-    /// that only this call of the plugin gets (a system factory's input types).
-    pub fn with_extension(self, name: &'a str, extension: Extension<'a>) -> Self {
-        PhysicsView {
-            extra: Some((name, extension)),
-            ..self
-        }
+    /// that only this call of the plugin gets (a factory's input and output types). A view
+    /// holds two such extensions; a third replaces the second.
+    pub fn with_extension(mut self, name: &'a str, extension: Extension<'a>) -> Self {
+        let free = self.extra.iter().position(Option::is_none).unwrap_or(1);
+        self.extra[free] = Some((name, extension));
+        self
     }
 }
 
@@ -553,10 +553,13 @@ impl WorldView for PhysicsView<'_> {
         }
     }
     fn extension(&self, name: RStr<'_>) -> ROption<Extension<'_>> {
-        if let Some((extra, e)) = self.extra
-            && extra == name.as_str()
+        if let Some((_, e)) = self
+            .extra
+            .iter()
+            .flatten()
+            .find(|(extra, _)| *extra == name.as_str())
         {
-            return ROption::RSome(e);
+            return ROption::RSome(*e);
         }
         match name.as_str() {
             MODEL_PLUGINS_EXTENSION => ROption::RSome(Extension::new(&self.physics.model_plugins)),

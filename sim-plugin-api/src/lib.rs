@@ -44,7 +44,7 @@
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
-//! sim-plugin-api = "1.6"
+//! sim-plugin-api = "1.7"
 //! ```
 //!
 //! Until the crate is published, take it from the simcore repository instead:
@@ -143,6 +143,7 @@
 //! | [`MODEL_LINKS_EXTENSION`] (`simcore.model_links.v1`) | [`WorldView::extension`], helper [`WorldRef::links_of`] | [`model_links`]: the links of a model, own name and id, e.g. to push one with `apply_wrench` |
 //! | [`VISUAL_BOXES_EXTENSION`] (`simcore.visual_boxes.v1`) | [`WorldView::extension`], helper [`WorldRef::visual_boxes`] | [`visual_boxes`]: every visual's local bounding box, model, label and world pose, e.g. for full and 3D bounding boxes |
 //! | [`INPUT_TYPES_EXTENSION`] (`simcore.input_types.v1`) | [`WorldView::extension`] of the world a system factory's `create` gets, helper [`input_types()`] | [`input_types`](mod@input_types): a system names the payload kind it reads on each subscription, so the engine announces the input with its ROS type (offered at creation because inputs are announced before the first step) |
+//! | [`OUTPUT_TYPES_EXTENSION`] (`simcore.output_types.v1`) | [`WorldView::extension`] of the world a sensor's or system factory's `create` gets, helpers [`output_types()`] and [`declare_outputs`] | [`output_types`](mod@output_types): a plugin names each topic it publishes on and the payload kind there, so that a run lists its outputs, typed, before anything was published |
 //!
 //! An engine without an extension answers `None`, so a plugin can fall back.
 //!
@@ -211,6 +212,8 @@ pub mod model_links;
 mod model_plugins;
 pub mod noise;
 #[allow(unsafe_code)]
+pub mod output_types;
+#[allow(unsafe_code)]
 mod plugin;
 #[allow(unsafe_code)]
 pub mod runtime_joints;
@@ -272,6 +275,12 @@ pub use messages::{
 pub use model_links::ModelLinks_TO;
 pub use model_links::{LinkEntry, MODEL_LINKS_EXTENSION, ModelLinks, ModelLinksRef};
 pub use model_plugins::*;
+#[doc(hidden)]
+pub use output_types::OutputTypes_TO;
+pub use output_types::{
+    MAX_OUTPUT_TYPES, OUTPUT_TYPES_EXTENSION, OutputTypes, OutputTypesRef, declare_outputs,
+    output_types,
+};
 #[doc(hidden)]
 pub use plugin::*;
 pub use plugin::{Outputs, Sensor, SensorConfig, StepContext, System, SystemConfig, UpdateContext};

@@ -94,6 +94,14 @@ impl GzSystem for AckermannSteering {
         ];
         Ok(AckermannSteering::new(c, groups))
     }
+
+    /// The odometry and its transform (none when steering only).
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        if self.config.steering_only {
+            return Vec::new();
+        }
+        self.odom_output.outputs()
+    }
 }
 
 impl AckermannSteering {

@@ -26,7 +26,9 @@ pub struct AirPressureSensor {
 
 impl AirPressureSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(world, &[("", "FluidPressure")]);
         let scoped_name = config.scoped_name.as_str();
         let air_pressure = AirPressureConfig::parse(config.sdf.as_str(), scoped_name)?;
         Ok(AirPressureSensor::new(

@@ -44,7 +44,9 @@ impl AirSpeedSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports): reads
     /// `<air_speed><pressure><noise>` (hPa); a bad value is a configuration error naming the
     /// sensor, the element, the text and where it is.
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(world, &[("", "Custom")]);
         let doc = config.parse_sdf()?;
         let noise = doc.root().noise("air_speed/pressure")?;
         Ok(AirSpeedSensor::new(

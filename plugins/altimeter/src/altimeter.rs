@@ -33,6 +33,8 @@ impl AltimeterSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports) and takes
     /// its reference height from the world.
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(world, &[("", "Altimeter")]);
         let scoped_name = config.scoped_name.as_str();
         let altimeter = AltimeterConfig::parse(config.sdf.as_str(), scoped_name)?;
         let mut sensor = AltimeterSensor::new(

@@ -47,7 +47,13 @@ impl Battery {
             .iter()
             .map(|j| resolve_joint(world, model, j))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Battery::new(parsed, config.entity, model, joints))
+        let system = Battery::new(parsed, config.entity, model, joints);
+        let mut outputs = vec![(system.topic.as_str(), "BatteryState")];
+        if system.config.stop_motors {
+            outputs.push((system.config.power_topic.as_str(), "Boolean"));
+        }
+        sim_plugin_api::declare_outputs(world, &outputs);
+        Ok(system)
     }
 
     /// Builds the system for `model` (its scoped name `model_name`) from a parsed

@@ -88,7 +88,7 @@ impl BoundingBoxCameraSensor {
             Some(s) => Some(SampleSaver::new(&s.path, &core.scoped_name)?),
             None => None,
         };
-        Ok(BoundingBoxCameraSensor {
+        let sensor = BoundingBoxCameraSensor {
             saver,
             box_type,
             frame: config.frame_id.to_string(),
@@ -99,7 +99,17 @@ impl BoundingBoxCameraSensor {
             labels: LabelCache::default(),
             seq: 0,
             core,
-        })
+        };
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(
+            world,
+            &[
+                ("", "Custom"),
+                (sensor.image_topic.as_str(), "Image"),
+                (sensor.info_topic.as_str(), "CameraInfo"),
+            ],
+        );
+        Ok(sensor)
     }
 
     /// The shared camera state (configuration, model, rays).

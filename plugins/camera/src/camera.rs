@@ -35,9 +35,15 @@ pub struct CameraSensor {
 
 impl CameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
-        CameraSensor::from_core(core, config.seed)
+        let sensor = CameraSensor::from_core(core, config.seed)?;
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(
+            world,
+            &[("", "Image"), (sensor.info_topic.as_str(), "CameraInfo")],
+        );
+        Ok(sensor)
     }
 
     /// Builds the sensor from a parsed configuration (see [`CameraCore::from_config`]).

@@ -8,15 +8,27 @@ use sim_plugin_api::{Extension, PluginError, WorldRef};
 pub trait GzSystem: Sized {
     /// Builds the system; a [`missing`] error where gz-sim's system would do nothing.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError>;
+
+    /// The topics the built system publishes on, each with its payload kind
+    /// ([`Payload::type_name`]), which [`create`] declares to the engine
+    /// (`simcore.output_types.v1`); none by default.
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        Vec::new()
+    }
 }
 
-/// The factory of a [`GzSystem`] (for `export_plugin!`'s `create:`): the system, or, where a
-/// joint, link or element it needs is missing, a warning and an idle system (see [`OrIdle`]).
+/// The factory of a [`GzSystem`] (for `export_plugin!`'s `create:`): the system, with its
+/// [outputs](GzSystem::outputs) declared, or, where a joint, link or element it needs is
+/// missing, a warning and an idle system (see [`OrIdle`]).
 pub fn create<S: GzSystem>(
     config: &SystemConfig<'_>,
     world: &WorldRef<'_>,
 ) -> Result<OrIdle<S>, PluginError> {
-    OrIdle::from(S::build(config, world), world)
+    let built = S::build(config, world);
+    if let Ok(s) = &built {
+        sim_plugin_api::declare_outputs(world, &s.outputs());
+    }
+    OrIdle::from(built, world)
 }
 
 /// A system, or nothing: what a gz-sim system is when an element or an entity it needs is

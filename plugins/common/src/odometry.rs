@@ -48,6 +48,15 @@ impl OdometryOutput {
         self.child.as_str()
     }
 
+    /// Its two outputs with their payload kinds, to declare to the engine: the odometry
+    /// (`Odometry`) and the transform (`Pose_V`).
+    pub fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![
+            (self.topic.as_str().to_string(), "Odometry"),
+            (self.tf.as_str().to_string(), "Pose_V"),
+        ]
+    }
+
     /// The odometry message and its transform: the pose (as one pose named by the child
     /// frame) and the twist, both with `header.frame_id` = the odometry frame.
     pub fn messages(&self, pose: Pose, twist: Twist) -> [Message; 2] {

@@ -26,6 +26,8 @@ pub struct ContactSensor {
 impl ContactSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(world, &[("", "Contacts")]);
         let scoped_name = config.scoped_name.as_str();
         let contact = ContactConfig::parse(config.sdf.as_str(), scoped_name)?;
         let link = world

@@ -62,7 +62,7 @@ impl DepthCameraSensor {
                 ),
             );
         }
-        Ok(DepthCameraSensor {
+        let sensor = DepthCameraSensor {
             info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
             points_topic: SharedStr::new(POINTS_TOPIC),
             noise: pixel_noise(&core.config.noise, config.seed, DEPTH_STREAM),
@@ -70,7 +70,17 @@ impl DepthCameraSensor {
             surfaces: SurfaceCache::default(),
             fields: point_fields(),
             core,
-        })
+        };
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(
+            world,
+            &[
+                ("", "Image"),
+                (sensor.info_topic.as_str(), "CameraInfo"),
+                (sensor.points_topic.as_str(), "PointCloudPacked"),
+            ],
+        );
+        Ok(sensor)
     }
 
     /// The shared camera state (configuration, model, rays).

@@ -88,6 +88,11 @@ impl GzSystem for DetachableJoint {
             attach_due: true,
         })
     }
+
+    /// The state: `attached` or `detached`.
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(self.topics[2].clone(), "StringMsg")]
+    }
 }
 
 impl DetachableJoint {

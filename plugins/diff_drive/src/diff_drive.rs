@@ -59,7 +59,11 @@ impl DiffDrive {
         for name in parsed.left_joints.iter().chain(&parsed.right_joints) {
             joints.push(resolve_joint(world, model, name)?);
         }
-        Ok(DiffDrive::new(parsed, joints))
+        let system = DiffDrive::new(parsed, joints);
+        let mut outputs = system.odom_output.outputs();
+        outputs.push((system.config.stall_topic.clone(), "Boolean"));
+        sim_plugin_api::declare_outputs(world, &outputs);
+        Ok(system)
     }
 
     /// Builds the system from a parsed configuration and the resolved joints (left ones first,

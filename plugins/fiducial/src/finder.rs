@@ -65,7 +65,9 @@ pub struct FiducialFinder {
 
 impl FiducialFinder {
     /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(world, &[("", "Fiducials")]);
         let scoped = config.scoped_name.as_str();
         let parsed = FiducialConfig::parse(config.sdf.as_str(), scoped)?;
         Ok(FiducialFinder::new(

@@ -61,6 +61,8 @@ impl ForceTorqueSensor {
     /// when it is inside a simulated `<joint>` (its entity's parent is a joint); elsewhere it
     /// is created with a warning and never publishes, as in gz-sim.
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(world, &[("", "Wrench")]);
         let scoped_name = config.scoped_name.as_str();
         let ft = ForceTorqueConfig::parse(config.sdf.as_str(), scoped_name)?;
         let joint = world

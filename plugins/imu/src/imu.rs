@@ -56,6 +56,8 @@ impl ImuSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports). Logs the
     /// SDF settings that are accepted but not honoured, once.
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(world, &[("", "IMU")]);
         let scoped_name = config.scoped_name.as_str();
         let imu = ImuConfig::parse(config.sdf.as_str(), scoped_name)?;
         for warning in &imu.warnings {

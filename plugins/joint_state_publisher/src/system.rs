@@ -103,6 +103,11 @@ impl GzSystem for JointStatePublisher {
             joints,
         })
     }
+
+    /// The joint states, as gz-sim's `gz.msgs.Model` in JSON (a `Custom` message).
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(self.topic.clone(), "Custom")]
+    }
 }
 
 impl JointStatePublisher {

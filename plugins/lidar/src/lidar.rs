@@ -185,6 +185,11 @@ pub struct LidarSensor {
 impl LidarSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(
+            world,
+            &[("", "LaserScan"), (POINTS_TOPIC, "PointCloudPacked")],
+        );
         let scoped_name = config.scoped_name.as_str();
         let lidar = LidarConfig::parse(config.sdf.as_str(), scoped_name)?;
         if let Some(res) = crate::config::ignored_vertical_resolution(config.sdf.as_str()) {

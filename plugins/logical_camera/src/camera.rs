@@ -47,7 +47,15 @@ pub struct LogicalCameraSensor {
 
 impl LogicalCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(
+            world,
+            &[
+                ("", "LogicalCameraImage"),
+                (FRUSTUM_TOPIC, "LogicalCameraSensor"),
+            ],
+        );
         let scoped_name = config.scoped_name.as_str();
         let camera = LogicalCameraConfig::parse(config.sdf.as_str(), scoped_name)?;
         Ok(LogicalCameraSensor::new(

@@ -22,7 +22,9 @@ pub struct MagnetometerSensor {
 
 impl MagnetometerSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(world, &[("", "Magnetometer")]);
         let scoped_name = config.scoped_name.as_str();
         let magnetometer = MagnetometerConfig::parse(config.sdf.as_str(), scoped_name)?;
         Ok(MagnetometerSensor::new(

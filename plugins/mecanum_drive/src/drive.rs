@@ -35,6 +35,11 @@ impl GzSystem for MecanumDrive {
         let wheels = [find(0)?, find(1)?, find(2)?, find(3)?];
         Ok(MecanumDrive::new(c, wheels))
     }
+
+    /// The odometry and its transform.
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        self.odom_output.outputs()
+    }
 }
 
 impl MecanumDrive {

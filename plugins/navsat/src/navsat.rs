@@ -45,6 +45,8 @@ impl NavSatSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports). When the
     /// world has no spherical coordinates, logs that once, here.
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(world, &[("", "NavSat")]);
         let scoped_name = config.scoped_name.as_str();
         let navsat = NavSatConfig::parse(config.sdf.as_str(), scoped_name)?;
         let frame_id = match config.frame_id.as_str() {

@@ -31,7 +31,9 @@ impl OdometryPublisher {
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { who, model, .. } = attached(config, world, "OdometryPublisher")?;
         let parsed = OdometryConfig::parse(config.sdf.as_str(), &model, &who)?;
-        Ok(OdometryPublisher::new(parsed, config.entity, config.seed))
+        let system = OdometryPublisher::new(parsed, config.entity, config.seed);
+        sim_plugin_api::declare_outputs(world, &system.odom_output.outputs());
+        Ok(system)
     }
 
     /// Builds the system from a parsed configuration for `model`, its noise seeded by `seed`.

@@ -61,7 +61,9 @@ impl PanTiltZoom {
             .as_deref()
             .map(|c| resolve(world, model, c, EntityKind::SENSOR, "camera"))
             .transpose()?;
-        Ok(PanTiltZoom::new(parsed, [pan, tilt], camera))
+        let system = PanTiltZoom::new(parsed, [pan, tilt], camera);
+        sim_plugin_api::declare_outputs(world, &[(system.state_topic.as_str(), "Vector3d")]);
+        Ok(system)
     }
 
     /// Builds the system from a parsed configuration, the pan and tilt joints and the camera.

@@ -55,7 +55,7 @@ pub struct RgbdCameraSensor {
 
 impl RgbdCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // The render range is <clip>: the depth range can only narrow it.
         let mut core = CameraCore::new(config, RayStart::Origin, |c| (c.near, c.far))?;
         // Shading needs the normals.
@@ -68,7 +68,7 @@ impl RgbdCameraSensor {
             Some(_) => core.camera_info_topic(""),
             None => TOPICS[3].to_string(),
         };
-        Ok(RgbdCameraSensor {
+        let sensor = RgbdCameraSensor {
             topics: [
                 SharedStr::new(TOPICS[0]),
                 SharedStr::new(TOPICS[1]),
@@ -84,7 +84,19 @@ impl RgbdCameraSensor {
             saver,
             fields: point_fields(),
             core,
-        })
+        };
+        // The outputs, listed by the engine before the first update.
+        let t = &sensor.topics;
+        sim_plugin_api::declare_outputs(
+            world,
+            &[
+                (t[0].as_str(), "Image"),
+                (t[1].as_str(), "Image"),
+                (t[2].as_str(), "PointCloudPacked"),
+                (t[3].as_str(), "CameraInfo"),
+            ],
+        );
+        Ok(sensor)
     }
 
     /// The shared camera state (configuration, model, rays).

@@ -86,7 +86,7 @@ pub struct SegmentationCameraSensor {
 
 impl SegmentationCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
         let info = match &core.config.camera_info_topic {
             Some(_) => core.camera_info_topic(""),
@@ -99,7 +99,7 @@ impl SegmentationCameraSensor {
             )),
             None => None,
         };
-        Ok(SegmentationCameraSensor {
+        let sensor = SegmentationCameraSensor {
             savers,
             instance: core.config.segmentation_type != "semantic",
             topics: [
@@ -112,7 +112,19 @@ impl SegmentationCameraSensor {
             model_names: HashMap::new(),
             labels: LabelCache::default(),
             core,
-        })
+        };
+        // The outputs, listed by the engine before the first update.
+        let t = &sensor.topics;
+        sim_plugin_api::declare_outputs(
+            world,
+            &[
+                (t[0].as_str(), "Image"),
+                (t[1].as_str(), "Image"),
+                (t[2].as_str(), "Custom"),
+                (t[3].as_str(), "CameraInfo"),
+            ],
+        );
+        Ok(sensor)
     }
 
     /// The shared camera state (configuration, model, rays).

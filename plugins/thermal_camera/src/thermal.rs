@@ -60,14 +60,20 @@ impl ThermalCameraSensor {
             Some(s) => Some(FrameSaver::new(&s.path, &core.scoped_name)?),
             None => None,
         };
-        Ok(ThermalCameraSensor {
+        let sensor = ThermalCameraSensor {
             info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
             params,
             ambient,
             known: HashMap::new(),
             saver,
             core,
-        })
+        };
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(
+            world,
+            &[("", "Image"), (sensor.info_topic.as_str(), "CameraInfo")],
+        );
+        Ok(sensor)
     }
 
     /// The shared camera state (configuration, model, rays).

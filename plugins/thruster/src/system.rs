@@ -52,6 +52,11 @@ impl GzSystem for Thruster {
             speed: 0.0,
         })
     }
+
+    /// The feedback: the angular velocity (or the thrust) each step.
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(self.config.topics[1].clone(), "Double")]
+    }
 }
 
 impl Thruster {

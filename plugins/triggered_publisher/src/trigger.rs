@@ -94,7 +94,19 @@ impl TriggeredPublisher {
         for w in warnings {
             world.log_message(LogLevel::WARN, &format!("{who}: {w}"));
         }
+        sim_plugin_api::declare_outputs(world, &system.outputs());
         Ok(system)
+    }
+
+    /// The topics it publishes on, each with its payload kind (none while idle).
+    pub fn outputs(&self) -> Vec<(&str, &'static str)> {
+        if self.input.is_none() {
+            return Vec::new();
+        }
+        self.outputs
+            .iter()
+            .map(|o| (o.topic.as_str(), o.kind.payload(&o.fields).type_name()))
+            .collect()
     }
 
     /// Parses the `<plugin>` element; what is left out is described in `warnings`. Malformed

@@ -42,11 +42,9 @@ impl TruthWidget {
             )));
         }
         let parsed = TruthConfig::parse(config.sdf.as_str(), &who)?;
-        Ok(TruthWidget::new(
-            parsed,
-            config.entity,
-            config.world_name.as_str(),
-        ))
+        let system = TruthWidget::new(parsed, config.entity, config.world_name.as_str());
+        sim_plugin_api::declare_outputs(world, &[(system.topic.as_str(), "Pose_V")]);
+        Ok(system)
     }
 
     /// Builds the system from a parsed configuration, attached to `root` (the world or a

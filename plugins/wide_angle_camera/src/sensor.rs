@@ -61,12 +61,18 @@ impl WideAngleCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports): reads
     /// `<camera>` (as the pinhole camera does, with a field of view up to 2π) and its
     /// `<lens>`; a bad value is a configuration error naming the sensor and the element.
-    pub fn create(config: &SensorConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let scoped_name = config.scoped_name.as_str();
         let camera = CameraConfig::parse(config.sdf.as_str(), scoped_name)?;
         let doc = config.parse_sdf()?;
         let lens = Lens::from_sdf(doc.root().find("camera/lens"))?;
-        WideAngleCameraSensor::new(camera, lens, config)
+        let sensor = WideAngleCameraSensor::new(camera, lens, config)?;
+        // The outputs, listed by the engine before the first update.
+        sim_plugin_api::declare_outputs(
+            world,
+            &[("", "Image"), (sensor.info_topic.as_str(), "CameraInfo")],
+        );
+        Ok(sensor)
     }
 
     /// Builds the sensor from a parsed `<camera>` and `<lens>`; an error when the lens

@@ -8,6 +8,7 @@
 use super::output::Output;
 use super::report::{plugin_problems, print_skipped, print_summary};
 use super::settings::{Settings, load_options, registry, settings};
+use super::transport::{TRANSPORT_TOPICS, TransportServed};
 use super::{Failure, Outcome, RunArgs};
 use sim_core::record::{RecordOptions, RecordSummary, Recorder};
 use sim_core::ros::names::RosNames;
@@ -72,17 +73,18 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     for p in sim.skipped() {
         note!("warning: {p}; the world runs without it");
     }
+    let names = ros_names(&s.manifest.ros.remap)?;
+    let transport_served = super::transport::served(&args.transport);
     if args.list {
-        list(&sim);
+        list(&sim, transport_served.as_ref(), &names);
         return Ok(Outcome::Success);
     }
     let injections = injections(&args)?;
     check_publications(&sim, &injections, args.pub_any_topic)?;
     // Before `--echo` subscribes: the transport takes the topics the world itself listens
     // to for its inputs.
-    let names = ros_names(&s.manifest.ros.remap)?;
     let mut transport = super::transport::start(&args.transport, &names, &mut sim)?;
-    let subs = subscribe_echo(&mut sim, &args.echo)?;
+    let subs = subscribe_echo(&mut sim, &args.echo, transport_served.as_ref())?;
     let call_timeout = seconds("--call-timeout", args.call_timeout)?;
     let limit = match (args.steps, args.duration) {
         (Some(n), _) => RunLimit::Steps(n),
@@ -296,15 +298,97 @@ fn build(
     })
 }
 
-/// `--list`: the world's topics and services (until stdout is closed).
-fn list(sim: &Simulation) {
+/// `--list`: every topic the run serves (its direction, payload kind, ROS 2 type and who
+/// serves it), then every service, with what the transport adds when the run starts one
+/// (`transport`, its topics named as `names` says), aligned in columns under a header line
+/// (until stdout is closed).
+fn list(sim: &Simulation, transport: Option<&TransportServed>, names: &RosNames) {
+    let served = sim.served();
+    let mut rows: Vec<[String; 6]> = Vec::new();
+    let dash = || "-".to_string();
+    for t in &served.topics {
+        let ros = match t.kind {
+            Some(k) => ros_types(k),
+            None => "?".to_string(),
+        };
+        let mut by = if t.by.is_empty() {
+            "published from outside the plugins".to_string()
+        } else {
+            t.by.clone()
+        };
+        if transport.is_some() {
+            match names.ros_name(&t.topic) {
+                Some(n) if n != t.topic => by.push_str(&format!("; ROS 2 name {n}")),
+                Some(_) => {}
+                None => by.push_str("; no ROS 2 name"),
+            }
+        }
+        rows.push([
+            "topic".into(),
+            t.direction.as_str().into(),
+            t.topic.clone(),
+            t.kind.unwrap_or("?").into(),
+            ros,
+            by,
+        ]);
+    }
+    for (topic, ty) in transport.iter().flat_map(|t| &t.topics) {
+        rows.push([
+            "topic".into(),
+            "out".into(),
+            topic.to_string(),
+            dash(),
+            ty.to_string(),
+            "transport".into(),
+        ]);
+    }
+    for s in &served.services {
+        rows.push([
+            "service".into(),
+            dash(),
+            s.name.clone(),
+            dash(),
+            dash(),
+            s.by.clone(),
+        ]);
+    }
+    for (name, types) in transport.iter().flat_map(|t| &t.services) {
+        rows.push([
+            "service".into(),
+            dash(),
+            name.to_string(),
+            dash(),
+            types.join("|"),
+            "transport".into(),
+        ]);
+    }
+    let header = ["KIND", "DIR", "NAME", "TYPE", "ROS2_TYPE", "BY"].map(String::from);
+    let mut widths = [0usize; 5];
+    for r in std::iter::once(&header).chain(&rows) {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.len());
+        }
+    }
     let mut out = std::io::stdout().lock();
-    let topics = sim.topics().into_iter().map(|t| format!("topic   {t}"));
-    let services = sim.services().into_iter().map(|t| format!("service {t}"));
-    for line in topics.chain(services) {
+    for r in std::iter::once(&header).chain(&rows) {
+        let mut line = String::new();
+        for (cell, w) in r.iter().zip(widths) {
+            line.push_str(&format!("{cell:<w$}  "));
+        }
+        line.push_str(&r[5]);
         if writeln!(out, "{line}").is_err() {
             return;
         }
+    }
+}
+
+/// The ROS 2 types of payload kind `kind`, `|`-separated (`?` for a kind simcore does not
+/// know, `-` for one with no ROS 2 form).
+fn ros_types(kind: &str) -> String {
+    match sim_core::ros::kinds::kind_named(kind) {
+        Some(k) if k.ros.is_empty() => "-".to_string(),
+        Some(k) => k.ros.iter().map(|t| t.name).collect::<Vec<_>>().join("|"),
+        None => "?".to_string(),
     }
 }
 
@@ -395,22 +479,54 @@ fn check_publications(
     Ok(())
 }
 
-/// Subscribes to the `--echo` topics (warning about those nothing publishes on yet).
-fn subscribe_echo(sim: &mut Simulation, echo: &[String]) -> Result<Vec<Subscription>, Failure> {
-    let known = sim.topics();
+/// Subscribes to the `--echo` topics. A topic the run does not serve (see
+/// [`Simulation::served`]) is warned about, naming the nearest one it serves; one only the
+/// transport serves (`/clock`) gets a note that `--echo` does not see it.
+fn subscribe_echo(
+    sim: &mut Simulation,
+    echo: &[String],
+    transport: Option<&TransportServed>,
+) -> Result<Vec<Subscription>, Failure> {
+    let served = sim.served();
+    let known = served.topic_names();
     let mut subs = Vec::new();
     for t in echo {
         let topic = sim_core::transport::validate_topic(t)
             .map_err(|e| Failure::Error(format!("--echo: {e}")))?;
-        if !known.contains(&topic) {
-            note!(
-                "warning: nothing in this world publishes on `{topic}` yet; its topics are:\n  {}",
-                known.join("\n  ")
-            );
+        if known.contains(&topic.as_str()) {
+            // Served: its messages arrive once they are published.
+        } else if TRANSPORT_TOPICS.contains(&topic.as_str()) {
+            match transport {
+                Some(_) => note!(
+                    "note: `{topic}` is published by the transport for clients outside this \
+                     process, not in the world: --echo prints the world's own topics"
+                ),
+                None => note!(
+                    "warning: `{topic}` is published only by the transport, which this run \
+                     does not start; echoing it anyway"
+                ),
+            }
+        } else {
+            match nearest(&topic, known.iter().copied()) {
+                Some(near) => note!(
+                    "warning: nothing in this world publishes or listens on `{topic}`; the \
+                     nearest topic it serves is `{near}` (--list lists them); echoing `{topic}` \
+                     anyway"
+                ),
+                None => note!(
+                    "warning: nothing in this world publishes or listens on `{topic}` (it \
+                     serves no topics); echoing it anyway"
+                ),
+            }
         }
         subs.push(sim.bus_mut().subscribe(&topic, 1 << 16));
     }
     Ok(subs)
+}
+
+/// The candidate nearest to `name` by edit distance (the first in order among equals).
+fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    candidates.min_by_key(|c| strsim::levenshtein(name, c))
 }
 
 /// A `--pub` or `--call` argument.

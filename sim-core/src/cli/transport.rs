@@ -41,6 +41,52 @@ pub type Transport = Option<sim_core::zenoh::Bridge>;
 #[cfg(not(feature = "zenoh"))]
 pub type Transport = Option<std::convert::Infallible>;
 
+/// The topics the Zenoh transport publishes of its own (not on the world's bus).
+pub const TRANSPORT_TOPICS: [&str; 3] = ["/clock", "/tf", "/tf_static"];
+
+/// What the transport serves besides the world's topics, each with its ROS 2 type.
+#[derive(Debug, Default)]
+pub struct TransportServed {
+    /// Its own topics: `/clock`, `/tf`, `/tf_static`.
+    pub topics: Vec<(&'static str, &'static str)>,
+    /// Its services (the `simulation_interfaces` ones), each name once with its types.
+    pub services: Vec<(&'static str, Vec<&'static str>)>,
+}
+
+/// What the transport `args` start serves of its own (`None`: no transport).
+#[cfg(feature = "zenoh")]
+pub fn served(args: &TransportArgs) -> Option<TransportServed> {
+    use sim_core::ros::catalog;
+    use sim_core::zenoh::control::Service;
+    if args.no_transport {
+        return None;
+    }
+    let mut services: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    for s in Service::ALL {
+        let ty = s.ros_type().name;
+        match services.iter_mut().find(|(n, _)| *n == s.ros_name()) {
+            Some((_, types)) if !types.contains(&ty) => types.push(ty),
+            Some(_) => {}
+            None => services.push((s.ros_name(), vec![ty])),
+        }
+    }
+    services.sort();
+    Some(TransportServed {
+        topics: TRANSPORT_TOPICS
+            .into_iter()
+            .zip([&catalog::CLOCK, &catalog::TF_MESSAGE, &catalog::TF_MESSAGE])
+            .map(|(name, ty)| (name, ty.name))
+            .collect(),
+        services,
+    })
+}
+
+/// What the transport `args` start serves of its own: this build has none.
+#[cfg(not(feature = "zenoh"))]
+pub fn served(_args: &TransportArgs) -> Option<TransportServed> {
+    None
+}
+
 /// Opens the transport as `args` say.
 #[cfg(feature = "zenoh")]
 pub fn start(

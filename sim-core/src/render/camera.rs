@@ -84,7 +84,7 @@ impl Viewer {
         let resolved = registry
             .resolve_sensor(&setup)
             .map_err(|p| RenderError::NoCamera(p.message))?;
-        let plugin = resolved
+        let (plugin, _) = resolved
             .create_sensor(&setup, &sim.world().name, sim.physics())
             .map_err(|p| RenderError::NoCamera(p.message))?;
         let library = resolved.library.file_name.clone();

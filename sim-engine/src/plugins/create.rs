@@ -2,12 +2,13 @@
 //! every problem found on the way is a [`PluginProblem`].
 
 use super::{Registry, Resolved};
+use crate::outputs::{DeclaredOutput, OutputDeclarations, TopicBase};
 use crate::sensors::{SensorSetup, source_location};
 use crate::systems::{DeclaredInput, InputDeclarations, SystemSetup};
 use sim_physics::Physics;
 use sim_plugin_api::{
-    Extension, INPUT_TYPES_EXTENSION, InputTypes_TO, SensorBox, SystemBox, SystemConfig,
-    WorldView_TO,
+    Extension, INPUT_TYPES_EXTENSION, InputTypes_TO, OUTPUT_TYPES_EXTENSION, OutputTypes_TO,
+    SensorBox, SystemBox, SystemConfig, WorldView_TO,
     abi_stable::{RRef, sabi_trait::TD_Opaque, std_types::RStr},
 };
 use sim_world::Span;
@@ -97,16 +98,25 @@ impl Resolved<'_> {
         }
     }
 
-    /// Creates the sensor object of `setup` with this factory, against `physics`.
+    /// Creates the sensor object of `setup` with this factory, against `physics`, with the
+    /// outputs it declared on the way (the `simcore.output_types.v1` extension is offered on
+    /// the world its `create` gets).
     pub fn create_sensor(
         &self,
         setup: &SensorSetup,
         world_name: &str,
         physics: &Physics,
-    ) -> Result<SensorBox, PluginProblem> {
+    ) -> Result<(SensorBox, Vec<DeclaredOutput>), PluginProblem> {
         let config = setup.config(world_name);
-        let view = physics.view(&setup.scoped_name);
-        (self.library.module.create_sensor())(
+        let declarations = OutputDeclarations::new(
+            format!("sensor {}", setup.scoped_name),
+            TopicBase::Sensor(setup.topic.clone()),
+        );
+        let output_types = OutputTypes_TO::from_ptr(RRef::new(&declarations), TD_Opaque);
+        let view = physics
+            .view(&setup.scoped_name)
+            .with_extension(OUTPUT_TYPES_EXTENSION, Extension::new(&output_types));
+        let created = (self.library.module.create_sensor())(
             RStr::from_str(&self.factory.name),
             &config,
             WorldView_TO::from_ptr(&view, TD_Opaque),
@@ -118,18 +128,19 @@ impl Resolved<'_> {
                 sensor_subject(&setup.scoped_name, &setup.sensor_type),
                 &e,
             )
-        })
+        })?;
+        Ok((created, declarations.take()))
     }
 
     /// Creates the system object of `setup` with this factory, against `physics`, with the
-    /// input types it declared on the way (the `simcore.input_types.v1` extension is offered
-    /// on the world its `create` gets).
+    /// input types and the outputs it declared on the way (the `simcore.input_types.v1` and
+    /// `simcore.output_types.v1` extensions are offered on the world its `create` gets).
     pub fn create_system(
         &self,
         setup: &SystemSetup,
         world_name: &str,
         physics: &Physics,
-    ) -> Result<(SystemBox, Vec<DeclaredInput>), PluginProblem> {
+    ) -> Result<(SystemBox, Vec<DeclaredInput>, Vec<DeclaredOutput>), PluginProblem> {
         let config = SystemConfig {
             name: RStr::from_str(&setup.name),
             filename: RStr::from_str(&setup.filename),
@@ -142,9 +153,13 @@ impl Resolved<'_> {
         };
         let declarations = InputDeclarations::new(setup.who(), &setup.namespace);
         let input_types = InputTypes_TO::from_ptr(RRef::new(&declarations), TD_Opaque);
+        let outputs =
+            OutputDeclarations::new(setup.who(), TopicBase::System(setup.namespace.clone()));
+        let output_types = OutputTypes_TO::from_ptr(RRef::new(&outputs), TD_Opaque);
         let view = physics
             .view(&setup.name)
-            .with_extension(INPUT_TYPES_EXTENSION, Extension::new(&input_types));
+            .with_extension(INPUT_TYPES_EXTENSION, Extension::new(&input_types))
+            .with_extension(OUTPUT_TYPES_EXTENSION, Extension::new(&output_types));
         let created = (self.library.module.create_system())(
             RStr::from_str(&self.factory.name),
             &config,
@@ -152,6 +167,6 @@ impl Resolved<'_> {
         )
         .into_result()
         .map_err(|e| self.refused(&setup.span, system_subject(setup), &e))?;
-        Ok((created, declarations.take()))
+        Ok((created, declarations.take(), outputs.take()))
     }
 }

@@ -31,6 +31,7 @@ mod pacing;
 mod plan;
 mod reset;
 mod sensor_world;
+mod served;
 mod services;
 mod spawn;
 
@@ -42,6 +43,7 @@ pub use entity::{EntityError, EntityState, EntityUpdate, StatePart};
 pub use frames::{MovedFrames, sensor_frames};
 pub use pacing::{MAX_STEP_WAIT, Pacer, RunLimit, step_period};
 pub use plan::{Plan, Planned, PluginPolicy};
+pub use served::{Direction, Served, ServedService, ServedTopic};
 pub use services::DEFAULT_SERVICE_TIMEOUT;
 pub use spawn::{MAX_SPAWN_BYTES, SpawnError};
 
@@ -597,7 +599,8 @@ impl Simulation {
         now
     }
 
-    /// Topics known after loading: those of sensors and systems, and any published so far.
+    /// Topics known after loading: those of sensors and systems, and any published so far
+    /// ([`Simulation::served`] has them with their kinds, directions and the declared ones).
     pub fn topics(&self) -> Vec<String> {
         let mut v = self.bus.topics();
         v.extend(self.sensors.topics(&self.bus));

@@ -257,7 +257,10 @@ impl<'r> Resolution<'r> {
         let mut problems = self.problems;
         for (setup, r) in self.sensors {
             match r.create_sensor(&setup, world_name, physics) {
-                Ok(plugin) => sensors.add(setup, plugin, r.library.file_name.clone(), bus),
+                Ok((plugin, outputs)) => {
+                    let library = r.library.file_name.clone();
+                    sensors.add_declared(setup, plugin, library, bus, outputs)
+                }
                 Err(p) => problems.push(p),
             }
         }
@@ -265,9 +268,10 @@ impl<'r> Resolution<'r> {
             let created = r.create_system(&setup, world_name, physics);
             let (span, subject) = (setup.span.clone(), system_subject(&setup));
             match created {
-                Ok((plugin, inputs)) => {
+                Ok((plugin, inputs, outputs)) => {
                     let library = r.library.file_name.clone();
-                    if let Err(e) = systems.add_declared(setup, plugin, library, bus, inputs) {
+                    let added = systems.add_declared(setup, plugin, library, bus, inputs, outputs);
+                    if let Err(e) = added {
                         problems.push(PluginProblem {
                             span,
                             subject,

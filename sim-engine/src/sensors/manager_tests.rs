@@ -465,3 +465,71 @@ fn removed_sensors_are_named_and_stop() {
     assert!(a.received().is_empty());
     assert_eq!(rig.sensors.len(), 1);
 }
+
+/// The rows `sensors` serves, as (topic, direction, kind).
+fn served(rig: &Rig) -> Vec<(String, Direction, Option<&'static str>)> {
+    let mut rows = Vec::new();
+    rig.sensors.served_topics(&rig.bus, &mut rows);
+    rows.into_iter()
+        .map(|r| (r.topic, r.direction, r.kind))
+        .collect()
+}
+
+#[test]
+fn sensors_serve_their_declared_topics_and_their_own_until_they_declare_others() {
+    let mut rig = Rig::new();
+    let declared = |topic: &str, kind| DeclaredOutput {
+        topic: topic.to_string(),
+        kind,
+    };
+    let plugin = || SensorAbi_TO::from_value(GuardedSensor(probe(None)), TD_Opaque);
+    rig.sensors.add_declared(
+        setup("a", 0.0),
+        plugin(),
+        "lib".into(),
+        &mut rig.bus,
+        vec![
+            declared("/probe/a", "Int64"),
+            declared("/probe/a/info", "CameraInfo"),
+        ],
+    );
+    let mut bb = setup("bb", 0.0);
+    bb.triggered = true;
+    bb.enable_metrics = true;
+    rig.sensors.add(bb, plugin(), "lib".into(), &mut rig.bus);
+    // Declares a topic of its own, not its main one (on which it publishes all the same).
+    rig.sensors.add_declared(
+        setup("ccc", 0.0),
+        plugin(),
+        "lib".into(),
+        &mut rig.bus,
+        vec![declared("/elsewhere", "Double")],
+    );
+    let out = |t: &str, k| (t.to_string(), Direction::Out, k);
+    assert_eq!(
+        served(&rig),
+        [
+            out("/probe/a", Some("Int64")),
+            out("/probe/a/info", Some("CameraInfo")),
+            out("/probe/bb", None),
+            out(
+                "/probe/bb/performance_metrics",
+                Some("PerformanceSensorMetrics")
+            ),
+            ("/probe/bb/trigger".into(), Direction::In, None),
+            out("/elsewhere", Some("Double")),
+        ]
+    );
+    rig.update_at(0);
+    assert!(
+        served(&rig).contains(&out("/probe/ccc", None)),
+        "published on: served from then on"
+    );
+    let names: Vec<String> = rig
+        .sensors
+        .served_services()
+        .into_iter()
+        .map(|s| format!("{} {}", s.name, s.by))
+        .collect();
+    assert_eq!(names[0], "/probe/a/set_rate sensor m::l::a");
+}

@@ -48,6 +48,7 @@ pub use timing::{MAX_RATE_HZ, MIN_RATE_HZ, Schedule};
 pub use world::SensorWorld;
 
 use crate::guard::{Guards, HookClock, SizeGate};
+use crate::outputs::{DeclaredOutput, Direction, ServedService, ServedTopic};
 use rayon::prelude::*;
 use sim_plugin_api::{
     EntityId, Message, Payload, PluginError, Pose, RECLAIMABLE_SEQ, SensorBox, SensorConfig,
@@ -233,6 +234,8 @@ struct Cold {
     library: Box<str>,
     /// Topics other than the main one the plugin published on.
     topics: Vec<OutTopic>,
+    /// The outputs it declared.
+    outputs: Vec<DeclaredOutput>,
     errors: u64,
     disabled: Option<String>,
     /// Result of a parallel update, until its outputs are published in sensor order.
@@ -308,6 +311,19 @@ impl SensorManager {
 
     /// Registers a sensor whose plugin has been created. Subscribes to its trigger topic.
     pub fn add(&mut self, setup: SensorSetup, plugin: SensorBox, library: String, bus: &mut Bus) {
+        self.add_declared(setup, plugin, library, bus, Vec::new())
+    }
+
+    /// [`SensorManager::add`] for a sensor that declared its outputs while it was created
+    /// ([`OutputDeclarations`](crate::outputs::OutputDeclarations)).
+    pub fn add_declared(
+        &mut self,
+        setup: SensorSetup,
+        plugin: SensorBox,
+        library: String,
+        bus: &mut Bus,
+        outputs: Vec<DeclaredOutput>,
+    ) {
         let trigger = setup
             .triggered
             .then(|| bus.subscribe(&setup.trigger_topic, 64));
@@ -344,6 +360,7 @@ impl SensorManager {
                 setup,
                 library: library.into_boxed_str(),
                 topics: Vec::new(),
+                outputs,
                 errors: 0,
                 disabled: None,
                 result: None,
@@ -588,6 +605,61 @@ impl SensorManager {
             );
         }
         v
+    }
+
+    /// The topics the active sensors serve (see [`crate::runner::Served`]): for each, the
+    /// outputs it declared, the other topics it published on so far, its own topic (unless
+    /// it declared outputs without it and never published there), its metrics topic, and
+    /// its trigger topic (listened to).
+    pub fn served_topics(&self, bus: &Bus, out: &mut Vec<ServedTopic>) {
+        for s in self.slots.iter().filter(|s| s.plugin.is_some()) {
+            let by = format!("sensor {}", s.name.as_str());
+            let setup = &s.cold.setup;
+            let row = |topic: &str, direction, kind| ServedTopic {
+                topic: topic.to_string(),
+                direction,
+                kind,
+                by: by.clone(),
+            };
+            let declared = |topic: &str| {
+                s.cold
+                    .outputs
+                    .iter()
+                    .find(|o| o.topic == topic)
+                    .map(|o| o.kind)
+            };
+            let own = declared(&setup.topic);
+            if own.is_some() || s.cold.outputs.is_empty() || s.main.seq > 0 {
+                out.push(row(&setup.topic, Direction::Out, own));
+            }
+            for o in s.cold.outputs.iter().filter(|o| o.topic != setup.topic) {
+                out.push(row(&o.topic, Direction::Out, Some(o.kind)));
+            }
+            for t in &s.cold.topics {
+                let name = bus.name(t.topic);
+                if name != setup.topic && declared(name).is_none() {
+                    out.push(row(name, Direction::Out, None));
+                }
+            }
+            if let Some(m) = &s.metrics {
+                let kind = Some("PerformanceSensorMetrics");
+                out.push(row(bus.name(m.topic), Direction::Out, kind));
+            }
+            if setup.triggered {
+                out.push(row(&setup.trigger_topic, Direction::In, None));
+            }
+        }
+    }
+
+    /// The `set_rate` services of the sensors, each with its sensor.
+    pub fn served_services(&self) -> Vec<ServedService> {
+        self.slots
+            .iter()
+            .map(|s| ServedService {
+                name: set_rate_service(&s.cold.setup.topic),
+                by: format!("sensor {}", s.name.as_str()),
+            })
+            .collect()
     }
 
     /// The library file serving each sensor, in load order.

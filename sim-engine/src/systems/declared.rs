@@ -10,15 +10,14 @@
 
 use super::commands::resolve_topic;
 use super::inputs::{InputType, KINDS, kind_type};
+pub use crate::outputs::MAX_DECLARED_TOPIC_BYTES;
+use crate::outputs::shown;
 use sim_plugin_api::{
     InputTypes, MAX_INPUT_TYPES,
     abi_stable::std_types::{RErr, ROk, RResult, RStr, RString},
 };
 use sim_transport::validate_topic;
 use std::cell::RefCell;
-
-/// The most bytes of a declared topic.
-pub const MAX_DECLARED_TOPIC_BYTES: usize = 1024;
 
 /// One input type a system declared.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,14 +97,6 @@ impl InputTypes for InputDeclarations {
                 RErr(e.into())
             }
         }
-    }
-}
-
-/// `s` cut to at most 80 characters, for messages.
-fn shown(s: &str) -> String {
-    match s.char_indices().nth(80) {
-        Some((i, _)) => format!("{}...", &s[..i]),
-        None => s.to_string(),
     }
 }
 
@@ -213,7 +204,7 @@ mod tests {
         let plugin = SystemAbi_TO::from_value(GuardedSystem(Subscriber), TD_Opaque);
         let mut bus = sim_transport::Bus::new();
         systems
-            .add_declared(setup, plugin, "lib".into(), &mut bus, d.take())
+            .add_declared(setup, plugin, "lib".into(), &mut bus, d.take(), Vec::new())
             .unwrap();
         systems
     }
@@ -244,6 +235,48 @@ mod tests {
         );
         let undeclared = registered("acme::Mover", &[]);
         assert!(types(&undeclared, "/model/m/cmd").is_empty());
+    }
+
+    #[test]
+    fn systems_serve_their_inputs_and_declared_outputs() {
+        use crate::outputs::DeclaredOutput;
+        use crate::runner::Direction;
+        use sim_plugin_api::{GuardedSystem, SystemAbi_TO, abi_stable::sabi_trait::TD_Opaque};
+        let setup = super::super::SystemSetup {
+            entity: sim_plugin_api::EntityId(2),
+            entity_name: "m".into(),
+            name: "gz::sim::systems::DiffDrive".into(),
+            filename: String::new(),
+            sdf: "<plugin/>".into(),
+            span: Default::default(),
+            seed: 0,
+            namespace: "/model/m".into(),
+        };
+        let mut systems = crate::systems::SystemManager::new();
+        let mut bus = sim_transport::Bus::new();
+        let outputs = vec![DeclaredOutput {
+            topic: "/model/m/odometry".into(),
+            kind: "Odometry",
+        }];
+        let plugin = SystemAbi_TO::from_value(GuardedSystem(Subscriber), TD_Opaque);
+        systems
+            .add_declared(setup, plugin, "lib".into(), &mut bus, Vec::new(), outputs)
+            .unwrap();
+        let mut rows = Vec::new();
+        systems.served_topics(&bus, &mut rows);
+        let got: Vec<_> = rows
+            .iter()
+            .map(|r| (r.topic.as_str(), r.direction, r.kind, r.by.as_str()))
+            .collect();
+        let by = "plugin gz::sim::systems::DiffDrive (on m)";
+        assert_eq!(
+            got,
+            [
+                ("/model/m/cmd", Direction::In, Some("Twist"), by),
+                ("/abs/raw", Direction::In, Some("Boolean"), by),
+                ("/model/m/odometry", Direction::Out, Some("Odometry"), by),
+            ]
+        );
     }
 
     #[test]

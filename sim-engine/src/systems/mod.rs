@@ -21,6 +21,7 @@ pub use inputs::{InputType, KINDS, input_type, kind_type};
 pub use runtime_joints::JointRequests;
 
 use crate::guard::{Guards, HookClock, SizeGate, Throttle, held_note};
+use crate::outputs::{DeclaredOutput, Direction, ServedService, ServedTopic};
 use crate::sensors::derive_seed;
 use sim_physics::Physics;
 use sim_plugin_api::{
@@ -186,6 +187,8 @@ struct Slot {
     subscriptions: Vec<Subscription>,
     /// The type it declared for each subscription (by index).
     declared: Vec<Option<InputType>>,
+    /// The outputs it declared.
+    outputs: Vec<DeclaredOutput>,
     seq: HashMap<TopicId, u64>,
     report: SystemReport,
     out: RVec<Message>,
@@ -288,12 +291,15 @@ impl SystemManager {
         library: String,
         bus: &mut Bus,
     ) -> Result<(), AddError> {
-        self.add_declared(setup, plugin, library, bus, Vec::new())
+        self.add_declared(setup, plugin, library, bus, Vec::new(), Vec::new())
     }
 
-    /// [`SystemManager::add`] for a system that declared the types of its inputs while it
-    /// was created ([`InputDeclarations`]). A declaration for a topic it does not subscribe
-    /// to is dropped with a warning naming the plugin and the topic.
+    /// [`SystemManager::add`] for a system that declared the types of its inputs and its
+    /// outputs while it was created ([`InputDeclarations`], [`OutputDeclarations`]). An input
+    /// declaration for a topic it does not subscribe to is dropped with a warning naming the
+    /// plugin and the topic.
+    ///
+    /// [`OutputDeclarations`]: crate::outputs::OutputDeclarations
     pub fn add_declared(
         &mut self,
         setup: SystemSetup,
@@ -301,6 +307,7 @@ impl SystemManager {
         library: String,
         bus: &mut Bus,
         inputs: Vec<DeclaredInput>,
+        outputs: Vec<DeclaredOutput>,
     ) -> Result<(), AddError> {
         let mut services = Vec::new();
         for name in plugin.services() {
@@ -353,6 +360,7 @@ impl SystemManager {
             plugin: Some(plugin),
             subscriptions,
             declared,
+            outputs,
             seq: HashMap::new(),
             report,
             out: RVec::new(),
@@ -380,6 +388,44 @@ impl SystemManager {
         let mut v: Vec<String> = self.services.keys().cloned().collect();
         v.sort();
         v
+    }
+
+    /// The services offered, each with its plugin.
+    pub fn served_services(&self) -> Vec<ServedService> {
+        self.services
+            .iter()
+            .map(|(name, &i)| ServedService {
+                name: name.clone(),
+                by: self.slots[i].who.clone(),
+            })
+            .collect()
+    }
+
+    /// The topics the active systems serve (see [`crate::runner::Served`]): each one's
+    /// subscriptions (listened to, typed as [`SystemManager::input_types`] types them), the
+    /// outputs it declared, and the other topics it published on so far.
+    pub fn served_topics(&self, bus: &Bus, out: &mut Vec<ServedTopic>) {
+        for s in self.slots.iter().filter(|s| s.plugin.is_some()) {
+            let row = |topic: &str, direction, kind| ServedTopic {
+                topic: topic.to_string(),
+                direction,
+                kind,
+                by: s.who.clone(),
+            };
+            for (i, sub) in s.subscriptions.iter().enumerate() {
+                let ty = s.declared[i].or_else(|| input_type(&s.setup, i));
+                out.push(row(sub.topic(), Direction::In, ty.map(|t| t.message)));
+            }
+            for o in &s.outputs {
+                out.push(row(&o.topic, Direction::Out, Some(o.kind)));
+            }
+            for &t in s.seq.keys() {
+                let name = bus.name(t);
+                if !s.outputs.iter().any(|o| o.topic == name) {
+                    out.push(row(name, Direction::Out, None));
+                }
+            }
+        }
     }
 
     /// Calls a service: the plugin that offers it answers `request` against the current

@@ -1,0 +1,90 @@
+//! The payload kinds, as [`Payload::type_name`](sim_plugin_api::Payload::type_name) spells
+//! them, with the ROS 2 types [`encode`](crate::encode) writes each as: what a listing of a
+//! run's topics shows before anything was published.
+
+use crate::RosType;
+use crate::catalog as t;
+
+/// A payload kind and the ROS 2 types its messages leave the engine as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kind {
+    /// [`Payload::type_name`](sim_plugin_api::Payload::type_name): `"Odometry"`, `"Pose_V"`...
+    pub name: &'static str,
+    /// The ROS 2 types [`encode`](crate::encode) writes it as: one for most kinds; a
+    /// `LaserScan` of one row is a `LaserScan`, of several a `PointCloud2`; none for `Custom`.
+    pub ros: &'static [&'static RosType],
+}
+
+const fn kind(name: &'static str, ros: &'static [&'static RosType]) -> Kind {
+    Kind { name, ros }
+}
+
+/// Every payload kind, in [`Payload`](sim_plugin_api::Payload)'s order.
+pub const KINDS: &[Kind] = &[
+    kind("Empty", &[&t::EMPTY]),
+    kind("Boolean", &[&t::BOOL]),
+    kind("Double", &[&t::FLOAT64]),
+    kind("Int64", &[&t::INT64]),
+    kind("StringMsg", &[&t::STRING]),
+    kind("Vector3d", &[&t::VECTOR3_STAMPED]),
+    kind("Twist", &[&t::TWIST]),
+    kind("Pose", &[&t::TRANSFORM_STAMPED]),
+    kind("Pose_V", &[&t::TF_MESSAGE]),
+    kind("IMU", &[&t::IMU]),
+    kind("LaserScan", &[&t::LASER_SCAN, &t::POINT_CLOUD2]),
+    kind("PointCloudPacked", &[&t::POINT_CLOUD2]),
+    kind("Image", &[&t::IMAGE]),
+    kind("CameraInfo", &[&t::CAMERA_INFO]),
+    kind("NavSat", &[&t::NAV_SAT_FIX]),
+    kind("LogicalCameraImage", &[&t::LOGICAL_CAMERA_IMAGE]),
+    kind("LogicalCameraSensor", &[&t::LOGICAL_CAMERA_FRUSTUM]),
+    kind("Altimeter", &[&t::ALTIMETER]),
+    kind("Magnetometer", &[&t::MAGNETIC_FIELD]),
+    kind("FluidPressure", &[&t::FLUID_PRESSURE]),
+    kind("Odometry", &[&t::ODOMETRY]),
+    kind("BatteryState", &[&t::BATTERY_STATE]),
+    kind("EntityFactory", &[&t::ENTITY_FACTORY]),
+    kind("PerformanceSensorMetrics", &[&t::SENSOR_METRICS]),
+    kind("Custom", &[]),
+    kind("Wrench", &[&t::WRENCH_STAMPED]),
+    kind("Contacts", &[&t::CONTACTS]),
+    kind("Fiducials", &[&t::FIDUCIAL_ARRAY]),
+];
+
+/// The kind named `name` ([`KINDS`]), if there is one.
+pub fn kind_named(name: &str) -> Option<&'static Kind> {
+    KINDS.iter().find(|k| k.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::golden_tests::{Check, cases};
+
+    /// Every golden message is encoded as one of the ROS types its kind lists.
+    #[test]
+    fn each_kind_lists_the_types_encode_writes() {
+        let mut seen = std::collections::BTreeSet::new();
+        for c in cases() {
+            if !matches!(c.check, Check::Both | Check::Encode) {
+                continue;
+            }
+            let name = c
+                .message
+                .payload
+                .as_enum()
+                .map_or("Unknown", |p| p.type_name());
+            let k = kind_named(name).unwrap_or_else(|| panic!("no kind {name}"));
+            let mut out = Vec::new();
+            if let Some(ty) = crate::encode_with(&c.message, &c.options, &mut out) {
+                assert!(k.ros.contains(&ty), "{name}: {}", ty.name);
+                seen.insert(name);
+            }
+        }
+        assert!(seen.len() >= 20, "{seen:?}");
+        assert_eq!(kind_named("Custom").map(|k| k.ros.len()), Some(0));
+        assert_eq!(kind_named("Nope"), None);
+        let names: std::collections::BTreeSet<_> = KINDS.iter().map(|k| k.name).collect();
+        assert_eq!(names.len(), KINDS.len(), "no kind twice");
+    }
+}
