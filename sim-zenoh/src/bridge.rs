@@ -100,6 +100,7 @@ impl Bridge {
     pub fn start(options: &ZenohOptions, sim: &mut Simulation) -> Result<Bridge, ZenohError> {
         let configs = options.configs()?;
         let (events_tx, events) = unbounded();
+        let (calls_tx, calls) = bounded(worker::CALL_QUEUE);
         let (wake_tx, wake) = bounded(1);
         let (clocks_tx, clocks) = bounded(CLOCK_QUEUE);
         let (frames_tx, frames) = bounded(TF_QUEUE);
@@ -110,6 +111,8 @@ impl Bridge {
         let channels = worker::Channels {
             events,
             events_tx: events_tx.clone(),
+            calls,
+            calls_tx,
             wake,
             clocks,
             frames,

@@ -4,7 +4,7 @@
 use super::control::{Control, Reply, Service};
 use super::keys::{self, EndpointKind, Node, Qos};
 use super::options::ZenohOptions;
-use crossbeam_channel::{Receiver, Sender, select};
+use crossbeam_channel::{Receiver, Sender, TrySendError, select};
 use sim_codec::TopicOptions;
 use sim_codec::names::RosNames;
 use sim_codec::{self as ros, FrameTransform, RosType, catalog};
@@ -24,6 +24,11 @@ use zenoh_ext::{AdvancedPublisher, AdvancedPublisherBuilderExt, CacheConfig};
 
 /// Inbound messages waiting for the simulation thread (more are dropped with a warning).
 pub const INBOUND_QUEUE: usize = 1024;
+
+/// Service calls from outside waiting for the Zenoh thread to read them: a client sending
+/// calls faster than they are read gets "busy" answers for the others, at once, instead of
+/// queueing them without bound.
+pub const CALL_QUEUE: usize = 1024;
 
 /// How often (wall time) the Zenoh thread looks at its queues by itself while the steps keep
 /// handing over messages: a run faster than real time never wakes it, and what the steps
@@ -49,8 +54,6 @@ pub(super) enum Event {
     Matching(usize, bool),
     /// The transforms `/tf_static` carries now (sent again when they change).
     StaticFrames(Vec<FrameTransform>),
-    /// A service call from outside.
-    Query(Service, Query),
     /// The simulation's reply to [`Request::Control`] `id`.
     Reply(u64, Reply),
     /// Close the session.
@@ -107,6 +110,9 @@ pub(super) const TF: usize = usize::MAX - 1;
 pub(super) struct Channels {
     pub events: Receiver<Event>,
     pub events_tx: Sender<Event>,
+    /// Service calls from outside, at most [`CALL_QUEUE`].
+    pub calls: Receiver<(Service, Query)>,
+    pub calls_tx: Sender<(Service, Query)>,
     pub wake: Receiver<()>,
     /// `/clock`'s sim times.
     pub clocks: Receiver<SimTime>,
@@ -367,6 +373,11 @@ impl Worker {
                     Ok(Event::Stop) | Err(_) => break,
                     Ok(e) => self.event(e),
                 },
+                recv(self.ch.calls) -> c => {
+                    if let Ok((service, query)) = c {
+                        self.query(service, query);
+                    }
+                }
                 recv(self.ch.wake) -> _ => {}
                 default(timeout) => {}
             }
@@ -437,7 +448,6 @@ impl Worker {
     fn event(&mut self, e: Event) {
         match e {
             Event::Output(first, sub) => self.output(&first, sub),
-            Event::Query(service, query) => self.query(service, query),
             Event::StaticFrames(frames) => {
                 if let Some(l) = self.tf_static.as_mut() {
                     let mut b = Vec::with_capacity(64 + 96 * frames.len());
@@ -666,13 +676,19 @@ impl Worker {
             ty.hash,
             Qos::Reliable,
         );
-        let tx = self.ch.events_tx.clone();
+        let tx = self.ch.calls_tx.clone();
         let q = self
             .session
             .declare_queryable(key)
             .complete(true)
             .callback(move |q| {
-                let _ = tx.send(Event::Query(service, q));
+                if let Err(TrySendError::Full((_, q))) = tx.try_send((service, q)) {
+                    let _ = q
+                        .reply_err(format!(
+                            "simcore is busy: {CALL_QUEUE} calls wait to be read; call again"
+                        ))
+                        .wait();
+                }
             })
             .wait()?;
         let t = self.session.liveliness().declare_token(token).wait()?;
