@@ -226,7 +226,7 @@ impl Bridge {
         if let Some(id) = finished {
             let _ = self.events.send(Event::Reply(
                 id,
-                Reply::ok(state_code(sim.control().state())),
+                Box::new(Reply::ok(state_code(sim.control().state()))),
             ));
         }
         if waiting > Waiting::None && halted {
@@ -273,7 +273,7 @@ impl Bridge {
             }
             Request::Control(id, c) => {
                 if let Some(reply) = self.control(id, c, sim) {
-                    let _ = self.events.send(Event::Reply(id, reply));
+                    let _ = self.events.send(Event::Reply(id, Box::new(reply)));
                 }
             }
         }

@@ -55,7 +55,7 @@ pub(super) enum Event {
     /// The transforms `/tf_static` carries now (sent again when they change).
     StaticFrames(Vec<FrameTransform>),
     /// The simulation's reply to [`Request::Control`] `id`.
-    Reply(u64, Reply),
+    Reply(u64, Box<Reply>),
     /// Close the session.
     Stop,
 }
