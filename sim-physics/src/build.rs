@@ -10,7 +10,7 @@ use super::{GROUP_COLLISION, GROUP_QUERY, GROUP_VISUAL, Physics, shapes};
 use rapier3d::prelude::*;
 use sim_plugin_api::{
     EntityId, EntityKind, ModelPlugins, PluginElement, Pose, SceneInfo, SimTime,
-    SphericalCoordinates, Vec3,
+    SphericalCoordinates,
 };
 use sim_world::{Geometry, Inertial, Joint, Link, Model, Surface, World};
 
@@ -56,6 +56,7 @@ impl Physics {
         }
         let mut pw = PhysicsWorld {
             gravity: vec_to_rapier(world.gravity),
+            narrow_phase: NarrowPhase::with_query_dispatcher(super::plane::PlaneDispatcher),
             ..Default::default()
         };
         let ip = &mut pw.integration_parameters;
@@ -112,6 +113,7 @@ impl Physics {
             model_plugins: ModelPlugins::new(),
             hooks: Default::default(),
             rays: Default::default(),
+            ordered_planes: Vec::new(),
             reduced: false,
             drive_targets: Vec::new(),
         };
@@ -322,14 +324,7 @@ impl Physics {
             .user_data(id_guess.0 as u128)
             .build();
         let handle = self.pw.bodies.insert(body);
-        let motion = LinkMotion {
-            body: handle,
-            pose: Pose::IDENTITY,
-            velocity: Vec3::ZERO,
-            angular_velocity: Vec3::ZERO,
-            acceleration: Vec3::ZERO,
-            angular_acceleration: Vec3::ZERO,
-        };
+        let motion = LinkMotion::new(handle);
         let slot = match self.free_motion.pop() {
             Some(slot) => {
                 self.motion[slot] = motion;
@@ -491,6 +486,7 @@ impl Physics {
             self.hooks
                 .register(handle, surface, self_collide, offset.orientation);
         }
+        self.order_planes(handle);
         let mut data = data;
         if let EntityData::Collision { collider, .. } = &mut data {
             *collider = handle;
