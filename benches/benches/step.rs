@@ -13,9 +13,9 @@
 //! columns of ten) gives the cost growth beside raw rapier's.
 //!
 //! Built with the `parallel` feature (`cargo bench -p sim-benches --features parallel`),
-//! rapier is the parallel build, for simcore and the baseline alike, and the same scenes are
-//! also timed on two threads (simcore with `SimOptions::threads` 2, raw rapier with a
-//! two-thread pool) against raw rapier on one.
+//! rapier is its parallel build, for simcore and the baseline alike, and the 1,000-box scenes
+//! are timed on two threads instead (`engine_step/w3_parallel_*`): raw rapier on a pool of
+//! one thread and on a pool of two, simcore's step on rayon's global pool (every core).
 
 use super::*;
 use sim_benches::selected;
@@ -282,13 +282,16 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
         if !selected(&id) {
             continue;
         }
-        let base = measure(10, ground, 1, 1, PAIRS[0]);
+        // rapier's parallel build: raw rapier on a pool of one thread and of two; simcore's
+        // physics step on rayon's global pool (every core), beside raw rapier on two.
+        let one = measure(10, ground, 2, 1, PAIRS[0]);
         let two = measure(10, ground, 2, 2, PAIRS[0]);
-        let (raw1, _) = base.medians();
-        let (raw2, sim2) = two.medians();
+        let (raw1, sim_a) = one.medians();
+        let (raw2, sim_b) = two.medians();
+        let sim2 = (sim_a + sim_b) / 2.0;
         rows.push(Row {
             name: format!(
-                "W3 step, 1,000 boxes, SDF <{}> ground, 2 threads (rapier parallel build)",
+                "W3 step, 1,000 boxes, SDF <{}> ground, rapier's parallel build, 2 threads",
                 format!("{ground:?}").to_lowercase()
             ),
             ns: per_step(sim2),
@@ -297,11 +300,10 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
             goal: String::new(),
             met: false,
             note: format!(
-                "{:.2}x raw rapier on 2 threads; simcore on 2 threads {:.2}x, raw rapier on 2 threads {:.2}x, simcore on 1 thread {:.2}x raw rapier (parallel build) on 1",
+                "{:.2}x raw rapier on 2 threads, {:.2}x raw rapier (parallel build) on 1; raw rapier 2 threads / 1 thread: {:.2}x",
                 raw2 / sim2,
                 raw1 / sim2,
                 raw1 / raw2,
-                base.ratio()
             ),
         });
     }
@@ -311,7 +313,8 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
 /// with simcore's contact stiffness; then optionally a box count:
 /// `plane:16000`, and a thread count: `plane:1000:2`) without timing: for profilers
 /// (`valgrind --tool=callgrind`), which count the instructions of each. `SIMCORE_PROFILE_STEPS`
-/// sets the steps of a pass (default 1,000; 0 builds the worlds only).
+/// sets the steps of a pass (default 1,000; 0 builds the worlds only); with
+/// `SIMCORE_W3_CHECKSUM` set, each pass prints the sum of the boxes' positions at its end.
 pub(super) fn profile_w3(which: &str, n: usize) {
     let mut parts = which.split(':');
     let variant = parts.next().unwrap_or("plane");
@@ -337,7 +340,7 @@ pub(super) fn profile_w3(which: &str, n: usize) {
     match ground {
         None => {
             for _ in 0..n {
-                let mut w = raw_w3_knobs(side);
+                let mut w = raw_w3(side);
                 if variant == "raw_stiff" {
                     // simcore's contact stiffness at a 1 ms step (docs/physics.md).
                     w.integration_parameters.contact_softness.natural_frequency = 250.0;
@@ -350,6 +353,14 @@ pub(super) fn profile_w3(which: &str, n: usize) {
                 for _ in 0..steps {
                     w.step();
                 }
+                if std::env::var_os("SIMCORE_W3_CHECKSUM").is_some() {
+                    let sum: f64 = w
+                        .bodies
+                        .iter()
+                        .map(|(_, b)| b.translation().as_dvec3().element_sum())
+                        .sum();
+                    println!("raw rapier: sum of the body positions {sum:.9}");
+                }
                 black_box(&w);
             }
         }
@@ -359,6 +370,16 @@ pub(super) fn profile_w3(which: &str, n: usize) {
                 let mut sim = w3_sim(&world, threads);
                 for _ in 0..steps {
                     assert!(sim.step().is_empty());
+                }
+                // The trajectory's fingerprint: the same at any thread count and in either
+                // build of rapier when the step is deterministic.
+                if std::env::var_os("SIMCORE_W3_CHECKSUM").is_some() {
+                    let p = sim.physics();
+                    let sum: f64 = (0..side * side * 10)
+                        .filter_map(|i| p.pose_of(p.entity_id(&format!("b{i}::l"))?))
+                        .map(|q| q.position.x + q.position.y + q.position.z)
+                        .sum();
+                    println!("simcore: sum of the box positions {sum:.9}");
                 }
                 black_box(&sim);
             }
@@ -410,44 +431,4 @@ pub(super) fn lockstep(
     }
     record(paired, t_raw, t_sim, iters);
     (t_raw + t_sim) / 2
-}
-
-/// EXPERIMENT: raw_w3 with knobs from the environment.
-fn raw_w3_knobs(side: usize) -> PhysicsWorld {
-    let k = |n: &str| std::env::var(n).ok();
-    let mut w = PhysicsWorld {
-        gravity: Vector::new(0.0, 0.0, if k("K_G98").is_some() { -9.8 } else { -9.81 }),
-        ..Default::default()
-    };
-    w.integration_parameters.dt = 0.001;
-    if k("K_MAXV").is_some() {
-        w.integration_parameters.normalized_max_linear_velocity = 1.0e6;
-    }
-    let fr: f32 = k("K_FRICTION").and_then(|v| v.parse().ok()).unwrap_or(0.5);
-    let ground = w.insert_body(RigidBodyBuilder::fixed().translation(Vector::new(0.0, 0.0, -0.5)));
-    w.insert_collider(
-        ColliderBuilder::cuboid(250.0, 250.0, 0.5).friction(fr),
-        Some(ground),
-    );
-    for [x, y, z] in w3_centres(side) {
-        let mut b =
-            RigidBodyBuilder::dynamic().translation(Vector::new(x as f32, y as f32, z as f32));
-        if k("K_FAST").is_some() {
-            b = b.allow_fast_rotation(true);
-        }
-        if k("K_MASS").is_some() {
-            b = b.additional_mass_properties(MassProperties::new(
-                Vector::ZERO,
-                1.0,
-                Vector::splat(0.166667),
-            ));
-        }
-        let b = w.insert_body(b);
-        let mut c = ColliderBuilder::cuboid(0.5, 0.5, 0.5).friction(fr);
-        if k("K_MASS").is_some() {
-            c = c.density(0.0);
-        }
-        w.insert_collider(c, Some(b));
-    }
-    w
 }
