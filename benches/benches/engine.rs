@@ -10,9 +10,10 @@
 //!   spherical coordinates) updated every step through the sensor manager, beside the bare
 //!   loop of direct rlib updates (goal, as for the IMU: at least 5 million updates per second
 //!   on one core);
-//! - engine step vs raw rapier: 1,000 boxes (10x10x10 grid, 1 ms step) dropped on a plane,
-//!   stepped by simcore with no sensors vs the same scene in a bare rapier program (goal:
-//!   within 5 %);
+//! - the physics step on the peers' W3 scene (see `step`): 1,000 unit boxes dropped on an SDF
+//!   `<plane>` (and on a 500 x 500 x 1 m `<box>`), stepped by simcore as `simcore run` steps
+//!   them vs the raw rapier program the peers were timed with (goal: at least 1.0x its steps/s
+//!   on one thread), and how the cost grows to 4,000 and 16,000 boxes beside raw rapier's;
 //! - jointed robots vs raw rapier: ten free wheeled robots shaped like `worlds/pioneer.sdf`'s
 //!   (five joints each) driving circles, simcore vs the same bodies and joints in a bare
 //!   rapier program (goal: within 10 %, see `robots`);
@@ -107,7 +108,6 @@ type Paired = Mutex<(Duration, Duration, u64)>;
 static PLUGIN_CALL: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static SENSOR_MANAGER: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static NAVSAT_MANAGER: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
-static ENGINE_STEP: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static ROBOTS_STEP: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static LIDAR_ONE: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
 static LIDAR_TWO: Paired = Mutex::new((Duration::ZERO, Duration::ZERO, 0));
@@ -142,7 +142,6 @@ criterion_group!(
     plugin_call,
     sensor_manager,
     navsat_manager,
-    engine_step,
     robots_step,
     logical_camera,
     lidar,
@@ -154,12 +153,17 @@ criterion_group!(
 fn main() {
     // `SIMCORE_PROFILE=w1:2` (and `SIMCORE_PROFILE_PASSES`): untimed passes of one shared
     // workload, for a profiler; `growth:10000`, of the cost-growth scan among that many
-    // boxes.
+    // boxes; `w3:plane` (or `w3:raw`, `w3:box`, with a box count `w3:plane:16000`), of the
+    // W3 physics step.
     if let Ok(which) = std::env::var("SIMCORE_PROFILE") {
         let n = std::env::var("SIMCORE_PROFILE_PASSES")
             .ok()
             .and_then(|n| n.parse().ok())
             .unwrap_or(10);
+        if let Some(w3) = which.strip_prefix("w3:") {
+            profile_w3(w3, n);
+            return;
+        }
         match which.strip_prefix("growth:").map(str::parse) {
             Some(Ok(boxes)) => profile_growth(boxes, n),
             Some(Err(_)) => panic!("`growth:` takes a box count: {which}"),
@@ -206,21 +210,14 @@ fn main() {
             note: format!("{:.2} M updates/s", rate / 1e6),
         });
     }
+    step::rows(&mut rows);
     // The steps beside bare rapier's: (measurements, row, baseline, bound in per cent).
-    for (paired, name, baseline, bound) in [
-        (
-            &ENGINE_STEP,
-            "step, 1,000 boxes, no sensors",
-            "bare rapier step, same scene",
-            5,
-        ),
-        (
-            &ROBOTS_STEP,
-            "step, 10 wheeled robots (5 joints each), no sensors",
-            "bare rapier step, same robots",
-            10,
-        ),
-    ] {
+    for (paired, name, baseline, bound) in [(
+        &ROBOTS_STEP,
+        "step, 10 wheeled robots (5 joints each), no sensors",
+        "bare rapier step, same robots",
+        10,
+    )] {
         if let Some((raw, sim)) = per_op(paired) {
             rows.push(Row {
                 name: name.into(),

@@ -281,7 +281,7 @@ fn simcore_robots() -> Physics {
     p
 }
 
-/// The two engines step twin scenes in lockstep, alternating (as [`engine_step`]). Before
+/// The two engines step twin scenes in lockstep, alternating. Before
 /// timing, both drive for 2 s and the first robot's chassis must be where the other
 /// engine's is (within 1 cm): the twin is the same scene.
 pub(super) fn robots_step(c: &mut Criterion) {

@@ -242,3 +242,49 @@ fn set_pose_teleports_and_a_ray_sees_it_at_once() {
         .is_ok()
     );
 }
+
+#[test]
+fn the_truth_widget_the_engine_adds_builds_pose_lists_only_while_someone_listens() {
+    // No world plugin: the default systems, and the truth widget for the world's set_pose
+    // service (UserCommands).
+    let dir = stage(&["simcore_plugin_truth"]);
+    let mut sim = sim_from(&world(&box_model("a", 1.0, "")), dir.path(), 0, 1);
+    let topic = "/world/test/pose/info";
+    assert!(sim.services().contains(&"/world/test/set_pose".to_string()));
+    // Listed from the start, so that a transport can subscribe to it.
+    assert!(
+        sim.topics().iter().any(|t| t == topic),
+        "{:?}",
+        sim.topics()
+    );
+    for _ in 0..100 {
+        assert!(sim.step().is_empty());
+    }
+    assert_eq!(sim.bus().stats(topic).published, 0, "nobody listened");
+    let sub = sim.bus_mut().subscribe(topic, 100);
+    for _ in 0..100 {
+        assert!(sim.step().is_empty());
+    }
+    // 50 Hz from the first step with a listener: at 101, 121, ..., 181 ms.
+    let lists = pose_lists(&sub);
+    let stamps: Vec<i64> = lists.iter().map(|(t, _)| t / 1_000_000).collect();
+    assert_eq!(stamps, [101, 121, 141, 161, 181]);
+    let (_, last) = lists.last().unwrap();
+    assert_eq!(names(last), ["ground", "a"]);
+    // The poses are the engine's.
+    let a = sim.physics().entity_id("a").unwrap();
+    let truth = sim.physics().kinematics_of(a).unwrap().pose;
+    let listed = last.iter().find(|p| p.name.as_str() == "a").unwrap().pose;
+    assert!(
+        listed.position.z > truth.position.z,
+        "a falls: the last list is older"
+    );
+    // Unsubscribed: the bus forgets the subscription at the next list, and nothing more is
+    // built.
+    drop(sub);
+    let published = sim.bus().stats(topic).published;
+    for _ in 0..100 {
+        assert!(sim.step().is_empty());
+    }
+    assert!(sim.bus().stats(topic).published <= published + 1);
+}

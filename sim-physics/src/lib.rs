@@ -11,7 +11,7 @@
 //! [`WorldView`](sim_plugin_api::WorldView) plugins see.
 //!
 //! One file per concept: `build` (the world in rapier), `contacts` (SDF surfaces in contacts),
-//! `shapes` (geometry to rapier shapes), `mechanics` (mass properties and
+//! `shapes` (geometry to rapier shapes), `plane` (SDF planes, bounded for the broad phase), `mechanics` (mass properties and
 //! collision volumes for plugins), `joints`, `state` (stepping and motion), `commands`
 //! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `ray_packet` (rays cast
 //! together), `ray_shape` (shapes prepared for a packet's rays), `runtime_joints` (fixed joints made and removed
@@ -26,6 +26,7 @@ mod entities;
 mod joints;
 mod listing;
 mod mechanics;
+mod plane;
 mod query;
 mod ray_index;
 mod ray_packet;
@@ -115,6 +116,9 @@ pub struct Physics {
     hooks: contacts::ContactHooks,
     /// The trees ray packets are cast through (see `ray_index`).
     rays: ray_index::RayIndex,
+    /// The colliders of the planes that precede every collider that can touch them (see
+    /// `plane`).
+    ordered_planes: Vec<ColliderHandle>,
     /// The position commands on angular axes of reduced-coordinate joints: joint entity,
     /// drive joint and target, rad (see `joints::reduced`).
     drive_targets: Vec<(EntityId, ImpulseJointHandle, f64)>,

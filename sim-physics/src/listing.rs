@@ -183,7 +183,7 @@ impl Physics {
             return None;
         };
         let c = self.visual_collider(id)?;
-        if c.shape().as_halfspace().is_some() {
+        if super::plane::half_space_of(c.shape()).is_some() {
             return None;
         }
         // Collider frame -> visual frame: the shape's offset in the visual.

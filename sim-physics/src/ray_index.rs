@@ -1,13 +1,13 @@
 //! The trees ray packets are cast through, apart from the broad phase.
 //!
-//! The broad phase holds every collider, an SDF `<plane>` too: rapier bounds a half-space by
-//! a box of half the largest float in every direction, so the tree's root and every node
+//! The broad phase holds every collider, an SDF `<plane>` too: a plane's box (see `plane`)
+//! reaches 10^15 m along the plane, so in the broad phase's tree the root and every node
 //! above the plane span the whole world, and every packet walked them all and tested the
 //! plane first. Ray packets walk trees of their own instead, one per kind of geometry
 //! (collision or visual): one of the colliders of fixed bodies, built once and kept until the
 //! world changes, one of the other colliders, rebuilt after a step moved them, and beside the
-//! trees a list of the shapes without a finite box (half-spaces), which every ray tests
-//! directly. Contacts are untouched: the broad phase keeps the plane.
+//! trees a list of the shapes without a finite box (planes and other half-spaces), which
+//! every ray tests directly.
 
 use super::{GROUP_COLLISION, GROUP_VISUAL};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
@@ -55,7 +55,10 @@ impl RayTree {
             }
             let aabb = c.compute_aabb();
             let finite = aabb.mins.is_finite() && aabb.maxs.is_finite();
-            if !finite || (aabb.maxs - aabb.mins).max_element() > UNBOUNDED {
+            if !finite
+                || (aabb.maxs - aabb.mins).max_element() > UNBOUNDED
+                || super::plane::half_space_of(c.shape()).is_some()
+            {
                 tree.unbounded.push(h);
             } else {
                 // A margin, so that rounding in the box tests never drops a grazing ray

@@ -4,8 +4,8 @@
 //! by the inverse pose, the direction by the inverse rotation) and casting it there, through
 //! the shape's `dyn` interface. A packet casts many rays at each candidate: the inverse
 //! rotation, and the origin in the shape's frame where the packet's rays share one, are
-//! computed once per candidate, and the common shapes (half-spaces, cuboids, balls, capsules,
-//! cylinders) are cast through their own types, without dynamic dispatch; a half-space's
+//! computed once per candidate, and the common shapes (half-spaces, SDF planes among them,
+//! cuboids, balls, capsules, cylinders) are cast through their own types, without dynamic dispatch; a half-space's
 //! test is parry's, written out so that the side the shared origin is on is computed once.
 //! The arithmetic is parry's own, operation for operation (the same glam operations on the
 //! same values, the same local casts), but for the rotation by the identity, which is skipped
@@ -50,7 +50,9 @@ impl<'c> PreparedShape<'c> {
     pub fn new(collider: &'c Collider, shared_origin: Option<Vector>) -> Self {
         let shape = collider.shape();
         let form = match shape.shape_type() {
-            ShapeType::HalfSpace => shape.as_halfspace().map(Form::HalfSpace),
+            ShapeType::HalfSpace | ShapeType::Custom => {
+                super::plane::half_space_of(shape).map(Form::HalfSpace)
+            }
             ShapeType::Cuboid => shape.as_cuboid().map(Form::Cuboid),
             ShapeType::Ball => shape.as_ball().map(Form::Ball),
             ShapeType::Capsule => shape.as_capsule().map(Form::Capsule),

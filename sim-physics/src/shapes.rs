@@ -140,7 +140,7 @@ impl ShapeCache {
                     return Err(err("a plane's normal must not be zero".into()));
                 }
                 (
-                    SharedShape::halfspace(vec_to_rapier(n).normalize()),
+                    SharedShape::new(super::plane::Plane::new(vec_to_rapier(n).normalize())),
                     Pose::IDENTITY,
                 )
             }
@@ -156,7 +156,7 @@ impl ShapeCache {
         };
         // The engine computes in single precision: far larger shapes lose all precision, and
         // the contact solver's numerics break down on them.
-        if built.0.as_halfspace().is_none() {
+        if super::plane::half_space_of(&*built.0).is_none() {
             let aabb = built.0.compute_local_aabb();
             let extent = (aabb.maxs - aabb.mins).max_element();
             if !(extent.is_finite() && extent <= MAX_SHAPE_EXTENT) {

@@ -7,16 +7,48 @@ use super::entities::EntityData;
 use rapier3d::prelude::*;
 use sim_plugin_api::{EntityId, KinematicState, Pose, SimTime, Vec3};
 
-/// Motion bookkeeping of one link, for finite-difference accelerations.
+/// Motion bookkeeping of one link, for finite-difference accelerations: rapier's own
+/// single-precision values, copied once per step and turned into the engine's double
+/// precision when read (a step pays for a copy per link, a read for what it reads).
 #[derive(Clone, Debug)]
 pub(super) struct LinkMotion {
     pub body: RigidBodyHandle,
-    /// The pose of the link after the last step (valid while `Physics::motion_fresh`).
-    pub pose: Pose,
-    pub velocity: Vec3,
-    pub angular_velocity: Vec3,
-    pub acceleration: Vec3,
-    pub angular_acceleration: Vec3,
+    /// The pose of the link's body after the last step (valid while `Physics::motion_fresh`).
+    pub pose: rapier3d::math::Pose,
+    /// The velocity of the link's origin and its angular velocity, world frame, after the
+    /// last step,
+    pub velocity: Vector,
+    pub angular_velocity: Vector,
+    /// and before it.
+    pub previous_velocity: Vector,
+    pub previous_angular_velocity: Vector,
+}
+
+impl LinkMotion {
+    /// The record of a link added with `body`, at rest.
+    pub fn new(body: RigidBodyHandle) -> Self {
+        LinkMotion {
+            body,
+            pose: rapier3d::math::Pose::IDENTITY,
+            velocity: Vector::ZERO,
+            angular_velocity: Vector::ZERO,
+            previous_velocity: Vector::ZERO,
+            previous_angular_velocity: Vector::ZERO,
+        }
+    }
+
+    /// The linear and angular accelerations of the last step, by finite difference over
+    /// `dt` seconds.
+    #[inline]
+    fn accelerations(&self, dt: f64) -> (Vec3, Vec3) {
+        let scale = 1.0 / dt;
+        (
+            (vec_from_rapier(self.velocity) - vec_from_rapier(self.previous_velocity)).scale(scale),
+            (vec_from_rapier(self.angular_velocity)
+                - vec_from_rapier(self.previous_angular_velocity))
+            .scale(scale),
+        )
+    }
 }
 
 impl Physics {
@@ -58,17 +90,15 @@ impl Physics {
         self.hooks.dt = self.pw.integration_parameters.dt;
         self.pw.step_with_events(&self.hooks, &());
         self.rays.stepped();
-        let dt = self.step.as_secs_f64();
         for m in &mut self.motion {
             let Some(body) = self.pw.bodies.get(m.body) else {
                 continue; // removed
             };
-            let (v, w) = origin_velocity(body);
-            m.acceleration = (v - m.velocity).scale(1.0 / dt);
-            m.angular_acceleration = (w - m.angular_velocity).scale(1.0 / dt);
-            m.velocity = v;
-            m.angular_velocity = w;
-            m.pose = pose_from_rapier(body.position());
+            m.previous_velocity = m.velocity;
+            m.previous_angular_velocity = m.angular_velocity;
+            m.velocity = body.velocity_at_point(body.translation());
+            m.angular_velocity = body.angvel();
+            m.pose = *body.position();
         }
         self.update_joint_turns();
         self.solve_couplings();
@@ -91,7 +121,7 @@ impl Physics {
             return None;
         };
         if self.motion_fresh {
-            return Some(self.motion[slot].pose);
+            return Some(pose_from_rapier(&self.motion[slot].pose));
         }
         self.pw
             .bodies
@@ -150,12 +180,13 @@ impl Physics {
         out: &mut KinematicState,
     ) -> bool {
         let m = &self.motion[slot];
+        let (a, alpha) = m.accelerations(self.step.as_secs_f64());
+        out.linear_acceleration = a;
+        out.angular_acceleration = alpha;
         if self.motion_fresh {
-            out.pose = m.pose;
-            out.linear_velocity = m.velocity;
-            out.angular_velocity = m.angular_velocity;
-            out.linear_acceleration = m.acceleration;
-            out.angular_acceleration = m.angular_acceleration;
+            out.pose = pose_from_rapier(&m.pose);
+            out.linear_velocity = vec_from_rapier(m.velocity);
+            out.angular_velocity = vec_from_rapier(m.angular_velocity);
             return true;
         }
         let Some(b) = self.pw.bodies.get(body) else {
@@ -165,8 +196,6 @@ impl Physics {
         out.pose = pose_from_rapier(b.position());
         out.linear_velocity = v;
         out.angular_velocity = w;
-        out.linear_acceleration = m.acceleration;
-        out.angular_acceleration = m.angular_acceleration;
         true
     }
 

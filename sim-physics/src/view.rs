@@ -202,7 +202,7 @@ pub fn aabb_grow(acc: &mut Option<Aabb>, b: Aabb) {
 /// along the plane, ending at it), so that box queries find a ground plane only where they
 /// reach it. A tilted plane stays unbounded.
 pub(super) fn collider_aabb(c: &Collider) -> Aabb {
-    if let Some(h) = c.shape().as_halfspace() {
+    if let Some(h) = super::plane::half_space_of(c.shape()) {
         let n = quat_from_rapier(c.position().rotation).rotate(vec_from_rapier(h.normal));
         let p = vec_from_rapier(c.position().translation);
         let inf = f64::INFINITY;

@@ -175,6 +175,11 @@ const USER_COMMANDS: &[(&str, &str)] = &[
     ("simcore::TruthWidget", "set_pose"),
 ];
 
+/// What the plugins of [`USER_COMMANDS`] publish after each step (relative to the world's
+/// namespace), by the name they serve: their `post_step` does nothing else (see
+/// [`SystemSetup::post_step_serves`]).
+const USER_COMMANDS_PUBLISH: &[(&str, &str)] = &[("simcore::TruthWidget", "pose/info")];
+
 /// A [`Plan`] with its factories chosen.
 pub(crate) struct Resolution<'r> {
     sensors: Vec<(SensorSetup, Resolved<'r>)>,
@@ -233,13 +238,22 @@ impl<'r> Resolution<'r> {
                 sdf: format!("<plugin name=\"{name}\"/>"),
                 span: uc.span.clone(),
             };
-            let setup = SystemSetup::plan(
+            let mut setup = SystemSetup::plan(
                 &spec,
                 EntityId::WORLD,
                 &uc.entity_name,
                 &uc.namespace,
                 uc.seed,
             );
+            // Added for its service: the pose list it publishes on the world (a by-product
+            // nobody asked for) is built only while someone listens.
+            if let Some(topic) = USER_COMMANDS_PUBLISH
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t)
+            {
+                setup.post_step_serves = vec![topic.to_string()];
+            }
             self.systems.push((setup, f));
         }
     }

@@ -195,6 +195,7 @@ mod tests {
             span: Default::default(),
             seed: 0,
             namespace: "/model/m".into(),
+            post_step_serves: Vec::new(),
         };
         let d = declarations();
         for (topic, kind) in inputs {

@@ -127,6 +127,7 @@ mod tests {
             span: Default::default(),
             seed: 0,
             namespace: "/model/m".into(),
+            post_step_serves: Vec::new(),
         }
     }
 

@@ -54,6 +54,11 @@ pub struct SystemSetup {
     pub seed: u64,
     /// Prefix of its relative topics (`/world/<w>` or `/model/<m>`).
     pub namespace: String,
+    /// The topics its `post_step` publishes on, when publishing on them is all that hook
+    /// does: the engine then runs the hook only while one of them has a subscriber (empty:
+    /// always). The engine sets it for the truth widget it adds itself for the world's
+    /// `set_pose` service, whose pose lists are a by-product nobody asked for.
+    pub post_step_serves: Vec<String>,
 }
 
 impl SystemSetup {
@@ -81,6 +86,7 @@ impl SystemSetup {
             span: p.span.clone(),
             seed: derive_seed(run_seed, &format!("{entity_name}::plugin::{}", p.name)),
             namespace: namespace.to_string(),
+            post_step_serves: Vec::new(),
         }
     }
 }
@@ -185,6 +191,8 @@ struct Slot {
     setup: SystemSetup,
     plugin: Option<SystemBox>,
     subscriptions: Vec<Subscription>,
+    /// The topics of [`SystemSetup::post_step_serves`], resolved and interned.
+    serves: Vec<TopicId>,
     /// The type it declared for each subscription (by index).
     declared: Vec<Option<InputType>>,
     /// The outputs it declared.
@@ -345,6 +353,12 @@ impl SystemManager {
             declared[i] = Some(d.ty);
         }
         let subscriptions = topics.iter().map(|t| bus.subscribe(t, 1024)).collect();
+        // Interned now, so that the topics are listed (and a transport can subscribe to
+        // them) before the hook ever publishes.
+        let mut serves = Vec::new();
+        for t in &setup.post_step_serves {
+            serves.push(bus.intern(&validate_topic(&resolve_topic(&setup.namespace, t))?));
+        }
         let report = SystemReport {
             name: setup.name.clone(),
             entity_name: setup.entity_name.clone(),
@@ -359,6 +373,7 @@ impl SystemManager {
             setup,
             plugin: Some(plugin),
             subscriptions,
+            serves,
             declared,
             outputs,
             seq: HashMap::new(),
@@ -595,7 +610,8 @@ impl SystemManager {
         (all, failures)
     }
 
-    /// Runs every system's `post_step` and publishes what they output.
+    /// Runs every system's `post_step` and publishes what they output; a system whose hook
+    /// only publishes ([`SystemSetup::post_step_serves`]) is skipped while nobody listens.
     pub fn post_step(
         &mut self,
         iteration: u64,
@@ -609,6 +625,9 @@ impl SystemManager {
             let Some(plugin) = s.plugin.as_mut() else {
                 continue;
             };
+            if !s.serves.is_empty() && !s.serves.iter().any(|t| bus.has_subscribers_of(*t)) {
+                continue;
+            }
             let ctx = step_context(&s.setup, now, physics, iteration);
             let view = physics.view(&s.setup.name);
             s.out.clear();

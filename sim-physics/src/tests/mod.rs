@@ -6,6 +6,7 @@ mod joint_kinds;
 mod joint_limits;
 mod joints;
 mod mechanics;
+mod planes;
 mod rays;
 mod reduced;
 mod shapes;

@@ -1,0 +1,417 @@
+//! SDF planes in rapier: a half-space whose box the broad phase can use.
+//!
+//! An SDF `<plane>` is a solid half-space. rapier's own half-space ([`HalfSpace`]) bounds
+//! itself by a box of half the largest float in every direction, so that in the broad phase
+//! it overlaps every collider of the world: every body formed a contact pair with the ground
+//! from the first step, however high above it, and the narrow phase computed each of those
+//! pairs every step (on the peers' 1,000-box scene the plane cost a third of the step).
+//!
+//! A [`Plane`] is the same half-space with an exact box: the part of the solid side within
+//! [`PLANE_REACH`] of the origin along every axis. For a plane whose normal is along an axis
+//! of the world (a level ground, a wall) that box ends at the plane, so that the broad phase
+//! pairs the plane only with the colliders that come near it, as it would a cuboid ground;
+//! for a tilted plane it is as large as the half-space's. Everything else is the
+//! half-space's own: contacts, ray casts and point queries go to [`HalfSpace`] through
+//! [`PlaneDispatcher`], which hands parry's dispatcher the inner half-space wherever a
+//! [`Plane`] is one of the two shapes, so that every contact is computed by the same code
+//! on the same numbers as before.
+//!
+//! rapier reuses a pair's contacts while the two shapes have barely moved relative to each
+//! other since it last computed them ("recycling", within 5 cm and 11.5 degrees): it bounds
+//! how far a contact drifted by the pair's relative motion in the frame of the pair's first
+//! collider (the one earlier in rapier's collider set) and the larger of the two shapes'
+//! reach from their origins. A half-space reaches infinitely far, so a plane's contacts were
+//! computed again at every step, a resting box's for ever. When the plane is the pair's first
+//! collider, the points that drift are the other shape's, within its own reach: a plane that
+//! precedes every collider that can touch it (an *ordered* plane, see
+//! [`Plane::ordered`]) gives rapier the point at its origin as its local box, so that its
+//! contacts are reused exactly as a cuboid's are. Any other plane keeps the whole half-space
+//! as its local box, and rapier computes its contacts at every step as before.
+
+use rapier3d::geometry::{ContactData, ContactManifoldData};
+use rapier3d::parry::bounding_volume::{Aabb, BoundingSphere};
+use rapier3d::parry::mass_properties::MassProperties;
+use rapier3d::parry::query::details::NormalConstraints;
+use rapier3d::parry::query::details::ShapeCastOptions;
+use rapier3d::parry::query::{
+    ClosestPoints, Contact, ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher,
+    NonlinearRigidMotion, PersistentQueryDispatcher, PointProjection, PointQuery, QueryDispatcher,
+    Ray, RayCast, RayIntersection, ShapeCastHit, ShapeDistance, ShapeIntersection, Unsupported,
+};
+use rapier3d::parry::shape::{FeatureId, HalfSpace, Shape, ShapeType, SubShapeId, TypedShape};
+use rapier3d::prelude::{Collider, ColliderHandle, Pose, Real, SharedShape, Vector};
+
+use super::GROUP_COLLISION;
+
+/// How far a plane reaches from the world origin along each axis, m. Beyond it a plane
+/// touches nothing (a single-precision position there is 2^26 m, some 67,000 km, from
+/// the next one).
+pub(crate) const PLANE_REACH: Real = 1.0e15;
+
+/// A solid half-space (an SDF `<plane>`) with an exact, finite box: see the module.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Plane {
+    /// The half-space, in the collider's frame: its boundary through the origin, the solid
+    /// side opposite `normal`.
+    pub half_space: HalfSpace,
+    /// Whether the plane's collider precedes, in rapier's collider set, every collider that
+    /// can touch it, so that it is the first collider of each of its contact pairs: its local
+    /// box is then the point at its origin (see the module).
+    pub ordered: bool,
+}
+
+impl Plane {
+    /// The plane through the collider's origin with the outward unit normal `normal`, not
+    /// ordered.
+    pub fn new(normal: Vector) -> Self {
+        Plane {
+            half_space: HalfSpace::new(normal),
+            ordered: false,
+        }
+    }
+
+    /// The box of the solid side within [`PLANE_REACH`] of the origin, for the plane posed
+    /// at `pose`: along each axis, as far as the solid side reaches inside the cube of that
+    /// half-width. Exact along an axis the normal is perpendicular to (the whole width) and
+    /// along the axis of an axis-aligned normal (ending exactly at the plane); conservative,
+    /// by a relative 1e-6 (far more than the rounding), where the normal is tilted.
+    pub fn aabb_at(&self, pose: &Pose) -> Aabb {
+        let n = pose.rotation * self.half_space.normal;
+        // The solid side: n . p <= d.
+        let d = n.dot(pose.translation);
+        let reach = PLANE_REACH;
+        let (mut mins, mut maxs) = (Vector::splat(-reach), Vector::splat(reach));
+        let a = n.abs();
+        for i in 0..3 {
+            if n[i] == 0.0 {
+                continue;
+            }
+            // n_i p_i <= d - sum_j n_j p_j <= d + sum_(j != i) |n_j| reach.
+            let others = (a.x + a.y + a.z - a[i]) * reach;
+            // Exact for an axis-aligned normal (others = 0, n_i = +-1).
+            let slack = if others > 0.0 {
+                (others + d.abs()) * 1.0e-6
+            } else {
+                0.0
+            };
+            let bound = (d + others + slack) / n[i];
+            if n[i] > 0.0 {
+                maxs[i] = bound.clamp(-reach, reach);
+            } else {
+                mins[i] = bound.clamp(-reach, reach);
+            }
+        }
+        Aabb::new(mins, maxs)
+    }
+}
+
+/// The half-space of a shape that is one: a [`Plane`]'s or rapier's own [`HalfSpace`].
+pub(crate) fn half_space_of(shape: &dyn Shape) -> Option<&HalfSpace> {
+    match shape.shape_type() {
+        ShapeType::HalfSpace => shape.as_halfspace(),
+        ShapeType::Custom => shape.as_shape::<Plane>().map(|p| &p.half_space),
+        _ => None,
+    }
+}
+
+/// `shape`, or the half-space inside it when it is a [`Plane`].
+#[inline]
+fn inner(shape: &dyn Shape) -> &dyn Shape {
+    if shape.shape_type() == ShapeType::Custom
+        && let Some(p) = shape.as_shape::<Plane>()
+    {
+        return &p.half_space;
+    }
+    shape
+}
+
+impl RayCast for Plane {
+    #[inline]
+    fn cast_local_ray(&self, ray: &Ray, max_time_of_impact: Real, solid: bool) -> Option<Real> {
+        self.half_space
+            .cast_local_ray(ray, max_time_of_impact, solid)
+    }
+
+    #[inline]
+    fn cast_local_ray_and_get_normal(
+        &self,
+        ray: &Ray,
+        max_time_of_impact: Real,
+        solid: bool,
+    ) -> Option<RayIntersection> {
+        self.half_space
+            .cast_local_ray_and_get_normal(ray, max_time_of_impact, solid)
+    }
+
+    #[inline]
+    fn intersects_local_ray(&self, ray: &Ray, max_time_of_impact: Real) -> bool {
+        self.half_space
+            .intersects_local_ray(ray, max_time_of_impact)
+    }
+}
+
+impl PointQuery for Plane {
+    #[inline]
+    fn project_local_point(&self, pt: Vector, solid: bool) -> PointProjection {
+        self.half_space.project_local_point(pt, solid)
+    }
+
+    #[inline]
+    fn project_local_point_and_get_feature(&self, pt: Vector) -> (PointProjection, FeatureId) {
+        self.half_space.project_local_point_and_get_feature(pt)
+    }
+
+    #[inline]
+    fn distance_to_local_point(&self, pt: Vector, solid: bool) -> Real {
+        self.half_space.distance_to_local_point(pt, solid)
+    }
+
+    #[inline]
+    fn contains_local_point(&self, pt: Vector) -> bool {
+        self.half_space.contains_local_point(pt)
+    }
+}
+
+impl Shape for Plane {
+    /// The box rapier measures the shape's reach from its origin by, to bound how far a
+    /// contact drifted since it was computed: for an ordered plane the point at its origin
+    /// (the drifting points are the other shape's, see the module), else the solid side
+    /// within [`PLANE_REACH`].
+    fn compute_local_aabb(&self) -> Aabb {
+        if self.ordered {
+            Aabb::new(Vector::ZERO, Vector::ZERO)
+        } else {
+            self.aabb_at(&Pose::IDENTITY)
+        }
+    }
+
+    fn compute_local_bounding_sphere(&self) -> BoundingSphere {
+        let aabb = self.aabb_at(&Pose::IDENTITY);
+        BoundingSphere::new(aabb.center(), aabb.half_extents().length())
+    }
+
+    fn clone_dyn(&self) -> Box<dyn Shape> {
+        Box::new(*self)
+    }
+
+    fn scale_dyn(&self, scale: Vector, _num_subdivisions: u32) -> Option<Box<dyn Shape>> {
+        Some(Box::new(Plane {
+            half_space: self.half_space.scaled(scale)?,
+            ordered: self.ordered,
+        }))
+    }
+
+    fn compute_aabb(&self, position: &Pose) -> Aabb {
+        self.aabb_at(position)
+    }
+
+    fn compute_bounding_sphere(&self, position: &Pose) -> BoundingSphere {
+        let aabb = self.aabb_at(position);
+        BoundingSphere::new(aabb.center(), aabb.half_extents().length())
+    }
+
+    fn mass_properties(&self, density: Real) -> MassProperties {
+        self.half_space.mass_properties(density)
+    }
+
+    fn shape_type(&self) -> ShapeType {
+        ShapeType::Custom
+    }
+
+    fn as_typed_shape(&self) -> TypedShape<'_> {
+        TypedShape::Custom(self)
+    }
+
+    fn ccd_thickness(&self) -> Real {
+        self.half_space.ccd_thickness()
+    }
+
+    fn ccd_angular_thickness(&self) -> Real {
+        self.half_space.ccd_angular_thickness()
+    }
+
+    fn is_convex(&self) -> bool {
+        true
+    }
+
+    fn feature_normal_at_point(
+        &self,
+        subshape: SubShapeId,
+        feature: FeatureId,
+        point: Vector,
+    ) -> Option<Vector> {
+        self.half_space
+            .feature_normal_at_point(subshape, feature, point)
+    }
+}
+
+/// parry's query dispatcher, with every [`Plane`] handed to it as its half-space (see the
+/// module): the narrow phase's, and so the scene queries' too.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PlaneDispatcher;
+
+impl QueryDispatcher for PlaneDispatcher {
+    fn intersection_test(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+    ) -> Result<ShapeIntersection, Unsupported> {
+        DefaultQueryDispatcher.intersection_test(pos12, inner(g1), inner(g2))
+    }
+
+    fn distance(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+    ) -> Result<ShapeDistance, Unsupported> {
+        DefaultQueryDispatcher.distance(pos12, inner(g1), inner(g2))
+    }
+
+    fn contact(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        prediction: Real,
+    ) -> Result<Option<Contact>, Unsupported> {
+        DefaultQueryDispatcher.contact(pos12, inner(g1), inner(g2), prediction)
+    }
+
+    fn closest_points(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        max_dist: Real,
+    ) -> Result<ClosestPoints, Unsupported> {
+        DefaultQueryDispatcher.closest_points(pos12, inner(g1), inner(g2), max_dist)
+    }
+
+    fn cast_shapes(
+        &self,
+        pos12: &Pose,
+        local_vel12: Vector,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        options: ShapeCastOptions,
+    ) -> Result<Option<ShapeCastHit>, Unsupported> {
+        DefaultQueryDispatcher.cast_shapes(pos12, local_vel12, inner(g1), inner(g2), options)
+    }
+
+    fn cast_shapes_nonlinear(
+        &self,
+        motion1: &NonlinearRigidMotion,
+        g1: &dyn Shape,
+        motion2: &NonlinearRigidMotion,
+        g2: &dyn Shape,
+        start_time: Real,
+        end_time: Real,
+        stop_at_penetration: bool,
+    ) -> Result<Option<ShapeCastHit>, Unsupported> {
+        DefaultQueryDispatcher.cast_shapes_nonlinear(
+            motion1,
+            inner(g1),
+            motion2,
+            inner(g2),
+            start_time,
+            end_time,
+            stop_at_penetration,
+        )
+    }
+}
+
+impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for PlaneDispatcher {
+    fn contact_manifolds(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        prediction: Real,
+        manifolds: &mut Vec<ContactManifold<ContactManifoldData, ContactData>>,
+        workspace: &mut Option<ContactManifoldsWorkspace>,
+    ) -> Result<(), Unsupported> {
+        DefaultQueryDispatcher.contact_manifolds(
+            pos12,
+            inner(g1),
+            inner(g2),
+            prediction,
+            manifolds,
+            workspace,
+        )
+    }
+
+    fn contact_manifold_convex_convex(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        normal_constraints1: Option<&dyn NormalConstraints>,
+        normal_constraints2: Option<&dyn NormalConstraints>,
+        prediction: Real,
+        manifold: &mut ContactManifold<ContactManifoldData, ContactData>,
+    ) -> Result<(), Unsupported> {
+        DefaultQueryDispatcher.contact_manifold_convex_convex(
+            pos12,
+            inner(g1),
+            inner(g2),
+            normal_constraints1,
+            normal_constraints2,
+            prediction,
+            manifold,
+        )
+    }
+}
+
+impl super::Physics {
+    /// Keeps [`Plane::ordered`] true exactly for the planes whose collider precedes every
+    /// collider that can touch them, after the collider `added` was inserted: a plane is
+    /// ordered when it comes before all of those (as a ground built before the models on
+    /// it), and a plane stops being ordered when a collider that can touch it is given an
+    /// earlier place in the set (a place freed by a removed model).
+    pub(super) fn order_planes(&mut self, added: ColliderHandle) {
+        let index = |h: ColliderHandle| h.into_raw_parts().0;
+        let touches = |c: &Collider| {
+            c.collision_groups().memberships.intersects(GROUP_COLLISION)
+                && c.shape().as_shape::<Plane>().is_none()
+        };
+        let colliders = &mut self.pw.colliders;
+        self.ordered_planes.retain(|h| colliders.get(*h).is_some());
+        let Some(c) = colliders.get(added) else {
+            return;
+        };
+        let i = index(added);
+        if let Some(plane) = c.shape().as_shape::<Plane>().copied() {
+            let first = c.collision_groups().memberships.intersects(GROUP_COLLISION)
+                && colliders
+                    .iter()
+                    .all(|(h, c)| h == added || index(h) > i || !touches(c));
+            if first && let Some(c) = colliders.get_mut(added) {
+                c.set_shape(SharedShape::new(Plane {
+                    ordered: true,
+                    ..plane
+                }));
+                self.ordered_planes.push(added);
+            }
+        } else if touches(c) {
+            let later: Vec<ColliderHandle> = self
+                .ordered_planes
+                .iter()
+                .copied()
+                .filter(|p| index(*p) > i)
+                .collect();
+            for p in later {
+                if let Some(c) = colliders.get_mut(p)
+                    && let Some(plane) = c.shape().as_shape::<Plane>().copied()
+                {
+                    c.set_shape(SharedShape::new(Plane {
+                        ordered: false,
+                        ..plane
+                    }));
+                }
+            }
+            self.ordered_planes.retain(|p| index(*p) < i);
+        }
+    }
+}
