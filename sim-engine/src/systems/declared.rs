@@ -252,6 +252,7 @@ mod tests {
             span: Default::default(),
             seed: 0,
             namespace: "/model/m".into(),
+            post_step_serves: Vec::new(),
         };
         let mut systems = crate::systems::SystemManager::new();
         let mut bus = sim_transport::Bus::new();
