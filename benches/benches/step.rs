@@ -226,7 +226,10 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
     let mut plane_1k = None;
     for ground in [Ground::Plane, Ground::Box] {
         let id = format!("engine_step/w3_{}", format!("{ground:?}").to_lowercase());
-        if !selected(&id) && !(ground == Ground::Plane && selected("engine_step/w3_growth")) {
+        // The plane's row is the growth rows' reference too.
+        let wanted =
+            selected(&id) || (ground == Ground::Plane && selected("engine_step/w3_growth"));
+        if !wanted {
             continue;
         }
         let p = measure(10, ground, 1, 1, PAIRS[0]);
