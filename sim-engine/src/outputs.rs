@@ -118,13 +118,7 @@ impl OutputDeclarations {
     }
 
     fn check(&self, topic: &str, kind: &str) -> Result<(), String> {
-        if topic.len() > MAX_DECLARED_TOPIC_BYTES {
-            return Err(format!(
-                "the topic `{}` is over {MAX_DECLARED_TOPIC_BYTES} bytes",
-                shown(topic)
-            ));
-        }
-        let resolved = validate_topic(&self.base.resolve(topic)).map_err(|e| e.to_string())?;
+        let resolved = declared_topic(topic, |t| self.base.resolve(t))?;
         let Some(k) = kind_named(kind) else {
             let kinds: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
             return Err(format!(
@@ -133,32 +127,77 @@ impl OutputDeclarations {
                 kinds.join(", ")
             ));
         };
-        let mut declared = self.declared.borrow_mut();
-        if let Some(d) = declared.iter_mut().find(|d| d.topic == resolved) {
-            d.kind = k.name;
-            return Ok(());
-        }
-        if declared.len() >= MAX_OUTPUT_TYPES {
-            return Err(format!(
-                "`{resolved}`: a plugin declares at most {MAX_OUTPUT_TYPES} outputs"
-            ));
-        }
-        declared.push(DeclaredOutput {
+        let entry = DeclaredOutput {
             topic: resolved,
             kind: k.name,
-        });
-        Ok(())
+        };
+        keep(
+            &mut self.declared.borrow_mut(),
+            entry,
+            MAX_OUTPUT_TYPES,
+            |d| &d.topic,
+        )
+        .map_err(|d| {
+            format!(
+                "`{}`: a plugin declares at most {MAX_OUTPUT_TYPES} outputs",
+                d.topic
+            )
+        })
     }
 }
 
 impl OutputTypes for OutputDeclarations {
     fn declare(&self, topic: RStr<'_>, kind: RStr<'_>) -> RResult<(), RString> {
-        match self.check(topic.as_str(), kind.as_str()) {
-            Ok(()) => ROk(()),
-            Err(e) => {
-                tracing::warn!("{}: refused an output type: {e}", self.who);
-                RErr(e.into())
-            }
+        answer(
+            &self.who,
+            "an output type",
+            self.check(topic.as_str(), kind.as_str()),
+        )
+    }
+}
+
+/// The topic a declaration (an input's or an output's) names, resolved with `resolve`: at
+/// most [`MAX_DECLARED_TOPIC_BYTES`] as written, and a valid topic once resolved.
+pub(crate) fn declared_topic(
+    topic: &str,
+    resolve: impl FnOnce(&str) -> String,
+) -> Result<String, String> {
+    if topic.len() > MAX_DECLARED_TOPIC_BYTES {
+        return Err(format!(
+            "the topic `{}` is over {MAX_DECLARED_TOPIC_BYTES} bytes",
+            shown(topic)
+        ));
+    }
+    validate_topic(&resolve(topic)).map_err(|e| e.to_string())
+}
+
+/// Keeps `entry` among `declared`: in place of the declaration of the same topic (`topic`
+/// names it; a later one replaces the earlier), else added while fewer than `max` are kept.
+/// Gives `entry` back when there is no room.
+pub(crate) fn keep<T>(
+    declared: &mut Vec<T>,
+    entry: T,
+    max: usize,
+    topic: impl Fn(&T) -> &String,
+) -> Result<(), T> {
+    if let Some(d) = declared.iter_mut().find(|d| topic(d) == topic(&entry)) {
+        *d = entry;
+    } else if declared.len() < max {
+        declared.push(entry);
+    } else {
+        return Err(entry);
+    }
+    Ok(())
+}
+
+/// The extension's answer to a declaration of `what` by plugin `who`: a refusal is also
+/// warned about, naming the plugin.
+pub(crate) fn answer(who: &str, what: &str, checked: Result<(), String>) -> RResult<(), RString> {
+    match checked {
+        Ok(()) => ROk(()),
+        Err(e) => {
+            tracing::warn!("{who}: refused {what}: {e}");
+            RErr(e.into())
         }
     }
 }

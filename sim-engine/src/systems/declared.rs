@@ -11,12 +11,11 @@
 use super::commands::resolve_topic;
 use super::inputs::{InputType, KINDS, kind_type};
 pub use crate::outputs::MAX_DECLARED_TOPIC_BYTES;
-use crate::outputs::shown;
+use crate::outputs::{answer, declared_topic, keep, shown};
 use sim_plugin_api::{
     InputTypes, MAX_INPUT_TYPES,
-    abi_stable::std_types::{RErr, ROk, RResult, RStr, RString},
+    abi_stable::std_types::{RResult, RStr, RString},
 };
-use sim_transport::validate_topic;
 use std::cell::RefCell;
 
 /// One input type a system declared.
@@ -54,14 +53,7 @@ impl InputDeclarations {
     }
 
     fn check(&self, topic: &str, kind: &str) -> Result<(), String> {
-        if topic.len() > MAX_DECLARED_TOPIC_BYTES {
-            return Err(format!(
-                "the topic `{}` is over {MAX_DECLARED_TOPIC_BYTES} bytes",
-                shown(topic)
-            ));
-        }
-        let resolved =
-            validate_topic(&resolve_topic(&self.namespace, topic)).map_err(|e| e.to_string())?;
+        let resolved = declared_topic(topic, |t| resolve_topic(&self.namespace, t))?;
         let Some(ty) = kind_type(kind) else {
             let kinds: Vec<&str> = KINDS.iter().map(|k| k.message).collect();
             return Err(format!(
@@ -70,33 +62,32 @@ impl InputDeclarations {
                 kinds.join(", ")
             ));
         };
-        let mut declared = self.declared.borrow_mut();
-        if let Some(d) = declared.iter_mut().find(|d| d.topic == resolved) {
-            d.ty = ty;
-            return Ok(());
-        }
-        if declared.len() >= MAX_INPUT_TYPES {
-            return Err(format!(
-                "`{resolved}`: a system declares the types of at most {MAX_INPUT_TYPES} inputs"
-            ));
-        }
-        declared.push(DeclaredInput {
+        let entry = DeclaredInput {
             topic: resolved,
             ty,
-        });
-        Ok(())
+        };
+        keep(
+            &mut self.declared.borrow_mut(),
+            entry,
+            MAX_INPUT_TYPES,
+            |d| &d.topic,
+        )
+        .map_err(|d| {
+            format!(
+                "`{}`: a system declares the types of at most {MAX_INPUT_TYPES} inputs",
+                d.topic
+            )
+        })
     }
 }
 
 impl InputTypes for InputDeclarations {
     fn declare(&self, topic: RStr<'_>, kind: RStr<'_>) -> RResult<(), RString> {
-        match self.check(topic.as_str(), kind.as_str()) {
-            Ok(()) => ROk(()),
-            Err(e) => {
-                tracing::warn!("{}: refused an input type: {e}", self.who);
-                RErr(e.into())
-            }
-        }
+        answer(
+            &self.who,
+            "an input type",
+            self.check(topic.as_str(), kind.as_str()),
+        )
     }
 }
 
