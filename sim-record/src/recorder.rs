@@ -6,7 +6,6 @@ use super::scene::visual_marker;
 use super::writer::{self, Counters, Item};
 use crossbeam_channel::{Sender, TrySendError, bounded};
 use sim_codec::Marker;
-use sim_codec::TopicOptions;
 use sim_codec::names::RosNames;
 use sim_engine::runner::MovedFrames;
 use sim_engine::runner::Simulation;
@@ -244,10 +243,7 @@ impl Recorder {
         let engine_tf = !options.names.is_remapped_to("/tf");
         let thread = {
             let counters = counters.clone();
-            let encoding = (
-                options.names,
-                TopicOptions::with_periods(sim.sensor_periods()),
-            );
+            let encoding = (options.names, sim.topic_options());
             std::thread::Builder::new()
                 .name("simcore-recorder".into())
                 .spawn(move || writer::run(file, live, items, counters, encoding))

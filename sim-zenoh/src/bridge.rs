@@ -8,7 +8,7 @@ use super::worker::{
     self, Event, INBOUND_QUEUE, Request, Shared, TF_QUEUE, TF_QUEUE_FRAMES, TopicReport,
 };
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded, unbounded};
-use sim_codec::{Moved, TopicOptions};
+use sim_codec::Moved;
 use sim_engine::runner::MovedFrames;
 use sim_engine::runner::{ControlError, ResetDone, ResetScope, RunState, Simulation};
 use sim_plugin_api::{Message, SimTime};
@@ -123,7 +123,7 @@ impl Bridge {
             queued: queued.clone(),
         };
         let (o, s) = (options.clone(), shared.clone());
-        let topic_options = TopicOptions::with_periods(sim.sensor_periods());
+        let topic_options = sim.topic_options();
         let thread = std::thread::Builder::new()
             .name("simcore-zenoh".into())
             .spawn(move || worker::run(configs, o, topic_options, s, channels, opened_tx))

@@ -309,23 +309,22 @@ impl Simulation {
         self.physics.time()
     }
 
-    /// The update period (s) of the sensor publishing on each sensor output topic: one over
-    /// its `<update_rate>`, the step size for a sensor that updates every step (a
-    /// LaserScan's `scan_time`).
-    pub fn sensor_periods(&self) -> Vec<(String, f64)> {
+    /// What the front ends encode each topic's messages with beyond their payload: the
+    /// update period of the sensor publishing there, one over its `<update_rate>` or the
+    /// step for a sensor that updates every step (a LaserScan's `scan_time`). The Zenoh
+    /// transport and the recorder both take it from here, so they write the same bytes.
+    pub fn topic_options(&self) -> sim_codec::TopicOptions {
         let step = self.physics.step_size().as_secs_f64();
-        self.sensors
-            .output_rates(&self.bus)
-            .into_iter()
-            .map(|(topic, rate)| {
+        sim_codec::TopicOptions::with_periods(self.sensors.output_rates(&self.bus).into_iter().map(
+            |(topic, rate)| {
                 let period = if rate > 0.0 && rate.is_finite() {
                     1.0 / rate
                 } else {
                     step
                 };
                 (topic, period)
-            })
-            .collect()
+            },
+        ))
     }
 
     /// Runs only the sensor pass of an iteration at the current time (for benchmarks and
