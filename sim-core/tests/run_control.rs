@@ -249,10 +249,13 @@ fn stopped_is_reset_and_paused() {
     assert!(sim.control().may_step());
 }
 
-/// A reset creates every sensor anew; the run summary still counts every update and message
-/// of the run, those before the reset included.
-#[test]
-fn the_run_summary_counts_what_sensors_did_before_a_reset() {
+/// A box falling from 1 m with a 100 Hz IMU `i`, and a subscription to the IMU (the staged
+/// plugin directory is kept with it).
+fn falling_imu() -> (
+    tempfile::TempDir,
+    sim_core::runner::Simulation,
+    sim_core::transport::Subscription,
+) {
     let dir = stage(&["simcore_plugin_imu"]);
     let mut sim = sim_from(
         &world(&box_model("a", 1.0, &imu("i", 100.0, ""))),
@@ -263,6 +266,14 @@ fn the_run_summary_counts_what_sensors_did_before_a_reset() {
     let sub = sim
         .bus_mut()
         .subscribe("/world/test/model/a/link/body/sensor/i/imu", 1000);
+    (dir, sim, sub)
+}
+
+/// A reset creates every sensor anew; the run summary still counts every update and message
+/// of the run, those before the reset included.
+#[test]
+fn the_run_summary_counts_what_sensors_did_before_a_reset() {
+    let (_dir, mut sim, sub) = falling_imu();
     let stop = AtomicBool::new(false);
     let mut resets = 0;
     // 100 steps of 1 ms at 100 Hz, a reset, then 100 more: about 10 updates each.
@@ -291,16 +302,7 @@ fn the_run_summary_counts_what_sensors_did_before_a_reset() {
 /// published, and a client stepping in lockstep finds the samples of the time it reached.
 #[test]
 fn when_a_step_returns_every_sensor_due_by_its_end_has_published() {
-    let dir = stage(&["simcore_plugin_imu"]);
-    let mut sim = sim_from(
-        &world(&box_model("a", 1.0, &imu("i", 100.0, ""))),
-        dir.path(),
-        0,
-        1,
-    );
-    let sub = sim
-        .bus_mut()
-        .subscribe("/world/test/model/a/link/body/sensor/i/imu", 100);
+    let (_dir, mut sim, sub) = falling_imu();
     let stamps = |sim: &mut sim_core::runner::Simulation, steps: usize| {
         for _ in 0..steps {
             sim.step();
