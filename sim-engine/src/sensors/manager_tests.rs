@@ -2,6 +2,7 @@
 //! written here: no plugin library, no physics.
 
 use super::*;
+use crate::outputs::Direction;
 use sim_plugin_api::abi_stable::sabi_trait::TD_Opaque;
 use sim_plugin_api::testing::StaticWorld;
 use sim_plugin_api::{ErrorCode, GuardedSensor, Outputs, Sensor, SensorAbi_TO, WorldRef};
