@@ -76,15 +76,18 @@ fn nums(xs: &[f64]) -> Value {
     Value::Array(xs.iter().map(|x| num(*x)).collect())
 }
 
-fn vec3(v: Vec3) -> Value {
+/// A vector as `{x, y, z}` (ROS 2's and gz-msgs' field names).
+pub fn vec3(v: Vec3) -> Value {
     json!({"x": num(v.x), "y": num(v.y), "z": num(v.z)})
 }
 
-fn quat(q: Quat) -> Value {
+/// A quaternion as `{x, y, z, w}`.
+pub fn quat(q: Quat) -> Value {
     json!({"x": num(q.x), "y": num(q.y), "z": num(q.z), "w": num(q.w)})
 }
 
-fn pose(p: Pose) -> Value {
+/// A pose as `{position, orientation}`.
+pub fn pose(p: Pose) -> Value {
     json!({"position": vec3(p.position), "orientation": quat(p.orientation)})
 }
 
@@ -477,7 +480,9 @@ fn field<'a>(o: &'a Map<String, Value>, k: &str) -> Option<&'a Value> {
     o.get(k).filter(|v| !v.is_null())
 }
 
-fn number_value(v: Option<&Value>, name: &str) -> Result<f64, String> {
+/// A number of a JSON value named `name` (missing or null: 0; `"inf"`, `"-inf"`, `"nan"`
+/// read as such); the error names it.
+pub fn number_value(v: Option<&Value>, name: &str) -> Result<f64, String> {
     match v {
         None | Some(Value::Null) => Ok(0.0),
         Some(Value::Number(n)) => n
@@ -507,7 +512,9 @@ fn text<'a>(o: &'a Map<String, Value>, k: &str) -> Result<&'a str, String> {
     }
 }
 
-fn vec3_from(v: &Value, prefix: &str) -> Result<Vec3, PayloadError> {
+/// A vector read from `{x, y, z}` (missing components 0) at `prefix`, which names it in
+/// errors; another field is an error.
+pub fn vec3_from(v: &Value, prefix: &str) -> Result<Vec3, PayloadError> {
     if !prefix.is_empty() {
         let o = v
             .as_object()
@@ -536,7 +543,9 @@ fn sub_vec(o: &Map<String, Value>, k: &str) -> Result<Vec3, PayloadError> {
     }
 }
 
-fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, PayloadError> {
+/// A pose read from `{position, orientation}` named `name` (missing: the identity; a
+/// missing `w` is 1); the orientation must be a rotation and is normalised.
+pub fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, PayloadError> {
     let Some(v) = v.filter(|v| !v.is_null()) else {
         return Ok(Pose::IDENTITY);
     };

@@ -65,6 +65,27 @@ impl EntityFilters {
             bounds_points,
         })
     }
+
+    /// Writes the fields of an `EntityFilters` (what [`EntityFilters::read`] reads).
+    pub fn write(&self, w: &mut CdrWriter<'_>) {
+        w.string(&self.filter);
+        w.sequence_len(self.categories.len());
+        for c in &self.categories {
+            w.u8(*c);
+        }
+        w.sequence_len(self.tags.len());
+        for t in &self.tags {
+            w.string(t);
+        }
+        w.u8(self.tags_mode);
+        w.u8(self.bounds_type);
+        w.sequence_len(self.bounds_points.len());
+        for p in &self.bounds_points {
+            w.f64(p.x);
+            w.f64(p.y);
+            w.f64(p.z);
+        }
+    }
 }
 
 /// `simulation_interfaces/msg/EntityState`: pose, twist and acceleration of an entity's

@@ -4,7 +4,7 @@
 use sim_codec::RosType;
 
 /// The graph's liveliness key space (`@` makes it verbatim: wildcards never match it).
-const GRAPH: &str = "@ros2_lv";
+pub const GRAPH: &str = "@ros2_lv";
 
 pub use sim_codec::qos::Qos;
 
@@ -27,6 +27,8 @@ pub enum EndpointKind {
     Subscription,
     /// A service server (`SS`).
     Service,
+    /// A service client (`SC`).
+    Client,
 }
 
 impl EndpointKind {
@@ -35,7 +37,20 @@ impl EndpointKind {
             EndpointKind::Publisher => "MP",
             EndpointKind::Subscription => "MS",
             EndpointKind::Service => "SS",
+            EndpointKind::Client => "SC",
         }
+    }
+
+    /// The kind a token's chunk names (`MP`, `MS`, `SS`, `SC`).
+    pub fn from_chunk(chunk: &str) -> Option<EndpointKind> {
+        [
+            EndpointKind::Publisher,
+            EndpointKind::Subscription,
+            EndpointKind::Service,
+            EndpointKind::Client,
+        ]
+        .into_iter()
+        .find(|k| k.chunk() == chunk)
     }
 }
 
@@ -46,6 +61,11 @@ pub fn mangle(name: &str) -> String {
     } else {
         name.replace('/', "%")
     }
+}
+
+/// A name read back from a token: every `%` becomes `/` (the root `%` is `/`).
+pub fn unmangle(chunk: &str) -> String {
+    chunk.replace('%', "/")
 }
 
 /// The data key of a topic or service: `<domain>/<name without its outer '/'>/<dds type>/<hash>`.
@@ -61,6 +81,17 @@ pub fn topic_key(domain: u32, ros_name: &str, ty: &RosType) -> String {
 /// The key every type of a topic matches: its type and hash chunks are wildcards.
 pub fn any_type_key(domain: u32, ros_name: &str) -> String {
     format!("{domain}/{}/*/*", ros_name.trim_matches('/'))
+}
+
+/// The type a data key names in its type chunk (`<domain>/<name>/<dds type>/<hash>`).
+pub fn type_of_key(key: &str) -> Option<&'static RosType> {
+    let mut chunks = key.rsplit('/');
+    let _hash = chunks.next()?;
+    let dds = chunks.next()?;
+    sim_codec::catalog::ALL
+        .iter()
+        .copied()
+        .find(|t| t.dds_name() == dds)
 }
 
 /// The node of a session: its id, name and the session's.

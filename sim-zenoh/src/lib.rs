@@ -42,10 +42,13 @@
 //! - **Control**: the simulation_interfaces services of [`control`] (state, play, pause,
 //!   stop, lockstep steps, reset, spawn, delete, entity lists and states), served on the
 //!   simulation thread through [`Bridge::after_step`].
+//! - **The other side**: [`client`] reaches a running simcore (or any rmw_zenoh graph) as a
+//!   ROS 2 node does, for the live command-line tools.
 //! - **Names**: the `[[ros.remap]]` entries of the run manifest, else the rule of
 //!   [`sim_codec::names`]; a name two topics would share goes to the first only.
 
 mod bridge;
+pub mod client;
 pub mod control;
 #[cfg(test)]
 mod control_golden_tests;

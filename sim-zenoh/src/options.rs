@@ -139,7 +139,7 @@ impl ZenohOptions {
     }
 }
 
-fn read_config(path: &std::path::Path) -> Result<zenoh::Config, ZenohError> {
+pub(crate) fn read_config(path: &std::path::Path) -> Result<zenoh::Config, ZenohError> {
     let fail = |reason: String| ZenohError::Config {
         path: path.to_path_buf(),
         reason,
@@ -155,7 +155,7 @@ fn read_config(path: &std::path::Path) -> Result<zenoh::Config, ZenohError> {
     zenoh::Config::from_file(path).map_err(|e| fail(e.to_string()))
 }
 
-fn set(c: &mut zenoh::Config, key: &str, value: &str) -> Result<(), ZenohError> {
+pub(crate) fn set(c: &mut zenoh::Config, key: &str, value: &str) -> Result<(), ZenohError> {
     c.insert_json5(key, value)
         .map_err(|e| ZenohError::Option(format!("Zenoh option `{key}` = {value}: {e}")))
 }

@@ -623,7 +623,7 @@ impl Worker {
                     return;
                 }
                 let ke = sample.key_expr().as_str();
-                let Some(ty) = type_of_key(ke) else {
+                let Some(ty) = keys::type_of_key(ke) else {
                     warn.warn(|| format!("{t}: dropped a message of a type simcore does not read ({ke})"));
                     return;
                 };
@@ -821,14 +821,6 @@ fn reply_to(call: Call, reply: &Reply) {
     {
         tracing::debug!("{}: reply not sent: {e}", call.service.ros_type().name);
     }
-}
-
-/// The type a data key names in its type chunk (`<domain>/<name>/<dds type>/<hash>`).
-fn type_of_key(key: &str) -> Option<&'static RosType> {
-    let mut chunks = key.rsplit('/');
-    let _hash = chunks.next()?;
-    let dds = chunks.next()?;
-    catalog::ALL.iter().copied().find(|t| t.dds_name() == dds)
 }
 
 /// Warnings about what arrives on one topic from Zenoh, from the session's threads: the
