@@ -1,6 +1,7 @@
 //! The `simcore` command: `simcore run WORLD`, `simcore plugins`, `simcore check FILE...`,
 //! `simcore inspect FILE`, `simcore new-plugin NAME`, `simcore render WORLD -o FILE`,
-//! `simcore batch SWEEP.toml`.
+//! `simcore batch SWEEP.toml`, and the live tools `simcore topic`, `simcore service`, `simcore
+//! sim` (see `cli::live`), `simcore completions SHELL`.
 
 mod cli;
 
@@ -9,8 +10,8 @@ use cli::{Cli, Command, Failure, Outcome};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-/// Exit codes: 0 ok, 1 a runtime failure (a plugin disabled, stdout not written), 2 bad
-/// input or usage.
+/// Exit codes: 0 ok, 1 a runtime failure (a plugin disabled, stdout not written, a call
+/// refused), 2 bad input or usage.
 const EXIT_RUNTIME: u8 = 1;
 const EXIT_INPUT: u8 = 2;
 
@@ -40,6 +41,10 @@ fn main() -> ExitCode {
         Command::Render(args) => cli::render::render(*args),
         Command::Batch(args) => cli::batch::batch(args),
         Command::BatchWorker(args) => cli::batch::worker(args),
+        Command::Topic(args) => cli::live::topic(args),
+        Command::Service(args) => cli::live::service(args),
+        Command::Sim(args) => cli::live::sim(args),
+        Command::Completions(args) => cli::completions(&args),
     };
     ExitCode::from(exit_code(result))
 }
@@ -48,7 +53,7 @@ fn main() -> ExitCode {
 fn exit_code(result: Result<Outcome, Failure>) -> u8 {
     match result {
         Ok(Outcome::Success) => 0,
-        Ok(Outcome::PluginDisabled | Outcome::OutputFailed) => EXIT_RUNTIME,
+        Ok(Outcome::PluginDisabled | Outcome::OutputFailed | Outcome::Refused) => EXIT_RUNTIME,
         Err(f) => {
             f.print();
             EXIT_INPUT
@@ -57,12 +62,25 @@ fn exit_code(result: Result<Outcome, Failure>) -> u8 {
 }
 
 fn init_logging(verbose: u8) {
-    // Zenoh's own log one level quieter (its fallbacks, such as joining whoever took port
-    // 7447 first, are not the user's concern).
+    // Zenoh's own log (its crates') one level quieter: its fallbacks, such as joining
+    // whoever took port 7447 first, are not the user's concern, and an endpoint nobody
+    // listens on is said once, in simcore's error.
+    const ZENOH: [&str; 4] = [
+        "zenoh",
+        "zenoh_link_commons",
+        "zenoh_link_tcp",
+        "zenoh_transport",
+    ];
+    let quieter = |level: &str| {
+        ZENOH
+            .iter()
+            .map(|c| format!(",{c}={level}"))
+            .collect::<String>()
+    };
     let default = match verbose {
-        0 => "warn,zenoh=error",
-        1 => "info,zenoh=warn",
-        _ => "debug",
+        0 => format!("warn{}", quieter("error")),
+        1 => format!("info{}", quieter("warn")),
+        _ => "debug".to_string(),
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("SIMCORE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));

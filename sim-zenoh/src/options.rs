@@ -62,6 +62,18 @@ pub enum ZenohError {
     /// The session could not be opened.
     #[error("cannot open the Zenoh session: {0}")]
     Open(String),
+    /// The open session refused a declaration or an operation.
+    #[error("Zenoh: {0}")]
+    Session(String),
+}
+
+/// A Zenoh error's text without the source location Zenoh appends (` at <file>:<line>.`).
+pub(crate) fn message(e: impl std::fmt::Display) -> String {
+    let text = e.to_string();
+    match text.find(" at /") {
+        Some(i) => text[..i].trim_end().to_string(),
+        None => text,
+    }
 }
 
 impl ZenohOptions {
@@ -213,6 +225,15 @@ mod tests {
             e.starts_with("--zenoh-config /nonexistent/zenoh.json5:"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn errors_lose_zenohs_source_location() {
+        assert_eq!(
+            message("Unable to connect to any of [tcp/127.0.0.1:9]!  at /src/orchestrator.rs:447."),
+            "Unable to connect to any of [tcp/127.0.0.1:9]!"
+        );
+        assert_eq!(message("plain"), "plain");
     }
 
     #[test]

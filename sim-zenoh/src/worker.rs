@@ -265,7 +265,7 @@ pub(super) fn run(
             }
             Err(e) => {
                 tracing::debug!("Zenoh session not opened: {e}");
-                first_error.get_or_insert(e.to_string());
+                first_error.get_or_insert(crate::options::message(e));
             }
         }
     }

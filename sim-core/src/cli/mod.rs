@@ -41,6 +41,7 @@ macro_rules! say_text {
 
 pub mod batch;
 pub mod check;
+pub mod live;
 pub mod new_plugin;
 pub mod output;
 pub mod plugins;
@@ -98,6 +99,40 @@ pub enum Command {
     /// One run of a batch, read as JSON on stdin (started by `simcore batch`).
     #[command(hide = true)]
     BatchWorker(batch::WorkerArgs),
+    /// The topics of a running simulation (over Zenoh, as ROS 2 nodes reach it): list,
+    /// echo, pub, hz.
+    Topic(live::TopicArgs),
+    /// The services of a running simulation: list, call.
+    Service(live::ServiceArgs),
+    /// Control a running simulation: pause, play, step N, reset, state.
+    Sim(live::SimArgs),
+    /// Print a shell completion script: `simcore completions bash > ~/.local/share/bash-completion/completions/simcore`,
+    /// or `zsh` into a directory of `$fpath` as `_simcore`.
+    Completions(CompletionArgs),
+}
+
+/// `simcore completions`.
+#[derive(Debug, Args, Clone)]
+pub struct CompletionArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `simcore completions`: the script, written whole to stdout (a closed stdout is no
+/// failure; a full one is).
+pub fn completions(args: &CompletionArgs) -> Result<Outcome, Failure> {
+    use clap::CommandFactory;
+    use std::io::Write;
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "simcore", &mut script);
+    match std::io::stdout().lock().write_all(&script) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            note!("error: writing stdout failed: {e}");
+            Ok(Outcome::OutputFailed)
+        }
+        _ => Ok(Outcome::Success),
+    }
 }
 
 /// `simcore new-plugin`.
@@ -382,4 +417,6 @@ pub enum Outcome {
     /// It ran, but what it had to write on stdout could not be written (a full disk; a
     /// reader that closed stdout is not a failure).
     OutputFailed,
+    /// The simulation refused what was asked (a service call's result was not OK).
+    Refused,
 }

@@ -15,7 +15,7 @@ pub mod graph;
 pub mod requests;
 
 use crate::keys::{self, EndpointKind, Node, Qos};
-use crate::options::{DEFAULT_ENDPOINT, ZenohError, read_config, set};
+use crate::options::{DEFAULT_ENDPOINT, ZenohError, message, read_config, set};
 use graph::Graph;
 use sim_codec::RosType;
 use std::path::PathBuf;
@@ -95,6 +95,9 @@ pub enum CallError {
     /// No reply within the deadline.
     #[error("no reply within {0:.1} s")]
     Timeout(f64),
+    /// The query ended without a reply: nothing serves the service there.
+    #[error("no server answered")]
+    Unanswered,
     /// The caller stopped waiting (its stop flag).
     #[error("stopped before the reply")]
     Stopped,
@@ -123,7 +126,7 @@ impl Client {
         let config = options.config()?;
         let session = zenoh::open(config)
             .wait()
-            .map_err(|e| ZenohError::Open(e.to_string()))?;
+            .map_err(|e| ZenohError::Open(message(e)))?;
         let node = Node {
             domain: options.domain,
             zid: session.zid().to_string(),
@@ -134,7 +137,7 @@ impl Client {
             .liveliness()
             .declare_token(node.token())
             .wait()
-            .map_err(|e| ZenohError::Open(e.to_string()))?;
+            .map_err(|e| ZenohError::Session(message(e)))?;
         Ok(Client {
             session,
             node,
@@ -152,7 +155,7 @@ impl Client {
             .get(key)
             .timeout(wait)
             .wait()
-            .map_err(|e| ZenohError::Open(e.to_string()))?;
+            .map_err(|e| ZenohError::Session(message(e)))?;
         let mut tokens = Vec::new();
         while let Ok(reply) = replies.recv() {
             if let Ok(sample) = reply.result() {
@@ -173,7 +176,7 @@ impl Client {
             .liveliness()
             .declare_token(token)
             .wait()
-            .map_err(|e| ZenohError::Open(e.to_string()))
+            .map_err(|e| ZenohError::Session(message(e)))
     }
 
     /// Listens to the topic `ros_name`, whatever its type (announced with an `MS` token of
@@ -201,7 +204,7 @@ impl Client {
             .declare_subscriber(keys::any_type_key(self.node.domain, ros_name))
             .with(RingChannel::new(READER_QUEUE))
             .wait()
-            .map_err(|e| ZenohError::Open(e.to_string()))?;
+            .map_err(|e| ZenohError::Session(message(e)))?;
         Ok(TopicReader { sub, _token: token })
     }
 
@@ -223,7 +226,7 @@ impl Client {
             .session
             .declare_publisher(keys::topic_key(self.node.domain, ros_name, ty))
             .wait()
-            .map_err(|e| ZenohError::Open(e.to_string()))?;
+            .map_err(|e| ZenohError::Session(message(e)))?;
         let token = self.declare_token(token)?;
         Ok(TopicWriter {
             publisher,
@@ -248,7 +251,7 @@ impl Client {
         let gid = keys::gid(&token);
         let _token = self
             .declare_token(token)
-            .map_err(|e| CallError::Zenoh(e.to_string()))?;
+            .map_err(|e| CallError::Zenoh(message(e)))?;
         let attachment = keys::attachment(1, keys::wall_clock_ns(), &gid);
         let replies = self
             .session
@@ -259,7 +262,7 @@ impl Client {
             .consolidation(ConsolidationMode::None)
             .timeout(timeout)
             .wait()
-            .map_err(|e| CallError::Zenoh(e.to_string()))?;
+            .map_err(|e| CallError::Zenoh(message(e)))?;
         let deadline = Instant::now() + timeout;
         loop {
             if stop.load(Ordering::Relaxed) {
@@ -284,7 +287,8 @@ impl Client {
                     };
                 }
                 Ok(None) => {}
-                // The query ended (its timeout, or the session closed) without a reply.
+                // The query ended without a reply: before the deadline, nothing serves it.
+                Err(_) if Instant::now() + POLL < deadline => return Err(CallError::Unanswered),
                 Err(_) => return Err(CallError::Timeout(timeout.as_secs_f64())),
             }
         }
@@ -338,7 +342,7 @@ impl TopicWriter {
             .put(bytes)
             .attachment(a.to_vec())
             .wait()
-            .map_err(|e| ZenohError::Open(e.to_string()))
+            .map_err(|e| ZenohError::Session(message(e)))
     }
 
     /// Waits until a subscriber matches, at most `wait` or until `stop` is set; whether one
