@@ -815,3 +815,91 @@ fn models_links_and_collisions_are_bounded() {
         assert_eq!(out.status.code(), Some(2), "{flag}");
     }
 }
+
+/// `n` models of one dynamic link colliding as a sphere of radius 0.5 m, the `k`-th at
+/// `place(k)`.
+fn sphere_models(n: usize, place: impl Fn(usize) -> (f64, f64, f64)) -> String {
+    (0..n)
+        .map(|k| {
+            let (x, y, z) = place(k);
+            format!(
+                "<model name=\"s{k}\"><pose>{x} {y} {z} 0 0 0</pose><link name=\"l\">\
+                 <inertial><mass>1</mass></inertial><collision name=\"c\"><geometry><sphere>\
+                 <radius>0.5</radius></sphere></geometry></collision></link></model>\n"
+            )
+        })
+        .collect()
+}
+
+/// Colliders of different links that all overlap make pairs by the square of their number
+/// in rapier's broad phase (20,000 spheres at one point: 2·10⁸ pairs, gigabytes), within the
+/// limits on links and collisions: the world is refused when it is built, naming the file,
+/// the limit and the flag that raises it, before any step; a real world with as many
+/// bodies apart is built, and the flag and `LoadOptions` move the limit.
+#[test]
+fn overlapping_collider_pairs_are_bounded() {
+    let d = Dir::new();
+    let heap = d.world(&sphere_models(20_000, |_| (0.0, 0.0, 1.0)));
+    let start = Instant::now();
+    let e = check(&heap, &options()).unwrap_err();
+    assert!(
+        e.contains("overlap one another in more than 1000000 pairs")
+            && e.contains("--max-overlapping-pairs")
+            && e.contains("world.sdf:3:"),
+        "{e}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(120),
+        "{:?}",
+        start.elapsed()
+    );
+    // The same number of spheres on a 1 m grid (each touches its neighbours' boxes): built.
+    let grid = d.write(
+        "grid.sdf",
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">\n<world name=\"w\">\n{}</world></sdf>\n",
+            sphere_models(20_000, |k| ((k % 141) as f64, (k / 141) as f64, 1.0))
+        ),
+    );
+    check(&grid, &options()).unwrap();
+    // 1,000 at one point are 499,500 pairs: within the default, refused below it.
+    let pile = d.write(
+        "pile.sdf",
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">\n<world name=\"w\">\n{}</world></sdf>\n",
+            sphere_models(1_000, |_| (0.0, 0.0, 1.0))
+        ),
+    );
+    check(&pile, &options()).unwrap();
+    let mut narrow = options();
+    narrow.limits.max_overlapping_pairs = 400_000;
+    let e = check(&pile, &narrow).unwrap_err();
+    assert!(e.contains("more than 400000 pairs"), "{e}");
+    // The example worlds are far within the limit.
+    let worlds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../worlds");
+    let mut tight = options();
+    tight.limits.max_overlapping_pairs = 10_000;
+    for name in ["pioneer.sdf", "sensors_demo.sdf", "diff_drive.sdf", "crates.sdf"] {
+        check(&worlds.join(name), &tight).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    // `simcore check` says the same, and its flag raises the limit.
+    let out = check_binary(&pile);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let flagged = |flag: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .args(["check", "--max-overlapping-pairs", flag])
+            .arg(&pile)
+            .output()
+            .unwrap()
+    };
+    let out = flagged("1000");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("more than 1000 pairs")
+            && err.contains("--max-overlapping-pairs")
+            && err.contains("pile.sdf:3:"),
+        "{err}"
+    );
+    assert!(flagged("500000").status.success());
+}
