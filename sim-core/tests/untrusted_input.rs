@@ -879,12 +879,21 @@ fn overlapping_collider_pairs_are_bounded() {
     let worlds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../worlds");
     let mut tight = options();
     tight.limits.max_overlapping_pairs = 10_000;
-    for name in ["pioneer.sdf", "sensors_demo.sdf", "diff_drive.sdf", "crates.sdf"] {
+    for name in [
+        "pioneer.sdf",
+        "sensors_demo.sdf",
+        "diff_drive.sdf",
+        "crates.sdf",
+    ] {
         check(&worlds.join(name), &tight).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     // `simcore check` says the same, and its flag raises the limit.
     let out = check_binary(&pile);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let flagged = |flag: &str| {
         std::process::Command::new(env!("CARGO_BIN_EXE_simcore"))
             .args(["check", "--max-overlapping-pairs", flag])
@@ -902,4 +911,32 @@ fn overlapping_collider_pairs_are_bounded() {
         "{err}"
     );
     assert!(flagged("500000").status.success());
+}
+
+/// A mesh whose corners are finite but lie 10³⁴ m apart, on a dynamic link: its convex
+/// decomposition sized its voxel grid from that extent and overflowed (a panic, found by
+/// `cargo xtask fuzz`). Such a mesh is refused before anything is built from it, naming the
+/// file; a tetrahedron within the range the engine simulates is built.
+#[test]
+fn a_mesh_far_larger_than_the_world_is_refused_before_it_is_built() {
+    let d = Dir::new();
+    let far: [[[f32; 3]; 3]; 4] = [
+        [[0.0, 0.0, 0.0], [0.0, 3.035499771023749e+32, 7.245872099656794e+28], [1.9365841941771906e+31, 1.7589294733455228e+22, 2.958477645614462e+21]],
+        [[1.3555961248080608e-19, 1.1430654830352403e+27, 1.8089652001930682e+25], [1.4353380160687919e-19, 1.1837160991696119e+33, 7.39858454027587e+20], [4.611425746397723e+24, 1.4818902468316912e+25, 3.890102658557797e+30]],
+        [[5.083533071479516e+31, 3.2532197674392294e+33, 1.7446709643352771e+22], [7.577028230737873e+23, 1.8989639130496453e+28, 4.836429842876105e+30], [1.968969677567796e-19, 7.184941964875236e+22, 3.0439682480331168e+32]],
+        [[10764001280.0, 1.551491310753766e+34, 8.134439780004696e+32], [1.8394324191659592e+25, 2.567273938271376e-18, 2.3876901321539696e-18], [9.160039728782675e-33, 9.841290976586592e-12, 10.007822036743164]]
+    ];
+    d.write("far.stl", stl(&far, None));
+    let e = check(&d.mesh_world("far.stl"), &options()).unwrap_err();
+    assert!(
+        e.contains("far.stl") && e.contains("larger than the 1e6 m this engine simulates"),
+        "{e}"
+    );
+    // A tetrahedron 1 km across.
+    let near: Vec<[[f32; 3]; 3]> = tetrahedron()
+        .into_iter()
+        .map(|t| t.map(|v| v.map(|c| c * 1000.0)))
+        .collect();
+    d.write("near.stl", stl(&near, None));
+    check(&d.mesh_world("near.stl"), &options()).unwrap();
 }

@@ -93,7 +93,8 @@ fn a_model_overlapping_the_world_past_the_pair_limit_is_not_created() {
     let more = sim_sdf::parse_model_str(&heap_model("more", 20), None).unwrap();
     let e = p.spawn_model(&more).unwrap_err();
     assert!(
-        e.message.contains("the world with this model overlap one another in more than 6000")
+        e.message
+            .contains("the world with this model overlap one another in more than 6000")
             && e.message.contains("--max-overlapping-pairs"),
         "{}",
         e.message
