@@ -172,7 +172,9 @@ pub fn run(root: &Path, plan: &Plan) -> Result<u8, String> {
             crashes.push(format!(
                 "{target}: cargo fuzz failed (exit {}) without writing an input to \
                  fuzz/artifacts/{target}/ (a build error?)",
-                status.code().map_or("by a signal".into(), |c| c.to_string())
+                status
+                    .code()
+                    .map_or("by a signal".into(), |c| c.to_string())
             ));
         }
         for f in found {
