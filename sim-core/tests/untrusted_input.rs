@@ -815,3 +815,146 @@ fn models_links_and_collisions_are_bounded() {
         assert_eq!(out.status.code(), Some(2), "{flag}");
     }
 }
+
+/// `n` models of one dynamic link colliding as a sphere of radius 0.5 m, the `k`-th at
+/// `place(k)`.
+fn sphere_models(n: usize, place: impl Fn(usize) -> (f64, f64, f64)) -> String {
+    (0..n)
+        .map(|k| {
+            let (x, y, z) = place(k);
+            format!(
+                "<model name=\"s{k}\"><pose>{x} {y} {z} 0 0 0</pose><link name=\"l\">\
+                 <inertial><mass>1</mass></inertial><collision name=\"c\"><geometry><sphere>\
+                 <radius>0.5</radius></sphere></geometry></collision></link></model>\n"
+            )
+        })
+        .collect()
+}
+
+/// Colliders of different links that all overlap make pairs by the square of their number
+/// in rapier's broad phase (20,000 spheres at one point: 2·10⁸ pairs, gigabytes), within the
+/// limits on links and collisions: the world is refused when it is built, naming the file,
+/// the limit and the flag that raises it, before any step; a real world with as many
+/// bodies apart is built, and the flag and `LoadOptions` move the limit.
+#[test]
+fn overlapping_collider_pairs_are_bounded() {
+    let d = Dir::new();
+    let heap = d.world(&sphere_models(20_000, |_| (0.0, 0.0, 1.0)));
+    let start = Instant::now();
+    let e = check(&heap, &options()).unwrap_err();
+    assert!(
+        e.contains("overlap one another in more than 1000000 pairs")
+            && e.contains("--max-overlapping-pairs")
+            && e.contains("world.sdf:3:"),
+        "{e}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(120),
+        "{:?}",
+        start.elapsed()
+    );
+    // The same number of spheres on a 1 m grid (each touches its neighbours' boxes): built.
+    let grid = d.write(
+        "grid.sdf",
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">\n<world name=\"w\">\n{}</world></sdf>\n",
+            sphere_models(20_000, |k| ((k % 141) as f64, (k / 141) as f64, 1.0))
+        ),
+    );
+    check(&grid, &options()).unwrap();
+    // 1,000 at one point are 499,500 pairs: within the default, refused below it.
+    let pile = d.write(
+        "pile.sdf",
+        format!(
+            "<?xml version=\"1.0\"?>\n<sdf version=\"1.9\">\n<world name=\"w\">\n{}</world></sdf>\n",
+            sphere_models(1_000, |_| (0.0, 0.0, 1.0))
+        ),
+    );
+    check(&pile, &options()).unwrap();
+    let mut narrow = options();
+    narrow.limits.max_overlapping_pairs = 400_000;
+    let e = check(&pile, &narrow).unwrap_err();
+    assert!(e.contains("more than 400000 pairs"), "{e}");
+    // The example worlds are far within the limit.
+    let worlds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../worlds");
+    let mut tight = options();
+    tight.limits.max_overlapping_pairs = 10_000;
+    for name in [
+        "pioneer.sdf",
+        "sensors_demo.sdf",
+        "diff_drive.sdf",
+        "crates.sdf",
+    ] {
+        check(&worlds.join(name), &tight).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    // `simcore check` says the same, and its flag raises the limit.
+    let out = check_binary(&pile);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let flagged = |flag: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .args(["check", "--max-overlapping-pairs", flag])
+            .arg(&pile)
+            .output()
+            .unwrap()
+    };
+    let out = flagged("1000");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("more than 1000 pairs")
+            && err.contains("--max-overlapping-pairs")
+            && err.contains("pile.sdf:3:"),
+        "{err}"
+    );
+    assert!(flagged("500000").status.success());
+}
+
+/// A mesh whose corners are finite but lie 10³⁴ m apart, on a dynamic link: its convex
+/// decomposition sized its voxel grid from that extent and overflowed (a panic, found by
+/// `cargo xtask fuzz`). Such a mesh is refused before anything is built from it, naming the
+/// file; a tetrahedron within the range the engine simulates is built.
+#[test]
+fn a_mesh_far_larger_than_the_world_is_refused_before_it_is_built() {
+    let d = Dir::new();
+    // The corners of the input, as its bits.
+    let bits: [[[u32; 3]; 3]; 4] = [
+        [
+            [0x00000000, 0x00000000, 0x00000000],
+            [0x00000000, 0x756f756e, 0x6f6a2073],
+            [0x73746e69, 0x646e6120, 0x63206120],
+        ],
+        [
+            [0x20200a61, 0x6c6c6162, 0x696f6a20],
+            [0x2029746e, 0x76697264, 0x62206e65],
+            [0x68742079, 0x69442065, 0x72446666],
+        ],
+        [
+            [0x74206874, 0x77206568, 0x646c726f],
+            [0x67207327, 0x6e756f72, 0x72742d64],
+            [0x20687475, 0x65736f70, 0x75702073],
+        ],
+        [
+            [0x50206568, 0x783f3c6f, 0x76206c6d],
+            [0x69737265, 0x223d6e6f, 0x22302e31],
+            [0x0a3e3f20, 0x2d2d213c, 0x4120200a],
+        ],
+    ];
+    let far = bits.map(|t| t.map(|v| v.map(f32::from_bits)));
+    d.write("far.stl", stl(&far, None));
+    let e = check(&d.mesh_world("far.stl"), &options()).unwrap_err();
+    assert!(
+        e.contains("far.stl") && e.contains("larger than the 1e6 m this engine simulates"),
+        "{e}"
+    );
+    // A tetrahedron 1 km across.
+    let near: Vec<[[f32; 3]; 3]> = tetrahedron()
+        .into_iter()
+        .map(|t| t.map(|v| v.map(|c| c * 1000.0)))
+        .collect();
+    d.write("near.stl", stl(&near, None));
+    check(&d.mesh_world("near.stl"), &options()).unwrap();
+}

@@ -139,6 +139,7 @@ impl Physics {
         for joint in world.joints.iter().filter(|j| !joins_itself(j)) {
             physics.add_joint(joint, EntityId::WORLD, "")?;
         }
+        physics.check_overlapping_pairs(&world.limits, &world.span, "this world")?;
         physics.refresh_queries();
         Ok(physics)
     }

@@ -191,7 +191,14 @@ impl Physics {
         self.motion_fresh = false;
         self.revision += 1;
         self.reduced = super::joints::reducible(model);
-        let added = self.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None);
+        let added = self
+            .add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None)
+            .and_then(|id| {
+                // The model's colliders, with the world's, are within the bound on pairs.
+                let limits = self.shapes.limits.clone();
+                self.check_overlapping_pairs(&limits, &model.span, "the world with this model")?;
+                Ok(id)
+            });
         self.reduced = false;
         match added {
             Ok(id) => {

@@ -12,7 +12,7 @@
 //!
 //! One file per concept: `build` (the world in rapier), `contacts` (SDF surfaces in contacts),
 //! `shapes` (geometry to rapier shapes), `plane` (SDF planes, bounded for the broad phase), `mechanics` (mass properties and
-//! collision volumes for plugins), `joints`, `state` (stepping and motion), `commands`
+//! collision volumes for plugins), `joints`, `overlaps` (the bound on overlapping collider pairs), `state` (stepping and motion), `commands`
 //! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `ray_packet` (rays cast
 //! together), `ray_shape` (shapes prepared for a packet's rays), `runtime_joints` (fixed joints made and removed
 //! while the world runs), `temperatures` (the Thermal temperatures of visuals), `view`
@@ -26,6 +26,7 @@ mod entities;
 mod joints;
 mod listing;
 mod mechanics;
+mod overlaps;
 mod plane;
 mod query;
 mod ray_index;

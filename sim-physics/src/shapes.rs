@@ -195,6 +195,16 @@ impl ShapeCache {
         let file = self.file(&path).map_err(|e| e.to_string())?;
         let (vertices, indices) = triangles(&file, m, &path).map_err(|e| e.to_string())?;
         let points: Vec<Vector> = vertices.into_iter().map(vec_to_rapier).collect();
+        // Refused before anything is built from them: the convex decomposition sizes its
+        // voxel grid from the points' extent, and overflowed on a mesh 10³⁸ m across.
+        let extent = extent_of(&points);
+        if !(extent.is_finite() && extent <= MAX_SHAPE_EXTENT) {
+            return Err(format!(
+                "the mesh {} is {extent:e} m across (scaled), larger than the \
+                 {MAX_SHAPE_EXTENT:e} m this engine simulates",
+                path.display()
+            ));
+        }
         let shape = if solid {
             solid_mesh(&points, &indices, self.limits.max_decomposition_triangles)
                 .map_err(|e| format!("{} ({})", e, path.display()))?
@@ -307,6 +317,22 @@ impl GreyImage {
             height,
             values,
         })
+    }
+}
+
+/// The largest side of the box around `points` (0 for none; infinite or NaN when a side is).
+fn extent_of(points: &[Vector]) -> f32 {
+    let Some(first) = points.first() else {
+        return 0.0;
+    };
+    let (lo, hi) = points
+        .iter()
+        .fold((*first, *first), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let sides = hi - lo;
+    if sides.is_finite() {
+        sides.max_element()
+    } else {
+        f32::INFINITY
     }
 }
 

@@ -51,6 +51,11 @@ pub struct Limits {
     /// overlap make pairs in the physics engine's broad phase by the square of their number
     /// (30,000 spheres at one point asked it for 2 GiB).
     pub max_link_collisions: usize,
+    /// The most pairs of colliders (collisions and visuals, of any links) whose boxes
+    /// overlap when a world is built, or once a model is created in it (default 1,000,000):
+    /// the physics engine's broad phase lists every such pair the first time it sees them,
+    /// so 20,000 bodies with a sphere at one point asked for 200 million.
+    pub max_overlapping_pairs: usize,
     /// Whether a world may read files outside its own directory and the resource search path
     /// (default false).
     pub read_anywhere: bool,
@@ -77,6 +82,7 @@ impl Default for Limits {
             max_links: 100_000,
             max_collisions: 100_000,
             max_link_collisions: 1_000,
+            max_overlapping_pairs: 1_000_000,
             read_anywhere: false,
             read_project: true,
         }

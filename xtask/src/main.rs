@@ -13,12 +13,17 @@
 //!   package: Python stepping, reads without copies, a vector of worlds, a batch on Ray;
 //!   the results table is written to `target/bench-results.md` and `.json` (the transport
 //!   benchmarks' Zenoh client runs in the Python of `test`, or `SIMCORE_PYTHON`);
+//! - `fuzz [--seconds N] [TARGET...]`: run the cargo-fuzz targets of `fuzz/` for N seconds
+//!   each (60 by default; all of them unless named), seeded from `fuzz/seeds`, and fail
+//!   naming the input of any crash (needs a nightly toolchain and cargo-fuzz; not part of
+//!   `ci`; see [`fuzz`]);
 //! - `ci`: what CI runs: the documented `sim-plugin-api` versions against the crate's (see
 //!   [`documented_api_versions`]), the crate table of `docs/architecture.md` against the
 //!   workspace's graph ([`crates`]), formatting, clippy and rustdoc with warnings denied,
 //!   `test`, and a one-second unpaced run of the example world.
 
 mod crates;
+mod fuzz;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -29,7 +34,8 @@ fn main() -> ExitCode {
         Some((t, r)) => (t.as_str(), r),
         None => {
             eprintln!(
-                "usage: cargo xtask <run WORLD [options] | test | test-python | bench [filter] | ci>"
+                "usage: cargo xtask <run WORLD [options] | test | test-python | bench [filter] | \
+                 fuzz [--seconds N] [TARGET...] | ci>"
             );
             return ExitCode::from(2);
         }
@@ -39,9 +45,10 @@ fn main() -> ExitCode {
         "test" => test(),
         "test-python" => python_env().and_then(|python| python_package_tests(&python)),
         "bench" => bench(rest),
+        "fuzz" => fuzz::parse_args(rest).and_then(|plan| fuzz::run(&root(), &plan)),
         "ci" => ci(),
         other => Err(format!(
-            "unknown task `{other}` (run, test, test-python, bench, ci)"
+            "unknown task `{other}` (run, test, test-python, bench, fuzz, ci)"
         )),
     };
     match result {

@@ -204,6 +204,10 @@ pub struct ResourceArgs {
     /// The most collisions of one link (default 1,000).
     #[arg(long = "max-link-collisions", value_name = "N")]
     pub max_link_collisions: Option<usize>,
+    /// The most pairs of colliders whose boxes overlap when the world is built or a model
+    /// created (default 1,000,000).
+    #[arg(long = "max-overlapping-pairs", value_name = "N")]
+    pub max_overlapping_pairs: Option<usize>,
     /// Let the world read files outside its own directory and the resource search path.
     #[arg(long = "read-anywhere")]
     pub read_anywhere: bool,
@@ -252,6 +256,9 @@ impl ResourceArgs {
         }
         if let Some(v) = self.max_link_collisions {
             l.max_link_collisions = v;
+        }
+        if let Some(v) = self.max_overlapping_pairs {
+            l.max_overlapping_pairs = v;
         }
         l.read_anywhere = self.read_anywhere;
         l.read_project = !self.world_dir_only;

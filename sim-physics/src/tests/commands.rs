@@ -58,3 +58,61 @@ fn spawned_models_are_seen_at_once_and_simulate() {
         "building twice is the caller's naming problem, not a crash"
     );
 }
+
+/// A model of `links` dynamic links, each a sphere at the world origin.
+fn heap_model(name: &str, links: usize) -> String {
+    let links: String = (0..links)
+        .map(|k| {
+            format!(
+                "<link name=\"l{k}\"><inertial><mass>1</mass></inertial><collision name=\"c\">\
+                 <geometry><sphere><radius>0.5</radius></sphere></geometry></collision></link>"
+            )
+        })
+        .collect();
+    format!("<sdf version=\"1.9\"><model name=\"{name}\">{links}</model></sdf>")
+}
+
+#[test]
+fn a_model_overlapping_the_world_past_the_pair_limit_is_not_created() {
+    // 100 spheres at one point: 4,950 pairs, within a limit of 6,000.
+    let mut w = sim_sdf::parse_str(
+        &format!(
+            "<sdf version=\"1.9\"><world name=\"w\">{}</world></sdf>",
+            heap_model("heap", 100)
+                .trim_start_matches("<sdf version=\"1.9\">")
+                .trim_end_matches("</sdf>")
+        ),
+        None,
+    )
+    .unwrap();
+    w.limits.max_overlapping_pairs = 6_000;
+    let mut p = Physics::build(&w).unwrap();
+    p.step();
+    let before = p.retained();
+    // 20 more there make 120: 7,140 pairs. Refused, and nothing of it is kept.
+    let more = sim_sdf::parse_model_str(&heap_model("more", 20), None).unwrap();
+    let e = p.spawn_model(&more).unwrap_err();
+    assert!(
+        e.message
+            .contains("the world with this model overlap one another in more than 6000")
+            && e.message.contains("--max-overlapping-pairs"),
+        "{}",
+        e.message
+    );
+    // (The motion slots its links took are free for the next links.)
+    let after = p.retained();
+    assert_eq!(
+        Retained {
+            link_slots: before.link_slots,
+            ..after
+        },
+        before
+    );
+    assert!(p.entity_id("more").is_none());
+    // 5 more make 105: 5,460 pairs, created, in slots the refused model freed.
+    let few = sim_sdf::parse_model_str(&heap_model("few", 5), None).unwrap();
+    p.spawn_model(&few).unwrap();
+    assert_eq!(p.retained().link_slots, after.link_slots);
+    assert_eq!(p.retained().bodies, before.bodies + 5);
+    p.step();
+}
