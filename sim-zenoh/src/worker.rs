@@ -49,9 +49,10 @@ pub(super) enum Event {
     Input(String, Option<&'static RosType>),
     /// The bus subscription asked for with [`Request::Subscribe`].
     Subscribed(Subscription),
-    /// Someone outside started (true) or stopped listening to output `index` ([`CLOCK`]:
-    /// `/clock`, [`TF`]: `/tf`).
-    Matching(usize, bool),
+    /// Whether someone outside listens to output `index` ([`CLOCK`]: `/clock`, [`TF`]:
+    /// `/tf`) may have changed: its [`Matched`] says how it stands now. At most one such
+    /// event per output waits in the queue, however often clients come and go.
+    Matching(usize),
     /// The transforms `/tf_static` carries now (sent again when they change).
     StaticFrames(Vec<FrameTransform>),
     /// The simulation's reply to [`Request::Control`] `id`.
@@ -160,6 +161,29 @@ pub struct TopicReport {
     pub steps: Option<u64>,
 }
 
+/// Whether someone outside listens to an output, as Zenoh's matching listener last said,
+/// and whether an [`Event::Matching`] about it waits to be read.
+#[derive(Default)]
+struct Matched {
+    now: AtomicBool,
+    pending: AtomicBool,
+}
+
+impl Matched {
+    /// Records what the listener says; whether an event must be sent (none waits).
+    fn record(&self, matching: bool) -> bool {
+        self.now.store(matching, Ordering::SeqCst);
+        !self.pending.swap(true, Ordering::SeqCst)
+    }
+
+    /// How it stands now, the waiting event read (cleared before the state is read: a
+    /// change after the read sends another).
+    fn take(&self) -> bool {
+        self.pending.store(false, Ordering::SeqCst);
+        self.now.load(Ordering::SeqCst)
+    }
+}
+
 struct Output {
     topic: Arc<str>,
     ros: String,
@@ -171,6 +195,8 @@ struct Output {
     /// The size of the last message encoded (the next one's buffer is made that large).
     size: usize,
     matching: bool,
+    /// What the matching listener last said (plain publishers).
+    matched: Arc<Matched>,
     sub: Option<Subscription>,
     sent: u64,
     lost: u64,
@@ -317,6 +343,15 @@ pub(super) fn run(
         }
     }
     w.tf_static = w.declare("/tf_static", &catalog::TF_MESSAGE, Qos::Latched, usize::MAX);
+    // Whoever listened before the publishers were declared.
+    for (o, wanted) in [
+        (&w.clock, &w.shared.clock_wanted),
+        (&w.tf, &w.shared.tf_wanted),
+    ] {
+        if let Some(o) = o {
+            wanted.store(o.matching, Ordering::Relaxed);
+        }
+    }
     for service in Service::ALL {
         if let Err(e) = w.serve_service(service) {
             let _ = opened.send(Err(format!(
@@ -472,20 +507,24 @@ impl Worker {
                     o.sub = Some(sub);
                 }
             }
-            Event::Matching(CLOCK, m) => {
-                self.shared.clock_wanted.store(m, Ordering::Relaxed);
-            }
-            Event::Matching(TF, m) => {
-                if let Some(o) = self.tf.as_mut() {
-                    o.matching = m;
-                }
-                self.shared.tf_wanted.store(m, Ordering::Relaxed);
-            }
-            Event::Matching(i, m) => {
-                let Some(o) = self.outputs.get_mut(i) else {
-                    return;
+            Event::Matching(i) => {
+                let o = match i {
+                    CLOCK => self.clock.as_mut(),
+                    TF => self.tf.as_mut(),
+                    _ => self.outputs.get_mut(i),
                 };
+                let Some(o) = o else { return };
+                let m = o.matched.take();
+                let changed = m != o.matching;
                 o.matching = m;
+                match i {
+                    CLOCK => self.shared.clock_wanted.store(m, Ordering::Relaxed),
+                    TF => self.shared.tf_wanted.store(m, Ordering::Relaxed),
+                    _ => {}
+                }
+                if i == CLOCK || i == TF {
+                    return;
+                }
                 if m {
                     if o.sub.is_none() {
                         let _ = self
@@ -493,7 +532,7 @@ impl Worker {
                             .requests
                             .try_send(Request::Subscribe(o.topic.clone()));
                     }
-                } else {
+                } else if changed {
                     o.release();
                 }
             }
@@ -562,6 +601,7 @@ impl Worker {
         );
         let declared = (|| -> zenoh::Result<Output> {
             let builder = self.session.declare_publisher(key);
+            let matched = Arc::new(Matched::default());
             let (publisher, matching) = if qos == Qos::Latched {
                 let p = builder
                     .cache(CacheConfig::default().max_samples(1))
@@ -571,10 +611,14 @@ impl Worker {
             } else {
                 let p = builder.congestion_control(CongestionControl::Drop).wait()?;
                 let matching = p.matching_status().wait()?.matching();
+                matched.now.store(matching, Ordering::SeqCst);
                 let tx = self.ch.events_tx.clone();
+                let m = matched.clone();
                 p.matching_listener()
                     .callback(move |s| {
-                        let _ = tx.send(Event::Matching(index, s.matching()));
+                        if m.record(s.matching()) {
+                            let _ = tx.send(Event::Matching(index));
+                        }
                     })
                     .background()
                     .wait()?;
@@ -592,6 +636,7 @@ impl Worker {
                 seq: 0,
                 size: 0,
                 matching,
+                matched,
                 sub: None,
                 sent: 0,
                 lost: 0,
@@ -860,5 +905,22 @@ impl Drop for Warner {
                 WARNING_INTERVAL.as_secs()
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Matched;
+
+    #[test]
+    fn clients_coming_and_going_leave_one_event_per_output() {
+        let m = Matched::default();
+        assert!(m.record(true), "the first news is sent");
+        for k in 1..=10_000 {
+            assert!(!m.record(k % 2 == 0), "one waits already");
+        }
+        assert!(m.take(), "the last word: matching");
+        assert!(m.record(false), "read: the next news is sent");
+        assert!(!m.take());
     }
 }
