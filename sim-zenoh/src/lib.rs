@@ -36,7 +36,7 @@
 //! - **Topics in**: a topic something in the simulation subscribes to and nothing has
 //!   published on yet (a system's command input) gets a Zenoh subscriber with wildcard type
 //!   and hash chunks, and an `MS` token of the type its system reads (declared by the system
-//!   through `simcore.input_types.v1`, else [`sim_engine::systems::input_type`]); each sample is
+//!   through `simcore.input_types.v1`, as simcore's own systems do); each sample is
 //!   decoded by the type its key names and published on the bus. Oversized, undecodable or
 //!   excess samples are dropped with a rate-limited warning.
 //! - **Control**: the simulation_interfaces services of [`control`] (state, play, pause,

@@ -92,7 +92,10 @@ impl GzSystem for AckermannSteering {
             find(&c.left_steering, "left_steering_joint")?,
             find(&c.right_steering, "right_steering_joint")?,
         ];
-        Ok(AckermannSteering::new(c, groups))
+        let kind = if c.steering_only { "Double" } else { "Twist" };
+        let system = AckermannSteering::new(c, groups);
+        simcore_plugin_common::declare_inputs(world, &system, &[kind]);
+        Ok(system)
     }
 
     /// The odometry and its transform (none when steering only).

@@ -34,7 +34,9 @@ impl GzSystem for ApplyJointForce {
         let topic = valid_topic(&written).ok_or_else(|| {
             PluginError::config(format!("{who}: `{written}` is not a valid topic name"))
         })?;
-        Ok(ApplyJointForce::new(joint, topic))
+        let system = ApplyJointForce::new(joint, topic);
+        simcore_plugin_common::declare_inputs(world, &system, &["Double"]);
+        Ok(system)
     }
 }
 

@@ -39,6 +39,7 @@ pub use sim_files as files;
 pub mod frame;
 pub mod gz;
 pub mod idle;
+pub mod inputs;
 pub mod limit;
 pub mod lookup;
 pub mod noise;
@@ -57,6 +58,7 @@ pub mod visibility;
 
 pub use bounded::{accepted_twist, accepted_value, bounded_value, pose_problem, twist_problem};
 pub use frame::{sensor_frame, sensor_state};
+pub use inputs::declare_inputs;
 pub use limit::SpeedLimiter;
 pub use lookup::{Attached, NotFound, attached, attached_model, find_in_model, on_model, on_world};
 pub use noise::{NoiseChannel, gaussian_variance};

@@ -63,6 +63,7 @@ impl DiffDrive {
         let mut outputs = system.odom_output.outputs();
         outputs.push((system.config.stall_topic.clone(), "Boolean"));
         sim_plugin_api::declare_outputs(world, &outputs);
+        simcore_plugin_common::declare_inputs(world, &system, &["Twist", "Boolean"]);
         Ok(system)
     }
 

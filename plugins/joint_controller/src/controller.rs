@@ -23,7 +23,9 @@ impl GzSystem for JointController {
         let Attached { scoped, who, model } = attached(config, world, "JointController")?;
         let parsed = VelocityConfig::parse(config.sdf.as_str(), &model, &who)?;
         let ids = joints(world, scoped, &parsed.joints, "joint_name", &who)?;
-        Ok(JointController::new(parsed, ids))
+        let system = JointController::new(parsed, ids);
+        simcore_plugin_common::declare_inputs(world, &system, &["Double"]);
+        Ok(system)
     }
 }
 

@@ -24,7 +24,9 @@ impl GzSystem for JointPositionController {
         let Attached { scoped, who, model } = attached(config, world, "JointPositionController")?;
         let parsed = PositionConfig::parse(config.sdf.as_str(), &model, &who)?;
         let ids = joints(world, scoped, &parsed.joints, "joint_name", &who)?;
-        Ok(JointPositionController::new(parsed, ids))
+        let system = JointPositionController::new(parsed, ids);
+        simcore_plugin_common::declare_inputs(world, &system, &["Double"]);
+        Ok(system)
     }
 }
 

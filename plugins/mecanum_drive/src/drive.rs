@@ -33,7 +33,9 @@ impl GzSystem for MecanumDrive {
         let c = MecanumConfig::parse(config.sdf.as_str(), &model, &who)?;
         let find = |i: usize| joints(world, scoped, &c.joints[i], JOINT_TAGS[i], &who);
         let wheels = [find(0)?, find(1)?, find(2)?, find(3)?];
-        Ok(MecanumDrive::new(c, wheels))
+        let system = MecanumDrive::new(c, wheels);
+        simcore_plugin_common::declare_inputs(world, &system, &["Twist"]);
+        Ok(system)
     }
 
     /// The odometry and its transform.

@@ -63,6 +63,7 @@ impl PanTiltZoom {
             .transpose()?;
         let system = PanTiltZoom::new(parsed, [pan, tilt], camera);
         sim_plugin_api::declare_outputs(world, &[(system.state_topic.as_str(), "Vector3d")]);
+        simcore_plugin_common::declare_inputs(world, &system, &["Vector3d"]);
         Ok(system)
     }
 

@@ -43,14 +43,16 @@ impl GzSystem for Thruster {
             .joint_axis(joint, 0)
             .into_option()
             .ok_or_else(|| missing(format!("{who}: joint `{}` has no axis", parsed.joint)))?;
-        Ok(Thruster {
+        let system = Thruster {
             config: parsed,
             joint,
             axis,
             thrust: 0.0,
             spin: 0.0,
             speed: 0.0,
-        })
+        };
+        simcore_plugin_common::declare_inputs(world, &system, &["Double", "Boolean"]);
+        Ok(system)
     }
 
     /// The feedback: the angular velocity (or the thrust) each step.

@@ -79,7 +79,9 @@ impl VelocityControl {
                 twist: None,
             });
         }
-        Ok(VelocityControl { targets })
+        let system = VelocityControl { targets };
+        simcore_plugin_common::declare_inputs(world, &system, &vec!["Twist"; system.targets.len()]);
+        Ok(system)
     }
 
     /// The body-frame twist the model is held at.

@@ -419,7 +419,7 @@ fn injections(args: &RunArgs) -> Result<Vec<Injection>, Failure> {
 
 /// Refuses a `--pub` to a sensor's output, to a topic nothing in the world listens to
 /// (unless `any_topic`), of a type other than the one the systems listening there read (when
-/// simcore knows it: declared by the plugin, else [`sim_core::systems::input_type`]), or of
+/// simcore knows it: declared by the plugin), or of
 /// a type other than an earlier `--pub` to the same topic.
 fn check_publications(
     sim: &Simulation,

@@ -17,7 +17,7 @@ mod runtime_joints;
 
 pub use commands::{CommandQueue, PrepareModel, QueuedCommand, Spawner, resolve_topic};
 pub use declared::{DeclaredInput, InputDeclarations, MAX_DECLARED_TOPIC_BYTES};
-pub use inputs::{InputType, KINDS, input_type, kind_type};
+pub use inputs::{InputType, KINDS, kind_type};
 pub use runtime_joints::JointRequests;
 
 use crate::guard::{Guards, HookClock, SizeGate, Throttle, held_note};
@@ -428,7 +428,7 @@ impl SystemManager {
                 by: s.who.clone(),
             };
             for (i, sub) in s.subscriptions.iter().enumerate() {
-                let ty = s.declared[i].or_else(|| input_type(&s.setup, i));
+                let ty = s.declared[i];
                 out.push(row(sub.topic(), Direction::In, ty.map(|t| t.message)));
             }
             for o in &s.outputs {
