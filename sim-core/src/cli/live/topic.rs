@@ -7,6 +7,7 @@ use super::{EchoArgs, HzArgs, ListArgs, PubArgs, TopicArgs, TopicCommand, second
 use serde_json::json;
 use sim_core::ros::names::ros_name;
 use sim_core::ros::{RosType, decode_message, encode};
+use sim_core::zenoh::client::TopicReader;
 use sim_core::zenoh::client::graph::{Graph, Named};
 use sim_plugin_api::Message;
 use std::collections::{BTreeMap, VecDeque};
@@ -118,14 +119,25 @@ fn deadline(flag: &str, limit: Option<f64>) -> Result<Option<Instant>, Failure> 
         .transpose()
 }
 
-fn echo(s: &mut Session, a: &EchoArgs) -> Result<Outcome, Failure> {
+/// Listens to `topic` (see [`resolve`]) until `duration` (`--duration`) ends, if given: its
+/// ROS name, the reader, and when to stop.
+fn listen(
+    s: &mut Session,
+    topic: &str,
+    duration: Option<f64>,
+) -> Result<(String, TopicReader, Option<Instant>), Failure> {
     let graph = s.graph()?;
-    let (name, named) = resolve(&a.topic, &graph)?;
-    let end = deadline("--duration", a.duration)?;
+    let (name, named) = resolve(topic, &graph)?;
+    let end = deadline("--duration", duration)?;
     let reader = s
         .client
         .reader(&name, known_type(named.as_ref()))
         .map_err(|e| Failure::Error(e.to_string()))?;
+    Ok((name, reader, end))
+}
+
+fn echo(s: &mut Session, a: &EchoArgs) -> Result<Outcome, Failure> {
+    let (name, reader, end) = listen(s, &a.topic, a.duration)?;
     let mut out = Output::start(std::io::stdout());
     let mut printed = 0u64;
     let mut unreadable: Vec<String> = Vec::new();
@@ -287,13 +299,7 @@ fn hz(s: &mut Session, a: &HzArgs) -> Result<Outcome, Failure> {
     if a.window < 2 {
         return Err(Failure::Error("--window must be at least 2".into()));
     }
-    let graph = s.graph()?;
-    let (name, named) = resolve(&a.topic, &graph)?;
-    let end = deadline("--duration", a.duration)?;
-    let reader = s
-        .client
-        .reader(&name, known_type(named.as_ref()))
-        .map_err(|e| Failure::Error(e.to_string()))?;
+    let (name, reader, end) = listen(s, &a.topic, a.duration)?;
     let mut rate = Rate {
         window: a.window,
         ..Rate::default()
