@@ -146,8 +146,9 @@ impl Client {
         })
     }
 
-    /// The domain's graph: every endpoint whose token answers within `wait`.
-    pub fn graph(&self, wait: Duration) -> Result<Graph, ZenohError> {
+    /// The domain's graph: every endpoint whose token answers within `wait` (less when
+    /// `stop` is set).
+    pub fn graph(&self, wait: Duration, stop: &AtomicBool) -> Result<Graph, ZenohError> {
         let key = format!("{}/{}/**", keys::GRAPH, self.node.domain);
         let replies = self
             .session
@@ -157,9 +158,16 @@ impl Client {
             .wait()
             .map_err(|e| ZenohError::Session(message(e)))?;
         let mut tokens = Vec::new();
-        while let Ok(reply) = replies.recv() {
-            if let Ok(sample) = reply.result() {
-                tokens.push(sample.key_expr().as_str().to_string());
+        while !stop.load(Ordering::Relaxed) {
+            match replies.recv_timeout(POLL) {
+                Ok(Some(reply)) => {
+                    if let Ok(sample) = reply.result() {
+                        tokens.push(sample.key_expr().as_str().to_string());
+                    }
+                }
+                Ok(None) => {}
+                // Every token has answered (the query's timeout ends it).
+                Err(_) => break,
             }
         }
         Ok(Graph::from_tokens(tokens.iter().map(String::as_str)))

@@ -271,7 +271,7 @@ mod session {
         /// The graph as it answers within the discovery time.
         pub fn graph(&self) -> Result<Graph, Failure> {
             self.client
-                .graph(self.discovery)
+                .graph(self.discovery, &self.stop)
                 .map_err(|e| Failure::Error(e.to_string()))
         }
     }
