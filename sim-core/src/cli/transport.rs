@@ -21,8 +21,8 @@ pub struct TransportArgs {
     /// listens there).
     #[arg(long, value_name = "ENDPOINT")]
     pub zenoh_listen: Vec<String>,
-    /// A Zenoh configuration file (Zenoh's JSON5 format: mode, routers, TLS,
-    /// authentication); `--zenoh-connect` and `--zenoh-listen` are added to it.
+    /// A Zenoh configuration file (Zenoh's JSON5 format: mode, endpoints, scouting,
+    /// timeouts); `--zenoh-connect` and `--zenoh-listen` are added to it.
     #[arg(long, value_name = "FILE")]
     pub zenoh_config: Option<PathBuf>,
     /// How often `/clock` is published, per second of sim time (0: every step).

@@ -20,8 +20,8 @@ pub struct ConnectArgs {
     /// Zenoh router or a `simcore run` started without endpoints listens).
     #[arg(long, value_name = "ENDPOINT", global = true)]
     pub zenoh_connect: Vec<String>,
-    /// A Zenoh configuration file (Zenoh's JSON5 format: mode, routers, TLS,
-    /// authentication); `--zenoh-connect` is added to it.
+    /// A Zenoh configuration file (Zenoh's JSON5 format: mode, endpoints, scouting,
+    /// timeouts); `--zenoh-connect` is added to it.
     #[arg(long, value_name = "FILE", global = true)]
     pub zenoh_config: Option<PathBuf>,
     /// How long to wait for the graph's answer (topics, services and their types), in
