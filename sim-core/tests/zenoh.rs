@@ -1451,3 +1451,80 @@ fn an_unpaced_runs_tf_messages_hold_every_step() {
         );
     }
 }
+
+/// `simcore topic echo` (in a process of its own) against the independent client: the scans
+/// it prints are those rosbags decodes from the same samples, and the Twists it prints are
+/// those the client publishes (with garbage on the same key, skipped with a warning).
+#[test]
+fn the_live_echo_agrees_with_an_independent_client() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let endpoint = loopback();
+    let run = Run::start(
+        "worlds/pioneer.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint],
+    );
+    let echo = |topic: &str, count: &str| {
+        Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .args(["topic", "echo", topic, "--count", count, "--duration", "60"])
+            .args(["--zenoh-connect", &endpoint])
+            .env_remove("ROS_DOMAIN_ID")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("simcore topic echo starts")
+    };
+    // Once the run has published its first scan (the tools need someone to connect to).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let list = Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .args(["topic", "list", "--zenoh-connect", &endpoint])
+            .output()
+            .expect("simcore topic list");
+        if String::from_utf8_lossy(&list.stdout).contains(SCAN) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the run never served its scan");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let scans_echo = echo(SCAN, "30");
+    let twists_echo = echo("/model/pioneer/cmd_vel", "3");
+    // Both listen before the client reads and writes (each waits for the graph first).
+    std::thread::sleep(Duration::from_secs(2));
+    let scans = ros_client(
+        &python,
+        &endpoint,
+        &["topic", "sensor_msgs/msg/LaserScan", "3"],
+    );
+    let drive = ros_client(&python, &endpoint, &["drive", "1.5", "0.25"]);
+    let out = scans_echo.wait_with_output().expect("echo ends");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    compare_scans(
+        checked_messages(&scans, 3),
+        &json_lines(&String::from_utf8_lossy(&out.stdout)),
+    );
+    let out = twists_echo.wait_with_output().expect("echo ends");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let twists = json_lines(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(twists.len(), 3, "{drive}");
+    for t in &twists {
+        assert_eq!(t["topic"], "/model/pioneer/cmd_vel");
+        assert_eq!(t["type"], "Twist");
+        assert_eq!(t["linear"]["x"], 0.25, "{t}");
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("could not be read"),
+        "the client's garbage is skipped with a warning:\n{err}"
+    );
+    run.stop();
+}

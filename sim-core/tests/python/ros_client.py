@@ -111,7 +111,8 @@ def endpoint_token(graph, kind, ros_type, name=None):
         and (name is None or p[9] == name.replace("/", "%"))
     )
     zid, nid = parts[2], parts[3]
-    node = f"@ros2_lv/0/{zid}/{nid}/{nid}/NN/%/%/simcore"
+    # The node that owns the endpoint announces itself too (simcore's, or a live tool's).
+    node = f"@ros2_lv/0/{zid}/{nid}/{nid}/NN/%/%/{parts[8]}"
     graph.wait_for(lambda p: "/".join(p) == node)
     expected = TS.hash_rihs01(ros_type)
     if parts[11] != expected:
