@@ -336,3 +336,47 @@ fn when_a_step_returns_every_sensor_due_by_its_end_has_published() {
     let a = imu_accel(p);
     assert!(a.length() < 1e-3, "free fall reads no acceleration: {a:?}");
 }
+
+#[test]
+fn a_link_s_state_is_read_by_its_scoped_name() {
+    let dir = stage(&[]);
+    let arm = r#"<model name="arm"><static>true</static><pose>1 0 0 0 0 0</pose>
+      <link name="base"/>
+      <link name="tip"><pose>0 0 2 0 0 1.5707963267948966</pose></link>
+    </model>"#;
+    let mut sim = sim_from(
+        &world(&format!("{}{arm}", box_model("a", 1.0, ""))),
+        dir.path(),
+        0,
+        1,
+    );
+    let tip = sim.entity_state("arm::tip").unwrap();
+    let p = tip.pose.position;
+    assert!(
+        (p.x - 1.0).abs() < 1e-9 && p.y.abs() < 1e-9 && (p.z - 2.0).abs() < 1e-9,
+        "{p:?}"
+    );
+    let yaw = tip.pose.orientation;
+    assert!(
+        (yaw.z - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-9,
+        "{yaw:?}"
+    );
+    assert_eq!(sim.entity_state("arm").unwrap().pose.position.z, 0.0);
+    // A falling body's link moves with it.
+    for _ in 0..100 {
+        sim.step();
+    }
+    let model = sim.entity_state("a").unwrap();
+    let body = sim.entity_state("a::body").unwrap();
+    assert!(body.linear_velocity.z < -0.5, "{:?}", body.linear_velocity);
+    assert_eq!(body.linear_velocity.z, model.linear_velocity.z);
+    assert!(matches!(
+        sim.entity_state("arm::nothing"),
+        Err(EntityError::NotFound(n)) if n == "arm::nothing"
+    ));
+    // Links are read, not set: only a model is teleported.
+    assert!(matches!(
+        sim.set_entity_state("arm::tip", &EntityUpdate::default()),
+        Err(EntityError::NotFound(_))
+    ));
+}

@@ -44,9 +44,18 @@ fn error(sim: &Simulation, e: runner::EntityError) -> PyErr {
     }
 }
 
-/// A model's state.
+/// A model's or a link's state.
 pub fn state(sim: &Simulation, name: &str) -> PyResult<EntityState> {
-    sim.entity_state(name).map_err(|e| error(sim, e))
+    sim.entity_state(name).map_err(|e| match e {
+        runner::EntityError::NotFound(name) => entity_not_found(format!(
+            "no model or link `{name}` (a link is named `model::link`; models: {})",
+            match sim.models() {
+                m if m.is_empty() => "none".to_string(),
+                m => m.join(", "),
+            }
+        )),
+        e => error(sim, e),
+    })
 }
 
 /// A state as the dict `get_state` returns.

@@ -177,6 +177,12 @@ def test_entity_state_spawn_and_delete(world, plugins):
         assert state["linear_velocity"] == pytest.approx((0, 0, 1))
         with pytest.raises(simcore.EntityNotFound):
             sim.get_state("nothing")
+        # A link by its scoped name: the box's one link moves with it.
+        body = sim.get_state("box::body")
+        assert body["pose"] == pytest.approx((1, 2, 3))
+        assert body["linear_velocity"] == pytest.approx((0, 0, 1))
+        with pytest.raises(simcore.EntityNotFound, match="no model or link `box::nobody`"):
+            sim.get_state("box::nobody")
         with pytest.raises(KeyError):
             sim.set_state("nothing", pose=(0, 0, 0))
         ball = (

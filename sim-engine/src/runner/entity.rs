@@ -100,10 +100,19 @@ impl Simulation {
             .collect()
     }
 
-    /// A model's ground truth now.
+    /// The ground truth now of a model, or of a link by its scoped name (`robot::chassis`, a
+    /// nested model's `outer::inner::wheel`): its frame's pose in the world, velocities and
+    /// accelerations. A name that is both a model's and a link's is the model's.
     pub fn entity_state(&self, name: &str) -> Result<EntityState, EntityError> {
+        let link = || {
+            self.physics
+                .frames()
+                .find(|f| f.kind == EntityKind::LINK && f.scoped_name == name)
+                .map(|f| f.id)
+        };
         let k = self
             .model_named(name)
+            .or_else(link)
             .and_then(|id| self.physics.kinematics_of(id))
             .ok_or_else(|| EntityError::NotFound(name.to_string()))?;
         Ok(EntityState {

@@ -235,7 +235,8 @@ class Simulation:
         """What loading noted: what no library serves (skipped), plugin notices, refused
         libraries."""
     def get_state(self, model: str) -> dict[str, Any]:
-        """A model's state (its scoped name, ``outer::inner`` for a nested one): ``pose``
+        """A model's state (its scoped name, ``outer::inner`` for a nested one), or a link's
+        (``model::link``): ``pose``
         (x, y, z), ``orientation`` (x, y, z, w), ``linear_velocity``, ``angular_velocity``,
         ``linear_acceleration``, ``angular_acceleration`` (world frame, tuples) and ``time``
         (the sim time it was read at).
