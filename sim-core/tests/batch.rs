@@ -641,3 +641,36 @@ fn the_output_folder_is_never_a_link_nor_full() {
         "mine"
     );
 }
+
+/// The sweep of `examples/sweep.toml`, run as README.md runs it: every combination, the drops
+/// from 14 m failing `landed` as the file says, the others passing.
+#[test]
+fn the_example_sweep_runs_as_the_readme_says() {
+    let out = tempfile::tempdir().unwrap();
+    let o = batch(
+        &workspace(),
+        &["examples/sweep.toml", "--out", out.path().to_str().unwrap()],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "some runs fail on purpose:\n{err}"
+    );
+    assert!(
+        err.contains("12 of 12 run(s) finished: 8 passed, 4 failed, 0 error(s)"),
+        "{err}"
+    );
+    let rows = csv_rows(out.path());
+    let header = &rows[0];
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for row in &rows[1..] {
+        let from_14_m = row[col("world/model[box]/pose")] == "0 0 14 0 0 0";
+        assert_eq!(
+            row[col("landed")],
+            if from_14_m { "false" } else { "true" },
+            "{row:?}"
+        );
+        assert_eq!(row[col("imu_rate")], "true", "{row:?}");
+    }
+}
