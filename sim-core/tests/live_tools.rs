@@ -230,6 +230,13 @@ fn the_live_tools_drive_a_running_world_through_a_router() {
     // Playing, /clock ticks at its rate of 100 per second of sim time (about real time).
     ok(&endpoint, &["sim", "play"]);
     assert_eq!(ok(&endpoint, &["sim", "state"]).trim(), "playing");
+    let clocks = json_lines(&ok(&endpoint, &["topic", "echo", "/clock", "--count", "2"]));
+    assert_eq!(clocks.len(), 2, "{clocks:?}");
+    let ns = |c: &Value| {
+        c["clock"]["sec"].as_i64().unwrap() * 1_000_000_000 + c["clock"]["nsec"].as_i64().unwrap()
+    };
+    assert_eq!(clocks[0]["type"], "Clock");
+    assert!(ns(&clocks[1]) > ns(&clocks[0]), "{clocks:?}");
     let hz = ok(&endpoint, &["topic", "hz", "/clock", "--count", "60"]);
     let rate: f64 = hz
         .lines()

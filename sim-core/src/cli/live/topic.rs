@@ -140,7 +140,15 @@ fn echo(s: &mut Session, a: &EchoArgs) -> Result<Outcome, Failure> {
     let (name, reader, end) = listen(s, &a.topic, a.duration)?;
     let mut out = Output::start(std::io::stdout());
     let mut printed = 0u64;
-    let mut unreadable: Vec<String> = Vec::new();
+    // What could not be read, by type: one warning each, the count at the end.
+    let mut unreadable: BTreeMap<String, u64> = BTreeMap::new();
+    let mut skip = |what: String, why: &dyn Fn() -> String| {
+        let n = unreadable.entry(what).or_default();
+        if *n == 0 {
+            note!("warning: {}", why());
+        }
+        *n += 1;
+    };
     while !s.stop.load(Ordering::Relaxed)
         && !out.closed()
         && a.count.is_none_or(|c| printed < c)
@@ -149,24 +157,45 @@ fn echo(s: &mut Session, a: &EchoArgs) -> Result<Outcome, Failure> {
         let Some(r) = reader.next(POLL) else { continue };
         let Some(ty) = r.ty else {
             let dds = r.key.rsplit('/').nth(1).unwrap_or("").to_string();
-            if !unreadable.contains(&dds) {
-                note!("warning: `{name}` carries {dds}, a type simcore cannot read; skipped");
-                unreadable.push(dds);
-            }
+            let why = || format!("`{name}` carries {dds}, a type simcore cannot read; skipped");
+            skip(dds.clone(), &why);
             continue;
         };
-        match decode_message(ty.name, &r.bytes) {
-            Ok(m) => {
-                out.line(sim_core::echo::echo_json(&name, &m).to_string());
+        match message_json(&name, ty, &r.bytes) {
+            Ok(v) => {
+                out.line(v.to_string());
                 printed += 1;
             }
-            Err(e) => note!(
-                "warning: a `{name}` message ({}) could not be read: {e}",
-                ty.name
-            ),
+            Err(e) => {
+                let why = || format!("a `{name}` message ({}) could not be read: {e}", ty.name);
+                skip(ty.name.to_string(), &why);
+            }
+        }
+    }
+    for (ty, n) in &unreadable {
+        if *n > 1 {
+            note!("{n} messages of {ty} on `{name}` were skipped");
         }
     }
     out_end(out, &s.stop)
+}
+
+/// The line `echo` prints for a sample of `ty`: `--echo`'s form of the message it decodes to;
+/// `/clock`'s `rosgraph_msgs/msg/Clock`, which has no payload of its own, as
+/// `{"topic", "type": "Clock", "clock": {"sec", "nsec"}}`.
+fn message_json(
+    name: &str,
+    ty: &'static RosType,
+    bytes: &[u8],
+) -> Result<serde_json::Value, sim_core::ros::DecodeError> {
+    if ty == &sim_core::ros::catalog::CLOCK {
+        let mut r = sim_core::ros::CdrReader::new(bytes)?;
+        let sec = r.read::<i32>("clock.sec")?;
+        let nsec = r.read::<u32>("clock.nanosec")?;
+        return Ok(json!({"topic": name, "type": "Clock", "clock": {"sec": sec, "nsec": nsec}}));
+    }
+    let m = decode_message(ty.name, bytes)?;
+    Ok(sim_core::echo::echo_json(name, &m))
 }
 
 /// Finishes stdout: the outcome, with what went wrong said.
