@@ -24,6 +24,7 @@
 
 mod crates;
 mod fuzz;
+mod help;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -40,6 +41,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Any task's --help answers at once, before anything is built.
+    let asks_help =
+        matches!(task, "--help" | "-h" | "help") || rest.iter().any(|a| a == "--help" || a == "-h");
+    if asks_help && let Some(text) = help::text(task) {
+        println!("{text}");
+        return ExitCode::SUCCESS;
+    }
     let result = match task {
         "run" => run(rest),
         "test" => test(),
