@@ -13,6 +13,9 @@
 //!   package: Python stepping, reads without copies, a vector of worlds, a batch on Ray;
 //!   the results table is written to `target/bench-results.md` and `.json` (the transport
 //!   benchmarks' Zenoh client runs in the Python of `test`, or `SIMCORE_PYTHON`);
+//! - `install [--root DIR]`: `cargo install --path sim-core --locked --root DIR` (cargo's
+//!   default root unless named) and the in-tree plugins, built in release mode, copied to
+//!   `DIR/lib/simcore/plugins`, where the installed `simcore` finds them (see [`install`]);
 //! - `fuzz [--seconds N] [TARGET...]`: run the cargo-fuzz targets of `fuzz/` for N seconds
 //!   each (60 by default; all of them unless named), seeded from `fuzz/seeds`, and fail
 //!   naming the input of any crash (needs a nightly toolchain and cargo-fuzz; not part of
@@ -24,6 +27,7 @@
 
 mod crates;
 mod fuzz;
+mod install;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -35,7 +39,7 @@ fn main() -> ExitCode {
         None => {
             eprintln!(
                 "usage: cargo xtask <run WORLD [options] | test | test-python | bench [filter] | \
-                 fuzz [--seconds N] [TARGET...] | ci>"
+                 install [--root DIR] | fuzz [--seconds N] [TARGET...] | ci>"
             );
             return ExitCode::from(2);
         }
@@ -45,10 +49,14 @@ fn main() -> ExitCode {
         "test" => test(),
         "test-python" => python_env().and_then(|python| python_package_tests(&python)),
         "bench" => bench(rest),
+        "install" => std::env::current_dir()
+            .map_err(|e| format!("cannot read the working directory: {e}"))
+            .and_then(|cwd| install::parse_args(rest, &cwd))
+            .and_then(|plan| install::run(&plan)),
         "fuzz" => fuzz::parse_args(rest).and_then(|plan| fuzz::run(&root(), &plan)),
         "ci" => ci(),
         other => Err(format!(
-            "unknown task `{other}` (run, test, test-python, bench, fuzz, ci)"
+            "unknown task `{other}` (run, test, test-python, bench, install, fuzz, ci)"
         )),
     };
     match result {
