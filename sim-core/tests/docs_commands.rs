@@ -255,12 +255,13 @@ struct DocCommand {
     args: Vec<String>,
 }
 
+/// One run of simcore in a shell line: the `NAME=value` words before the program (its
+/// environment), and its arguments.
+type Invocation = (Vec<(String, String)>, Vec<String>);
+
 /// The `simcore` invocations of one shell line: `(environment, arguments)` of each simple
 /// command that runs `simcore`, `cargo xtask run` or `cargo run -p sim-core --`.
-fn invocations(
-    line: &str,
-    root: &Path,
-) -> Result<Vec<(Vec<(String, String)>, Vec<String>)>, String> {
+fn invocations(line: &str, root: &Path) -> Result<Vec<Invocation>, String> {
     let mut found = Vec::new();
     let mut simple: Vec<String> = Vec::new();
     let mut redirect = false;
@@ -293,7 +294,7 @@ fn invocations(
 }
 
 /// The environment and arguments of `words` (one simple command) when it runs simcore.
-fn simcore_args(words: &[String]) -> Option<(Vec<(String, String)>, Vec<String>)> {
+fn simcore_args(words: &[String]) -> Option<Invocation> {
     let is_assignment = |w: &String| {
         w.split_once('=').is_some_and(|(name, _)| {
             !name.is_empty()
