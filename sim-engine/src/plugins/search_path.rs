@@ -74,7 +74,8 @@ impl fmt::Display for SearchPath {
 #[error(
     "plugin filename `{name}` is not allowed: {reason}; world files name libraries by bare \
      name (e.g. `simcore_plugin_imu`), and the library must be in a directory on the plugin \
-     search path (--plugin-path, SIMCORE_PLUGIN_PATH, the manifest or beside simcore)"
+     search path (--plugin-path, SIMCORE_PLUGIN_PATH, the manifest, simcore's own directory \
+     or lib/simcore/plugins beside it)"
 )]
 pub struct PluginPathError {
     /// The name as written.
