@@ -15,6 +15,13 @@ use std::process::ExitCode;
 const EXIT_RUNTIME: u8 = 1;
 const EXIT_INPUT: u8 = 2;
 
+/// Set to `1`, simcore exits 0 right after its arguments parse (and as it does without it
+/// when they do not), doing nothing else. It exists for the documentation's test
+/// (`sim-core/tests/docs_commands.rs`), which checks every `simcore` command the docs show,
+/// as written, against this parser, including those it cannot run (a live tool needs a
+/// running simulation, a long run takes long).
+const PARSE_ONLY_ENV: &str = "SIMCORE_PARSE_ONLY";
+
 /// The engine's allocations (rapier's, the bus's, the transport's) come from mimalloc, whose
 /// free of memory another thread allocated takes no lock: with glibc's allocator the
 /// simulation thread waited on its heap's lock while the Zenoh thread freed the messages
@@ -31,6 +38,9 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if std::env::var_os(PARSE_ONLY_ENV).is_some_and(|v| v == "1") {
+        return ExitCode::SUCCESS;
+    }
     init_logging(cli.verbose);
     let result = match cli.command {
         Command::Run(args) => cli::run::run(*args),

@@ -162,6 +162,76 @@ fn plugins_lists_libraries_factories_and_refusals() {
     );
 }
 
+/// `ROOT/bin/simcore`, as `cargo install --root ROOT` lays it out (the real binary, hard-linked
+/// so that it knows itself by that path, or copied), with `libs` installed beside it in
+/// `ROOT/lib/simcore/plugins` as `cargo xtask install` puts them.
+fn installed(libs: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let root = tempfile::tempdir().unwrap();
+    let bin = root.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let exe = bin.join(format!("simcore{}", std::env::consts::EXE_SUFFIX));
+    let built = env!("CARGO_BIN_EXE_simcore");
+    if std::fs::hard_link(built, &exe).is_err() {
+        std::fs::copy(built, &exe).unwrap();
+    }
+    let plugins = root.path().join(sim_core::plugins::INSTALLED_PLUGINS);
+    std::fs::create_dir_all(&plugins).unwrap();
+    for l in libs {
+        std::fs::copy(
+            plugin_build_dir().join(lib_file(l)),
+            plugins.join(lib_file(l)),
+        )
+        .unwrap();
+    }
+    (root, exe)
+}
+
+#[test]
+fn an_installed_simcore_finds_its_plugins_in_lib_simcore_plugins() {
+    let run = |exe: &std::path::Path| {
+        std::process::Command::new(exe)
+            .args(["run", "worlds/imu_drop.sdf", "--no-transport", "--rtf", "0"])
+            .args(["--duration", "0.5"])
+            .env_remove("SIMCORE_PLUGIN_PATH")
+            .env("SIMCORE_LOG", "warn")
+            .current_dir(workspace())
+            .output()
+            .unwrap()
+    };
+    let (root, exe) = installed(&["simcore_plugin_imu"]);
+    let o = run(&exe);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(!e.contains("no plugin library serves"), "{e}");
+    assert!(
+        e.lines()
+            .any(|l| l.trim_start().starts_with("box::body::imu") && l.contains("/imu/imu")),
+        "{e}"
+    );
+    let listed = std::process::Command::new(&exe)
+        .arg("plugins")
+        .env_remove("SIMCORE_PLUGIN_PATH")
+        .output()
+        .unwrap();
+    let installed_lib = root
+        .path()
+        .join("lib/simcore/plugins")
+        .join(lib_file("simcore_plugin_imu"));
+    assert!(
+        stdout(&listed).contains(&installed_lib.display().to_string()),
+        "{}",
+        stdout(&listed)
+    );
+
+    // With nothing in that directory, the same layout finds no IMU plugin.
+    let (_bare, exe) = installed(&[]);
+    let e = stderr(&run(&exe));
+    assert!(
+        e.contains("no plugin library serves sensor type `imu`"),
+        "{e}"
+    );
+}
+
 #[test]
 fn bad_input_exits_2_naming_the_file() {
     let o = simcore(&["run", "worlds/no_such_world.sdf", "--duration", "0.1"]);

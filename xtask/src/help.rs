@@ -8,6 +8,7 @@ tasks:
   test                              every test, the Python package's included
   test-python                       only the Python package's tests
   bench [filter]                    the benchmarks (release builds), results in target/
+  install [--root DIR]              simcore and its plugins on the PATH (release builds)
   fuzz [--seconds N] [TARGET...]    the fuzz targets for N seconds each
   ci                                what CI runs
 
@@ -49,6 +50,14 @@ Results: target/bench-results.md and .json. A filter selects benchmarks by name 
 `step`, `transport`, ...); docs/benchmarks.md describes each and the profiling switches
 (SIMCORE_PROFILE)."
         }
+        "install" => {
+            "usage: cargo xtask install [--root DIR]
+
+Runs `cargo install --path sim-core --locked` into DIR (default: cargo's own root,
+CARGO_INSTALL_ROOT, else CARGO_HOME, else ~/.cargo), so that `simcore` is in DIR/bin, and
+copies the in-tree plugins, built in release mode, to DIR/lib/simcore/plugins, where the
+installed simcore finds them. Put DIR/bin on the PATH."
+        }
         "ci" => {
             "usage: cargo xtask ci
 
@@ -81,7 +90,15 @@ mod tests {
             assert!(t.starts_with("usage: cargo xtask"), "{task}");
         }
         assert!(text("fuzz").is_none(), "fuzz answers its own --help");
-        for task in ["run", "test", "test-python", "bench", "fuzz", "ci"] {
+        for task in [
+            "run",
+            "test",
+            "test-python",
+            "bench",
+            "install",
+            "fuzz",
+            "ci",
+        ] {
             assert!(
                 USAGE.contains(&format!("  {task} ")),
                 "{task} is in the usage"

@@ -13,6 +13,9 @@
 //!   package: Python stepping, reads without copies, a vector of worlds, a batch on Ray;
 //!   the results table is written to `target/bench-results.md` and `.json` (the transport
 //!   benchmarks' Zenoh client runs in the Python of `test`, or `SIMCORE_PYTHON`);
+//! - `install [--root DIR]`: `cargo install --path sim-core --locked --root DIR` (cargo's
+//!   default root unless named) and the in-tree plugins, built in release mode, copied to
+//!   `DIR/lib/simcore/plugins`, where the installed `simcore` finds them (see [`install`]);
 //! - `fuzz [--seconds N] [TARGET...]`: run the cargo-fuzz targets of `fuzz/` for N seconds
 //!   each (60 by default; all of them unless named), seeded from `fuzz/seeds`, and fail
 //!   naming the input of any crash (needs a nightly toolchain and cargo-fuzz; not part of
@@ -25,6 +28,7 @@
 mod crates;
 mod fuzz;
 mod help;
+mod install;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -36,7 +40,7 @@ fn main() -> ExitCode {
         None => {
             eprintln!(
                 "usage: cargo xtask <run WORLD [options] | test | test-python | bench [filter] | \
-                 fuzz [--seconds N] [TARGET...] | ci>"
+                 install [--root DIR] | fuzz [--seconds N] [TARGET...] | ci>"
             );
             return ExitCode::from(2);
         }
@@ -53,10 +57,14 @@ fn main() -> ExitCode {
         "test" => test(),
         "test-python" => python_env().and_then(|python| python_package_tests(&python)),
         "bench" => bench(rest),
+        "install" => std::env::current_dir()
+            .map_err(|e| format!("cannot read the working directory: {e}"))
+            .and_then(|cwd| install::parse_args(rest, &cwd))
+            .and_then(|plan| install::run(&plan)),
         "fuzz" => fuzz::parse_args(rest).and_then(|plan| fuzz::run(&root(), &plan)),
         "ci" => ci(),
         other => Err(format!(
-            "unknown task `{other}` (run, test, test-python, bench, fuzz, ci)"
+            "unknown task `{other}` (run, test, test-python, bench, install, fuzz, ci)"
         )),
     };
     match result {
@@ -226,13 +234,8 @@ fn python_env() -> Result<PathBuf, String> {
         format!("{e}: the tests need Python 3.10 or newer with venv (set PYTHON to use another)")
     })?;
     let mut pip = Command::new(&python);
-    pip.args([
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-    ]);
+    // pip's own progress shows (the first install downloads about 1.2 GB).
+    pip.args(["-m", "pip", "install", "--disable-pip-version-check"]);
     for file in REQUIREMENTS {
         pip.arg("-r").arg(root().join(file));
     }

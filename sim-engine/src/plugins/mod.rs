@@ -43,7 +43,9 @@ pub use gazebo::{
 pub use library::{FactoryDesc, PluginLibrary, Refusal, Refused, env_api_version, load_library};
 pub use registry::{LookupError, Registry, Resolved};
 pub use route::PluginRoute;
-pub use search_path::{PluginPathError, SearchPath, check_library_name, normalize_library_name};
+pub use search_path::{
+    INSTALLED_PLUGINS, PluginPathError, SearchPath, check_library_name, normalize_library_name,
+};
 pub use serve::{Served, Unserved, refused_file_names};
 
 #[cfg(test)]

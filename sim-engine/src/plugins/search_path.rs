@@ -3,9 +3,16 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// Where an installed `simcore`'s plugin libraries are, relative to the parent of the
+/// executable's directory: `ROOT/bin/simcore` looks in `ROOT/lib/simcore/plugins` after
+/// `ROOT/bin`. `cargo install` puts the executable in `ROOT/bin` and nothing beside it;
+/// `cargo xtask install` copies the plugins here.
+pub const INSTALLED_PLUGINS: &str = "lib/simcore/plugins";
+
 /// Directories searched for plugin libraries, in order: `--plugin-path`, the
-/// `SIMCORE_PLUGIN_PATH` environment variable, the run manifest, then the directory of the
-/// `simcore` executable.
+/// `SIMCORE_PLUGIN_PATH` environment variable, the run manifest, the directory of the
+/// `simcore` executable, then [`INSTALLED_PLUGINS`] beside that directory (for an executable
+/// in `ROOT/bin`, `ROOT/lib/simcore/plugins`, where `cargo xtask install` puts the plugins).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchPath {
     dirs: Vec<PathBuf>,
@@ -32,12 +39,15 @@ impl SearchPath {
         manifest.iter().cloned().for_each(&mut push);
         if let Some(d) = exe_dir {
             push(d.to_path_buf());
+            if let Some(root) = d.parent() {
+                push(root.join(INSTALLED_PLUGINS));
+            }
         }
         SearchPath { dirs }
     }
 
-    /// The standard path: CLI directories, `SIMCORE_PLUGIN_PATH`, manifest directories and
-    /// the executable's directory.
+    /// The standard path: CLI directories, `SIMCORE_PLUGIN_PATH`, manifest directories, the
+    /// executable's directory and the installed plugins beside it ([`INSTALLED_PLUGINS`]).
     pub fn standard(cli: &[PathBuf], manifest: &[PathBuf]) -> Self {
         let env = std::env::var_os("SIMCORE_PLUGIN_PATH");
         let exe_dir = std::env::current_exe()
@@ -64,7 +74,8 @@ impl fmt::Display for SearchPath {
 #[error(
     "plugin filename `{name}` is not allowed: {reason}; world files name libraries by bare \
      name (e.g. `simcore_plugin_imu`), and the library must be in a directory on the plugin \
-     search path (--plugin-path, SIMCORE_PLUGIN_PATH, the manifest or beside simcore)"
+     search path (--plugin-path, SIMCORE_PLUGIN_PATH, the manifest, simcore's own directory \
+     or lib/simcore/plugins beside it)"
 )]
 pub struct PluginPathError {
     /// The name as written.
@@ -121,10 +132,49 @@ mod tests {
             &[PathBuf::from("/cli")],
             Some(&env),
             &[PathBuf::from("/e1"), PathBuf::from("/m")],
-            Some(Path::new("/exe")),
+            Some(Path::new("/opt/simcore/bin")),
         );
         let d: Vec<&str> = p.dirs().iter().map(|d| d.to_str().unwrap()).collect();
-        assert_eq!(d, ["/cli", "/e1", "/e2", "/m", "/exe"]);
+        assert_eq!(
+            d,
+            [
+                "/cli",
+                "/e1",
+                "/e2",
+                "/m",
+                "/opt/simcore/bin",
+                "/opt/simcore/lib/simcore/plugins"
+            ]
+        );
+    }
+
+    #[test]
+    fn installed_plugins_follow_the_executables_directory() {
+        // `cargo install --root R` puts simcore in R/bin; `cargo xtask install` its plugins in
+        // R/lib/simcore/plugins, searched right after R/bin.
+        let p = SearchPath::new(&[], None, &[], Some(Path::new("/home/u/.cargo/bin")));
+        assert_eq!(
+            p.dirs(),
+            [
+                PathBuf::from("/home/u/.cargo/bin"),
+                PathBuf::from("/home/u/.cargo/lib/simcore/plugins")
+            ]
+        );
+        // Named earlier (here by SIMCORE_PLUGIN_PATH), it keeps its earlier place.
+        let env = std::ffi::OsString::from("/home/u/.cargo/lib/simcore/plugins");
+        let p = SearchPath::new(&[], Some(&env), &[], Some(Path::new("/home/u/.cargo/bin")));
+        assert_eq!(
+            p.dirs(),
+            [
+                PathBuf::from("/home/u/.cargo/lib/simcore/plugins"),
+                PathBuf::from("/home/u/.cargo/bin")
+            ]
+        );
+        // An executable at the file system's root has no directory above its own.
+        let p = SearchPath::new(&[], None, &[], Some(Path::new("/")));
+        assert_eq!(p.dirs(), [PathBuf::from("/")]);
+        // Without an executable's directory there is nothing beside it either.
+        assert!(SearchPath::new(&[], None, &[], None).dirs().is_empty());
     }
 
     #[test]
