@@ -14,7 +14,8 @@ files_dir!(
     Dir
 );
 
-/// The rover: a chassis with a mass and a collision with a friction, and an arm it includes.
+/// The rover: a chassis with a mass, a collision with a friction and an IMU with noise, and
+/// an arm it includes.
 const ROVER: &str = r#"<model name="rover">
   <link name="chassis">
     <inertial><mass>10</mass></inertial>
@@ -22,6 +23,9 @@ const ROVER: &str = r#"<model name="rover">
       <geometry><box><size>1 1 1</size></box></geometry>
       <surface><friction><ode><mu>0.9</mu></ode></friction></surface>
     </collision>
+    <sensor name="imu" type="imu">
+      <imu><linear_acceleration><x><noise type="gaussian"><stddev>0.01</stddev></noise></x></linear_acceleration></imu>
+    </sensor>
   </link>
   <include>
     <uri>model://arm</uri>
@@ -177,6 +181,40 @@ fn two_includes_of_one_file_each_get_their_own_values() {
     assert_eq!(chassis(right).inertial.mass, 40.0);
     // The include's own <pose>.
     assert_eq!(left.pose.position.y, 5.0);
+}
+
+/// The example of docs/python.md ("Included models"), with the values as Python writes them.
+#[test]
+fn the_python_docs_example_reads_as_documented() {
+    let d = Dir::with_world(
+        "<include><uri>model://rover</uri><name>rover</name><pose>0 0 0 0 0 0</pose></include>",
+    );
+    let w = d.ok(&[
+        (
+            "world/model[rover]/link[chassis]/collision[body]/surface/friction/ode/mu",
+            "0.4",
+        ),
+        (
+            "world/model[rover]/link[chassis]/sensor[imu]/imu/linear_acceleration/x/noise/stddev",
+            "0.02",
+        ),
+        (
+            "world/include[rover]/model/link[chassis]/inertial/mass",
+            "12.5",
+        ),
+        ("world/include[rover]/pose", "1 2 0 0 0 0"),
+        (
+            "world/model[rover]/model[arm]/link[forearm]/inertial/mass",
+            "0.8",
+        ),
+    ]);
+    let rover = model(&w, "rover");
+    assert_eq!(mu(rover), 0.4);
+    let imu = &chassis(rover).sensors[0];
+    assert!(imu.sdf.contains("<stddev>0.02</stddev>"), "{}", imu.sdf);
+    assert_eq!(chassis(rover).inertial.mass, 12.5);
+    assert_eq!((rover.pose.position.x, rover.pose.position.y), (1.0, 2.0));
+    assert_eq!(forearm(rover).inertial.mass, 0.8);
 }
 
 #[test]
