@@ -454,12 +454,13 @@ pub fn parse(text: &str, file: &Path) -> Result<Sweep, SweepError> {
     })
 }
 
-/// Whether `path` reaches an element or attribute of the world file at `world`.
+/// Whether `path` reaches an element or attribute of the world file at `world`, or of a
+/// file it includes (found as a run finds it, with the default load options).
 fn check_override(world: &Path, path: &str, value: &str) -> Result<(), String> {
-    let limits = sim_world::input::Limits::default();
-    let text = sim_world::input::read_regular_text(world, limits.max_sdf_bytes)
-        .map_err(|e| e.to_string())?;
-    sim_sdf::overrides::apply(&text, &[Override::new(path, value)])
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    sim_sdf::overrides::check(
+        world,
+        &sim_sdf::LoadOptions::default(),
+        &[Override::new(path, value)],
+    )
+    .map_err(|e| e.to_string())
 }

@@ -2,10 +2,11 @@
 //! worlds, or a model), each read on a stack of its own.
 
 use std::path::Path;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use super::error::{ErrorKind, SdfError};
-use super::load::{LoadOptions, Loader};
+use super::load::{LoadOptions, Loader, Rewrites};
 use super::parse::{read_text, root_reader, with_document, with_problems};
 use super::reader::{Reader, children, describe, is_sdf_element, tag};
 use super::siblings::Siblings;
@@ -44,7 +45,7 @@ const READER_STACK: usize = 256 << 20;
 
 /// Runs `read` on a thread with [`READER_STACK`] bytes of stack (on the calling thread when
 /// no thread can be started), and returns what it returns; a panic in it is resumed here.
-fn on_reader_stack<T: Send>(read: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn on_reader_stack<T: Send>(read: impl FnOnce() -> T + Send) -> T {
     let read = std::sync::Mutex::new(Some(read));
     let run = || {
         let f = read.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -79,7 +80,7 @@ pub(super) fn load_world(path: &Path, loader: &Loader) -> Result<World, SdfError
     let text = read_text(path, &loader.limits)?;
     loader.enter(path);
     with_document(&text, Some(path), |doc, file| {
-        read_document(doc, &text, file, loader)
+        read_document(doc, &text, file, loader, None)
     })
     .map(first_world)
 }
@@ -215,7 +216,7 @@ fn document(text: &str, file: Option<&Path>, loader: &Loader) -> Result<Document
         if !has_world && tag(root) == "sdf" && children(root, "model").next().is_some() {
             read_model_document(doc, text, file, loader).map(Document::Model)
         } else {
-            read_document(doc, text, file, loader).map(|(first, mut rest)| {
+            read_document(doc, text, file, loader, None).map(|(first, mut rest)| {
                 if rest.is_empty() {
                     Document::World(first)
                 } else {
@@ -242,10 +243,25 @@ pub fn parse_str_with(
     on_reader_stack(|| {
         let loader = Loader::entered(options, file);
         with_document(text, file, |doc, file| {
-            read_document(doc, text, file, &loader)
+            read_document(doc, text, file, &loader, None)
         })
         .map(first_world)
     })
+}
+
+/// Reads the world in `text` (of `file`) with `loader`, as [`parse_str_with`] does, its
+/// includes reading the texts `rewrites` gives them instead of their files (see
+/// `overrides`). To be called on the reader's stack ([`on_reader_stack`]).
+pub(crate) fn read_rewritten_world(
+    text: &str,
+    file: Option<&Path>,
+    loader: &Loader,
+    rewrites: Rc<Rewrites>,
+) -> Result<World, SdfError> {
+    with_document(text, file, |doc, file| {
+        read_document(doc, text, file, loader, Some(rewrites.clone()))
+    })
+    .map(first_world)
 }
 
 /// Reads one model from SDF text: an `<sdf version>` document holding one `<model>` (as
@@ -335,15 +351,18 @@ fn read_model_element(r: &Reader, root: roxmltree::Node) -> Result<Model, SdfErr
     r.model(model, 1)
 }
 
-/// Reads the `<sdf>` root and its `<world>`s (at least one).
+/// Reads the `<sdf>` root and its `<world>`s (at least one), the includes reading the texts
+/// `rewrites` gives them instead of their files.
 fn read_document(
     doc: &roxmltree::Document,
     source: &str,
     file: Option<Arc<std::path::PathBuf>>,
     loader: &Loader,
+    rewrites: Option<Rc<Rewrites>>,
 ) -> Result<Worlds, SdfError> {
     let root = doc.root_element();
-    let r = root_reader(root, source, file, loader)?;
+    let mut r = root_reader(root, source, file, loader)?;
+    r.rewrites = rewrites;
     let problems = r.validate(root);
     with_problems(read_world_element(&r, root), problems)
 }

@@ -15,7 +15,7 @@ use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
 use super::frames::{PlacementError, place_model};
-use super::load::{Cached, Loader};
+use super::load::{Cached, Loader, Rewrites, Rewritten};
 use super::params::{self, Edits};
 use super::parse::{read_text, root_reader, with_document, with_problems};
 use super::reader::{Reader, children, describe, is_sdf_element, tag};
@@ -132,19 +132,13 @@ impl Reader<'_> {
     pub(super) fn include(&self, node: Node, site: &Site) -> Result<Included, SdfError> {
         // `merge` came with SDF 1.9, but libsdformat honours it in a file of any version.
         let merge = self.bool_attr(node, "merge", false)?;
-        let Some(uri) = self.child(node, "uri") else {
-            return Err(self.error(
-                node,
-                ErrorKind::Missing,
-                "<include> has no <uri>",
-                "name the model to include: <uri>model://NAME</uri> or a path to its directory or file",
-            ));
-        };
+        let uri = self.uri_of(node)?;
         self.refuse_unsupported_include_parts(node)?;
         let overrides = self.overrides(node)?;
         let edits = self.edits(node);
         let file = self.included_file(node, uri)?;
-        let included = self.read_included(node, uri, &file, site, edits)?;
+        let rewritten = self.rewritten(node);
+        let included = self.read_included(node, uri, &file, site, edits, rewritten)?;
         match &*included {
             Cached::Other { kind, light, actor } => {
                 if !site.in_world {
@@ -210,9 +204,50 @@ impl Reader<'_> {
         }
     }
 
+    /// The `<uri>` of the `<include>` `node`, or the error that it has none.
+    fn uri_of<'n>(&self, node: Node<'n, 'n>) -> Result<Node<'n, 'n>, SdfError> {
+        self.child(node, "uri").ok_or_else(|| {
+            self.error(
+                node,
+                ErrorKind::Missing,
+                "<include> has no <uri>",
+                "name the model to include: <uri>model://NAME</uri> or a path to its directory or file",
+            )
+        })
+    }
+
+    /// The file the `<include>` `include` brings in and its text, as the include reads them
+    /// (for overrides that reach into it: see `overrides`).
+    pub(crate) fn included_source(&self, include: Node) -> Result<(PathBuf, String), SdfError> {
+        let uri = self.uri_of(include)?;
+        let file = self.included_file(include, uri)?;
+        let text = self.read_included_text(include, uri, &file)?;
+        Ok((file, text))
+    }
+
+    /// The text some overrides wrote into the file the `<include>` `include` brings in, for
+    /// that include (see `overrides`).
+    fn rewritten(&self, include: Node) -> Option<Rc<Rewritten>> {
+        let rewrites = self.rewrites.as_ref()?;
+        let start = include.range().start;
+        // In a document edited by `<experimental:params>`, the include's place in the text
+        // the edits were applied to.
+        let at = match &self.edited {
+            Some(edited) => {
+                let origin = edited.origins.map(start);
+                if origin.source.file.as_deref() != self.file.as_deref() {
+                    return None;
+                }
+                origin.offset
+            }
+            None => start,
+        };
+        rewrites.get(&at).cloned()
+    }
+
     /// The SDF file the include's `uri` names: the file itself, or the one the `model.config`
     /// of a model directory chooses. Resolved once per URI and including directory.
-    fn included_file(&self, include: Node, uri: Node) -> Result<PathBuf, SdfError> {
+    pub(crate) fn included_file(&self, include: Node, uri: Node) -> Result<PathBuf, SdfError> {
         let key = (
             self.base_dir().map(Path::to_path_buf),
             self.text(uri).trimmed().to_string(),
@@ -339,7 +374,7 @@ impl Reader<'_> {
     }
 
     /// The included file at `file`, read once per load (and once per include when `edits`
-    /// change it).
+    /// change it, or when overrides `rewritten` it for this include).
     fn read_included(
         &self,
         include: Node,
@@ -347,6 +382,7 @@ impl Reader<'_> {
         file: &Path,
         site: &Site,
         edits: Edits,
+        rewritten: Option<Rc<Rewritten>>,
     ) -> Result<Rc<Cached>, SdfError> {
         let at = self.text(uri).start();
         self.expand(uri, 0)?;
@@ -371,6 +407,7 @@ impl Reader<'_> {
             }
         };
         if edits.is_empty()
+            && rewritten.is_none()
             && let Some(c) = self.loader.cache.borrow().get(&canonical)
         {
             return Ok(c.clone());
@@ -395,10 +432,48 @@ impl Reader<'_> {
                 "a file cannot include itself, directly or through other files: remove one of these includes",
             ));
         }
-        let text = read_text(file, &self.loader.limits).map_err(|e| {
+        let read_here;
+        let text = match &rewritten {
+            Some(r) => &r.text,
+            None => {
+                read_here = self.read_included_text(include, uri, file)?;
+                &read_here
+            }
+        };
+        self.loader.reads.set(self.loader.reads.get() + 1);
+        self.expand(uri, 1)?;
+        self.loader.stack.borrow_mut().push(canonical.clone());
+        let edited = !edits.is_empty();
+        let own = rewritten.is_some();
+        let rewrites = rewritten.as_ref().map(|r| r.includes.clone());
+        let read = if edited {
+            read_edited_document(text, file, self.loader, site, edits, rewrites)
+        } else {
+            read_included_document(text, file, self.loader, site, rewrites)
+        };
+        self.loader.stack.borrow_mut().pop();
+        let cached = Rc::new(read.map_err(|e| e.included_at(self.span(include)))?);
+        if !edited && !own {
+            self.loader
+                .cache
+                .borrow_mut()
+                .insert(canonical, cached.clone());
+        }
+        Ok(cached)
+    }
+
+    /// The text of the included file at `file` (named by the include's `uri`): a file that
+    /// cannot be read is an error at the URI.
+    fn read_included_text(
+        &self,
+        include: Node,
+        uri: Node,
+        file: &Path,
+    ) -> Result<String, SdfError> {
+        read_text(file, &self.loader.limits).map_err(|e| {
             if e.line == 0 {
                 self.error_at(
-                    at,
+                    self.text(uri).start(),
                     uri,
                     e.kind,
                     format!("the included file {}: {}", file.display(), e.message),
@@ -407,25 +482,7 @@ impl Reader<'_> {
             } else {
                 e.included_at(self.span(include))
             }
-        })?;
-        self.loader.reads.set(self.loader.reads.get() + 1);
-        self.expand(uri, 1)?;
-        self.loader.stack.borrow_mut().push(canonical.clone());
-        let edited = !edits.is_empty();
-        let read = if edited {
-            read_edited_document(&text, file, self.loader, site, edits)
-        } else {
-            read_included_document(&text, file, self.loader, site)
-        };
-        self.loader.stack.borrow_mut().pop();
-        let cached = Rc::new(read.map_err(|e| e.included_at(self.span(include)))?);
-        if !edited {
-            self.loader
-                .cache
-                .borrow_mut()
-                .insert(canonical, cached.clone());
-        }
-        Ok(cached)
+        })
     }
 
     /// Counts `models` more models expanded (or, for 0, checks the count): an error at the
@@ -670,10 +727,12 @@ fn read_included_document(
     file: &Path,
     loader: &Loader,
     site: &Site,
+    rewrites: Option<Rc<Rewrites>>,
 ) -> Result<Cached, SdfError> {
     with_document(text, Some(file), |doc, f| {
         let root = doc.root_element();
-        let r = root_reader(root, text, f, loader)?;
+        let mut r = root_reader(root, text, f, loader)?;
+        r.rewrites = rewrites.clone();
         let problems = r.validate(root);
         with_problems(included_top(&r, root, site), problems)
     })
@@ -688,6 +747,7 @@ fn read_edited_document(
     loader: &Loader,
     site: &Site,
     edits: Edits,
+    rewrites: Option<Rc<Rewrites>>,
 ) -> Result<Cached, SdfError> {
     let source = Source::new(Some(std::sync::Arc::new(file.to_path_buf())), text);
     let edited = with_document(text, Some(file), |doc, f| {
@@ -703,6 +763,7 @@ fn read_edited_document(
         let root = doc.root_element();
         let mut r = root_reader(root, &edited.text, f, loader)?;
         r.edited = Some(edited.clone());
+        r.rewrites = rewrites.clone();
         let problems = r.validate(root);
         with_problems(included_top(&r, root, site), problems)
     })
@@ -712,16 +773,23 @@ impl Reader<'_> {
     /// The name of the model (actor, light) the `<include>` `include` brings in, as its file
     /// names it; None when it cannot be read (reading the include reports why).
     fn included_model_name(&self, include: Node) -> Option<String> {
+        self.included_top(include).and_then(|(_, name)| name)
+    }
+
+    /// What the `<include>` `include` brings in, as its file writes it: `model`, `actor` or
+    /// `light`, and its name; None when the file cannot be read (reading the include reports
+    /// why).
+    pub(crate) fn included_top(&self, include: Node) -> Option<(&'static str, Option<String>)> {
         let uri = self.child(include, "uri")?;
         let file = self.included_file(include, uri).ok()?;
         let text = read_text(&file, &self.loader.limits).ok()?;
         with_document(&text, Some(&file), |doc, _| {
             let root = doc.root_element();
-            Ok(["model", "actor", "light"]
-                .iter()
-                .find_map(|kind| children(root, kind).next())
-                .and_then(|top| top.attribute("name"))
-                .map(|n| n.trim().to_string()))
+            Ok(["model", "actor", "light"].into_iter().find_map(|kind| {
+                children(root, kind)
+                    .next()
+                    .map(|top| (kind, top.attribute("name").map(|n| n.trim().to_string())))
+            }))
         })
         .ok()
         .flatten()

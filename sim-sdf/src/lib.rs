@@ -75,7 +75,9 @@
 //!   `world`, which read includes;
 //! * `document`: the entry points;
 //! * [`overrides`]: values written into a document's text at element paths before it is
-//!   read (`world/model[box]/pose`), and the loads that take them.
+//!   read (`world/model[box]/pose`), and into the texts of the included files those paths
+//!   reach (`world/model[rover]/link[chassis]/inertial/mass`), which the includes then read
+//!   instead of their files (`Reader::rewrites`); and the loads that take them.
 
 #![warn(missing_docs)]
 

@@ -244,6 +244,18 @@ fn world_dir(path: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(dir).ok()
 }
 
+/// An included file's text with SDF overrides written into it (see `overrides`), for one
+/// `<include>`: read by that include instead of the file, and never cached.
+pub(crate) struct Rewritten {
+    /// The file's text, the overrides written.
+    pub text: String,
+    /// The rewritten texts of the includes inside it.
+    pub includes: Rc<Rewrites>,
+}
+
+/// Rewritten included files, by the byte offset of their `<include>` in the including text.
+pub(crate) type Rewrites = HashMap<usize, Rc<Rewritten>>;
+
 /// An included file, as read (before the include's overrides). Kept in an `Rc`, so the size
 /// of the variants does not matter.
 #[allow(clippy::large_enum_variant)]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use roxmltree::Node;
 
 use super::error::{ErrorKind, LineIndex, SdfError};
-use super::load::Loader;
+use super::load::{Loader, Rewrites};
 use super::params::Edited;
 use super::source::{Origin, Source};
 pub(crate) use super::text::Text;
@@ -31,6 +31,10 @@ pub(crate) struct Reader<'s> {
     /// For an included file edited by `<experimental:params>` (`source` is then the edited
     /// text): where each part of it was written, and the edits for the models it includes.
     pub edited: Option<std::rc::Rc<Edited>>,
+    /// The texts some of this document's includes read instead of their files (SDF
+    /// overrides written into them), by where the `<include>` starts in the text it was
+    /// written in (this file's text, the overrides written).
+    pub rewrites: Option<std::rc::Rc<Rewrites>>,
     /// `source` shared, made once on the first error that quotes it.
     pub shared_source: std::cell::OnceCell<Arc<String>>,
 }
@@ -54,6 +58,7 @@ impl<'s> Reader<'s> {
             lines: LineIndex::new(source),
             loader,
             edited: None,
+            rewrites: None,
             shared_source: Default::default(),
         }
     }

@@ -134,8 +134,11 @@ class Simulation:
         overrides: ``{sdf_path: value}`` written into the world's SDF text before it is read
             (see docs/python.md, "Overrides"): ``{"world/model[box]/pose": (0, 0, 5, 0, 0,
             0), "world/model[ground]/link[base]/collision[plane]/surface/friction/ode/mu":
-            0.2}``. Values: strings as they are, numbers as Python prints them, booleans as
-            ``true``/``false``, sequences joined by spaces.
+            0.2}``. A path goes on into an included model by its name in the world
+            (``"world/model[rover]/link[chassis]/inertial/mass"``) or through its include
+            (``"world/include[rover]/model/..."``), for that include alone. Values: strings
+            as they are, numbers as Python prints them, booleans as ``true``/``false``,
+            sequences joined by spaces.
         policy: ``"gazebo"`` (sensors and plugins no library serves are skipped, see
             ``warnings``) or ``"strict"`` (they are a ``PluginError``).
 

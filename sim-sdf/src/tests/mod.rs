@@ -11,6 +11,7 @@ mod links;
 mod load;
 mod model_config;
 mod models;
+mod overrides;
 mod params;
 mod plugins;
 mod reports;
