@@ -595,6 +595,44 @@ fn collada_counts_and_indices_are_bounded_by_the_file() {
             "{name}: no {said} in {e}"
         );
     }
+    // Positions the loader would read as none and then index (a fuzzer's find: a param of
+    // another type), or from elsewhere than the mesh's own <vertices>.
+    let good = TETRAHEDRON.text();
+    let edited = [
+        (
+            good.replace(r#"name="X" type="float""#, r#"name="X" type="floaq""#),
+            r#"one of type "floaq""#,
+        ),
+        (
+            good.replace(r#"<param name="Z" type="float"/>"#, ""),
+            "and 2 params",
+        ),
+        (
+            good.replace(r#"count="4" stride="3""#, r#"count="4" stride="2""#),
+            "it has stride 2",
+        ),
+        (
+            good.replace("float_array", "int_array"),
+            "reads a <int_array>, not a <float_array>",
+        ),
+        (
+            good.replace(
+                r##"semantic="VERTEX" source="#g-v""##,
+                r##"semantic="VERTEX" source="#g-pos""##,
+            ),
+            r#"reads the vertices "g-pos", not its own mesh's <vertices>"#,
+        ),
+    ];
+    for (k, (text, said)) in edited.iter().enumerate() {
+        assert_ne!(text, &good, "case {k} edits the file");
+        let name = format!("positions{k}.dae");
+        d.write(&name, text);
+        let e = check(&d.mesh_world(&name), &options()).unwrap_err();
+        assert!(
+            e.contains(&name) && e.contains(said),
+            "{name}: no {said} in {e}"
+        );
+    }
     // The same polylist, sound, is read.
     let sound = Dae {
         primitive: "polylist count=\"4\"",

@@ -354,6 +354,67 @@ pub(super) fn check_counts(doc: &roxmltree::Document) -> Result<(), String> {
             elements.insert(source, count);
         }
     }
+    // Positions: the loader reads them only from a float array through an accessor of three
+    // or more float params, and indexes what it read (nothing, otherwise) with <p>.
+    for v in doc.descendants().filter(|n| n.has_tag_name("vertices")) {
+        let Some(position) = v
+            .children()
+            .find(|c| c.has_tag_name("input") && c.attribute("semantic") == Some("POSITION"))
+        else {
+            continue;
+        };
+        let source = id_of(position.attribute("source").unwrap_or(""));
+        let Some(accessor) = by_id
+            .get(source)
+            .and_then(|s| s.descendants().find(|d| d.has_tag_name("accessor")))
+        else {
+            continue;
+        };
+        let params: Vec<roxmltree::Node> = accessor
+            .children()
+            .filter(|c| c.has_tag_name("param"))
+            .collect();
+        let array = by_id.get(id_of(accessor.attribute("source").unwrap_or("")));
+        let not_float = params.iter().find(|p| p.attribute("type") != Some("float"));
+        if whole(accessor, "stride", 1)? < 3 || params.len() < 3 || not_float.is_some() {
+            return Err(format!(
+                "{} of the positions \"{source}\" must give 3 values a vertex, each a                  <param type=\"float\"> (it has stride {} and {} params{})",
+                at(accessor),
+                whole(accessor, "stride", 1)?,
+                params.len(),
+                not_float.map_or(String::new(), |p| format!(
+                    ", one of type \"{}\"",
+                    p.attribute("type").unwrap_or("")
+                ))
+            ));
+        }
+        if array.is_some_and(|a| !a.has_tag_name("float_array")) {
+            return Err(format!(
+                "{} of the positions \"{source}\" reads a <{}>, not a <float_array>",
+                at(accessor),
+                array.map_or("", |a| a.tag_name().name())
+            ));
+        }
+    }
+    // A primitive's vertices are its own mesh's <vertices> (the loader reads no other).
+    for input in doc
+        .descendants()
+        .filter(|n| n.has_tag_name("input") && n.attribute("semantic") == Some("VERTEX"))
+    {
+        let own = input
+            .ancestors()
+            .find(|a| a.has_tag_name("mesh"))
+            .and_then(|m| child(m, "vertices"))
+            .and_then(|v| v.attribute("id"));
+        let named = id_of(input.attribute("source").unwrap_or(""));
+        if own != Some(named) {
+            return Err(format!(
+                "{} reads the vertices \"{named}\", not its own mesh's <vertices>{}",
+                at(input),
+                own.map_or(String::new(), |o| format!(" (\"{o}\")"))
+            ));
+        }
+    }
     // The elements an input reads: a source's accessor count; for a <vertices>, the least of
     // its inputs' (None when unknown: the loader says what is missing).
     let count_of = |url: &str| -> Option<u64> {
