@@ -1,5 +1,5 @@
 //! What a system reads on its inputs, declared to the engine (the `simcore.input_types.v1`
-//! extension, [`sim_plugin_api::input_types`]): the engine then announces each input with its
+//! extension, [`sim_plugin_api::input_types()`]): the engine then announces each input with its
 //! ROS 2 type and refuses a `--pub` of another type there.
 
 use sim_plugin_api::{System, WorldRef};
