@@ -223,6 +223,42 @@ fn the_live_tools_drive_a_running_world_through_a_router() {
     let o = tool(&endpoint, &["sim", "step", "1", "--discovery", "0.2"]);
     assert!(o.status.success());
 
+    // A world service (the truth plugin's set_pose), called with `--call`'s JSON.
+    let listed = ok(&endpoint, &["service", "list"]);
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.starts_with("/world/diff_drive/set_pose") && l.contains("world service")),
+        "{listed}"
+    );
+    let reply = ok(
+        &endpoint,
+        &[
+            "service",
+            "call",
+            "/world/diff_drive/set_pose",
+            r#"{"type": "Pose", "name": "robot", "pose": {"position": {"x": 5, "z": 0.3}}}"#,
+        ],
+    );
+    let reply: Value = serde_json::from_str(reply.trim()).unwrap();
+    assert_eq!(
+        (&reply["type"], &reply["data"]),
+        (&"Boolean".into(), &true.into()),
+        "{reply}"
+    );
+    assert_eq!(robot(&endpoint).1, 5.0);
+    let o = tool(
+        &endpoint,
+        &[
+            "service",
+            "call",
+            "/world/diff_drive/set_pose",
+            r#"{"type": "Pose", "name": "nobody"}"#,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no model `nobody`"), "{}", stderr(&o));
+
     // Reset: time back to the start.
     ok(&endpoint, &["sim", "reset"]);
     assert_eq!(robot(&endpoint).0, 0);

@@ -276,6 +276,17 @@ impl Bridge {
                     let _ = self.events.send(Event::Reply(id, Box::new(reply)));
                 }
             }
+            Request::WorldCall(id, name, request) => {
+                let reply = sim
+                    .call_service(&name, &request)
+                    .map(|m| sim_codec::json::message_json(&name, &m).to_string())
+                    .map_err(|e| e.to_string());
+                let _ = self.events.send(Event::WorldReply(id, reply));
+            }
+            Request::WorldServices(id) => {
+                let list = serde_json::Value::from(sim.services()).to_string();
+                let _ = self.events.send(Event::WorldReply(id, Ok(list)));
+            }
         }
     }
 

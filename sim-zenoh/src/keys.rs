@@ -94,6 +94,21 @@ pub fn type_of_key(key: &str) -> Option<&'static RosType> {
         .find(|t| t.dds_name() == dds)
 }
 
+/// simcore's own key space beside the ROS graph (`@` makes it verbatim: no ROS key or
+/// wildcard reaches it): the world's plugin services, called with JSON.
+pub const SIMCORE: &str = "@simcore";
+
+/// The key of a call to the world service `name` (a system plugin's or a sensor's
+/// `set_rate`): `@simcore/<domain>/call/<name without its leading '/'>`.
+pub fn world_call_key(domain: u32, name: &str) -> String {
+    format!("{SIMCORE}/{domain}/call/{}", name.trim_start_matches('/'))
+}
+
+/// The key whose answer lists the world's services: `@simcore/<domain>/services`.
+pub fn world_services_key(domain: u32) -> String {
+    format!("{SIMCORE}/{domain}/services")
+}
+
 /// The node of a session: its id, name and the session's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {

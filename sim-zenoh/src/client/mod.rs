@@ -259,18 +259,72 @@ impl Client {
         let gid = keys::gid(&token);
         let _token = self
             .declare_token(token)
-            .map_err(|e| CallError::Zenoh(message(e)))?;
-        let attachment = keys::attachment(1, keys::wall_clock_ns(), &gid);
-        let replies = self
+            .map_err(|e| CallError::Zenoh(e.to_string()))?;
+        let attachment = keys::attachment(1, keys::wall_clock_ns(), &gid).to_vec();
+        let key = keys::data_key(self.node.domain, name, dds, ty.hash);
+        self.query(key, Some(request), Some(attachment), timeout, stop)
+    }
+
+    /// Calls the world service `name` (a system plugin's, a sensor's `set_rate`: what
+    /// `simcore run --call` calls) with its request as `--call`'s JSON; the reply's JSON.
+    pub fn call_world(
+        &self,
+        name: &str,
+        request: &serde_json::Value,
+        timeout: Duration,
+        stop: &AtomicBool,
+    ) -> Result<serde_json::Value, CallError> {
+        let key = keys::world_call_key(self.node.domain, name);
+        let reply = self.query(
+            key,
+            Some(request.to_string().into_bytes()),
+            None,
+            timeout,
+            stop,
+        )?;
+        serde_json::from_slice(&reply)
+            .map_err(|e| CallError::Zenoh(format!("a reply not JSON: {e}")))
+    }
+
+    /// The names of the world's services (see [`Client::call_world`]); `None` when no
+    /// simcore answers.
+    pub fn world_services(
+        &self,
+        timeout: Duration,
+        stop: &AtomicBool,
+    ) -> Result<Option<Vec<String>>, CallError> {
+        let key = keys::world_services_key(self.node.domain);
+        match self.query(key, None, None, timeout, stop) {
+            Ok(reply) => serde_json::from_slice(&reply)
+                .map(Some)
+                .map_err(|e| CallError::Zenoh(format!("a reply not a list of names: {e}"))),
+            Err(CallError::Unanswered | CallError::Timeout(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Queries `key` and returns the first reply's payload.
+    fn query(
+        &self,
+        key: String,
+        payload: Option<Vec<u8>>,
+        attachment: Option<Vec<u8>>,
+        timeout: Duration,
+        stop: &AtomicBool,
+    ) -> Result<Vec<u8>, CallError> {
+        let mut get = self
             .session
-            .get(keys::data_key(self.node.domain, name, dds, ty.hash))
-            .payload(request)
-            .attachment(attachment.to_vec())
+            .get(key)
             .target(QueryTarget::AllComplete)
             .consolidation(ConsolidationMode::None)
-            .timeout(timeout)
-            .wait()
-            .map_err(|e| CallError::Zenoh(message(e)))?;
+            .timeout(timeout);
+        if let Some(p) = payload {
+            get = get.payload(p);
+        }
+        if let Some(a) = attachment {
+            get = get.attachment(a);
+        }
+        let replies = get.wait().map_err(|e| CallError::Zenoh(message(e)))?;
         let deadline = Instant::now() + timeout;
         loop {
             if stop.load(Ordering::Relaxed) {

@@ -64,6 +64,9 @@ pub(super) enum Event {
     StaticFrames(Vec<FrameTransform>),
     /// The simulation's reply to [`Request::Control`] `id`.
     Reply(u64, Box<Reply>),
+    /// The reply to [`Request::WorldCall`] or [`Request::WorldServices`] `id`: JSON, or why
+    /// the call failed.
+    WorldReply(u64, Result<String, String>),
     /// Close the session.
     Stop,
 }
@@ -76,6 +79,11 @@ pub(super) enum Request {
     Publish(String, Payload),
     /// A control request, answered with [`Event::Reply`] with the same id.
     Control(u64, Control),
+    /// Call the world service (a plugin's, a sensor's `set_rate`) with a message; answered
+    /// with [`Event::WorldReply`] with the same id.
+    WorldCall(u64, String, Box<sim_plugin_api::Message>),
+    /// List the world's services; answered with [`Event::WorldReply`].
+    WorldServices(u64),
 }
 
 /// State both threads read.
@@ -119,8 +127,8 @@ pub(super) struct Channels {
     pub events: Receiver<Event>,
     pub events_tx: Sender<Event>,
     /// Service calls from outside, at most [`CALL_QUEUE`].
-    pub calls: Receiver<(Service, Query)>,
-    pub calls_tx: Sender<(Service, Query)>,
+    pub calls: Receiver<(Option<Service>, Query)>,
+    pub calls_tx: Sender<(Option<Service>, Query)>,
     pub wake: Receiver<()>,
     /// `/clock`'s sim times.
     pub clocks: Receiver<SimTime>,
@@ -186,6 +194,10 @@ struct Worker {
     tf_static: Option<Output>,
     services: Vec<(Queryable<()>, LivelinessToken)>,
     calls: HashMap<u64, Call>,
+    /// World service calls waiting for the simulation's reply.
+    world_calls: HashMap<u64, Query>,
+    /// The queryables of the world's services (calls and the list).
+    world_queryables: Vec<Queryable<()>>,
     next_call: u64,
     /// The warnings about refused calls, per service.
     refused_calls: HashMap<&'static str, Throttle>,
@@ -243,6 +255,8 @@ pub(super) fn run(
         tf_static: None,
         services: Vec::new(),
         calls: HashMap::new(),
+        world_calls: HashMap::new(),
+        world_queryables: Vec::new(),
         next_call: 1,
         refused_calls: HashMap::new(),
         shared,
@@ -283,6 +297,13 @@ pub(super) fn run(
             return Vec::new();
         }
     }
+    match w.serve_world_services() {
+        Ok(q) => w.world_queryables = q,
+        Err(e) => {
+            let _ = opened.send(Err(format!("cannot serve the world's services: {e}")));
+            return Vec::new();
+        }
+    }
     let _ = opened.send(Ok(()));
     w.serve();
     for (name, t) in &w.refused_calls {
@@ -304,10 +325,20 @@ pub(super) fn run(
         tf,
         tf_static,
         services,
+        world_queryables,
         calls,
         ..
     } = w;
-    drop((outputs, inputs, clock, tf, tf_static, services, calls));
+    drop((
+        outputs,
+        inputs,
+        clock,
+        tf,
+        tf_static,
+        services,
+        world_queryables,
+        calls,
+    ));
     let _ = session.close().wait();
     reports
 }
@@ -330,11 +361,11 @@ impl Worker {
                     Ok(Event::Stop) | Err(_) => break,
                     Ok(e) => self.event(e),
                 },
-                recv(self.ch.calls) -> c => {
-                    if let Ok((service, query)) = c {
-                        self.query(service, query);
-                    }
-                }
+                recv(self.ch.calls) -> c => match c {
+                    Ok((Some(service), query)) => self.query(service, query),
+                    Ok((None, query)) => self.world_query(query),
+                    Err(_) => {}
+                },
                 recv(self.ch.wake) -> _ => {}
                 default(timeout) => {}
             }
@@ -376,6 +407,12 @@ impl Worker {
                 self.flush();
                 if let Some(call) = self.calls.remove(&id) {
                     reply_to(call, &reply);
+                }
+            }
+            Event::WorldReply(id, reply) => {
+                self.flush();
+                if let Some(query) = self.world_calls.remove(&id) {
+                    services::world_reply(query, reply);
                 }
             }
             Event::Input(topic, ty) => self.input(topic, ty),

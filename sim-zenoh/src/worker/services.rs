@@ -7,7 +7,7 @@ use crate::keys::{self, EndpointKind, Qos};
 use crossbeam_channel::TrySendError;
 use sim_engine::guard::held_note;
 use zenoh::Wait;
-use zenoh::query::Query;
+use zenoh::query::{Query, Queryable};
 
 /// A service call waiting for the simulation's reply.
 pub(super) struct Call {
@@ -55,7 +55,7 @@ impl Worker {
             .declare_queryable(key)
             .complete(true)
             .callback(move |q| {
-                if let Err(TrySendError::Full((_, q))) = tx.try_send((service, q)) {
+                if let Err(TrySendError::Full((_, q))) = tx.try_send((Some(service), q)) {
                     let _ = q
                         .reply_err(format!(
                             "simcore is busy: {CALL_QUEUE} calls wait to be read; call again"
@@ -117,5 +117,96 @@ impl Worker {
                 gid,
             },
         );
+    }
+}
+
+impl Worker {
+    /// The queryables of the world's services, in simcore's own key space
+    /// ([`keys::world_call_key`], [`keys::world_services_key`]): calls carry the request as
+    /// `--call`'s JSON and are answered with the reply's; a call refused, with its reason.
+    pub(super) fn serve_world_services(&mut self) -> zenoh::Result<Vec<Queryable<()>>> {
+        let mut out = Vec::new();
+        for key in [
+            format!("{}/{}/call/**", keys::SIMCORE, self.node.domain),
+            keys::world_services_key(self.node.domain),
+        ] {
+            let tx = self.ch.calls_tx.clone();
+            // Complete: it answers every key it matches (clients ask complete queryables).
+            let q = self
+                .session
+                .declare_queryable(key)
+                .complete(true)
+                .callback(move |q| {
+                    if let Err(TrySendError::Full((_, q))) = tx.try_send((None, q)) {
+                        let _ = q
+                            .reply_err(format!(
+                                "simcore is busy: {CALL_QUEUE} calls wait to be read; call again"
+                            ))
+                            .wait();
+                    }
+                })
+                .wait()?;
+            out.push(q);
+        }
+        Ok(out)
+    }
+
+    /// Reads a call of a world service (or the request for their list) and hands it to the
+    /// simulation thread.
+    pub(super) fn world_query(&mut self, query: Query) {
+        let key = query.key_expr().as_str().to_string();
+        let id = self.next_call;
+        let request = if key == keys::world_services_key(self.node.domain) {
+            Ok(Request::WorldServices(id))
+        } else {
+            let prefix = format!("{}/{}/call/", keys::SIMCORE, self.node.domain);
+            let name = format!("/{}", key.strip_prefix(&prefix).unwrap_or(&key));
+            world_request(&query).map(|m| Request::WorldCall(id, name, Box::new(m)))
+        };
+        let request = match request {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = query.reply_err(e).wait();
+                return;
+            }
+        };
+        self.next_call += 1;
+        if self.ch.requests.try_send(request).is_err() {
+            let _ = query.reply_err("the simulation is too far behind").wait();
+            return;
+        }
+        self.world_calls.insert(id, query);
+    }
+}
+
+/// The message of a world service call: the query's payload, `--call`'s JSON.
+fn world_request(query: &Query) -> Result<sim_plugin_api::Message, String> {
+    let Some(p) = query.payload() else {
+        return Err(
+            "bad request: no payload (the request as JSON, e.g. {\"type\": \"Empty\"})".into(),
+        );
+    };
+    if p.len() > MAX_INBOUND_BYTES {
+        return Err(format!(
+            "bad request: {} bytes, more than the {MAX_INBOUND_BYTES} taken",
+            p.len()
+        ));
+    }
+    let value: serde_json::Value =
+        serde_json::from_slice(&p.to_bytes()).map_err(|e| format!("bad request: not JSON: {e}"))?;
+    let payload =
+        sim_codec::json::payload_from_json(&value).map_err(|e| format!("bad request: {e}"))?;
+    Ok(sim_plugin_api::Message::new("", payload))
+}
+
+/// Answers a world service call with the simulation's reply.
+pub(super) fn world_reply(query: Query, reply: Result<String, String>) {
+    let key = query.key_expr().clone();
+    let sent = match reply {
+        Ok(json) => query.reply(key, json).wait(),
+        Err(e) => query.reply_err(e).wait(),
+    };
+    if let Err(e) = sent {
+        tracing::debug!("a world service reply was not sent: {e}");
     }
 }

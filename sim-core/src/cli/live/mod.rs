@@ -130,8 +130,10 @@ pub struct ServiceArgs {
 pub enum ServiceCommand {
     /// List the services of the ROS 2 graph, each with its type and servers.
     List(ListArgs),
-    /// Call a `simulation_interfaces` service: the request as JSON with the service's field
-    /// names (`{"steps": 10}`), the reply printed as JSON.
+    /// Call a service: a `simulation_interfaces` one with the request as JSON with the
+    /// service's field names (`{"steps": 10}`), or one of the world's (a plugin's, a sensor's
+    /// `set_rate`) with the request as `simcore run --call` takes it; the reply printed as
+    /// JSON.
     Call(CallArgs),
 }
 

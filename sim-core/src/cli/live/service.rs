@@ -5,9 +5,14 @@ use super::session::Session;
 use super::{CallArgs, ListArgs, ServiceArgs, ServiceCommand, SimArgs, SimCommand, seconds};
 use serde_json::{Value, json};
 use sim_core::zenoh::client::CallError;
+use sim_core::zenoh::client::graph::Endpoint;
 use sim_core::zenoh::client::requests::{reply_json, request_cdr, result_of};
 use sim_core::zenoh::control::{Service, result, state};
+use sim_core::zenoh::keys::EndpointKind;
 use std::time::Duration;
+
+/// The type `service list` gives a world service: a plugin's, called with `--call`'s JSON.
+const WORLD_SERVICE: &str = "simcore world service (JSON)";
 
 /// Runs `simcore service`.
 pub fn run(args: ServiceArgs) -> Result<Outcome, Failure> {
@@ -19,7 +24,26 @@ pub fn run(args: ServiceArgs) -> Result<Outcome, Failure> {
 }
 
 fn list(s: &Session, a: &ListArgs) -> Result<Outcome, Failure> {
-    let services = s.graph()?.services();
+    let mut services = s.graph()?.services();
+    // The world's own services (plugins', sensors' set_rate), called with JSON.
+    let world = s
+        .client
+        .world_services(s.discovery, &s.stop)
+        .map_err(|e| Failure::Error(format!("the world's services: {e}")))?;
+    for name in world.unwrap_or_default() {
+        let n = services.entry(name).or_default();
+        n.types.push(WORLD_SERVICE.into());
+        // Served by the simulation itself (no ROS endpoint announces it).
+        n.offered.push(Endpoint {
+            kind: EndpointKind::Service,
+            zid: String::new(),
+            node: "/simcore".into(),
+            name: String::new(),
+            dds_type: String::new(),
+            hash: String::new(),
+            qos: String::new(),
+        });
+    }
     if services.is_empty() && !a.json {
         note!(
             "no services answered within {:.1} s (is a simcore run reachable? --discovery waits longer)",
@@ -116,9 +140,34 @@ fn call(s: &mut Session, a: &CallArgs) -> Result<Outcome, Failure> {
         Some(text) => serde_json::from_str(text)
             .map_err(|e| Failure::Error(format!("the request is not valid JSON: {e}")))?,
     };
-    let service = service_of(&a.service, &request, s)?;
-    let name = service.ros_name();
-    let reply = call_service(s, service, name, &request, timeout)?;
+    let name = if a.service.starts_with('/') {
+        a.service.clone()
+    } else {
+        format!("/{}", a.service)
+    };
+    if !Service::ALL.iter().any(|s| s.ros_name() == name) {
+        // A world service (a plugin's), when the world has it.
+        let world = s
+            .client
+            .world_services(s.discovery, &s.stop)
+            .map_err(|e| Failure::Error(format!("the world's services: {e}")))?
+            .unwrap_or_default();
+        if world.contains(&name) {
+            return match s.client.call_world(&name, &request, timeout, &s.stop) {
+                Ok(reply) => {
+                    say!("{reply}");
+                    Ok(Outcome::Success)
+                }
+                Err(CallError::Refused(why)) => {
+                    note!("error: {why}");
+                    Ok(Outcome::Refused)
+                }
+                Err(e) => Err(Failure::Error(format!("{name}: {e}"))),
+            };
+        }
+    }
+    let service = service_of(&name, &request, s)?;
+    let reply = call_service(s, service, service.ros_name(), &request, timeout)?;
     say!("{reply}");
     Ok(match result_of(&reply) {
         Some((code, _)) if code != u64::from(result::OK) => Outcome::Refused,
