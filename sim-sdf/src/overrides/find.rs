@@ -196,6 +196,14 @@ pub(super) fn target<'a, 'i>(
             file: file.clone(),
             candidates,
         };
+        let ambiguous = |step: &Step, count: usize, candidates: String| OverrideError::Ambiguous {
+            path: o.path.clone(),
+            step: step.to_string(),
+            count,
+            within: describe(node),
+            file: file.clone(),
+            candidates,
+        };
         match step {
             Step::Attribute(a) => {
                 let Some(attr) = node
@@ -233,14 +241,7 @@ pub(super) fn target<'a, 'i>(
                         1 => Some(same[0]),
                         0 => None,
                         count => {
-                            return Err(OverrideError::Ambiguous {
-                                path: o.path.clone(),
-                                step: step.to_string(),
-                                count,
-                                within: describe(node),
-                                file,
-                                candidates: selectors(name, &same),
-                            });
+                            return Err(ambiguous(step, count, selectors(name, &same)));
                         }
                     },
                     Select::Named(n) if name == "include" => {
@@ -256,14 +257,7 @@ pub(super) fn target<'a, 'i>(
                             }
                             1 => Some(named[0]),
                             count => {
-                                return Err(OverrideError::Ambiguous {
-                                    path: o.path.clone(),
-                                    step: step.to_string(),
-                                    count,
-                                    within: describe(node),
-                                    file,
-                                    candidates: selectors("include", &named),
-                                });
+                                return Err(ambiguous(step, count, selectors("include", &named)));
                             }
                         }
                     }
@@ -292,13 +286,10 @@ pub(super) fn target<'a, 'i>(
                                 .map(|(c, _)| *c)
                                 .collect();
                             if named.len() > 1 {
-                                return Err(OverrideError::Ambiguous {
-                                    path: o.path.clone(),
-                                    step: step.to_string(),
-                                    count: named.len(),
-                                    within: describe(node),
-                                    file,
-                                    candidates: named
+                                return Err(ambiguous(
+                                    step,
+                                    named.len(),
+                                    named
                                         .iter()
                                         .map(|c| {
                                             let at = all
@@ -309,7 +300,7 @@ pub(super) fn target<'a, 'i>(
                                         })
                                         .collect::<Vec<_>>()
                                         .join(", "),
-                                });
+                                ));
                             }
                             if let Some(include) = named.first() {
                                 shadowed(walk, i, *include, n)?;

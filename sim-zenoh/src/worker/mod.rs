@@ -317,28 +317,9 @@ pub(super) fn run(
     }
     let reports = w.reports();
     drop(node_token);
-    let Worker {
-        session,
-        outputs,
-        inputs,
-        clock,
-        tf,
-        tf_static,
-        services,
-        world_queryables,
-        calls,
-        ..
-    } = w;
-    drop((
-        outputs,
-        inputs,
-        clock,
-        tf,
-        tf_static,
-        services,
-        world_queryables,
-        calls,
-    ));
+    // Every publisher, subscriber, queryable and token goes before the session closes.
+    let session = w.session.clone();
+    drop(w);
     let _ = session.close().wait();
     reports
 }

@@ -49,21 +49,7 @@ impl Worker {
             ty.hash,
             Qos::Reliable,
         );
-        let tx = self.ch.calls_tx.clone();
-        let q = self
-            .session
-            .declare_queryable(key)
-            .complete(true)
-            .callback(move |q| {
-                if let Err(TrySendError::Full((_, q))) = tx.try_send((Some(service), q)) {
-                    let _ = q
-                        .reply_err(format!(
-                            "simcore is busy: {CALL_QUEUE} calls wait to be read; call again"
-                        ))
-                        .wait();
-                }
-            })
-            .wait()?;
+        let q = self.call_queryable(key, Some(service))?;
         let t = self.session.liveliness().declare_token(token).wait()?;
         self.services.push((q, t));
         Ok(())
@@ -121,6 +107,31 @@ impl Worker {
 }
 
 impl Worker {
+    /// A complete queryable on `key` (it answers every key it matches: clients ask complete
+    /// queryables) that hands each call to the Zenoh thread, tagged with the
+    /// simulation_interfaces `service` it is (`None`: a world service), and answers "busy" at
+    /// once when [`CALL_QUEUE`] calls wait already.
+    fn call_queryable(
+        &self,
+        key: String,
+        service: Option<Service>,
+    ) -> zenoh::Result<Queryable<()>> {
+        let tx = self.ch.calls_tx.clone();
+        self.session
+            .declare_queryable(key)
+            .complete(true)
+            .callback(move |q| {
+                if let Err(TrySendError::Full((_, q))) = tx.try_send((service, q)) {
+                    let _ = q
+                        .reply_err(format!(
+                            "simcore is busy: {CALL_QUEUE} calls wait to be read; call again"
+                        ))
+                        .wait();
+                }
+            })
+            .wait()
+    }
+
     /// The queryables of the world's services, in simcore's own key space
     /// ([`keys::world_call_key`], [`keys::world_services_key`]): calls carry the request as
     /// `--call`'s JSON and are answered with the reply's; a call refused, with its reason.
@@ -130,23 +141,7 @@ impl Worker {
             format!("{}/{}/call/**", keys::SIMCORE, self.node.domain),
             keys::world_services_key(self.node.domain),
         ] {
-            let tx = self.ch.calls_tx.clone();
-            // Complete: it answers every key it matches (clients ask complete queryables).
-            let q = self
-                .session
-                .declare_queryable(key)
-                .complete(true)
-                .callback(move |q| {
-                    if let Err(TrySendError::Full((_, q))) = tx.try_send((None, q)) {
-                        let _ = q
-                            .reply_err(format!(
-                                "simcore is busy: {CALL_QUEUE} calls wait to be read; call again"
-                            ))
-                            .wait();
-                    }
-                })
-                .wait()?;
-            out.push(q);
+            out.push(self.call_queryable(key, None)?);
         }
         Ok(out)
     }
