@@ -647,10 +647,16 @@ fn the_output_folder_is_never_a_link_nor_full() {
 #[test]
 fn the_example_sweep_runs_as_the_readme_says() {
     let out = tempfile::tempdir().unwrap();
-    let o = batch(
-        &workspace(),
-        &["examples/sweep.toml", "--out", out.path().to_str().unwrap()],
-    );
+    // The plugins as an installed simcore finds them (`cargo test` does not build them into
+    // target/debug, the file's `plugin_path`).
+    let o = Command::new(env!("CARGO_BIN_EXE_simcore"))
+        .args(["batch", "examples/sweep.toml", "--out"])
+        .arg(out.path())
+        .env("SIMCORE_PLUGIN_PATH", plugin_build_dir())
+        .env("SIMCORE_LOG", "warn")
+        .current_dir(workspace())
+        .output()
+        .expect("simcore runs");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(
         o.status.code(),
