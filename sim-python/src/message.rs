@@ -13,10 +13,11 @@
 // memory (see `borrowed`).
 #![allow(unsafe_code)]
 
-use numpy::PyArray;
 use numpy::ndarray::{ArrayView, Dimension, Ix1, Ix2, Ix3, ShapeBuilder};
+use numpy::{PyArray, PyArrayMethods};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList};
 use serde_json::{Value, json};
 use sim_codec::json as echo;
@@ -41,46 +42,100 @@ impl MessageBuffer {
 /// `stamp_ns`, `frame_id`, `seq`), the payload's fields by key (`msg["linear_acceleration"]`),
 /// and for images, depth images, laser scans and point clouds the data as a read-only NumPy
 /// array over the engine's memory (`msg.array`).
+///
+/// It holds the bus's message itself; the fields' dict and the array are made on first use
+/// and kept, so that a read costs one object whatever the message's size.
 #[pyclass(module = "simcore._simcore", name = "Message", frozen)]
 pub struct Message {
-    /// The topic it was published on.
-    #[pyo3(get)]
-    topic: String,
-    /// The message type (`IMU`, `Image`, `LaserScan`, `Twist`...).
-    #[pyo3(get, name = "type")]
-    kind: String,
-    /// The header's stamp, ns of sim time.
-    #[pyo3(get)]
-    stamp_ns: i64,
-    /// The header's frame.
-    #[pyo3(get)]
-    frame_id: String,
-    /// The header's sequence number.
-    #[pyo3(get)]
-    seq: u64,
-    fields: Py<PyDict>,
-    array: Option<Py<PyAny>>,
+    envelope: Arc<Envelope>,
+    /// The base object of the arrays.
+    owner: PyOnceLock<Py<MessageBuffer>>,
+    array: PyOnceLock<Option<Py<PyAny>>>,
+    fields: PyOnceLock<Py<PyDict>>,
+}
+
+impl Message {
+    fn owner<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, MessageBuffer>> {
+        self.owner
+            .get_or_try_init(py, || {
+                Py::new(
+                    py,
+                    MessageBuffer {
+                        envelope: self.envelope.clone(),
+                    },
+                )
+            })
+            .map(|o| o.bind(py))
+    }
+
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyDict>> {
+        self.fields
+            .get_or_try_init(py, || fields(self, py).map(Bound::unbind))
+            .map(|f| f.bind(py))
+    }
 }
 
 #[pymethods]
 impl Message {
+    /// The topic it was published on.
+    #[getter]
+    fn topic(&self) -> &str {
+        &self.envelope.topic
+    }
+
+    /// The message type (`IMU`, `Image`, `LaserScan`, `Twist`...).
+    #[getter(r#type)]
+    fn kind(&self) -> &'static str {
+        match self.envelope.message.payload.as_enum() {
+            Ok(p) => p.type_name(),
+            Err(_) => "Unknown",
+        }
+    }
+
+    /// The header's stamp, ns of sim time.
+    #[getter]
+    fn stamp_ns(&self) -> i64 {
+        self.envelope.message.header.stamp.nanos
+    }
+
+    /// The header's frame.
+    #[getter]
+    fn frame_id(&self) -> &str {
+        self.envelope.message.header.frame_id.as_str()
+    }
+
+    /// The header's sequence number.
+    #[getter]
+    fn seq(&self) -> u64 {
+        self.envelope.message.header.seq
+    }
+
     /// The header's stamp in seconds of sim time.
     #[getter]
     fn stamp(&self) -> f64 {
-        self.stamp_ns as f64 * 1e-9
+        self.stamp_ns() as f64 * 1e-9
     }
 
     /// The message's bulk data as a NumPy array (images `(h, w)` or `(h, w, c)`, depth images
     /// `(h, w)` float32, laser scans' ranges `(count,)` or `(rows, count)`, point clouds a
     /// structured array of their fields), or None for other types.
     #[getter]
-    fn array(&self, py: Python<'_>) -> Option<Py<PyAny>> {
-        self.array.as_ref().map(|a| a.clone_ref(py))
+    fn array(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let a = self.array.get_or_try_init(py, || {
+            let owner = self.owner(py)?;
+            let a = match self.envelope.message.payload.as_enum() {
+                Ok(Payload::Image(i)) => image_array(owner, i)?,
+                Ok(Payload::PointCloud(c)) => cloud_array(owner, c)?,
+                Ok(Payload::LaserScan(s)) => Some(scan_array(owner, s)?),
+                _ => None,
+            };
+            Ok::<_, PyErr>(a.map(Bound::unbind))
+        })?;
+        Ok(a.as_ref().map(|a| a.clone_ref(py)))
     }
 
     fn __getitem__<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-        self.fields
-            .bind(py)
+        self.fields(py)?
             .get_item(key)?
             .ok_or_else(|| PyKeyError::new_err(key.to_string()))
     }
@@ -93,20 +148,19 @@ impl Message {
         key: &str,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        Ok(self.fields.bind(py).get_item(key)?.or(default))
+        Ok(self.fields(py)?.get_item(key)?.or(default))
     }
 
     fn __contains__(&self, py: Python<'_>, key: &str) -> PyResult<bool> {
-        self.fields.bind(py).contains(key)
+        self.fields(py)?.contains(key)
     }
 
-    fn __len__(&self, py: Python<'_>) -> usize {
-        self.fields.bind(py).len()
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.fields(py)?.len())
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.fields
-            .bind(py)
+        self.fields(py)?
             .keys()
             .into_any()
             .try_iter()
@@ -114,42 +168,41 @@ impl Message {
     }
 
     /// The payload's field names.
-    fn keys<'py>(&self, py: Python<'py>) -> Bound<'py, PyList> {
-        self.fields.bind(py).keys()
+    fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        Ok(self.fields(py)?.keys())
     }
 
     /// The payload's fields as (name, value) pairs.
-    fn items<'py>(&self, py: Python<'py>) -> Bound<'py, PyList> {
-        self.fields.bind(py).items()
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        Ok(self.fields(py)?.items())
     }
 
     /// Everything as one dict: `topic`, `type`, `stamp`, `frame_id`, `seq` and the fields.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("topic", &self.topic)?;
-        d.set_item("type", &self.kind)?;
+        d.set_item("topic", self.topic())?;
+        d.set_item("type", self.kind())?;
         d.set_item("stamp", self.stamp())?;
-        d.set_item("frame_id", &self.frame_id)?;
-        d.set_item("seq", self.seq)?;
-        d.update(self.fields.bind(py).as_mapping())?;
+        d.set_item("frame_id", self.frame_id())?;
+        d.set_item("seq", self.seq())?;
+        d.update(self.fields(py)?.as_mapping())?;
         Ok(d)
     }
 
-    fn __repr__(&self, py: Python<'_>) -> String {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let keys: Vec<String> = self
-            .fields
-            .bind(py)
+            .fields(py)?
             .keys()
             .iter()
             .map(|k| k.to_string())
             .collect();
-        format!(
+        Ok(format!(
             "<Message {} on {} at {:.6} s: {}>",
-            self.kind,
-            self.topic,
+            self.kind(),
+            self.topic(),
             self.stamp(),
             keys.join(", ")
-        )
+        ))
     }
 }
 
@@ -168,7 +221,10 @@ fn borrowed<'py, T: numpy::Element, D: Dimension>(
     // payload has no interior mutability); NumPy keeps `owner` as the array's base object, so
     // the memory outlives the array, and the array is made read-only before Python sees it.
     let array = unsafe { PyArray::<T, D>::borrow_from_array(&view, owner.clone().into_any()) };
-    array.getattr("flags")?.setattr("writeable", false)?;
+    array
+        .try_readwrite()
+        .map_err(|e| crate::errors::SimError::new_err(format!("message data: {e}")))?
+        .make_nonwriteable();
     Ok(array.into_any())
 }
 
@@ -205,6 +261,14 @@ fn image_array<'py>(
     let pixel = channels * size;
     if step < w * pixel || data.len() < (h - 1) * step + w * pixel {
         return Ok(None);
+    }
+    // Bytes: the array at once, without NumPy's `view`.
+    if size == 1 {
+        return Ok(Some(if channels == 1 {
+            borrowed(owner, data, Ix2(h, w), Ix2(step, 1))?
+        } else {
+            borrowed(owner, data, Ix3(h, w, channels), Ix3(step, channels, 1))?
+        }));
     }
     let bytes = borrowed(owner, data, Ix3(h, w, pixel), Ix3(step, pixel, 1))?;
     let typed = bytes.call_method1("view", (numpy_dtype(py, dtype)?,))?;
@@ -283,12 +347,12 @@ fn cloud_array<'py>(
     }))
 }
 
-/// A laser scan's fields (as `echo` names them), ranges and intensities as arrays.
+/// A laser scan's fields (as `echo` names them), ranges and intensities as flat arrays.
 fn scan_fields<'py>(
     owner: &Bound<'py, MessageBuffer>,
     s: &LaserScan,
     fields: &Bound<'py, PyDict>,
-) -> PyResult<Option<Bound<'py, PyAny>>> {
+) -> PyResult<()> {
     let py = owner.py();
     let v = json!({
         "frame": s.frame.as_str(), "world_pose": pose_json(s.world_pose),
@@ -311,13 +375,21 @@ fn scan_fields<'py>(
         Ix1(1),
     )?;
     fields.set_item("ranges", &ranges)?;
-    fields.set_item("intensities", &intensities)?;
+    fields.set_item("intensities", &intensities)
+}
+
+/// A laser scan's ranges, `(vertical_count, count)` where they fill that, else flat.
+fn scan_array<'py>(
+    owner: &Bound<'py, MessageBuffer>,
+    s: &LaserScan,
+) -> PyResult<Bound<'py, PyAny>> {
+    let ranges = s.ranges.as_slice();
     let (rows, count) = (s.vertical_count as usize, s.count as usize);
-    Ok(Some(if rows > 1 && rows * count == s.ranges.len() {
-        ranges.call_method1("reshape", ((rows, count),))?
+    if rows > 1 && rows * count == ranges.len() {
+        borrowed(owner, ranges, Ix2(rows, count), Ix2(count, 1))
     } else {
-        ranges
-    }))
+        borrowed(owner, ranges, Ix1(ranges.len()), Ix1(1))
+    }
 }
 
 fn pose_json(p: sim_plugin_api::Pose) -> Value {
@@ -329,22 +401,24 @@ fn pose_json(p: sim_plugin_api::Pose) -> Value {
 }
 
 /// The Python form of a message from the bus.
-pub fn message(py: Python<'_>, envelope: &Arc<Envelope>) -> PyResult<Message> {
-    let m = &envelope.message;
+pub fn message(envelope: &Arc<Envelope>) -> Message {
+    Message {
+        envelope: envelope.clone(),
+        owner: PyOnceLock::new(),
+        array: PyOnceLock::new(),
+        fields: PyOnceLock::new(),
+    }
+}
+
+/// The payload's fields of `m` as a dict, with the bulk data as arrays (`data` of images and
+/// point clouds, `ranges` and `intensities` of scans, flat).
+fn fields<'py>(m: &Message, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let fields = PyDict::new(py);
-    let owner = || {
-        Bound::new(
-            py,
-            MessageBuffer {
-                envelope: envelope.clone(),
-            },
-        )
-    };
-    let (kind, array) = match m.payload.as_enum() {
-        Ok(Payload::LaserScan(s)) => ("LaserScan", scan_fields(&owner()?, s, &fields)?),
+    let envelope = &m.envelope;
+    match envelope.message.payload.as_enum() {
+        Ok(Payload::LaserScan(s)) => scan_fields(m.owner(py)?, s, &fields)?,
         Ok(p) => {
-            let kind = p.type_name();
-            let v = echo::message_json(&envelope.topic, m);
+            let v = echo::message_json(&envelope.topic, &envelope.message);
             if let Value::Object(o) = v {
                 for (k, x) in o
                     .iter()
@@ -353,27 +427,15 @@ pub fn message(py: Python<'_>, envelope: &Arc<Envelope>) -> PyResult<Message> {
                     fields.set_item(k, crate::convert::to_py(py, x)?)?;
                 }
             }
-            let array = match p {
-                Payload::Image(i) => image_array(&owner()?, i)?,
-                Payload::PointCloud(c) => cloud_array(&owner()?, c)?,
-                _ => None,
-            };
-            if let Some(a) = &array {
+            if matches!(p, Payload::Image(_) | Payload::PointCloud(_))
+                && let Some(a) = m.array(py)?
+            {
                 fields.set_item("data", a)?;
             }
-            (kind, array)
         }
-        Err(_) => ("Unknown", None),
-    };
-    Ok(Message {
-        topic: envelope.topic.to_string(),
-        kind: kind.to_string(),
-        stamp_ns: m.header.stamp.nanos,
-        frame_id: m.header.frame_id.to_string(),
-        seq: m.header.seq,
-        fields: fields.unbind(),
-        array: array.map(Bound::unbind),
-    })
+        Err(_) => {}
+    }
+    Ok(fields)
 }
 
 /// A message's payload fields as a dict (service replies).

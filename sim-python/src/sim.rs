@@ -428,12 +428,12 @@ impl PySimulation {
     }
 
     /// The latest message on `topic` (since loading or the last reset), or None.
-    fn read(&self, py: Python<'_>, topic: &str) -> PyResult<Option<Message>> {
+    fn read(&self, topic: &str) -> PyResult<Option<Message>> {
         let env = self.with(|e| {
             e.collect();
             Ok(e.latest(topic))
         })?;
-        env.map(|env| message(py, &env)).transpose()
+        Ok(env.map(|env| message(&env)))
     }
 
     /// A subscription to `topic`: its `drain()` returns the messages published since the
@@ -620,12 +620,8 @@ pub struct Subscription {
 #[pymethods]
 impl Subscription {
     /// The messages published since the last call, oldest first.
-    fn drain(&self, py: Python<'_>) -> PyResult<Vec<Message>> {
-        self.inner
-            .drain()
-            .iter()
-            .map(|env| message(py, env))
-            .collect()
+    fn drain(&self) -> Vec<Message> {
+        self.inner.drain().iter().map(message).collect()
     }
 
     /// The topic.

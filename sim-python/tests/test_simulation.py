@@ -103,10 +103,13 @@ def test_a_camera_image_is_a_numpy_array_without_a_copy(world, plugins):
     assert again is not img and np.shares_memory(img, again)
     assert img.std() > 0, "the scene is not blank"
     before = img.copy()
+    late = sim.read(camera)  # its fields and array are made when first used: after the steps
     sim.step(400)  # two more frames
     newer = sim.read(camera).array
     assert not np.shares_memory(img, newer)
     assert np.array_equal(img, before), "an array read earlier never changes"
+    assert late.stamp == msg.stamp and late["height"] == 48
+    assert np.array_equal(late.array, before) and late.array is late["data"]
     depth_topic = next(t for t in sim.topics() if t.endswith("/depth_image"))
     depth = sim.read(depth_topic).array
     assert depth.shape == (30, 40) and depth.dtype == np.float32
