@@ -74,3 +74,32 @@ def test_the_zenoh_client_reads_and_drives_a_run():
     finally:
         run.terminate()
         run.wait(timeout=60)
+
+
+def test_the_dataset_frames_agree_with_their_labels(tmp_path):
+    import json
+
+    import numpy as np
+
+    runs = []
+    for out in [tmp_path / "a", tmp_path / "b"]:
+        stdout = run_example("dataset.py", "3", str(out))
+        assert "wrote 3 frames" in stdout
+        runs.append(json.loads((out / "labels.json").read_text()))
+    assert runs[0] == runs[1], "the same seed, the same frames"
+    seen = set()
+    for f in runs[0]["frames"]:
+        a, b = (np.load(tmp_path / d / f["file"]) for d in "ab")
+        assert np.array_equal(a["image"], b["image"]) and np.array_equal(a["labels"], b["labels"])
+        image, labels = a["image"], a["labels"]
+        assert image.shape == (240, 320, 3) and labels.shape == (240, 320)
+        assert set(np.unique(labels)) <= {0, 1, 2, 3}
+        assert f["boxes"], "objects in view"
+        for box in f["boxes"]:
+            x0, y0, x1, y1 = (int(v) for v in box["box"])
+            inside = labels[y0:y1 + 1, x0:x1 + 1]
+            # The box spans its object's pixels: they touch all four of its edges.
+            mask = inside == box["class"]
+            assert mask[0].any() and mask[-1].any() and mask[:, 0].any() and mask[:, -1].any(), box
+            seen.add(box["class"])
+    assert seen == {1, 2, 3}, seen
