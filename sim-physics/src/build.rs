@@ -56,7 +56,7 @@ impl Physics {
         }
         let mut pw = PhysicsWorld {
             gravity: vec_to_rapier(world.gravity),
-            narrow_phase: NarrowPhase::with_query_dispatcher(super::plane::PlaneDispatcher),
+            narrow_phase: NarrowPhase::with_query_dispatcher(super::dispatch::ShapeDispatcher),
             ..Default::default()
         };
         // Each broad-phase box grows by 12.5 % of its collider's smallest extent (between 4
@@ -118,7 +118,8 @@ impl Physics {
             model_plugins: ModelPlugins::new(),
             hooks: Default::default(),
             rays: Default::default(),
-            ordered_planes: Vec::new(),
+            first_in_pairs: Vec::new(),
+            first_places: Default::default(),
             reduced: false,
             drive_targets: Vec::new(),
         };
@@ -492,7 +493,7 @@ impl Physics {
             self.hooks
                 .register(handle, surface, self_collide, offset.orientation);
         }
-        self.order_planes(handle);
+        self.order_first(handle);
         let mut data = data;
         if let EntityData::Collision { collider, .. } = &mut data {
             *collider = handle;

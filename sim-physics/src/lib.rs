@@ -22,8 +22,10 @@ mod build;
 mod commands;
 mod contacts;
 mod convert;
+mod dispatch;
 mod entities;
 mod joints;
+mod leading;
 mod listing;
 mod mechanics;
 mod overlaps;
@@ -117,9 +119,11 @@ pub struct Physics {
     hooks: contacts::ContactHooks,
     /// The trees ray packets are cast through (see `ray_index`).
     rays: ray_index::RayIndex,
-    /// The colliders of the planes that precede every collider that can touch them (see
-    /// `plane`).
-    ordered_planes: Vec<ColliderHandle>,
+    /// The colliders first in each of their contact pairs: ordered planes and leading fixed
+    /// shapes (see `leading`).
+    first_in_pairs: Vec<ColliderHandle>,
+    /// The least places in the collider set of the colliders that can touch them.
+    first_places: leading::FirstPlaces,
     /// The position commands on angular axes of reduced-coordinate joints: joint entity,
     /// drive joint and target, rad (see `joints::reduced`).
     drive_targets: Vec<(EntityId, ImpulseJointHandle, f64)>,

@@ -81,7 +81,7 @@ impl Mechanics for Physics {
                 // the link's frame.
                 None => match self.pw.colliders.get(*collider) {
                     Some(c) => {
-                        let m = hull_mass(c.shape());
+                        let m = hull_mass(super::leading::Leading::unwrap(c.shape()));
                         let local = c
                             .position_wrt_parent()
                             .map(pose_from_rapier)

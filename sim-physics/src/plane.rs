@@ -12,9 +12,9 @@
 //! pairs the plane only with the colliders that come near it, as it would a cuboid ground;
 //! for a tilted plane it is as large as the half-space's. Everything else is the
 //! half-space's own: contacts, ray casts and point queries go to [`HalfSpace`] through
-//! [`PlaneDispatcher`], which hands parry's dispatcher the inner half-space wherever a
-//! [`Plane`] is one of the two shapes, so that every contact is computed by the same code
-//! on the same numbers as before.
+//! [`ShapeDispatcher`](super::dispatch::ShapeDispatcher), which hands parry's dispatcher the
+//! inner half-space wherever a [`Plane`] is one of the two shapes, so that every contact is
+//! computed by the same code on the same numbers as before.
 //!
 //! rapier reuses a pair's contacts while the two shapes have barely moved relative to each
 //! other since it last computed them ("recycling", within 5 cm and 11.5 degrees): it bounds
@@ -26,22 +26,14 @@
 //! precedes every collider that can touch it (an *ordered* plane, see
 //! [`Plane::ordered`]) gives rapier the point at its origin as its local box, so that its
 //! contacts are reused exactly as a cuboid's are. Any other plane keeps the whole half-space
-//! as its local box, and rapier computes its contacts at every step as before.
+//! as its local box, and rapier computes its contacts at every step as before. Fixed shapes
+//! of other kinds follow the same rule (`leading.rs`, where the ordering is kept).
 
-use rapier3d::geometry::{ContactData, ContactManifoldData};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingSphere};
 use rapier3d::parry::mass_properties::MassProperties;
-use rapier3d::parry::query::details::NormalConstraints;
-use rapier3d::parry::query::details::ShapeCastOptions;
-use rapier3d::parry::query::{
-    ClosestPoints, Contact, ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher,
-    NonlinearRigidMotion, PersistentQueryDispatcher, PointProjection, PointQuery, QueryDispatcher,
-    Ray, RayCast, RayIntersection, ShapeCastHit, ShapeDistance, ShapeIntersection, Unsupported,
-};
+use rapier3d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayIntersection};
 use rapier3d::parry::shape::{FeatureId, HalfSpace, Shape, ShapeType, SubShapeId, TypedShape};
-use rapier3d::prelude::{Collider, ColliderHandle, Pose, Real, SharedShape, Vector};
-
-use super::GROUP_COLLISION;
+use rapier3d::prelude::{Pose, Real, Vector};
 
 /// How far a plane reaches from the world origin along each axis, m. Beyond it a plane
 /// touches nothing (a single-precision position there is 2^26 m, some 67,000 km, from
@@ -112,17 +104,6 @@ pub(crate) fn half_space_of(shape: &dyn Shape) -> Option<&HalfSpace> {
         ShapeType::Custom => shape.as_shape::<Plane>().map(|p| &p.half_space),
         _ => None,
     }
-}
-
-/// `shape`, or the half-space inside it when it is a [`Plane`].
-#[inline]
-fn inner(shape: &dyn Shape) -> &dyn Shape {
-    if shape.shape_type() == ShapeType::Custom
-        && let Some(p) = shape.as_shape::<Plane>()
-    {
-        return &p.half_space;
-    }
-    shape
 }
 
 impl RayCast for Plane {
@@ -242,176 +223,5 @@ impl Shape for Plane {
     ) -> Option<Vector> {
         self.half_space
             .feature_normal_at_point(subshape, feature, point)
-    }
-}
-
-/// parry's query dispatcher, with every [`Plane`] handed to it as its half-space (see the
-/// module): the narrow phase's, and so the scene queries' too.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct PlaneDispatcher;
-
-impl QueryDispatcher for PlaneDispatcher {
-    fn intersection_test(
-        &self,
-        pos12: &Pose,
-        g1: &dyn Shape,
-        g2: &dyn Shape,
-    ) -> Result<ShapeIntersection, Unsupported> {
-        DefaultQueryDispatcher.intersection_test(pos12, inner(g1), inner(g2))
-    }
-
-    fn distance(
-        &self,
-        pos12: &Pose,
-        g1: &dyn Shape,
-        g2: &dyn Shape,
-    ) -> Result<ShapeDistance, Unsupported> {
-        DefaultQueryDispatcher.distance(pos12, inner(g1), inner(g2))
-    }
-
-    fn contact(
-        &self,
-        pos12: &Pose,
-        g1: &dyn Shape,
-        g2: &dyn Shape,
-        prediction: Real,
-    ) -> Result<Option<Contact>, Unsupported> {
-        DefaultQueryDispatcher.contact(pos12, inner(g1), inner(g2), prediction)
-    }
-
-    fn closest_points(
-        &self,
-        pos12: &Pose,
-        g1: &dyn Shape,
-        g2: &dyn Shape,
-        max_dist: Real,
-    ) -> Result<ClosestPoints, Unsupported> {
-        DefaultQueryDispatcher.closest_points(pos12, inner(g1), inner(g2), max_dist)
-    }
-
-    fn cast_shapes(
-        &self,
-        pos12: &Pose,
-        local_vel12: Vector,
-        g1: &dyn Shape,
-        g2: &dyn Shape,
-        options: ShapeCastOptions,
-    ) -> Result<Option<ShapeCastHit>, Unsupported> {
-        DefaultQueryDispatcher.cast_shapes(pos12, local_vel12, inner(g1), inner(g2), options)
-    }
-
-    fn cast_shapes_nonlinear(
-        &self,
-        motion1: &NonlinearRigidMotion,
-        g1: &dyn Shape,
-        motion2: &NonlinearRigidMotion,
-        g2: &dyn Shape,
-        start_time: Real,
-        end_time: Real,
-        stop_at_penetration: bool,
-    ) -> Result<Option<ShapeCastHit>, Unsupported> {
-        DefaultQueryDispatcher.cast_shapes_nonlinear(
-            motion1,
-            inner(g1),
-            motion2,
-            inner(g2),
-            start_time,
-            end_time,
-            stop_at_penetration,
-        )
-    }
-}
-
-impl PersistentQueryDispatcher<ContactManifoldData, ContactData> for PlaneDispatcher {
-    fn contact_manifolds(
-        &self,
-        pos12: &Pose,
-        g1: &dyn Shape,
-        g2: &dyn Shape,
-        prediction: Real,
-        manifolds: &mut Vec<ContactManifold<ContactManifoldData, ContactData>>,
-        workspace: &mut Option<ContactManifoldsWorkspace>,
-    ) -> Result<(), Unsupported> {
-        DefaultQueryDispatcher.contact_manifolds(
-            pos12,
-            inner(g1),
-            inner(g2),
-            prediction,
-            manifolds,
-            workspace,
-        )
-    }
-
-    fn contact_manifold_convex_convex(
-        &self,
-        pos12: &Pose,
-        g1: &dyn Shape,
-        g2: &dyn Shape,
-        normal_constraints1: Option<&dyn NormalConstraints>,
-        normal_constraints2: Option<&dyn NormalConstraints>,
-        prediction: Real,
-        manifold: &mut ContactManifold<ContactManifoldData, ContactData>,
-    ) -> Result<(), Unsupported> {
-        DefaultQueryDispatcher.contact_manifold_convex_convex(
-            pos12,
-            inner(g1),
-            inner(g2),
-            normal_constraints1,
-            normal_constraints2,
-            prediction,
-            manifold,
-        )
-    }
-}
-
-impl super::Physics {
-    /// Keeps [`Plane::ordered`] true exactly for the planes whose collider precedes every
-    /// collider that can touch them, after the collider `added` was inserted: a plane is
-    /// ordered when it comes before all of those (as a ground built before the models on
-    /// it), and a plane stops being ordered when a collider that can touch it is given an
-    /// earlier place in the set (a place freed by a removed model).
-    pub(super) fn order_planes(&mut self, added: ColliderHandle) {
-        let index = |h: ColliderHandle| h.into_raw_parts().0;
-        let touches = |c: &Collider| {
-            c.collision_groups().memberships.intersects(GROUP_COLLISION)
-                && c.shape().as_shape::<Plane>().is_none()
-        };
-        let colliders = &mut self.pw.colliders;
-        self.ordered_planes.retain(|h| colliders.get(*h).is_some());
-        let Some(c) = colliders.get(added) else {
-            return;
-        };
-        let i = index(added);
-        if let Some(plane) = c.shape().as_shape::<Plane>().copied() {
-            let first = c.collision_groups().memberships.intersects(GROUP_COLLISION)
-                && colliders
-                    .iter()
-                    .all(|(h, c)| h == added || index(h) > i || !touches(c));
-            if first && let Some(c) = colliders.get_mut(added) {
-                c.set_shape(SharedShape::new(Plane {
-                    ordered: true,
-                    ..plane
-                }));
-                self.ordered_planes.push(added);
-            }
-        } else if touches(c) {
-            let later: Vec<ColliderHandle> = self
-                .ordered_planes
-                .iter()
-                .copied()
-                .filter(|p| index(*p) > i)
-                .collect();
-            for p in later {
-                if let Some(c) = colliders.get_mut(p)
-                    && let Some(plane) = c.shape().as_shape::<Plane>().copied()
-                {
-                    c.set_shape(SharedShape::new(Plane {
-                        ordered: false,
-                        ..plane
-                    }));
-                }
-            }
-            self.ordered_planes.retain(|p| index(*p) < i);
-        }
     }
 }

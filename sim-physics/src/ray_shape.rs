@@ -48,7 +48,7 @@ impl<'c> PreparedShape<'c> {
     /// `collider`'s shape at its current pose, for rays that all start at `shared_origin`
     /// when given (any origin otherwise).
     pub fn new(collider: &'c Collider, shared_origin: Option<Vector>) -> Self {
-        let shape = collider.shape();
+        let shape = super::leading::Leading::unwrap(collider.shape());
         let form = match shape.shape_type() {
             ShapeType::HalfSpace | ShapeType::Custom => {
                 super::plane::half_space_of(shape).map(Form::HalfSpace)

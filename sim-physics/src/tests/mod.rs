@@ -5,6 +5,7 @@ mod joint_dynamics;
 mod joint_kinds;
 mod joint_limits;
 mod joints;
+mod leading;
 mod mechanics;
 mod planes;
 mod rays;

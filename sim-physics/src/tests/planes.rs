@@ -266,7 +266,7 @@ fn a_colliders_earlier_place_unorders_the_plane() {
         ordered: true,
         ..plane
     }));
-    p.ordered_planes.push(ground);
+    p.first_in_pairs.push(ground);
     let spawned = sim_sdf::parse_str(
         &format!(
             r#"<sdf version="1.9"><world name="w">{}</world></sdf>"#,
@@ -279,7 +279,7 @@ fn a_colliders_earlier_place_unorders_the_plane() {
     let again = collider(&p, "again::l::c");
     assert!(again.into_raw_parts().0 < ground.into_raw_parts().0);
     assert!(!plane_of(&p, ground).ordered);
-    assert!(p.ordered_planes.is_empty());
+    assert!(p.first_in_pairs.is_empty());
 }
 
 /// The world of `models` on a level ground (first), with the ground's shape replaced by
@@ -289,7 +289,7 @@ fn on_ground(models: &str, half_space: bool) -> Physics {
     if half_space {
         let ground = collider(&p, "ground::l::c");
         p.pw.colliders[ground].set_shape(SharedShape::halfspace(Vector::Z));
-        p.ordered_planes.clear();
+        p.first_in_pairs.clear();
     }
     p
 }
