@@ -21,10 +21,10 @@ pub fn text(task: &str) -> Option<&'static str> {
         "run" => {
             "usage: cargo xtask run WORLD [simcore run options]
 
-Builds the workspace (cargo's progress shown) and runs `simcore run WORLD` from target/debug
-with the options given, paced at real time unless `--rtf` says otherwise. The options are
-simcore run's: docs/cli.md lists them, and so does `target/debug/simcore run --help` once
-built."
+Builds simcore and its plugins (cargo's progress shown) and runs `simcore run WORLD` from
+target/debug with the options given, paced at real time unless `--rtf` says otherwise. The
+options are simcore run's: docs/cli.md lists them, and so does `target/debug/simcore run
+--help` once built."
         }
         "test" => {
             "usage: cargo xtask test

@@ -112,9 +112,14 @@ fn run(args: &[String]) -> Result<u8, String> {
         return Err("usage: cargo xtask run WORLD [simcore run options]".into());
     }
     // The dev profile optimises the physics dependencies, so it runs worlds at full speed
-    // and shares its build with the tests.
+    // and shares its build with the tests. Only the executable and the plugins it loads are
+    // built (not the Python package's crate nor the tools), with cargo's progress shown.
+    eprintln!("xtask: building simcore and its plugins (the first build takes minutes)");
     let mut build = cargo();
-    build.args(["build", "--quiet"]);
+    build.args(["build", "-p", "sim-core"]);
+    for p in plugin_packages()? {
+        build.args(["-p", &p]);
+    }
     check(build)?;
     let exe = target_dir()
         .join("debug")
@@ -144,7 +149,7 @@ fn test() -> Result<u8, String> {
 fn python_package_tests(python: &Path) -> Result<u8, String> {
     eprintln!("xtask: building the plugin libraries for the Python package's tests");
     let mut plugins = cargo();
-    plugins.args(["build", "--quiet"]);
+    plugins.args(["build"]);
     for p in plugin_packages()? {
         plugins.args(["-p", &p]);
     }
