@@ -22,7 +22,6 @@
 
 use rapier3d::parry::bounding_volume::{Aabb, BoundingSphere};
 use rapier3d::parry::mass_properties::MassProperties;
-use rapier3d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayIntersection};
 use rapier3d::parry::shape::{
     CompositeShape, FeatureId, PolygonalFeatureMap, Shape, ShapeType, SubShapeId, SupportMap,
     TypedShape,
@@ -52,50 +51,7 @@ impl Leading {
     }
 }
 
-impl RayCast for Leading {
-    #[inline]
-    fn cast_local_ray(&self, ray: &Ray, max_time_of_impact: Real, solid: bool) -> Option<Real> {
-        self.shape.cast_local_ray(ray, max_time_of_impact, solid)
-    }
-
-    #[inline]
-    fn cast_local_ray_and_get_normal(
-        &self,
-        ray: &Ray,
-        max_time_of_impact: Real,
-        solid: bool,
-    ) -> Option<RayIntersection> {
-        self.shape
-            .cast_local_ray_and_get_normal(ray, max_time_of_impact, solid)
-    }
-
-    #[inline]
-    fn intersects_local_ray(&self, ray: &Ray, max_time_of_impact: Real) -> bool {
-        self.shape.intersects_local_ray(ray, max_time_of_impact)
-    }
-}
-
-impl PointQuery for Leading {
-    #[inline]
-    fn project_local_point(&self, pt: Vector, solid: bool) -> PointProjection {
-        self.shape.project_local_point(pt, solid)
-    }
-
-    #[inline]
-    fn project_local_point_and_get_feature(&self, pt: Vector) -> (PointProjection, FeatureId) {
-        self.shape.project_local_point_and_get_feature(pt)
-    }
-
-    #[inline]
-    fn distance_to_local_point(&self, pt: Vector, solid: bool) -> Real {
-        self.shape.distance_to_local_point(pt, solid)
-    }
-
-    #[inline]
-    fn contains_local_point(&self, pt: Vector) -> bool {
-        self.shape.contains_local_point(pt)
-    }
-}
+super::dispatch::queries_of_inner!(Leading, shape);
 
 impl Shape for Leading {
     /// The box rapier measures the shape's reach from its origin by, to bound how far a

@@ -31,7 +31,6 @@
 
 use rapier3d::parry::bounding_volume::{Aabb, BoundingSphere};
 use rapier3d::parry::mass_properties::MassProperties;
-use rapier3d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayIntersection};
 use rapier3d::parry::shape::{FeatureId, HalfSpace, Shape, ShapeType, SubShapeId, TypedShape};
 use rapier3d::prelude::{Pose, Real, Vector};
 
@@ -106,52 +105,7 @@ pub(crate) fn half_space_of(shape: &dyn Shape) -> Option<&HalfSpace> {
     }
 }
 
-impl RayCast for Plane {
-    #[inline]
-    fn cast_local_ray(&self, ray: &Ray, max_time_of_impact: Real, solid: bool) -> Option<Real> {
-        self.half_space
-            .cast_local_ray(ray, max_time_of_impact, solid)
-    }
-
-    #[inline]
-    fn cast_local_ray_and_get_normal(
-        &self,
-        ray: &Ray,
-        max_time_of_impact: Real,
-        solid: bool,
-    ) -> Option<RayIntersection> {
-        self.half_space
-            .cast_local_ray_and_get_normal(ray, max_time_of_impact, solid)
-    }
-
-    #[inline]
-    fn intersects_local_ray(&self, ray: &Ray, max_time_of_impact: Real) -> bool {
-        self.half_space
-            .intersects_local_ray(ray, max_time_of_impact)
-    }
-}
-
-impl PointQuery for Plane {
-    #[inline]
-    fn project_local_point(&self, pt: Vector, solid: bool) -> PointProjection {
-        self.half_space.project_local_point(pt, solid)
-    }
-
-    #[inline]
-    fn project_local_point_and_get_feature(&self, pt: Vector) -> (PointProjection, FeatureId) {
-        self.half_space.project_local_point_and_get_feature(pt)
-    }
-
-    #[inline]
-    fn distance_to_local_point(&self, pt: Vector, solid: bool) -> Real {
-        self.half_space.distance_to_local_point(pt, solid)
-    }
-
-    #[inline]
-    fn contains_local_point(&self, pt: Vector) -> bool {
-        self.half_space.contains_local_point(pt)
-    }
-}
+super::dispatch::queries_of_inner!(Plane, half_space);
 
 impl Shape for Plane {
     /// The box rapier measures the shape's reach from its origin by, to bound how far a

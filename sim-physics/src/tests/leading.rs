@@ -36,25 +36,8 @@ fn build(models: &[String]) -> Physics {
     Physics::build(&w).unwrap()
 }
 
-/// The collider of `scoped` (a collision).
-fn collider(p: &Physics, scoped: &str) -> ColliderHandle {
-    match p
-        .entities
-        .get(p.entity_id(scoped).unwrap())
-        .map(|e| &e.data)
-    {
-        Some(EntityData::Collision { collider, .. }) => *collider,
-        _ => panic!("{scoped} is no collision"),
-    }
-}
-
 fn leads(p: &Physics, c: ColliderHandle) -> bool {
     p.pw.colliders[c].shape().as_shape::<Leading>().is_some()
-}
-
-fn at(p: &Physics, name: &str) -> Pose {
-    p.pose_of(p.entity_id(&format!("{name}::l")).unwrap())
-        .unwrap()
 }
 
 #[test]
@@ -162,44 +145,8 @@ fn bodies_move_on_a_leading_ground_as_on_the_plain_box() {
         plain.lead(g, false);
         plain.first_in_pairs.clear();
         assert!(!leads(&plain, g));
-        let v0 = Vec3::new(3.0, 0.5, 0.0);
-        for p in [&mut leading, &mut plain] {
-            let thrown = p.entity_id("thrown").unwrap();
-            p.apply(&PhysicsCommand::SetVelocity(
-                thrown,
-                v0,
-                Vec3::new(0.0, 0.0, spin),
-            ))
-            .unwrap();
-        }
-        let mut apart: f64 = 0.0;
-        for _ in 0..2000 {
-            leading.step();
-            plain.step();
-            apart = apart
-                .max((at(&leading, "thrown").position - at(&plain, "thrown").position).length());
-        }
         let case = format!("spin {spin} rad/s");
-        assert!(
-            apart < 1e-3,
-            "{case}: the sliding paths part by {apart:e} m"
-        );
-        let slid = at(&leading, "thrown").position;
-        let expected = v0.length().powi(2) / (2.0 * 0.3 * 9.8);
-        let slid_by = (slid.x.powi(2) + slid.y.powi(2)).sqrt();
-        assert!(
-            (slid_by / expected - 1.0).abs() < 0.01,
-            "{case}: slid {slid_by} m, v^2 / (2 mu g) = {expected} m"
-        );
-        let (a, b) = (
-            at(&leading, "tilted").position,
-            at(&plain, "tilted").position,
-        );
-        assert!(
-            (a.z - 0.5).abs() < 1e-3 && (b.z - 0.5).abs() < 1e-3,
-            "{case}"
-        );
-        assert!((a - b).length() < 0.05, "{case}: {a:?} vs {b:?}");
+        slide_and_tumble(&mut leading, &mut plain, spin, &case);
         for (k, name) in ["s1", "s2", "s3"].into_iter().enumerate() {
             let z = at(&leading, name).position.z;
             assert!(
