@@ -7,7 +7,8 @@
 //! one thread. simcore runs the same scene as an SDF world as a user runs it
 //! (`Simulation::step`: the sensor pass, the default systems, the physics step), once with an
 //! SDF `<plane>` ground (as every Gazebo world has) and once with a 500 x 500 x 1 m `<box>`
-//! ground. Each figure is the median of alternating pairs of passes (a fresh raw rapier world,
+//! ground, and a third time on the plane with a `<visual>` beside every `<collision>`, as the
+//! models of real worlds have (`w3_visuals`). Each figure is the median of alternating pairs of passes (a fresh raw rapier world,
 //! then a fresh simcore world, each built untimed and stepped 1,000 times), so that both see
 //! the same machine load. The same scene with 4,000 and 16,000 boxes (20 x 20 and 40 x 40
 //! columns of ten) gives the cost growth beside raw rapier's.
@@ -30,6 +31,20 @@ pub(super) enum Ground {
     Plane,
     /// An SDF `<box>` of 500 x 500 x 1 m, its top face at z = 0 (the peers' ground).
     Box,
+    /// The plane, and every link (the ground's and each box's) with a `<visual>` of its
+    /// shape beside its `<collision>`, as the models of real worlds have.
+    Visuals,
+}
+
+impl Ground {
+    /// How a row names the scene's ground.
+    fn label(self) -> &'static str {
+        match self {
+            Ground::Plane => "SDF <plane> ground",
+            Ground::Box => "SDF <box> ground",
+            Ground::Visuals => "SDF <plane> ground, every link with a visual",
+        }
+    }
 }
 
 /// The centres of the W3 boxes: `side` x `side` columns of ten, 1.5 m apart, centred on the
@@ -54,20 +69,28 @@ pub(super) fn w3_centres(side: usize) -> Vec<[f64; 3]> {
 /// The W3 scene as an SDF world: the boxes of [`w3_centres`] (1 kg, the inertia of a unit
 /// cube, SDF's default surfaces) on `ground`, a 1 ms step.
 pub(super) fn w3_world(side: usize, ground: Ground) -> String {
-    let ground = match ground {
-        Ground::Plane => {
-            r#"<model name="ground"><static>true</static><link name="l"><collision name="c"><geometry><plane><normal>0 0 1</normal><size>500 500</size></plane></geometry></collision></link></model>"#
-        }
+    let plane = "<plane><normal>0 0 1</normal><size>500 500</size></plane>";
+    let visual = |geometry: &str| match ground {
+        Ground::Visuals => format!(r#"<visual name="v"><geometry>{geometry}</geometry></visual>"#),
+        _ => String::new(),
+    };
+    let ground_model = match ground {
+        Ground::Plane | Ground::Visuals => format!(
+            r#"<model name="ground"><static>true</static><link name="l"><collision name="c"><geometry>{plane}</geometry></collision>{}</link></model>"#,
+            visual(plane)
+        ),
         Ground::Box => {
-            r#"<model name="ground"><static>true</static><pose>0 0 -0.5 0 0 0</pose><link name="l"><collision name="c"><geometry><box><size>500 500 1</size></box></geometry></collision></link></model>"#
+            r#"<model name="ground"><static>true</static><pose>0 0 -0.5 0 0 0</pose><link name="l"><collision name="c"><geometry><box><size>500 500 1</size></box></geometry></collision></link></model>"#.to_string()
         }
     };
     let mut s = format!(
-        r#"<sdf version="1.9"><world name="w3"><physics type="ode"><max_step_size>0.001</max_step_size><real_time_factor>0</real_time_factor></physics>{ground}"#
+        r#"<sdf version="1.9"><world name="w3"><physics type="ode"><max_step_size>0.001</max_step_size><real_time_factor>0</real_time_factor></physics>{ground_model}"#
     );
+    let unit = "<box><size>1 1 1</size></box>";
+    let box_visual = visual(unit);
     for (n, [x, y, z]) in w3_centres(side).into_iter().enumerate() {
         s.push_str(&format!(
-            r#"<model name="b{n}"><pose>{x} {y} {z} 0 0 0</pose><link name="l"><inertial><mass>1</mass><inertia><ixx>0.166667</ixx><iyy>0.166667</iyy><izz>0.166667</izz></inertia></inertial><collision name="c"><geometry><box><size>1 1 1</size></box></geometry></collision></link></model>"#
+            r#"<model name="b{n}"><pose>{x} {y} {z} 0 0 0</pose><link name="l"><inertial><mass>1</mass><inertia><ixx>0.166667</ixx><iyy>0.166667</iyy><izz>0.166667</izz></inertia></inertial><collision name="c"><geometry>{unit}</geometry></collision>{box_visual}</link></model>"#
         ));
     }
     s.push_str("</world></sdf>");
@@ -224,7 +247,7 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
     let per_step = |s: f64| s * 1e9 / W3_STEPS as f64;
     let rate = |s: f64| W3_STEPS as f64 / s;
     let mut plane_1k = None;
-    for ground in [Ground::Plane, Ground::Box] {
+    for ground in [Ground::Plane, Ground::Box, Ground::Visuals] {
         let id = format!("engine_step/w3_{}", format!("{ground:?}").to_lowercase());
         // The plane's row is the growth rows' reference too.
         let wanted =
@@ -236,10 +259,7 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
         let (raw, sim) = p.medians();
         let ratio = p.ratio();
         rows.push(Row {
-            name: format!(
-                "W3 step, 1,000 boxes, SDF <{}> ground, 1 thread",
-                format!("{ground:?}").to_lowercase()
-            ),
+            name: format!("W3 step, 1,000 boxes, {}, 1 thread", ground.label()),
             ns: per_step(sim),
             baseline: baseline.into(),
             baseline_ns: per_step(raw),
@@ -318,7 +338,7 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
     }
 }
 
-/// Runs `n` passes of one W3 variant (`raw`, `plane` or `box`, or `raw_stiff`: raw rapier
+/// Runs `n` passes of one W3 variant (`raw`, `plane`, `box` or `visuals`, or `raw_stiff`: raw rapier
 /// with simcore's contact stiffness; then optionally a box count:
 /// `plane:16000`, and a thread count: `plane:1000:2`) without timing: for profilers
 /// (`valgrind --tool=callgrind`), which count the instructions of each. `SIMCORE_PROFILE_STEPS`
@@ -344,7 +364,8 @@ pub(super) fn profile_w3(which: &str, n: usize) {
         "raw" | "raw_stiff" => None,
         "plane" => Some(Ground::Plane),
         "box" => Some(Ground::Box),
-        other => panic!("unknown W3 variant {other} (raw, plane, box)"),
+        "visuals" => Some(Ground::Visuals),
+        other => panic!("unknown W3 variant {other} (raw, plane, box, visuals)"),
     };
     match ground {
         None => {

@@ -484,6 +484,10 @@ impl Physics {
             .active_hooks(ContactHooks::needed(surface, self_collide))
             .collision_groups(groups)
             .user_data(pack_user_data(id, model))
+            // A visual is no part of the physics: out of rapier's broad phase and narrow
+            // phase (disabled), it still follows its body (rapier moves a disabled collider
+            // with it) for the ray trees, which hold it (`ray_index`).
+            .enabled(kind != EntityKind::VISUAL)
             .build();
         let handle = self
             .pw

@@ -1,8 +1,8 @@
 //! The bound on overlapping collider pairs ([`Limits::max_overlapping_pairs`]).
 //!
 //! The first time rapier's broad phase sees a collider, it lists every collider whose box
-//! overlaps its own, and only then filters the list (colliders of one body, two fixed bodies,
-//! visuals against collisions): so the colliders of a world that all overlap one another make
+//! overlaps its own, and only then filters the list (colliders of one body, two fixed
+//! bodies): so the collision colliders of a world that all overlap one another make
 //! a list by the square of their number, whatever their bodies (20,000 links with a sphere at
 //! one point: 200 million pairs, gigabytes). The per-file limits bound the colliders, not how
 //! they overlap; this counts the pairs the broad phase would list, once, when a world is
@@ -76,6 +76,8 @@ impl Physics {
             .pw
             .colliders
             .iter()
+            // The enabled ones: visuals (disabled) are in no broad phase.
+            .filter(|(_, c)| c.is_enabled())
             .filter_map(|(_, c)| tree_box(c, params, &self.pw.bodies))
             .collect();
         let pairs = overlapping_pairs(&boxes, max);

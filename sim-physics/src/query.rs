@@ -34,6 +34,10 @@ impl Physics {
                 };
                 let local = c.position_wrt_parent().copied().unwrap_or_default();
                 c.set_position(pose * local);
+                // A disabled collider (a visual) is in no broad phase.
+                if !c.is_enabled() {
+                    continue;
+                }
                 let aabb = c.compute_aabb();
                 self.pw
                     .broad_phase

@@ -33,8 +33,8 @@ pub(super) struct RayTree {
 }
 
 impl RayTree {
-    /// The tree of the enabled colliders of `target` kind whose body is fixed (`fixed`) or
-    /// not.
+    /// The tree of the colliders of `target` kind (the enabled ones, for collisions) whose
+    /// body is fixed (`fixed`) or not.
     fn build(colliders: &ColliderSet, bodies: &RigidBodySet, target: Group, fixed: bool) -> Self {
         let mut tree = RayTree {
             bvh: Bvh::default(),
@@ -43,7 +43,11 @@ impl RayTree {
             bounds: Aabb::new_invalid(),
         };
         for (h, c) in colliders.iter() {
-            if !c.is_enabled() || !c.collision_groups().memberships.intersects(target) {
+            // Visuals are disabled colliders (out of the physics); a collision collider
+            // disabled (by rapier's quarantine of a non-finite body) is out of the rays too.
+            if !(c.is_enabled() || target == GROUP_VISUAL)
+                || !c.collision_groups().memberships.intersects(target)
+            {
                 continue;
             }
             let on_fixed = c
