@@ -579,3 +579,107 @@ fn packets_through_every_distance_band_match_single_rays() {
         }
     }
 }
+
+/// Packets among boxes touching face to face, overlapping with a face in common (the same
+/// distance to two boxes: the tie goes to the collider created first), turned by right angles,
+/// from inside a box, from a face's plane and from outside, along the axes (direction
+/// components exactly zero) and across them, hit exactly what single rays hit, and at exactly
+/// the distances rapier's own search finds.
+#[test]
+fn packets_among_touching_boxes_match_single_rays() {
+    let mut models = String::new();
+    let mut model = |name: &str, pose: &str, size: &str| {
+        models.push_str(&format!(
+            r#"<model name="{name}"><static>true</static><pose>{pose}</pose><link name="l">
+            <collision name="c"><geometry><box><size>{size}</size></box></geometry></collision></link></model>"#
+        ));
+    };
+    // A row of unit boxes face to face along x, from x = 1.5 on.
+    for i in 0..6 {
+        model(
+            &format!("row{i}"),
+            &format!("{} 0 0.5 0 0 0", 2.0 + i as f64),
+            "1 1 1",
+        );
+    }
+    // Two overlapping boxes with their near face at x = -2.5 in common.
+    model("tie_a", "-3 0 0.5 0 0 0", "1 1 1");
+    model("tie_b", "-3.5 0.25 0.75 0 0 0", "2 1.5 1.5");
+    // A box turned by right angles about each axis, and one tilted.
+    model(
+        "turned",
+        "0 3 0.5 1.5707963267948966 0 1.5707963267948966",
+        "1 2 0.5",
+    );
+    model("tilted", "0 -3 1 0.3 0.2 0.1", "1 1 1");
+    let p = Physics::build(&world(&models)).unwrap();
+    let view = p.view("test");
+    let opts = RayCastOptions {
+        max_distance: 30.0,
+        target: RayTarget::COLLISION,
+        exclude_model: EntityId::NONE,
+    };
+    let mut rays = Vec::new();
+    for origin in [
+        Vec3::new(0.0, 0.0, 0.5),
+        // Inside a box of the row, and on the plane of the row's side faces.
+        Vec3::new(3.2, 0.1, 0.4),
+        Vec3::new(0.0, 0.5, 0.5),
+        Vec3::new(0.0, -0.5, 1.0),
+    ] {
+        let (x, y, z) = (
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(0.0, 0.0, 1.0),
+        );
+        for (a, b, c) in [
+            (x, y, z),
+            (x.scale(-1.0), y, z),
+            (y, x, z),
+            (y.scale(-1.0), x, z),
+        ] {
+            // Camera-like rows of 64 rays about axis `a`; the middle row and column are
+            // along the axes.
+            for j in 0..9 {
+                for i in 0..64 {
+                    let (u, w) = ((i as f64 - 32.0) / 40.0, (j as f64 - 4.0) / 8.0);
+                    rays.push(ApiRay {
+                        origin,
+                        direction: a + b.scale(u) + c.scale(w),
+                    });
+                }
+            }
+        }
+    }
+    let mut packed = vec![RayHit::MISS; rays.len()];
+    cast_into(&view, &rays, &opts, &mut packed);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut ties = 0;
+    for (k, (r, b)) in rays.iter().zip(&packed).enumerate() {
+        let mut one = [RayHit::MISS];
+        cast_into(&view, std::slice::from_ref(r), &opts, &mut one);
+        assert_eq!(one[0], *b, "ray {k}: {r:?}");
+        let theirs = reference(&p, r, &opts);
+        assert_eq!(
+            theirs.distance.to_bits(),
+            b.distance.to_bits(),
+            "ray {k}: {r:?}"
+        );
+        if theirs.entity != b.entity {
+            // A tie, which goes to the collider created first whatever order the search
+            // met them in (rapier's goes by its tree's order).
+            ties += 1;
+            assert_eq!(p.scoped_name(b.model), Some("tie_a"), "ray {k}: {r:?}");
+            assert_eq!(p.scoped_name(theirs.model), Some("tie_b"), "ray {k}: {r:?}");
+        } else {
+            assert_eq!(theirs, *b, "ray {k}: {r:?}");
+        }
+        if b.distance.is_finite() {
+            seen.insert(p.scoped_name(b.model).unwrap_or_default().to_string());
+        }
+    }
+    assert!(ties > 0, "some rays meet both boxes of the tie at once");
+    for name in ["row0", "row1", "tie_a", "turned", "tilted", "ground"] {
+        assert!(seen.contains(name), "{name} is hit: {seen:?}");
+    }
+}
