@@ -51,7 +51,7 @@ impl Leading {
     }
 }
 
-super::dispatch::queries_of_inner!(Leading, shape);
+super::wrapped::queries_of_inner!(Leading, shape);
 
 impl Shape for Leading {
     /// The box rapier measures the shape's reach from its origin by, to bound how far a

@@ -43,6 +43,7 @@ mod temperatures;
 mod tests;
 mod view;
 mod workers;
+mod wrapped;
 
 pub use build::BuildError;
 pub use commands::{

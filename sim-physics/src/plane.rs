@@ -105,7 +105,7 @@ pub(crate) fn half_space_of(shape: &dyn Shape) -> Option<&HalfSpace> {
     }
 }
 
-super::dispatch::queries_of_inner!(Plane, half_space);
+super::wrapped::queries_of_inner!(Plane, half_space);
 
 impl Shape for Plane {
     /// The box rapier measures the shape's reach from its origin by, to bound how far a

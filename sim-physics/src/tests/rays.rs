@@ -33,10 +33,13 @@ fn reference(p: &Physics, r: &ApiRay, opts: &RayCastOptions) -> RayHit {
             .iter()
             .filter(|(h, c)| filter.test(&p.pw.bodies, *h, c))
             .filter_map(|(h, c)| Some((h, c.shape().cast_ray(c.position(), &ray, max, true)?)))
-            .fold(None, |best: Option<(ColliderHandle, f32)>, (h, toi)| match best {
-                Some((_, t)) if t <= toi => best,
-                _ => Some((h, toi)),
-            })
+            .fold(
+                None,
+                |best: Option<(ColliderHandle, f32)>, (h, toi)| match best {
+                    Some((_, t)) if t <= toi => best,
+                    _ => Some((h, toi)),
+                },
+            )
     } else {
         let qp = p.pw.broad_phase.as_query_pipeline(
             p.pw.narrow_phase.query_dispatcher(),
