@@ -216,6 +216,8 @@ pub mod output_types;
 #[allow(unsafe_code)]
 mod plugin;
 #[allow(unsafe_code)]
+pub mod raster;
+#[allow(unsafe_code)]
 pub mod runtime_joints;
 #[allow(unsafe_code)]
 pub mod scene;
@@ -286,6 +288,9 @@ pub use plugin::*;
 pub use plugin::{Outputs, Sensor, SensorConfig, StepContext, System, SystemConfig, UpdateContext};
 #[doc(hidden)]
 pub use plugin::{SensorAbi, SensorAbi_CTO, SensorAbi_TO, SystemAbi, SystemAbi_CTO, SystemAbi_TO};
+#[doc(hidden)]
+pub use raster::Raster_TO;
+pub use raster::{OrthoView, PinholeView, RASTER_EXTENSION, Raster, RasterRef};
 #[doc(hidden)]
 pub use runtime_joints::RuntimeJoints_TO;
 pub use runtime_joints::{

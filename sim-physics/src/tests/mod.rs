@@ -7,6 +7,7 @@ mod joint_limits;
 mod joints;
 mod mechanics;
 mod planes;
+mod raster;
 mod rays;
 mod reduced;
 mod shapes;
