@@ -5,15 +5,17 @@
 //! camera sees (its own model and the visuals its mask leaves out skipped, as the ray cast
 //! skips them):
 //!
-//! 1. **Depth.** Planes (half-spaces) are intersected with each pixel's ray; cuboids (12
-//!    triangles) and triangle meshes are clipped at the near plane, projected and scan
-//!    converted over the pixel centres of the band, keeping per pixel the nearest surface
-//!    (largest interpolated `1/z`). A collider whose projected box misses the band is
-//!    skipped before its triangles are looked at.
-//! 2. **Hits.** Each pixel's surface is intersected with the pixel's ray in double precision
-//!    (the ray from the near plane, as the camera casts it): the hit distance and the face's
-//!    normal. A ray that starts inside a half-space hits where it starts with a zero normal,
-//!    as parry's solid casts do.
+//! 1. **Depth.** Every planar face (a plane, a cuboid's six, a mesh's triangles) has its
+//!    depth key, `1/z` of the point its plane shows at a pixel centre (`-z` along parallel
+//!    rays), which is affine in the image coordinates: it is evaluated at the pixel centres
+//!    in double precision, keeping per pixel the face of the largest key (the nearest). A
+//!    plane (half-space) covers every pixel whose ray meets it; the triangles of cuboids and
+//!    meshes are clipped at the near plane, projected, and cover the pixel centres inside
+//!    them. A collider whose projected box misses the band is skipped before its triangles
+//!    are looked at.
+//! 2. **Hits.** A pixel's distance is its face's `z` times the length of the pixel's ray per
+//!    unit of `z`, the normal its face's. A ray that starts inside a half-space hits where it
+//!    starts with a zero normal, as parry's solid casts do.
 //! 3. **Curved and other shapes** (balls, cylinders, capsules, cones, convex hulls, compound
 //!    shapes, height fields, and cuboids reaching across the near plane, which may hold the
 //!    start of rays): parry's own ray cast of that one shape, for each pixel of the box the
@@ -75,6 +77,17 @@ struct Px {
     dir: Vec3,
 }
 
+/// An affine function of the image coordinates `(u, v)`: `a·u + b·v + c`.
+#[derive(Clone, Copy, Debug)]
+struct Affine([f64; 3]);
+
+impl Affine {
+    #[inline]
+    fn at(&self, u: f64, v: f64) -> f64 {
+        self.0[0] * u + self.0[1] * v + self.0[2]
+    }
+}
+
 impl Camera {
     /// `p` (world) in the optical frame: x right, y down, z forward.
     #[inline]
@@ -103,6 +116,60 @@ impl Camera {
     #[inline]
     fn key(&self, z: f64) -> f64 {
         if self.ortho { -z } else { 1.0 / z }
+    }
+
+    /// The optical-frame `(x/z, y/z)` of a perspective pixel, or the optical `(x, y)` of a
+    /// parallel ray, as affine functions of `(u, v)`.
+    fn normalised(&self) -> (Affine, Affine) {
+        let yn = Affine([0.0, 1.0 / self.fy, -self.cy / self.fy]);
+        let s = self.skew / (self.fx * self.fy);
+        let xn = Affine([1.0 / self.fx, -s, -self.cx / self.fx + s * self.cy]);
+        (xn, yn)
+    }
+
+    /// The plane `normal · x = offset` as the camera sees it: which side of it each pixel's
+    /// ray starts on (negative: behind it, inside a solid) and its depth key, affine in
+    /// `(u, v)`; no key when the plane holds the camera's origin (perspective) or the
+    /// rays (parallel), where it shows no area.
+    fn plane(&self, normal: Vec3, offset: f64) -> (Affine, Option<Affine>) {
+        let r = &self.rot;
+        // The normal in the sensor frame.
+        let n = Vec3::new(
+            r[0][0] * normal.x + r[1][0] * normal.y + r[2][0] * normal.z,
+            r[0][1] * normal.x + r[1][1] * normal.y + r[2][1] * normal.z,
+            r[0][2] * normal.x + r[1][2] * normal.y + r[2][2] * normal.z,
+        );
+        let d = offset - normal.dot(self.origin);
+        let (xn, yn) = self.normalised();
+        // n · (0, -xn, -yn), affine.
+        let across = Affine(std::array::from_fn(|k| -n.y * xn.0[k] - n.z * yn.0[k]));
+        if self.ortho {
+            // Rays along x from o + (0, -x, -y): side = n·start - offset.
+            let side = Affine([across.0[0], across.0[1], across.0[2] - d]);
+            let key = (n.x.abs() > 1e-12).then(|| Affine(side.0.map(|c| c / n.x)));
+            return (side, key);
+        }
+        // Rays along e = (1, -xn, -yn) from o + near·e: n·e and side = near·n·e - d.
+        let ne = Affine([across.0[0], across.0[1], across.0[2] + n.x]);
+        let side = Affine([
+            self.near * ne.0[0],
+            self.near * ne.0[1],
+            self.near * ne.0[2] - d,
+        ]);
+        let key = (d.abs() > 1e-12).then(|| Affine(ne.0.map(|c| c / d)));
+        (side, key)
+    }
+
+    /// The distance along pixel `(i, j)`'s unit ray from the camera's origin (its plane for
+    /// parallel rays) to the point of depth key `key`.
+    #[inline]
+    fn distance(&self, xn: &Affine, yn: &Affine, i: usize, j: usize, key: f64) -> f64 {
+        if self.ortho {
+            return -key;
+        }
+        let (u, v) = (i as f64 + 0.5, j as f64 + 0.5);
+        let (x, y) = (xn.at(u, v), yn.at(u, v));
+        (1.0 + x * x + y * y).sqrt() / key
     }
 
     /// `v` (sensor frame) in the world frame.
@@ -139,52 +206,76 @@ impl Camera {
         }
     }
 
-    /// Whether a corner of a world box is not in front of the near plane.
-    fn behind_near(&self, lo: Vec3, hi: Vec3) -> bool {
-        (0..8).any(|k| {
-            let pick = |bit: u32, a: f64, b: f64| if k & (1 << bit) == 0 { a } else { b };
-            let c = Vec3::new(
-                pick(0, lo.x, hi.x),
-                pick(1, lo.y, hi.y),
-                pick(2, lo.z, hi.z),
-            );
-            self.optical(c)[2] <= self.near
-        })
+    /// Whether a world box may hold the start of a pixel's ray: whether it meets the box
+    /// around the rays' starts (the near plane's part in the image, or the plane of
+    /// parallel rays').
+    fn holds_starts(&self, lo: Vec3, hi: Vec3) -> bool {
+        let (xn, yn) = self.normalised();
+        let (w, h) = (self.width as f64, (self.first_row + self.rows) as f64);
+        let v0 = self.first_row as f64;
+        let inf = f64::INFINITY;
+        let (mut a, mut b) = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
+        for (u, v) in [(0.0, v0), (w, v0), (0.0, h), (w, h)] {
+            let (x, y) = (xn.at(u, v), yn.at(u, v));
+            // The sensor-frame start: (near, -x near, -y near), or (0, -x, -y).
+            let s = if self.ortho {
+                Vec3::new(0.0, -x, -y)
+            } else {
+                Vec3::new(1.0, -x, -y).scale(self.near)
+            };
+            let p = self.origin + self.turn(s);
+            a = Vec3::new(a.x.min(p.x), a.y.min(p.y), a.z.min(p.z));
+            b = Vec3::new(b.x.max(p.x), b.y.max(p.y), b.z.max(p.z));
+        }
+        lo.x <= b.x && hi.x >= a.x && lo.y <= b.y && hi.y >= a.y && lo.z <= b.z && hi.z >= a.z
     }
 
     /// The pixels of the band a world box may cover, as `(columns, rows)` ranges of image
     /// coordinates; `None` when it is wholly behind the near plane, beyond the far plane or
-    /// outside the band.
+    /// outside the band. A box across the near plane is bounded by its part in front: its
+    /// corners there and where its edges cross the plane.
     fn rect(&self, lo: Vec3, hi: Vec3) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
         let band = self.first_row..self.first_row + self.rows;
         let (mut umin, mut umax, mut vmin, mut vmax) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-        let (mut zmin, mut zmax) = (f64::MAX, f64::MIN);
-        let mut straddles = false;
-        for k in 0..8 {
+        let corners: [[f64; 3]; 8] = std::array::from_fn(|k| {
             let pick = |bit: u32, a: f64, b: f64| if k & (1 << bit) == 0 { a } else { b };
-            let c = Vec3::new(
+            self.optical(Vec3::new(
                 pick(0, lo.x, hi.x),
                 pick(1, lo.y, hi.y),
                 pick(2, lo.z, hi.z),
-            );
-            let p = self.optical(c);
-            zmin = zmin.min(p[2]);
-            zmax = zmax.max(p[2]);
-            if p[2] <= self.near {
-                straddles = true;
-                continue;
-            }
+            ))
+        });
+        let zmin = corners.iter().map(|p| p[2]).fold(f64::MAX, f64::min);
+        let zmax = corners.iter().map(|p| p[2]).fold(f64::MIN, f64::max);
+        if !(zmax >= self.near) || zmin > self.far {
+            return None;
+        }
+        let mut add = |p: [f64; 3]| {
             let (u, v) = self.project(p);
             umin = umin.min(u);
             umax = umax.max(u);
             vmin = vmin.min(v);
             vmax = vmax.max(v);
-        }
-        if !(zmax >= self.near) || zmin > self.far {
-            return None;
-        }
-        if straddles {
-            return Some((0..self.width, band));
+        };
+        for (k, a) in corners.iter().enumerate() {
+            if a[2] >= self.near {
+                add(*a);
+            }
+            // The edges from this corner to the corners one bit above it.
+            for bit in 0..3 {
+                if k & (1 << bit) != 0 {
+                    continue;
+                }
+                let b = corners[k | (1 << bit)];
+                if (a[2] < self.near) != (b[2] < self.near) {
+                    let t = (self.near - a[2]) / (b[2] - a[2]);
+                    add([
+                        a[0] + t * (b[0] - a[0]),
+                        a[1] + t * (b[1] - a[1]),
+                        self.near,
+                    ]);
+                }
+            }
         }
         // Pixel i's centre is at i + ½; one pixel more each side for rounding.
         let cols = pixel_range(umin, umax, self.width);
@@ -210,11 +301,11 @@ fn pixel_range(a: f64, b: f64, n: usize) -> std::ops::Range<usize> {
 /// A planar surface the depth pass found nearest at a pixel.
 #[derive(Clone, Copy)]
 struct Face {
-    /// Unit normal in the world (outward for a solid), and the plane `normal · x = offset`.
+    /// Unit normal in the world (zero for the inside of a half-space, seen where the rays
+    /// start).
     normal: Vec3,
-    offset: f64,
-    /// Whether the shape is solid: a ray starting behind the face (inside) hits at its start.
-    solid: bool,
+    /// Whether the rays seeing it start inside it (a half-space's inside).
+    inside: bool,
     entity: EntityId,
     model: EntityId,
 }
@@ -295,19 +386,44 @@ impl Physics {
             mask: ALL_VISIBLE,
             normals: false,
         };
-        let mut hits = vec![RayHit::MISS; rows * width];
-        let n = self.raster_band(&cam, &every, &mut hits);
-        for (o, h) in out.iter_mut().zip(&hits) {
-            *o = h.distance as f32;
+        let out = &mut out[..rows * width];
+        let (depths, faces, others) = self.depth_pass(&cam, &every);
+        let far = cam.key(cam.far);
+        for (o, (&f, &key)) in out.iter_mut().zip(depths.face.iter().zip(&depths.key)) {
+            *o = if f == NO_FACE || key < far {
+                f32::INFINITY
+            } else if faces[f as usize].inside {
+                0.0
+            } else {
+                -key as f32
+            };
         }
-        n
+        for c in others {
+            exact_depths(&cam, c, out);
+        }
+        out.iter().filter(|d| d.is_finite()).count() as u32
     }
 
     /// The hits of the band of `cam`, seeing what `view`'s exclusion and mask leave, with
     /// normals when `view` asks for them.
     fn raster_band(&self, cam: &Camera, view: &PinholeView, hits: &mut [RayHit]) -> u32 {
-        let (width, rows, first) = (cam.width, cam.rows, cam.first_row);
         hits.fill(RayHit::MISS);
+        let (depths, faces, others) = self.depth_pass(cam, view);
+        resolve(cam, &faces, &depths, view.normals, hits);
+        for c in others {
+            exact(cam, c, view.normals, hits);
+        }
+        hits.iter().filter(|h| h.distance.is_finite()).count() as u32
+    }
+
+    /// The depth pass of the band of `cam` over the visuals `view` sees: the nearest face at
+    /// each pixel, the faces, and the colliders to cast at instead.
+    fn depth_pass<'p>(
+        &'p self,
+        cam: &Camera,
+        view: &PinholeView,
+    ) -> (Depths, Vec<Face>, Vec<&'p Collider>) {
+        let (width, rows) = (cam.width, cam.rows);
         let exclude = view.exclude_model;
         let masked = view.mask != ALL_VISIBLE;
         let entities = &self.entities;
@@ -318,10 +434,6 @@ impl Physics {
                 && (!masked
                     || entities.visibility_flags(EntityId(c.user_data as u64)) & view.mask != 0)
         };
-        // Each pixel's ray, once.
-        let px: Vec<Px> = (0..rows * width)
-            .map(|k| cam.ray(k % width, first + k / width))
-            .collect();
         let mut depths = Depths {
             key: vec![f64::NEG_INFINITY; rows * width],
             face: vec![NO_FACE; rows * width],
@@ -337,20 +449,17 @@ impl Physics {
             let (entity, model) = (EntityId(ud as u64), unpack_model(ud));
             if let Some(h) = super::plane::half_space_of(c.shape()) {
                 let normal = pose.orientation.rotate(vec_from_rapier(h.normal));
-                faces.push(Face {
-                    normal,
-                    offset: normal.dot(pose.position),
-                    solid: true,
-                    entity,
-                    model,
-                });
-                plane_depths(
-                    cam,
-                    &px,
-                    faces[faces.len() - 1],
-                    (faces.len() - 1) as u32,
-                    &mut depths,
-                );
+                let (side, key) = cam.plane(normal, normal.dot(pose.position));
+                let f = faces.len() as u32;
+                for inside in [false, true] {
+                    faces.push(Face {
+                        normal: if inside { Vec3::ZERO } else { normal },
+                        inside,
+                        entity,
+                        model,
+                    });
+                }
+                plane_depths(cam, side, key, f, &mut depths);
                 continue;
             }
             let aabb = c.compute_aabb();
@@ -358,9 +467,9 @@ impl Physics {
             if cam.rect(lo, hi).is_none() {
                 continue;
             }
-            // A solid reaching across the near plane may hold where rays start: parry's
-            // cast of that shape tells which.
-            let across = cam.behind_near(lo, hi);
+            // A solid that may hold where rays start: parry's cast of that shape tells
+            // which rays do.
+            let across = cam.holds_starts(lo, hi);
             match c.shape().as_typed_shape() {
                 TypedShape::Cuboid(b) if !across => {
                     let h = vec_from_rapier(b.half_extents);
@@ -385,16 +494,18 @@ impl Physics {
                         let normal = pose
                             .orientation
                             .rotate(Vec3::new(axis[0], axis[1], axis[2]));
+                        let Some(key) = cam.plane(normal, normal.dot(p[q[0]])).1 else {
+                            continue;
+                        };
                         faces.push(Face {
                             normal,
-                            offset: normal.dot(p[q[0]]),
-                            solid: true,
+                            inside: false,
                             entity,
                             model,
                         });
                         let f = (faces.len() - 1) as u32;
-                        triangle(cam, [p[q[0]], p[q[1]], p[q[2]]], f, &mut depths);
-                        triangle(cam, [p[q[0]], p[q[2]], p[q[3]]], f, &mut depths);
+                        triangle(cam, [p[q[0]], p[q[1]], p[q[2]]], key, f, &mut depths);
+                        triangle(cam, [p[q[0]], p[q[2]], p[q[3]]], key, f, &mut depths);
                     }
                 }
                 TypedShape::TriMesh(m) => {
@@ -406,65 +517,62 @@ impl Physics {
                             continue;
                         }
                         let normal = n.scale(1.0 / len);
+                        let Some(key) = cam.plane(normal, normal.dot(v[0])).1 else {
+                            continue;
+                        };
                         faces.push(Face {
                             normal,
-                            offset: normal.dot(v[0]),
-                            solid: false,
+                            inside: false,
                             entity,
                             model,
                         });
-                        triangle(cam, v, (faces.len() - 1) as u32, &mut depths);
+                        triangle(cam, v, key, (faces.len() - 1) as u32, &mut depths);
                     }
                 }
                 _ => others.push(c),
             }
         }
-        resolve(cam, &px, &faces, &depths, hits);
-        for c in others {
-            exact(cam, &px, c, hits);
-        }
-        let mut n = 0;
-        for (k, h) in hits.iter_mut().enumerate() {
-            if !h.distance.is_finite() {
-                continue;
-            }
-            if h.distance * px[k].dx > cam.far {
-                *h = RayHit::MISS;
-            } else {
-                if !view.normals {
-                    h.normal = Vec3::ZERO;
-                }
-                n += 1;
-            }
-        }
-        n
+        (depths, faces, others)
     }
 }
 
-/// The depth pass of the half-space `face` (number `f`): every pixel whose ray meets it.
-fn plane_depths(cam: &Camera, px: &[Px], face: Face, f: u32, depths: &mut Depths) {
-    for (k, p) in px.iter().enumerate() {
-        let s = cam.near / p.dx;
-        let den = face.normal.dot(p.dir);
-        let side = face.normal.dot(p.origin) - face.offset + s * den;
-        let dist = if side < 0.0 {
-            s
-        } else if den < 0.0 {
-            s - side / den
-        } else {
-            continue;
-        };
-        let key = cam.key(dist * p.dx);
-        if key > depths.key[k] {
-            depths.key[k] = key;
-            depths.face[k] = f;
+/// The depth pass of a half-space (faces `f`, its surface, and `f + 1`, its inside): every
+/// pixel whose ray meets it, from outside (`side` ≥ 0 where the ray starts) or from
+/// inside (where it starts).
+fn plane_depths(cam: &Camera, side: Affine, key: Option<Affine>, f: u32, depths: &mut Depths) {
+    let start = cam.key(cam.near);
+    for r in 0..cam.rows {
+        let v = (cam.first_row + r) as f64 + 0.5;
+        let row = r * cam.width;
+        for i in 0..cam.width {
+            let u = i as f64 + 0.5;
+            let (k, face) = if side.at(u, v) < 0.0 {
+                (start, f + 1)
+            } else {
+                // Seen from outside only in front of where the rays start.
+                match key {
+                    Some(key) => {
+                        let k = key.at(u, v);
+                        if k > start || !(cam.ortho || k > 0.0) {
+                            continue;
+                        }
+                        (k, f)
+                    }
+                    _ => continue,
+                }
+            };
+            let p = row + i;
+            if k > depths.key[p] {
+                depths.key[p] = k;
+                depths.face[p] = face;
+            }
         }
     }
 }
 
 /// The depth pass of one triangle (world vertices) of face `f`: clipped at the near plane,
 /// projected and scan converted over the band's pixel centres.
-fn triangle(cam: &Camera, v: [Vec3; 3], f: u32, depths: &mut Depths) {
+fn triangle(cam: &Camera, v: [Vec3; 3], key: Affine, f: u32, depths: &mut Depths) {
     let p = v.map(|v| cam.optical(v));
     if p.iter().all(|p| p[2] <= cam.near) || p.iter().all(|p| p[2] > cam.far) {
         return;
@@ -488,20 +596,16 @@ fn triangle(cam: &Camera, v: [Vec3; 3], f: u32, depths: &mut Depths) {
     if n < 3 {
         return;
     }
-    let s: [(f64, f64, f64); 4] = std::array::from_fn(|k| {
-        let q = poly[k.min(n - 1)];
-        let (u, v) = cam.project(q);
-        (u, v, cam.key(q[2]))
-    });
-    scan(cam, [s[0], s[1], s[2]], f, depths);
+    let s: [(f64, f64); 4] = std::array::from_fn(|k| cam.project(poly[k.min(n - 1)]));
+    scan(cam, [s[0], s[1], s[2]], key, f, depths);
     if n == 4 {
-        scan(cam, [s[0], s[2], s[3]], f, depths);
+        scan(cam, [s[0], s[2], s[3]], key, f, depths);
     }
 }
 
-/// Scan converts one projected triangle (`(u, v, 1/z)` at its vertices).
-fn scan(cam: &Camera, t: [(f64, f64, f64); 3], f: u32, depths: &mut Depths) {
-    let [(u0, v0, z0), (u1, v1, z1), (u2, v2, z2)] = t;
+/// Scan converts one projected triangle of face `f` (depth key `key`).
+fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Depths) {
+    let [(u0, v0), (u1, v1), (u2, v2)] = t;
     let area = (u1 - u0) * (v2 - v0) - (v1 - v0) * (u2 - u0);
     if !(area.abs() > 1e-12) {
         return;
@@ -537,46 +641,65 @@ fn scan(cam: &Camera, t: [(f64, f64, f64); 3], f: u32, depths: &mut Depths) {
             if w0 < 0.0 || w1 < 0.0 || w2 < 0.0 {
                 continue;
             }
-            let key = w0 * z0 + w1 * z1 + w2 * z2;
+            let z = key.at(u, v);
             let k = row + i;
-            if key > depths.key[k] {
-                depths.key[k] = key;
+            if z > depths.key[k] {
+                depths.key[k] = z;
                 depths.face[k] = f;
             }
         }
     }
 }
 
-/// The hits of the faces the depth pass found: each pixel's ray from the near plane
-/// intersected with its face's plane.
-fn resolve(cam: &Camera, px: &[Px], faces: &[Face], depths: &Depths, hits: &mut [RayHit]) {
-    for ((h, &f), p) in hits.iter_mut().zip(&depths.face).zip(px) {
-        if f == NO_FACE {
+/// The hits of the faces the depth pass found (within the far clip), with their normals
+/// when `normals`.
+fn resolve(cam: &Camera, faces: &[Face], depths: &Depths, normals: bool, hits: &mut [RayHit]) {
+    let (xn, yn) = cam.normalised();
+    let far = cam.key(cam.far);
+    for (k, (h, (&f, &key))) in hits
+        .iter_mut()
+        .zip(depths.face.iter().zip(&depths.key))
+        .enumerate()
+    {
+        if f == NO_FACE || key < far {
             continue;
         }
         let face = faces[f as usize];
-        let s = cam.near / p.dx;
-        let den = face.normal.dot(p.dir);
-        let side = face.normal.dot(p.origin) - face.offset + s * den;
-        let (distance, normal) = if face.solid && side < 0.0 {
-            // The ray starts inside the solid.
-            (s, Vec3::ZERO)
-        } else if den != 0.0 {
-            (s + (-side / den).max(0.0), face.normal)
-        } else {
-            continue;
-        };
+        let (i, j) = (k % cam.width, cam.first_row + k / cam.width);
+        let key = if face.inside { cam.key(cam.near) } else { key };
         *h = RayHit {
-            distance,
-            normal,
+            distance: cam.distance(&xn, &yn, i, j, key),
+            normal: if normals { face.normal } else { Vec3::ZERO },
             entity: face.entity,
             model: face.model,
         };
     }
 }
 
+/// [`exact`] for the depths along parallel rays.
+fn exact_depths(cam: &Camera, c: &Collider, out: &mut [f32]) {
+    let aabb = c.compute_aabb();
+    let Some((cols, rows)) = cam.rect(vec_from_rapier(aabb.mins), vec_from_rapier(aabb.maxs))
+    else {
+        return;
+    };
+    for j in rows {
+        for i in cols.clone() {
+            let k = (j - cam.first_row) * cam.width + i;
+            let p = cam.ray(i, j);
+            let ray = Ray::new(vec_to_rapier(p.origin), vec_to_rapier(p.dir));
+            let limit = cam.far.min(f32::MAX as f64) as f32;
+            if let Some(t) = c.shape().cast_ray(c.position(), &ray, limit, true)
+                && t < out[k]
+            {
+                out[k] = t;
+            }
+        }
+    }
+}
+
 /// Casts the pixels of the box `c` projects to at its shape with parry, keeping nearer hits.
-fn exact(cam: &Camera, px: &[Px], c: &Collider, hits: &mut [RayHit]) {
+fn exact(cam: &Camera, c: &Collider, normals: bool, hits: &mut [RayHit]) {
     let aabb = c.compute_aabb();
     let Some((cols, rows)) = cam.rect(vec_from_rapier(aabb.mins), vec_from_rapier(aabb.maxs))
     else {
@@ -586,7 +709,7 @@ fn exact(cam: &Camera, px: &[Px], c: &Collider, hits: &mut [RayHit]) {
     for j in rows {
         for i in cols.clone() {
             let k = (j - cam.first_row) * cam.width + i;
-            let p = px[k];
+            let p = cam.ray(i, j);
             let s = cam.near / p.dx;
             let limit = (cam.far / p.dx - s).min(f32::MAX as f64) as f32;
             let ray = Ray::new(
@@ -600,10 +723,14 @@ fn exact(cam: &Camera, px: &[Px], c: &Collider, hits: &mut [RayHit]) {
                 continue;
             };
             let distance = hit.time_of_impact as f64 + s;
-            if distance < hits[k].distance {
+            if distance < hits[k].distance && distance * p.dx <= cam.far {
                 hits[k] = RayHit {
                     distance,
-                    normal: vec_from_rapier(hit.normal),
+                    normal: if normals {
+                        vec_from_rapier(hit.normal)
+                    } else {
+                        Vec3::ZERO
+                    },
                     entity: EntityId(ud as u64),
                     model: unpack_model(ud),
                 };

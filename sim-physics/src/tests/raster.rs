@@ -142,13 +142,15 @@ fn rasterised_hits_are_those_of_one_ray_per_pixel() {
 #[test]
 fn geometry_across_the_near_clip_and_the_cameras_own_model() {
     // The camera sits inside its own model's box; a box and a sphere reach across the near
-    // plane, and a box encloses the camera's near plane partly.
+    // plane, a box holds part of the near plane's rectangle (where rays start), and a box
+    // beside the camera reaches from behind it into the image's edge.
     let models = r#"
 <model name="me"><static>true</static><pose>0 0 1 0 0 0</pose><link name="l">
   <visual name="v"><geometry><box><size>0.3 0.3 0.3</size></box></geometry></visual></link></model>
 <model name="near"><static>true</static><pose>0 0 1 0 0 0</pose><link name="l">
   <visual name="b"><pose>0.2 0.25 0 0 0 0.4</pose><geometry><box><size>0.4 0.3 0.3</size></box></geometry></visual>
   <visual name="s"><pose>0.12 -0.2 0.05 0 0 0</pose><geometry><sphere><radius>0.1</radius></sphere></geometry></visual>
+  <visual name="beside"><pose>0.3 0.55 0 0 0 0</pose><geometry><box><size>1 0.4 0.4</size></box></geometry></visual>
   <visual name="far"><pose>3 0 0 0 0 0</pose><geometry><box><size>1 3 3</size></box></geometry></visual>
 </link></model>"#;
     let p = Physics::build(&world(models)).unwrap();
