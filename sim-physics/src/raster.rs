@@ -17,12 +17,14 @@
 //!    unit of `z`, the normal its face's. A ray that starts inside a half-space hits where it
 //!    starts with a zero normal, as parry's solid casts do.
 //! 3. **Curved and other shapes** (balls, cylinders, capsules, cones, convex hulls, compound
-//!    shapes, height fields, and cuboids reaching across the near plane, which may hold the
-//!    start of rays): parry's own ray cast of that one shape, for each pixel of the box the
-//!    shape projects to, replacing the pixel's hit where nearer. These hits are exactly the
-//!    ray cast's.
+//!    shapes, height fields, and cuboids that may hold the start of rays, meeting the near
+//!    plane's part in the image): parry's own ray cast of that one shape, for each pixel of
+//!    the box the shape projects to (its part in front of the near plane), replacing the
+//!    pixel's hit where nearer. These hits are exactly the ray cast's.
 //!
-//! A hit deeper than the far clip is a miss.
+//! A hit deeper than the far clip is a miss. [`Raster::depths`] runs passes 1 and 3 with
+//! parallel rays (the optical axis along them, the near plane their plane of origin) and
+//! writes the distances along them.
 
 use super::convert::{pose_from_rapier, vec_from_rapier, vec_to_rapier};
 use super::query::unpack_model;

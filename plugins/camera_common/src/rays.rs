@@ -52,6 +52,9 @@ pub struct RayGrid {
     raster: bool,
     /// The model's size and intrinsics when it is a pinhole without distortion.
     pinhole: Option<(u32, u32, Intrinsics)>,
+    /// The pose the rays were last turned to by the rasterising path (they stay valid while
+    /// the camera does not move).
+    rays_pose: Option<Pose>,
 }
 
 /// Rows per band of a rasterised frame shared among several threads: enough bands for the
@@ -86,6 +89,7 @@ impl RayGrid {
             from,
             raster: false,
             pinhole: None,
+            rays_pose: None,
         };
         g.set_model(model);
         g
@@ -119,6 +123,7 @@ impl RayGrid {
 
     /// Recomputes the pixel directions for a changed camera model (size may change too).
     pub fn set_model(&mut self, model: &CameraModel) {
+        self.rays_pose = None;
         self.pinhole = (!model.distortion.is_active()).then_some((
             model.width,
             model.height,
@@ -187,6 +192,7 @@ impl RayGrid {
             self.raster_in(passes, pose);
             return;
         }
+        self.rays_pose = None;
         let world = passes.world();
         // The sensor-frame directions turned by the pose's matrix, computed once per frame.
         let rotation = Rotation::new(pose.orientation);
@@ -270,16 +276,21 @@ impl RayGrid {
             .zip(self.dirs.chunks(rows * w))
             .enumerate()
             .collect();
+        // The rays of a camera that has not moved are those of its last frame.
+        let turn = self.rays_pose != Some(pose);
+        self.rays_pose = Some(pose);
         passes.run(chunks, |(band, ((rays, hits), dirs))| {
             let (rotation, o) = (rotation, o);
             if let Some(raster) = world.raster() {
                 raster.rasterize(&view, (band * rows) as u32, RSliceMut::from_mut_slice(hits));
             }
-            for (ray, d) in rays.iter_mut().zip(dirs) {
-                *ray = Ray {
-                    origin: o,
-                    direction: rotation.apply(*d),
-                };
+            if turn {
+                for (ray, d) in rays.iter_mut().zip(dirs) {
+                    *ray = Ray {
+                        origin: o,
+                        direction: rotation.apply(*d),
+                    };
+                }
             }
         });
     }

@@ -155,11 +155,11 @@ impl ShadowMap {
         let u = -r.dot(self.y) * self.scale + self.width as f64 / 2.0 - 0.5;
         let v = -r.dot(self.z) * self.scale + self.height as f64 / 2.0 - 0.5;
         let depth = r.dot(self.x);
-        let (i0, j0) = (u.floor(), v.floor());
-        if !(i0 >= 0.0 && j0 >= 0.0) {
+        if !(u >= 0.0 && v >= 0.0) {
             return None;
         }
-        let (i0, j0) = (i0 as usize, j0 as usize);
+        // Truncation is the floor of these non-negative coordinates.
+        let (i0, j0) = (u as usize, v as usize);
         if i0 + 1 >= self.width || j0 + 1 >= self.height {
             return None;
         }
@@ -528,5 +528,98 @@ impl Frame<'_> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frames_rotation_turns_the_axes_onto_it() {
+        for d in [
+            Vec3::new(-0.5, 0.1, -0.9),
+            Vec3::new(0.0, 0.0, -1.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.3, -0.8, 0.2),
+        ] {
+            let x = d.normalized();
+            let a = if x.z.abs() < 0.9 {
+                Vec3::new(0.0, 0.0, 1.0)
+            } else {
+                Vec3::new(1.0, 0.0, 0.0)
+            };
+            let y = a.cross(x).normalized();
+            let z = x.cross(y);
+            let q = frame_rotation(x, y, z);
+            for (axis, want) in [
+                (Vec3::new(1.0, 0.0, 0.0), x),
+                (Vec3::new(0.0, 1.0, 0.0), y),
+                (Vec3::new(0.0, 0.0, 1.0), z),
+            ] {
+                assert!((q.rotate(axis) - want).length() < 1e-12, "{d:?}");
+            }
+        }
+    }
+
+    /// A 10 x 10 map straight down (one texel per metre) over a floor 1,000 m below its
+    /// plane, with a block 1 m above the floor over texels 0..5 of every row.
+    fn map() -> ShadowMap {
+        let x = Vec3::new(0.0, 0.0, -1.0);
+        let y = Vec3::new(1.0, 0.0, 0.0).cross(x).normalized();
+        let z = x.cross(y);
+        let mut depths = vec![1000.0f32; 100];
+        for row in depths.chunks_mut(10) {
+            row[..5].fill(999.0);
+        }
+        ShadowMap {
+            light: 0,
+            origin: Vec3::new(0.0, 0.0, 1000.0),
+            x,
+            y,
+            z,
+            width: 10,
+            height: 10,
+            scale: 1.0,
+            depths,
+        }
+    }
+
+    /// The floor point under texel column `i` (at the texel centre plus `du`) of row 4.
+    fn floor_at(m: &ShadowMap, i: f64, du: f64) -> Vec3 {
+        // Texel centre i is at -(i + 0.5 - 5) along y, row 4's centre -(4.5 - 5) along z.
+        m.origin + m.y.scale(-(i + 0.5 + du - 5.0)) + m.z.scale(0.5) + m.x.scale(1000.0 - 1e-3)
+    }
+
+    #[test]
+    fn the_map_tells_lit_and_shadowed_points_and_leaves_edges_to_rays() {
+        let m = map();
+        let up = Vec3::new(0.0, 0.0, 1.0);
+        // Under the block: in shadow; beyond it: lit; between texels 4 and 5: a ray decides.
+        assert_eq!(m.reaches(floor_at(&m, 1.0, 0.2), up), Some(false));
+        assert_eq!(m.reaches(floor_at(&m, 7.0, 0.2), up), Some(true));
+        assert_eq!(m.reaches(floor_at(&m, 4.0, 0.2), up), None);
+        // Outside the map, or the light grazing the surface: a ray decides.
+        assert_eq!(m.reaches(floor_at(&m, 9.6, 0.0), up), None);
+        assert_eq!(
+            m.reaches(
+                floor_at(&m, 7.0, 0.2),
+                Vec3::new(1.0, 0.0, 0.01).normalized()
+            ),
+            None
+        );
+        // A ramp (z = 0.4 y) is compared with its own plane: lit, not shadowed by itself,
+        // though its texels downhill are nearer to the light than the point.
+        let n = Vec3::new(0.0, -0.4, 1.0).normalized();
+        let mut ramp = map();
+        for (k, d) in ramp.depths.iter_mut().enumerate() {
+            let y = -((k % 10) as f64 + 0.5 - 5.0);
+            *d = (1000.0 - 0.4 * y) as f32;
+        }
+        // Between texels 6 (uphill) and 7.
+        let p = Vec3::new(0.5, -2.0, -0.8) + n.scale(1e-3);
+        assert_eq!(ramp.reaches(p, n), Some(true));
+        // Compared with a level plane instead, its uphill texels would shadow it.
+        assert_eq!(ramp.reaches(p, up), None);
     }
 }
