@@ -44,7 +44,7 @@
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
-//! sim-plugin-api = "1.7"
+//! sim-plugin-api = "1.8"
 //! ```
 //!
 //! Until the crate is published, take it from the simcore repository instead:
