@@ -249,7 +249,7 @@ impl Camera {
         });
         let zmin = corners.iter().map(|p| p[2]).fold(f64::MAX, f64::min);
         let zmax = corners.iter().map(|p| p[2]).fold(f64::MIN, f64::max);
-        if !(zmax >= self.near) || zmin > self.far {
+        if zmax < self.near || zmin > self.far || zmax.is_nan() {
             return None;
         }
         let mut add = |p: [f64; 3]| {
@@ -354,7 +354,7 @@ impl Physics {
     pub fn depth_rows(&self, view: &OrthoView, first_row: u32, out: &mut [f32]) -> u32 {
         let width = view.width as usize;
         let first = first_row as usize;
-        if width == 0 || first >= view.height as usize || !(view.scale > 0.0) {
+        if width == 0 || first >= view.height as usize || view.scale.is_nan() || view.scale <= 0.0 {
             return 0;
         }
         let rows = (out.len() / width).min(view.height as usize - first);
@@ -515,7 +515,7 @@ impl Physics {
                         let v = [t.a, t.b, t.c].map(|v| pose.transform_point(vec_from_rapier(v)));
                         let n = (v[1] - v[0]).cross(v[2] - v[0]);
                         let len = n.length();
-                        if !(len > 0.0) {
+                        if len.is_nan() || len <= 0.0 {
                             continue;
                         }
                         let normal = n.scale(1.0 / len);
@@ -609,7 +609,7 @@ fn triangle(cam: &Camera, v: [Vec3; 3], key: Affine, f: u32, depths: &mut Depths
 fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Depths) {
     let [(u0, v0), (u1, v1), (u2, v2)] = t;
     let area = (u1 - u0) * (v2 - v0) - (v1 - v0) * (u2 - u0);
-    if !(area.abs() > 1e-12) {
+    if area.is_nan() || area.abs() <= 1e-12 {
         return;
     }
     let inv = 1.0 / area;

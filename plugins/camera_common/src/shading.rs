@@ -155,7 +155,7 @@ impl ShadowMap {
         let u = -r.dot(self.y) * self.scale + self.width as f64 / 2.0 - 0.5;
         let v = -r.dot(self.z) * self.scale + self.height as f64 / 2.0 - 0.5;
         let depth = r.dot(self.x);
-        if !(u >= 0.0 && v >= 0.0) {
+        if u.is_nan() || v.is_nan() || u < 0.0 || v < 0.0 {
             return None;
         }
         // Truncation is the floor of these non-negative coordinates.
@@ -279,10 +279,11 @@ impl Shader {
             if l.kind != LightKind::DIRECTIONAL || !l.cast_shadows {
                 continue;
             }
-            let x = l.direction.normalized();
-            if !(x.length() > 0.5) {
+            let length = l.direction.length();
+            if length.is_nan() || length <= 1e-12 {
                 continue;
             }
+            let x = l.direction.scale(1.0 / length);
             let a = if x.z.abs() < 0.9 {
                 Vec3::new(0.0, 0.0, 1.0)
             } else {
@@ -305,7 +306,7 @@ impl Shader {
                 lo = Vec3::new(lo.x.min(c.x), lo.y.min(c.y), lo.z.min(c.z));
                 hi = Vec3::new(hi.x.max(c.x), hi.y.max(c.y), hi.z.max(c.z));
             }
-            if !(lo.x <= hi.x) {
+            if lo.x > hi.x {
                 continue;
             }
             let (ea, eb) = ((hi.y - lo.y).max(1e-3), (hi.z - lo.z).max(1e-3));
