@@ -5,7 +5,10 @@
 //!   and the sensor manager, on one thread and on two;
 //! - W2 depth: the 320 x 240 depth camera of `w2_depth.sdf`, the same way;
 //! - W2 RGB: the 640 x 480 camera with Lambert shading and sun shadows of `w2_rgb640.sdf`,
-//!   on one thread and on two.
+//!   on one thread and on two; and the same camera with one ray per pixel and shadow rays
+//!   (its `primary_visibility` parameter set to `rays`) beside it rasterising, in
+//!   alternating blocks of the same run, with the difference of their images
+//!   (`SIMCORE_BENCH_IMAGES=<folder>` writes both frames and the difference as PNG files).
 //!
 //! Each beside the peers' baseline, in alternating blocks of the same run: raw rapier on the
 //! same scene built as the peers built it (a 500 x 500 x 1 m cuboid ground with its top at
@@ -156,6 +159,78 @@ fn sim(dir: &std::path::Path, file: &str, threads: usize) -> Simulation {
 static W1: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
 static W2_DEPTH: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
 static W2_RGB: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
+/// W2 RGB by rays (the baseline) and rasterised, one and two threads.
+static W2_RGB_RAYS: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
+/// The W2 RGB frames by rays and rasterised: pixels that differ, and the mean absolute
+/// difference per channel in 8-bit levels.
+static W2_RGB_DIFFERENCE: Mutex<Option<(usize, f64)>> = Mutex::new(None);
+
+/// The image topic of the W2 RGB camera.
+const W2_RGB_TOPIC: &str = "/world/w2/model/cam/link/l/sensor/rgb/image";
+
+/// Sets the W2 RGB camera's `primary_visibility` (`rays` or `raster`).
+fn primary_visibility(s: &mut Simulation, how: &str) {
+    let cam = s
+        .physics()
+        .entity_id("cam::l::rgb")
+        .expect("the W2 RGB camera");
+    s.set_sensor_parameter(cam, "primary_visibility", how)
+        .expect("primary_visibility");
+}
+
+/// One frame of the W2 RGB camera of `s` (RGB8 bytes).
+fn frame(s: &mut Simulation) -> Vec<u8> {
+    let sub = s.bus_mut().subscribe(W2_RGB_TOPIC, 4);
+    assert!(s.update_sensors().is_empty());
+    let entries = sub.drain();
+    let entry = entries.last().expect("a frame");
+    match entry.message.payload.as_enum() {
+        Ok(sim_plugin_api::Payload::Image(i)) => i.data.to_vec(),
+        _ => panic!("not an image"),
+    }
+}
+
+/// Compares a frame of `raster` and of `rays`, records the difference and, with
+/// `SIMCORE_BENCH_IMAGES`, writes `w2_rgb_rays.png`, `w2_rgb_raster.png` and
+/// `w2_rgb_difference.png` (white where the frames differ) there.
+fn compare_frames(raster: &mut Simulation, rays: &mut Simulation) {
+    let (a, b) = (frame(raster), frame(rays));
+    assert_eq!(a.len(), b.len());
+    let differ = a
+        .chunks_exact(3)
+        .zip(b.chunks_exact(3))
+        .filter(|(x, y)| x != y)
+        .count();
+    let sum: u64 = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| u64::from(x.abs_diff(*y)))
+        .sum();
+    let mean = sum as f64 / a.len() as f64;
+    *W2_RGB_DIFFERENCE.lock().unwrap_or_else(|e| e.into_inner()) = Some((differ, mean));
+    let Some(dir) = std::env::var_os("SIMCORE_BENCH_IMAGES") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).expect("image folder");
+    let diff: Vec<u8> = a
+        .chunks_exact(3)
+        .zip(b.chunks_exact(3))
+        .flat_map(|(x, y)| if x == y { [0u8; 3] } else { [255u8; 3] })
+        .collect();
+    for (name, data) in [
+        ("w2_rgb_raster.png", &a),
+        ("w2_rgb_rays.png", &b),
+        ("w2_rgb_difference.png", &diff),
+    ] {
+        let file = std::fs::File::create(dir.join(name)).expect("image file");
+        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), 640, 480);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().expect("png header");
+        w.write_image_data(data).expect("png data");
+    }
+}
 
 /// W1, W2 depth and W2 RGB, each on one thread and on two, beside the raw rapier loops.
 pub fn workloads(c: &mut Criterion) {
@@ -183,6 +258,23 @@ pub fn workloads(c: &mut Criterion) {
                 &mut || raw_depth(&raw, &pixels, &cos, &mut depth),
                 &mut s,
                 &W2_DEPTH[k],
+            )
+        });
+    }
+    for (k, threads) in [1, 2].into_iter().enumerate() {
+        let mut raster = sim(&dir, "w2_rgb640.sdf", threads);
+        let mut rays = sim(&dir, "w2_rgb640.sdf", threads);
+        primary_visibility(&mut raster, "raster");
+        primary_visibility(&mut rays, "rays");
+        if k == 0 {
+            compare_frames(&mut raster, &mut rays);
+        }
+        g.bench_function(format!("w2_rgb640_rays_and_raster_{threads}_thread"), |b| {
+            paired_passes(
+                b,
+                &mut || assert!(rays.update_sensors().is_empty()),
+                &mut raster,
+                &W2_RGB_RAYS[k],
             )
         });
     }
@@ -257,6 +349,7 @@ pub fn rows(rows: &mut Vec<Row>) {
             });
         }
     }
+    raster_rows(rows);
     for (k, t) in [1, 2].into_iter().enumerate() {
         if let Some((raw, frame)) = per_op(&W2_RGB[k]) {
             let rate = 1e9 / frame;
@@ -275,6 +368,43 @@ pub fn rows(rows: &mut Vec<Row>) {
                 },
                 met: t != 2 || rate >= 60.0,
                 note: format!("{rate:.1} frames/s (raw depth {:.1} frames/s)", 1e9 / raw),
+            });
+        }
+    }
+}
+
+/// The rows of the W2 RGB camera by rays (the baseline) and rasterised.
+fn raster_rows(rows: &mut Vec<Row>) {
+    let difference = *W2_RGB_DIFFERENCE.lock().unwrap_or_else(|e| e.into_inner());
+    let images = match difference {
+        Some((differ, mean)) => format!(
+            "; images: {differ} of 307,200 pixels differ, mean error {mean:.4} levels of 255"
+        ),
+        None => String::new(),
+    };
+    for (k, t) in [1, 2].into_iter().enumerate() {
+        if let Some((rays, raster)) = per_op(&W2_RGB_RAYS[k]) {
+            let rate = 1e9 / raster;
+            rows.push(Row {
+                name: format!(
+                    "W2 RGB 640 x 480 rasterised, shading and shadow maps, {t} thread{}",
+                    if t == 1 { "" } else { "s" }
+                ),
+                ns: raster,
+                baseline: "the same camera by rays (one per pixel, shadow rays), same threads"
+                    .into(),
+                baseline_ns: rays,
+                goal: if t == 2 {
+                    ">= 300 frames/s".into()
+                } else {
+                    "(figure only)".into()
+                },
+                met: t != 2 || rate >= 300.0,
+                note: format!(
+                    "{rate:.1} frames/s (rays {:.1} frames/s), {:.2}x{images}",
+                    1e9 / rays,
+                    rays / raster
+                ),
             });
         }
     }

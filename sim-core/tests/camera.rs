@@ -1226,3 +1226,106 @@ fn frames_are_the_same_bytes_on_one_and_two_threads() {
     assert!(two_points.data == points.data, "point cloud differs");
     assert_eq!(two_points.is_dense, points.is_dense);
 }
+
+/// Pixels of two RGB8 images that differ in any channel, and the mean absolute difference
+/// over all channels, in 8-bit levels.
+fn image_difference(a: &Image, b: &Image) -> (usize, f64) {
+    assert_eq!(
+        (a.width, a.height, a.data.len()),
+        (b.width, b.height, b.data.len())
+    );
+    let differ = a
+        .data
+        .chunks_exact(3)
+        .zip(b.data.chunks_exact(3))
+        .filter(|(x, y)| x != y)
+        .count();
+    let sum: u64 = a
+        .data
+        .iter()
+        .zip(&b.data)
+        .map(|(x, y)| u64::from(x.abs_diff(*y)))
+        .sum();
+    (differ, sum as f64 / a.data.len() as f64)
+}
+
+#[test]
+fn rasterised_frames_equal_the_ray_cast_frames() {
+    // Every kind of shape, rotated, on a plane under a sun and a point light with shadows; a
+    // box reaching across the near clip; the camera inside its own housing (not seen).
+    let body = image_body(1.2, 160, 120, "<clip><near>0.1</near><far>30</far></clip>");
+    let visual = |name: &str, pose: &str, geometry: &str, rgb: &str| {
+        format!(
+            r#"<visual name="{name}"><pose>{pose}</pose><geometry>{geometry}</geometry>
+                 <material><diffuse>{rgb} 1</diffuse></material></visual>"#
+        )
+    };
+    let shapes = [
+        visual("b", "4 0.8 0.5 0 0 0.3", "<box><size>1 1 1</size></box>", "0.2 0.4 0.6"),
+        visual("r", "6 -1.5 0.8 0.4 0.3 0.7", "<box><size>0.8 1.2 1.4</size></box>", "0.7 0.7 0.2"),
+        visual("s", "5 -0.6 0.7 0 0 0", "<sphere><radius>0.7</radius></sphere>", "0.9 0.3 0.1"),
+        visual("c", "7 1.5 0.6 0.5 0 0", "<cylinder><radius>0.4</radius><length>1.2</length></cylinder>", "0.3 0.8 0.3"),
+        visual("k", "8 -3 0.8 0 1.2 0", "<capsule><radius>0.3</radius><length>0.8</length></capsule>", "0.6 0.2 0.8"),
+        visual(
+            "m",
+            "6 3 0 0 0 0.3",
+            "<polyline><point>-0.5 -0.5</point><point>0.5 -0.4</point><point>0.2 0.6</point><height>1.5</height></polyline>",
+            "0.9 0.9 0.9",
+        ),
+        visual("n", "0.12 -0.1 1.95 0 0 0.5", "<box><size>0.2 0.2 0.2</size></box>", "1 0 0"),
+    ]
+    .concat();
+    let sdf = scene_world(
+        "<ambient>0.2 0.2 0.2 1</ambient><background>0 0 0 1</background>",
+        r#"<light name="sun" type="directional"><cast_shadows>true</cast_shadows>
+             <diffuse>0.8 0.8 0.8 1</diffuse><direction>0.8 0.3 -0.6</direction></light>
+           <light name="bulb" type="point"><cast_shadows>true</cast_shadows><pose>3 -2 3 0 0 0</pose>
+             <diffuse>0.5 0.4 0.3 1</diffuse><attenuation><range>20</range><constant>0.5</constant>
+             <linear>0.05</linear><quadratic>0.01</quadratic></attenuation></light>"#,
+        &[
+            rig("0 0 2 0 0.3 0.05", &sensor("cam", "camera", &body)),
+            r#"<model name="ground"><static>true</static><link name="l">
+              <visual name="v"><geometry><plane><normal>0 0 1</normal><size>100 100</size></plane></geometry>
+                <material><diffuse>0.5 0.5 0.5 1</diffuse></material></visual></link></model>"#
+                .to_string(),
+            format!(r#"<model name="shapes"><static>true</static><link name="l">{shapes}</link></model>"#),
+        ]
+        .concat(),
+    );
+    let dir = stage(LIBS);
+    for threads in [1, 2] {
+        let mut sim = sim_from(&sdf, dir.path(), 0, threads);
+        let sub = sim.bus_mut().subscribe(&topic("cam", "image"), 10);
+        let cam = sim
+            .physics()
+            .entity_id("rig::head::cam")
+            .expect("the sensor");
+        sim.step();
+        let raster = image(&collect(&sub)[0].2);
+        sim.set_sensor_parameter(cam, "primary_visibility", "rays")
+            .unwrap();
+        sim.step();
+        let rays = image(&collect(&sub)[0].2);
+        assert!(
+            sim.set_sensor_parameter(cam, "primary_visibility", "both")
+                .is_err()
+        );
+        let mut colours: Vec<&[u8]> = rays.data.chunks_exact(3).collect();
+        colours.sort_unstable();
+        colours.dedup();
+        assert!(colours.len() > 20, "{} colours", colours.len());
+        // The red box across the near clip is seen.
+        assert!(
+            rays.data
+                .chunks_exact(3)
+                .any(|p| p[0] > 2 * p[1].max(p[2]) && p[0] > 40)
+        );
+        let (differ, mean) = image_difference(&raster, &rays);
+        eprintln!(
+            "{threads} thread(s): {differ} of 19200 pixels differ, mean error {mean:.5} levels"
+        );
+        // Within rounding of an edge or a shadow's edge a pixel may see the other side.
+        assert!(differ <= 19200 / 500, "{differ} pixels differ");
+        assert!(mean < 0.05, "mean error {mean} levels");
+    }
+}

@@ -31,6 +31,7 @@ mod mechanics;
 mod overlaps;
 mod plane;
 mod query;
+mod raster;
 mod ray_index;
 mod ray_packet;
 mod ray_shape;

@@ -1,5 +1,5 @@
 //! What plugins see: the [`WorldView`] of a [`Physics`], and its extensions (scene,
-//! visibility rays, model links).
+//! visibility rays, model links, raster).
 
 use super::convert::*;
 use super::entities::EntityData;
@@ -11,12 +11,12 @@ use sim_plugin_api::{
     ALL_VISIBLE, Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState,
     LinkEntry, LogLevel, MECHANICS_EXTENSION, MODEL_LINKS_EXTENSION, MODEL_PLUGINS_EXTENSION,
     Mechanics_TO, MechanicsRef, ModelInfo, ModelLinks, ModelLinks_TO, ModelLinksRef, NO_LABEL,
-    Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION, SENSOR_THREADS_EXTENSION, SceneInfo,
-    SceneRef, SceneView, SceneView_TO, SensorThreads_TO, SensorThreadsRef, SharedStr, SimTime,
-    SphericalCoordinates, SurfaceInfo, VISIBILITY_RAYS_EXTENSION, VISUAL_BOXES_EXTENSION,
-    VISUAL_TEMPERATURES_EXTENSION, Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef,
-    VisualBox, VisualBoxes, VisualBoxes_TO, VisualBoxesRef, VisualTemperatures_TO,
-    VisualTemperaturesRef, WorldView,
+    RASTER_EXTENSION, Raster_TO, RasterRef, Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION,
+    SENSOR_THREADS_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO, SensorThreads_TO,
+    SensorThreadsRef, SharedStr, SimTime, SphericalCoordinates, SurfaceInfo,
+    VISIBILITY_RAYS_EXTENSION, VISUAL_BOXES_EXTENSION, VISUAL_TEMPERATURES_EXTENSION, Vec3,
+    VisibilityRays, VisibilityRays_TO, VisibilityRaysRef, VisualBox, VisualBoxes, VisualBoxes_TO,
+    VisualBoxesRef, VisualTemperatures_TO, VisualTemperaturesRef, WorldView,
     abi_stable::{
         RRef,
         sabi_trait::TD_Opaque,
@@ -66,6 +66,7 @@ impl Physics {
                 RRef::new(self),
                 TD_Opaque,
             )),
+            raster: std::mem::ManuallyDrop::new(Raster_TO::from_ptr(RRef::new(self), TD_Opaque)),
             extra: [None; 2],
         }
     }
@@ -257,6 +258,8 @@ pub struct PhysicsView<'a> {
     /// The `simcore.visual_temperatures.v1` extension object, borrowing the physics as
     /// `scene` does.
     temperatures: std::mem::ManuallyDrop<VisualTemperaturesRef<'a>>,
+    /// The `simcore.raster.v1` extension object, borrowing the physics as `scene` does.
+    raster: std::mem::ManuallyDrop<RasterRef<'a>>,
     /// Up to two more extensions, of the caller's (see [`PhysicsView::with_extension`]).
     extra: [Option<(&'a str, Extension<'a>)>; 2],
 }
@@ -571,6 +574,7 @@ impl WorldView for PhysicsView<'_> {
             MECHANICS_EXTENSION => ROption::RSome(Extension::new(&*self.mechanics)),
             VISUAL_TEMPERATURES_EXTENSION => ROption::RSome(Extension::new(&*self.temperatures)),
             SENSOR_THREADS_EXTENSION => ROption::RSome(Extension::new(&*self.threads)),
+            RASTER_EXTENSION => ROption::RSome(Extension::new(&*self.raster)),
             _ => ROption::RNone,
         }
     }

@@ -44,7 +44,7 @@
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
-//! sim-plugin-api = "1.7"
+//! sim-plugin-api = "1.8"
 //! ```
 //!
 //! Until the crate is published, take it from the simcore repository instead:
@@ -142,6 +142,7 @@
 //! | [`VISIBILITY_RAYS_EXTENSION`] (`simcore.visibility_rays.v1`) | [`WorldView::extension`], helper [`WorldRef::cast_rays_seen_by`] | [`visibility`]: ray casts that see only the visuals whose `<visibility_flags>` meet a sensor's `<visibility_mask>` |
 //! | [`MODEL_LINKS_EXTENSION`] (`simcore.model_links.v1`) | [`WorldView::extension`], helper [`WorldRef::links_of`] | [`model_links`]: the links of a model, own name and id, e.g. to push one with `apply_wrench` |
 //! | [`VISUAL_BOXES_EXTENSION`] (`simcore.visual_boxes.v1`) | [`WorldView::extension`], helper [`WorldRef::visual_boxes`] | [`visual_boxes`]: every visual's local bounding box, model, label and world pose, e.g. for full and 3D bounding boxes |
+//! | [`RASTER_EXTENSION`] (`simcore.raster.v1`) | [`WorldView::extension`], helper [`WorldRef::raster`] | [`raster`]: a pinhole camera's per-pixel hits rasterised (as one ray per pixel from the near plane gives them), and the depths along parallel rays of a shadow map |
 //! | [`INPUT_TYPES_EXTENSION`] (`simcore.input_types.v1`) | [`WorldView::extension`] of the world a system factory's `create` gets, helper [`input_types()`] | [`input_types`](mod@input_types): a system names the payload kind it reads on each subscription, so the engine announces the input with its ROS type (offered at creation because inputs are announced before the first step) |
 //! | [`OUTPUT_TYPES_EXTENSION`] (`simcore.output_types.v1`) | [`WorldView::extension`] of the world a sensor's or system factory's `create` gets, helpers [`output_types()`] and [`declare_outputs`] | [`output_types`](mod@output_types): a plugin names each topic it publishes on and the payload kind there, so that a run lists its outputs, typed, before anything was published |
 //!
@@ -216,6 +217,8 @@ pub mod output_types;
 #[allow(unsafe_code)]
 mod plugin;
 #[allow(unsafe_code)]
+pub mod raster;
+#[allow(unsafe_code)]
 pub mod runtime_joints;
 #[allow(unsafe_code)]
 pub mod scene;
@@ -286,6 +289,9 @@ pub use plugin::*;
 pub use plugin::{Outputs, Sensor, SensorConfig, StepContext, System, SystemConfig, UpdateContext};
 #[doc(hidden)]
 pub use plugin::{SensorAbi, SensorAbi_CTO, SensorAbi_TO, SystemAbi, SystemAbi_CTO, SystemAbi_TO};
+#[doc(hidden)]
+pub use raster::Raster_TO;
+pub use raster::{OrthoView, PinholeView, RASTER_EXTENSION, Raster, RasterRef};
 #[doc(hidden)]
 pub use runtime_joints::RuntimeJoints_TO;
 pub use runtime_joints::{

@@ -4,9 +4,12 @@
 //!
 //! 1. the camera's world pose (its link's pose composed with the sensor's `<pose>`);
 //! 2. a ray cast per pixel from the near clip plane against visuals, ignoring the camera's
-//!    own model; hits beyond the far clip are misses;
+//!    own model; hits beyond the far clip are misses (for a pinhole camera without
+//!    distortion, the same hits rasterised by the engine's `simcore.raster.v1` extension
+//!    where it has one; the run-time parameter `primary_visibility` = `rays` casts instead);
 //! 3. shading (see `simcore_plugin_camera_common::shading`): background colour for misses,
-//!    else the diffuse colour lit by ambient light and the world's lights, with shadows;
+//!    else the diffuse colour lit by ambient light and the world's lights, with shadows
+//!    (those of directional lights looked up first in shadow maps where step 2 rasterises);
 //! 4. encoding to the configured format with Gaussian noise per pixel and channel;
 //! 5. an `Image` on the sensor topic, a `CameraInfo` on `camera_info` beside it, and, with
 //!    `<save>`, a PNG file.
@@ -62,8 +65,9 @@ impl CameraSensor {
     }
 
     fn from_core(mut core: CameraCore, seed: u64) -> Result<Self, PluginError> {
-        // Shading needs the normals.
+        // Shading needs the normals; primary visibility is rasterised where the engine can.
         core.grid.set_normals(true);
+        core.grid.set_raster(true);
         let saver = match &core.config.save {
             Some(s) => Some(FrameSaver::new(&s.path, &core.scoped_name)?),
             None => None,
@@ -88,6 +92,8 @@ impl CameraSensor {
         let passes = Passes::new(world);
         let pose = self.core.cast_in(&passes)?;
         let grid = &self.core.grid;
+        // Where primary visibility is rasterised, so are the shadow maps.
+        self.shader.set_shadow_maps(grid.rasterises_in(world));
         self.shader.prepare(world, grid.hits());
         self.shader
             .shade(&passes, grid.rays(), grid.hits(), &mut self.colors);

@@ -1,5 +1,5 @@
 //! What every camera plugin has: its configuration, camera model, per-pixel rays and place
-//! on its link, and the run-time `horizontal_fov` parameter.
+//! on its link, and the run-time `horizontal_fov` and `primary_visibility` parameters.
 
 use crate::config::CameraConfig;
 use crate::model::CameraModel;
@@ -119,20 +119,38 @@ impl CameraCore {
     /// The run-time parameter `horizontal_fov` (radians, as text): the camera zooms from the
     /// next frame on. Focal lengths follow the new field of view (explicit intrinsics are
     /// scaled by the same factor, keeping their principal point and aspect); `camera_info`
-    /// follows. Any other key is refused.
+    /// follows.
+    ///
+    /// The run-time parameter `primary_visibility`: `raster` for the engine's rasteriser
+    /// where it can serve the camera (see [`RayGrid::set_raster`]), `rays` for one ray per
+    /// pixel. Any other key is refused.
     pub fn set_parameter(&mut self, key: &str, value: &str) -> Result<(), PluginError> {
+        let bad = |k: &str, m: String| {
+            PluginError::new(
+                ErrorCode::BAD_REQUEST,
+                format!("{}: {k}: {m}", self.scoped_name),
+            )
+        };
+        if key == "primary_visibility" {
+            match value.trim() {
+                "raster" => self.grid.set_raster(true),
+                "rays" => self.grid.set_raster(false),
+                _ => {
+                    return Err(bad(
+                        key,
+                        format!("expected raster or rays, found \"{value}\""),
+                    ));
+                }
+            }
+            return Ok(());
+        }
         if key != "horizontal_fov" {
             return Err(PluginError::unsupported(format!(
-                "{}: no run-time parameter `{key}` (horizontal_fov)",
+                "{}: no run-time parameter `{key}` (horizontal_fov, primary_visibility)",
                 self.scoped_name
             )));
         }
-        let bad = |m: String| {
-            PluginError::new(
-                ErrorCode::BAD_REQUEST,
-                format!("{}: horizontal_fov: {m}", self.scoped_name),
-            )
-        };
+        let bad = |m: String| bad("horizontal_fov", m);
         let hfov = value
             .trim()
             .parse::<f64>()

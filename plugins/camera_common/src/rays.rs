@@ -7,9 +7,17 @@
 //! one thread, see [`simcore_plugin_common::passes`]); a camera with a `<visibility_mask>` casts through the
 //! [`visibility`](sim_plugin_api::visibility) extension instead, seeing only the visuals whose
 //! `<visibility_flags>` share a bit with the mask.
+//!
+//! A grid set to rasterise ([`RayGrid::set_raster`]) of a pinhole camera without distortion
+//! whose rays start on the near plane asks the engine's [`raster`](sim_plugin_api::raster)
+//! extension for the same hits instead, in bands of rows on the sensor threads; on an engine
+//! without it, it casts.
 
-use crate::model::CameraModel;
-use sim_plugin_api::{EntityId, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef};
+use crate::model::{CameraModel, Intrinsics};
+use sim_plugin_api::{
+    EntityId, PinholeView, Pose, Ray, RayCastOptions, RayHit, RayTarget, Vec3, WorldRef,
+    abi_stable::std_types::RSliceMut,
+};
 use simcore_plugin_common::Passes;
 use simcore_plugin_common::{MaskedCast, Rotation};
 
@@ -40,7 +48,18 @@ pub struct RayGrid {
     near: f64,
     far: f64,
     from: RayStart,
+    /// Whether to rasterise where the engine can.
+    raster: bool,
+    /// The model's size and intrinsics when it is a pinhole without distortion.
+    pinhole: Option<(u32, u32, Intrinsics)>,
+    /// The pose the rays were last turned to by the rasterising path (they stay valid while
+    /// the camera does not move).
+    rays_pose: Option<Pose>,
 }
+
+/// Rows per band of a rasterised frame shared among several threads: enough bands for the
+/// threads to balance, few enough that each band's setup stays small.
+const BANDS_PER_THREAD: usize = 4;
 
 impl RayGrid {
     /// The rays of `model` for the clip range `near..far` (z-depth along the optical axis),
@@ -68,6 +87,9 @@ impl RayGrid {
             near,
             far,
             from,
+            raster: false,
+            pinhole: None,
+            rays_pose: None,
         };
         g.set_model(model);
         g
@@ -84,8 +106,29 @@ impl RayGrid {
         self.normals = normals;
     }
 
+    /// Whether the hits come from the engine's raster extension where it has one and the
+    /// camera is a pinhole without distortion whose rays start on the near plane (off by
+    /// default). The hits are the rays' to within a few millionths of the distance.
+    pub fn set_raster(&mut self, raster: bool) {
+        self.raster = raster;
+    }
+
+    /// Whether [`RayGrid::cast_in`] rasterises in `world` (see [`RayGrid::set_raster`]).
+    pub fn rasterises_in(&self, world: &WorldRef<'_>) -> bool {
+        self.raster
+            && self.from == RayStart::NearPlane
+            && self.pinhole.is_some()
+            && world.raster().is_some()
+    }
+
     /// Recomputes the pixel directions for a changed camera model (size may change too).
     pub fn set_model(&mut self, model: &CameraModel) {
+        self.rays_pose = None;
+        self.pinhole = (!model.distortion.is_active()).then_some((
+            model.width,
+            model.height,
+            model.intrinsics,
+        ));
         self.dirs = model.pixel_directions();
         let n = self.dirs.len();
         // The smallest cosine to the optical axis bounds the ray length to the far plane.
@@ -145,6 +188,11 @@ impl RayGrid {
     /// `passes`, each chunk turning its directions into the world, casting them and fixing up
     /// its hits.
     pub fn cast_in(&mut self, passes: &Passes<'_, '_>, pose: Pose) {
+        if self.rasterises_in(passes.world()) {
+            self.raster_in(passes, pose);
+            return;
+        }
+        self.rays_pose = None;
         let world = passes.world();
         // The sensor-frame directions turned by the pose's matrix, computed once per frame.
         let rotation = Rotation::new(pose.orientation);
@@ -186,6 +234,62 @@ impl RayGrid {
                 h.distance += s;
                 if h.distance * d.x > far {
                     *h = RayHit::MISS;
+                }
+            }
+        });
+    }
+
+    /// [`RayGrid::cast_in`] through the engine's raster extension: bands of rows, each
+    /// rasterised and its rays (from the sensor origin) written beside.
+    fn raster_in(&mut self, passes: &Passes<'_, '_>, pose: Pose) {
+        let world = passes.world();
+        let Some((width, height, k)) = self.pinhole else {
+            return;
+        };
+        let view = PinholeView {
+            pose,
+            width,
+            height,
+            fx: k.fx,
+            fy: k.fy,
+            cx: k.cx,
+            cy: k.cy,
+            skew: k.s,
+            near: self.near,
+            far: self.far,
+            exclude_model: self.options.exclude_model,
+            mask: self.visibility.resolve(world),
+            normals: self.normals,
+        };
+        let rotation = Rotation::new(pose.orientation);
+        let o = pose.position;
+        let w = width as usize;
+        let bands = match passes.threads() {
+            1 => 1,
+            t => t * BANDS_PER_THREAD,
+        };
+        let rows = (height as usize).div_ceil(bands).max(1);
+        let chunks: Vec<_> = self
+            .rays
+            .chunks_mut(rows * w)
+            .zip(self.hits.chunks_mut(rows * w))
+            .zip(self.dirs.chunks(rows * w))
+            .enumerate()
+            .collect();
+        // The rays of a camera that has not moved are those of its last frame.
+        let turn = self.rays_pose != Some(pose);
+        self.rays_pose = Some(pose);
+        passes.run(chunks, |(band, ((rays, hits), dirs))| {
+            let (rotation, o) = (rotation, o);
+            if let Some(raster) = world.raster() {
+                raster.rasterize(&view, (band * rows) as u32, RSliceMut::from_mut_slice(hits));
+            }
+            if turn {
+                for (ray, d) in rays.iter_mut().zip(dirs) {
+                    *ray = Ray {
+                        origin: o,
+                        direction: rotation.apply(*d),
+                    };
                 }
             }
         });

@@ -19,6 +19,16 @@
 //!   surfaces (whose hits rapier computes in single precision) do not shadow themselves.
 //!   The shadow rays of each chunk of pixels are cast in one batch.
 //!
+//! With shadow maps ([`Shader::set_shadow_maps`], on an engine with the
+//! [`raster`](sim_plugin_api::raster) extension) the shadows of directional lights are
+//! looked up first in a map rendered per frame and light: the depths along the light of the
+//! surfaces nearest to it, over the box of the frame's points as the light sees them, about
+//! one texel per pixel. A point is lit when none of the four texels around it holds a
+//! surface nearer to the light (by more than 0.5 mm) than the plane of the point's own
+//! surface there, in shadow when all four do; otherwise (a shadow's edge, a contact, light
+//! at less than 3° to the surface, a point outside the map) its shadow ray decides. Only an
+//! occluder or a gap narrower than a texel can make the two disagree.
+//!
 //! A frame is shaded in chunks of pixels on the engine's sensor threads (one chunk on one
 //! thread, see [`simcore_plugin_common::passes`]): the scene, the lights and the diffuse colours of the
 //! entities hit are read once per frame before ([`Shader::prepare`]) and only read inside
@@ -30,8 +40,9 @@
 //! scene extension the scene defaults apply and there are no lights (ambient only).
 
 use sim_plugin_api::{
-    EntityId, Light, LightKind, Ray, RayCastOptions, RayHit, RayTarget, SceneInfo, Vec3, WorldRef,
-    abi_stable::std_types::RVec,
+    EntityId, Light, LightKind, OrthoView, Pose, Quat, Ray, RayCastOptions, RayHit, RayTarget,
+    SceneInfo, Vec3, WorldRef,
+    abi_stable::std_types::{RSliceMut, RVec},
 };
 use simcore_plugin_common::EntitySurfaces;
 use simcore_plugin_common::Passes;
@@ -92,6 +103,103 @@ pub struct Shader {
     surfaces: SurfaceCache,
     /// One batch of shadow tests per chunk of pixels.
     batches: Vec<ShadowBatch>,
+    /// Whether directional lights' shadows are first looked up in shadow maps.
+    shadow_maps: bool,
+    /// The shadow maps of the last frame (their buffers kept).
+    maps: Vec<ShadowMap>,
+}
+
+/// Shadow map texels per pixel of the frame (over the box of the points it shades).
+const MAP_TEXELS_PER_PIXEL: f64 = 1.0;
+/// The largest shadow map side, texels.
+const MAP_SIDE: usize = 4096;
+/// Every this many pixels' points bound the shadow map (points outside it cast rays).
+const BOUND_STRIDE: usize = 3;
+/// Below this cosine between a surface and a light the shadow ray decides.
+const MAP_MIN_COS: f64 = 0.05;
+/// A shadow map texel nearer to the light than a point's surface by more than this, m,
+/// is a surface between them.
+const MAP_MARGIN: f64 = 5e-4;
+
+/// The shadow map of one directional light for one frame: the depths, along the light, of
+/// the surfaces nearest to it over the box of the frame's points (see [`Shader::shade`]).
+#[derive(Clone, Debug, Default)]
+struct ShadowMap {
+    /// The light (index in the frame's lights).
+    light: usize,
+    /// The map's frame: `x` along the light's direction, the map centred on its x axis.
+    origin: Vec3,
+    x: Vec3,
+    y: Vec3,
+    z: Vec3,
+    width: usize,
+    height: usize,
+    /// Texels per metre.
+    scale: f64,
+    depths: Vec<f32>,
+}
+
+impl ShadowMap {
+    /// Whether the light reaches the point `p` (lifted off its surface, unit normal `n`
+    /// facing the light): `Some(true)` when none of the four texels around it has a surface
+    /// nearer to the light than the plane of `p`'s surface there, `Some(false)` when all
+    /// four have, `None` (a shadow ray decides) otherwise, outside the map or at grazing
+    /// light.
+    #[inline]
+    fn reaches(&self, p: Vec3, n: Vec3) -> Option<bool> {
+        let nx = n.dot(self.x);
+        if nx > -MAP_MIN_COS {
+            return None;
+        }
+        let r = p - self.origin;
+        let u = -r.dot(self.y) * self.scale + self.width as f64 / 2.0 - 0.5;
+        let v = -r.dot(self.z) * self.scale + self.height as f64 / 2.0 - 0.5;
+        let depth = r.dot(self.x);
+        if u.is_nan() || v.is_nan() || u < 0.0 || v < 0.0 {
+            return None;
+        }
+        // Truncation is the floor of these non-negative coordinates.
+        let (i0, j0) = (u as usize, v as usize);
+        if i0 + 1 >= self.width || j0 + 1 >= self.height {
+            return None;
+        }
+        // The depth of p's tangent plane moves by these per texel along u and v.
+        let k = 1.0 / (self.scale * nx);
+        let (du, dv) = (n.dot(self.y) * k, n.dot(self.z) * k);
+        let mut occluded = 0;
+        for (di, dj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let t = f64::from(self.depths[(j0 + dj) * self.width + i0 + di]);
+            let own = depth + du * ((i0 + di) as f64 - u) + dv * ((j0 + dj) as f64 - v);
+            if t < own - MAP_MARGIN {
+                occluded += 1;
+            }
+        }
+        match occluded {
+            0 => Some(true),
+            4 => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// The rotation whose matrix has columns `x`, `y`, `z` (a right-handed orthonormal frame).
+fn frame_rotation(x: Vec3, y: Vec3, z: Vec3) -> Quat {
+    let (m00, m11, m22) = (x.x, y.y, z.z);
+    let trace = m00 + m11 + m22;
+    let q = if trace > 0.0 {
+        let s = (trace + 1.0).sqrt() * 2.0;
+        Quat::new((y.z - z.y) / s, (z.x - x.z) / s, (x.y - y.x) / s, 0.25 * s)
+    } else if m00 > m11 && m00 > m22 {
+        let s = (1.0 + m00 - m11 - m22).sqrt() * 2.0;
+        Quat::new(0.25 * s, (y.x + x.y) / s, (z.x + x.z) / s, (y.z - z.y) / s)
+    } else if m11 > m22 {
+        let s = (1.0 + m11 - m00 - m22).sqrt() * 2.0;
+        Quat::new((y.x + x.y) / s, 0.25 * s, (z.y + y.z) / s, (z.x - x.z) / s)
+    } else {
+        let s = (1.0 + m22 - m00 - m11).sqrt() * 2.0;
+        Quat::new((z.x + x.z) / s, (z.y + y.z) / s, 0.25 * s, (x.y - y.x) / s)
+    };
+    q.normalized()
 }
 
 /// The light from `light` reaching point `p` with normal `n` (before shadows), and the unit
@@ -146,6 +254,106 @@ impl Shader {
         self.surfaces.clear();
     }
 
+    /// Whether the shadows of directional lights are first looked up in a shadow map that
+    /// the engine's raster extension renders per frame (where it has one; off by default):
+    /// a shadow ray is cast only where the map cannot tell (see the module docs).
+    pub fn set_shadow_maps(&mut self, on: bool) {
+        self.shadow_maps = on;
+    }
+
+    /// Renders the shadow map of every directional light that casts shadows, over the box
+    /// of the points of `rays` and `hits` as the light sees them.
+    fn render_maps(&mut self, passes: &Passes<'_, '_>, rays: &[Ray], hits: &[RayHit]) {
+        let world = passes.world();
+        let mut kept = std::mem::take(&mut self.maps);
+        let Some(raster) = world
+            .raster()
+            .filter(|_| self.shadow_maps && self.scene.shadows)
+        else {
+            kept.clear();
+            self.maps = kept;
+            return;
+        };
+        let mut maps = Vec::new();
+        for (li, l) in self.lights.iter().enumerate() {
+            if l.kind != LightKind::DIRECTIONAL || !l.cast_shadows {
+                continue;
+            }
+            let length = l.direction.length();
+            if length.is_nan() || length <= 1e-12 {
+                continue;
+            }
+            let x = l.direction.scale(1.0 / length);
+            let a = if x.z.abs() < 0.9 {
+                Vec3::new(0.0, 0.0, 1.0)
+            } else {
+                Vec3::new(1.0, 0.0, 0.0)
+            };
+            let y = a.cross(x).normalized();
+            let q = frame_rotation(x, y, x.cross(y));
+            // The frame as the engine will turn it.
+            let m = q.to_matrix();
+            let axis = |c: usize| Vec3::new(m[0][c], m[1][c], m[2][c]);
+            let (x, y, z) = (axis(0), axis(1), axis(2));
+            let inf = f64::INFINITY;
+            let (mut lo, mut hi) = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
+            for (ray, hit) in rays.iter().zip(hits).step_by(BOUND_STRIDE) {
+                if !hit.distance.is_finite() {
+                    continue;
+                }
+                let p = ray.origin + ray.direction.scale(hit.distance);
+                let c = Vec3::new(p.dot(x), p.dot(y), p.dot(z));
+                lo = Vec3::new(lo.x.min(c.x), lo.y.min(c.y), lo.z.min(c.z));
+                hi = Vec3::new(hi.x.max(c.x), hi.y.max(c.y), hi.z.max(c.z));
+            }
+            if lo.x > hi.x {
+                continue;
+            }
+            let (ea, eb) = ((hi.y - lo.y).max(1e-3), (hi.z - lo.z).max(1e-3));
+            let texels = (rays.len() as f64 * MAP_TEXELS_PER_PIXEL).max(4096.0);
+            let side = (MAP_SIDE - 2) as f64;
+            let scale = (texels / (ea * eb)).sqrt().min(side / ea).min(side / eb);
+            let (width, height) = (
+                (ea * scale).ceil() as usize + 2,
+                (eb * scale).ceil() as usize + 2,
+            );
+            let centre = y.scale((lo.y + hi.y) / 2.0) + z.scale((lo.z + hi.z) / 2.0);
+            let origin = centre + x.scale(lo.x - SHADOW_DISTANCE - 1.0);
+            let view = OrthoView {
+                pose: Pose::new(origin, q),
+                width: width as u32,
+                height: height as u32,
+                scale,
+                depth: hi.x - lo.x + SHADOW_DISTANCE + 2.0,
+            };
+            let mut map = kept.pop().unwrap_or_default();
+            map.depths.clear();
+            map.depths.resize(width * height, f32::INFINITY);
+            let bands = passes.threads() * 4;
+            let rows = height.div_ceil(bands).max(1);
+            let chunks: Vec<_> = map.depths.chunks_mut(rows * width).enumerate().collect();
+            passes.run(chunks, |(band, depths)| {
+                raster.depths(
+                    &view,
+                    (band * rows) as u32,
+                    RSliceMut::from_mut_slice(depths),
+                );
+            });
+            maps.push(ShadowMap {
+                light: li,
+                origin,
+                x,
+                y,
+                z,
+                width,
+                height,
+                scale,
+                depths: std::mem::take(&mut map.depths),
+            });
+        }
+        self.maps = maps;
+    }
+
     /// Reads the scene and lights and looks up the surfaces of `hits` (call once per frame
     /// before [`Shader::shade`]).
     pub fn prepare(&mut self, world: &WorldRef<'_>, hits: &[RayHit]) {
@@ -181,10 +389,12 @@ impl Shader {
         if self.batches.len() < count {
             self.batches.resize_with(count, ShadowBatch::default);
         }
+        self.render_maps(passes, &rays[..n], &hits[..n]);
         let world = passes.world();
         let frame = Frame {
             scene: &self.scene,
             lights: &self.lights,
+            maps: &self.maps,
             surfaces: &self.surfaces,
             shadow: RayCastOptions {
                 max_distance: 0.0,
@@ -209,6 +419,8 @@ impl Shader {
 struct Frame<'a> {
     scene: &'a SceneInfo,
     lights: &'a [Light],
+    /// The shadow maps of directional lights.
+    maps: &'a [ShadowMap],
     surfaces: &'a SurfaceCache,
     /// The options of shadow rays (their length set per batch).
     shadow: RayCastOptions,
@@ -248,14 +460,32 @@ impl Frame<'_> {
             }
             let p = ray.origin + ray.direction.scale(hit.distance);
             let mut light = [amb[0], amb[1], amb[2]];
-            for l in self.lights {
+            let mut mapped = [0.0f32; 3];
+            for (li, l) in self.lights.iter().enumerate() {
                 let Some((contribution, dir, dist)) = incoming(l, p, n) else {
                     continue;
                 };
                 if shadows && l.cast_shadows {
                     let lift = 1e-3 + 2e-4 * hit.distance;
+                    let from = p + n.scale(lift);
+                    let known = self
+                        .maps
+                        .iter()
+                        .find(|m| m.light == li)
+                        .and_then(|m| m.reaches(from, n));
+                    match known {
+                        Some(true) => {
+                            // Added after the rest, as a shadow ray's light is.
+                            for (a, (b, c)) in mapped.iter_mut().zip(contribution.iter().zip(c)) {
+                                *a += b * c;
+                            }
+                            continue;
+                        }
+                        Some(false) => continue,
+                        None => {}
+                    }
                     batch.rays.push(Ray {
-                        origin: p + n.scale(lift),
+                        origin: from,
                         direction: dir,
                     });
                     batch.pending.push(Pending {
@@ -275,6 +505,11 @@ impl Frame<'_> {
                 }
             }
             *px = [light[0] * c[0], light[1] * c[1], light[2] * c[2]];
+            if mapped != [0.0; 3] {
+                for (a, b) in px.iter_mut().zip(mapped) {
+                    *a += b;
+                }
+            }
         }
         if batch.rays.is_empty() {
             return;
@@ -294,5 +529,98 @@ impl Frame<'_> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frames_rotation_turns_the_axes_onto_it() {
+        for d in [
+            Vec3::new(-0.5, 0.1, -0.9),
+            Vec3::new(0.0, 0.0, -1.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.3, -0.8, 0.2),
+        ] {
+            let x = d.normalized();
+            let a = if x.z.abs() < 0.9 {
+                Vec3::new(0.0, 0.0, 1.0)
+            } else {
+                Vec3::new(1.0, 0.0, 0.0)
+            };
+            let y = a.cross(x).normalized();
+            let z = x.cross(y);
+            let q = frame_rotation(x, y, z);
+            for (axis, want) in [
+                (Vec3::new(1.0, 0.0, 0.0), x),
+                (Vec3::new(0.0, 1.0, 0.0), y),
+                (Vec3::new(0.0, 0.0, 1.0), z),
+            ] {
+                assert!((q.rotate(axis) - want).length() < 1e-12, "{d:?}");
+            }
+        }
+    }
+
+    /// A 10 x 10 map straight down (one texel per metre) over a floor 1,000 m below its
+    /// plane, with a block 1 m above the floor over texels 0..5 of every row.
+    fn map() -> ShadowMap {
+        let x = Vec3::new(0.0, 0.0, -1.0);
+        let y = Vec3::new(1.0, 0.0, 0.0).cross(x).normalized();
+        let z = x.cross(y);
+        let mut depths = vec![1000.0f32; 100];
+        for row in depths.chunks_mut(10) {
+            row[..5].fill(999.0);
+        }
+        ShadowMap {
+            light: 0,
+            origin: Vec3::new(0.0, 0.0, 1000.0),
+            x,
+            y,
+            z,
+            width: 10,
+            height: 10,
+            scale: 1.0,
+            depths,
+        }
+    }
+
+    /// The floor point under texel column `i` (at the texel centre plus `du`) of row 4.
+    fn floor_at(m: &ShadowMap, i: f64, du: f64) -> Vec3 {
+        // Texel centre i is at -(i + 0.5 - 5) along y, row 4's centre -(4.5 - 5) along z.
+        m.origin + m.y.scale(-(i + 0.5 + du - 5.0)) + m.z.scale(0.5) + m.x.scale(1000.0 - 1e-3)
+    }
+
+    #[test]
+    fn the_map_tells_lit_and_shadowed_points_and_leaves_edges_to_rays() {
+        let m = map();
+        let up = Vec3::new(0.0, 0.0, 1.0);
+        // Under the block: in shadow; beyond it: lit; between texels 4 and 5: a ray decides.
+        assert_eq!(m.reaches(floor_at(&m, 1.0, 0.2), up), Some(false));
+        assert_eq!(m.reaches(floor_at(&m, 7.0, 0.2), up), Some(true));
+        assert_eq!(m.reaches(floor_at(&m, 4.0, 0.2), up), None);
+        // Outside the map, or the light grazing the surface: a ray decides.
+        assert_eq!(m.reaches(floor_at(&m, 9.6, 0.0), up), None);
+        assert_eq!(
+            m.reaches(
+                floor_at(&m, 7.0, 0.2),
+                Vec3::new(1.0, 0.0, 0.01).normalized()
+            ),
+            None
+        );
+        // A ramp (z = 0.4 y) is compared with its own plane: lit, not shadowed by itself,
+        // though its texels downhill are nearer to the light than the point.
+        let n = Vec3::new(0.0, -0.4, 1.0).normalized();
+        let mut ramp = map();
+        for (k, d) in ramp.depths.iter_mut().enumerate() {
+            let y = -((k % 10) as f64 + 0.5 - 5.0);
+            *d = (1000.0 - 0.4 * y) as f32;
+        }
+        // Between texels 6 (uphill) and 7.
+        let p = Vec3::new(0.5, -2.0, -0.8) + n.scale(1e-3);
+        assert_eq!(ramp.reaches(p, n), Some(true));
+        // Compared with a level plane instead, its uphill texels would shadow it.
+        assert_eq!(ramp.reaches(p, up), None);
     }
 }

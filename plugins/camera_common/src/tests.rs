@@ -610,3 +610,71 @@ fn passes_on_sensor_threads_run_every_chunk_once() {
         assert_eq!(seen, (0..50).collect::<Vec<_>>());
     });
 }
+
+#[test]
+fn a_rasterising_grid_casts_rays_on_an_engine_without_the_raster_extension() {
+    use crate::model::{CameraModel, Distortion, Intrinsics};
+    use crate::rays::RayGrid;
+    use sim_plugin_api::{EntityId, RayHit};
+    // A plane 5 m ahead along x, seen by rays.
+    let mut world = StaticWorld::default();
+    world.set_ray_caster(|ray, _| {
+        if ray.direction.x <= 0.0 {
+            return RayHit::MISS;
+        }
+        let t = (5.0 - ray.origin.x) / ray.direction.x;
+        RayHit {
+            distance: t,
+            normal: Vec3::new(-1.0, 0.0, 0.0),
+            entity: EntityId(7),
+            model: EntityId(3),
+        }
+    });
+    let model = CameraModel {
+        width: 16,
+        height: 12,
+        intrinsics: Intrinsics::from_hfov(16, 12, 1.0),
+        distortion: Distortion::NONE,
+    };
+    let pose = Pose::new(Vec3::new(0.0, 0.0, 1.0), sim_plugin_api::Quat::IDENTITY);
+    let mut plain = RayGrid::new(&model, 0.1, 50.0, RayStart::NearPlane, EntityId::NONE);
+    let mut raster = plain.clone();
+    raster.set_raster(true);
+    world.with(|world| {
+        assert!(world.raster().is_none());
+        assert!(!raster.rasterises_in(&world));
+        plain.cast(&world, pose);
+        raster.cast(&world, pose);
+    });
+    assert_eq!(raster.hits(), plain.hits());
+    assert_eq!(raster.rays(), plain.rays());
+    // Every pixel sees the plane at its z-depth of 5 m.
+    for k in 0..16 * 12 {
+        assert!((raster.depth(k) - 5.0).abs() < 1e-9, "{}", raster.depth(k));
+        assert_eq!(raster.hits()[k].entity, EntityId(7));
+    }
+}
+
+#[test]
+fn primary_visibility_is_a_run_time_parameter() {
+    let mut core = CameraCore::from_config(
+        parse("").unwrap(),
+        NAME,
+        sim_plugin_api::EntityId(1),
+        sim_plugin_api::EntityId(2),
+        Pose::IDENTITY,
+        "cam",
+        RayStart::NearPlane,
+        |c| (c.near, c.far),
+    );
+    core.set_parameter("primary_visibility", "rays").unwrap();
+    core.set_parameter("primary_visibility", " raster ")
+        .unwrap();
+    let e = core
+        .set_parameter("primary_visibility", "both")
+        .expect_err("refused");
+    assert_eq!(e.code, ErrorCode::BAD_REQUEST);
+    assert!(e.message.contains("raster or rays"), "{}", e.message);
+    let e = core.set_parameter("zoom", "2").expect_err("refused");
+    assert!(e.message.contains("primary_visibility"), "{}", e.message);
+}

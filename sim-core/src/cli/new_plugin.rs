@@ -181,7 +181,7 @@ fn dependency(api_path: Option<&Path>) -> Result<(String, Option<String>), Failu
 /// The dependency on the API this simcore was built with (`engine`): the directory
 /// `checkout` (the checkout it was built from, [`API_CHECKOUT`]) when it still holds that
 /// version, so that the crate builds offline; else that minor version from the registry,
-/// `~1.7` (a later minor version would build a plugin this simcore refuses), with a note
+/// `~1.8` (a later minor version would build a plugin this simcore refuses), with a note
 /// saying why the checkout was not used.
 fn default_dependency(checkout: &Path, engine: VersionNumber) -> (String, Option<String>) {
     let usable = std::fs::canonicalize(checkout)

@@ -8,6 +8,7 @@ mod joints;
 mod leading;
 mod mechanics;
 mod planes;
+mod raster;
 mod rays;
 mod reduced;
 mod shapes;

@@ -1,0 +1,273 @@
+//! The raster extension against one ray cast per pixel: the same hits (entity, distance,
+//! normal) on scenes of every kind of shape, at the near clip, through masks and exclusions.
+
+use super::*;
+use sim_plugin_api::{ALL_VISIBLE, PinholeView, Quat, VisibilityRays};
+
+/// The camera's hits by one ray per pixel, as the camera plugins cast them: from the near
+/// plane, distances from the camera origin, misses beyond the far clip (z-depth).
+fn cast_pixels(p: &Physics, view: &PinholeView) -> Vec<RayHit> {
+    let rot = view.pose.orientation.normalized().to_matrix();
+    let (w, h) = (view.width as usize, view.height as usize);
+    let mut dirs = Vec::with_capacity(w * h);
+    for j in 0..h {
+        for i in 0..w {
+            let (u, v) = (i as f64 + 0.5, j as f64 + 0.5);
+            let yn = (v - view.cy) / view.fy;
+            let xn = (u - view.cx - view.skew * yn) / view.fx;
+            dirs.push(Vec3::new(1.0, -xn, -yn).normalized());
+        }
+    }
+    let min_cos = dirs.iter().map(|d| d.x).fold(1.0f64, f64::min);
+    let rays: Vec<ApiRay> = dirs
+        .iter()
+        .map(|d| {
+            let [a, b, c] = rot;
+            let dw = Vec3::new(
+                a[0] * d.x + a[1] * d.y + a[2] * d.z,
+                b[0] * d.x + b[1] * d.y + b[2] * d.z,
+                c[0] * d.x + c[1] * d.y + c[2] * d.z,
+            );
+            ApiRay {
+                origin: view.pose.position + dw.scale(view.near / d.x),
+                direction: dw,
+            }
+        })
+        .collect();
+    let opts = RayCastOptions {
+        max_distance: view.far / min_cos,
+        target: RayTarget::VISUAL,
+        exclude_model: view.exclude_model,
+    };
+    let mut hits = vec![RayHit::MISS; rays.len()];
+    p.cast_rays_masked(
+        RSlice::from_slice(&rays),
+        &opts,
+        view.mask,
+        RSliceMut::from_mut_slice(&mut hits),
+    );
+    for (hit, d) in hits.iter_mut().zip(&dirs) {
+        hit.distance += view.near / d.x;
+        if hit.distance * d.x > view.far {
+            *hit = RayHit::MISS;
+        }
+    }
+    hits
+}
+
+/// The camera's hits rasterised, in bands of `band` rows.
+fn raster_pixels(p: &Physics, view: &PinholeView, band: usize) -> Vec<RayHit> {
+    let w = view.width as usize;
+    let mut hits = vec![RayHit::MISS; w * view.height as usize];
+    for (k, rows) in hits.chunks_mut(band * w).enumerate() {
+        p.rasterize_rows(view, (k * band) as u32, rows);
+    }
+    hits
+}
+
+/// Pixels whose entity differs, and the largest distance and normal errors of the others.
+fn compare(a: &[RayHit], b: &[RayHit]) -> (usize, f64, f64) {
+    let (mut differ, mut dist, mut normal) = (0, 0.0f64, 0.0f64);
+    for (x, y) in a.iter().zip(b) {
+        if x.entity != y.entity || x.model != y.model {
+            differ += 1;
+            continue;
+        }
+        if x.distance.is_finite() {
+            dist = dist.max((x.distance - y.distance).abs() / x.distance);
+            normal = normal.max((x.normal - y.normal).length());
+        }
+    }
+    (differ, dist, normal)
+}
+
+fn view(pose: Pose, width: u32, height: u32, hfov: f64) -> PinholeView {
+    let f = f64::from(width) / (2.0 * (hfov / 2.0).tan());
+    PinholeView {
+        pose,
+        width,
+        height,
+        fx: f,
+        fy: f,
+        cx: f64::from(width) / 2.0,
+        cy: f64::from(height) / 2.0,
+        skew: 0.0,
+        near: 0.1,
+        far: 40.0,
+        exclude_model: EntityId::NONE,
+        mask: ALL_VISIBLE,
+        normals: true,
+    }
+}
+
+/// A triangle mesh (a polyline prism) beside boxes, rotated boxes, a sphere, a cylinder, a
+/// capsule and an ellipsoid (a convex hull) on a ground plane.
+const SHAPES: &str = r#"
+<model name="boxes"><static>true</static><link name="l">
+  <visual name="a"><pose>4 0 0.5 0 0 0</pose><geometry><box><size>1 1 1</size></box></geometry></visual>
+  <visual name="b"><pose>6 -1.5 0.7 0.3 0.2 0.7</pose><geometry><box><size>0.8 1.2 1.4</size></box></geometry></visual>
+  <visual name="c"><pose>9 2 1 0.5 -0.4 1.2</pose><geometry><box><size>2 0.5 1</size></box></geometry></visual>
+</link></model>
+<model name="round"><static>true</static><link name="l">
+  <visual name="s"><pose>5 1.6 0.6 0 0 0</pose><geometry><sphere><radius>0.6</radius></sphere></geometry></visual>
+  <visual name="y"><pose>7 0.5 0.5 0.4 0 0</pose><geometry><cylinder><radius>0.4</radius><length>1</length></cylinder></geometry></visual>
+  <visual name="k"><pose>8 -3 0.8 0 1.2 0</pose><geometry><capsule><radius>0.3</radius><length>0.8</length></capsule></geometry></visual>
+  <visual name="e"><pose>11 -1 1 0 0 0.5</pose><geometry><ellipsoid><radii>1 0.5 0.7</radii></ellipsoid></geometry></visual>
+</link></model>
+<model name="mesh"><static>true</static><link name="l">
+  <visual name="m"><pose>6 3.5 0 0 0 0.3</pose><geometry><polyline><point>-0.5 -0.5</point><point>0.5 -0.4</point><point>0.2 0.6</point><height>1.5</height></polyline></geometry></visual>
+</link></model>"#;
+
+#[test]
+fn rasterised_hits_are_those_of_one_ray_per_pixel() {
+    let p = Physics::build(&world(SHAPES)).unwrap();
+    let pose = Pose::new(Vec3::new(0.0, 0.2, 1.2), Quat::from_rpy(0.05, 0.12, 0.03));
+    for (w, h, band) in [(160, 120, 120), (161, 97, 7)] {
+        let v = view(pose, w, h, 1.2);
+        let rays = cast_pixels(&p, &v);
+        let raster = raster_pixels(&p, &v, band);
+        let seen = rays.iter().filter(|h| h.distance.is_finite()).count();
+        let entities: std::collections::BTreeSet<_> = rays.iter().map(|h| h.entity).collect();
+        // Ground, 3 boxes, 4 round shapes, the mesh, and misses (the sky).
+        assert!(entities.len() >= 9, "{entities:?}");
+        assert!(seen > w as usize * h as usize / 2);
+        let (differ, dist, normal) = compare(&rays, &raster);
+        // Pixel centres within rounding of an edge may see the other surface.
+        assert!(differ <= (w * h) as usize / 1000, "{differ} pixels differ");
+        assert!(dist < 1e-5, "relative distance error {dist}");
+        assert!(normal < 1e-6, "normal error {normal}");
+    }
+}
+
+#[test]
+fn geometry_across_the_near_clip_and_the_cameras_own_model() {
+    // The camera sits inside its own model's box; a box and a sphere reach across the near
+    // plane, a box holds part of the near plane's rectangle (where rays start), and a box
+    // beside the camera reaches from behind it into the image's edge.
+    let models = r#"
+<model name="me"><static>true</static><pose>0 0 1 0 0 0</pose><link name="l">
+  <visual name="v"><geometry><box><size>0.3 0.3 0.3</size></box></geometry></visual></link></model>
+<model name="near"><static>true</static><pose>0 0 1 0 0 0</pose><link name="l">
+  <visual name="b"><pose>0.2 0.25 0 0 0 0.4</pose><geometry><box><size>0.4 0.3 0.3</size></box></geometry></visual>
+  <visual name="s"><pose>0.12 -0.2 0.05 0 0 0</pose><geometry><sphere><radius>0.1</radius></sphere></geometry></visual>
+  <visual name="beside"><pose>0.3 0.55 0 0 0 0</pose><geometry><box><size>1 0.4 0.4</size></box></geometry></visual>
+  <visual name="far"><pose>3 0 0 0 0 0</pose><geometry><box><size>1 3 3</size></box></geometry></visual>
+</link></model>"#;
+    let p = Physics::build(&world(models)).unwrap();
+    let me = p.entity_id("me").unwrap();
+    let pose = Pose::new(Vec3::new(0.0, 0.0, 1.0), Quat::IDENTITY);
+    let mut v = view(pose, 120, 90, 1.4);
+    for exclude in [me, EntityId::NONE] {
+        v.exclude_model = exclude;
+        let rays = cast_pixels(&p, &v);
+        let raster = raster_pixels(&p, &v, 16);
+        // Excluded, the camera's own box is not seen; else every pixel starts inside it.
+        let inside = rays.iter().filter(|h| h.model == me).count();
+        if exclude == me {
+            assert_eq!(inside, 0);
+            // Some pixels start inside the box and the sphere across the near plane.
+            let at_start = rays
+                .iter()
+                .filter(|h| h.distance.is_finite() && h.normal == Vec3::ZERO)
+                .count();
+            assert!(at_start > 10, "{at_start}");
+        } else {
+            assert_eq!(inside, rays.len());
+        }
+        let (differ, dist, normal) = compare(&rays, &raster);
+        assert!(
+            differ <= rays.len() / 1000,
+            "{exclude:?}: {differ} pixels differ"
+        );
+        assert!(dist < 1e-5, "relative distance error {dist}");
+        assert!(normal < 1e-6, "normal error {normal}");
+    }
+}
+
+#[test]
+fn the_visibility_mask_and_the_far_clip_are_those_of_the_rays() {
+    let models = r#"
+<model name="m"><static>true</static><link name="l">
+  <visual name="a"><pose>3 0.5 1 0 0 0</pose><geometry><box><size>1 1 1</size></box></geometry><visibility_flags>2</visibility_flags></visual>
+  <visual name="b"><pose>5 -0.5 1 0 0 0</pose><geometry><sphere><radius>0.7</radius></sphere></geometry><visibility_flags>4</visibility_flags></visual>
+</link></model>"#;
+    let p = Physics::build(&world(models)).unwrap();
+    let pose = Pose::new(Vec3::new(0.0, 0.0, 1.0), Quat::from_rpy(0.0, 0.2, 0.0));
+    let mut v = view(pose, 80, 60, 1.0);
+    v.far = 6.0;
+    for mask in [ALL_VISIBLE, 2, 4, 1] {
+        v.mask = mask;
+        v.normals = mask != 1;
+        let mut rays = cast_pixels(&p, &v);
+        if !v.normals {
+            for h in &mut rays {
+                h.normal = Vec3::ZERO;
+            }
+        }
+        let raster = raster_pixels(&p, &v, 60);
+        assert!(raster.iter().any(|h| !h.distance.is_finite()));
+        let (differ, dist, normal) = compare(&rays, &raster);
+        assert!(
+            differ <= rays.len() / 1000,
+            "mask {mask}: {differ} pixels differ"
+        );
+        assert!(dist < 1e-5 && normal < 1e-6, "mask {mask}: {dist} {normal}");
+    }
+}
+
+#[test]
+fn depths_along_parallel_rays_are_those_of_the_rays() {
+    use sim_plugin_api::OrthoView;
+    let p = Physics::build(&world(SHAPES)).unwrap();
+    // A sun shining down and forward, the map centred 30 m up its rays from the scene.
+    let q = Quat::from_rpy(0.1, 1.1, 0.3);
+    let x = q.rotate(Vec3::new(1.0, 0.0, 0.0));
+    let view = OrthoView {
+        pose: Pose::new(Vec3::new(6.0, 0.0, 0.5) - x.scale(30.0), q),
+        width: 90,
+        height: 70,
+        scale: 6.0,
+        depth: 60.0,
+    };
+    let (y, z) = (
+        q.rotate(Vec3::new(0.0, 1.0, 0.0)),
+        q.rotate(Vec3::new(0.0, 0.0, 1.0)),
+    );
+    let mut rays = Vec::new();
+    for j in 0..70 {
+        for i in 0..90 {
+            let u = (i as f64 + 0.5 - 45.0) / 6.0;
+            let v = (j as f64 + 0.5 - 35.0) / 6.0;
+            rays.push(ApiRay {
+                origin: view.pose.position - y.scale(u) - z.scale(v),
+                direction: x,
+            });
+        }
+    }
+    let opts = RayCastOptions {
+        max_distance: 60.0,
+        target: RayTarget::VISUAL,
+        exclude_model: EntityId::NONE,
+    };
+    let mut hits = vec![RayHit::MISS; rays.len()];
+    cast_into(&p.view("t"), &rays, &opts, &mut hits);
+    let mut depths = vec![0f32; rays.len()];
+    for (k, band) in depths.chunks_mut(90 * 16).enumerate() {
+        p.depth_rows(&view, (k * 16) as u32, band);
+    }
+    let entities: std::collections::BTreeSet<_> = hits.iter().map(|h| h.entity).collect();
+    assert!(entities.len() >= 8, "{entities:?}");
+    let mut differ = 0;
+    for (h, d) in hits.iter().zip(&depths) {
+        let d = f64::from(*d);
+        if h.distance.is_finite() != d.is_finite() {
+            differ += 1;
+        } else if h.distance.is_finite() {
+            let e = (h.distance - d).abs() / h.distance;
+            if e > 1e-5 {
+                differ += 1;
+            }
+        }
+    }
+    assert!(differ <= rays.len() / 1000, "{differ} depths differ");
+}
