@@ -271,3 +271,73 @@ fn depths_along_parallel_rays_are_those_of_the_rays() {
     }
     assert!(differ <= rays.len() / 1000, "{differ} depths differ");
 }
+
+#[test]
+fn views_a_plugin_gets_wrong_are_answered_without_a_panic() {
+    use sim_plugin_api::OrthoView;
+    let p = Physics::build(&world(SHAPES)).unwrap();
+    let good = view(
+        Pose::new(Vec3::new(0.0, 0.0, 1.0), Quat::IDENTITY),
+        16,
+        12,
+        1.2,
+    );
+    let bad = [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -1.0,
+        1e300,
+        -1e300,
+        1e-300,
+    ];
+    let mut cases: Vec<PinholeView> = Vec::new();
+    for x in bad {
+        for k in 0..9 {
+            let mut v = good;
+            match k {
+                0 => v.fx = x,
+                1 => v.fy = x,
+                2 => v.cx = x,
+                3 => v.cy = x,
+                4 => v.skew = x,
+                5 => v.near = x,
+                6 => v.far = x,
+                7 => v.pose.position.x = x,
+                _ => v.pose.orientation = Quat::new(x, 0.0, 0.0, 0.0),
+            }
+            cases.push(v);
+        }
+    }
+    // An image far larger than the buffer given: only the rows that fit are written.
+    let mut huge = good;
+    huge.width = u32::MAX;
+    huge.height = u32::MAX;
+    cases.push(huge);
+    for v in &cases {
+        let mut hits = vec![RayHit::MISS; 16 * 12];
+        let n = p.rasterize_rows(v, 0, &mut hits) as usize;
+        assert!(n <= hits.len(), "{v:?}");
+        let mut hits = vec![RayHit::MISS; 16 * 12];
+        p.rasterize_rows(v, u32::MAX, &mut hits);
+    }
+    for x in bad {
+        for k in 0..3 {
+            let mut v = OrthoView {
+                pose: Pose::new(Vec3::new(6.0, 0.0, 30.0), Quat::from_rpy(0.0, 1.5, 0.0)),
+                width: 20,
+                height: 20,
+                scale: 2.0,
+                depth: 60.0,
+            };
+            match k {
+                0 => v.scale = x,
+                1 => v.depth = x,
+                _ => v.pose.position.z = x,
+            }
+            let mut out = vec![0f32; 400];
+            p.depth_rows(&v, 0, &mut out);
+        }
+    }
+}
