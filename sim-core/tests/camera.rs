@@ -1167,6 +1167,25 @@ fn the_reader_keeps_masks_and_flags_and_refuses_bad_ones() {
     }
 }
 
+/// A world of `models` on a grey ground plane under a sun shining along `sun` (x y z) and a
+/// point light, both casting shadows, on a dim ambient and a black background.
+fn shadowed_world(sun: &str, models: &str) -> String {
+    let ground = r#"<model name="ground"><static>true</static><link name="l">
+      <visual name="v"><geometry><plane><normal>0 0 1</normal><size>100 100</size></plane></geometry>
+        <material><diffuse>0.5 0.5 0.5 1</diffuse></material></visual></link></model>"#;
+    scene_world(
+        "<ambient>0.2 0.2 0.2 1</ambient><background>0 0 0 1</background>",
+        &format!(
+            r#"<light name="sun" type="directional"><cast_shadows>true</cast_shadows>
+             <diffuse>0.8 0.8 0.8 1</diffuse><direction>{sun}</direction></light>
+           <light name="bulb" type="point"><cast_shadows>true</cast_shadows><pose>3 -2 3 0 0 0</pose>
+             <diffuse>0.5 0.4 0.3 1</diffuse><attenuation><range>20</range><constant>0.5</constant>
+             <linear>0.05</linear><quadratic>0.01</quadratic></attenuation></light>"#
+        ),
+        &format!("{ground}{models}"),
+    )
+}
+
 #[test]
 fn frames_are_the_same_bytes_on_one_and_two_threads() {
     // 160 x 120 pixels: many chunks of pixels on two threads. A sun and a point light cast
@@ -1178,19 +1197,10 @@ fn frames_are_the_same_bytes_on_one_and_two_threads() {
         sensor("depth", "depth_camera", &body),
     ]
     .concat();
-    let sdf = scene_world(
-        "<ambient>0.2 0.2 0.2 1</ambient><background>0 0 0 1</background>",
-        r#"<light name="sun" type="directional"><cast_shadows>true</cast_shadows>
-             <diffuse>0.8 0.8 0.8 1</diffuse><direction>0.5 0.3 -1</direction></light>
-           <light name="bulb" type="point"><cast_shadows>true</cast_shadows><pose>3 -2 3 0 0 0</pose>
-             <diffuse>0.5 0.4 0.3 1</diffuse><attenuation><range>20</range><constant>0.5</constant>
-             <linear>0.05</linear><quadratic>0.01</quadratic></attenuation></light>"#,
+    let sdf = shadowed_world(
+        "0.5 0.3 -1",
         &[
             rig("0 0 2 0 0.4 0", &sensors),
-            r#"<model name="ground"><static>true</static><link name="l">
-              <visual name="v"><geometry><plane><normal>0 0 1</normal><size>100 100</size></plane></geometry>
-                <material><diffuse>0.5 0.5 0.5 1</diffuse></material></visual></link></model>"#
-                .to_string(),
             boxm("block", "4 0.8 0.5 0 0 0.3", "1 1 1", "0.2 0.4 0.6"),
             sphere("ball", Vec3::new(5.0, -1.0, 0.7), 0.7, "0.9 0.3 0.1"),
         ]
@@ -1275,19 +1285,10 @@ fn rasterised_frames_equal_the_ray_cast_frames() {
         visual("n", "0.12 -0.1 1.95 0 0 0.5", "<box><size>0.2 0.2 0.2</size></box>", "1 0 0"),
     ]
     .concat();
-    let sdf = scene_world(
-        "<ambient>0.2 0.2 0.2 1</ambient><background>0 0 0 1</background>",
-        r#"<light name="sun" type="directional"><cast_shadows>true</cast_shadows>
-             <diffuse>0.8 0.8 0.8 1</diffuse><direction>0.8 0.3 -0.6</direction></light>
-           <light name="bulb" type="point"><cast_shadows>true</cast_shadows><pose>3 -2 3 0 0 0</pose>
-             <diffuse>0.5 0.4 0.3 1</diffuse><attenuation><range>20</range><constant>0.5</constant>
-             <linear>0.05</linear><quadratic>0.01</quadratic></attenuation></light>"#,
+    let sdf = shadowed_world(
+        "0.8 0.3 -0.6",
         &[
             rig("0 0 2 0 0.3 0.05", &sensor("cam", "camera", &body)),
-            r#"<model name="ground"><static>true</static><link name="l">
-              <visual name="v"><geometry><plane><normal>0 0 1</normal><size>100 100</size></plane></geometry>
-                <material><diffuse>0.5 0.5 0.5 1</diffuse></material></visual></link></model>"#
-                .to_string(),
             format!(r#"<model name="shapes"><static>true</static><link name="l">{shapes}</link></model>"#),
         ]
         .concat(),
