@@ -91,6 +91,34 @@ impl Affine {
 }
 
 impl Camera {
+    /// The camera of the rows of `view` from `first_row` that fit in `len` pixels (parallel
+    /// rays when `ortho`), or None when there are none.
+    fn band(view: &PinholeView, first_row: u32, len: usize, ortho: bool) -> Option<Camera> {
+        let (width, height, first) = (
+            view.width as usize,
+            view.height as usize,
+            first_row as usize,
+        );
+        if width == 0 || first >= height {
+            return None;
+        }
+        Some(Camera {
+            origin: view.pose.position,
+            rot: view.pose.orientation.normalized().to_matrix(),
+            fx: view.fx,
+            fy: view.fy,
+            cx: view.cx,
+            cy: view.cy,
+            skew: view.skew,
+            near: view.near.max(0.0),
+            far: view.far,
+            width,
+            first_row: first,
+            rows: (len / width).min(height - first),
+            ortho,
+        })
+    }
+
     /// `p` (world) in the optical frame: x right, y down, z forward.
     #[inline]
     fn optical(&self, p: Vec3) -> [f64; 3] {
@@ -326,41 +354,22 @@ struct Depths {
 impl Physics {
     /// [`Raster::rasterize`]: the hits of rows `first_row..` of `view` into `hits`.
     pub fn rasterize_rows(&self, view: &PinholeView, first_row: u32, hits: &mut [RayHit]) -> u32 {
-        let width = view.width as usize;
-        let first = first_row as usize;
-        if width == 0 || first >= view.height as usize {
+        let Some(cam) = Camera::band(view, first_row, hits.len(), false) else {
             return 0;
-        }
-        let rows = (hits.len() / width).min(view.height as usize - first);
-        let cam = Camera {
-            origin: view.pose.position,
-            rot: view.pose.orientation.normalized().to_matrix(),
-            fx: view.fx,
-            fy: view.fy,
-            cx: view.cx,
-            cy: view.cy,
-            skew: view.skew,
-            near: view.near.max(0.0),
-            far: view.far,
-            width,
-            first_row: first,
-            rows,
-            ortho: false,
         };
-        self.raster_band(&cam, view, &mut hits[..rows * width])
+        self.raster_band(&cam, view, &mut hits[..cam.rows * cam.width])
     }
 
     /// [`Raster::depths`]: the depths of rows `first_row..` of `view` into `out`.
     pub fn depth_rows(&self, view: &OrthoView, first_row: u32, out: &mut [f32]) -> u32 {
-        let width = view.width as usize;
-        let first = first_row as usize;
-        if width == 0 || first >= view.height as usize || view.scale.is_nan() || view.scale <= 0.0 {
+        if view.scale.is_nan() || view.scale <= 0.0 {
             return 0;
         }
-        let rows = (out.len() / width).min(view.height as usize - first);
-        let cam = Camera {
-            origin: view.pose.position,
-            rot: view.pose.orientation.normalized().to_matrix(),
+        // Every visual, seen along parallel rays `scale` pixels per metre apart.
+        let every = PinholeView {
+            pose: view.pose,
+            width: view.width,
+            height: view.height,
             fx: view.scale,
             fy: view.scale,
             cx: f64::from(view.width) / 2.0,
@@ -368,27 +377,14 @@ impl Physics {
             skew: 0.0,
             near: 0.0,
             far: view.depth,
-            width,
-            first_row: first,
-            rows,
-            ortho: true,
-        };
-        let every = PinholeView {
-            pose: view.pose,
-            width: view.width,
-            height: view.height,
-            fx: view.scale,
-            fy: view.scale,
-            cx: cam.cx,
-            cy: cam.cy,
-            skew: 0.0,
-            near: 0.0,
-            far: view.depth,
             exclude_model: EntityId::NONE,
             mask: ALL_VISIBLE,
             normals: false,
         };
-        let out = &mut out[..rows * width];
+        let Some(cam) = Camera::band(&every, first_row, out.len(), true) else {
+            return 0;
+        };
+        let out = &mut out[..cam.rows * cam.width];
         let (depths, faces, others) = self.depth_pass(&cam, &every);
         let far = cam.key(cam.far);
         for (o, (&f, &key)) in out.iter_mut().zip(depths.face.iter().zip(&depths.key)) {
