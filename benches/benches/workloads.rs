@@ -303,7 +303,6 @@ const PEERS_W2: &str = "peers (README): raw rapier 2 threads 1.93x, MuJoCo 0.14x
 
 /// The workloads' rows of the results table.
 pub fn rows(rows: &mut Vec<Row>) {
-    let threads = |t: usize| format!("{t} thread{}", if t == 1 { "" } else { "s" });
     for (k, t) in [1, 2].into_iter().enumerate() {
         if let Some((raw, scan)) = per_op(&W1[k]) {
             let ratio = raw / scan;
@@ -373,6 +372,11 @@ pub fn rows(rows: &mut Vec<Row>) {
     }
 }
 
+/// "1 thread", "2 threads".
+fn threads(t: usize) -> String {
+    format!("{t} thread{}", if t == 1 { "" } else { "s" })
+}
+
 /// The rows of the W2 RGB camera by rays (the baseline) and rasterised.
 fn raster_rows(rows: &mut Vec<Row>) {
     let difference = *W2_RGB_DIFFERENCE.lock().unwrap_or_else(|e| e.into_inner());
@@ -387,8 +391,8 @@ fn raster_rows(rows: &mut Vec<Row>) {
             let rate = 1e9 / raster;
             rows.push(Row {
                 name: format!(
-                    "W2 RGB 640 x 480 rasterised, shading and shadow maps, {t} thread{}",
-                    if t == 1 { "" } else { "s" }
+                    "W2 RGB 640 x 480 rasterised, shading and shadow maps, {}",
+                    threads(t)
                 ),
                 ns: raster,
                 baseline: "the same camera by rays (one per pixel, shadow rays), same threads"
