@@ -144,13 +144,17 @@ enum Role {
     Apart,
 }
 
-/// The least collider indices the ordering compares with (see [`super::Physics::order_first`]).
+/// The places in the collider set the ordering compares with (see
+/// [`super::Physics::order_first`]).
 #[derive(Copy, Clone, Debug)]
 pub(super) struct FirstPlaces {
     /// The least index of a collider that can touch a plane (any other shape).
     shape: u32,
     /// The least index of a collider that can touch a fixed shape (one that moves).
     moving: u32,
+    /// The greatest index a collider first in its pairs has had: only a collider inserted
+    /// before it can end a lead (not lowered when that collider goes).
+    last_lead: u32,
 }
 
 impl Default for FirstPlaces {
@@ -158,6 +162,7 @@ impl Default for FirstPlaces {
         FirstPlaces {
             shape: u32::MAX,
             moving: u32::MAX,
+            last_lead: 0,
         }
     }
 }
@@ -214,6 +219,14 @@ impl super::Physics {
         if touches_fixed {
             places.moving = places.moving.min(i);
         }
+        // A world's colliders come in order: only one given a freed place before a lead's
+        // looks through the leads.
+        if i >= places.last_lead {
+            if first {
+                self.make_first(added);
+            }
+            return;
+        }
         let colliders = &self.pw.colliders;
         self.first_in_pairs.retain(|h| colliders.get(*h).is_some());
         let ended: Vec<ColliderHandle> = self
@@ -236,9 +249,16 @@ impl super::Physics {
             self.first_in_pairs.retain(|&f| f != h);
         }
         if first {
-            self.lead(added, true);
-            self.first_in_pairs.push(added);
+            self.make_first(added);
         }
+    }
+
+    /// Makes the collider `h` first in its pairs, and one of [`Physics::first_in_pairs`].
+    pub(super) fn make_first(&mut self, h: ColliderHandle) {
+        self.lead(h, true);
+        self.first_in_pairs.push(h);
+        let places = &mut self.first_places;
+        places.last_lead = places.last_lead.max(h.into_raw_parts().0);
     }
 
     /// Makes the collider `h` first in its pairs (`lead`) or not: an ordered or unordered

@@ -122,7 +122,7 @@ pub struct Physics {
     /// The trees ray packets are cast through (see `ray_index`).
     rays: ray_index::RayIndex,
     /// The colliders first in each of their contact pairs: ordered planes and leading fixed
-    /// shapes (see `leading`).
+    /// shapes (see `leading`; removed ones are dropped when the leads are next looked through).
     first_in_pairs: Vec<ColliderHandle>,
     /// The least places in the collider set of the colliders that can touch them.
     first_places: leading::FirstPlaces,

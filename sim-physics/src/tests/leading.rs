@@ -86,8 +86,7 @@ fn a_moving_collider_given_an_earlier_place_ends_the_lead() {
     assert!(!leads(&p, g), "a moving box comes before it");
     p.remove_model(p.entity_id("first").unwrap()).unwrap();
     p.step();
-    p.lead(g, true);
-    p.first_in_pairs.push(g);
+    p.make_first(g);
     assert!(leads(&p, g));
     let w = sim_sdf::parse_str(
         &format!(

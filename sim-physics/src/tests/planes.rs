@@ -243,12 +243,8 @@ fn a_colliders_earlier_place_unorders_the_plane() {
     // Order the plane by hand as if it came first, then let a collider take an earlier place.
     p.remove_model(p.entity_id("first").unwrap()).unwrap();
     p.step();
-    let plane = plane_of(&p, ground);
-    p.pw.colliders[ground].set_shape(SharedShape::new(Plane {
-        ordered: true,
-        ..plane
-    }));
-    p.first_in_pairs.push(ground);
+    p.make_first(ground);
+    assert!(plane_of(&p, ground).ordered);
     let spawned = sim_sdf::parse_str(
         &format!(
             r#"<sdf version="1.9"><world name="w">{}</world></sdf>"#,
