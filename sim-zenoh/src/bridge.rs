@@ -215,7 +215,15 @@ impl Bridge {
             if self.frames_at != Some(revision) {
                 self.frames_at = Some(revision);
                 let frames = sim_engine::runner::sensor_frames(sim, sim.time());
-                let _ = self.events.send(Event::StaticFrames(frames));
+                // The latest set replaces one not taken yet; a notice goes only with the
+                // first, so the queue holds at most one however often models change.
+                let replaced = match self.shared.static_frames.lock() {
+                    Ok(mut slot) => slot.replace(frames).is_some(),
+                    Err(_) => true,
+                };
+                if !replaced {
+                    let _ = self.events.send(Event::StaticFrames);
+                }
             }
             self.frames(sim);
         }

@@ -14,7 +14,7 @@ use sim_engine::guard::{Throttle, WARNING_INTERVAL};
 use sim_plugin_api::{Payload, SimTime};
 use sim_transport::{Envelope, Subscription};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 use zenoh::Wait;
@@ -60,8 +60,10 @@ pub(super) enum Event {
     /// `/tf`) may have changed: its [`Matched`] says how it stands now. At most one such
     /// event per output waits in the queue, however often clients come and go.
     Matching(usize),
-    /// The transforms `/tf_static` carries now (sent again when they change).
-    StaticFrames(Vec<FrameTransform>),
+    /// The transforms `/tf_static` carries changed: the latest wait in
+    /// [`Shared::static_frames`]. At most one such event waits in the queue, however often
+    /// the world's models change while the Zenoh thread is behind.
+    StaticFrames,
     /// The simulation's reply to [`Request::Control`] `id`.
     Reply(u64, Box<Reply>),
     /// The reply to [`Request::WorldCall`] or [`Request::WorldServices`] `id`: JSON, or why
@@ -100,6 +102,9 @@ pub(super) struct Shared {
     /// Whether the Zenoh thread sleeps until it is woken: it found its queues empty (while
     /// they are not, it looks at them by itself every [`WAKE_EVERY`]).
     pub parked: AtomicBool,
+    /// The transforms `/tf_static` is to carry, not taken by the Zenoh thread yet (a newer
+    /// set replaces an older one: only the latest is sent).
+    pub static_frames: Mutex<Option<Vec<FrameTransform>>>,
 }
 
 /// The most steps of `/tf` waiting for the Zenoh thread; beyond it (or
@@ -376,7 +381,9 @@ impl Worker {
     fn event(&mut self, e: Event) {
         match e {
             Event::Output(first, sub) => self.output(&first, sub),
-            Event::StaticFrames(frames) => {
+            Event::StaticFrames => {
+                let taken = self.shared.static_frames.lock().ok().and_then(|mut s| s.take());
+                let Some(frames) = taken else { return };
                 if let Some(l) = self.tf_static.as_mut() {
                     let mut b = Vec::with_capacity(64 + 96 * frames.len());
                     ros::encode_tf(&frames, &mut b);
