@@ -7,7 +7,7 @@
 //! types are frozen for 1.x; a plugin built against a newer minor version is refused by its
 //! version. Every refusal is one line naming why.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_plugin_api::{EntityId, Message, Payload, Twist, Vec3};

@@ -3,7 +3,7 @@
 //! `v / ω` (the Ackermann geometry: each front wheel steered towards the turning centre, the
 //! rear wheels at the speeds of their circles), and the odometry follows it.
 
-mod common;
+use crate::common;
 
 use common::joints::run_steps;
 use common::*;

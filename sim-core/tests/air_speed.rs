@@ -3,7 +3,7 @@
 //! Gazebo's default topics. Their differential pressure is ½ρv² with the ISA density at their
 //! height; the pressure noise is applied in hPa with its parameters; bad noise is refused.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

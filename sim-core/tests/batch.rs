@@ -2,7 +2,7 @@
 //! worker processes on a local pool and Ray tasks on a local Ray cluster, the summary read
 //! back by pyarrow.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

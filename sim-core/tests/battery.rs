@@ -2,7 +2,7 @@
 //! (`worlds/diff_drive.sdf`): the voltage follows the model step by step with the motor power
 //! of the real wheel joints, and a drained battery stops the robot and its sensors.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::Simulation;

@@ -5,7 +5,7 @@
 //! outside parts included, clipped to the image; the 3D box is the geometry in the camera
 //! frame (and saved as Gazebo writes it); and what it cannot make is refused with a message.
 
-mod common;
+use crate::common;
 
 use common::images::world_with;
 use common::*;

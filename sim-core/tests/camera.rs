@@ -6,7 +6,7 @@
 //! camera agrees with the camera and the depth camera; the segmentation camera labels models;
 //! a camera sees only the visuals whose `<visibility_flags>` meet its `<visibility_mask>`.
 
-mod common;
+use crate::common;
 
 use common::images::{image, info, render_with, rgb};
 use common::*;

@@ -1,6 +1,6 @@
 //! The `simcore` binary end to end: example worlds, echo, plugin listing, exit codes.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -1,7 +1,7 @@
 //! The diff drive system, loaded as a real library, driving the example robot
 //! (`worlds/diff_drive.sdf`) with real contact physics.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::Simulation;

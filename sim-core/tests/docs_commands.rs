@@ -29,7 +29,7 @@
 //! A failure names the file and line of the command, the words it was run with and what
 //! simcore printed.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,7 +1,7 @@
 //! The factory system, loaded as a real library: models created from SDF text and files while
 //! the world runs (with nested models, sensors and plugins), checked at call time, and removed.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::{SimOptions, Simulation};

@@ -2,7 +2,7 @@
 //! and bearings of known placements; markers behind an obstacle, outside the field of view or
 //! out of range are not reported.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::Simulation;

@@ -3,7 +3,7 @@
 //! share of the wall time in the summary, and the `simcore.model_links.v1` extension. Every
 //! test runs the real `simcore` binary with the real fixture library and real plugins.
 
-mod common;
+use crate::common;
 
 use common::{json_lines, simcore, stage, stderr, stdout};
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@
 //! - Thruster: the thrust of a spin `ω` is `Ct ρ D⁴ ω²`;
 //! - DetachableJoint: a held box falls freely once detached.
 
-mod common;
+use crate::common;
 
 use common::joints::run_steps;
 use common::*;

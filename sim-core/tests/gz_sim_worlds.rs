@@ -9,7 +9,7 @@
 //! When the corpus is not there (a checkout of the repository alone), the test prints a
 //! notice and passes. `SIMCORE_UPDATE_EXPECTED=1` rewrites the expectation file.
 
-mod common;
+use crate::common;
 
 use common::{lib_file, plugin_build_dir, workspace};
 use sim_core::plugins::{Registry, SearchPath};

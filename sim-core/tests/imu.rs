@@ -1,7 +1,7 @@
 //! The real IMU plugin in real rapier worlds: readings at rest and in free fall, noise
 //! statistics, and bit-for-bit reproducibility across runs and thread counts.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_plugin_api::Payload;

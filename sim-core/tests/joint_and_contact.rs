@@ -3,7 +3,7 @@
 //! child, parent and sensor frames; a box resting on the ground has contact forces that add
 //! up to m g; a falling box touches nothing.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::{SimOptions, Simulation};

@@ -4,7 +4,7 @@
 //! `<disable_braking>` lets it coast down instead of braking. ApplyJointForce, on the same
 //! model, accelerates the joint as a constant torque does.
 
-mod common;
+use crate::common;
 
 use common::joints::{joint, run_steps, send_double, turntable};
 use common::*;

@@ -3,7 +3,7 @@
 //! the same loop integrated here, and settles within its tolerance, and velocity mode moves at `<cmd_max>` until
 //! it reaches the target.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::Simulation;

@@ -3,7 +3,7 @@
 //! intensities from `<laser_retro>`, noise statistics, the scan and point cloud in agreement,
 //! Gazebo's default topics, and visibility masks on lidars seeing visuals.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_plugin_api::{LaserScan, Payload, PointCloudPacked};

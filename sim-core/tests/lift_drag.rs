@@ -2,7 +2,7 @@
 //! plate whose drag coefficient is `cda · a0` falls at the terminal speed where drag balances
 //! its weight, `v = sqrt(2 m g / (ρ A cd))`.
 
-mod common;
+use crate::common;
 
 use common::joints::run_steps;
 use common::*;

@@ -5,7 +5,7 @@
 //! that drives the robot, odometry echoed in `--echo`'s form, `/clock`'s rate, reset, play,
 //! and the shell completions.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! library that is not a plugin, one built for another ABI major version, and world files
 //! that try to name libraries outside the search path.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::{LoadError, SimOptions, Simulation};

@@ -2,7 +2,7 @@
 //! just inside and just outside each frustum plane, rotated models, the camera's own model,
 //! models without collision, the ground plane, and a model falling through the view.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_plugin_api::{LogicalCameraImage, Payload, Vec3};

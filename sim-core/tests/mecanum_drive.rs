@@ -3,7 +3,7 @@
 //! commanded twist, `(v ∓ l ∓ ω (separation + base) / 2) / r`, and the odometry from the
 //! wheels' rotation reports that twist back.
 
-mod common;
+use crate::common;
 
 use common::joints::{joint, run_steps};
 use common::*;

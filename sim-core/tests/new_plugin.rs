@@ -2,7 +2,7 @@
 //! against this checkout's plugin API), pass their unit tests, and their libraries load into
 //! the real `simcore` and publish in the worlds written with them, run as their READMEs say.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! loaded from their real libraries into one real rapier world: readings at rest and in free
 //! fall, Gazebo's default topics, noise statistics, and a world without spherical coordinates.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_plugin_api::{Altimeter, NavSat, Payload, Vec3};

@@ -2,7 +2,7 @@
 //! driving with `--pub`, a model created with `--call` from a file beside the world, and the
 //! battery, odometry, head and fiducial outputs on `--echo`.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -2,7 +2,7 @@
 //! are reached, limits hold, and zoom reaches the camera sensor's plugin as its
 //! `horizontal_fov` (through the testkit's parameter-recording sensor).
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::Simulation;

@@ -2,7 +2,7 @@
 //! (the Python `mcap` reader with `mcap-ros2-support`, and `rosbags`' AnyReader, through
 //! `tests/python/read_mcap.py`), compared with what `--echo` prints for the same run.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

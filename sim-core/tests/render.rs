@@ -1,7 +1,7 @@
 //! `simcore render`: pictures of the example worlds taken by the real binary with the real
 //! camera plugin, read back as PNG and compared with where the world's geometry projects.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! same PointCloud2 as the plugin's own point cloud, and rosbags (an independent CDR reader)
 //! reads what the encoder wrote.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::ros::{self, catalog};

@@ -2,7 +2,7 @@
 //! implementation of REP-2016 hashes, `ros2msg` definitions and CDR (needs the Python test
 //! clients; does nothing without them).
 
-mod common;
+use crate::common;
 
 use serde_json::json;
 use sim_core::ros::catalog;

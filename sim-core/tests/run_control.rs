@@ -1,7 +1,7 @@
 //! The engine's run control and entity requests, driven in-process as the Python binding and
 //! the batch runner drive them: a real world in rapier, no factory plugin, typed errors.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::{

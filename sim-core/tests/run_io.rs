@@ -2,7 +2,7 @@
 //! a reader that never reads, SIGTERM and SIGHUP, and run-time input (`--pub`, `--call`)
 //! checked against the world. Every test runs the real binary with the real plugins.
 
-mod common;
+use crate::common;
 
 use common::{isolated, json_lines, simcore, stage, stderr, stdout, workspace};
 use std::io::{BufRead, BufReader, Read};

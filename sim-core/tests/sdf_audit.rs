@@ -1,7 +1,7 @@
 //! End to end checks of what the SDF issue asks of the command line: the run manifest's
 //! routes (which library serves which sensor type / plugin name) and example worlds.
 
-mod common;
+use crate::common;
 
 use common::*;
 

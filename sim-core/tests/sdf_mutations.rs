@@ -19,7 +19,7 @@
 //! The run is seeded and short (a few hundred cases); `fuzz/` at the repository root has a
 //! `cargo fuzz` target for longer runs.
 
-mod hostile;
+use crate::hostile;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! stamped with its end time, as gz-sim's sensor systems do: a sensor's next update time
 //! starts at 0, so its first update is at the first step, then one every period.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_plugin_api::{Message, Payload};

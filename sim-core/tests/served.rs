@@ -4,7 +4,7 @@
 //! nearest topic, and every topic the shipped plugins publish was declared, with the type
 //! they publish there (`simcore.output_types.v1`).
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::{Direction, SimOptions, Simulation};

@@ -7,7 +7,7 @@
 //! from the engine, so models included from other files (nested includes too) and models
 //! created through the factory while the world runs show theirs.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::{SimOptions, Simulation};

@@ -2,7 +2,7 @@
 //! a matching input publishes the outputs written in protobuf text format (after `<delay_ms>`
 //! of sim time), a message that does not match publishes nothing.
 
-mod common;
+use crate::common;
 
 use common::joints::run_steps;
 use common::*;

@@ -1,7 +1,7 @@
 //! The truth widget (pose publisher) system, loaded as a real library: pose lists at the
 //! configured rate, and the set_pose service seen by a ray in the same step.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_core::runner::Simulation;

@@ -4,7 +4,7 @@
 //! temporary directory and loads and builds them as `check` and `run` do: nothing panics,
 //! hangs or allocates what the input asks for, and each refusal names the file and the reason.
 
-mod hostile;
+use crate::hostile;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

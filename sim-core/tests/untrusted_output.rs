@@ -6,7 +6,7 @@
 //! crates), and checks that the files the links point to are untouched and that the error
 //! names the link.
 
-mod common;
+use crate::common;
 
 use common::{simcore_in, stage, stderr};
 use std::os::unix::fs::symlink;

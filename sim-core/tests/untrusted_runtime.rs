@@ -3,8 +3,8 @@
 //! create/remove pairs keep. Each test runs real worlds through the real `simcore` binary or
 //! the real `Simulation`, with the real plugin libraries.
 
-mod common;
-mod hostile;
+use crate::common;
+use crate::hostile;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

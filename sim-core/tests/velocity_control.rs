@@ -3,7 +3,7 @@
 //! link's own command spins it. gz-sim's OdometryPublisher on the same model reports that
 //! motion: the pose, the body-frame speed v and the yaw rate ω, in 2-D and 3-D.
 
-mod common;
+use crate::common;
 
 use common::joints::run_steps;
 use common::*;

@@ -4,7 +4,7 @@
 //! angle are black; a custom mapping function equal to the stereographic one gives its
 //! image; both SDF type names publish on Gazebo's default topics; bad lenses are refused.
 
-mod common;
+use crate::common;
 
 use common::images::{image, info, render_with, rgb, world_with};
 use common::*;

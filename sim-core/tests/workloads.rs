@@ -4,7 +4,7 @@
 //! 6.512 m), the same on one thread and on two. Skipped with a notice when the workloads
 //! are not there.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sim_plugin_api::{Payload, PixelFormat};

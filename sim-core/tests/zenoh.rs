@@ -4,7 +4,7 @@
 //! attachments, messages equal to `--echo`'s, a Twist that drives the robot, and the same
 //! through a Zenoh router (the multi-host path).
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

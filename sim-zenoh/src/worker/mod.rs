@@ -14,8 +14,8 @@ use sim_engine::guard::{Throttle, WARNING_INTERVAL};
 use sim_plugin_api::{Payload, SimTime};
 use sim_transport::{Envelope, Subscription};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use zenoh::Wait;
 use zenoh::liveliness::LivelinessToken;
@@ -382,7 +382,12 @@ impl Worker {
         match e {
             Event::Output(first, sub) => self.output(&first, sub),
             Event::StaticFrames => {
-                let taken = self.shared.static_frames.lock().ok().and_then(|mut s| s.take());
+                let taken = self
+                    .shared
+                    .static_frames
+                    .lock()
+                    .ok()
+                    .and_then(|mut s| s.take());
                 let Some(frames) = taken else { return };
                 if let Some(l) = self.tf_static.as_mut() {
                     let mut b = Vec::with_capacity(64 + 96 * frames.len());
