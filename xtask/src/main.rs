@@ -83,10 +83,21 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// `cargo` in the workspace root, without incremental compilation unless CARGO_INCREMENTAL
+/// says otherwise: the tasks build once from scratch (a fresh clone, CI), where incremental
+/// state only costs time and gigabytes of disk.
 fn cargo() -> Command {
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(root());
+    not_incremental(&mut c);
     c
+}
+
+/// Sets CARGO_INCREMENTAL=0 for `c` unless the caller chose.
+fn not_incremental(c: &mut Command) {
+    if std::env::var_os("CARGO_INCREMENTAL").is_none() {
+        c.env("CARGO_INCREMENTAL", "0");
+    }
 }
 
 fn status(mut c: Command) -> Result<u8, String> {
@@ -131,29 +142,38 @@ fn run(args: &[String]) -> Result<u8, String> {
 
 fn test() -> Result<u8, String> {
     let python = python_env()?;
-    // The tests build the plugin libraries they load (into their own target directory), so
-    // test fixtures never land beside the real plugins in target/debug.
+    // The plugin libraries, built once into target/debug (where `cargo xtask run` builds
+    // them too): the Rust tests take them from there (their fixtures they build into their
+    // own target directory, so that fixtures never land beside the real plugins), and so do
+    // the Python package's tests.
+    build_plugins()?;
     let mut t = cargo();
     t.args(["test", "--workspace"]);
     // The tests that drive simcore with independent clients fail rather than skip here.
     t.env("SIMCORE_PYTHON", &python)
-        .env("SIMCORE_REQUIRE_PYTHON", "1");
+        .env("SIMCORE_REQUIRE_PYTHON", "1")
+        .env("SIMCORE_TEST_PLUGIN_DIR", target_dir().join("debug"));
     let rust = status(t)?;
     let py = python_package_tests(&python)?;
     Ok(if rust != 0 { rust } else { py })
+}
+
+/// Builds the plugin libraries into target/debug, with cargo's progress shown.
+fn build_plugins() -> Result<(), String> {
+    eprintln!("xtask: building the plugin libraries the tests load");
+    let mut plugins = cargo();
+    plugins.args(["build"]);
+    for p in plugin_packages()? {
+        plugins.args(["-p", &p]);
+    }
+    check(plugins)
 }
 
 /// Builds the Python package into the environment of `python` (`maturin develop`, dev
 /// profile) and the plugin libraries its tests load (into target/debug), then runs
 /// `sim-python/tests` with pytest. Returns pytest's exit code.
 fn python_package_tests(python: &Path) -> Result<u8, String> {
-    eprintln!("xtask: building the plugin libraries for the Python package's tests");
-    let mut plugins = cargo();
-    plugins.args(["build"]);
-    for p in plugin_packages()? {
-        plugins.args(["-p", &p]);
-    }
-    check(plugins)?;
+    build_plugins()?;
     maturin_develop(python, false)?;
     eprintln!("xtask: running the Python package's tests (pytest sim-python/tests)");
     let mut pytest = Command::new(python);
@@ -188,6 +208,7 @@ fn maturin_develop(python: &Path, release: bool) -> Result<(), String> {
     if release {
         develop.arg("--release");
     }
+    not_incremental(&mut develop);
     develop
         .current_dir(root().join("sim-python"))
         .env("VIRTUAL_ENV", venv)

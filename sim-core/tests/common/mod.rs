@@ -19,8 +19,9 @@ pub fn workspace() -> PathBuf {
 }
 
 /// The real plugins the tests load: every `cdylib` package of the workspace under `plugins/`,
-/// read from `cargo metadata`, so that a new plugin needs no entry here.
-fn plugin_packages(cargo: &str) -> Vec<String> {
+/// read from `cargo metadata`, so that a new plugin needs no entry here. Each is its package
+/// name and its library's name.
+fn plugin_packages(cargo: &str) -> Vec<(String, String)> {
     let out = Command::new(cargo)
         .current_dir(workspace())
         .args(["metadata", "--format-version", "1", "--no-deps"])
@@ -28,27 +29,28 @@ fn plugin_packages(cargo: &str) -> Vec<String> {
         .expect("cargo runs");
     assert!(
         out.status.success(),
-        "cargo metadata failed:
-{}",
+        "cargo metadata failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata");
-    let roots = [workspace().join("plugins")];
+    let root = workspace().join("plugins");
     let packages = meta["packages"].as_array().expect("packages");
-    let names: Vec<String> = packages
+    let names: Vec<(String, String)> = packages
         .iter()
-        .filter(|p| {
-            let manifest = Path::new(p["manifest_path"].as_str().unwrap_or_default());
-            roots.iter().any(|r| manifest.starts_with(r))
-                && p["targets"].as_array().into_iter().flatten().any(|t| {
-                    t["crate_types"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .any(|c| c == "cdylib")
-                })
+        .filter(|p| Path::new(p["manifest_path"].as_str().unwrap_or_default()).starts_with(&root))
+        .filter_map(|p| {
+            let cdylib = p["targets"].as_array().into_iter().flatten().find(|t| {
+                t["crate_types"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|c| c == "cdylib")
+            })?;
+            Some((
+                p["name"].as_str()?.to_owned(),
+                cdylib["name"].as_str()?.to_owned(),
+            ))
         })
-        .filter_map(|p| p["name"].as_str().map(String::from))
         .collect();
     assert!(!names.is_empty(), "no plugin packages in the workspace");
     names
@@ -86,18 +88,41 @@ const FIXTURE_PACKAGES: [&str; 3] = [
     "simcore-fixture-wrong-major",
 ];
 
+/// Where `cargo xtask test` says it built the real plugin libraries (target/debug) before the
+/// tests: they are linked from there instead of built again.
+pub const PREBUILT_PLUGINS: &str = "SIMCORE_TEST_PLUGIN_DIR";
+
 /// Builds the plugin libraries and the test fixtures (once per test process) into their own
 /// target directory, so that this works while `cargo test` holds the lock of the main one,
 /// and so that test fixtures never land beside the real plugins. Returns the directory
-/// holding them.
+/// holding them. With [`PREBUILT_PLUGINS`] set, the real plugins are linked from there
+/// instead of built (the fixtures are always built here).
 pub fn plugin_build_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let target = workspace().join("target").join("test-plugins");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let packages = plugin_packages(&cargo);
-        let packages: Vec<&str> = packages.iter().map(String::as_str).collect();
-        build_libraries(&[], &target, &packages, "the plugin libraries");
+        let plugins = plugin_packages(&cargo);
+        match std::env::var_os(PREBUILT_PLUGINS) {
+            Some(built) => {
+                let dir = target.join("debug");
+                std::fs::create_dir_all(&dir).expect("the test plugins' directory");
+                for (_, lib) in &plugins {
+                    let f = lib_file(lib);
+                    let (from, to) = (Path::new(&built).join(&f), dir.join(&f));
+                    let _ = std::fs::remove_file(&to);
+                    if std::fs::hard_link(&from, &to).is_err() {
+                        std::fs::copy(&from, &to).unwrap_or_else(|e| {
+                            panic!("{PREBUILT_PLUGINS}: cannot take {}: {e}", from.display())
+                        });
+                    }
+                }
+            }
+            None => {
+                let packages: Vec<&str> = plugins.iter().map(|(p, _)| p.as_str()).collect();
+                build_libraries(&[], &target, &packages, "the plugin libraries");
+            }
+        }
         let manifest = workspace().join("sim-core/tests/fixtures/plugins/Cargo.toml");
         let extra = [
             "--locked".as_ref(),
