@@ -28,6 +28,9 @@
 //!
 //! A failure names the file and line of the command, the words it was run with and what
 //! simcore printed.
+//!
+//! README's pictures are checked apart: the `simcore render` commands written beside them are
+//! run and must make the committed files byte for byte.
 
 use crate::common;
 
@@ -645,4 +648,56 @@ fn the_run_rule_takes_only_short_self_contained_commands() {
     ] {
         assert!(!runnable(&s(no)), "{no} is run");
     }
+}
+
+/// README's pictures (`docs/images/*.png`) are what the `simcore render` commands written
+/// beside them make, byte for byte: each command is read from README.md, run with its `-o`
+/// pointed at a scratch file, and compared with the committed picture.
+#[test]
+fn the_readme_pictures_reproduce_from_their_commands() {
+    let root = common::workspace();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let spans: Vec<String> = readme
+        .match_indices("`simcore render ")
+        .filter_map(|(at, _)| {
+            let rest = &readme[at + 1..];
+            rest.find('`').map(|end| rest[..end].replace('\n', " "))
+        })
+        .filter(|s| s.contains(" -o docs/images/"))
+        .collect();
+    assert!(spans.len() >= 2, "README's picture commands: {spans:?}");
+    let scratch = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for span in &spans {
+        let mut args: Vec<String> = tokens(span)
+            .unwrap()
+            .into_iter()
+            .filter_map(|t| match t {
+                Token::Word { text, .. } => Some(text),
+                Token::Op(_) => None,
+            })
+            .skip(1)
+            .collect();
+        let out = args.iter().position(|a| a == "-o").expect("-o") + 1;
+        let picture = std::mem::replace(
+            &mut args[out],
+            scratch.path().join("picture.png").display().to_string(),
+        );
+        let o = Command::new(env!("CARGO_BIN_EXE_simcore"))
+            .args(&args)
+            .env("SIMCORE_PLUGIN_PATH", common::plugin_build_dir())
+            .env("SIMCORE_LOG", "warn")
+            .current_dir(&root)
+            .output()
+            .expect("simcore runs");
+        assert!(o.status.success(), "`{span}`: {}", common::stderr(&o));
+        let made = std::fs::read(&args[out]).unwrap();
+        if made != std::fs::read(root.join(&picture)).unwrap() {
+            failures.push(format!(
+                "{picture} is not what `{span}` makes now: run that command in the workspace \
+                 to make it again"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
