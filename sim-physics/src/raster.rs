@@ -601,14 +601,20 @@ fn triangle(cam: &Camera, v: [Vec3; 3], key: Affine, f: u32, depths: &mut Depths
     }
 }
 
-/// Scan converts one projected triangle of face `f` (depth key `key`).
+/// Scan converts one projected triangle of face `f` (depth key `key`): the pixel centres
+/// inside it or on its edges.
+///
+/// Watertight: triangles that share an edge (a face's two halves, a mesh's neighbours) see
+/// its two projected points as the same numbers, and each edge's function is evaluated with
+/// its ends in one order whichever triangle asks ([`Edge`]), so a pixel centre on the shared
+/// edge gives both triangles exactly zero and is covered, never dropped by both through
+/// rounding.
 fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Depths) {
     let [(u0, v0), (u1, v1), (u2, v2)] = t;
     let area = (u1 - u0) * (v2 - v0) - (v1 - v0) * (u2 - u0);
     if area.is_nan() || area.abs() <= 1e-12 {
         return;
     }
-    let inv = 1.0 / area;
     let umin = u0.min(u1).min(u2);
     let umax = u0.max(u1).max(u2);
     let vmin = v0.min(v1).min(v2);
@@ -617,26 +623,16 @@ fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Dept
     let band_end = cam.first_row + cam.rows;
     let rows = pixel_range(vmin, vmax, band_end);
     let rows = rows.start.max(cam.first_row)..rows.end;
-    // Edge functions (as barycentric weights, scaled by 1/area) at a pixel centre.
-    let edge = |ua: f64, va: f64, ub: f64, vb: f64| {
-        // w(u, v) = ((ub - ua)(v - va) - (vb - va)(u - ua)) / area, linear in u and v.
-        let du = -(vb - va) * inv;
-        let dv = (ub - ua) * inv;
-        let c = -(du * ua + dv * va);
-        (du, dv, c)
-    };
-    let e0 = edge(u1, v1, u2, v2);
-    let e1 = edge(u2, v2, u0, v0);
-    let e2 = edge(u0, v0, u1, v1);
+    let inside = area > 0.0;
+    let e0 = Edge::new(t[1], t[2], inside);
+    let e1 = Edge::new(t[2], t[0], inside);
+    let e2 = Edge::new(t[0], t[1], inside);
     for j in rows {
         let v = j as f64 + 0.5;
         let row = (j - cam.first_row) * cam.width;
         for i in cols.clone() {
             let u = i as f64 + 0.5;
-            let w0 = e0.0 * u + e0.1 * v + e0.2;
-            let w1 = e1.0 * u + e1.1 * v + e1.2;
-            let w2 = e2.0 * u + e2.1 * v + e2.2;
-            if w0 < 0.0 || w1 < 0.0 || w2 < 0.0 {
+            if !(e0.covers(u, v) && e1.covers(u, v) && e2.covers(u, v)) {
                 continue;
             }
             let z = key.at(u, v);
@@ -646,6 +642,39 @@ fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Dept
                 depths.face[k] = f;
             }
         }
+    }
+}
+
+/// One edge of a projected triangle, from `a` to `b`, with its ends in a fixed order (the
+/// smaller point first), so that the two triangles sharing it compute the same number at a
+/// pixel, one of them negated.
+#[derive(Clone, Copy)]
+struct Edge {
+    a: (f64, f64),
+    b: (f64, f64),
+    /// Whether the triangle's inside is where `(b - a) x (p - a)` is positive (after the
+    /// ends' reordering).
+    positive: bool,
+}
+
+impl Edge {
+    /// The edge from `a` to `b` of a triangle whose inside lies left of its edges
+    /// (`inside_left`: positive area) or right of them.
+    fn new(a: (f64, f64), b: (f64, f64), inside_left: bool) -> Edge {
+        let swap = b.0 < a.0 || (b.0 == a.0 && b.1 < a.1);
+        let (a, b) = if swap { (b, a) } else { (a, b) };
+        Edge {
+            a,
+            b,
+            positive: inside_left != swap,
+        }
+    }
+
+    /// Whether pixel centre `(u, v)` is on the triangle's side of the edge or on it.
+    #[inline]
+    fn covers(&self, u: f64, v: f64) -> bool {
+        let e = (self.b.0 - self.a.0) * (v - self.a.1) - (self.b.1 - self.a.1) * (u - self.a.0);
+        if self.positive { e >= 0.0 } else { e <= 0.0 }
     }
 }
 

@@ -341,3 +341,29 @@ fn views_a_plugin_gets_wrong_are_answered_without_a_panic() {
         }
     }
 }
+
+/// A wall seen square on from its middle: the diagonal between its face's two triangles
+/// runs through pixel centres, which both triangles must cover (rounding had each leave them
+/// to the other: a line of misses across the wall). The same with the rays' start 1 µm from
+/// the origin, as the depth camera rasterises.
+#[test]
+fn the_triangles_of_a_face_leave_no_seam_between_them() {
+    let models = r#"<model name="wall"><static>true</static><link name="l">
+  <visual name="v"><pose>5.1 0 1 0 0 0</pose><geometry><box><size>0.2 40 40</size></box></geometry></visual>
+</link></model>"#;
+    let p = Physics::build(&world(models)).unwrap();
+    let pose = Pose::new(Vec3::new(0.0, 0.0, 1.0), Quat::IDENTITY);
+    for (near, w, h) in [(0.5, 40, 30), (1e-6, 40, 30), (0.1, 64, 64)] {
+        let mut v = view(pose, w, h, 1.2);
+        (v.near, v.far) = (near, 10.0);
+        let rays = cast_pixels(&p, &v);
+        let raster = raster_pixels(&p, &v, h as usize);
+        let (differ, dist, _) = compare(&rays, &raster);
+        let missed: Vec<usize> = (0..raster.len())
+            .filter(|&k| !raster[k].distance.is_finite())
+            .collect();
+        assert!(missed.is_empty(), "near {near}: pixels missed {missed:?}");
+        assert_eq!(differ, 0, "near {near}");
+        assert!(dist < 1e-5, "near {near}: relative distance error {dist}");
+    }
+}
