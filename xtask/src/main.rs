@@ -126,12 +126,7 @@ fn run(args: &[String]) -> Result<u8, String> {
     // and shares its build with the tests. Only the executable and the plugins it loads are
     // built (not the Python package's crate nor the tools), with cargo's progress shown.
     eprintln!("xtask: building simcore and its plugins (the first build takes minutes)");
-    let mut build = cargo();
-    build.args(["build", "-p", "sim-core"]);
-    for p in plugin_packages()? {
-        build.args(["-p", &p]);
-    }
-    check(build)?;
+    build_simcore_and_plugins()?;
     let exe = target_dir()
         .join("debug")
         .join(format!("simcore{}", std::env::consts::EXE_SUFFIX));
@@ -161,12 +156,19 @@ fn test() -> Result<u8, String> {
 /// Builds the plugin libraries into target/debug, with cargo's progress shown.
 fn build_plugins() -> Result<(), String> {
     eprintln!("xtask: building the plugin libraries the tests load");
-    let mut plugins = cargo();
-    plugins.args(["build"]);
+    build_simcore_and_plugins()
+}
+
+/// `cargo build` of simcore and its plugins into target/debug. Always the same packages
+/// together: cargo unifies dependencies' features over the packages one build selects, so
+/// another selection would build many dependencies again, beside the first.
+fn build_simcore_and_plugins() -> Result<(), String> {
+    let mut build = cargo();
+    build.args(["build", "-p", "sim-core"]);
     for p in plugin_packages()? {
-        plugins.args(["-p", &p]);
+        build.args(["-p", &p]);
     }
-    check(plugins)
+    check(build)
 }
 
 /// Builds the Python package into the environment of `python` (`maturin develop`, dev
