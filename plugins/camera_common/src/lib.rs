@@ -39,7 +39,7 @@ pub use config::{CameraConfig, ImageFormat, SaveConfig, is_wide_angle_type};
 pub use labels::LabelCache;
 pub use model::{CameraModel, Distortion, Intrinsics, Projection};
 pub use plugin::CameraPlugin;
-pub use rays::{RayGrid, RayStart};
+pub use rays::{ORIGIN_NEAR, RayGrid, RayStart};
 pub use shading::{Shader, SurfaceCache};
 /// Pixels per chunk of a frame's passes on several sensor threads.
 pub use simcore_plugin_common::CHUNK_LEN as CHUNK_PIXELS;

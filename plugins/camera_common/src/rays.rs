@@ -9,9 +9,9 @@
 //! `<visibility_flags>` share a bit with the mask.
 //!
 //! A grid set to rasterise ([`RayGrid::set_raster`]) of a pinhole camera without distortion
-//! whose rays start on the near plane asks the engine's [`raster`](sim_plugin_api::raster)
-//! extension for the same hits instead, in bands of rows on the sensor threads; on an engine
-//! without it, it casts.
+//! asks the engine's [`raster`](sim_plugin_api::raster) extension for the same hits instead,
+//! in bands of rows on the sensor threads; on an engine without it, it casts. Rays from the
+//! sensor's origin are rasterised from a plane [`ORIGIN_NEAR`] in front of it.
 
 use crate::model::{CameraModel, Intrinsics};
 use sim_plugin_api::{
@@ -56,6 +56,13 @@ pub struct RayGrid {
     /// the camera does not move).
     rays_pose: Option<Pose>,
 }
+
+/// How far in front of the sensor's origin the rasteriser starts the rays of a grid whose
+/// rays start at the origin ([`RayStart::Origin`]; the rasteriser needs a plane in front of
+/// the origin), m: at most the near clip. A ray from the origin that starts inside a shape
+/// meets it at distance 0 and the rasterised one at this plane, both nearer than the near
+/// clip; only geometry within this distance of the lens can be seen differently.
+pub const ORIGIN_NEAR: f64 = 1e-6;
 
 /// Rows per band of a rasterised frame shared among several threads: enough bands for the
 /// threads to balance, few enough that each band's setup stays small.
@@ -107,18 +114,16 @@ impl RayGrid {
     }
 
     /// Whether the hits come from the engine's raster extension where it has one and the
-    /// camera is a pinhole without distortion whose rays start on the near plane (off by
-    /// default). The hits are the rays' to within a few millionths of the distance.
+    /// camera is a pinhole without distortion (off by default). The hits are the rays' to
+    /// within a few millionths of the distance (see [`ORIGIN_NEAR`] for rays from the
+    /// origin).
     pub fn set_raster(&mut self, raster: bool) {
         self.raster = raster;
     }
 
     /// Whether [`RayGrid::cast_in`] rasterises in `world` (see [`RayGrid::set_raster`]).
     pub fn rasterises_in(&self, world: &WorldRef<'_>) -> bool {
-        self.raster
-            && self.from == RayStart::NearPlane
-            && self.pinhole.is_some()
-            && world.raster().is_some()
+        self.raster && self.pinhole.is_some() && world.raster().is_some()
     }
 
     /// Recomputes the pixel directions for a changed camera model (size may change too).
@@ -255,7 +260,11 @@ impl RayGrid {
             cx: k.cx,
             cy: k.cy,
             skew: k.s,
-            near: self.near,
+            near: match self.from {
+                RayStart::NearPlane => self.near,
+                RayStart::Origin if self.near > 0.0 => self.near.min(ORIGIN_NEAR),
+                RayStart::Origin => ORIGIN_NEAR,
+            },
             far: self.far,
             exclude_model: self.options.exclude_model,
             mask: self.visibility.resolve(world),

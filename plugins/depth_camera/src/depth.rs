@@ -5,7 +5,10 @@
 //! 1. the camera's world pose;
 //! 2. a ray cast per pixel from the camera's origin (not from the near plane, so that
 //!    geometry nearer than the near clip is detected) against visuals, ignoring the
-//!    camera's own model;
+//!    camera's own model (for a pinhole camera without distortion, the same hits rasterised
+//!    by the engine's `simcore.raster.v1` extension where it has one, from a plane
+//!    [`ORIGIN_NEAR`](simcore_plugin_camera_common::ORIGIN_NEAR) in front of the origin;
+//!    the run-time parameter `primary_visibility` = `rays` casts instead);
 //! 3. per pixel the z-depth `t · (d · axis)` of the hit at distance `t` along unit direction
 //!    `d`, with the tests of gz-rendering's depth shaders (`depth_camera_fs.glsl`): `+inf`
 //!    for no hit or a hit whose ray length `t` is beyond the far clip, `-inf` where the
@@ -52,7 +55,9 @@ pub struct DepthCameraSensor {
 impl DepthCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let core = CameraCore::new(config, RayStart::Origin, |c| (c.near, c.far))?;
+        let mut core = CameraCore::new(config, RayStart::Origin, |c| (c.near, c.far))?;
+        // Primary visibility is rasterised where the engine can.
+        core.grid.set_raster(true);
         if core.config.save.is_some() {
             world.log_message(
                 LogLevel::WARN,

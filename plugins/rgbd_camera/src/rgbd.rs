@@ -1,12 +1,15 @@
 //! The RGB-D camera sensor.
 //!
 //! Per update, one batched ray cast from the camera's origin (one ray per pixel, against
-//! visuals, ignoring the camera's own model), then from the same hits, as gz-sensors'
+//! visuals, ignoring the camera's own model; for a pinhole camera without distortion the
+//! same hits rasterised by the engine's `simcore.raster.v1` extension where it has one, as
+//! the depth camera does, with shadow maps for the sun; the run-time parameter
+//! `primary_visibility` = `rays` casts instead), then from the same hits, as gz-sensors'
 //! `RgbdCameraSensor` makes them from one gz-rendering depth camera clipped at `<clip>`:
 //!
 //! - **colour** (`image`, the configured format): hits inside `<clip>` (ray length up to far,
 //!   z-depth from near, the tests of `depth_camera_fs.glsl`) are shaded as by the camera
-//!   plugin (Lambert, ambient, shadow rays); everything else, nearer geometry too, shows the
+//!   plugin (Lambert, ambient, shadows); everything else, nearer geometry too, shows the
 //!   background colour;
 //! - **depth** (`depth_image`, `R_FLOAT32`): the z-depth in metres, `+inf` for no hit or
 //!   beyond `<clip>`'s far (by ray length), `-inf` nearer than its near (by z-depth); then,
@@ -58,8 +61,9 @@ impl RgbdCameraSensor {
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // The render range is <clip>: the depth range can only narrow it.
         let mut core = CameraCore::new(config, RayStart::Origin, |c| (c.near, c.far))?;
-        // Shading needs the normals.
+        // Shading needs the normals; primary visibility is rasterised where the engine can.
         core.grid.set_normals(true);
+        core.grid.set_raster(true);
         let saver = match &core.config.save {
             Some(s) => Some(FrameSaver::new(&s.path, &core.scoped_name)?),
             None => None,
@@ -150,6 +154,8 @@ impl CameraPlugin for RgbdCameraSensor {
             }
             self.depths.push(d as f32);
         }
+        // Where primary visibility is rasterised, so are the shadow maps.
+        self.shader.set_shadow_maps(grid.rasterises_in(world));
         self.shader.prepare(world, &self.color_hits);
         self.shader
             .shade(&passes, grid.rays(), &self.color_hits, &mut self.colors);
