@@ -14,17 +14,20 @@
 //!
 //! - **Every one is parsed**: the real binary runs with its arguments as written and
 //!   `SIMCORE_PARSE_ONLY=1` (simcore exits right after clap's parse), and must exit 0.
-//! - **The short, self-contained ones are also run** and must exit 0: `simcore plugins`,
-//!   `simcore check` and `simcore inspect` of files under `worlds/`, and `simcore run
-//!   worlds/...` with `--list` or with `--duration N`, N at most 2 s, unless it is paused
-//!   (`--paused`), serves the Foxglove app (`--foxglove`) or chooses Zenoh endpoints
-//!   (`--zenoh-*`). They run with the real plugin libraries staged on `SIMCORE_PLUGIN_PATH`,
-//!   `--no-transport` added (parallel runs must not join one another), in a fresh working
-//!   directory holding links to the workspace's `worlds/` and `examples/` (what a run writes,
-//!   camera frames or a recording, lands there).
+//! - **The self-contained ones are also run** and must exit 0: `simcore plugins`,
+//!   `simcore completions`, `simcore check` and `simcore inspect` of files under `worlds/`,
+//!   `simcore render` of a world under `worlds/`, and `simcore run worlds/...` unless it is
+//!   paused (`--paused`), serves the Foxglove app (`--foxglove`) or chooses Zenoh endpoints
+//!   (`--zenoh-*`): with `--list` as written, else for at most 1 s of sim time (a longer
+//!   `--duration`, or none, is shortened to 1 s). They run with the real plugin libraries
+//!   staged on `SIMCORE_PLUGIN_PATH`, `--no-transport` added to runs (parallel runs must not
+//!   join one another), in a fresh working directory holding links to the workspace's
+//!   `worlds/` and `examples/` (what a command writes, camera frames, a recording or a
+//!   picture, lands there).
 //! - **The rest are only parsed**: what needs something this test cannot provide (a running
 //!   simulation for `simcore topic`, `service` and `sim`; Ray; the Foxglove app; a file the
-//!   docs make up, such as `sweep.toml`) or takes long (`render`, `batch`, longer runs).
+//!   docs make up, such as `sweep.toml`) or writes outside its folder (`new-plugin --dir
+//!   ..`); `batch examples/sweep.toml` has a test of its own (`batch.rs`).
 //!
 //! A failure names the file and line of the command, the words it was run with and what
 //! simcore printed.
@@ -373,26 +376,49 @@ fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     })
 }
 
-/// Whether the test runs `args` for real (see the module's rule).
-fn runnable(args: &[String]) -> bool {
+/// The longest run of simcore the test makes, sim seconds: a documented run for longer (or
+/// without an end) is run for this long instead.
+const SHORT_RUN: f64 = 1.0;
+
+/// The arguments the test runs `args` with (see the module's rule), `None` when it only
+/// parses them: a run of a shipped world for longer than [`SHORT_RUN`], or without an end,
+/// is shortened to it.
+fn run_args(args: &[String]) -> Option<Vec<String>> {
     let operands = || args[1..].iter().filter(|a| !a.starts_with('-'));
+    let shipped = |a: &String| a.starts_with("worlds/");
     match args.first().map(String::as_str) {
-        Some("plugins") => true,
+        Some("plugins" | "completions") => Some(args.to_vec()),
         Some("check" | "inspect") => {
-            operands().count() > 0 && operands().all(|a| a.starts_with("worlds/"))
+            (operands().count() > 0 && operands().all(shipped)).then(|| args.to_vec())
         }
+        Some("render") => args.get(1).is_some_and(shipped).then(|| args.to_vec()),
         Some("run") => {
-            let world = args.get(1).is_some_and(|w| w.starts_with("worlds/"));
-            let short = args.iter().any(|a| a == "--list")
-                || option(args, "--duration")
-                    .and_then(|d| d.parse::<f64>().ok())
-                    .is_some_and(|d| d > 0.0 && d <= 2.0);
             let outside = args.iter().any(|a| {
                 a == "--paused" || a.starts_with("--foxglove") || a.starts_with("--zenoh")
             });
-            world && short && !outside
+            if !args.get(1).is_some_and(shipped) || outside {
+                return None;
+            }
+            if args.iter().any(|a| a == "--list") {
+                return Some(args.to_vec());
+            }
+            let mut out = Vec::with_capacity(args.len() + 2);
+            let mut rest = args.iter();
+            while let Some(a) = rest.next() {
+                if a == "--duration" {
+                    rest.next();
+                } else if !a.starts_with("--duration=") {
+                    out.push(a.clone());
+                }
+            }
+            let duration = option(args, "--duration")
+                .and_then(|d| d.parse::<f64>().ok())
+                .filter(|d| *d > 0.0 && *d <= SHORT_RUN)
+                .unwrap_or(SHORT_RUN);
+            out.extend(["--duration".to_string(), duration.to_string()]);
+            Some(out)
         }
-        _ => false,
+        _ => None,
     }
 }
 
@@ -479,25 +505,34 @@ fn every_documented_simcore_command_parses_and_the_short_ones_run() {
         "the plugin build holds only {plugins:?}"
     );
     let staged = common::stage(&plugins.iter().map(String::as_str).collect::<Vec<_>>());
-    let runs: Vec<&DocCommand> = commands.iter().filter(|c| runnable(&c.args)).collect();
+    let runs: Vec<(&DocCommand, Vec<String>)> = commands
+        .iter()
+        .filter_map(|c| Some((c, run_args(&c.args)?)))
+        .collect();
     for kind in ["plugins", "check", "run"] {
         assert!(
-            runs.iter().any(|c| c.args[0] == kind),
+            runs.iter().any(|(c, _)| c.args[0] == kind),
             "no `simcore {kind}` of the docs is run: {runs:#?}"
         );
     }
-    eprintln!(
-        "{} documented simcore commands, each parsed; run: {:#?}",
-        commands.len(),
-        runs.iter()
+    let listed = |runs: bool| {
+        commands
+            .iter()
+            .filter(|c| run_args(&c.args).is_some() == runs)
             .map(|c| format!("{}:{}: {:?}", c.file, c.line, c.args))
             .collect::<Vec<_>>()
+    };
+    eprintln!(
+        "{} documented simcore commands, each parsed; run: {:#?}\nonly parsed: {:#?}",
+        commands.len(),
+        listed(true),
+        listed(false)
     );
     for chunk in runs.chunks(4) {
         let results: Vec<(&DocCommand, Output)> = std::thread::scope(|s| {
             let handles: Vec<_> = chunk
                 .iter()
-                .map(|c| {
+                .map(|(c, args)| {
                     let staged = staged.path();
                     let root = &root;
                     s.spawn(move || {
@@ -506,7 +541,13 @@ fn every_documented_simcore_command_parses_and_the_short_ones_run() {
                             std::os::unix::fs::symlink(root.join(dir), cwd.path().join(dir))
                                 .expect("link");
                         }
-                        let args: Vec<&str> = c.args.iter().map(String::as_str).collect();
+                        // A picture's folder (`-o docs/images/x.png`), made in the scratch
+                        // directory, so that nothing is written into the workspace.
+                        if let Some(parent) = option(args, "-o").and_then(|o| Path::new(o).parent())
+                        {
+                            std::fs::create_dir_all(cwd.path().join(parent)).expect("folder");
+                        }
+                        let args: Vec<&str> = args.iter().map(String::as_str).collect();
                         let o = simcore_command(c, &common::isolated(&args), cwd.path())
                             .env("SIMCORE_PLUGIN_PATH", staged)
                             .output()
@@ -621,32 +662,46 @@ fn commands_are_read_from_shell_blocks_as_sh_reads_them() {
 }
 
 #[test]
-fn the_run_rule_takes_only_short_self_contained_commands() {
+fn the_run_rule_takes_self_contained_commands_and_shortens_runs() {
     let s = |v: &str| v.split(' ').map(String::from).collect::<Vec<_>>();
-    for yes in [
-        "plugins",
-        "check worlds/a.sdf worlds/b.sdf",
-        "inspect worlds/a.sdf",
-        "run worlds/a.sdf --list",
-        "run worlds/a.sdf --rtf 0 --duration 2",
-        "run worlds/a.sdf --duration=0.5 --echo /t",
+    for (doc, run) in [
+        ("plugins", "plugins"),
+        ("completions zsh", "completions zsh"),
+        (
+            "check worlds/a.sdf worlds/b.sdf",
+            "check worlds/a.sdf worlds/b.sdf",
+        ),
+        ("inspect worlds/a.sdf", "inspect worlds/a.sdf"),
+        (
+            "render worlds/a.sdf -o x.png",
+            "render worlds/a.sdf -o x.png",
+        ),
+        ("run worlds/a.sdf --list", "run worlds/a.sdf --list"),
+        ("run worlds/a.sdf", "run worlds/a.sdf --duration 1"),
+        (
+            "run worlds/a.sdf --rtf 0 --duration 5 --echo /t",
+            "run worlds/a.sdf --rtf 0 --echo /t --duration 1",
+        ),
+        (
+            "run worlds/a.sdf --duration=0.5 --echo /t",
+            "run worlds/a.sdf --echo /t --duration 0.5",
+        ),
     ] {
-        assert!(runnable(&s(yes)), "{yes} is not run");
+        assert_eq!(run_args(&s(doc)), Some(s(run)), "{doc}");
     }
     for no in [
         "check",
         "check ../x.sdf",
-        "run worlds/a.sdf",
-        "run worlds/a.sdf --duration 5",
         "run run.toml --duration 1",
         "run worlds/a.sdf --duration 1 --foxglove",
         "run worlds/a.sdf --duration 1 --zenoh-connect tcp/h:7447",
         "run worlds/a.sdf --list --paused",
         "topic list",
-        "render worlds/a.sdf -o x.png",
+        "render mine.sdf -o x.png",
         "batch examples/sweep.toml",
+        "new-plugin acme --dir ..",
     ] {
-        assert!(!runnable(&s(no)), "{no} is run");
+        assert_eq!(run_args(&s(no)), None, "{no} is run");
     }
 }
 
