@@ -1259,40 +1259,53 @@ fn image_difference(a: &Image, b: &Image) -> (usize, f64) {
     (differ, sum as f64 / a.data.len() as f64)
 }
 
-#[test]
-fn rasterised_frames_equal_the_ray_cast_frames() {
-    // Every kind of shape, rotated, on a plane under a sun and a point light with shadows; a
-    // box reaching across the near clip; the camera inside its own housing (not seen).
-    let body = image_body(1.2, 160, 120, "<clip><near>0.1</near><far>30</far></clip>");
-    let visual = |name: &str, pose: &str, geometry: &str, rgb: &str| {
-        format!(
-            r#"<visual name="{name}"><pose>{pose}</pose><geometry>{geometry}</geometry>
-                 <material><diffuse>{rgb} 1</diffuse></material></visual>"#
-        )
-    };
+/// A visual of `geometry` at `pose` with diffuse colour `rgb`.
+fn coloured_visual(name: &str, pose: &str, geometry: &str, rgb: &str) -> String {
+    format!(
+        r#"<visual name="{name}"><pose>{pose}</pose><geometry>{geometry}</geometry>
+             <material><diffuse>{rgb} 1</diffuse></material></visual>"#
+    )
+}
+
+/// Every kind of shape, rotated, and `more` visuals, on a plane under a sun and a point
+/// light with shadows, seen by `sensor` on a rig 2 m up, pitched down.
+fn every_shape_world(sensor: &str, more: &str) -> String {
     let shapes = [
-        visual("b", "4 0.8 0.5 0 0 0.3", "<box><size>1 1 1</size></box>", "0.2 0.4 0.6"),
-        visual("r", "6 -1.5 0.8 0.4 0.3 0.7", "<box><size>0.8 1.2 1.4</size></box>", "0.7 0.7 0.2"),
-        visual("s", "5 -0.6 0.7 0 0 0", "<sphere><radius>0.7</radius></sphere>", "0.9 0.3 0.1"),
-        visual("c", "7 1.5 0.6 0.5 0 0", "<cylinder><radius>0.4</radius><length>1.2</length></cylinder>", "0.3 0.8 0.3"),
-        visual("k", "8 -3 0.8 0 1.2 0", "<capsule><radius>0.3</radius><length>0.8</length></capsule>", "0.6 0.2 0.8"),
-        visual(
+        coloured_visual("b", "4 0.8 0.5 0 0 0.3", "<box><size>1 1 1</size></box>", "0.2 0.4 0.6"),
+        coloured_visual("r", "6 -1.5 0.8 0.4 0.3 0.7", "<box><size>0.8 1.2 1.4</size></box>", "0.7 0.7 0.2"),
+        coloured_visual("s", "5 -0.6 0.7 0 0 0", "<sphere><radius>0.7</radius></sphere>", "0.9 0.3 0.1"),
+        coloured_visual("c", "7 1.5 0.6 0.5 0 0", "<cylinder><radius>0.4</radius><length>1.2</length></cylinder>", "0.3 0.8 0.3"),
+        coloured_visual("k", "8 -3 0.8 0 1.2 0", "<capsule><radius>0.3</radius><length>0.8</length></capsule>", "0.6 0.2 0.8"),
+        coloured_visual(
             "m",
             "6 3 0 0 0 0.3",
             "<polyline><point>-0.5 -0.5</point><point>0.5 -0.4</point><point>0.2 0.6</point><height>1.5</height></polyline>",
             "0.9 0.9 0.9",
         ),
-        visual("n", "0.12 -0.1 1.95 0 0 0.5", "<box><size>0.2 0.2 0.2</size></box>", "1 0 0"),
     ]
     .concat();
-    let sdf = shadowed_world(
+    shadowed_world(
         "0.8 0.3 -0.6",
         &[
-            rig("0 0 2 0 0.3 0.05", &sensor("cam", "camera", &body)),
-            format!(r#"<model name="shapes"><static>true</static><link name="l">{shapes}</link></model>"#),
+            rig("0 0 2 0 0.3 0.05", sensor),
+            format!(r#"<model name="shapes"><static>true</static><link name="l">{shapes}{more}</link></model>"#),
         ]
         .concat(),
+    )
+}
+
+#[test]
+fn rasterised_frames_equal_the_ray_cast_frames() {
+    // Every kind of shape, rotated, on a plane under a sun and a point light with shadows; a
+    // box reaching across the near clip; the camera inside its own housing (not seen).
+    let body = image_body(1.2, 160, 120, "<clip><near>0.1</near><far>30</far></clip>");
+    let near = coloured_visual(
+        "n",
+        "0.12 -0.1 1.95 0 0 0.5",
+        "<box><size>0.2 0.2 0.2</size></box>",
+        "1 0 0",
     );
+    let sdf = every_shape_world(&sensor("cam", "camera", &body), &near);
     let dir = stage(LIBS);
     for threads in [1, 2] {
         let mut sim = sim_from(&sdf, dir.path(), 0, threads);
@@ -1337,35 +1350,23 @@ fn rasterised_depth_frames_equal_the_ray_cast_frames() {
     // nearer than it (`-inf`), the camera inside its own housing (not seen); the plane's far
     // part beyond the far clip (`+inf`).
     let body = image_body(1.2, 160, 120, "<clip><near>0.3</near><far>9</far></clip>");
-    let visual = |name: &str, pose: &str, geometry: &str| {
-        format!(
-            r#"<visual name="{name}"><pose>{pose}</pose><geometry>{geometry}</geometry></visual>"#
-        )
-    };
-    let shapes = [
-        visual("b", "4 0.8 0.5 0 0 0.3", "<box><size>1 1 1</size></box>"),
-        visual("r", "6 -1.5 0.8 0.4 0.3 0.7", "<box><size>0.8 1.2 1.4</size></box>"),
-        visual("s", "5 -0.6 0.7 0 0 0", "<sphere><radius>0.7</radius></sphere>"),
-        visual("c", "7 1.5 0.6 0.5 0 0", "<cylinder><radius>0.4</radius><length>1.2</length></cylinder>"),
-        visual("k", "8 -3 0.8 0 1.2 0", "<capsule><radius>0.3</radius><length>0.8</length></capsule>"),
-        visual(
-            "m",
-            "6 3 0 0 0 0.3",
-            "<polyline><point>-0.5 -0.5</point><point>0.5 -0.4</point><point>0.2 0.6</point><height>1.5</height></polyline>",
+    // Across the near clip, and wholly nearer than it.
+    let near = [
+        coloured_visual(
+            "n",
+            "0.3 -0.12 1.95 0 0 0.5",
+            "<box><size>0.1 0.1 0.1</size></box>",
+            "1 0 0",
         ),
-        // Across the near clip, and wholly nearer than it.
-        visual("n", "0.3 -0.12 1.95 0 0 0.5", "<box><size>0.1 0.1 0.1</size></box>"),
-        visual("f", "0.15 0.07 1.98 0 0 0", "<sphere><radius>0.02</radius></sphere>"),
+        coloured_visual(
+            "f",
+            "0.15 0.07 1.98 0 0 0",
+            "<sphere><radius>0.02</radius></sphere>",
+            "1 0 0",
+        ),
     ]
     .concat();
-    let sdf = shadowed_world(
-        "0.8 0.3 -0.6",
-        &[
-            rig("0 0 2 0 0.3 0.05", &sensor("d", "depth_camera", &body)),
-            format!(r#"<model name="shapes"><static>true</static><link name="l">{shapes}</link></model>"#),
-        ]
-        .concat(),
-    );
+    let sdf = every_shape_world(&sensor("d", "depth_camera", &body), &near);
     let dir = stage(LIBS);
     let frame = |img: &Image| -> Vec<f32> {
         (0..120)
