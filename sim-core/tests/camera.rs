@@ -1427,3 +1427,40 @@ fn rasterised_depth_frames_equal_the_ray_cast_frames() {
         );
     }
 }
+
+#[test]
+fn rasterised_segmentation_maps_equal_the_ray_cast_maps() {
+    // Every kind of shape on a ground plane: the shapes' model, the ground and the background
+    // have instances (and labels) of their own, so a pixel seeing the other side of an edge
+    // shows.
+    let body = image_body(
+        1.2,
+        160,
+        120,
+        "<clip><near>0.1</near><far>30</far></clip><segmentation_type>instance</segmentation_type>",
+    );
+    let sdf = every_shape_world(&sensor("seg", "segmentation", &body), "");
+    let dir = stage(LIBS);
+    let map = "/world/test/model/rig/link/head/sensor/seg/segmentation/labels_map";
+    for threads in [1, 2] {
+        let mut sim = sim_from(&sdf, dir.path(), 0, threads);
+        let sub = sim.bus_mut().subscribe(map, 10);
+        let cam = sim
+            .physics()
+            .entity_id("rig::head::seg")
+            .expect("the sensor");
+        sim.step();
+        let raster = image(&collect(&sub)[0].2);
+        sim.set_sensor_parameter(cam, "primary_visibility", "rays")
+            .unwrap();
+        sim.step();
+        let rays = image(&collect(&sub)[0].2);
+        let mut seen: Vec<&[u8]> = rays.data.chunks_exact(3).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert!(seen.len() >= 3, "{} labels and instances", seen.len());
+        let (differ, _) = image_difference(&raster, &rays);
+        eprintln!("{threads} thread(s): {differ} of 19200 pixels differ");
+        assert!(differ <= 19200 / 500, "{differ} pixels differ");
+    }
+}

@@ -1,7 +1,10 @@
 //! The bounding box camera sensor.
 //!
 //! Per update, one batched ray cast from the near clip plane (one ray per pixel, against
-//! visuals, ignoring the camera's own model; hits beyond the far clip are misses), then:
+//! visuals, ignoring the camera's own model; hits beyond the far clip are misses; for a
+//! pinhole camera without distortion the same hits rasterised by the engine's
+//! `simcore.raster.v1` extension where it has one, with shadow maps, unless the run-time
+//! parameter `primary_visibility` is `rays`), then:
 //!
 //! - each pixel's label: that of the visual hit (from the engine's scene extension), or
 //!   background for a miss, an unlabelled visual or one labelled [`BACKGROUND_LABEL`];
@@ -82,8 +85,10 @@ impl BoundingBoxCameraSensor {
             )));
         }
         let mut core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
-        // The drawn image is shaded, which needs the normals.
+        // The drawn image is shaded, which needs the normals; primary visibility is
+        // rasterised where the engine can.
         core.grid.set_normals(true);
+        core.grid.set_raster(true);
         let saver = match &core.config.save {
             Some(s) => Some(SampleSaver::new(&s.path, &core.scoped_name)?),
             None => None,
@@ -171,6 +176,8 @@ impl BoundingBoxCameraSensor {
                 Boxes::Solid(boxes_3d(&all, &seen, BACKGROUND_LABEL, camera))
             }
         };
+        // Where primary visibility is rasterised, so are the shadow maps.
+        self.shader.set_shadow_maps(grid.rasterises_in(world));
         self.shader.prepare(world, grid.hits());
         self.shader
             .shade(&passes, grid.rays(), grid.hits(), &mut self.colors);

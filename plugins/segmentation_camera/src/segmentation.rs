@@ -1,8 +1,10 @@
 //! The segmentation camera sensor.
 //!
 //! Per update, one batched ray cast from the near clip plane (one ray per pixel, against
-//! visuals, ignoring the camera's own model; hits beyond the far clip are misses), then per
-//! pixel:
+//! visuals, ignoring the camera's own model; hits beyond the far clip are misses; for a
+//! pinhole camera without distortion the same hits rasterised by the engine's
+//! `simcore.raster.v1` extension where it has one, unless the run-time parameter
+//! `primary_visibility` is `rays`), then per pixel:
 //!
 //! - the **label**: 0 (background) for a miss; else the visual's label from the engine's
 //!   scene extension (a `gz::sim::systems::Label` plugin on the visual or an enclosing model);
@@ -87,7 +89,9 @@ pub struct SegmentationCameraSensor {
 impl SegmentationCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
+        let mut core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
+        // Primary visibility is rasterised where the engine can.
+        core.grid.set_raster(true);
         let info = match &core.config.camera_info_topic {
             Some(_) => core.camera_info_topic(""),
             None => TOPICS[3].to_string(),
