@@ -405,13 +405,13 @@ impl Physics {
     /// The hits of the band of `cam`, seeing what `view`'s exclusion and mask leave, with
     /// normals when `view` asks for them.
     fn raster_band(&self, cam: &Camera, view: &PinholeView, hits: &mut [RayHit]) -> u32 {
-        hits.fill(RayHit::MISS);
         let (depths, faces, others) = self.depth_pass(cam, view);
-        resolve(cam, &faces, &depths, view.normals, hits);
+        // Every pixel written once (a miss or a hit), and the hits counted on the way.
+        let mut seen = resolve(cam, &faces, &depths, view.normals, hits);
         for c in others {
-            exact(cam, c, view.normals, hits);
+            seen += exact(cam, c, view.normals, hits);
         }
-        hits.iter().filter(|h| h.distance.is_finite()).count() as u32
+        seen as u32
     }
 
     /// The depth pass of the band of `cam` over the visuals `view` sees: the nearest face at
@@ -678,29 +678,40 @@ impl Edge {
     }
 }
 
-/// The hits of the faces the depth pass found (within the far clip), with their normals
-/// when `normals`.
-fn resolve(cam: &Camera, faces: &[Face], depths: &Depths, normals: bool, hits: &mut [RayHit]) {
+/// Writes every pixel of the band: the hit of the face the depth pass found (within the far
+/// clip), with its normal when `normals`, or a miss. Returns the number of hits.
+fn resolve(
+    cam: &Camera,
+    faces: &[Face],
+    depths: &Depths,
+    normals: bool,
+    hits: &mut [RayHit],
+) -> usize {
     let (xn, yn) = cam.normalised();
     let far = cam.key(cam.far);
+    let mut seen = 0;
     for (k, (h, (&f, &key))) in hits
         .iter_mut()
         .zip(depths.face.iter().zip(&depths.key))
         .enumerate()
     {
         if f == NO_FACE || key < far {
+            *h = RayHit::MISS;
             continue;
         }
         let face = faces[f as usize];
         let (i, j) = (k % cam.width, cam.first_row + k / cam.width);
         let key = if face.inside { cam.key(cam.near) } else { key };
+        let distance = cam.distance(&xn, &yn, i, j, key);
+        seen += usize::from(distance.is_finite());
         *h = RayHit {
-            distance: cam.distance(&xn, &yn, i, j, key),
+            distance,
             normal: if normals { face.normal } else { Vec3::ZERO },
             entity: face.entity,
             model: face.model,
         };
     }
+    seen
 }
 
 /// [`exact`] for the depths along parallel rays.
@@ -726,12 +737,14 @@ fn exact_depths(cam: &Camera, c: &Collider, out: &mut [f32]) {
 }
 
 /// Casts the pixels of the box `c` projects to at its shape with parry, keeping nearer hits.
-fn exact(cam: &Camera, c: &Collider, normals: bool, hits: &mut [RayHit]) {
+/// Returns the number of pixels that were misses and now hit.
+fn exact(cam: &Camera, c: &Collider, normals: bool, hits: &mut [RayHit]) -> usize {
     let aabb = c.compute_aabb();
     let Some((cols, rows)) = cam.rect(vec_from_rapier(aabb.mins), vec_from_rapier(aabb.maxs))
     else {
-        return;
+        return 0;
     };
+    let mut new = 0;
     let ud = c.user_data;
     for j in rows {
         for i in cols.clone() {
@@ -751,6 +764,7 @@ fn exact(cam: &Camera, c: &Collider, normals: bool, hits: &mut [RayHit]) {
             };
             let distance = hit.time_of_impact as f64 + s;
             if distance < hits[k].distance && distance * p.dx <= cam.far {
+                new += usize::from(!hits[k].distance.is_finite());
                 hits[k] = RayHit {
                     distance,
                     normal: if normals {
@@ -764,4 +778,5 @@ fn exact(cam: &Camera, c: &Collider, normals: bool, hits: &mut [RayHit]) {
             }
         }
     }
+    new
 }

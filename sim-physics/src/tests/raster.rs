@@ -60,7 +60,9 @@ fn raster_pixels(p: &Physics, view: &PinholeView, band: usize) -> Vec<RayHit> {
     let w = view.width as usize;
     let mut hits = vec![RayHit::MISS; w * view.height as usize];
     for (k, rows) in hits.chunks_mut(band * w).enumerate() {
-        p.rasterize_rows(view, (k * band) as u32, rows);
+        let seen = p.rasterize_rows(view, (k * band) as u32, rows);
+        let hit = rows.iter().filter(|h| h.distance.is_finite()).count();
+        assert_eq!(seen as usize, hit, "the hits a band counts");
     }
     hits
 }
