@@ -10,7 +10,9 @@ use crate::common;
 
 use common::images::{image, info, render_with, rgb};
 use common::*;
+use sim_core::runner::Simulation;
 use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, PointCloudPacked, Pose, Quat, Vec3};
+use std::path::Path;
 
 const LIBS: &[&str] = &[
     "simcore_plugin_camera",
@@ -1294,6 +1296,31 @@ fn every_shape_world(sensor: &str, more: &str) -> String {
     )
 }
 
+/// The first frame on `topic` of the rig's sensor `name` in world `sdf` (plugins staged in
+/// `dir`, on `threads` sensor threads) rasterised, then the next cast by rays, and the
+/// simulation.
+fn raster_then_rays(
+    sdf: &str,
+    dir: &Path,
+    threads: usize,
+    name: &str,
+    topic: &str,
+) -> (Image, Image, Simulation) {
+    let mut sim = sim_from(sdf, dir, 0, threads);
+    let sub = sim.bus_mut().subscribe(topic, 10);
+    let cam = sim
+        .physics()
+        .entity_id(&format!("rig::head::{name}"))
+        .expect("the sensor");
+    sim.step();
+    let raster = image(&collect(&sub)[0].2);
+    sim.set_sensor_parameter(cam, "primary_visibility", "rays")
+        .unwrap();
+    sim.step();
+    let rays = image(&collect(&sub)[0].2);
+    (raster, rays, sim)
+}
+
 #[test]
 fn rasterised_frames_equal_the_ray_cast_frames() {
     // Every kind of shape, rotated, on a plane under a sun and a point light with shadows; a
@@ -1308,18 +1335,9 @@ fn rasterised_frames_equal_the_ray_cast_frames() {
     let sdf = every_shape_world(&sensor("cam", "camera", &body), &near);
     let dir = stage(LIBS);
     for threads in [1, 2] {
-        let mut sim = sim_from(&sdf, dir.path(), 0, threads);
-        let sub = sim.bus_mut().subscribe(&topic("cam", "image"), 10);
-        let cam = sim
-            .physics()
-            .entity_id("rig::head::cam")
-            .expect("the sensor");
-        sim.step();
-        let raster = image(&collect(&sub)[0].2);
-        sim.set_sensor_parameter(cam, "primary_visibility", "rays")
-            .unwrap();
-        sim.step();
-        let rays = image(&collect(&sub)[0].2);
+        let (raster, rays, mut sim) =
+            raster_then_rays(&sdf, dir.path(), threads, "cam", &topic("cam", "image"));
+        let cam = sim.physics().entity_id("rig::head::cam").unwrap();
         assert!(
             sim.set_sensor_parameter(cam, "primary_visibility", "both")
                 .is_err()
@@ -1375,15 +1393,9 @@ fn rasterised_depth_frames_equal_the_ray_cast_frames() {
             .collect()
     };
     for threads in [1, 2] {
-        let mut sim = sim_from(&sdf, dir.path(), 0, threads);
-        let sub = sim.bus_mut().subscribe(&topic("d", "depth_image"), 10);
-        let cam = sim.physics().entity_id("rig::head::d").expect("the sensor");
-        sim.step();
-        let raster = frame(&image(&collect(&sub)[0].2));
-        sim.set_sensor_parameter(cam, "primary_visibility", "rays")
-            .unwrap();
-        sim.step();
-        let rays = frame(&image(&collect(&sub)[0].2));
+        let (raster, rays, _) =
+            raster_then_rays(&sdf, dir.path(), threads, "d", &topic("d", "depth_image"));
+        let (raster, rays) = (frame(&raster), frame(&rays));
         // The frame holds every kind of pixel.
         let count = |f: &dyn Fn(f32) -> bool| rays.iter().filter(|z| f(**z)).count();
         eprintln!(
@@ -1443,18 +1455,7 @@ fn rasterised_segmentation_maps_equal_the_ray_cast_maps() {
     let dir = stage(LIBS);
     let map = "/world/test/model/rig/link/head/sensor/seg/segmentation/labels_map";
     for threads in [1, 2] {
-        let mut sim = sim_from(&sdf, dir.path(), 0, threads);
-        let sub = sim.bus_mut().subscribe(map, 10);
-        let cam = sim
-            .physics()
-            .entity_id("rig::head::seg")
-            .expect("the sensor");
-        sim.step();
-        let raster = image(&collect(&sub)[0].2);
-        sim.set_sensor_parameter(cam, "primary_visibility", "rays")
-            .unwrap();
-        sim.step();
-        let rays = image(&collect(&sub)[0].2);
+        let (raster, rays, _) = raster_then_rays(&sdf, dir.path(), threads, "seg", map);
         let mut seen: Vec<&[u8]> = rays.data.chunks_exact(3).collect();
         seen.sort_unstable();
         seen.dedup();
