@@ -492,16 +492,11 @@ impl Physics {
                         let normal = pose
                             .orientation
                             .rotate(Vec3::new(axis[0], axis[1], axis[2]));
-                        let Some(key) = cam.plane(normal, normal.dot(p[q[0]])).1 else {
+                        let Some((f, key)) =
+                            planar_face(cam, &mut faces, normal, p[q[0]], (entity, model))
+                        else {
                             continue;
                         };
-                        faces.push(Face {
-                            normal,
-                            inside: false,
-                            entity,
-                            model,
-                        });
-                        let f = (faces.len() - 1) as u32;
                         triangle(cam, [p[q[0]], p[q[1]], p[q[2]]], key, f, &mut depths);
                         triangle(cam, [p[q[0]], p[q[2]], p[q[3]]], key, f, &mut depths);
                     }
@@ -515,16 +510,12 @@ impl Physics {
                             continue;
                         }
                         let normal = n.scale(1.0 / len);
-                        let Some(key) = cam.plane(normal, normal.dot(v[0])).1 else {
+                        let Some((f, key)) =
+                            planar_face(cam, &mut faces, normal, v[0], (entity, model))
+                        else {
                             continue;
                         };
-                        faces.push(Face {
-                            normal,
-                            inside: false,
-                            entity,
-                            model,
-                        });
-                        triangle(cam, v, key, (faces.len() - 1) as u32, &mut depths);
+                        triangle(cam, v, key, f, &mut depths);
                     }
                 }
                 _ => others.push(c),
@@ -566,6 +557,26 @@ fn plane_depths(cam: &Camera, side: Affine, key: Option<Affine>, f: u32, depths:
             }
         }
     }
+}
+
+/// Adds the face of outward unit `normal` through world point `point` of visual `entity`
+/// (of `model`) to `faces`: its index and its depth key, or `None` (nothing added) where
+/// the camera sees its plane edge-on.
+fn planar_face(
+    cam: &Camera,
+    faces: &mut Vec<Face>,
+    normal: Vec3,
+    point: Vec3,
+    (entity, model): (EntityId, EntityId),
+) -> Option<(u32, Affine)> {
+    let key = cam.plane(normal, normal.dot(point)).1?;
+    faces.push(Face {
+        normal,
+        inside: false,
+        entity,
+        model,
+    });
+    Some(((faces.len() - 1) as u32, key))
 }
 
 /// The depth pass of one triangle (world vertices) of face `f`: clipped at the near plane,
