@@ -55,7 +55,10 @@ fn main() -> ExitCode {
     let result = match task {
         "run" => run(rest),
         "test" => test(),
-        "test-python" => python_env().and_then(|python| python_package_tests(&python)),
+        "test-python" => python_env().and_then(|python| {
+            build_plugins()?;
+            python_package_tests(&python)
+        }),
         "bench" => bench(rest),
         "install" => std::env::current_dir()
             .map_err(|e| format!("cannot read the working directory: {e}"))
@@ -147,11 +150,15 @@ fn test() -> Result<u8, String> {
     // The tests that drive simcore with independent clients fail rather than skip here.
     t.env("SIMCORE_PYTHON", &python)
         .env("SIMCORE_REQUIRE_PYTHON", "1")
-        .env("SIMCORE_TEST_PLUGIN_DIR", target_dir().join("debug"));
+        .env(TEST_PLUGIN_DIR, target_dir().join("debug"));
     let rust = status(t)?;
     let py = python_package_tests(&python)?;
     Ok(if rust != 0 { rust } else { py })
 }
+
+/// Tells the Rust and the Python tests where the plugin libraries were built
+/// ([`build_plugins`]), so that they load those.
+const TEST_PLUGIN_DIR: &str = "SIMCORE_TEST_PLUGIN_DIR";
 
 /// Builds the plugin libraries into target/debug, with cargo's progress shown.
 fn build_plugins() -> Result<(), String> {
@@ -172,17 +179,16 @@ fn build_simcore_and_plugins() -> Result<(), String> {
 }
 
 /// Builds the Python package into the environment of `python` (`maturin develop`, dev
-/// profile) and the plugin libraries its tests load (into target/debug), then runs
-/// `sim-python/tests` with pytest. Returns pytest's exit code.
+/// profile), then runs `sim-python/tests` with pytest against the plugin libraries in
+/// target/debug ([`build_plugins`] first). Returns pytest's exit code.
 fn python_package_tests(python: &Path) -> Result<u8, String> {
-    build_plugins()?;
     maturin_develop(python, false)?;
     eprintln!("xtask: running the Python package's tests (pytest sim-python/tests)");
     let mut pytest = Command::new(python);
     pytest
         .args(["-m", "pytest", "-q", "sim-python/tests"])
         .current_dir(root())
-        .env("SIMCORE_TEST_PLUGIN_DIR", target_dir().join("debug"));
+        .env(TEST_PLUGIN_DIR, target_dir().join("debug"));
     status(pytest)
 }
 
