@@ -236,6 +236,36 @@ fn compare_frames(raster: &mut Simulation, rays: &mut Simulation) {
     }
 }
 
+/// The W2 camera `sensor` of workload `file` by rays (its `primary_visibility` set to
+/// `rays`, the baseline) beside it rasterising (its default), on one thread and on two, in
+/// alternating blocks timed into `times`; `first` is given the one-thread pair (rasterising,
+/// by rays) before it is timed.
+fn rays_beside_raster(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    dir: &std::path::Path,
+    (file, sensor): (&str, &str),
+    times: &'static [Paired; 2],
+    mut first: impl FnMut(&mut Simulation, &mut Simulation),
+) {
+    for (k, threads) in [1, 2].into_iter().enumerate() {
+        let mut raster = sim(dir, file, threads);
+        let mut rays = sim(dir, file, threads);
+        primary_visibility(&mut rays, sensor, "rays");
+        if k == 0 {
+            first(&mut raster, &mut rays);
+        }
+        let name = file.trim_end_matches(".sdf");
+        g.bench_function(format!("{name}_rays_and_raster_{threads}_thread"), |b| {
+            paired_passes(
+                b,
+                &mut || assert!(rays.update_sensors().is_empty()),
+                &mut raster,
+                &times[k],
+            )
+        });
+    }
+}
+
 /// W1, W2 depth and W2 RGB, each on one thread and on two, beside the raw rapier loops.
 pub fn workloads(c: &mut Criterion) {
     let Some(dir) = dir() else {
@@ -265,36 +295,20 @@ pub fn workloads(c: &mut Criterion) {
             )
         });
     }
-    for (k, threads) in [1, 2].into_iter().enumerate() {
-        let mut raster = sim(&dir, "w2_depth.sdf", threads);
-        let mut rays = sim(&dir, "w2_depth.sdf", threads);
-        primary_visibility(&mut rays, "depth", "rays");
-        g.bench_function(format!("w2_depth_rays_and_raster_{threads}_thread"), |b| {
-            paired_passes(
-                b,
-                &mut || assert!(rays.update_sensors().is_empty()),
-                &mut raster,
-                &W2_DEPTH_RAYS[k],
-            )
-        });
-    }
-    for (k, threads) in [1, 2].into_iter().enumerate() {
-        let mut raster = sim(&dir, "w2_rgb640.sdf", threads);
-        let mut rays = sim(&dir, "w2_rgb640.sdf", threads);
-        primary_visibility(&mut raster, "rgb", "raster");
-        primary_visibility(&mut rays, "rgb", "rays");
-        if k == 0 {
-            compare_frames(&mut raster, &mut rays);
-        }
-        g.bench_function(format!("w2_rgb640_rays_and_raster_{threads}_thread"), |b| {
-            paired_passes(
-                b,
-                &mut || assert!(rays.update_sensors().is_empty()),
-                &mut raster,
-                &W2_RGB_RAYS[k],
-            )
-        });
-    }
+    rays_beside_raster(
+        &mut g,
+        &dir,
+        ("w2_depth.sdf", "depth"),
+        &W2_DEPTH_RAYS,
+        |_, _| {},
+    );
+    rays_beside_raster(
+        &mut g,
+        &dir,
+        ("w2_rgb640.sdf", "rgb"),
+        &W2_RGB_RAYS,
+        compare_frames,
+    );
     for (k, threads) in [1, 2].into_iter().enumerate() {
         let mut s = sim(&dir, "w2_rgb640.sdf", threads);
         g.bench_function(
