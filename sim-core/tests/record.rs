@@ -855,6 +855,10 @@ fn foxglove_clients_that_stop_reading_cost_only_their_own_messages() {
     let status = status.unwrap_or_else(|| panic!("no end 30 s after SIGINT: {rest:?}"));
     assert!(status.success(), "{rest:?}");
     assert!(
+        !rest.iter().any(|l| l.contains("panicked")),
+        "no thread panics: {rest:?}"
+    );
+    assert!(
         rest.iter().any(|l| l.contains("(interrupted)")),
         "the run's summary follows: {rest:?}"
     );
@@ -869,6 +873,104 @@ fn foxglove_clients_that_stop_reading_cost_only_their_own_messages() {
         "the run went on at full speed: {}",
         r["decoded"]
     );
+}
+
+#[test]
+fn foxglove_clients_share_one_memory_bound_and_the_first_to_subscribe_keep_their_channels() {
+    let Some(python) = python() else { return };
+    let dir = stage(&["simcore_plugin_camera"]);
+    // A 320 x 240 RGB image is 230,400 bytes: a client's queue of 256 can hold 59 MB of them.
+    // The bound, 100 MiB, leaves room for one client subscribed to it and not two.
+    let world = dir.path().join("camera.sdf");
+    std::fs::write(
+        &world,
+        r#"<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="budget">
+    <model name="cam">
+      <static>true</static>
+      <link name="l">
+        <sensor name="c" type="camera">
+          <update_rate>30</update_rate>
+          <camera><image><width>320</width><height>240</height></image></camera>
+        </sensor>
+      </link>
+    </model>
+  </world>
+</sdf>
+"#,
+    )
+    .unwrap();
+    let mut child = start(&[
+        "run",
+        world.to_str().unwrap(),
+        "--rtf",
+        "0",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+        "--foxglove",
+        "127.0.0.1:0",
+        "--foxglove-memory",
+        "100",
+    ]);
+    let (rx, reader) = stderr_lines(&mut child);
+    let mut seen = Vec::new();
+    let url = loop {
+        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(l) => match l.strip_prefix("serving Foxglove on ") {
+                Some(u) => break u.to_string(),
+                None => seen.push(l),
+            },
+            Err(_) => {
+                let _ = child.kill();
+                panic!("no server address on stderr: {seen:?}");
+            }
+        }
+    };
+    let script = workspace().join("sim-core/tests/python/foxglove_clients_budget.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .args([url.as_str(), "sensor/c/image"])
+        .output()
+        .expect("python runs");
+    interrupt(&child);
+    let status = child.wait().expect("simcore ends");
+    reader.join().unwrap();
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert!(out.status.success(), "clients failed:\n{}", stderr(&out));
+    assert!(status.success(), "{rest:?}");
+    assert!(
+        !rest.iter().any(|l| l.contains("panicked")),
+        "no thread panics: {rest:?}"
+    );
+    let clients: Value = serde_json::from_slice(&out.stdout).expect("the clients print JSON");
+    let [first, second, third] = [&clients[0], &clients[1], &clients[2]];
+    // The first to subscribe is served and told nothing.
+    assert!(first["before"].as_u64().unwrap() > 0, "{first}");
+    assert_eq!(first["statuses"], serde_json::json!([]), "{first}");
+    // The others are refused the images, told why, and the run says so (rate-limited).
+    for c in [second, third] {
+        assert_eq!(c["before"], 0, "refused while the first is there: {c}");
+        let statuses = c["statuses"].as_array().unwrap();
+        assert_eq!(statuses.len(), 1, "{c}");
+        let m = statuses[0]["message"].as_str().unwrap();
+        assert!(
+            m.contains("sensor/c/image is not sent to this client")
+                && m.contains("59.0 MB")
+                && m.contains("104.9 MB")
+                && m.contains("--foxglove-memory"),
+            "{m}"
+        );
+    }
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("WARN") && l.contains("is not sent to this client")),
+        "{rest:?}"
+    );
+    // When the first leaves, the second (the next to have subscribed) gets the images; the
+    // third still does not.
+    assert!(second["after"].as_u64().unwrap() > 0, "{clients}");
+    assert_eq!(third["after"], 0, "{third}");
 }
 
 #[test]

@@ -25,4 +25,5 @@ mod recorder;
 mod scene;
 mod writer;
 
+pub use live::DEFAULT_LIVE_MEMORY;
 pub use recorder::{RecordError, RecordOptions, RecordSummary, Recorder, WORLD_FRAME};

@@ -3,11 +3,15 @@
 //! that the app follows it.
 //!
 //! A client costs only its own messages: each has a bounded queue that drops its oldest
-//! messages when the client reads too slowly ([`CLIENT_BACKLOG`]), and stopping waits at most
-//! [`STOP_DEADLINE`] for the clients to take their close frame before their connections are
-//! dropped, so a client that stopped reading can neither slow the run nor hold its end.
+//! messages when the client reads too slowly ([`CLIENT_BACKLOG`]), what all the queues can
+//! hold is bounded in bytes ([`admission`]), and stopping waits at most [`STOP_DEADLINE`] for
+//! the clients to take their close frame before their connections are dropped, so a client
+//! that stopped reading can neither slow the run, nor hold its end, nor take its memory.
+
+mod admission;
 
 use super::encoded::{Encoded, Form};
+use admission::Admission;
 use foxglove::websocket::Capability;
 use foxglove::{
     ChannelBuilder, Context, RawChannel, Schema, WebSocketServer, WebSocketServerHandle,
@@ -15,11 +19,19 @@ use foxglove::{
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The messages queued for one client (and, apart, its control messages) before the oldest
 /// are dropped for that client (a client whose control queue fills is disconnected).
-const CLIENT_BACKLOG: usize = 1024;
+const CLIENT_BACKLOG: usize = 256;
+
+/// What the live clients' queues may hold, all together, unless the run says otherwise
+/// (`--foxglove-memory`).
+pub const DEFAULT_LIVE_MEMORY: u64 = 2 << 30;
+
+/// The sim time is broadcast at most this often (wall time), so that it fills a slow
+/// client's control queue slowly: its queue holds [`CLIENT_BACKLOG`] of them, 2.5 s.
+const TIME_PERIOD: Duration = Duration::from_millis(10);
 
 /// How long stopping waits for the clients' connections to close: a client that stopped
 /// reading never takes its close frame, and its connection is then dropped.
@@ -30,18 +42,32 @@ pub(super) struct LiveSink {
     context: Arc<Context>,
     server: WebSocketServerHandle,
     channels: HashMap<(Arc<str>, Form), Arc<RawChannel>>,
+    admission: Arc<Admission>,
     last_time: u64,
+    last_broadcast: Option<Instant>,
 }
 
 impl LiveSink {
-    /// Starts a server on `addr` (port 0: any free port).
-    pub fn start(addr: SocketAddr) -> Result<LiveSink, String> {
+    /// Starts a server on `addr` (port 0: any free port) whose clients' queues hold at most
+    /// `memory` bytes together (0: [`DEFAULT_LIVE_MEMORY`]).
+    pub fn start(addr: SocketAddr, memory: u64) -> Result<LiveSink, String> {
         let context = Context::new();
+        let memory = if memory == 0 {
+            DEFAULT_LIVE_MEMORY
+        } else {
+            memory
+        };
+        let admission = Arc::new(Admission::new(
+            Arc::downgrade(&context),
+            memory,
+            CLIENT_BACKLOG,
+        ));
         let server = WebSocketServer::new()
             .name(concat!("simcore ", env!("CARGO_PKG_VERSION")))
             .bind(addr.ip().to_string(), addr.port())
             .capabilities([Capability::Time])
             .message_backlog_size(CLIENT_BACKLOG)
+            .listener(admission.clone())
             .context(&context)
             .start_blocking()
             .map_err(|e| e.to_string())?;
@@ -49,7 +75,9 @@ impl LiveSink {
             context,
             server,
             channels: HashMap::new(),
+            admission,
             last_time: 0,
+            last_broadcast: None,
         })
     }
 
@@ -85,9 +113,14 @@ impl LiveSink {
             }
         };
         let time = e.time();
+        self.admission.book(channel.id(), &e.topic, e.data.len());
         channel.log_with_meta(e.data, foxglove::PartialMetadata::with_log_time(time));
-        if time > self.last_time {
+        let due = self
+            .last_broadcast
+            .is_none_or(|t| t.elapsed() >= TIME_PERIOD);
+        if time > self.last_time && due {
             self.last_time = time;
+            self.last_broadcast = Some(Instant::now());
             self.server.broadcast_time(time);
         }
     }
@@ -101,7 +134,9 @@ impl LiveSink {
             .build();
         // Dropping the handle aborts the connections still open.
         let Ok(runtime) = runtime else { return };
-        let waited = runtime.block_on(tokio::time::timeout(STOP_DEADLINE, handle.wait()));
+        // The timer is made inside the runtime (made outside, it finds no runtime and panics).
+        let waited =
+            runtime.block_on(async { tokio::time::timeout(STOP_DEADLINE, handle.wait()).await });
         if waited.is_err() {
             tracing::warn!(
                 "Foxglove clients that did not close within {} s were dropped",

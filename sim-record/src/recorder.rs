@@ -34,6 +34,10 @@ pub struct RecordOptions {
     pub path: Option<PathBuf>,
     /// Where to serve the same channels live over the Foxglove WebSocket protocol.
     pub live: Option<SocketAddr>,
+    /// What the live clients' queues may hold, all together, in bytes (0:
+    /// [`DEFAULT_LIVE_MEMORY`](crate::DEFAULT_LIVE_MEMORY)); past it, a client's largest
+    /// channels are not sent to it.
+    pub live_memory: u64,
     /// The bus topics to record; empty: every topic, those that appear later included.
     pub topics: Vec<String>,
     /// The most items waiting for the writer thread; more are dropped and counted
@@ -98,6 +102,7 @@ impl RecordOptions {
         RecordOptions {
             path,
             live,
+            live_memory: 0,
             topics,
             queue: 0,
             metadata,
@@ -219,9 +224,10 @@ impl Recorder {
                 None => None,
             };
         let live = match options.live {
-            Some(addr) => {
-                Some(LiveSink::start(addr).map_err(|reason| RecordError::Live { addr, reason })?)
-            }
+            Some(addr) => Some(
+                LiveSink::start(addr, options.live_memory)
+                    .map_err(|reason| RecordError::Live { addr, reason })?,
+            ),
             None => None,
         };
         let live_port = live.as_ref().map(LiveSink::port);

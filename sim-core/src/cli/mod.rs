@@ -374,6 +374,10 @@ pub struct RunArgs {
     /// (default 127.0.0.1:8765; port 0: any free port).
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
     pub foxglove: Option<std::net::SocketAddr>,
+    /// What the Foxglove clients' queues may hold, all together, in MiB (default 2048): past
+    /// it, a client's largest channels are not sent to it until others unsubscribe.
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 40))]
+    pub foxglove_memory: Option<u64>,
     /// Print the world's topics and services after loading it, then exit.
     #[arg(long)]
     pub list: bool,

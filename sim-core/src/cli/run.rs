@@ -185,6 +185,7 @@ fn start_recording(
     };
     let options = RecordOptions {
         names,
+        live_memory: args.foxglove_memory.map_or(0, |m| m << 20),
         ..RecordOptions::for_run(sim, &s.world, seed, path, args.foxglove, topics)
     };
     let r = Recorder::start(sim, options).map_err(|e| Failure::Error(e.to_string()))?;
