@@ -3,7 +3,10 @@
 //!
 //! A call rasterises one band of image rows, in three passes over the visual colliders the
 //! camera sees (its own model and the visuals its mask leaves out skipped, as the ray cast
-//! skips them):
+//! skips them). What a view's depth pass draws (the faces, the triangles projected into the
+//! image, the shapes left to parry) depends on the view and the world alone: it is made once
+//! by the first band of a frame to need it ([`Frames`]) and shared by the others, on
+//! whichever threads they run, until a step or a change of the world.
 //!
 //! 1. **Depth.** Every planar face (a plane, a cuboid's six, a mesh's triangles) has its
 //!    depth key, `1/z` of the point its plane shows at a pixel centre (`-z` along parallel
@@ -11,7 +14,7 @@
 //!    in double precision, keeping per pixel the face of the largest key (the nearest). A
 //!    plane (half-space) covers every pixel whose ray meets it; the triangles of cuboids and
 //!    meshes are clipped at the near plane, projected, and cover the pixel centres inside
-//!    them. A collider whose projected box misses the band is skipped before its triangles
+//!    them. A collider whose projected box misses the image is skipped before its triangles
 //!    are looked at.
 //! 2. **Hits.** A pixel's distance is its face's `z` times the length of the pixel's ray per
 //!    unit of `z`, the normal its face's. A ray that starts inside a half-space hits where it
@@ -29,11 +32,66 @@
 use super::convert::{pose_from_rapier, vec_from_rapier, vec_to_rapier};
 use super::query::unpack_model;
 use super::{GROUP_VISUAL, Physics};
-use rapier3d::prelude::{Collider, Ray, TypedShape};
+use rapier3d::prelude::{Collider, ColliderHandle, Ray, TypedShape};
 use sim_plugin_api::{
     ALL_VISIBLE, EntityId, OrthoView, PinholeView, Raster, RayHit, Vec3,
     abi_stable::std_types::RSliceMut,
 };
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The most views whose depth pass is kept at once (the cameras and shadow maps of a step).
+const MAX_FRAMES: usize = 8;
+
+/// The depth passes made since the world last changed, by view (and whether its rays are
+/// parallel): kept in the ray index, which forgets them with its trees.
+#[derive(Default)]
+pub(super) struct Frames(Mutex<Vec<(PinholeView, bool, Arc<OnceLock<Projected>>)>>);
+
+impl Frames {
+    /// Forgets every pass: the world moved or changed.
+    pub fn clear(&mut self) {
+        self.0.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// The pass of `view` (made by `make` unless it is kept), one of at most [`MAX_FRAMES`].
+    fn get(
+        &self,
+        view: &PinholeView,
+        ortho: bool,
+        make: impl FnOnce() -> Projected,
+    ) -> Arc<OnceLock<Projected>> {
+        let cell = {
+            let mut frames = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            match frames.iter().find(|(v, o, _)| v == view && *o == ortho) {
+                Some((_, _, c)) => c.clone(),
+                None => {
+                    if frames.len() >= MAX_FRAMES {
+                        frames.remove(0);
+                    }
+                    let c = Arc::new(OnceLock::new());
+                    frames.push((*view, ortho, c.clone()));
+                    c
+                }
+            }
+        };
+        // The other bands of the frame wait here while the first makes it.
+        cell.get_or_init(make);
+        cell
+    }
+}
+
+/// What the depth pass of a view draws, in the whole image: the bands of a frame each
+/// take their rows of it.
+pub(super) struct Projected {
+    faces: Vec<Face>,
+    /// Half-spaces: which side of each the pixels' rays start on, their depth key, and their
+    /// faces (`f` its surface, `f + 1` its inside).
+    planes: Vec<(Affine, Option<Affine>, u32)>,
+    /// Triangles in image coordinates, each with its face's depth key and index.
+    triangles: Vec<([(f64, f64); 3], Affine, u32)>,
+    /// The colliders parry casts at instead.
+    others: Vec<ColliderHandle>,
+}
 
 /// Primary visibility of a pinhole camera (see the module docs).
 impl Raster for Physics {
@@ -357,7 +415,20 @@ impl Physics {
         let Some(cam) = Camera::band(view, first_row, hits.len(), false) else {
             return 0;
         };
-        self.raster_band(&cam, view, &mut hits[..cam.rows * cam.width])
+        let Some(pass) = self.projected(view, false) else {
+            return 0;
+        };
+        let Some(pass) = pass.get() else {
+            return 0;
+        };
+        let hits = &mut hits[..cam.rows * cam.width];
+        let depths = band_depths(&cam, pass);
+        // Every pixel written once (a miss or a hit), and the hits counted on the way.
+        let mut seen = resolve(&cam, &pass.faces, &depths, view.normals, hits);
+        for c in pass.others.iter().filter_map(|&h| self.pw.colliders.get(h)) {
+            seen += exact(&cam, c, view.normals, hits);
+        }
+        seen as u32
     }
 
     /// [`Raster::depths`]: the depths of rows `first_row..` of `view` into `out`.
@@ -384,44 +455,46 @@ impl Physics {
         let Some(cam) = Camera::band(&every, first_row, out.len(), true) else {
             return 0;
         };
+        let Some(pass) = self.projected(&every, true) else {
+            return 0;
+        };
+        let Some(pass) = pass.get() else {
+            return 0;
+        };
         let out = &mut out[..cam.rows * cam.width];
-        let (depths, faces, others) = self.depth_pass(&cam, &every);
+        let depths = band_depths(&cam, pass);
         let far = cam.key(cam.far);
         for (o, (&f, &key)) in out.iter_mut().zip(depths.face.iter().zip(&depths.key)) {
             *o = if f == NO_FACE || key < far {
                 f32::INFINITY
-            } else if faces[f as usize].inside {
+            } else if pass.faces[f as usize].inside {
                 0.0
             } else {
                 -key as f32
             };
         }
-        for c in others {
+        for c in pass.others.iter().filter_map(|&h| self.pw.colliders.get(h)) {
             exact_depths(&cam, c, out);
         }
         out.iter().filter(|d| d.is_finite()).count() as u32
     }
 
-    /// The hits of the band of `cam`, seeing what `view`'s exclusion and mask leave, with
-    /// normals when `view` asks for them.
-    fn raster_band(&self, cam: &Camera, view: &PinholeView, hits: &mut [RayHit]) -> u32 {
-        let (depths, faces, others) = self.depth_pass(cam, view);
-        // Every pixel written once (a miss or a hit), and the hits counted on the way.
-        let mut seen = resolve(cam, &faces, &depths, view.normals, hits);
-        for c in others {
-            seen += exact(cam, c, view.normals, hits);
-        }
-        seen as u32
+    /// The depth pass of `view` over the whole image, made by the first band that needs it
+    /// and kept for the others (`None` for an image without pixels).
+    fn projected(&self, view: &PinholeView, ortho: bool) -> Option<Arc<OnceLock<Projected>>> {
+        let pixels = (view.width as usize).saturating_mul(view.height as usize);
+        let whole = Camera::band(view, 0, pixels, ortho)?;
+        Some(
+            self.rays
+                .frames()
+                .get(view, ortho, || self.depth_pass(&whole, view)),
+        )
     }
 
-    /// The depth pass of the band of `cam` over the visuals `view` sees: the nearest face at
-    /// each pixel, the faces, and the colliders to cast at instead.
-    fn depth_pass<'p>(
-        &'p self,
-        cam: &Camera,
-        view: &PinholeView,
-    ) -> (Depths, Vec<Face>, Vec<&'p Collider>) {
-        let (width, rows) = (cam.width, cam.rows);
+    /// The depth pass of the whole image of `cam` over the visuals `view` sees: the faces,
+    /// the half-spaces and the triangles in image coordinates, and the colliders to cast at
+    /// instead.
+    fn depth_pass(&self, cam: &Camera, view: &PinholeView) -> Projected {
         let exclude = view.exclude_model;
         let masked = view.mask != ALL_VISIBLE;
         let entities = &self.entities;
@@ -432,13 +505,13 @@ impl Physics {
                 && (!masked
                     || entities.visibility_flags(EntityId(c.user_data as u64)) & view.mask != 0)
         };
-        let mut depths = Depths {
-            key: vec![f64::NEG_INFINITY; rows * width],
-            face: vec![NO_FACE; rows * width],
+        let mut pass = Projected {
+            faces: Vec::new(),
+            planes: Vec::new(),
+            triangles: Vec::new(),
+            others: Vec::new(),
         };
-        let mut faces: Vec<Face> = Vec::new();
-        let mut others: Vec<&Collider> = Vec::new();
-        for (_, c) in self.pw.colliders.iter() {
+        for (handle, c) in self.pw.colliders.iter() {
             if !seen(c) {
                 continue;
             }
@@ -448,16 +521,16 @@ impl Physics {
             if let Some(h) = super::plane::half_space_of(c.shape()) {
                 let normal = pose.orientation.rotate(vec_from_rapier(h.normal));
                 let (side, key) = cam.plane(normal, normal.dot(pose.position));
-                let f = faces.len() as u32;
+                let f = pass.faces.len() as u32;
                 for inside in [false, true] {
-                    faces.push(Face {
+                    pass.faces.push(Face {
                         normal: if inside { Vec3::ZERO } else { normal },
                         inside,
                         entity,
                         model,
                     });
                 }
-                plane_depths(cam, side, key, f, &mut depths);
+                pass.planes.push((side, key, f));
                 continue;
             }
             let aabb = c.compute_aabb();
@@ -493,12 +566,13 @@ impl Physics {
                             .orientation
                             .rotate(Vec3::new(axis[0], axis[1], axis[2]));
                         let Some((f, key)) =
-                            planar_face(cam, &mut faces, normal, p[q[0]], (entity, model))
+                            planar_face(cam, &mut pass.faces, normal, p[q[0]], (entity, model))
                         else {
                             continue;
                         };
-                        triangle(cam, [p[q[0]], p[q[1]], p[q[2]]], key, f, &mut depths);
-                        triangle(cam, [p[q[0]], p[q[2]], p[q[3]]], key, f, &mut depths);
+                        let out = &mut pass.triangles;
+                        triangle(cam, [p[q[0]], p[q[1]], p[q[2]]], key, f, out);
+                        triangle(cam, [p[q[0]], p[q[2]], p[q[3]]], key, f, out);
                     }
                 }
                 TypedShape::TriMesh(m) => {
@@ -511,18 +585,34 @@ impl Physics {
                         }
                         let normal = n.scale(1.0 / len);
                         let Some((f, key)) =
-                            planar_face(cam, &mut faces, normal, v[0], (entity, model))
+                            planar_face(cam, &mut pass.faces, normal, v[0], (entity, model))
                         else {
                             continue;
                         };
-                        triangle(cam, v, key, f, &mut depths);
+                        triangle(cam, v, key, f, &mut pass.triangles);
                     }
                 }
-                _ => others.push(c),
+                _ => pass.others.push(handle),
             }
         }
-        (depths, faces, others)
+        pass
     }
+}
+
+/// The nearest face of `pass` at each pixel of the band of `cam`.
+fn band_depths(cam: &Camera, pass: &Projected) -> Depths {
+    let n = cam.rows * cam.width;
+    let mut depths = Depths {
+        key: vec![f64::NEG_INFINITY; n],
+        face: vec![NO_FACE; n],
+    };
+    for &(side, key, f) in &pass.planes {
+        plane_depths(cam, side, key, f, &mut depths);
+    }
+    for &(t, key, f) in &pass.triangles {
+        scan(cam, t, key, f, &mut depths);
+    }
+    depths
 }
 
 /// The depth pass of a half-space (faces `f`, its surface, and `f + 1`, its inside): every
@@ -579,9 +669,15 @@ fn planar_face(
     Some(((faces.len() - 1) as u32, key))
 }
 
-/// The depth pass of one triangle (world vertices) of face `f`: clipped at the near plane,
-/// projected and scan converted over the band's pixel centres.
-fn triangle(cam: &Camera, v: [Vec3; 3], key: Affine, f: u32, depths: &mut Depths) {
+/// One triangle (world vertices) of face `f` with depth key `key`: clipped at the near plane,
+/// projected, and added to `out` (as two where the clip cuts a corner off).
+fn triangle(
+    cam: &Camera,
+    v: [Vec3; 3],
+    key: Affine,
+    f: u32,
+    out: &mut Vec<([(f64, f64); 3], Affine, u32)>,
+) {
     let p = v.map(|v| cam.optical(v));
     if p.iter().all(|p| p[2] <= cam.near) || p.iter().all(|p| p[2] > cam.far) {
         return;
@@ -606,9 +702,9 @@ fn triangle(cam: &Camera, v: [Vec3; 3], key: Affine, f: u32, depths: &mut Depths
         return;
     }
     let s: [(f64, f64); 4] = std::array::from_fn(|k| cam.project(poly[k.min(n - 1)]));
-    scan(cam, [s[0], s[1], s[2]], key, f, depths);
+    out.push(([s[0], s[1], s[2]], key, f));
     if n == 4 {
-        scan(cam, [s[0], s[2], s[3]], key, f, depths);
+        out.push(([s[0], s[2], s[3]], key, f));
     }
 }
 

@@ -9,6 +9,7 @@
 //! trees a list of the shapes without a finite box (planes and other half-spaces), which
 //! every ray tests directly.
 
+use super::raster::Frames;
 use super::{GROUP_COLLISION, GROUP_VISUAL};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::partitioning::{Bvh, BvhBuildStrategy};
@@ -96,6 +97,8 @@ pub(super) struct RayIndex {
     /// Per kind: the models a cast has excluded, each with whether it (or a model nested in
     /// it) has a collider of that kind.
     excluded: [std::sync::Mutex<Vec<(sim_plugin_api::EntityId, bool)>>; 2],
+    /// The rasteriser's depth passes of this world state.
+    frames: Frames,
 }
 
 /// The index of a kind of geometry in [`RayIndex`]'s arrays.
@@ -147,8 +150,15 @@ impl RayIndex {
         *self = RayIndex::default();
     }
 
-    /// Forgets the trees of moving colliders after a step (those holding none are kept).
+    /// The rasteriser's depth passes, kept as long as the trees of moving colliders.
+    pub fn frames(&self) -> &Frames {
+        &self.frames
+    }
+
+    /// Forgets the trees of moving colliders after a step (those holding none are kept),
+    /// and the rasteriser's depth passes.
     pub fn stepped(&mut self) {
+        self.frames.clear();
         for t in &mut self.moving {
             if t.get().is_none_or(|t| !t.is_empty()) {
                 t.take();

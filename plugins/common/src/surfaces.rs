@@ -1,6 +1,7 @@
 //! One property of the surfaces rays hit (a colour, a `laser_retro`), looked up in batches
 //! and kept: a ray sensor asks the world once per frame for every entity it has not seen.
 
+use crate::Passes;
 use sim_plugin_api::{
     EntityId, RayHit, SurfaceInfo, WorldRef,
     abi_stable::std_types::{RSlice, RSliceMut},
@@ -35,7 +36,7 @@ pub struct EntitySurfaces<T> {
     property: fn(&SurfaceInfo) -> T,
 }
 
-impl<T: Copy> EntitySurfaces<T> {
+impl<T: Copy + Sync> EntitySurfaces<T> {
     /// An empty cache of `property` (e.g. `|s| s.laser_retro`).
     pub fn new(property: fn(&SurfaceInfo) -> T) -> Self {
         EntitySurfaces {
@@ -46,21 +47,32 @@ impl<T: Copy> EntitySurfaces<T> {
         }
     }
 
-    /// Looks up, in one `surfaces` call, every entity in `hits` not seen before.
+    /// Looks up, in one `surfaces` call, every entity in `hits` not seen before. The hits are
+    /// searched in chunks on the sensor threads `world` offers.
     pub fn fill(&mut self, hits: &[RayHit], world: &WorldRef<'_>) {
-        self.missing.clear();
-        let mut last = EntityId::NONE;
-        for h in hits {
-            if h.entity != last && !h.entity.is_none() {
-                last = h.entity;
-                if !self.known.contains_key(&h.entity) && !self.missing.contains(&h.entity) {
-                    self.missing.push(h.entity);
+        let passes = Passes::new(world);
+        let chunk = passes.chunk_len(hits.len()).max(1);
+        let mut found = vec![Vec::new(); hits.len().div_ceil(chunk)];
+        let known = &self.known;
+        let chunks: Vec<_> = hits.chunks(chunk).zip(found.iter_mut()).collect();
+        passes.run(chunks, |(hits, out)| {
+            let mut last = EntityId::NONE;
+            for h in hits {
+                if h.entity != last && !h.entity.is_none() {
+                    last = h.entity;
+                    if !known.contains_key(&h.entity) && !out.contains(&h.entity) {
+                        out.push(h.entity);
+                    }
                 }
             }
-        }
+        });
+        self.missing.clear();
+        self.missing.extend(found.into_iter().flatten());
         if self.missing.is_empty() {
             return;
         }
+        self.missing.sort_unstable_by_key(|e| e.0);
+        self.missing.dedup();
         self.surfaces.clear();
         self.surfaces
             .resize(self.missing.len(), SurfaceInfo::default());

@@ -369,3 +369,53 @@ fn the_triangles_of_a_face_leave_no_seam_between_them() {
         assert!(dist < 1e-5, "near {near}: relative distance error {dist}");
     }
 }
+
+#[test]
+fn a_frame_drawn_again_sees_the_world_as_it_is_now() {
+    // The depth pass of a view is kept for the bands of its frame: a step, a teleport or a
+    // removal between two frames of one view must be seen in the second.
+    let mut p = Physics::build(&world(&format!(
+        "{SHAPES}<model name=\"falling\"><pose>5 -0.5 3 0 0 0</pose><link name=\"l\">\
+         <visual name=\"v\"><geometry><box><size>0.6 0.6 0.6</size></box></geometry></visual>\
+         </link></model>"
+    )))
+    .unwrap();
+    let v = view(
+        Pose::new(Vec3::new(0.0, 0.0, 1.5), Quat::from_rpy(0.0, 0.1, 0.0)),
+        120,
+        90,
+        1.2,
+    );
+    let check = |p: &Physics, what: &str| {
+        let rays = cast_pixels(p, &v);
+        // Bands of 7 rows: the pass made by the first is shared by the others.
+        let raster = raster_pixels(p, &v, 7);
+        let (differ, dist, _) = compare(&rays, &raster);
+        assert!(differ <= 12, "{what}: {differ} pixels differ");
+        assert!(dist < 1e-5, "{what}: relative distance error {dist}");
+        raster
+    };
+    let before = check(&p, "built");
+    for _ in 0..50 {
+        p.step();
+    }
+    let stepped = check(&p, "stepped");
+    assert_ne!(before, stepped, "the box fell");
+    let falling = p.entity_id("falling").unwrap();
+    p.apply(&PhysicsCommand::SetPose(
+        falling,
+        Pose::new(Vec3::new(3.0, 0.8, 1.0), Quat::IDENTITY),
+    ))
+    .unwrap();
+    let moved = check(&p, "teleported");
+    assert_ne!(stepped, moved, "the box was moved");
+    p.remove_model(falling).unwrap();
+    let removed = check(&p, "removed");
+    let link = p.entity_id("falling::l::v");
+    assert!(
+        removed
+            .iter()
+            .all(|h| Some(h.entity) != link && h.model != falling),
+        "no pixel sees the removed model"
+    );
+}
