@@ -45,7 +45,13 @@ const MAX_FRAMES: usize = 8;
 /// The depth passes made since the world last changed, by view (and whether its rays are
 /// parallel): kept in the ray index, which forgets them with its trees.
 #[derive(Default)]
-pub(super) struct Frames(Mutex<Vec<(PinholeView, bool, Arc<OnceLock<Projected>>)>>);
+pub(super) struct Frames(Mutex<Vec<Frame>>);
+
+/// A view, whether its rays are parallel, and its depth pass (made once).
+type Frame = (PinholeView, bool, Arc<OnceLock<Projected>>);
+
+/// A triangle in image coordinates, its face's depth key and its face.
+type Projection = ([(f64, f64); 3], Affine, u32);
 
 impl Frames {
     /// Forgets every pass: the world moved or changed.
@@ -88,7 +94,7 @@ pub(super) struct Projected {
     /// faces (`f` its surface, `f + 1` its inside).
     planes: Vec<(Affine, Option<Affine>, u32)>,
     /// Triangles in image coordinates, each with its face's depth key and index.
-    triangles: Vec<([(f64, f64); 3], Affine, u32)>,
+    triangles: Vec<Projection>,
     /// The colliders parry casts at instead.
     others: Vec<ColliderHandle>,
 }
@@ -676,7 +682,7 @@ fn triangle(
     v: [Vec3; 3],
     key: Affine,
     f: u32,
-    out: &mut Vec<([(f64, f64); 3], Affine, u32)>,
+    out: &mut Vec<Projection>,
 ) {
     let p = v.map(|v| cam.optical(v));
     if p.iter().all(|p| p[2] <= cam.near) || p.iter().all(|p| p[2] > cam.far) {
