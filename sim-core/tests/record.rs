@@ -660,28 +660,7 @@ fn foxglove_serves_the_channels_live_to_a_websocket_client() {
         "--foxglove",
         "127.0.0.1:0",
     ]);
-    // The server's address is the first line of stderr that names it.
-    let (lines, rx) = std::sync::mpsc::channel();
-    let err = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        use std::io::BufRead;
-        for l in std::io::BufReader::new(err).lines().map_while(Result::ok) {
-            let _ = lines.send(l);
-        }
-    });
-    let mut seen = Vec::new();
-    let url = loop {
-        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
-            Ok(l) => match l.strip_prefix("serving Foxglove on ") {
-                Some(u) => break u.to_string(),
-                None => seen.push(l),
-            },
-            Err(_) => {
-                let _ = child.kill();
-                panic!("no server address on stderr: {seen:?}");
-            }
-        }
-    };
+    let (url, rx, reader) = served_at(&mut child);
     assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
     let script = workspace().join("sim-core/tests/python/foxglove_client.py");
     let client = Command::new(&python)
@@ -754,6 +733,31 @@ fn foxglove_serves_the_channels_live_to_a_websocket_client() {
     );
 }
 
+/// The address a `simcore run --foxglove` serves on (the first line of its stderr that names
+/// it), and its other stderr lines as [`stderr_lines`] reads them.
+fn served_at(
+    child: &mut std::process::Child,
+) -> (
+    String,
+    std::sync::mpsc::Receiver<String>,
+    std::thread::JoinHandle<()>,
+) {
+    let (rx, reader) = stderr_lines(child);
+    let mut seen = Vec::new();
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(l) => match l.strip_prefix("serving Foxglove on ") {
+                Some(u) => return (u.to_string(), rx, reader),
+                None => seen.push(l),
+            },
+            Err(_) => {
+                let _ = child.kill();
+                panic!("no server address on stderr: {seen:?}");
+            }
+        }
+    }
+}
+
 /// Reads lines of `child`'s stderr on a thread, sending each on the returned channel.
 fn stderr_lines(
     child: &mut std::process::Child,
@@ -789,20 +793,7 @@ fn foxglove_clients_that_stop_reading_cost_only_their_own_messages() {
         "--record",
         file.to_str().unwrap(),
     ]);
-    let (rx, reader) = stderr_lines(&mut child);
-    let mut seen = Vec::new();
-    let url = loop {
-        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
-            Ok(l) => match l.strip_prefix("serving Foxglove on ") {
-                Some(u) => break u.to_string(),
-                None => seen.push(l),
-            },
-            Err(_) => {
-                let _ = child.kill();
-                panic!("no server address on stderr: {seen:?}");
-            }
-        }
-    };
+    let (url, rx, reader) = served_at(&mut child);
     // Clients that stop reading: one subscribed to every channel, one that never sends its
     // handshake, one that sends half of it. Each says when it is in place.
     let script = workspace().join("sim-core/tests/python/foxglove_stuck_client.py");
@@ -913,20 +904,7 @@ fn foxglove_clients_share_one_memory_bound_and_the_first_to_subscribe_keep_their
         "--foxglove-memory",
         "100",
     ]);
-    let (rx, reader) = stderr_lines(&mut child);
-    let mut seen = Vec::new();
-    let url = loop {
-        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
-            Ok(l) => match l.strip_prefix("serving Foxglove on ") {
-                Some(u) => break u.to_string(),
-                None => seen.push(l),
-            },
-            Err(_) => {
-                let _ = child.kill();
-                panic!("no server address on stderr: {seen:?}");
-            }
-        }
-    };
+    let (url, rx, reader) = served_at(&mut child);
     let script = workspace().join("sim-core/tests/python/foxglove_clients_budget.py");
     let out = Command::new(&python)
         .arg(&script)

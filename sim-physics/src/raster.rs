@@ -677,13 +677,7 @@ fn planar_face(
 
 /// One triangle (world vertices) of face `f` with depth key `key`: clipped at the near plane,
 /// projected, and added to `out` (as two where the clip cuts a corner off).
-fn triangle(
-    cam: &Camera,
-    v: [Vec3; 3],
-    key: Affine,
-    f: u32,
-    out: &mut Vec<Projection>,
-) {
+fn triangle(cam: &Camera, v: [Vec3; 3], key: Affine, f: u32, out: &mut Vec<Projection>) {
     let p = v.map(|v| cam.optical(v));
     if p.iter().all(|p| p[2] <= cam.near) || p.iter().all(|p| p[2] > cam.far) {
         return;
