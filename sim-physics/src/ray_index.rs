@@ -9,7 +9,7 @@
 //! trees a list of the shapes without a finite box (planes and other half-spaces), which
 //! every ray tests directly.
 
-use super::raster::Frames;
+use super::raster::pass::Frames;
 use super::{GROUP_COLLISION, GROUP_VISUAL};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::partitioning::{Bvh, BvhBuildStrategy};

@@ -1,0 +1,271 @@
+//! The depth pass of a view: its faces, half-spaces and triangles projected into the whole
+//! image, made once per frame and kept for its bands ([`Frames`]), and scan converted per band
+//! into the nearest face at each pixel.
+
+use super::camera::{Affine, Camera, pixel_range};
+use rapier3d::prelude::ColliderHandle;
+use sim_plugin_api::{EntityId, PinholeView, Vec3};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The most views whose depth pass is kept at once (the cameras and shadow maps of a step).
+const MAX_FRAMES: usize = 8;
+
+/// The depth passes made since the world last changed, by view (and whether its rays are
+/// parallel): kept in the ray index, which forgets them with its trees.
+#[derive(Default)]
+pub(crate) struct Frames(Mutex<Vec<Frame>>);
+
+/// A view, whether its rays are parallel, and its depth pass (made once).
+type Frame = (PinholeView, bool, Arc<OnceLock<Projected>>);
+
+/// A triangle in image coordinates, its face's depth key and its face.
+pub(super) type Projection = ([(f64, f64); 3], Affine, u32);
+
+impl Frames {
+    /// Forgets every pass: the world moved or changed.
+    pub(crate) fn clear(&mut self) {
+        self.0.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// The pass of `view` (made by `make` unless it is kept), one of at most [`MAX_FRAMES`].
+    pub(super) fn get(
+        &self,
+        view: &PinholeView,
+        ortho: bool,
+        make: impl FnOnce() -> Projected,
+    ) -> Arc<OnceLock<Projected>> {
+        let cell = {
+            let mut frames = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            match frames.iter().find(|(v, o, _)| v == view && *o == ortho) {
+                Some((_, _, c)) => c.clone(),
+                None => {
+                    if frames.len() >= MAX_FRAMES {
+                        frames.remove(0);
+                    }
+                    let c = Arc::new(OnceLock::new());
+                    frames.push((*view, ortho, c.clone()));
+                    c
+                }
+            }
+        };
+        // The other bands of the frame wait here while the first makes it.
+        cell.get_or_init(make);
+        cell
+    }
+}
+
+/// What the depth pass of a view draws, in the whole image: the bands of a frame each
+/// take their rows of it.
+pub(crate) struct Projected {
+    pub(super) faces: Vec<Face>,
+    /// Half-spaces: which side of each the pixels' rays start on, their depth key, and their
+    /// faces (`f` its surface, `f + 1` its inside).
+    pub(super) planes: Vec<(Affine, Option<Affine>, u32)>,
+    /// Triangles in image coordinates, each with its face's depth key and index.
+    pub(super) triangles: Vec<Projection>,
+    /// The colliders parry casts at instead.
+    pub(super) others: Vec<ColliderHandle>,
+}
+
+/// A planar surface the depth pass found nearest at a pixel.
+#[derive(Clone, Copy)]
+pub(super) struct Face {
+    /// Unit normal in the world (zero for the inside of a half-space, seen where the rays
+    /// start).
+    pub(super) normal: Vec3,
+    /// Whether the rays seeing it start inside it (a half-space's inside).
+    pub(super) inside: bool,
+    pub(super) entity: EntityId,
+    pub(super) model: EntityId,
+}
+
+/// No face at a pixel.
+pub(super) const NO_FACE: u32 = u32::MAX;
+
+/// The per-pixel state of a band's depth pass.
+pub(super) struct Depths {
+    /// The largest depth key (see [`Camera::key`]) found at each pixel.
+    pub(super) key: Vec<f64>,
+    /// The face it belongs to.
+    pub(super) face: Vec<u32>,
+}
+
+/// The nearest face of `pass` at each pixel of the band of `cam`.
+pub(super) fn band_depths(cam: &Camera, pass: &Projected) -> Depths {
+    let n = cam.rows * cam.width;
+    let mut depths = Depths {
+        key: vec![f64::NEG_INFINITY; n],
+        face: vec![NO_FACE; n],
+    };
+    for &(side, key, f) in &pass.planes {
+        plane_depths(cam, side, key, f, &mut depths);
+    }
+    for &(t, key, f) in &pass.triangles {
+        scan(cam, t, key, f, &mut depths);
+    }
+    depths
+}
+
+/// The depth pass of a half-space (faces `f`, its surface, and `f + 1`, its inside): every
+/// pixel whose ray meets it, from outside (`side` ≥ 0 where the ray starts) or from
+/// inside (where it starts).
+fn plane_depths(cam: &Camera, side: Affine, key: Option<Affine>, f: u32, depths: &mut Depths) {
+    let start = cam.key(cam.near);
+    for r in 0..cam.rows {
+        let v = (cam.first_row + r) as f64 + 0.5;
+        let row = r * cam.width;
+        for i in 0..cam.width {
+            let u = i as f64 + 0.5;
+            let (k, face) = if side.at(u, v) < 0.0 {
+                (start, f + 1)
+            } else {
+                // Seen from outside only in front of where the rays start.
+                match key {
+                    Some(key) => {
+                        let k = key.at(u, v);
+                        if k > start || !(cam.ortho || k > 0.0) {
+                            continue;
+                        }
+                        (k, f)
+                    }
+                    _ => continue,
+                }
+            };
+            let p = row + i;
+            if k > depths.key[p] {
+                depths.key[p] = k;
+                depths.face[p] = face;
+            }
+        }
+    }
+}
+
+/// Adds the face of outward unit `normal` through world point `point` of visual `entity`
+/// (of `model`) to `faces`: its index and its depth key, or `None` (nothing added) where
+/// the camera sees its plane edge-on.
+pub(super) fn planar_face(
+    cam: &Camera,
+    faces: &mut Vec<Face>,
+    normal: Vec3,
+    point: Vec3,
+    (entity, model): (EntityId, EntityId),
+) -> Option<(u32, Affine)> {
+    let key = cam.plane(normal, normal.dot(point)).1?;
+    faces.push(Face {
+        normal,
+        inside: false,
+        entity,
+        model,
+    });
+    Some(((faces.len() - 1) as u32, key))
+}
+
+/// One triangle (world vertices) of face `f` with depth key `key`: clipped at the near plane,
+/// projected, and added to `out` (as two where the clip cuts a corner off).
+pub(super) fn triangle(cam: &Camera, v: [Vec3; 3], key: Affine, f: u32, out: &mut Vec<Projection>) {
+    let p = v.map(|v| cam.optical(v));
+    if p.iter().all(|p| p[2] <= cam.near) || p.iter().all(|p| p[2] > cam.far) {
+        return;
+    }
+    // Sutherland-Hodgman against z >= near: at most four vertices.
+    let mut poly = [[0.0f64; 3]; 4];
+    let mut n = 0;
+    for k in 0..3 {
+        let (a, b) = (p[k], p[(k + 1) % 3]);
+        let (ina, inb) = (a[2] >= cam.near, b[2] >= cam.near);
+        if ina {
+            poly[n] = a;
+            n += 1;
+        }
+        if ina != inb {
+            let t = (cam.near - a[2]) / (b[2] - a[2]);
+            poly[n] = [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), cam.near];
+            n += 1;
+        }
+    }
+    if n < 3 {
+        return;
+    }
+    let s: [(f64, f64); 4] = std::array::from_fn(|k| cam.project(poly[k.min(n - 1)]));
+    out.push(([s[0], s[1], s[2]], key, f));
+    if n == 4 {
+        out.push(([s[0], s[2], s[3]], key, f));
+    }
+}
+
+/// Scan converts one projected triangle of face `f` (depth key `key`): the pixel centres
+/// inside it or on its edges.
+///
+/// Watertight: triangles that share an edge (a face's two halves, a mesh's neighbours) see
+/// its two projected points as the same numbers, and each edge's function is evaluated with
+/// its ends in one order whichever triangle asks ([`Edge`]), so a pixel centre on the shared
+/// edge gives both triangles exactly zero and is covered, never dropped by both through
+/// rounding.
+fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Depths) {
+    let [(u0, v0), (u1, v1), (u2, v2)] = t;
+    let area = (u1 - u0) * (v2 - v0) - (v1 - v0) * (u2 - u0);
+    if area.is_nan() || area.abs() <= 1e-12 {
+        return;
+    }
+    let umin = u0.min(u1).min(u2);
+    let umax = u0.max(u1).max(u2);
+    let vmin = v0.min(v1).min(v2);
+    let vmax = v0.max(v1).max(v2);
+    let cols = pixel_range(umin, umax, cam.width);
+    let band_end = cam.first_row + cam.rows;
+    let rows = pixel_range(vmin, vmax, band_end);
+    let rows = rows.start.max(cam.first_row)..rows.end;
+    let inside = area > 0.0;
+    let e0 = Edge::new(t[1], t[2], inside);
+    let e1 = Edge::new(t[2], t[0], inside);
+    let e2 = Edge::new(t[0], t[1], inside);
+    for j in rows {
+        let v = j as f64 + 0.5;
+        let row = (j - cam.first_row) * cam.width;
+        for i in cols.clone() {
+            let u = i as f64 + 0.5;
+            if !(e0.covers(u, v) && e1.covers(u, v) && e2.covers(u, v)) {
+                continue;
+            }
+            let z = key.at(u, v);
+            let k = row + i;
+            if z > depths.key[k] {
+                depths.key[k] = z;
+                depths.face[k] = f;
+            }
+        }
+    }
+}
+
+/// One edge of a projected triangle, from `a` to `b`, with its ends in a fixed order (the
+/// smaller point first), so that the two triangles sharing it compute the same number at a
+/// pixel, one of them negated.
+#[derive(Clone, Copy)]
+struct Edge {
+    a: (f64, f64),
+    b: (f64, f64),
+    /// Whether the triangle's inside is where `(b - a) x (p - a)` is positive (after the
+    /// ends' reordering).
+    positive: bool,
+}
+
+impl Edge {
+    /// The edge from `a` to `b` of a triangle whose inside lies left of its edges
+    /// (`inside_left`: positive area) or right of them.
+    fn new(a: (f64, f64), b: (f64, f64), inside_left: bool) -> Edge {
+        let swap = b.0 < a.0 || (b.0 == a.0 && b.1 < a.1);
+        let (a, b) = if swap { (b, a) } else { (a, b) };
+        Edge {
+            a,
+            b,
+            positive: inside_left != swap,
+        }
+    }
+
+    /// Whether pixel centre `(u, v)` is on the triangle's side of the edge or on it.
+    #[inline]
+    fn covers(&self, u: f64, v: f64) -> bool {
+        let e = (self.b.0 - self.a.0) * (v - self.a.1) - (self.b.1 - self.a.1) * (u - self.a.0);
+        if self.positive { e >= 0.0 } else { e <= 0.0 }
+    }
+}
