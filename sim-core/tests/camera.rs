@@ -365,6 +365,13 @@ fn depth_is_along_the_optical_axis_with_rep117_ends() {
     };
     for k in [0, 39, 600, 1199] {
         assert!((pt(k)[0] - 5.0).abs() < 1e-4, "{:?}", pt(k));
+        // Its colour, from the first frame on: the wall's diffuse (0.3 0.6 0.9) packed as
+        // 0x00RRGGBB in the bits of a float.
+        let bits = f32::from_le_bytes(c.data[k * 16 + 12..k * 16 + 16].try_into().unwrap());
+        let rgb = [16, 8, 0].map(|s| (bits.to_bits() >> s) & 0xff);
+        for (got, want) in rgb.iter().zip([0.3, 0.6, 0.9]) {
+            assert!((f64::from(*got) - want * 255.0).abs() <= 1.0, "rgb {rgb:?}");
+        }
     }
     // Top-left pixel: left (+y) and up (+z).
     assert!(pt(0)[1] > 0.0 && pt(0)[2] > 0.0);

@@ -72,6 +72,16 @@ impl SurfaceCache {
         self.0.get(entity).unwrap_or([0.0; 4])
     }
 
+    /// The diffuse colour of `entity` if it was looked up (black for no entity, a miss).
+    #[inline]
+    pub fn known(&self, entity: EntityId) -> Option<[f32; 4]> {
+        if entity.is_none() {
+            Some([0.0; 4])
+        } else {
+            self.0.get(entity)
+        }
+    }
+
     /// Forgets everything (entities may have been replaced).
     pub fn clear(&mut self) {
         self.0.clear();

@@ -36,6 +36,7 @@ use simcore_plugin_camera_common::{
     image::{depth_image_and_cloud, packed_rgb, pixel_noise, point_fields},
 };
 use simcore_plugin_common::NoiseChannel;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The relative topic of the point cloud.
 pub const POINTS_TOPIC: &str = "points";
@@ -147,6 +148,42 @@ fn depth(hit: &RayHit, d: Vec3, near: f64, far: f64, noise: impl FnOnce(f64) -> 
     z as f32
 }
 
+impl DepthCameraSensor {
+    /// The depth image and the coloured point cloud of the frame measured, and whether a
+    /// pixel hit a surface whose colour was not looked up (black in the cloud).
+    fn pack(
+        &self,
+        passes: &Passes<'_, '_>,
+        w: u32,
+        h: u32,
+    ) -> (Image, sim_plugin_api::PointCloudPacked, bool) {
+        let grid = &self.core.grid;
+        let hits = grid.hits();
+        let surfaces = &self.surfaces;
+        let unknown = AtomicBool::new(false);
+        // Neighbouring pixels mostly hit the same entity: each chunk packs its colour once.
+        let rgb = || {
+            let mut last = (EntityId::NONE, 0.0f32);
+            let unknown = &unknown;
+            move |k: usize| {
+                let e = hits[k].entity;
+                if e != last.0 {
+                    let c = surfaces.known(e).unwrap_or_else(|| {
+                        unknown.store(true, Ordering::Relaxed);
+                        [0.0; 4]
+                    });
+                    last = (e, packed_rgb([c[0], c[1], c[2]]));
+                }
+                last.1
+            }
+        };
+        let dirs = grid.directions();
+        let (image, cloud) =
+            depth_image_and_cloud(passes, dirs, &self.depths, rgb, w, h, &self.fields);
+        (image, cloud, unknown.into_inner())
+    }
+}
+
 impl CameraPlugin for DepthCameraSensor {
     fn core_mut(&mut self) -> &mut CameraCore {
         &mut self.core
@@ -159,26 +196,15 @@ impl CameraPlugin for DepthCameraSensor {
     ) -> Result<(), PluginError> {
         let passes = Passes::new(world);
         self.measure_in(&passes)?;
-        let grid = &self.core.grid;
-        self.surfaces.fill(grid.hits(), world);
         let (w, h) = (self.core.model.width, self.core.model.height);
-        let hits = grid.hits();
-        let surfaces = &self.surfaces;
-        // Neighbouring pixels mostly hit the same entity: each chunk packs its colour once.
-        let rgb = || {
-            let mut last = (EntityId::NONE, 0.0f32);
-            move |k: usize| {
-                let e = hits[k].entity;
-                if e != last.0 {
-                    let c = surfaces.diffuse(e);
-                    last = (e, packed_rgb([c[0], c[1], c[2]]));
-                }
-                last.1
-            }
-        };
-        let dirs = grid.directions();
-        let (image, cloud) =
-            depth_image_and_cloud(&passes, dirs, &self.depths, rgb, w, h, &self.fields);
+        // The colours of the surfaces hit are looked up when the frame meets one not seen
+        // before (its first frames, new models), and the frame packed again.
+        let mut packed = self.pack(&passes, w, h);
+        if packed.2 {
+            self.surfaces.fill(self.core.grid.hits(), world);
+            packed = self.pack(&passes, w, h);
+        }
+        let (image, cloud, _) = packed;
         out.publish("", Payload::Image(RBox::new(image)));
         out.publish(
             &self.info_topic,

@@ -262,26 +262,28 @@ fn resolve(
     let (xn, yn) = cam.normalised();
     let far = cam.key(cam.far);
     let mut seen = 0;
-    for (k, (h, (&f, &key))) in hits
-        .iter_mut()
-        .zip(depths.face.iter().zip(&depths.key))
-        .enumerate()
-    {
-        if f == NO_FACE || key < far {
-            *h = RayHit::MISS;
-            continue;
+    let w = cam.width;
+    let rows = hits
+        .chunks_exact_mut(w)
+        .zip(depths.face.chunks_exact(w).zip(depths.key.chunks_exact(w)));
+    for (r, (hits, (faces_at, keys))) in rows.enumerate() {
+        let j = cam.first_row + r;
+        for (i, (h, (&f, &key))) in hits.iter_mut().zip(faces_at.iter().zip(keys)).enumerate() {
+            if f == NO_FACE || key < far {
+                *h = RayHit::MISS;
+                continue;
+            }
+            let face = faces[f as usize];
+            let key = if face.inside { cam.key(cam.near) } else { key };
+            let distance = cam.distance(&xn, &yn, i, j, key);
+            seen += usize::from(distance.is_finite());
+            *h = RayHit {
+                distance,
+                normal: if normals { face.normal } else { Vec3::ZERO },
+                entity: face.entity,
+                model: face.model,
+            };
         }
-        let face = faces[f as usize];
-        let (i, j) = (k % cam.width, cam.first_row + k / cam.width);
-        let key = if face.inside { cam.key(cam.near) } else { key };
-        let distance = cam.distance(&xn, &yn, i, j, key);
-        seen += usize::from(distance.is_finite());
-        *h = RayHit {
-            distance,
-            normal: if normals { face.normal } else { Vec3::ZERO },
-            entity: face.entity,
-            model: face.model,
-        };
     }
     seen
 }
