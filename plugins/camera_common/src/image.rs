@@ -194,23 +194,56 @@ pub fn depth_image_and_cloud<R: FnMut(usize) -> f32>(
     height: u32,
     fields: &RVec<PointField>,
 ) -> (Image, PointCloudPacked) {
+    let copy = |first: usize, out: &mut [f32]| {
+        out.copy_from_slice(&depths[first..first + out.len()]);
+    };
+    let size = (width, height);
+    measured_image_and_cloud(passes, dirs, depths.len(), copy, rgb, size, fields)
+}
+
+/// The pixels [`measured_image_and_cloud`] measures and packs at a time (their depths on the
+/// stack, still in cache when packed).
+const BLOCK: usize = 1024;
+
+/// [`depth_image_and_cloud`] of `count` pixels whose z-depths are measured as they are
+/// packed: `depth(first, out)` writes those of pixels `first..first + out.len()` into `out`,
+/// a block of a chunk at a time, on the chunk's thread. `size` is the image's (width, height).
+pub fn measured_image_and_cloud<R: FnMut(usize) -> f32>(
+    passes: &Passes<'_, '_>,
+    dirs: &[Vec3],
+    count: usize,
+    depth: impl Fn(usize, &mut [f32]) + Sync,
+    rgb: impl Fn() -> R + Sync,
+    (width, height): (u32, u32),
+    fields: &RVec<PointField>,
+) -> (Image, PointCloudPacked) {
     let step = POINT_STEP as usize;
-    let n = dirs.len().min(depths.len());
-    let mut image = vec![0u8; depths.len() * 4];
+    let n = dirs.len().min(count);
+    let mut image = vec![0u8; count * 4];
     let mut points = vec![0u8; n * step];
     let chunk = passes.chunk_len(n);
     let mut dense = vec![true; n.div_ceil(chunk)];
     let chunks: Vec<_> = dirs[..n]
         .chunks(chunk)
-        .zip(depths[..n].chunks(chunk))
         .zip(image.chunks_mut(chunk * 4))
         .zip(points.chunks_mut(chunk * step))
         .zip(dense.iter_mut())
         .enumerate()
         .collect();
-    passes.run(chunks, |(i, ((((dirs, depths), image), points), dense))| {
-        pack_depths(depths, image);
-        *dense = pack_points(i * chunk, dirs, depths, &mut rgb(), points);
+    passes.run(chunks, |(i, (((dirs, image), points), dense))| {
+        let mut rgb = rgb();
+        let mut block = [0.0f32; BLOCK];
+        let blocks = dirs
+            .chunks(BLOCK)
+            .zip(image.chunks_mut(BLOCK * 4))
+            .zip(points.chunks_mut(BLOCK * step));
+        for (b, ((dirs, image), points)) in blocks.enumerate() {
+            let first = i * chunk + b * BLOCK;
+            let depths = &mut block[..dirs.len()];
+            depth(first, depths);
+            pack_depths(depths, image);
+            *dense &= pack_points(first, dirs, depths, &mut rgb, points);
+        }
     });
     let dense = dense.iter().all(|d| *d);
     (

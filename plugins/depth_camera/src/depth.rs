@@ -33,7 +33,7 @@ use sim_plugin_api::{
 };
 use simcore_plugin_camera_common::{
     CameraCore, CameraPlugin, DEPTH_STREAM, Passes, RayStart, SurfaceCache, camera_sensor,
-    image::{depth_image_and_cloud, packed_rgb, pixel_noise, point_fields},
+    image::{measured_image_and_cloud, packed_rgb, pixel_noise, point_fields},
 };
 use simcore_plugin_common::NoiseChannel;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -149,16 +149,17 @@ fn depth(hit: &RayHit, d: Vec3, near: f64, far: f64, noise: impl FnOnce(f64) -> 
 }
 
 impl DepthCameraSensor {
-    /// The depth image and the coloured point cloud of the frame measured, and whether a
-    /// pixel hit a surface whose colour was not looked up (black in the cloud).
+    /// The depth image and the coloured point cloud of the frame cast (its depths measured
+    /// before when `measured`, else as they are packed), and whether a pixel hit a surface
+    /// whose colour was not looked up (black in the cloud).
     fn pack(
         &self,
         passes: &Passes<'_, '_>,
-        w: u32,
-        h: u32,
+        measured: bool,
     ) -> (Image, sim_plugin_api::PointCloudPacked, bool) {
         let grid = &self.core.grid;
-        let hits = grid.hits();
+        let (hits, dirs) = (grid.hits(), grid.directions());
+        let (near, far) = grid.clip();
         let surfaces = &self.surfaces;
         let unknown = AtomicBool::new(false);
         // Neighbouring pixels mostly hit the same entity: each chunk packs its colour once.
@@ -177,9 +178,21 @@ impl DepthCameraSensor {
                 last.1
             }
         };
-        let dirs = grid.directions();
+        let depths = &self.depths;
+        let measure = |first: usize, out: &mut [f32]| {
+            if measured {
+                out.copy_from_slice(&depths[first..first + out.len()]);
+                return;
+            }
+            let at = hits[first..].iter().zip(&dirs[first..]);
+            for (o, (hit, d)) in out.iter_mut().zip(at) {
+                *o = depth(hit, *d, near, far, |z| z);
+            }
+        };
+        let size = (self.core.model.width, self.core.model.height);
+        let count = hits.len();
         let (image, cloud) =
-            depth_image_and_cloud(passes, dirs, &self.depths, rgb, w, h, &self.fields);
+            measured_image_and_cloud(passes, dirs, count, measure, rgb, size, &self.fields);
         (image, cloud, unknown.into_inner())
     }
 }
@@ -195,14 +208,20 @@ impl CameraPlugin for DepthCameraSensor {
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
         let passes = Passes::new(world);
-        self.measure_in(&passes)?;
-        let (w, h) = (self.core.model.width, self.core.model.height);
+        // Without noise the depths are measured as they are packed; noise, whose state runs
+        // through the pixels in order, measures them first on this thread.
+        let measured = self.noise.is_active();
+        if measured {
+            self.measure_in(&passes)?;
+        } else {
+            self.core.cast_in(&passes)?;
+        }
         // The colours of the surfaces hit are looked up when the frame meets one not seen
         // before (its first frames, new models), and the frame packed again.
-        let mut packed = self.pack(&passes, w, h);
+        let mut packed = self.pack(&passes, measured);
         if packed.2 {
             self.surfaces.fill(self.core.grid.hits(), world);
-            packed = self.pack(&passes, w, h);
+            packed = self.pack(&passes, measured);
         }
         let (image, cloud, _) = packed;
         out.publish("", Payload::Image(RBox::new(image)));
