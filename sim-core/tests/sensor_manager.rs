@@ -202,6 +202,39 @@ fn default_frame_id_is_the_scoped_name_and_dt_is_passed() {
     );
 }
 
+/// A library declares the suffix of its sensor types' default topics (`serves: ["type" =>
+/// "suffix"]`); a type without one keeps its own name (Gazebo's suffix where Gazebo has the
+/// type); a `<topic>` overrides either.
+#[test]
+fn a_library_declares_the_suffix_of_its_sensors_default_topics() {
+    let dir = stage(&["simcore_fixture_testkit"]);
+    let sensors = [
+        r#"<sensor name="a" type="fixture_counter"><update_rate>20</update_rate></sensor>"#,
+        r#"<sensor name="b" type="fixture_counted"><update_rate>20</update_rate></sensor>"#,
+        r#"<sensor name="c" type="fixture_odd"><update_rate>20</update_rate></sensor>"#,
+        r#"<sensor name="d" type="fixture_counted"><update_rate>20</update_rate><topic>/given</topic></sensor>"#,
+    ]
+    .concat();
+    let mut sim = sim_from(&world(&box_model("box", 0.1, &sensors)), dir.path(), 0, 1);
+    let base = "/world/test/model/box/link/body/sensor";
+    let topics = [
+        format!("{base}/a/fixture_counter"),
+        format!("{base}/b/count/total"),
+        format!("{base}/c/a_b/c_"),
+        "/given".to_string(),
+    ];
+    let subs: Vec<_> = topics
+        .iter()
+        .map(|t| sim.bus_mut().subscribe(t, 100))
+        .collect();
+    for _ in 0..60 {
+        sim.step();
+    }
+    for (t, s) in topics.iter().zip(&subs) {
+        assert!(!s.drain().is_empty(), "nothing on {t}");
+    }
+}
+
 /// The messages of an update that nobody received are handed back to the sensor at its next
 /// update, topic by topic, and dropped if it does not republish them; heard ones never are.
 #[test]

@@ -48,6 +48,16 @@ pub const LISTING_MAGIC: &[u8] = b"\0simcore.factories.v1\0";
 /// The field that ends the factory list (see [`LISTING_MAGIC`]).
 pub const LISTING_END: &[u8] = b"simcore.factories.end";
 
+/// The field that begins, right after [`LISTING_END`], the topic suffixes a library's sensor
+/// factories declare (`serves: ["gpu_lidar" => "scan"]` in [`export_plugin!`](crate::export_plugin)):
+/// NUL-terminated pairs of fields, the sensor type and the suffix of its default topic,
+/// ended by [`TOPICS_END`]. A library built before 1.8.0 has none; engines that do not know
+/// the section stop reading at [`LISTING_END`].
+pub const TOPICS_MAGIC: &[u8] = b"simcore.topics.v1";
+
+/// The field that ends the topic suffixes (see [`TOPICS_MAGIC`]).
+pub const TOPICS_END: &[u8] = b"simcore.topics.end";
+
 /// The symbol abi_stable looks up in a library. It must equal
 /// `abi_stable::library::ROOT_MODULE_LOADER_NAME` (checked by a test); the macro needs it as
 /// a literal.
@@ -65,7 +75,7 @@ macro_rules! __root_module_symbol {
 /// ```ignore
 /// sim_plugin_api::export_plugin! {
 ///     sensor "my_sensor" {
-///         serves: ["my_type"],
+///         serves: ["my_type" => "reading"],  // default topic: .../sensor/<name>/reading
 ///         description: "What it measures",
 ///         create: MySensor::create,   // fn(&SensorConfig, &WorldRef) -> Result<impl Sensor, PluginError>
 ///     }
@@ -79,6 +89,13 @@ macro_rules! __root_module_symbol {
 ///
 /// Use it once, at the root of a `cdylib` crate.
 ///
+/// A sensor factory may follow each type it serves with the suffix of its sensors' default
+/// topic (`"my_type" => "reading"`: a sensor `s` of that type on link `l` of model `m`
+/// publishes on `/world/<w>/model/m/link/l/sensor/s/reading` unless its SDF gives a
+/// `<topic>`; `=> ""`: on `.../sensor/s` itself). A type without one gets Gazebo's suffix for
+/// it (`imu`, `scan` for `gpu_lidar`, ...), or the type's own name for a type Gazebo does not
+/// have.
+///
 /// Besides the root module, the library carries its factory list as plain data (see
 /// [`LISTING_MAGIC`]), so that the engine learns what it serves from the file, without
 /// opening it (which would run its code); this is no part of the ABI.
@@ -87,7 +104,7 @@ macro_rules! export_plugin {
     (
         $(
             $kind:ident $name:literal {
-                serves: [$($serve:literal),* $(,)?],
+                serves: [$($serve:literal $(=> $suffix:literal)?),* $(,)?],
                 description: $desc:literal,
                 create: $create:path $(,)?
             }
@@ -107,7 +124,10 @@ macro_rules! export_plugin {
                     stringify!($kind), "\0", $name, "\0", env!("CARGO_PKG_VERSION"), "\0",
                     $desc, "\0", $($serve, "\x1f",)* "\0",
                 )*
-                "simcore.factories.end\0"
+                "simcore.factories.end\0",
+                "simcore.topics.v1\0",
+                $( $( $( $serve, "\0", $suffix, "\0", )? )* )*
+                "simcore.topics.end\0"
             );
             static LISTING_BYTES: [u8; LISTING.len()] = match LISTING.as_bytes().first_chunk() {
                 Some(bytes) => *bytes,

@@ -9,7 +9,7 @@ mod naming;
 
 pub use naming::{
     TopicError, default_joint_sensor_topic, default_sensor_topic, sanitize_topic_part,
-    validate_topic,
+    sensor_topic_suffix, validate_topic,
 };
 
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};

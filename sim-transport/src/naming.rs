@@ -58,15 +58,17 @@ pub fn sanitize_topic_part(part: &str) -> String {
 }
 
 /// The default topic of a sensor: `/world/<w>/model/<m>[/model/<n>...]/link/<l>/sensor/<s>`
-/// plus the type's suffix (`/imu`, `/scan`, `/image`, ...).
+/// plus `/<suffix>` (`/imu`, `/scan`, `/image`, ...: what the library serving its type
+/// declares, else [`sensor_topic_suffix`]; nothing when empty). The suffix's parts must be
+/// valid topic parts.
 pub fn default_sensor_topic(
     world: &str,
     models: &[&str],
     link: &str,
     sensor: &str,
-    sensor_type: &str,
+    suffix: &str,
 ) -> String {
-    scoped_sensor_topic(world, models, ("link", link), sensor, sensor_type)
+    scoped_sensor_topic(world, models, ("link", link), sensor, suffix)
 }
 
 /// The default topic of a sensor inside a joint:
@@ -77,9 +79,9 @@ pub fn default_joint_sensor_topic(
     models: &[&str],
     joint: &str,
     sensor: &str,
-    sensor_type: &str,
+    suffix: &str,
 ) -> String {
-    scoped_sensor_topic(world, models, ("joint", joint), sensor, sensor_type)
+    scoped_sensor_topic(world, models, ("joint", joint), sensor, suffix)
 }
 
 fn scoped_sensor_topic(
@@ -87,7 +89,7 @@ fn scoped_sensor_topic(
     models: &[&str],
     (kind, holder): (&str, &str),
     sensor: &str,
-    sensor_type: &str,
+    suffix: &str,
 ) -> String {
     let mut t = format!("/world/{}", sanitize_topic_part(world));
     for m in models {
@@ -100,7 +102,6 @@ fn scoped_sensor_topic(
     t.push_str(&sanitize_topic_part(holder));
     t.push_str("/sensor/");
     t.push_str(&sanitize_topic_part(sensor));
-    let suffix = sensor_topic_suffix(sensor_type);
     if !suffix.is_empty() {
         t.push('/');
         t.push_str(suffix);
@@ -108,9 +109,12 @@ fn scoped_sensor_topic(
     t
 }
 
-/// The suffix Gazebo appends to a sensor's scoped topic, by SDF type. The two lidars
-/// differ as gz-sim names them: `gpu_lidar` (and its alias `gpu_ray`) `/scan` (the Sensors
-/// system's `RenderUtil`), the CPU `lidar` (and `ray`) `/lidar` (`CpuLidar::AddSensor`).
+/// The suffix Gazebo appends to a sensor's scoped topic, by SDF type (the type's own name
+/// for a type Gazebo does not have): the default topic of a sensor whose library declares
+/// no suffix of its own (libraries declare theirs in `export_plugin!`; those built before
+/// sim-plugin-api 1.8.0 declare none). The two lidars differ as gz-sim names them:
+/// `gpu_lidar` (and its alias `gpu_ray`) `/scan` (the Sensors system's `RenderUtil`), the
+/// CPU `lidar` (and `ray`) `/lidar` (`CpuLidar::AddSensor`).
 pub fn sensor_topic_suffix(sensor_type: &str) -> &str {
     match sensor_type {
         "imu" => "imu",
@@ -162,7 +166,7 @@ mod tests {
             "/world/w/model/box/model/arm/link/link/sensor/imu_s/imu"
         );
         assert_eq!(
-            default_sensor_topic("w", &["m"], "l", "c", "rgbd"),
+            default_sensor_topic("w", &["m"], "l", "c", sensor_topic_suffix("rgbd")),
             "/world/w/model/m/link/l/sensor/c"
         );
         assert_eq!(sensor_topic_suffix("ray"), "lidar");
@@ -172,7 +176,7 @@ mod tests {
         assert_eq!(sensor_topic_suffix("wideanglecamera"), "image");
         assert_eq!(sensor_topic_suffix("wide_angle_camera"), "image");
         assert_eq!(
-            default_joint_sensor_topic("w", &["arm"], "wrist", "ft", "force_torque"),
+            default_joint_sensor_topic("w", &["arm"], "wrist", "ft", "forcetorque"),
             "/world/w/model/arm/joint/wrist/sensor/ft/forcetorque"
         );
     }

@@ -21,7 +21,7 @@ pub use message::AIR_SPEED_SCHEMA;
 
 sim_plugin_api::export_plugin! {
     sensor "air_speed" {
-        serves: ["air_speed"],
+        serves: ["air_speed" => "air_speed"],
         description: "Air speed: differential (pitot) pressure of the forward air speed in the standard atmosphere, Pa, with Gazebo-style noise",
         create: AirSpeedSensor::create,
     }

@@ -18,7 +18,7 @@ pub use config::AltimeterConfig;
 
 sim_plugin_api::export_plugin! {
     sensor "altimeter" {
-        serves: ["altimeter"],
+        serves: ["altimeter" => "altimeter"],
         description: "Altimeter: height above the sensor's initial height and vertical velocity, with Gazebo-style noise",
         create: AltimeterSensor::create,
     }

@@ -25,7 +25,7 @@ pub use sensor::{BoundingBoxCameraSensor, Boxes};
 
 sim_plugin_api::export_plugin! {
     sensor "boundingbox_camera" {
-        serves: ["boundingbox_camera", "boundingbox"],
+        serves: ["boundingbox_camera" => "boundingbox", "boundingbox" => "boundingbox"],
         description: "Bounding box camera: visible or full 2D boxes and 3D boxes of labelled visuals from per-pixel ray casts, and the image with the boxes drawn",
         create: BoundingBoxCameraSensor::create,
     }

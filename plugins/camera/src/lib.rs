@@ -20,7 +20,7 @@ pub use camera::CameraSensor;
 
 sim_plugin_api::export_plugin! {
     sensor "camera" {
-        serves: ["camera"],
+        serves: ["camera" => "image"],
         description: "Camera: per-pixel ray casts of visuals, Lambert shading with shadows, pixel noise, camera_info, PNG frames",
         create: CameraSensor::create,
     }

@@ -16,7 +16,7 @@ pub use sensor::ContactSensor;
 
 sim_plugin_api::export_plugin! {
     sensor "contact" {
-        serves: ["contact"],
+        serves: ["contact" => "contact"],
         description: "Contact sensor: the contact points and forces of chosen collisions of a link",
         create: ContactSensor::create,
     }

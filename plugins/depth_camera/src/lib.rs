@@ -16,7 +16,7 @@ pub use depth::DepthCameraSensor;
 
 sim_plugin_api::export_plugin! {
     sensor "depth_camera" {
-        serves: ["depth_camera", "depth"],
+        serves: ["depth_camera" => "depth_image", "depth" => "depth_image"],
         description: "Depth camera: per-pixel ray casts of visuals, float32 z-depth (REP-117 ends), camera_info, point cloud",
         create: DepthCameraSensor::create,
     }

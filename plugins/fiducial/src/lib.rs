@@ -21,7 +21,7 @@ pub use marker::FiducialMarker;
 
 sim_plugin_api::export_plugin! {
     sensor "fiducial" {
-        serves: ["fiducial"],
+        serves: ["fiducial" => "fiducial"],
         description: "Fiducial finder: id, range, bearing and pose of the marked models in range and view, occlusion checked by rays",
         create: FiducialFinder::create,
     }

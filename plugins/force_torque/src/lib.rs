@@ -17,7 +17,7 @@ pub use sensor::ForceTorqueSensor;
 
 sim_plugin_api::export_plugin! {
     sensor "force_torque" {
-        serves: ["force_torque"],
+        serves: ["force_torque" => "forcetorque"],
         description: "Force-torque sensor on a joint: the wrench the joint transmits between its links, with Gazebo-style noise",
         create: ForceTorqueSensor::create,
     }

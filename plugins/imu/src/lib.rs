@@ -22,7 +22,7 @@ pub use imu::ImuSensor;
 
 sim_plugin_api::export_plugin! {
     sensor "imu" {
-        serves: ["imu"],
+        serves: ["imu" => "imu"],
         description: "Inertial measurement unit: orientation, angular velocity and proper linear acceleration, with Gazebo-style noise",
         create: ImuSensor::create,
     }

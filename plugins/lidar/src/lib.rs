@@ -21,7 +21,7 @@ pub use lidar::{LidarSensor, POINT_STEP, point_fields};
 
 sim_plugin_api::export_plugin! {
     sensor "lidar" {
-        serves: ["lidar", "gpu_lidar", "ray", "gpu_ray"],
+        serves: ["lidar" => "lidar", "gpu_lidar" => "scan", "ray" => "lidar", "gpu_ray" => "scan"],
         description: "Lidar: batched ray casts against collisions (or visuals), REP-117 ranges, laser_retro intensities, a LaserScan and a packed point cloud",
         create: LidarSensor::create,
     }

@@ -18,7 +18,7 @@ pub use magnetometer::MagnetometerSensor;
 
 sim_plugin_api::export_plugin! {
     sensor "magnetometer" {
-        serves: ["magnetometer"],
+        serves: ["magnetometer" => "magnetometer"],
         description: "Magnetometer: the world magnetic field in the sensor frame, tesla, with Gazebo-style noise",
         create: MagnetometerSensor::create,
     }

@@ -21,7 +21,7 @@ pub use navsat::NavSatSensor;
 
 sim_plugin_api::export_plugin! {
     sensor "navsat" {
-        serves: ["navsat", "gps"],
+        serves: ["navsat" => "navsat", "gps" => "navsat"],
         description: "Navigation satellite fix: latitude, longitude, altitude and east/north/up velocity from the world's spherical coordinates, with Gazebo-style noise",
         create: NavSatSensor::create,
     }

@@ -14,7 +14,7 @@ pub use rgbd::RgbdCameraSensor;
 
 sim_plugin_api::export_plugin! {
     sensor "rgbd_camera" {
-        serves: ["rgbd_camera", "rgbd"],
+        serves: ["rgbd_camera" => "", "rgbd" => ""],
         description: "RGB-D camera: colour, z-depth and a coloured point cloud from one set of per-pixel ray casts",
         create: RgbdCameraSensor::create,
     }

@@ -15,7 +15,7 @@ pub use segmentation::{SegmentationCameraSensor, label_color, name_label};
 
 sim_plugin_api::export_plugin! {
     sensor "segmentation_camera" {
-        serves: ["segmentation_camera", "segmentation"],
+        serves: ["segmentation_camera" => "segmentation", "segmentation" => "segmentation"],
         description: "Segmentation camera: semantic or instance label maps, a coloured map and the label list from per-pixel ray casts",
         create: SegmentationCameraSensor::create,
     }

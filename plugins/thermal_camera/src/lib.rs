@@ -29,7 +29,7 @@ pub use thermal::ThermalCameraSensor;
 
 sim_plugin_api::export_plugin! {
     sensor "thermal_camera" {
-        serves: ["thermal_camera", "thermal"],
+        serves: ["thermal_camera" => "image", "thermal" => "image"],
         description: "Thermal camera: 16- or 8-bit temperature images from per-pixel ray casts of visuals with Thermal temperatures",
         create: ThermalCameraSensor::create,
     }

@@ -24,7 +24,7 @@ pub use sensor::WideAngleCameraSensor;
 
 sim_plugin_api::export_plugin! {
     sensor "wide_angle_camera" {
-        serves: ["wideanglecamera", "wide_angle_camera"],
+        serves: ["wideanglecamera" => "image", "wide_angle_camera" => "image"],
         description: "Wide-angle camera: Gazebo's lens mapping functions by per-pixel ray casts of visuals, Lambert shading with shadows, pixel noise, camera_info, PNG frames",
         create: WideAngleCameraSensor::create,
     }

@@ -3,6 +3,7 @@
 //! once a world (or `simcore plugins`) needs a factory it lists.
 
 use super::library::{FactoryDesc, PluginLibrary, Refusal, open_library};
+use super::listing::Listing;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -16,20 +17,28 @@ pub(super) struct Candidate {
     /// The factories its file lists; None when it lists none (built before the list
     /// existed): it is then opened whenever a lookup reaches it.
     pub listed: Option<Vec<FactoryDesc>>,
+    /// The suffixes of the default topics of the sensor types its file declares (none for
+    /// a library built before they existed).
+    pub topics: Vec<(String, String)>,
     opened: OnceLock<Result<PluginLibrary, Refusal>>,
 }
 
 impl Candidate {
     /// A library not opened yet.
-    pub fn new(path: PathBuf, listed: Option<Vec<FactoryDesc>>) -> Candidate {
+    pub fn new(path: PathBuf, listing: Option<Listing>) -> Candidate {
         let file_name = path
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let (listed, topics) = match listing {
+            Some(l) => (Some(l.factories), l.topics),
+            None => (None, Vec::new()),
+        };
         Candidate {
             path,
             file_name,
             listed,
+            topics,
             opened: OnceLock::new(),
         }
     }

@@ -6,7 +6,7 @@
 //! reason, without being opened. Only the headers, the dynamic symbol table and the
 //! read-only data (where the factory list is, see `listing`) are read.
 
-use super::FactoryDesc;
+use super::listing::Listing;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -27,7 +27,7 @@ const SHF_ALLOC: u64 = 0x2;
 
 /// Whether the file at `path` may be opened (`Err`: the reason it is not), and, when it may,
 /// the factory list it carries (None: none found, or not an ELF platform).
-pub(super) fn examine(path: &Path) -> Result<Option<Vec<FactoryDesc>>, String> {
+pub(super) fn examine(path: &Path) -> Result<Option<Listing>, String> {
     if !cfg!(target_os = "linux") {
         return Ok(None);
     }
@@ -62,7 +62,7 @@ fn within(offset: u64, count: u64, size: u64, len: u64) -> bool {
         .is_some_and(|end| end <= len)
 }
 
-fn check(path: &Path) -> Result<Option<Vec<FactoryDesc>>, String> {
+fn check(path: &Path) -> Result<Option<Listing>, String> {
     let truncated = |what: &str| {
         format!("it is not a complete shared library ({what} lies past its end: a truncated copy?)")
     };

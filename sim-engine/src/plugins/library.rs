@@ -107,7 +107,7 @@ pub(super) fn is_shared_library(p: &Path) -> bool {
 /// unrelated library) is refused without being opened, so none of its code runs.
 pub fn load_library(path: &Path) -> Result<PluginLibrary, Refusal> {
     let listed = super::elf::examine(path).map_err(Refusal)?;
-    open_library(path, listed.as_deref())
+    open_library(path, listed.as_ref().map(|l| l.factories.as_slice()))
 }
 
 /// Opens a library that [`super::elf::examine`] let through, which listed `listed` in its

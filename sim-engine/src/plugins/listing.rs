@@ -4,16 +4,30 @@
 
 use super::FactoryDesc;
 use sim_plugin_api::PluginKind;
-use sim_plugin_api::export::{LISTING_END, LISTING_MAGIC};
+use sim_plugin_api::export::{LISTING_END, LISTING_MAGIC, TOPICS_END, TOPICS_MAGIC};
 
 /// The most factories one list may hold, and the most bytes it may take.
 const MAX_FACTORIES: usize = 256;
 const MAX_LISTING_BYTES: usize = 1 << 20;
 
+/// The most topic suffixes a list may declare, and the longest suffix.
+const MAX_TOPICS: usize = 1024;
+const MAX_SUFFIX_BYTES: usize = 256;
+
+/// What a library's file lists: its factories, and the suffix of the default topic each
+/// sensor type it serves declares (`serves: ["gpu_lidar" => "scan"]`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Listing {
+    pub factories: Vec<FactoryDesc>,
+    pub topics: Vec<(String, String)>,
+}
+
 /// The factory list in `data` (a library's read-only data), if there is one and it is well
 /// formed; None when there is none (a library built before the list existed) or when it is
-/// malformed (the library is then opened to learn what it serves).
-pub(super) fn find(data: &[u8]) -> Option<Vec<FactoryDesc>> {
+/// malformed (the library is then opened to learn what it serves). Topic suffixes follow the
+/// list when the library declares them; a malformed or oversized set of them is dropped
+/// whole (its sensors get Gazebo's suffixes).
+pub(super) fn find(data: &[u8]) -> Option<Listing> {
     let start = data
         .windows(LISTING_MAGIC.len())
         .position(|w| w == LISTING_MAGIC)?
@@ -24,7 +38,8 @@ pub(super) fn find(data: &[u8]) -> Option<Vec<FactoryDesc>> {
     loop {
         let kind = fields.next()?;
         if kind == LISTING_END {
-            return Some(factories);
+            let topics = topics(&mut fields).unwrap_or_default();
+            return Some(Listing { factories, topics });
         }
         let kind = match kind {
             b"sensor" => PluginKind::SENSOR,
@@ -46,6 +61,26 @@ pub(super) fn find(data: &[u8]) -> Option<Vec<FactoryDesc>> {
             version: version.to_string(),
             description: description.to_string(),
         });
+    }
+}
+
+/// The topic suffixes after the factory list, if they are there and well formed.
+fn topics<'a>(fields: &mut impl Iterator<Item = &'a [u8]>) -> Option<Vec<(String, String)>> {
+    if fields.next()? != TOPICS_MAGIC {
+        return None;
+    }
+    let mut topics = Vec::new();
+    loop {
+        let sensor_type = fields.next()?;
+        if sensor_type == TOPICS_END {
+            return Some(topics);
+        }
+        let suffix = fields.next()?;
+        if topics.len() == MAX_TOPICS || suffix.len() > MAX_SUFFIX_BYTES {
+            return None;
+        }
+        let text = |f: &[u8]| std::str::from_utf8(f).ok().map(str::to_string);
+        topics.push((text(sensor_type)?, text(suffix)?));
     }
 }
 
@@ -71,7 +106,9 @@ mod tests {
         data.extend(b"system\0drive\x000.1\0Drives\0acme::Drive\x1f\0");
         data.extend(LISTING_END);
         data.extend(b"\0more junk");
-        let list = find(&data).unwrap();
+        let listing = find(&data).unwrap();
+        assert_eq!(listing.topics, []);
+        let list = listing.factories;
         assert_eq!(list.len(), 2);
         assert_eq!(list[0].kind, PluginKind::SENSOR);
         assert_eq!(list[0].serves, ["imu", "imu2"]);
@@ -87,5 +124,43 @@ mod tests {
         assert_eq!(find(&bad), None);
         let cut = &data[..data.len() - 20];
         assert_eq!(find(cut), None);
+    }
+
+    #[test]
+    fn reads_the_topic_suffixes_after_the_list() {
+        let mut data = LISTING_MAGIC.to_vec();
+        data.extend(b"sensor\0lidar\x001.0\0A lidar\0lidar\x1fgpu_lidar\x1f\0");
+        data.extend(LISTING_END);
+        data.push(0);
+        let mut with = data.clone();
+        with.extend(TOPICS_MAGIC);
+        with.extend(b"\0lidar\0lidar\0gpu_lidar\0scan\0rgbd\0\0");
+        with.extend(TOPICS_END);
+        with.extend(b"\0junk");
+        let listing = find(&with).unwrap();
+        assert_eq!(listing.factories.len(), 1);
+        let pairs: Vec<(&str, &str)> = listing
+            .topics
+            .iter()
+            .map(|(t, s)| (t.as_str(), s.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [("lidar", "lidar"), ("gpu_lidar", "scan"), ("rgbd", "")]
+        );
+        // Cut short, or a suffix too long: the factories stand, the suffixes go.
+        let cut = &with[..with.len() - 30];
+        let listing = find(cut).unwrap();
+        assert_eq!((listing.factories.len(), listing.topics.len()), (1, 0));
+        let mut long = data.clone();
+        long.extend(TOPICS_MAGIC);
+        long.extend(b"\0lidar\0");
+        long.extend(vec![b'x'; MAX_SUFFIX_BYTES + 1]);
+        long.push(0);
+        long.extend(TOPICS_END);
+        long.push(0);
+        assert_eq!(find(&long).unwrap().topics, []);
+        // A library built before the suffixes existed lists none.
+        assert_eq!(find(&data).unwrap().topics, []);
     }
 }

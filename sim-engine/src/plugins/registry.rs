@@ -367,6 +367,43 @@ impl Registry {
             })
     }
 
+    /// The suffix of the default topic of a sensor of type `sensor_type` (`/world/<w>/model/
+    /// <m>/link/<l>/sensor/<s>/<suffix>`): the one the file of the library that serves the
+    /// type declares (the library the manifest routes it to, else the first on the search path
+    /// whose list serves it; read from the file, nothing opened), else Gazebo's for the type
+    /// ([`sim_transport::sensor_topic_suffix`]: a library built before libraries declared
+    /// theirs, or a type no library serves). Each part is made a valid topic part.
+    pub fn sensor_topic_suffix(&self, sensor_type: &str) -> String {
+        let serves = |f: &FactoryDesc| {
+            f.kind == PluginKind::SENSOR && f.serves.iter().any(|s| s == sensor_type)
+        };
+        let routed = self.sensor_routes.get(sensor_type).map(|name| {
+            let wanted = normalize_library_name(name);
+            self.candidates
+                .iter()
+                .find(|c| normalize_library_name(&c.file_name) == wanted)
+        });
+        let serving = match routed {
+            Some(c) => c,
+            None => self.usable().find(|c| c.may_serve(serves)),
+        };
+        let declared = serving.and_then(|c| {
+            c.topics
+                .iter()
+                .find(|(t, _)| t == sensor_type)
+                .map(|(_, s)| s.as_str())
+        });
+        match declared {
+            Some(suffix) => suffix
+                .split('/')
+                .filter(|p| !p.is_empty())
+                .map(sim_transport::sanitize_topic_part)
+                .collect::<Vec<_>>()
+                .join("/"),
+            None => sim_transport::sensor_topic_suffix(sensor_type).to_string(),
+        }
+    }
+
     /// Every SDF sensor type some library serves, sorted: by the factories of the libraries
     /// opened, and the lists in the files of those not opened.
     pub fn served_sensor_types(&self) -> Vec<String> {

@@ -35,9 +35,16 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan of `world` as built in `physics`, its seeds derived from `run_seed`.
-    pub fn world(world: &World, physics: &Physics, run_seed: u64) -> Plan {
-        let mut walk = Walk::new(world, physics, run_seed);
+    /// The plan of `world` as built in `physics`, its seeds derived from `run_seed`, its
+    /// sensors' default topics ending in `suffix(sensor type)`
+    /// ([`Registry::sensor_topic_suffix`]).
+    pub fn world(
+        world: &World,
+        physics: &Physics,
+        run_seed: u64,
+        suffix: &dyn Fn(&str) -> String,
+    ) -> Plan {
+        let mut walk = Walk::new(world, physics, run_seed, suffix);
         let world_ns = format!("/world/{}", sanitize_topic_part(&world.name));
         for p in &world.plugins {
             walk.system(p, EntityId::WORLD, &world.name, &world_ns);
@@ -50,8 +57,14 @@ impl Plan {
 
     /// The plan of `model`, a top-level model of `world` (its entities looked up in
     /// `physics`: NONE while it is not built).
-    pub fn model(world: &World, physics: &Physics, model: &Model, run_seed: u64) -> Plan {
-        let mut walk = Walk::new(world, physics, run_seed);
+    pub fn model(
+        world: &World,
+        physics: &Physics,
+        model: &Model,
+        run_seed: u64,
+        suffix: &dyn Fn(&str) -> String,
+    ) -> Plan {
+        let mut walk = Walk::new(world, physics, run_seed, suffix);
         walk.model(model, &[]);
         Plan { items: walk.items }
     }
@@ -305,15 +318,22 @@ struct Walk<'a> {
     world: &'a World,
     physics: &'a Physics,
     run_seed: u64,
+    suffix: &'a dyn Fn(&str) -> String,
     items: Vec<Planned>,
 }
 
 impl<'a> Walk<'a> {
-    fn new(world: &'a World, physics: &'a Physics, run_seed: u64) -> Self {
+    fn new(
+        world: &'a World,
+        physics: &'a Physics,
+        run_seed: u64,
+        suffix: &'a dyn Fn(&str) -> String,
+    ) -> Self {
         Walk {
             world,
             physics,
             run_seed,
+            suffix,
             items: Vec::new(),
         }
     }
@@ -348,7 +368,7 @@ impl<'a> Walk<'a> {
                 self.system(p, id(&scoped_link), &scoped_link, &model_ns);
             }
         }
-        for site in model_sensors(&self.world.name, &path, model, &id) {
+        for site in model_sensors(&self.world.name, &path, model, &id, self.suffix) {
             let entity = id(&site.scoped_name);
             match site.plan(entity, model_id, self.run_seed) {
                 Ok(setup) => self.items.push(Planned::Sensor(setup)),

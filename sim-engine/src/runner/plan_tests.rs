@@ -41,10 +41,15 @@ const WORLD: &str = r#"<?xml version="1.0"?>
   </world>
 </sdf>"#;
 
+/// Gazebo's topic suffixes, as for libraries that declare none.
+fn gazebo(sensor_type: &str) -> String {
+    sim_transport::sensor_topic_suffix(sensor_type).to_string()
+}
+
 fn plan_of(text: &str, seed: u64) -> (Plan, Physics) {
     let world = sim_sdf::parse_str(text, None).expect("the world reads");
     let physics = Physics::build(&world).expect("the world builds");
-    (Plan::world(&world, &physics, seed), physics)
+    (Plan::world(&world, &physics, seed, &gazebo), physics)
 }
 
 #[test]
@@ -212,7 +217,7 @@ fn a_model_not_yet_built_is_planned_without_entities() {
     let physics = Physics::build(&world).unwrap();
     let mut model = world.models[0].clone();
     model.name = "copy".into();
-    let plan = Plan::model(&world, &physics, &model, 3);
+    let plan = Plan::model(&world, &physics, &model, 3, &gazebo);
     let s: Vec<&SensorSetup> = plan.sensors().collect();
     assert_eq!(s[0].scoped_name, "copy::base::imu");
     assert_eq!(s[0].topic, "/world/w_1/model/copy/link/base/sensor/imu/imu");
@@ -319,7 +324,7 @@ fn a_world_without_systems_gets_the_server_config_defaults() {
     )
     .unwrap();
     let physics = Physics::build(&world).unwrap();
-    let mut plan = Plan::world(&world, &physics, 0);
+    let mut plan = Plan::world(&world, &physics, 0, &gazebo);
     plan.add_default_systems(&world);
     let names: Vec<&str> = plan.systems().map(|s| s.name.as_str()).collect();
     assert_eq!(

@@ -33,7 +33,8 @@ pub(super) fn build(
     let physics = Physics::build(world)?;
     let mut sensors = SensorManager::new();
     let mut systems = SystemManager::new();
-    let mut plan = Plan::world(world, &physics, options.seed);
+    let suffix = |t: &str| registry.sensor_topic_suffix(t);
+    let mut plan = Plan::world(world, &physics, options.seed, &suffix);
     plan.add_default_systems(world);
     let mut resolution = plan.resolve_with(registry, policy);
     let skipped = std::mem::take(&mut resolution.skipped);

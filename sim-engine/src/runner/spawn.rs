@@ -147,8 +147,16 @@ impl Simulation {
     /// diagnostic returned.
     pub fn build_model(&mut self, model: &Model) -> Result<EntityId, SpawnError> {
         let id = self.physics.spawn_model(model)?;
-        let mut resolution = Plan::model(&self.world, &self.physics, model, self.options.seed)
-            .resolve_with(&self.registry, self.policy);
+        let registry = &self.registry;
+        let suffix = |t: &str| registry.sensor_topic_suffix(t);
+        let plan = Plan::model(
+            &self.world,
+            &self.physics,
+            model,
+            self.options.seed,
+            &suffix,
+        );
+        let mut resolution = plan.resolve_with(registry, self.policy);
         for p in std::mem::take(&mut resolution.skipped) {
             tracing::warn!("{p}; `{}` is created without it", model.name);
         }
@@ -202,7 +210,8 @@ pub(super) fn prepare_model(
     })? {
         model.pose = pose;
     }
-    let problems = Plan::model(world, physics, &model, options.seed)
+    let suffix = |t: &str| registry.sensor_topic_suffix(t);
+    let problems = Plan::model(world, physics, &model, options.seed, &suffix)
         .resolve_with(registry, policy)
         .problems;
     if !problems.is_empty() {

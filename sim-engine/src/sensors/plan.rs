@@ -29,12 +29,14 @@ pub struct SensorSite<'a> {
 /// The sensors of `model` (not of its nested models), in load order: link sensors in link
 /// order, then joint sensors (attached to the joint's child link, posed in it). `path` is
 /// the model's scope (its name last), `entity` looks an entity up by scoped name (NONE when
-/// it is not built).
+/// it is not built), `suffix` gives the suffix of a sensor type's default topic
+/// ([`Registry::sensor_topic_suffix`](crate::plugins::Registry::sensor_topic_suffix)).
 pub fn model_sensors<'a>(
     world_name: &str,
     path: &[&str],
     model: &'a Model,
     entity: &dyn Fn(&str) -> EntityId,
+    suffix: &dyn Fn(&str) -> String,
 ) -> Vec<SensorSite<'a>> {
     let scoped_model = path.join("::");
     let mut sites = Vec::new();
@@ -52,7 +54,7 @@ pub fn model_sensors<'a>(
                     path,
                     &link.name,
                     &s.name,
-                    &s.sensor_type,
+                    &suffix(&s.sensor_type),
                 ),
             });
         }
@@ -71,7 +73,7 @@ pub fn model_sensors<'a>(
                     path,
                     &joint.name,
                     &s.name,
-                    &s.sensor_type,
+                    &suffix(&s.sensor_type),
                 ),
             });
         }
