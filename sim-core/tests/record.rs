@@ -790,14 +790,18 @@ fn foxglove_clients_that_stop_reading_cost_only_their_own_messages() {
         dir.path().to_str().unwrap(),
         "--foxglove",
         "127.0.0.1:0",
+        // Small enough that the clients' largest channels are refused, and sent again to
+        // the second when the first leaves (as the run ends).
+        "--foxglove-memory",
+        "1",
         "--record",
         file.to_str().unwrap(),
     ]);
     let (url, rx, reader) = served_at(&mut child);
-    // Clients that stop reading: one subscribed to every channel, one that never sends its
+    // Clients that stop reading: two subscribed to every channel, one that never sends its
     // handshake, one that sends half of it. Each says when it is in place.
     let script = workspace().join("sim-core/tests/python/foxglove_stuck_client.py");
-    let mut clients: Vec<std::process::Child> = ["subscribe", "silent", "half"]
+    let mut clients: Vec<std::process::Child> = ["subscribe", "subscribe", "silent", "half"]
         .iter()
         .map(|mode| {
             Command::new(&python)
@@ -848,6 +852,11 @@ fn foxglove_clients_that_stop_reading_cost_only_their_own_messages() {
     assert!(
         !rest.iter().any(|l| l.contains("panicked")),
         "no thread panics: {rest:?}"
+    );
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("is not sent to this client")),
+        "the bound refused channels: {rest:?}"
     );
     assert!(
         rest.iter().any(|l| l.contains("(interrupted)")),

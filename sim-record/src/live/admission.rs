@@ -13,15 +13,29 @@ use foxglove::{ChannelId, Context};
 use sim_engine::guard::{Throttle, held_note};
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
-use std::sync::{Mutex, MutexGuard, Weak};
+use std::sync::{Mutex, Weak};
 
 /// Bytes counted for each queued message besides its payload (frame and queue overhead).
 const MESSAGE_OVERHEAD: u64 = 64;
 
 /// The live clients' subscriptions and what they may hold queued: the server's listener.
+///
+/// Locks: the crate calls [`ServerListener::on_unsubscribe`] while it holds its context's
+/// lock when a channel goes, so that callback only books the change (the subscriptions it
+/// frees are sent again at the next message or subscription) and never calls the context;
+/// the changes are applied to the context under `applying` with the ledger's lock released.
+/// Lock order: `applying`, then the ledger or the context, and the context before the
+/// ledger; never the ledger before the context.
 pub(super) struct Admission {
     context: Weak<Context>,
-    state: Mutex<(Ledger<ChannelId, Client>, Throttle)>,
+    applying: Mutex<Throttle>,
+    ledger: Mutex<Booked>,
+}
+
+/// The ledger and the changes booked but not applied yet.
+struct Booked {
+    ledger: Ledger<ChannelId, Client>,
+    pending: Vec<Change<ChannelId, Client>>,
 }
 
 impl Admission {
@@ -29,33 +43,53 @@ impl Admission {
     pub fn new(context: Weak<Context>, budget: u64, backlog: usize) -> Admission {
         Admission {
             context,
-            state: Mutex::new((Ledger::new(budget, backlog), Throttle::default())),
+            applying: Mutex::new(Throttle::default()),
+            ledger: Mutex::new(Booked {
+                ledger: Ledger::new(budget, backlog),
+                pending: Vec::new(),
+            }),
         }
     }
 
     /// Books a message of `bytes` on `channel` (named `topic`) before it is sent: when it is
     /// the channel's largest so far, the subscriptions are weighed again first.
     pub fn book(&self, channel: ChannelId, topic: &str, bytes: usize) {
-        let mut state = self.lock();
-        let changes = state.0.book(channel, topic, bytes);
-        self.apply(&mut state, changes);
+        // Most messages change nothing: only the ledger's lock, briefly.
+        {
+            let booked = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            if booked.pending.is_empty() && !booked.ledger.grows(&channel, bytes) {
+                return;
+            }
+        }
+        self.change(|l| l.book(channel, topic, bytes));
     }
 
-    fn lock(&self) -> MutexGuard<'_, (Ledger<ChannelId, Client>, Throttle)> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Subscribes and unsubscribes the clients' sinks as weighed, and tells the clients
-    /// refused (and the run's log, rate-limited) why.
-    fn apply(
+    /// Makes the changes `weigh` gives (after those booked before) under `applying`.
+    fn change(
         &self,
-        state: &mut (Ledger<ChannelId, Client>, Throttle),
-        changes: Vec<Change<ChannelId, Client>>,
+        weigh: impl FnOnce(&mut Ledger<ChannelId, Client>) -> Vec<Change<ChannelId, Client>>,
     ) {
+        let mut warnings = self.applying.lock().unwrap_or_else(|e| e.into_inner());
+        let (changes, reasons) = {
+            let mut booked = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            let mut changes = std::mem::take(&mut booked.pending);
+            changes.extend(weigh(&mut booked.ledger));
+            let reasons: Vec<Option<String>> = changes
+                .iter()
+                .map(|c| match c {
+                    Change::Refuse(_, ch) => Some(booked.ledger.refusal(ch)),
+                    Change::Serve(..) => None,
+                })
+                .collect();
+            (changes, reasons)
+        };
+        if changes.is_empty() {
+            return;
+        }
         let Some(context) = self.context.upgrade() else {
             return;
         };
-        for change in changes {
+        for (change, why) in changes.into_iter().zip(reasons) {
             match change {
                 Change::Serve(client, ch) => {
                     if let Some(sink) = client.sink_id() {
@@ -66,9 +100,9 @@ impl Admission {
                     if let Some(sink) = client.sink_id() {
                         context.unsubscribe_channels(sink, &[ch]);
                     }
-                    let why = state.0.refusal(&ch);
+                    let why = why.unwrap_or_default();
                     client.send_status(Status::warning(why.clone()));
-                    if let Some(held) = state.1.allow() {
+                    if let Some(held) = warnings.allow() {
                         tracing::warn!("Foxglove client {}: {why}{}", client.id(), held_note(held));
                     }
                 }
@@ -79,15 +113,15 @@ impl Admission {
 
 impl ServerListener for Admission {
     fn on_subscribe(&self, client: Client, channel: ChannelView) {
-        let mut state = self.lock();
-        let changes = state.0.subscribe(client, channel.id(), channel.topic());
-        self.apply(&mut state, changes);
+        let (id, topic) = (channel.id(), channel.topic().to_string());
+        self.change(|l| l.subscribe(client, id, &topic));
     }
 
     fn on_unsubscribe(&self, client: Client, channel: ChannelView) {
-        let mut state = self.lock();
-        let changes = state.0.unsubscribe(&client, channel.id());
-        self.apply(&mut state, changes);
+        // Booked only: the crate may hold its context's lock here (see the type's docs).
+        let mut booked = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let changes = booked.ledger.unsubscribe(&client, channel.id());
+        booked.pending.extend(changes);
     }
 }
 
@@ -138,6 +172,12 @@ impl<C: Copy + Eq + Hash, K: Subscriber> Ledger<C, K> {
             largest: HashMap::new(),
             clients: Vec::new(),
         }
+    }
+
+    /// Whether a message of `bytes` on `channel` would be its largest so far.
+    pub fn grows(&self, channel: &C, bytes: usize) -> bool {
+        let bytes = (bytes as u64).saturating_add(MESSAGE_OVERHEAD);
+        self.largest.get(channel).is_none_or(|l| l.0 < bytes)
     }
 
     /// A message of `bytes` on `channel`: when it is the channel's largest so far, the
@@ -333,6 +373,7 @@ mod tests {
         assert_eq!(r, vec![(2, 7), (3, 7), (4, 7)]);
         assert_eq!(l.held(), 80_000_000);
         // Smaller messages change nothing; a larger one weighs again.
+        assert!(!l.grows(&7, 10) && l.grows(&7, 4_000_000 - 63) && l.grows(&8, 0));
         assert!(l.book(7, "/cloud", 10).is_empty());
         let r = refused(&l.book(7, "/cloud", 6_000_000 - 64));
         assert_eq!(r, vec![(1, 7)]);
