@@ -19,6 +19,7 @@ const LIBS: &[&str] = &[
     "simcore_plugin_depth_camera",
     "simcore_plugin_rgbd_camera",
     "simcore_plugin_segmentation_camera",
+    "simcore_plugin_wide_angle_camera",
 ];
 
 /// A world named `test` with `scene` (inner XML of `<scene>`), `lights` and `models`; no
@@ -1070,6 +1071,8 @@ fn a_camera_sees_only_the_visuals_its_mask_selects() {
         masked("none", "camera", &mask(0)),
         masked("depth", "depth_camera", &mask(1)),
         masked("depth_all", "depth_camera", ""),
+        masked("wide", "wideanglecamera", &mask(1)),
+        masked("wide_all", "wideanglecamera", ""),
     ]
     .concat();
     let mut topics: Vec<String> = ["all", "one", "three", "none"]
@@ -1078,6 +1081,8 @@ fn a_camera_sees_only_the_visuals_its_mask_selects() {
         .collect();
     topics.push(topic("depth", "depth_image"));
     topics.push(topic("depth_all", "depth_image"));
+    topics.push(topic("wide", "image"));
+    topics.push(topic("wide_all", "image"));
     let m = render(&masked_world(&sensors), &topics, 0);
     let seen = |k: usize| {
         let img = image(&m[k]);
@@ -1097,6 +1102,18 @@ fn a_camera_sees_only_the_visuals_its_mask_selects() {
     assert_eq!(depth(&masked, tagged_px, row), f32::INFINITY);
     assert!((depth(&masked, plain_px, row) - 3.5).abs() < 1e-4);
     assert!((depth(&all, tagged_px, row) - 3.5).abs() < 1e-4);
+    // The wide-angle camera (its own lens, so counted over the image): the tagged green box
+    // is seen without a mask and hidden by mask 1, the plain red one seen by both.
+    let count = |k: usize, c: [u8; 3]| {
+        let img = image(&m[k]);
+        (0..img.height)
+            .flat_map(|j| (0..img.width).map(move |i| (i, j)))
+            .filter(|&(i, j)| rgb(&img, i, j) == c)
+            .count()
+    };
+    assert!(count(7, green) > 0 && count(7, red) > 0);
+    assert_eq!(count(6, green), 0);
+    assert!(count(6, red) > 0);
 }
 
 /// The load warnings of `sdf` that mention visibility, or the rendered load error.
@@ -1112,8 +1129,7 @@ fn visibility_warnings(sdf: &str) -> Result<Vec<String>, String> {
 }
 
 /// The SDF reader keeps each sensor's `<visibility_mask>` and each visual's
-/// `<visibility_flags>`, warns about a mask on a sensor type that casts no rays at visuals and
-/// refuses a value that is not an unsigned 32-bit number.
+/// `<visibility_flags>` and refuses a value that is not an unsigned 32-bit number.
 #[test]
 fn the_reader_keeps_masks_and_flags_and_refuses_bad_ones() {
     let sensors = [
@@ -1138,23 +1154,12 @@ fn the_reader_keeps_masks_and_flags_and_refuses_bad_ones() {
     let flags = |name: &str| model(name).links[0].visuals[0].visibility_flags;
     assert_eq!((flags("plain"), flags("tagged")), (u32::MAX, 2));
 
-    // A mask on a sensor type that casts no rays at visuals is a warning, unless it has
-    // every bit.
-    let thermal = |mask: &str| {
-        masked_world(&sensor(
-            "t",
-            "thermal_camera",
-            &format!("<visibility_mask>{mask}</visibility_mask>"),
-        ))
-    };
-    let w = visibility_warnings(&thermal("1")).unwrap();
-    assert_eq!(w.len(), 1, "{w:?}");
-    assert!(
-        w[0].contains("<visibility_mask> has no effect on a thermal_camera sensor"),
-        "{w:?}"
-    );
-    assert_eq!(visibility_warnings(&thermal("4294967295")), Ok(vec![]));
-    assert_eq!(visibility_warnings(&thermal("0xFFFFFFFF")), Ok(vec![]));
+    // A mask is read whatever the sensor type (what it selects is the plugin's): no
+    // warning on a thermal camera's, which it honours, nor on a third party's type.
+    for kind in ["thermal_camera", "wideanglecamera", "acme_radar"] {
+        let sdf = masked_world(&sensor("t", kind, "<visibility_mask>1</visibility_mask>"));
+        assert_eq!(visibility_warnings(&sdf), Ok(vec![]), "{kind}");
+    }
 
     // Not an unsigned 32-bit number: a load error naming the element.
     for bad in ["-1", "4294967296", "0x100000000", "0x", "+1", "one"] {

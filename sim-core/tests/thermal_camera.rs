@@ -189,6 +189,60 @@ fn pixels_read_the_temperature_of_the_box_they_see() {
     assert_eq!(hottest, Some(5000));
 }
 
+/// A thermal camera's `<visibility_mask>` hides the visuals whose `<visibility_flags>` share
+/// no bit with it, as the other cameras' does: its pixels then see what lies behind.
+#[test]
+fn the_mask_hides_the_visuals_it_does_not_select() {
+    let libs = stage(LIBS);
+    let dir = tempfile::tempdir().unwrap();
+    let range = thermal_sensor(
+        "<min_temp>250</min_temp><max_temp>700</max_temp><resolution>0.1</resolution>",
+    );
+    let masked = sensor("masked", "thermal_camera", "", &range)
+        .replace("</image>", "</image><visibility_mask>1</visibility_mask>");
+    let sensors = [sensor("all", "thermal_camera", "", &range), masked].concat();
+    // The 600 K box (left) carries flags 2; the others every bit.
+    let text = world(300.0, "310", &sensors).replacen(
+        r#"<visual name="v">"#,
+        r#"<visual name="v"><visibility_flags>2</visibility_flags>"#,
+        1,
+    );
+    assert!(text.contains("<visibility_flags>2</visibility_flags><geometry><box><size>0.6"));
+    let mut sim = load(&text, dir.path(), libs.path()).unwrap();
+    let topics = [
+        topic("all", "image"),
+        topic("all", "camera_info"),
+        topic("masked", "image"),
+    ];
+    let subs: Vec<_> = topics
+        .iter()
+        .map(|t| sim.bus_mut().subscribe(t, 10))
+        .collect();
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    let m: Vec<Payload> = subs.iter().map(|s| collect(s).remove(0).2).collect();
+    let (all, masked) = match (&m[0], &m[2]) {
+        (Payload::Image(a), Payload::Image(b)) => ((**a).clone(), (**b).clone()),
+        other => panic!("not images: {other:?}"),
+    };
+    let Payload::CameraInfo(ci) = &m[1] else {
+        panic!("not a CameraInfo: {:?}", m[1]);
+    };
+    let left = pixel(ci, Vec3::new(3.7, 1.0, 1.0));
+    let centre = pixel(ci, Vec3::new(3.7, 0.0, 1.0));
+    assert_eq!(count(&all, left), 6000, "600 K seen without a mask");
+    assert_eq!(
+        count(&masked, left),
+        3000,
+        "hidden: the ambient background behind it"
+    );
+    assert_eq!(
+        count(&masked, centre),
+        3100,
+        "the 310 K box, every bit, still seen"
+    );
+}
+
 #[test]
 fn bad_temperatures_are_refused_with_a_message() {
     let libs = stage(LIBS);

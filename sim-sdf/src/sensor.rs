@@ -9,24 +9,6 @@ use sim_plugin_api::ALL_VISIBLE;
 use sim_world::{MAX_RATE_HZ, MIN_RATE_HZ};
 use sim_world::{PluginSpec, SensorSpec};
 
-/// The sensor types whose plugins cast rays against visuals and honour `<visibility_mask>`
-/// (a lidar only when it sees visuals, which its plugin checks).
-const MASKED_SENSOR_TYPES: &[&str] = &[
-    "camera",
-    "depth",
-    "depth_camera",
-    "rgbd",
-    "rgbd_camera",
-    "segmentation",
-    "segmentation_camera",
-    "boundingbox",
-    "boundingbox_camera",
-    "lidar",
-    "ray",
-    "gpu_lidar",
-    "gpu_ray",
-];
-
 impl Reader<'_> {
     /// `<sensor name type>` of a link (or joint), whose frame is the default frame of the
     /// sensor's pose (resolved with the model). The type-specific configuration stays in
@@ -66,7 +48,7 @@ impl Reader<'_> {
                 trigger_topic = self.child_string(camera, "trigger_topic");
             }
         }
-        let visibility_mask = self.visibility_mask(node, &sensor_type)?;
+        let visibility_mask = self.visibility_mask(node)?;
         self.sensor_sizes(node)?;
         let plugins = children(node, "plugin")
             .map(|p| self.plugin(p))
@@ -118,9 +100,9 @@ impl Reader<'_> {
     }
 
     /// The `<visibility_mask>` of the sensor's `<camera>`, `<lidar>` or `<ray>` (every bit
-    /// when absent). A mask other than every bit on a sensor type whose plugin does not cast
-    /// rays against visuals is a warning: it changes nothing there.
-    fn visibility_mask(&self, node: Node, sensor_type: &str) -> Result<u32, SdfError> {
+    /// when absent). Whether it selects anything is the sensor plugin's: the plugins that
+    /// cast at visuals honour it.
+    fn visibility_mask(&self, node: Node) -> Result<u32, SdfError> {
         let Some(mask) = ["camera", "lidar", "ray"]
             .into_iter()
             .find_map(|h| children(node, h).next())
@@ -128,19 +110,7 @@ impl Reader<'_> {
         else {
             return Ok(ALL_VISIBLE);
         };
-        let value = self.visibility_bits(mask)?;
-        if value != ALL_VISIBLE && !MASKED_SENSOR_TYPES.contains(&sensor_type) {
-            self.loader.warn(self.error(
-                mask,
-                ErrorKind::Unsupported,
-                format!(
-                    "<visibility_mask> has no effect on a {sensor_type} sensor: only cameras \
-                     and lidars seeing visuals select visuals by their <visibility_flags>"
-                ),
-                "leave it out",
-            ));
-        }
-        Ok(value)
+        self.visibility_bits(mask)
     }
 
     /// A `<visibility_mask>` or `<visibility_flags>` (`node`): an unsigned 32-bit number,
