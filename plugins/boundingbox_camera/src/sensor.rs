@@ -178,7 +178,7 @@ impl BoundingBoxCameraSensor {
         };
         // Where primary visibility is rasterised, so are the shadow maps.
         self.shader.set_shadow_maps(grid.rasterises_in(world));
-        self.shader.prepare(world, grid.hits());
+        self.shader.prepare(world);
         self.shader
             .shade(&passes, grid.rays(), grid.hits(), &mut self.colors);
         let (w, h) = (self.core.model.width, self.core.model.height);

@@ -94,7 +94,7 @@ impl CameraSensor {
         let grid = &self.core.grid;
         // Where primary visibility is rasterised, so are the shadow maps.
         self.shader.set_shadow_maps(grid.rasterises_in(world));
-        self.shader.prepare(world, grid.hits());
+        self.shader.prepare(world);
         self.shader
             .shade(&passes, grid.rays(), grid.hits(), &mut self.colors);
         let c = &self.core.config;

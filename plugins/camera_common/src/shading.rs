@@ -46,6 +46,7 @@ use sim_plugin_api::{
 };
 use simcore_plugin_common::EntitySurfaces;
 use simcore_plugin_common::Passes;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How far a shadow ray towards a directional light looks for an occluder, m.
 pub const SHADOW_DISTANCE: f64 = 1000.0;
@@ -364,9 +365,9 @@ impl Shader {
         self.maps = maps;
     }
 
-    /// Reads the scene and lights and looks up the surfaces of `hits` (call once per frame
-    /// before [`Shader::shade`]).
-    pub fn prepare(&mut self, world: &WorldRef<'_>, hits: &[RayHit]) {
+    /// Reads the scene and lights (call once per frame before [`Shader::shade`], which looks
+    /// up the surfaces it meets for the first time).
+    pub fn prepare(&mut self, world: &WorldRef<'_>) {
         match world.scene() {
             Some(s) => {
                 self.scene = s.scene();
@@ -377,7 +378,6 @@ impl Shader {
                 self.lights.clear();
             }
         }
-        self.surfaces.fill(hits, world);
     }
 
     /// Shades the hits of rays `rays` (the rays themselves: origin and unit direction in the
@@ -399,13 +399,34 @@ impl Shader {
         if self.batches.len() < count {
             self.batches.resize_with(count, ShadowBatch::default);
         }
-        self.render_maps(passes, &rays[..n], &hits[..n]);
+        let (rays, hits) = (&rays[..n], &hits[..n]);
+        self.render_maps(passes, rays, hits);
+        if self.shade_chunks(passes, rays, hits, out, chunk) {
+            // The frame met surfaces not seen before (its first frames, new models): they
+            // are looked up in one call and the frame shaded again.
+            self.surfaces.fill(hits, passes.world());
+            self.shade_chunks(passes, rays, hits, out, chunk);
+        }
+    }
+
+    /// Shades `rays`' hits into `out` in chunks of `chunk` pixels; whether a pixel saw a
+    /// surface whose colour was not looked up (shaded black).
+    fn shade_chunks(
+        &mut self,
+        passes: &Passes<'_, '_>,
+        rays: &[Ray],
+        hits: &[RayHit],
+        out: &mut [[f32; 3]],
+        chunk: usize,
+    ) -> bool {
         let world = passes.world();
+        let unknown = AtomicBool::new(false);
         let frame = Frame {
             scene: &self.scene,
             lights: &self.lights,
             maps: &self.maps,
             surfaces: &self.surfaces,
+            unknown: &unknown,
             shadow: RayCastOptions {
                 max_distance: 0.0,
                 target: RayTarget::VISUAL,
@@ -413,15 +434,16 @@ impl Shader {
             }
             .without_normals_in(world),
         };
-        let chunks: Vec<_> = rays[..n]
+        let chunks: Vec<_> = rays
             .chunks(chunk)
-            .zip(hits[..n].chunks(chunk))
+            .zip(hits.chunks(chunk))
             .zip(out.chunks_mut(chunk))
             .zip(self.batches.iter_mut())
             .collect();
         passes.run(chunks, |(((rays, hits), out), batch)| {
             frame.shade(world, rays, hits, out, batch);
         });
+        unknown.into_inner()
     }
 }
 
@@ -432,6 +454,8 @@ struct Frame<'a> {
     /// The shadow maps of directional lights.
     maps: &'a [ShadowMap],
     surfaces: &'a SurfaceCache,
+    /// Set when a pixel sees a surface `surfaces` does not know.
+    unknown: &'a AtomicBool,
     /// The options of shadow rays (their length set per batch).
     shadow: RayCastOptions,
 }
@@ -461,7 +485,11 @@ impl Frame<'_> {
             }
             // Neighbouring pixels mostly hit the same entity.
             if hit.entity != last.0 {
-                last = (hit.entity, self.surfaces.diffuse(hit.entity));
+                let c = self.surfaces.known(hit.entity).unwrap_or_else(|| {
+                    self.unknown.store(true, Ordering::Relaxed);
+                    [0.0; 4]
+                });
+                last = (hit.entity, c);
             }
             let c = last.1;
             let mut n = hit.normal;

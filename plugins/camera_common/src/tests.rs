@@ -375,7 +375,7 @@ mod shading {
         let mut out = Vec::new();
         world.with(|w| {
             let mut s = Shader::default();
-            s.prepare(&w, &[hit, RayHit::MISS]);
+            s.prepare(&w);
             s.shade(
                 &Passes::new(&w),
                 &[ray, ray],
@@ -468,7 +468,7 @@ mod shading {
                 let passes = Passes::new(&w);
                 assert_eq!(passes.threads(), threads.max(1));
                 let mut s = Shader::default();
-                s.prepare(&w, &hits);
+                s.prepare(&w);
                 s.shade(&passes, &rays, &hits, &mut out);
                 let mut none = NoiseChannel::NONE;
                 encode_image(&passes, &out, 100, 50, ImageFormat::Rgb8, &mut none)

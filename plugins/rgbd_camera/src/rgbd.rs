@@ -156,7 +156,7 @@ impl CameraPlugin for RgbdCameraSensor {
         }
         // Where primary visibility is rasterised, so are the shadow maps.
         self.shader.set_shadow_maps(grid.rasterises_in(world));
-        self.shader.prepare(world, &self.color_hits);
+        self.shader.prepare(world);
         self.shader
             .shade(&passes, grid.rays(), &self.color_hits, &mut self.colors);
         for (c, n) in self.colors.iter_mut().zip(&self.draws) {

@@ -183,7 +183,7 @@ impl WideAngleCameraSensor {
                 *h = RayHit::MISS;
             }
         }
-        self.shader.prepare(world, &self.hits);
+        self.shader.prepare(world);
         let passes = Passes::new(world);
         self.shader
             .shade(&passes, &self.rays, &self.hits, &mut self.lit);
