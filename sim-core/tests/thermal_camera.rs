@@ -115,6 +115,23 @@ fn count(img: &Image, (i, j): (u32, u32)) -> u16 {
     }
 }
 
+/// The one message on each of `topics` after the first step (no sensor failing).
+fn first_step(sim: &mut Simulation, topics: &[String]) -> Vec<Payload> {
+    let subs: Vec<_> = topics
+        .iter()
+        .map(|t| sim.bus_mut().subscribe(t, 10))
+        .collect();
+    sim.step();
+    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+    subs.iter()
+        .map(|s| {
+            let mut m = collect(s);
+            assert_eq!(m.len(), 1, "one message on each topic");
+            m.remove(0).2
+        })
+        .collect()
+}
+
 #[test]
 fn pixels_read_the_temperature_of_the_box_they_see() {
     let libs = stage(LIBS);
@@ -138,20 +155,7 @@ fn pixels_read_the_temperature_of_the_box_they_see() {
         topic("t8", "image"),
         topic("t8", "camera_info"),
     ];
-    let subs: Vec<_> = topics
-        .iter()
-        .map(|t| sim.bus_mut().subscribe(t, 10))
-        .collect();
-    sim.step();
-    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
-    let m: Vec<Payload> = subs
-        .iter()
-        .map(|s| {
-            let mut m = collect(s);
-            assert_eq!(m.len(), 1, "one message on each topic");
-            m.remove(0).2
-        })
-        .collect();
+    let m = first_step(&mut sim, &topics);
     let image = |p: &Payload| match p {
         Payload::Image(i) => (**i).clone(),
         other => panic!("not an Image: {other:?}"),
@@ -214,13 +218,7 @@ fn the_mask_hides_the_visuals_it_does_not_select() {
         topic("all", "camera_info"),
         topic("masked", "image"),
     ];
-    let subs: Vec<_> = topics
-        .iter()
-        .map(|t| sim.bus_mut().subscribe(t, 10))
-        .collect();
-    sim.step();
-    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
-    let m: Vec<Payload> = subs.iter().map(|s| collect(s).remove(0).2).collect();
+    let m = first_step(&mut sim, &topics);
     let (all, masked) = match (&m[0], &m[2]) {
         (Payload::Image(a), Payload::Image(b)) => ((**a).clone(), (**b).clone()),
         other => panic!("not images: {other:?}"),
