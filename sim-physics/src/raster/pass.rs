@@ -109,35 +109,114 @@ pub(super) fn band_depths(cam: &Camera, pass: &Projected) -> Depths {
 /// The depth pass of a half-space (faces `f`, its surface, and `f + 1`, its inside): every
 /// pixel whose ray meets it, from outside (`side` ≥ 0 where the ray starts) or from
 /// inside (where it starts).
-fn plane_depths(cam: &Camera, side: Affine, key: Option<Affine>, f: u32, depths: &mut Depths) {
+///
+/// Along a row `side` and `key` are affine in the column, and each step of their evaluation
+/// (a product, two sums) is monotonic in floating point too, so every test a pixel makes
+/// ([`plane_pixel`]) holds on a prefix or a suffix of the row: each row is cut into its
+/// intervals by binary search, with the same tests at the same pixels, and only the pixels
+/// that see the plane are evaluated. A row whose values could overflow is tested pixel by
+/// pixel.
+pub(super) fn plane_depths(
+    cam: &Camera,
+    side: Affine,
+    key: Option<Affine>,
+    f: u32,
+    depths: &mut Depths,
+) {
     let start = cam.key(cam.near);
+    let w = cam.width;
     for r in 0..cam.rows {
         let v = (cam.first_row + r) as f64 + 0.5;
-        let row = r * cam.width;
-        for i in 0..cam.width {
-            let u = i as f64 + 0.5;
-            let (k, face) = if side.at(u, v) < 0.0 {
-                (start, f + 1)
-            } else {
-                // Seen from outside only in front of where the rays start.
-                match key {
-                    Some(key) => {
-                        let k = key.at(u, v);
-                        if k > start || !(cam.ortho || k > 0.0) {
-                            continue;
-                        }
-                        (k, f)
-                    }
-                    _ => continue,
-                }
-            };
-            let p = row + i;
-            if k > depths.key[p] {
-                depths.key[p] = k;
-                depths.face[p] = face;
+        let keys = &mut depths.key[r * w..(r + 1) * w];
+        let faces = &mut depths.face[r * w..(r + 1) * w];
+        let mut put = |i: usize, k: f64, face: u32| {
+            if k > keys[i] {
+                keys[i] = k;
+                faces[i] = face;
             }
+        };
+        let bounded = |a: &Affine| {
+            let m = a.0[0].abs() * w as f64 + (a.0[1] * v).abs() + a.0[2].abs();
+            m.is_finite() && m < 1e300
+        };
+        if !bounded(&side) || !key.as_ref().is_none_or(bounded) {
+            for i in 0..w {
+                let u = i as f64 + 0.5;
+                if let Some((k, face)) = plane_pixel(cam, side, key, start, f, u, v) {
+                    put(i, k, face);
+                }
+            }
+            continue;
+        }
+        let at = |a: &Affine, i: usize| a.at(i as f64 + 0.5, v);
+        // Where the rays start behind the plane: a prefix (side rising) or a suffix.
+        let inside = span(w, side.0[0] < 0.0, |i| at(&side, i) < 0.0);
+        let outside = if inside.start == 0 {
+            inside.end..w
+        } else {
+            0..inside.start
+        };
+        for i in inside {
+            put(i, start, f + 1);
+        }
+        let Some(key) = key else {
+            continue;
+        };
+        // Seen from outside only in front of where the rays start.
+        let rising = key.0[0] < 0.0;
+        let mut seen = intersect(outside, span(w, rising, |i| at(&key, i) <= start));
+        if !cam.ortho {
+            seen = intersect(seen, span(w, !rising, |i| at(&key, i) > 0.0));
+        }
+        for i in seen {
+            put(i, at(&key, i), f);
         }
     }
+}
+
+/// What the half-space of [`plane_depths`] gives pixel centre `(u, v)`: its depth key and
+/// face, or `None` where its ray does not meet it.
+fn plane_pixel(
+    cam: &Camera,
+    side: Affine,
+    key: Option<Affine>,
+    start: f64,
+    f: u32,
+    u: f64,
+    v: f64,
+) -> Option<(f64, u32)> {
+    if side.at(u, v) < 0.0 {
+        return Some((start, f + 1));
+    }
+    let k = key?.at(u, v);
+    (k <= start && (cam.ortho || k > 0.0)).then_some((k, f))
+}
+
+/// The columns `0..w` where `holds`, which turns at most once along the row: from false to
+/// true when `rising`, else from true to false.
+fn span(w: usize, rising: bool, holds: impl Fn(usize) -> bool) -> std::ops::Range<usize> {
+    // The first column where `turned` holds, of a predicate false then true.
+    let first = |turned: &dyn Fn(usize) -> bool| {
+        let (mut lo, mut hi) = (0, w);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if turned(mid) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    };
+    if rising {
+        first(&holds)..w
+    } else {
+        0..first(&|i| !holds(i))
+    }
+}
+
+fn intersect(a: std::ops::Range<usize>, b: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    a.start.max(b.start)..a.end.min(b.end).max(a.start.max(b.start))
 }
 
 /// Adds the face of outward unit `normal` through world point `point` of visual `entity`
@@ -267,5 +346,124 @@ impl Edge {
     fn covers(&self, u: f64, v: f64) -> bool {
         let e = (self.b.0 - self.a.0) * (v - self.a.1) - (self.b.1 - self.a.1) * (u - self.a.0);
         if self.positive { e >= 0.0 } else { e <= 0.0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::{ALL_VISIBLE, Pose, Quat};
+
+    /// A small deterministic generator (xorshift64*), values in [0, 1).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+        }
+        fn range(&mut self, lo: f64, hi: f64) -> f64 {
+            lo + (hi - lo) * self.next()
+        }
+    }
+
+    #[test]
+    fn a_plane_row_by_intervals_is_the_plane_pixel_by_pixel() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rows_seen = 0;
+        for case in 0..400 {
+            let ortho = case % 3 == 0;
+            let (width, height) = (
+                1 + (rng.next() * 90.0) as u32,
+                1 + (rng.next() * 70.0) as u32,
+            );
+            let f = rng.range(5.0, 200.0);
+            let view = PinholeView {
+                pose: Pose::new(
+                    Vec3::new(
+                        rng.range(-3.0, 3.0),
+                        rng.range(-3.0, 3.0),
+                        rng.range(-3.0, 3.0),
+                    ),
+                    Quat::from_rpy(
+                        rng.range(-3.2, 3.2),
+                        rng.range(-1.6, 1.6),
+                        rng.range(-3.2, 3.2),
+                    ),
+                ),
+                width,
+                height,
+                fx: f,
+                fy: f * rng.range(0.5, 2.0),
+                cx: rng.range(0.0, f64::from(width)),
+                cy: rng.range(0.0, f64::from(height)),
+                skew: if case % 5 == 0 {
+                    rng.range(-3.0, 3.0)
+                } else {
+                    0.0
+                },
+                near: if case % 7 == 0 {
+                    0.0
+                } else {
+                    rng.range(1e-6, 1.0)
+                },
+                far: 100.0,
+                exclude_model: EntityId::NONE,
+                mask: ALL_VISIBLE,
+                normals: false,
+            };
+            let first = (rng.next() * f64::from(height)) as u32;
+            let len = (width * height) as usize;
+            let cam = Camera::band(&view, first, len, ortho).unwrap();
+            let normal = Vec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            );
+            // Some planes along an axis, as ground planes are.
+            let normal = if case % 4 == 1 {
+                Vec3::new(0.0, 0.0, 1.0)
+            } else {
+                normal.normalized()
+            };
+            let (side, key) = cam.plane(normal, rng.range(-4.0, 4.0));
+            let n = cam.rows * cam.width;
+            // Depths already there, some nearer than the plane, some farther.
+            let before: Vec<f64> = (0..n)
+                .map(|_| match (rng.next() * 3.0) as u32 {
+                    0 => f64::NEG_INFINITY,
+                    1 => rng.range(-5.0, 5.0),
+                    _ => rng.range(0.0, 20.0),
+                })
+                .collect();
+            let mut fast = Depths {
+                key: before.clone(),
+                face: vec![NO_FACE; n],
+            };
+            plane_depths(&cam, side, key, 4, &mut fast);
+            let start = cam.key(cam.near);
+            for r in 0..cam.rows {
+                let v = (cam.first_row + r) as f64 + 0.5;
+                for i in 0..cam.width {
+                    let p = r * cam.width + i;
+                    let (mut k, mut face) = (before[p], NO_FACE);
+                    if let Some((pk, pf)) =
+                        plane_pixel(&cam, side, key, start, 4, i as f64 + 0.5, v)
+                        && pk > k
+                    {
+                        (k, face) = (pk, pf);
+                    }
+                    assert_eq!(
+                        (fast.key[p].to_bits(), fast.face[p]),
+                        (k.to_bits(), face),
+                        "case {case}, pixel ({i}, {v})"
+                    );
+                }
+                rows_seen += 1;
+            }
+        }
+        assert!(rows_seen > 4000, "{rows_seen}");
     }
 }
