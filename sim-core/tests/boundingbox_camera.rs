@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::images::world_with;
+use common::images::{first_step, world_with};
 use common::*;
 use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, Pose, Quat, Vec3};
 
@@ -92,20 +92,7 @@ fn visible_boxes_span_the_projection_of_labelled_models() {
         format!("{base}/boundingbox_image"),
         format!("{base}/camera_info"),
     ];
-    let subs: Vec<_> = topics
-        .iter()
-        .map(|t| sim.bus_mut().subscribe(t, 10))
-        .collect();
-    sim.step();
-    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
-    let mut m: Vec<Payload> = subs
-        .iter()
-        .map(|s| {
-            let mut got = collect(s);
-            assert_eq!(got.len(), 1, "one message on each topic");
-            got.remove(0).2
-        })
-        .collect();
+    let mut m = first_step(&mut sim, &topics);
     let ci = match m.pop().unwrap() {
         Payload::CameraInfo(c) => (*c).clone(),
         other => panic!("not a CameraInfo: {other:?}"),

@@ -9,6 +9,7 @@
 
 use crate::common;
 
+use common::images::{first_step, image, info};
 use common::*;
 use sim_core::runner::{SimOptions, Simulation};
 use sim_plugin_api::{
@@ -115,23 +116,6 @@ fn count(img: &Image, (i, j): (u32, u32)) -> u16 {
     }
 }
 
-/// The one message on each of `topics` after the first step (no sensor failing).
-fn first_step(sim: &mut Simulation, topics: &[String]) -> Vec<Payload> {
-    let subs: Vec<_> = topics
-        .iter()
-        .map(|t| sim.bus_mut().subscribe(t, 10))
-        .collect();
-    sim.step();
-    assert!(sim.failures().is_empty(), "{:?}", sim.failures());
-    subs.iter()
-        .map(|s| {
-            let mut m = collect(s);
-            assert_eq!(m.len(), 1, "one message on each topic");
-            m.remove(0).2
-        })
-        .collect()
-}
-
 #[test]
 fn pixels_read_the_temperature_of_the_box_they_see() {
     let libs = stage(LIBS);
@@ -156,14 +140,6 @@ fn pixels_read_the_temperature_of_the_box_they_see() {
         topic("t8", "camera_info"),
     ];
     let m = first_step(&mut sim, &topics);
-    let image = |p: &Payload| match p {
-        Payload::Image(i) => (**i).clone(),
-        other => panic!("not an Image: {other:?}"),
-    };
-    let info = |p: &Payload| match p {
-        Payload::CameraInfo(i) => (**i).clone(),
-        other => panic!("not a CameraInfo: {other:?}"),
-    };
     let (t16, t8) = (image(&m[0]), image(&m[2]));
     let ci = info(&m[1]);
     assert_eq!(info(&m[3]).intrinsics, ci.intrinsics);
@@ -219,15 +195,9 @@ fn the_mask_hides_the_visuals_it_does_not_select() {
         topic("masked", "image"),
     ];
     let m = first_step(&mut sim, &topics);
-    let (all, masked) = match (&m[0], &m[2]) {
-        (Payload::Image(a), Payload::Image(b)) => ((**a).clone(), (**b).clone()),
-        other => panic!("not images: {other:?}"),
-    };
-    let Payload::CameraInfo(ci) = &m[1] else {
-        panic!("not a CameraInfo: {:?}", m[1]);
-    };
-    let left = pixel(ci, Vec3::new(3.7, 1.0, 1.0));
-    let centre = pixel(ci, Vec3::new(3.7, 0.0, 1.0));
+    let (all, ci, masked) = (image(&m[0]), info(&m[1]), image(&m[2]));
+    let left = pixel(&ci, Vec3::new(3.7, 1.0, 1.0));
+    let centre = pixel(&ci, Vec3::new(3.7, 0.0, 1.0));
     assert_eq!(count(&all, left), 6000, "600 K seen without a mask");
     assert_eq!(
         count(&masked, left),

@@ -2,6 +2,7 @@
 //! `camera_info` messages they publish.
 
 use super::{collect, sim_from, stage};
+use sim_core::runner::Simulation;
 use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat};
 
 /// Runs one update of every sensor of `sdf` with the plugin libraries `libs` and
@@ -15,6 +16,11 @@ pub fn render_with(
 ) -> Vec<Payload> {
     let dir = stage(libs);
     let mut sim = sim_from(sdf, dir.path(), seed, threads);
+    first_step(&mut sim, topics)
+}
+
+/// Steps `sim` once (no sensor may fail) and returns the one message on each of `topics`.
+pub fn first_step(sim: &mut Simulation, topics: &[String]) -> Vec<Payload> {
     let subs: Vec<_> = topics
         .iter()
         .map(|t| sim.bus_mut().subscribe(t, 10))
