@@ -296,9 +296,7 @@ impl Registry {
         check_library_name(filename)?;
         let wanted = normalize_library_name(filename);
         // The first of that name that opens: one refused lets the next of its name through.
-        self.candidates
-            .iter()
-            .filter(|c| normalize_library_name(&c.file_name) == wanted)
+        self.candidates_named(filename)
             .find_map(|c| c.open().ok())
             .ok_or_else(|| {
                 let refused: Vec<String> = self
@@ -325,6 +323,15 @@ impl Registry {
                     refused,
                 }
             })
+    }
+
+    /// The libraries on the search path called `filename` (`foo`, `libfoo.so` and `foo-bar`
+    /// for `libfoo_bar.so` all match), in search order, none opened.
+    fn candidates_named(&self, filename: &str) -> impl Iterator<Item = &Candidate> {
+        let wanted = normalize_library_name(filename);
+        self.candidates
+            .iter()
+            .filter(move |c| normalize_library_name(&c.file_name) == wanted)
     }
 
     /// The factory for `<plugin filename name>`: the library the manifest's `[plugins]` routes
@@ -377,12 +384,10 @@ impl Registry {
         let serves = |f: &FactoryDesc| {
             f.kind == PluginKind::SENSOR && f.serves.iter().any(|s| s == sensor_type)
         };
-        let routed = self.sensor_routes.get(sensor_type).map(|name| {
-            let wanted = normalize_library_name(name);
-            self.candidates
-                .iter()
-                .find(|c| normalize_library_name(&c.file_name) == wanted)
-        });
+        let routed = self
+            .sensor_routes
+            .get(sensor_type)
+            .map(|name| self.candidates_named(name).next());
         let serving = match routed {
             Some(c) => c,
             None => self.usable().find(|c| c.may_serve(serves)),
