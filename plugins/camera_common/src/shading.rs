@@ -73,14 +73,17 @@ impl SurfaceCache {
         self.0.get(entity).unwrap_or([0.0; 4])
     }
 
-    /// The diffuse colour of `entity` if it was looked up (black for no entity, a miss).
+    /// The diffuse colour of `entity` (black for no entity, a miss); black with `missed` set
+    /// when it was not looked up yet (the caller fills the cache and goes again).
     #[inline]
-    pub fn known(&self, entity: EntityId) -> Option<[f32; 4]> {
+    pub fn looked_up(&self, entity: EntityId, missed: &AtomicBool) -> [f32; 4] {
         if entity.is_none() {
-            Some([0.0; 4])
-        } else {
-            self.0.get(entity)
+            return [0.0; 4];
         }
+        self.0.get(entity).unwrap_or_else(|| {
+            missed.store(true, Ordering::Relaxed);
+            [0.0; 4]
+        })
     }
 
     /// Forgets everything (entities may have been replaced).
@@ -485,11 +488,10 @@ impl Frame<'_> {
             }
             // Neighbouring pixels mostly hit the same entity.
             if hit.entity != last.0 {
-                let c = self.surfaces.known(hit.entity).unwrap_or_else(|| {
-                    self.unknown.store(true, Ordering::Relaxed);
-                    [0.0; 4]
-                });
-                last = (hit.entity, c);
+                last = (
+                    hit.entity,
+                    self.surfaces.looked_up(hit.entity, self.unknown),
+                );
             }
             let c = last.1;
             let mut n = hit.normal;

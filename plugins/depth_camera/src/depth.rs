@@ -36,7 +36,7 @@ use simcore_plugin_camera_common::{
     image::{measured_image_and_cloud, packed_rgb, pixel_noise, point_fields},
 };
 use simcore_plugin_common::NoiseChannel;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// The relative topic of the point cloud.
 pub const POINTS_TOPIC: &str = "points";
@@ -169,10 +169,7 @@ impl DepthCameraSensor {
             move |k: usize| {
                 let e = hits[k].entity;
                 if e != last.0 {
-                    let c = surfaces.known(e).unwrap_or_else(|| {
-                        unknown.store(true, Ordering::Relaxed);
-                        [0.0; 4]
-                    });
+                    let c = surfaces.looked_up(e, unknown);
                     last = (e, packed_rgb([c[0], c[1], c[2]]));
                 }
                 last.1
