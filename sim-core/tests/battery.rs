@@ -235,7 +235,9 @@ fn bad_configurations_are_refused_at_load() {
     };
     let e = with("<battery_name>b</battery_name><capacity>1</capacity>");
     assert!(
-        e.contains("robot: LinearBattery: needs <open_circuit_voltage_constant_coef>"),
+        e.contains(
+            "robot: LinearBattery: <open_circuit_voltage_constant_coef> is required (a finite number in V)"
+        ),
         "{e}"
     );
     let e = with(

@@ -284,7 +284,8 @@ fn a_falling_box_touches_nothing_and_unknown_collisions_are_refused() {
     };
     assert!(
         e.contains(
-            "b::body::touch: <contact><collision> \"bumper\" is not a collision of link `b::body`"
+            "b::body::touch: <contact><collision> must be the name of a collision of link \
+             `b::body`, found \"bumper\""
         ),
         "{e}"
     );

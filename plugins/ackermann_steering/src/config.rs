@@ -2,8 +2,9 @@
 
 use crate::geometry::Dimensions;
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::{self, missing};
-use simcore_plugin_common::{Reader, SpeedLimiter, parse_plugin_sdf};
+use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::SpeedLimiter;
+use simcore_plugin_common::gz::{self, names};
 
 /// The parsed configuration of an Ackermann steering.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,43 +44,16 @@ pub struct AckermannConfig {
 }
 
 impl AckermannConfig {
-    /// Parses the `<plugin>` element given as XML text; `model` is the model's own name,
-    /// `who` names the plugin in errors.
-    pub fn parse(sdf: &str, model: &str, who: &str) -> Result<AckermannConfig, PluginError> {
-        let doc = parse_plugin_sdf(sdf, who)?.ok_or_else(|| {
-            missing(format!(
-                "{who}: needs <left_steering_joint> and <right_steering_joint>"
-            ))
-        })?;
-        let root = doc.root_element();
-        let r = Reader::new(who);
-        let all = |tag: &str| -> Vec<String> {
-            root.children()
-                .filter(|c| c.is_element() && c.tag_name().name() == tag)
-                .map(|c| c.text().unwrap_or("").trim().to_string())
-                .filter(|n| !n.is_empty())
-                .collect()
-        };
-        let steering_only = r.boolean(root, "steering_only")?.unwrap_or(false);
-        let need = |tag: &str| -> Result<Vec<String>, PluginError> {
-            let v = all(tag);
-            if v.is_empty() {
-                return Err(missing(format!("{who}: needs a <{tag}>")));
-            }
-            Ok(v)
-        };
+    /// Reads the `<plugin>` element `root`; `model` is the model's own name (for the default
+    /// topics and frames).
+    pub fn read(root: &Element<'_, '_>, model: &str) -> Result<AckermannConfig, PluginError> {
+        let steering_only = root.get_or("steering_only", false)?;
         let (left_joints, right_joints) = if steering_only {
             (Vec::new(), Vec::new())
         } else {
-            (need("left_joint")?, need("right_joint")?)
+            (names(root, "left_joint")?, names(root, "right_joint")?)
         };
-        let positive = |tag: &str, default: f64| -> Result<f64, PluginError> {
-            match r.number(root, &[tag])? {
-                None => Ok(default),
-                Some(v) if v > 0.0 => Ok(v),
-                Some(v) => Err(r.error(&format!("<{tag}>"), "positive", &v.to_string())),
-            }
-        };
+        let positive = |tag: &str, default: f64| root.param::<f64>(tag).positive().or(default);
         let dimensions = Dimensions {
             wheel_separation: positive("wheel_separation", 1.0)?,
             kingpin_width: positive("kingpin_width", 0.8)?,
@@ -87,30 +61,27 @@ impl AckermannConfig {
             steering_limit: positive("steering_limit", 0.5)?,
             wheel_radius: positive("wheel_radius", 0.2)?,
         };
-        let num = |tag: &str, default: f64| -> Result<f64, PluginError> {
-            Ok(r.number(root, &[tag])?.unwrap_or(default))
-        };
-        let limiter = gz::limiter(&r, root, who)?;
+        let limiter = gz::limiter(root)?;
         let default = if steering_only {
             format!("/model/{model}/steer_angle")
         } else {
             format!("/model/{model}/cmd_vel")
         };
-        let topic = gz::controller_topic(root, model, &default, who)?;
+        let topic = gz::controller_topic(root, model, &default)?;
         Ok(AckermannConfig {
             steering_only,
             left_joints,
             right_joints,
-            left_steering: need("left_steering_joint")?,
-            right_steering: need("right_steering_joint")?,
+            left_steering: names(root, "left_steering_joint")?,
+            right_steering: names(root, "right_steering_joint")?,
             dimensions,
-            steer_p_gain: num("steer_p_gain", 1.0)?,
+            steer_p_gain: root.get_or("steer_p_gain", 1.0)?,
             linear: limiter,
             angular: limiter,
-            odom_frequency: num("odom_publish_frequency", 50.0)?,
+            odom_frequency: root.get_or("odom_publish_frequency", 50.0)?,
             topic,
-            odom_topic: gz::topic_or(root, "odom_topic", format!("/model/{model}/odometry"), who)?,
-            tf_topic: gz::topic_or(root, "tf_topic", format!("/model/{model}/tf"), who)?,
+            odom_topic: gz::topic_or(root, "odom_topic", format!("/model/{model}/odometry"))?,
+            tf_topic: gz::topic_or(root, "tf_topic", format!("/model/{model}/tf"))?,
             frame_id: gz::text_or(root, "frame_id", format!("{model}/odom")),
             child_frame_id: gz::text_or(root, "child_frame_id", model.to_string()),
         })
@@ -120,15 +91,15 @@ impl AckermannConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::ErrorCode;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
 
     fn parse(inner: &str) -> Result<AckermannConfig, PluginError> {
-        AckermannConfig::parse(
-            &format!(
-                r#"<plugin name="gz::sim::systems::AckermannSteering" filename="x">{inner}</plugin>"#
-            ),
-            "car",
-            "car: AckermannSteering",
-        )
+        let text = format!(
+            r#"<plugin name="gz::sim::systems::AckermannSteering" filename="x">{inner}</plugin>"#
+        );
+        let doc = SdfDocument::parse(&text, Origin::new("car: AckermannSteering"))?;
+        AckermannConfig::read(&doc.root(), "car")
     }
 
     const JOINTS: &str = "<left_joint>rl</left_joint><right_joint>rr</right_joint>\
@@ -175,8 +146,18 @@ mod tests {
         assert_eq!(c.topic, "/model/car/steer_angle");
         assert_eq!(c.angular.max_velocity, 0.3);
         let msg = |inner: &str| parse(inner).unwrap_err().message.to_string();
-        assert!(msg("<left_joint>a</left_joint>").contains("needs a <right_joint>"));
-        assert!(msg(&format!("{JOINTS}<wheel_base>0</wheel_base>")).contains("positive"));
+        assert_eq!(
+            msg("<left_joint>a</left_joint>"),
+            "car: AckermannSteering: needs a <right_joint>"
+        );
+        assert_eq!(
+            parse("<left_joint>a</left_joint>").unwrap_err().code,
+            ErrorCode::NOT_FOUND
+        );
+        assert_eq!(
+            msg(&format!("{JOINTS}<wheel_base>0</wheel_base>")),
+            "car: AckermannSteering: <wheel_base> must be positive, found \"0\""
+        );
         assert!(
             msg(&format!(
                 "{JOINTS}<min_velocity>2</min_velocity><max_velocity>1</max_velocity>"

@@ -9,7 +9,7 @@ use sim_plugin_api::{
 };
 use simcore_plugin_common::gz::{GzSystem, OdometryOutput, drive, joints, mean_twist, planar_pose};
 use simcore_plugin_common::{
-    Attached, Throttle, accepted_twist, accepted_value, attached, period_ns,
+    Attached, Throttle, accepted_twist, accepted_value, attached, period_ns, plugin_document,
 };
 
 /// Dead reckoning from the wheels and the steering angle, as gz-sim integrates it.
@@ -84,7 +84,8 @@ impl GzSystem for AckermannSteering {
     /// joints exist.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { scoped, who, model } = attached(config, world, "AckermannSteering")?;
-        let c = AckermannConfig::parse(config.sdf.as_str(), &model, &who)?;
+        let doc = plugin_document(config, &who)?;
+        let c = AckermannConfig::read(&doc.root(), &model)?;
         let find = |names: &[String], tag: &str| joints(world, scoped, names, tag, &who);
         let groups = [
             find(&c.left_joints, "left_joint")?,
@@ -264,6 +265,34 @@ impl System for AckermannSteering {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::create;
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "car");
+        let sdf = "<plugin name=\"gz::sim::systems::AckermannSteering\" filename=\"f\">\n  \
+                   <steering_only>1</steering_only>\n  <tf_topic>a//b</tf_topic>\n  \
+                   <left_steering_joint>l</left_steering_joint>\n  \
+                   <right_steering_joint>r</right_steering_joint>\n</plugin>";
+        let config = system_config(
+            "gz::sim::systems::AckermannSteering",
+            EntityId(1),
+            "car",
+            sdf,
+        )
+        .with_source("world.sdf", 40);
+        let e = w
+            .with(|world| create::<AckermannSteering>(&config, &world).err())
+            .expect("an error");
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "car: AckermannSteering: <tf_topic> must be a valid topic name (no `//`, not empty), \
+             found \"a//b\" at world.sdf:42"
+        );
+    }
 
     #[test]
     fn odometry_along_a_circle() {

@@ -30,7 +30,7 @@ impl AirPressureSensor {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "FluidPressure")]);
         let scoped_name = config.scoped_name.as_str();
-        let air_pressure = AirPressureConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let air_pressure = AirPressureConfig::read(&config.parse_sdf()?.root())?;
         Ok(AirPressureSensor::new(
             &air_pressure,
             scoped_name,

@@ -1,10 +1,11 @@
 //! Reading the `<air_pressure>` element of a `<sensor type="air_pressure">`.
 //!
-//! Parsed once, when the sensor is created. Invalid values are configuration errors whose
-//! message names the sensor's scoped name, the element and the text found there.
+//! Read once, when the sensor is created, from its parsed `<sensor>` element
+//! ([`SensorConfig::parse_sdf`](sim_plugin_api::SensorConfig::parse_sdf)). Invalid values are
+//! configuration errors whose message names the sensor's scoped name, the element, the text
+//! found there and, when known, its place in the world file.
 
-use sim_plugin_api::{PluginError, noise::NoiseParams};
-use simcore_plugin_common::{Reader, parse_sensor_sdf};
+use sim_plugin_api::{PluginError, noise::NoiseParams, sdf::Element};
 
 /// The parsed `<air_pressure>` element. [`Default`] (reference altitude 0, no noise) is what a
 /// sensor without it gets.
@@ -17,19 +18,12 @@ pub struct AirPressureConfig {
 }
 
 impl AirPressureConfig {
-    /// Parses the `<air_pressure>` child of a `<sensor>` element given as XML text. `sensor`
-    /// (the scoped name) is used in error messages. Without `<air_pressure>`: the defaults.
-    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<AirPressureConfig, PluginError> {
-        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
-            return Ok(AirPressureConfig::default());
-        };
-        let root = doc.root_element();
-        let r = Reader::new(sensor);
+    /// Reads the `<air_pressure>` child of `sensor` (the `<sensor>` element). Without
+    /// `<air_pressure>`: the defaults.
+    pub fn read(sensor: &Element<'_, '_>) -> Result<AirPressureConfig, PluginError> {
         Ok(AirPressureConfig {
-            reference_altitude: r
-                .number(root, &["air_pressure", "reference_altitude"])?
-                .unwrap_or(0.0),
-            pressure_noise: r.noise_at(root, &["air_pressure", "pressure"])?,
+            reference_altitude: sensor.get_or("air_pressure/reference_altitude", 0.0)?,
+            pressure_noise: sensor.noise("air_pressure/pressure")?,
         })
     }
 }
@@ -37,22 +31,31 @@ impl AirPressureConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::{ErrorCode, noise::NoiseKind};
+    use sim_plugin_api::{
+        ErrorCode,
+        noise::NoiseKind,
+        sdf::{Origin, SdfDocument},
+    };
 
     const NAME: &str = "drone::body::baro";
+
+    fn parse(text: &str) -> Result<AirPressureConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new(NAME))?;
+        AirPressureConfig::read(&doc.root())
+    }
 
     #[test]
     fn defaults_and_full() {
         assert_eq!(
-            AirPressureConfig::parse(r#"<sensor name="baro" type="air_pressure"/>"#, NAME).unwrap(),
+            parse(r#"<sensor name="baro" type="air_pressure"/>"#).unwrap(),
             AirPressureConfig::default()
         );
-        let c = AirPressureConfig::parse(
+        assert_eq!(parse(" ").unwrap(), AirPressureConfig::default());
+        let c = parse(
             r#"<sensor name="baro" type="air_pressure"><air_pressure>
                  <reference_altitude> 123.5 </reference_altitude>
                  <pressure><noise type="gaussian"><stddev>3</stddev></noise></pressure>
                </air_pressure></sensor>"#,
-            NAME,
         )
         .unwrap();
         assert_eq!(c.reference_altitude, 123.5);
@@ -62,9 +65,8 @@ mod tests {
 
     #[test]
     fn errors_name_sensor_element_and_text() {
-        let e = AirPressureConfig::parse(
+        let e = parse(
             r#"<sensor><air_pressure><reference_altitude>high</reference_altitude></air_pressure></sensor>"#,
-            NAME,
         )
         .unwrap_err();
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
@@ -72,9 +74,8 @@ mod tests {
             e.message.as_str(),
             "drone::body::baro: <air_pressure><reference_altitude> must be a finite number, found \"high\""
         );
-        let e = AirPressureConfig::parse(
+        let e = parse(
             r#"<sensor><air_pressure><pressure><noise type="gaussian"><stddev>-3</stddev></noise></pressure></air_pressure></sensor>"#,
-            NAME,
         )
         .unwrap_err();
         assert!(

@@ -140,3 +140,17 @@ fn bad_configuration_names_sensor_element_and_text() {
         .unwrap_err();
     assert_config_error(&e, NAME, "<air_pressure><reference_altitude>", "NaN");
 }
+
+#[test]
+fn configuration_errors_name_the_file_and_line() {
+    let text = "<sensor name=\"baro\" type=\"air_pressure\">\n  <air_pressure>\n    \
+                <reference_altitude>high</reference_altitude>\n  </air_pressure>\n</sensor>";
+    let config = sensor_config(NAME, "air_pressure", LINK, text).with_source("world.sdf", 40);
+    let e = world(0.0)
+        .with(|w| AirPressureSensor::create(&config, &w))
+        .unwrap_err();
+    assert_eq!(
+        e.message.as_str(),
+        "drone::body::baro: <air_pressure><reference_altitude> must be a finite number, found \"high\" at world.sdf:42"
+    );
+}

@@ -36,7 +36,7 @@ impl AltimeterSensor {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "Altimeter")]);
         let scoped_name = config.scoped_name.as_str();
-        let altimeter = AltimeterConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let altimeter = AltimeterConfig::read(&config.parse_sdf()?.root())?;
         let mut sensor = AltimeterSensor::new(
             &altimeter,
             scoped_name,

@@ -1,10 +1,11 @@
 //! Reading the `<altimeter>` element of a `<sensor type="altimeter">`.
 //!
-//! Parsed once, when the sensor is created. Invalid values are configuration errors whose
-//! message names the sensor's scoped name, the element and the text found there.
+//! Read once, when the sensor is created, from its parsed `<sensor>` element
+//! ([`SensorConfig::parse_sdf`](sim_plugin_api::SensorConfig::parse_sdf)). Invalid values are
+//! configuration errors whose message names the sensor's scoped name, the element, the text
+//! found there and, when known, its place in the world file.
 
-use sim_plugin_api::{PluginError, noise::NoiseParams};
-use simcore_plugin_common::{Reader, parse_sensor_sdf};
+use sim_plugin_api::{PluginError, noise::NoiseParams, sdf::Element};
 
 /// The parsed `<altimeter>` element. [`Default`] (no noise) is what a sensor without it gets.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -16,17 +17,12 @@ pub struct AltimeterConfig {
 }
 
 impl AltimeterConfig {
-    /// Parses the `<altimeter>` child of a `<sensor>` element given as XML text. `sensor` (the
-    /// scoped name) is used in error messages. Without `<altimeter>`: the defaults.
-    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<AltimeterConfig, PluginError> {
-        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
-            return Ok(AltimeterConfig::default());
-        };
-        let root = doc.root_element();
-        let r = Reader::new(sensor);
+    /// Reads the `<altimeter>` child of `sensor` (the `<sensor>` element). Without
+    /// `<altimeter>`: the defaults.
+    pub fn read(sensor: &Element<'_, '_>) -> Result<AltimeterConfig, PluginError> {
         Ok(AltimeterConfig {
-            vertical_position_noise: r.noise_at(root, &["altimeter", "vertical_position"])?,
-            vertical_velocity_noise: r.noise_at(root, &["altimeter", "vertical_velocity"])?,
+            vertical_position_noise: sensor.noise("altimeter/vertical_position")?,
+            vertical_velocity_noise: sensor.noise("altimeter/vertical_velocity")?,
         })
     }
 }
@@ -34,26 +30,31 @@ impl AltimeterConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::{ErrorCode, noise::NoiseKind};
+    use sim_plugin_api::{
+        ErrorCode,
+        noise::NoiseKind,
+        sdf::{Origin, SdfDocument},
+    };
 
     const NAME: &str = "drone::body::alt";
+
+    fn parse(text: &str) -> Result<AltimeterConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new(NAME))?;
+        AltimeterConfig::read(&doc.root())
+    }
 
     #[test]
     fn defaults_and_full() {
         assert_eq!(
-            AltimeterConfig::parse(r#"<sensor name="alt" type="altimeter"/>"#, NAME).unwrap(),
+            parse(r#"<sensor name="alt" type="altimeter"/>"#).unwrap(),
             AltimeterConfig::default()
         );
-        assert_eq!(
-            AltimeterConfig::parse(" ", NAME).unwrap(),
-            AltimeterConfig::default()
-        );
-        let c = AltimeterConfig::parse(
+        assert_eq!(parse(" ").unwrap(), AltimeterConfig::default());
+        let c = parse(
             r#"<sensor name="alt" type="altimeter"><altimeter>
                  <vertical_position><noise type="gaussian"><stddev>0.1</stddev></noise></vertical_position>
                  <vertical_velocity><noise type="gaussian"><mean>0.5</mean><stddev>0.2</stddev></noise></vertical_velocity>
                </altimeter></sensor>"#,
-            NAME,
         )
         .unwrap();
         assert_eq!(c.vertical_position_noise.kind, NoiseKind::Gaussian);
@@ -64,9 +65,8 @@ mod tests {
 
     #[test]
     fn errors_name_sensor_element_and_text() {
-        let e = AltimeterConfig::parse(
+        let e = parse(
             r#"<sensor><altimeter><vertical_position><noise type="gauss"/></vertical_position></altimeter></sensor>"#,
-            NAME,
         )
         .unwrap_err();
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);

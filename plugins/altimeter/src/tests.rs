@@ -149,6 +149,21 @@ fn bad_configuration_names_sensor_element_and_text() {
     );
 }
 
+#[test]
+fn configuration_errors_name_the_file_and_line() {
+    let text = "<sensor name=\"alt\" type=\"altimeter\">\n  <altimeter>\n    <vertical_position>\n      \
+                <noise type=\"gaussian\"><stddev>high</stddev></noise>\n    </vertical_position>\n  \
+                </altimeter>\n</sensor>";
+    let config = sensor_config(NAME, "altimeter", LINK, text).with_source("world.sdf", 40);
+    let e = world(at(0.0, 0.0))
+        .with(|w| AltimeterSensor::create(&config, &w))
+        .unwrap_err();
+    assert_eq!(
+        e.message.as_str(),
+        "drone::body::alt: <altimeter><vertical_position><noise><stddev> must be a finite number, found \"high\" at world.sdf:43"
+    );
+}
+
 fn mean_sd(v: &[f64]) -> (f64, f64) {
     let n = v.len() as f64;
     let m = v.iter().sum::<f64>() / n;

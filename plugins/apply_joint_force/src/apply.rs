@@ -2,9 +2,9 @@
 
 use sim_plugin_api::prelude::*;
 use simcore_plugin_common::gz::{
-    GzSystem, drive, joints, last_finite_double, missing, names, own_name, valid_topic,
+    GzSystem, drive, joints, last_finite_double, names, own_name, valid_topic,
 };
-use simcore_plugin_common::{Attached, attached, parse_plugin_sdf};
+use simcore_plugin_common::{Attached, attached, plugin_document};
 
 /// Applies a commanded force to one joint (see the crate documentation).
 pub struct ApplyJointForce {
@@ -18,10 +18,10 @@ impl GzSystem for ApplyJointForce {
     /// attached to a model that has the joint.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { scoped, who, .. } = attached(config, world, "ApplyJointForce")?;
-        let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?
-            .ok_or_else(|| missing(format!("{who}: needs a <joint_name>")))?;
+        let doc = plugin_document(config, &who)?;
+        let root = doc.root();
         // gz-sim reads the first <joint_name>.
-        let name = names(doc.root_element(), "joint_name", &who)?.swap_remove(0);
+        let name = names(&root, "joint_name")?.swap_remove(0);
         let joint = joints(
             world,
             scoped,
@@ -32,7 +32,11 @@ impl GzSystem for ApplyJointForce {
         let model = own_name(world, config.entity, scoped);
         let written = format!("/model/{model}/joint/{name}/cmd_force");
         let topic = valid_topic(&written).ok_or_else(|| {
-            PluginError::config(format!("{who}: `{written}` is not a valid topic name"))
+            let element = root.children_named("joint_name").find(|j| j.text() == name);
+            element.unwrap_or(root).error(
+                format!("a name making a valid topic (not `{written}`)"),
+                name.as_str(),
+            )
         })?;
         let system = ApplyJointForce::new(joint, topic);
         simcore_plugin_common::declare_inputs(world, &system, &["Double"]);
@@ -75,5 +79,52 @@ impl System for ApplyJointForce {
             commands.joint_command(&drive(self.joint, 0, JointCommandMode::FORCE, self.force));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::create;
+
+    /// The configuration of the system on the model `disc` from `sdf`, written at line 40 of
+    /// `world.sdf`.
+    fn config(sdf: &str) -> SystemConfig<'_> {
+        system_config(
+            "gz::sim::systems::ApplyJointForce",
+            EntityId(1),
+            "disc",
+            sdf,
+        )
+        .with_source("world.sdf", 40)
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "disc");
+        w.set_entity(EntityId(2), EntityKind::JOINT, EntityId(1), "disc::a//b");
+        let c = config(
+            "<plugin name=\"gz::sim::systems::ApplyJointForce\" filename=\"f\">\n  \
+             <joint_name> </joint_name>\n  <joint_name>a//b</joint_name>\n</plugin>",
+        );
+        let e = w
+            .with(|world| create::<ApplyJointForce>(&c, &world).err())
+            .expect("an error");
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "disc: ApplyJointForce: <joint_name> must be a name making a valid topic \
+             (not `/model/disc/joint/a//b/cmd_force`), found \"a//b\" at world.sdf:42"
+        );
+        // Without a joint the system is idle, with a warning saying where.
+        let c = config("<plugin name=\"gz::sim::systems::ApplyJointForce\" filename=\"f\"/>");
+        assert!(w.with(|world| create::<ApplyJointForce>(&c, &world).unwrap().is_idle()));
+        assert_eq!(
+            w.logs.lock().unwrap().last().unwrap().1,
+            "disc: ApplyJointForce: needs a <joint_name> at world.sdf:40; the system does \
+             nothing (as in gz-sim)"
+        );
     }
 }

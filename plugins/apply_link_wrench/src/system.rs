@@ -4,7 +4,7 @@
 use crate::wrench::{EntityRef, EntityWrench, TargetKind, parse_entity, parse_wrench, persistent};
 use sim_plugin_api::prelude::*;
 use simcore_plugin_common::gz::{GzSystem, lever_torque, missing, topic_or};
-use simcore_plugin_common::{Reader, on_world, parse_plugin_sdf};
+use simcore_plugin_common::{on_world, plugin_document};
 
 /// The most persistent wrenches kept; more are refused with a warning.
 pub const MAX_PERSISTENT: usize = 1024;
@@ -26,26 +26,21 @@ impl GzSystem for ApplyLinkWrench {
             return Err(missing(format!("{who}: should be attached to a world")));
         }
         let w = config.world_name.as_str();
-        let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?;
-        let r = Reader::new(&who);
+        let doc = plugin_document(config, &who)?;
+        let root = doc.root();
         let mut sys = ApplyLinkWrench {
-            topic: format!("/world/{w}/wrench"),
-            topic_persistent: format!("/world/{w}/wrench/persistent"),
-            topic_clear: format!("/world/{w}/wrench/clear"),
-            verbose: true,
+            verbose: root.get_or("verbose", true)?,
+            topic: topic_or(&root, "topic", format!("/world/{w}/wrench"))?,
+            topic_persistent: topic_or(
+                &root,
+                "topic_persistent",
+                format!("/world/{w}/wrench/persistent"),
+            )?,
+            topic_clear: topic_or(&root, "topic_clear", format!("/world/{w}/wrench/clear"))?,
             persistent: Vec::new(),
         };
-        let Some(doc) = doc else { return Ok(sys) };
-        let root = doc.root_element();
-        sys.verbose = r.boolean(root, "verbose")?.unwrap_or(true);
-        sys.topic = topic_or(root, "topic", sys.topic, &who)?;
-        sys.topic_persistent = topic_or(root, "topic_persistent", sys.topic_persistent, &who)?;
-        sys.topic_clear = topic_or(root, "topic_clear", sys.topic_clear, &who)?;
-        for e in root
-            .children()
-            .filter(|c| c.is_element() && c.tag_name().name() == "persistent")
-        {
-            match persistent(&r, e)? {
+        for e in root.children_named("persistent") {
+            match persistent(&e)? {
                 Some(w) if sys.persistent.len() < MAX_PERSISTENT => sys.persistent.push(w),
                 Some(_) => world.log_message(
                     LogLevel::WARN,
@@ -180,5 +175,86 @@ impl System for ApplyLinkWrench {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::create;
+
+    /// The world `test`.
+    fn world() -> StaticWorld {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(1), EntityKind::WORLD, EntityId::NONE, "test");
+        w
+    }
+
+    /// The configuration of the system on the world from `sdf`, written at line 40 of
+    /// `world.sdf`.
+    fn config(sdf: &str) -> SystemConfig<'_> {
+        system_config(
+            "gz::sim::systems::ApplyLinkWrench",
+            EntityId(1),
+            "test",
+            sdf,
+        )
+        .with_source("world.sdf", 40)
+    }
+
+    /// The world and the system built in it from `sdf`.
+    fn create_from(sdf: &str) -> (StaticWorld, Result<ApplyLinkWrench, PluginError>) {
+        let w = world();
+        let created = w.with(|world| ApplyLinkWrench::build(&config(sdf), &world));
+        (w, created)
+    }
+
+    #[test]
+    fn topics_and_persistent_wrenches() {
+        let (w, created) = create_from(
+            "<plugin name=\"gz::sim::systems::ApplyLinkWrench\" filename=\"f\">\n  \
+             <topic>push</topic><verbose>0</verbose>\n  \
+             <persistent><entity_name>box</entity_name><entity_type>model</entity_type>\
+             <force>1 0 0</force></persistent>\n  \
+             <persistent><entity_name>box</entity_name></persistent>\n</plugin>",
+        );
+        let sys = created.unwrap();
+        assert_eq!(
+            sys.topics(),
+            [
+                "/push",
+                "/world/static/wrench/persistent",
+                "/world/static/wrench/clear"
+            ]
+        );
+        assert!(!sys.verbose);
+        assert_eq!(sys.persistent.len(), 1);
+        assert_eq!(sys.persistent[0].force, Vec3::new(1.0, 0.0, 0.0));
+        assert_eq!(w.logs.lock().unwrap().len(), 1, "the second is skipped");
+        let (_, created) = create_from("");
+        assert_eq!(created.unwrap().topics()[0], "/world/static/wrench");
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let (_, created) = create_from(
+            "<plugin name=\"gz::sim::systems::ApplyLinkWrench\" filename=\"f\">\n  \
+             <persistent>\n    <entity_name>box</entity_name><entity_type>link</entity_type>\n    \
+             <torque>0 0 z</torque>\n  </persistent>\n</plugin>",
+        );
+        let e = created.err().expect("an error");
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "test: ApplyLinkWrench: <persistent><torque> must be three numbers (x y z), \
+             found \"0 0 z\" at world.sdf:43"
+        );
+        // Through the factory too.
+        let c = config("<plugin><topic>a//b</topic></plugin>");
+        let e = world()
+            .with(|world| create::<ApplyLinkWrench>(&c, &world).err())
+            .expect("an error");
+        assert!(e.message.ends_with("found \"a//b\" at world.sdf:40"), "{e}");
     }
 }

@@ -2,9 +2,8 @@
 //! (JSON with gz-msgs' field names) and the SDF's `<persistent>` elements.
 
 use serde_json::Value;
-use sim_plugin_api::{Message, Payload, PluginError, Vec3};
-use simcore_plugin_common::roxmltree::Node;
-use simcore_plugin_common::{Reader, text};
+use sim_plugin_api::sdf::{Element, SdfError};
+use sim_plugin_api::{Message, Payload, Vec3};
 
 /// The schema of a wrench message: gz-msgs' `EntityWrench`, as JSON.
 pub const ENTITY_WRENCH_SCHEMA: &str = "gz.msgs.EntityWrench";
@@ -130,8 +129,9 @@ pub fn parse_entity(m: &Message) -> Option<Result<EntityRef, String>> {
 /// The wrench of one SDF `<persistent>` element: `<entity_name>`, `<entity_type>` (`link` or
 /// `model`), `<force>`, `<torque>`; `Ok(None)` (gz-sim skips it with an error message) when
 /// the name or the type is missing or the type is another.
-pub fn persistent(r: &Reader<'_>, e: Node<'_, '_>) -> Result<Option<EntityWrench>, PluginError> {
-    let (Some(name), Some(kind)) = (text(e, "entity_name"), text(e, "entity_type")) else {
+pub fn persistent(e: &Element<'_, '_>) -> Result<Option<EntityWrench>, SdfError> {
+    let text = |tag: &str| e.child(tag).map(|c| c.text());
+    let (Some(name), Some(kind)) = (text("entity_name"), text("entity_type")) else {
         return Ok(None);
     };
     let kind = match kind {
@@ -145,8 +145,8 @@ pub fn persistent(r: &Reader<'_>, e: Node<'_, '_>) -> Result<Option<EntityWrench
             name: name.to_string(),
             kind,
         },
-        force: r.vector(e, "force")?.unwrap_or(Vec3::ZERO),
-        torque: r.vector(e, "torque")?.unwrap_or(Vec3::ZERO),
+        force: e.get_or("force", Vec3::ZERO)?,
+        torque: e.get_or("torque", Vec3::ZERO)?,
         offset: Vec3::ZERO,
     }))
 }

@@ -7,7 +7,8 @@ use sim_plugin_api::{
     msgs::BatteryState,
     prelude::*,
 };
-use simcore_plugin_common::{Throttle, find_in_model, period_ns};
+use simcore_plugin_common::gz::GzSystem;
+use simcore_plugin_common::{Throttle, attached_model, find_in_model, period_ns, plugin_document};
 
 /// How many unknown ids in a row end the scan for the model's sensors.
 const SCAN_GAP: u64 = 64;
@@ -37,25 +38,33 @@ fn resolve_joint(world: &WorldRef<'_>, model: &str, name: &str) -> Result<Entity
     })
 }
 
-impl Battery {
+impl GzSystem for Battery {
     /// Creates the system from its `<plugin>` element; it must be attached to a model.
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let model = simcore_plugin_common::attached_model(config, world, "LinearBattery")?;
-        let parsed = BatteryConfig::parse(config.sdf.as_str(), model)?;
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let model = attached_model(config, world, "LinearBattery")?;
+        let who = format!("{model}: LinearBattery");
+        let doc = plugin_document(config, &who)?;
+        let parsed = BatteryConfig::read(&doc.root())?;
         let joints = parsed
             .motor_joints
             .iter()
             .map(|j| resolve_joint(world, model, j))
             .collect::<Result<Vec<_>, _>>()?;
-        let system = Battery::new(parsed, config.entity, model, joints);
-        let mut outputs = vec![(system.topic.as_str(), "BatteryState")];
-        if system.config.stop_motors {
-            outputs.push((system.config.power_topic.as_str(), "Boolean"));
-        }
-        sim_plugin_api::declare_outputs(world, &outputs);
-        Ok(system)
+        Ok(Battery::new(parsed, config.entity, model, joints))
     }
 
+    /// The state topic (`BatteryState`), and the power topic (`Boolean`) when the battery
+    /// stops the motors.
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        let mut outputs = vec![(self.topic.as_str().to_string(), "BatteryState")];
+        if self.config.stop_motors {
+            outputs.push((self.config.power_topic.clone(), "Boolean"));
+        }
+        outputs
+    }
+}
+
+impl Battery {
     /// Builds the system for `model` (its scoped name `model_name`) from a parsed
     /// configuration and the resolved motor joints.
     pub fn new(
@@ -219,5 +228,56 @@ impl System for Battery {
         self.publish.reset();
         self.drain_pending = false;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::{OrIdle, create};
+
+    const PLUGIN: &str = "<plugin name=\"simcore::LinearBattery\" filename=\"f\">\n\
+        <battery_name>b</battery_name>\n\
+        <open_circuit_voltage_constant_coef>12</open_circuit_voltage_constant_coef>\n";
+
+    fn created(body: &str) -> Result<OrIdle<Battery>, PluginError> {
+        let mut world = StaticWorld::default();
+        world.set_entity(EntityId(1), EntityKind::MODEL, EntityId::WORLD, "robot");
+        let sdf = format!("{PLUGIN}{body}</plugin>");
+        let config = system_config("simcore::LinearBattery", EntityId(1), "robot", &sdf)
+            .with_source("world.sdf", 40);
+        world.with(|w| create::<Battery>(&config, &w))
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let Err(e) = created("<capacity>x</capacity>\n") else {
+            panic!("a capacity that is not a number is refused");
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "robot: LinearBattery: <capacity> must be a finite number in Ah, found \"x\" at world.sdf:43"
+        );
+        let Err(e) = created("<capacity>1</capacity>\n<motor_joint>none</motor_joint>\n") else {
+            panic!("an unknown motor joint is refused, not left idle");
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert!(
+            e.message.contains("<motor_joint> `none`: no such joint"),
+            "{}",
+            e.message
+        );
+        let Ok(OrIdle::Active(b)) = created("<capacity>1</capacity>\n") else {
+            panic!("a valid battery is created");
+        };
+        assert_eq!(
+            b.outputs(),
+            [
+                ("battery/b/state".to_string(), "BatteryState"),
+                ("power/enabled".to_string(), "Boolean")
+            ]
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! Reading the `<plugin>` element of a linear battery.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::{Reader, parse_plugin_sdf, text};
+use sim_plugin_api::sdf::{Element, SdfError};
 
 /// The parsed configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,73 +37,63 @@ pub struct BatteryConfig {
     pub power_topic: String,
 }
 
+/// What `<battery_name>` must be, in messages.
+const NAME: &str = "a name without `/` or spaces";
+
 impl BatteryConfig {
-    /// Parses the `<plugin>` element given as XML text; `model` names the plugin in errors.
-    pub fn parse(plugin_sdf: &str, model: &str) -> Result<BatteryConfig, PluginError> {
-        let who = format!("{model}: LinearBattery");
-        let need = |what: &str| PluginError::config(format!("{who}: needs <{what}>"));
-        let Some(doc) = parse_plugin_sdf(plugin_sdf, &who)? else {
-            return Err(need("battery_name"));
-        };
-        let root = doc.root_element();
-        let r = Reader::new(&who);
-        let name = text(root, "battery_name")
-            .filter(|n| !n.is_empty())
-            .ok_or_else(|| need("battery_name"))?;
-        if name.contains('/') || name.contains(char::is_whitespace) {
-            return Err(r.error("<battery_name>", "a name without `/` or spaces", name));
-        }
-        let e0 = r
-            .number(root, &["open_circuit_voltage_constant_coef"])?
-            .ok_or_else(|| need("open_circuit_voltage_constant_coef"))?;
-        let e1 = r
-            .number(root, &["open_circuit_voltage_linear_coef"])?
-            .unwrap_or(0.0);
-        let capacity = r
-            .number(root, &["capacity"])?
-            .ok_or_else(|| need("capacity"))?;
-        if capacity <= 0.0 {
-            return Err(r.error("<capacity>", "positive (Ah)", &capacity.to_string()));
-        }
-        let initial_charge = r.number(root, &["initial_charge"])?.unwrap_or(capacity);
-        if !(0.0..=capacity).contains(&initial_charge) {
-            return Err(r.error(
-                "<initial_charge>",
-                &format!("within [0, capacity = {capacity}] (Ah)"),
-                &initial_charge.to_string(),
-            ));
-        }
-        let non_negative = |tag: &str, default: f64| -> Result<f64, PluginError> {
-            let v = r.number(root, &[tag])?.unwrap_or(default);
-            if v < 0.0 {
-                return Err(r.error(&format!("<{tag}>"), "zero or positive", &v.to_string()));
-            }
-            Ok(v)
-        };
-        let resistance = non_negative("resistance", 0.0)?;
-        let power_load = non_negative("power_load", 0.0)?;
-        let tau = r.number(root, &["smooth_current_tau"])?.unwrap_or(1.0);
-        if tau <= 0.0 {
-            return Err(r.error("<smooth_current_tau>", "positive (s)", &tau.to_string()));
-        }
-        let motor_efficiency = r.number(root, &["motor_efficiency"])?.unwrap_or(1.0);
-        if motor_efficiency <= 0.0 || motor_efficiency > 1.0 {
-            return Err(r.error(
-                "<motor_efficiency>",
-                "in (0, 1]",
-                &motor_efficiency.to_string(),
-            ));
-        }
+    /// Reads the `<plugin>` element `root`, whose messages name the battery's model
+    /// (`robot: LinearBattery`).
+    pub fn read(root: &Element<'_, '_>) -> Result<BatteryConfig, PluginError> {
+        let name = root
+            .param::<String>("battery_name")
+            .check(NAME, |n| {
+                !n.is_empty() && !n.contains('/') && !n.contains(char::is_whitespace)
+            })
+            .get()?
+            .ok_or_else(|| {
+                SdfError::missing(
+                    root.document().origin(),
+                    "<battery_name>",
+                    NAME,
+                    root.place(),
+                )
+            })?;
+        let e0 = root
+            .param::<f64>("open_circuit_voltage_constant_coef")
+            .unit("V")
+            .required()?;
+        let e1 = root.get_or("open_circuit_voltage_linear_coef", 0.0)?;
+        let capacity = root
+            .param::<f64>("capacity")
+            .unit("Ah")
+            .check("positive (Ah)", |c| *c > 0.0)
+            .required()?;
+        let initial_charge = root
+            .param::<f64>("initial_charge")
+            .check(
+                format!("within [0, capacity = {capacity}] (Ah)"),
+                move |q| (0.0..=capacity).contains(q),
+            )
+            .or(capacity)?;
+        let resistance = root.param::<f64>("resistance").non_negative().or(0.0)?;
+        let power_load = root.param::<f64>("power_load").non_negative().or(0.0)?;
+        let tau = root
+            .param::<f64>("smooth_current_tau")
+            .check("positive (s)", |t| *t > 0.0)
+            .or(1.0)?;
+        let motor_efficiency = root
+            .param::<f64>("motor_efficiency")
+            .check("in (0, 1]", |e| *e > 0.0 && *e <= 1.0)
+            .or(1.0)?;
         let motor_joints = root
-            .children()
-            .filter(|c| c.is_element() && c.tag_name().name() == "motor_joint")
-            .map(|c| c.text().unwrap_or("").trim().to_string())
-            .collect::<Vec<_>>();
-        if motor_joints.iter().any(|j| j.is_empty()) {
-            return Err(r.error("<motor_joint>", "a joint name", ""));
-        }
+            .children_named("motor_joint")
+            .map(|j| match j.text() {
+                "" => Err(j.error("a joint name", "")),
+                t => Ok(t.to_string()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(BatteryConfig {
-            name: name.to_string(),
+            name,
             e0,
             e1,
             capacity,
@@ -113,20 +103,14 @@ impl BatteryConfig {
             power_load,
             motor_joints,
             motor_efficiency,
-            publish_frequency: r
-                .number(root, &["state_publish_frequency"])?
-                .unwrap_or(10.0),
-            stop_motors: r
-                .boolean(root, "stop_motors_on_drained_battery")?
-                .unwrap_or(true),
-            disable_sensors: r
-                .boolean(root, "disable_sensors_on_drained_battery")?
-                .unwrap_or(false),
-            power_topic: match text(root, "power_topic") {
+            publish_frequency: root.get_or("state_publish_frequency", 10.0)?,
+            stop_motors: root.get_or("stop_motors_on_drained_battery", true)?,
+            disable_sensors: root.get_or("disable_sensors_on_drained_battery", false)?,
+            power_topic: match root.child("power_topic") {
                 None => "power/enabled".to_string(),
-                Some("") => return Err(r.error("<power_topic>", "a topic name", "")),
-                Some(t) if t.starts_with('/') => t.to_string(),
-                Some(t) => format!("/{t}"),
+                Some(t) if t.text().is_empty() => return Err(t.error("a topic name", "").into()),
+                Some(t) if t.text().starts_with('/') => t.text().to_string(),
+                Some(t) => format!("/{}", t.text()),
             },
         })
     }
@@ -135,13 +119,19 @@ impl BatteryConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
 
     const MIN: &str = "<battery_name>main</battery_name>\
         <open_circuit_voltage_constant_coef>12.6</open_circuit_voltage_constant_coef>\
         <capacity>1.2</capacity>";
 
+    fn read_plugin(text: &str) -> Result<BatteryConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new("robot: LinearBattery"))?;
+        BatteryConfig::read(&doc.root())
+    }
+
     fn parse(extra: &str) -> Result<BatteryConfig, PluginError> {
-        BatteryConfig::parse(&format!("<plugin name='p'>{MIN}{extra}</plugin>"), "robot")
+        read_plugin(&format!("<plugin name='p'>{MIN}{extra}</plugin>"))
     }
 
     #[test]
@@ -158,7 +148,8 @@ mod tests {
              <initial_charge>0.5</initial_charge><resistance>0.07</resistance>\
              <smooth_current_tau>2</smooth_current_tau><power_load>5</power_load>\
              <motor_joint>l</motor_joint><motor_joint>r</motor_joint>\
-             <motor_efficiency>0.8</motor_efficiency><disable_sensors_on_drained_battery>true</disable_sensors_on_drained_battery>",
+             <motor_efficiency>0.8</motor_efficiency><disable_sensors_on_drained_battery>true</disable_sensors_on_drained_battery>\
+             <power_topic>robot/power</power_topic>",
         )
         .unwrap();
         assert_eq!(c.motor_joints, ["l", "r"]);
@@ -167,34 +158,59 @@ mod tests {
             (-2.0, 0.5, 0.8)
         );
         assert!(c.disable_sensors);
+        assert_eq!(c.power_topic, "/robot/power");
     }
 
     #[test]
     fn errors_name_the_element() {
-        let e = BatteryConfig::parse("<plugin/>", "robot").unwrap_err();
+        let msg = |e: PluginError| e.message.to_string();
         assert_eq!(
-            e.message.as_str(),
-            "robot: LinearBattery: needs <battery_name>"
+            msg(read_plugin("<plugin/>").unwrap_err()),
+            "robot: LinearBattery: <battery_name> is required (a name without `/` or spaces)"
         );
-        let e = parse("<initial_charge>2</initial_charge>").unwrap_err();
-        assert!(
-            e.message
-                .contains("<initial_charge> must be within [0, capacity = 1.2]"),
-            "{}",
-            e.message
+        assert_eq!(
+            msg(read_plugin("<plugin><battery_name>a b</battery_name></plugin>").unwrap_err()),
+            "robot: LinearBattery: <battery_name> must be a name without `/` or spaces, found \"a b\""
         );
-        let e = parse("<smooth_current_tau>0</smooth_current_tau>").unwrap_err();
-        assert!(e.message.contains("<smooth_current_tau> must be positive"));
-        let e = parse("<motor_efficiency>1.5</motor_efficiency>").unwrap_err();
-        assert!(e.message.contains("<motor_efficiency> must be in (0, 1]"));
-        let e = BatteryConfig::parse(
-            "<plugin><battery_name>b</battery_name><capacity>1</capacity></plugin>",
-            "robot",
-        )
-        .unwrap_err();
-        assert!(
-            e.message
-                .contains("needs <open_circuit_voltage_constant_coef>")
+        assert_eq!(
+            msg(parse("<initial_charge>2</initial_charge>").unwrap_err()),
+            "robot: LinearBattery: <initial_charge> must be within [0, capacity = 1.2] (Ah), found \"2\""
+        );
+        assert_eq!(
+            msg(parse("<smooth_current_tau>0</smooth_current_tau>").unwrap_err()),
+            "robot: LinearBattery: <smooth_current_tau> must be positive (s), found \"0\""
+        );
+        assert_eq!(
+            msg(parse("<motor_efficiency>1.5</motor_efficiency>").unwrap_err()),
+            "robot: LinearBattery: <motor_efficiency> must be in (0, 1], found \"1.5\""
+        );
+        assert_eq!(
+            msg(parse("<resistance>-1</resistance>").unwrap_err()),
+            "robot: LinearBattery: <resistance> must be zero or positive, found \"-1\""
+        );
+        assert_eq!(
+            msg(parse("<motor_joint> </motor_joint>").unwrap_err()),
+            "robot: LinearBattery: <motor_joint> must be a joint name, found \"\""
+        );
+        assert_eq!(
+            msg(parse("<power_topic/>").unwrap_err()),
+            "robot: LinearBattery: <power_topic> must be a topic name, found \"\""
+        );
+        assert_eq!(
+            msg(read_plugin(
+                "<plugin><battery_name>b</battery_name><capacity>1</capacity></plugin>"
+            )
+            .unwrap_err()),
+            "robot: LinearBattery: <open_circuit_voltage_constant_coef> is required (a finite number in V)"
+        );
+        assert_eq!(
+            msg(read_plugin(
+                "<plugin><battery_name>b</battery_name>\
+                 <open_circuit_voltage_constant_coef>12</open_circuit_voltage_constant_coef>\
+                 <capacity>0</capacity></plugin>"
+            )
+            .unwrap_err()),
+            "robot: LinearBattery: <capacity> must be positive (Ah), found \"0\""
         );
     }
 }

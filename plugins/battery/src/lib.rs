@@ -24,6 +24,6 @@ sim_plugin_api::export_plugin! {
     system "battery" {
         serves: ["simcore::LinearBattery", "gz::sim::systems::LinearBatteryPlugin"],
         description: "Linear battery: voltage from charge and smoothed current; constant load plus motor joint power; BatteryState on battery/<name>/state; stops motors when drained",
-        create: Battery::create,
+        create: simcore_plugin_common::gz::create::<Battery>,
     }
 }

@@ -9,6 +9,8 @@
 
 use crate::full::Box2d;
 use sim_plugin_api::EntityId;
+use sim_plugin_api::sdf::FromSdf;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// `<camera><box_type>`: which boxes the camera reports.
@@ -22,16 +24,19 @@ pub enum BoxType {
     Box3d,
 }
 
-impl BoxType {
-    /// The box type an SDF `<box_type>` names; an unknown name is an error text.
-    pub fn from_sdf(name: &str) -> Result<BoxType, String> {
-        match name.trim() {
-            "2d" | "visible_2d" | "visible_box_2d" => Ok(BoxType::Visible2d),
-            "full_2d" | "full_box_2d" => Ok(BoxType::Full2d),
-            "3d" => Ok(BoxType::Box3d),
-            t => Err(format!(
-                "unknown box type \"{t}\" (2d, visible_2d, visible_box_2d, full_2d, full_box_2d, 3d)"
-            )),
+/// The box type an SDF `<box_type>` names (read with
+/// [`Element::get`](sim_plugin_api::sdf::Element::get)).
+impl FromSdf for BoxType {
+    fn expected() -> Cow<'static, str> {
+        "one of 2d, visible_2d, visible_box_2d, full_2d, full_box_2d, 3d".into()
+    }
+
+    fn from_text(text: &str) -> Option<Self> {
+        match text.trim() {
+            "2d" | "visible_2d" | "visible_box_2d" => Some(BoxType::Visible2d),
+            "full_2d" | "full_box_2d" => Some(BoxType::Full2d),
+            "3d" => Some(BoxType::Box3d),
+            _ => None,
         }
     }
 }
@@ -159,14 +164,13 @@ mod tests {
     #[test]
     fn box_types_as_gazebo_names_them() {
         for t in ["2d", "visible_2d", " visible_box_2d "] {
-            assert_eq!(BoxType::from_sdf(t), Ok(BoxType::Visible2d));
+            assert_eq!(BoxType::from_text(t), Some(BoxType::Visible2d));
         }
         for t in ["full_2d", "full_box_2d"] {
-            assert_eq!(BoxType::from_sdf(t), Ok(BoxType::Full2d));
+            assert_eq!(BoxType::from_text(t), Some(BoxType::Full2d));
         }
-        assert_eq!(BoxType::from_sdf("3d"), Ok(BoxType::Box3d));
-        let e = BoxType::from_sdf("cube").unwrap_err();
-        assert!(e.contains("unknown box type \"cube\""), "{e}");
+        assert_eq!(BoxType::from_text("3d"), Some(BoxType::Box3d));
+        assert_eq!(BoxType::from_text("cube"), None);
     }
 
     #[test]

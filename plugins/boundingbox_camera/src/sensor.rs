@@ -62,29 +62,29 @@ pub struct BoundingBoxCameraSensor {
 
 impl BoundingBoxCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports): reads
-    /// `<camera>` as every camera does, and `<camera><box_type>` (see [`BoxType::from_sdf`]);
+    /// `<camera>` as every camera does, and `<camera><box_type>` (see [`BoxType`]);
     /// an unknown box type, and `full_2d` or `3d` with an engine lacking
     /// `simcore.visual_boxes.v1`, are configuration errors naming the sensor and the element.
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let doc = config.parse_sdf()?;
-        let box_type = match doc.root().child("camera").and_then(|c| c.child("box_type")) {
-            Some(e) => BoxType::from_sdf(e.text()).map_err(|m| {
-                let at = e.place().map(|p| format!(" ({p})")).unwrap_or_default();
-                PluginError::config(format!(
-                    "{}: <camera><box_type>: {m}{at}",
-                    config.scoped_name.as_str()
-                ))
-            })?,
-            None => BoxType::Visible2d,
-        };
-        let who = config.scoped_name.as_str();
-        if box_type != BoxType::Visible2d && world.visual_boxes_ext().is_none() {
-            return Err(PluginError::config(format!(
-                "{who}: <camera><box_type>: full and 3D boxes need the engine extension {}, which this engine lacks",
-                sim_plugin_api::VISUAL_BOXES_EXTENSION
-            )));
+        let root = doc.root();
+        let box_type = root.get_or("camera/box_type", BoxType::Visible2d)?;
+        if box_type != BoxType::Visible2d
+            && world.visual_boxes_ext().is_none()
+            && let Some(e) = root.find("camera/box_type")
+        {
+            return Err(e
+                .error(
+                    format!(
+                        "2d, visible_2d or visible_box_2d (full and 3D boxes need the engine \
+                         extension {}, which this engine lacks)",
+                        sim_plugin_api::VISUAL_BOXES_EXTENSION
+                    ),
+                    e.text(),
+                )
+                .into());
         }
-        let mut core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
+        let mut core = CameraCore::new(config, &root, RayStart::NearPlane, |c| (c.near, c.far))?;
         // The drawn image is shaded, which needs the normals; primary visibility is
         // rasterised where the engine can.
         core.grid.set_normals(true);
@@ -254,6 +254,35 @@ mod tests {
         RayHit, Vec3,
         testing::{StaticWorld, sensor_config},
     };
+
+    #[test]
+    fn box_types_are_refused_with_their_place() {
+        let create = |box_type: &str| {
+            let sdf = format!(
+                "<sensor name=\"s\" type=\"boundingbox_camera\">\n  <camera>\n    <box_type>{box_type}</box_type>\n  </camera>\n</sensor>"
+            );
+            let config = sensor_config("m::l::s", "boundingbox_camera", EntityId(2), &sdf)
+                .with_source("world.sdf", 50);
+            StaticWorld::default()
+                .with(|v| BoundingBoxCameraSensor::create(&config, &v).map(|_| ()))
+                .unwrap_err()
+        };
+        let e = create("cube");
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "m::l::s: <camera><box_type> must be one of 2d, visible_2d, visible_box_2d, full_2d, \
+             full_box_2d, 3d, found \"cube\" at world.sdf:52"
+        );
+        // The static world has no visual boxes.
+        let e = create("3d");
+        assert_eq!(
+            e.message.as_str(),
+            "m::l::s: <camera><box_type> must be 2d, visible_2d or visible_box_2d (full and 3D \
+             boxes need the engine extension simcore.visual_boxes.v1, which this engine \
+             lacks), found \"3d\" at world.sdf:52"
+        );
+    }
 
     #[test]
     fn label_255_and_unlabelled_visuals_are_background_label_0_is_not() {

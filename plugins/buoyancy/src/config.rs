@@ -2,8 +2,7 @@
 
 use crate::volume::Layers;
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::sdf::parse_f64;
-use simcore_plugin_common::{Reader, parse_plugin_sdf, text};
+use sim_plugin_api::sdf::Element;
 
 /// The fluid the world is filled with.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,55 +29,39 @@ pub struct BuoyancyConfig {
 pub const MAX_LAYERS: usize = 256;
 
 impl BuoyancyConfig {
-    /// Parses the `<plugin>` element given as XML text; `who` names the plugin in errors.
-    pub fn parse(sdf: &str, who: &str) -> Result<BuoyancyConfig, PluginError> {
+    /// Reads the `<plugin>` element `root`.
+    pub fn read(root: &Element<'_, '_>) -> Result<BuoyancyConfig, PluginError> {
         let mut c = BuoyancyConfig {
             fluid: Fluid::Uniform(1000.0),
             enabled: Vec::new(),
             defaulted: true,
         };
-        let Some(doc) = parse_plugin_sdf(sdf, who)? else {
-            return Ok(c);
-        };
-        let root = doc.root_element();
-        let r = Reader::new(who);
-        let graded = root
-            .children()
-            .find(|n| n.is_element() && n.tag_name().name() == "graded_buoyancy");
-        if let Some(rho) = r.number(root, &["uniform_fluid_density"])? {
+        if let Some(rho) = root.get::<f64>("uniform_fluid_density")? {
             c.fluid = Fluid::Uniform(rho);
             c.defaulted = false;
-        } else if let Some(g) = graded {
+        } else if let Some(g) = root.child("graded_buoyancy") {
+            let layers = g.children_named("density_change").count();
+            if layers > MAX_LAYERS {
+                return Err(g
+                    .error(
+                        format!("at most {MAX_LAYERS} <density_change> layers"),
+                        layers.to_string(),
+                    )
+                    .into());
+            }
             let mut layers = Layers {
-                default_density: r.number(g, &["default_density"])?.unwrap_or(1000.0),
+                default_density: g.get_or("default_density", 1000.0)?,
                 changes: Vec::new(),
             };
-            for d in g
-                .children()
-                .filter(|n| n.is_element() && n.tag_name().name() == "density_change")
-            {
-                if layers.changes.len() == MAX_LAYERS {
-                    return Err(PluginError::config(format!(
-                        "{who}: more than {MAX_LAYERS} <density_change> layers"
-                    )));
-                }
-                let num = |tag: &str| -> Result<f64, PluginError> {
-                    match text(d, tag) {
-                        None => Ok(0.0),
-                        Some(t) => parse_f64(t).ok_or_else(|| {
-                            r.error(&format!("<density_change><{tag}>"), "a number", t)
-                        }),
-                    }
-                };
-                layers.set(num("above_depth")?, num("density")?);
+            for d in g.children_named("density_change") {
+                layers.set(d.get_or("above_depth", 0.0)?, d.get_or("density", 0.0)?);
             }
             c.fluid = Fluid::Graded(layers);
             c.defaulted = false;
         }
         c.enabled = root
-            .children()
-            .filter(|n| n.is_element() && n.tag_name().name() == "enable")
-            .map(|n| n.text().unwrap_or("").trim().to_string())
+            .children_named("enable")
+            .map(|n| n.text().to_string())
             .filter(|n| !n.is_empty())
             .collect();
         Ok(c)
@@ -88,12 +71,16 @@ impl BuoyancyConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
+    use sim_plugin_api::testing::system_config;
+    use sim_plugin_api::{EntityId, ErrorCode};
+    use simcore_plugin_common::plugin_document;
 
     fn parse(inner: &str) -> Result<BuoyancyConfig, PluginError> {
-        BuoyancyConfig::parse(
-            &format!(r#"<plugin name="gz::sim::systems::Buoyancy" filename="x">{inner}</plugin>"#),
-            "test: Buoyancy",
-        )
+        let text =
+            format!(r#"<plugin name="gz::sim::systems::Buoyancy" filename="x">{inner}</plugin>"#);
+        let doc = SdfDocument::parse(&text, Origin::new("test: Buoyancy"))?;
+        BuoyancyConfig::read(&doc.root())
     }
 
     #[test]
@@ -117,7 +104,44 @@ mod tests {
         let e = parse(
             "<graded_buoyancy><density_change><density>x</density></density_change></graded_buoyancy>",
         );
-        assert!(e.unwrap_err().message.contains("<density>"));
+        assert_eq!(
+            e.unwrap_err().message.as_str(),
+            "test: Buoyancy: <graded_buoyancy><density_change><density> must be a finite number, \
+             found \"x\""
+        );
         assert!(parse("<uniform_fluid_density>x</uniform_fluid_density>").is_err());
+        let many = "<density_change/>".repeat(MAX_LAYERS + 1);
+        assert_eq!(
+            parse(&format!("<graded_buoyancy>{many}</graded_buoyancy>"))
+                .unwrap_err()
+                .message
+                .as_str(),
+            "test: Buoyancy: <graded_buoyancy> must be at most 256 <density_change> layers, \
+             found \"257\""
+        );
+        assert!(
+            parse(&format!(
+                "<graded_buoyancy>{}</graded_buoyancy>",
+                &many[17..]
+            ))
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let sdf = "<plugin name=\"gz::sim::systems::Buoyancy\" filename=\"f\">\n  \
+                   <graded_buoyancy>\n    <default_density>heavy</default_density>\n  \
+                   </graded_buoyancy>\n</plugin>";
+        let config = system_config("gz::sim::systems::Buoyancy", EntityId(1), "sea", sdf)
+            .with_source("world.sdf", 40);
+        let doc = plugin_document(&config, "sea: Buoyancy").unwrap();
+        let e = BuoyancyConfig::read(&doc.root()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "sea: Buoyancy: <graded_buoyancy><default_density> must be a finite number, \
+             found \"heavy\" at world.sdf:42"
+        );
     }
 }

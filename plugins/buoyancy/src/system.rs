@@ -46,7 +46,8 @@ impl GzSystem for Buoyancy {
                 "{who}: this engine does not give collision volumes (no simcore.mechanics.v1 extension)"
             )));
         }
-        let parsed = BuoyancyConfig::parse(config.sdf.as_str(), &who)?;
+        let doc = simcore_plugin_common::plugin_document(config, &who)?;
+        let parsed = BuoyancyConfig::read(&doc.root())?;
         if parsed.defaulted {
             world.log_message(
                 LogLevel::WARN,

@@ -39,7 +39,10 @@ pub struct CameraSensor {
 impl CameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
+        let doc = config.parse_sdf()?;
+        let core = CameraCore::new(config, &doc.root(), RayStart::NearPlane, |c| {
+            (c.near, c.far)
+        })?;
         let sensor = CameraSensor::from_core(core, config.seed)?;
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(
@@ -68,10 +71,7 @@ impl CameraSensor {
         // Shading needs the normals; primary visibility is rasterised where the engine can.
         core.grid.set_normals(true);
         core.grid.set_raster(true);
-        let saver = match &core.config.save {
-            Some(s) => Some(FrameSaver::new(&s.path, &core.scoped_name)?),
-            None => None,
-        };
+        let saver = core.config.frame_saver(&core.scoped_name)?;
         Ok(CameraSensor {
             info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
             noise: pixel_noise(&core.config.noise, seed, COLOR_STREAM),

@@ -84,6 +84,20 @@ fn ground_below_the_horizon_sky_above() {
 }
 
 #[test]
+fn a_bad_value_is_refused_with_its_place() {
+    let sdf = "<sensor name=\"cam\" type=\"camera\">\n  <camera>\n    <clip><near>0.5</near><far>0.2</far></clip>\n  </camera>\n</sensor>";
+    let config = sensor_config("m::l::cam", "camera", EntityId(2), sdf).with_source("world.sdf", 7);
+    let e = world(1.0)
+        .with(|v| CameraSensor::create(&config, &v).map(|_| ()))
+        .unwrap_err();
+    assert_eq!(e.code, sim_plugin_api::ErrorCode::INVALID_CONFIG);
+    assert_eq!(
+        e.message.as_str(),
+        "m::l::cam: <camera><clip><far> must be greater than <near> (0.5), found \"0.2\" at world.sdf:9"
+    );
+}
+
+#[test]
 fn the_same_seed_gives_the_same_noise() {
     let w = world(1.0);
     let sdf = camera(r#"<noise type="gaussian"><stddev>0.1</stddev></noise>"#);

@@ -1,14 +1,15 @@
 //! Reading the `<camera>` element of a camera `<sensor>`.
 //!
-//! Parsed once, when the sensor is created; defaults are those of SDF 1.12
-//! (`sdf/1.12/camera.sdf`). Invalid values are configuration errors naming the sensor, the
-//! element and the text found there.
+//! Read once, when the sensor is created, from the parsed `<sensor>` element
+//! ([`CameraConfig::read`]); defaults are those of SDF 1.12 (`sdf/1.12/camera.sdf`). Invalid
+//! values are configuration errors naming the sensor, the element, the text found there and
+//! its place in the world file.
 
+use crate::image::FrameSaver;
 use crate::model::{Distortion, Intrinsics, Projection};
+use sim_plugin_api::sdf::{Element, FromSdf, SdfError};
 use sim_plugin_api::{PixelFormat, PluginError, noise::NoiseParams};
-use simcore_plugin_common::{
-    Reader, child, descend, parse_sensor_sdf, roxmltree::Node, sdf::parse_f64, text,
-};
+use simcore_plugin_common::visibility_mask;
 use std::path::PathBuf;
 
 /// The pixel formats the colour cameras produce.
@@ -141,6 +142,12 @@ impl Default for CameraConfig {
     }
 }
 
+/// What a pinhole camera's horizontal field of view must be, in messages.
+const PINHOLE_HFOV: &str = "between 0.001 and π rad (exclusive)";
+
+/// What a wide-angle camera's horizontal field of view must be, in messages.
+const WIDE_HFOV: &str = "above 0.001 and at most 2π rad";
+
 /// Largest image side accepted (a 16k x 16k image is already 768 MB of RGB).
 const MAX_SIDE: u32 = 16384;
 
@@ -186,8 +193,7 @@ impl CameraConfig {
             Ok(hfov)
         } else {
             Err(format!(
-                "a pinhole camera's horizontal field of view must be between 0.001 and π rad \
-                 (exclusive), found {hfov}"
+                "a pinhole camera's horizontal field of view must be {PINHOLE_HFOV}, found {hfov}"
             ))
         }
     }
@@ -198,10 +204,18 @@ impl CameraConfig {
             Ok(hfov)
         } else {
             Err(format!(
-                "a wide-angle camera's horizontal field of view must be above 0.001 and at \
-                 most 2π rad, found {hfov}"
+                "a wide-angle camera's horizontal field of view must be {WIDE_HFOV}, found {hfov}"
             ))
         }
+    }
+
+    /// The saver of the frames of the sensor `name` into `<save><path>`, when `<save>` is
+    /// enabled (see [`FrameSaver::new`]).
+    pub fn frame_saver(&self, name: &str) -> Result<Option<FrameSaver>, PluginError> {
+        self.save
+            .as_ref()
+            .map(|s| FrameSaver::new(&s.path, name))
+            .transpose()
     }
 
     /// The `camera_info` topic of a camera whose image goes to `image_topic`:
@@ -215,186 +229,127 @@ impl CameraConfig {
         }
     }
 
-    /// Parses the `<camera>` child of a `<sensor>` element given as XML text. `sensor` (the
-    /// scoped name) is used in error messages. A sensor without `<camera>` gets the defaults.
-    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<CameraConfig, PluginError> {
+    /// Reads the `<camera>` child of `sensor` (the `<sensor>` element, whose `type` decides
+    /// what a field of view may be and whether `<image><format>` is read). A sensor without
+    /// `<camera>` gets the defaults.
+    pub fn read(sensor: &Element<'_, '_>) -> Result<CameraConfig, PluginError> {
         let mut c = CameraConfig::default();
-        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
+        let Some(cam) = sensor.child("camera") else {
             return Ok(c);
         };
-        let Some(cam) = child(doc.root_element(), "camera") else {
-            return Ok(c);
-        };
-        let r = Reader::new(sensor);
-        c.visibility_mask = r.visibility_mask(cam, "camera")?;
+        c.visibility_mask = visibility_mask(&cam)?;
+        let kind = sensor.attribute("type");
         // A wide-angle camera reads its own `<lens>` and may see more than a half space.
-        let wide = doc
-            .root_element()
-            .attribute("type")
-            .is_some_and(is_wide_angle_type);
-
-        if let Some(h) = r.number(cam, &["horizontal_fov"])? {
-            let checked = if wide {
-                CameraConfig::check_wide_hfov(h)
-            } else {
-                CameraConfig::check_hfov(h)
-            };
-            c.horizontal_fov = checked.map_err(|m| {
-                PluginError::config(format!("{sensor}: <camera><horizontal_fov>: {m}"))
-            })?;
-        }
-        if let Some(image) = child(cam, "image") {
-            c.width = side(&r, image, "width", c.width)?;
-            c.height = side(&r, image, "height", c.height)?;
+        let wide = kind.is_some_and(is_wide_angle_type);
+        let (rule, fits): (_, fn(f64) -> bool) = if wide {
+            (format!("{WIDE_HFOV} for a wide-angle camera"), |h| {
+                CameraConfig::check_wide_hfov(h).is_ok()
+            })
+        } else {
+            (format!("{PINHOLE_HFOV} for a pinhole camera"), |h| {
+                CameraConfig::check_hfov(h).is_ok()
+            })
+        };
+        c.horizontal_fov = cam
+            .param::<f64>("horizontal_fov")
+            .check(rule, move |h| fits(*h))
+            .or(c.horizontal_fov)?;
+        if let Some(image) = cam.child("image") {
+            c.width = side(&image, "width", c.width)?;
+            c.height = side(&image, "height", c.height)?;
             // A depth camera's image is always float32 depths (gz-sensors renders R_FLOAT32
             // whatever `<format>` says), so its format is not read.
-            let depth = matches!(
-                doc.root_element().attribute("type"),
-                Some("depth_camera" | "depth")
-            );
-            if let Some(f) = text(image, "format")
-                && !f.is_empty()
+            let depth = matches!(kind, Some("depth_camera" | "depth"));
+            if let Some(f) = image.child("format")
+                && !f.text().is_empty()
                 && !depth
             {
-                c.format = ImageFormat::from_sdf(f).ok_or_else(|| {
-                    r.error(
-                        "<camera><image><format>",
+                c.format = ImageFormat::from_sdf(f.text()).ok_or_else(|| {
+                    f.error(
                         "one of R8G8B8 (RGB_INT8), B8G8R8 (BGR_INT8), L8 (L_INT8), L16 \
                          (L_INT16)",
-                        f,
+                        f.text(),
                     )
                 })?;
             }
         }
-        if let Some(clip) = child(cam, "clip") {
-            (c.near, c.far) = clip_of(&r, clip, "<camera><clip>", (c.near, c.far))?;
+        if let Some(clip) = cam.child("clip") {
+            (c.near, c.far) = clip_of(&clip, (c.near, c.far))?;
         }
-        if let Some(clip) = descend(cam, &["depth_camera", "clip"]) {
-            c.depth_clip = Some(clip_of(
-                &r,
-                clip,
-                "<camera><depth_camera><clip>",
-                (c.near, c.far),
-            )?);
+        if let Some(clip) = cam.find("depth_camera/clip") {
+            c.depth_clip = Some(clip_of(&clip, (c.near, c.far))?);
         }
-        if let Some(intr) = descend(cam, &["lens", "intrinsics"]) {
+        if let Some(intr) = cam.find("lens/intrinsics") {
             let d = Intrinsics::from_hfov(c.width, c.height, c.horizontal_fov);
-            let num = |name: &str, default: f64| -> Result<f64, PluginError> {
-                Ok(r.number(intr, &[name])?.unwrap_or(default))
-            };
-            let i = Intrinsics {
-                fx: num("fx", d.fx)?,
-                fy: num("fy", d.fy)?,
-                cx: num("cx", d.cx)?,
-                cy: num("cy", d.cy)?,
-                s: num("s", 0.0)?,
-            };
-            positive_focal_lengths(&r, "intrinsics", [("fx", i.fx), ("fy", i.fy)])?;
-            c.intrinsics = Some(i);
+            c.intrinsics = Some(Intrinsics {
+                fx: focal_length(&intr, "fx", d.fx)?,
+                fy: focal_length(&intr, "fy", d.fy)?,
+                cx: intr.get_or("cx", d.cx)?,
+                cy: intr.get_or("cy", d.cy)?,
+                s: intr.get_or("s", 0.0)?,
+            });
         }
-        if let Some(proj) = descend(cam, &["lens", "projection"]) {
+        if let Some(proj) = cam.find("lens/projection") {
             // Elements left out default to K's values (tx, ty to 0).
             let k = c.effective_intrinsics();
-            let num = |name: &str, default: f64| -> Result<f64, PluginError> {
-                Ok(r.number(proj, &[name])?.unwrap_or(default))
-            };
-            let p = Projection {
-                fx: num("p_fx", k.fx)?,
-                fy: num("p_fy", k.fy)?,
-                cx: num("p_cx", k.cx)?,
-                cy: num("p_cy", k.cy)?,
-                tx: num("tx", 0.0)?,
-                ty: num("ty", 0.0)?,
-            };
-            positive_focal_lengths(&r, "projection", [("p_fx", p.fx), ("p_fy", p.fy)])?;
-            c.projection = Some(p);
+            c.projection = Some(Projection {
+                fx: focal_length(&proj, "p_fx", k.fx)?,
+                fy: focal_length(&proj, "p_fy", k.fy)?,
+                cx: proj.get_or("p_cx", k.cx)?,
+                cy: proj.get_or("p_cy", k.cy)?,
+                tx: proj.get_or("tx", 0.0)?,
+                ty: proj.get_or("ty", 0.0)?,
+            });
         }
-        if let Some(d) = child(cam, "distortion") {
-            let num = |name: &str| -> Result<f64, PluginError> {
-                Ok(r.number(d, &[name])?.unwrap_or(0.0))
-            };
-            let center = match child(d, "center") {
-                Some(e) => {
-                    let t = e.text().unwrap_or("");
-                    let v: Vec<f64> = t.split_whitespace().filter_map(parse_f64).collect();
-                    if v.len() != 2 || t.split_whitespace().count() != 2 {
-                        return Err(r.error(
-                            "<camera><distortion><center>",
-                            "two numbers (x y, as fractions of the image size)",
-                            t,
-                        ));
-                    }
-                    [v[0], v[1]]
-                }
+        if let Some(d) = cam.child("distortion") {
+            let center = match d.child("center") {
+                Some(e) => center_of(e.text()).ok_or_else(|| {
+                    e.error(
+                        "two numbers (x y, as fractions of the image size)",
+                        e.text(),
+                    )
+                })?,
                 None => [0.5, 0.5],
             };
             c.distortion = Distortion {
-                k1: num("k1")?,
-                k2: num("k2")?,
-                k3: num("k3")?,
-                p1: num("p1")?,
-                p2: num("p2")?,
+                k1: d.get_or("k1", 0.0)?,
+                k2: d.get_or("k2", 0.0)?,
+                k3: d.get_or("k3", 0.0)?,
+                p1: d.get_or("p1", 0.0)?,
+                p2: d.get_or("p2", 0.0)?,
                 center,
             };
         }
-        if let Some(n) = child(cam, "noise") {
-            c.noise = r.noise(n, "<camera><noise>")?;
+        c.noise = sensor.noise("camera")?;
+        if let Some(save) = cam.child("save") {
+            c.save = save_of(&save)?;
         }
-        if let Some(save) = child(cam, "save") {
-            let enabled = match save.attribute("enabled") {
-                Some(t) => simcore_plugin_common::parse_bool(t)
-                    .ok_or_else(|| r.error("<camera><save enabled>", "true, false, 1 or 0", t))?,
-                None => false,
-            };
-            if enabled {
-                let path = text(save, "path").unwrap_or("");
-                if path.is_empty() {
-                    return Err(PluginError::config(format!(
-                        "{sensor}: <camera><save enabled=\"true\"> needs a <path> (the \
-                         directory the PNG frames are written to)"
-                    )));
-                }
-                let path = PathBuf::from(path);
-                if let Some(problem) = escapes_working_dir(&path)
-                    && std::env::var_os(SAVE_ANYWHERE_ENV).is_none_or(|v| v.is_empty())
-                {
-                    return Err(PluginError::config(format!(
-                        "{sensor}: <camera><save><path> \"{}\" {problem}; a world writes only \
-                         inside the working directory (set {SAVE_ANYWHERE_ENV}=1 to allow it)",
-                        path.display()
-                    )));
-                }
-                c.save = Some(SaveConfig { path });
-            }
-        }
-        c.camera_info_topic = text(cam, "camera_info_topic")
-            .or_else(|| text(doc.root_element(), "camera_info_topic"))
+        c.camera_info_topic = cam
+            .child("camera_info_topic")
+            .or_else(|| sensor.child("camera_info_topic"))
+            .map(|e| e.text())
             .filter(|t| !t.is_empty())
             .map(str::to_string);
-        if let Some(t) = text(cam, "segmentation_type")
-            && !t.is_empty()
+        if let Some(e) = cam.child("segmentation_type")
+            && !e.text().is_empty()
         {
-            let t = t.to_ascii_lowercase();
+            let t = e.text().to_ascii_lowercase();
             if !["semantic", "instance", "panoptic"].contains(&t.as_str()) {
-                return Err(r.error(
-                    "<camera><segmentation_type>",
-                    "semantic, instance or panoptic",
-                    &t,
-                ));
+                return Err(e.error("semantic, instance or panoptic", e.text()).into());
             }
             c.segmentation_type = t;
         }
         if !wide
-            && let Some(lens) = child(cam, "lens")
-            && let Some(t) = text(lens, "type")
-            && !t.is_empty()
-            && t != "gnomonical"
+            && let Some(t) = cam.find("lens/type")
+            && !t.text().is_empty()
+            && t.text() != "gnomonical"
         {
-            return Err(r.error(
-                "<camera><lens><type>",
-                "gnomonical (this camera is a pinhole; wide-angle lenses are not supported)",
-                t,
-            ));
+            return Err(t
+                .error(
+                    "gnomonical (this camera is a pinhole; wide-angle lenses are not supported)",
+                    t.text(),
+                )
+                .into());
         }
         Ok(c)
     }
@@ -407,64 +362,86 @@ pub fn is_wide_angle_type(sensor_type: &str) -> bool {
     matches!(sensor_type, "wideanglecamera" | "wide_angle_camera")
 }
 
-/// Checks that the focal lengths `(name, value)` of `<camera><lens><block>` are above 0.
-fn positive_focal_lengths(
-    r: &Reader<'_>,
-    block: &str,
-    lengths: [(&str, f64); 2],
-) -> Result<(), PluginError> {
-    match lengths.iter().find(|(_, v)| *v <= 0.0) {
-        Some((name, v)) => Err(r.error(
-            &format!("<camera><lens><{block}><{name}>"),
-            "greater than 0 (a focal length in pixels)",
-            &v.to_string(),
-        )),
-        None => Ok(()),
+/// A focal length of `<camera><lens><intrinsics>` or `<projection>`: the child `name` of
+/// `block`, above 0, or `default` when absent.
+fn focal_length(block: &Element<'_, '_>, name: &str, default: f64) -> Result<f64, SdfError> {
+    block
+        .param::<f64>(name)
+        .check("greater than 0 (a focal length in pixels)", |v| *v > 0.0)
+        .or(default)
+}
+
+/// `<distortion><center>`: exactly two finite numbers.
+fn center_of(text: &str) -> Option<[f64; 2]> {
+    let mut words = text.split_whitespace().map(f64::from_text);
+    match (words.next(), words.next(), words.next()) {
+        (Some(Some(x)), Some(Some(y)), None) => Some([x, y]),
+        _ => None,
     }
 }
 
-/// `<image><width|height>`: a whole number from 1 to [`MAX_SIDE`].
-fn side(r: &Reader<'_>, image: Node<'_, '_>, name: &str, default: u32) -> Result<u32, PluginError> {
-    match text(image, name) {
-        None => Ok(default),
-        Some(t) => t
-            .parse::<u32>()
-            .ok()
-            .filter(|v| (1..=MAX_SIDE).contains(v))
-            .ok_or_else(|| {
-                r.error(
-                    &format!("<camera><image><{name}>"),
-                    &format!("a whole number of pixels from 1 to {MAX_SIDE}"),
-                    t,
-                )
-            }),
+/// `<image><width|height>`: a whole number from 1 to [`MAX_SIDE`], or `default` when absent.
+fn side(image: &Element<'_, '_>, name: &str, default: u32) -> Result<u32, SdfError> {
+    let Some(e) = image.child(name) else {
+        return Ok(default);
+    };
+    e.text()
+        .parse::<u32>()
+        .ok()
+        .filter(|v| (1..=MAX_SIDE).contains(v))
+        .ok_or_else(|| {
+            e.error(
+                format!("a whole number of pixels from 1 to {MAX_SIDE}"),
+                e.text(),
+            )
+        })
+}
+
+/// A `<clip>` element: `near` > 0, `far` > `near`, each defaulting to the one given.
+fn clip_of(clip: &Element<'_, '_>, (near, far): (f64, f64)) -> Result<(f64, f64), SdfError> {
+    let near = clip.param::<f64>("near").positive().or(near)?;
+    let written_far = clip
+        .param::<f64>("far")
+        .check(format!("greater than <near> ({near})"), move |f| *f > near)
+        .get()?;
+    match written_far {
+        Some(far) => Ok((near, far)),
+        None if far > near => Ok((near, far)),
+        // The default far plane is not beyond the near one written.
+        None => {
+            let e = clip.child("near").unwrap_or(*clip);
+            Err(e.error(format!("less than <far> ({far}, the default)"), e.text()))
+        }
     }
 }
 
-/// A `<clip>` element: `near` > 0, `far` > `near`.
-fn clip_of(
-    r: &Reader<'_>,
-    clip: Node<'_, '_>,
-    path: &str,
-    (near, far): (f64, f64),
-) -> Result<(f64, f64), PluginError> {
-    let near = r.number(clip, &["near"])?.unwrap_or(near);
-    let far = r.number(clip, &["far"])?.unwrap_or(far);
-    if near <= 0.0 {
-        return Err(r.error(
-            &format!("{path}<near>"),
-            "greater than 0",
-            &near.to_string(),
+/// `<save enabled="...">`: the directory to write frames into when enabled, which must be
+/// given and stay inside the working directory (unless [`SAVE_ANYWHERE_ENV`] is set).
+fn save_of(save: &Element<'_, '_>) -> Result<Option<SaveConfig>, SdfError> {
+    if !save.attr::<bool>("enabled")?.unwrap_or(false) {
+        return Ok(None);
+    }
+    let Some(e) = save.child("path").filter(|e| !e.text().is_empty()) else {
+        return Err(SdfError::missing(
+            save.document().origin(),
+            format!("{}<path>", save.path()),
+            "the directory the PNG frames are written to, with enabled=\"true\"",
+            save.place(),
+        ));
+    };
+    let path = PathBuf::from(e.text());
+    if let Some(problem) = escapes_working_dir(&path)
+        && std::env::var_os(SAVE_ANYWHERE_ENV).is_none_or(|v| v.is_empty())
+    {
+        return Err(e.error(
+            format!(
+                "a directory inside the working directory (this one {problem}; set \
+                 {SAVE_ANYWHERE_ENV}=1 to write anywhere)"
+            ),
+            e.text(),
         ));
     }
-    if far <= near {
-        return Err(r.error(
-            &format!("{path}<far>"),
-            &format!("greater than <near> ({near})"),
-            &far.to_string(),
-        ));
-    }
-    Ok((near, far))
+    Ok(Some(SaveConfig { path }))
 }
 
 /// The topic beside `topic`: its last path element replaced by `name`

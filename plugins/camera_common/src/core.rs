@@ -4,6 +4,7 @@
 use crate::config::CameraConfig;
 use crate::model::CameraModel;
 use crate::rays::{RayGrid, RayStart};
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{CameraInfo, EntityId, ErrorCode, PluginError, Pose, SensorConfig, WorldRef};
 use simcore_plugin_common::Passes;
 use simcore_plugin_common::{MaskedCast, sensor_state};
@@ -28,18 +29,19 @@ pub struct CameraCore {
 }
 
 impl CameraCore {
-    /// Reads the sensor's `<camera>` and builds the rays: starting at `from`, over the clip
-    /// range `clip(&config)`, ignoring the sensor's own model.
+    /// Reads the `<camera>` of `sensor` (the sensor's parsed `<sensor>` element, see
+    /// [`CameraConfig::read`]) and builds the rays: starting at `from`, over the clip range
+    /// `clip(&config)`, ignoring the sensor's own model.
     pub fn new(
         config: &SensorConfig<'_>,
+        sensor: &Element<'_, '_>,
         from: RayStart,
         clip: impl Fn(&CameraConfig) -> (f64, f64),
     ) -> Result<CameraCore, PluginError> {
-        let scoped_name = config.scoped_name.as_str();
-        let camera = CameraConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let camera = CameraConfig::read(sensor)?;
         Ok(CameraCore::from_config(
             camera,
-            scoped_name,
+            config.scoped_name.as_str(),
             config.link,
             config.model,
             config.pose,

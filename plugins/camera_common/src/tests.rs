@@ -6,8 +6,11 @@ use crate::image::{
     FrameSaver, depth_image, depth_image_and_cloud, encode_image, point_fields, sibling_topic,
 };
 use crate::rays::RayStart;
+use sim_plugin_api::sdf::{Origin, SdfDocument};
 use sim_plugin_api::{
-    ErrorCode, Image, PixelFormat, Pose, Vec3, noise::NoiseKind, testing::StaticWorld,
+    EntityId, ErrorCode, Image, PixelFormat, PluginError, Pose, Vec3,
+    noise::NoiseKind,
+    testing::{StaticWorld, sensor_config},
 };
 use simcore_plugin_common::NoiseChannel;
 use simcore_plugin_common::Passes;
@@ -21,11 +24,17 @@ fn encode(colors: &[[f32; 3]], w: u32, h: u32, format: ImageFormat) -> Image {
         .with(|world| encode_image(&Passes::new(&world), colors, w, h, format, &mut none))
 }
 
-fn parse(camera: &str) -> Result<CameraConfig, sim_plugin_api::PluginError> {
-    CameraConfig::parse(
-        &format!(r#"<sensor name="cam" type="camera"><camera>{camera}</camera></sensor>"#),
-        NAME,
-    )
+/// The configuration read from the `<sensor>` element `sensor`.
+fn read(sensor: &str) -> Result<CameraConfig, PluginError> {
+    let doc = SdfDocument::parse(sensor, Origin::new(NAME))?;
+    CameraConfig::read(&doc.root())
+}
+
+/// The configuration of a `camera` sensor whose `<camera>` holds `camera`.
+fn parse(camera: &str) -> Result<CameraConfig, PluginError> {
+    read(&format!(
+        r#"<sensor name="cam" type="camera"><camera>{camera}</camera></sensor>"#
+    ))
 }
 
 fn error(camera: &str) -> String {
@@ -39,7 +48,7 @@ fn error(camera: &str) -> String {
 fn defaults_and_a_full_element() {
     assert_eq!(parse("").unwrap(), CameraConfig::default());
     assert_eq!(
-        CameraConfig::parse(r#"<sensor name="cam" type="camera"/>"#, NAME).unwrap(),
+        read(r#"<sensor name="cam" type="camera"/>"#).unwrap(),
         CameraConfig::default()
     );
     let c = parse(
@@ -82,12 +91,9 @@ fn defaults_and_a_full_element() {
 #[test]
 fn a_depth_cameras_format_is_not_read() {
     for t in ["depth_camera", "depth"] {
-        let c = CameraConfig::parse(
-            &format!(
-                r#"<sensor name="cam" type="{t}"><camera><image><format>R_FLOAT32</format></image></camera></sensor>"#
-            ),
-            NAME,
-        )
+        let c = read(&format!(
+            r#"<sensor name="cam" type="{t}"><camera><image><format>R_FLOAT32</format></image></camera></sensor>"#
+        ))
         .unwrap_or_else(|e| panic!("{t}: {e}"));
         assert_eq!(c.format, ImageFormat::Rgb8, "{t}");
     }
@@ -97,10 +103,9 @@ fn a_depth_cameras_format_is_not_read() {
 fn a_wide_angle_camera_keeps_its_lens_type_and_a_wider_field_of_view() {
     for t in ["wideanglecamera", "wide_angle_camera"] {
         let parse_as = |camera: &str| {
-            CameraConfig::parse(
-                &format!(r#"<sensor name="cam" type="{t}"><camera>{camera}</camera></sensor>"#),
-                NAME,
-            )
+            read(&format!(
+                r#"<sensor name="cam" type="{t}"><camera>{camera}</camera></sensor>"#
+            ))
         };
         let c =
             parse_as("<horizontal_fov>6.2</horizontal_fov><lens><type>equidistant</type></lens>")
@@ -120,19 +125,56 @@ fn bad_values_name_the_element_and_the_text() {
         m.contains("<camera><image><format>") && m.contains("\"RGBA_INT8\""),
         "{m}"
     );
-    assert!(error("<horizontal_fov>3.2</horizontal_fov>").contains("<horizontal_fov>"));
+    assert_eq!(
+        error("<horizontal_fov>3.2</horizontal_fov>"),
+        format!(
+            "{NAME}: <camera><horizontal_fov> must be between 0.001 and π rad (exclusive) for a \
+             pinhole camera, found \"3.2\""
+        )
+    );
     assert!(error("<horizontal_fov>x</horizontal_fov>").contains("finite number"));
     assert!(error("<image><width>0</width></image>").contains("<camera><image><width>"));
     assert!(error("<image><height>2.5</height></image>").contains("<camera><image><height>"));
     assert!(error("<clip><near>0</near></clip>").contains("<camera><clip><near>"));
-    assert!(error("<clip><near>2</near><far>1</far></clip>").contains("<camera><clip><far>"));
+    assert_eq!(
+        error("<clip><near>2</near><far>1</far></clip>"),
+        format!("{NAME}: <camera><clip><far> must be greater than <near> (2), found \"1\"")
+    );
+    // A near plane beyond the default far one is named itself.
+    assert_eq!(
+        error("<clip><near>200</near></clip>"),
+        format!(
+            "{NAME}: <camera><clip><near> must be less than <far> (100, the default), found \"200\""
+        )
+    );
     assert!(
-        error("<lens><intrinsics><fx>-3</fx></intrinsics></lens>")
-            .contains("<camera><lens><intrinsics><fx>")
+        error("<depth_camera><clip><near>-1</near></clip></depth_camera>")
+            .contains("<camera><depth_camera><clip><near> must be positive")
+    );
+    assert_eq!(
+        error("<lens><intrinsics><fx>-3</fx></intrinsics></lens>"),
+        format!(
+            "{NAME}: <camera><lens><intrinsics><fx> must be greater than 0 (a focal length in \
+             pixels), found \"-3\""
+        )
+    );
+    assert!(
+        error("<lens><projection><p_cy>y</p_cy></projection></lens>")
+            .contains("<camera><lens><projection><p_cy> must be a finite number, found \"y\"")
     );
     assert!(error("<distortion><center>0.5</center></distortion>").contains("<center>"));
-    assert!(error(r#"<save enabled="true"></save>"#).contains("needs a <path>"));
-    assert!(error(r#"<save enabled="maybe"><path>x</path></save>"#).contains("enabled"));
+    assert_eq!(
+        error(r#"<save enabled="true"></save>"#),
+        format!(
+            "{NAME}: <camera><save><path> is required (the directory the PNG frames are \
+             written to, with enabled=\"true\")"
+        )
+    );
+    assert!(error(r#"<save enabled="true"><path> </path></save>"#).contains("<path> is required"));
+    assert_eq!(
+        error(r#"<save enabled="maybe"><path>x</path></save>"#),
+        format!("{NAME}: <camera><save> enabled must be true, false, 1 or 0, found \"maybe\"")
+    );
     assert!(error("<lens><type>equidistant</type></lens>").contains("gnomonical"));
     assert!(error("<segmentation_type>other</segmentation_type>").contains("semantic"));
     assert!(error(r#"<noise type="gaussian"><stddev>-1</stddev></noise>"#).contains("<stddev>"));
@@ -143,6 +185,14 @@ fn bad_values_name_the_element_and_the_text() {
         ));
         assert!(e.contains(SAVE_ANYWHERE_ENV), "{outside}: {e}");
     }
+    assert_eq!(
+        error(r#"<save enabled="true"><path>/tmp/frames</path></save>"#),
+        format!(
+            "{NAME}: <camera><save><path> must be a directory inside the working directory \
+             (this one is absolute; set {SAVE_ANYWHERE_ENV}=1 to write anywhere), found \
+             \"/tmp/frames\""
+        )
+    );
     assert!(
         parse(r#"<save enabled="true"><path>out/frames</path></save>"#)
             .unwrap()
@@ -151,6 +201,28 @@ fn bad_values_name_the_element_and_the_text() {
     );
     // A disabled <save> needs no path.
     assert!(parse(r#"<save enabled="false"/>"#).unwrap().save.is_none());
+}
+
+#[test]
+fn errors_name_the_place_in_the_world_file() {
+    let text = "<sensor name=\"cam\" type=\"camera\">\n  <camera>\n    <image><width>0</width></image>\n  </camera>\n</sensor>";
+    let config = sensor_config(NAME, "camera", EntityId(2), text).with_source("world.sdf", 40);
+    let doc = config.parse_sdf().unwrap();
+    let e = CameraConfig::read(&doc.root()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+    assert_eq!(
+        e.message.as_str(),
+        format!(
+            "{NAME}: <camera><image><width> must be a whole number of pixels from 1 to 16384, \
+             found \"0\" at world.sdf:42"
+        )
+    );
+    // Through the core, as the camera plugins create it.
+    let e = CameraCore::new(&config, &doc.root(), RayStart::NearPlane, |c| {
+        (c.near, c.far)
+    })
+    .unwrap_err();
+    assert!(e.message.ends_with(" at world.sdf:42"), "{e}");
 }
 
 #[test]

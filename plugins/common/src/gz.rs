@@ -8,10 +8,10 @@
 use crate::bounded::bounded_value;
 use crate::lookup::find_in_model;
 pub use crate::lookup::own_name;
-use crate::sdf::{Reader, text};
+use crate::sdf::{at, owner};
 use crate::{Pid, SpeedLimiter};
-use roxmltree::Node;
 use sim_plugin_api::prelude::*;
+use sim_plugin_api::sdf::{Element, SdfError};
 use sim_plugin_api::{EntityId, EntityKind, PluginError, WorldRef};
 
 pub use crate::idle::{GzSystem, OrIdle, create, missing};
@@ -47,36 +47,43 @@ pub fn valid_topic(topic: &str) -> Option<String> {
 }
 
 /// The topic a gz-sim controller subscribes to: `<topic>` as written (made valid), else
-/// `/model/<model>/<sub_topic>`, else `default`. An invalid name is an error naming `who`.
+/// `/model/<model>/<sub_topic>`, else `default`. An invalid name is an error naming the element.
 pub fn controller_topic(
-    root: Node<'_, '_>,
+    root: &Element<'_, '_>,
     model: &str,
     default: &str,
-    who: &str,
 ) -> Result<String, PluginError> {
-    let (written, tag) = match (text(root, "topic"), text(root, "sub_topic")) {
-        (Some(t), _) => (t.to_string(), "topic"),
-        (None, Some(s)) => (format!("/model/{model}/{s}"), "sub_topic"),
-        (None, None) => (default.to_string(), "the default topic"),
+    let (written, element) = match (root.child("topic"), root.child("sub_topic")) {
+        (Some(t), _) => (t.text().to_string(), Some(t)),
+        (None, Some(s)) => (format!("/model/{model}/{}", s.text()), Some(s)),
+        (None, None) => (default.to_string(), None),
     };
-    valid_topic(&written).ok_or_else(|| {
-        PluginError::config(format!(
-            "{who}: <{tag}> `{written}` is not a valid topic name"
-        ))
+    valid_topic(&written).ok_or_else(|| match element {
+        Some(e) => e.error(TOPIC, &written).into(),
+        None => PluginError::config(format!(
+            "{}: the default topic `{written}` is not a valid topic name",
+            owner(root)
+        )),
     })
 }
 
+/// What a topic element must be, in messages.
+const TOPIC: &str = "a valid topic name (no `//`, not empty)";
+
 /// The texts of every `<tag>` child of `root`, trimmed, skipping empty ones (gz-sim reports
-/// those and goes on); a [`missing`] error naming `who` when none is left.
-pub fn names(root: Node<'_, '_>, tag: &str, who: &str) -> Result<Vec<String>, PluginError> {
+/// those and goes on); a [`missing`] error naming the system when none is left.
+pub fn names(root: &Element<'_, '_>, tag: &str) -> Result<Vec<String>, PluginError> {
     let names: Vec<String> = root
-        .children()
-        .filter(|c| c.is_element() && c.tag_name().name() == tag)
-        .map(|c| c.text().unwrap_or("").trim().to_string())
+        .children_named(tag)
+        .map(|c| c.text().to_string())
         .filter(|n| !n.is_empty())
         .collect();
     if names.is_empty() {
-        return Err(missing(format!("{who}: needs a <{tag}>")));
+        return Err(missing(format!(
+            "{}: needs a <{tag}>{}",
+            owner(root),
+            at(root)
+        )));
     }
     Ok(names)
 }
@@ -119,64 +126,53 @@ pub fn drive(joint: EntityId, axis: u32, mode: JointCommandMode, target: f64) ->
 
 /// The PID of a gz-sim controller from `<p_gain>`, `<i_gain>`, `<d_gain>`, `<i_max>`,
 /// `<i_min>`, `<cmd_max>`, `<cmd_min>` and `<cmd_offset>`, each defaulting to `defaults`'.
-pub fn pid(r: &Reader<'_>, root: Node<'_, '_>, defaults: &Pid) -> Result<Pid, PluginError> {
-    let num = |tag: &str, d: f64| -> Result<f64, PluginError> {
-        Ok(r.number(root, &[tag])?.unwrap_or(d))
-    };
+pub fn pid(root: &Element<'_, '_>, defaults: &Pid) -> Result<Pid, SdfError> {
     Ok(Pid::new(
-        num("p_gain", defaults.p)?,
-        num("i_gain", defaults.i)?,
-        num("d_gain", defaults.d)?,
-        num("i_max", defaults.i_max)?,
-        num("i_min", defaults.i_min)?,
-        num("cmd_max", defaults.cmd_max)?,
-        num("cmd_min", defaults.cmd_min)?,
-        num("cmd_offset", defaults.cmd_offset)?,
+        root.get_or("p_gain", defaults.p)?,
+        root.get_or("i_gain", defaults.i)?,
+        root.get_or("d_gain", defaults.d)?,
+        root.get_or("i_max", defaults.i_max)?,
+        root.get_or("i_min", defaults.i_min)?,
+        root.get_or("cmd_max", defaults.cmd_max)?,
+        root.get_or("cmd_min", defaults.cmd_min)?,
+        root.get_or("cmd_offset", defaults.cmd_offset)?,
     ))
 }
 
 /// The speed limits of gz-sim's drive systems: `<min_velocity>`, `<max_velocity>`,
 /// `<min_acceleration>`, `<max_acceleration>`, each unbounded when absent; a minimum above its
-/// maximum is an error naming `who`.
-pub fn limiter(r: &Reader<'_>, root: Node<'_, '_>, who: &str) -> Result<SpeedLimiter, PluginError> {
-    let num = |tag: &str, d: f64| -> Result<f64, PluginError> {
-        Ok(r.number(root, &[tag])?.unwrap_or(d))
-    };
+/// maximum is an error naming the system.
+pub fn limiter(root: &Element<'_, '_>) -> Result<SpeedLimiter, PluginError> {
     let l = SpeedLimiter {
-        min_velocity: num("min_velocity", f64::NEG_INFINITY)?,
-        max_velocity: num("max_velocity", f64::INFINITY)?,
-        min_acceleration: num("min_acceleration", f64::NEG_INFINITY)?,
-        max_acceleration: num("max_acceleration", f64::INFINITY)?,
+        min_velocity: root.get_or("min_velocity", f64::NEG_INFINITY)?,
+        max_velocity: root.get_or("max_velocity", f64::INFINITY)?,
+        min_acceleration: root.get_or("min_acceleration", f64::NEG_INFINITY)?,
+        max_acceleration: root.get_or("max_acceleration", f64::INFINITY)?,
     };
     if l.min_velocity > l.max_velocity || l.min_acceleration > l.max_acceleration {
         return Err(PluginError::config(format!(
-            "{who}: a <min_...> limit is above its <max_...>"
+            "{}: a <min_...> limit is above its <max_...>{}",
+            owner(root),
+            at(root)
         )));
     }
     Ok(l)
 }
 
 /// The topic in `<tag>` made valid, or `default` when absent; an invalid name is an error
-/// naming `who`.
-pub fn topic_or(
-    root: Node<'_, '_>,
-    tag: &str,
-    default: String,
-    who: &str,
-) -> Result<String, PluginError> {
-    match text(root, tag) {
+/// naming the element.
+pub fn topic_or(root: &Element<'_, '_>, tag: &str, default: String) -> Result<String, SdfError> {
+    match root.child(tag) {
         None => Ok(default),
-        Some(t) => valid_topic(t).ok_or_else(|| {
-            PluginError::config(format!("{who}: <{tag}> `{t}` is not a valid topic name"))
-        }),
+        Some(e) => valid_topic(e.text()).ok_or_else(|| e.error(TOPIC, e.text())),
     }
 }
 
 /// The text of `<tag>`, or `default` when absent or empty (a frame id).
-pub fn text_or(root: Node<'_, '_>, tag: &str, default: String) -> String {
-    match text(root, tag) {
-        None | Some("") => default,
-        Some(t) => t.to_string(),
+pub fn text_or(root: &Element<'_, '_>, tag: &str, default: String) -> String {
+    match root.child(tag) {
+        Some(e) if !e.text().is_empty() => e.text().to_string(),
+        _ => default,
     }
 }
 
@@ -214,6 +210,7 @@ pub fn json_message(schema: &str, json: String) -> Payload {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
 
     #[test]
     fn the_last_finite_double_is_the_command() {
@@ -239,20 +236,13 @@ mod tests {
         assert_eq!(valid_topic("/a//b"), None);
     }
 
-    fn root_of(xml: &str, f: impl FnOnce(Node<'_, '_>)) {
-        let doc = roxmltree::Document::parse(xml).unwrap();
-        f(doc.root_element());
+    fn document(xml: &str) -> SdfDocument<'_> {
+        SdfDocument::parse(xml, Origin::new("m: X")).unwrap()
     }
 
     #[test]
     fn topic_then_sub_topic_then_default() {
-        let pick = |xml: &str| {
-            let mut out = None;
-            root_of(xml, |r| {
-                out = Some(controller_topic(r, "arm", "/d", "m: X"))
-            });
-            out.unwrap()
-        };
+        let pick = |xml: &str| controller_topic(&document(xml).root(), "arm", "/d");
         assert_eq!(pick("<plugin/>").unwrap(), "/d");
         assert_eq!(
             pick("<plugin><sub_topic>j</sub_topic></plugin>").unwrap(),
@@ -265,21 +255,53 @@ mod tests {
         let e = pick("<plugin><topic>a//b</topic></plugin>").unwrap_err();
         assert_eq!(
             e.message.as_str(),
-            "m: X: <topic> `a//b` is not a valid topic name"
+            "m: X: <topic> must be a valid topic name (no `//`, not empty), found \"a//b\""
+        );
+        let e = controller_topic(&document("<plugin/>").root(), "arm", "").unwrap_err();
+        assert_eq!(
+            e.message.as_str(),
+            "m: X: the default topic `` is not a valid topic name"
         );
     }
 
     #[test]
     fn repeated_names_skip_empty_ones() {
-        root_of(
+        let doc = document(
             "<plugin><joint_name>a</joint_name><joint_name> </joint_name><joint_name>b</joint_name></plugin>",
-            |r| assert_eq!(names(r, "joint_name", "m: X").unwrap(), ["a", "b"]),
         );
-        root_of("<plugin/>", |r| {
-            assert_eq!(
-                names(r, "joint_name", "m: X").unwrap_err().message.as_str(),
-                "m: X: needs a <joint_name>"
-            )
-        });
+        assert_eq!(names(&doc.root(), "joint_name").unwrap(), ["a", "b"]);
+        let e = names(&document("<plugin/>").root(), "joint_name").unwrap_err();
+        assert_eq!(e.code, ErrorCode::NOT_FOUND);
+        assert_eq!(e.message.as_str(), "m: X: needs a <joint_name>");
+    }
+
+    #[test]
+    fn gains_limits_topics_and_texts() {
+        let doc = document(
+            "<plugin><p_gain>2</p_gain><cmd_max>5</cmd_max><max_velocity>3</max_velocity>\
+             <odom_topic>odom x</odom_topic><frame> </frame><child>base</child></plugin>",
+        );
+        let root = doc.root();
+        let defaults = Pid::new(1.0, 0.1, 0.0, 1.0, -1.0, 10.0, -10.0, 0.0);
+        assert_eq!(
+            pid(&root, &defaults).unwrap(),
+            Pid::new(2.0, 0.1, 0.0, 1.0, -1.0, 5.0, -10.0, 0.0)
+        );
+        let l = limiter(&root).unwrap();
+        assert_eq!((l.min_velocity, l.max_velocity), (f64::NEG_INFINITY, 3.0));
+        assert_eq!(
+            topic_or(&root, "odom_topic", "/d".into()).unwrap(),
+            "/odom_x"
+        );
+        assert_eq!(topic_or(&root, "none", "/d".into()).unwrap(), "/d");
+        assert_eq!(text_or(&root, "frame", "odom".into()), "odom");
+        assert_eq!(text_or(&root, "child", "x".into()), "base");
+        let bad = document(
+            "<plugin><min_velocity>2</min_velocity><max_velocity>1</max_velocity></plugin>",
+        );
+        assert_eq!(
+            limiter(&bad.root()).unwrap_err().message.as_str(),
+            "m: X: a <min_...> limit is above its <max_...>"
+        );
     }
 }

@@ -3,11 +3,12 @@
 //! The in-tree plugins read their configuration the same way and measure from the same
 //! place, so the pieces they share live here, once:
 //!
-//! - [`sdf`]: parsing the sensor's `<sensor>` element (given to a plugin as self-contained XML
-//!   text), finding elements by path, reading numbers, and configuration errors that name the
-//!   sensor, the element and the text found there;
-//! - [`noise`]: reading a `<noise>` element into [`NoiseParams`](sim_plugin_api::noise::NoiseParams)
-//!   and a [`NoiseChannel`], one seeded noise stream per measured component;
+//! - [`sdf`]: what the plugins add to the API's typed SDF access ([`sim_plugin_api::sdf`],
+//!   which they read their elements with, as third-party plugins do): a system's element
+//!   parsed with messages naming the system ([`plugin_document`]), a sensor's
+//!   `<visibility_mask>` ([`visibility_mask`]);
+//! - [`noise`]: a [`NoiseChannel`], one seeded noise stream per measured component, for the
+//!   [`NoiseParams`](sim_plugin_api::noise::NoiseParams) the API reads;
 //! - [`bounded`]: the numbers a command may carry ([`pose_problem`], [`twist_problem`],
 //!   [`accepted_twist`]);
 //! - [`files`]: writing files (camera frames) never through a symbolic link;
@@ -29,8 +30,6 @@
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
 //! nothing here crosses the plugin boundary.
-
-pub use roxmltree;
 
 pub mod bounded;
 /// Writing files without following symbolic links (the `sim-files` crate the engine writes
@@ -66,7 +65,7 @@ pub use passes::{CHUNK_LEN, Passes};
 pub use pid::Pid;
 pub use rolling::RollingMean;
 pub use rotation::Rotation;
-pub use sdf::{Reader, child, descend, parse_bool, parse_plugin_sdf, parse_sensor_sdf, text};
+pub use sdf::{plugin_document, visibility_mask};
 pub use surfaces::EntitySurfaces;
 pub use throttle::{Throttle, period_ns};
 pub use topic::topic_part;

@@ -1,43 +1,11 @@
 //! The SDF `<noise>` element and per-component noise streams.
 //!
-//! [`Reader::noise`] reads one `<noise type="...">` element (SDF defaults: type `none`, every
-//! number 0) with the API's reader
-//! ([`Element::noise_params`](sim_plugin_api::sdf::Element::noise_params)); [`NoiseChannel`] applies it to one measured component with its own generator,
+//! The API's reader reads a `<noise type="...">` element
+//! ([`Element::noise`](sim_plugin_api::sdf::Element::noise)); [`NoiseChannel`] applies it to one measured component with its own generator,
 //! seeded from the sensor's seed and a stream number fixed per component, so the same seed
 //! always gives the same noise whatever other sensors do.
 
-use crate::sdf::{Reader, child, descend, element_path};
-use roxmltree::Node;
-use sim_plugin_api::{
-    PluginError,
-    noise::{GaussianNoise, NoiseKind, NoiseParams, stream_seed},
-    sdf::{Origin, SdfDocument},
-};
-
-impl Reader<'_> {
-    /// The `<noise>` child of the element at `path` below `root` (usually the `<sensor>`
-    /// element): `reader.noise_at(sensor, &["altimeter", "vertical_position"])` reads
-    /// `<altimeter><vertical_position><noise>`. Absent: no noise.
-    pub fn noise_at(&self, root: Node<'_, '_>, path: &[&str]) -> Result<NoiseParams, PluginError> {
-        match descend(root, path).and_then(|e| child(e, "noise")) {
-            Some(noise) => self.noise(noise, &format!("{}<noise>", element_path(path))),
-            None => Ok(NoiseParams::default()),
-        }
-    }
-
-    /// One `<noise>` element; `path` names it in messages (`<altimeter><vertical_position><noise>`).
-    /// Read by [`Element::noise_params`](sim_plugin_api::sdf::Element::noise_params), whose
-    /// rules and messages it has.
-    pub fn noise(&self, noise: Node<'_, '_>, path: &str) -> Result<NoiseParams, PluginError> {
-        let text = noise
-            .document()
-            .input_text()
-            .get(noise.range())
-            .unwrap_or_default();
-        let element = SdfDocument::parse(text, Origin::new(self.sensor()))?.nested(path);
-        Ok(element.root().noise_params()?)
-    }
-}
+use sim_plugin_api::noise::{GaussianNoise, NoiseKind, NoiseParams, stream_seed};
 
 /// The variance a sensor reports for a noise model: `stddev²` for Gaussian noise (the bias is
 /// left out, as Gazebo does for its covariances), 0 without noise.
@@ -88,105 +56,6 @@ impl NoiseChannel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse_sensor_sdf;
-    use sim_plugin_api::ErrorCode;
-
-    const NAME: &str = "robot::base::s";
-
-    fn read(body: &str, path: &[&str]) -> Result<NoiseParams, PluginError> {
-        let text = format!("<sensor name=\"s\" type=\"x\">{body}</sensor>");
-        let doc = parse_sensor_sdf(&text, NAME)?.unwrap();
-        Reader::new(NAME).noise_at(doc.root_element(), path)
-    }
-
-    fn error(body: &str, path: &[&str]) -> String {
-        let e = read(body, path).expect_err("expected a configuration error");
-        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
-        assert!(e.message.starts_with(NAME), "{e}");
-        e.message.to_string()
-    }
-
-    #[test]
-    fn full_and_absent() {
-        let p = read(
-            r#"<a><b><noise type="gaussian"><mean>0.1</mean><stddev> 2e-4 </stddev>
-               <bias_mean>-7.5e-6</bias_mean><bias_stddev>8e-7</bias_stddev>
-               <dynamic_bias_stddev>1e-5</dynamic_bias_stddev>
-               <dynamic_bias_correlation_time>400</dynamic_bias_correlation_time>
-               <precision>0.001</precision></noise></b></a>"#,
-            &["a", "b"],
-        )
-        .unwrap();
-        assert_eq!(
-            p,
-            NoiseParams {
-                kind: NoiseKind::Gaussian,
-                mean: 0.1,
-                stddev: 2e-4,
-                bias_mean: -7.5e-6,
-                bias_stddev: 8e-7,
-                dynamic_bias_stddev: 1e-5,
-                dynamic_bias_correlation_time: 400.0,
-                precision: 0.001,
-            }
-        );
-        assert_eq!(read("<a/>", &["a", "b"]).unwrap(), NoiseParams::default());
-        assert_eq!(read("", &["a"]).unwrap(), NoiseParams::default());
-        let q = read(
-            r#"<a><noise type="Gaussian_Quantized"><stddev>1</stddev></noise></a>"#,
-            &["a"],
-        )
-        .unwrap();
-        assert_eq!(q.kind, NoiseKind::Gaussian);
-        let t = read(
-            r#"<a><noise><type>gaussian</type><stddev>1</stddev></noise></a>"#,
-            &["a"],
-        )
-        .unwrap();
-        assert_eq!(t.kind, NoiseKind::Gaussian);
-        let n = read(r#"<a><noise><stddev>1</stddev></noise></a>"#, &["a"]).unwrap();
-        assert_eq!(n.kind, NoiseKind::None);
-    }
-
-    #[test]
-    fn errors_name_element_and_text() {
-        let m = error(
-            r#"<a><b><noise type="gaussian"><stddev>abc</stddev></noise></b></a>"#,
-            &["a", "b"],
-        );
-        assert_eq!(
-            m,
-            "robot::base::s: <a><b><noise><stddev> must be a finite number, found \"abc\""
-        );
-        let m = error(r#"<a><noise type="uniform"/></a>"#, &["a"]);
-        assert!(
-            m.contains("<a><noise> type") && m.contains("\"uniform\""),
-            "{m}"
-        );
-        for field in [
-            "stddev",
-            "bias_stddev",
-            "dynamic_bias_stddev",
-            "dynamic_bias_correlation_time",
-            "precision",
-        ] {
-            let m = error(
-                &format!(r#"<a><noise type="gaussian"><{field}>-0.5</{field}></noise></a>"#),
-                &["a"],
-            );
-            assert!(
-                m.contains(&format!("<a><noise><{field}> must be zero or positive"))
-                    && m.contains("\"-0.5\""),
-                "{m}"
-            );
-        }
-        read(
-            r#"<a><noise type="gaussian"><mean>-1</mean><bias_mean>-1</bias_mean></noise></a>"#,
-            &["a"],
-        )
-        .unwrap();
-    }
-
     #[test]
     fn channels() {
         let g = NoiseParams {

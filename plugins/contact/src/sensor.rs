@@ -8,7 +8,7 @@
 //! update with nothing touching publishes an empty list, so that subscribers see "no contact"
 //! at the sensor's rate rather than silence.
 
-use crate::config::ContactConfig;
+use crate::config::{ContactConfig, collision_elements};
 use sim_plugin_api::{
     ContactPoint,
     abi_stable::std_types::{RBox, RSlice, RVec},
@@ -29,7 +29,8 @@ impl ContactSensor {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "Contacts")]);
         let scoped_name = config.scoped_name.as_str();
-        let contact = ContactConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let doc = config.parse_sdf()?;
+        let contact = ContactConfig::read(&doc.root())?;
         let link = world
             .entity_info(config.link)
             .into_option()
@@ -58,10 +59,11 @@ impl ContactSensor {
                 .into_option()
                 .is_some_and(|e| e.kind == EntityKind::COLLISION);
             if !is_collision {
-                return Err(PluginError::config(format!(
-                    "{scoped_name}: <contact><collision> \"{name}\" is not a collision of link \
-                     `{link}`; name one of the link's <collision> elements"
-                )));
+                let element = collision_elements(&doc.root())
+                    .find(|c| c.text() == name)
+                    .unwrap_or(doc.root());
+                let expected = format!("the name of a collision of link `{link}`");
+                return Err(element.error(expected, name.as_str()).into());
             }
             collisions.push(id);
         }
@@ -93,5 +95,38 @@ impl Sensor for ContactSensor {
         let contacts = self.buffer.clone();
         out.publish("", Payload::Contacts(RBox::new(contacts)));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, sensor_config};
+
+    #[test]
+    fn an_unknown_collision_names_its_element_and_place() {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(2), EntityKind::LINK, EntityId(1), "b::body");
+        w.set_entity(
+            EntityId(3),
+            EntityKind::COLLISION,
+            EntityId(2),
+            "b::body::c",
+        );
+        let text = "<sensor name='touch' type='contact'>\n  <contact>\n    \
+                    <collision>c</collision>\n    <collision>bumper</collision>\n  </contact>\n</sensor>";
+        let config = sensor_config("b::body::touch", "contact", EntityId(2), text)
+            .with_source("world.sdf", 40);
+        let e = w.with(|w| ContactSensor::create(&config, &w)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "b::body::touch: <contact><collision> must be the name of a collision of link \
+             `b::body`, found \"bumper\" at world.sdf:43"
+        );
+        let text = "<sensor><contact><collision>c</collision></contact></sensor>";
+        let config = sensor_config("b::body::touch", "contact", EntityId(2), text);
+        let s = w.with(|w| ContactSensor::create(&config, &w)).unwrap();
+        assert_eq!(s.collisions(), [EntityId(3)]);
     }
 }

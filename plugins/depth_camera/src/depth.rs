@@ -56,7 +56,8 @@ pub struct DepthCameraSensor {
 impl DepthCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let mut core = CameraCore::new(config, RayStart::Origin, |c| (c.near, c.far))?;
+        let doc = config.parse_sdf()?;
+        let mut core = CameraCore::new(config, &doc.root(), RayStart::Origin, |c| (c.near, c.far))?;
         // Primary visibility is rasterised where the engine can.
         core.grid.set_raster(true);
         if core.config.save.is_some() {
@@ -236,3 +237,24 @@ impl CameraPlugin for DepthCameraSensor {
 }
 
 camera_sensor!(DepthCameraSensor);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, sensor_config};
+
+    #[test]
+    fn a_bad_value_is_refused_with_its_place() {
+        let sdf = "<sensor name=\"d\" type=\"depth_camera\">\n  <camera>\n    <image><height>x</height></image>\n  </camera>\n</sensor>";
+        let config =
+            sensor_config("m::l::d", "depth_camera", EntityId(2), sdf).with_source("world.sdf", 20);
+        let e = StaticWorld::default()
+            .with(|v| DepthCameraSensor::create(&config, &v).map(|_| ()))
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "m::l::d: <camera><image><height> must be a whole number of pixels from 1 to 16384, found \"x\" at world.sdf:22"
+        );
+    }
+}

@@ -1,8 +1,10 @@
 //! The detachable joint: attach when the child exists, detach and attach on request.
 
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{prelude::*, runtime_joints};
 use simcore_plugin_common::gz::{GzSystem, missing, own_name, valid_topic};
-use simcore_plugin_common::{Attached, attached, find_in_model, parse_plugin_sdf, text};
+use simcore_plugin_common::sdf::{at, owner};
+use simcore_plugin_common::{Attached, attached, find_in_model, plugin_document};
 
 /// A fixed joint that can be released and made again (see the crate documentation).
 pub struct DetachableJoint {
@@ -19,18 +21,20 @@ pub struct DetachableJoint {
     attach_due: bool,
 }
 
-/// The first valid topic of `<tag>` (if written) and `default`, as gz-sim's `validTopic`.
-fn topic(
-    root: Option<simcore_plugin_common::roxmltree::Node<'_, '_>>,
-    tags: &[&str],
-    default: String,
-    who: &str,
-) -> Result<String, PluginError> {
+/// The first valid topic of the `tags` children of `root` (those written) and `default`, as
+/// gz-sim's `validTopic`.
+fn topic(root: &Element<'_, '_>, tags: &[&str], default: String) -> Result<String, PluginError> {
     tags.iter()
-        .filter_map(|t| root.and_then(|r| text(r, t)))
+        .filter_map(|t| root.child(t).map(|e| e.text()))
         .chain(std::iter::once(default.as_str()))
         .find_map(valid_topic)
-        .ok_or_else(|| missing(format!("{who}: no valid topic (`{default}`)")))
+        .ok_or_else(|| {
+            missing(format!(
+                "{}: no valid topic (`{default}`){}",
+                owner(root),
+                at(root)
+            ))
+        })
 }
 
 impl GzSystem for DetachableJoint {
@@ -38,12 +42,15 @@ impl GzSystem for DetachableJoint {
     /// has `<parent_link>`, and name `<child_model>` and `<child_link>`.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { scoped, who, .. } = attached(config, world, "DetachableJoint")?;
-        let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?;
-        let root = doc.as_ref().map(|d| d.root_element());
+        let doc = plugin_document(config, &who)?;
+        let root = doc.root();
         let required = |tag: &str| -> Result<String, PluginError> {
-            match root.and_then(|r| text(r, tag)) {
-                Some(t) if !t.is_empty() => Ok(t.to_string()),
-                _ => Err(missing(format!("{who}: '{tag}' is a required parameter"))),
+            match root.child(tag) {
+                Some(t) if !t.text().is_empty() => Ok(t.text().to_string()),
+                _ => Err(missing(format!(
+                    "{who}: '{tag}' is a required parameter{}",
+                    at(&root)
+                ))),
             }
         };
         let parent = required("parent_link")?;
@@ -60,23 +67,13 @@ impl GzSystem for DetachableJoint {
         } else {
             child_model
         };
-        let suppress_child_warning = match root {
-            Some(r) => simcore_plugin_common::Reader::new(&who)
-                .boolean(r, "suppress_child_warning")?
-                .unwrap_or(false),
-            None => false,
-        };
+        let suppress_child_warning = root.get_or("suppress_child_warning", false)?;
         let model = own_name(world, config.entity, scoped);
         let base = format!("/model/{model}/detachable_joint");
         let topics = [
-            topic(
-                root,
-                &["detach_topic", "topic"],
-                format!("{base}/detach"),
-                &who,
-            )?,
-            topic(root, &["attach_topic"], format!("{base}/attach"), &who)?,
-            topic(root, &["output_topic"], format!("{base}/state"), &who)?,
+            topic(&root, &["detach_topic", "topic"], format!("{base}/detach"))?,
+            topic(&root, &["attach_topic"], format!("{base}/attach"))?,
+            topic(&root, &["output_topic"], format!("{base}/state"))?,
         ];
         Ok(DetachableJoint {
             parent_link,
@@ -171,20 +168,55 @@ impl System for DetachableJoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::create;
 
     #[test]
     fn the_first_valid_topic_wins() {
-        let doc = simcore_plugin_common::roxmltree::Document::parse(
+        let doc = SdfDocument::parse(
             "<plugin><topic>old</topic><detach_topic>a//b</detach_topic></plugin>",
+            Origin::new("m: DetachableJoint"),
         )
         .unwrap();
-        let root = Some(doc.root_element());
-        let t = |tags: &[&str]| topic(root, tags, "/d".into(), "m: DetachableJoint").unwrap();
+        let t = |tags: &[&str]| topic(&doc.root(), tags, "/d".into()).unwrap();
         assert_eq!(
             t(&["detach_topic", "topic"]),
             "/old",
             "an invalid topic is passed over"
         );
         assert_eq!(t(&["attach_topic"]), "/d");
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "m");
+        w.set_entity(EntityId(2), EntityKind::LINK, EntityId(1), "m::base");
+        let create_from = |sdf: &str| {
+            let config = system_config("gz::sim::systems::DetachableJoint", EntityId(1), "m", sdf)
+                .with_source("world.sdf", 40);
+            w.with(|world| create::<DetachableJoint>(&config, &world).map(|s| s.is_idle()))
+        };
+        let e = create_from(
+            "<plugin name=\"gz::sim::systems::DetachableJoint\" filename=\"f\">\n  \
+             <parent_link>base</parent_link><child_model>box</child_model>\n  \
+             <child_link>body</child_link><suppress_child_warning>yes</suppress_child_warning>\n\
+             </plugin>",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "m: DetachableJoint: <suppress_child_warning> must be true, false, 1 or 0, \
+             found \"yes\" at world.sdf:42"
+        );
+        // Without a parent link the system is idle, with a warning saying where.
+        assert!(create_from("").unwrap(), "idle");
+        assert_eq!(
+            w.logs.lock().unwrap().last().unwrap().1,
+            "m: DetachableJoint: 'parent_link' is a required parameter at world.sdf:40; the \
+             system does nothing (as in gz-sim)"
+        );
     }
 }

@@ -5,8 +5,9 @@
 
 use crate::kinematics::SpeedLimiter;
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::Reader;
-use simcore_plugin_common::{parse_plugin_sdf, text};
+use sim_plugin_api::sdf::{Element, SdfError};
+use simcore_plugin_common::gz::text_or;
+use simcore_plugin_common::sdf::{at, owner};
 
 /// Wheel torque limit used when `<max_wheel_torque>` is absent, N·m.
 pub const DEFAULT_MAX_WHEEL_TORQUE: f64 = 20.0;
@@ -60,82 +61,60 @@ fn absolute(topic: &str) -> String {
 }
 
 impl DiffDriveConfig {
-    /// Parses the `<plugin>` element given as XML text; `model` (the scoped model name) names
-    /// the plugin in error messages and gives the default frame ids.
-    pub fn parse(plugin_sdf: &str, model: &str) -> Result<DiffDriveConfig, PluginError> {
-        let who = format!("{model}: DiffDrive");
-        let doc = parse_plugin_sdf(plugin_sdf, &who)?;
-        let Some(doc) = doc else {
-            return Err(PluginError::config(format!(
-                "{who}: needs at least one <left_joint> and one <right_joint>"
-            )));
-        };
-        let root = doc.root_element();
-        let r = Reader::new(&who);
+    /// Reads the `<plugin>` element `root` (its messages name the system, `rover: DiffDrive`);
+    /// `model` (the scoped model name) gives the default frame ids.
+    pub fn read(root: &Element<'_, '_>, model: &str) -> Result<DiffDriveConfig, PluginError> {
         let joints = |tag: &str| -> Result<Vec<String>, PluginError> {
-            let names: Vec<String> = root
-                .children()
-                .filter(|c| c.is_element() && c.tag_name().name() == tag)
-                .map(|c| c.text().unwrap_or("").trim().to_string())
-                .collect();
-            if names.is_empty() {
+            let elements: Vec<Element<'_, '_>> = root.children_named(tag).collect();
+            if elements.is_empty() {
                 return Err(PluginError::config(format!(
-                    "{who}: needs at least one <{tag}>"
+                    "{}: needs at least one <{tag}>{}",
+                    owner(root),
+                    at(root)
                 )));
             }
-            if let Some(empty) = names.iter().find(|n| n.is_empty()) {
-                return Err(r.error(&format!("<{tag}>"), "a joint name", empty));
-            }
-            Ok(names)
+            elements.iter().map(joint_name).collect()
         };
         let left_joints = joints("left_joint")?;
         let right_joints = joints("right_joint")?;
-        let positive = |tag: &str, default: f64| -> Result<f64, PluginError> {
-            match r.number(root, &[tag])? {
-                None => Ok(default),
-                Some(v) if v > 0.0 => Ok(v),
-                Some(v) => Err(r.error(&format!("<{tag}>"), "positive", &v.to_string())),
-            }
-        };
+        let positive = |tag: &str, default: f64| root.param::<f64>(tag).positive().or(default);
         let wheel_separation = positive("wheel_separation", 1.0)?;
         let wheel_radius = positive("wheel_radius", 0.2)?;
         let max_wheel_torque = positive("max_wheel_torque", DEFAULT_MAX_WHEEL_TORQUE)?;
-        let odom_publish_frequency = r.number(root, &["odom_publish_frequency"])?.unwrap_or(50.0);
+        let odom_publish_frequency = root.get_or("odom_publish_frequency", 50.0)?;
         // Gazebo's older `<max_velocity>` / `<max_acceleration>` name the linear limits.
-        let number = |tags: &[&str]| -> Result<Option<f64>, PluginError> {
+        let bound = |tags: &[&str]| -> Result<Option<Bound<'_, '_>>, SdfError> {
             for t in tags {
-                if let Some(v) = r.number(root, &[t])? {
-                    return Ok(Some(v));
+                if let Some(e) = root.child(t) {
+                    return Ok(Some((e.value::<f64>()?, e)));
                 }
             }
             Ok(None)
         };
         let linear = limiter(
-            &r,
-            number(&["min_linear_velocity", "min_velocity"])?,
-            number(&["max_linear_velocity", "max_velocity"])?,
-            number(&["min_linear_acceleration", "min_acceleration"])?,
-            number(&["max_linear_acceleration", "max_acceleration"])?,
+            [
+                bound(&["min_linear_velocity", "min_velocity"])?,
+                bound(&["max_linear_velocity", "max_velocity"])?,
+                bound(&["min_linear_acceleration", "min_acceleration"])?,
+                bound(&["max_linear_acceleration", "max_acceleration"])?,
+            ],
             "linear",
         )?;
         let angular = limiter(
-            &r,
-            number(&["min_angular_velocity"])?,
-            number(&["max_angular_velocity"])?,
-            number(&["min_angular_acceleration"])?,
-            number(&["max_angular_acceleration"])?,
+            [
+                bound(&["min_angular_velocity"])?,
+                bound(&["max_angular_velocity"])?,
+                bound(&["min_angular_acceleration"])?,
+                bound(&["max_angular_acceleration"])?,
+            ],
             "angular",
         )?;
-        let topic = |tag: &str, default: &str| -> Result<String, PluginError> {
-            match text(root, tag) {
+        let topic = |tag: &str, default: &str| -> Result<String, SdfError> {
+            match root.child(tag) {
                 None => Ok(default.to_string()),
-                Some("") => Err(r.error(&format!("<{tag}>"), "a topic name", "")),
-                Some(t) => Ok(absolute(t)),
+                Some(e) if e.text().is_empty() => Err(e.error("a topic name", "")),
+                Some(e) => Ok(absolute(e.text())),
             }
-        };
-        let text_or = |tag: &str, default: String| match text(root, tag) {
-            None | Some("") => default,
-            Some(t) => t.to_string(),
         };
         Ok(DiffDriveConfig {
             left_joints,
@@ -151,33 +130,43 @@ impl DiffDriveConfig {
             tf_topic: topic("tf_topic", "tf")?,
             stall_topic: topic("stall_topic", "stall")?,
             power_topic: topic("power_topic", "power/enabled")?,
-            frame_id: text_or("frame_id", format!("{model}/odom")),
-            child_frame_id: text_or("child_frame_id", model.to_string()),
+            frame_id: text_or(root, "frame_id", format!("{model}/odom")),
+            child_frame_id: text_or(root, "child_frame_id", model.to_string()),
         })
     }
 }
 
-/// Builds a limiter from optional bounds: a missing minimum is the negated maximum, a
-/// missing bound no limit. A minimum above its maximum is an error.
-fn limiter(
-    r: &Reader<'_>,
-    min_v: Option<f64>,
-    max_v: Option<f64>,
-    min_a: Option<f64>,
-    max_a: Option<f64>,
-    what: &str,
-) -> Result<SpeedLimiter, PluginError> {
-    let pair = |min: Option<f64>, max: Option<f64>, kind: &str| {
-        let max = max.unwrap_or(f64::INFINITY);
-        let min = min.unwrap_or(-max);
-        if min > max {
-            return Err(r.error(
-                &format!("<min_{what}_{kind}>"),
-                &format!("at most <max_{what}_{kind}> ({max})"),
-                &min.to_string(),
-            ));
+/// The joint named by `e`: its text, which must not be empty.
+fn joint_name(e: &Element<'_, '_>) -> Result<String, PluginError> {
+    match e.text() {
+        "" => Err(e.error("a joint name", "").into()),
+        name => Ok(name.to_string()),
+    }
+}
+
+/// A limit written in the SDF: its value and its element.
+type Bound<'a, 't> = (f64, Element<'a, 't>);
+
+/// Builds a limiter from the optional bounds `[min velocity, max velocity, min acceleration,
+/// max acceleration]` of the `what` (`linear`, `angular`) command: a missing minimum is the
+/// negated maximum, a missing bound no limit. A minimum above its maximum is an error.
+fn limiter(bounds: [Option<Bound<'_, '_>>; 4], what: &str) -> Result<SpeedLimiter, SdfError> {
+    let [min_v, max_v, min_a, max_a] = bounds;
+    let pair = |min: Option<Bound<'_, '_>>, max: Option<Bound<'_, '_>>, kind: &str| {
+        let max_value = max.map_or(f64::INFINITY, |(v, _)| v);
+        match (min, max) {
+            (Some((v, e)), _) if v > max_value => Err(e.error(
+                format!("at most <max_{what}_{kind}> ({max_value})"),
+                e.text(),
+            )),
+            (Some((v, _)), _) => Ok((v, max_value)),
+            // Without a minimum, a negative maximum would leave no speed at all.
+            (None, Some((v, e))) if v < 0.0 => Err(e.error(
+                format!("zero or positive without <min_{what}_{kind}> (the minimum is then its negation)"),
+                e.text(),
+            )),
+            (None, _) => Ok((-max_value, max_value)),
         }
-        Ok((min, max))
     };
     let (min_velocity, max_velocity) = pair(min_v, max_v, "velocity")?;
     let (min_acceleration, max_acceleration) = pair(min_a, max_a, "acceleration")?;
@@ -193,12 +182,17 @@ fn limiter(
 mod tests {
     use super::*;
     use sim_plugin_api::ErrorCode;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
+
+    fn read_text(text: &str) -> Result<DiffDriveConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new("rover: DiffDrive"))?;
+        DiffDriveConfig::read(&doc.root(), "rover")
+    }
 
     fn parse(inner: &str) -> Result<DiffDriveConfig, PluginError> {
-        DiffDriveConfig::parse(
-            &format!(r#"<plugin name="gz::sim::systems::DiffDrive" filename="x">{inner}</plugin>"#),
-            "rover",
-        )
+        read_text(&format!(
+            r#"<plugin name="gz::sim::systems::DiffDrive" filename="x">{inner}</plugin>"#
+        ))
     }
 
     const JOINTS: &str = "<left_joint>l</left_joint><right_joint>r</right_joint>";
@@ -282,32 +276,50 @@ mod tests {
             msg("<right_joint>r</right_joint>"),
             "rover: DiffDrive: needs at least one <left_joint>"
         );
-        assert!(msg("<left_joint>l</left_joint>").contains("<right_joint>"));
-        assert!(
-            msg("<left_joint> </left_joint><right_joint>r</right_joint>").contains("a joint name")
+        assert_eq!(
+            msg("<left_joint>l</left_joint>"),
+            "rover: DiffDrive: needs at least one <right_joint>"
+        );
+        assert_eq!(
+            msg("<left_joint> </left_joint><right_joint>r</right_joint>"),
+            "rover: DiffDrive: <left_joint> must be a joint name, found \"\""
         );
         assert_eq!(
             msg(&format!("{JOINTS}<wheel_radius>0</wheel_radius>")),
             "rover: DiffDrive: <wheel_radius> must be positive, found \"0\""
         );
-        assert!(
+        assert_eq!(
             msg(&format!(
                 "{JOINTS}<wheel_separation>wide</wheel_separation>"
-            ))
-            .contains("finite number")
+            )),
+            "rover: DiffDrive: <wheel_separation> must be a finite number, found \"wide\""
         );
-        assert!(
+        assert_eq!(
             msg(&format!(
                 "{JOINTS}<min_linear_velocity>2</min_linear_velocity><max_linear_velocity>1</max_linear_velocity>"
-            ))
-            .contains("<min_linear_velocity> must be at most")
+            )),
+            "rover: DiffDrive: <min_linear_velocity> must be at most <max_linear_velocity> (1), found \"2\""
         );
-        assert!(msg(&format!("{JOINTS}<topic> </topic>")).contains("a topic name"));
-        assert!(
-            DiffDriveConfig::parse("", "rover")
-                .unwrap_err()
-                .message
-                .contains("needs at least one")
+        assert_eq!(
+            msg(&format!(
+                "{JOINTS}<min_acceleration>2</min_acceleration><max_acceleration>1</max_acceleration>"
+            )),
+            "rover: DiffDrive: <min_acceleration> must be at most <max_linear_acceleration> (1), found \"2\""
+        );
+        assert_eq!(
+            msg(&format!(
+                "{JOINTS}<max_angular_velocity>-1</max_angular_velocity>"
+            )),
+            "rover: DiffDrive: <max_angular_velocity> must be zero or positive without \
+             <min_angular_velocity> (the minimum is then its negation), found \"-1\""
+        );
+        assert_eq!(
+            msg(&format!("{JOINTS}<topic> </topic>")),
+            "rover: DiffDrive: <topic> must be a topic name, found \"\""
+        );
+        assert_eq!(
+            read_text("").unwrap_err().message.as_str(),
+            "rover: DiffDrive: needs at least one <left_joint>"
         );
         assert!(msg("<left_joint>").contains("not valid XML"));
     }

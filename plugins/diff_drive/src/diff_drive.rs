@@ -6,8 +6,10 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{OdometryOutput, mean_twist, planar_pose};
-use simcore_plugin_common::{NotFound, Throttle, accepted_twist, find_in_model, period_ns};
+use simcore_plugin_common::gz::{GzSystem, OdometryOutput, mean_twist, planar_pose};
+use simcore_plugin_common::{
+    NotFound, Throttle, accepted_twist, attached_model, find_in_model, period_ns, plugin_document,
+};
 
 /// A differential drive attached to a model (see the crate documentation).
 pub struct DiffDrive {
@@ -49,24 +51,32 @@ fn resolve_joint(world: &WorldRef<'_>, model: &str, name: &str) -> Result<Entity
     })
 }
 
-impl DiffDrive {
+impl GzSystem for DiffDrive {
     /// Creates the system from its `<plugin>` element; it must be attached to a model whose
     /// wheel joints exist.
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let model = simcore_plugin_common::attached_model(config, world, "DiffDrive")?;
-        let parsed = DiffDriveConfig::parse(config.sdf.as_str(), model)?;
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+        let model = attached_model(config, world, "DiffDrive")?;
+        let who = format!("{model}: DiffDrive");
+        let doc = plugin_document(config, &who)?;
+        let parsed = DiffDriveConfig::read(&doc.root(), model)?;
         let mut joints = Vec::new();
         for name in parsed.left_joints.iter().chain(&parsed.right_joints) {
             joints.push(resolve_joint(world, model, name)?);
         }
         let system = DiffDrive::new(parsed, joints);
-        let mut outputs = system.odom_output.outputs();
-        outputs.push((system.config.stall_topic.clone(), "Boolean"));
-        sim_plugin_api::declare_outputs(world, &outputs);
         simcore_plugin_common::declare_inputs(world, &system, &["Twist", "Boolean"]);
         Ok(system)
     }
 
+    /// The odometry (`Odometry`), its transform (`Pose_V`) and the stall flag (`Boolean`).
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        let mut outputs = self.odom_output.outputs();
+        outputs.push((self.config.stall_topic.clone(), "Boolean"));
+        outputs
+    }
+}
+
+impl DiffDrive {
     /// Builds the system from a parsed configuration and the resolved joints (left ones first,
     /// as many as `config` names).
     pub fn new(config: DiffDriveConfig, joints: Vec<EntityId>) -> Self {
@@ -241,5 +251,57 @@ impl System for DiffDrive {
         self.window = (0.0, 0.0, 0.0);
         self.odom_publish.reset();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::{OrIdle, create};
+
+    fn created(body: &str) -> Result<OrIdle<DiffDrive>, PluginError> {
+        let mut world = StaticWorld::default();
+        world.set_entity(EntityId(1), EntityKind::MODEL, EntityId::WORLD, "rover");
+        world.set_entity(EntityId(2), EntityKind::JOINT, EntityId(1), "rover::l");
+        world.set_entity(EntityId(3), EntityKind::JOINT, EntityId(1), "rover::r");
+        let sdf = format!(
+            "<plugin name=\"gz::sim::systems::DiffDrive\" filename=\"f\">\n\
+             <left_joint>l</left_joint>\n<right_joint>r</right_joint>\n{body}</plugin>"
+        );
+        let config = system_config("gz::sim::systems::DiffDrive", EntityId(1), "rover", &sdf)
+            .with_source("world.sdf", 20);
+        world.with(|w| create::<DiffDrive>(&config, &w))
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let Err(e) = created("<wheel_radius>0</wheel_radius>\n") else {
+            panic!("a zero wheel radius is refused");
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "rover: DiffDrive: <wheel_radius> must be positive, found \"0\" at world.sdf:23"
+        );
+        let Err(e) = created("<left_joint>none</left_joint>\n") else {
+            panic!("an unknown wheel joint is refused, not left idle");
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "rover: DiffDrive: no joint `none` in the model"
+        );
+        let Ok(OrIdle::Active(d)) = created("<odom_topic>/odom</odom_topic>\n") else {
+            panic!("a valid drive is created");
+        };
+        assert_eq!(
+            d.outputs(),
+            [
+                ("/odom".to_string(), "Odometry"),
+                ("tf".to_string(), "Pose_V"),
+                ("stall".to_string(), "Boolean")
+            ]
+        );
     }
 }

@@ -23,6 +23,6 @@ sim_plugin_api::export_plugin! {
     system "diff_drive" {
         serves: ["simcore::DiffDrive", "gz::sim::systems::DiffDrive"],
         description: "Differential drive: wheel velocity commands from Twist on cmd_vel, wheel odometry on odometry, stall flag on stall",
-        create: DiffDrive::create,
+        create: simcore_plugin_common::gz::create::<DiffDrive>,
     }
 }

@@ -1,7 +1,7 @@
 //! Reading the `<fiducial>` element of a fiducial sensor.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::{Reader, parse_sensor_sdf};
+use sim_plugin_api::sdf::Element;
 
 /// The parsed configuration.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -28,69 +28,69 @@ impl Default for FiducialConfig {
 }
 
 impl FiducialConfig {
-    /// Parses the `<sensor>` element given as XML text; `sensor` (its scoped name) names it in
-    /// errors.
-    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<FiducialConfig, PluginError> {
+    /// Reads the `<fiducial>` child of `sensor` (the `<sensor>` element); every value has a
+    /// default.
+    pub fn read(sensor: &Element<'_, '_>) -> Result<FiducialConfig, PluginError> {
         let d = FiducialConfig::default();
-        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
+        let Some(f) = sensor.child("fiducial") else {
             return Ok(d);
         };
-        let root = doc.root_element();
-        let r = Reader::new(sensor);
-        let get = |tag: &str, default: f64| {
-            r.number(root, &["fiducial", tag])
-                .map(|v| v.unwrap_or(default))
+        let range_min = f.param::<f64>("range_min").non_negative().or(d.range_min)?;
+        let range_max = f
+            .param::<f64>("range_max")
+            .check(
+                format!("greater than <range_min> ({range_min})"),
+                move |m| *m > range_min,
+            )
+            .get()?;
+        let range_max = match range_max {
+            Some(m) => m,
+            None if d.range_max > range_min => d.range_max,
+            // The default maximum is not beyond the minimum written.
+            None => {
+                let e = f.child("range_min").unwrap_or(f);
+                let expected = format!("less than <range_max> ({}, the default)", d.range_max);
+                return Err(e.error(expected, e.text()).into());
+            }
         };
-        let c = FiducialConfig {
-            range_min: get("range_min", d.range_min)?,
-            range_max: get("range_max", d.range_max)?,
-            horizontal_fov: get("horizontal_fov", d.horizontal_fov)?,
-            vertical_fov: get("vertical_fov", d.vertical_fov)?,
-        };
-        if c.range_min < 0.0 {
-            return Err(r.error(
-                "<fiducial><range_min>",
-                "zero or positive",
-                &c.range_min.to_string(),
-            ));
-        }
-        if c.range_max <= c.range_min {
-            return Err(r.error(
-                "<fiducial><range_max>",
-                &format!("greater than <range_min> ({})", c.range_min),
-                &c.range_max.to_string(),
-            ));
-        }
-        let tau = std::f64::consts::TAU;
-        if !(c.horizontal_fov > 0.0 && c.horizontal_fov <= tau) {
-            return Err(r.error(
-                "<fiducial><horizontal_fov>",
-                "in (0, 2 pi] (radians)",
-                &c.horizontal_fov.to_string(),
-            ));
-        }
-        if !(c.vertical_fov > 0.0 && c.vertical_fov <= std::f64::consts::PI) {
-            return Err(r.error(
-                "<fiducial><vertical_fov>",
-                "in (0, pi] (radians)",
-                &c.vertical_fov.to_string(),
-            ));
-        }
-        Ok(c)
+        Ok(FiducialConfig {
+            range_min,
+            range_max,
+            horizontal_fov: f
+                .param::<f64>("horizontal_fov")
+                .check("in (0, 2 pi] (radians)", |h| {
+                    *h > 0.0 && *h <= std::f64::consts::TAU
+                })
+                .or(d.horizontal_fov)?,
+            vertical_fov: f
+                .param::<f64>("vertical_fov")
+                .check("in (0, pi] (radians)", |v| {
+                    *v > 0.0 && *v <= std::f64::consts::PI
+                })
+                .or(d.vertical_fov)?,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
+
+    /// The configuration read from the `<sensor>` element `text` of the sensor `name`.
+    fn read(text: &str, name: &str) -> Result<FiducialConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new(name))?;
+        FiducialConfig::read(&doc.root())
+    }
 
     #[test]
     fn defaults_values_and_errors() {
+        assert_eq!(read("", "s").unwrap(), FiducialConfig::default());
         assert_eq!(
-            FiducialConfig::parse("", "s").unwrap(),
+            read("<sensor><fiducial/></sensor>", "s").unwrap(),
             FiducialConfig::default()
         );
-        let c = FiducialConfig::parse(
+        let c = read(
             "<sensor><fiducial><range_min>0.5</range_min><range_max>4</range_max>\
              <horizontal_fov>1.5</horizontal_fov><vertical_fov>0.5</vertical_fov></fiducial></sensor>",
             "s",
@@ -100,7 +100,7 @@ mod tests {
             (c.range_min, c.range_max, c.horizontal_fov, c.vertical_fov),
             (0.5, 4.0, 1.5, 0.5)
         );
-        let e = FiducialConfig::parse(
+        let e = read(
             "<sensor><fiducial><range_min>2</range_min><range_max>1</range_max></fiducial></sensor>",
             "m::l::f",
         )
@@ -109,11 +109,57 @@ mod tests {
             e.message.as_str(),
             "m::l::f: <fiducial><range_max> must be greater than <range_min> (2), found \"1\""
         );
-        let e = FiducialConfig::parse(
+        let e = read(
+            "<sensor><fiducial><range_min>9</range_min></fiducial></sensor>",
+            "m::l::f",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message.as_str(),
+            "m::l::f: <fiducial><range_min> must be less than <range_max> (8, the default), found \"9\""
+        );
+        let e = read(
+            "<sensor><fiducial><range_min>-1</range_min></fiducial></sensor>",
+            "m::l::f",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message.as_str(),
+            "m::l::f: <fiducial><range_min> must be zero or positive, found \"-1\""
+        );
+        let e = read(
             "<sensor><fiducial><horizontal_fov>7</horizontal_fov></fiducial></sensor>",
             "s",
         )
         .unwrap_err();
         assert!(e.message.contains("in (0, 2 pi]"));
+        let e = read(
+            "<sensor><fiducial><vertical_fov>x</vertical_fov></fiducial></sensor>",
+            "s",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message.as_str(),
+            "s: <fiducial><vertical_fov> must be a finite number, found \"x\""
+        );
+    }
+
+    #[test]
+    fn errors_name_the_place_in_the_world_file() {
+        let text = "<sensor name=\"f\" type=\"fiducial\">\n  <fiducial>\n    <vertical_fov>4</vertical_fov>\n  </fiducial>\n</sensor>";
+        let config = sim_plugin_api::testing::sensor_config(
+            "m::l::f",
+            "fiducial",
+            sim_plugin_api::EntityId(3),
+            text,
+        )
+        .with_source("world.sdf", 5);
+        let e = sim_plugin_api::testing::StaticWorld::default()
+            .with(|w| crate::FiducialFinder::create(&config, &w).map(|_| ()))
+            .unwrap_err();
+        assert_eq!(
+            e.message.as_str(),
+            "m::l::f: <fiducial><vertical_fov> must be in (0, pi] (radians), found \"4\" at world.sdf:7"
+        );
     }
 }

@@ -12,12 +12,14 @@
 //!    to each remaining marker: it is seen when the first hit belongs to the marked model.
 
 use crate::config::FiducialConfig;
+use crate::marker::marker_id;
 use sim_plugin_api::{
     ModelInfo, SurfaceInfo,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
     model_plugins,
     msgs::Fiducial,
     prelude::*,
+    sdf::{Origin, SdfDocument},
 };
 
 /// How many unknown ids in a row end the scan past the last model.
@@ -45,9 +47,8 @@ pub fn fiducial_id(laser_retro: f64) -> Option<i64> {
 /// The fiducial id in a `<plugin>` element: its `<fiducial_id>` child, a whole number of at
 /// least 1 (anything else marks nothing; the marker plugin refuses it at load time).
 pub fn plugin_fiducial_id(plugin_sdf: &str) -> Option<i64> {
-    let doc = roxmltree::Document::parse(plugin_sdf).ok()?;
-    let text = simcore_plugin_common::text(doc.root_element(), "fiducial_id")?;
-    text.parse::<i64>().ok().filter(|id| *id >= 1)
+    let doc = SdfDocument::parse(plugin_sdf, Origin::new("simcore::FiducialMarker")).ok()?;
+    marker_id(&doc.root()).ok().flatten()
 }
 
 /// A fiducial sensor (SDF `<sensor type="fiducial">`).
@@ -68,11 +69,11 @@ impl FiducialFinder {
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "Fiducials")]);
-        let scoped = config.scoped_name.as_str();
-        let parsed = FiducialConfig::parse(config.sdf.as_str(), scoped)?;
+        let doc = config.parse_sdf()?;
+        let parsed = FiducialConfig::read(&doc.root())?;
         Ok(FiducialFinder::new(
             parsed,
-            scoped,
+            config.scoped_name.as_str(),
             config.link,
             config.model,
             config.pose,

@@ -1,10 +1,16 @@
 //! Reading the `<force_torque>` element of a `<sensor type="force_torque">`.
 //!
-//! Parsed once, when the sensor is created. Invalid values are configuration errors whose
-//! message names the sensor's scoped name, the element and the text found there.
+//! Read once, when the sensor is created, from its parsed `<sensor>` element
+//! ([`SensorConfig::parse_sdf`](sim_plugin_api::SensorConfig::parse_sdf)). Invalid values are
+//! configuration errors whose message names the sensor's scoped name, the element, the text
+//! found there and, when known, its place in the world file.
 
-use sim_plugin_api::{PluginError, noise::NoiseParams};
-use simcore_plugin_common::{Reader, child, parse_sensor_sdf, text};
+use sim_plugin_api::{
+    PluginError,
+    noise::NoiseParams,
+    sdf::{Element, FromSdf, SdfError},
+};
+use std::borrow::Cow;
 
 /// The frame whose axes the wrench is expressed in (`<force_torque><frame>`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -18,6 +24,21 @@ pub enum Frame {
     Sensor,
 }
 
+/// `child`, `parent` or `sensor`; empty text is the default, `child`.
+impl FromSdf for Frame {
+    fn expected() -> Cow<'static, str> {
+        "child, parent or sensor".into()
+    }
+    fn from_text(text: &str) -> Option<Self> {
+        match text {
+            "" | "child" => Some(Frame::Child),
+            "parent" => Some(Frame::Parent),
+            "sensor" => Some(Frame::Sensor),
+            _ => None,
+        }
+    }
+}
+
 /// Which of the two equal and opposite wrenches is reported (`<measure_direction>`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MeasureDirection {
@@ -29,6 +50,20 @@ pub enum MeasureDirection {
     /// `parent_to_child`: the wrench the parent applies on the child (the joint's constraint
     /// wrench on the child). The same hanging weight reads `(0, 0, +m g)`.
     ParentToChild,
+}
+
+/// `child_to_parent` or `parent_to_child`; empty text is the default, `child_to_parent`.
+impl FromSdf for MeasureDirection {
+    fn expected() -> Cow<'static, str> {
+        "child_to_parent or parent_to_child".into()
+    }
+    fn from_text(text: &str) -> Option<Self> {
+        match text {
+            "" | "child_to_parent" => Some(MeasureDirection::ChildToParent),
+            "parent_to_child" => Some(MeasureDirection::ParentToChild),
+            _ => None,
+        }
+    }
 }
 
 /// The parsed `<force_torque>` element. [`Default`] (child frame, child to parent, no noise)
@@ -46,59 +81,43 @@ pub struct ForceTorqueConfig {
 }
 
 impl ForceTorqueConfig {
-    /// Parses the `<force_torque>` child of a `<sensor>` element given as XML text. `sensor`
-    /// (the scoped name) is used in error messages. Without `<force_torque>` (or with blank
-    /// text): the defaults.
-    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<ForceTorqueConfig, PluginError> {
-        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
-            return Ok(ForceTorqueConfig::default());
-        };
-        let root = doc.root_element();
-        let Some(ft) = child(root, "force_torque") else {
-            return Ok(ForceTorqueConfig::default());
-        };
-        let r = Reader::new(sensor);
-        let frame = match text(ft, "frame") {
-            None | Some("") | Some("child") => Frame::Child,
-            Some("parent") => Frame::Parent,
-            Some("sensor") => Frame::Sensor,
-            Some(other) => {
-                return Err(r.error("<force_torque><frame>", "child, parent or sensor", other));
-            }
-        };
-        let direction = match text(ft, "measure_direction") {
-            None | Some("") | Some("child_to_parent") => MeasureDirection::ChildToParent,
-            Some("parent_to_child") => MeasureDirection::ParentToChild,
-            Some(other) => {
-                return Err(r.error(
-                    "<force_torque><measure_direction>",
-                    "child_to_parent or parent_to_child",
-                    other,
-                ));
-            }
-        };
-        let axes = |kind: &str| -> Result<[NoiseParams; 3], PluginError> {
-            Ok([
-                r.noise_at(root, &["force_torque", kind, "x"])?,
-                r.noise_at(root, &["force_torque", kind, "y"])?,
-                r.noise_at(root, &["force_torque", kind, "z"])?,
-            ])
-        };
+    /// Reads the `<force_torque>` child of `sensor` (the `<sensor>` element). Without
+    /// `<force_torque>`: the defaults.
+    pub fn read(sensor: &Element<'_, '_>) -> Result<ForceTorqueConfig, PluginError> {
         Ok(ForceTorqueConfig {
-            frame,
-            direction,
-            force_noise: axes("force")?,
-            torque_noise: axes("torque")?,
+            frame: sensor.get_or("force_torque/frame", Frame::default())?,
+            direction: sensor.get_or(
+                "force_torque/measure_direction",
+                MeasureDirection::default(),
+            )?,
+            force_noise: axis_noises(sensor, "force_torque/force")?,
+            torque_noise: axis_noises(sensor, "force_torque/torque")?,
         })
     }
+}
+
+/// The `<x|y|z><noise>` of the element at `path` below `sensor`, in x, y, z order.
+fn axis_noises(sensor: &Element<'_, '_>, path: &str) -> Result<[NoiseParams; 3], SdfError> {
+    let axis = |a: &str| sensor.noise(&format!("{path}/{a}"));
+    Ok([axis("x")?, axis("y")?, axis("z")?])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::{ErrorCode, noise::NoiseKind};
+    use sim_plugin_api::{
+        EntityId, ErrorCode,
+        noise::NoiseKind,
+        sdf::{Origin, SdfDocument},
+        testing::sensor_config,
+    };
 
     const NAME: &str = "arm::wrist::ft";
+
+    fn parse(text: &str) -> Result<ForceTorqueConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new(NAME))?;
+        ForceTorqueConfig::read(&doc.root())
+    }
 
     #[test]
     fn defaults() {
@@ -108,10 +127,7 @@ mod tests {
             r#"<sensor><force_torque/></sensor>"#,
             r#"<sensor><force_torque><frame> </frame></force_torque></sensor>"#,
         ] {
-            assert_eq!(
-                ForceTorqueConfig::parse(sdf, NAME).unwrap(),
-                ForceTorqueConfig::default()
-            );
+            assert_eq!(parse(sdf).unwrap(), ForceTorqueConfig::default());
         }
         let d = ForceTorqueConfig::default();
         assert_eq!(
@@ -122,13 +138,12 @@ mod tests {
 
     #[test]
     fn frames_directions_and_noises() {
-        let c = ForceTorqueConfig::parse(
+        let c = parse(
             r#"<sensor name="ft" type="force_torque"><force_torque>
                  <frame>parent</frame><measure_direction>parent_to_child</measure_direction>
                  <force><y><noise type="gaussian"><stddev>0.5</stddev></noise></y></force>
                  <torque><z><noise type="gaussian"><mean>0.1</mean></noise></z></torque>
                </force_torque></sensor>"#,
-            NAME,
         )
         .unwrap();
         assert_eq!(c.frame, Frame::Parent);
@@ -137,29 +152,22 @@ mod tests {
         assert_eq!(c.force_noise[1].kind, NoiseKind::Gaussian);
         assert_eq!(c.force_noise[1].stddev, 0.5);
         assert_eq!(c.torque_noise[2].mean, 0.1);
-        let s = ForceTorqueConfig::parse(
-            "<sensor><force_torque><frame>sensor</frame></force_torque></sensor>",
-            NAME,
-        )
-        .unwrap();
+        let s =
+            parse("<sensor><force_torque><frame>sensor</frame></force_torque></sensor>").unwrap();
         assert_eq!(s.frame, Frame::Sensor);
     }
 
     #[test]
     fn errors_name_sensor_element_and_text() {
-        let e = ForceTorqueConfig::parse(
-            "<sensor><force_torque><frame>world</frame></force_torque></sensor>",
-            NAME,
-        )
-        .unwrap_err();
+        let e = parse("<sensor><force_torque><frame>world</frame></force_torque></sensor>")
+            .unwrap_err();
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert_eq!(
             e.message.as_str(),
             "arm::wrist::ft: <force_torque><frame> must be child, parent or sensor, found \"world\""
         );
-        let e = ForceTorqueConfig::parse(
+        let e = parse(
             "<sensor><force_torque><measure_direction>up</measure_direction></force_torque></sensor>",
-            NAME,
         )
         .unwrap_err();
         assert!(
@@ -167,9 +175,8 @@ mod tests {
                 .contains("<measure_direction> must be child_to_parent or parent_to_child"),
             "{e}"
         );
-        let e = ForceTorqueConfig::parse(
+        let e = parse(
             r#"<sensor><force_torque><torque><x><noise type="gaussian"><stddev>-1</stddev></noise></x></torque></force_torque></sensor>"#,
-            NAME,
         )
         .unwrap_err();
         assert!(
@@ -177,7 +184,21 @@ mod tests {
                 .contains("<force_torque><torque><x><noise><stddev> must be zero or positive"),
             "{e}"
         );
-        let e = ForceTorqueConfig::parse("<sensor><force_torque></sensor>", NAME).unwrap_err();
+        let e = parse("<sensor><force_torque></sensor>").unwrap_err();
         assert!(e.message.starts_with(NAME));
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let text = "<sensor name=\"ft\" type=\"force_torque\">\n  <force_torque>\n    \
+                    <measure_direction>up</measure_direction>\n  </force_torque>\n</sensor>";
+        let config =
+            sensor_config(NAME, "force_torque", EntityId(3), text).with_source("world.sdf", 40);
+        let doc = config.parse_sdf().unwrap();
+        let e = ForceTorqueConfig::read(&doc.root()).unwrap_err();
+        assert_eq!(
+            e.message.as_str(),
+            "arm::wrist::ft: <force_torque><measure_direction> must be child_to_parent or parent_to_child, found \"up\" at world.sdf:42"
+        );
     }
 }

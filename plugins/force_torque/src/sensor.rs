@@ -64,7 +64,8 @@ impl ForceTorqueSensor {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "Wrench")]);
         let scoped_name = config.scoped_name.as_str();
-        let ft = ForceTorqueConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let doc = config.parse_sdf()?;
+        let ft = ForceTorqueConfig::read(&doc.root())?;
         let joint = world
             .entity_info(config.sensor)
             .into_option()
@@ -90,10 +91,12 @@ impl ForceTorqueSensor {
         let parent_link =
             world.entity_by_name(format!("{}::__parent__", joint.scoped_name).as_str().into());
         if ft.frame == Frame::Parent && parent_link == EntityId::NONE {
-            return Err(PluginError::config(format!(
-                "{scoped_name}: <frame>parent</frame>: the parent link of joint `{}` is not known",
+            let frame = doc.root().find("force_torque/frame").unwrap_or(doc.root());
+            let expected = format!(
+                "child or sensor, as the parent link of joint `{}` is not known",
                 joint.scoped_name
-            )));
+            );
+            return Err(frame.error(expected, frame.text()).into());
         }
         Ok(ForceTorqueSensor::new(
             &ft,
@@ -359,6 +362,41 @@ mod tests {
         };
         let w = s.measure(on_child, &at, 0.0);
         close(w.torque, on_child.torque - p.cross(on_child.force));
+    }
+
+    #[test]
+    fn a_parent_frame_needs_the_parent_link() {
+        use sim_plugin_api::testing::{StaticWorld, sensor_config};
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(5), EntityKind::JOINT, EntityId(1), "arm::wrist");
+        w.set_entity(
+            EntityId(9),
+            EntityKind::SENSOR,
+            EntityId(5),
+            "arm::wrist::ft",
+        );
+        let text = "<sensor name=\"ft\" type=\"force_torque\">\n  <force_torque>\n    \
+                    <frame>parent</frame>\n  </force_torque>\n</sensor>";
+        let mut config = sensor_config("arm::wrist::ft", "force_torque", EntityId(3), text)
+            .with_source("world.sdf", 40);
+        config.sensor = EntityId(9);
+        let e = w
+            .with(|w| ForceTorqueSensor::create(&config, &w))
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "arm::wrist::ft: <force_torque><frame> must be child or sensor, as the parent link of \
+             joint `arm::wrist` is not known, found \"parent\" at world.sdf:42"
+        );
+        // With the parent link known, it is created.
+        w.set_entity(
+            EntityId(2),
+            EntityKind::LINK,
+            EntityId(1),
+            "arm::wrist::__parent__",
+        );
+        w.with(|w| ForceTorqueSensor::create(&config, &w)).unwrap();
     }
 
     #[test]

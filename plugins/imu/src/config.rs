@@ -1,13 +1,19 @@
 //! Reading the `<imu>` element of a `<sensor type="imu">`.
 //!
-//! Everything is parsed once, when the sensor is created. Invalid values are configuration
-//! errors ([`ErrorCode::INVALID_CONFIG`](sim_plugin_api::ErrorCode::INVALID_CONFIG)) whose
-//! message names the sensor's scoped name, the element and the text found there.
+//! Everything is read once, when the sensor is created, from its parsed `<sensor>` element
+//! ([`SensorConfig::parse_sdf`](sim_plugin_api::SensorConfig::parse_sdf)). Invalid values are
+//! configuration errors
+//! ([`ErrorCode::INVALID_CONFIG`](sim_plugin_api::ErrorCode::INVALID_CONFIG)) whose message
+//! names the sensor's scoped name, the element, the text found there and, when known, its
+//! place in the world file.
 
 use crate::frames::Localization;
-use roxmltree::Node;
-use sim_plugin_api::{PluginError, Quat, noise::NoiseParams};
-use simcore_plugin_common::sdf::{Reader, child, parse_bool, parse_f64, parse_sensor_sdf};
+use sim_plugin_api::{
+    PluginError, Quat, Vec3,
+    noise::NoiseParams,
+    sdf::{Element, FromSdf, SdfError},
+};
+use simcore_plugin_common::sdf::owner;
 
 /// `<orientation_reference_frame><custom_rpy parent_frame="...">`.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,63 +64,43 @@ impl Default for ImuConfig {
     }
 }
 
-const AXES: [&str; 3] = ["x", "y", "z"];
-
 impl ImuConfig {
-    /// Parses the `<imu>` child of a `<sensor>` element given as XML text. `sensor` (the
-    /// scoped name) is used in error messages. No `<imu>` element (or blank text) gives the
+    /// Reads the `<imu>` child of `sensor` (the `<sensor>` element); its scoped name, which
+    /// the errors and warnings name, is the document's owner. No `<imu>` element gives the
     /// defaults.
-    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<ImuConfig, PluginError> {
-        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
-            return Ok(ImuConfig::default());
-        };
-        match child(doc.root_element(), "imu") {
-            Some(imu) => ImuConfig::from_element(imu, sensor),
-            None => Ok(ImuConfig::default()),
-        }
-    }
-
-    /// Reads an `<imu>` element. `sensor` (the scoped name) is used in error messages.
-    pub fn from_element(imu: Node<'_, '_>, sensor: &str) -> Result<ImuConfig, PluginError> {
+    pub fn read(sensor: &Element<'_, '_>) -> Result<ImuConfig, PluginError> {
         let mut config = ImuConfig::default();
-        let ctx = Reader::new(sensor);
+        let Some(imu) = sensor.child("imu") else {
+            return Ok(config);
+        };
 
-        if let Some(frame) = child(imu, "orientation_reference_frame") {
-            if let Some(loc) = child(frame, "localization") {
-                let text = loc.text().unwrap_or("");
-                config.localization = Localization::parse(text).ok_or_else(|| {
-                    ctx.error(
-                        "<imu><orientation_reference_frame><localization>",
-                        "one of ENU, NED, NWU, CUSTOM",
-                        text,
-                    )
-                })?;
+        if let Some(frame) = imu.child("orientation_reference_frame") {
+            if let Some(loc) = frame.child("localization") {
+                config.localization = Localization::parse(loc.text())
+                    .ok_or_else(|| loc.error("one of ENU, NED, NWU, CUSTOM", loc.text()))?;
             }
-            if let Some(custom) = child(frame, "custom_rpy") {
-                let path = "<imu><orientation_reference_frame><custom_rpy>";
-                let text = custom.text().unwrap_or("");
-                let rpy = parse_triple(text).ok_or_else(|| {
-                    ctx.error(path, "three finite numbers (roll pitch yaw, rad)", text)
+            if let Some(custom) = frame.child("custom_rpy") {
+                let rpy = Vec3::from_text(custom.text()).ok_or_else(|| {
+                    custom.error("three finite numbers (roll pitch yaw, rad)", custom.text())
                 })?;
                 let parent_frame = custom.attribute("parent_frame").unwrap_or("").to_string();
-                config.custom_rpy = Some(CustomRpy { rpy, parent_frame });
+                config.custom_rpy = Some(CustomRpy {
+                    rpy: [rpy.x, rpy.y, rpy.z],
+                    parent_frame,
+                });
             }
         }
 
-        config.angular_velocity_noise = axis_noises(&ctx, imu, "angular_velocity")?;
-        config.linear_acceleration_noise = axis_noises(&ctx, imu, "linear_acceleration")?;
+        config.angular_velocity_noise = axis_noises(&imu, "angular_velocity")?;
+        config.linear_acceleration_noise = axis_noises(&imu, "linear_acceleration")?;
+        config.enable_orientation = imu.get_or("enable_orientation", true)?;
 
-        if let Some(e) = child(imu, "enable_orientation") {
-            let text = e.text().unwrap_or("");
-            config.enable_orientation = parse_bool(text).ok_or_else(|| {
-                ctx.error("<imu><enable_orientation>", "true, false, 1 or 0", text)
-            })?;
-        }
-
-        if child(imu, "noise").is_some() {
+        let sensor_name = owner(&imu);
+        if imu.has("noise") {
             config.warnings.push(format!(
-                "{sensor}: <imu><noise> (the SDF 1.5 form) is ignored; give the noise per axis \
-                 in <imu><angular_velocity><x|y|z><noise> and <imu><linear_acceleration><x|y|z><noise>"
+                "{sensor_name}: <imu><noise> (the SDF 1.5 form) is ignored; give the noise per \
+                 axis in <imu><angular_velocity><x|y|z><noise> and \
+                 <imu><linear_acceleration><x|y|z><noise>"
             ));
         }
         if config.localization == Localization::Custom
@@ -122,9 +108,9 @@ impl ImuConfig {
             && custom.parent_frame != "world"
         {
             config.warnings.push(format!(
-                "{sensor}: <imu><orientation_reference_frame><custom_rpy parent_frame=\"{}\"> is \
-                 not supported (only parent_frame=\"world\" is); orientation is reported relative \
-                 to the sensor's initial orientation instead",
+                "{sensor_name}: <imu><orientation_reference_frame><custom_rpy parent_frame=\"{}\"> \
+                 is not supported (only parent_frame=\"world\" is); orientation is reported \
+                 relative to the sensor's initial orientation instead",
                 custom.parent_frame
             ));
         }
@@ -149,43 +135,32 @@ impl ImuConfig {
     }
 }
 
-/// `<imu><{group}><x|y|z><noise>` for the three axes.
-fn axis_noises(
-    r: &Reader<'_>,
-    imu: Node<'_, '_>,
-    group: &str,
-) -> Result<[NoiseParams; 3], PluginError> {
-    let mut out = [NoiseParams::default(); 3];
-    let Some(g) = child(imu, group) else {
-        return Ok(out);
-    };
-    for (axis, params) in AXES.iter().zip(out.iter_mut()) {
-        if let Some(noise) = child(g, axis).and_then(|a| child(a, "noise")) {
-            *params = r.noise(noise, &format!("<imu><{group}><{axis}><noise>"))?;
-        }
-    }
-    Ok(out)
-}
-
-fn parse_triple(text: &str) -> Option<[f64; 3]> {
-    let mut it = text.split_whitespace().map(parse_f64);
-    let v = [it.next()??, it.next()??, it.next()??];
-    it.next().is_none().then_some(v)
+/// `<imu><{group}><x|y|z><noise>` for the three axes, in x, y, z order.
+fn axis_noises(imu: &Element<'_, '_>, group: &str) -> Result<[NoiseParams; 3], SdfError> {
+    let axis = |a: &str| imu.noise(&format!("{group}/{a}"));
+    Ok([axis("x")?, axis("y")?, axis("z")?])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::ErrorCode;
     use sim_plugin_api::noise::NoiseKind;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
+    use sim_plugin_api::{EntityId, ErrorCode, testing::sensor_config};
 
     const NAME: &str = "robot::base::imu";
 
+    /// The configuration of the `<sensor>` element `text`.
+    fn read(text: &str) -> Result<ImuConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new(NAME))?;
+        ImuConfig::read(&doc.root())
+    }
+
+    /// The configuration of a sensor whose `<imu>` element holds `imu_body`.
     fn parse(imu_body: &str) -> Result<ImuConfig, PluginError> {
-        ImuConfig::parse(
-            &format!(r#"<sensor name="imu" type="imu"><imu>{imu_body}</imu></sensor>"#),
-            NAME,
-        )
+        read(&format!(
+            r#"<sensor name="imu" type="imu"><imu>{imu_body}</imu></sensor>"#
+        ))
     }
 
     fn config_error(imu_body: &str) -> String {
@@ -200,13 +175,10 @@ mod tests {
 
     #[test]
     fn missing_imu_element_gives_defaults() {
-        let c = ImuConfig::parse(
-            r#"<sensor name="imu" type="imu"><update_rate>5</update_rate></sensor>"#,
-            NAME,
-        )
-        .unwrap();
+        let c =
+            read(r#"<sensor name="imu" type="imu"><update_rate>5</update_rate></sensor>"#).unwrap();
         assert_eq!(c, ImuConfig::default());
-        assert_eq!(ImuConfig::parse("  ", NAME).unwrap(), ImuConfig::default());
+        assert_eq!(read("  ").unwrap(), ImuConfig::default());
         assert!(c.enable_orientation);
         assert_eq!(c.localization, Localization::Custom);
         assert_eq!(c.orientation_reference(), OrientationReference::InitialPose);
@@ -307,34 +279,50 @@ mod tests {
     }
 
     #[test]
-    fn bad_number_names_element_and_text() {
-        let m = config_error(
-            r#"<angular_velocity><z><noise type="gaussian"><stddev>abc</stddev></noise></z></angular_velocity>"#,
-        );
-        assert!(
-            m.contains("<imu><angular_velocity><z><noise><stddev>"),
-            "{m}"
-        );
-        assert!(m.contains("\"abc\""), "{m}");
-
-        let m = config_error(
-            r#"<linear_acceleration><x><noise type="gaussian"><mean>nan</mean></noise></x></linear_acceleration>"#,
-        );
-        assert!(
-            m.contains("<imu><linear_acceleration><x><noise><mean>") && m.contains("nan"),
-            "{m}"
-        );
-    }
-
-    #[test]
-    fn unknown_noise_type() {
-        let m = config_error(
-            r#"<linear_acceleration><y><noise type="uniform"/></y></linear_acceleration>"#,
-        );
-        assert!(
-            m.contains("<imu><linear_acceleration><y><noise> type") && m.contains("\"uniform\""),
-            "{m}"
-        );
+    fn bad_values_name_element_and_text() {
+        for (body, element, expected, found) in [
+            (
+                r#"<angular_velocity><z><noise type="gaussian"><stddev>abc</stddev></noise></z></angular_velocity>"#,
+                "<imu><angular_velocity><z><noise><stddev>",
+                "a finite number",
+                "abc",
+            ),
+            (
+                r#"<linear_acceleration><x><noise type="gaussian"><mean>nan</mean></noise></x></linear_acceleration>"#,
+                "<imu><linear_acceleration><x><noise><mean>",
+                "a finite number",
+                "nan",
+            ),
+            (
+                r#"<linear_acceleration><y><noise type="uniform"/></y></linear_acceleration>"#,
+                "<imu><linear_acceleration><y><noise> type",
+                "one of none, gaussian, gaussian_quantized",
+                "uniform",
+            ),
+            (
+                r#"<orientation_reference_frame><localization>NEU</localization></orientation_reference_frame>"#,
+                "<imu><orientation_reference_frame><localization>",
+                "one of ENU, NED, NWU, CUSTOM",
+                "NEU",
+            ),
+            (
+                r#"<orientation_reference_frame><custom_rpy parent_frame="world">0 1</custom_rpy></orientation_reference_frame>"#,
+                "<imu><orientation_reference_frame><custom_rpy>",
+                "three finite numbers (roll pitch yaw, rad)",
+                "0 1",
+            ),
+            (
+                r#"<enable_orientation>yes</enable_orientation>"#,
+                "<imu><enable_orientation>",
+                "true, false, 1 or 0",
+                "yes",
+            ),
+        ] {
+            assert_eq!(
+                config_error(body),
+                format!("{NAME}: {element} must be {expected}, found \"{found}\"")
+            );
+        }
     }
 
     #[test]
@@ -360,35 +348,50 @@ mod tests {
     }
 
     #[test]
-    fn other_bad_values() {
-        let m = config_error(
-            r#"<orientation_reference_frame><localization>NEU</localization></orientation_reference_frame>"#,
-        );
-        assert!(m.contains("<localization>") && m.contains("\"NEU\""), "{m}");
-        let m = config_error(
-            r#"<orientation_reference_frame><custom_rpy parent_frame="world">0 1</custom_rpy></orientation_reference_frame>"#,
-        );
-        assert!(m.contains("<custom_rpy>") && m.contains("\"0 1\""), "{m}");
-        let m = config_error(r#"<enable_orientation>yes</enable_orientation>"#);
-        assert!(
-            m.contains("<enable_orientation>") && m.contains("\"yes\""),
-            "{m}"
-        );
-    }
-
-    #[test]
     fn malformed_xml() {
-        let e = ImuConfig::parse("<sensor><imu></sensor>", NAME).unwrap_err();
+        let e = read("<sensor><imu></sensor>").unwrap_err();
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
-        assert!(e.message.starts_with(NAME));
+        assert!(
+            e.message
+                .starts_with("robot::base::imu: the element is not valid XML"),
+            "{e}"
+        );
     }
 
     #[test]
-    fn helpers() {
-        assert_eq!(parse_triple(" 1 -2\n3e0 "), Some([1.0, -2.0, 3.0]));
-        assert_eq!(parse_triple("1 2 3 4"), None);
-        assert_eq!(parse_triple("1 2 inf"), None);
-        assert_eq!(parse_bool(" TRUE "), Some(true));
-        assert_eq!(parse_bool("0"), Some(false));
+    fn custom_rpy_is_three_finite_numbers() {
+        let custom = |rpy: &str| {
+            parse(&format!(
+                r#"<orientation_reference_frame><custom_rpy parent_frame="world">{rpy}</custom_rpy></orientation_reference_frame>"#
+            ))
+        };
+        assert_eq!(
+            custom(" 1 -2\n3e0 ").unwrap().custom_rpy.unwrap().rpy,
+            [1.0, -2.0, 3.0]
+        );
+        for bad in ["1 2 3 4", "1 2 inf", ""] {
+            let e = custom(bad).unwrap_err();
+            assert_eq!(
+                e.message.as_str(),
+                format!(
+                    "robot::base::imu: <imu><orientation_reference_frame><custom_rpy> must be three finite numbers (roll pitch yaw, rad), found \"{bad}\""
+                )
+            );
+        }
+        let c = parse("<enable_orientation> TRUE </enable_orientation>").unwrap();
+        assert!(c.enable_orientation);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let text = "<sensor name=\"imu\" type=\"imu\">\n  <imu>\n    \
+                    <enable_orientation>yes</enable_orientation>\n  </imu>\n</sensor>";
+        let config = sensor_config(NAME, "imu", EntityId(2), text).with_source("world.sdf", 40);
+        let doc = config.parse_sdf().unwrap();
+        let e = ImuConfig::read(&doc.root()).unwrap_err();
+        assert_eq!(
+            e.message.as_str(),
+            "robot::base::imu: <imu><enable_orientation> must be true, false, 1 or 0, found \"yes\" at world.sdf:42"
+        );
     }
 }

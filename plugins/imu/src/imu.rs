@@ -59,7 +59,7 @@ impl ImuSensor {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "IMU")]);
         let scoped_name = config.scoped_name.as_str();
-        let imu = ImuConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let imu = ImuConfig::read(&config.parse_sdf()?.root())?;
         for warning in &imu.warnings {
             world.log_message(LogLevel::WARN, warning);
         }

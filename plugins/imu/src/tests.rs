@@ -703,37 +703,49 @@ fn config_error(body: &str) -> String {
 }
 
 #[test]
-fn bad_number_is_a_config_error() {
-    let m = config_error(
-        r#"<linear_acceleration><y><noise type="gaussian"><bias_mean>0.1.2</bias_mean></noise></y></linear_acceleration>"#,
-    );
-    assert!(
-        m.contains("<imu><linear_acceleration><y><noise><bias_mean>") && m.contains("\"0.1.2\""),
-        "{m}"
-    );
+fn bad_values_are_config_errors() {
+    for (body, element, found) in [
+        (
+            r#"<linear_acceleration><y><noise type="gaussian"><bias_mean>0.1.2</bias_mean></noise></y></linear_acceleration>"#,
+            "<imu><linear_acceleration><y><noise><bias_mean>",
+            "0.1.2",
+        ),
+        (
+            r#"<angular_velocity><x><noise type="pink"><stddev>1</stddev></noise></x></angular_velocity>"#,
+            "<imu><angular_velocity><x><noise> type",
+            "pink",
+        ),
+        (
+            r#"<angular_velocity><y><noise type="gaussian"><stddev>-1</stddev></noise></y></angular_velocity>"#,
+            "<imu><angular_velocity><y><noise><stddev>",
+            "-1",
+        ),
+        (
+            r#"<linear_acceleration><z><noise type="gaussian"><precision>-0.1</precision></noise></z></linear_acceleration>"#,
+            "<imu><linear_acceleration><z><noise><precision>",
+            "-0.1",
+        ),
+    ] {
+        let m = config_error(body);
+        assert!(
+            m.contains(element) && m.contains(&format!("\"{found}\"")),
+            "{m}"
+        );
+    }
 }
 
 #[test]
-fn unknown_noise_type_is_a_config_error() {
-    let m = config_error(
-        r#"<angular_velocity><x><noise type="pink"><stddev>1</stddev></noise></x></angular_velocity>"#,
+fn configuration_errors_name_the_file_and_line() {
+    let w = world(at_pose(Quat::IDENTITY));
+    let text = "<sensor name=\"imu\" type=\"imu\">\n  <imu>\n    \
+                <orientation_reference_frame>\n      <localization>NEU</localization>\n    \
+                </orientation_reference_frame>\n  </imu>\n</sensor>";
+    let config = sensor_config(NAME, "imu", LINK, text).with_source("world.sdf", 40);
+    let e = w.with(|w| ImuSensor::create(&config, &w)).unwrap_err();
+    assert_eq!(
+        e.message.as_str(),
+        "robot::base::imu: <imu><orientation_reference_frame><localization> must be one of ENU, NED, NWU, CUSTOM, found \"NEU\" at world.sdf:43"
     );
-    assert!(
-        m.contains("<imu><angular_velocity><x><noise> type") && m.contains("\"pink\""),
-        "{m}"
-    );
-}
-
-#[test]
-fn negative_stddev_and_precision_are_config_errors() {
-    let m = config_error(
-        r#"<angular_velocity><y><noise type="gaussian"><stddev>-1</stddev></noise></y></angular_velocity>"#,
-    );
-    assert!(m.contains("<stddev>") && m.contains("\"-1\""), "{m}");
-    let m = config_error(
-        r#"<linear_acceleration><z><noise type="gaussian"><precision>-0.1</precision></noise></z></linear_acceleration>"#,
-    );
-    assert!(m.contains("<precision>") && m.contains("\"-0.1\""), "{m}");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Reading the `<plugin>` element of a joint controller, with gz-sim's defaults.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::{self, controller_topic, missing, names};
-use simcore_plugin_common::{Pid, Reader, parse_plugin_sdf};
+use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::Pid;
+use simcore_plugin_common::gz::{self, controller_topic, names};
 
 /// gz-sim's PID gains and limits of the joint controller's force mode.
 pub const DEFAULT_PID: Pid = Pid::new(1.0, 0.0, 0.0, 1.0, -1.0, 1000.0, -1000.0, 0.0);
@@ -27,29 +28,21 @@ pub struct VelocityConfig {
 }
 
 impl VelocityConfig {
-    /// Parses the `<plugin>` element given as XML text; `model` is the model's own name (for
-    /// the default topic), `who` names the plugin in errors.
-    pub fn parse(sdf: &str, model: &str, who: &str) -> Result<VelocityConfig, PluginError> {
-        let doc = parse_plugin_sdf(sdf, who)?
-            .ok_or_else(|| missing(format!("{who}: needs a <joint_name>")))?;
-        let root = doc.root_element();
-        let r = Reader::new(who);
-        let joints = names(root, "joint_name", who)?;
-        let num = |tag: &str, default: f64| -> Result<f64, PluginError> {
-            Ok(r.number(root, &[tag])?.unwrap_or(default))
-        };
-        let force_pid = if r.boolean(root, "use_force_commands")?.unwrap_or(false) {
-            Some(gz::pid(&r, root, &DEFAULT_PID)?)
+    /// Reads the `<plugin>` element `root`; `model` is the model's own name (for the default
+    /// topic).
+    pub fn read(root: &Element<'_, '_>, model: &str) -> Result<VelocityConfig, PluginError> {
+        let joints = names(root, "joint_name")?;
+        let force_pid = if root.get_or("use_force_commands", false)? {
+            Some(gz::pid(root, &DEFAULT_PID)?)
         } else {
             None
         };
         let default = format!("/model/{model}/joint/{}/cmd_vel", joints[0]);
         Ok(VelocityConfig {
-            initial_velocity: num("initial_velocity", 0.0)?,
-            disable_braking: force_pid.is_some()
-                && r.boolean(root, "disable_braking")?.unwrap_or(false),
+            initial_velocity: root.get_or("initial_velocity", 0.0)?,
+            disable_braking: force_pid.is_some() && root.get_or("disable_braking", false)?,
             force_pid,
-            topic: controller_topic(root, model, &default, who)?,
+            topic: controller_topic(root, model, &default)?,
             joints,
         })
     }
@@ -58,15 +51,15 @@ impl VelocityConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::ErrorCode;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
 
     fn parse(inner: &str) -> Result<VelocityConfig, PluginError> {
-        VelocityConfig::parse(
-            &format!(
-                r#"<plugin name="gz::sim::systems::JointController" filename="x">{inner}</plugin>"#
-            ),
-            "rover",
-            "rover: JointController",
-        )
+        let text = format!(
+            r#"<plugin name="gz::sim::systems::JointController" filename="x">{inner}</plugin>"#
+        );
+        let doc = SdfDocument::parse(&text, Origin::new("rover: JointController"))?;
+        VelocityConfig::read(&doc.root(), "rover")
     }
 
     #[test]
@@ -108,9 +101,10 @@ mod tests {
     fn errors() {
         let msg = |inner: &str| parse(inner).unwrap_err().message.to_string();
         assert_eq!(msg(""), "rover: JointController: needs a <joint_name>");
-        assert!(
-            msg("<joint_name>j</joint_name><initial_velocity>fast</initial_velocity>")
-                .contains("<initial_velocity>")
+        assert_eq!(parse("").unwrap_err().code, ErrorCode::NOT_FOUND);
+        assert_eq!(
+            msg("<joint_name>j</joint_name><initial_velocity>fast</initial_velocity>"),
+            "rover: JointController: <initial_velocity> must be a finite number, found \"fast\""
         );
     }
 }

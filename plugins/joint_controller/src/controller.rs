@@ -6,7 +6,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{GzSystem, drive, joints, last_finite_double};
-use simcore_plugin_common::{Attached, attached};
+use simcore_plugin_common::{Attached, attached, plugin_document};
 
 /// A joint velocity controller attached to a model (see the crate documentation).
 pub struct JointController {
@@ -21,7 +21,8 @@ impl GzSystem for JointController {
     /// joints exist.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { scoped, who, model } = attached(config, world, "JointController")?;
-        let parsed = VelocityConfig::parse(config.sdf.as_str(), &model, &who)?;
+        let doc = plugin_document(config, &who)?;
+        let parsed = VelocityConfig::read(&doc.root(), &model)?;
         let ids = joints(world, scoped, &parsed.joints, "joint_name", &who)?;
         let system = JointController::new(parsed, ids);
         simcore_plugin_common::declare_inputs(world, &system, &["Double"]);
@@ -106,7 +107,39 @@ impl System for JointController {
 
 #[cfg(test)]
 mod tests {
-    use super::pushes_without_braking;
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::create;
+
+    /// The error of creating the controller of the model `rover` from `sdf`, written at line
+    /// 40 of `world.sdf`.
+    fn create_error(sdf: &str) -> PluginError {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "rover");
+        let config = system_config(
+            "gz::sim::systems::JointController",
+            EntityId(1),
+            "rover",
+            sdf,
+        )
+        .with_source("world.sdf", 40);
+        let created = w.with(|world| create::<JointController>(&config, &world).err());
+        created.expect("an error")
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let e = create_error(
+            "<plugin name=\"gz::sim::systems::JointController\" filename=\"f\">\n  \
+             <joint_name>j</joint_name>\n  <use_force_commands>yes</use_force_commands>\n</plugin>",
+        );
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "rover: JointController: <use_force_commands> must be true, false, 1 or 0, \
+             found \"yes\" at world.sdf:42"
+        );
+    }
 
     #[test]
     fn no_braking_pushes_only_towards_the_target() {

@@ -1,8 +1,9 @@
 //! Reading the `<plugin>` element of a joint position controller, with gz-sim's defaults.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::{self, controller_topic, missing, names};
-use simcore_plugin_common::{Pid, Reader, parse_plugin_sdf};
+use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::Pid;
+use simcore_plugin_common::gz::{self, controller_topic, names};
 
 /// gz-sim's PID gains and limits of the joint position controller.
 pub const DEFAULT_PID: Pid = Pid::new(1.0, 0.1, 0.01, 1.0, -1.0, 1000.0, -1000.0, 0.0);
@@ -29,31 +30,23 @@ pub struct PositionConfig {
 }
 
 impl PositionConfig {
-    /// Parses the `<plugin>` element given as XML text; `model` is the model's own name (for
-    /// the default topic), `who` names the plugin in errors.
-    pub fn parse(sdf: &str, model: &str, who: &str) -> Result<PositionConfig, PluginError> {
-        let doc = parse_plugin_sdf(sdf, who)?
-            .ok_or_else(|| missing(format!("{who}: needs a <joint_name>")))?;
-        let root = doc.root_element();
-        let r = Reader::new(who);
-        let joints = names(root, "joint_name", who)?;
-        let num = |tag: &str, default: f64| -> Result<f64, PluginError> {
-            Ok(r.number(root, &[tag])?.unwrap_or(default))
-        };
-        let axis = match r.number(root, &["joint_index"])? {
-            None => 0,
-            Some(v) if v == 0.0 || v == 1.0 => v as u32,
-            Some(v) => return Err(r.error("<joint_index>", "0 or 1", &v.to_string())),
-        };
-        let pid = gz::pid(&r, root, &DEFAULT_PID)?;
+    /// Reads the `<plugin>` element `root`; `model` is the model's own name (for the default
+    /// topic).
+    pub fn read(root: &Element<'_, '_>, model: &str) -> Result<PositionConfig, PluginError> {
+        let joints = names(root, "joint_name")?;
+        let axis = root
+            .param::<f64>("joint_index")
+            .check("0 or 1", |v| *v == 0.0 || *v == 1.0)
+            .or(0.0)? as u32;
+        let pid = gz::pid(root, &DEFAULT_PID)?;
         let default = format!("/model/{model}/joint/{}/{axis}/cmd_pos", joints[0]);
         Ok(PositionConfig {
             axis,
             pid,
-            cmd_max_set: r.number(root, &["cmd_max"])?.is_some(),
-            velocity_mode: r.boolean(root, "use_velocity_commands")?.unwrap_or(false),
-            initial_position: num("initial_position", 0.0)?,
-            topic: controller_topic(root, model, &default, who)?,
+            cmd_max_set: root.has("cmd_max"),
+            velocity_mode: root.get_or("use_velocity_commands", false)?,
+            initial_position: root.get_or("initial_position", 0.0)?,
+            topic: controller_topic(root, model, &default)?,
             joints,
         })
     }
@@ -62,15 +55,15 @@ impl PositionConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::ErrorCode;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
 
     fn parse(inner: &str) -> Result<PositionConfig, PluginError> {
-        PositionConfig::parse(
-            &format!(
-                r#"<plugin name="gz::sim::systems::JointPositionController" filename="x">{inner}</plugin>"#
-            ),
-            "arm",
-            "arm: JointPositionController",
-        )
+        let text = format!(
+            r#"<plugin name="gz::sim::systems::JointPositionController" filename="x">{inner}</plugin>"#
+        );
+        let doc = SdfDocument::parse(&text, Origin::new("arm: JointPositionController"))?;
+        PositionConfig::read(&doc.root(), "arm")
     }
 
     #[test]
@@ -113,7 +106,17 @@ mod tests {
             "arm: JointPositionController: needs a <joint_name>"
         );
         assert!(msg("<joint_name>j</joint_name><p_gain>x</p_gain>").contains("<p_gain>"));
-        assert!(msg("<joint_name>j</joint_name><joint_index>2</joint_index>").contains("0 or 1"));
+        assert_eq!(parse("").unwrap_err().code, ErrorCode::NOT_FOUND);
+        assert_eq!(
+            msg("<joint_name>j</joint_name><joint_index>1.5</joint_index>"),
+            "arm: JointPositionController: <joint_index> must be 0 or 1, found \"1.5\""
+        );
+        assert_eq!(
+            parse("<joint_name>j</joint_name><joint_index>1.0</joint_index>")
+                .unwrap()
+                .axis,
+            1
+        );
         assert!(
             msg("<joint_name>j</joint_name><use_velocity_commands>yes</use_velocity_commands>")
                 .contains("true, false")

@@ -6,7 +6,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{GzSystem, drive, joints, last_finite_double};
-use simcore_plugin_common::{Attached, Pid, attached};
+use simcore_plugin_common::{Attached, Pid, attached, plugin_document};
 
 /// A joint position controller attached to a model (see the crate documentation).
 pub struct JointPositionController {
@@ -22,7 +22,8 @@ impl GzSystem for JointPositionController {
     /// joints exist.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { scoped, who, model } = attached(config, world, "JointPositionController")?;
-        let parsed = PositionConfig::parse(config.sdf.as_str(), &model, &who)?;
+        let doc = plugin_document(config, &who)?;
+        let parsed = PositionConfig::read(&doc.root(), &model)?;
         let ids = joints(world, scoped, &parsed.joints, "joint_name", &who)?;
         let system = JointPositionController::new(parsed, ids);
         simcore_plugin_common::declare_inputs(world, &system, &["Double"]);
@@ -102,5 +103,63 @@ impl System for JointPositionController {
         self.pid.reset();
         self.target = self.config.initial_position;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::create;
+
+    /// The world of the model `arm`.
+    fn world() -> StaticWorld {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "arm");
+        w
+    }
+
+    /// The configuration of a controller of `arm` from `sdf`, written at line 40 of
+    /// `world.sdf`.
+    fn config(sdf: &str) -> SystemConfig<'_> {
+        system_config(
+            "gz::sim::systems::JointPositionController",
+            EntityId(1),
+            "arm",
+            sdf,
+        )
+        .with_source("world.sdf", 40)
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let w = world();
+        let c = config(
+            "<plugin name=\"gz::sim::systems::JointPositionController\" filename=\"f\">\n  \
+             <joint_name>j</joint_name>\n  <p_gain>x</p_gain>\n</plugin>",
+        );
+        let e = w
+            .with(|world| create::<JointPositionController>(&c, &world).err())
+            .expect("an error");
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "arm: JointPositionController: <p_gain> must be a finite number, found \"x\" \
+             at world.sdf:42"
+        );
+        // Without a joint the system is idle, with a warning saying where.
+        let c =
+            config("<plugin name=\"gz::sim::systems::JointPositionController\" filename=\"f\"/>");
+        assert!(w.with(|world| {
+            create::<JointPositionController>(&c, &world)
+                .unwrap()
+                .is_idle()
+        }));
+        let logs = w.logs.lock().unwrap();
+        assert_eq!(
+            logs.last().unwrap().1,
+            "arm: JointPositionController: needs a <joint_name> at world.sdf:40; the system does \
+             nothing (as in gz-sim)"
+        );
     }
 }

@@ -6,7 +6,8 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{GzSystem, joints, missing, valid_topic};
-use simcore_plugin_common::{Attached, attached, parse_plugin_sdf};
+use simcore_plugin_common::sdf::at;
+use simcore_plugin_common::{Attached, attached, plugin_document};
 
 /// The state of a model's joints (see the crate documentation).
 pub struct JointStatePublisher {
@@ -36,13 +37,11 @@ impl GzSystem for JointStatePublisher {
     /// is published once.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { scoped, who, .. } = attached(config, world, "JointStatePublisher")?;
-        let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?;
-        let root = doc.as_ref().map(|d| d.root_element());
+        let doc = plugin_document(config, &who)?;
+        let root = doc.root();
         let listed: Vec<String> = root
-            .into_iter()
-            .flat_map(|r| r.children())
-            .filter(|c| c.is_element() && c.tag_name().name() == "joint_name")
-            .map(|c| c.text().unwrap_or("").trim().to_string())
+            .children_named("joint_name")
+            .map(|c| c.text().to_string())
             .collect();
         let mut ids = Vec::new();
         if listed.is_empty() {
@@ -90,11 +89,11 @@ impl GzSystem for JointStatePublisher {
         }
         let model_name = simcore_plugin_common::gz::own_name(world, config.entity, scoped);
         let default = default_topic(config.world_name.as_str(), scoped);
-        let written = root.and_then(|r| simcore_plugin_common::text(r, "topic"));
+        let written = root.child("topic").map(|t| t.text());
         let topic = written
             .and_then(valid_topic)
             .or_else(|| valid_topic(&default))
-            .ok_or_else(|| missing(format!("{who}: no valid topic (`{default}`)")))?;
+            .ok_or_else(|| missing(format!("{who}: no valid topic (`{default}`){}", at(&root))))?;
         Ok(JointStatePublisher {
             model: config.entity,
             model_name,
@@ -160,6 +159,32 @@ impl System for JointStatePublisher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::create;
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "arm");
+        let sdf = "<plugin name=\"gz::sim::systems::JointStatePublisher\" filename=\"f\">\n  \
+                   <joint_name>j</joint_name>\n  <topic>t</plugin>";
+        let config = system_config(
+            "gz::sim::systems::JointStatePublisher",
+            EntityId(1),
+            "arm",
+            sdf,
+        )
+        .with_source("world.sdf", 40);
+        let e = w
+            .with(|world| create::<JointStatePublisher>(&config, &world).err())
+            .expect("an error");
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "arm: JointStatePublisher: the element is not valid XML: expected 'topic' tag, not \
+             'plugin' at 3:11 at world.sdf:42"
+        );
+    }
 
     #[test]
     fn default_topics_follow_the_nesting() {

@@ -1,14 +1,12 @@
 //! Reading the `<lidar>` (or legacy `<ray>`) element of a lidar `<sensor>`.
 //!
-//! Parsed once, when the sensor is created. Invalid values are configuration errors whose
-//! message names the sensor's scoped name, the element and the text found there.
+//! Read once, when the sensor is created, from the parsed `<sensor>` element
+//! ([`LidarConfig::read`]). Invalid values are configuration errors whose message names the
+//! sensor's scoped name, the element, the text found there and its place in the world file.
 
+use sim_plugin_api::sdf::{Element, SdfError};
 use sim_plugin_api::{ALL_VISIBLE, PluginError, RayTarget, noise::NoiseParams};
-use simcore_plugin_common::{
-    Reader, child, descend, parse_sensor_sdf,
-    roxmltree::{self, Node},
-    sdf::{element_path, parse_f64},
-};
+use simcore_plugin_common::visibility_mask;
 
 /// One scan axis (`<scan><horizontal>` or `<scan><vertical>`): `samples` rays spread evenly
 /// from `min_angle` to `max_angle` (radians).
@@ -99,202 +97,130 @@ impl LidarConfig {
         self.horizontal.samples as usize * self.vertical.samples as usize
     }
 
-    /// Parses the `<lidar>` (or, when there is none, `<ray>`) child of a `<sensor>` element
-    /// given as XML text. `sensor` (the scoped name) is used in error messages.
-    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<LidarConfig, PluginError> {
-        let missing = || {
-            PluginError::config(format!(
-                "{sensor}: a lidar needs a <lidar> (or <ray>) element with \
-                 <scan><horizontal><samples> and <range><max>"
-            ))
+    /// Reads the `<lidar>` (or, when there is none, `<ray>`) child of `sensor` (the
+    /// `<sensor>` element).
+    pub fn read(sensor: &Element<'_, '_>) -> Result<LidarConfig, PluginError> {
+        let Some(lidar) = lidar_element(sensor) else {
+            return Err(SdfError::missing(
+                sensor.document().origin(),
+                "<lidar> (or <ray>)",
+                "with <scan><horizontal><samples> and <range><max>",
+                sensor.place(),
+            )
+            .into());
         };
-        let doc = parse_sensor_sdf(sensor_sdf, sensor)?.ok_or_else(missing)?;
-        let root = doc.root_element();
-        let (name, lidar) = match (child(root, "lidar"), child(root, "ray")) {
-            (Some(l), _) => ("lidar", l),
-            (None, Some(r)) => ("ray", r),
-            (None, None) => return Err(missing()),
+        let Some(horizontal) = lidar.find("scan/horizontal") else {
+            return Err(SdfError::missing(
+                lidar.document().origin(),
+                format!("{}<scan><horizontal>", lidar.path()),
+                "with <samples>",
+                lidar.child("scan").unwrap_or(lidar).place(),
+            )
+            .into());
         };
-        let r = Reader::new(sensor);
-        let horizontal = match descend(lidar, &["scan", "horizontal"]) {
-            Some(_) => axis(&r, lidar, name, "horizontal", None)?,
-            None => {
-                return Err(PluginError::config(format!(
-                    "{sensor}: <{name}><scan><horizontal> is required (with <samples>)"
-                )));
-            }
-        };
-        let vertical = match descend(lidar, &["scan", "vertical"]) {
-            Some(_) => axis(&r, lidar, name, "vertical", Some(1))?,
+        let horizontal = axis(&horizontal, None)?;
+        let vertical = match lidar.find("scan/vertical") {
+            Some(v) => axis(&v, Some(1))?,
             None => ScanAxis::SINGLE,
         };
-
-        let range_min = number(&r, lidar, name, &["range", "min"])?.unwrap_or(0.0);
-        if range_min < 0.0 {
-            return Err(r.error(
-                &format!("<{name}><range><min>"),
-                "zero or positive",
-                &text_at(lidar, &["range", "min"]),
-            ));
-        }
-        let range_max = number(&r, lidar, name, &["range", "max"])?.ok_or_else(|| {
-            PluginError::config(format!("{sensor}: <{name}><range><max> is required"))
-        })?;
-        if range_max <= range_min {
-            return Err(r.error(
-                &format!("<{name}><range><max>"),
-                &format!("greater than <range><min> ({range_min})"),
-                &text_at(lidar, &["range", "max"]),
-            ));
-        }
-        let range_resolution = number(&r, lidar, name, &["range", "resolution"])?.unwrap_or(0.0);
-        if range_resolution < 0.0 {
-            return Err(r.error(
-                &format!("<{name}><range><resolution>"),
-                "zero or positive",
-                &text_at(lidar, &["range", "resolution"]),
-            ));
-        }
-
-        let noise = match child(lidar, "noise") {
-            Some(n) => r.noise(n, &format!("<{name}><noise>"))?,
-            None => NoiseParams::default(),
-        };
-
-        let target = match visibility(lidar) {
-            None => RayTarget::COLLISION,
-            Some(text) => match text.trim().to_ascii_lowercase().as_str() {
-                "collision" | "collisions" => RayTarget::COLLISION,
-                "visual" | "visuals" => RayTarget::VISUAL,
-                _ => {
-                    return Err(r.error(
-                        &format!("<{name}><simcore:visibility>"),
-                        "collision or visual",
-                        &text,
-                    ));
-                }
-            },
-        };
-
-        let visibility_mask = r.visibility_mask(lidar, name)?;
-
+        let range_min = lidar.param::<f64>("range/min").non_negative().or(0.0)?;
+        let range_max = lidar
+            .param::<f64>("range/max")
+            .check(
+                format!("greater than <range><min> ({range_min})"),
+                move |m| *m > range_min,
+            )
+            .required()?;
+        let range_resolution = lidar
+            .param::<f64>("range/resolution")
+            .non_negative()
+            .or(0.0)?;
         Ok(LidarConfig {
             horizontal,
             vertical,
             range_min,
             range_max,
             range_resolution,
-            noise,
-            target,
-            visibility_mask,
+            noise: sensor.noise(lidar.name())?,
+            target: target(&lidar)?,
+            visibility_mask: visibility_mask(&lidar)?,
         })
     }
 }
 
-/// The number in the element at `path` below the lidar element `lidar` (named `name` in
-/// messages), or `None` when absent; text that is not a finite number is an error.
-fn number(
-    r: &Reader<'_>,
-    lidar: Node<'_, '_>,
-    name: &str,
-    path: &[&str],
-) -> Result<Option<f64>, PluginError> {
-    let Some(e) = descend(lidar, path) else {
-        return Ok(None);
+/// The `<lidar>` child of `sensor`, else its `<ray>` child.
+fn lidar_element<'a, 't>(sensor: &Element<'a, 't>) -> Option<Element<'a, 't>> {
+    sensor.child("lidar").or_else(|| sensor.child("ray"))
+}
+
+/// What the rays of `lidar` see: `<simcore:visibility>`, whether the prefix is declared (any
+/// namespace, local name `visibility`) or was repaired by the engine (`simcore.visibility`);
+/// collisions when absent.
+fn target(lidar: &Element<'_, '_>) -> Result<RayTarget, SdfError> {
+    let Some(e) = lidar.children().find(|c| {
+        (c.name() == "visibility" && c.namespace().is_some()) || c.name() == "simcore.visibility"
+    }) else {
+        return Ok(RayTarget::COLLISION);
     };
-    let text = e.text().unwrap_or("");
-    parse_f64(text).map(Some).ok_or_else(|| {
-        r.error(
-            &format!("<{name}>{}", element_path(path)),
-            "a finite number",
-            text,
-        )
-    })
+    match e.text().to_ascii_lowercase().as_str() {
+        "collision" | "collisions" => Ok(RayTarget::COLLISION),
+        "visual" | "visuals" => Ok(RayTarget::VISUAL),
+        // Named as written in the world, whichever way the engine handed the prefix over.
+        _ => Err(SdfError::new(
+            e.document().origin(),
+            format!("{}<simcore:visibility>", lidar.path()),
+            "collision or visual",
+            e.text(),
+            e.place(),
+        )),
+    }
 }
 
-/// The trimmed text of the element at `path` below `node` (empty when absent).
-fn text_at(node: Node<'_, '_>, path: &[&str]) -> String {
-    descend(node, path)
-        .and_then(|e| e.text())
-        .unwrap_or("")
-        .trim()
-        .to_string()
+/// The `<scan><vertical><resolution>` of `sensor` (the `<sensor>` element) when it is not 1
+/// (it is ignored: `samples` rows are cast, as gz-sim's CPU lidar does).
+pub fn ignored_vertical_resolution(sensor: &Element<'_, '_>) -> Option<f64> {
+    lidar_element(sensor)?
+        .get::<f64>("scan/vertical/resolution")
+        .ok()
+        .flatten()
+        .filter(|r| *r != 1.0)
 }
 
-/// The text of the `<simcore:visibility>` child of `lidar`, whether the prefix is declared
-/// (any namespace, local name `visibility`) or was repaired by the engine (`simcore.visibility`).
-fn visibility(lidar: Node<'_, '_>) -> Option<String> {
-    lidar
-        .children()
-        .filter(|c| c.is_element())
-        .find(|c| {
-            let t = c.tag_name();
-            (t.name() == "visibility" && t.namespace().is_some())
-                || t.name() == "simcore.visibility"
-        })
-        .map(|e| e.text().unwrap_or("").to_string())
-}
-
-/// The `<scan><vertical><resolution>` of a `<sensor>` element given as XML text when it is
-/// not 1 (it is ignored: `samples` rows are cast, as gz-sim's CPU lidar does).
-pub fn ignored_vertical_resolution(sensor_sdf: &str) -> Option<f64> {
-    let doc = roxmltree::Document::parse(sensor_sdf).ok()?;
-    let root = doc.root_element();
-    let lidar = child(root, "lidar").or_else(|| child(root, "ray"))?;
-    let text = descend(lidar, &["scan", "vertical", "resolution"])?.text()?;
-    text.trim().parse::<f64>().ok().filter(|r| *r != 1.0)
-}
-
-/// Reads `<scan><axis>` of the lidar element `lidar` (named `name` in messages); `samples`
-/// is its default sample count (`None`: required).
-fn axis(
-    r: &Reader<'_>,
-    lidar: Node<'_, '_>,
-    name: &str,
-    axis: &str,
-    samples: Option<u32>,
-) -> Result<ScanAxis, PluginError> {
-    let path = |leaf: &'static str| ["scan", axis, leaf];
-    let element = |leaf: &str| format!("<{name}><scan><{axis}><{leaf}>");
-    let samples = match descend(lidar, &path("samples")) {
-        Some(e) => {
-            let text = e.text().unwrap_or("");
-            text.trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| r.error(&element("samples"), "a whole number of at least 1", text))?
-        }
-        None => samples.ok_or_else(|| {
-            PluginError::config(format!(
-                "{}: {} is required",
-                r.sensor(),
-                element("samples")
-            ))
-        })?,
-    };
-    if let Some(res) = number(r, lidar, name, &path("resolution"))?
-        && res != 1.0
-    {
-        // gz-sim's CPU lidar ignores the vertical resolution and casts `samples` rows; the
-        // horizontal one would change the scan's length, so it is refused.
-        if axis != "vertical" || res <= 0.0 {
-            return Err(r.error(
-                &element("resolution"),
-                if axis == "vertical" {
-                    "a positive number"
-                } else {
-                    "1 (interpolated resolutions are not supported yet)"
-                },
-                &text_at(lidar, &path("resolution")),
+/// Reads a scan axis (`<scan><horizontal>` or `<scan><vertical>`); `samples` is its default
+/// sample count (`None`: required).
+fn axis(axis: &Element<'_, '_>, samples: Option<u32>) -> Result<ScanAxis, SdfError> {
+    const SAMPLES: &str = "a whole number of at least 1";
+    let samples = match (axis.child("samples"), samples) {
+        (Some(e), _) => e
+            .text()
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| e.error(SAMPLES, e.text()))?,
+        (None, Some(default)) => default,
+        (None, None) => {
+            return Err(SdfError::missing(
+                axis.document().origin(),
+                format!("{}<samples>", axis.path()),
+                SAMPLES,
+                axis.place(),
             ));
         }
-    }
-    let min_angle = number(r, lidar, name, &path("min_angle"))?.unwrap_or(0.0);
-    let max_angle = number(r, lidar, name, &path("max_angle"))?.unwrap_or(0.0);
+    };
+    let vertical = axis.name() == "vertical";
+    // gz-sim's CPU lidar ignores the vertical resolution and casts `samples` rows; the
+    // horizontal one would change the scan's length, so it is refused.
+    let resolution = if vertical {
+        "a positive number"
+    } else {
+        "1 (interpolated resolutions are not supported yet)"
+    };
+    axis.param::<f64>("resolution")
+        .check(resolution, move |&r| r == 1.0 || (vertical && r > 0.0))
+        .get()?;
     Ok(ScanAxis {
         samples,
-        min_angle,
-        max_angle,
+        min_angle: axis.get_or("min_angle", 0.0)?,
+        max_angle: axis.get_or("max_angle", 0.0)?,
     })
 }

@@ -191,8 +191,9 @@ impl LidarSensor {
             &[("", "LaserScan"), (POINTS_TOPIC, "PointCloudPacked")],
         );
         let scoped_name = config.scoped_name.as_str();
-        let lidar = LidarConfig::parse(config.sdf.as_str(), scoped_name)?;
-        if let Some(res) = crate::config::ignored_vertical_resolution(config.sdf.as_str()) {
+        let doc = config.parse_sdf()?;
+        let lidar = LidarConfig::read(&doc.root())?;
+        if let Some(res) = crate::config::ignored_vertical_resolution(&doc.root()) {
             world.log_message(
                 LogLevel::WARN,
                 &format!(

@@ -6,6 +6,7 @@ use sim_plugin_api::{
     EntityId, ErrorCode, KinematicState, LaserScan, Payload, PointCloudPacked, PointFieldType,
     Pose, Quat, RayHit, RayTarget, SurfaceInfo, Vec3,
     noise::NoiseKind,
+    sdf::{Origin, SdfDocument},
     testing::{StaticWorld, run_update, sensor_config},
 };
 use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
@@ -17,8 +18,22 @@ fn sdf(lidar: &str) -> String {
     format!(r#"<sensor name="lidar" type="lidar">{lidar}</sensor>"#)
 }
 
+/// The configuration read from the `<sensor>` element `sensor`.
+fn read(sensor: &str) -> Result<LidarConfig, sim_plugin_api::PluginError> {
+    let doc = SdfDocument::parse(sensor, Origin::new(NAME))?;
+    LidarConfig::read(&doc.root())
+}
+
+/// The configuration of a lidar sensor holding `lidar`.
 fn parse(lidar: &str) -> Result<LidarConfig, sim_plugin_api::PluginError> {
-    LidarConfig::parse(&sdf(lidar), NAME)
+    read(&sdf(lidar))
+}
+
+/// The vertical resolution ignored of a lidar sensor holding `lidar`.
+fn ignored_vertical_resolution(lidar: &str) -> Option<f64> {
+    let text = sdf(lidar);
+    let doc = SdfDocument::parse(&text, Origin::new(NAME)).unwrap();
+    crate::config::ignored_vertical_resolution(&doc.root())
 }
 
 fn error(lidar: &str) -> String {
@@ -101,7 +116,7 @@ fn visibility_option() {
         r#"<sensor name="lidar" type="lidar" xmlns:simcore="https://simcore.dev">{}</sensor>"#,
         with("<simcore:visibility>visual</simcore:visibility>")
     );
-    let c = LidarConfig::parse(&declared, NAME).unwrap();
+    let c = read(&declared).unwrap();
     assert_eq!(c.target, RayTarget::VISUAL);
     let c = parse(&with("<simcore.visibility> Visual </simcore.visibility>")).unwrap();
     assert_eq!(c.target, RayTarget::VISUAL);
@@ -110,6 +125,11 @@ fn visibility_option() {
     let m = error(&with("<simcore.visibility>both</simcore.visibility>"));
     assert_eq!(
         m,
+        format!("{NAME}: <lidar><simcore:visibility> must be collision or visual, found \"both\"")
+    );
+    let declared = declared.replace(">visual<", ">both<");
+    assert_eq!(
+        read(&declared).unwrap_err().message.as_str(),
         format!("{NAME}: <lidar><simcore:visibility> must be collision or visual, found \"both\"")
     );
 }
@@ -122,24 +142,11 @@ fn the_visibility_mask_applies_to_visuals_only() {
         ))
     };
     let mask = "<visibility_mask>3</visibility_mask>";
-    assert_eq!(
-        LidarConfig::parse(&with(""), NAME).unwrap().visibility_mask,
-        u32::MAX
-    );
-    assert_eq!(
-        LidarConfig::parse(&with(mask), NAME)
-            .unwrap()
-            .visibility_mask,
-        3
-    );
+    assert_eq!(read(&with("")).unwrap().visibility_mask, u32::MAX);
+    assert_eq!(read(&with(mask)).unwrap().visibility_mask, 3);
     let hex = "<visibility_mask>0x3</visibility_mask>";
-    assert_eq!(
-        LidarConfig::parse(&with(hex), NAME)
-            .unwrap()
-            .visibility_mask,
-        3
-    );
-    let e = LidarConfig::parse(&with("<visibility_mask>0x1g</visibility_mask>"), NAME).unwrap_err();
+    assert_eq!(read(&with(hex)).unwrap().visibility_mask, 3);
+    let e = read(&with("<visibility_mask>0x1g</visibility_mask>")).unwrap_err();
     assert_eq!(
         e.message.as_str(),
         format!(
@@ -171,8 +178,14 @@ fn the_visibility_mask_applies_to_visuals_only() {
 #[test]
 fn errors_name_sensor_element_and_text() {
     let m = error("");
-    assert!(m.contains("<lidar> (or <ray>)"), "{m}");
-    let e = LidarConfig::parse("", NAME).unwrap_err();
+    assert_eq!(
+        m,
+        format!(
+            "{NAME}: <lidar> (or <ray>) is required (with <scan><horizontal><samples> and \
+             <range><max>)"
+        )
+    );
+    let e = read("").unwrap_err();
     assert!(e.message.contains("<lidar> (or <ray>)"));
     let m = error("<lidar><range><max>5</max></range></lidar>");
     assert_eq!(
@@ -182,7 +195,9 @@ fn errors_name_sensor_element_and_text() {
     let m = error("<lidar><scan><horizontal/></scan><range><max>5</max></range></lidar>");
     assert_eq!(
         m,
-        format!("{NAME}: <lidar><scan><horizontal><samples> is required")
+        format!(
+            "{NAME}: <lidar><scan><horizontal><samples> is required (a whole number of at least 1)"
+        )
     );
     for bad in ["0", "-3", "2.5", "many"] {
         let m = error(&format!(
@@ -209,14 +224,17 @@ fn errors_name_sensor_element_and_text() {
     .expect("a vertical resolution other than 1 is accepted");
     assert_eq!(c.ray_count(), 8);
     assert_eq!(
-        crate::config::ignored_vertical_resolution(&sdf(
+        ignored_vertical_resolution(
             "<lidar><scan><vertical><resolution>0.5</resolution></vertical></scan></lidar>"
-        )),
+        ),
         Some(0.5)
     );
+    assert_eq!(ignored_vertical_resolution(BASIC), None);
     assert_eq!(
-        crate::config::ignored_vertical_resolution(&sdf(BASIC)),
-        None
+        ignored_vertical_resolution(
+            "<ray><scan><vertical><resolution>2</resolution></vertical></scan></ray>"
+        ),
+        Some(2.0)
     );
     let m = error(
         "<lidar><scan><horizontal><samples>4</samples></horizontal><vertical><samples>2</samples><resolution>0</resolution></vertical></scan><range><max>5</max></range></lidar>",
@@ -235,7 +253,10 @@ fn errors_name_sensor_element_and_text() {
         )
     );
     let m = error("<lidar><scan><horizontal><samples>4</samples></horizontal></scan></lidar>");
-    assert_eq!(m, format!("{NAME}: <lidar><range><max> is required"));
+    assert_eq!(
+        m,
+        format!("{NAME}: <lidar><range><max> is required (a finite number)")
+    );
     let m = error(
         "<lidar><scan><horizontal><samples>4</samples></horizontal></scan><range><min>2</min><max>2</max></range></lidar>",
     );
@@ -270,6 +291,33 @@ fn errors_name_sensor_element_and_text() {
         .with(|w| LidarSensor::create(&config, &w).map(|_| ()))
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+    // With the place of the element in the world file.
+    let text = "<sensor name=\"lidar\" type=\"lidar\">\n  <lidar>\n    <scan><horizontal><samples>4</samples></horizontal></scan>\n    <range>\n      <max>-2</max>\n    </range>\n  </lidar>\n</sensor>";
+    let config = sensor_config(NAME, "lidar", LINK, text).with_source("world.sdf", 60);
+    let e = StaticWorld::default()
+        .with(|w| LidarSensor::create(&config, &w).map(|_| ()))
+        .unwrap_err();
+    assert_eq!(
+        e.message.as_str(),
+        format!(
+            "{NAME}: <lidar><range><max> must be greater than <range><min> (0), found \"-2\" at \
+             world.sdf:64"
+        )
+    );
+    let config = sensor_config(
+        NAME,
+        "lidar",
+        LINK,
+        "<sensor>\n  <lidar>\n  </lidar>\n</sensor>",
+    )
+    .with_source("world.sdf", 60);
+    let e = StaticWorld::default()
+        .with(|w| LidarSensor::create(&config, &w).map(|_| ()))
+        .unwrap_err();
+    assert_eq!(
+        e.message.as_str(),
+        format!("{NAME}: <lidar><scan><horizontal> is required (with <samples>) at world.sdf:61")
+    );
 }
 
 // ----- geometry and range rules ----------------------------------------------------------

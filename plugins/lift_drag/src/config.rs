@@ -1,9 +1,10 @@
 //! Reading the `<plugin>` element of a lift-drag system, with gz-sim's defaults.
 
 use crate::aero::Coefficients;
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{PluginError, Vec3};
 use simcore_plugin_common::gz::missing;
-use simcore_plugin_common::{Reader, parse_plugin_sdf, text};
+use simcore_plugin_common::sdf::{at, owner};
 
 /// The parsed configuration of a lift-drag system.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,25 +18,25 @@ pub struct LiftDragConfig {
 }
 
 impl LiftDragConfig {
-    /// Parses the `<plugin>` element given as XML text; `who` names the plugin in errors.
-    pub fn parse(sdf: &str, who: &str) -> Result<LiftDragConfig, PluginError> {
-        let doc = parse_plugin_sdf(sdf, who)?
-            .ok_or_else(|| missing(format!("{who}: needs a <link_name>")))?;
-        let root = doc.root_element();
-        let r = Reader::new(who);
-        let num = |tag: &str, default: f64| -> Result<f64, PluginError> {
-            Ok(r.number(root, &[tag])?.unwrap_or(default))
+    /// Reads the `<plugin>` element `root`.
+    pub fn read(root: &Element<'_, '_>) -> Result<LiftDragConfig, PluginError> {
+        let num = |tag: &str, default: f64| root.get_or(tag, default);
+        let unit = |tag: &str, default: Vec3| {
+            let v = root
+                .param::<Vec3>(tag)
+                .check("a non-zero vector", |v| v.length() > 0.0);
+            Ok::<_, PluginError>(v.get()?.map_or(default, Vec3::normalized))
         };
-        let unit = |tag: &str, default: Vec3| -> Result<Vec3, PluginError> {
-            match r.vector(root, tag)? {
-                None => Ok(default),
-                Some(v) if v.length() > 0.0 => Ok(v.normalized()),
-                Some(_) => Err(r.error(&format!("<{tag}>"), "a non-zero vector", "0 0 0")),
+        // gz-sim reads the first <link_name>.
+        let link = match root.child("link_name") {
+            Some(l) if !l.text().is_empty() => l.text().to_string(),
+            _ => {
+                return Err(missing(format!(
+                    "{}: needs a <link_name>{}",
+                    owner(root),
+                    at(root)
+                )));
             }
-        };
-        let link = match text(root, "link_name") {
-            Some(l) if !l.is_empty() => l.to_string(),
-            _ => return Err(missing(format!("{who}: needs a <link_name>"))),
         };
         let coefficients = Coefficients {
             cla: num("cla", 1.0)?,
@@ -48,17 +49,19 @@ impl LiftDragConfig {
             rho: num("air_density", 1.2041)?,
             area: num("area", 1.0)?,
             alpha0: num("a0", 0.0)?,
-            cp: r.vector(root, "cp")?.unwrap_or(Vec3::ZERO),
+            cp: root.get_or("cp", Vec3::ZERO)?,
             forward: unit("forward", Vec3::new(1.0, 0.0, 0.0))?,
             upward: unit("upward", Vec3::new(0.0, 0.0, 1.0))?,
-            radial_symmetry: r.boolean(root, "radial_symmetry")?.unwrap_or(false),
-            reversible: r.boolean(root, "reversible")?.unwrap_or(false),
+            radial_symmetry: root.get_or("radial_symmetry", false)?,
+            reversible: root.get_or("reversible", false)?,
             control_to_cl: num("control_joint_rad_to_cl", 4.0)?,
             cm_delta: num("cm_delta", 0.0)?,
         };
         Ok(LiftDragConfig {
             link,
-            control_joint: text(root, "control_joint_name")
+            control_joint: root
+                .child("control_joint_name")
+                .map(|j| j.text())
                 .filter(|j| !j.is_empty())
                 .map(str::to_string),
             coefficients,
@@ -69,12 +72,14 @@ impl LiftDragConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::ErrorCode;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
 
     fn parse(inner: &str) -> Result<LiftDragConfig, PluginError> {
-        LiftDragConfig::parse(
-            &format!(r#"<plugin name="gz::sim::systems::LiftDrag" filename="x">{inner}</plugin>"#),
-            "plane: LiftDrag",
-        )
+        let text =
+            format!(r#"<plugin name="gz::sim::systems::LiftDrag" filename="x">{inner}</plugin>"#);
+        let doc = SdfDocument::parse(&text, Origin::new("plane: LiftDrag"))?;
+        LiftDragConfig::read(&doc.root())
     }
 
     #[test]
@@ -95,8 +100,12 @@ mod tests {
         assert_eq!(c.coefficients.forward, Vec3::new(1.0, 0.0, 0.0));
         assert_eq!(c.control_joint.as_deref(), Some("flap"));
         let msg = |inner: &str| parse(inner).unwrap_err().message.to_string();
-        assert!(msg("").contains("needs a <link_name>"));
-        assert!(msg("<link_name>w</link_name><upward>0 0 0</upward>").contains("non-zero"));
+        assert_eq!(msg(""), "plane: LiftDrag: needs a <link_name>");
+        assert_eq!(parse("").unwrap_err().code, ErrorCode::NOT_FOUND);
+        assert_eq!(
+            msg("<link_name>w</link_name><upward>0 0 0</upward>"),
+            "plane: LiftDrag: <upward> must be a non-zero vector, found \"0 0 0\""
+        );
         assert!(msg("<link_name>w</link_name><cla>x</cla>").contains("<cla>"));
     }
 }

@@ -7,7 +7,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{GzSystem, missing};
-use simcore_plugin_common::{Attached, attached, find_in_model};
+use simcore_plugin_common::{Attached, attached, find_in_model, plugin_document};
 
 /// Lift and drag on one link of a model (see the crate documentation).
 pub struct LiftDrag {
@@ -21,31 +21,21 @@ impl GzSystem for LiftDrag {
     /// has the link (and the control joint, if named).
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { scoped, who, .. } = attached(config, world, "LiftDrag")?;
-        let parsed = LiftDragConfig::parse(config.sdf.as_str(), &who)?;
-        let link = find_in_model(world, scoped, &parsed.link, EntityKind::LINK).map_err(|e| {
-            missing(
-                e.element_error(
-                    &format!("{who}: <link_name>"),
-                    &parsed.link,
-                    EntityKind::LINK,
+        let doc = plugin_document(config, &who)?;
+        let parsed = LiftDragConfig::read(&doc.root())?;
+        // The entity `name` of `kind` in the model, or a `missing` error naming `<tag>`.
+        let find = |name: &str, kind: EntityKind, tag: &str| {
+            find_in_model(world, scoped, name, kind).map_err(|e| {
+                missing(
+                    e.element_error(&format!("{who}: <{tag}>"), name, kind)
+                        .message,
                 )
-                .message,
-            )
-        })?;
+            })
+        };
+        let link = find(&parsed.link, EntityKind::LINK, "link_name")?;
         let control = match &parsed.control_joint {
             None => None,
-            Some(j) => Some(
-                find_in_model(world, scoped, j, EntityKind::JOINT).map_err(|e| {
-                    missing(
-                        e.element_error(
-                            &format!("{who}: <control_joint_name>"),
-                            j,
-                            EntityKind::JOINT,
-                        )
-                        .message,
-                    )
-                })?,
-            ),
+            Some(j) => Some(find(j, EntityKind::JOINT, "control_joint_name")?),
         };
         Ok(LiftDrag {
             config: parsed,
@@ -85,5 +75,30 @@ impl System for LiftDrag {
             commands.apply_wrench(self.link, force, torque);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::create;
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "plane");
+        let sdf = "<plugin name=\"gz::sim::systems::LiftDrag\" filename=\"f\">\n  \
+                   <link_name>wing</link_name>\n  <cp>1 2</cp>\n</plugin>";
+        let config = system_config("gz::sim::systems::LiftDrag", EntityId(1), "plane", sdf)
+            .with_source("world.sdf", 40);
+        let e = w
+            .with(|world| create::<LiftDrag>(&config, &world).err())
+            .expect("an error");
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "plane: LiftDrag: <cp> must be three numbers (x y z), found \"1 2\" at world.sdf:42"
+        );
     }
 }

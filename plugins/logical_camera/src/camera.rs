@@ -56,11 +56,11 @@ impl LogicalCameraSensor {
                 (FRUSTUM_TOPIC, "LogicalCameraSensor"),
             ],
         );
-        let scoped_name = config.scoped_name.as_str();
-        let camera = LogicalCameraConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let doc = config.parse_sdf()?;
+        let camera = LogicalCameraConfig::read(&doc.root())?;
         Ok(LogicalCameraSensor::new(
             &camera,
-            scoped_name,
+            config.scoped_name.as_str(),
             config.link,
             config.model,
             config.pose,

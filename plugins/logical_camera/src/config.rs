@@ -5,8 +5,8 @@
 //! outside its range. Every message starts with the sensor's scoped name and names the
 //! element (and the text found there).
 
-use roxmltree::Node;
 use sim_plugin_api::PluginError;
+use sim_plugin_api::sdf::{Element, SdfError};
 use std::f64::consts::PI;
 
 /// The parsed `<logical_camera>` element: the frustum's shape.
@@ -62,38 +62,22 @@ impl Parameter {
 }
 
 impl LogicalCameraConfig {
-    /// Parses the `<logical_camera>` child of a `<sensor>` element given as XML text.
-    /// `sensor` (the scoped name) starts every error message.
-    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<LogicalCameraConfig, PluginError> {
-        let doc = roxmltree::Document::parse(sensor_sdf).map_err(|e| {
-            PluginError::config(format!(
-                "{sensor}: the <sensor> element is not valid XML: {e}"
-            ))
-        })?;
-        let Some(element) = child(doc.root_element(), "logical_camera") else {
-            return Err(PluginError::config(format!(
-                "{sensor}: <logical_camera> is required (with <near>, <far>, <horizontal_fov> \
-                 and <aspect_ratio>)"
-            )));
+    /// Reads the `<logical_camera>` child of `sensor` (the `<sensor>` element): its four
+    /// children are required, each a finite number in its range (see
+    /// [`LogicalCameraConfig::problem`]).
+    pub fn read(sensor: &Element<'_, '_>) -> Result<LogicalCameraConfig, PluginError> {
+        let Some(element) = sensor.child("logical_camera") else {
+            return Err(SdfError::missing(
+                sensor.document().origin(),
+                "<logical_camera>",
+                "with <near>, <far>, <horizontal_fov> and <aspect_ratio>",
+                sensor.place(),
+            )
+            .into());
         };
-        LogicalCameraConfig::from_element(element, sensor)
-    }
-
-    /// Reads a `<logical_camera>` element. `sensor` (the scoped name) starts every error
-    /// message.
-    pub fn from_element(
-        element: Node<'_, '_>,
-        sensor: &str,
-    ) -> Result<LogicalCameraConfig, PluginError> {
         let mut values = [0.0; 4];
         for (p, v) in Parameter::ALL.into_iter().zip(values.iter_mut()) {
-            let Some(e) = child(element, p.name()) else {
-                return Err(PluginError::config(format!(
-                    "{sensor}: <logical_camera><{}> is required",
-                    p.name()
-                )));
-            };
-            *v = parse_number(sensor, p, e.text().unwrap_or(""))?;
+            *v = element.require::<f64>(p.name())?;
         }
         let [near, far, horizontal_fov, aspect_ratio] = values;
         let config = LogicalCameraConfig {
@@ -102,52 +86,67 @@ impl LogicalCameraConfig {
             horizontal_fov,
             aspect_ratio,
         };
-        config.validate(sensor)?;
-        Ok(config)
+        match config.problem() {
+            Some((p, expected)) => {
+                // Every parameter was read from its element, which is there.
+                let e = element.child(p.name()).unwrap_or(element);
+                Err(e.error(expected, e.text()).into())
+            }
+            None => Ok(config),
+        }
     }
 
-    /// Checks the ranges: `near >= 0`, `far > near`, `0 < horizontal_fov < pi`,
-    /// `aspect_ratio > 0`, all finite. `sensor` starts the error message, which names the
-    /// offending element and its value.
-    pub fn validate(&self, sensor: &str) -> Result<(), PluginError> {
-        let bad = |p: Parameter, expected: &str, v: f64| {
-            Err(PluginError::config(format!(
-                "{sensor}: <logical_camera><{}> must be {expected}, found {v}",
-                p.name()
-            )))
-        };
-        let finite = |p: Parameter, v: f64| {
-            if v.is_finite() {
-                Ok(())
-            } else {
-                bad(p, "a finite number", v)
-            }
-        };
-        finite(Parameter::Near, self.near)?;
-        finite(Parameter::Far, self.far)?;
-        finite(Parameter::HorizontalFov, self.horizontal_fov)?;
-        finite(Parameter::AspectRatio, self.aspect_ratio)?;
+    /// The first parameter out of its range, with what it must be: `near >= 0`,
+    /// `far > near`, `0 < horizontal_fov < pi`, `aspect_ratio > 0`, all finite.
+    pub fn problem(&self) -> Option<(Parameter, String)> {
+        let values = [
+            (Parameter::Near, self.near),
+            (Parameter::Far, self.far),
+            (Parameter::HorizontalFov, self.horizontal_fov),
+            (Parameter::AspectRatio, self.aspect_ratio),
+        ];
+        if let Some((p, _)) = values.iter().find(|(_, v)| !v.is_finite()) {
+            return Some((*p, "a finite number".into()));
+        }
         if self.near < 0.0 {
-            return bad(Parameter::Near, "zero or positive (m)", self.near);
+            return Some((Parameter::Near, "zero or positive (m)".into()));
         }
         if self.far <= self.near {
-            return bad(
+            return Some((
                 Parameter::Far,
-                &format!("greater than <near> ({})", self.near),
-                self.far,
-            );
+                format!("greater than <near> ({})", self.near),
+            ));
         }
         if !(self.horizontal_fov > 0.0 && self.horizontal_fov < PI) {
-            return bad(
+            return Some((
                 Parameter::HorizontalFov,
-                "between 0 and pi, both excluded (rad)",
-                self.horizontal_fov,
-            );
+                "between 0 and pi, both excluded (rad)".into(),
+            ));
         }
         if self.aspect_ratio <= 0.0 {
-            return bad(Parameter::AspectRatio, "positive", self.aspect_ratio);
+            return Some((Parameter::AspectRatio, "positive".into()));
         }
-        Ok(())
+        None
+    }
+
+    /// Checks the ranges (see [`LogicalCameraConfig::problem`]). `sensor` starts the error
+    /// message, which names the offending element and its value.
+    pub fn validate(&self, sensor: &str) -> Result<(), PluginError> {
+        match self.problem() {
+            Some((p, expected)) => {
+                let v = match p {
+                    Parameter::Near => self.near,
+                    Parameter::Far => self.far,
+                    Parameter::HorizontalFov => self.horizontal_fov,
+                    Parameter::AspectRatio => self.aspect_ratio,
+                };
+                Err(PluginError::config(format!(
+                    "{sensor}: <logical_camera><{}> must be {expected}, found {v}",
+                    p.name()
+                )))
+            }
+            None => Ok(()),
+        }
     }
 
     /// This configuration with one parameter changed from text (a run-time parameter),
@@ -190,16 +189,11 @@ fn parse_number(sensor: &str, p: Parameter, text: &str) -> Result<f64, PluginErr
         })
 }
 
-/// The first child element named `name`.
-fn child<'a, 'i>(node: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
-    node.children()
-        .find(|c| c.is_element() && c.tag_name().name() == name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use sim_plugin_api::ErrorCode;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
 
     const NAME: &str = "post::link::cam";
 
@@ -211,8 +205,14 @@ mod tests {
 
     const FULL: &str = "<near>0.55</near><far>2.5</far><horizontal_fov>1.05</horizontal_fov><aspect_ratio>1.8</aspect_ratio>";
 
+    /// The configuration read from the `<sensor>` element `text`.
+    fn read(text: &str) -> Result<LogicalCameraConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new(NAME))?;
+        LogicalCameraConfig::read(&doc.root())
+    }
+
     fn error(text: &str) -> String {
-        let e = LogicalCameraConfig::parse(text, NAME).expect_err("expected a config error");
+        let e = read(text).expect_err("expected a config error");
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert!(e.message.starts_with(NAME), "does not name the sensor: {e}");
         e.message.to_string()
@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn tutorial_element() {
-        let c = LogicalCameraConfig::parse(&sdf(FULL), NAME).unwrap();
+        let c = read(&sdf(FULL)).unwrap();
         assert_eq!(
             c,
             LogicalCameraConfig {
@@ -236,11 +236,8 @@ mod tests {
 
     #[test]
     fn whitespace_and_order_do_not_matter() {
-        let c = LogicalCameraConfig::parse(
-            &sdf("<aspect_ratio> 1 </aspect_ratio>\n<far>\n10</far><horizontal_fov>1.5e0</horizontal_fov><near>0</near>"),
-            NAME,
-        )
-        .unwrap();
+        let c = read(&sdf("<aspect_ratio> 1 </aspect_ratio>\n<far>\n10</far><horizontal_fov>1.5e0</horizontal_fov><near>0</near>"))
+            .unwrap();
         assert_eq!(
             (c.near, c.far, c.horizontal_fov, c.aspect_ratio),
             (0.0, 10.0, 1.5, 1.0)
@@ -287,12 +284,12 @@ mod tests {
             (
                 "<near>2</near><far>1</far><horizontal_fov>1</horizontal_fov><aspect_ratio>1</aspect_ratio>",
                 "<far>",
-                "found 1",
+                "found \"1\"",
             ),
             (
                 "<near>0</near><far>2</far><horizontal_fov>0</horizontal_fov><aspect_ratio>1</aspect_ratio>",
                 "<horizontal_fov>",
-                "found 0",
+                "found \"0\"",
             ),
             (
                 "<near>0</near><far>2</far><horizontal_fov>3.1416</horizontal_fov><aspect_ratio>1</aspect_ratio>",
@@ -337,6 +334,44 @@ mod tests {
     }
 
     #[test]
+    fn errors_name_the_place_in_the_world_file() {
+        let text = "<sensor name=\"cam\" type=\"logical_camera\">\n  <logical_camera>\n    <near>0.5</near><far>0.2</far>\n    <horizontal_fov>1</horizontal_fov><aspect_ratio>1</aspect_ratio>\n  </logical_camera>\n</sensor>";
+        let config = sim_plugin_api::testing::sensor_config(
+            NAME,
+            "logical_camera",
+            sim_plugin_api::EntityId(3),
+            text,
+        )
+        .with_source("world.sdf", 70);
+        let doc = config.parse_sdf().unwrap();
+        assert_eq!(
+            LogicalCameraConfig::read(&doc.root())
+                .unwrap_err()
+                .message
+                .as_str(),
+            format!(
+                "{NAME}: <logical_camera><far> must be greater than <near> (0.5), found \"0.2\" at world.sdf:72"
+            )
+        );
+        let doc = SdfDocument::parse(
+            "<sensor>\n  <logical_camera>\n    <near>1</near>\n  </logical_camera>\n</sensor>",
+            Origin {
+                file: "world.sdf",
+                line: 70,
+                ..Origin::new(NAME)
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            LogicalCameraConfig::read(&doc.root())
+                .unwrap_err()
+                .message
+                .as_str(),
+            format!("{NAME}: <logical_camera><far> is required (a finite number) at world.sdf:71")
+        );
+    }
+
+    #[test]
     fn malformed_xml() {
         let m = error("<sensor><logical_camera></sensor>");
         assert!(m.contains("not valid XML"), "{m}");
@@ -344,7 +379,7 @@ mod tests {
 
     #[test]
     fn set_one_parameter() {
-        let c = LogicalCameraConfig::parse(&sdf(FULL), NAME).unwrap();
+        let c = read(&sdf(FULL)).unwrap();
         let z = c.set(Parameter::HorizontalFov, " 0.5 ", NAME).unwrap();
         assert_eq!(z.horizontal_fov, 0.5);
         assert_eq!(

@@ -385,7 +385,7 @@ fn configuration_errors_name_the_sensor_and_element() {
     assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
     assert_eq!(
         e.message.as_str(),
-        "post::link::cam: <logical_camera><far> is required"
+        "post::link::cam: <logical_camera><far> is required (a finite number)"
     );
     let e = try_camera(&w, &TUTORIAL.replace("1.05", "4"), Pose::IDENTITY).unwrap_err();
     assert!(

@@ -1,10 +1,11 @@
 //! Reading the `<magnetometer>` element of a `<sensor type="magnetometer">`.
 //!
-//! Parsed once, when the sensor is created. Invalid values are configuration errors whose
-//! message names the sensor's scoped name, the element and the text found there.
+//! Read once, when the sensor is created, from its parsed `<sensor>` element
+//! ([`SensorConfig::parse_sdf`](sim_plugin_api::SensorConfig::parse_sdf)). Invalid values are
+//! configuration errors whose message names the sensor's scoped name, the element, the text
+//! found there and, when known, its place in the world file.
 
-use sim_plugin_api::{PluginError, noise::NoiseParams};
-use simcore_plugin_common::{Reader, parse_sensor_sdf};
+use sim_plugin_api::{PluginError, noise::NoiseParams, sdf::Element};
 
 /// The parsed `<magnetometer>` element. [`Default`] (no noise) is what a sensor without it
 /// gets.
@@ -15,19 +16,14 @@ pub struct MagnetometerConfig {
 }
 
 impl MagnetometerConfig {
-    /// Parses the `<magnetometer>` child of a `<sensor>` element given as XML text. `sensor`
-    /// (the scoped name) is used in error messages. Without `<magnetometer>`: the defaults.
-    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<MagnetometerConfig, PluginError> {
-        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
-            return Ok(MagnetometerConfig::default());
-        };
-        let root = doc.root_element();
-        let r = Reader::new(sensor);
+    /// Reads the `<magnetometer>` child of `sensor` (the `<sensor>` element). Without
+    /// `<magnetometer>`: the defaults.
+    pub fn read(sensor: &Element<'_, '_>) -> Result<MagnetometerConfig, PluginError> {
         Ok(MagnetometerConfig {
             noise: [
-                r.noise_at(root, &["magnetometer", "x"])?,
-                r.noise_at(root, &["magnetometer", "y"])?,
-                r.noise_at(root, &["magnetometer", "z"])?,
+                sensor.noise("magnetometer/x")?,
+                sensor.noise("magnetometer/y")?,
+                sensor.noise("magnetometer/z")?,
             ],
         })
     }
@@ -36,22 +32,31 @@ impl MagnetometerConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::{ErrorCode, noise::NoiseKind};
+    use sim_plugin_api::{
+        ErrorCode,
+        noise::NoiseKind,
+        sdf::{Origin, SdfDocument},
+    };
 
     const NAME: &str = "robot::base::mag";
+
+    fn parse(text: &str) -> Result<MagnetometerConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new(NAME))?;
+        MagnetometerConfig::read(&doc.root())
+    }
 
     #[test]
     fn defaults_and_axes() {
         assert_eq!(
-            MagnetometerConfig::parse(r#"<sensor name="mag" type="magnetometer"/>"#, NAME).unwrap(),
+            parse(r#"<sensor name="mag" type="magnetometer"/>"#).unwrap(),
             MagnetometerConfig::default()
         );
-        let c = MagnetometerConfig::parse(
+        assert_eq!(parse("").unwrap(), MagnetometerConfig::default());
+        let c = parse(
             r#"<sensor name="mag" type="magnetometer"><magnetometer>
                  <z><noise type="gaussian"><stddev>1e-7</stddev></noise></z>
                  <x><noise type="gaussian"><bias_mean>2e-7</bias_mean></noise></x>
                </magnetometer></sensor>"#,
-            NAME,
         )
         .unwrap();
         assert_eq!(c.noise[0].bias_mean, 2e-7);
@@ -62,9 +67,8 @@ mod tests {
 
     #[test]
     fn errors_name_sensor_element_and_text() {
-        let e = MagnetometerConfig::parse(
+        let e = parse(
             r#"<sensor><magnetometer><y><noise type="gaussian"><precision>-1e-9</precision></noise></y></magnetometer></sensor>"#,
-            NAME,
         )
         .unwrap_err();
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);

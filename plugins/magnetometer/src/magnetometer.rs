@@ -26,7 +26,7 @@ impl MagnetometerSensor {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "Magnetometer")]);
         let scoped_name = config.scoped_name.as_str();
-        let magnetometer = MagnetometerConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let magnetometer = MagnetometerConfig::read(&config.parse_sdf()?.root())?;
         Ok(MagnetometerSensor::new(
             &magnetometer,
             scoped_name,

@@ -151,3 +151,17 @@ fn bad_configuration_names_sensor_element_and_text() {
         .unwrap_err();
     assert_config_error(&e, NAME, "<magnetometer><x><noise><mean>", "1 2");
 }
+
+#[test]
+fn configuration_errors_name_the_file_and_line() {
+    let text = "<sensor name=\"mag\" type=\"magnetometer\">\n  <magnetometer>\n    \
+                <z><noise type=\"uniform\"/></z>\n  </magnetometer>\n</sensor>";
+    let config = sensor_config(NAME, "magnetometer", LINK, text).with_source("world.sdf", 40);
+    let e = world(Quat::IDENTITY)
+        .with(|w| MagnetometerSensor::create(&config, &w))
+        .unwrap_err();
+    assert_eq!(
+        e.message.as_str(),
+        "robot::base::mag: <magnetometer><z><noise> type must be one of none, gaussian, gaussian_quantized, found \"uniform\" at world.sdf:42"
+    );
+}

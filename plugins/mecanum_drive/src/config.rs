@@ -1,8 +1,9 @@
 //! Reading the `<plugin>` element of a mecanum drive, with gz-sim's defaults.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::gz::{self, missing, names};
-use simcore_plugin_common::{Reader, SpeedLimiter, parse_plugin_sdf};
+use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::SpeedLimiter;
+use simcore_plugin_common::gz::{self, names};
 
 /// The parsed configuration of a mecanum drive.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,30 +45,17 @@ pub const JOINT_TAGS: [&str; 4] = [
 ];
 
 impl MecanumConfig {
-    /// Parses the `<plugin>` element given as XML text; `model` is the model's own name,
-    /// `who` names the plugin in errors.
-    pub fn parse(sdf: &str, model: &str, who: &str) -> Result<MecanumConfig, PluginError> {
-        let doc = parse_plugin_sdf(sdf, who)?
-            .ok_or_else(|| missing(format!("{who}: needs a <front_left_joint>")))?;
-        let root = doc.root_element();
-        let r = Reader::new(who);
+    /// Reads the `<plugin>` element `root`; `model` is the model's own name (for the default
+    /// topics and frames).
+    pub fn read(root: &Element<'_, '_>, model: &str) -> Result<MecanumConfig, PluginError> {
         let joints = [
-            names(root, JOINT_TAGS[0], who)?,
-            names(root, JOINT_TAGS[1], who)?,
-            names(root, JOINT_TAGS[2], who)?,
-            names(root, JOINT_TAGS[3], who)?,
+            names(root, JOINT_TAGS[0])?,
+            names(root, JOINT_TAGS[1])?,
+            names(root, JOINT_TAGS[2])?,
+            names(root, JOINT_TAGS[3])?,
         ];
-        let positive = |tag: &str, default: f64| -> Result<f64, PluginError> {
-            match r.number(root, &[tag])? {
-                None => Ok(default),
-                Some(v) if v > 0.0 => Ok(v),
-                Some(v) => Err(r.error(&format!("<{tag}>"), "positive", &v.to_string())),
-            }
-        };
-        let num = |tag: &str, default: f64| -> Result<f64, PluginError> {
-            Ok(r.number(root, &[tag])?.unwrap_or(default))
-        };
-        let limiter = gz::limiter(&r, root, who)?;
+        let positive = |tag: &str, default: f64| root.param::<f64>(tag).positive().or(default);
+        let limiter = gz::limiter(root)?;
         Ok(MecanumConfig {
             joints,
             wheel_separation: positive("wheel_separation", 1.0)?,
@@ -75,10 +63,10 @@ impl MecanumConfig {
             wheel_radius: positive("wheel_radius", 0.2)?,
             linear: limiter,
             angular: limiter,
-            odom_frequency: num("odom_publish_frequency", 50.0)?,
-            topic: gz::topic_or(root, "topic", format!("/model/{model}/cmd_vel"), who)?,
-            odom_topic: gz::topic_or(root, "odom_topic", format!("/model/{model}/odometry"), who)?,
-            tf_topic: gz::topic_or(root, "tf_topic", format!("/model/{model}/tf"), who)?,
+            odom_frequency: root.get_or("odom_publish_frequency", 50.0)?,
+            topic: gz::topic_or(root, "topic", format!("/model/{model}/cmd_vel"))?,
+            odom_topic: gz::topic_or(root, "odom_topic", format!("/model/{model}/odometry"))?,
+            tf_topic: gz::topic_or(root, "tf_topic", format!("/model/{model}/tf"))?,
             frame_id: gz::text_or(root, "frame_id", format!("{model}/odom")),
             child_frame_id: gz::text_or(root, "child_frame_id", model.to_string()),
         })
@@ -88,18 +76,18 @@ impl MecanumConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::ErrorCode;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
 
     const JOINTS: &str = "<front_left_joint>fl</front_left_joint><front_right_joint>fr</front_right_joint>\
         <back_left_joint>bl</back_left_joint><back_right_joint>br</back_right_joint>";
 
     fn parse(inner: &str) -> Result<MecanumConfig, PluginError> {
-        MecanumConfig::parse(
-            &format!(
-                r#"<plugin name="gz::sim::systems::MecanumDrive" filename="x">{inner}</plugin>"#
-            ),
-            "bot",
-            "bot: MecanumDrive",
-        )
+        let text = format!(
+            r#"<plugin name="gz::sim::systems::MecanumDrive" filename="x">{inner}</plugin>"#
+        );
+        let doc = SdfDocument::parse(&text, Origin::new("bot: MecanumDrive"))?;
+        MecanumConfig::read(&doc.root(), "bot")
     }
 
     #[test]
@@ -119,8 +107,15 @@ mod tests {
             ("bot/odom", "bot")
         );
         let msg = |inner: &str| parse(inner).unwrap_err().message.to_string();
-        assert!(msg("<front_left_joint>a</front_left_joint>").contains("<front_right_joint>"));
-        assert!(msg(&format!("{JOINTS}<wheel_radius>-1</wheel_radius>")).contains("positive"));
+        assert_eq!(
+            msg("<front_left_joint>a</front_left_joint>"),
+            "bot: MecanumDrive: needs a <front_right_joint>"
+        );
+        assert_eq!(parse("").unwrap_err().code, ErrorCode::NOT_FOUND);
+        assert_eq!(
+            msg(&format!("{JOINTS}<wheel_radius>-1</wheel_radius>")),
+            "bot: MecanumDrive: <wheel_radius> must be positive, found \"-1\""
+        );
         let c = parse(&format!(
             "{JOINTS}<topic>cmd</topic><max_velocity>2</max_velocity>"
         ))

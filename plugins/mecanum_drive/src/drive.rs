@@ -7,7 +7,9 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::gz::{GzSystem, OdometryOutput, drive, joints, planar_pose};
-use simcore_plugin_common::{Attached, Throttle, accepted_twist, attached, period_ns};
+use simcore_plugin_common::{
+    Attached, Throttle, accepted_twist, attached, period_ns, plugin_document,
+};
 
 /// A mecanum drive attached to a model (see the crate documentation).
 pub struct MecanumDrive {
@@ -30,7 +32,8 @@ impl GzSystem for MecanumDrive {
     /// wheel joints exist.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { scoped, who, model } = attached(config, world, "MecanumDrive")?;
-        let c = MecanumConfig::parse(config.sdf.as_str(), &model, &who)?;
+        let doc = plugin_document(config, &who)?;
+        let c = MecanumConfig::read(&doc.root(), &model)?;
         let find = |i: usize| joints(world, scoped, &c.joints[i], JOINT_TAGS[i], &who);
         let wheels = [find(0)?, find(1)?, find(2)?, find(3)?];
         let system = MecanumDrive::new(c, wheels);
@@ -148,5 +151,34 @@ impl System for MecanumDrive {
         self.last_time = None;
         self.throttle.reset();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::create;
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "bot");
+        let sdf = "<plugin name=\"gz::sim::systems::MecanumDrive\" filename=\"f\">\n  \
+                   <front_left_joint>fl</front_left_joint>\n  \
+                   <front_right_joint>fr</front_right_joint>\n  \
+                   <back_left_joint>bl</back_left_joint>\n  \
+                   <back_right_joint>br</back_right_joint>\n  \
+                   <wheelbase>-1</wheelbase>\n</plugin>";
+        let config = system_config("gz::sim::systems::MecanumDrive", EntityId(1), "bot", sdf)
+            .with_source("world.sdf", 40);
+        let e = w
+            .with(|world| create::<MecanumDrive>(&config, &world).err())
+            .expect("an error");
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "bot: MecanumDrive: <wheelbase> must be positive, found \"-1\" at world.sdf:45"
+        );
     }
 }

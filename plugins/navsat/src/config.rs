@@ -1,10 +1,11 @@
 //! Reading the `<navsat>` element of a `<sensor type="navsat">` (or `gps`).
 //!
-//! Parsed once, when the sensor is created. Invalid values are configuration errors whose
-//! message names the sensor's scoped name, the element and the text found there.
+//! Read once, when the sensor is created, from its parsed `<sensor>` element
+//! ([`SensorConfig::parse_sdf`](sim_plugin_api::SensorConfig::parse_sdf)). Invalid values are
+//! configuration errors whose message names the sensor's scoped name, the element, the text
+//! found there and, when known, its place in the world file.
 
-use sim_plugin_api::{PluginError, noise::NoiseParams};
-use simcore_plugin_common::{Reader, child, parse_sensor_sdf};
+use sim_plugin_api::{PluginError, noise::NoiseParams, sdf::Element};
 
 /// The parsed `<navsat>` element. [`Default`] (no noise) is what a sensor without it gets.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -22,27 +23,14 @@ pub struct NavSatConfig {
 }
 
 impl NavSatConfig {
-    /// Parses the `<navsat>` child of a `<sensor>` element given as XML text. `sensor` (the
-    /// scoped name) is used in error messages. Without `<navsat>` (or with blank text): the
+    /// Reads the `<navsat>` child of `sensor` (the `<sensor>` element). Without `<navsat>`: the
     /// defaults.
-    pub fn parse(sensor_sdf: &str, sensor: &str) -> Result<NavSatConfig, PluginError> {
-        let Some(doc) = parse_sensor_sdf(sensor_sdf, sensor)? else {
-            return Ok(NavSatConfig::default());
-        };
-        let root = doc.root_element();
-        if child(root, "navsat").is_none() {
-            return Ok(NavSatConfig::default());
-        }
-        let r = Reader::new(sensor);
+    pub fn read(sensor: &Element<'_, '_>) -> Result<NavSatConfig, PluginError> {
         Ok(NavSatConfig {
-            horizontal_position_noise: r
-                .noise_at(root, &["navsat", "position_sensing", "horizontal"])?,
-            vertical_position_noise: r
-                .noise_at(root, &["navsat", "position_sensing", "vertical"])?,
-            horizontal_velocity_noise: r
-                .noise_at(root, &["navsat", "velocity_sensing", "horizontal"])?,
-            vertical_velocity_noise: r
-                .noise_at(root, &["navsat", "velocity_sensing", "vertical"])?,
+            horizontal_position_noise: sensor.noise("navsat/position_sensing/horizontal")?,
+            vertical_position_noise: sensor.noise("navsat/position_sensing/vertical")?,
+            horizontal_velocity_noise: sensor.noise("navsat/velocity_sensing/horizontal")?,
+            vertical_velocity_noise: sensor.noise("navsat/velocity_sensing/vertical")?,
         })
     }
 }
@@ -50,29 +38,35 @@ impl NavSatConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::{ErrorCode, noise::NoiseKind};
+    use sim_plugin_api::{
+        ErrorCode,
+        noise::NoiseKind,
+        sdf::{Origin, SdfDocument},
+    };
 
     const NAME: &str = "rover::base::gps";
+
+    fn parse(text: &str) -> Result<NavSatConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new(NAME))?;
+        NavSatConfig::read(&doc.root())
+    }
 
     #[test]
     fn defaults() {
         assert_eq!(
-            NavSatConfig::parse(r#"<sensor name="gps" type="navsat"/>"#, NAME).unwrap(),
+            parse(r#"<sensor name="gps" type="navsat"/>"#).unwrap(),
             NavSatConfig::default()
         );
+        assert_eq!(parse("").unwrap(), NavSatConfig::default());
         assert_eq!(
-            NavSatConfig::parse("", NAME).unwrap(),
-            NavSatConfig::default()
-        );
-        assert_eq!(
-            NavSatConfig::parse(r#"<sensor><navsat/></sensor>"#, NAME).unwrap(),
+            parse(r#"<sensor><navsat/></sensor>"#).unwrap(),
             NavSatConfig::default()
         );
     }
 
     #[test]
     fn all_four_noises() {
-        let c = NavSatConfig::parse(
+        let c = parse(
             r#"<sensor name="gps" type="navsat"><navsat>
                  <position_sensing>
                    <horizontal><noise type="gaussian"><stddev>1.5</stddev></noise></horizontal>
@@ -83,7 +77,6 @@ mod tests {
                    <vertical><noise type="gaussian"><mean>0.2</mean></noise></vertical>
                  </velocity_sensing>
                </navsat></sensor>"#,
-            NAME,
         )
         .unwrap();
         assert_eq!(c.horizontal_position_noise.kind, NoiseKind::Gaussian);
@@ -95,9 +88,8 @@ mod tests {
 
     #[test]
     fn errors_name_sensor_element_and_text() {
-        let e = NavSatConfig::parse(
+        let e = parse(
             r#"<sensor><navsat><velocity_sensing><vertical><noise type="gaussian"><stddev>fast</stddev></noise></vertical></velocity_sensing></navsat></sensor>"#,
-            NAME,
         )
         .unwrap_err();
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
@@ -105,7 +97,7 @@ mod tests {
             e.message.as_str(),
             "rover::base::gps: <navsat><velocity_sensing><vertical><noise><stddev> must be a finite number, found \"fast\""
         );
-        let e = NavSatConfig::parse(r#"<sensor><navsat></sensor>"#, NAME).unwrap_err();
+        let e = parse(r#"<sensor><navsat></sensor>"#).unwrap_err();
         assert!(e.message.starts_with(NAME));
     }
 }

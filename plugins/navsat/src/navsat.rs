@@ -48,7 +48,7 @@ impl NavSatSensor {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "NavSat")]);
         let scoped_name = config.scoped_name.as_str();
-        let navsat = NavSatConfig::parse(config.sdf.as_str(), scoped_name)?;
+        let navsat = NavSatConfig::read(&config.parse_sdf()?.root())?;
         let frame_id = match config.frame_id.as_str() {
             "" => scoped_name,
             f => f,

@@ -414,6 +414,20 @@ fn bad_configuration_names_sensor_element_and_text() {
     );
 }
 
+#[test]
+fn configuration_errors_name_the_file_and_line() {
+    let w = world(Some(origin()), at(Vec3::ZERO, Vec3::ZERO));
+    let text = "<sensor name=\"gps\" type=\"navsat\">\n  <navsat>\n    <velocity_sensing>\n      \
+                <vertical><noise type=\"gaussian\"><stddev>fast</stddev></noise></vertical>\n    \
+                </velocity_sensing>\n  </navsat>\n</sensor>";
+    let config = sensor_config(NAME, "navsat", LINK, text).with_source("world.sdf", 40);
+    let e = w.with(|w| NavSatSensor::create(&config, &w)).unwrap_err();
+    assert_eq!(
+        e.message.as_str(),
+        "rover::base::gps: <navsat><velocity_sensing><vertical><noise><stddev> must be a finite number, found \"fast\" at world.sdf:43"
+    );
+}
+
 // --- noise ---------------------------------------------------------------------------------
 
 fn noisy_sdf(h_pos: f64, v_pos: f64, h_vel: f64, v_vel: f64) -> String {

@@ -1,8 +1,9 @@
 //! Reading the `<plugin>` element of an odometry publisher, with gz-sim's defaults.
 
-use sim_plugin_api::{PluginError, Pose, Quat};
-use simcore_plugin_common::gz::valid_topic;
-use simcore_plugin_common::{Reader, parse_plugin_sdf, text};
+use sim_plugin_api::sdf::Element;
+use sim_plugin_api::{PluginError, Pose, Quat, Vec3};
+use simcore_plugin_common::gz::{topic_or, valid_topic};
+use simcore_plugin_common::sdf::owner;
 
 /// The parsed configuration of an odometry publisher.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,75 +27,62 @@ pub struct OdometryConfig {
 }
 
 impl OdometryConfig {
-    /// Parses the `<plugin>` element given as XML text; `model` is the model's own name (for
-    /// the defaults), `who` names the plugin in errors.
-    pub fn parse(sdf: &str, model: &str, who: &str) -> Result<OdometryConfig, PluginError> {
-        let doc = parse_plugin_sdf(sdf, who)?;
-        let r = Reader::new(who);
-        let mut c = OdometryConfig {
-            odom_frame: format!("{model}/odom"),
-            robot_base_frame: format!("{model}/base_footprint"),
-            frequency: 50.0,
-            odom_topic: format!("/model/{model}/odometry"),
-            tf_topic: format!("/model/{model}/pose"),
-            dimensions: 2,
-            offset: Pose::default(),
-            gaussian_noise: 0.0,
-        };
-        let Some(doc) = doc else {
-            return Ok(c);
-        };
-        let root = doc.root_element();
-        if let Some(t) = text(root, "odom_frame") {
-            c.odom_frame = t.to_string();
-        }
-        if let Some(t) = text(root, "robot_base_frame") {
-            c.robot_base_frame = t.to_string();
-        }
-        c.frequency = r.number(root, &["odom_publish_frequency"])?.unwrap_or(50.0);
-        let topic = |tag: &str, default: &str| -> Result<String, PluginError> {
-            let written = text(root, tag).unwrap_or(default);
-            valid_topic(written).ok_or_else(|| {
+    /// Reads the `<plugin>` element `root` (its messages name the system,
+    /// `rover: OdometryPublisher`); `model` is the model's own name (for the defaults).
+    pub fn read(root: &Element<'_, '_>, model: &str) -> Result<OdometryConfig, PluginError> {
+        // A frame written empty is empty, as gz-sim takes it.
+        let frame =
+            |tag: &str, default: String| root.child(tag).map_or(default, |e| e.text().to_string());
+        let topic = |tag: &str, default: String| -> Result<String, PluginError> {
+            if root.has(tag) {
+                return Ok(topic_or(root, tag, default)?);
+            }
+            valid_topic(&default).ok_or_else(|| {
                 PluginError::config(format!(
-                    "{who}: <{tag}> `{written}` is not a valid topic name"
+                    "{}: the default topic `{default}` of <{tag}> is not a valid topic name",
+                    owner(root)
                 ))
             })
         };
-        c.odom_topic = topic("odom_topic", &c.odom_topic.clone())?;
-        c.tf_topic = topic("tf_topic", &c.tf_topic.clone())?;
-        c.dimensions = match r.number(root, &["dimensions"])? {
-            None => 2,
-            Some(d) if d == 2.0 || d == 3.0 => d as u32,
-            Some(d) => return Err(r.error("<dimensions>", "2 or 3", &d.to_string())),
-        };
-        if let Some(p) = r.vector(root, "xyz_offset")? {
-            c.offset.position = p;
+        let dimensions = root
+            .param::<f64>("dimensions")
+            .check("2 or 3", |d| *d == 2.0 || *d == 3.0)
+            .or(2.0)?;
+        let mut offset = Pose::default();
+        if let Some(p) = root.get::<Vec3>("xyz_offset")? {
+            offset.position = p;
         }
-        if let Some(a) = r.vector(root, "rpy_offset")? {
-            c.offset.orientation = Quat::from_rpy(a.x, a.y, a.z);
+        if let Some(a) = root.get::<Vec3>("rpy_offset")? {
+            offset.orientation = Quat::from_rpy(a.x, a.y, a.z);
         }
-        c.gaussian_noise = match r.number(root, &["gaussian_noise"])? {
-            None => 0.0,
-            Some(s) if s >= 0.0 => s,
-            Some(s) => return Err(r.error("<gaussian_noise>", "at least 0", &s.to_string())),
-        };
-        Ok(c)
+        Ok(OdometryConfig {
+            odom_frame: frame("odom_frame", format!("{model}/odom")),
+            robot_base_frame: frame("robot_base_frame", format!("{model}/base_footprint")),
+            frequency: root.get_or("odom_publish_frequency", 50.0)?,
+            odom_topic: topic("odom_topic", format!("/model/{model}/odometry"))?,
+            tf_topic: topic("tf_topic", format!("/model/{model}/pose"))?,
+            dimensions: dimensions as u32,
+            offset,
+            gaussian_noise: root.param::<f64>("gaussian_noise").at_least(0.0).or(0.0)?,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::Vec3;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
+
+    fn read_model(inner: &str, model: &str) -> Result<OdometryConfig, PluginError> {
+        let text = format!(
+            r#"<plugin name="gz::sim::systems::OdometryPublisher" filename="x">{inner}</plugin>"#
+        );
+        let doc = SdfDocument::parse(&text, Origin::new("rover: OdometryPublisher"))?;
+        OdometryConfig::read(&doc.root(), model)
+    }
 
     fn parse(inner: &str) -> Result<OdometryConfig, PluginError> {
-        OdometryConfig::parse(
-            &format!(
-                r#"<plugin name="gz::sim::systems::OdometryPublisher" filename="x">{inner}</plugin>"#
-            ),
-            "rover",
-            "rover: OdometryPublisher",
-        )
+        read_model(inner, "rover")
     }
 
     #[test]
@@ -133,9 +121,41 @@ mod tests {
         assert!((c.offset.orientation.to_rpy().2 - 1.5).abs() < 1e-12);
         assert_eq!(c.gaussian_noise, 0.1);
         let msg = |inner: &str| parse(inner).unwrap_err().message.to_string();
-        assert!(msg("<dimensions>4</dimensions>").contains("2 or 3"));
-        assert!(msg("<gaussian_noise>-1</gaussian_noise>").contains("at least 0"));
-        assert!(msg("<xyz_offset>1 2</xyz_offset>").contains("three numbers"));
-        assert!(msg("<odom_topic>a//b</odom_topic>").contains("not a valid topic"));
+        assert_eq!(
+            msg("<dimensions>4</dimensions>"),
+            "rover: OdometryPublisher: <dimensions> must be 2 or 3, found \"4\""
+        );
+        assert_eq!(
+            msg("<gaussian_noise>-1</gaussian_noise>"),
+            "rover: OdometryPublisher: <gaussian_noise> must be at least 0, found \"-1\""
+        );
+        assert_eq!(
+            msg("<xyz_offset>1 2</xyz_offset>"),
+            "rover: OdometryPublisher: <xyz_offset> must be three numbers (x y z), found \"1 2\""
+        );
+        assert_eq!(
+            msg("<odom_topic>a//b</odom_topic>"),
+            "rover: OdometryPublisher: <odom_topic> must be a valid topic name (no `//`, not empty), found \"a//b\""
+        );
+    }
+
+    #[test]
+    fn frames_written_empty_and_default_topics_made_valid() {
+        let c = read_model(
+            "<odom_frame/><robot_base_frame> </robot_base_frame>",
+            "my rover",
+        )
+        .unwrap();
+        assert_eq!(
+            (c.odom_frame.as_str(), c.robot_base_frame.as_str()),
+            ("", "")
+        );
+        assert_eq!(c.odom_topic, "/model/my_rover/odometry");
+        assert_eq!(c.tf_topic, "/model/my_rover/pose");
+        assert_eq!(parse("<dimensions>3.0</dimensions>").unwrap().dimensions, 3);
+        assert_eq!(
+            read_model("", "a//b").unwrap_err().message.as_str(),
+            "rover: OdometryPublisher: the default topic `/model/a//b/odometry` of <odom_topic> is not a valid topic name"
+        );
     }
 }

@@ -22,6 +22,6 @@ sim_plugin_api::export_plugin! {
     system "odometry_publisher" {
         serves: ["gz::sim::systems::OdometryPublisher"],
         description: "Odometry of a model from its pose (2-D or 3-D) on /model/<m>/odometry, the transform on /model/<m>/pose",
-        create: OdometryPublisher::create,
+        create: simcore_plugin_common::gz::create::<OdometryPublisher>,
     }
 }

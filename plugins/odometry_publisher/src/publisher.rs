@@ -6,8 +6,10 @@ use sim_plugin_api::{
     noise::{NoiseKind, NoiseParams},
     prelude::*,
 };
-use simcore_plugin_common::gz::OdometryOutput;
-use simcore_plugin_common::{Attached, NoiseChannel, RollingMean, Throttle, attached, period_ns};
+use simcore_plugin_common::gz::{GzSystem, OdometryOutput};
+use simcore_plugin_common::{
+    Attached, NoiseChannel, RollingMean, Throttle, attached, period_ns, plugin_document,
+};
 
 /// Steps the velocity estimate averages over (gz-sim's window).
 pub const WINDOW: usize = 10;
@@ -26,16 +28,22 @@ pub struct OdometryPublisher {
     odom_output: OdometryOutput,
 }
 
-impl OdometryPublisher {
+impl GzSystem for OdometryPublisher {
     /// Creates the system from its `<plugin>` element; it must be attached to a model.
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { who, model, .. } = attached(config, world, "OdometryPublisher")?;
-        let parsed = OdometryConfig::parse(config.sdf.as_str(), &model, &who)?;
-        let system = OdometryPublisher::new(parsed, config.entity, config.seed);
-        sim_plugin_api::declare_outputs(world, &system.odom_output.outputs());
-        Ok(system)
+        let doc = plugin_document(config, &who)?;
+        let parsed = OdometryConfig::read(&doc.root(), &model)?;
+        Ok(OdometryPublisher::new(parsed, config.entity, config.seed))
     }
 
+    /// The odometry (`Odometry`) and its transform (`Pose_V`).
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        self.odom_output.outputs()
+    }
+}
+
+impl OdometryPublisher {
     /// Builds the system from a parsed configuration for `model`, its noise seeded by `seed`.
     pub fn new(config: OdometryConfig, model: EntityId, seed: u64) -> Self {
         let params = NoiseParams {
@@ -137,5 +145,51 @@ impl System for OdometryPublisher {
         }
         self.throttle.reset();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::{OrIdle, create};
+
+    fn created(body: &str) -> Result<OrIdle<OdometryPublisher>, PluginError> {
+        let mut world = StaticWorld::default();
+        world.set_entity(EntityId(1), EntityKind::MODEL, EntityId::WORLD, "rover");
+        let sdf = format!(
+            "<plugin name=\"gz::sim::systems::OdometryPublisher\" filename=\"f\">\n{body}</plugin>"
+        );
+        let config = system_config(
+            "gz::sim::systems::OdometryPublisher",
+            EntityId(1),
+            "rover",
+            &sdf,
+        )
+        .with_source("world.sdf", 7);
+        world.with(|w| create::<OdometryPublisher>(&config, &w))
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let Err(e) = created("<dimensions>2</dimensions>\n<gaussian_noise>-1</gaussian_noise>\n")
+        else {
+            panic!("a negative noise is refused");
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "rover: OdometryPublisher: <gaussian_noise> must be at least 0, found \"-1\" at world.sdf:9"
+        );
+        let Ok(OrIdle::Active(p)) = created("") else {
+            panic!("a default publisher is created");
+        };
+        assert_eq!(
+            p.outputs(),
+            [
+                ("/model/rover/odometry".to_string(), "Odometry"),
+                ("/model/rover/pose".to_string(), "Pose_V")
+            ]
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! Reading the `<plugin>` element of a pan-tilt-zoom head, and the PID it uses.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::{Reader, parse_plugin_sdf, text};
+use sim_plugin_api::sdf::{Element, SdfError};
 
 /// A PID controller with an integral clamp and an output clamp.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,65 +86,43 @@ pub struct PtzConfig {
     pub publish_frequency: f64,
 }
 
+/// What `<zoom_min>` and `<zoom_max>` must be, in messages.
+const FOV: &str = "within (0, pi) (a horizontal field of view in radians)";
+
 impl PtzConfig {
-    /// Parses the `<plugin>` element given as XML text; `model` names it in errors.
-    pub fn parse(plugin_sdf: &str, model: &str) -> Result<PtzConfig, PluginError> {
-        let who = format!("{model}: PanTiltZoom");
-        let need = |what: &str| PluginError::config(format!("{who}: needs <{what}>"));
-        let Some(doc) = parse_plugin_sdf(plugin_sdf, &who)? else {
-            return Err(need("pan_joint"));
-        };
-        let root = doc.root_element();
-        let r = Reader::new(&who);
-        let name = |tag: &str| {
-            text(root, tag)
-                .filter(|t| !t.is_empty())
-                .map(str::to_string)
-        };
-        let num = |tag: &str, default: f64| r.number(root, &[tag]).map(|v| v.unwrap_or(default));
-        let limits = |lo: &str, hi: &str, d: (f64, f64)| -> Result<(f64, f64), PluginError> {
-            let (a, b) = (num(lo, d.0)?, num(hi, d.1)?);
-            if a > b {
-                return Err(r.error(
-                    &format!("<{hi}>"),
-                    &format!("at least <{lo}> ({a})"),
-                    &b.to_string(),
-                ));
-            }
-            Ok((a, b))
-        };
-        let positive = |tag: &str, default: f64| -> Result<f64, PluginError> {
-            let v = num(tag, default)?;
-            if v <= 0.0 {
-                return Err(r.error(&format!("<{tag}>"), "positive", &v.to_string()));
-            }
-            Ok(v)
-        };
+    /// Reads the `<plugin>` element `root` (its messages name the system,
+    /// `cam: PanTiltZoom`).
+    pub fn read(root: &Element<'_, '_>) -> Result<PtzConfig, PluginError> {
+        let num = |tag: &str, default: f64| root.get_or(tag, default);
+        let positive = |tag: &str, default: f64| root.param::<f64>(tag).positive().or(default);
         let pi = std::f64::consts::PI;
-        let zoom_limits = limits("zoom_min", "zoom_max", (0.1, 2.0))?;
-        if zoom_limits.0 <= 0.0 || zoom_limits.1 >= pi {
-            return Err(r.error(
-                "<zoom_min>/<zoom_max>",
-                "within (0, pi) (a horizontal field of view in radians)",
-                &format!("{} {}", zoom_limits.0, zoom_limits.1),
-            ));
+        let zoom_limits = limits(root, "zoom_min", "zoom_max", (0.1, 2.0))?;
+        let (zoom_min, zoom_max) = zoom_limits;
+        if zoom_min <= 0.0 || zoom_max >= pi {
+            let tag = if zoom_min <= 0.0 {
+                "zoom_min"
+            } else {
+                "zoom_max"
+            };
+            let e = root.child(tag).unwrap_or(*root);
+            return Err(e.error(FOV, e.text()).into());
         }
-        let initial_zoom = r.number(root, &["initial_zoom"])?;
-        if let Some(z) = initial_zoom
-            && !(zoom_limits.0..=zoom_limits.1).contains(&z)
-        {
-            return Err(r.error(
-                "<initial_zoom>",
-                &format!("within [{}, {}]", zoom_limits.0, zoom_limits.1),
-                &z.to_string(),
-            ));
-        }
+        let initial_zoom = root
+            .param::<f64>("initial_zoom")
+            .check(format!("within [{zoom_min}, {zoom_max}]"), move |z| {
+                (zoom_min..=zoom_max).contains(z)
+            })
+            .get()?;
         Ok(PtzConfig {
-            pan_joint: name("pan_joint").ok_or_else(|| need("pan_joint"))?,
-            tilt_joint: name("tilt_joint").ok_or_else(|| need("tilt_joint"))?,
-            camera: name("camera"),
-            pan_limits: limits("pan_min", "pan_max", (-pi, pi))?,
-            tilt_limits: limits("tilt_min", "tilt_max", (-pi / 2.0, pi / 2.0))?,
+            pan_joint: joint(root, "pan_joint")?,
+            tilt_joint: joint(root, "tilt_joint")?,
+            camera: root
+                .child("camera")
+                .map(|e| e.text())
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
+            pan_limits: limits(root, "pan_min", "pan_max", (-pi, pi))?,
+            tilt_limits: limits(root, "tilt_min", "tilt_max", (-pi / 2.0, pi / 2.0))?,
             zoom_limits,
             initial_zoom,
             gains: (
@@ -166,9 +144,46 @@ impl PtzConfig {
     }
 }
 
+/// The joint named in `<tag>` (required, not empty).
+fn joint(root: &Element<'_, '_>, tag: &str) -> Result<String, SdfError> {
+    match root.child(tag) {
+        Some(e) if e.text().is_empty() => Err(e.error("a joint name", "")),
+        Some(e) => Ok(e.text().to_string()),
+        None => Err(SdfError::missing(
+            root.document().origin(),
+            format!("<{tag}>"),
+            "a joint name",
+            root.place(),
+        )),
+    }
+}
+
+/// The limits in `<lo>` and `<hi>` (`default` for those absent); `<hi>` must not be below
+/// `<lo>`.
+fn limits(
+    root: &Element<'_, '_>,
+    lo: &str,
+    hi: &str,
+    default: (f64, f64),
+) -> Result<(f64, f64), SdfError> {
+    let (a, b) = (root.get_or(lo, default.0)?, root.get_or(hi, default.1)?);
+    if a > b {
+        return Err(match root.child(hi) {
+            Some(e) => e.error(format!("at least <{lo}> ({a})"), e.text()),
+            // The default maximum is below the written minimum.
+            None => {
+                let e = root.child(lo).unwrap_or(*root);
+                e.error(format!("at most <{hi}> ({b})"), e.text())
+            }
+        });
+    }
+    Ok((a, b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
 
     #[test]
     fn pid_terms_and_clamps() {
@@ -188,38 +203,78 @@ mod tests {
         assert!((pid.update(1.0, 0.01) - 2.01).abs() < 1e-12);
     }
 
+    fn parse(text: &str) -> Result<PtzConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new("cam: PanTiltZoom"))?;
+        PtzConfig::read(&doc.root())
+    }
+
+    const JOINTS: &str = "<pan_joint>p</pan_joint><tilt_joint>t</tilt_joint>";
+
     #[test]
     fn parse_defaults_and_errors() {
-        let c = PtzConfig::parse(
-            "<plugin><pan_joint>pan</pan_joint><tilt_joint>tilt</tilt_joint></plugin>",
-            "cam",
-        )
-        .unwrap();
+        let c = parse("<plugin><pan_joint>pan</pan_joint><tilt_joint>tilt</tilt_joint></plugin>")
+            .unwrap();
         assert_eq!(c.camera, None);
         assert_eq!(c.zoom_limits, (0.1, 2.0));
         assert_eq!(c.gains, (5.0, 0.0, 0.0, 1.0));
-        let e = PtzConfig::parse("<plugin><pan_joint>pan</pan_joint></plugin>", "cam").unwrap_err();
-        assert_eq!(e.message.as_str(), "cam: PanTiltZoom: needs <tilt_joint>");
-        let e = PtzConfig::parse(
-            "<plugin><pan_joint>p</pan_joint><tilt_joint>t</tilt_joint><pan_min>1</pan_min><pan_max>0</pan_max></plugin>",
-            "cam",
-        )
-        .unwrap_err();
-        assert!(
-            e.message
-                .contains("<pan_max> must be at least <pan_min> (1)"),
-            "{}",
-            e.message
+        let msg = |inner: &str| {
+            parse(&format!("<plugin>{inner}</plugin>"))
+                .unwrap_err()
+                .message
+                .to_string()
+        };
+        assert_eq!(
+            msg("<pan_joint>pan</pan_joint>"),
+            "cam: PanTiltZoom: <tilt_joint> is required (a joint name)"
         );
-        let e = PtzConfig::parse(
-            "<plugin><pan_joint>p</pan_joint><tilt_joint>t</tilt_joint><initial_zoom>3</initial_zoom></plugin>",
-            "cam",
-        )
-        .unwrap_err();
-        assert!(
-            e.message.contains("<initial_zoom> must be within [0.1, 2]"),
-            "{}",
-            e.message
+        assert_eq!(
+            msg("<pan_joint> </pan_joint><tilt_joint>t</tilt_joint>"),
+            "cam: PanTiltZoom: <pan_joint> must be a joint name, found \"\""
         );
+        assert_eq!(
+            msg(&format!("{JOINTS}<pan_min>1</pan_min><pan_max>0</pan_max>")),
+            "cam: PanTiltZoom: <pan_max> must be at least <pan_min> (1), found \"0\""
+        );
+        assert_eq!(
+            msg(&format!("{JOINTS}<tilt_min>2</tilt_min>")),
+            "cam: PanTiltZoom: <tilt_min> must be at most <tilt_max> (1.5707963267948966), found \"2\""
+        );
+        assert_eq!(
+            msg(&format!("{JOINTS}<zoom_max>3.2</zoom_max>")),
+            "cam: PanTiltZoom: <zoom_max> must be within (0, pi) (a horizontal field of view in radians), found \"3.2\""
+        );
+        assert_eq!(
+            msg(&format!("{JOINTS}<zoom_min>0</zoom_min>")),
+            "cam: PanTiltZoom: <zoom_min> must be within (0, pi) (a horizontal field of view in radians), found \"0\""
+        );
+        assert_eq!(
+            msg(&format!("{JOINTS}<initial_zoom>3</initial_zoom>")),
+            "cam: PanTiltZoom: <initial_zoom> must be within [0.1, 2], found \"3\""
+        );
+        assert_eq!(
+            msg(&format!("{JOINTS}<max_torque>0</max_torque>")),
+            "cam: PanTiltZoom: <max_torque> must be positive, found \"0\""
+        );
+        assert_eq!(
+            parse("").unwrap_err().message.as_str(),
+            "cam: PanTiltZoom: <pan_joint> is required (a joint name)"
+        );
+    }
+
+    #[test]
+    fn everything_set() {
+        let c = parse(&format!(
+            "<plugin>{JOINTS}<camera>l::cam</camera><pan_min>-1</pan_min><pan_max>1</pan_max>\
+             <zoom_min>0.2</zoom_min><zoom_max>1</zoom_max><initial_zoom>0.5</initial_zoom>\
+             <p_gain>2</p_gain><i_gain>0.1</i_gain><d_gain>0.01</d_gain><i_max>-3</i_max>\
+             <max_velocity>1</max_velocity><state_publish_frequency>5</state_publish_frequency></plugin>"
+        ))
+        .unwrap();
+        assert_eq!(c.camera.as_deref(), Some("l::cam"));
+        assert_eq!(c.pan_limits, (-1.0, 1.0));
+        assert_eq!(c.zoom_limits, (0.2, 1.0));
+        assert_eq!(c.initial_zoom, Some(0.5));
+        assert_eq!(c.gains, (2.0, 0.1, 0.01, 3.0));
+        assert_eq!((c.max_velocity, c.publish_frequency), (1.0, 5.0));
     }
 }

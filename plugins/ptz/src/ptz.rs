@@ -5,7 +5,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut, RStr},
     prelude::*,
 };
-use simcore_plugin_common::{Throttle, find_in_model, period_ns};
+use simcore_plugin_common::{Throttle, find_in_model, period_ns, plugin_document};
 
 /// A pan-tilt-zoom head attached to a model (see the crate documentation).
 pub struct PanTiltZoom {
@@ -41,7 +41,9 @@ impl PanTiltZoom {
     /// the named joints (and camera sensor).
     pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let model = simcore_plugin_common::attached_model(config, world, "PanTiltZoom")?;
-        let parsed = PtzConfig::parse(config.sdf.as_str(), model)?;
+        let who = format!("{model}: PanTiltZoom");
+        let doc = plugin_document(config, &who)?;
+        let parsed = PtzConfig::read(&doc.root())?;
         let pan = resolve(
             world,
             model,
@@ -210,5 +212,36 @@ impl System for PanTiltZoom {
         self.zoom_pending = self.zoom.is_some();
         self.publish.reset();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let mut world = StaticWorld::default();
+        world.set_entity(EntityId(1), EntityKind::MODEL, EntityId::WORLD, "cam");
+        world.set_entity(EntityId(2), EntityKind::JOINT, EntityId(1), "cam::p");
+        world.set_entity(EntityId(3), EntityKind::JOINT, EntityId(1), "cam::t");
+        let create = |body: &str| {
+            let sdf = format!(
+                "<plugin name=\"simcore::PanTiltZoom\" filename=\"f\">\n\
+                 <pan_joint>p</pan_joint>\n<tilt_joint>t</tilt_joint>\n{body}</plugin>"
+            );
+            let config = system_config("simcore::PanTiltZoom", EntityId(1), "cam", &sdf)
+                .with_source("world.sdf", 50);
+            world.with(|w| PanTiltZoom::create(&config, &w).map(|_| ()))
+        };
+        assert_eq!(
+            create("<max_torque>0</max_torque>\n")
+                .unwrap_err()
+                .message
+                .as_str(),
+            "cam: PanTiltZoom: <max_torque> must be positive, found \"0\" at world.sdf:53"
+        );
+        assert!(create("").is_ok());
     }
 }

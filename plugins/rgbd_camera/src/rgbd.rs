@@ -60,14 +60,12 @@ impl RgbdCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // The render range is <clip>: the depth range can only narrow it.
-        let mut core = CameraCore::new(config, RayStart::Origin, |c| (c.near, c.far))?;
+        let doc = config.parse_sdf()?;
+        let mut core = CameraCore::new(config, &doc.root(), RayStart::Origin, |c| (c.near, c.far))?;
         // Shading needs the normals; primary visibility is rasterised where the engine can.
         core.grid.set_normals(true);
         core.grid.set_raster(true);
-        let saver = match &core.config.save {
-            Some(s) => Some(FrameSaver::new(&s.path, &core.scoped_name)?),
-            None => None,
-        };
+        let saver = core.config.frame_saver(&core.scoped_name)?;
         let info = match &core.config.camera_info_topic {
             Some(_) => core.camera_info_topic(""),
             None => TOPICS[3].to_string(),
@@ -201,3 +199,24 @@ impl CameraPlugin for RgbdCameraSensor {
 }
 
 camera_sensor!(RgbdCameraSensor);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, sensor_config};
+
+    #[test]
+    fn a_bad_value_is_refused_with_its_place() {
+        let sdf = "<sensor name=\"d\" type=\"rgbd_camera\">\n  <camera>\n    <image><height>x</height></image>\n  </camera>\n</sensor>";
+        let config =
+            sensor_config("m::l::d", "rgbd_camera", EntityId(2), sdf).with_source("world.sdf", 20);
+        let e = StaticWorld::default()
+            .with(|v| RgbdCameraSensor::create(&config, &v).map(|_| ()))
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "m::l::d: <camera><image><height> must be a whole number of pixels from 1 to 16384, found \"x\" at world.sdf:22"
+        );
+    }
+}

@@ -89,7 +89,10 @@ pub struct SegmentationCameraSensor {
 impl SegmentationCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let mut core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
+        let doc = config.parse_sdf()?;
+        let mut core = CameraCore::new(config, &doc.root(), RayStart::NearPlane, |c| {
+            (c.near, c.far)
+        })?;
         // Primary visibility is rasterised where the engine can.
         core.grid.set_raster(true);
         let info = match &core.config.camera_info_topic {
@@ -287,6 +290,20 @@ mod tests {
         assert_eq!(label_color(7), label_color(7));
         assert_ne!(label_color(7), label_color(8));
         assert!((1..1000).all(|i| label_color(i).iter().all(|&c| c >= 64)));
+    }
+
+    #[test]
+    fn a_bad_segmentation_type_is_refused_with_its_place() {
+        let sdf = "<sensor name=\"s\" type=\"segmentation\">\n  <camera>\n    <segmentation_type>parts</segmentation_type>\n  </camera>\n</sensor>";
+        let config =
+            sensor_config("m::l::s", "segmentation", EntityId(2), sdf).with_source("w.sdf", 3);
+        let e = StaticWorld::default()
+            .with(|v| SegmentationCameraSensor::create(&config, &v).map(|_| ()))
+            .unwrap_err();
+        assert_eq!(
+            e.message.as_str(),
+            "m::l::s: <camera><segmentation_type> must be semantic, instance or panoptic, found \"parts\" at w.sdf:5"
+        );
     }
 
     #[test]

@@ -19,8 +19,10 @@
 //! minimum exceeds its maximum and a resolution that is not positive are ignored with a
 //! warning (the world still loads, as in Gazebo).
 
-use sim_plugin_api::{PluginError, SensorConfig, sdf::Element};
+use sim_plugin_api::PluginError;
+use sim_plugin_api::sdf::{Element, SdfError};
 use simcore_plugin_camera_common::ImageFormat;
+use simcore_plugin_common::sdf::owner;
 
 /// Names of the ThermalSensor system (gz-sim and its Ignition predecessor).
 pub const THERMAL_SENSOR_NAMES: [&str; 2] = [
@@ -57,18 +59,14 @@ impl ThermalParams {
         }
     }
 
-    /// Reads the parameters of the sensor `config` whose image format is `format`.
-    pub fn parse(config: &SensorConfig<'_>, format: ImageFormat) -> Result<Self, PluginError> {
-        let doc = config.parse_sdf()?;
-        let name = config.scoped_name.as_str();
-        let plugin = doc
-            .root()
-            .children_named("plugin")
-            .find(|p| is_thermal_sensor(p));
+    /// Reads the parameters of the thermal camera `sensor` (its `<sensor>` element, holding
+    /// the ThermalSensor `<plugin>`) whose image format is `format`.
+    pub fn read(sensor: &Element<'_, '_>, format: ImageFormat) -> Result<Self, PluginError> {
+        let name = owner(sensor);
         let eight_bit = format == ImageFormat::L8;
         let mut p = ThermalParams::new(eight_bit);
-        if let Some(plugin) = plugin {
-            p.read_plugin(&plugin, name)?;
+        if let Some(plugin) = sensor.children_named("plugin").find(is_thermal_sensor) {
+            p.read_plugin(&plugin)?;
         }
         if eight_bit && p.resolution < 1.0 {
             p.warnings.push(format!(
@@ -80,8 +78,9 @@ impl ThermalParams {
     }
 
     /// Reads `<min_temp>`, `<max_temp>` and `<resolution>` of `plugin` (a ThermalSensor
-    /// `<plugin>` element); `name` names the sensor in warnings.
-    pub fn read_plugin(&mut self, plugin: &Element<'_, '_>, name: &str) -> Result<(), PluginError> {
+    /// `<plugin>` element); warnings name its document's owner.
+    pub fn read_plugin(&mut self, plugin: &Element<'_, '_>) -> Result<(), SdfError> {
+        let name = owner(plugin);
         let min = plugin.param::<f64>("min_temp").unit("kelvin").get()?;
         let max = plugin.param::<f64>("max_temp").unit("kelvin").get()?;
         if min.is_some() || max.is_some() {

@@ -5,6 +5,7 @@
 
 use crate::params::ThermalParams;
 use sim_plugin_api::prelude::*;
+use simcore_plugin_common::plugin_document;
 
 /// The ThermalSensor system (no run-time behaviour; see the module documentation).
 #[derive(Debug)]
@@ -15,11 +16,13 @@ pub struct ThermalSensorSystem {
 
 impl ThermalSensorSystem {
     /// Checks the element: `<min_temp>`, `<max_temp>` and `<resolution>`, when given, must be
-    /// numbers (values Gazebo ignores are logged as warnings, as the camera does).
+    /// numbers (the values Gazebo ignores are the camera's to warn about); messages name the
+    /// sensor and the system (`model::link::sensor: ThermalSensor`).
     pub fn create(config: &SystemConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let doc = config.parse_sdf()?;
+        let who = format!("{}: ThermalSensor", config.entity_name);
+        let doc = plugin_document(config, &who)?;
         let mut params = ThermalParams::new(false);
-        params.read_plugin(&doc.root(), config.entity_name.as_str())?;
+        params.read_plugin(&doc.root())?;
         params.warnings.clear();
         Ok(ThermalSensorSystem { params })
     }

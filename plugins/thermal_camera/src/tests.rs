@@ -3,6 +3,7 @@
 
 use crate::params::{DEFAULT_RESOLUTION, EIGHT_BIT_RESOLUTION, ThermalParams};
 use crate::thermal::ThermalCameraSensor;
+use sim_plugin_api::sdf::{Origin, SdfDocument};
 use sim_plugin_api::{
     DEFAULT_AMBIENT_TEMPERATURE, EntityId, ErrorCode, PixelFormat, RayHit, Vec3,
     testing::{StaticWorld, sensor_config},
@@ -25,7 +26,8 @@ fn thermal_sensor(body: &str) -> String {
 
 fn params(format: ImageFormat, plugin: &str) -> Result<ThermalParams, sim_plugin_api::PluginError> {
     let sdf = sensor_sdf("", plugin);
-    ThermalParams::parse(&sensor_config(NAME, "thermal", EntityId(2), &sdf), format)
+    let doc = SdfDocument::parse(&sdf, Origin::new(NAME))?;
+    ThermalParams::read(&doc.root(), format)
 }
 
 #[test]
@@ -88,6 +90,43 @@ fn bad_numbers_are_refused_with_the_element() {
         assert!(e.message.starts_with(NAME), "{}", e.message);
         assert!(e.message.contains(element), "{}", e.message);
     }
+}
+
+#[test]
+fn errors_name_the_place_in_the_world_file() {
+    let sdf = format!(
+        "<sensor name=\"t\" type=\"thermal\">\n  {}\n</sensor>",
+        thermal_sensor("\n    <max_temp>hot</max_temp>\n  ")
+    );
+    let config = sensor_config(NAME, "thermal", EntityId(2), &sdf).with_source("world.sdf", 30);
+    let e = StaticWorld::default()
+        .with(|v| ThermalCameraSensor::create(&config, &v).map(|_| ()))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+    assert_eq!(
+        e.message.as_str(),
+        format!(
+            "{NAME}: <plugin><max_temp> must be a finite number in kelvin, found \"hot\" at world.sdf:32"
+        )
+    );
+    // The system inside the sensor names the sensor and itself.
+    let plugin = thermal_sensor("\n  <resolution>fine</resolution>\n");
+    let system = sim_plugin_api::testing::system_config(
+        "gz::sim::systems::ThermalSensor",
+        EntityId(5),
+        NAME,
+        &plugin,
+    )
+    .with_source("world.sdf", 31);
+    let e = StaticWorld::default()
+        .with(|v| crate::ThermalSensorSystem::create(&system, &v).map(|_| ()))
+        .unwrap_err();
+    assert_eq!(
+        e.message.as_str(),
+        format!(
+            "{NAME}: ThermalSensor: <resolution> must be a finite number in kelvin, found \"fine\" at world.sdf:32"
+        )
+    );
 }
 
 #[test]

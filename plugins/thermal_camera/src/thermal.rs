@@ -41,8 +41,11 @@ impl ThermalCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports); warnings
     /// about ignored values go to the world's log.
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let core = CameraCore::new(config, RayStart::NearPlane, |c| (c.near, c.far))?;
-        let mut params = ThermalParams::parse(config, core.config.format)?;
+        let doc = config.parse_sdf()?;
+        let core = CameraCore::new(config, &doc.root(), RayStart::NearPlane, |c| {
+            (c.near, c.far)
+        })?;
+        let mut params = ThermalParams::read(&doc.root(), core.config.format)?;
         let ambient = match world.visual_temperatures() {
             Some(t) => t.ambient(),
             None => {
@@ -56,10 +59,7 @@ impl ThermalCameraSensor {
         for w in params.warnings.drain(..) {
             world.log_message(LogLevel::WARN, &w);
         }
-        let saver = match &core.config.save {
-            Some(s) => Some(FrameSaver::new(&s.path, &core.scoped_name)?),
-            None => None,
-        };
+        let saver = core.config.frame_saver(&core.scoped_name)?;
         let sensor = ThermalCameraSensor {
             info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
             params,

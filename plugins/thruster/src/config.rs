@@ -2,8 +2,10 @@
 
 use crate::propeller::Propeller;
 use sim_plugin_api::PluginError;
+use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::Pid;
 use simcore_plugin_common::gz::{missing, valid_topic};
-use simcore_plugin_common::{Pid, Reader, parse_plugin_sdf, text};
+use simcore_plugin_common::sdf::{at, owner};
 
 /// What the command topic carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,18 +42,19 @@ pub struct ThrusterConfig {
 }
 
 impl ThrusterConfig {
-    /// Parses the `<plugin>` element given as XML text for the model named `model`; `who`
-    /// names the plugin in errors.
-    pub fn parse(sdf: &str, model: &str, who: &str) -> Result<ThrusterConfig, PluginError> {
-        let need = || missing(format!("{who}: needs a <joint_name>"));
-        let doc = parse_plugin_sdf(sdf, who)?.ok_or_else(need)?;
-        let root = doc.root_element();
-        let r = Reader::new(who);
-        let joint = match text(root, "joint_name") {
-            Some(j) if !j.is_empty() => j.to_string(),
-            _ => return Err(need()),
+    /// Reads the `<plugin>` element `root` of a thruster of the model named `model`.
+    pub fn read(root: &Element<'_, '_>, model: &str) -> Result<ThrusterConfig, PluginError> {
+        // gz-sim reads the first <joint_name>.
+        let joint_element = root.child("joint_name").filter(|j| !j.text().is_empty());
+        let Some(joint_element) = joint_element else {
+            return Err(missing(format!(
+                "{}: needs a <joint_name>{}",
+                owner(root),
+                at(root)
+            )));
         };
-        let num = |tag: &str| r.number(root, &[tag]);
+        let joint = joint_element.text().to_string();
+        let num = |tag: &str| root.get::<f64>(tag);
         let mut propeller = Propeller::default();
         if let Some(ct) = num("thrust_coefficient")? {
             propeller.thrust_coefficient = ct;
@@ -62,7 +65,7 @@ impl ThrusterConfig {
         propeller.wake_fraction = num("wake_fraction")?.unwrap_or(propeller.wake_fraction);
         propeller.alpha1 = num("alpha_1")?.unwrap_or(propeller.alpha1);
         propeller.alpha2 = num("alpha_2")?.unwrap_or(propeller.alpha2);
-        let command = if r.boolean(root, "use_angvel_cmd")?.unwrap_or(false) {
+        let command = if root.get_or("use_angvel_cmd", false)? {
             Command::AngularVelocity
         } else {
             Command::Thrust
@@ -77,7 +80,7 @@ impl ThrusterConfig {
             (cmd_min, cmd_max) = (lo, hi);
         }
         let deadband = num("deadband")?;
-        let velocity_control = r.boolean(root, "velocity_control")?.unwrap_or(false);
+        let velocity_control = root.get_or("velocity_control", false)?;
         let pid = Pid::new(
             num("p_gain")?.unwrap_or(0.1),
             0.0,
@@ -88,24 +91,33 @@ impl ThrusterConfig {
             propeller.spin_for(cmd_min),
             0.0,
         );
-        let ns = text(root, "namespace").unwrap_or(model);
+        let namespace = root.child("namespace");
+        let ns = namespace.map_or(model, |n| n.text());
         let (cmd, feedback) = match command {
             Command::Thrust => ("cmd_thrust", "ang_vel"),
             Command::AngularVelocity => ("cmd_vel", "force"),
         };
-        let base = match text(root, "topic") {
-            Some(t) => format!("{ns}/{t}"),
+        let custom = root.child("topic");
+        let base = match custom {
+            Some(t) => format!("{ns}/{}", t.text()),
             None => format!("/model/{ns}/joint/{joint}"),
         };
-        let custom = text(root, "topic").is_some();
+        // An invalid topic is blamed on the element it is made from: the <topic>, else the
+        // <namespace>, else the <joint_name>.
+        let culprit = custom.or(namespace).unwrap_or(joint_element);
         let topic = |suffix: &str| -> Result<String, PluginError> {
-            let t = if custom && suffix == cmd {
+            let t = if custom.is_some() && suffix == cmd {
                 base.clone()
             } else {
                 format!("{base}/{suffix}")
             };
             valid_topic(&t).ok_or_else(|| {
-                PluginError::config(format!("{who}: `{t}` is not a valid topic name"))
+                culprit
+                    .error(
+                        format!("a name making a valid topic (not `{t}`)"),
+                        culprit.text(),
+                    )
+                    .into()
             })
         };
         Ok(ThrusterConfig {
@@ -126,13 +138,14 @@ impl ThrusterConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::ErrorCode;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
 
     fn parse(inner: &str) -> Result<ThrusterConfig, PluginError> {
-        ThrusterConfig::parse(
-            &format!(r#"<plugin name="gz::sim::systems::Thruster" filename="x">{inner}</plugin>"#),
-            "sub",
-            "sub: Thruster",
-        )
+        let text =
+            format!(r#"<plugin name="gz::sim::systems::Thruster" filename="x">{inner}</plugin>"#);
+        let doc = SdfDocument::parse(&text, Origin::new("sub: Thruster"))?;
+        ThrusterConfig::read(&doc.root(), "sub")
     }
 
     #[test]
@@ -173,7 +186,23 @@ mod tests {
             "max < min: the defaults"
         );
         assert!(c.propeller.coefficient_set && c.deadband_on);
-        assert!(parse("").unwrap_err().message.contains("<joint_name>"));
-        assert!(parse("<joint_name>p</joint_name><fluid_density>x</fluid_density>").is_err());
+        let e = parse("").unwrap_err();
+        assert_eq!(e.code, ErrorCode::NOT_FOUND);
+        assert_eq!(e.message.as_str(), "sub: Thruster: needs a <joint_name>");
+        assert_eq!(
+            parse("<joint_name>p</joint_name><fluid_density>x</fluid_density>")
+                .unwrap_err()
+                .message
+                .as_str(),
+            "sub: Thruster: <fluid_density> must be a finite number, found \"x\""
+        );
+        assert_eq!(
+            parse("<joint_name>p</joint_name><namespace/>")
+                .unwrap_err()
+                .message
+                .as_str(),
+            "sub: Thruster: <namespace> must be a name making a valid topic \
+             (not `/model//joint/p/cmd_thrust`), found \"\""
+        );
     }
 }

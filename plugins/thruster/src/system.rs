@@ -3,7 +3,7 @@
 use crate::config::{Command, ThrusterConfig};
 use sim_plugin_api::{JointAxis, prelude::*};
 use simcore_plugin_common::gz::{GzSystem, last_finite_double, lever_torque, missing};
-use simcore_plugin_common::{Attached, attached, find_in_model};
+use simcore_plugin_common::{Attached, attached, find_in_model, plugin_document};
 
 /// A propeller on a joint (see the crate documentation).
 pub struct Thruster {
@@ -22,7 +22,8 @@ impl GzSystem for Thruster {
     /// has the joint, and the engine must give its axis.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { scoped, who, model } = attached(config, world, "Thruster")?;
-        let parsed = ThrusterConfig::parse(config.sdf.as_str(), &model, &who)?;
+        let doc = plugin_document(config, &who)?;
+        let parsed = ThrusterConfig::read(&doc.root(), &model)?;
         let joint =
             find_in_model(world, scoped, &parsed.joint, EntityKind::JOINT).map_err(|e| {
                 missing(
@@ -162,5 +163,31 @@ impl System for Thruster {
         (self.thrust, self.spin, self.speed) = (0.0, 0.0, 0.0);
         self.config.pid.reset();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::create;
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let mut w = StaticWorld::default();
+        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "sub");
+        let sdf = "<plugin name=\"gz::sim::systems::Thruster\" filename=\"f\">\n  \
+                   <joint_name>prop</joint_name>\n  <topic>a//b</topic>\n</plugin>";
+        let config = system_config("gz::sim::systems::Thruster", EntityId(1), "sub", sdf)
+            .with_source("world.sdf", 40);
+        let e = w
+            .with(|world| create::<Thruster>(&config, &world).err())
+            .expect("an error");
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "sub: Thruster: <topic> must be a name making a valid topic (not `sub/a//b`), \
+             found \"a//b\" at world.sdf:42"
+        );
     }
 }

@@ -20,6 +20,6 @@ sim_plugin_api::export_plugin! {
     system "triggered_publisher" {
         serves: ["gz::sim::systems::TriggeredPublisher"],
         description: "Publishes <output> messages when a message on the <input> topic matches",
-        create: TriggeredPublisher::create,
+        create: simcore_plugin_common::gz::create::<TriggeredPublisher>,
     }
 }

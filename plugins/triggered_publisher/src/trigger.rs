@@ -4,8 +4,9 @@
 use crate::fields::{Fields, MessageType, same};
 use crate::text::{Value, parse, parse_value};
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::gz::valid_topic;
-use simcore_plugin_common::parse_plugin_sdf;
+use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::gz::{GzSystem, valid_topic};
+use simcore_plugin_common::plugin_document;
 
 /// One `<match>` criterion.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,35 +84,40 @@ pub const MAX_DELAY_MS: i64 = 86_400_000;
 /// See [`MAX_DELAY_MS`].
 pub const MAX_QUEUED: usize = 10_000;
 
-impl TriggeredPublisher {
+impl GzSystem for TriggeredPublisher {
     /// Creates the system from its `<plugin>` element. As in gz-sim, an element it cannot use
     /// (an unknown message type, a matcher or output that does not parse) is reported as a
     /// warning and left out; without a usable input or output the plugin stays idle.
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let who = format!("{}: TriggeredPublisher", config.entity_name.as_str());
+        let doc = plugin_document(config, &who)?;
         let mut warnings = Vec::new();
-        let system = TriggeredPublisher::parse(config.sdf.as_str(), &who, &mut warnings)?;
+        let system = TriggeredPublisher::read(&doc.root(), &mut warnings)?;
         for w in warnings {
             world.log_message(LogLevel::WARN, &format!("{who}: {w}"));
         }
-        sim_plugin_api::declare_outputs(world, &system.outputs());
         Ok(system)
     }
 
     /// The topics it publishes on, each with its payload kind (none while idle).
-    pub fn outputs(&self) -> Vec<(&str, &'static str)> {
+    fn outputs(&self) -> Vec<(String, &'static str)> {
         if self.input.is_none() {
             return Vec::new();
         }
         self.outputs
             .iter()
-            .map(|o| (o.topic.as_str(), o.kind.payload(&o.fields).type_name()))
+            .map(|o| {
+                let kind = o.kind.payload(&o.fields).type_name();
+                (o.topic.as_str().to_string(), kind)
+            })
             .collect()
     }
+}
 
-    /// Parses the `<plugin>` element; what is left out is described in `warnings`. Malformed
-    /// XML and a bad `<delay_ms>` are errors.
-    pub fn parse(sdf: &str, who: &str, warnings: &mut Vec<String>) -> Result<Self, PluginError> {
+impl TriggeredPublisher {
+    /// Reads the `<plugin>` element `root`; what is left out is described in `warnings`. A bad
+    /// `<delay_ms>` is an error.
+    pub fn read(root: &Element<'_, '_>, warnings: &mut Vec<String>) -> Result<Self, PluginError> {
         let mut system = TriggeredPublisher {
             input: None,
             matchers: Vec::new(),
@@ -119,27 +125,21 @@ impl TriggeredPublisher {
             delay_ns: 0,
             queue: Vec::new(),
         };
-        let Some(doc) = parse_plugin_sdf(sdf, who)? else {
-            warnings.push("no <input>: the plugin does nothing".into());
-            return Ok(system);
-        };
-        let root = doc.root_element();
-        let elements = |tag: &'static str| {
-            root.children()
-                .filter(move |c| c.is_element() && c.tag_name().name() == tag)
-        };
-        if let Some(t) = simcore_plugin_common::text(root, "delay_ms") {
-            match t.parse::<i64>() {
+        if let Some(e) = root.child("delay_ms") {
+            match e.text().parse::<i64>() {
                 Ok(ms) if (0..=MAX_DELAY_MS).contains(&ms) => system.delay_ns = ms * 1_000_000,
                 Ok(ms) if ms < 0 => {}
                 _ => {
-                    return Err(PluginError::config(format!(
-                        "{who}: <delay_ms> must be a whole number of milliseconds up to {MAX_DELAY_MS}, found \"{t}\""
-                    )));
+                    return Err(e
+                        .error(
+                            format!("a whole number of milliseconds up to {MAX_DELAY_MS}"),
+                            e.text(),
+                        )
+                        .into());
                 }
             }
         }
-        for out in elements("output") {
+        for out in root.children_named("output") {
             let ty = out.attribute("type").unwrap_or("");
             let topic = out.attribute("topic").unwrap_or("");
             let Some(kind) = MessageType::from_gz(ty) else {
@@ -153,7 +153,7 @@ impl TriggeredPublisher {
                 warnings.push(format!("<output> topic `{topic}` is not valid; left out"));
                 continue;
             };
-            match parse(out.text().unwrap_or("")).and_then(|e| kind.fields_from(&e)) {
+            match parse(out.text()).and_then(|e| kind.fields_from(&e)) {
                 Ok(fields) => system.outputs.push(Output {
                     topic: SharedStr::new(&topic),
                     kind,
@@ -162,12 +162,12 @@ impl TriggeredPublisher {
                 Err(e) => warnings.push(format!("<output> on `{topic}`: {e}; left out")),
             }
         }
-        if elements("service").next().is_some() {
+        if root.has("service") {
             warnings.push(
                 "<service> calls are not supported (plugins cannot call services); left out".into(),
             );
         }
-        let Some(input) = elements("input").next() else {
+        let Some(input) = root.child("input") else {
             warnings.push("no <input>: the plugin does nothing".into());
             return Ok(system);
         };
@@ -187,10 +187,7 @@ impl TriggeredPublisher {
             return Ok(system);
         };
         let mut written = 0;
-        for m in input
-            .children()
-            .filter(|c| c.is_element() && c.tag_name().name() == "match")
-        {
+        for m in input.children_named("match") {
             written += 1;
             let negative = match m.attribute("logic_type").unwrap_or("positive") {
                 "positive" => false,
@@ -200,7 +197,7 @@ impl TriggeredPublisher {
                     continue;
                 }
             };
-            let text = m.text().unwrap_or("");
+            let text = m.text();
             let matcher = match m.attribute("field") {
                 Some(path) => kind
                     .defaults()
@@ -219,7 +216,7 @@ impl TriggeredPublisher {
             };
             match matcher {
                 Ok(m) => system.matchers.push(m),
-                Err(e) => warnings.push(format!("<match> `{}`: {e}; left out", text.trim())),
+                Err(e) => warnings.push(format!("<match> `{text}`: {e}; left out")),
             }
         }
         if written > 0 && system.matchers.is_empty() {
@@ -295,12 +292,17 @@ impl System for TriggeredPublisher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
+
+    fn read(text: &str, warnings: &mut Vec<String>) -> Result<TriggeredPublisher, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new("w: TriggeredPublisher"))?;
+        TriggeredPublisher::read(&doc.root(), warnings)
+    }
 
     fn build(inner: &str) -> (TriggeredPublisher, Vec<String>) {
         let mut w = Vec::new();
-        let t = TriggeredPublisher::parse(
+        let t = read(
             &format!(r#"<plugin name="gz::sim::systems::TriggeredPublisher" filename="x">{inner}</plugin>"#),
-            "w: TriggeredPublisher",
             &mut w,
         )
         .unwrap();
@@ -348,11 +350,54 @@ mod tests {
         assert!(t.subscriptions().is_empty());
         assert_eq!(w.len(), 3, "{w:?}");
         let mut warnings = Vec::new();
-        let e = TriggeredPublisher::parse(
-            "<plugin><delay_ms>soon</delay_ms></plugin>",
-            "w: T",
-            &mut warnings,
+        let Err(e) = read("<plugin><delay_ms>soon</delay_ms></plugin>", &mut warnings) else {
+            panic!("a delay that is not a number is refused");
+        };
+        assert_eq!(
+            e.message.as_str(),
+            "w: TriggeredPublisher: <delay_ms> must be a whole number of milliseconds up to 86400000, found \"soon\""
         );
-        assert!(e.is_err());
+        let (t, w) = build("");
+        assert!(t.subscriptions().is_empty());
+        assert_eq!(w, ["no <input>: the plugin does nothing"]);
+    }
+
+    #[test]
+    fn created_with_its_outputs_and_errors_naming_the_file_and_line() {
+        use sim_plugin_api::testing::{StaticWorld, system_config};
+        use simcore_plugin_common::gz::{OrIdle, create};
+        let world = StaticWorld::default();
+        let create_from = |sdf: &str| {
+            let config = system_config(
+                "gz::sim::systems::TriggeredPublisher",
+                EntityId::WORLD,
+                "w",
+                sdf,
+            )
+            .with_source("world.sdf", 12);
+            world.with(|w| create::<TriggeredPublisher>(&config, &w))
+        };
+        let Err(e) = create_from("<plugin>\n  <delay_ms>-</delay_ms>\n</plugin>") else {
+            panic!("a delay that is not a number is refused");
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert!(
+            e.message.ends_with("found \"-\" at world.sdf:13"),
+            "{}",
+            e.message
+        );
+        let Ok(OrIdle::Active(t)) = create_from(
+            r#"<plugin><input type="gz.msgs.Boolean" topic="/in"/><output type="gz.msgs.Empty" topic="out"/><output type="gz.msgs.Nope" topic="/x"/></plugin>"#,
+        ) else {
+            panic!("a publisher is created");
+        };
+        assert_eq!(t.outputs(), [("/out".to_string(), "Empty")]);
+        let logs = world.logs.lock().unwrap();
+        assert_eq!(logs.len(), 1, "{logs:?}");
+        assert!(
+            logs[0]
+                .1
+                .starts_with("w: TriggeredPublisher: <output> type `gz.msgs.Nope`")
+        );
     }
 }

@@ -1,8 +1,7 @@
 //! Reading the `<plugin>` element of the truth widget / pose publisher.
 
 use sim_plugin_api::PluginError;
-use simcore_plugin_common::Reader;
-use simcore_plugin_common::parse_plugin_sdf;
+use sim_plugin_api::sdf::Element;
 
 /// The parsed configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,27 +28,16 @@ impl Default for TruthConfig {
 }
 
 impl TruthConfig {
-    /// Parses the `<plugin>` element given as XML text; `who` names the plugin in errors.
-    pub fn parse(plugin_sdf: &str, who: &str) -> Result<TruthConfig, PluginError> {
-        let Some(doc) = parse_plugin_sdf(plugin_sdf, who)? else {
-            return Ok(TruthConfig::default());
-        };
-        let root = doc.root_element();
-        let r = Reader::new(who);
+    /// Reads the `<plugin>` element `root` (its messages name the system,
+    /// `w: gz::sim::systems::PosePublisher`).
+    pub fn read(root: &Element<'_, '_>) -> Result<TruthConfig, PluginError> {
         let d = TruthConfig::default();
         Ok(TruthConfig {
-            update_frequency: r
-                .number(root, &["update_frequency"])?
-                .unwrap_or(d.update_frequency),
-            publish_model_pose: r
-                .boolean(root, "publish_model_pose")?
-                .unwrap_or(d.publish_model_pose),
-            publish_link_pose: r
-                .boolean(root, "publish_link_pose")?
-                .unwrap_or(d.publish_link_pose),
-            publish_nested_model_pose: r
-                .boolean(root, "publish_nested_model_pose")?
-                .unwrap_or(d.publish_nested_model_pose),
+            update_frequency: root.get_or("update_frequency", d.update_frequency)?,
+            publish_model_pose: root.get_or("publish_model_pose", d.publish_model_pose)?,
+            publish_link_pose: root.get_or("publish_link_pose", d.publish_link_pose)?,
+            publish_nested_model_pose: root
+                .get_or("publish_nested_model_pose", d.publish_nested_model_pose)?,
         })
     }
 
@@ -63,11 +51,17 @@ impl TruthConfig {
 mod tests {
     use super::*;
     use sim_plugin_api::ErrorCode;
+    use sim_plugin_api::sdf::{Origin, SdfDocument};
+
+    fn parse(text: &str, who: &str) -> Result<TruthConfig, PluginError> {
+        let doc = SdfDocument::parse(text, Origin::new(who))?;
+        TruthConfig::read(&doc.root())
+    }
 
     #[test]
     fn defaults_and_values() {
-        assert_eq!(TruthConfig::parse("", "w").unwrap(), TruthConfig::default());
-        let c = TruthConfig::parse(
+        assert_eq!(parse("", "w").unwrap(), TruthConfig::default());
+        let c = parse(
             "<plugin name=\"p\"><update_frequency>10</update_frequency>\
              <publish_link_pose>true</publish_link_pose>\
              <publish_nested_model_pose>1</publish_nested_model_pose>\
@@ -78,7 +72,7 @@ mod tests {
         assert_eq!(c.update_frequency, 10.0);
         assert_eq!(c.period_ns(), 100_000_000);
         assert!(c.publish_link_pose && c.publish_nested_model_pose && !c.publish_model_pose);
-        let every = TruthConfig::parse(
+        let every = parse(
             "<plugin><update_frequency>-1</update_frequency></plugin>",
             "w",
         )
@@ -88,7 +82,7 @@ mod tests {
 
     #[test]
     fn errors() {
-        let e = TruthConfig::parse(
+        let e = parse(
             "<plugin><publish_link_pose>yes</publish_link_pose></plugin>",
             "w: PosePublisher",
         )
@@ -98,12 +92,20 @@ mod tests {
             e.message.as_str(),
             "w: PosePublisher: <publish_link_pose> must be true, false, 1 or 0, found \"yes\""
         );
-        let e = TruthConfig::parse(
+        let e = parse(
             "<plugin><update_frequency>often</update_frequency></plugin>",
             "w",
         )
         .unwrap_err();
-        assert!(e.message.contains("finite number"));
-        assert!(TruthConfig::parse("<plugin>", "w").is_err());
+        assert_eq!(
+            e.message.as_str(),
+            "w: <update_frequency> must be a finite number, found \"often\""
+        );
+        assert!(
+            parse("<plugin>", "w")
+                .unwrap_err()
+                .message
+                .starts_with("w: the element is not valid XML")
+        );
     }
 }

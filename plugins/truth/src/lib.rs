@@ -20,6 +20,6 @@ sim_plugin_api::export_plugin! {
     system "truth" {
         serves: ["simcore::TruthWidget", "gz::sim::systems::PosePublisher"],
         description: "Ground-truth poses of models (and links) as a pose list; set_pose service on the world",
-        create: TruthWidget::create,
+        create: simcore_plugin_common::gz::create::<TruthWidget>,
     }
 }

@@ -7,7 +7,8 @@ use sim_plugin_api::{
     msgs::NamedPose,
     prelude::*,
 };
-use simcore_plugin_common::{Throttle, pose_problem, topic_part};
+use simcore_plugin_common::gz::GzSystem;
+use simcore_plugin_common::{Throttle, plugin_document, pose_problem, topic_part};
 
 /// How many unknown ids in a row end the scan for links past the last model.
 const SCAN_GAP: u64 = 64;
@@ -31,9 +32,9 @@ pub struct TruthWidget {
     models_buf: RVec<ModelInfo>,
 }
 
-impl TruthWidget {
+impl GzSystem for TruthWidget {
     /// Creates the system on a world or a model.
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let on_world = config.entity == EntityId::WORLD;
         let who = format!("{}: {}", config.entity_name, config.name);
         if !on_world && !simcore_plugin_common::on_model(config, world) {
@@ -41,12 +42,22 @@ impl TruthWidget {
                 "{who}: must be attached to the world or to a model"
             )));
         }
-        let parsed = TruthConfig::parse(config.sdf.as_str(), &who)?;
-        let system = TruthWidget::new(parsed, config.entity, config.world_name.as_str());
-        sim_plugin_api::declare_outputs(world, &[(system.topic.as_str(), "Pose_V")]);
-        Ok(system)
+        let doc = plugin_document(config, &who)?;
+        let parsed = TruthConfig::read(&doc.root())?;
+        Ok(TruthWidget::new(
+            parsed,
+            config.entity,
+            config.world_name.as_str(),
+        ))
     }
 
+    /// The pose list (`Pose_V`).
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(self.topic.as_str().to_string(), "Pose_V")]
+    }
+}
+
+impl TruthWidget {
     /// Builds the system from a parsed configuration, attached to `root` (the world or a
     /// model) of the world named `world_name`.
     pub fn new(config: TruthConfig, root: EntityId, world_name: &str) -> Self {
@@ -248,5 +259,45 @@ impl System for TruthWidget {
     fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
         self.publish.reset();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::gz::{OrIdle, create};
+
+    #[test]
+    fn created_on_the_world_with_errors_naming_the_file_and_line() {
+        let mut world = StaticWorld::default();
+        world.set_entity(EntityId(4), EntityKind::LINK, EntityId::WORLD, "m::l");
+        let create_on = |entity: EntityId, name: &str, sdf: &str| {
+            let config = system_config("gz::sim::systems::PosePublisher", entity, name, sdf)
+                .with_source("world.sdf", 5);
+            world.with(|w| create::<TruthWidget>(&config, &w))
+        };
+        let Err(e) = create_on(
+            EntityId::WORLD,
+            "w",
+            "<plugin>\n  <publish_link_pose>yes</publish_link_pose>\n</plugin>",
+        ) else {
+            panic!("a flag that is not a boolean is refused");
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "w: gz::sim::systems::PosePublisher: <publish_link_pose> must be true, false, 1 or 0, \
+             found \"yes\" at world.sdf:6"
+        );
+        let Err(e) = create_on(EntityId(4), "m::l", "") else {
+            panic!("a pose publisher on a link is refused");
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        let Ok(OrIdle::Active(t)) = create_on(EntityId::WORLD, "w", "") else {
+            panic!("a pose publisher on the world is created");
+        };
+        assert_eq!(t.outputs(), [("pose/info".to_string(), "Pose_V")]);
+        assert_eq!(t.services(), ["/world/static/set_pose"]);
     }
 }

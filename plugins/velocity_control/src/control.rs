@@ -1,9 +1,9 @@
 //! The system: body-frame twists in, velocity commands every step out.
 
+use crate::config::VelocityControlConfig;
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::accepted_twist;
-use simcore_plugin_common::gz::{names, valid_topic};
-use simcore_plugin_common::{Attached, Reader, attached, find_in_model, parse_plugin_sdf};
+use simcore_plugin_common::gz::{GzSystem, valid_topic};
+use simcore_plugin_common::{Attached, accepted_twist, attached, find_in_model, plugin_document};
 
 /// One controlled entity: the model or a link, its command topic and its twist.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,36 +29,19 @@ pub fn world_twist(pose: Pose, twist: &Twist) -> (Vec3, Vec3) {
     )
 }
 
-impl VelocityControl {
+impl GzSystem for VelocityControl {
     /// Creates the system from its `<plugin>` element; it must be attached to a model. A
     /// `<link_name>` that is not a link of the model is reported as a warning and left out.
-    pub fn create(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let Attached { scoped, who, model } = attached(config, world, "VelocityControl")?;
-        let doc = parse_plugin_sdf(config.sdf.as_str(), &who)?;
-        let r = Reader::new(&who);
-        let mut twist = Twist::default();
-        let mut topic = format!("/model/{model}/cmd_vel");
-        let mut links = Vec::new();
-        if let Some(doc) = &doc {
-            let root = doc.root_element();
-            if let Some(v) = r.vector(root, "initial_linear")? {
-                twist.linear = v;
-            }
-            if let Some(v) = r.vector(root, "initial_angular")? {
-                twist.angular = v;
-            }
-            // gz-sim takes `<topic>` when it is a valid name, else the default.
-            if let Some(t) = simcore_plugin_common::text(root, "topic").and_then(valid_topic) {
-                topic = t;
-            }
-            links = names(root, "link_name", &who).unwrap_or_default();
-        }
+        let doc = plugin_document(config, &who)?;
+        let parsed = VelocityControlConfig::read(&doc.root(), &model)?;
         let mut targets = vec![Target {
             entity: config.entity,
-            topic,
-            twist: Some(twist),
+            topic: parsed.topic,
+            twist: Some(parsed.initial),
         }];
-        for name in links {
+        for name in parsed.links {
             // As gz-sim: a link it cannot find is reported, and the others are controlled.
             let entity = match find_in_model(world, scoped, &name, EntityKind::LINK) {
                 Ok(e) => e,
@@ -83,7 +66,9 @@ impl VelocityControl {
         simcore_plugin_common::declare_inputs(world, &system, &vec!["Twist"; system.targets.len()]);
         Ok(system)
     }
+}
 
+impl VelocityControl {
     /// The body-frame twist the model is held at.
     pub fn model_twist(&self) -> Twist {
         self.targets[0].twist.unwrap_or_default()
@@ -131,6 +116,50 @@ impl System for VelocityControl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn created_with_its_links_and_errors_naming_the_file_and_line() {
+        use sim_plugin_api::testing::{StaticWorld, system_config};
+        use simcore_plugin_common::gz::{OrIdle, create};
+        let mut world = StaticWorld::default();
+        world.set_entity(EntityId(1), EntityKind::MODEL, EntityId::WORLD, "cart");
+        world.set_entity(EntityId(2), EntityKind::LINK, EntityId(1), "cart::arm");
+        let create_from = |body: &str| {
+            let sdf = format!(
+                "<plugin name=\"gz::sim::systems::VelocityControl\" filename=\"f\">\n{body}</plugin>"
+            );
+            let config = system_config(
+                "gz::sim::systems::VelocityControl",
+                EntityId(1),
+                "cart",
+                &sdf,
+            )
+            .with_source("world.sdf", 30);
+            world.with(|w| create::<VelocityControl>(&config, &w))
+        };
+        let Err(e) = create_from("<initial_linear>fast</initial_linear>\n") else {
+            panic!("an initial twist that is not three numbers is refused");
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+        assert_eq!(
+            e.message.as_str(),
+            "cart: VelocityControl: <initial_linear> must be three numbers (x y z), found \"fast\" at world.sdf:31"
+        );
+        let Ok(OrIdle::Active(v)) = create_from(
+            "<initial_linear>1 0 0</initial_linear>\n<link_name>arm</link_name>\n<link_name>none</link_name>\n",
+        ) else {
+            panic!("a velocity control is created");
+        };
+        assert_eq!(
+            v.subscriptions(),
+            ["/model/cart/cmd_vel", "/model/cart/link/arm/cmd_vel"]
+        );
+        assert_eq!(v.model_twist().linear, Vec3::new(1.0, 0.0, 0.0));
+        let logs = world.logs.lock().unwrap();
+        assert_eq!(logs.len(), 1, "{logs:?}");
+        assert!(logs[0].1.contains("<link_name> `none`"), "{logs:?}");
+        assert!(logs[0].1.ends_with("; not controlled"), "{logs:?}");
+    }
 
     #[test]
     fn body_twists_turn_with_the_frame() {

@@ -5,16 +5,19 @@
 //! set to the linear and angular velocity, in its own frame, last received as a `Twist`. See
 //! the README.
 //!
-//! The logic is plain Rust in [`control`]; this file only exports it to the engine.
+//! The logic is plain Rust: [`VelocityControl`] (in [`control`]), configured by
+//! [`VelocityControlConfig`] (in [`config`]). This file only exports it to the engine.
 
+pub mod config;
 pub mod control;
 
+pub use config::VelocityControlConfig;
 pub use control::{VelocityControl, world_twist};
 
 sim_plugin_api::export_plugin! {
     system "velocity_control" {
         serves: ["gz::sim::systems::VelocityControl"],
         description: "Sets the model's (and links') body-frame velocity to the Twist on /model/<m>/cmd_vel (and /model/<m>/link/<l>/cmd_vel)",
-        create: VelocityControl::create,
+        create: simcore_plugin_common::gz::create::<VelocityControl>,
     }
 }

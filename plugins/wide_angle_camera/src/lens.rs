@@ -23,9 +23,10 @@
 //! what the lens maps), are black, as in Gazebo.
 
 use sim_plugin_api::{
-    Vec3,
-    sdf::{Element, SdfError},
+    PluginError, Vec3,
+    sdf::{Element, FromSdf},
 };
+use std::borrow::Cow;
 
 /// The angle function of a mapping function.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -39,16 +40,6 @@ pub enum AngleFunction {
 }
 
 impl AngleFunction {
-    /// The function named `name` in `<custom_function><fun>` (`sin`, `tan`, `id`).
-    pub fn from_sdf(name: &str) -> Option<AngleFunction> {
-        Some(match name.trim() {
-            "sin" => AngleFunction::Sin,
-            "tan" => AngleFunction::Tan,
-            "id" => AngleFunction::Identity,
-            _ => return None,
-        })
-    }
-
     /// The function at `x`.
     pub fn apply(self, x: f64) -> f64 {
         match self {
@@ -65,6 +56,22 @@ impl AngleFunction {
             AngleFunction::Tan => y.atan(),
             AngleFunction::Identity => y,
         }
+    }
+}
+
+/// `<custom_function><fun>`: `sin`, `tan` or `id`.
+impl FromSdf for AngleFunction {
+    fn expected() -> Cow<'static, str> {
+        "one of sin, tan, id".into()
+    }
+
+    fn from_text(text: &str) -> Option<Self> {
+        Some(match text.trim() {
+            "sin" => AngleFunction::Sin,
+            "tan" => AngleFunction::Tan,
+            "id" => AngleFunction::Identity,
+            _ => return None,
+        })
     }
 }
 
@@ -129,50 +136,35 @@ impl Lens {
         })
     }
 
-    /// Reads `<lens>` (absent: the default stereographic lens). `<env_texture_size>` is not
-    /// read: rays are cast per pixel, there is no environment texture.
-    pub fn from_sdf(lens: Option<Element<'_, '_>>) -> Result<Lens, SdfError> {
-        let Some(lens) = lens else {
+    /// Reads the `<camera><lens>` of `sensor` (the `<sensor>` element; absent: the default
+    /// stereographic lens). `<env_texture_size>` is not read: rays are cast per pixel, there
+    /// is no environment texture.
+    pub fn read(sensor: &Element<'_, '_>) -> Result<Lens, PluginError> {
+        let Some(lens) = sensor.find("camera/lens") else {
             return Ok(Lens::default());
         };
-        let kind: String = lens.get_or("type", "stereographic".to_string())?;
-        let kind = kind.trim();
-        let mut l = match kind {
-            "custom" => {
-                let num = |name: &str, default: f64| -> Result<f64, SdfError> {
+        let kind = lens
+            .param::<String>("type")
+            .check(LENS_TYPES, |t| t == "custom" || Lens::named(t).is_some())
+            .or("stereographic".to_string())?;
+        let mut l = match Lens::named(&kind) {
+            Some(l) => l,
+            None => {
+                // `custom`: `<custom_function>`'s factors and function.
+                let factor = |name: &str| {
                     lens.param::<f64>(&format!("custom_function/{name}"))
-                        .or(default)
-                };
-                let fun_text: String = lens.get_or("custom_function/fun", "tan".to_string())?;
-                let fun = AngleFunction::from_sdf(&fun_text).ok_or_else(|| {
-                    lens.find("custom_function/fun")
-                        .expect("read above")
-                        .error("one of sin, tan, id", fun_text.trim())
-                })?;
-                let nonzero = |name: &str, v: f64| -> Result<f64, SdfError> {
-                    if v == 0.0 {
-                        Err(lens
-                            .find(&format!("custom_function/{name}"))
-                            .expect("0 is not a default")
-                            .error("a number other than 0", "0"))
-                    } else {
-                        Ok(v)
-                    }
+                        .check("a number other than 0", |v| *v != 0.0)
+                        .or(1.0)
                 };
                 Lens {
-                    c1: nonzero("c1", num("c1", 1.0)?)?,
-                    c2: nonzero("c2", num("c2", 1.0)?)?,
-                    c3: num("c3", 0.0)?,
+                    c1: factor("c1")?,
+                    c2: factor("c2")?,
+                    c3: lens.get_or("custom_function/c3", 0.0)?,
                     f: lens.param::<f64>("custom_function/f").positive().or(1.0)?,
-                    fun,
+                    fun: lens.get_or("custom_function/fun", AngleFunction::Tan)?,
                     ..Lens::default()
                 }
             }
-            other => Lens::named(other).ok_or_else(|| {
-                lens.find("type")
-                    .expect("read above")
-                    .error(LENS_TYPES, other)
-            })?,
         };
         l.scale_to_hfov = lens.get_or("scale_to_hfov", true)?;
         l.cutoff_angle = lens

@@ -62,10 +62,9 @@ impl WideAngleCameraSensor {
     /// `<camera>` (as the pinhole camera does, with a field of view up to 2π) and its
     /// `<lens>`; a bad value is a configuration error naming the sensor and the element.
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let scoped_name = config.scoped_name.as_str();
-        let camera = CameraConfig::parse(config.sdf.as_str(), scoped_name)?;
         let doc = config.parse_sdf()?;
-        let lens = Lens::from_sdf(doc.root().find("camera/lens"))?;
+        let camera = CameraConfig::read(&doc.root())?;
+        let lens = Lens::read(&doc.root())?;
         let sensor = WideAngleCameraSensor::new(camera, lens, config)?;
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(
@@ -111,10 +110,7 @@ impl WideAngleCameraSensor {
         };
         let mut info = camera_info(&model);
         info.projection = camera.projection_matrix();
-        let saver = match &camera.save {
-            Some(s) => Some(FrameSaver::new(&s.path, scoped_name)?),
-            None => None,
-        };
+        let saver = camera.frame_saver(scoped_name)?;
         let n = pixels.len();
         Ok(WideAngleCameraSensor {
             scoped_name: scoped_name.to_string(),

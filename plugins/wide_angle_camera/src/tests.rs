@@ -21,7 +21,7 @@ fn lens_of(camera: &str) -> Result<Lens, String> {
         format!(r#"<sensor name="w" type="wideanglecamera"><camera>{camera}</camera></sensor>"#);
     let config = sensor_config("m::l::w", "wideanglecamera", EntityId(2), &text);
     let doc = config.parse_sdf().map_err(|e| e.to_string())?;
-    Lens::from_sdf(doc.root().find("camera/lens")).map_err(|e| e.to_string())
+    Lens::read(&doc.root()).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -188,4 +188,19 @@ fn a_field_of_view_the_lens_cannot_map_is_refused() {
     );
     // A fish-eye's field of view beyond π is a wide-angle camera's to have.
     create("<horizontal_fov>4</horizontal_fov><lens><type>equidistant</type></lens>").unwrap();
+}
+
+#[test]
+fn errors_name_the_place_in_the_world_file() {
+    let text = "<sensor name=\"w\" type=\"wideanglecamera\">\n  <camera>\n    <lens>\n      <type>fisheye</type>\n    </lens>\n  </camera>\n</sensor>";
+    let config =
+        sensor_config("m::l::w", "wideanglecamera", EntityId(2), text).with_source("world.sdf", 12);
+    let e = StaticWorld::default()
+        .with(|v| WideAngleCameraSensor::create(&config, &v).map(|_| ()))
+        .unwrap_err();
+    assert_eq!(
+        e.message.as_str(),
+        "m::l::w: <camera><lens><type> must be gnomonical, stereographic, equidistant, \
+         equisolid_angle, orthographic or custom, found \"fisheye\" at world.sdf:15"
+    );
 }

@@ -193,3 +193,80 @@ fn noise() {
             .starts_with("c: <camera><noise> type must be")
     );
 }
+
+#[test]
+fn every_noise_field_and_form() {
+    let read = |body: &str, path: &str| {
+        let text = format!("<sensor name=\"s\" type=\"x\">{body}</sensor>");
+        SdfDocument::parse(&text, Origin::new("robot::base::s"))
+            .unwrap()
+            .root()
+            .noise(path)
+    };
+    let p = read(
+        r#"<a><b><noise type="gaussian"><mean>0.1</mean><stddev> 2e-4 </stddev>
+           <bias_mean>-7.5e-6</bias_mean><bias_stddev>8e-7</bias_stddev>
+           <dynamic_bias_stddev>1e-5</dynamic_bias_stddev>
+           <dynamic_bias_correlation_time>400</dynamic_bias_correlation_time>
+           <precision>0.001</precision></noise></b></a>"#,
+        "a/b",
+    )
+    .unwrap();
+    assert_eq!(
+        p,
+        NoiseParams {
+            kind: NoiseKind::Gaussian,
+            mean: 0.1,
+            stddev: 2e-4,
+            bias_mean: -7.5e-6,
+            bias_stddev: 8e-7,
+            dynamic_bias_stddev: 1e-5,
+            dynamic_bias_correlation_time: 400.0,
+            precision: 0.001,
+        }
+    );
+    assert_eq!(read("<a/>", "a/b").unwrap(), NoiseParams::default());
+    assert_eq!(read("", "a").unwrap(), NoiseParams::default());
+    let kind = |body: &str| read(body, "a").unwrap().kind;
+    assert_eq!(
+        kind(r#"<a><noise type="Gaussian_Quantized"><stddev>1</stddev></noise></a>"#),
+        NoiseKind::Gaussian
+    );
+    assert_eq!(
+        kind(r#"<a><noise><type>gaussian</type><stddev>1</stddev></noise></a>"#),
+        NoiseKind::Gaussian
+    );
+    assert_eq!(
+        kind(r#"<a><noise><stddev>1</stddev></noise></a>"#),
+        NoiseKind::None
+    );
+    let error = |body: &str, path: &str| read(body, path).unwrap_err().to_string();
+    assert_eq!(
+        error(
+            r#"<a><b><noise type="gaussian"><stddev>abc</stddev></noise></b></a>"#,
+            "a/b"
+        ),
+        "robot::base::s: <a><b><noise><stddev> must be a finite number, found \"abc\""
+    );
+    for field in [
+        "stddev",
+        "bias_stddev",
+        "dynamic_bias_stddev",
+        "dynamic_bias_correlation_time",
+        "precision",
+    ] {
+        let m = error(
+            &format!(r#"<a><noise type="gaussian"><{field}>-0.5</{field}></noise></a>"#),
+            "a",
+        );
+        assert_eq!(
+            m,
+            format!("robot::base::s: <a><noise><{field}> must be zero or positive, found \"-0.5\"")
+        );
+    }
+    read(
+        r#"<a><noise type="gaussian"><mean>-1</mean><bias_mean>-1</bias_mean></noise></a>"#,
+        "a",
+    )
+    .unwrap();
+}
