@@ -379,6 +379,49 @@ fn a_custom_sensor_is_served_by_the_library_serving_its_gz_type() {
     }
 }
 
+/// A `<plugin>` naming a system a sensor library says its sensors stand for (`enabled_by`:
+/// by gz-sim class, in any of its spellings, or by a third party's name) is served by that
+/// library's sensors, with nothing loaded and no warning; a system nobody declares is still
+/// skipped with one.
+#[test]
+fn systems_a_sensor_library_stands_for_need_no_library() {
+    use sim_core::runner::{PluginPolicy, SimOptions, Simulation};
+    let dir = stage(&["simcore_fixture_testkit"]);
+    let sensor =
+        r#"<sensor name="a" type="fixture_counter"><update_rate>20</update_rate></sensor>"#;
+    let systems = r#"<plugin filename="gz-sim-fixture-counter-system" name="gz::sim::systems::FixtureCounter"/>
+    <plugin filename="libgz-sim8-fixture-counter-system.so" name="any"/>
+    <plugin filename="acme-counting" name="acme::systems::Counting"/>
+    <plugin filename="gz-sim-fixture-timer-system" name="gz::sim::systems::FixtureTimer"/>
+    <model name="ground">"#;
+    let text =
+        world(&box_model("box", 0.1, sensor)).replacen("<model name=\"ground\">", systems, 1);
+    let world =
+        sim_core::sdf::parse_str(&text, None).unwrap_or_else(|e| panic!("{}", e.render(None)));
+    let mut sim = Simulation::with_policy(
+        world,
+        registry_in(dir.path()),
+        &SimOptions::default(),
+        PluginPolicy::Gazebo,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let skipped = sim.skipped();
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert!(
+        skipped[0].message.contains("`FixtureTimer`"),
+        "{}",
+        skipped[0].message
+    );
+    let sub = sim.bus_mut().subscribe(
+        "/world/test/model/box/link/body/sensor/a/fixture_counter",
+        100,
+    );
+    for _ in 0..60 {
+        sim.step();
+    }
+    assert!(!sub.drain().is_empty(), "the sensor updates");
+}
+
 /// A `custom` sensor whose `gz:type` no library serves is skipped under Gazebo's policy, with
 /// the warning naming that type.
 #[test]

@@ -4,14 +4,12 @@
 use super::contacts::ContactHooks;
 use super::convert::*;
 use super::entities::{Entities, Entity, EntityData};
+use super::environment::Environment;
 use super::query::pack_user_data;
-use super::state::LinkMotion;
+use super::state::{Clock, LinkMotion};
 use super::{GROUP_COLLISION, GROUP_QUERY, GROUP_VISUAL, Physics, shapes};
 use rapier3d::prelude::*;
-use sim_plugin_api::{
-    EntityId, EntityKind, ModelPlugins, PluginElement, Pose, SceneInfo, SimTime,
-    SphericalCoordinates,
-};
+use sim_plugin_api::{EntityId, EntityKind, ModelPlugins, PluginElement, Pose, SimTime};
 use sim_world::{Geometry, Inertial, Joint, Link, Model, Surface, World};
 
 /// A world that could not be built in rapier.
@@ -78,50 +76,17 @@ impl Physics {
         let mut physics = Physics {
             pw,
             entities: Entities::default(),
-            motion: Vec::new(),
-            free_motion: Vec::new(),
-            free_turns: Vec::new(),
-            motion_fresh: false,
-            revision: 0,
-            time: SimTime::ZERO,
-            step: SimTime::from_nanos((step_s * 1e9).round() as i64),
-            iteration: 0,
-            gravity: world.gravity,
-            magnetic_field: world.magnetic_field,
-            atmosphere_temperature: world.atmosphere_temperature,
-            spherical: world
-                .spherical_coordinates
-                .as_ref()
-                .map(|s| SphericalCoordinates {
-                    latitude_deg: s.latitude_deg,
-                    longitude_deg: s.longitude_deg,
-                    elevation: s.elevation,
-                    heading_deg: s.heading_deg,
-                    equatorial_axis: s.equatorial_axis,
-                    polar_axis: s.polar_axis,
-                }),
-            world_name: world.name.clone(),
-            scene: SceneInfo {
-                ambient: world.scene.ambient,
-                background: world.scene.background,
-                shadows: world.scene.shadows,
-            },
-            lights: world.lights.iter().map(api_light).collect(),
-            wrenched: Vec::new(),
-            runtime_joints: Default::default(),
-            world_anchor: None,
-            joint_turns: Vec::new(),
-            couplings: Vec::new(),
-            two_axes: Vec::new(),
-            shapes: shapes::ShapeCache::new(world.limits.clone()),
-            link_initial: std::collections::HashMap::new(),
-            model_plugins: ModelPlugins::new(),
+            links: Default::default(),
+            clock: Clock::new(SimTime::from_nanos((step_s * 1e9).round() as i64)),
+            environment: Environment::of(world),
+            joints: Default::default(),
+            leads: Default::default(),
             hooks: Default::default(),
+            shapes: shapes::ShapeCache::new(world.limits.clone()),
+            model_plugins: ModelPlugins::new(),
             rays: Default::default(),
-            first_in_pairs: Vec::new(),
-            first_places: Default::default(),
-            reduced: false,
-            drive_targets: Vec::new(),
+            wrenched: Vec::new(),
+            revision: 0,
         };
         let world_id = physics.entities.add(Entity {
             kind: EntityKind::WORLD,
@@ -133,9 +98,9 @@ impl Physics {
         });
         debug_assert_eq!(world_id, EntityId::WORLD);
         for model in &world.models {
-            physics.reduced = super::joints::reducible(model);
+            physics.joints.reduced = super::joints::reducible(model);
             physics.add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None)?;
-            physics.reduced = false;
+            physics.joints.reduced = false;
         }
         for joint in world.joints.iter().filter(|j| !joins_itself(j)) {
             physics.add_joint(joint, EntityId::WORLD, "")?;
@@ -270,7 +235,7 @@ impl Physics {
         } else {
             self.entity_id(&format!("{scoped}::{}", model.canonical_link))
                 .and_then(|l| {
-                    let x_wl = *self.link_initial.get(&l)?;
+                    let x_wl = *self.links.initial.get(&l)?;
                     Some((l, x_wl.inverse().compose(pose)))
                 })
         };
@@ -332,14 +297,14 @@ impl Physics {
             .build();
         let handle = self.pw.bodies.insert(body);
         let motion = LinkMotion::new(handle);
-        let slot = match self.free_motion.pop() {
+        let slot = match self.links.free.pop() {
             Some(slot) => {
-                self.motion[slot] = motion;
+                self.links.records[slot] = motion;
                 slot
             }
             None => {
-                self.motion.push(motion);
-                self.motion.len() - 1
+                self.links.records.push(motion);
+                self.links.records.len() - 1
             }
         };
         let id = self.entities.add(Entity {
@@ -351,7 +316,7 @@ impl Physics {
             data: EntityData::Link { body: handle, slot },
         });
         debug_assert_eq!(id, id_guess);
-        self.link_initial.insert(id, pose);
+        self.links.initial.insert(id, pose);
         for c in &link.collisions {
             let data = EntityData::Collision {
                 collider: ColliderHandle::invalid(),
@@ -640,30 +605,4 @@ fn driven_links(model: &Model, scoped: &str) -> std::collections::HashSet<String
         .filter(|(_, driven)| *driven)
         .map(|(l, _)| l.to_string())
         .collect()
-}
-
-/// A world-level light as plugins see it: its direction in the world frame.
-fn api_light(l: &sim_world::Light) -> sim_plugin_api::Light {
-    use sim_world::LightKind as K;
-    sim_plugin_api::Light {
-        name: sim_plugin_api::SharedStr::new(&l.name),
-        kind: match l.kind {
-            K::Directional => sim_plugin_api::LightKind::DIRECTIONAL,
-            K::Point => sim_plugin_api::LightKind::POINT,
-            K::Spot => sim_plugin_api::LightKind::SPOT,
-        },
-        pose: l.pose,
-        direction: l.world_direction(),
-        diffuse: l.diffuse,
-        specular: l.specular,
-        intensity: l.intensity,
-        range: l.range,
-        constant: l.constant,
-        linear: l.linear,
-        quadratic: l.quadratic,
-        spot_inner_angle: l.spot_inner_angle,
-        spot_outer_angle: l.spot_outer_angle,
-        spot_falloff: l.spot_falloff,
-        cast_shadows: l.cast_shadows,
-    }
 }

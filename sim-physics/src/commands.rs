@@ -188,9 +188,9 @@ impl Physics {
     /// Adds a top-level model at run time (its pose is in the world frame). Rays see it at
     /// once; it moves from the next step.
     pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {
-        self.motion_fresh = false;
+        self.links.fresh = false;
         self.revision += 1;
-        self.reduced = super::joints::reducible(model);
+        self.joints.reduced = super::joints::reducible(model);
         let added = self
             .add_model(model, EntityId::WORLD, "", Pose::IDENTITY, None)
             .and_then(|id| {
@@ -199,7 +199,7 @@ impl Physics {
                 self.check_overlapping_pairs(&limits, &model.span, "the world with this model")?;
                 Ok(id)
             });
-        self.reduced = false;
+        self.joints.reduced = false;
         match added {
             Ok(id) => {
                 let bodies: Vec<RigidBodyHandle> = self
@@ -226,9 +226,9 @@ impl Physics {
         Retained {
             entities: self.entities.len(),
             names: self.entities.names(),
-            link_slots: self.motion.len(),
-            joint_slots: self.joint_turns.len(),
-            initial_poses: self.link_initial.len(),
+            link_slots: self.links.records.len(),
+            joint_slots: self.joints.turns.len(),
+            initial_poses: self.links.initial.len(),
             bodies: self.pw.bodies.len(),
             colliders: self.pw.colliders.len(),
             joints: self.pw.impulse_joints.len(),
@@ -239,7 +239,7 @@ impl Physics {
     /// Removes a model with everything in it (links, collisions, visuals, sensors and nested
     /// models). Returns the removed entities; their ids are never reused.
     pub fn remove_model(&mut self, id: EntityId) -> Result<Vec<EntityId>, CommandError> {
-        self.motion_fresh = false;
+        self.links.fresh = false;
         self.revision += 1;
         self.rays.invalidate();
         let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
@@ -273,33 +273,33 @@ impl Physics {
             };
             self.pw.remove_body(body);
         }
-        self.couplings.retain(|c| !doomed.contains(&c.joint));
-        self.two_axes.retain(|t| !doomed.contains(&t.joint));
-        self.drive_targets.retain(|t| !doomed.contains(&t.0));
+        self.joints.couplings.retain(|c| !doomed.contains(&c.joint));
+        self.joints.two_axes.retain(|t| !doomed.contains(&t.joint));
+        self.joints.drive_targets.retain(|t| !doomed.contains(&t.0));
         // The slots of the removed links and joints are taken again by the next ones added,
         // so that creating and removing models does not grow the world.
         for d in &doomed {
             match self.entities.get(*d).map(|e| &e.data) {
                 Some(EntityData::Link { slot, .. }) => {
-                    self.motion[*slot].body = RigidBodyHandle::invalid();
-                    self.free_motion.push(*slot);
+                    self.links.records[*slot].body = RigidBodyHandle::invalid();
+                    self.links.free.push(*slot);
                 }
                 Some(EntityData::Joint { slot, .. }) => {
                     let slot = *slot;
-                    let run = self.joint_turns[slot..]
+                    let run = self.joints.turns[slot..]
                         .iter()
                         .take_while(|t| t.0 == *d)
                         .count();
-                    for t in &mut self.joint_turns[slot..slot + run] {
+                    for t in &mut self.joints.turns[slot..slot + run] {
                         t.0 = EntityId::NONE;
                     }
                     if run > 0 {
-                        self.free_turns.push((slot, run));
+                        self.joints.free_turns.push((slot, run));
                     }
                 }
                 _ => {}
             }
-            self.link_initial.remove(d);
+            self.links.initial.remove(d);
             self.model_plugins.remove(*d);
         }
         self.entities.remove_all(&doomed);
@@ -312,7 +312,7 @@ impl Physics {
     /// a command with a number out of range ([`PhysicsCommand::check`]) changes nothing.
     pub fn apply(&mut self, command: &PhysicsCommand) -> Result<(), CommandError> {
         command.check()?;
-        self.motion_fresh = false;
+        self.links.fresh = false;
         match *command {
             PhysicsCommand::SetPose(id, pose) => {
                 let targets = self.rigid_targets(id)?;

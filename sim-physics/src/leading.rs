@@ -144,6 +144,15 @@ enum Role {
     Apart,
 }
 
+/// The colliders first in each of their contact pairs (ordered planes and leading fixed
+/// shapes; removed ones are dropped when the leads are next looked through), and the places
+/// in the collider set they are compared with.
+#[derive(Debug, Default)]
+pub(super) struct Leads {
+    pub first: Vec<ColliderHandle>,
+    pub places: FirstPlaces,
+}
+
 /// The places in the collider set the ordering compares with (see
 /// [`super::Physics::order_first`]).
 #[derive(Copy, Clone, Debug)]
@@ -201,8 +210,8 @@ impl super::Physics {
         let role = self.role(c);
         let i = added.into_raw_parts().0;
         let first = match role {
-            Role::Plane { .. } => i < self.first_places.shape,
-            Role::Fixed => i < self.first_places.moving,
+            Role::Plane { .. } => i < self.leads.places.shape,
+            Role::Fixed => i < self.leads.places.moving,
             _ => false,
         };
         // Those it can touch, by the place they must come before.
@@ -212,7 +221,7 @@ impl super::Physics {
             Role::Moving => (true, true),
             Role::Apart => (false, false),
         };
-        let places = &mut self.first_places;
+        let places = &mut self.leads.places;
         if touches_planes {
             places.shape = places.shape.min(i);
         }
@@ -228,9 +237,10 @@ impl super::Physics {
             return;
         }
         let colliders = &self.pw.colliders;
-        self.first_in_pairs.retain(|h| colliders.get(*h).is_some());
+        self.leads.first.retain(|h| colliders.get(*h).is_some());
         let ended: Vec<ColliderHandle> = self
-            .first_in_pairs
+            .leads
+            .first
             .iter()
             .copied()
             .filter(|&h| {
@@ -246,7 +256,7 @@ impl super::Physics {
             .collect();
         for h in ended {
             self.lead(h, false);
-            self.first_in_pairs.retain(|&f| f != h);
+            self.leads.first.retain(|&f| f != h);
         }
         if first {
             self.make_first(added);
@@ -256,8 +266,8 @@ impl super::Physics {
     /// Makes the collider `h` first in its pairs, and one of [`Physics::first_in_pairs`].
     pub(super) fn make_first(&mut self, h: ColliderHandle) {
         self.lead(h, true);
-        self.first_in_pairs.push(h);
-        let places = &mut self.first_places;
+        self.leads.first.push(h);
+        let places = &mut self.leads.places;
         places.last_lead = places.last_lead.max(h.into_raw_parts().0);
     }
 

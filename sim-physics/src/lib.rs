@@ -11,7 +11,7 @@
 //! [`WorldView`](sim_plugin_api::WorldView) plugins see.
 //!
 //! One file per concept: `build` (the world in rapier), `contacts` (SDF surfaces in contacts),
-//! `shapes` (geometry to rapier shapes), `plane` (SDF planes, bounded for the broad phase), `mechanics` (mass properties and
+//! `shapes` (geometry to rapier shapes), `plane` (SDF planes, bounded for the broad phase), `environment` (what the world is in), `mechanics` (mass properties and
 //! collision volumes for plugins), `joints`, `overlaps` (the bound on overlapping collider pairs), `state` (stepping and motion), `commands`
 //! (run-time changes), `query` (ray casts), `ray_index` (the trees ray casts walk), `ray_packet` (rays cast
 //! together), `ray_shape` (shapes prepared for a packet's rays), `runtime_joints` (fixed joints made and removed
@@ -24,6 +24,7 @@ mod contacts;
 mod convert;
 mod dispatch;
 mod entities;
+mod environment;
 mod joints;
 mod leading;
 mod listing;
@@ -57,11 +58,10 @@ pub use view::aabb_grow;
 pub use view::{DEFAULT_DIFFUSE, PhysicsView};
 pub use workers::Workers;
 
+use environment::Environment;
 use rapier3d::prelude::*;
-use sim_plugin_api::{
-    EntityId, ModelPlugins, Pose, SceneInfo, SimTime, SphericalCoordinates, Vec3,
-};
-use state::LinkMotion;
+use sim_plugin_api::ModelPlugins;
+use state::{Clock, LinkRecords};
 
 /// Collision colliders are members of this group (and collide with each other).
 const GROUP_COLLISION: Group = Group::GROUP_1;
@@ -71,76 +71,44 @@ const GROUP_VISUAL: Group = Group::GROUP_2;
 /// ray casts without ever forming contact pairs.
 const GROUP_QUERY: Group = Group::GROUP_32;
 
-/// The simulated world in rapier, with the entity table.
+/// The simulated world in rapier, with the entity table. Its parts, each in the module of
+/// its concept: the rapier world, the entities, the links' motion records (`state`), the
+/// clock (`state`), the world's environment (`environment`), the joints' bookkeeping
+/// (`joints`), the colliders first in their pairs (`leading`), the contact hooks
+/// (`contacts`), the shape cache (`shapes`), the model plugins, the ray trees (`ray_index`).
 pub struct Physics {
     pw: PhysicsWorld,
     pub(crate) entities: Entities,
-    motion: Vec<LinkMotion>,
-    /// Slots of `motion` whose links were removed, for the next links added.
-    free_motion: Vec<usize>,
-    /// Runs (first slot, length) of `joint_turns` whose joints were removed, for the next
-    /// joints added with as many axes.
-    free_turns: Vec<(usize, usize)>,
-    /// Whether each link's pose and velocities in `motion` are those of its body: true from
-    /// the end of a step until anything moves, adds or removes a body. Sensors then read one
-    /// compact record per link instead of the body's scattered fields.
-    motion_fresh: bool,
-    /// Counts the models added and removed at run time (see [`Physics::revision`]).
-    revision: u64,
-    time: SimTime,
-    step: SimTime,
-    iteration: u64,
-    gravity: Vec3,
-    magnetic_field: Vec3,
-    /// `<atmosphere><temperature>`, K, for the visual temperatures extension.
-    atmosphere_temperature: f64,
-    spherical: Option<SphericalCoordinates>,
-    world_name: String,
-    /// The `<scene>`, for the scene extension.
-    scene: SceneInfo,
-    /// World-level lights, world frame, for the scene extension.
-    lights: Vec<sim_plugin_api::Light>,
-    wrenched: Vec<RigidBodyHandle>,
-    /// A fixed body at the world origin, for joints whose parent is `world`.
-    world_anchor: Option<RigidBodyHandle>,
-    /// Per joint axis (joint, axis number): the last raw angle and the whole turns counted,
-    /// so that rotations report an unwrapped position.
-    joint_turns: Vec<(EntityId, usize, f64, f64)>,
-    /// The screw and gearbox couplings, solved after each step.
-    couplings: Vec<joints::Coupling>,
-    /// The universal and revolute2 joints, whose frames follow their angles (see `joints`).
-    two_axes: Vec<joints::TwoAxes>,
-    /// Mesh and height-map files read, and the shapes built from them.
-    shapes: shapes::ShapeCache,
-    /// The initial world pose of each link (in f64, for building joints between links of
-    /// different models).
-    link_initial: std::collections::HashMap<EntityId, Pose>,
-    /// The `<plugin>` elements of each model, for the model plugins extension.
-    model_plugins: ModelPlugins,
+    /// The links' motion records and initial poses.
+    links: LinkRecords,
+    /// Time, step size and steps taken.
+    clock: Clock,
+    /// What the world is in: its name, fields, atmosphere, place on Earth, scene and lights.
+    environment: Environment,
+    /// The joints' bookkeeping beyond rapier's joint sets.
+    joints: joints::JointState,
+    /// The colliders first in each of their contact pairs: ordered planes and leading fixed
+    /// shapes (see `leading`).
+    leads: leading::Leads,
     /// The contact hooks of the colliders whose surfaces need them (see `contacts`).
     hooks: contacts::ContactHooks,
+    /// Mesh and height-map files read, and the shapes built from them.
+    shapes: shapes::ShapeCache,
+    /// The `<plugin>` elements of each model, for the model plugins extension.
+    model_plugins: ModelPlugins,
     /// The trees ray packets are cast through (see `ray_index`).
     rays: ray_index::RayIndex,
-    /// The colliders first in each of their contact pairs: ordered planes and leading fixed
-    /// shapes (see `leading`; removed ones are dropped when the leads are next looked through).
-    first_in_pairs: Vec<ColliderHandle>,
-    /// The least places in the collider set of the colliders that can touch them.
-    first_places: leading::FirstPlaces,
-    /// The position commands on angular axes of reduced-coordinate joints: joint entity,
-    /// drive joint and target, rad (see `joints::reduced`).
-    drive_targets: Vec<(EntityId, ImpulseJointHandle, f64)>,
-    /// Whether the joints being added may be built in reduced coordinates (see `joints`):
-    /// while the world's models are built.
-    reduced: bool,
-    /// The fixed joints made at run time, by id (see `runtime_joints`).
-    runtime_joints: std::collections::HashMap<u64, ImpulseJointHandle>,
+    /// The bodies given a wrench for the coming step (cleared after it).
+    wrenched: Vec<RigidBodyHandle>,
+    /// Counts the models added and removed at run time (see [`Physics::revision`]).
+    revision: u64,
 }
 
 impl std::fmt::Debug for Physics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Physics")
-            .field("world", &self.world_name)
-            .field("time", &self.time)
+            .field("world", &self.environment.name)
+            .field("time", &self.clock.time)
             .field("bodies", &self.pw.bodies.len())
             .field("colliders", &self.pw.colliders.len())
             .finish()

@@ -44,13 +44,13 @@ impl Physics {
             .contacts_enabled(false);
         self.detach(id);
         let handle = self.pw.impulse_joints.insert(b1, b2, joint, true);
-        self.runtime_joints.insert(id, handle);
+        self.joints.runtime.insert(id, handle);
         Ok(())
     }
 
     /// Removes the run-time joint `id`, if it is there (a removed link took its joints).
     pub(super) fn detach(&mut self, id: u64) {
-        if let Some(h) = self.runtime_joints.remove(&id) {
+        if let Some(h) = self.joints.runtime.remove(&id) {
             self.pw.impulse_joints.remove(h, true);
         }
     }

@@ -13,7 +13,7 @@ use sim_plugin_api::{EntityId, KinematicState, Pose, SimTime, Vec3};
 #[derive(Clone, Debug)]
 pub(super) struct LinkMotion {
     pub body: RigidBodyHandle,
-    /// The pose of the link's body after the last step (valid while `Physics::motion_fresh`).
+    /// The pose of the link's body after the last step (valid while `LinkRecords::fresh`).
     pub pose: rapier3d::math::Pose,
     /// The velocity of the link's origin and its angular velocity, world frame, after the
     /// last step,
@@ -51,20 +51,55 @@ impl LinkMotion {
     }
 }
 
+/// The links' motion records, indexed by the slot each link is given when added.
+#[derive(Debug, Default)]
+pub(super) struct LinkRecords {
+    /// One record a link.
+    pub records: Vec<LinkMotion>,
+    /// Slots of `records` whose links were removed, for the next links added.
+    pub free: Vec<usize>,
+    /// Whether each link's pose and velocities in `records` are those of its body: true from
+    /// the end of a step until anything moves, adds or removes a body. Sensors then read one
+    /// compact record per link instead of the body's scattered fields.
+    pub fresh: bool,
+    /// The initial world pose of each link (in f64, for building joints between links of
+    /// different models).
+    pub initial: std::collections::HashMap<EntityId, Pose>,
+}
+
+/// The world's clock: its time, its fixed step and the steps taken.
+#[derive(Debug)]
+pub(super) struct Clock {
+    pub time: SimTime,
+    pub step: SimTime,
+    pub iteration: u64,
+}
+
+impl Clock {
+    /// A clock at time zero stepping `step`.
+    pub fn new(step: SimTime) -> Self {
+        Clock {
+            time: SimTime::ZERO,
+            step,
+            iteration: 0,
+        }
+    }
+}
+
 impl Physics {
     /// Current sim time.
     pub fn time(&self) -> SimTime {
-        self.time
+        self.clock.time
     }
 
     /// The fixed step.
     pub fn step_size(&self) -> SimTime {
-        self.step
+        self.clock.step
     }
 
     /// Steps completed.
     pub fn iteration(&self) -> u64 {
-        self.iteration
+        self.clock.iteration
     }
 
     /// Number of rigid bodies and colliders (for summaries).
@@ -90,7 +125,7 @@ impl Physics {
         self.hooks.dt = self.pw.integration_parameters.dt;
         self.pw.step_with_events(&self.hooks, &());
         self.rays.stepped();
-        for m in &mut self.motion {
+        for m in &mut self.links.records {
             let Some(body) = self.pw.bodies.get(m.body) else {
                 continue; // removed
             };
@@ -103,15 +138,15 @@ impl Physics {
         self.update_joint_turns();
         self.solve_couplings();
         // Screw and gearbox couplings change velocities after the record above.
-        self.motion_fresh = self.couplings.is_empty();
+        self.links.fresh = self.joints.couplings.is_empty();
         for h in self.wrenched.drain(..) {
             if let Some(b) = self.pw.bodies.get_mut(h) {
                 b.reset_forces(false);
                 b.reset_torques(false);
             }
         }
-        self.time = SimTime::from_nanos(self.time.nanos + self.step.nanos);
-        self.iteration += 1;
+        self.clock.time = SimTime::from_nanos(self.clock.time.nanos + self.clock.step.nanos);
+        self.clock.iteration += 1;
     }
 
     /// The world pose of a link's body (as [`Physics::kinematics_of`] gives it).
@@ -120,8 +155,8 @@ impl Physics {
         let EntityData::Link { body, slot } = self.entities.get(link)?.data else {
             return None;
         };
-        if self.motion_fresh {
-            return Some(pose_from_rapier(&self.motion[slot].pose));
+        if self.links.fresh {
+            return Some(pose_from_rapier(&self.links.records[slot].pose));
         }
         self.pw
             .bodies
@@ -179,11 +214,11 @@ impl Physics {
         slot: usize,
         out: &mut KinematicState,
     ) -> bool {
-        let m = &self.motion[slot];
-        let (a, alpha) = m.accelerations(self.step.as_secs_f64());
+        let m = &self.links.records[slot];
+        let (a, alpha) = m.accelerations(self.clock.step.as_secs_f64());
         out.linear_acceleration = a;
         out.angular_acceleration = alpha;
-        if self.motion_fresh {
+        if self.links.fresh {
             out.pose = pose_from_rapier(&m.pose);
             out.linear_velocity = vec_from_rapier(m.velocity);
             out.angular_velocity = vec_from_rapier(m.angular_velocity);

@@ -10,7 +10,7 @@ use sim_world::VisualThermal;
 
 impl VisualTemperatures for Physics {
     fn ambient(&self) -> f64 {
-        self.atmosphere_temperature
+        self.environment.atmosphere_temperature
     }
 
     fn temperature_of(&self, visual: EntityId) -> ROption<VisualTemperature> {
@@ -21,7 +21,10 @@ impl VisualTemperatures for Physics {
         else {
             return ROption::RNone;
         };
-        ROption::RSome(visual_temperature(thermal, self.atmosphere_temperature))
+        ROption::RSome(visual_temperature(
+            thermal,
+            self.environment.atmosphere_temperature,
+        ))
     }
 }
 

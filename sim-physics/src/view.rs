@@ -136,7 +136,7 @@ impl Physics {
         else {
             return;
         };
-        let dt = self.step.as_secs_f64();
+        let dt = self.clock.step.as_secs_f64();
         for pair in self.pw.narrow_phase.contact_pairs_with(*collider) {
             let PairContacts::Rigid(rc) = &pair.contacts else {
                 continue;
@@ -329,11 +329,11 @@ impl VisibilityRays for Physics {
 /// The scene extension ([`SCENE_EXTENSION`]): the world's scene, lights and visual labels.
 impl SceneView for Physics {
     fn scene(&self) -> SceneInfo {
-        self.scene
+        self.environment.scene
     }
     fn lights(&self, out: &mut RVec<sim_plugin_api::Light>) {
         out.clear();
-        out.extend(self.lights.iter().cloned());
+        out.extend(self.environment.lights.iter().cloned());
     }
     fn labels(&self, ids: RSlice<'_, EntityId>, mut out: RSliceMut<'_, u32>) -> u32 {
         let mut known = 0;
@@ -370,22 +370,22 @@ static RAY_FLAGS: u32 = sim_plugin_api::RayTarget::NO_NORMALS;
 
 impl WorldView for PhysicsView<'_> {
     fn sim_time(&self) -> SimTime {
-        self.physics.time
+        self.physics.clock.time
     }
     fn step_size(&self) -> SimTime {
-        self.physics.step
+        self.physics.clock.step
     }
     fn world_name(&self) -> RStr<'_> {
-        RStr::from_str(&self.physics.world_name)
+        RStr::from_str(&self.physics.environment.name)
     }
     fn gravity(&self) -> Vec3 {
-        self.physics.gravity
+        self.physics.environment.gravity
     }
     fn magnetic_field(&self) -> Vec3 {
-        self.physics.magnetic_field
+        self.physics.environment.magnetic_field
     }
     fn spherical_coordinates(&self) -> ROption<SphericalCoordinates> {
-        self.physics.spherical.into()
+        self.physics.environment.spherical.into()
     }
     fn entity_by_name(&self, scoped_name: RStr<'_>) -> EntityId {
         self.physics

@@ -58,6 +58,17 @@ pub const TOPICS_MAGIC: &[u8] = b"simcore.topics.v1";
 /// The field that ends the topic suffixes (see [`TOPICS_MAGIC`]).
 pub const TOPICS_END: &[u8] = b"simcore.topics.end";
 
+/// The field that begins, right after [`TOPICS_END`], the gz-sim systems a library's sensor
+/// factories stand for (`enabled_by: ["gz::sim::systems::Imu"]` in
+/// [`export_plugin!`](crate::export_plugin)): NUL-terminated class names, ended by
+/// [`ENABLERS_END`]. A world's `<plugin>` naming such a system needs no library of its own:
+/// the sensor plugin does what the system does in gz-sim. A library built before 1.8.0 has
+/// none.
+pub const ENABLERS_MAGIC: &[u8] = b"simcore.enablers.v1";
+
+/// The field that ends the enabling systems (see [`ENABLERS_MAGIC`]).
+pub const ENABLERS_END: &[u8] = b"simcore.enablers.end";
+
 /// The symbol abi_stable looks up in a library. It must equal
 /// `abi_stable::library::ROOT_MODULE_LOADER_NAME` (checked by a test); the macro needs it as
 /// a literal.
@@ -76,6 +87,7 @@ macro_rules! __root_module_symbol {
 /// sim_plugin_api::export_plugin! {
 ///     sensor "my_sensor" {
 ///         serves: ["my_type" => "reading"],  // default topic: .../sensor/<name>/reading
+///         enabled_by: ["acme::systems::MySensors"],  // optional
 ///         description: "What it measures",
 ///         create: MySensor::create,   // fn(&SensorConfig, &WorldRef) -> Result<impl Sensor, PluginError>
 ///     }
@@ -96,6 +108,11 @@ macro_rules! __root_module_symbol {
 /// it (`imu`, `scan` for `gpu_lidar`, ...), or the type's own name for a type Gazebo does not
 /// have.
 ///
+/// A sensor factory may name, with `enabled_by`, the gz-sim systems whose work in gz-sim is
+/// to make its sensor types update (`gz::sim::systems::Imu` for `imu`): a world's `<plugin>`
+/// naming one is then served by this library's sensors, with no library of its own and no
+/// warning (see [`ENABLERS_MAGIC`]).
+///
 /// Besides the root module, the library carries its factory list as plain data (see
 /// [`LISTING_MAGIC`]), so that the engine learns what it serves from the file, without
 /// opening it (which would run its code); this is no part of the ABI.
@@ -105,6 +122,7 @@ macro_rules! export_plugin {
         $(
             $kind:ident $name:literal {
                 serves: [$($serve:literal $(=> $suffix:literal)?),* $(,)?],
+                $(enabled_by: [$($enabler:literal),* $(,)?],)?
                 description: $desc:literal,
                 create: $create:path $(,)?
             }
@@ -127,7 +145,10 @@ macro_rules! export_plugin {
                 "simcore.factories.end\0",
                 "simcore.topics.v1\0",
                 $( $( $( $serve, "\0", $suffix, "\0", )? )* )*
-                "simcore.topics.end\0"
+                "simcore.topics.end\0",
+                "simcore.enablers.v1\0",
+                $( $( $( $enabler, "\0", )* )? )*
+                "simcore.enablers.end\0"
             );
             static LISTING_BYTES: [u8; LISTING.len()] = match LISTING.as_bytes().first_chunk() {
                 Some(bytes) => *bytes,

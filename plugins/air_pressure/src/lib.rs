@@ -22,6 +22,7 @@ pub use config::AirPressureConfig;
 sim_plugin_api::export_plugin! {
     sensor "air_pressure" {
         serves: ["air_pressure" => "air_pressure"],
+        enabled_by: ["gz::sim::systems::AirPressure"],
         description: "Air pressure: US 1976 standard-atmosphere pressure at the sensor's altitude, Pa, with Gazebo-style noise",
         create: AirPressureSensor::create,
     }

@@ -22,6 +22,7 @@ pub use message::AIR_SPEED_SCHEMA;
 sim_plugin_api::export_plugin! {
     sensor "air_speed" {
         serves: ["air_speed" => "air_speed"],
+        enabled_by: ["gz::sim::systems::AirSpeed"],
         description: "Air speed: differential (pitot) pressure of the forward air speed in the standard atmosphere, Pa, with Gazebo-style noise",
         create: AirSpeedSensor::create,
     }

@@ -19,6 +19,7 @@ pub use config::AltimeterConfig;
 sim_plugin_api::export_plugin! {
     sensor "altimeter" {
         serves: ["altimeter" => "altimeter"],
+        enabled_by: ["gz::sim::systems::Altimeter"],
         description: "Altimeter: height above the sensor's initial height and vertical velocity, with Gazebo-style noise",
         create: AltimeterSensor::create,
     }

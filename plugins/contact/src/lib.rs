@@ -17,6 +17,7 @@ pub use sensor::ContactSensor;
 sim_plugin_api::export_plugin! {
     sensor "contact" {
         serves: ["contact" => "contact"],
+        enabled_by: ["gz::sim::systems::Contact"],
         description: "Contact sensor: the contact points and forces of chosen collisions of a link",
         create: ContactSensor::create,
     }

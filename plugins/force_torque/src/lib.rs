@@ -18,6 +18,7 @@ pub use sensor::ForceTorqueSensor;
 sim_plugin_api::export_plugin! {
     sensor "force_torque" {
         serves: ["force_torque" => "forcetorque"],
+        enabled_by: ["gz::sim::systems::ForceTorque"],
         description: "Force-torque sensor on a joint: the wrench the joint transmits between its links, with Gazebo-style noise",
         create: ForceTorqueSensor::create,
     }

@@ -23,6 +23,7 @@ pub use imu::ImuSensor;
 sim_plugin_api::export_plugin! {
     sensor "imu" {
         serves: ["imu" => "imu"],
+        enabled_by: ["gz::sim::systems::Imu"],
         description: "Inertial measurement unit: orientation, angular velocity and proper linear acceleration, with Gazebo-style noise",
         create: ImuSensor::create,
     }

@@ -22,6 +22,7 @@ pub use lidar::{LidarSensor, POINT_STEP, point_fields};
 sim_plugin_api::export_plugin! {
     sensor "lidar" {
         serves: ["lidar" => "lidar", "gpu_lidar" => "scan", "ray" => "lidar", "gpu_ray" => "scan"],
+        enabled_by: ["gz::sim::systems::CpuLidar"],
         description: "Lidar: batched ray casts against collisions (or visuals), REP-117 ranges, laser_retro intensities, a LaserScan and a packed point cloud",
         create: LidarSensor::create,
     }

@@ -24,6 +24,7 @@ pub use frustum::{Frustum, PosedFrustum};
 sim_plugin_api::export_plugin! {
     sensor "logical_camera" {
         serves: ["logical_camera" => "logical_camera"],
+        enabled_by: ["gz::sim::systems::LogicalCamera"],
         description: "Logical camera: scoped names and relative poses of the models whose collision boxes meet its frustum",
         create: LogicalCameraSensor::create,
     }

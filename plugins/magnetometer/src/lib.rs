@@ -19,6 +19,7 @@ pub use magnetometer::MagnetometerSensor;
 sim_plugin_api::export_plugin! {
     sensor "magnetometer" {
         serves: ["magnetometer" => "magnetometer"],
+        enabled_by: ["gz::sim::systems::Magnetometer"],
         description: "Magnetometer: the world magnetic field in the sensor frame, tesla, with Gazebo-style noise",
         create: MagnetometerSensor::create,
     }

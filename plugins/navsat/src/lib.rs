@@ -22,6 +22,7 @@ pub use navsat::NavSatSensor;
 sim_plugin_api::export_plugin! {
     sensor "navsat" {
         serves: ["navsat" => "navsat", "gps" => "navsat"],
+        enabled_by: ["gz::sim::systems::NavSat"],
         description: "Navigation satellite fix: latitude, longitude, altitude and east/north/up velocity from the world's spherical coordinates, with Gazebo-style noise",
         create: NavSatSensor::create,
     }

@@ -20,6 +20,9 @@ pub(super) struct Candidate {
     /// The suffixes of the default topics of the sensor types its file declares (none for
     /// a library built before they existed).
     pub topics: Vec<(String, String)>,
+    /// The gz-sim systems its file says its sensors stand for (none for a library built
+    /// before they existed).
+    pub enablers: Vec<String>,
     opened: OnceLock<Result<PluginLibrary, Refusal>>,
 }
 
@@ -30,15 +33,16 @@ impl Candidate {
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (listed, topics) = match listing {
-            Some(l) => (Some(l.factories), l.topics),
-            None => (None, Vec::new()),
+        let (listed, topics, enablers) = match listing {
+            Some(l) => (Some(l.factories), l.topics, l.enablers),
+            None => (None, Vec::new(), Vec::new()),
         };
         Candidate {
             path,
             file_name,
             listed,
             topics,
+            enablers,
             opened: OnceLock::new(),
         }
     }

@@ -6,7 +6,10 @@
 //! spellings are read back to the system's class name: `gz-sim-physics-system`,
 //! `libgz-sim8-physics-system.so`, `ignition-gazebo6-physics-system`,
 //! `gz::sim::systems::Physics` and `ignition::gazebo::systems::Physics` are all `Physics`.
-//! The systems of [`BUILT_IN`] need no library: simcore's engine does their work.
+//! The systems of [`BUILT_IN`] need no library: simcore's engine does their work. The systems
+//! that make a sensor type update in gz-sim (`Imu`, `CpuLidar`, ...) are not named here: the
+//! sensor libraries declare them (`enabled_by` in `export_plugin!`, see
+//! [`Registry::enabling_library`](super::Registry::enabling_library)).
 
 use sim_world::World;
 
@@ -46,16 +49,6 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         "Sensors",
         "rendering sensors are simulated by simcore's camera plugins",
     ),
-    ("Imu", "enables `imu` sensors"),
-    ("Magnetometer", "enables `magnetometer` sensors"),
-    ("Altimeter", "enables `altimeter` sensors"),
-    ("AirPressure", "enables `air_pressure` sensors"),
-    ("AirSpeed", "enables `air_speed` sensors"),
-    ("ForceTorque", "enables `force_torque` sensors"),
-    ("Contact", "enables `contact` sensors"),
-    ("NavSat", "enables `navsat` sensors"),
-    ("LogicalCamera", "enables `logical_camera` sensors"),
-    ("CpuLidar", "enables `lidar` sensors"),
     (
         "Thermal",
         "the `<temperature>` of visuals is read with the world, for thermal cameras \

@@ -4,7 +4,9 @@
 
 use super::FactoryDesc;
 use sim_plugin_api::PluginKind;
-use sim_plugin_api::export::{LISTING_END, LISTING_MAGIC, TOPICS_END, TOPICS_MAGIC};
+use sim_plugin_api::export::{
+    ENABLERS_END, ENABLERS_MAGIC, LISTING_END, LISTING_MAGIC, TOPICS_END, TOPICS_MAGIC,
+};
 
 /// The most factories one list may hold, and the most bytes it may take.
 const MAX_FACTORIES: usize = 256;
@@ -14,19 +16,26 @@ const MAX_LISTING_BYTES: usize = 1 << 20;
 const MAX_TOPICS: usize = 1024;
 const MAX_SUFFIX_BYTES: usize = 256;
 
-/// What a library's file lists: its factories, and the suffix of the default topic each
-/// sensor type it serves declares (`serves: ["gpu_lidar" => "scan"]`).
+/// The most enabling systems a list may declare, and the longest class name.
+const MAX_ENABLERS: usize = 256;
+const MAX_CLASS_BYTES: usize = 256;
+
+/// What a library's file lists: its factories, the suffix of the default topic each sensor
+/// type it serves declares (`serves: ["gpu_lidar" => "scan"]`), and the gz-sim systems its
+/// sensors stand for (`enabled_by: ["gz::sim::systems::Imu"]`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct Listing {
     pub factories: Vec<FactoryDesc>,
     pub topics: Vec<(String, String)>,
+    pub enablers: Vec<String>,
 }
 
 /// The factory list in `data` (a library's read-only data), if there is one and it is well
 /// formed; None when there is none (a library built before the list existed) or when it is
 /// malformed (the library is then opened to learn what it serves). Topic suffixes follow the
 /// list when the library declares them; a malformed or oversized set of them is dropped
-/// whole (its sensors get Gazebo's suffixes).
+/// whole (its sensors get Gazebo's suffixes); so is a malformed set of enabling systems that
+/// follows them.
 pub(super) fn find(data: &[u8]) -> Option<Listing> {
     let start = data
         .windows(LISTING_MAGIC.len())
@@ -38,8 +47,17 @@ pub(super) fn find(data: &[u8]) -> Option<Listing> {
     loop {
         let kind = fields.next()?;
         if kind == LISTING_END {
-            let topics = topics(&mut fields).unwrap_or_default();
-            return Some(Listing { factories, topics });
+            let topics = topics(&mut fields);
+            let enablers = topics
+                .is_some()
+                .then(|| enablers(&mut fields))
+                .flatten()
+                .unwrap_or_default();
+            return Some(Listing {
+                factories,
+                topics: topics.unwrap_or_default(),
+                enablers,
+            });
         }
         let kind = match kind {
             b"sensor" => PluginKind::SENSOR,
@@ -81,6 +99,24 @@ fn topics<'a>(fields: &mut impl Iterator<Item = &'a [u8]>) -> Option<Vec<(String
         }
         let text = |f: &[u8]| std::str::from_utf8(f).ok().map(str::to_string);
         topics.push((text(sensor_type)?, text(suffix)?));
+    }
+}
+
+/// The enabling systems after the topic suffixes, if they are there and well formed.
+fn enablers<'a>(fields: &mut impl Iterator<Item = &'a [u8]>) -> Option<Vec<String>> {
+    if fields.next()? != ENABLERS_MAGIC {
+        return None;
+    }
+    let mut enablers = Vec::new();
+    loop {
+        let class = fields.next()?;
+        if class == ENABLERS_END {
+            return Some(enablers);
+        }
+        if enablers.len() == MAX_ENABLERS || class.len() > MAX_CLASS_BYTES {
+            return None;
+        }
+        enablers.push(std::str::from_utf8(class).ok()?.to_string());
     }
 }
 
@@ -162,5 +198,39 @@ mod tests {
         assert_eq!(find(&long).unwrap().topics, []);
         // A library built before the suffixes existed lists none.
         assert_eq!(find(&data).unwrap().topics, []);
+    }
+
+    #[test]
+    fn reads_the_enabling_systems_after_the_suffixes() {
+        let mut data = LISTING_MAGIC.to_vec();
+        data.extend(b"sensor\0imu\x001.0\0An IMU\0imu\x1f\0");
+        data.extend(LISTING_END);
+        data.push(0);
+        data.extend(TOPICS_MAGIC);
+        data.extend(b"\0imu\0imu\0");
+        data.extend(TOPICS_END);
+        data.push(0);
+        let mut with = data.clone();
+        with.extend(ENABLERS_MAGIC);
+        with.extend(b"\0gz::sim::systems::Imu\0acme::Imus\0");
+        with.extend(ENABLERS_END);
+        with.extend(b"\0junk");
+        let listing = find(&with).unwrap();
+        assert_eq!(listing.enablers, ["gz::sim::systems::Imu", "acme::Imus"]);
+        assert_eq!(listing.topics.len(), 1);
+        // Cut short, or a name too long: the factories and suffixes stand, the systems go.
+        let cut = &with[..with.len() - 30];
+        let listing = find(cut).unwrap();
+        assert_eq!((listing.topics.len(), listing.enablers.len()), (1, 0));
+        let mut long = data.clone();
+        long.extend(ENABLERS_MAGIC);
+        long.push(0);
+        long.extend(vec![b'x'; MAX_CLASS_BYTES + 1]);
+        long.push(0);
+        long.extend(ENABLERS_END);
+        long.push(0);
+        assert_eq!(find(&long).unwrap().enablers, Vec::<String>::new());
+        // A list without the section (a library built before it existed) declares none.
+        assert_eq!(find(&data).unwrap().enablers, Vec::<String>::new());
     }
 }

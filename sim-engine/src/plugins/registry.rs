@@ -409,6 +409,15 @@ impl Registry {
         }
     }
 
+    /// The file name of the first usable library on the search path whose sensors stand for
+    /// the gz-sim system `class` (`gz::sim::systems::Imu`), as its file declares
+    /// (`enabled_by` in `export_plugin!`; read from the file, nothing opened).
+    pub fn enabling_library(&self, class: &str) -> Option<&str> {
+        self.usable()
+            .find(|c| c.enablers.iter().any(|e| e == class))
+            .map(|c| c.file_name.as_str())
+    }
+
     /// Every SDF sensor type some library serves, sorted: by the factories of the libraries
     /// opened, and the lists in the files of those not opened.
     pub fn served_sensor_types(&self) -> Vec<String> {

@@ -1,6 +1,6 @@
 //! What serves each planned sensor and `<plugin>` under Gazebo's rules: a library by the
 //! manifest's route, by file name or by the plugin's name (whatever its file name says), a
-//! built-in gz-sim system, or nothing, and then whether Gazebo's policy skips it.
+//! built-in gz-sim system, a gz-sim system a library's sensors stand for, or nothing, and then whether Gazebo's policy skips it.
 
 use super::gazebo::{GzSystem, gz_system, silently_skipped};
 use super::{PluginProblem, Registry, Resolved, check_library_name, system_subject};
@@ -15,6 +15,14 @@ pub enum Served<'a> {
     Library(Resolved<'a>),
     /// By the engine itself (a gz-sim system of [`BUILT_IN`](super::BUILT_IN)).
     BuiltIn(GzSystem),
+    /// By the sensors of a library whose file says they stand for this system (the gz-sim
+    /// systems that make a sensor type update, `Imu` for `imu` sensors): nothing to load.
+    Enabling {
+        /// The system, when it is one of gz-sim's.
+        system: Option<GzSystem>,
+        /// The file name of the library whose sensors stand for it.
+        library: String,
+    },
     /// Not at all, without a word (gz-sim's levels carrier, `__default__`).
     Silent,
 }
@@ -50,7 +58,7 @@ impl Registry {
     }
 
     /// What serves the planned `<plugin>` `setup`: the manifest's route for its name; a
-    /// built-in gz-sim system; the library named by its file name when that serves its name;
+    /// built-in gz-sim system; a system a library's sensors stand for (by its name or gz-sim class name); the library named by its file name when that serves its name;
     /// else any library serving its name (or, for a gz-sim system, its gz-sim class name). A
     /// file name that is not a bare library name is refused (not skippable).
     pub fn serve_plugin(&self, setup: &SystemSetup) -> Result<Served<'_>, Unserved> {
@@ -69,6 +77,15 @@ impl Registry {
         let gz = gz_system(&setup.filename, &setup.name);
         if let Some(gz) = gz.as_ref().filter(|g| g.built_in()) {
             return Ok(Served::BuiltIn(gz.clone()));
+        }
+        let enabling = self
+            .enabling_library(setup.name.trim())
+            .or_else(|| gz.as_ref().and_then(|g| self.enabling_library(&g.class())));
+        if let Some(library) = enabling {
+            return Ok(Served::Enabling {
+                system: gz,
+                library: library.to_string(),
+            });
         }
         // A file name that is not a bare library name is refused, whatever serves the name.
         if !setup.filename.trim().is_empty()

@@ -383,10 +383,14 @@ impl Physics {
         built: Built,
     ) -> EntityId {
         let axes = built.axes.iter().filter(|a| a.is_some()).count();
-        let reused = self.free_turns.iter().position(|&(_, run)| run == axes);
+        let reused = self
+            .joints
+            .free_turns
+            .iter()
+            .position(|&(_, run)| run == axes);
         let slot = match reused {
-            Some(i) if axes > 0 => self.free_turns.swap_remove(i).0,
-            _ => self.joint_turns.len(),
+            Some(i) if axes > 0 => self.joints.free_turns.swap_remove(i).0,
+            _ => self.joints.turns.len(),
         };
         let joint_scoped = scoped_in(model_scoped, &joint.name);
         self.entities
@@ -414,21 +418,21 @@ impl Physics {
         let mut next = slot;
         for (k, a) in built.axes.iter().enumerate() {
             if a.is_some() {
-                if next < self.joint_turns.len() {
-                    self.joint_turns[next] = (id, k, 0.0, 0.0);
+                if next < self.joints.turns.len() {
+                    self.joints.turns[next] = (id, k, 0.0, 0.0);
                 } else {
-                    self.joint_turns.push((id, k, 0.0, 0.0));
+                    self.joints.turns.push((id, k, 0.0, 0.0));
                 }
                 next += 1;
             }
         }
         if let Some(mut c) = built.coupling {
             c.joint = id;
-            self.couplings.push(c);
+            self.joints.couplings.push(c);
         }
         if let Some(mut t) = built.two_axes {
             t.joint = id;
-            self.two_axes.push(t);
+            self.joints.two_axes.push(t);
         }
         id
     }
@@ -469,7 +473,7 @@ impl Physics {
     fn link_body(&self, scope: &str, name: &str) -> Option<(EntityId, RigidBodyHandle, Pose)> {
         let id = self.entity_id(&scoped_in(scope, name))?;
         match self.entities.get(id).map(|e| &e.data) {
-            Some(EntityData::Link { body, .. }) => Some((id, *body, *self.link_initial.get(&id)?)),
+            Some(EntityData::Link { body, .. }) => Some((id, *body, *self.links.initial.get(&id)?)),
             _ => None,
         }
     }
@@ -482,6 +486,7 @@ impl Physics {
     ) -> Option<(EntityId, RigidBodyHandle, Pose)> {
         if name == "world" {
             let anchor = *self
+                .joints
                 .world_anchor
                 .get_or_insert_with(|| self.pw.bodies.insert(RigidBodyBuilder::fixed().build()));
             Some((EntityId::WORLD, anchor, Pose::IDENTITY))

@@ -24,7 +24,7 @@ impl Physics {
         cmd: &sim_plugin_api::JointCommand,
     ) -> Result<(), CommandError> {
         crate::commands::check_joint_command(cmd)?;
-        self.motion_fresh = false;
+        self.links.fresh = false;
         let e = self
             .entities
             .get(cmd.joint)
@@ -67,12 +67,14 @@ impl Physics {
         let max = rapier_force(max_force);
         // An angular position target of a reduced-coordinate joint is kept up before each
         // step (see `joints::reduced`); any other command replaces it.
-        self.drive_targets.retain(|t| t.0 != cmd.joint);
+        self.joints.drive_targets.retain(|t| t.0 != cmd.joint);
         if multibody.is_some()
             && !a.linear
             && cmd.mode == sim_plugin_api::JointCommandMode::POSITION
         {
-            self.drive_targets.push((cmd.joint, handle, cmd.target));
+            self.joints
+                .drive_targets
+                .push((cmd.joint, handle, cmd.target));
         }
         match cmd.mode {
             sim_plugin_api::JointCommandMode::VELOCITY => {
@@ -85,7 +87,10 @@ impl Physics {
             sim_plugin_api::JointCommandMode::POSITION => {
                 if let (Some(k), Some(t)) = (
                     a.two_axes,
-                    self.two_axes.iter_mut().find(|t| t.joint == cmd.joint),
+                    self.joints
+                        .two_axes
+                        .iter_mut()
+                        .find(|t| t.joint == cmd.joint),
                 ) {
                     // Shifted by the angle before each step (see `update_two_axes`).
                     t.targets[k] = cmd.target;

@@ -58,8 +58,8 @@ impl Physics {
     /// Turns the frames of universal and revolute2 joints to their current angles, and shifts
     /// their limits and position targets by the same angles (see the module documentation).
     pub(crate) fn update_two_axes(&mut self) {
-        for t in 0..self.two_axes.len() {
-            let two = self.two_axes[t].clone();
+        for t in 0..self.joints.two_axes.len() {
+            let two = self.joints.two_axes[t].clone();
             let (Some(p), Some(c)) = (
                 self.pw.bodies.get(two.parent),
                 self.pw.bodies.get(two.child),
@@ -76,7 +76,7 @@ impl Physics {
             // Unwrapped, continuing the turns counted so far.
             let mut angles = [0.0; 2];
             for (k, a) in angles.iter_mut().enumerate() {
-                let (_, _, last, turns) = self.joint_turns[slot + k];
+                let (_, _, last, turns) = self.joints.turns[slot + k];
                 *a = raw[k] + (turns + turn_change(last, raw[k])) * std::f64::consts::TAU;
             }
             let local1 = two.frame1.compose(Pose::new(
@@ -111,9 +111,9 @@ impl Physics {
     /// Solves the screw and gearbox couplings on the velocities after a step (see the module
     /// documentation).
     pub(crate) fn solve_couplings(&mut self) {
-        let dt = self.step.as_secs_f64();
-        for ci in 0..self.couplings.len() {
-            let c = self.couplings[ci].clone();
+        let dt = self.clock.step.as_secs_f64();
+        for ci in 0..self.joints.couplings.len() {
+            let c = self.joints.couplings[ci].clone();
             let Some((kind, slot, axes)) = self.joint_axes(c.joint) else {
                 continue;
             };
@@ -204,7 +204,7 @@ impl Physics {
                     b.apply_torque_impulse(vec_to_rapier(row.ang.scale(lambda)), true);
                 }
             }
-            self.couplings[ci].impulse = lambda;
+            self.joints.couplings[ci].impulse = lambda;
         }
     }
 }

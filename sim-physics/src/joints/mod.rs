@@ -42,4 +42,32 @@ mod readout;
 mod reduced;
 
 pub(crate) use couplings::{Coupling, TwoAxes};
+
+use rapier3d::prelude::{ImpulseJointHandle, RigidBodyHandle};
+use sim_plugin_api::EntityId;
+
+/// The joints' bookkeeping beyond rapier's joint sets.
+#[derive(Debug, Default)]
+pub(crate) struct JointState {
+    /// Per joint axis (joint, axis number): the last raw angle and the whole turns counted,
+    /// so that rotations report an unwrapped position.
+    pub turns: Vec<(EntityId, usize, f64, f64)>,
+    /// Runs (first slot, length) of `turns` whose joints were removed, for the next joints
+    /// added with as many axes.
+    pub free_turns: Vec<(usize, usize)>,
+    /// The screw and gearbox couplings, solved after each step.
+    pub couplings: Vec<Coupling>,
+    /// The universal and revolute2 joints, whose frames follow their angles.
+    pub two_axes: Vec<TwoAxes>,
+    /// The position commands on angular axes of reduced-coordinate joints: joint entity,
+    /// drive joint and target, rad (see `reduced`).
+    pub drive_targets: Vec<(EntityId, ImpulseJointHandle, f64)>,
+    /// Whether the joints being added may be built in reduced coordinates: while the world's
+    /// models are built.
+    pub reduced: bool,
+    /// The fixed joints made at run time, by id (see `runtime_joints`).
+    pub runtime: std::collections::HashMap<u64, ImpulseJointHandle>,
+    /// A fixed body at the world origin, for joints whose parent is `world`.
+    pub world_anchor: Option<RigidBodyHandle>,
+}
 pub(crate) use reduced::reducible;

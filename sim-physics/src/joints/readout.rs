@@ -62,7 +62,7 @@ impl Physics {
                 Some(k) => two_axis_angles(rel.orientation)[k],
                 None => rotation_about_x(rel),
             };
-            let (_, _, last, turns) = self.joint_turns[slot];
+            let (_, _, last, turns) = self.joints.turns[slot];
             let turns = turns + turn_change(last, raw);
             let w = vec_from_rapier(b2.angvel()) - vec_from_rapier(b1.angvel());
             Some((raw + turns * std::f64::consts::TAU, w.dot(axis_w)))
@@ -75,8 +75,8 @@ impl Physics {
         let (kind, slot, axes) = self.joint_axes(id)?;
         let mut state = JointState::default();
         let k_force = self.joint_impulse_to_force();
-        let dt = self.step.as_secs_f64();
-        let coupling = self.couplings.iter().find(|c| c.joint == id);
+        let dt = self.clock.step.as_secs_f64();
+        let coupling = self.joints.couplings.iter().find(|c| c.joint == id);
         let mut s = slot;
         for (k, a) in axes.iter().enumerate() {
             let Some(a) = a else { continue };
@@ -156,9 +156,9 @@ impl Physics {
             .rotate(Vec3::new(imp[3], imp[4], imp[5]))
             .scale(k);
         if *kind == JointKind::Screw
-            && let Some(c) = self.couplings.iter().find(|c| c.joint == id)
+            && let Some(c) = self.joints.couplings.iter().find(|c| c.joint == id)
         {
-            let dt = self.step.as_secs_f64();
+            let dt = self.clock.step.as_secs_f64();
             let a = f1.orientation.rotate(Vec3::new(1.0, 0.0, 0.0));
             force = force + a.scale(c.impulse / dt);
             torque = torque + a.scale(-c.factor * c.impulse / dt);
@@ -169,22 +169,23 @@ impl Physics {
     /// rapier keeps a joint's impulses of the last solver substep: force = impulse / (dt /
     /// substeps).
     pub(super) fn joint_impulse_to_force(&self) -> f64 {
-        self.pw.integration_parameters.num_solver_iterations.max(1) as f64 / self.step.as_secs_f64()
+        self.pw.integration_parameters.num_solver_iterations.max(1) as f64
+            / self.clock.step.as_secs_f64()
     }
 
     /// Updates the unwrapped angles of every joint axis after a step.
     pub(crate) fn update_joint_turns(&mut self) {
-        for i in 0..self.joint_turns.len() {
-            let (id, k, last, turns) = self.joint_turns[i];
+        for i in 0..self.joints.turns.len() {
+            let (id, k, last, turns) = self.joints.turns[i];
             if let Some(raw) = self.joint_angle(id, k) {
-                self.joint_turns[i] = (id, k, raw, turns + turn_change(last, raw));
+                self.joints.turns[i] = (id, k, raw, turns + turn_change(last, raw));
             }
         }
     }
 
     /// The unwrapped angle of axis `k` of a joint, as of the last `update_joint_turns`.
     pub(super) fn unwrapped(&self, slot: usize, k: usize) -> f64 {
-        let (_, _, last, turns) = self.joint_turns[slot + k];
+        let (_, _, last, turns) = self.joints.turns[slot + k];
         last + turns * std::f64::consts::TAU
     }
 }

@@ -71,7 +71,7 @@ impl Physics {
         frame1: Pose,
         frame2: Pose,
     ) -> Option<(MultibodyJointHandle, Option<RigidBodyHandle>)> {
-        if !self.reduced || !self.may_reduce(joint, parent, child) {
+        if !self.joints.reduced || !self.may_reduce(joint, parent, child) {
             return None;
         }
         // Each joint to the world gets its own fixed root, so that the trees hanging from
@@ -124,7 +124,11 @@ impl Physics {
             .any(|s| s.sensor_type == "force_torque");
         let plain = |b: &RigidBody| b.is_dynamic() && b.dominance_group() == 0;
         let child_ok = self.pw.bodies.get(child).is_some_and(plain);
-        let parent_ok = parent == self.world_anchor.unwrap_or(RigidBodyHandle::invalid())
+        let parent_ok = parent
+            == self
+                .joints
+                .world_anchor
+                .unwrap_or(RigidBodyHandle::invalid())
             || self
                 .pw
                 .bodies
@@ -183,8 +187,8 @@ impl Physics {
     /// Sets the rapier targets of the position commands on angular axes of reduced-coordinate
     /// joints for this step (see [`compensated_target`]).
     pub(crate) fn update_drive_targets(&mut self) {
-        for i in 0..self.drive_targets.len() {
-            let (joint, handle, target) = self.drive_targets[i];
+        for i in 0..self.joints.drive_targets.len() {
+            let (joint, handle, target) = self.joints.drive_targets[i];
             let Some(angle) = self.joint_angle(joint, 0) else {
                 continue;
             };

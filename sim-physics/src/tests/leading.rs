@@ -100,7 +100,7 @@ fn a_moving_collider_given_an_earlier_place_ends_the_lead() {
     let again = collider(&p, "again::l::c");
     assert!(again.into_raw_parts().0 < g.into_raw_parts().0);
     assert!(!leads(&p, g));
-    assert!(p.first_in_pairs.is_empty());
+    assert!(p.leads.first.is_empty());
     assert_eq!(
         p.pw.colliders[g].shape().shape_type(),
         ShapeType::Cuboid,
@@ -142,7 +142,7 @@ fn bodies_move_on_a_leading_ground_as_on_the_plain_box() {
         let g = collider(&plain, "ground::l::c");
         assert!(leads(&leading, g));
         plain.lead(g, false);
-        plain.first_in_pairs.clear();
+        plain.leads.first.clear();
         assert!(!leads(&plain, g));
         let case = format!("spin {spin} rad/s");
         slide_and_tumble(&mut leading, &mut plain, spin, &case);

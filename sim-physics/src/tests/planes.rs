@@ -257,7 +257,7 @@ fn a_colliders_earlier_place_unorders_the_plane() {
     let again = collider(&p, "again::l::c");
     assert!(again.into_raw_parts().0 < ground.into_raw_parts().0);
     assert!(!plane_of(&p, ground).ordered);
-    assert!(p.first_in_pairs.is_empty());
+    assert!(p.leads.first.is_empty());
 }
 
 /// The world of `models` on a level ground (first), with the ground's shape replaced by
@@ -267,7 +267,7 @@ fn on_ground(models: &str, half_space: bool) -> Physics {
     if half_space {
         let ground = collider(&p, "ground::l::c");
         p.pw.colliders[ground].set_shape(SharedShape::halfspace(Vector::Z));
-        p.first_in_pairs.clear();
+        p.leads.first.clear();
     }
     p
 }

@@ -1,6 +1,7 @@
 //! Stepping: finite-difference accelerations and the motion record of links.
 
 use super::*;
+use sim_plugin_api::SimTime;
 
 #[test]
 fn bodies_fall_under_gravity_and_accelerations_are_finite_differences() {
@@ -55,7 +56,7 @@ fn link_states_after_a_step_are_their_bodies_and_a_teleport_shows_at_once() {
     for _ in 0..20 {
         p.step();
     }
-    assert!(p.motion_fresh, "the record is read after a step");
+    assert!(p.links.fresh, "the record is read after a step");
     let (k, (pose, (v, w))) = (read(&p), live(&p));
     assert_eq!(
         (k.pose, k.linear_velocity, k.angular_velocity),
