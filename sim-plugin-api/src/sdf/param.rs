@@ -22,6 +22,36 @@ impl<'a, 't> Element<'a, 't> {
         self.param(path).required()
     }
 
+    /// The element at `path`; an absent one is the [`Element::missing`] error saying what it
+    /// must hold (`"the directory frames are written to"`).
+    pub fn require_element(
+        &self,
+        path: &str,
+        expected: impl Into<String>,
+    ) -> Result<Element<'a, 't>, SdfError> {
+        self.find(path).ok_or_else(|| self.missing(path, expected))
+    }
+
+    /// The error for the element at `path` below this one being absent:
+    /// `<owner>: <path> is required (<expected>)`, at the line of the deepest element of the
+    /// path that is there.
+    pub fn missing(&self, path: &str, expected: impl Into<String>) -> SdfError {
+        let mut at = *self;
+        let mut label = String::new();
+        for step in path.split('/').filter(|s| !s.is_empty()) {
+            match (label.is_empty(), at.child(step)) {
+                (true, Some(next)) => at = next,
+                _ => label.push_str(&format!("<{step}>")),
+            }
+        }
+        SdfError::missing(
+            at.document().origin(),
+            format!("{}{label}", at.prefix()),
+            expected,
+            at.place(),
+        )
+    }
+
     /// The value at `path`, with a unit and bounds for its messages and checks:
     /// `e.param::<f64>("range/min").unit("metres").non_negative().or(0.1)`.
     pub fn param<T: FromSdf>(&self, path: &str) -> Param<'a, 't, T> {
@@ -105,28 +135,12 @@ impl<'a, 't, T: FromSdf> Param<'a, 't, T> {
         Ok(self.get()?.unwrap_or(default))
     }
 
-    /// The value; an absent element is an error naming it, at the line of the deepest element
-    /// of the path that is there.
+    /// The value; an absent element is an error naming it ([`Element::missing`]).
     pub fn required(self) -> Result<T, SdfError> {
         let (element, path, expected) = (self.element, self.path.clone(), self.expected());
         match self.get()? {
             Some(v) => Ok(v),
-            None => {
-                let mut at = element;
-                let mut label = String::new();
-                for step in path.split('/').filter(|s| !s.is_empty()) {
-                    match (label.is_empty(), at.child(step)) {
-                        (true, Some(next)) => at = next,
-                        _ => label.push_str(&format!("<{step}>")),
-                    }
-                }
-                Err(SdfError::missing(
-                    at.document().origin(),
-                    format!("{}{label}", at.prefix()),
-                    expected,
-                    at.place(),
-                ))
-            }
+            None => Err(element.missing(&path, expected)),
         }
     }
 }

@@ -270,3 +270,29 @@ fn every_noise_field_and_form() {
     )
     .unwrap();
 }
+
+#[test]
+fn required_elements_name_what_is_missing_where() {
+    let d = SdfDocument::parse(
+        "<sensor>\n<lidar>\n<scan/>\n</lidar>\n</sensor>",
+        at_world(),
+    )
+    .unwrap();
+    let lidar = d.root().child("lidar").unwrap();
+    assert_eq!(
+        lidar.require_element("scan", "x").unwrap().name(),
+        "scan"
+    );
+    let e = lidar
+        .require_element("scan/horizontal", "with <samples>")
+        .unwrap_err();
+    assert!(e.is_missing());
+    assert_eq!(
+        e.to_string(),
+        "m::l::s: <lidar><scan><horizontal> is required (with <samples>) at world.sdf:42"
+    );
+    assert_eq!(
+        d.root().missing("camera/save", "a directory").to_string(),
+        "m::l::s: <camera><save> is required (a directory) at world.sdf:40"
+    );
+}
