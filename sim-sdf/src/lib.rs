@@ -68,8 +68,10 @@
 //!   `mesh_inertia`; over them `xml` (a mutable XML tree and its writer), `load` (what one load
 //!   shares: [`LoadOptions`], the loader) and `params` (the edits of `<experimental:params>`,
 //!   applied to the XML tree);
-//! * `reader` (the `Reader` and its helpers), then `parse` (a file's text, the lenient XML
-//!   parse, the `<sdf>` root) and `siblings`;
+//! * `text` (a value element's text and SDF booleans), `reader` (the `Reader` context and its
+//!   helpers: spans, errors, children, attributes, names), `values` (typed values of an
+//!   element's text: numbers, vectors, booleans, poses), then `parse` (a file's text, the
+//!   lenient XML parse, the `<sdf>` root) and `siblings`;
 //! * the element readers (`joint`, `shapes`, `sensor`, `scene`, `unflatten`, `validate`,
 //!   `deprecated`, `frames`), then `include` (the `<include>` loader), then `model` and
 //!   `world`, which read includes;
@@ -109,6 +111,7 @@ mod undeclared;
 mod unflatten;
 mod unhonoured;
 mod validate;
+mod values;
 pub(crate) mod version;
 
 pub mod inspect;

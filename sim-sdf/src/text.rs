@@ -51,3 +51,15 @@ impl Text {
         }
     }
 }
+
+/// SDF booleans: `true`, `false`, `1`, `0` (any case, surrounding blanks ignored).
+pub(crate) fn parse_bool(s: &str) -> Option<bool> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("true") || t == "1" {
+        Some(true)
+    } else if t.eq_ignore_ascii_case("false") || t == "0" {
+        Some(false)
+    } else {
+        None
+    }
+}

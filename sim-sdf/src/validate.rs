@@ -21,8 +21,9 @@
 use roxmltree::Node;
 
 use super::error::{ErrorKind, SdfError};
-use super::reader::{Reader, is_sdf_element, parse_bool, tag};
+use super::reader::{Reader, is_sdf_element, tag};
 use super::schema::KNOWN_CHILDREN;
+use super::text::parse_bool;
 
 /// The type of a value element, with the range the schema gives a number.
 #[derive(Clone, Copy)]
