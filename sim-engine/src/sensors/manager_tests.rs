@@ -5,7 +5,7 @@ use super::*;
 use crate::outputs::Direction;
 use sim_plugin_api::abi_stable::sabi_trait::TD_Opaque;
 use sim_plugin_api::testing::StaticWorld;
-use sim_plugin_api::{ErrorCode, GuardedSensor, Outputs, Sensor, SensorAbi_TO, WorldRef};
+use sim_plugin_api::{ErrorCode, GuardedSensor, Outputs, Pose, Sensor, SensorAbi_TO, WorldRef};
 use sim_transport::Subscription;
 use std::sync::{Arc, Mutex};
 

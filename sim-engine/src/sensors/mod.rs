@@ -38,13 +38,15 @@
 
 mod plan;
 mod rate;
+mod report;
 mod served;
 mod timing;
 mod world;
 
-pub(crate) use plan::scoped;
-pub use plan::{InvalidTopic, SensorSite, model_sensors};
+pub use plan::{InvalidTopic, SensorSetup, SensorSite, derive_seed, model_sensors};
+pub(crate) use plan::{scoped, source_location};
 pub use rate::{RateError, SET_RATE, set_rate_service};
+pub use report::SensorReport;
 pub use timing::{MAX_RATE_HZ, MIN_RATE_HZ, Schedule};
 pub use world::SensorWorld;
 
@@ -52,140 +54,13 @@ use crate::guard::{Guards, HookClock, SizeGate};
 use crate::outputs::DeclaredOutput;
 use rayon::prelude::*;
 use sim_plugin_api::{
-    EntityId, Message, Payload, PluginError, Pose, RECLAIMABLE_SEQ, SensorBox, SensorConfig,
-    SensorMetrics, SharedStr, SimTime, SourceLocation, UpdateContext,
-    abi_stable::std_types::{RBox, RStr, RVec},
+    EntityId, Message, Payload, PluginError, RECLAIMABLE_SEQ, SensorBox, SensorMetrics, SharedStr,
+    SimTime, UpdateContext,
+    abi_stable::std_types::{RBox, RVec},
 };
 use sim_transport::{Bus, Subscription, TopicId};
 use sim_world::Span;
 use std::time::{Duration, Instant};
-
-/// Everything the engine resolved about one `<sensor>` before creating its plugin.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SensorSetup {
-    /// The sensor entity.
-    pub entity: EntityId,
-    /// Its link.
-    pub link: EntityId,
-    /// Its link's model.
-    pub model: EntityId,
-    /// `<sensor name>`.
-    pub name: String,
-    /// `model::link::sensor`.
-    pub scoped_name: String,
-    /// SDF type as written.
-    pub sensor_type: String,
-    /// The resolved topic.
-    pub topic: String,
-    /// The frame id of its messages.
-    pub frame_id: String,
-    /// `<update_rate>`.
-    pub update_rate: f64,
-    /// Whether it starts active.
-    pub active: bool,
-    /// Triggered mode.
-    pub triggered: bool,
-    /// The trigger topic (used in triggered mode).
-    pub trigger_topic: String,
-    /// `<enable_metrics>`.
-    pub enable_metrics: bool,
-    /// Pose in the link frame.
-    pub pose: Pose,
-    /// The `<sensor>` element text.
-    pub sdf: String,
-    /// Where it is.
-    pub span: Span,
-    /// Seed of its random streams.
-    pub seed: u64,
-}
-
-impl SensorSetup {
-    /// The configuration its plugin is created from, borrowing from this setup.
-    pub fn config<'a>(&'a self, world_name: &'a str) -> SensorConfig<'a> {
-        SensorConfig {
-            name: RStr::from_str(&self.name),
-            scoped_name: RStr::from_str(&self.scoped_name),
-            sensor_type: RStr::from_str(&self.sensor_type),
-            topic: RStr::from_str(&self.topic),
-            frame_id: RStr::from_str(&self.frame_id),
-            world_name: RStr::from_str(world_name),
-            sensor: self.entity,
-            link: self.link,
-            model: self.model,
-            pose: self.pose,
-            update_rate: self.update_rate,
-            seed: self.seed,
-            sdf: RStr::from_str(&self.sdf),
-            source: source_location(&self.span),
-        }
-    }
-}
-
-/// A span as the plugin ABI carries it.
-pub(crate) fn source_location(span: &Span) -> SourceLocation<'_> {
-    let file = span.file.as_ref().and_then(|f| f.to_str()).unwrap_or("");
-    SourceLocation {
-        file: RStr::from_str(file),
-        line: span.line,
-        column: span.column,
-    }
-}
-
-/// Derives a sensor's seed from the run seed and its scoped name (FNV-1a, then a SplitMix64
-/// finaliser), so that noise does not depend on load order or thread scheduling.
-pub fn derive_seed(run_seed: u64, scoped_name: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in scoped_name.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    let mut z = h ^ run_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// Per-sensor counters, for the run summary.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SensorReport {
-    /// `model::link::sensor`.
-    pub scoped_name: String,
-    /// SDF type.
-    pub sensor_type: String,
-    /// Its topic.
-    pub topic: String,
-    /// The library serving it.
-    pub library: String,
-    /// Updates performed.
-    pub updates: u64,
-    /// Messages published.
-    pub messages: u64,
-    /// Errors returned (the first disables the sensor).
-    pub errors: u64,
-    /// Messages on its topics lost by slow subscribers.
-    pub dropped: u64,
-    /// Wall time spent in its updates.
-    pub hook_time: Duration,
-    /// Updates that took longer than the budget.
-    pub slow_hooks: u64,
-    /// Messages refused for their size.
-    pub refused: u64,
-    /// Why it was disabled, if it was.
-    pub disabled: Option<String>,
-}
-
-impl SensorReport {
-    /// Adds the counts of `earlier`, the same sensor's before a reset created it anew (not
-    /// the drops, which the bus counts across resets).
-    pub fn add(&mut self, earlier: &SensorReport) {
-        self.updates += earlier.updates;
-        self.messages += earlier.messages;
-        self.errors += earlier.errors;
-        self.hook_time += earlier.hook_time;
-        self.slow_hooks += earlier.slow_hooks;
-        self.refused += earlier.refused;
-    }
-}
 
 struct OutTopic {
     key: SharedStr,

@@ -1,14 +1,99 @@
 //! Planning a sensor: what the engine settles about a `<sensor>` before its plugin is created
 //! (its scoped name, topics, frame id, seed and entities).
 
-use super::{SensorSetup, derive_seed};
-use sim_plugin_api::{EntityId, Pose};
+use sim_plugin_api::abi_stable::std_types::RStr;
+use sim_plugin_api::{EntityId, Pose, SensorConfig, SourceLocation};
 use sim_transport::{TopicError, default_joint_sensor_topic, default_sensor_topic, validate_topic};
-use sim_world::{Model, SensorSpec};
+use sim_world::{Model, SensorSpec, Span};
 
 /// `parent::name`, the scoped name of an entity inside `parent`.
 pub(crate) fn scoped(parent: &str, name: &str) -> String {
     format!("{parent}::{name}")
+}
+
+/// Everything the engine resolved about one `<sensor>` before creating its plugin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SensorSetup {
+    /// The sensor entity.
+    pub entity: EntityId,
+    /// Its link.
+    pub link: EntityId,
+    /// Its link's model.
+    pub model: EntityId,
+    /// `<sensor name>`.
+    pub name: String,
+    /// `model::link::sensor`.
+    pub scoped_name: String,
+    /// SDF type as written.
+    pub sensor_type: String,
+    /// The resolved topic.
+    pub topic: String,
+    /// The frame id of its messages.
+    pub frame_id: String,
+    /// `<update_rate>`.
+    pub update_rate: f64,
+    /// Whether it starts active.
+    pub active: bool,
+    /// Triggered mode.
+    pub triggered: bool,
+    /// The trigger topic (used in triggered mode).
+    pub trigger_topic: String,
+    /// `<enable_metrics>`.
+    pub enable_metrics: bool,
+    /// Pose in the link frame.
+    pub pose: Pose,
+    /// The `<sensor>` element text.
+    pub sdf: String,
+    /// Where it is.
+    pub span: Span,
+    /// Seed of its random streams.
+    pub seed: u64,
+}
+
+impl SensorSetup {
+    /// The configuration its plugin is created from, borrowing from this setup.
+    pub fn config<'a>(&'a self, world_name: &'a str) -> SensorConfig<'a> {
+        SensorConfig {
+            name: RStr::from_str(&self.name),
+            scoped_name: RStr::from_str(&self.scoped_name),
+            sensor_type: RStr::from_str(&self.sensor_type),
+            topic: RStr::from_str(&self.topic),
+            frame_id: RStr::from_str(&self.frame_id),
+            world_name: RStr::from_str(world_name),
+            sensor: self.entity,
+            link: self.link,
+            model: self.model,
+            pose: self.pose,
+            update_rate: self.update_rate,
+            seed: self.seed,
+            sdf: RStr::from_str(&self.sdf),
+            source: source_location(&self.span),
+        }
+    }
+}
+
+/// A span as the plugin ABI carries it.
+pub(crate) fn source_location(span: &Span) -> SourceLocation<'_> {
+    let file = span.file.as_ref().and_then(|f| f.to_str()).unwrap_or("");
+    SourceLocation {
+        file: RStr::from_str(file),
+        line: span.line,
+        column: span.column,
+    }
+}
+
+/// Derives a sensor's seed from the run seed and its scoped name (FNV-1a, then a SplitMix64
+/// finaliser), so that noise does not depend on load order or thread scheduling.
+pub fn derive_seed(run_seed: u64, scoped_name: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in scoped_name.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut z = h ^ run_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Where one `<sensor>` of a model sits.
