@@ -13,16 +13,19 @@
 mod commands;
 mod declared;
 mod inputs;
+mod report;
 mod runtime_joints;
+mod setup;
 
 pub use commands::{CommandQueue, PrepareModel, QueuedCommand, Spawner, resolve_topic};
 pub use declared::{DeclaredInput, InputDeclarations, MAX_DECLARED_TOPIC_BYTES};
 pub use inputs::{InputType, KINDS, kind_type};
+pub use report::SystemReport;
 pub use runtime_joints::JointRequests;
+pub use setup::SystemSetup;
 
 use crate::guard::{Guards, HookClock, SizeGate, Throttle, held_note};
 use crate::outputs::{DeclaredOutput, Direction, ServedService, ServedTopic};
-use crate::sensors::derive_seed;
 use sim_physics::Physics;
 use sim_plugin_api::{
     EntityId, Message, ModelFactory_TO, PluginError, RuntimeJoints_TO, SharedStr, SimTime,
@@ -30,66 +33,9 @@ use sim_plugin_api::{
     abi_stable::{sabi_trait::TD_Opaque, std_types::RVec},
 };
 use sim_transport::{Bus, Subscription, TopicId, validate_topic};
-use sim_world::PluginSpec;
 use sim_world::Span;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-
-/// Everything resolved about one `<plugin>` before creating it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SystemSetup {
-    /// The entity it is attached to (world, model or sensor).
-    pub entity: EntityId,
-    /// That entity's scoped name.
-    pub entity_name: String,
-    /// `<plugin name>`.
-    pub name: String,
-    /// `<plugin filename>`.
-    pub filename: String,
-    /// The `<plugin>` element text.
-    pub sdf: String,
-    /// Where it is.
-    pub span: Span,
-    /// Seed of its random streams.
-    pub seed: u64,
-    /// Prefix of its relative topics (`/world/<w>` or `/model/<m>`).
-    pub namespace: String,
-    /// The topics its `post_step` publishes on, when publishing on them is all that hook
-    /// does: the engine then runs the hook only while one of them has a subscriber (empty:
-    /// always). The engine sets it for the truth widget it adds itself for the world's
-    /// `set_pose` service, whose pose lists are a by-product nobody asked for.
-    pub post_step_serves: Vec<String>,
-}
-
-impl SystemSetup {
-    /// How warnings and reports name it: `plugin NAME (on ENTITY)`.
-    pub fn who(&self) -> String {
-        format!("plugin {} (on {})", self.name, self.entity_name)
-    }
-
-    /// The setup of `<plugin>` `p` attached to `entity` (scoped name `entity_name`), its
-    /// relative topics under `namespace` and its seed derived from `run_seed` and
-    /// `entity_name::plugin::NAME`.
-    pub fn plan(
-        p: &PluginSpec,
-        entity: EntityId,
-        entity_name: &str,
-        namespace: &str,
-        run_seed: u64,
-    ) -> Self {
-        SystemSetup {
-            entity,
-            entity_name: entity_name.to_string(),
-            name: p.name.clone(),
-            filename: p.filename.clone(),
-            sdf: p.sdf.clone(),
-            span: p.span.clone(),
-            seed: derive_seed(run_seed, &format!("{entity_name}::plugin::{}", p.name)),
-            namespace: namespace.to_string(),
-            post_step_serves: Vec::new(),
-        }
-    }
-}
 
 /// Why a service call got no reply.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -140,40 +86,6 @@ pub enum AddError {
         /// That plugin's entity.
         entity: String,
     },
-}
-
-/// Per-system counters, for the run summary.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SystemReport {
-    /// `<plugin name>`.
-    pub name: String,
-    /// The entity it is attached to.
-    pub entity_name: String,
-    /// The library serving it.
-    pub library: String,
-    /// Messages published.
-    pub messages: u64,
-    /// Commands issued.
-    pub commands: u64,
-    /// Wall time spent in its hooks (steps and service calls).
-    pub hook_time: Duration,
-    /// Hooks that took longer than the budget.
-    pub slow_hooks: u64,
-    /// Messages refused for their size.
-    pub refused: u64,
-    /// Why it was disabled, if it was.
-    pub disabled: Option<String>,
-}
-
-impl SystemReport {
-    /// Adds the counts of `earlier`, the same system's before a reset created it anew.
-    pub fn add(&mut self, earlier: &SystemReport) {
-        self.messages += earlier.messages;
-        self.commands += earlier.commands;
-        self.hook_time += earlier.hook_time;
-        self.slow_hooks += earlier.slow_hooks;
-        self.refused += earlier.refused;
-    }
 }
 
 /// A system plugin disabled during a step.
