@@ -4,7 +4,7 @@ use crate::geometry::Dimensions;
 use sim_plugin_api::PluginError;
 use sim_plugin_api::sdf::Element;
 use simcore_plugin_common::SpeedLimiter;
-use simcore_plugin_common::gz::{self, names};
+use simcore_plugin_common::gz::{self, OdometrySettings, names};
 
 /// The parsed configuration of an Ackermann steering.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,19 +28,13 @@ pub struct AckermannConfig {
     pub linear: SpeedLimiter,
     /// Limits of the yaw rate, or in steering-only mode of the angle (the same elements).
     pub angular: SpeedLimiter,
-    /// `<odom_publish_frequency>`, Hz (default 50).
-    pub odom_frequency: f64,
     /// Command topic: `<topic>`, else `/model/<m>/<sub_topic>`, else `/model/<m>/cmd_vel`
     /// (`/model/<m>/steer_angle` when steering only).
     pub topic: String,
-    /// `<odom_topic>` (default `/model/<m>/odometry`).
-    pub odom_topic: String,
-    /// `<tf_topic>` (default `/model/<m>/tf`).
-    pub tf_topic: String,
-    /// `<frame_id>` (default `<m>/odom`).
-    pub frame_id: String,
-    /// `<child_frame_id>` (default `<m>`).
-    pub child_frame_id: String,
+    /// The odometry: `<odom_publish_frequency>` (default 50 Hz), `<odom_topic>` (default
+    /// `/model/<m>/odometry`), `<tf_topic>` (default `/model/<m>/tf`), `<frame_id>` (default
+    /// `<m>/odom`), `<child_frame_id>` (default `<m>`).
+    pub odometry: OdometrySettings,
 }
 
 impl AckermannConfig {
@@ -78,12 +72,8 @@ impl AckermannConfig {
             steer_p_gain: root.get_or("steer_p_gain", 1.0)?,
             linear: limiter,
             angular: limiter,
-            odom_frequency: root.get_or("odom_publish_frequency", 50.0)?,
             topic,
-            odom_topic: gz::topic_or(root, "odom_topic", format!("/model/{model}/odometry"))?,
-            tf_topic: gz::topic_or(root, "tf_topic", format!("/model/{model}/tf"))?,
-            frame_id: gz::text_or(root, "frame_id", format!("{model}/odom")),
-            child_frame_id: gz::text_or(root, "child_frame_id", model.to_string()),
+            odometry: OdometrySettings::read(root, model)?,
         })
     }
 }
@@ -125,12 +115,15 @@ mod tests {
         );
         assert_eq!(c.steer_p_gain, 1.0);
         assert_eq!(c.linear, SpeedLimiter::UNLIMITED);
-        assert_eq!(c.odom_frequency, 50.0);
+        assert_eq!(c.odometry.frequency, 50.0);
         assert_eq!(c.topic, "/model/car/cmd_vel");
-        assert_eq!(c.odom_topic, "/model/car/odometry");
-        assert_eq!(c.tf_topic, "/model/car/tf");
+        assert_eq!(c.odometry.topic, "/model/car/odometry");
+        assert_eq!(c.odometry.tf_topic, "/model/car/tf");
         assert_eq!(
-            (c.frame_id.as_str(), c.child_frame_id.as_str()),
+            (
+                c.odometry.frame_id.as_str(),
+                c.odometry.child_frame_id.as_str()
+            ),
             ("car/odom", "car")
         );
     }

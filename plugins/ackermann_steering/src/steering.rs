@@ -7,7 +7,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{GzSystem, OdometryOutput, drive, joints, mean_twist, planar_pose};
+use simcore_plugin_common::gz::{GzSystem, OdometryOutput, drive, joints, mean_twist};
 use simcore_plugin_common::{
     Attached, Throttle, accepted_twist, accepted_value, attached, period_ns, plugin_document,
 };
@@ -122,12 +122,7 @@ impl AckermannSteering {
             odometry: SteeredOdometry::default(),
             throttle: Throttle::default(),
             last_odom: None,
-            odom_output: OdometryOutput::new(
-                &config.odom_topic,
-                &config.tf_topic,
-                &config.frame_id,
-                &config.child_frame_id,
-            ),
+            odom_output: OdometryOutput::new(&config.odometry),
             config,
         }
     }
@@ -240,16 +235,14 @@ impl System for AckermannSteering {
         let span = self.last_odom.replace(now).map_or(0.0, |t| now - t);
         if !self
             .throttle
-            .due(period_ns(self.config.odom_frequency), ctx)
+            .due(period_ns(self.config.odometry.frequency), ctx)
         {
             return Ok(());
         }
         // As gz-sim: the twist is that of the last step.
         let twist = mean_twist(dist, turn, span);
-        let pose = planar_pose(self.odometry.x, self.odometry.y, self.odometry.yaw);
-        for m in self.odom_output.messages(pose, twist) {
-            out.push(m);
-        }
+        let o = &self.odometry;
+        self.odom_output.publish_planar(out, o.x, o.y, o.yaw, twist);
         Ok(())
     }
 
@@ -265,27 +258,16 @@ impl System for AckermannSteering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::create;
+    use simcore_plugin_common::testing::SystemSetup;
 
     #[test]
     fn errors_name_the_file_and_line() {
-        let mut w = StaticWorld::default();
-        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "car");
         let sdf = "<plugin name=\"gz::sim::systems::AckermannSteering\" filename=\"f\">\n  \
                    <steering_only>1</steering_only>\n  <tf_topic>a//b</tf_topic>\n  \
                    <left_steering_joint>l</left_steering_joint>\n  \
                    <right_steering_joint>r</right_steering_joint>\n</plugin>";
-        let config = system_config(
-            "gz::sim::systems::AckermannSteering",
-            EntityId(1),
-            "car",
-            sdf,
-        )
-        .with_source("world.sdf", 40);
-        let e = w
-            .with(|world| create::<AckermannSteering>(&config, &world).err())
-            .expect("an error");
+        let e = SystemSetup::on_model("gz::sim::systems::AckermannSteering", "car")
+            .create_error::<AckermannSteering>(sdf);
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert_eq!(
             e.message.as_str(),

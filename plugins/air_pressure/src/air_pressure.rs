@@ -8,7 +8,7 @@
 use crate::atmosphere;
 use crate::config::AirPressureConfig;
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::{NoiseChannel, gaussian_variance, sensor_state};
+use simcore_plugin_common::{NoiseChannel, SensorMount, gaussian_variance};
 
 /// Noise stream number (with the sensor's seed) of the pressure.
 pub const PRESSURE_STREAM: u64 = 0;
@@ -16,9 +16,7 @@ pub const PRESSURE_STREAM: u64 = 0;
 /// An air pressure sensor (SDF `<sensor type="air_pressure">`).
 #[derive(Clone, Debug)]
 pub struct AirPressureSensor {
-    scoped_name: String,
-    link: EntityId,
-    pose_in_link: Pose,
+    mount: SensorMount,
     reference_altitude: f64,
     noise: NoiseChannel,
     variance: f64,
@@ -29,30 +27,19 @@ impl AirPressureSensor {
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "FluidPressure")]);
-        let scoped_name = config.scoped_name.as_str();
         let air_pressure = AirPressureConfig::read(&config.parse_sdf()?.root())?;
         Ok(AirPressureSensor::new(
             &air_pressure,
-            scoped_name,
-            config.link,
-            config.pose,
+            SensorMount::of(config),
             config.seed,
         ))
     }
 
-    /// Builds the sensor from a parsed configuration: `pose_in_link` is its pose in its link's
-    /// frame and `seed` the seed of its noise stream.
-    pub fn new(
-        air_pressure: &AirPressureConfig,
-        scoped_name: &str,
-        link: EntityId,
-        pose_in_link: Pose,
-        seed: u64,
-    ) -> Self {
+    /// Builds the sensor from a parsed configuration: `mount` is where it sits and `seed` the
+    /// seed of its noise stream.
+    pub fn new(air_pressure: &AirPressureConfig, mount: SensorMount, seed: u64) -> Self {
         AirPressureSensor {
-            scoped_name: scoped_name.to_string(),
-            link,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            mount,
             reference_altitude: air_pressure.reference_altitude,
             noise: NoiseChannel::new(air_pressure.pressure_noise, seed, PRESSURE_STREAM),
             variance: gaussian_variance(&air_pressure.pressure_noise),
@@ -80,7 +67,7 @@ impl Sensor for AirPressureSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
+        let state = self.mount.state(world)?;
         let pressure = self.measure(state.pose.position.z, ctx.dt.as_secs_f64());
         out.publish(
             "",

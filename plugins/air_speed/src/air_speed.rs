@@ -12,7 +12,7 @@ use crate::atmosphere;
 use crate::message::air_speed_message;
 use sim_plugin_api::noise::{NoiseKind, NoiseParams};
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::{NoiseChannel, sensor_state};
+use simcore_plugin_common::{NoiseChannel, SensorMount};
 
 /// Noise stream number (with the sensor's seed) of the pressure.
 pub const PRESSURE_STREAM: u64 = 0;
@@ -23,10 +23,8 @@ pub const PA_PER_HPA: f64 = 100.0;
 /// An air speed sensor (SDF `<sensor type="air_speed">`).
 #[derive(Clone, Debug)]
 pub struct AirSpeedSensor {
-    scoped_name: String,
+    mount: SensorMount,
     frame: String,
-    link: EntityId,
-    pose_in_link: Pose,
     noise_params: NoiseParams,
     noise: NoiseChannel,
 }
@@ -51,29 +49,18 @@ impl AirSpeedSensor {
         let noise = doc.root().noise("air_speed/pressure")?;
         Ok(AirSpeedSensor::new(
             noise,
-            config.scoped_name.as_str(),
+            SensorMount::of(config),
             config.frame_id.as_str(),
-            config.link,
-            config.pose,
             config.seed,
         ))
     }
 
-    /// Builds the sensor: `noise` is the pressure noise (hPa), `frame` the frame id of its
-    /// messages, `pose_in_link` its pose in its link's frame and `seed` the seed of its noise.
-    pub fn new(
-        noise: NoiseParams,
-        scoped_name: &str,
-        frame: &str,
-        link: EntityId,
-        pose_in_link: Pose,
-        seed: u64,
-    ) -> Self {
+    /// Builds the sensor: `noise` is the pressure noise (hPa), `mount` where it sits, `frame`
+    /// the frame id of its messages and `seed` the seed of its noise.
+    pub fn new(noise: NoiseParams, mount: SensorMount, frame: &str, seed: u64) -> Self {
         AirSpeedSensor {
-            scoped_name: scoped_name.to_string(),
+            mount,
             frame: frame.to_string(),
-            link,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
             noise_params: noise,
             noise: NoiseChannel::new(noise, seed, PRESSURE_STREAM),
         }
@@ -101,7 +88,7 @@ impl Sensor for AirSpeedSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
+        let state = self.mount.state(world)?;
         let r = self.measure(state.pose, state.linear_velocity, ctx.dt.as_secs_f64());
         let noise = (self.noise_params.kind == NoiseKind::Gaussian).then_some(&self.noise_params);
         out.publish(

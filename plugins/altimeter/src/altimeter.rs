@@ -10,7 +10,7 @@
 
 use crate::config::AltimeterConfig;
 use sim_plugin_api::{abi_stable::std_types::RBox, msgs::Altimeter, prelude::*};
-use simcore_plugin_common::{NoiseChannel, sensor_frame, sensor_state};
+use simcore_plugin_common::{NoiseChannel, SensorMount, sensor_frame};
 
 /// Noise stream number (with the sensor's seed) of the vertical position.
 pub const VERTICAL_POSITION_STREAM: u64 = 0;
@@ -20,9 +20,7 @@ pub const VERTICAL_VELOCITY_STREAM: u64 = 1;
 /// An altimeter (SDF `<sensor type="altimeter">`).
 #[derive(Clone, Debug)]
 pub struct AltimeterSensor {
-    scoped_name: String,
-    link: EntityId,
-    pose_in_link: Pose,
+    mount: SensorMount,
     /// The initial world height of the sensor, once known.
     reference: Option<f64>,
     position_noise: NoiseChannel,
@@ -35,35 +33,22 @@ impl AltimeterSensor {
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "Altimeter")]);
-        let scoped_name = config.scoped_name.as_str();
         let altimeter = AltimeterConfig::read(&config.parse_sdf()?.root())?;
-        let mut sensor = AltimeterSensor::new(
-            &altimeter,
-            scoped_name,
-            config.link,
-            config.pose,
-            config.seed,
-        );
-        sensor.reference = world
-            .kinematics_of(config.link)
-            .map(|link| sensor_frame(&link, sensor.pose_in_link).pose.position.z);
+        let mut sensor = AltimeterSensor::new(&altimeter, SensorMount::of(config), config.seed);
+        sensor.reference = world.kinematics_of(config.link).map(|link| {
+            sensor_frame(&link, sensor.mount.pose_in_link)
+                .pose
+                .position
+                .z
+        });
         Ok(sensor)
     }
 
-    /// Builds the sensor from a parsed configuration: `pose_in_link` is its pose in its link's
-    /// frame and `seed` the seed of its noise streams. The reference height is taken at the
-    /// first measurement.
-    pub fn new(
-        altimeter: &AltimeterConfig,
-        scoped_name: &str,
-        link: EntityId,
-        pose_in_link: Pose,
-        seed: u64,
-    ) -> Self {
+    /// Builds the sensor from a parsed configuration: `mount` is where it sits and `seed` the
+    /// seed of its noise streams. The reference height is taken at the first measurement.
+    pub fn new(altimeter: &AltimeterConfig, mount: SensorMount, seed: u64) -> Self {
         AltimeterSensor {
-            scoped_name: scoped_name.to_string(),
-            link,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            mount,
             reference: None,
             position_noise: NoiseChannel::new(
                 altimeter.vertical_position_noise,
@@ -104,7 +89,7 @@ impl Sensor for AltimeterSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
+        let state = self.mount.state(world)?;
         let reading = self.measure(&state, ctx.dt.as_secs_f64());
         out.publish("", Payload::Altimeter(RBox::new(reading)));
         Ok(())

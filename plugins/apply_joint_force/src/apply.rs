@@ -2,7 +2,7 @@
 
 use sim_plugin_api::prelude::*;
 use simcore_plugin_common::gz::{
-    GzSystem, drive, joints, last_finite_double, names, own_name, valid_topic,
+    GzSystem, drive, entity, last_finite_double, names, own_name, topic_from,
 };
 use simcore_plugin_common::{Attached, attached, plugin_document};
 
@@ -22,22 +22,13 @@ impl GzSystem for ApplyJointForce {
         let root = doc.root();
         // gz-sim reads the first <joint_name>.
         let name = names(&root, "joint_name")?.swap_remove(0);
-        let joint = joints(
-            world,
-            scoped,
-            std::slice::from_ref(&name),
-            "joint_name",
-            &who,
-        )?[0];
+        let joint = entity(world, scoped, &name, EntityKind::JOINT, "joint_name", &who)?;
         let model = own_name(world, config.entity, scoped);
-        let written = format!("/model/{model}/joint/{name}/cmd_force");
-        let topic = valid_topic(&written).ok_or_else(|| {
-            let element = root.children_named("joint_name").find(|j| j.text() == name);
-            element.unwrap_or(root).error(
-                format!("a name making a valid topic (not `{written}`)"),
-                name.as_str(),
-            )
-        })?;
+        let element = root.children_named("joint_name").find(|j| j.text() == name);
+        let topic = topic_from(
+            &element.unwrap_or(root),
+            &format!("/model/{model}/joint/{name}/cmd_force"),
+        )?;
         let system = ApplyJointForce::new(joint, topic);
         simcore_plugin_common::declare_inputs(world, &system, &["Double"]);
         Ok(system)
@@ -85,33 +76,19 @@ impl System for ApplyJointForce {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::create;
-
-    /// The configuration of the system on the model `disc` from `sdf`, written at line 40 of
-    /// `world.sdf`.
-    fn config(sdf: &str) -> SystemConfig<'_> {
-        system_config(
-            "gz::sim::systems::ApplyJointForce",
-            EntityId(1),
-            "disc",
-            sdf,
-        )
-        .with_source("world.sdf", 40)
-    }
+    use simcore_plugin_common::testing::SystemSetup;
 
     #[test]
     fn errors_name_the_file_and_line() {
-        let mut w = StaticWorld::default();
-        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "disc");
-        w.set_entity(EntityId(2), EntityKind::JOINT, EntityId(1), "disc::a//b");
-        let c = config(
+        let setup = SystemSetup::on_model("gz::sim::systems::ApplyJointForce", "disc").with(
+            2,
+            EntityKind::JOINT,
+            "a//b",
+        );
+        let e = setup.create_error::<ApplyJointForce>(
             "<plugin name=\"gz::sim::systems::ApplyJointForce\" filename=\"f\">\n  \
              <joint_name> </joint_name>\n  <joint_name>a//b</joint_name>\n</plugin>",
         );
-        let e = w
-            .with(|world| create::<ApplyJointForce>(&c, &world).err())
-            .expect("an error");
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert_eq!(
             e.message.as_str(),
@@ -119,10 +96,16 @@ mod tests {
              (not `/model/disc/joint/a//b/cmd_force`), found \"a//b\" at world.sdf:42"
         );
         // Without a joint the system is idle, with a warning saying where.
-        let c = config("<plugin name=\"gz::sim::systems::ApplyJointForce\" filename=\"f\"/>");
-        assert!(w.with(|world| create::<ApplyJointForce>(&c, &world).unwrap().is_idle()));
+        assert!(
+            setup
+                .create::<ApplyJointForce>(
+                    "<plugin name=\"gz::sim::systems::ApplyJointForce\" filename=\"f\"/>"
+                )
+                .unwrap()
+                .is_idle()
+        );
         assert_eq!(
-            w.logs.lock().unwrap().last().unwrap().1,
+            setup.last_log(),
             "disc: ApplyJointForce: needs a <joint_name> at world.sdf:40; the system does \
              nothing (as in gz-sim)"
         );

@@ -181,33 +181,21 @@ impl System for ApplyLinkWrench {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::create;
+    use simcore_plugin_common::testing::SystemSetup;
 
-    /// The world `test`.
-    fn world() -> StaticWorld {
-        let mut w = StaticWorld::default();
-        w.set_entity(EntityId(1), EntityKind::WORLD, EntityId::NONE, "test");
-        w
-    }
-
-    /// The configuration of the system on the world from `sdf`, written at line 40 of
-    /// `world.sdf`.
-    fn config(sdf: &str) -> SystemConfig<'_> {
-        system_config(
-            "gz::sim::systems::ApplyLinkWrench",
-            EntityId(1),
-            "test",
-            sdf,
-        )
-        .with_source("world.sdf", 40)
+    /// The system on the world `test`, written at line 40 of `world.sdf`.
+    fn setup() -> SystemSetup<'static> {
+        SystemSetup::on_world("gz::sim::systems::ApplyLinkWrench", "test")
     }
 
     /// The world and the system built in it from `sdf`.
-    fn create_from(sdf: &str) -> (StaticWorld, Result<ApplyLinkWrench, PluginError>) {
-        let w = world();
-        let created = w.with(|world| ApplyLinkWrench::build(&config(sdf), &world));
-        (w, created)
+    fn create_from(sdf: &str) -> (SystemSetup<'static>, Result<ApplyLinkWrench, PluginError>) {
+        let s = setup();
+        let config = s.config(sdf);
+        let created = s
+            .world
+            .with(|world| ApplyLinkWrench::build(&config, &world));
+        (s, created)
     }
 
     #[test]
@@ -231,7 +219,11 @@ mod tests {
         assert!(!sys.verbose);
         assert_eq!(sys.persistent.len(), 1);
         assert_eq!(sys.persistent[0].force, Vec3::new(1.0, 0.0, 0.0));
-        assert_eq!(w.logs.lock().unwrap().len(), 1, "the second is skipped");
+        assert_eq!(
+            w.world.logs.lock().unwrap().len(),
+            1,
+            "the second is skipped"
+        );
         let (_, created) = create_from("");
         assert_eq!(created.unwrap().topics()[0], "/world/static/wrench");
     }
@@ -251,10 +243,7 @@ mod tests {
              found \"0 0 z\" at world.sdf:43"
         );
         // Through the factory too.
-        let c = config("<plugin><topic>a//b</topic></plugin>");
-        let e = world()
-            .with(|world| create::<ApplyLinkWrench>(&c, &world).err())
-            .expect("an error");
+        let e = setup().create_error::<ApplyLinkWrench>("<plugin><topic>a//b</topic></plugin>");
         assert!(e.message.ends_with("found \"a//b\" at world.sdf:40"), "{e}");
     }
 }

@@ -7,8 +7,8 @@ use sim_plugin_api::{
     msgs::BatteryState,
     prelude::*,
 };
-use simcore_plugin_common::gz::GzSystem;
-use simcore_plugin_common::{Throttle, attached_model, find_in_model, period_ns, plugin_document};
+use simcore_plugin_common::gz::{GzSystem, find_named};
+use simcore_plugin_common::{Throttle, attached_model, period_ns, plugin_document};
 
 /// How many unknown ids in a row end the scan for the model's sensors.
 const SCAN_GAP: u64 = 64;
@@ -27,17 +27,6 @@ pub struct Battery {
     drain_pending: bool,
 }
 
-/// Finds the joint `name` of `model`: scoped below the model first, then as written.
-fn resolve_joint(world: &WorldRef<'_>, model: &str, name: &str) -> Result<EntityId, PluginError> {
-    find_in_model(world, model, name, EntityKind::JOINT).map_err(|e| {
-        e.element_error(
-            &format!("{model}: LinearBattery: <motor_joint>"),
-            name,
-            EntityKind::JOINT,
-        )
-    })
-}
-
 impl GzSystem for Battery {
     /// Creates the system from its `<plugin>` element; it must be attached to a model.
     fn build(config: &SystemConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
@@ -48,7 +37,7 @@ impl GzSystem for Battery {
         let joints = parsed
             .motor_joints
             .iter()
-            .map(|j| resolve_joint(world, model, j))
+            .map(|j| find_named(world, model, j, EntityKind::JOINT, "motor_joint", &who))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Battery::new(parsed, config.entity, model, joints))
     }
@@ -234,20 +223,16 @@ impl System for Battery {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::{OrIdle, create};
+    use simcore_plugin_common::gz::OrIdle;
+    use simcore_plugin_common::testing::SystemSetup;
 
     const PLUGIN: &str = "<plugin name=\"simcore::LinearBattery\" filename=\"f\">\n\
         <battery_name>b</battery_name>\n\
         <open_circuit_voltage_constant_coef>12</open_circuit_voltage_constant_coef>\n";
 
     fn created(body: &str) -> Result<OrIdle<Battery>, PluginError> {
-        let mut world = StaticWorld::default();
-        world.set_entity(EntityId(1), EntityKind::MODEL, EntityId::WORLD, "robot");
-        let sdf = format!("{PLUGIN}{body}</plugin>");
-        let config = system_config("simcore::LinearBattery", EntityId(1), "robot", &sdf)
-            .with_source("world.sdf", 40);
-        world.with(|w| create::<Battery>(&config, &w))
+        SystemSetup::on_model("simcore::LinearBattery", "robot")
+            .create::<Battery>(&format!("{PLUGIN}{body}</plugin>"))
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Reading the `<plugin>` element of a linear battery.
 
 use sim_plugin_api::PluginError;
-use sim_plugin_api::sdf::{Element, SdfError};
+use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::gz::{absolute_topic_or, joint_names, required_text};
 
 /// The parsed configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,20 +45,10 @@ impl BatteryConfig {
     /// Reads the `<plugin>` element `root`, whose messages name the battery's model
     /// (`robot: LinearBattery`).
     pub fn read(root: &Element<'_, '_>) -> Result<BatteryConfig, PluginError> {
-        let name = root
-            .param::<String>("battery_name")
-            .check(NAME, |n| {
-                !n.is_empty() && !n.contains('/') && !n.contains(char::is_whitespace)
-            })
-            .get()?
-            .ok_or_else(|| {
-                SdfError::missing(
-                    root.document().origin(),
-                    "<battery_name>",
-                    NAME,
-                    root.place(),
-                )
-            })?;
+        let name = required_text(root, "battery_name", NAME)?;
+        if name.text().contains('/') || name.text().contains(char::is_whitespace) {
+            return Err(name.error(NAME, name.text()).into());
+        }
         let e0 = root
             .param::<f64>("open_circuit_voltage_constant_coef")
             .unit("V")
@@ -85,15 +76,9 @@ impl BatteryConfig {
             .param::<f64>("motor_efficiency")
             .check("in (0, 1]", |e| *e > 0.0 && *e <= 1.0)
             .or(1.0)?;
-        let motor_joints = root
-            .children_named("motor_joint")
-            .map(|j| match j.text() {
-                "" => Err(j.error("a joint name", "")),
-                t => Ok(t.to_string()),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let motor_joints = joint_names(root, "motor_joint")?;
         Ok(BatteryConfig {
-            name,
+            name: name.text().to_string(),
             e0,
             e1,
             capacity,
@@ -106,12 +91,7 @@ impl BatteryConfig {
             publish_frequency: root.get_or("state_publish_frequency", 10.0)?,
             stop_motors: root.get_or("stop_motors_on_drained_battery", true)?,
             disable_sensors: root.get_or("disable_sensors_on_drained_battery", false)?,
-            power_topic: match root.child("power_topic") {
-                None => "power/enabled".to_string(),
-                Some(t) if t.text().is_empty() => return Err(t.error("a topic name", "").into()),
-                Some(t) if t.text().starts_with('/') => t.text().to_string(),
-                Some(t) => format!("/{}", t.text()),
-            },
+            power_topic: absolute_topic_or(root, "power_topic", "power/enabled")?,
         })
     }
 }

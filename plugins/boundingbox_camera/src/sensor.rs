@@ -24,7 +24,8 @@ use crate::message::{boxes_3d_message, boxes_message};
 use crate::save::{SampleSaver, boxes_3d_csv, boxes_csv};
 use sim_plugin_api::{abi_stable::std_types::RBox, prelude::*};
 use simcore_plugin_camera_common::{
-    CameraCore, ImageFormat, LabelCache, Passes, RayStart, Shader, image::encode_image,
+    CameraCore, CameraPlugin, ImageFormat, LabelCache, Passes, RayStart, Shader, camera_sensor,
+    image::{encode_image, save_failed},
 };
 use simcore_plugin_common::NoiseChannel;
 use std::collections::BTreeSet;
@@ -84,13 +85,13 @@ impl BoundingBoxCameraSensor {
                 )
                 .into());
         }
-        let mut core = CameraCore::new(config, &root, RayStart::NearPlane, |c| (c.near, c.far))?;
+        let mut core = CameraCore::new(config, &root, RayStart::NearPlane)?;
         // The drawn image is shaded, which needs the normals; primary visibility is
         // rasterised where the engine can.
         core.grid.set_normals(true);
         core.grid.set_raster(true);
         let saver = match &core.config.save {
-            Some(s) => Some(SampleSaver::new(&s.path, &core.scoped_name)?),
+            Some(s) => Some(SampleSaver::new(&s.path, &core.mount.scoped_name)?),
             None => None,
         };
         let sensor = BoundingBoxCameraSensor {
@@ -98,7 +99,7 @@ impl BoundingBoxCameraSensor {
             box_type,
             frame: config.frame_id.to_string(),
             image_topic: SharedStr::new(&format!("{}_image", core.topic)),
-            info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
+            info_topic: SharedStr::new(&core.camera_info_topic()),
             shader: Shader::default(),
             colors: Vec::new(),
             labels: LabelCache::default(),
@@ -115,11 +116,6 @@ impl BoundingBoxCameraSensor {
             ],
         );
         Ok(sensor)
-    }
-
-    /// The shared camera state (configuration, model, rays).
-    pub fn core(&self) -> &CameraCore {
-        &self.core
     }
 
     /// The box type in use.
@@ -158,7 +154,7 @@ impl BoundingBoxCameraSensor {
             let all = world.visual_boxes().ok_or_else(|| {
                 PluginError::runtime(format!(
                     "{}: the engine no longer offers {}",
-                    self.core.scoped_name,
+                    self.core.mount.scoped_name,
                     sim_plugin_api::VISUAL_BOXES_EXTENSION
                 ))
             })?;
@@ -189,9 +185,9 @@ impl BoundingBoxCameraSensor {
                 Boxes::Flat(b) => boxes_csv(b),
                 Boxes::Solid(b) => boxes_3d_csv(b),
             };
-            saver.save(&image, &csv).map_err(|e| {
-                PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
-            })?;
+            saver
+                .save(&image, &csv)
+                .map_err(|e| save_failed(&self.core.mount.scoped_name, e))?;
         }
         let data = image.data.as_mut_slice();
         match &boxes {
@@ -208,8 +204,8 @@ impl BoundingBoxCameraSensor {
     }
 }
 
-impl Sensor for BoundingBoxCameraSensor {
-    fn update(
+impl CameraPlugin for BoundingBoxCameraSensor {
+    fn publish_frame(
         &mut self,
         ctx: &UpdateContext,
         world: &WorldRef<'_>,
@@ -230,22 +226,14 @@ impl Sensor for BoundingBoxCameraSensor {
         Ok(())
     }
 
-    fn set_parameter(
-        &mut self,
-        key: &str,
-        value: &str,
-        _world: &WorldRef<'_>,
-    ) -> Result<(), PluginError> {
-        self.core.set_parameter(key, value)
-    }
-
-    fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {
+    fn forget(&mut self) {
         self.shader.reset();
         self.labels.clear();
         self.seq = 0;
-        Ok(())
     }
 }
+
+camera_sensor!(BoundingBoxCameraSensor, core);
 
 #[cfg(test)]
 mod tests {

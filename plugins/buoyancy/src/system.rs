@@ -7,7 +7,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut, RVec},
     prelude::*,
 };
-use simcore_plugin_common::gz::{GzSystem, missing};
+use simcore_plugin_common::gz::{GzSystem, mechanics, missing};
 use std::collections::BTreeMap;
 
 /// What the fluid acts on of one link.
@@ -41,11 +41,7 @@ impl GzSystem for Buoyancy {
                 "{who}: should be attached to a <world>, not a <model>"
             )));
         }
-        if world.mechanics().is_none() {
-            return Err(missing(format!(
-                "{who}: this engine does not give collision volumes (no simcore.mechanics.v1 extension)"
-            )));
-        }
+        mechanics(world, &who, "collision volumes")?;
         let doc = simcore_plugin_common::plugin_document(config, &who)?;
         let parsed = BuoyancyConfig::read(&doc.root())?;
         if parsed.defaulted {

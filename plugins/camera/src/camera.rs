@@ -21,7 +21,7 @@
 use sim_plugin_api::prelude::*;
 use simcore_plugin_camera_common::{
     COLOR_STREAM, CameraConfig, CameraCore, CameraPlugin, Passes, RayStart, Shader, camera_sensor,
-    image::{FrameSaver, encode_image, pixel_noise, publish_frame},
+    image::{ImageOutputs, encode_image, pixel_noise},
 };
 use simcore_plugin_common::NoiseChannel;
 
@@ -29,62 +29,36 @@ use simcore_plugin_common::NoiseChannel;
 #[derive(Clone, Debug)]
 pub struct CameraSensor {
     core: CameraCore,
-    info_topic: SharedStr,
+    outputs: ImageOutputs,
     shader: Shader,
     colors: Vec<[f32; 3]>,
     noise: NoiseChannel,
-    saver: Option<FrameSaver>,
 }
 
 impl CameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let doc = config.parse_sdf()?;
-        let core = CameraCore::new(config, &doc.root(), RayStart::NearPlane, |c| {
-            (c.near, c.far)
-        })?;
-        let sensor = CameraSensor::from_core(core, config.seed)?;
+        let camera = CameraConfig::read(&doc.root())?;
+        let sensor = CameraSensor::new(camera, config)?;
         // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(
-            world,
-            &[("", "Image"), (sensor.info_topic.as_str(), "CameraInfo")],
-        );
+        sensor.outputs.declare(world);
         Ok(sensor)
     }
 
     /// Builds the sensor from a parsed configuration (see [`CameraCore::from_config`]).
     pub fn new(camera: CameraConfig, config: &SensorConfig<'_>) -> Result<Self, PluginError> {
-        let core = CameraCore::from_config(
-            camera,
-            config.scoped_name.as_str(),
-            config.link,
-            config.model,
-            config.pose,
-            config.topic.as_str(),
-            RayStart::NearPlane,
-            |c| (c.near, c.far),
-        );
-        CameraSensor::from_core(core, config.seed)
-    }
-
-    fn from_core(mut core: CameraCore, seed: u64) -> Result<Self, PluginError> {
+        let mut core = CameraCore::from_config(camera, config, RayStart::NearPlane);
         // Shading needs the normals; primary visibility is rasterised where the engine can.
         core.grid.set_normals(true);
         core.grid.set_raster(true);
-        let saver = core.config.frame_saver(&core.scoped_name)?;
         Ok(CameraSensor {
-            info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
-            noise: pixel_noise(&core.config.noise, seed, COLOR_STREAM),
+            outputs: core.image_outputs()?,
+            noise: pixel_noise(&core.config.noise, config.seed, COLOR_STREAM),
             shader: Shader::default(),
             colors: Vec::new(),
-            saver,
             core,
         })
-    }
-
-    /// The shared camera state (configuration, model, rays).
-    pub fn core(&self) -> &CameraCore {
-        &self.core
     }
 
     /// Renders one frame from the camera's current pose: the image and that pose.
@@ -105,24 +79,16 @@ impl CameraSensor {
 }
 
 impl CameraPlugin for CameraSensor {
-    fn core_mut(&mut self) -> &mut CameraCore {
-        &mut self.core
-    }
-
     fn publish_frame(
         &mut self,
+        _ctx: &UpdateContext,
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
         let (image, _) = self.render(world)?;
-        publish_frame(
-            out,
-            image,
-            self.core.camera_info(),
-            &self.info_topic,
-            self.saver.as_mut(),
-            &self.core.scoped_name,
-        )
+        let info = self.core.camera_info();
+        self.outputs
+            .publish(out, image, info, &self.core.mount.scoped_name)
     }
 
     fn forget(&mut self) {
@@ -130,4 +96,4 @@ impl CameraPlugin for CameraSensor {
     }
 }
 
-camera_sensor!(CameraSensor);
+camera_sensor!(CameraSensor, core);

@@ -5,11 +5,10 @@
 //! values are configuration errors naming the sensor, the element, the text found there and
 //! its place in the world file.
 
-use crate::image::FrameSaver;
-use crate::model::{Distortion, Intrinsics, Projection};
+use crate::model::{CameraModel, Distortion, Intrinsics, Projection};
 use sim_plugin_api::sdf::{Element, FromSdf, SdfError};
-use sim_plugin_api::{PixelFormat, PluginError, noise::NoiseParams};
-use simcore_plugin_common::visibility_mask;
+use sim_plugin_api::{CameraInfo, PixelFormat, PluginError, noise::NoiseParams};
+use simcore_plugin_common::{upper_bound, visibility_mask};
 use std::path::PathBuf;
 
 /// The pixel formats the colour cameras produce.
@@ -167,6 +166,21 @@ impl CameraConfig {
             .map_or_else(|| self.effective_intrinsics(), |p| p.intrinsics())
     }
 
+    /// The `camera_info` of this configuration: K from
+    /// [`CameraConfig::effective_intrinsics`], P from [`CameraConfig::projection_matrix`], the
+    /// distortion (see [`CameraModel::camera_info`]).
+    pub fn camera_info(&self) -> CameraInfo {
+        let mut info = CameraModel {
+            width: self.width,
+            height: self.height,
+            intrinsics: self.effective_intrinsics(),
+            distortion: self.distortion,
+        }
+        .camera_info();
+        info.projection = self.projection_matrix();
+        info
+    }
+
     /// camera_info's P: `<lens><projection>` when given, else K's values with no translation.
     pub fn projection_matrix(&self) -> [f64; 12] {
         self.projection.map_or_else(
@@ -178,13 +192,6 @@ impl CameraConfig {
             },
             |p| p.matrix(),
         )
-    }
-
-    /// The depth range of an RGB-D camera's depth image: `<depth_camera><clip>` when given,
-    /// else `<clip>` (gz-sensors' `RgbdCameraSensor` reads the former; a `depth` camera uses
-    /// `<clip>` only).
-    pub fn depth_range(&self) -> (f64, f64) {
-        self.depth_clip.unwrap_or((self.near, self.far))
     }
 
     /// Checks a horizontal field of view (rad) for a pinhole camera.
@@ -207,15 +214,6 @@ impl CameraConfig {
                 "a wide-angle camera's horizontal field of view must be {WIDE_HFOV}, found {hfov}"
             ))
         }
-    }
-
-    /// The saver of the frames of the sensor `name` into `<save><path>`, when `<save>` is
-    /// enabled (see [`FrameSaver::new`]).
-    pub fn frame_saver(&self, name: &str) -> Result<Option<FrameSaver>, PluginError> {
-        self.save
-            .as_ref()
-            .map(|s| FrameSaver::new(&s.path, name))
-            .transpose()
     }
 
     /// The `camera_info` topic of a camera whose image goes to `image_topic`:
@@ -400,19 +398,7 @@ fn side(image: &Element<'_, '_>, name: &str, default: u32) -> Result<u32, SdfErr
 /// A `<clip>` element: `near` > 0, `far` > `near`, each defaulting to the one given.
 fn clip_of(clip: &Element<'_, '_>, (near, far): (f64, f64)) -> Result<(f64, f64), SdfError> {
     let near = clip.param::<f64>("near").positive().or(near)?;
-    let written_far = clip
-        .param::<f64>("far")
-        .check(format!("greater than <near> ({near})"), move |f| *f > near)
-        .get()?;
-    match written_far {
-        Some(far) => Ok((near, far)),
-        None if far > near => Ok((near, far)),
-        // The default far plane is not beyond the near one written.
-        None => {
-            let e = clip.child("near").unwrap_or(*clip);
-            Err(e.error(format!("less than <far> ({far}, the default)"), e.text()))
-        }
-    }
+    Ok((near, upper_bound(clip, ("near", near), "far", far)?))
 }
 
 /// `<save enabled="...">`: the directory to write frames into when enabled, which must be
@@ -421,14 +407,15 @@ fn save_of(save: &Element<'_, '_>) -> Result<Option<SaveConfig>, SdfError> {
     if !save.attr::<bool>("enabled")?.unwrap_or(false) {
         return Ok(None);
     }
-    let Some(e) = save.child("path").filter(|e| !e.text().is_empty()) else {
-        return Err(SdfError::missing(
-            save.document().origin(),
-            format!("{}<path>", save.path()),
-            "the directory the PNG frames are written to, with enabled=\"true\"",
-            save.place(),
-        ));
-    };
+    let e = save
+        .child("path")
+        .filter(|e| !e.text().is_empty())
+        .ok_or_else(|| {
+            save.missing(
+                "path",
+                "the directory the PNG frames are written to, with enabled=\"true\"",
+            )
+        })?;
     let path = PathBuf::from(e.text());
     if let Some(problem) = escapes_working_dir(&path)
         && std::env::var_os(SAVE_ANYWHERE_ENV).is_none_or(|v| v.is_empty())

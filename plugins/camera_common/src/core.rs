@@ -2,22 +2,18 @@
 //! on its link, and the run-time `horizontal_fov` and `primary_visibility` parameters.
 
 use crate::config::CameraConfig;
+use crate::image::ImageOutputs;
 use crate::model::CameraModel;
 use crate::rays::{RayGrid, RayStart};
 use sim_plugin_api::sdf::Element;
-use sim_plugin_api::{CameraInfo, EntityId, ErrorCode, PluginError, Pose, SensorConfig, WorldRef};
-use simcore_plugin_common::Passes;
-use simcore_plugin_common::{MaskedCast, sensor_state};
+use sim_plugin_api::{CameraInfo, ErrorCode, PluginError, Pose, SensorConfig, WorldRef};
+use simcore_plugin_common::{MaskedCast, Passes, SensorMount};
 
 /// The shared part of a camera sensor.
 #[derive(Clone, Debug)]
 pub struct CameraCore {
-    /// The sensor's scoped name (for messages).
-    pub scoped_name: String,
-    /// The link it is on.
-    pub link: EntityId,
-    /// Its pose in the link.
-    pub pose_in_link: Pose,
+    /// Where the sensor is: its scoped name (for messages), its link and its pose there.
+    pub mount: SensorMount,
     /// The parsed `<camera>`.
     pub config: CameraConfig,
     /// The camera model in use.
@@ -30,62 +26,46 @@ pub struct CameraCore {
 
 impl CameraCore {
     /// Reads the `<camera>` of `sensor` (the sensor's parsed `<sensor>` element, see
-    /// [`CameraConfig::read`]) and builds the rays: starting at `from`, over the clip range
-    /// `clip(&config)`, ignoring the sensor's own model.
+    /// [`CameraConfig::read`]) and builds the rays of the sensor `config` configures (see
+    /// [`CameraCore::from_config`]).
     pub fn new(
         config: &SensorConfig<'_>,
         sensor: &Element<'_, '_>,
         from: RayStart,
-        clip: impl Fn(&CameraConfig) -> (f64, f64),
     ) -> Result<CameraCore, PluginError> {
         let camera = CameraConfig::read(sensor)?;
-        Ok(CameraCore::from_config(
-            camera,
-            config.scoped_name.as_str(),
-            config.link,
-            config.model,
-            config.pose,
-            config.topic.as_str(),
-            from,
-            clip,
-        ))
+        Ok(CameraCore::from_config(camera, config, from))
     }
 
-    /// [`CameraCore::new`] from a parsed configuration.
-    #[allow(clippy::too_many_arguments)]
+    /// The core of the sensor `config` configures (its place, model and topic), with the
+    /// parsed `<camera>` `camera`: the rays start at `from` and see over the clip range
+    /// `<clip>`, ignoring the sensor's own model.
     pub fn from_config(
         camera: CameraConfig,
-        scoped_name: &str,
-        link: EntityId,
-        model: EntityId,
-        pose_in_link: Pose,
-        topic: &str,
+        config: &SensorConfig<'_>,
         from: RayStart,
-        clip: impl Fn(&CameraConfig) -> (f64, f64),
     ) -> CameraCore {
+        let mount = SensorMount::of(config);
         let cam_model = CameraModel {
             width: camera.width,
             height: camera.height,
             intrinsics: camera.render_intrinsics(),
             distortion: camera.distortion,
         };
-        let (near, far) = clip(&camera);
-        let mut grid = RayGrid::new(&cam_model, near, far, from, model);
-        grid.set_visibility(MaskedCast::new(camera.visibility_mask, scoped_name));
+        let mut grid = RayGrid::new(&cam_model, camera.near, camera.far, from, config.model);
+        grid.set_visibility(MaskedCast::new(camera.visibility_mask, &mount.scoped_name));
         CameraCore {
-            scoped_name: scoped_name.to_string(),
-            link,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            mount,
             grid,
             model: cam_model,
             config: camera,
-            topic: topic.to_string(),
+            topic: config.topic.as_str().to_string(),
         }
     }
 
     /// The camera's world pose now.
     pub fn pose(&self, world: &WorldRef<'_>) -> Result<Pose, PluginError> {
-        Ok(sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?.pose)
+        self.mount.pose(world)
     }
 
     /// Casts every pixel's ray from the camera's current pose; returns that pose.
@@ -101,21 +81,33 @@ impl CameraCore {
     }
 
     /// The current `camera_info`: K from the intrinsics (`<lens><intrinsics>` or the field of
-    /// view), P from `<lens><projection>` (else K's values), the model's distortion.
+    /// view, as zoomed by `horizontal_fov`), P from `<lens><projection>` (else K's values), the
+    /// distortion (see [`CameraConfig::camera_info`]).
     pub fn camera_info(&self) -> CameraInfo {
-        let k = CameraModel {
-            intrinsics: self.config.effective_intrinsics(),
-            ..self.model
-        };
-        let mut info = crate::image::camera_info(&k);
-        info.projection = self.config.projection_matrix();
-        info
+        self.config.camera_info()
     }
 
-    /// The `camera_info` topic: `<camera_info_topic>`, else beside the image topic `image`
-    /// (see [`crate::config::sibling_topic`]).
-    pub fn camera_info_topic(&self, image_topic: &str) -> String {
-        self.config.info_topic(image_topic)
+    /// The `camera_info` topic: `<camera_info_topic>`, else `camera_info` beside the sensor's
+    /// topic (see [`CameraConfig::info_topic`]).
+    pub fn camera_info_topic(&self) -> String {
+        self.config.info_topic(&self.topic)
+    }
+
+    /// The `camera_info` topic of a camera whose outputs are named below its sensor's topic
+    /// (the RGB-D and segmentation cameras): `<camera_info_topic>`, else the relative name
+    /// `camera_info`, below that topic.
+    pub fn camera_info_topic_below(&self) -> String {
+        match &self.config.camera_info_topic {
+            Some(_) => self.config.info_topic(""),
+            None => "camera_info".to_string(),
+        }
+    }
+
+    /// The outputs of a camera publishing one image per frame on the sensor's topic (see
+    /// [`ImageOutputs::new`]): `camera_info` on [`CameraCore::camera_info_topic`], and with
+    /// `<save>` a PNG file per frame.
+    pub fn image_outputs(&self) -> Result<ImageOutputs, PluginError> {
+        ImageOutputs::new(&self.config, &self.topic, &self.mount.scoped_name)
     }
 
     /// The run-time parameter `horizontal_fov` (radians, as text): the camera zooms from the
@@ -130,7 +122,7 @@ impl CameraCore {
         let bad = |k: &str, m: String| {
             PluginError::new(
                 ErrorCode::BAD_REQUEST,
-                format!("{}: {k}: {m}", self.scoped_name),
+                format!("{}: {k}: {m}", self.mount.scoped_name),
             )
         };
         if key == "primary_visibility" {
@@ -149,7 +141,7 @@ impl CameraCore {
         if key != "horizontal_fov" {
             return Err(PluginError::unsupported(format!(
                 "{}: no run-time parameter `{key}` (horizontal_fov, primary_visibility)",
-                self.scoped_name
+                self.mount.scoped_name
             )));
         }
         let bad = |m: String| bad("horizontal_fov", m);

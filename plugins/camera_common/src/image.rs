@@ -2,12 +2,11 @@
 //! `camera_info`, and PNG frames. The per-pixel encodings run in chunks on the engine's
 //! sensor threads (see [`simcore_plugin_common::passes`]).
 
-use crate::config::ImageFormat;
 pub use crate::config::sibling_topic;
-use crate::model::CameraModel;
+use crate::config::{CameraConfig, ImageFormat};
 use sim_plugin_api::{
     CameraInfo, Image, Outputs, Payload, PixelFormat, PluginError, PointCloudPacked, PointField,
-    PointFieldType, SharedStr, Vec3,
+    PointFieldType, SharedStr, Vec3, WorldRef,
     abi_stable::std_types::{RBox, RVec},
     noise::{NoiseKind, NoiseParams},
 };
@@ -309,39 +308,69 @@ fn cloud_message(
     }
 }
 
-/// The `camera_info` of `model` (plumb_bob distortion, identity rectification).
-pub fn camera_info(model: &CameraModel) -> CameraInfo {
-    let (k, p, d) = model.calibration();
-    CameraInfo {
-        width: model.width,
-        height: model.height,
-        distortion_model: SharedStr::new("plumb_bob"),
-        distortion: RVec::from(d.to_vec()),
-        intrinsics: k,
-        rectification: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
-        projection: p,
+/// The outputs of a camera that publishes one image per frame: the image on the sensor's
+/// topic, its `camera_info` on `<camera_info_topic>` or beside that topic, and, with `<save>`,
+/// each image as a PNG file.
+#[derive(Clone, Debug)]
+pub struct ImageOutputs {
+    info_topic: SharedStr,
+    saver: Option<FrameSaver>,
+}
+
+impl ImageOutputs {
+    /// The outputs of the camera `scoped_name` configured by `camera` whose images go to
+    /// `topic` (see [`CameraConfig::info_topic`], [`FrameSaver::of`]: with `<save>`
+    /// the directory is made now, and one that cannot be is a configuration error).
+    pub fn new(
+        camera: &CameraConfig,
+        topic: &str,
+        scoped_name: &str,
+    ) -> Result<ImageOutputs, PluginError> {
+        Ok(ImageOutputs {
+            info_topic: SharedStr::new(&camera.info_topic(topic)),
+            saver: FrameSaver::of(camera, scoped_name)?,
+        })
+    }
+
+    /// The topic `camera_info` is published on.
+    pub fn info_topic(&self) -> &str {
+        self.info_topic.as_str()
+    }
+
+    /// Lists the outputs with the engine (before the first update): an `Image` on the sensor's
+    /// topic and a `CameraInfo` on [`ImageOutputs::info_topic`].
+    pub fn declare(&self, world: &WorldRef<'_>) {
+        sim_plugin_api::declare_outputs(
+            world,
+            &[("", "Image"), (self.info_topic.as_str(), "CameraInfo")],
+        );
+    }
+
+    /// Publishes a frame: `image` on the sensor's topic and `info` on the `camera_info` topic,
+    /// after writing `image` as a PNG file with `<save>` (a failed write is a run-time error
+    /// naming the sensor `scoped_name`, see [`save_failed`], and nothing is published).
+    pub fn publish(
+        &mut self,
+        out: &mut Outputs<'_>,
+        image: Image,
+        info: CameraInfo,
+        scoped_name: &str,
+    ) -> Result<(), PluginError> {
+        if let Some(saver) = &mut self.saver {
+            saver
+                .save(&image)
+                .map_err(|e| save_failed(scoped_name, e))?;
+        }
+        out.publish("", Payload::Image(RBox::new(image)));
+        out.publish(&self.info_topic, Payload::CameraInfo(RBox::new(info)));
+        Ok(())
     }
 }
 
-/// Publishes a colour frame: `image` on the sensor's topic and `info` on `info_topic`, after
-/// writing `image` with `saver` when there is one (a failed write is a run-time error naming
-/// the sensor `scoped_name`, and nothing is published).
-pub fn publish_frame(
-    out: &mut Outputs<'_>,
-    image: Image,
-    info: CameraInfo,
-    info_topic: &str,
-    saver: Option<&mut FrameSaver>,
-    scoped_name: &str,
-) -> Result<(), PluginError> {
-    if let Some(saver) = saver {
-        saver
-            .save(&image)
-            .map_err(|e| PluginError::runtime(format!("{scoped_name}: {}", e.message)))?;
-    }
-    out.publish("", Payload::Image(RBox::new(image)));
-    out.publish(info_topic, Payload::CameraInfo(RBox::new(info)));
-    Ok(())
+/// The run-time error of the sensor `scoped_name` whose frame could not be saved (`e`, the
+/// error of the write): `<scoped_name>: <e's message>`.
+pub fn save_failed(scoped_name: &str, e: PluginError) -> PluginError {
+    PluginError::runtime(format!("{scoped_name}: {}", e.message))
 }
 
 /// Writes the frames of one camera as PNG files `<dir>/<prefix>_<n>.png` (n from 0, six
@@ -354,6 +383,16 @@ pub struct FrameSaver {
 }
 
 impl FrameSaver {
+    /// The saver of the frames of the sensor `name` into `camera`'s `<save><path>`, when
+    /// `<save>` is enabled (see [`FrameSaver::new`]).
+    pub fn of(camera: &CameraConfig, name: &str) -> Result<Option<FrameSaver>, PluginError> {
+        camera
+            .save
+            .as_ref()
+            .map(|s| FrameSaver::new(&s.path, name))
+            .transpose()
+    }
+
     /// A saver into `dir` (created if missing) for the sensor with scoped name `scoped_name`
     /// (`::` and path separators become `_` in file names). A directory that cannot be
     /// created, or a symbolic link on its way, is a configuration error

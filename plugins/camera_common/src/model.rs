@@ -22,7 +22,8 @@
 //!   describe the image exactly. Rays go through distorted pixel centres: the model is
 //!   inverted per pixel once (fixed-point iteration) and the directions are cached.
 
-use sim_plugin_api::Vec3;
+use sim_plugin_api::abi_stable::std_types::RVec;
+use sim_plugin_api::{CameraInfo, SharedStr, Vec3};
 
 /// Pinhole intrinsics in pixels (`<lens><intrinsics>`).
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -179,6 +180,20 @@ pub struct CameraModel {
 }
 
 impl CameraModel {
+    /// The `camera_info` of this model (plumb_bob distortion, identity rectification).
+    pub fn camera_info(&self) -> CameraInfo {
+        let (k, p, d) = self.calibration();
+        CameraInfo {
+            width: self.width,
+            height: self.height,
+            distortion_model: SharedStr::new("plumb_bob"),
+            distortion: RVec::from(d.to_vec()),
+            intrinsics: k,
+            rectification: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+            projection: p,
+        }
+    }
+
     /// The distortion centre in pixels.
     fn center(&self) -> (f64, f64) {
         (

@@ -66,7 +66,7 @@ fn defaults_and_a_full_element() {
     assert_eq!((c.horizontal_fov, c.width, c.height), (1.2, 64, 32));
     assert_eq!(c.format, ImageFormat::L16);
     assert_eq!((c.near, c.far), (0.2, 30.0));
-    assert_eq!(c.depth_range(), (0.3, 8.0));
+    assert_eq!(c.depth_clip, Some((0.3, 8.0)));
     let k = c.effective_intrinsics();
     assert_eq!((k.fx, k.fy, k.cx, k.cy, k.s), (50.0, 51.0, 31.0, 15.0, 0.5));
     assert_eq!((c.distortion.k1, c.distortion.p2), (-0.1, 0.01));
@@ -218,10 +218,7 @@ fn errors_name_the_place_in_the_world_file() {
         )
     );
     // Through the core, as the camera plugins create it.
-    let e = CameraCore::new(&config, &doc.root(), RayStart::NearPlane, |c| {
-        (c.near, c.far)
-    })
-    .unwrap_err();
+    let e = CameraCore::new(&config, &doc.root(), RayStart::NearPlane).unwrap_err();
     assert!(e.message.ends_with(" at world.sdf:42"), "{e}");
 }
 
@@ -289,21 +286,11 @@ fn png_frames_round_trip() {
 }
 
 /// A core from `config` on link 3 of model 2 at the link origin, topic `/x/image`.
-fn core_of(
-    config: CameraConfig,
-    from: RayStart,
-    clip: impl Fn(&CameraConfig) -> (f64, f64),
-) -> CameraCore {
-    CameraCore::from_config(
-        config,
-        NAME,
-        sim_plugin_api::EntityId(3),
-        sim_plugin_api::EntityId(2),
-        Pose::IDENTITY,
-        "/x/image",
-        from,
-        clip,
-    )
+fn core_of(config: CameraConfig, from: RayStart) -> CameraCore {
+    let mut sensor = sensor_config(NAME, "camera", EntityId(3), "");
+    sensor.model = EntityId(2);
+    sensor.topic = "/x/image".into();
+    CameraCore::from_config(config, &sensor, from)
 }
 
 #[test]
@@ -328,7 +315,7 @@ fn lens_projection_is_p_and_the_render_model() {
             70.0, 0.0, 50.0, -7.0, 0.0, 61.0, 24.0, 0.0, 0.0, 0.0, 1.0, 0.0
         ]
     );
-    let mut core = core_of(c, RayStart::NearPlane, |c| (c.near, c.far));
+    let mut core = core_of(c, RayStart::NearPlane);
     assert_eq!(core.model.intrinsics, r);
     let info = core.camera_info();
     assert_eq!(
@@ -388,9 +375,8 @@ fn points_topics_and_zoom() {
     let mut core = core_of(
         parse("<image><width>100</width><height>50</height></image>").unwrap(),
         RayStart::NearPlane,
-        |c| (c.near, c.far),
     );
-    assert_eq!(core.camera_info_topic("/x/image"), "/x/camera_info");
+    assert_eq!(core.camera_info_topic(), "/x/camera_info");
     core.set_parameter("horizontal_fov", " 0.8 ").unwrap();
     let fx = 50.0 / (0.4f64).tan();
     assert!((core.camera_info().intrinsics[0] - fx).abs() < 1e-9);
@@ -413,7 +399,6 @@ fn points_topics_and_zoom() {
         )
         .unwrap(),
         RayStart::Origin,
-        |c| c.depth_range(),
     );
     core.set_parameter("horizontal_fov", "0.5").unwrap();
     let s = (0.25f64).tan().recip() / (0.5f64).tan().recip();
@@ -729,16 +714,10 @@ fn a_rasterising_grid_casts_rays_on_an_engine_without_the_raster_extension() {
 
 #[test]
 fn primary_visibility_is_a_run_time_parameter() {
-    let mut core = CameraCore::from_config(
-        parse("").unwrap(),
-        NAME,
-        sim_plugin_api::EntityId(1),
-        sim_plugin_api::EntityId(2),
-        Pose::IDENTITY,
-        "cam",
-        RayStart::NearPlane,
-        |c| (c.near, c.far),
-    );
+    let mut sensor = sensor_config(NAME, "camera", EntityId(1), "");
+    sensor.model = EntityId(2);
+    sensor.topic = "cam".into();
+    let mut core = CameraCore::from_config(parse("").unwrap(), &sensor, RayStart::NearPlane);
     core.set_parameter("primary_visibility", "rays").unwrap();
     core.set_parameter("primary_visibility", " raster ")
         .unwrap();
@@ -749,4 +728,135 @@ fn primary_visibility_is_a_run_time_parameter() {
     assert!(e.message.contains("raster or rays"), "{}", e.message);
     let e = core.set_parameter("zoom", "2").expect_err("refused");
     assert!(e.message.contains("primary_visibility"), "{}", e.message);
+}
+
+#[test]
+fn a_core_takes_its_place_model_and_topic_from_the_sensor() {
+    let mut sensor = sensor_config(NAME, "camera", EntityId(3), "");
+    sensor.topic = "/x/image".into();
+    sensor.pose = Pose::new(Vec3::new(0.0, 0.0, 1.0), sim_plugin_api::Quat::IDENTITY);
+    let core = CameraCore::from_config(CameraConfig::default(), &sensor, RayStart::NearPlane);
+    assert_eq!(core.mount, simcore_plugin_common::SensorMount::of(&sensor));
+    assert_eq!(core.topic, "/x/image");
+    // The rays see over <clip>.
+    assert_eq!(core.grid.clip(), (core.config.near, core.config.far));
+    let mut w = StaticWorld::default();
+    w.set_kinematics(
+        EntityId(3),
+        sim_plugin_api::KinematicState {
+            pose: Pose::new(Vec3::new(1.0, 0.0, 0.0), sim_plugin_api::Quat::IDENTITY),
+            ..Default::default()
+        },
+    );
+    let pose = w.with(|v| core.pose(&v)).unwrap();
+    assert_eq!(pose.position, Vec3::new(1.0, 0.0, 1.0));
+}
+
+#[test]
+fn camera_info_topics_beside_or_below_the_sensor_topic() {
+    let plain = core_of(CameraConfig::default(), RayStart::NearPlane);
+    assert_eq!(plain.camera_info_topic(), "/x/camera_info");
+    assert_eq!(plain.camera_info_topic_below(), "camera_info");
+    for (given, topic) in [("/cam/info", "/cam/info"), ("cam/info", "/cam/info")] {
+        let config = CameraConfig {
+            camera_info_topic: Some(given.to_string()),
+            ..CameraConfig::default()
+        };
+        let core = core_of(config, RayStart::NearPlane);
+        assert_eq!(core.camera_info_topic(), topic);
+        assert_eq!(core.camera_info_topic_below(), topic);
+    }
+}
+
+#[test]
+fn the_camera_info_of_a_configuration_is_the_cores() {
+    let c = parse(
+        "<image><width>100</width><height>50</height></image>\
+         <lens><intrinsics><fx>60</fx><fy>61</fy><cx>50</cx><cy>25</cy><s>1</s></intrinsics>\
+         <projection><p_fx>70</p_fx><p_cy>24</p_cy><tx>-7</tx></projection></lens>\
+         <distortion><k1>0.1</k1></distortion>",
+    )
+    .unwrap();
+    let info = c.camera_info();
+    assert_eq!((info.width, info.height), (100, 50));
+    assert_eq!(
+        info.intrinsics,
+        [60.0, 1.0, 50.0, 0.0, 61.0, 25.0, 0.0, 0.0, 1.0]
+    );
+    assert_eq!(info.projection, c.projection_matrix());
+    assert_eq!(info.distortion[0], 0.1);
+    let mut core = core_of(c, RayStart::NearPlane);
+    assert_eq!(core.camera_info(), core.config.camera_info());
+    // Zoomed, the core's follows its configuration.
+    core.set_parameter("horizontal_fov", "0.5").unwrap();
+    assert_eq!(core.camera_info(), core.config.camera_info());
+    assert_ne!(core.camera_info().intrinsics, info.intrinsics);
+}
+
+/// The messages published by `publish` on outputs of its own.
+fn published(
+    publish: impl FnOnce(&mut sim_plugin_api::Outputs<'_>) -> Result<(), PluginError>,
+) -> (Result<(), PluginError>, Vec<sim_plugin_api::Message>) {
+    let mut out = sim_plugin_api::abi_stable::std_types::RVec::new();
+    let r = publish(&mut sim_plugin_api::Outputs::new(&mut out));
+    (r, out.into_iter().collect())
+}
+
+#[test]
+fn image_outputs_publish_the_image_and_camera_info_and_save_frames() {
+    use crate::image::ImageOutputs;
+    use sim_plugin_api::Payload;
+    let image = encode(&[[1.0, 0.0, 0.0]; 4], 2, 2, ImageFormat::Rgb8);
+    let info = CameraConfig::default().camera_info();
+
+    // Without <save>: the image on the sensor's topic, camera_info beside it.
+    let mut outputs = core_of(CameraConfig::default(), RayStart::NearPlane)
+        .image_outputs()
+        .unwrap();
+    assert_eq!(outputs.info_topic(), "/x/camera_info");
+    StaticWorld::default().with(|v| outputs.declare(&v));
+    let (r, messages) = published(|out| outputs.publish(out, image.clone(), info.clone(), NAME));
+    r.unwrap();
+    let topics: Vec<&str> = messages.iter().map(|m| m.topic.as_str()).collect();
+    assert_eq!(topics, ["", "/x/camera_info"]);
+    assert!(matches!(messages[0].payload.as_enum(), Ok(Payload::Image(i)) if **i == image));
+    assert!(matches!(messages[1].payload.as_enum(), Ok(Payload::CameraInfo(c)) if **c == info));
+
+    // With <save>: each frame is written first.
+    let dir = tempfile::tempdir().unwrap();
+    let saving = CameraConfig {
+        save: Some(crate::config::SaveConfig {
+            path: dir.path().join("frames"),
+        }),
+        camera_info_topic: Some("info".to_string()),
+        ..CameraConfig::default()
+    };
+    let mut outputs = ImageOutputs::new(&saving, "/x/image", NAME).unwrap();
+    assert_eq!(outputs.info_topic(), "/info");
+    let (r, messages) = published(|out| outputs.publish(out, image.clone(), info.clone(), NAME));
+    r.unwrap();
+    assert_eq!(messages.len(), 2);
+    assert!(dir.path().join("frames/m_l_cam_000000.png").is_file());
+
+    // A frame that cannot be written is a run-time error naming the sensor; nothing goes out.
+    std::fs::create_dir(dir.path().join("frames/m_l_cam_000001.png")).unwrap();
+    let (r, messages) = published(|out| outputs.publish(out, image.clone(), info.clone(), NAME));
+    let e = r.unwrap_err();
+    assert_eq!(e.code, ErrorCode::RUNTIME);
+    assert!(e.message.starts_with(&format!("{NAME}: ")), "{e}");
+    assert!(e.message.contains("m_l_cam_000001.png"), "{e}");
+    assert!(messages.is_empty());
+}
+
+#[test]
+fn a_failed_save_names_the_sensor() {
+    let e = crate::image::save_failed(NAME, PluginError::runtime("disk full"));
+    assert_eq!(e.code, ErrorCode::RUNTIME);
+    assert_eq!(e.message.as_str(), format!("{NAME}: disk full"));
+    // Whatever the write's code, the camera's is a run-time error.
+    let e = crate::image::save_failed("s", PluginError::config("no such directory"));
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (ErrorCode::RUNTIME, "s: no such directory")
+    );
 }

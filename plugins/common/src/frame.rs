@@ -10,36 +10,17 @@
 //! - acceleration of the sensor origin: `a + α × r + ω × (ω × r)`;
 //! - angular velocity and acceleration: those of the link.
 
-use sim_plugin_api::{EntityId, KinematicState, PluginError, Pose, WorldRef};
+use sim_plugin_api::{KinematicState, Pose};
 
 /// The motion of a frame at `pose_in_link` on a link moving as `link` (all world frame).
 pub fn sensor_frame(link: &KinematicState, pose_in_link: Pose) -> KinematicState {
     link.at_offset(pose_in_link)
 }
 
-/// The motion of the sensor `sensor` (its scoped name, for the error) at `pose_in_link` on
-/// `link`, read from `world`; a run-time error when the link is not in the world.
-pub fn sensor_state(
-    world: &WorldRef<'_>,
-    link: EntityId,
-    pose_in_link: Pose,
-    sensor: &str,
-) -> Result<KinematicState, PluginError> {
-    world
-        .kinematics_of(link)
-        .map(|l| sensor_frame(&l, pose_in_link))
-        .ok_or_else(|| {
-            PluginError::runtime(format!(
-                "{sensor}: its link (entity {}) is not in the world",
-                link.0
-            ))
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::{ErrorCode, Quat, Vec3, testing::StaticWorld};
+    use sim_plugin_api::{Quat, Vec3};
     use std::f64::consts::FRAC_PI_2;
 
     fn close(a: Vec3, b: Vec3) {
@@ -75,15 +56,5 @@ mod tests {
             s.pose.orientation.rotate(Vec3::new(1.0, 0.0, 0.0)),
             expected.rotate(Vec3::new(1.0, 0.0, 0.0)),
         );
-    }
-
-    #[test]
-    fn missing_link_is_a_runtime_error() {
-        let w = StaticWorld::default();
-        let e = w
-            .with(|w| sensor_state(&w, EntityId(5), Pose::IDENTITY, "m::l::s"))
-            .unwrap_err();
-        assert_eq!(e.code, ErrorCode::RUNTIME);
-        assert!(e.message.starts_with("m::l::s: its link (entity 5)"));
     }
 }

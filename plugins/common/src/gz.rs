@@ -1,21 +1,26 @@
-//! What gz-sim's systems share in reading their `<plugin>` element: topic names made valid as
-//! gz-transport makes them, the `<topic>` / `<sub_topic>` / default choice of the controller
-//! systems, repeated `<joint_name>` elements resolved to joints, PID gains and speed limits,
-//! joint commands, and the value a controller takes from its command topic. With them,
-//! re-exported: the factory that leaves a system idle when what it needs is missing
-//! ([`crate::idle`]) and the drive systems' odometry messages ([`crate::odometry`]).
+//! What gz-sim's systems (and simcore's own systems) share in reading their `<plugin>`
+//! element: topic names made valid as gz-transport makes them, the `<topic>` / `<sub_topic>` /
+//! default choice of the controller systems, topics made of names, required names and texts,
+//! repeated `<joint_name>` elements resolved to joints and other entities named by an element,
+//! PID gains and speed limits, joint commands, and the value a controller takes from its
+//! command topic. With them, re-exported: the factory that leaves a system idle when what it
+//! needs is missing ([`crate::idle`]), the joints a controller drives together
+//! ([`crate::joint_group`]) and the drive systems' odometry settings and messages
+//! ([`crate::odometry`]).
 
 use crate::bounded::bounded_value;
-use crate::lookup::find_in_model;
-pub use crate::lookup::own_name;
+pub use crate::lookup::{find_named, own_name};
 use crate::sdf::{at, owner};
 use crate::{Pid, SpeedLimiter};
 use sim_plugin_api::prelude::*;
 use sim_plugin_api::sdf::{Element, SdfError};
-use sim_plugin_api::{EntityId, EntityKind, PluginError, WorldRef};
+use sim_plugin_api::{EntityId, EntityKind, MechanicsRef, PluginError, WorldRef};
 
 pub use crate::idle::{GzSystem, OrIdle, create, missing};
-pub use crate::odometry::{OdometryOutput, mean_twist, planar_pose};
+pub use crate::joint_group::JointGroup;
+pub use crate::odometry::{
+    OdometryOutput, OdometrySettings, drive_frames, mean_twist, planar_pose,
+};
 
 /// The value of the last usable `Double` among `inbox`'s messages: the command the
 /// controller systems take from their topic (a NaN, infinite or out-of-range one, see
@@ -79,13 +84,74 @@ pub fn names(root: &Element<'_, '_>, tag: &str) -> Result<Vec<String>, PluginErr
         .filter(|n| !n.is_empty())
         .collect();
     if names.is_empty() {
-        return Err(missing(format!(
-            "{}: needs a <{tag}>{}",
-            owner(root),
-            at(root)
-        )));
+        return Err(needs(root, tag));
     }
     Ok(names)
+}
+
+/// The [`missing`] error of a system whose element `root` lacks a `<tag>` (or has only empty
+/// ones): `<owner>: needs a <tag>`, with ` at file:line` when known.
+pub fn needs(root: &Element<'_, '_>, tag: &str) -> PluginError {
+    missing(format!("{}: needs a <{tag}>{}", owner(root), at(root)))
+}
+
+/// The first `<tag>` child of `root` when its text is not empty (gz-sim reads the first one;
+/// an empty one is as if absent).
+pub fn first_named<'a, 't>(root: &Element<'a, 't>, tag: &str) -> Option<Element<'a, 't>> {
+    root.child(tag).filter(|e| !e.text().is_empty())
+}
+
+/// [`first_named`], which the system needs: the [`needs`] error when it is absent or empty.
+pub fn required_name<'a, 't>(
+    root: &Element<'a, 't>,
+    tag: &str,
+) -> Result<Element<'a, 't>, PluginError> {
+    first_named(root, tag).ok_or_else(|| needs(root, tag))
+}
+
+/// The text of `element`, which must not be empty: `error(expected, "")` on it otherwise.
+pub fn nonempty<'a>(element: &Element<'a, '_>, expected: &str) -> Result<&'a str, SdfError> {
+    match element.text() {
+        "" => Err(element.error(expected, "")),
+        text => Ok(text),
+    }
+}
+
+/// The `<tag>` child of `root`, which must be there ([`Element::require_element`]:
+/// `<tag> is required (<expected>)`) and hold text ([`nonempty`]).
+pub fn required_text<'a, 't>(
+    root: &Element<'a, 't>,
+    tag: &str,
+    expected: &str,
+) -> Result<Element<'a, 't>, SdfError> {
+    let element = root.require_element(tag, expected)?;
+    nonempty(&element, expected)?;
+    Ok(element)
+}
+
+/// What a joint element must hold, in messages.
+pub const JOINT_NAME: &str = "a joint name";
+
+/// The texts of every `<tag>` child of `root` (any number), each a joint name that must not be
+/// empty ([`nonempty`]).
+pub fn joint_names(root: &Element<'_, '_>, tag: &str) -> Result<Vec<String>, SdfError> {
+    root.children_named(tag)
+        .map(|e| nonempty(&e, JOINT_NAME).map(str::to_string))
+        .collect()
+}
+
+/// The entity `name` of kind `kind` in `model`, named by the element `<tag>` of the system
+/// `who` ([`find_named`]); the [`missing`] error when there is none (gz-sim leaves the system
+/// idle).
+pub fn entity(
+    world: &WorldRef<'_>,
+    model: &str,
+    name: &str,
+    kind: EntityKind,
+    tag: &str,
+    who: &str,
+) -> Result<EntityId, PluginError> {
+    find_named(world, model, name, kind, tag, who).map_err(|e| missing(e.message))
 }
 
 /// The joints `names` of `model`, each looked up below the model first, then as written; a
@@ -99,15 +165,23 @@ pub fn joints(
 ) -> Result<Vec<EntityId>, PluginError> {
     names
         .iter()
-        .map(|n| {
-            find_in_model(world, model, n, EntityKind::JOINT).map_err(|e| {
-                missing(
-                    e.element_error(&format!("{who}: <{tag}>"), n, EntityKind::JOINT)
-                        .message,
-                )
-            })
-        })
+        .map(|n| entity(world, model, n, EntityKind::JOINT, tag, who))
         .collect()
+}
+
+/// The engine's mechanics extension, which the system `who` needs for what it `gives`
+/// (`"joint axes"`); without it, the [`missing`] error saying so (gz-sim's system would have
+/// them: simcore's is left idle).
+pub fn mechanics<'a>(
+    world: &'a WorldRef<'_>,
+    who: &str,
+    gives: &str,
+) -> Result<&'a MechanicsRef<'a>, PluginError> {
+    world.mechanics().ok_or_else(|| {
+        missing(format!(
+            "{who}: this engine does not give {gives} (no simcore.mechanics.v1 extension)"
+        ))
+    })
 }
 
 /// A command driving axis `axis` of `joint` in `mode` to `target`, with no force limit of its
@@ -166,6 +240,59 @@ pub fn topic_or(root: &Element<'_, '_>, tag: &str, default: String) -> Result<St
         None => Ok(default),
         Some(e) => valid_topic(e.text()).ok_or_else(|| e.error(TOPIC, e.text())),
     }
+}
+
+/// `written`, a topic made of the text of `element` (a name put into a default topic), made
+/// valid ([`valid_topic`]); when nothing valid is left, an error on `element` quoting the
+/// topic.
+pub fn topic_from(element: &Element<'_, '_>, written: &str) -> Result<String, SdfError> {
+    valid_topic(written).ok_or_else(|| {
+        element.error(
+            format!("a name making a valid topic (not `{written}`)"),
+            element.text(),
+        )
+    })
+}
+
+/// The topic in `<tag>` as simcore's own systems read it: a leading `/` added to the text
+/// written, or `default` (as given, relative) when absent; an empty one is an error.
+pub fn absolute_topic_or(
+    root: &Element<'_, '_>,
+    tag: &str,
+    default: &str,
+) -> Result<String, SdfError> {
+    match root.child(tag) {
+        None => Ok(default.to_string()),
+        Some(e) => {
+            let text = nonempty(&e, "a topic name")?;
+            Ok(if text.starts_with('/') {
+                text.to_string()
+            } else {
+                format!("/{text}")
+            })
+        }
+    }
+}
+
+/// The first valid topic ([`valid_topic`]) among the texts of the `tags` children of `root`
+/// (those written, in order) and `default`, as gz-sim's `validTopic`; a [`missing`] error when
+/// none is valid.
+pub fn first_valid_topic(
+    root: &Element<'_, '_>,
+    tags: &[&str],
+    default: &str,
+) -> Result<String, PluginError> {
+    tags.iter()
+        .filter_map(|t| root.child(t).map(|e| e.text()))
+        .chain(std::iter::once(default))
+        .find_map(valid_topic)
+        .ok_or_else(|| {
+            missing(format!(
+                "{}: no valid topic (`{default}`){}",
+                owner(root),
+                at(root)
+            ))
+        })
 }
 
 /// The text of `<tag>`, or `default` when absent or empty (a frame id).
@@ -273,6 +400,126 @@ mod tests {
         let e = names(&document("<plugin/>").root(), "joint_name").unwrap_err();
         assert_eq!(e.code, ErrorCode::NOT_FOUND);
         assert_eq!(e.message.as_str(), "m: X: needs a <joint_name>");
+    }
+
+    /// Asserts that `e` is the [`missing`] error `message`.
+    #[track_caller]
+    fn assert_missing(e: &PluginError, message: &str) {
+        assert_eq!(e.code, ErrorCode::NOT_FOUND);
+        assert_eq!(e.message.as_str(), message);
+    }
+
+    /// `xml` parsed as the element of `m: X`, written at line 10 of `w.sdf`.
+    fn placed(xml: &str) -> SdfDocument<'_> {
+        let origin = Origin {
+            file: "w.sdf",
+            line: 10,
+            ..Origin::new("m: X")
+        };
+        SdfDocument::parse(xml, origin).unwrap()
+    }
+
+    #[test]
+    fn required_names_are_the_first_and_not_empty() {
+        let doc = placed("<plugin>\n<a> </a><a>x</a>\n<b>y</b><b>z</b></plugin>");
+        let root = doc.root();
+        assert!(first_named(&root, "a").is_none(), "the first <a> is empty");
+        assert_eq!(first_named(&root, "b").unwrap().text(), "y");
+        assert!(first_named(&root, "c").is_none());
+        assert_eq!(required_name(&root, "b").unwrap().text(), "y");
+        assert_missing(
+            &required_name(&root, "a").unwrap_err(),
+            "m: X: needs a <a> at w.sdf:10",
+        );
+        assert_missing(&needs(&root, "c"), "m: X: needs a <c> at w.sdf:10");
+    }
+
+    #[test]
+    fn texts_that_must_not_be_empty() {
+        let doc =
+            placed("<plugin>\n<j>a</j>\n<j> </j>\n<k>b</k><k>c</k><name>n</name><empty/></plugin>");
+        let root = doc.root();
+        let msg = |e: SdfError| e.to_string();
+        assert_eq!(
+            msg(joint_names(&root, "j").unwrap_err()),
+            "m: X: <j> must be a joint name, found \"\" at w.sdf:12"
+        );
+        assert_eq!(joint_names(&root, "k").unwrap(), ["b", "c"]);
+        assert!(joint_names(&root, "none").unwrap().is_empty());
+        assert_eq!(required_text(&root, "name", "a name").unwrap().text(), "n");
+        assert_eq!(
+            msg(required_text(&root, "empty", "a name").unwrap_err()),
+            "m: X: <empty> must be a name, found \"\" at w.sdf:13"
+        );
+        let e = required_text(&root, "none", "a name").unwrap_err();
+        assert!(e.is_missing());
+        assert_eq!(msg(e), "m: X: <none> is required (a name) at w.sdf:10");
+        assert_eq!(nonempty(&root.child("name").unwrap(), "x").unwrap(), "n");
+    }
+
+    #[test]
+    fn topics_from_names_absolute_topics_and_the_first_valid_one() {
+        let doc = placed(
+            "<plugin>\n<joint>a b</joint><bad>a//b</bad>\n<t>x</t><u>/y</u><e> </e></plugin>",
+        );
+        let root = doc.root();
+        let joint = root.child("joint").unwrap();
+        assert_eq!(topic_from(&joint, "/m/a b/cmd").unwrap(), "/m/a_b/cmd");
+        let bad = root.child("bad").unwrap();
+        assert_eq!(
+            topic_from(&bad, "/m/a//b/cmd").unwrap_err().to_string(),
+            "m: X: <bad> must be a name making a valid topic (not `/m/a//b/cmd`), \
+             found \"a//b\" at w.sdf:11"
+        );
+        assert_eq!(absolute_topic_or(&root, "t", "d").unwrap(), "/x");
+        assert_eq!(absolute_topic_or(&root, "u", "d").unwrap(), "/y");
+        assert_eq!(absolute_topic_or(&root, "none", "d/e").unwrap(), "d/e");
+        assert_eq!(
+            absolute_topic_or(&root, "e", "d").unwrap_err().to_string(),
+            "m: X: <e> must be a topic name, found \"\" at w.sdf:12"
+        );
+        assert_eq!(first_valid_topic(&root, &["bad", "t"], "/d").unwrap(), "/x");
+        assert_eq!(
+            first_valid_topic(&root, &["bad", "none"], "/d").unwrap(),
+            "/d"
+        );
+        let e = first_valid_topic(&root, &["bad"], "a//d").unwrap_err();
+        assert_missing(&e, "m: X: no valid topic (`a//d`) at w.sdf:10");
+    }
+
+    #[test]
+    fn entities_and_joints_of_the_model_or_missing() {
+        let setup = crate::testing::SystemSetup::on_model("X", "arm")
+            .with(2, EntityKind::JOINT, "j")
+            .with(3, EntityKind::LINK, "l");
+        setup.world.with(|world| {
+            assert_eq!(
+                entity(&world, "arm", "l", EntityKind::LINK, "link_name", "arm: X").unwrap(),
+                EntityId(3)
+            );
+            let e =
+                entity(&world, "arm", "j", EntityKind::LINK, "link_name", "arm: X").unwrap_err();
+            assert_missing(&e, "arm: X: <link_name> `arm::j` is a joint, not a link");
+            let names = ["j".to_string(), "arm::j".to_string()];
+            assert_eq!(
+                joints(&world, "arm", &names, "joint_name", "arm: X").unwrap(),
+                [EntityId(2), EntityId(2)]
+            );
+            let e = joints(&world, "arm", &["k".to_string()], "joint_name", "arm: X").unwrap_err();
+            assert_missing(&e, "arm: X: <joint_name> `k`: no such joint in the model");
+        });
+    }
+
+    #[test]
+    fn without_the_mechanics_extension_the_system_is_idle() {
+        // The static world offers no mechanics extension.
+        let w = sim_plugin_api::testing::StaticWorld::default();
+        let e = w.with(|world| mechanics(&world, "arm: X", "joint axes").err());
+        let e = e.expect("no mechanics");
+        assert_missing(
+            &e,
+            "arm: X: this engine does not give joint axes (no simcore.mechanics.v1 extension)",
+        );
     }
 
     #[test]

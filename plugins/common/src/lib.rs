@@ -21,16 +21,18 @@
 //! - [`gz`]: what gz-sim's systems share in reading their element: valid topic names, the
 //!   controller topic choice, repeated joint names;
 //! - [`idle`]: a gz-sim system left idle when what it needs is missing;
+//! - [`joint_group`]: the joints a gz-sim joint controller drives together ([`gz::JointGroup`]);
 //! - [`odometry`]: the odometry and transform messages of the drive systems;
 //! - [`pid`]: gz-math's PID controller ([`Pid`]);
 //! - [`limit`]: velocity and acceleration limits of a command ([`SpeedLimiter`]);
 //! - [`rolling`]: gz-math's rolling mean ([`RollingMean`]);
 //! - [`visibility`]: ray casts masked by a sensor's `<visibility_mask>` ([`MaskedCast`]);
-//! - `testing` (feature `testing`): assertions the plugins' tests share.
+//! - `testing` (feature `testing`): assertions and set-ups the plugins' tests share.
 //!
 //! This is an ordinary Rust library (an `rlib`): each plugin library links its own copy, and
 //! nothing here crosses the plugin boundary.
 
+pub mod axes;
 pub mod bounded;
 /// Writing files without following symbolic links (the `sim-files` crate the engine writes
 /// through too).
@@ -39,8 +41,11 @@ pub mod frame;
 pub mod gz;
 pub mod idle;
 pub mod inputs;
+pub mod interval;
+pub mod joint_group;
 pub mod limit;
 pub mod lookup;
+pub mod mount;
 pub mod noise;
 pub mod odometry;
 pub mod passes;
@@ -49,17 +54,20 @@ pub mod rolling;
 pub mod rotation;
 pub mod sdf;
 pub mod surfaces;
-#[cfg(feature = "testing")]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod throttle;
 pub mod topic;
 pub mod visibility;
 
+pub use axes::{axis_channels, axis_noises};
 pub use bounded::{accepted_twist, accepted_value, bounded_value, pose_problem, twist_problem};
-pub use frame::{sensor_frame, sensor_state};
+pub use frame::sensor_frame;
 pub use inputs::declare_inputs;
+pub use interval::upper_bound;
 pub use limit::SpeedLimiter;
 pub use lookup::{Attached, NotFound, attached, attached_model, find_in_model, on_model, on_world};
+pub use mount::SensorMount;
 pub use noise::{NoiseChannel, gaussian_variance};
 pub use passes::{CHUNK_LEN, Passes};
 pub use pid::Pid;

@@ -127,6 +127,21 @@ pub fn find_in_model(
     Err(NotFound::Missing)
 }
 
+/// [`find_in_model`] for a name the system `who` (`rover: Plugin`) read from its element
+/// `<tag>`: the entity, or the configuration error [`NotFound::element_error`] words
+/// (`rover: Plugin: <tag> `x`: no such joint in the model`).
+pub fn find_named(
+    world: &WorldRef<'_>,
+    model: &str,
+    name: &str,
+    kind: EntityKind,
+    tag: &str,
+    who: &str,
+) -> Result<EntityId, PluginError> {
+    find_in_model(world, model, name, kind)
+        .map_err(|e| e.element_error(&format!("{who}: <{tag}>"), name, kind))
+}
+
 /// The own name of the entity a system is attached to (gz-sim's `Model::Name`, which the
 /// default topics use), or `scoped` when the engine does not know it.
 pub fn own_name(world: &WorldRef<'_>, entity: EntityId, scoped: &str) -> String {
@@ -135,4 +150,37 @@ pub fn own_name(world: &WorldRef<'_>, entity: EntityId, scoped: &str) -> String 
         .into_option()
         .map(|i| i.name.to_string())
         .unwrap_or_else(|| scoped.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::SystemSetup;
+    use sim_plugin_api::ErrorCode;
+
+    #[test]
+    fn named_entities_and_the_errors_naming_the_element() {
+        let setup = SystemSetup::on_model("P", "rover")
+            .with(2, EntityKind::JOINT, "wheel")
+            .with(3, EntityKind::LINK, "base");
+        setup.world.with(|world| {
+            let find =
+                |name: &str, kind| find_named(&world, "rover", name, kind, "tag", "rover: P");
+            assert_eq!(find("wheel", EntityKind::JOINT).unwrap(), EntityId(2));
+            assert_eq!(
+                find("rover::wheel", EntityKind::JOINT).unwrap(),
+                EntityId(2)
+            );
+            let e = find("base", EntityKind::JOINT).unwrap_err();
+            assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
+            assert_eq!(
+                e.message.as_str(),
+                "rover: P: <tag> `rover::base` is a link, not a joint"
+            );
+            assert_eq!(
+                find("arm", EntityKind::LINK).unwrap_err().message.as_str(),
+                "rover: P: <tag> `arm`: no such link in the model"
+            );
+        });
+    }
 }

@@ -57,7 +57,7 @@ impl DepthCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let doc = config.parse_sdf()?;
-        let mut core = CameraCore::new(config, &doc.root(), RayStart::Origin, |c| (c.near, c.far))?;
+        let mut core = CameraCore::new(config, &doc.root(), RayStart::Origin)?;
         // Primary visibility is rasterised where the engine can.
         core.grid.set_raster(true);
         if core.config.save.is_some() {
@@ -65,12 +65,12 @@ impl DepthCameraSensor {
                 LogLevel::WARN,
                 &format!(
                     "{}: <save> is ignored: depth images are float32 and are not saved as PNG",
-                    core.scoped_name
+                    core.mount.scoped_name
                 ),
             );
         }
         let sensor = DepthCameraSensor {
-            info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
+            info_topic: SharedStr::new(&core.camera_info_topic()),
             points_topic: SharedStr::new(POINTS_TOPIC),
             noise: pixel_noise(&core.config.noise, config.seed, DEPTH_STREAM),
             depths: Vec::new(),
@@ -88,11 +88,6 @@ impl DepthCameraSensor {
             ],
         );
         Ok(sensor)
-    }
-
-    /// The shared camera state (configuration, model, rays).
-    pub fn core(&self) -> &CameraCore {
-        &self.core
     }
 
     /// Measures one frame: the depths (row-major, metres) of the camera's current view.
@@ -196,12 +191,9 @@ impl DepthCameraSensor {
 }
 
 impl CameraPlugin for DepthCameraSensor {
-    fn core_mut(&mut self) -> &mut CameraCore {
-        &mut self.core
-    }
-
     fn publish_frame(
         &mut self,
+        _ctx: &UpdateContext,
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
@@ -236,7 +228,7 @@ impl CameraPlugin for DepthCameraSensor {
     }
 }
 
-camera_sensor!(DepthCameraSensor);
+camera_sensor!(DepthCameraSensor, core);
 
 #[cfg(test)]
 mod tests {

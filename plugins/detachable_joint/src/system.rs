@@ -1,10 +1,11 @@
 //! The detachable joint: attach when the child exists, detach and attach on request.
 
-use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{prelude::*, runtime_joints};
-use simcore_plugin_common::gz::{GzSystem, missing, own_name, valid_topic};
-use simcore_plugin_common::sdf::{at, owner};
-use simcore_plugin_common::{Attached, attached, find_in_model, plugin_document};
+use simcore_plugin_common::gz::{
+    GzSystem, entity, first_named, first_valid_topic, missing, own_name,
+};
+use simcore_plugin_common::sdf::at;
+use simcore_plugin_common::{Attached, attached, plugin_document};
 
 /// A fixed joint that can be released and made again (see the crate documentation).
 pub struct DetachableJoint {
@@ -21,22 +22,6 @@ pub struct DetachableJoint {
     attach_due: bool,
 }
 
-/// The first valid topic of the `tags` children of `root` (those written) and `default`, as
-/// gz-sim's `validTopic`.
-fn topic(root: &Element<'_, '_>, tags: &[&str], default: String) -> Result<String, PluginError> {
-    tags.iter()
-        .filter_map(|t| root.child(t).map(|e| e.text()))
-        .chain(std::iter::once(default.as_str()))
-        .find_map(valid_topic)
-        .ok_or_else(|| {
-            missing(format!(
-                "{}: no valid topic (`{default}`){}",
-                owner(root),
-                at(root)
-            ))
-        })
-}
-
 impl GzSystem for DetachableJoint {
     /// Creates the system from its `<plugin>` element; it must be attached to a model that
     /// has `<parent_link>`, and name `<child_model>` and `<child_link>`.
@@ -45,21 +30,23 @@ impl GzSystem for DetachableJoint {
         let doc = plugin_document(config, &who)?;
         let root = doc.root();
         let required = |tag: &str| -> Result<String, PluginError> {
-            match root.child(tag) {
-                Some(t) if !t.text().is_empty() => Ok(t.text().to_string()),
-                _ => Err(missing(format!(
+            let element = first_named(&root, tag).ok_or_else(|| {
+                missing(format!(
                     "{who}: '{tag}' is a required parameter{}",
                     at(&root)
-                ))),
-            }
+                ))
+            })?;
+            Ok(element.text().to_string())
         };
         let parent = required("parent_link")?;
-        let parent_link = find_in_model(world, scoped, &parent, EntityKind::LINK).map_err(|e| {
-            missing(
-                e.element_error(&format!("{who}: <parent_link>"), &parent, EntityKind::LINK)
-                    .message,
-            )
-        })?;
+        let parent_link = entity(
+            world,
+            scoped,
+            &parent,
+            EntityKind::LINK,
+            "parent_link",
+            &who,
+        )?;
         let child_model = required("child_model")?;
         let child_link = required("child_link")?;
         let child_model = if child_model == "__model__" {
@@ -70,10 +57,12 @@ impl GzSystem for DetachableJoint {
         let suppress_child_warning = root.get_or("suppress_child_warning", false)?;
         let model = own_name(world, config.entity, scoped);
         let base = format!("/model/{model}/detachable_joint");
+        let topic =
+            |tags: &[&str], last: &str| first_valid_topic(&root, tags, &format!("{base}/{last}"));
         let topics = [
-            topic(&root, &["detach_topic", "topic"], format!("{base}/detach"))?,
-            topic(&root, &["attach_topic"], format!("{base}/attach"))?,
-            topic(&root, &["output_topic"], format!("{base}/state"))?,
+            topic(&["detach_topic", "topic"], "detach")?,
+            topic(&["attach_topic"], "attach")?,
+            topic(&["output_topic"], "state")?,
         ];
         Ok(DetachableJoint {
             parent_link,
@@ -169,8 +158,7 @@ impl System for DetachableJoint {
 mod tests {
     use super::*;
     use sim_plugin_api::sdf::{Origin, SdfDocument};
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::create;
+    use simcore_plugin_common::testing::SystemSetup;
 
     #[test]
     fn the_first_valid_topic_wins() {
@@ -179,7 +167,7 @@ mod tests {
             Origin::new("m: DetachableJoint"),
         )
         .unwrap();
-        let t = |tags: &[&str]| topic(&doc.root(), tags, "/d".into()).unwrap();
+        let t = |tags: &[&str]| first_valid_topic(&doc.root(), tags, "/d").unwrap();
         assert_eq!(
             t(&["detach_topic", "topic"]),
             "/old",
@@ -190,14 +178,12 @@ mod tests {
 
     #[test]
     fn errors_name_the_file_and_line() {
-        let mut w = StaticWorld::default();
-        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "m");
-        w.set_entity(EntityId(2), EntityKind::LINK, EntityId(1), "m::base");
-        let create_from = |sdf: &str| {
-            let config = system_config("gz::sim::systems::DetachableJoint", EntityId(1), "m", sdf)
-                .with_source("world.sdf", 40);
-            w.with(|world| create::<DetachableJoint>(&config, &world).map(|s| s.is_idle()))
-        };
+        let setup = SystemSetup::on_model("gz::sim::systems::DetachableJoint", "m").with(
+            2,
+            EntityKind::LINK,
+            "base",
+        );
+        let create_from = |sdf: &str| setup.create::<DetachableJoint>(sdf).map(|s| s.is_idle());
         let e = create_from(
             "<plugin name=\"gz::sim::systems::DetachableJoint\" filename=\"f\">\n  \
              <parent_link>base</parent_link><child_model>box</child_model>\n  \
@@ -214,7 +200,7 @@ mod tests {
         // Without a parent link the system is idle, with a warning saying where.
         assert!(create_from("").unwrap(), "idle");
         assert_eq!(
-            w.logs.lock().unwrap().last().unwrap().1,
+            setup.last_log(),
             "m: DetachableJoint: 'parent_link' is a required parameter at world.sdf:40; the \
              system does nothing (as in gz-sim)"
         );

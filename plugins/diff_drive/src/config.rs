@@ -6,7 +6,7 @@
 use crate::kinematics::SpeedLimiter;
 use sim_plugin_api::PluginError;
 use sim_plugin_api::sdf::{Element, SdfError};
-use simcore_plugin_common::gz::text_or;
+use simcore_plugin_common::gz::{OdometrySettings, absolute_topic_or, drive_frames, joint_names};
 use simcore_plugin_common::sdf::{at, owner};
 
 /// Wheel torque limit used when `<max_wheel_torque>` is absent, N·m.
@@ -23,8 +23,6 @@ pub struct DiffDriveConfig {
     pub wheel_separation: f64,
     /// `<wheel_radius>`, m (default 0.2, as Gazebo).
     pub wheel_radius: f64,
-    /// `<odom_publish_frequency>`, Hz (default 50; 0 or negative: every step).
-    pub odom_publish_frequency: f64,
     /// `<max_wheel_torque>`, N·m (default [`DEFAULT_MAX_WHEEL_TORQUE`]).
     pub max_wheel_torque: f64,
     /// Limits of the linear command (`<min|max_linear_velocity>`,
@@ -35,29 +33,17 @@ pub struct DiffDriveConfig {
     pub angular: SpeedLimiter,
     /// Command topic: `<topic>` made absolute, or `cmd_vel` (relative to the model).
     pub topic: String,
-    /// Odometry topic: `<odom_topic>` made absolute, or `odometry` (relative to the model).
-    pub odom_topic: String,
-    /// Transform topic: `<tf_topic>` made absolute, or `tf` (relative to the model).
-    pub tf_topic: String,
     /// Stall flag topic: `<stall_topic>` made absolute, or `stall` (relative to the model).
     pub stall_topic: String,
     /// Motor power switch topic: `<power_topic>` made absolute, or `power/enabled` (relative
     /// to the model). `Boolean(false)` there stops the drive (a battery publishes it when
     /// drained); `Boolean(true)` lets it drive again.
     pub power_topic: String,
-    /// `<frame_id>` (default `<model>/odom`).
-    pub frame_id: String,
+    /// The odometry: `<odom_publish_frequency>`, Hz (default 50; 0 or negative: every step);
+    /// `<odom_topic>` made absolute, or `odometry` (relative to the model); `<tf_topic>` made
+    /// absolute, or `tf` (relative to the model); `<frame_id>` (default `<model>/odom`);
     /// `<child_frame_id>` (default `<model>`).
-    pub child_frame_id: String,
-}
-
-/// A topic given in the SDF: absolute as Gazebo reads it (a leading `/` is added).
-fn absolute(topic: &str) -> String {
-    if topic.starts_with('/') {
-        topic.to_string()
-    } else {
-        format!("/{topic}")
-    }
+    pub odometry: OdometrySettings,
 }
 
 impl DiffDriveConfig {
@@ -65,15 +51,14 @@ impl DiffDriveConfig {
     /// `model` (the scoped model name) gives the default frame ids.
     pub fn read(root: &Element<'_, '_>, model: &str) -> Result<DiffDriveConfig, PluginError> {
         let joints = |tag: &str| -> Result<Vec<String>, PluginError> {
-            let elements: Vec<Element<'_, '_>> = root.children_named(tag).collect();
-            if elements.is_empty() {
+            if !root.has(tag) {
                 return Err(PluginError::config(format!(
                     "{}: needs at least one <{tag}>{}",
                     owner(root),
                     at(root)
                 )));
             }
-            elements.iter().map(joint_name).collect()
+            Ok(joint_names(root, tag)?)
         };
         let left_joints = joints("left_joint")?;
         let right_joints = joints("right_joint")?;
@@ -109,38 +94,32 @@ impl DiffDriveConfig {
             ],
             "angular",
         )?;
-        let topic = |tag: &str, default: &str| -> Result<String, SdfError> {
-            match root.child(tag) {
-                None => Ok(default.to_string()),
-                Some(e) if e.text().is_empty() => Err(e.error("a topic name", "")),
-                Some(e) => Ok(absolute(e.text())),
-            }
-        };
+        let topic = |tag: &str, default: &str| absolute_topic_or(root, tag, default);
+        let command_topic = topic("topic", "cmd_vel")?;
+        let odom_topic = topic("odom_topic", "odometry")?;
+        let tf_topic = topic("tf_topic", "tf")?;
+        let stall_topic = topic("stall_topic", "stall")?;
+        let power_topic = topic("power_topic", "power/enabled")?;
+        let (frame_id, child_frame_id) = drive_frames(root, model);
         Ok(DiffDriveConfig {
             left_joints,
             right_joints,
             wheel_separation,
             wheel_radius,
-            odom_publish_frequency,
             max_wheel_torque,
             linear,
             angular,
-            topic: topic("topic", "cmd_vel")?,
-            odom_topic: topic("odom_topic", "odometry")?,
-            tf_topic: topic("tf_topic", "tf")?,
-            stall_topic: topic("stall_topic", "stall")?,
-            power_topic: topic("power_topic", "power/enabled")?,
-            frame_id: text_or(root, "frame_id", format!("{model}/odom")),
-            child_frame_id: text_or(root, "child_frame_id", model.to_string()),
+            topic: command_topic,
+            stall_topic,
+            power_topic,
+            odometry: OdometrySettings {
+                frequency: odom_publish_frequency,
+                topic: odom_topic,
+                tf_topic,
+                frame_id,
+                child_frame_id,
+            },
         })
-    }
-}
-
-/// The joint named by `e`: its text, which must not be empty.
-fn joint_name(e: &Element<'_, '_>) -> Result<String, PluginError> {
-    match e.text() {
-        "" => Err(e.error("a joint name", "").into()),
-        name => Ok(name.to_string()),
     }
 }
 
@@ -204,17 +183,17 @@ mod tests {
         assert_eq!(c.right_joints, ["r"]);
         assert_eq!(c.wheel_separation, 1.0);
         assert_eq!(c.wheel_radius, 0.2);
-        assert_eq!(c.odom_publish_frequency, 50.0);
+        assert_eq!(c.odometry.frequency, 50.0);
         assert_eq!(c.max_wheel_torque, DEFAULT_MAX_WHEEL_TORQUE);
         assert_eq!(c.linear, SpeedLimiter::UNLIMITED);
         assert_eq!(c.angular, SpeedLimiter::UNLIMITED);
         assert_eq!(c.topic, "cmd_vel");
-        assert_eq!(c.odom_topic, "odometry");
-        assert_eq!(c.tf_topic, "tf");
+        assert_eq!(c.odometry.topic, "odometry");
+        assert_eq!(c.odometry.tf_topic, "tf");
         assert_eq!(c.stall_topic, "stall");
         assert_eq!(c.power_topic, "power/enabled");
-        assert_eq!(c.frame_id, "rover/odom");
-        assert_eq!(c.child_frame_id, "rover");
+        assert_eq!(c.odometry.frame_id, "rover/odom");
+        assert_eq!(c.odometry.child_frame_id, "rover");
     }
 
     #[test]
@@ -236,7 +215,7 @@ mod tests {
         assert_eq!(c.left_joints, ["fl", "rl"]);
         assert_eq!(c.right_joints, ["fr", "rr"]);
         assert_eq!((c.wheel_separation, c.wheel_radius), (0.4, 0.1));
-        assert_eq!(c.odom_publish_frequency, 10.0);
+        assert_eq!(c.odometry.frequency, 10.0);
         assert_eq!(c.max_wheel_torque, 5.0);
         assert_eq!((c.linear.min_velocity, c.linear.max_velocity), (-0.5, 1.0));
         assert_eq!(
@@ -249,10 +228,10 @@ mod tests {
         );
         assert_eq!(c.angular.max_acceleration, 4.0);
         assert_eq!(c.topic, "/cmd");
-        assert_eq!(c.odom_topic, "/odom");
+        assert_eq!(c.odometry.topic, "/odom");
         assert_eq!(c.power_topic, "/power");
-        assert_eq!(c.frame_id, "odom");
-        assert_eq!(c.child_frame_id, "base_link");
+        assert_eq!(c.odometry.frame_id, "odom");
+        assert_eq!(c.odometry.child_frame_id, "base_link");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{GzSystem, OdometryOutput, mean_twist, planar_pose};
+use simcore_plugin_common::gz::{GzSystem, OdometryOutput, mean_twist};
 use simcore_plugin_common::{
     NotFound, Throttle, accepted_twist, attached_model, find_in_model, period_ns, plugin_document,
 };
@@ -95,12 +95,7 @@ impl DiffDrive {
             stall: StallDetector::default(),
             window: (0.0, 0.0, 0.0),
             odom_publish: Throttle::default(),
-            odom_output: OdometryOutput::new(
-                &config.odom_topic,
-                &config.tf_topic,
-                &config.frame_id,
-                &config.child_frame_id,
-            ),
+            odom_output: OdometryOutput::new(&config.odometry),
             stall_topic: SharedStr::new(&config.stall_topic),
             config,
         }
@@ -226,16 +221,14 @@ impl System for DiffDrive {
 
         if !self
             .odom_publish
-            .due(period_ns(self.config.odom_publish_frequency), ctx)
+            .due(period_ns(self.config.odometry.frequency), ctx)
         {
             return Ok(());
         }
         let (travel, turn, span) = std::mem::take(&mut self.window);
         let twist = mean_twist(travel, turn, span);
-        let pose = planar_pose(self.odometry.x, self.odometry.y, self.odometry.yaw);
-        for m in self.odom_output.messages(pose, twist) {
-            out.push(m);
-        }
+        let o = &self.odometry;
+        self.odom_output.publish_planar(out, o.x, o.y, o.yaw, twist);
         Ok(())
     }
 
@@ -257,21 +250,19 @@ impl System for DiffDrive {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::{OrIdle, create};
+    use simcore_plugin_common::gz::OrIdle;
+    use simcore_plugin_common::testing::SystemSetup;
 
     fn created(body: &str) -> Result<OrIdle<DiffDrive>, PluginError> {
-        let mut world = StaticWorld::default();
-        world.set_entity(EntityId(1), EntityKind::MODEL, EntityId::WORLD, "rover");
-        world.set_entity(EntityId(2), EntityKind::JOINT, EntityId(1), "rover::l");
-        world.set_entity(EntityId(3), EntityKind::JOINT, EntityId(1), "rover::r");
         let sdf = format!(
             "<plugin name=\"gz::sim::systems::DiffDrive\" filename=\"f\">\n\
              <left_joint>l</left_joint>\n<right_joint>r</right_joint>\n{body}</plugin>"
         );
-        let config = system_config("gz::sim::systems::DiffDrive", EntityId(1), "rover", &sdf)
-            .with_source("world.sdf", 20);
-        world.with(|w| create::<DiffDrive>(&config, &w))
+        SystemSetup::on_model("gz::sim::systems::DiffDrive", "rover")
+            .at_line(20)
+            .with(2, EntityKind::JOINT, "l")
+            .with(3, EntityKind::JOINT, "r")
+            .create::<DiffDrive>(&sdf)
     }
 
     #[test]

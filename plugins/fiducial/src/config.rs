@@ -2,6 +2,7 @@
 
 use sim_plugin_api::PluginError;
 use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::upper_bound;
 
 /// The parsed configuration.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,23 +37,7 @@ impl FiducialConfig {
             return Ok(d);
         };
         let range_min = f.param::<f64>("range_min").non_negative().or(d.range_min)?;
-        let range_max = f
-            .param::<f64>("range_max")
-            .check(
-                format!("greater than <range_min> ({range_min})"),
-                move |m| *m > range_min,
-            )
-            .get()?;
-        let range_max = match range_max {
-            Some(m) => m,
-            None if d.range_max > range_min => d.range_max,
-            // The default maximum is not beyond the minimum written.
-            None => {
-                let e = f.child("range_min").unwrap_or(f);
-                let expected = format!("less than <range_max> ({}, the default)", d.range_max);
-                return Err(e.error(expected, e.text()).into());
-            }
-        };
+        let range_max = upper_bound(&f, ("range_min", range_min), "range_max", d.range_max)?;
         Ok(FiducialConfig {
             range_min,
             range_max,

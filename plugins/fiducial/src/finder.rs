@@ -21,6 +21,7 @@ use sim_plugin_api::{
     prelude::*,
     sdf::{Origin, SdfDocument},
 };
+use simcore_plugin_common::SensorMount;
 
 /// How many unknown ids in a row end the scan past the last model.
 const SCAN_GAP: u64 = 64;
@@ -54,10 +55,8 @@ pub fn plugin_fiducial_id(plugin_sdf: &str) -> Option<i64> {
 /// A fiducial sensor (SDF `<sensor type="fiducial">`).
 #[derive(Debug)]
 pub struct FiducialFinder {
-    scoped_name: String,
-    link: EntityId,
+    mount: SensorMount,
     model: EntityId,
-    pose_in_link: Pose,
     config: FiducialConfig,
     models_seen: Vec<EntityId>,
     markers: Vec<Marker>,
@@ -73,26 +72,16 @@ impl FiducialFinder {
         let parsed = FiducialConfig::read(&doc.root())?;
         Ok(FiducialFinder::new(
             parsed,
-            config.scoped_name.as_str(),
-            config.link,
+            SensorMount::of(config),
             config.model,
-            config.pose,
         ))
     }
 
-    /// Builds the sensor: attached to `link` of `model` (never reported) at `pose_in_link`.
-    pub fn new(
-        config: FiducialConfig,
-        scoped_name: &str,
-        link: EntityId,
-        model: EntityId,
-        pose_in_link: Pose,
-    ) -> Self {
+    /// Builds the sensor: at `mount` on a link of `model` (never reported).
+    pub fn new(config: FiducialConfig, mount: SensorMount, model: EntityId) -> Self {
         FiducialFinder {
-            scoped_name: scoped_name.to_string(),
-            link,
+            mount,
             model,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
             config,
             models_seen: Vec::new(),
             markers: Vec::new(),
@@ -173,13 +162,7 @@ impl FiducialFinder {
     /// The fiducials seen now.
     pub fn detect(&mut self, world: &WorldRef<'_>) -> Result<Vec<Fiducial>, PluginError> {
         self.refresh(world);
-        let link = world.kinematics_of(self.link).ok_or_else(|| {
-            PluginError::runtime(format!(
-                "{}: its link (entity {}) is not in the world",
-                self.scoped_name, self.link.0
-            ))
-        })?;
-        let sensor = link.pose.compose(self.pose_in_link);
+        let sensor = self.mount.pose(world)?;
         let to_sensor = sensor.inverse();
         let visuals: Vec<EntityId> = self.markers.iter().map(|m| m.target).collect();
         let mut states = vec![KinematicState::default(); visuals.len()];

@@ -31,15 +31,8 @@ impl FiducialMarker {
 
     /// Reads the `<plugin>` element `root`: its `<fiducial_id>` is required.
     pub fn read(root: &Element<'_, '_>) -> Result<Self, PluginError> {
-        match marker_id(root)? {
-            Some(id) => Ok(FiducialMarker { id }),
-            None => {
-                Err(
-                    SdfError::missing(root.document().origin(), "<fiducial_id>", ID, root.place())
-                        .into(),
-                )
-            }
-        }
+        let id = marker_id(root)?.ok_or_else(|| root.missing("fiducial_id", ID))?;
+        Ok(FiducialMarker { id })
     }
 }
 

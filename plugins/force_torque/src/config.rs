@@ -8,8 +8,9 @@
 use sim_plugin_api::{
     PluginError,
     noise::NoiseParams,
-    sdf::{Element, FromSdf, SdfError},
+    sdf::{Element, FromSdf},
 };
+use simcore_plugin_common::axis_noises;
 use std::borrow::Cow;
 
 /// The frame whose axes the wrench is expressed in (`<force_torque><frame>`).
@@ -94,12 +95,6 @@ impl ForceTorqueConfig {
             torque_noise: axis_noises(sensor, "force_torque/torque")?,
         })
     }
-}
-
-/// The `<x|y|z><noise>` of the element at `path` below `sensor`, in x, y, z order.
-fn axis_noises(sensor: &Element<'_, '_>, path: &str) -> Result<[NoiseParams; 3], SdfError> {
-    let axis = |a: &str| sensor.noise(&format!("{path}/{a}"));
-    Ok([axis("x")?, axis("y")?, axis("z")?])
 }
 
 #[cfg(test)]

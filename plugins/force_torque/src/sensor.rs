@@ -22,7 +22,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RBox, RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::NoiseChannel;
+use simcore_plugin_common::{NoiseChannel, axis_channels};
 
 /// Noise stream numbers (with the sensor's seed) of the force x, y, z.
 pub const FORCE_STREAMS: [u64; 3] = [0, 1, 2];
@@ -52,8 +52,10 @@ pub struct ForceTorqueSensor {
     pose_in_child: Pose,
     frame: Frame,
     direction: MeasureDirection,
-    /// Force x, y, z; then torque x, y, z.
-    noise: [NoiseChannel; 6],
+    /// Force x, y, z.
+    force_noise: [NoiseChannel; 3],
+    /// Torque x, y, z.
+    torque_noise: [NoiseChannel; 3],
 }
 
 impl ForceTorqueSensor {
@@ -117,10 +119,6 @@ impl ForceTorqueSensor {
         pose_in_child: Pose,
         seed: u64,
     ) -> Self {
-        let [f0, f1, f2] = FORCE_STREAMS;
-        let [t0, t1, t2] = TORQUE_STREAMS;
-        let [fx, fy, fz] = ft.force_noise;
-        let [tx, ty, tz] = ft.torque_noise;
         ForceTorqueSensor {
             scoped_name: scoped_name.to_string(),
             joint,
@@ -132,14 +130,8 @@ impl ForceTorqueSensor {
             ),
             frame: ft.frame,
             direction: ft.direction,
-            noise: [
-                NoiseChannel::new(fx, seed, f0),
-                NoiseChannel::new(fy, seed, f1),
-                NoiseChannel::new(fz, seed, f2),
-                NoiseChannel::new(tx, seed, t0),
-                NoiseChannel::new(ty, seed, t1),
-                NoiseChannel::new(tz, seed, t2),
-            ],
+            force_noise: axis_channels(&ft.force_noise, seed, FORCE_STREAMS),
+            torque_noise: axis_channels(&ft.torque_noise, seed, TORQUE_STREAMS),
         }
     }
 
@@ -164,7 +156,8 @@ impl ForceTorqueSensor {
         }
         .inverse();
         let (f, t) = (axes.rotate(f), axes.rotate(t));
-        let [nfx, nfy, nfz, ntx, nty, ntz] = &mut self.noise;
+        let [nfx, nfy, nfz] = &mut self.force_noise;
+        let [ntx, nty, ntz] = &mut self.torque_noise;
         Wrench {
             force: Vec3::new(nfx.apply(f.x, dt), nfy.apply(f.y, dt), nfz.apply(f.z, dt)),
             torque: Vec3::new(ntx.apply(t.x, dt), nty.apply(t.y, dt), ntz.apply(t.z, dt)),

@@ -11,9 +11,9 @@ use crate::frames::Localization;
 use sim_plugin_api::{
     PluginError, Quat, Vec3,
     noise::NoiseParams,
-    sdf::{Element, FromSdf, SdfError},
+    sdf::{Element, FromSdf},
 };
-use simcore_plugin_common::sdf::owner;
+use simcore_plugin_common::{axis_noises, sdf::owner};
 
 /// `<orientation_reference_frame><custom_rpy parent_frame="...">`.
 #[derive(Clone, Debug, PartialEq)]
@@ -133,12 +133,6 @@ impl ImuConfig {
             },
         }
     }
-}
-
-/// `<imu><{group}><x|y|z><noise>` for the three axes, in x, y, z order.
-fn axis_noises(imu: &Element<'_, '_>, group: &str) -> Result<[NoiseParams; 3], SdfError> {
-    let axis = |a: &str| imu.noise(&format!("{group}/{a}"));
-    Ok([axis("x")?, axis("y")?, axis("z")?])
 }
 
 #[cfg(test)]

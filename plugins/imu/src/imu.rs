@@ -19,6 +19,7 @@ use sim_plugin_api::{
     noise::{GaussianNoise, NoiseKind, NoiseParams, stream_seed},
     prelude::*,
 };
+use simcore_plugin_common::SensorMount;
 
 /// Noise stream numbers (passed to [`stream_seed`] with the sensor's seed) of the angular
 /// velocity x, y, z components. Fixed, so that a seed always gives the same noise.
@@ -32,9 +33,8 @@ pub const LINEAR_ACCELERATION_STREAMS: [u64; 3] = [3, 4, 5];
 /// apart and only when some axis has noise), so that a pass over many IMUs stays in cache.
 #[derive(Clone, Debug)]
 pub struct ImuSensor {
-    link: EntityId,
-    /// Pose of the sensor in its link's frame.
-    pose_in_link: Pose,
+    /// The sensor's link and its pose in the link's frame.
+    mount: SensorMount,
     /// `R_wf`; `None` until the initial pose has been seen (default mode only).
     reference: Option<Quat>,
     entity_name: SharedStr,
@@ -49,7 +49,6 @@ pub struct ImuSensor {
     enable_orientation: bool,
     /// The sensor sits at its link's origin, axes aligned (`pose_in_link` is the identity).
     at_link_origin: bool,
-    scoped_name: Box<str>,
 }
 
 impl ImuSensor {
@@ -58,38 +57,23 @@ impl ImuSensor {
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "IMU")]);
-        let scoped_name = config.scoped_name.as_str();
         let imu = ImuConfig::read(&config.parse_sdf()?.root())?;
         for warning in &imu.warnings {
             world.log_message(LogLevel::WARN, warning);
         }
         // gz-sensors' `ImuSensor::Update` reports `Name()`, which gz-sim's Imu system sets to
         // the sensor's scoped name `model::link::sensor`.
-        let entity_name = scoped_name.to_string();
-        let mut sensor = ImuSensor::new(
-            &imu,
-            scoped_name,
-            config.link,
-            config.pose,
-            config.seed,
-            entity_name,
-        );
+        let entity_name = config.scoped_name.as_str().to_string();
+        let mut sensor = ImuSensor::new(&imu, SensorMount::of(config), config.seed, entity_name);
         sensor.take_reference(world);
         Ok(sensor)
     }
 
-    /// Builds the sensor from an already parsed configuration. `pose_in_link` is the sensor's
-    /// pose in its link's frame, `seed` the seed of its noise streams and `entity_name` the
-    /// name reported in each message (the sensor's scoped name, as in Gazebo). In the default orientation mode the
+    /// Builds the sensor from an already parsed configuration. `mount` is where the sensor
+    /// sits, `seed` the seed of its noise streams and `entity_name` the name reported in each
+    /// message (the sensor's scoped name, as in Gazebo). In the default orientation mode the
     /// reference is taken at the first measurement.
-    pub fn new(
-        imu: &ImuConfig,
-        scoped_name: &str,
-        link: EntityId,
-        pose_in_link: Pose,
-        seed: u64,
-        entity_name: String,
-    ) -> Self {
+    pub fn new(imu: &ImuConfig, mount: SensorMount, seed: u64, entity_name: String) -> Self {
         let stream = |params: &NoiseParams, k: u64| {
             params
                 .is_active()
@@ -108,10 +92,7 @@ impl ImuSensor {
             stream(&la[1], s4),
             stream(&la[2], s5),
         ];
-        let pose_in_link = Pose::new(pose_in_link.position, pose_in_link.orientation.normalized());
         ImuSensor {
-            link,
-            pose_in_link,
             reference: match reference_mode {
                 OrientationReference::Fixed(q) => Some(q.normalized()),
                 OrientationReference::InitialPose => None,
@@ -122,8 +103,8 @@ impl ImuSensor {
             noise: noise.iter().any(Option::is_some).then(|| Box::new(noise)),
             reference_from_initial_pose: reference_mode == OrientationReference::InitialPose,
             enable_orientation: imu.enable_orientation,
-            at_link_origin: pose_in_link == Pose::IDENTITY,
-            scoped_name: scoped_name.into(),
+            at_link_origin: mount.pose_in_link == Pose::IDENTITY,
+            mount,
         }
     }
 
@@ -142,8 +123,8 @@ impl ImuSensor {
     fn take_reference(&mut self, world: &WorldRef<'_>) {
         if self.reference_from_initial_pose {
             self.reference = world
-                .kinematics_of(self.link)
-                .map(|s| (s.pose.orientation * self.pose_in_link.orientation).normalized());
+                .kinematics_of(self.mount.link)
+                .map(|s| (s.pose.orientation * self.mount.pose_in_link.orientation).normalized());
         }
     }
 
@@ -165,9 +146,10 @@ impl ImuSensor {
             // At the link origin (the usual case): no lever arm, the link's orientation.
             (q_wl.normalized(), link.linear_acceleration)
         } else {
-            let r = q_wl.rotate(self.pose_in_link.position);
+            let pose_in_link = self.mount.pose_in_link;
+            let r = q_wl.rotate(pose_in_link.position);
             (
-                (q_wl * self.pose_in_link.orientation).normalized(),
+                (q_wl * pose_in_link.orientation).normalized(),
                 link.linear_acceleration
                     + link.angular_acceleration.cross(r)
                     + omega.cross(omega.cross(r)),
@@ -220,12 +202,7 @@ impl Sensor for ImuSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let Some(state) = world.kinematics_of(self.link) else {
-            return Err(PluginError::runtime(format!(
-                "{}: its link (entity {}) is not in the world",
-                self.scoped_name, self.link.0
-            )));
-        };
+        let state = self.mount.link_state(world)?;
         // Before the first physics step no acceleration has been measured (a falling body
         // would read +g, as at rest): publish nothing then. Gazebo's first IMU sample, too,
         // comes after the first step (the Imu system updates in PostUpdate).

@@ -1,19 +1,15 @@
 //! The joint controller: a target velocity in, joint velocity or force commands out.
 
 use crate::config::VelocityConfig;
-use sim_plugin_api::{
-    abi_stable::std_types::{RSlice, RSliceMut},
-    prelude::*,
-};
-use simcore_plugin_common::gz::{GzSystem, drive, joints, last_finite_double};
+use sim_plugin_api::prelude::*;
+use simcore_plugin_common::gz::{GzSystem, JointGroup, joints, last_finite_double};
 use simcore_plugin_common::{Attached, attached, plugin_document};
 
 /// A joint velocity controller attached to a model (see the crate documentation).
 pub struct JointController {
     config: VelocityConfig,
-    joints: Vec<EntityId>,
+    joints: JointGroup,
     target: f64,
-    states: Vec<JointState>,
 }
 
 impl GzSystem for JointController {
@@ -35,8 +31,7 @@ impl JointController {
     pub fn new(config: VelocityConfig, joints: Vec<EntityId>) -> Self {
         JointController {
             target: config.initial_velocity,
-            states: vec![JointState::default(); joints.len()],
-            joints,
+            joints: JointGroup::new(joints),
             config,
         }
     }
@@ -68,19 +63,15 @@ impl System for JointController {
         if let Some(v) = last_finite_double(inbox) {
             self.target = v;
         }
-        let known = world.joint_states(
-            RSlice::from_slice(&self.joints),
-            RSliceMut::from_mut_slice(&mut self.states),
-        );
         // As gz-sim: the first joint's axis 0 is the measurement; a removed joint, or one
         // without an axis, leaves the controller idle.
-        if known as usize != self.joints.len() || self.states[0].dof == 0 {
+        let Some(first) = self.joints.first_state(world).filter(|s| s.dof > 0) else {
             return Ok(());
-        }
+        };
         let (mode, value) = match self.config.force_pid.as_mut() {
             None => (JointCommandMode::VELOCITY, self.target),
             Some(pid) => {
-                let error = self.states[0].velocity[0] - self.target;
+                let error = first.velocity[0] - self.target;
                 if self.config.disable_braking && !pushes_without_braking(self.target, error) {
                     return Ok(());
                 }
@@ -90,9 +81,7 @@ impl System for JointController {
                 )
             }
         };
-        for joint in &self.joints {
-            commands.joint_command(&drive(*joint, 0, mode, value));
-        }
+        self.joints.drive(commands, 0, mode, value);
         Ok(())
     }
 
@@ -108,28 +97,12 @@ impl System for JointController {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::create;
-
-    /// The error of creating the controller of the model `rover` from `sdf`, written at line
-    /// 40 of `world.sdf`.
-    fn create_error(sdf: &str) -> PluginError {
-        let mut w = StaticWorld::default();
-        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "rover");
-        let config = system_config(
-            "gz::sim::systems::JointController",
-            EntityId(1),
-            "rover",
-            sdf,
-        )
-        .with_source("world.sdf", 40);
-        let created = w.with(|world| create::<JointController>(&config, &world).err());
-        created.expect("an error")
-    }
+    use simcore_plugin_common::testing::SystemSetup;
 
     #[test]
     fn errors_name_the_file_and_line() {
-        let e = create_error(
+        let setup = SystemSetup::on_model("gz::sim::systems::JointController", "rover");
+        let e = setup.create_error::<JointController>(
             "<plugin name=\"gz::sim::systems::JointController\" filename=\"f\">\n  \
              <joint_name>j</joint_name>\n  <use_force_commands>yes</use_force_commands>\n</plugin>",
         );

@@ -1,20 +1,16 @@
 //! The joint position controller: a target in, joint force or velocity commands out.
 
 use crate::config::PositionConfig;
-use sim_plugin_api::{
-    abi_stable::std_types::{RSlice, RSliceMut},
-    prelude::*,
-};
-use simcore_plugin_common::gz::{GzSystem, drive, joints, last_finite_double};
+use sim_plugin_api::prelude::*;
+use simcore_plugin_common::gz::{GzSystem, JointGroup, joints, last_finite_double};
 use simcore_plugin_common::{Attached, Pid, attached, plugin_document};
 
 /// A joint position controller attached to a model (see the crate documentation).
 pub struct JointPositionController {
     config: PositionConfig,
-    joints: Vec<EntityId>,
+    joints: JointGroup,
     pid: Pid,
     target: f64,
-    states: Vec<JointState>,
 }
 
 impl GzSystem for JointPositionController {
@@ -37,8 +33,7 @@ impl JointPositionController {
         JointPositionController {
             pid: config.pid.clone(),
             target: config.initial_position,
-            states: vec![JointState::default(); joints.len()],
-            joints,
+            joints: JointGroup::new(joints),
             config,
         }
     }
@@ -75,17 +70,16 @@ impl System for JointPositionController {
         if let Some(v) = last_finite_double(inbox) {
             self.target = v;
         }
-        let known = world.joint_states(
-            RSlice::from_slice(&self.joints),
-            RSliceMut::from_mut_slice(&mut self.states),
-        );
         let axis = self.config.axis as usize;
         // As gz-sim: the first joint's position is the measurement; a removed joint, or an
         // axis the joint lacks, leaves the controller idle.
-        let first = self.states[0];
-        if known as usize != self.joints.len() || axis >= first.dof as usize {
+        let Some(first) = self
+            .joints
+            .first_state(world)
+            .filter(|s| axis < s.dof as usize)
+        else {
             return Ok(());
-        }
+        };
         let error = first.position[axis] - self.target;
         let dt = ctx.step.as_secs_f64();
         let (mode, target) = if self.config.velocity_mode {
@@ -93,9 +87,7 @@ impl System for JointPositionController {
         } else {
             (JointCommandMode::FORCE, self.pid.update(error, dt))
         };
-        for joint in &self.joints {
-            commands.joint_command(&drive(*joint, self.config.axis, mode, target));
-        }
+        self.joints.drive(commands, self.config.axis, mode, target);
         Ok(())
     }
 
@@ -109,38 +101,15 @@ impl System for JointPositionController {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::create;
-
-    /// The world of the model `arm`.
-    fn world() -> StaticWorld {
-        let mut w = StaticWorld::default();
-        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "arm");
-        w
-    }
-
-    /// The configuration of a controller of `arm` from `sdf`, written at line 40 of
-    /// `world.sdf`.
-    fn config(sdf: &str) -> SystemConfig<'_> {
-        system_config(
-            "gz::sim::systems::JointPositionController",
-            EntityId(1),
-            "arm",
-            sdf,
-        )
-        .with_source("world.sdf", 40)
-    }
+    use simcore_plugin_common::testing::SystemSetup;
 
     #[test]
     fn errors_name_the_file_and_line() {
-        let w = world();
-        let c = config(
+        let setup = SystemSetup::on_model("gz::sim::systems::JointPositionController", "arm");
+        let e = setup.create_error::<JointPositionController>(
             "<plugin name=\"gz::sim::systems::JointPositionController\" filename=\"f\">\n  \
              <joint_name>j</joint_name>\n  <p_gain>x</p_gain>\n</plugin>",
         );
-        let e = w
-            .with(|world| create::<JointPositionController>(&c, &world).err())
-            .expect("an error");
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert_eq!(
             e.message.as_str(),
@@ -148,16 +117,16 @@ mod tests {
              at world.sdf:42"
         );
         // Without a joint the system is idle, with a warning saying where.
-        let c =
-            config("<plugin name=\"gz::sim::systems::JointPositionController\" filename=\"f\"/>");
-        assert!(w.with(|world| {
-            create::<JointPositionController>(&c, &world)
+        assert!(
+            setup
+                .create::<JointPositionController>(
+                    "<plugin name=\"gz::sim::systems::JointPositionController\" filename=\"f\"/>"
+                )
                 .unwrap()
                 .is_idle()
-        }));
-        let logs = w.logs.lock().unwrap();
+        );
         assert_eq!(
-            logs.last().unwrap().1,
+            setup.last_log(),
             "arm: JointPositionController: needs a <joint_name> at world.sdf:40; the system does \
              nothing (as in gz-sim)"
         );

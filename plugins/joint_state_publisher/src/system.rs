@@ -5,8 +5,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut, RVec},
     prelude::*,
 };
-use simcore_plugin_common::gz::{GzSystem, joints, missing, valid_topic};
-use simcore_plugin_common::sdf::at;
+use simcore_plugin_common::gz::{GzSystem, first_valid_topic, joints, missing};
 use simcore_plugin_common::{Attached, attached, plugin_document};
 
 /// The state of a model's joints (see the crate documentation).
@@ -89,11 +88,7 @@ impl GzSystem for JointStatePublisher {
         }
         let model_name = simcore_plugin_common::gz::own_name(world, config.entity, scoped);
         let default = default_topic(config.world_name.as_str(), scoped);
-        let written = root.child("topic").map(|t| t.text());
-        let topic = written
-            .and_then(valid_topic)
-            .or_else(|| valid_topic(&default))
-            .ok_or_else(|| missing(format!("{who}: no valid topic (`{default}`){}", at(&root))))?;
+        let topic = first_valid_topic(&root, &["topic"], &default)?;
         Ok(JointStatePublisher {
             model: config.entity,
             model_name,
@@ -159,25 +154,14 @@ impl System for JointStatePublisher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::create;
+    use simcore_plugin_common::testing::SystemSetup;
 
     #[test]
     fn errors_name_the_file_and_line() {
-        let mut w = StaticWorld::default();
-        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "arm");
         let sdf = "<plugin name=\"gz::sim::systems::JointStatePublisher\" filename=\"f\">\n  \
                    <joint_name>j</joint_name>\n  <topic>t</plugin>";
-        let config = system_config(
-            "gz::sim::systems::JointStatePublisher",
-            EntityId(1),
-            "arm",
-            sdf,
-        )
-        .with_source("world.sdf", 40);
-        let e = w
-            .with(|world| create::<JointStatePublisher>(&config, &world).err())
-            .expect("an error");
+        let e = SystemSetup::on_model("gz::sim::systems::JointStatePublisher", "arm")
+            .create_error::<JointStatePublisher>(sdf);
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert_eq!(
             e.message.as_str(),

@@ -109,16 +109,10 @@ impl LidarConfig {
             )
             .into());
         };
-        let Some(horizontal) = lidar.find("scan/horizontal") else {
-            return Err(SdfError::missing(
-                lidar.document().origin(),
-                format!("{}<scan><horizontal>", lidar.path()),
-                "with <samples>",
-                lidar.child("scan").unwrap_or(lidar).place(),
-            )
-            .into());
-        };
-        let horizontal = axis(&horizontal, None)?;
+        let horizontal = axis(
+            &lidar.require_element("scan/horizontal", "with <samples>")?,
+            None,
+        )?;
         let vertical = match lidar.find("scan/vertical") {
             Some(v) => axis(&v, Some(1))?,
             None => ScanAxis::SINGLE,
@@ -198,14 +192,7 @@ fn axis(axis: &Element<'_, '_>, samples: Option<u32>) -> Result<ScanAxis, SdfErr
             .filter(|&n| n >= 1)
             .ok_or_else(|| e.error(SAMPLES, e.text()))?,
         (None, Some(default)) => default,
-        (None, None) => {
-            return Err(SdfError::missing(
-                axis.document().origin(),
-                format!("{}<samples>", axis.path()),
-                SAMPLES,
-                axis.place(),
-            ));
-        }
+        (None, None) => return Err(axis.missing("samples", SAMPLES)),
     };
     let vertical = axis.name() == "vertical";
     // gz-sim's CPU lidar ignores the vertical resolution and casts `samples` rows; the

@@ -25,7 +25,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::{
-    EntitySurfaces, MaskedCast, NoiseChannel, Passes, Rotation, sensor_state,
+    EntitySurfaces, MaskedCast, NoiseChannel, Passes, Rotation, SensorMount,
 };
 
 /// Noise stream number (with the sensor's seed) of the ranges.
@@ -164,9 +164,7 @@ fn fill_intensities(hits: &[RayHit], retro: &EntitySurfaces<f64>, out: &mut [f64
 /// A lidar sensor (SDF `<sensor type="lidar">`, `gpu_lidar`, `ray` or `gpu_ray`).
 #[derive(Clone, Debug)]
 pub struct LidarSensor {
-    scoped_name: String,
-    link: EntityId,
-    pose_in_link: Pose,
+    mount: SensorMount,
     frame_id: SharedStr,
     points_topic: SharedStr,
     config: LidarConfig,
@@ -220,33 +218,25 @@ impl LidarSensor {
         };
         Ok(LidarSensor::new(
             lidar,
-            scoped_name,
-            config.link,
+            SensorMount::of(config),
             config.model,
-            config.pose,
             config.seed,
             frame_id,
         ))
     }
 
-    /// Builds the sensor from a parsed configuration: on `link` of `model` (whose geometry
-    /// the rays ignore), at `pose_in_link`, with noise seeded from `seed`, stamping
-    /// `frame_id`.
+    /// Builds the sensor from a parsed configuration: at `mount`, on a link of `model` (whose
+    /// geometry the rays ignore), with noise seeded from `seed`, stamping `frame_id`.
     pub fn new(
         config: LidarConfig,
-        scoped_name: &str,
-        link: EntityId,
+        mount: SensorMount,
         model: EntityId,
-        pose_in_link: Pose,
         seed: u64,
         frame_id: &str,
     ) -> Self {
         let directions = ray_directions(&config);
         let n = directions.len();
         LidarSensor {
-            scoped_name: scoped_name.to_string(),
-            link,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
             frame_id: SharedStr::new(frame_id),
             points_topic: SharedStr::new(POINTS_TOPIC),
             options: RayCastOptions {
@@ -259,9 +249,10 @@ impl LidarSensor {
                     RayTarget::VISUAL => config.visibility_mask,
                     _ => ALL_VISIBLE,
                 },
-                scoped_name,
+                &mount.scoped_name,
             ),
             noise: NoiseChannel::new(config.noise, seed, RANGE_STREAM),
+            mount,
             config,
             directions,
             rays: vec![Ray::default(); n],
@@ -436,7 +427,7 @@ impl Sensor for LidarSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
+        let state = self.mount.state(world)?;
         let (scan, cloud) = self.scan(world, state.pose, ctx.dt.as_secs_f64());
         out.publish("", Payload::LaserScan(RBox::new(scan)));
         out.publish(&self.points_topic, Payload::PointCloud(RBox::new(cloud)));

@@ -3,8 +3,7 @@
 use crate::aero::Coefficients;
 use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{PluginError, Vec3};
-use simcore_plugin_common::gz::missing;
-use simcore_plugin_common::sdf::{at, owner};
+use simcore_plugin_common::gz::{first_named, required_name};
 
 /// The parsed configuration of a lift-drag system.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,16 +27,7 @@ impl LiftDragConfig {
             Ok::<_, PluginError>(v.get()?.map_or(default, Vec3::normalized))
         };
         // gz-sim reads the first <link_name>.
-        let link = match root.child("link_name") {
-            Some(l) if !l.text().is_empty() => l.text().to_string(),
-            _ => {
-                return Err(missing(format!(
-                    "{}: needs a <link_name>{}",
-                    owner(root),
-                    at(root)
-                )));
-            }
-        };
+        let link = required_name(root, "link_name")?.text().to_string();
         let coefficients = Coefficients {
             cla: num("cla", 1.0)?,
             cda: num("cda", 0.01)?,
@@ -59,11 +49,7 @@ impl LiftDragConfig {
         };
         Ok(LiftDragConfig {
             link,
-            control_joint: root
-                .child("control_joint_name")
-                .map(|j| j.text())
-                .filter(|j| !j.is_empty())
-                .map(str::to_string),
+            control_joint: first_named(root, "control_joint_name").map(|j| j.text().to_string()),
             coefficients,
         })
     }

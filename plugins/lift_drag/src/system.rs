@@ -6,8 +6,8 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{GzSystem, missing};
-use simcore_plugin_common::{Attached, attached, find_in_model, plugin_document};
+use simcore_plugin_common::gz::{GzSystem, entity};
+use simcore_plugin_common::{Attached, attached, plugin_document};
 
 /// Lift and drag on one link of a model (see the crate documentation).
 pub struct LiftDrag {
@@ -23,15 +23,7 @@ impl GzSystem for LiftDrag {
         let Attached { scoped, who, .. } = attached(config, world, "LiftDrag")?;
         let doc = plugin_document(config, &who)?;
         let parsed = LiftDragConfig::read(&doc.root())?;
-        // The entity `name` of `kind` in the model, or a `missing` error naming `<tag>`.
-        let find = |name: &str, kind: EntityKind, tag: &str| {
-            find_in_model(world, scoped, name, kind).map_err(|e| {
-                missing(
-                    e.element_error(&format!("{who}: <{tag}>"), name, kind)
-                        .message,
-                )
-            })
-        };
+        let find = |name: &str, kind, tag: &str| entity(world, scoped, name, kind, tag, &who);
         let link = find(&parsed.link, EntityKind::LINK, "link_name")?;
         let control = match &parsed.control_joint {
             None => None,
@@ -81,20 +73,14 @@ impl System for LiftDrag {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::create;
+    use simcore_plugin_common::testing::SystemSetup;
 
     #[test]
     fn errors_name_the_file_and_line() {
-        let mut w = StaticWorld::default();
-        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "plane");
         let sdf = "<plugin name=\"gz::sim::systems::LiftDrag\" filename=\"f\">\n  \
                    <link_name>wing</link_name>\n  <cp>1 2</cp>\n</plugin>";
-        let config = system_config("gz::sim::systems::LiftDrag", EntityId(1), "plane", sdf)
-            .with_source("world.sdf", 40);
-        let e = w
-            .with(|world| create::<LiftDrag>(&config, &world).err())
-            .expect("an error");
+        let e = SystemSetup::on_model("gz::sim::systems::LiftDrag", "plane")
+            .create_error::<LiftDrag>(sdf);
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert_eq!(
             e.message.as_str(),

@@ -21,6 +21,7 @@ use sim_plugin_api::{
     msgs::{LogicalCameraFrustum, LogicalCameraImage, NamedPose},
     prelude::*,
 };
+use simcore_plugin_common::SensorMount;
 use std::collections::HashMap;
 
 /// The relative topic of the frustum message (`<topic>/frustum`).
@@ -29,10 +30,8 @@ pub const FRUSTUM_TOPIC: &str = "frustum";
 /// A logical camera (SDF `<sensor type="logical_camera">`).
 #[derive(Debug)]
 pub struct LogicalCameraSensor {
-    scoped_name: String,
-    link: EntityId,
+    mount: SensorMount,
     model: EntityId,
-    pose_in_link: Pose,
     config: LogicalCameraConfig,
     frustum: Frustum,
     frustum_topic: SharedStr,
@@ -60,28 +59,17 @@ impl LogicalCameraSensor {
         let camera = LogicalCameraConfig::read(&doc.root())?;
         Ok(LogicalCameraSensor::new(
             &camera,
-            config.scoped_name.as_str(),
-            config.link,
+            SensorMount::of(config),
             config.model,
-            config.pose,
         ))
     }
 
-    /// Builds the sensor from a validated configuration: `link` is the link it is attached
-    /// to, `model` the model it belongs to (never reported), `pose_in_link` its pose in the
-    /// link's frame.
-    pub fn new(
-        config: &LogicalCameraConfig,
-        scoped_name: &str,
-        link: EntityId,
-        model: EntityId,
-        pose_in_link: Pose,
-    ) -> Self {
+    /// Builds the sensor from a validated configuration: `mount` is where it sits on its link,
+    /// `model` the model it belongs to (never reported).
+    pub fn new(config: &LogicalCameraConfig, mount: SensorMount, model: EntityId) -> Self {
         LogicalCameraSensor {
-            scoped_name: scoped_name.to_string(),
-            link,
+            mount,
             model,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
             config: *config,
             frustum: Frustum::new(config),
             frustum_topic: SharedStr::from(FRUSTUM_TOPIC),
@@ -104,13 +92,7 @@ impl LogicalCameraSensor {
 
     /// The camera's world pose: its link's world pose composed with its pose in the link.
     pub fn camera_pose(&self, world: &WorldRef<'_>) -> Result<Pose, PluginError> {
-        let link = world.kinematics_of(self.link).ok_or_else(|| {
-            PluginError::runtime(format!(
-                "{}: its link (entity {}) is not in the world",
-                self.scoped_name, self.link.0
-            ))
-        })?;
-        Ok(link.pose.compose(self.pose_in_link))
+        self.mount.pose(world)
     }
 
     /// What the camera sees now: the camera pose and the models seen, found through the
@@ -213,12 +195,12 @@ impl Sensor for LogicalCameraSensor {
         let Some(p) = Parameter::from_name(key) else {
             return Err(PluginError::unsupported(format!(
                 "{}: no run-time parameter `{key}` (near, far, horizontal_fov, aspect_ratio)",
-                self.scoped_name
+                self.mount.scoped_name
             )));
         };
         self.config = self
             .config
-            .set(p, value, &self.scoped_name)
+            .set(p, value, &self.mount.scoped_name)
             .map_err(|e| PluginError::new(ErrorCode::BAD_REQUEST, e.message))?;
         self.frustum = Frustum::new(&self.config);
         Ok(())

@@ -6,7 +6,7 @@
 //! element (and the text found there).
 
 use sim_plugin_api::PluginError;
-use sim_plugin_api::sdf::{Element, SdfError};
+use sim_plugin_api::sdf::Element;
 use std::f64::consts::PI;
 
 /// The parsed `<logical_camera>` element: the frustum's shape.
@@ -66,15 +66,10 @@ impl LogicalCameraConfig {
     /// children are required, each a finite number in its range (see
     /// [`LogicalCameraConfig::problem`]).
     pub fn read(sensor: &Element<'_, '_>) -> Result<LogicalCameraConfig, PluginError> {
-        let Some(element) = sensor.child("logical_camera") else {
-            return Err(SdfError::missing(
-                sensor.document().origin(),
-                "<logical_camera>",
-                "with <near>, <far>, <horizontal_fov> and <aspect_ratio>",
-                sensor.place(),
-            )
-            .into());
-        };
+        let element = sensor.require_element(
+            "logical_camera",
+            "with <near>, <far>, <horizontal_fov> and <aspect_ratio>",
+        )?;
         let mut values = [0.0; 4];
         for (p, v) in Parameter::ALL.into_iter().zip(values.iter_mut()) {
             *v = element.require::<f64>(p.name())?;

@@ -6,6 +6,7 @@
 //! found there and, when known, its place in the world file.
 
 use sim_plugin_api::{PluginError, noise::NoiseParams, sdf::Element};
+use simcore_plugin_common::axis_noises;
 
 /// The parsed `<magnetometer>` element. [`Default`] (no noise) is what a sensor without it
 /// gets.
@@ -20,11 +21,7 @@ impl MagnetometerConfig {
     /// `<magnetometer>`: the defaults.
     pub fn read(sensor: &Element<'_, '_>) -> Result<MagnetometerConfig, PluginError> {
         Ok(MagnetometerConfig {
-            noise: [
-                sensor.noise("magnetometer/x")?,
-                sensor.noise("magnetometer/y")?,
-                sensor.noise("magnetometer/z")?,
-            ],
+            noise: axis_noises(sensor, "magnetometer")?,
         })
     }
 }

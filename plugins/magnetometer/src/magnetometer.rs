@@ -6,7 +6,7 @@
 
 use crate::config::MagnetometerConfig;
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::{NoiseChannel, sensor_state};
+use simcore_plugin_common::{NoiseChannel, SensorMount, axis_channels};
 
 /// Noise stream numbers (with the sensor's seed) of the x, y and z components.
 pub const FIELD_STREAMS: [u64; 3] = [0, 1, 2];
@@ -14,9 +14,7 @@ pub const FIELD_STREAMS: [u64; 3] = [0, 1, 2];
 /// A magnetometer (SDF `<sensor type="magnetometer">`).
 #[derive(Clone, Debug)]
 pub struct MagnetometerSensor {
-    scoped_name: String,
-    link: EntityId,
-    pose_in_link: Pose,
+    mount: SensorMount,
     noise: [NoiseChannel; 3],
 }
 
@@ -25,37 +23,20 @@ impl MagnetometerSensor {
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "Magnetometer")]);
-        let scoped_name = config.scoped_name.as_str();
         let magnetometer = MagnetometerConfig::read(&config.parse_sdf()?.root())?;
         Ok(MagnetometerSensor::new(
             &magnetometer,
-            scoped_name,
-            config.link,
-            config.pose,
+            SensorMount::of(config),
             config.seed,
         ))
     }
 
-    /// Builds the sensor from a parsed configuration: `pose_in_link` is its pose in its link's
-    /// frame and `seed` the seed of its noise streams.
-    pub fn new(
-        magnetometer: &MagnetometerConfig,
-        scoped_name: &str,
-        link: EntityId,
-        pose_in_link: Pose,
-        seed: u64,
-    ) -> Self {
-        let [s0, s1, s2] = FIELD_STREAMS;
-        let n = &magnetometer.noise;
+    /// Builds the sensor from a parsed configuration: `mount` is where it sits and `seed` the
+    /// seed of its noise streams.
+    pub fn new(magnetometer: &MagnetometerConfig, mount: SensorMount, seed: u64) -> Self {
         MagnetometerSensor {
-            scoped_name: scoped_name.to_string(),
-            link,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
-            noise: [
-                NoiseChannel::new(n[0], seed, s0),
-                NoiseChannel::new(n[1], seed, s1),
-                NoiseChannel::new(n[2], seed, s2),
-            ],
+            mount,
+            noise: axis_channels(&magnetometer.noise, seed, FIELD_STREAMS),
         }
     }
 
@@ -77,7 +58,7 @@ impl Sensor for MagnetometerSensor {
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
-        let state = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?;
+        let state = self.mount.state(world)?;
         let field = self.measure(
             state.pose.orientation,
             world.magnetic_field(),

@@ -3,7 +3,7 @@
 use sim_plugin_api::PluginError;
 use sim_plugin_api::sdf::Element;
 use simcore_plugin_common::SpeedLimiter;
-use simcore_plugin_common::gz::{self, names};
+use simcore_plugin_common::gz::{self, OdometrySettings, names};
 
 /// The parsed configuration of a mecanum drive.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,18 +22,12 @@ pub struct MecanumConfig {
     pub linear: SpeedLimiter,
     /// Limits of the yaw rate (the same elements, as gz-sim reads them).
     pub angular: SpeedLimiter,
-    /// `<odom_publish_frequency>`, Hz (default 50).
-    pub odom_frequency: f64,
     /// `<topic>` (default `/model/<m>/cmd_vel`).
     pub topic: String,
-    /// `<odom_topic>` (default `/model/<m>/odometry`).
-    pub odom_topic: String,
-    /// `<tf_topic>` (default `/model/<m>/tf`).
-    pub tf_topic: String,
-    /// `<frame_id>` (default `<m>/odom`).
-    pub frame_id: String,
-    /// `<child_frame_id>` (default `<m>`).
-    pub child_frame_id: String,
+    /// The odometry: `<odom_publish_frequency>` (default 50 Hz), `<odom_topic>` (default
+    /// `/model/<m>/odometry`), `<tf_topic>` (default `/model/<m>/tf`), `<frame_id>` (default
+    /// `<m>/odom`), `<child_frame_id>` (default `<m>`).
+    pub odometry: OdometrySettings,
 }
 
 /// The joint elements, in [`MecanumConfig::joints`] order.
@@ -63,12 +57,8 @@ impl MecanumConfig {
             wheel_radius: positive("wheel_radius", 0.2)?,
             linear: limiter,
             angular: limiter,
-            odom_frequency: root.get_or("odom_publish_frequency", 50.0)?,
             topic: gz::topic_or(root, "topic", format!("/model/{model}/cmd_vel"))?,
-            odom_topic: gz::topic_or(root, "odom_topic", format!("/model/{model}/odometry"))?,
-            tf_topic: gz::topic_or(root, "tf_topic", format!("/model/{model}/tf"))?,
-            frame_id: gz::text_or(root, "frame_id", format!("{model}/odom")),
-            child_frame_id: gz::text_or(root, "child_frame_id", model.to_string()),
+            odometry: OdometrySettings::read(root, model)?,
         })
     }
 }
@@ -100,10 +90,13 @@ mod tests {
         );
         assert_eq!(c.linear, SpeedLimiter::UNLIMITED);
         assert_eq!(c.topic, "/model/bot/cmd_vel");
-        assert_eq!(c.odom_topic, "/model/bot/odometry");
-        assert_eq!(c.tf_topic, "/model/bot/tf");
+        assert_eq!(c.odometry.topic, "/model/bot/odometry");
+        assert_eq!(c.odometry.tf_topic, "/model/bot/tf");
         assert_eq!(
-            (c.frame_id.as_str(), c.child_frame_id.as_str()),
+            (
+                c.odometry.frame_id.as_str(),
+                c.odometry.child_frame_id.as_str()
+            ),
             ("bot/odom", "bot")
         );
         let msg = |inner: &str| parse(inner).unwrap_err().message.to_string();

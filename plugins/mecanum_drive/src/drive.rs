@@ -6,7 +6,7 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::gz::{GzSystem, OdometryOutput, drive, joints, planar_pose};
+use simcore_plugin_common::gz::{GzSystem, OdometryOutput, drive, joints};
 use simcore_plugin_common::{
     Attached, Throttle, accepted_twist, attached, period_ns, plugin_document,
 };
@@ -61,12 +61,7 @@ impl MecanumDrive {
             odometry: MecanumOdometry::new(a, config.wheel_radius),
             last_time: None,
             throttle: Throttle::default(),
-            odom_output: OdometryOutput::new(
-                &config.odom_topic,
-                &config.tf_topic,
-                &config.frame_id,
-                &config.child_frame_id,
-            ),
+            odom_output: OdometryOutput::new(&config.odometry),
             config,
         }
     }
@@ -129,19 +124,17 @@ impl System for MecanumDrive {
             .update(std::array::from_fn(|i| self.states[i].position[0]), dt);
         if !self
             .throttle
-            .due(period_ns(self.config.odom_frequency), ctx)
+            .due(period_ns(self.config.odometry.frequency), ctx)
         {
             return Ok(());
         }
         let (v, l, w) = self.odometry.velocities();
-        let pose = planar_pose(self.odometry.x, self.odometry.y, self.odometry.yaw);
         let twist = Twist {
             linear: Vec3::new(v, l, 0.0),
             angular: Vec3::new(0.0, 0.0, w),
         };
-        for m in self.odom_output.messages(pose, twist) {
-            out.push(m);
-        }
+        let o = &self.odometry;
+        self.odom_output.publish_planar(out, o.x, o.y, o.yaw, twist);
         Ok(())
     }
 
@@ -157,24 +150,18 @@ impl System for MecanumDrive {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::create;
+    use simcore_plugin_common::testing::SystemSetup;
 
     #[test]
     fn errors_name_the_file_and_line() {
-        let mut w = StaticWorld::default();
-        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "bot");
         let sdf = "<plugin name=\"gz::sim::systems::MecanumDrive\" filename=\"f\">\n  \
                    <front_left_joint>fl</front_left_joint>\n  \
                    <front_right_joint>fr</front_right_joint>\n  \
                    <back_left_joint>bl</back_left_joint>\n  \
                    <back_right_joint>br</back_right_joint>\n  \
                    <wheelbase>-1</wheelbase>\n</plugin>";
-        let config = system_config("gz::sim::systems::MecanumDrive", EntityId(1), "bot", sdf)
-            .with_source("world.sdf", 40);
-        let e = w
-            .with(|world| create::<MecanumDrive>(&config, &world).err())
-            .expect("an error");
+        let e = SystemSetup::on_model("gz::sim::systems::MecanumDrive", "bot")
+            .create_error::<MecanumDrive>(sdf);
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert_eq!(
             e.message.as_str(),

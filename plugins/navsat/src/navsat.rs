@@ -17,7 +17,7 @@
 use crate::config::NavSatConfig;
 use crate::geodesy::LocalFrame;
 use sim_plugin_api::{SphericalCoordinates, abi_stable::std_types::RBox, prelude::*};
-use simcore_plugin_common::NoiseChannel;
+use simcore_plugin_common::{NoiseChannel, SensorMount};
 use std::sync::{Arc, Mutex};
 
 /// Noise stream numbers (with the sensor's seed) of the east position, north position and
@@ -29,9 +29,7 @@ pub const VELOCITY_STREAMS: [u64; 3] = [3, 4, 5];
 /// A navsat sensor (SDF `<sensor type="navsat">` or `type="gps"`).
 #[derive(Clone, Debug)]
 pub struct NavSatSensor {
-    scoped_name: String,
-    link: EntityId,
-    pose_in_link: Pose,
+    mount: SensorMount,
     frame_id: SharedStr,
     /// East, north, altitude; then east, north, up velocity.
     noise: [NoiseChannel; 6],
@@ -47,44 +45,27 @@ impl NavSatSensor {
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // The outputs, listed by the engine before the first update.
         sim_plugin_api::declare_outputs(world, &[("", "NavSat")]);
-        let scoped_name = config.scoped_name.as_str();
         let navsat = NavSatConfig::read(&config.parse_sdf()?.root())?;
         let frame_id = match config.frame_id.as_str() {
-            "" => scoped_name,
+            "" => config.scoped_name.as_str(),
             f => f,
         };
-        let mut sensor = NavSatSensor::new(
-            &navsat,
-            scoped_name,
-            config.link,
-            config.pose,
-            config.seed,
-            frame_id,
-        );
+        let mut sensor = NavSatSensor::new(&navsat, SensorMount::of(config), config.seed, frame_id);
         if world.spherical_coordinates().is_none() {
             sensor.warn_missing(world);
         }
         Ok(sensor)
     }
 
-    /// Builds the sensor from a parsed configuration: `pose_in_link` is its pose in its link's
-    /// frame, `seed` the seed of its noise streams, `frame_id` the `frame_id` of its messages.
-    pub fn new(
-        navsat: &NavSatConfig,
-        scoped_name: &str,
-        link: EntityId,
-        pose_in_link: Pose,
-        seed: u64,
-        frame_id: &str,
-    ) -> Self {
+    /// Builds the sensor from a parsed configuration: `mount` is where it sits, `seed` the seed
+    /// of its noise streams, `frame_id` the `frame_id` of its messages.
+    pub fn new(navsat: &NavSatConfig, mount: SensorMount, seed: u64, frame_id: &str) -> Self {
         let [p0, p1, p2] = POSITION_STREAMS;
         let [v0, v1, v2] = VELOCITY_STREAMS;
         let hp = navsat.horizontal_position_noise;
         let hv = navsat.horizontal_velocity_noise;
         NavSatSensor {
-            scoped_name: scoped_name.to_string(),
-            link,
-            pose_in_link: Pose::new(pose_in_link.position, pose_in_link.orientation.normalized()),
+            mount,
             frame_id: SharedStr::new(frame_id),
             noise: [
                 NoiseChannel::new(hp, seed, p0),
@@ -116,7 +97,7 @@ impl NavSatSensor {
                 "{}: the world has no <spherical_coordinates>, so this navsat sensor has no \
                  latitude, longitude or altitude to report and publishes nothing; add \
                  <spherical_coordinates> to the <world>",
-                self.scoped_name
+                self.mount.scoped_name
             ),
         );
     }
@@ -221,13 +202,11 @@ impl Sensor for NavSatSensor {
         };
         // Only the position and velocity of the sensor frame are needed (as
         // `simcore_plugin_common::sensor_frame` computes them).
-        let Some(link) = world.kinematics_of(self.link) else {
-            return Err(PluginError::runtime(format!(
-                "{}: its link (entity {}) is not in the world",
-                self.scoped_name, self.link.0
-            )));
-        };
-        let r = link.pose.orientation.rotate(self.pose_in_link.position);
+        let link = self.mount.link_state(world)?;
+        let r = link
+            .pose
+            .orientation
+            .rotate(self.mount.pose_in_link.position);
         let (position, velocity) = (
             link.pose.position + r,
             link.linear_velocity + link.angular_velocity.cross(r),

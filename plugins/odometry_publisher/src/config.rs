@@ -2,22 +2,17 @@
 
 use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{PluginError, Pose, Quat, Vec3};
-use simcore_plugin_common::gz::{topic_or, valid_topic};
+use simcore_plugin_common::gz::{OdometrySettings, topic_or, valid_topic};
 use simcore_plugin_common::sdf::owner;
 
 /// The parsed configuration of an odometry publisher.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OdometryConfig {
-    /// `<odom_frame>` (default `<m>/odom`).
-    pub odom_frame: String,
-    /// `<robot_base_frame>` (default `<m>/base_footprint`).
-    pub robot_base_frame: String,
-    /// `<odom_publish_frequency>`, Hz (default 50; 0 or below: every step).
-    pub frequency: f64,
-    /// `<odom_topic>` (default `/model/<m>/odometry`).
-    pub odom_topic: String,
-    /// `<tf_topic>` (default `/model/<m>/pose`).
-    pub tf_topic: String,
+    /// The odometry: `<odom_publish_frequency>`, Hz (default 50; 0 or below: every step);
+    /// `<odom_topic>` (default `/model/<m>/odometry`); `<tf_topic>` (default
+    /// `/model/<m>/pose`); `<odom_frame>` (default `<m>/odom`) as the frame id;
+    /// `<robot_base_frame>` (default `<m>/base_footprint`) as the child frame id.
+    pub odometry: OdometrySettings,
     /// `<dimensions>`: 2 (default) or 3.
     pub dimensions: u32,
     /// `<xyz_offset>` and `<rpy_offset>`: composed after the model's pose.
@@ -56,11 +51,13 @@ impl OdometryConfig {
             offset.orientation = Quat::from_rpy(a.x, a.y, a.z);
         }
         Ok(OdometryConfig {
-            odom_frame: frame("odom_frame", format!("{model}/odom")),
-            robot_base_frame: frame("robot_base_frame", format!("{model}/base_footprint")),
-            frequency: root.get_or("odom_publish_frequency", 50.0)?,
-            odom_topic: topic("odom_topic", format!("/model/{model}/odometry"))?,
-            tf_topic: topic("tf_topic", format!("/model/{model}/pose"))?,
+            odometry: OdometrySettings {
+                frame_id: frame("odom_frame", format!("{model}/odom")),
+                child_frame_id: frame("robot_base_frame", format!("{model}/base_footprint")),
+                frequency: root.get_or("odom_publish_frequency", 50.0)?,
+                topic: topic("odom_topic", format!("/model/{model}/odometry"))?,
+                tf_topic: topic("tf_topic", format!("/model/{model}/pose"))?,
+            },
             dimensions: dimensions as u32,
             offset,
             gaussian_noise: root.param::<f64>("gaussian_noise").at_least(0.0).or(0.0)?,
@@ -88,11 +85,11 @@ mod tests {
     #[test]
     fn defaults_as_gazebo() {
         let c = parse("").unwrap();
-        assert_eq!(c.odom_frame, "rover/odom");
-        assert_eq!(c.robot_base_frame, "rover/base_footprint");
-        assert_eq!(c.frequency, 50.0);
-        assert_eq!(c.odom_topic, "/model/rover/odometry");
-        assert_eq!(c.tf_topic, "/model/rover/pose");
+        assert_eq!(c.odometry.frame_id, "rover/odom");
+        assert_eq!(c.odometry.child_frame_id, "rover/base_footprint");
+        assert_eq!(c.odometry.frequency, 50.0);
+        assert_eq!(c.odometry.topic, "/model/rover/odometry");
+        assert_eq!(c.odometry.tf_topic, "/model/rover/pose");
         assert_eq!(c.dimensions, 2);
         assert_eq!(c.offset, Pose::default());
         assert_eq!(c.gaussian_noise, 0.0);
@@ -107,15 +104,13 @@ mod tests {
              <rpy_offset>0 0 1.5</rpy_offset><gaussian_noise>0.1</gaussian_noise>",
         )
         .unwrap();
+        let o = &c.odometry;
         assert_eq!(
-            (c.odom_frame.as_str(), c.robot_base_frame.as_str()),
+            (o.frame_id.as_str(), o.child_frame_id.as_str()),
             ("odom", "base")
         );
-        assert_eq!(c.frequency, 10.0);
-        assert_eq!(
-            (c.odom_topic.as_str(), c.tf_topic.as_str()),
-            ("/odom", "/tf")
-        );
+        assert_eq!(o.frequency, 10.0);
+        assert_eq!((o.topic.as_str(), o.tf_topic.as_str()), ("/odom", "/tf"));
         assert_eq!(c.dimensions, 3);
         assert_eq!(c.offset.position, Vec3::new(1.0, 0.0, 0.0));
         assert!((c.offset.orientation.to_rpy().2 - 1.5).abs() < 1e-12);
@@ -146,12 +141,10 @@ mod tests {
             "my rover",
         )
         .unwrap();
-        assert_eq!(
-            (c.odom_frame.as_str(), c.robot_base_frame.as_str()),
-            ("", "")
-        );
-        assert_eq!(c.odom_topic, "/model/my_rover/odometry");
-        assert_eq!(c.tf_topic, "/model/my_rover/pose");
+        let o = &c.odometry;
+        assert_eq!((o.frame_id.as_str(), o.child_frame_id.as_str()), ("", ""));
+        assert_eq!(o.topic, "/model/my_rover/odometry");
+        assert_eq!(o.tf_topic, "/model/my_rover/pose");
         assert_eq!(parse("<dimensions>3.0</dimensions>").unwrap().dimensions, 3);
         assert_eq!(
             read_model("", "a//b").unwrap_err().message.as_str(),

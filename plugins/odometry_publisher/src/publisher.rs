@@ -59,12 +59,7 @@ impl OdometryPublisher {
             angular: mean(),
             noise: std::array::from_fn(|i| NoiseChannel::new(params, seed, i as u64)),
             throttle: Throttle::default(),
-            odom_output: OdometryOutput::new(
-                &config.odom_topic,
-                &config.tf_topic,
-                &config.odom_frame,
-                &config.robot_base_frame,
-            ),
+            odom_output: OdometryOutput::new(&config.odometry),
             config,
         }
     }
@@ -124,7 +119,10 @@ impl System for OdometryPublisher {
             return Ok(());
         }
         let twist = self.estimate(last, pose, dt);
-        if !self.throttle.due(period_ns(self.config.frequency), ctx) {
+        if !self
+            .throttle
+            .due(period_ns(self.config.odometry.frequency), ctx)
+        {
             return Ok(());
         }
         let mut published = pose;
@@ -151,23 +149,15 @@ impl System for OdometryPublisher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::{OrIdle, create};
+    use simcore_plugin_common::gz::OrIdle;
+    use simcore_plugin_common::testing::SystemSetup;
 
     fn created(body: &str) -> Result<OrIdle<OdometryPublisher>, PluginError> {
-        let mut world = StaticWorld::default();
-        world.set_entity(EntityId(1), EntityKind::MODEL, EntityId::WORLD, "rover");
-        let sdf = format!(
-            "<plugin name=\"gz::sim::systems::OdometryPublisher\" filename=\"f\">\n{body}</plugin>"
-        );
-        let config = system_config(
-            "gz::sim::systems::OdometryPublisher",
-            EntityId(1),
-            "rover",
-            &sdf,
-        )
-        .with_source("world.sdf", 7);
-        world.with(|w| create::<OdometryPublisher>(&config, &w))
+        SystemSetup::on_model("gz::sim::systems::OdometryPublisher", "rover")
+            .at_line(7)
+            .create::<OdometryPublisher>(&format!(
+                "<plugin name=\"gz::sim::systems::OdometryPublisher\" filename=\"f\">\n{body}</plugin>"
+            ))
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use sim_plugin_api::PluginError;
 use sim_plugin_api::sdf::{Element, SdfError};
+use simcore_plugin_common::gz::{JOINT_NAME, first_named, required_text};
 
 /// A PID controller with an integral clamp and an output clamp.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -116,11 +117,7 @@ impl PtzConfig {
         Ok(PtzConfig {
             pan_joint: joint(root, "pan_joint")?,
             tilt_joint: joint(root, "tilt_joint")?,
-            camera: root
-                .child("camera")
-                .map(|e| e.text())
-                .filter(|t| !t.is_empty())
-                .map(str::to_string),
+            camera: first_named(root, "camera").map(|e| e.text().to_string()),
             pan_limits: limits(root, "pan_min", "pan_max", (-pi, pi))?,
             tilt_limits: limits(root, "tilt_min", "tilt_max", (-pi / 2.0, pi / 2.0))?,
             zoom_limits,
@@ -146,16 +143,7 @@ impl PtzConfig {
 
 /// The joint named in `<tag>` (required, not empty).
 fn joint(root: &Element<'_, '_>, tag: &str) -> Result<String, SdfError> {
-    match root.child(tag) {
-        Some(e) if e.text().is_empty() => Err(e.error("a joint name", "")),
-        Some(e) => Ok(e.text().to_string()),
-        None => Err(SdfError::missing(
-            root.document().origin(),
-            format!("<{tag}>"),
-            "a joint name",
-            root.place(),
-        )),
-    }
+    Ok(required_text(root, tag, JOINT_NAME)?.text().to_string())
 }
 
 /// The limits in `<lo>` and `<hi>` (`default` for those absent); `<hi>` must not be below

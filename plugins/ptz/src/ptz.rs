@@ -5,7 +5,8 @@ use sim_plugin_api::{
     abi_stable::std_types::{RSlice, RSliceMut, RStr},
     prelude::*,
 };
-use simcore_plugin_common::{Throttle, find_in_model, period_ns, plugin_document};
+use simcore_plugin_common::gz::find_named;
+use simcore_plugin_common::{Throttle, period_ns, plugin_document};
 
 /// A pan-tilt-zoom head attached to a model (see the crate documentation).
 pub struct PanTiltZoom {
@@ -25,17 +26,6 @@ pub struct PanTiltZoom {
     state_topic: SharedStr,
 }
 
-fn resolve(
-    world: &WorldRef<'_>,
-    model: &str,
-    name: &str,
-    kind: EntityKind,
-    tag: &str,
-) -> Result<EntityId, PluginError> {
-    find_in_model(world, model, name, kind)
-        .map_err(|e| e.element_error(&format!("{model}: PanTiltZoom: <{tag}>"), name, kind))
-}
-
 impl PanTiltZoom {
     /// Creates the system from its `<plugin>` element; it must be attached to a model with
     /// the named joints (and camera sensor).
@@ -44,24 +34,13 @@ impl PanTiltZoom {
         let who = format!("{model}: PanTiltZoom");
         let doc = plugin_document(config, &who)?;
         let parsed = PtzConfig::read(&doc.root())?;
-        let pan = resolve(
-            world,
-            model,
-            &parsed.pan_joint,
-            EntityKind::JOINT,
-            "pan_joint",
-        )?;
-        let tilt = resolve(
-            world,
-            model,
-            &parsed.tilt_joint,
-            EntityKind::JOINT,
-            "tilt_joint",
-        )?;
+        let find = |name: &str, kind, tag: &str| find_named(world, model, name, kind, tag, &who);
+        let pan = find(&parsed.pan_joint, EntityKind::JOINT, "pan_joint")?;
+        let tilt = find(&parsed.tilt_joint, EntityKind::JOINT, "tilt_joint")?;
         let camera = parsed
             .camera
             .as_deref()
-            .map(|c| resolve(world, model, c, EntityKind::SENSOR, "camera"))
+            .map(|c| find(c, EntityKind::SENSOR, "camera"))
             .transpose()?;
         let system = PanTiltZoom::new(parsed, [pan, tilt], camera);
         sim_plugin_api::declare_outputs(world, &[(system.state_topic.as_str(), "Vector3d")]);
@@ -218,22 +197,23 @@ impl System for PanTiltZoom {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
+    use simcore_plugin_common::testing::SystemSetup;
 
     #[test]
     fn errors_name_the_file_and_line() {
-        let mut world = StaticWorld::default();
-        world.set_entity(EntityId(1), EntityKind::MODEL, EntityId::WORLD, "cam");
-        world.set_entity(EntityId(2), EntityKind::JOINT, EntityId(1), "cam::p");
-        world.set_entity(EntityId(3), EntityKind::JOINT, EntityId(1), "cam::t");
+        let setup = SystemSetup::on_model("simcore::PanTiltZoom", "cam")
+            .at_line(50)
+            .with(2, EntityKind::JOINT, "p")
+            .with(3, EntityKind::JOINT, "t");
         let create = |body: &str| {
             let sdf = format!(
                 "<plugin name=\"simcore::PanTiltZoom\" filename=\"f\">\n\
                  <pan_joint>p</pan_joint>\n<tilt_joint>t</tilt_joint>\n{body}</plugin>"
             );
-            let config = system_config("simcore::PanTiltZoom", EntityId(1), "cam", &sdf)
-                .with_source("world.sdf", 50);
-            world.with(|w| PanTiltZoom::create(&config, &w).map(|_| ()))
+            let config = setup.config(&sdf);
+            setup
+                .world
+                .with(|w| PanTiltZoom::create(&config, &w).map(|_| ()))
         };
         assert_eq!(
             create("<max_torque>0</max_torque>\n")

@@ -33,6 +33,7 @@ use simcore_plugin_camera_common::{
     COLOR_STREAM, CameraCore, CameraPlugin, Passes, RayStart, Shader, camera_sensor,
     image::{
         FrameSaver, depth_image_and_cloud, encode_image, packed_rgb, pixel_noise, point_fields,
+        save_failed,
     },
 };
 use simcore_plugin_common::NoiseChannel;
@@ -61,22 +62,15 @@ impl RgbdCameraSensor {
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         // The render range is <clip>: the depth range can only narrow it.
         let doc = config.parse_sdf()?;
-        let mut core = CameraCore::new(config, &doc.root(), RayStart::Origin, |c| (c.near, c.far))?;
+        let mut core = CameraCore::new(config, &doc.root(), RayStart::Origin)?;
         // Shading needs the normals; primary visibility is rasterised where the engine can.
         core.grid.set_normals(true);
         core.grid.set_raster(true);
-        let saver = core.config.frame_saver(&core.scoped_name)?;
-        let info = match &core.config.camera_info_topic {
-            Some(_) => core.camera_info_topic(""),
-            None => TOPICS[3].to_string(),
-        };
+        let saver = FrameSaver::of(&core.config, &core.mount.scoped_name)?;
+        let mut topics = TOPICS.map(SharedStr::new);
+        topics[3] = SharedStr::new(&core.camera_info_topic_below());
         let sensor = RgbdCameraSensor {
-            topics: [
-                SharedStr::new(TOPICS[0]),
-                SharedStr::new(TOPICS[1]),
-                SharedStr::new(TOPICS[2]),
-                SharedStr::new(&info),
-            ],
+            topics,
             noise: pixel_noise(&core.config.noise, config.seed, COLOR_STREAM),
             draws: Vec::new(),
             shader: Shader::default(),
@@ -100,20 +94,12 @@ impl RgbdCameraSensor {
         );
         Ok(sensor)
     }
-
-    /// The shared camera state (configuration, model, rays).
-    pub fn core(&self) -> &CameraCore {
-        &self.core
-    }
 }
 
 impl CameraPlugin for RgbdCameraSensor {
-    fn core_mut(&mut self) -> &mut CameraCore {
-        &mut self.core
-    }
-
     fn publish_frame(
         &mut self,
+        _ctx: &UpdateContext,
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
@@ -169,9 +155,9 @@ impl CameraPlugin for RgbdCameraSensor {
         let mut added = NoiseChannel::NONE;
         let image = encode_image(&passes, &self.colors, w, h, c.format, &mut added);
         if let Some(saver) = &mut self.saver {
-            saver.save(&image).map_err(|e| {
-                PluginError::runtime(format!("{}: {}", self.core.scoped_name, e.message))
-            })?;
+            saver
+                .save(&image)
+                .map_err(|e| save_failed(&self.core.mount.scoped_name, e))?;
         }
         let colors = &self.colors;
         let (depth_image, cloud) = depth_image_and_cloud(
@@ -198,7 +184,7 @@ impl CameraPlugin for RgbdCameraSensor {
     }
 }
 
-camera_sensor!(RgbdCameraSensor);
+camera_sensor!(RgbdCameraSensor, core);
 
 #[cfg(test)]
 mod tests {

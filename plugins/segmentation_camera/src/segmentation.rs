@@ -32,7 +32,8 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_camera_common::{
-    CameraCore, CameraPlugin, LabelCache, RayStart, camera_sensor, image::FrameSaver,
+    CameraCore, CameraPlugin, LabelCache, RayStart, camera_sensor,
+    image::{FrameSaver, save_failed},
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -90,31 +91,22 @@ impl SegmentationCameraSensor {
     /// Creates the sensor from its configuration (the factory the plugin exports).
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let doc = config.parse_sdf()?;
-        let mut core = CameraCore::new(config, &doc.root(), RayStart::NearPlane, |c| {
-            (c.near, c.far)
-        })?;
+        let mut core = CameraCore::new(config, &doc.root(), RayStart::NearPlane)?;
         // Primary visibility is rasterised where the engine can.
         core.grid.set_raster(true);
-        let info = match &core.config.camera_info_topic {
-            Some(_) => core.camera_info_topic(""),
-            None => TOPICS[3].to_string(),
-        };
+        let mut topics = TOPICS.map(SharedStr::new);
+        topics[3] = SharedStr::new(&core.camera_info_topic_below());
         let savers = match &core.config.save {
             Some(s) => Some((
-                FrameSaver::new(&s.path, &format!("{}::colored", core.scoped_name))?,
-                FrameSaver::new(&s.path, &format!("{}::labels", core.scoped_name))?,
+                FrameSaver::new(&s.path, &format!("{}::colored", core.mount.scoped_name))?,
+                FrameSaver::new(&s.path, &format!("{}::labels", core.mount.scoped_name))?,
             )),
             None => None,
         };
         let sensor = SegmentationCameraSensor {
             savers,
             instance: core.config.segmentation_type != "semantic",
-            topics: [
-                SharedStr::new(TOPICS[0]),
-                SharedStr::new(TOPICS[1]),
-                SharedStr::new(TOPICS[2]),
-                SharedStr::new(&info),
-            ],
+            topics,
             known: HashMap::new(),
             model_names: HashMap::new(),
             labels: LabelCache::default(),
@@ -132,11 +124,6 @@ impl SegmentationCameraSensor {
             ],
         );
         Ok(sensor)
-    }
-
-    /// The shared camera state (configuration, model, rays).
-    pub fn core(&self) -> &CameraCore {
-        &self.core
     }
 
     /// Looks up labels (and model names) of entities hit for the first time.
@@ -228,22 +215,17 @@ impl SegmentationCameraSensor {
 }
 
 impl CameraPlugin for SegmentationCameraSensor {
-    fn core_mut(&mut self) -> &mut CameraCore {
-        &mut self.core
-    }
-
     fn publish_frame(
         &mut self,
+        _ctx: &UpdateContext,
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
         let (labels, colored, json) = self.segment(world)?;
         if let Some((c, l)) = &mut self.savers {
-            let name = &self.core.scoped_name;
+            let name = &self.core.mount.scoped_name;
             for (saver, image) in [(c, &colored), (l, &labels)] {
-                saver
-                    .save(image)
-                    .map_err(|e| PluginError::runtime(format!("{name}: {}", e.message)))?;
+                saver.save(image).map_err(|e| save_failed(name, e))?;
             }
         }
         out.publish(&self.topics[0], Payload::Image(RBox::new(labels)));
@@ -270,7 +252,7 @@ impl CameraPlugin for SegmentationCameraSensor {
     }
 }
 
-camera_sensor!(SegmentationCameraSensor);
+camera_sensor!(SegmentationCameraSensor, core);
 
 #[cfg(test)]
 mod tests {

@@ -19,8 +19,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_camera_common::{
-    CameraCore, CameraPlugin, RayStart, camera_sensor,
-    image::{FrameSaver, publish_frame},
+    CameraCore, CameraPlugin, RayStart, camera_sensor, image::ImageOutputs,
 };
 use std::collections::HashMap;
 
@@ -31,10 +30,9 @@ pub struct ThermalCameraSensor {
     params: ThermalParams,
     /// The world's ambient temperature, K.
     ambient: f64,
-    info_topic: SharedStr,
+    outputs: ImageOutputs,
     /// Temperature of each visual seen so far (`None`: ambient).
     known: HashMap<EntityId, Option<f64>>,
-    saver: Option<FrameSaver>,
 }
 
 impl ThermalCameraSensor {
@@ -42,16 +40,14 @@ impl ThermalCameraSensor {
     /// about ignored values go to the world's log.
     pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let doc = config.parse_sdf()?;
-        let core = CameraCore::new(config, &doc.root(), RayStart::NearPlane, |c| {
-            (c.near, c.far)
-        })?;
+        let core = CameraCore::new(config, &doc.root(), RayStart::NearPlane)?;
         let mut params = ThermalParams::read(&doc.root(), core.config.format)?;
         let ambient = match world.visual_temperatures() {
             Some(t) => t.ambient(),
             None => {
                 params.warnings.push(format!(
                     "{}: the engine offers no {VISUAL_TEMPERATURES_EXTENSION}; everything reads {DEFAULT_AMBIENT_TEMPERATURE} K",
-                    core.scoped_name
+                    core.mount.scoped_name
                 ));
                 DEFAULT_AMBIENT_TEMPERATURE
             }
@@ -59,26 +55,16 @@ impl ThermalCameraSensor {
         for w in params.warnings.drain(..) {
             world.log_message(LogLevel::WARN, &w);
         }
-        let saver = core.config.frame_saver(&core.scoped_name)?;
         let sensor = ThermalCameraSensor {
-            info_topic: SharedStr::new(&core.camera_info_topic(&core.topic)),
+            outputs: core.image_outputs()?,
             params,
             ambient,
             known: HashMap::new(),
-            saver,
             core,
         };
         // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(
-            world,
-            &[("", "Image"), (sensor.info_topic.as_str(), "CameraInfo")],
-        );
+        sensor.outputs.declare(world);
         Ok(sensor)
-    }
-
-    /// The shared camera state (configuration, model, rays).
-    pub fn core(&self) -> &CameraCore {
-        &self.core
     }
 
     /// The parameters counts are made with.
@@ -105,7 +91,7 @@ impl ThermalCameraSensor {
                 LogLevel::WARN,
                 &format!(
                     "{}: visual {}: Thermal <heat_signature> textures are not simulated; it reads the ambient temperature",
-                    self.core.scoped_name,
+                    self.core.mount.scoped_name,
                     name()
                 ),
             );
@@ -116,7 +102,7 @@ impl ThermalCameraSensor {
                 LogLevel::WARN,
                 &format!(
                     "{}: visual {}: Thermal <temperature> {} K is below absolute zero; it reads as 0 K",
-                    self.core.scoped_name,
+                    self.core.mount.scoped_name,
                     name(),
                     t.temperature
                 ),
@@ -172,24 +158,16 @@ impl ThermalCameraSensor {
 }
 
 impl CameraPlugin for ThermalCameraSensor {
-    fn core_mut(&mut self) -> &mut CameraCore {
-        &mut self.core
-    }
-
     fn publish_frame(
         &mut self,
+        _ctx: &UpdateContext,
         world: &WorldRef<'_>,
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
         let image = self.render(world)?;
-        publish_frame(
-            out,
-            image,
-            self.core.camera_info(),
-            &self.info_topic,
-            self.saver.as_mut(),
-            &self.core.scoped_name,
-        )
+        let info = self.core.camera_info();
+        self.outputs
+            .publish(out, image, info, &self.core.mount.scoped_name)
     }
 
     fn forget(&mut self) {
@@ -197,4 +175,4 @@ impl CameraPlugin for ThermalCameraSensor {
     }
 }
 
-camera_sensor!(ThermalCameraSensor);
+camera_sensor!(ThermalCameraSensor, core);

@@ -4,8 +4,7 @@ use crate::propeller::Propeller;
 use sim_plugin_api::PluginError;
 use sim_plugin_api::sdf::Element;
 use simcore_plugin_common::Pid;
-use simcore_plugin_common::gz::{missing, valid_topic};
-use simcore_plugin_common::sdf::{at, owner};
+use simcore_plugin_common::gz::{required_name, topic_from};
 
 /// What the command topic carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,14 +44,7 @@ impl ThrusterConfig {
     /// Reads the `<plugin>` element `root` of a thruster of the model named `model`.
     pub fn read(root: &Element<'_, '_>, model: &str) -> Result<ThrusterConfig, PluginError> {
         // gz-sim reads the first <joint_name>.
-        let joint_element = root.child("joint_name").filter(|j| !j.text().is_empty());
-        let Some(joint_element) = joint_element else {
-            return Err(missing(format!(
-                "{}: needs a <joint_name>{}",
-                owner(root),
-                at(root)
-            )));
-        };
+        let joint_element = required_name(root, "joint_name")?;
         let joint = joint_element.text().to_string();
         let num = |tag: &str| root.get::<f64>(tag);
         let mut propeller = Propeller::default();
@@ -105,20 +97,13 @@ impl ThrusterConfig {
         // An invalid topic is blamed on the element it is made from: the <topic>, else the
         // <namespace>, else the <joint_name>.
         let culprit = custom.or(namespace).unwrap_or(joint_element);
-        let topic = |suffix: &str| -> Result<String, PluginError> {
+        let topic = |suffix: &str| {
             let t = if custom.is_some() && suffix == cmd {
                 base.clone()
             } else {
                 format!("{base}/{suffix}")
             };
-            valid_topic(&t).ok_or_else(|| {
-                culprit
-                    .error(
-                        format!("a name making a valid topic (not `{t}`)"),
-                        culprit.text(),
-                    )
-                    .into()
-            })
+            topic_from(&culprit, &t)
         };
         Ok(ThrusterConfig {
             joint,

@@ -2,8 +2,10 @@
 
 use crate::config::{Command, ThrusterConfig};
 use sim_plugin_api::{JointAxis, prelude::*};
-use simcore_plugin_common::gz::{GzSystem, last_finite_double, lever_torque, missing};
-use simcore_plugin_common::{Attached, attached, find_in_model, plugin_document};
+use simcore_plugin_common::gz::{
+    GzSystem, entity, last_finite_double, lever_torque, mechanics, missing,
+};
+use simcore_plugin_common::{Attached, attached, plugin_document};
 
 /// A propeller on a joint (see the crate documentation).
 pub struct Thruster {
@@ -24,22 +26,15 @@ impl GzSystem for Thruster {
         let Attached { scoped, who, model } = attached(config, world, "Thruster")?;
         let doc = plugin_document(config, &who)?;
         let parsed = ThrusterConfig::read(&doc.root(), &model)?;
-        let joint =
-            find_in_model(world, scoped, &parsed.joint, EntityKind::JOINT).map_err(|e| {
-                missing(
-                    e.element_error(
-                        &format!("{who}: <joint_name>"),
-                        &parsed.joint,
-                        EntityKind::JOINT,
-                    )
-                    .message,
-                )
-            })?;
-        let mech = world.mechanics().ok_or_else(|| {
-            missing(format!(
-                "{who}: this engine does not give joint axes (no simcore.mechanics.v1 extension)"
-            ))
-        })?;
+        let joint = entity(
+            world,
+            scoped,
+            &parsed.joint,
+            EntityKind::JOINT,
+            "joint_name",
+            &who,
+        )?;
+        let mech = mechanics(world, &who, "joint axes")?;
         let axis = mech
             .joint_axis(joint, 0)
             .into_option()
@@ -169,20 +164,14 @@ impl System for Thruster {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, system_config};
-    use simcore_plugin_common::gz::create;
+    use simcore_plugin_common::testing::SystemSetup;
 
     #[test]
     fn errors_name_the_file_and_line() {
-        let mut w = StaticWorld::default();
-        w.set_entity(EntityId(1), EntityKind::MODEL, EntityId::NONE, "sub");
         let sdf = "<plugin name=\"gz::sim::systems::Thruster\" filename=\"f\">\n  \
                    <joint_name>prop</joint_name>\n  <topic>a//b</topic>\n</plugin>";
-        let config = system_config("gz::sim::systems::Thruster", EntityId(1), "sub", sdf)
-            .with_source("world.sdf", 40);
-        let e = w
-            .with(|world| create::<Thruster>(&config, &world).err())
-            .expect("an error");
+        let e = SystemSetup::on_model("gz::sim::systems::Thruster", "sub")
+            .create_error::<Thruster>(sdf);
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert_eq!(
             e.message.as_str(),

@@ -364,19 +364,10 @@ mod tests {
 
     #[test]
     fn created_with_its_outputs_and_errors_naming_the_file_and_line() {
-        use sim_plugin_api::testing::{StaticWorld, system_config};
-        use simcore_plugin_common::gz::{OrIdle, create};
-        let world = StaticWorld::default();
-        let create_from = |sdf: &str| {
-            let config = system_config(
-                "gz::sim::systems::TriggeredPublisher",
-                EntityId::WORLD,
-                "w",
-                sdf,
-            )
-            .with_source("world.sdf", 12);
-            world.with(|w| create::<TriggeredPublisher>(&config, &w))
-        };
+        use simcore_plugin_common::gz::OrIdle;
+        use simcore_plugin_common::testing::SystemSetup;
+        let setup = SystemSetup::on_world("gz::sim::systems::TriggeredPublisher", "w").at_line(12);
+        let create_from = |sdf: &str| setup.create::<TriggeredPublisher>(sdf);
         let Err(e) = create_from("<plugin>\n  <delay_ms>-</delay_ms>\n</plugin>") else {
             panic!("a delay that is not a number is refused");
         };
@@ -392,7 +383,7 @@ mod tests {
             panic!("a publisher is created");
         };
         assert_eq!(t.outputs(), [("/out".to_string(), "Empty")]);
-        let logs = world.logs.lock().unwrap();
+        let logs = setup.world.logs.lock().unwrap();
         assert_eq!(logs.len(), 1, "{logs:?}");
         assert!(
             logs[0]

@@ -2,8 +2,8 @@
 
 use crate::config::VelocityControlConfig;
 use sim_plugin_api::prelude::*;
-use simcore_plugin_common::gz::{GzSystem, valid_topic};
-use simcore_plugin_common::{Attached, accepted_twist, attached, find_in_model, plugin_document};
+use simcore_plugin_common::gz::{GzSystem, find_named, valid_topic};
+use simcore_plugin_common::{Attached, accepted_twist, attached, plugin_document};
 
 /// One controlled entity: the model or a link, its command topic and its twist.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,11 +43,10 @@ impl GzSystem for VelocityControl {
         }];
         for name in parsed.links {
             // As gz-sim: a link it cannot find is reported, and the others are controlled.
-            let entity = match find_in_model(world, scoped, &name, EntityKind::LINK) {
+            let entity = match find_named(world, scoped, &name, EntityKind::LINK, "link_name", &who)
+            {
                 Ok(e) => e,
-                Err(e) => {
-                    let why =
-                        e.element_error(&format!("{who}: <link_name>"), &name, EntityKind::LINK);
+                Err(why) => {
                     world.log_message(LogLevel::WARN, &format!("{}; not controlled", why.message));
                     continue;
                 }
@@ -119,23 +118,15 @@ mod tests {
 
     #[test]
     fn created_with_its_links_and_errors_naming_the_file_and_line() {
-        use sim_plugin_api::testing::{StaticWorld, system_config};
-        use simcore_plugin_common::gz::{OrIdle, create};
-        let mut world = StaticWorld::default();
-        world.set_entity(EntityId(1), EntityKind::MODEL, EntityId::WORLD, "cart");
-        world.set_entity(EntityId(2), EntityKind::LINK, EntityId(1), "cart::arm");
+        use simcore_plugin_common::gz::OrIdle;
+        use simcore_plugin_common::testing::SystemSetup;
+        let setup = SystemSetup::on_model("gz::sim::systems::VelocityControl", "cart")
+            .at_line(30)
+            .with(2, EntityKind::LINK, "arm");
         let create_from = |body: &str| {
-            let sdf = format!(
+            setup.create::<VelocityControl>(&format!(
                 "<plugin name=\"gz::sim::systems::VelocityControl\" filename=\"f\">\n{body}</plugin>"
-            );
-            let config = system_config(
-                "gz::sim::systems::VelocityControl",
-                EntityId(1),
-                "cart",
-                &sdf,
-            )
-            .with_source("world.sdf", 30);
-            world.with(|w| create::<VelocityControl>(&config, &w))
+            ))
         };
         let Err(e) = create_from("<initial_linear>fast</initial_linear>\n") else {
             panic!("an initial twist that is not three numbers is refused");
@@ -155,7 +146,7 @@ mod tests {
             ["/model/cart/cmd_vel", "/model/cart/link/arm/cmd_vel"]
         );
         assert_eq!(v.model_twist().linear, Vec3::new(1.0, 0.0, 0.0));
-        let logs = world.logs.lock().unwrap();
+        let logs = setup.world.logs.lock().unwrap();
         assert_eq!(logs.len(), 1, "{logs:?}");
         assert!(logs[0].1.contains("<link_name> `none`"), "{logs:?}");
         assert!(logs[0].1.ends_with("; not controlled"), "{logs:?}");

@@ -15,14 +15,12 @@
 //!    with `<save>`, a PNG file.
 
 use crate::lens::Lens;
-use sim_plugin_api::{
-    CameraInfo, EntityId, Ray, RayCastOptions, RayHit, RayTarget, Vec3, prelude::*,
-};
+use sim_plugin_api::{CameraInfo, Ray, RayCastOptions, RayHit, RayTarget, Vec3, prelude::*};
 use simcore_plugin_camera_common::{
-    COLOR_STREAM, CameraConfig, CameraModel, Passes, Shader,
-    image::{FrameSaver, camera_info, encode_image, pixel_noise, publish_frame},
+    COLOR_STREAM, CameraConfig, Passes, Shader,
+    image::{ImageOutputs, encode_image, pixel_noise},
 };
-use simcore_plugin_common::{MaskedCast, NoiseChannel, sensor_state};
+use simcore_plugin_common::{MaskedCast, NoiseChannel, SensorMount};
 
 /// One pixel the lens maps: its index, direction in the sensor frame and clip range along
 /// its ray.
@@ -37,9 +35,7 @@ struct PixelRay {
 /// A wide-angle camera (SDF `<sensor type="wideanglecamera">` or `"wide_angle_camera"`).
 #[derive(Clone, Debug)]
 pub struct WideAngleCameraSensor {
-    scoped_name: String,
-    link: EntityId,
-    pose_in_link: Pose,
+    mount: SensorMount,
     config: CameraConfig,
     lens: Lens,
     focal_length: f64,
@@ -52,8 +48,7 @@ pub struct WideAngleCameraSensor {
     lit: Vec<[f32; 3]>,
     colors: Vec<[f32; 3]>,
     noise: NoiseChannel,
-    saver: Option<FrameSaver>,
-    info_topic: SharedStr,
+    outputs: ImageOutputs,
     info: CameraInfo,
 }
 
@@ -67,10 +62,7 @@ impl WideAngleCameraSensor {
         let lens = Lens::read(&doc.root())?;
         let sensor = WideAngleCameraSensor::new(camera, lens, config)?;
         // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(
-            world,
-            &[("", "Image"), (sensor.info_topic.as_str(), "CameraInfo")],
-        );
+        sensor.outputs.declare(world);
         Ok(sensor)
     }
 
@@ -81,7 +73,8 @@ impl WideAngleCameraSensor {
         lens: Lens,
         config: &SensorConfig<'_>,
     ) -> Result<Self, PluginError> {
-        let scoped_name = config.scoped_name.as_str();
+        let mount = SensorMount::of(config);
+        let scoped_name = mount.scoped_name.as_str();
         let focal_length = lens
             .focal_length(camera.horizontal_fov)
             .map_err(|m| PluginError::config(format!("{scoped_name}: <camera><lens>: {m}")))?;
@@ -102,20 +95,10 @@ impl WideAngleCameraSensor {
             })
             .collect();
         let max_distance = pixels.iter().map(|p| p.end).fold(0.0, f64::max);
-        let model = CameraModel {
-            width: camera.width,
-            height: camera.height,
-            intrinsics: camera.effective_intrinsics(),
-            distortion: camera.distortion,
-        };
-        let mut info = camera_info(&model);
-        info.projection = camera.projection_matrix();
-        let saver = camera.frame_saver(scoped_name)?;
+        let info = camera.camera_info();
+        let outputs = ImageOutputs::new(&camera, config.topic.as_str(), scoped_name)?;
         let n = pixels.len();
         Ok(WideAngleCameraSensor {
-            scoped_name: scoped_name.to_string(),
-            link: config.link,
-            pose_in_link: Pose::new(config.pose.position, config.pose.orientation.normalized()),
             lens,
             focal_length,
             pixels,
@@ -131,10 +114,10 @@ impl WideAngleCameraSensor {
             lit: Vec::new(),
             colors: Vec::new(),
             noise: pixel_noise(&camera.noise, config.seed, COLOR_STREAM),
-            saver,
-            info_topic: SharedStr::new(&camera.info_topic(config.topic.as_str())),
+            outputs,
             info,
             config: camera,
+            mount,
         })
     }
 
@@ -160,7 +143,7 @@ impl WideAngleCameraSensor {
 
     /// Renders one frame from the camera's current pose: the image and that pose.
     pub fn render(&mut self, world: &WorldRef<'_>) -> Result<(Image, Pose), PluginError> {
-        let pose = sensor_state(world, self.link, self.pose_in_link, &self.scoped_name)?.pose;
+        let pose = self.mount.pose(world)?;
         let (q, o) = (pose.orientation, pose.position);
         for (ray, p) in self.rays.iter_mut().zip(&self.pixels) {
             let d = q.rotate(p.dir);
@@ -204,14 +187,8 @@ impl Sensor for WideAngleCameraSensor {
         out: &mut Outputs<'_>,
     ) -> Result<(), PluginError> {
         let (image, _) = self.render(world)?;
-        publish_frame(
-            out,
-            image,
-            self.info.clone(),
-            &self.info_topic,
-            self.saver.as_mut(),
-            &self.scoped_name,
-        )
+        self.outputs
+            .publish(out, image, self.info.clone(), &self.mount.scoped_name)
     }
 
     fn reset(&mut self, _world: &WorldRef<'_>) -> Result<(), PluginError> {

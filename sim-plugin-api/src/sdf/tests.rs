@@ -279,10 +279,7 @@ fn required_elements_name_what_is_missing_where() {
     )
     .unwrap();
     let lidar = d.root().child("lidar").unwrap();
-    assert_eq!(
-        lidar.require_element("scan", "x").unwrap().name(),
-        "scan"
-    );
+    assert_eq!(lidar.require_element("scan", "x").unwrap().name(), "scan");
     let e = lidar
         .require_element("scan/horizontal", "with <samples>")
         .unwrap_err();
