@@ -382,7 +382,8 @@ fn a_custom_sensor_is_served_by_the_library_serving_its_gz_type() {
 /// A `<plugin>` naming a system a sensor library says its sensors stand for (`enabled_by`:
 /// by gz-sim class, in any of its spellings, or by a third party's name) is served by that
 /// library's sensors, with nothing loaded and no warning; a system nobody declares is still
-/// skipped with one.
+/// skipped with one, and one a library serves as a system is loaded, whatever a sensor
+/// library declares.
 #[test]
 fn systems_a_sensor_library_stands_for_need_no_library() {
     use sim_core::runner::{PluginPolicy, SimOptions, Simulation};
@@ -393,6 +394,7 @@ fn systems_a_sensor_library_stands_for_need_no_library() {
     <plugin filename="libgz-sim8-fixture-counter-system.so" name="any"/>
     <plugin filename="acme-counting" name="acme::systems::Counting"/>
     <plugin filename="gz-sim-fixture-timer-system" name="gz::sim::systems::FixtureTimer"/>
+    <plugin filename="simcore_fixture_testkit" name="simcore::fixtures::Remover"/>
     <model name="ground">"#;
     let text =
         world(&box_model("box", 0.1, sensor)).replacen("<model name=\"ground\">", systems, 1);
@@ -412,6 +414,8 @@ fn systems_a_sensor_library_stands_for_need_no_library() {
         "{}",
         skipped[0].message
     );
+    let systems: Vec<String> = sim.system_reports().into_iter().map(|r| r.name).collect();
+    assert_eq!(systems, ["simcore::fixtures::Remover"], "{systems:?}");
     let sub = sim.bus_mut().subscribe(
         "/world/test/model/box/link/body/sensor/a/fixture_counter",
         100,

@@ -58,9 +58,10 @@ impl Registry {
     }
 
     /// What serves the planned `<plugin>` `setup`: the manifest's route for its name; a
-    /// built-in gz-sim system; a system a library's sensors stand for (by its name or gz-sim class name); the library named by its file name when that serves its name;
-    /// else any library serving its name (or, for a gz-sim system, its gz-sim class name). A
-    /// file name that is not a bare library name is refused (not skippable).
+    /// built-in gz-sim system; the library named by its file name when that serves its name;
+    /// else any library serving its name (or, for a gz-sim system, its gz-sim class name);
+    /// else a library whose sensors stand for it (by its name or gz-sim class name). A file
+    /// name that is not a bare library name is refused (not skippable).
     pub fn serve_plugin(&self, setup: &SystemSetup) -> Result<Served<'_>, Unserved> {
         if silently_skipped(&setup.filename, &setup.name) {
             return Ok(Served::Silent);
@@ -77,15 +78,6 @@ impl Registry {
         let gz = gz_system(&setup.filename, &setup.name);
         if let Some(gz) = gz.as_ref().filter(|g| g.built_in()) {
             return Ok(Served::BuiltIn(gz.clone()));
-        }
-        let enabling = self
-            .enabling_library(setup.name.trim())
-            .or_else(|| gz.as_ref().and_then(|g| self.enabling_library(&g.class())));
-        if let Some(library) = enabling {
-            return Ok(Served::Enabling {
-                system: gz,
-                library: library.to_string(),
-            });
         }
         // A file name that is not a bare library name is refused, whatever serves the name.
         if !setup.filename.trim().is_empty()
@@ -109,6 +101,17 @@ impl Registry {
             .or_else(|| gz.as_ref().and_then(|g| self.system_serving(&g.class())));
         if let Some(r) = by_name {
             return Ok(Served::Library(r));
+        }
+        // Only then a library's sensors standing for it: a system some library serves is
+        // never taken over by another library's declaration.
+        let enabling = self
+            .enabling_library(setup.name.trim())
+            .or_else(|| gz.as_ref().and_then(|g| self.enabling_library(&g.class())));
+        if let Some(library) = enabling {
+            return Ok(Served::Enabling {
+                system: gz,
+                library: library.to_string(),
+            });
         }
         let mut problem = by_file.err().unwrap_or_else(|| PluginProblem {
             span: setup.span.clone(),
