@@ -17,12 +17,8 @@ pub enum Served<'a> {
     BuiltIn(GzSystem),
     /// By the sensors of a library whose file says they stand for this system (the gz-sim
     /// systems that make a sensor type update, `Imu` for `imu` sensors): nothing to load.
-    Enabling {
-        /// The system, when it is one of gz-sim's.
-        system: Option<GzSystem>,
-        /// The file name of the library whose sensors stand for it.
-        library: String,
-    },
+    /// Holds the system when it is one of gz-sim's.
+    Enabling(Option<GzSystem>),
     /// Not at all, without a word (gz-sim's levels carrier, `__default__`).
     Silent,
 }
@@ -107,11 +103,8 @@ impl Registry {
         let enabling = self
             .enabling_library(setup.name.trim())
             .or_else(|| gz.as_ref().and_then(|g| self.enabling_library(&g.class())));
-        if let Some(library) = enabling {
-            return Ok(Served::Enabling {
-                system: gz,
-                library: library.to_string(),
-            });
+        if enabling.is_some() {
+            return Ok(Served::Enabling(gz));
         }
         let mut problem = by_file.err().unwrap_or_else(|| PluginProblem {
             span: setup.span.clone(),

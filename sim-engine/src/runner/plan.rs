@@ -157,7 +157,7 @@ impl Plan {
                                 user_commands.get_or_insert(s);
                             }
                         }
-                        Ok(Served::Enabling { system, .. }) => r.deprecated(&s, system.as_ref()),
+                        Ok(Served::Enabling(system)) => r.deprecated(&s, system.as_ref()),
                         Ok(Served::Silent) => {}
                         Err(u) => unserved(&mut r, u),
                     }
