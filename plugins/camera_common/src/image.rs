@@ -10,8 +10,8 @@ use sim_plugin_api::{
     abi_stable::std_types::{RBox, RVec},
     noise::{NoiseKind, NoiseParams},
 };
-use simcore_plugin_common::NoiseChannel;
 use simcore_plugin_common::Passes;
+use simcore_plugin_common::{ChunkedVec, NoiseChannel};
 use std::path::{Path, PathBuf};
 
 /// The noise of image pixels: white Gaussian noise `N(mean, stddev)` per pixel and channel
@@ -60,19 +60,20 @@ pub fn encode_image(
 ) -> Image {
     let bpp = format.bytes_per_pixel();
     let step = bpp as usize;
-    let mut data = vec![0u8; colors.len() * step];
-    if noise.is_active() {
+    let len = colors.len() * step;
+    let data = if noise.is_active() {
+        let mut data = vec![0u8; len];
         encode_into(colors, format, |x| noise.apply(x, 0.0), &mut data);
+        data
     } else {
         let chunk = passes.chunk_len(colors.len());
-        let chunks: Vec<_> = colors
-            .chunks(chunk)
-            .zip(data.chunks_mut(chunk * step))
-            .collect();
+        let mut data = ChunkedVec::new(len, chunk * step);
+        let chunks: Vec<_> = colors.chunks(chunk).zip(data.parts()).collect();
         passes.run(chunks, |(colors, data)| {
-            encode_into(colors, format, |x| x, data);
+            encode_into(colors, format, |x| x, data.fill(0));
         });
-    }
+        data.into_vec(0)
+    };
     Image {
         width,
         height,
@@ -123,14 +124,11 @@ fn encode_into(
 /// A float32 depth image (`R_FLOAT32`, little-endian) from depths in metres, written in the
 /// chunks of `passes`.
 pub fn depth_image(passes: &Passes<'_, '_>, depths: &[f32], width: u32, height: u32) -> Image {
-    let mut data = vec![0u8; depths.len() * 4];
     let chunk = passes.chunk_len(depths.len());
-    let chunks: Vec<_> = depths
-        .chunks(chunk)
-        .zip(data.chunks_mut(chunk * 4))
-        .collect();
-    passes.run(chunks, |(depths, data)| pack_depths(depths, data));
-    depth_message(data, width, height)
+    let mut data = ChunkedVec::new(depths.len() * 4, chunk * 4);
+    let chunks: Vec<_> = depths.chunks(chunk).zip(data.parts()).collect();
+    passes.run(chunks, |(depths, data)| pack_depths(depths, data.fill(0)));
+    depth_message(data.into_vec(0), width, height)
 }
 
 /// The bytes of `depths` in a depth image, into `out` (4 per depth).
@@ -218,18 +216,20 @@ pub fn measured_image_and_cloud<R: FnMut(usize) -> f32>(
 ) -> (Image, PointCloudPacked) {
     let step = POINT_STEP as usize;
     let n = dirs.len().min(count);
-    let mut image = vec![0u8; count * 4];
-    let mut points = vec![0u8; n * step];
     let chunk = passes.chunk_len(n);
+    // Pixels past the directions (none, for a camera's own grid) stay zero.
+    let mut image = ChunkedVec::new(count * 4, chunk * 4);
+    let mut points = ChunkedVec::new(n * step, chunk * step);
     let mut dense = vec![true; n.div_ceil(chunk)];
     let chunks: Vec<_> = dirs[..n]
         .chunks(chunk)
-        .zip(image.chunks_mut(chunk * 4))
-        .zip(points.chunks_mut(chunk * step))
+        .zip(image.parts())
+        .zip(points.parts())
         .zip(dense.iter_mut())
         .enumerate()
         .collect();
     passes.run(chunks, |(i, (((dirs, image), points), dense))| {
+        let (image, points) = (image.fill(0), points.fill(0));
         let mut rgb = rgb();
         let mut block = [0.0f32; BLOCK];
         let blocks = dirs
@@ -246,8 +246,8 @@ pub fn measured_image_and_cloud<R: FnMut(usize) -> f32>(
     });
     let dense = dense.iter().all(|d| *d);
     (
-        depth_message(image, width, height),
-        cloud_message(points, dense, width, height, fields),
+        depth_message(image.into_vec(0), width, height),
+        cloud_message(points.into_vec(0), dense, width, height, fields),
     )
 }
 

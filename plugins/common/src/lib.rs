@@ -11,6 +11,7 @@
 //!   [`NoiseParams`](sim_plugin_api::noise::NoiseParams) the API reads;
 //! - [`bounded`]: the numbers a command may carry ([`pose_problem`], [`twist_problem`],
 //!   [`accepted_twist`]);
+//! - [`chunked`]: output buffers set up by the chunks that write them ([`ChunkedVec`]);
 //! - [`files`]: writing files (camera frames) never through a symbolic link;
 //! - [`frame`]: the motion of the sensor's own frame from the motion of its link;
 //! - [`surfaces`]: a property of the surfaces rays hit, looked up in batches and kept;
@@ -34,6 +35,7 @@
 
 pub mod axes;
 pub mod bounded;
+pub mod chunked;
 /// Writing files without following symbolic links (the `sim-files` crate the engine writes
 /// through too).
 pub use sim_files as files;
@@ -62,6 +64,7 @@ pub mod visibility;
 
 pub use axes::{axis_channels, axis_noises};
 pub use bounded::{accepted_twist, accepted_value, bounded_value, pose_problem, twist_problem};
+pub use chunked::ChunkedVec;
 pub use frame::sensor_frame;
 pub use inputs::declare_inputs;
 pub use interval::upper_bound;

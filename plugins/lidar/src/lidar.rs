@@ -25,7 +25,7 @@ use sim_plugin_api::{
     prelude::*,
 };
 use simcore_plugin_common::{
-    EntitySurfaces, MaskedCast, NoiseChannel, Passes, Rotation, SensorMount,
+    ChunkedVec, EntitySurfaces, MaskedCast, NoiseChannel, Passes, Rotation, SensorMount,
 };
 
 /// Noise stream number (with the sensor's seed) of the ranges.
@@ -300,26 +300,29 @@ impl LidarSensor {
         let noisy = self.noise.is_active();
         let passes = Passes::new(world);
         let chunk = passes.chunk_len(n);
-        let mut ranges = vec![0.0; n];
-        let mut intensities = vec![0.0; n];
-        let mut data = vec![0u8; n * POINT_STEP as usize];
+        let step = POINT_STEP as usize;
+        // Each chunk sets its own part of the outputs (no pass clearing them first).
+        let mut ranges = ChunkedVec::new(n, chunk);
+        let mut intensities = ChunkedVec::new(n, chunk);
+        let mut data = ChunkedVec::new(n * step, chunk * step);
         let mut flags = vec![(true, true); n.div_ceil(chunk)];
         let retro = &self.retro;
         let directions = &self.directions;
-        let step = POINT_STEP as usize;
         let chunks: Vec<_> = self
             .rays
             .chunks_mut(chunk)
             .zip(self.hits.chunks_mut(chunk))
-            .zip(ranges.chunks_mut(chunk))
-            .zip(intensities.chunks_mut(chunk))
-            .zip(data.chunks_mut(chunk * step))
+            .zip(ranges.parts())
+            .zip(intensities.parts())
+            .zip(data.parts())
             .zip(flags.iter_mut())
             .enumerate()
             .collect();
         passes.run(
             chunks,
             |(k, (((((rays, hits), ranges), intensities), data), flags))| {
+                let (ranges, intensities) = (ranges.fill(0.0), intensities.fill(0.0));
+                let data = data.fill(0);
                 let first = k * chunk;
                 let dirs = &directions[first..first + rays.len()];
                 for (ray, d) in rays.iter_mut().zip(dirs) {
@@ -345,6 +348,11 @@ impl LidarSensor {
                     pack_points_into(data, first, ranges, intensities, dirs, h.samples);
                 }
             },
+        );
+        let (mut ranges, mut intensities, mut data) = (
+            ranges.into_vec(0.0),
+            intensities.into_vec(0.0),
+            data.into_vec(0),
         );
         if flags.iter().any(|f| !f.0) {
             // Entities not seen before: looked up in one call, then every intensity again.

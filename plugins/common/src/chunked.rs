@@ -1,0 +1,155 @@
+//! Output buffers set up by the chunks that write them.
+//!
+//! A scan's or a frame's outputs (ranges, point clouds, images: up to a few megabytes) are
+//! new buffers every time, since the messages take them. Made with `vec![0; n]`, each was
+//! cleared on the sensor's own thread before the chunks of [`Passes`](crate::Passes) wrote
+//! it, a pass over every byte that the other sensor threads waited for. A [`ChunkedVec`]
+//! leaves its memory unset: each of its [`Part`]s is set by the chunk that writes it, on that
+//! chunk's thread, just before it is written (while it is in that core's cache), and any part
+//! no chunk took is set when the buffer is finished. The result is the same as clearing first.
+
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A buffer of `len` elements, set part by part (see the [module docs](self)).
+#[derive(Debug)]
+pub struct ChunkedVec<T> {
+    vec: Vec<T>,
+    len: usize,
+    part_len: usize,
+    /// Whether each part has been set by [`Part::fill`].
+    filled: Vec<AtomicBool>,
+}
+
+/// One part of a [`ChunkedVec`], to be set by [`Part::fill`] and then written.
+#[derive(Debug)]
+pub struct Part<'a, T> {
+    slots: &'a mut [MaybeUninit<T>],
+    filled: &'a AtomicBool,
+}
+
+impl<T: Copy> ChunkedVec<T> {
+    /// A buffer of `len` elements in parts of `part_len` (the last one shorter; at least 1).
+    pub fn new(len: usize, part_len: usize) -> Self {
+        let part_len = part_len.max(1);
+        ChunkedVec {
+            vec: Vec::with_capacity(len),
+            len,
+            part_len,
+            filled: (0..len.div_ceil(part_len))
+                .map(|_| AtomicBool::new(false))
+                .collect(),
+        }
+    }
+
+    /// The parts, in order: consecutive runs of `part_len` elements covering the buffer.
+    pub fn parts(&mut self) -> Vec<Part<'_, T>> {
+        let slots = &mut self.vec.spare_capacity_mut()[..self.len];
+        slots
+            .chunks_mut(self.part_len)
+            .zip(&self.filled)
+            .map(|(slots, filled)| Part { slots, filled })
+            .collect()
+    }
+
+    /// The buffer, with every element of a part no [`Part::fill`] set given `value`.
+    pub fn into_vec(mut self, value: T) -> Vec<T> {
+        let slots = &mut self.vec.spare_capacity_mut()[..self.len];
+        for (slots, filled) in slots.chunks_mut(self.part_len).zip(&self.filled) {
+            if !filled.load(Ordering::Acquire) {
+                for s in slots {
+                    s.write(value);
+                }
+            }
+        }
+        // SAFETY: the capacity is at least `len` (`Vec::with_capacity(len)`), and each of the
+        // `len` elements is initialised: the parts are disjoint and cover `0..len`; a part
+        // marked filled had every element written by `Part::fill` before it was marked
+        // (Release, read with Acquire above; the chunks have also returned, since `self`
+        // is no longer borrowed), and every other part was written just above. Nothing
+        // else writes the spare capacity.
+        #[allow(unsafe_code)]
+        unsafe {
+            self.vec.set_len(self.len)
+        };
+        self.vec
+    }
+}
+
+impl<'a, T: Copy> Part<'a, T> {
+    /// The part with every element set to `value`, to be written.
+    pub fn fill(self, value: T) -> &'a mut [T] {
+        for s in self.slots.iter_mut() {
+            s.write(value);
+        }
+        self.filled.store(true, Ordering::Release);
+        let slots: *mut [MaybeUninit<T>] = self.slots;
+        // SAFETY: every element of `slots` was initialised by the loop above, and
+        // `MaybeUninit<T>` has the size, alignment and layout of `T`; the slice is borrowed
+        // for `'a` as `slots` was, and `self` (its only other path) is consumed.
+        #[allow(unsafe_code)]
+        unsafe {
+            &mut *(slots as *mut [T])
+        }
+    }
+
+    /// The part's length.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the part is empty (never, but for a buffer of no elements).
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_filled_and_written_make_the_buffer_and_the_rest_take_the_value() {
+        for (len, part) in [(0, 4), (1, 4), (10, 4), (12, 4), (7, 1), (5, 0)] {
+            let mut buffer = ChunkedVec::<u32>::new(len, part);
+            let parts = buffer.parts();
+            assert_eq!(parts.iter().map(Part::len).sum::<usize>(), len);
+            // Every other part is taken and written; the rest are left to `into_vec`.
+            let mut start = 0;
+            for (k, p) in parts.into_iter().enumerate() {
+                let n = p.len();
+                if k % 2 == 0 {
+                    let out = p.fill(7);
+                    assert!(out.iter().all(|&v| v == 7));
+                    for (i, v) in out.iter_mut().enumerate() {
+                        *v = (start + i) as u32;
+                    }
+                }
+                start += n;
+            }
+            let v = buffer.into_vec(9);
+            let step = part.max(1);
+            let expected: Vec<u32> = (0..len)
+                .map(|i| if (i / step) % 2 == 0 { i as u32 } else { 9 })
+                .collect();
+            assert_eq!(v, expected, "len {len}, parts of {part}");
+        }
+    }
+
+    #[test]
+    fn parts_filled_on_other_threads_are_kept() {
+        let mut buffer = ChunkedVec::<u8>::new(10_000, 1024);
+        std::thread::scope(|s| {
+            for (k, p) in buffer.parts().into_iter().enumerate() {
+                s.spawn(move || p.fill(0).iter_mut().for_each(|b| *b = k as u8 + 1));
+            }
+        });
+        let v = buffer.into_vec(0);
+        assert_eq!(v.len(), 10_000);
+        assert!(
+            v.iter()
+                .enumerate()
+                .all(|(i, &b)| b == (i / 1024) as u8 + 1)
+        );
+    }
+}
