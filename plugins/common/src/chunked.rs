@@ -79,12 +79,19 @@ impl<T: Copy> ChunkedVec<T> {
 impl<'a, T: Copy> Part<'a, T> {
     /// The part with every element set to `value`, to be written.
     pub fn fill(self, value: T) -> &'a mut [T] {
-        for s in self.slots.iter_mut() {
-            s.write(value);
+        self.write(|_| value)
+    }
+
+    /// The part with its `k`-th element set to `f(k)`, in order: for outputs made element
+    /// by element, which need no value set before.
+    pub fn write(self, mut f: impl FnMut(usize) -> T) -> &'a mut [T] {
+        for (k, s) in self.slots.iter_mut().enumerate() {
+            s.write(f(k));
         }
         self.filled.store(true, Ordering::Release);
         let slots: *mut [MaybeUninit<T>] = self.slots;
-        // SAFETY: every element of `slots` was initialised by the loop above, and
+        // SAFETY: every element of `slots` was initialised by the loop above (a panic in `f`
+        // leaves before the part is marked or handed out), and
         // `MaybeUninit<T>` has the size, alignment and layout of `T`; the slice is borrowed
         // for `'a` as `slots` was, and `self` (its only other path) is consumed.
         #[allow(unsafe_code)]
@@ -114,16 +121,24 @@ mod tests {
             let mut buffer = ChunkedVec::<u32>::new(len, part);
             let parts = buffer.parts();
             assert_eq!(parts.iter().map(Part::len).sum::<usize>(), len);
-            // Every other part is taken and written; the rest are left to `into_vec`.
+            // Every other part is taken (set by `fill` or `write`); the rest are left to
+            // `into_vec`.
             let mut start = 0;
             for (k, p) in parts.into_iter().enumerate() {
                 let n = p.len();
-                if k % 2 == 0 {
-                    let out = p.fill(7);
-                    assert!(out.iter().all(|&v| v == 7));
-                    for (i, v) in out.iter_mut().enumerate() {
-                        *v = (start + i) as u32;
+                match k % 4 {
+                    0 => {
+                        let out = p.fill(7);
+                        assert!(out.iter().all(|&v| v == 7));
+                        for (i, v) in out.iter_mut().enumerate() {
+                            *v = (start + i) as u32;
+                        }
                     }
+                    2 => {
+                        let out = p.write(|i| (start + i) as u32);
+                        assert_eq!(out.len(), n);
+                    }
+                    _ => {}
                 }
                 start += n;
             }
