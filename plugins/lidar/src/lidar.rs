@@ -128,37 +128,69 @@ pub fn pack_points_into(
         .zip(directions)
         .enumerate()
     {
-        let [r0, r1] = (((first + k) / row) as u16).to_le_bytes();
-        let [x0, x1, x2, x3] = ((r * d.x) as f32).to_le_bytes();
-        let [y0, y1, y2, y3] = ((r * d.y) as f32).to_le_bytes();
-        let [z0, z1, z2, z3] = ((r * d.z) as f32).to_le_bytes();
-        let [i0, i1, i2, i3] = (i as f32).to_le_bytes();
-        p.copy_from_slice(&[
-            x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3, i0, i1, i2, i3, r0, r1,
-        ]);
+        p.copy_from_slice(&point_bytes((first + k) / row, r, i, *d));
     }
+}
+
+/// The bytes of one point of the cloud ([`POINT_STEP`]): the ray of unit sensor-frame
+/// direction `d` in ring `ring`, at range `r` with intensity `i`.
+#[inline]
+fn point_bytes(ring: usize, r: f64, i: f64, d: Vec3) -> [u8; POINT_STEP as usize] {
+    let [r0, r1] = (ring as u16).to_le_bytes();
+    let [x0, x1, x2, x3] = ((r * d.x) as f32).to_le_bytes();
+    let [y0, y1, y2, y3] = ((r * d.y) as f32).to_le_bytes();
+    let [z0, z1, z2, z3] = ((r * d.z) as f32).to_le_bytes();
+    let [i0, i1, i2, i3] = (i as f32).to_le_bytes();
+    [
+        x0, x1, x2, x3, y0, y1, y2, y3, z0, z1, z2, z3, i0, i1, i2, i3, r0, r1,
+    ]
 }
 
 /// The intensity of each of `hits`: the `laser_retro` of the entity hit (0 for a miss or an
 /// entity `retro` has not looked up). Returns whether every entity hit was looked up.
 fn fill_intensities(hits: &[RayHit], retro: &EntitySurfaces<f64>, out: &mut [f64]) -> bool {
-    let mut known = true;
-    let mut last = (EntityId::NONE, 0.0);
+    let mut intensities = Intensities::new(retro);
     for (i, hit) in out.iter_mut().zip(hits) {
-        *i = if hit.entity.is_none() {
+        *i = intensities.of(hit);
+    }
+    intensities.known
+}
+
+/// The intensities of hits taken one after the other (see [`fill_intensities`]):
+/// neighbouring rays mostly hit the same entity, whose value is kept.
+struct Intensities<'r> {
+    retro: &'r EntitySurfaces<f64>,
+    last: (EntityId, f64),
+    /// Whether every entity hit so far was looked up.
+    known: bool,
+}
+
+impl<'r> Intensities<'r> {
+    fn new(retro: &'r EntitySurfaces<f64>) -> Self {
+        Intensities {
+            retro,
+            last: (EntityId::NONE, 0.0),
+            known: true,
+        }
+    }
+
+    /// The intensity of `hit`: the `laser_retro` of the entity hit, 0 for a miss or an
+    /// entity not looked up.
+    #[inline]
+    fn of(&mut self, hit: &RayHit) -> f64 {
+        if hit.entity.is_none() {
             0.0
-        } else if hit.entity == last.0 {
-            last.1
+        } else if hit.entity == self.last.0 {
+            self.last.1
         } else {
-            let v = retro.get(hit.entity).unwrap_or_else(|| {
-                known = false;
+            let v = self.retro.get(hit.entity).unwrap_or_else(|| {
+                self.known = false;
                 0.0
             });
-            last = (hit.entity, v);
+            self.last = (hit.entity, v);
             v
-        };
+        }
     }
-    known
 }
 
 /// A lidar sensor (SDF `<sensor type="lidar">`, `gpu_lidar`, `ray` or `gpu_ray`).
@@ -301,10 +333,10 @@ impl LidarSensor {
         let passes = Passes::new(world);
         let chunk = passes.chunk_len(n);
         let step = POINT_STEP as usize;
-        // Each chunk sets its own part of the outputs (no pass clearing them first).
+        // Each chunk makes its part of the outputs ray by ray (nothing set first).
         let mut ranges = ChunkedVec::new(n, chunk);
         let mut intensities = ChunkedVec::new(n, chunk);
-        let mut data = ChunkedVec::new(n * step, chunk * step);
+        let mut data = ChunkedVec::<[u8; POINT_STEP as usize]>::new(n, chunk);
         let mut flags = vec![(true, true); n.div_ceil(chunk)];
         let retro = &self.retro;
         let directions = &self.directions;
@@ -321,8 +353,6 @@ impl LidarSensor {
         passes.run(
             chunks,
             |(k, (((((rays, hits), ranges), intensities), data), flags))| {
-                let (ranges, intensities) = (ranges.fill(0.0), intensities.fill(0.0));
-                let data = data.fill(0);
                 let first = k * chunk;
                 let dirs = &directions[first..first + rays.len()];
                 for (ray, d) in rays.iter_mut().zip(dirs) {
@@ -335,24 +365,33 @@ impl LidarSensor {
                 world.cast_rays_seen_by(rays, &options, mask, hits);
                 // Distances count from the sensor origin.
                 let mut finite = true;
-                for (r, hit) in ranges.iter_mut().zip(hits.iter()) {
-                    *r = raw_range(hit.distance + start, min);
-                    if !noisy {
-                        *r = finish_range(*r, min, max, resolution);
-                    }
+                let ranges = ranges.write(|i| {
+                    let r = raw_range(hits[i].distance + start, min);
+                    let r = if noisy {
+                        r
+                    } else {
+                        finish_range(r, min, max, resolution)
+                    };
                     finite &= r.is_finite();
-                }
-                flags.0 = fill_intensities(hits, retro, intensities);
+                    r
+                });
+                let mut seen = Intensities::new(retro);
+                let intensities = intensities.write(|i| seen.of(&hits[i]));
+                flags.0 = seen.known;
                 if !noisy {
                     flags.1 = finite;
-                    pack_points_into(data, first, ranges, intensities, dirs, h.samples);
+                    let row = h.samples.max(1) as usize;
+                    data.write(|i| {
+                        point_bytes((first + i) / row, ranges[i], intensities[i], dirs[i])
+                    });
                 }
             },
         );
+        // With noise the points are made below, after the ranges' noise.
         let (mut ranges, mut intensities, mut data) = (
             ranges.into_vec(0.0),
             intensities.into_vec(0.0),
-            data.into_vec(0),
+            data.into_vec([0; POINT_STEP as usize]).into_flattened(),
         );
         if flags.iter().any(|f| !f.0) {
             // Entities not seen before: looked up in one call, then every intensity again.
