@@ -236,12 +236,12 @@ pub fn measured_image_and_cloud<R: FnMut(usize) -> f32>(
     (width, height): (u32, u32),
     fields: &RVec<PointField>,
 ) -> (Image, PointCloudPacked) {
+    let step = POINT_STEP as usize;
     let n = dirs.len().min(count);
     let chunk = passes.chunk_len(n);
-    // Each chunk makes its pixels' bytes as it measures them (nothing cleared first);
-    // pixels past the directions (none, for a camera's own grid) are zero.
-    let mut image = ChunkedVec::<[u8; 4]>::new(count, chunk);
-    let mut points = ChunkedVec::<[u8; POINT_STEP as usize]>::new(n, chunk);
+    // Pixels past the directions (none, for a camera's own grid) stay zero.
+    let mut image = ChunkedVec::new(count * 4, chunk * 4);
+    let mut points = ChunkedVec::new(n * step, chunk * step);
     let mut dense = vec![true; n.div_ceil(chunk)];
     let chunks: Vec<_> = dirs[..n]
         .chunks(chunk)
@@ -251,62 +251,63 @@ pub fn measured_image_and_cloud<R: FnMut(usize) -> f32>(
         .enumerate()
         .collect();
     passes.run(chunks, |(i, (((dirs, image), points), dense))| {
-        let first = i * chunk;
+        let (image, points) = (image.fill(0), points.fill(0));
         let mut rgb = rgb();
         let mut block = [0.0f32; BLOCK];
-        let image = image.write(|k| {
-            if k >= dirs.len() {
-                return [0; 4]; // past the directions
-            }
-            let b = k % BLOCK;
-            if b == 0 {
-                let len = BLOCK.min(dirs.len() - k);
-                depth(first + k, &mut block[..len]);
-            }
-            block[b].to_le_bytes()
-        });
-        points.write(|k| {
-            let z = f32::from_le_bytes(image[k]);
-            let (bytes, finite) = point(dirs[k], z, rgb(first + k));
-            *dense &= finite;
-            bytes
-        });
+        let blocks = dirs
+            .chunks(BLOCK)
+            .zip(image.chunks_mut(BLOCK * 4))
+            .zip(points.chunks_mut(BLOCK * step));
+        for (b, ((dirs, image), points)) in blocks.enumerate() {
+            let first = i * chunk + b * BLOCK;
+            let depths = &mut block[..dirs.len()];
+            depth(first, depths);
+            pack_depths(depths, image);
+            *dense &= pack_points(first, dirs, depths, &mut rgb, points);
+        }
     });
     let dense = dense.iter().all(|d| *d);
     (
-        depth_message(image.into_vec([0; 4]).into_flattened(), width, height),
-        cloud_message(
-            points.into_vec([0; POINT_STEP as usize]).into_flattened(),
-            dense,
-            width,
-            height,
-            fields,
-        ),
+        depth_message(image.into_vec(0), width, height),
+        cloud_message(points.into_vec(0), dense, width, height, fields),
     )
 }
 
-/// The bytes of the point of a pixel of unit direction `d`, z-depth `z` and colour `rgb`
-/// ([`POINT_STEP`] bytes), and whether it is finite.
-#[inline]
-fn point(d: Vec3, z: f32, rgb: f32) -> ([u8; POINT_STEP as usize], bool) {
-    let (p, finite) = if z.is_finite() && d.x > 0.0 {
-        let t = f64::from(z) / d.x;
-        ([(d.x * t) as f32, (d.y * t) as f32, (d.z * t) as f32], true)
-    } else {
-        // A pixel without a ray (d.x <= 0) has no finite depth either: +inf.
-        let v = if z.is_nan() || z.is_finite() {
-            f32::INFINITY
+/// The points of pixels `first..` (unit directions `dirs`, z-depths `depths`, colours from
+/// `rgb` by pixel index) into `out` ([`POINT_STEP`] bytes each); whether all are finite.
+fn pack_points(
+    first: usize,
+    dirs: &[Vec3],
+    depths: &[f32],
+    rgb: &mut impl FnMut(usize) -> f32,
+    out: &mut [u8],
+) -> bool {
+    let mut dense = true;
+    for (k, ((d, z), out)) in dirs
+        .iter()
+        .zip(depths)
+        .zip(out.chunks_exact_mut(POINT_STEP as usize))
+        .enumerate()
+    {
+        let p = if z.is_finite() && d.x > 0.0 {
+            let t = f64::from(*z) / d.x;
+            [(d.x * t) as f32, (d.y * t) as f32, (d.z * t) as f32]
         } else {
-            z
+            dense = false;
+            // A pixel without a ray (d.x <= 0) has no finite depth either: +inf.
+            let v = if z.is_nan() || z.is_finite() {
+                f32::INFINITY
+            } else {
+                *z
+            };
+            [v; 3]
         };
-        ([v; 3], false)
-    };
-    let mut out = [0; POINT_STEP as usize];
-    out[0..4].copy_from_slice(&p[0].to_le_bytes());
-    out[4..8].copy_from_slice(&p[1].to_le_bytes());
-    out[8..12].copy_from_slice(&p[2].to_le_bytes());
-    out[12..16].copy_from_slice(&rgb.to_le_bytes());
-    (out, finite)
+        out[0..4].copy_from_slice(&p[0].to_le_bytes());
+        out[4..8].copy_from_slice(&p[1].to_le_bytes());
+        out[8..12].copy_from_slice(&p[2].to_le_bytes());
+        out[12..16].copy_from_slice(&rgb(first + k).to_le_bytes());
+    }
+    dense
 }
 
 /// The point cloud message of `data` (see [`depth_image_and_cloud`]).
