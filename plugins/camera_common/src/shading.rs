@@ -196,6 +196,46 @@ impl ShadowMap {
     }
 }
 
+/// The box, along `axes`, of the points every [`BOUND_STRIDE`]-th pixel of a frame sees
+/// (`rays` and their `hits`), as (low, high) corners (low above high when none is seen):
+/// each chunk of `passes` bounds its pixels and the boxes are merged (minima and maxima, so
+/// the same box at every thread count).
+fn seen_bounds(
+    passes: &Passes<'_, '_>,
+    rays: &[Ray],
+    hits: &[RayHit],
+    axes: [Vec3; 3],
+) -> (Vec3, Vec3) {
+    let [x, y, z] = axes;
+    let inf = f64::INFINITY;
+    let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
+    let merge = |(lo, hi): (Vec3, Vec3), (a, b): (Vec3, Vec3)| {
+        (
+            Vec3::new(lo.x.min(a.x), lo.y.min(a.y), lo.z.min(a.z)),
+            Vec3::new(hi.x.max(b.x), hi.y.max(b.y), hi.z.max(b.z)),
+        )
+    };
+    // Chunks of whole strides, so that the pixels sampled are those of one pass.
+    let chunk = passes.chunk_len(rays.len()).div_ceil(BOUND_STRIDE) * BOUND_STRIDE;
+    let mut boxes = vec![empty; rays.len().div_ceil(chunk.max(1))];
+    let chunks: Vec<_> = rays
+        .chunks(chunk.max(1))
+        .zip(hits.chunks(chunk.max(1)))
+        .zip(boxes.iter_mut())
+        .collect();
+    passes.run(chunks, |((rays, hits), bounds)| {
+        for (ray, hit) in rays.iter().zip(hits).step_by(BOUND_STRIDE) {
+            if !hit.distance.is_finite() {
+                continue;
+            }
+            let p = ray.origin + ray.direction.scale(hit.distance);
+            let c = Vec3::new(p.dot(x), p.dot(y), p.dot(z));
+            *bounds = merge(*bounds, (c, c));
+        }
+    });
+    boxes.into_iter().fold(empty, merge)
+}
+
 /// The rotation whose matrix has columns `x`, `y`, `z` (a right-handed orthonormal frame).
 fn frame_rotation(x: Vec3, y: Vec3, z: Vec3) -> Quat {
     let (m00, m11, m22) = (x.x, y.y, z.z);
@@ -309,17 +349,7 @@ impl Shader {
             let m = q.to_matrix();
             let axis = |c: usize| Vec3::new(m[0][c], m[1][c], m[2][c]);
             let (x, y, z) = (axis(0), axis(1), axis(2));
-            let inf = f64::INFINITY;
-            let (mut lo, mut hi) = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
-            for (ray, hit) in rays.iter().zip(hits).step_by(BOUND_STRIDE) {
-                if !hit.distance.is_finite() {
-                    continue;
-                }
-                let p = ray.origin + ray.direction.scale(hit.distance);
-                let c = Vec3::new(p.dot(x), p.dot(y), p.dot(z));
-                lo = Vec3::new(lo.x.min(c.x), lo.y.min(c.y), lo.z.min(c.z));
-                hi = Vec3::new(hi.x.max(c.x), hi.y.max(c.y), hi.z.max(c.z));
-            }
+            let (lo, hi) = seen_bounds(passes, rays, hits, [x, y, z]);
             if lo.x > hi.x {
                 continue;
             }
@@ -395,7 +425,8 @@ impl Shader {
         out: &mut Vec<[f32; 3]>,
     ) {
         let n = rays.len().min(hits.len());
-        out.clear();
+        // Every pixel is written by the shading below: a buffer of the frame's size is
+        // reused as it is.
         out.resize(n, [0.0; 3]);
         let chunk = passes.chunk_len(n);
         let count = n.div_ceil(chunk);
