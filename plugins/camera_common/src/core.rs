@@ -6,7 +6,9 @@ use crate::image::ImageOutputs;
 use crate::model::CameraModel;
 use crate::rays::{RayGrid, RayStart};
 use sim_plugin_api::sdf::Element;
-use sim_plugin_api::{CameraInfo, ErrorCode, PluginError, Pose, SensorConfig, WorldRef};
+use sim_plugin_api::{
+    CameraInfo, ErrorCode, PluginError, Pose, RayHit, SensorConfig, Vec3, WorldRef,
+};
 use simcore_plugin_common::{MaskedCast, Passes, SensorMount};
 
 /// The shared part of a camera sensor.
@@ -77,6 +79,19 @@ impl CameraCore {
     pub fn cast_in(&mut self, passes: &Passes<'_, '_>) -> Result<Pose, PluginError> {
         let pose = self.pose(passes.world())?;
         self.grid.cast_in(passes, pose);
+        Ok(pose)
+    }
+
+    /// [`CameraCore::cast_in`], with `then` called on each chunk of pixels as it is cast
+    /// (see [`RayGrid::cast_in_then`]).
+    pub fn cast_in_then<T: Send>(
+        &mut self,
+        passes: &Passes<'_, '_>,
+        items: impl IntoIterator<Item = T>,
+        then: impl Fn(usize, &[RayHit], &[Vec3], T) + Sync,
+    ) -> Result<Pose, PluginError> {
+        let pose = self.pose(passes.world())?;
+        self.grid.cast_in_then(passes, pose, items, then);
         Ok(pose)
     }
 

@@ -11,6 +11,7 @@ use sim_plugin_api::{
     noise::{NoiseKind, NoiseParams},
 };
 use simcore_plugin_common::Passes;
+use simcore_plugin_common::chunked::Part;
 use simcore_plugin_common::{ChunkedVec, NoiseChannel};
 use std::path::{Path, PathBuf};
 
@@ -233,44 +234,119 @@ pub fn measured_image_and_cloud<R: FnMut(usize) -> f32>(
     count: usize,
     depth: impl Fn(usize, &mut [f32]) + Sync,
     rgb: impl Fn() -> R + Sync,
-    (width, height): (u32, u32),
+    size: (u32, u32),
     fields: &RVec<PointField>,
 ) -> (Image, PointCloudPacked) {
-    let step = POINT_STEP as usize;
     let n = dirs.len().min(count);
     let chunk = passes.chunk_len(n);
-    // Pixels past the directions (none, for a camera's own grid) stay zero.
-    let mut image = ChunkedVec::new(count * 4, chunk * 4);
-    let mut points = ChunkedVec::new(n * step, chunk * step);
-    let mut dense = vec![true; n.div_ceil(chunk)];
-    let chunks: Vec<_> = dirs[..n]
-        .chunks(chunk)
-        .zip(image.parts())
-        .zip(points.parts())
-        .zip(dense.iter_mut())
-        .enumerate()
-        .collect();
-    passes.run(chunks, |(i, (((dirs, image), points), dense))| {
-        let (image, points) = (image.fill(0), points.fill(0));
+    let mut made = ImageAndCloud::new(count, n, chunk);
+    let chunks: Vec<_> = dirs[..n].chunks(chunk).zip(made.parts()).collect();
+    passes.run(chunks, |(dirs, part)| {
+        let first = part.first;
         let mut rgb = rgb();
+        part.pack(dirs, |k, out| depth(first + k, out), |k| rgb(first + k));
+    });
+    made.finish(size, fields)
+}
+
+/// A depth image of `count` pixels and the point cloud of its first `n` (the pixels with a
+/// direction) made in chunks of pixels: each chunk's [`CloudPart`] packs its pixels on the
+/// chunk's thread (as a camera's rays or raster bands are cast, for instance), then
+/// [`ImageAndCloud::finish`] makes the messages. Pixels no part packed are zero.
+#[derive(Debug)]
+pub struct ImageAndCloud {
+    image: ChunkedVec<u8>,
+    points: ChunkedVec<u8>,
+    /// Whether each chunk's points are all finite.
+    dense: Vec<bool>,
+    chunk: usize,
+}
+
+/// The pixels of one chunk of an [`ImageAndCloud`], to be packed.
+#[derive(Debug)]
+pub struct CloudPart<'a> {
+    /// The chunk's first pixel.
+    pub first: usize,
+    image: Part<'a, u8>,
+    points: Option<Part<'a, u8>>,
+    dense: Option<&'a mut bool>,
+}
+
+impl ImageAndCloud {
+    /// The buffers of `count` pixels, `n` with points, in chunks of `chunk` pixels.
+    pub fn new(count: usize, n: usize, chunk: usize) -> Self {
+        let chunk = chunk.max(1);
+        let n = n.min(count);
+        ImageAndCloud {
+            image: ChunkedVec::new(count * 4, chunk * 4),
+            points: ChunkedVec::new(n * POINT_STEP as usize, chunk * POINT_STEP as usize),
+            dense: vec![true; n.div_ceil(chunk)],
+            chunk,
+        }
+    }
+
+    /// The chunks' parts, in order.
+    pub fn parts(&mut self) -> Vec<CloudPart<'_>> {
+        let chunk = self.chunk;
+        let mut points = self.points.parts().into_iter();
+        let mut dense = self.dense.iter_mut();
+        self.image
+            .parts()
+            .into_iter()
+            .enumerate()
+            .map(|(k, image)| CloudPart {
+                first: k * chunk,
+                image,
+                points: points.next(),
+                dense: dense.next(),
+            })
+            .collect()
+    }
+
+    /// The depth image and the cloud, `size` (width, height) pixels, with point `fields`.
+    pub fn finish(
+        self,
+        (width, height): (u32, u32),
+        fields: &RVec<PointField>,
+    ) -> (Image, PointCloudPacked) {
+        let dense = self.dense.iter().all(|d| *d);
+        (
+            depth_message(self.image.into_vec(0), width, height),
+            cloud_message(self.points.into_vec(0), dense, width, height, fields),
+        )
+    }
+}
+
+impl CloudPart<'_> {
+    /// Packs the chunk's pixels, of unit sensor-frame directions `dirs` (one per pixel of
+    /// the chunk that has a point): `depth(k, out)` writes the z-depths of the chunk's pixels
+    /// `k..k + out.len()` into `out`, a block at a time, and `rgb(k)` gives the packed colour
+    /// (see [`packed_rgb`]) of its pixel `k`, called in order.
+    pub fn pack(
+        self,
+        dirs: &[Vec3],
+        mut depth: impl FnMut(usize, &mut [f32]),
+        mut rgb: impl FnMut(usize) -> f32,
+    ) {
+        let step = POINT_STEP as usize;
+        let image = self.image.fill(0);
+        let (Some(points), Some(dense)) = (self.points, self.dense) else {
+            return; // no pixel of the chunk has a direction
+        };
+        let points = points.fill(0);
         let mut block = [0.0f32; BLOCK];
         let blocks = dirs
             .chunks(BLOCK)
             .zip(image.chunks_mut(BLOCK * 4))
             .zip(points.chunks_mut(BLOCK * step));
         for (b, ((dirs, image), points)) in blocks.enumerate() {
-            let first = i * chunk + b * BLOCK;
+            let first = b * BLOCK;
             let depths = &mut block[..dirs.len()];
             depth(first, depths);
             pack_depths(depths, image);
             *dense &= pack_points(first, dirs, depths, &mut rgb, points);
         }
-    });
-    let dense = dense.iter().all(|d| *d);
-    (
-        depth_message(image.into_vec(0), width, height),
-        cloud_message(points.into_vec(0), dense, width, height, fields),
-    )
+    }
 }
 
 /// The points of pixels `first..` (unit directions `dirs`, z-depths `depths`, colours from

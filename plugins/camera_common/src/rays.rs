@@ -193,8 +193,42 @@ impl RayGrid {
     /// `passes`, each chunk turning its directions into the world, casting them and fixing up
     /// its hits.
     pub fn cast_in(&mut self, passes: &Passes<'_, '_>, pose: Pose) {
+        self.cast_in_then(passes, pose, std::iter::empty::<()>(), |_, _, _, ()| {});
+    }
+
+    /// The pixels per chunk of [`RayGrid::cast_in`] in `passes`: a band of rows where the frame
+    /// is rasterised, else [`Passes::chunk_len`].
+    pub fn chunk_len_in(&self, passes: &Passes<'_, '_>) -> usize {
+        match (self.rasterises_in(passes.world()), self.pinhole) {
+            (true, Some((width, height, _))) => self.band_rows(passes, height) * width as usize,
+            _ => passes.chunk_len(self.dirs.len()),
+        }
+    }
+
+    /// Rows per band of a rasterised frame `height` rows high.
+    fn band_rows(&self, passes: &Passes<'_, '_>, height: u32) -> usize {
+        let bands = match passes.threads() {
+            1 => 1,
+            t => t * BANDS_PER_THREAD,
+        };
+        (height as usize).div_ceil(bands).max(1)
+    }
+
+    /// [`RayGrid::cast_in`], and on each chunk's thread, as soon as the chunk is cast, `then`
+    /// with the chunk's first pixel, its hits, its sensor-frame directions and the chunk's one of `items` (in order: the
+    /// `k`-th chunk of [`RayGrid::chunk_len_in`] pixels takes the `k`-th item; chunks past the
+    /// items are only cast). A frame's later passes done here find its hits in the cache.
+    pub fn cast_in_then<T: Send>(
+        &mut self,
+        passes: &Passes<'_, '_>,
+        pose: Pose,
+        items: impl IntoIterator<Item = T>,
+        then: impl Fn(usize, &[RayHit], &[Vec3], T) + Sync,
+    ) {
+        let mut items = items.into_iter();
+        let mut item = move || items.next();
         if self.rasterises_in(passes.world()) {
-            self.raster_in(passes, pose);
+            self.raster_in(passes, pose, &mut item, &then);
             return;
         }
         self.rays_pose = None;
@@ -217,8 +251,10 @@ impl RayGrid {
             .zip(self.hits.chunks_mut(chunk))
             .zip(self.dirs.chunks(chunk))
             .zip(self.start.chunks(chunk))
+            .enumerate()
+            .map(|(k, c)| (k, c, item()))
             .collect();
-        passes.run(chunks, |(((rays, hits), dirs), start)| {
+        passes.run(chunks, |(k, (((rays, hits), dirs), start), item)| {
             // Local copies: the loops below keep them in registers.
             let (rotation, o, axis, far) = (rotation, o, axis, far);
             for ((ray, d), s) in rays.iter_mut().zip(dirs).zip(start) {
@@ -241,12 +277,21 @@ impl RayGrid {
                     *h = RayHit::MISS;
                 }
             }
+            if let Some(item) = item {
+                then(k * chunk, hits, dirs, item);
+            }
         });
     }
 
     /// [`RayGrid::cast_in`] through the engine's raster extension: bands of rows, each
     /// rasterised and its rays (from the sensor origin) written beside.
-    fn raster_in(&mut self, passes: &Passes<'_, '_>, pose: Pose) {
+    fn raster_in<T: Send>(
+        &mut self,
+        passes: &Passes<'_, '_>,
+        pose: Pose,
+        item: &mut impl FnMut() -> Option<T>,
+        then: &(impl Fn(usize, &[RayHit], &[Vec3], T) + Sync),
+    ) {
         let world = passes.world();
         let Some((width, height, k)) = self.pinhole else {
             return;
@@ -273,22 +318,19 @@ impl RayGrid {
         let rotation = Rotation::new(pose.orientation);
         let o = pose.position;
         let w = width as usize;
-        let bands = match passes.threads() {
-            1 => 1,
-            t => t * BANDS_PER_THREAD,
-        };
-        let rows = (height as usize).div_ceil(bands).max(1);
+        let rows = self.band_rows(passes, height);
         let chunks: Vec<_> = self
             .rays
             .chunks_mut(rows * w)
             .zip(self.hits.chunks_mut(rows * w))
             .zip(self.dirs.chunks(rows * w))
             .enumerate()
+            .map(|(band, c)| (band, c, item()))
             .collect();
         // The rays of a camera that has not moved are those of its last frame.
         let turn = self.rays_pose != Some(pose);
         self.rays_pose = Some(pose);
-        passes.run(chunks, |(band, ((rays, hits), dirs))| {
+        passes.run(chunks, |(band, ((rays, hits), dirs), item)| {
             let (rotation, o) = (rotation, o);
             if let Some(raster) = world.raster() {
                 raster.rasterize(&view, (band * rows) as u32, RSliceMut::from_mut_slice(hits));
@@ -300,6 +342,9 @@ impl RayGrid {
                         direction: rotation.apply(*d),
                     };
                 }
+            }
+            if let Some(item) = item {
+                then(band * rows * w, hits, dirs, item);
             }
         });
     }

@@ -33,7 +33,7 @@ use sim_plugin_api::{
 };
 use simcore_plugin_camera_common::{
     CameraCore, CameraPlugin, DEPTH_STREAM, Passes, RayStart, SurfaceCache, camera_sensor,
-    image::{measured_image_and_cloud, packed_rgb, pixel_noise, point_fields},
+    image::{ImageAndCloud, measured_image_and_cloud, packed_rgb, pixel_noise, point_fields},
 };
 use simcore_plugin_common::NoiseChannel;
 use std::sync::atomic::AtomicBool;
@@ -190,6 +190,47 @@ impl DepthCameraSensor {
     }
 }
 
+impl DepthCameraSensor {
+    /// The frame cast and, chunk by chunk as each is cast (its hits still in the cache),
+    /// its depths measured and packed: [`DepthCameraSensor::pack`] without noise, in the
+    /// cast's own pass.
+    fn cast_and_pack(
+        &mut self,
+        passes: &Passes<'_, '_>,
+    ) -> Result<(Image, sim_plugin_api::PointCloudPacked, bool), PluginError> {
+        let grid = &self.core.grid;
+        let (near, far) = grid.clip();
+        let count = grid.directions().len();
+        let mut made = ImageAndCloud::new(count, count, grid.chunk_len_in(passes));
+        let surfaces = &self.surfaces;
+        let unknown = AtomicBool::new(false);
+        self.core
+            .cast_in_then(passes, made.parts(), |_, hits, dirs, part| {
+                let mut last = (EntityId::NONE, 0.0f32);
+                part.pack(
+                    dirs,
+                    |k, out| {
+                        let at = hits[k..].iter().zip(&dirs[k..]);
+                        for (o, (hit, d)) in out.iter_mut().zip(at) {
+                            *o = depth(hit, *d, near, far, |z| z);
+                        }
+                    },
+                    |k| {
+                        let e = hits[k].entity;
+                        if e != last.0 {
+                            let c = surfaces.looked_up(e, &unknown);
+                            last = (e, packed_rgb([c[0], c[1], c[2]]));
+                        }
+                        last.1
+                    },
+                );
+            })?;
+        let size = (self.core.model.width, self.core.model.height);
+        let (image, cloud) = made.finish(size, &self.fields);
+        Ok((image, cloud, unknown.into_inner()))
+    }
+}
+
 impl CameraPlugin for DepthCameraSensor {
     fn publish_frame(
         &mut self,
@@ -201,14 +242,14 @@ impl CameraPlugin for DepthCameraSensor {
         // Without noise the depths are measured as they are packed; noise, whose state runs
         // through the pixels in order, measures them first on this thread.
         let measured = self.noise.is_active();
-        if measured {
+        let mut packed = if measured {
             self.measure_in(&passes)?;
+            self.pack(&passes, measured)
         } else {
-            self.core.cast_in(&passes)?;
-        }
+            self.cast_and_pack(&passes)?
+        };
         // The colours of the surfaces hit are looked up when the frame meets one not seen
         // before (its first frames, new models), and the frame packed again.
-        let mut packed = self.pack(&passes, measured);
         if packed.2 {
             self.surfaces.fill(self.core.grid.hits(), world);
             packed = self.pack(&passes, measured);
