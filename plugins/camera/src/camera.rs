@@ -64,13 +64,22 @@ impl CameraSensor {
     /// Renders one frame from the camera's current pose: the image and that pose.
     pub fn render(&mut self, world: &WorldRef<'_>) -> Result<(Image, Pose), PluginError> {
         let passes = Passes::new(world);
-        let pose = self.core.cast_in(&passes)?;
-        let grid = &self.core.grid;
         // Where primary visibility is rasterised, so are the shadow maps.
-        self.shader.set_shadow_maps(grid.rasterises_in(world));
-        self.shader.prepare(world);
         self.shader
-            .shade(&passes, grid.rays(), grid.hits(), &mut self.colors);
+            .set_shadow_maps(self.core.grid.rasterises_in(world));
+        self.shader.prepare(world);
+        // The shadow maps' bounds are found chunk by chunk as the frame is cast.
+        let grid = &self.core.grid;
+        let chunks = grid.directions().len().div_ceil(grid.chunk_len_in(&passes));
+        let mut bounds = self.shader.frame_bounds(world, chunks);
+        let pose =
+            self.core
+                .cast_in_then(&passes, bounds.slots(), |first, rays, hits, _, slot| {
+                    slot.add(first, rays, hits)
+                })?;
+        let grid = &self.core.grid;
+        self.shader
+            .shade_bounded(&passes, grid.rays(), grid.hits(), &mut self.colors, &bounds);
         let c = &self.core.config;
         let (w, h) = (c.width, c.height);
         let image = encode_image(&passes, &self.colors, w, h, c.format, &mut self.noise);

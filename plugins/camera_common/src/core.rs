@@ -7,7 +7,7 @@ use crate::model::CameraModel;
 use crate::rays::{RayGrid, RayStart};
 use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
-    CameraInfo, ErrorCode, PluginError, Pose, RayHit, SensorConfig, Vec3, WorldRef,
+    CameraInfo, ErrorCode, PluginError, Pose, Ray, RayHit, SensorConfig, Vec3, WorldRef,
 };
 use simcore_plugin_common::{MaskedCast, Passes, SensorMount};
 
@@ -88,7 +88,7 @@ impl CameraCore {
         &mut self,
         passes: &Passes<'_, '_>,
         items: impl IntoIterator<Item = T>,
-        then: impl Fn(usize, &[RayHit], &[Vec3], T) + Sync,
+        then: impl Fn(usize, &[Ray], &[RayHit], &[Vec3], T) + Sync,
     ) -> Result<Pose, PluginError> {
         let pose = self.pose(passes.world())?;
         self.grid.cast_in_then(passes, pose, items, then);

@@ -193,7 +193,7 @@ impl RayGrid {
     /// `passes`, each chunk turning its directions into the world, casting them and fixing up
     /// its hits.
     pub fn cast_in(&mut self, passes: &Passes<'_, '_>, pose: Pose) {
-        self.cast_in_then(passes, pose, std::iter::empty::<()>(), |_, _, _, ()| {});
+        self.cast_in_then(passes, pose, std::iter::empty::<()>(), |_, _, _, _, ()| {});
     }
 
     /// The pixels per chunk of [`RayGrid::cast_in`] in `passes`: a band of rows where the frame
@@ -215,7 +215,7 @@ impl RayGrid {
     }
 
     /// [`RayGrid::cast_in`], and on each chunk's thread, as soon as the chunk is cast, `then`
-    /// with the chunk's first pixel, its hits, its sensor-frame directions and the chunk's one of `items` (in order: the
+    /// with the chunk's first pixel, its rays (from the sensor origin), hits, sensor-frame directions and the chunk's one of `items` (in order: the
     /// `k`-th chunk of [`RayGrid::chunk_len_in`] pixels takes the `k`-th item; chunks past the
     /// items are only cast). A frame's later passes done here find its hits in the cache.
     pub fn cast_in_then<T: Send>(
@@ -223,7 +223,7 @@ impl RayGrid {
         passes: &Passes<'_, '_>,
         pose: Pose,
         items: impl IntoIterator<Item = T>,
-        then: impl Fn(usize, &[RayHit], &[Vec3], T) + Sync,
+        then: impl Fn(usize, &[Ray], &[RayHit], &[Vec3], T) + Sync,
     ) {
         let mut items = items.into_iter();
         let mut item = move || items.next();
@@ -266,7 +266,7 @@ impl RayGrid {
             }
             // `resolve` gave a mask this engine casts with.
             world.cast_rays_seen_by(rays, &options, mask, hits);
-            for (((h, d), s), ray) in hits.iter_mut().zip(dirs).zip(start).zip(rays) {
+            for (((h, d), s), ray) in hits.iter_mut().zip(dirs).zip(start).zip(rays.iter_mut()) {
                 ray.origin = o;
                 if d.x <= 0.0 {
                     *h = RayHit::MISS;
@@ -278,7 +278,7 @@ impl RayGrid {
                 }
             }
             if let Some(item) = item {
-                then(k * chunk, hits, dirs, item);
+                then(k * chunk, rays, hits, dirs, item);
             }
         });
     }
@@ -290,7 +290,7 @@ impl RayGrid {
         passes: &Passes<'_, '_>,
         pose: Pose,
         item: &mut impl FnMut() -> Option<T>,
-        then: &(impl Fn(usize, &[RayHit], &[Vec3], T) + Sync),
+        then: &(impl Fn(usize, &[Ray], &[RayHit], &[Vec3], T) + Sync),
     ) {
         let world = passes.world();
         let Some((width, height, k)) = self.pinhole else {
@@ -344,7 +344,7 @@ impl RayGrid {
                 }
             }
             if let Some(item) = item {
-                then(band * rows * w, hits, dirs, item);
+                then(band * rows * w, rays, hits, dirs, item);
             }
         });
     }

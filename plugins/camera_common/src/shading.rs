@@ -196,6 +196,116 @@ impl ShadowMap {
     }
 }
 
+/// The frame of a directional light's shadow map: its rotation and, as the engine will turn
+/// it, its axes (x along the light).
+#[derive(Clone, Copy, Debug)]
+struct MapFrame {
+    rotation: Quat,
+    axes: [Vec3; 3],
+}
+
+impl MapFrame {
+    /// The frame of the map of a directional light shining along `direction`; none for
+    /// no direction.
+    fn along(direction: Vec3) -> Option<Self> {
+        let length = direction.length();
+        if length.is_nan() || length <= 1e-12 {
+            return None;
+        }
+        let x = direction.scale(1.0 / length);
+        let a = if x.z.abs() < 0.9 {
+            Vec3::new(0.0, 0.0, 1.0)
+        } else {
+            Vec3::new(1.0, 0.0, 0.0)
+        };
+        let y = a.cross(x).normalized();
+        let rotation = frame_rotation(x, y, x.cross(y));
+        let m = rotation.to_matrix();
+        let axis = |c: usize| Vec3::new(m[0][c], m[1][c], m[2][c]);
+        Some(MapFrame {
+            rotation,
+            axes: [axis(0), axis(1), axis(2)],
+        })
+    }
+}
+
+/// The boxes, along each mapped light's axes, of the points a frame sees, found chunk by
+/// chunk of its pixels (see [`Shader::frame_bounds`]).
+#[derive(Clone, Debug)]
+pub struct FrameBounds {
+    axes: Vec<[Vec3; 3]>,
+    /// Per chunk, per light: the box (low, high corners) of the chunk's points.
+    boxes: Vec<Vec<(Vec3, Vec3)>>,
+}
+
+/// One chunk's share of a [`FrameBounds`].
+#[derive(Debug)]
+pub struct BoundsSlot<'a> {
+    axes: &'a [[Vec3; 3]],
+    boxes: &'a mut [(Vec3, Vec3)],
+}
+
+impl FrameBounds {
+    /// The chunks' slots, in order.
+    pub fn slots(&mut self) -> Vec<BoundsSlot<'_>> {
+        let axes = &self.axes;
+        self.boxes
+            .iter_mut()
+            .map(|boxes| BoundsSlot { axes, boxes })
+            .collect()
+    }
+
+    /// The box of light `i` over every chunk.
+    fn merged(&self, i: usize) -> (Vec3, Vec3) {
+        let inf = f64::INFINITY;
+        let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
+        self.boxes.iter().map(|b| b[i]).fold(empty, merge_boxes)
+    }
+}
+
+impl BoundsSlot<'_> {
+    /// Bounds the points of the chunk whose first pixel is `first` (its `rays` and `hits`):
+    /// those of the frame's every [`BOUND_STRIDE`]-th pixel, as [`Shader::shade`] samples.
+    pub fn add(self, first: usize, rays: &[Ray], hits: &[RayHit]) {
+        let skip = (BOUND_STRIDE - first % BOUND_STRIDE) % BOUND_STRIDE;
+        for (axes, b) in self.axes.iter().zip(self.boxes.iter_mut()) {
+            *b = merge_boxes(
+                *b,
+                sampled_bounds(
+                    &rays[skip.min(rays.len())..],
+                    &hits[skip.min(hits.len())..],
+                    *axes,
+                ),
+            );
+        }
+    }
+}
+
+/// The smallest box holding two boxes (low, high corners).
+fn merge_boxes((lo, hi): (Vec3, Vec3), (a, b): (Vec3, Vec3)) -> (Vec3, Vec3) {
+    (
+        Vec3::new(lo.x.min(a.x), lo.y.min(a.y), lo.z.min(a.z)),
+        Vec3::new(hi.x.max(b.x), hi.y.max(b.y), hi.z.max(b.z)),
+    )
+}
+
+/// The box, along `axes`, of the points every [`BOUND_STRIDE`]-th of `rays` and `hits`
+/// sees, from the first (low above high when none is seen).
+fn sampled_bounds(rays: &[Ray], hits: &[RayHit], axes: [Vec3; 3]) -> (Vec3, Vec3) {
+    let [x, y, z] = axes;
+    let inf = f64::INFINITY;
+    let mut bounds = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
+    for (ray, hit) in rays.iter().zip(hits).step_by(BOUND_STRIDE) {
+        if !hit.distance.is_finite() {
+            continue;
+        }
+        let p = ray.origin + ray.direction.scale(hit.distance);
+        let c = Vec3::new(p.dot(x), p.dot(y), p.dot(z));
+        bounds = merge_boxes(bounds, (c, c));
+    }
+    bounds
+}
+
 /// The box, along `axes`, of the points every [`BOUND_STRIDE`]-th pixel of a frame sees
 /// (`rays` and their `hits`), as (low, high) corners (low above high when none is seen):
 /// each chunk of `passes` bounds its pixels and the boxes are merged (minima and maxima, so
@@ -206,34 +316,20 @@ fn seen_bounds(
     hits: &[RayHit],
     axes: [Vec3; 3],
 ) -> (Vec3, Vec3) {
-    let [x, y, z] = axes;
     let inf = f64::INFINITY;
     let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
-    let merge = |(lo, hi): (Vec3, Vec3), (a, b): (Vec3, Vec3)| {
-        (
-            Vec3::new(lo.x.min(a.x), lo.y.min(a.y), lo.z.min(a.z)),
-            Vec3::new(hi.x.max(b.x), hi.y.max(b.y), hi.z.max(b.z)),
-        )
-    };
     // Chunks of whole strides, so that the pixels sampled are those of one pass.
-    let chunk = passes.chunk_len(rays.len()).div_ceil(BOUND_STRIDE) * BOUND_STRIDE;
-    let mut boxes = vec![empty; rays.len().div_ceil(chunk.max(1))];
+    let chunk = (passes.chunk_len(rays.len()).div_ceil(BOUND_STRIDE) * BOUND_STRIDE).max(1);
+    let mut boxes = vec![empty; rays.len().div_ceil(chunk)];
     let chunks: Vec<_> = rays
-        .chunks(chunk.max(1))
-        .zip(hits.chunks(chunk.max(1)))
+        .chunks(chunk)
+        .zip(hits.chunks(chunk))
         .zip(boxes.iter_mut())
         .collect();
     passes.run(chunks, |((rays, hits), bounds)| {
-        for (ray, hit) in rays.iter().zip(hits).step_by(BOUND_STRIDE) {
-            if !hit.distance.is_finite() {
-                continue;
-            }
-            let p = ray.origin + ray.direction.scale(hit.distance);
-            let c = Vec3::new(p.dot(x), p.dot(y), p.dot(z));
-            *bounds = merge(*bounds, (c, c));
-        }
+        *bounds = sampled_bounds(rays, hits, axes);
     });
-    boxes.into_iter().fold(empty, merge)
+    boxes.into_iter().fold(empty, merge_boxes)
 }
 
 /// The rotation whose matrix has columns `x`, `y`, `z` (a right-handed orthonormal frame).
@@ -315,41 +411,63 @@ impl Shader {
         self.shadow_maps = on;
     }
 
+    /// The directional lights whose shadows are mapped in `world` this frame (see
+    /// [`Shader::set_shadow_maps`]), each with the frame of its map.
+    fn mapped_lights(&self, world: &WorldRef<'_>) -> Vec<(usize, MapFrame)> {
+        if !(self.shadow_maps && self.scene.shadows && world.raster().is_some()) {
+            return Vec::new();
+        }
+        self.lights
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.kind == LightKind::DIRECTIONAL && l.cast_shadows)
+            .filter_map(|(li, l)| Some((li, MapFrame::along(l.direction)?)))
+            .collect()
+    }
+
+    /// The boxes of the points a frame of `chunks` chunks of pixels sees, for the shadow maps
+    /// of this frame in `world`, to be found chunk by chunk ([`BoundsSlot::add`]) as the
+    /// frame is cast and handed to [`Shader::shade_bounded`]. Call after
+    /// [`Shader::prepare`].
+    pub fn frame_bounds(&self, world: &WorldRef<'_>, chunks: usize) -> FrameBounds {
+        let axes: Vec<[Vec3; 3]> = self
+            .mapped_lights(world)
+            .iter()
+            .map(|(_, f)| f.axes)
+            .collect();
+        let inf = f64::INFINITY;
+        let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
+        FrameBounds {
+            boxes: vec![vec![empty; axes.len()]; chunks],
+            axes,
+        }
+    }
+
     /// Renders the shadow map of every directional light that casts shadows, over the box
-    /// of the points of `rays` and `hits` as the light sees them.
-    fn render_maps(&mut self, passes: &Passes<'_, '_>, rays: &[Ray], hits: &[RayHit]) {
+    /// of the points of `rays` and `hits` as the light sees them (`bounds`, when they were
+    /// found as the frame was cast).
+    fn render_maps(
+        &mut self,
+        passes: &Passes<'_, '_>,
+        rays: &[Ray],
+        hits: &[RayHit],
+        bounds: Option<&FrameBounds>,
+    ) {
         let world = passes.world();
         let mut kept = std::mem::take(&mut self.maps);
-        let Some(raster) = world
-            .raster()
-            .filter(|_| self.shadow_maps && self.scene.shadows)
-        else {
+        let mapped = self.mapped_lights(world);
+        let Some(raster) = world.raster().filter(|_| !mapped.is_empty()) else {
             kept.clear();
             self.maps = kept;
             return;
         };
         let mut maps = Vec::new();
-        for (li, l) in self.lights.iter().enumerate() {
-            if l.kind != LightKind::DIRECTIONAL || !l.cast_shadows {
-                continue;
-            }
-            let length = l.direction.length();
-            if length.is_nan() || length <= 1e-12 {
-                continue;
-            }
-            let x = l.direction.scale(1.0 / length);
-            let a = if x.z.abs() < 0.9 {
-                Vec3::new(0.0, 0.0, 1.0)
-            } else {
-                Vec3::new(1.0, 0.0, 0.0)
+        for (i, (li, frame)) in mapped.into_iter().enumerate() {
+            let (q, [x, y, z]) = (frame.rotation, frame.axes);
+            let (lo, hi) = match bounds {
+                Some(b) if b.axes.len() > i => b.merged(i),
+                _ => seen_bounds(passes, rays, hits, [x, y, z]),
             };
-            let y = a.cross(x).normalized();
-            let q = frame_rotation(x, y, x.cross(y));
-            // The frame as the engine will turn it.
-            let m = q.to_matrix();
-            let axis = |c: usize| Vec3::new(m[0][c], m[1][c], m[2][c]);
-            let (x, y, z) = (axis(0), axis(1), axis(2));
-            let (lo, hi) = seen_bounds(passes, rays, hits, [x, y, z]);
             if lo.x > hi.x {
                 continue;
             }
@@ -424,6 +542,30 @@ impl Shader {
         hits: &[RayHit],
         out: &mut Vec<[f32; 3]>,
     ) {
+        self.shade_with(passes, rays, hits, out, None);
+    }
+
+    /// [`Shader::shade`] with the shadow maps' `bounds` found as the frame was cast (see
+    /// [`Shader::frame_bounds`]) instead of in a pass of their own: the same colours.
+    pub fn shade_bounded(
+        &mut self,
+        passes: &Passes<'_, '_>,
+        rays: &[Ray],
+        hits: &[RayHit],
+        out: &mut Vec<[f32; 3]>,
+        bounds: &FrameBounds,
+    ) {
+        self.shade_with(passes, rays, hits, out, Some(bounds));
+    }
+
+    fn shade_with(
+        &mut self,
+        passes: &Passes<'_, '_>,
+        rays: &[Ray],
+        hits: &[RayHit],
+        out: &mut Vec<[f32; 3]>,
+        bounds: Option<&FrameBounds>,
+    ) {
         let n = rays.len().min(hits.len());
         // Every pixel is written by the shading below: a buffer of the frame's size is
         // reused as it is.
@@ -434,7 +576,7 @@ impl Shader {
             self.batches.resize_with(count, ShadowBatch::default);
         }
         let (rays, hits) = (&rays[..n], &hits[..n]);
-        self.render_maps(passes, rays, hits);
+        self.render_maps(passes, rays, hits, bounds);
         if self.shade_chunks(passes, rays, hits, out, chunk) {
             // The frame met surfaces not seen before (its first frames, new models): they
             // are looked up in one call and the frame shaded again.
@@ -630,6 +772,58 @@ mod tests {
                 (Vec3::new(0.0, 0.0, 1.0), z),
             ] {
                 assert!((q.rotate(axis) - want).length() < 1e-12, "{d:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn bounds_found_chunk_by_chunk_are_those_of_the_whole_frame() {
+        // 1,000 pixels' rays from one origin, a few misses, along two lights' axes.
+        let o = Vec3::new(1.0, -2.0, 0.5);
+        let rays: Vec<Ray> = (0..1000)
+            .map(|k| {
+                let a = k as f64 * 0.37;
+                Ray {
+                    origin: o,
+                    direction: Vec3::new(a.cos(), a.sin(), 0.3 * (a * 0.7).sin()).normalized(),
+                }
+            })
+            .collect();
+        let hits: Vec<RayHit> = (0..1000)
+            .map(|k| RayHit {
+                distance: if k % 7 == 3 {
+                    f64::INFINITY
+                } else {
+                    1.0 + (k as f64 * 1.3).sin().abs() * 20.0
+                },
+                ..RayHit::MISS
+            })
+            .collect();
+        let lights = [Vec3::new(0.5, 0.3, -1.0), Vec3::new(-0.2, 0.9, -0.4)];
+        let axes: Vec<[Vec3; 3]> = lights
+            .iter()
+            .map(|&direction| MapFrame::along(direction).expect("a direction").axes)
+            .collect();
+        for chunk in [1, 2, 3, 4, 7, 64, 1000, 1024] {
+            let chunks = rays.len().div_ceil(chunk);
+            let inf = f64::INFINITY;
+            let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
+            let mut bounds = FrameBounds {
+                boxes: vec![vec![empty; axes.len()]; chunks],
+                axes: axes.clone(),
+            };
+            let slots = bounds.slots();
+            for ((k, slot), (r, h)) in slots
+                .into_iter()
+                .enumerate()
+                .zip(rays.chunks(chunk).zip(hits.chunks(chunk)))
+            {
+                slot.add(k * chunk, r, h);
+            }
+            for (i, a) in axes.iter().enumerate() {
+                let whole = sampled_bounds(&rays, &hits, *a);
+                assert!(whole.0.x < whole.1.x);
+                assert_eq!(bounds.merged(i), whole, "chunks of {chunk}, light {i}");
             }
         }
     }

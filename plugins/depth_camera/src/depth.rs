@@ -205,7 +205,7 @@ impl DepthCameraSensor {
         let surfaces = &self.surfaces;
         let unknown = AtomicBool::new(false);
         self.core
-            .cast_in_then(passes, made.parts(), |_, hits, dirs, part| {
+            .cast_in_then(passes, made.parts(), |_, _, hits, dirs, part| {
                 let mut last = (EntityId::NONE, 0.0f32);
                 part.pack(
                     dirs,
