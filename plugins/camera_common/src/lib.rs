@@ -12,6 +12,7 @@
 //! - [`Passes`]: the per-pixel passes in chunks on the engine's sensor threads (from
 //!   `simcore_plugin_common::passes`, shared with the lidar);
 //! - [`shading`]: Lambert shading by the world's lights with shadow rays;
+//! - [`shadow_map`]: the shadow maps of directional lights the shading looks up first;
 //! - [`image`]: image, depth and point cloud encodings, `camera_info`, PNG frames;
 //! - [`labels`]: the segmentation labels of the visuals hit;
 //! - [`core`]: the configuration, model and rays of one sensor and its `horizontal_fov`
@@ -30,6 +31,7 @@ pub mod model;
 pub mod plugin;
 pub mod rays;
 pub mod shading;
+pub mod shadow_map;
 
 #[cfg(test)]
 mod tests;

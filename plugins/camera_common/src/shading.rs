@@ -39,9 +39,12 @@
 //! ignored). Pixels without a hit get the scene's background colour. Without the engine's
 //! scene extension the scene defaults apply and there are no lights (ambient only).
 
+use crate::shadow_map::{
+    FrameBounds, MAP_SIDE, MAP_TEXELS_PER_PIXEL, MapFrame, ShadowMap, seen_bounds,
+};
 use sim_plugin_api::{
-    EntityId, Light, LightKind, OrthoView, Pose, Quat, Ray, RayCastOptions, RayHit, RayTarget,
-    SceneInfo, Vec3, WorldRef,
+    EntityId, Light, LightKind, OrthoView, Pose, Ray, RayCastOptions, RayHit, RayTarget, SceneInfo,
+    Vec3, WorldRef,
     abi_stable::std_types::{RSliceMut, RVec},
 };
 use simcore_plugin_common::EntitySurfaces;
@@ -123,235 +126,6 @@ pub struct Shader {
     maps: Vec<ShadowMap>,
 }
 
-/// Shadow map texels per pixel of the frame (over the box of the points it shades).
-const MAP_TEXELS_PER_PIXEL: f64 = 1.0;
-/// The largest shadow map side, texels.
-const MAP_SIDE: usize = 4096;
-/// Every this many pixels' points bound the shadow map (points outside it cast rays).
-const BOUND_STRIDE: usize = 3;
-/// Below this cosine between a surface and a light the shadow ray decides.
-const MAP_MIN_COS: f64 = 0.05;
-/// A shadow map texel nearer to the light than a point's surface by more than this, m,
-/// is a surface between them.
-const MAP_MARGIN: f64 = 5e-4;
-
-/// The shadow map of one directional light for one frame: the depths, along the light, of
-/// the surfaces nearest to it over the box of the frame's points (see [`Shader::shade`]).
-#[derive(Clone, Debug, Default)]
-struct ShadowMap {
-    /// The light (index in the frame's lights).
-    light: usize,
-    /// The map's frame: `x` along the light's direction, the map centred on its x axis.
-    origin: Vec3,
-    x: Vec3,
-    y: Vec3,
-    z: Vec3,
-    width: usize,
-    height: usize,
-    /// Texels per metre.
-    scale: f64,
-    depths: Vec<f32>,
-}
-
-impl ShadowMap {
-    /// Whether the light reaches the point `p` (lifted off its surface, unit normal `n`
-    /// facing the light): `Some(true)` when none of the four texels around it has a surface
-    /// nearer to the light than the plane of `p`'s surface there, `Some(false)` when all
-    /// four have, `None` (a shadow ray decides) otherwise, outside the map or at grazing
-    /// light.
-    #[inline]
-    fn reaches(&self, p: Vec3, n: Vec3) -> Option<bool> {
-        let nx = n.dot(self.x);
-        if nx > -MAP_MIN_COS {
-            return None;
-        }
-        let r = p - self.origin;
-        let u = -r.dot(self.y) * self.scale + self.width as f64 / 2.0 - 0.5;
-        let v = -r.dot(self.z) * self.scale + self.height as f64 / 2.0 - 0.5;
-        let depth = r.dot(self.x);
-        if u.is_nan() || v.is_nan() || u < 0.0 || v < 0.0 {
-            return None;
-        }
-        // Truncation is the floor of these non-negative coordinates.
-        let (i0, j0) = (u as usize, v as usize);
-        if i0 + 1 >= self.width || j0 + 1 >= self.height {
-            return None;
-        }
-        // The depth of p's tangent plane moves by these per texel along u and v.
-        let k = 1.0 / (self.scale * nx);
-        let (du, dv) = (n.dot(self.y) * k, n.dot(self.z) * k);
-        let mut occluded = 0;
-        for (di, dj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-            let t = f64::from(self.depths[(j0 + dj) * self.width + i0 + di]);
-            let own = depth + du * ((i0 + di) as f64 - u) + dv * ((j0 + dj) as f64 - v);
-            if t < own - MAP_MARGIN {
-                occluded += 1;
-            }
-        }
-        match occluded {
-            0 => Some(true),
-            4 => Some(false),
-            _ => None,
-        }
-    }
-}
-
-/// The frame of a directional light's shadow map: its rotation and, as the engine will turn
-/// it, its axes (x along the light).
-#[derive(Clone, Copy, Debug)]
-struct MapFrame {
-    rotation: Quat,
-    axes: [Vec3; 3],
-}
-
-impl MapFrame {
-    /// The frame of the map of a directional light shining along `direction`; none for
-    /// no direction.
-    fn along(direction: Vec3) -> Option<Self> {
-        let length = direction.length();
-        if length.is_nan() || length <= 1e-12 {
-            return None;
-        }
-        let x = direction.scale(1.0 / length);
-        let a = if x.z.abs() < 0.9 {
-            Vec3::new(0.0, 0.0, 1.0)
-        } else {
-            Vec3::new(1.0, 0.0, 0.0)
-        };
-        let y = a.cross(x).normalized();
-        let rotation = frame_rotation(x, y, x.cross(y));
-        let m = rotation.to_matrix();
-        let axis = |c: usize| Vec3::new(m[0][c], m[1][c], m[2][c]);
-        Some(MapFrame {
-            rotation,
-            axes: [axis(0), axis(1), axis(2)],
-        })
-    }
-}
-
-/// The boxes, along each mapped light's axes, of the points a frame sees, found chunk by
-/// chunk of its pixels (see [`Shader::frame_bounds`]).
-#[derive(Clone, Debug)]
-pub struct FrameBounds {
-    axes: Vec<[Vec3; 3]>,
-    /// Per chunk, per light: the box (low, high corners) of the chunk's points.
-    boxes: Vec<Vec<(Vec3, Vec3)>>,
-}
-
-/// One chunk's share of a [`FrameBounds`].
-#[derive(Debug)]
-pub struct BoundsSlot<'a> {
-    axes: &'a [[Vec3; 3]],
-    boxes: &'a mut [(Vec3, Vec3)],
-}
-
-impl FrameBounds {
-    /// The chunks' slots, in order.
-    pub fn slots(&mut self) -> Vec<BoundsSlot<'_>> {
-        let axes = &self.axes;
-        self.boxes
-            .iter_mut()
-            .map(|boxes| BoundsSlot { axes, boxes })
-            .collect()
-    }
-
-    /// The box of light `i` over every chunk.
-    fn merged(&self, i: usize) -> (Vec3, Vec3) {
-        let inf = f64::INFINITY;
-        let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
-        self.boxes.iter().map(|b| b[i]).fold(empty, merge_boxes)
-    }
-}
-
-impl BoundsSlot<'_> {
-    /// Bounds the points of the chunk whose first pixel is `first` (its `rays` and `hits`):
-    /// those of the frame's every [`BOUND_STRIDE`]-th pixel, as [`Shader::shade`] samples.
-    pub fn add(self, first: usize, rays: &[Ray], hits: &[RayHit]) {
-        let skip = (BOUND_STRIDE - first % BOUND_STRIDE) % BOUND_STRIDE;
-        for (axes, b) in self.axes.iter().zip(self.boxes.iter_mut()) {
-            *b = merge_boxes(
-                *b,
-                sampled_bounds(
-                    &rays[skip.min(rays.len())..],
-                    &hits[skip.min(hits.len())..],
-                    *axes,
-                ),
-            );
-        }
-    }
-}
-
-/// The smallest box holding two boxes (low, high corners).
-fn merge_boxes((lo, hi): (Vec3, Vec3), (a, b): (Vec3, Vec3)) -> (Vec3, Vec3) {
-    (
-        Vec3::new(lo.x.min(a.x), lo.y.min(a.y), lo.z.min(a.z)),
-        Vec3::new(hi.x.max(b.x), hi.y.max(b.y), hi.z.max(b.z)),
-    )
-}
-
-/// The box, along `axes`, of the points every [`BOUND_STRIDE`]-th of `rays` and `hits`
-/// sees, from the first (low above high when none is seen).
-fn sampled_bounds(rays: &[Ray], hits: &[RayHit], axes: [Vec3; 3]) -> (Vec3, Vec3) {
-    let [x, y, z] = axes;
-    let inf = f64::INFINITY;
-    let mut bounds = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
-    for (ray, hit) in rays.iter().zip(hits).step_by(BOUND_STRIDE) {
-        if !hit.distance.is_finite() {
-            continue;
-        }
-        let p = ray.origin + ray.direction.scale(hit.distance);
-        let c = Vec3::new(p.dot(x), p.dot(y), p.dot(z));
-        bounds = merge_boxes(bounds, (c, c));
-    }
-    bounds
-}
-
-/// The box, along `axes`, of the points every [`BOUND_STRIDE`]-th pixel of a frame sees
-/// (`rays` and their `hits`), as (low, high) corners (low above high when none is seen):
-/// each chunk of `passes` bounds its pixels and the boxes are merged (minima and maxima, so
-/// the same box at every thread count).
-fn seen_bounds(
-    passes: &Passes<'_, '_>,
-    rays: &[Ray],
-    hits: &[RayHit],
-    axes: [Vec3; 3],
-) -> (Vec3, Vec3) {
-    let inf = f64::INFINITY;
-    let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
-    // Chunks of whole strides, so that the pixels sampled are those of one pass.
-    let chunk = (passes.chunk_len(rays.len()).div_ceil(BOUND_STRIDE) * BOUND_STRIDE).max(1);
-    let mut boxes = vec![empty; rays.len().div_ceil(chunk)];
-    let chunks: Vec<_> = rays
-        .chunks(chunk)
-        .zip(hits.chunks(chunk))
-        .zip(boxes.iter_mut())
-        .collect();
-    passes.run(chunks, |((rays, hits), bounds)| {
-        *bounds = sampled_bounds(rays, hits, axes);
-    });
-    boxes.into_iter().fold(empty, merge_boxes)
-}
-
-/// The rotation whose matrix has columns `x`, `y`, `z` (a right-handed orthonormal frame).
-fn frame_rotation(x: Vec3, y: Vec3, z: Vec3) -> Quat {
-    let (m00, m11, m22) = (x.x, y.y, z.z);
-    let trace = m00 + m11 + m22;
-    let q = if trace > 0.0 {
-        let s = (trace + 1.0).sqrt() * 2.0;
-        Quat::new((y.z - z.y) / s, (z.x - x.z) / s, (x.y - y.x) / s, 0.25 * s)
-    } else if m00 > m11 && m00 > m22 {
-        let s = (1.0 + m00 - m11 - m22).sqrt() * 2.0;
-        Quat::new(0.25 * s, (y.x + x.y) / s, (z.x + x.z) / s, (y.z - z.y) / s)
-    } else if m11 > m22 {
-        let s = (1.0 + m11 - m00 - m22).sqrt() * 2.0;
-        Quat::new((y.x + x.y) / s, 0.25 * s, (z.y + y.z) / s, (z.x - x.z) / s)
-    } else {
-        let s = (1.0 + m22 - m00 - m11).sqrt() * 2.0;
-        Quat::new((z.x + x.z) / s, (z.y + y.z) / s, 0.25 * s, (x.y - y.x) / s)
-    };
-    q.normalized()
-}
-
 /// The light from `light` reaching point `p` with normal `n` (before shadows), and the unit
 /// vector and distance towards the light.
 #[inline]
@@ -426,7 +200,7 @@ impl Shader {
     }
 
     /// The boxes of the points a frame of `chunks` chunks of pixels sees, for the shadow maps
-    /// of this frame in `world`, to be found chunk by chunk ([`BoundsSlot::add`]) as the
+    /// of this frame in `world`, to be found chunk by chunk ([`BoundsSlot::add`](crate::shadow_map::BoundsSlot::add)) as the
     /// frame is cast and handed to [`Shader::shade_bounded`]. Call after
     /// [`Shader::prepare`].
     pub fn frame_bounds(&self, world: &WorldRef<'_>, chunks: usize) -> FrameBounds {
@@ -435,12 +209,7 @@ impl Shader {
             .iter()
             .map(|(_, f)| f.axes)
             .collect();
-        let inf = f64::INFINITY;
-        let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
-        FrameBounds {
-            boxes: vec![vec![empty; axes.len()]; chunks],
-            axes,
-        }
+        FrameBounds::new(axes, chunks)
     }
 
     /// Renders the shadow map of every directional light that casts shadows, over the box
@@ -465,7 +234,7 @@ impl Shader {
         for (i, (li, frame)) in mapped.into_iter().enumerate() {
             let (q, [x, y, z]) = (frame.rotation, frame.axes);
             let (lo, hi) = match bounds {
-                Some(b) if b.axes.len() > i => b.merged(i),
+                Some(b) if b.lights() > i => b.merged(i),
                 _ => seen_bounds(passes, rays, hits, [x, y, z]),
             };
             if lo.x > hi.x {
@@ -742,150 +511,5 @@ impl Frame<'_> {
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_frames_rotation_turns_the_axes_onto_it() {
-        for d in [
-            Vec3::new(-0.5, 0.1, -0.9),
-            Vec3::new(0.0, 0.0, -1.0),
-            Vec3::new(1.0, 0.0, 0.0),
-            Vec3::new(0.3, -0.8, 0.2),
-        ] {
-            let x = d.normalized();
-            let a = if x.z.abs() < 0.9 {
-                Vec3::new(0.0, 0.0, 1.0)
-            } else {
-                Vec3::new(1.0, 0.0, 0.0)
-            };
-            let y = a.cross(x).normalized();
-            let z = x.cross(y);
-            let q = frame_rotation(x, y, z);
-            for (axis, want) in [
-                (Vec3::new(1.0, 0.0, 0.0), x),
-                (Vec3::new(0.0, 1.0, 0.0), y),
-                (Vec3::new(0.0, 0.0, 1.0), z),
-            ] {
-                assert!((q.rotate(axis) - want).length() < 1e-12, "{d:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn bounds_found_chunk_by_chunk_are_those_of_the_whole_frame() {
-        // 1,000 pixels' rays from one origin, a few misses, along two lights' axes.
-        let o = Vec3::new(1.0, -2.0, 0.5);
-        let rays: Vec<Ray> = (0..1000)
-            .map(|k| {
-                let a = k as f64 * 0.37;
-                Ray {
-                    origin: o,
-                    direction: Vec3::new(a.cos(), a.sin(), 0.3 * (a * 0.7).sin()).normalized(),
-                }
-            })
-            .collect();
-        let hits: Vec<RayHit> = (0..1000)
-            .map(|k| RayHit {
-                distance: if k % 7 == 3 {
-                    f64::INFINITY
-                } else {
-                    1.0 + (k as f64 * 1.3).sin().abs() * 20.0
-                },
-                ..RayHit::MISS
-            })
-            .collect();
-        let lights = [Vec3::new(0.5, 0.3, -1.0), Vec3::new(-0.2, 0.9, -0.4)];
-        let axes: Vec<[Vec3; 3]> = lights
-            .iter()
-            .map(|&direction| MapFrame::along(direction).expect("a direction").axes)
-            .collect();
-        for chunk in [1, 2, 3, 4, 7, 64, 1000, 1024] {
-            let chunks = rays.len().div_ceil(chunk);
-            let inf = f64::INFINITY;
-            let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
-            let mut bounds = FrameBounds {
-                boxes: vec![vec![empty; axes.len()]; chunks],
-                axes: axes.clone(),
-            };
-            let slots = bounds.slots();
-            for ((k, slot), (r, h)) in slots
-                .into_iter()
-                .enumerate()
-                .zip(rays.chunks(chunk).zip(hits.chunks(chunk)))
-            {
-                slot.add(k * chunk, r, h);
-            }
-            for (i, a) in axes.iter().enumerate() {
-                let whole = sampled_bounds(&rays, &hits, *a);
-                assert!(whole.0.x < whole.1.x);
-                assert_eq!(bounds.merged(i), whole, "chunks of {chunk}, light {i}");
-            }
-        }
-    }
-
-    /// A 10 x 10 map straight down (one texel per metre) over a floor 1,000 m below its
-    /// plane, with a block 1 m above the floor over texels 0..5 of every row.
-    fn map() -> ShadowMap {
-        let x = Vec3::new(0.0, 0.0, -1.0);
-        let y = Vec3::new(1.0, 0.0, 0.0).cross(x).normalized();
-        let z = x.cross(y);
-        let mut depths = vec![1000.0f32; 100];
-        for row in depths.chunks_mut(10) {
-            row[..5].fill(999.0);
-        }
-        ShadowMap {
-            light: 0,
-            origin: Vec3::new(0.0, 0.0, 1000.0),
-            x,
-            y,
-            z,
-            width: 10,
-            height: 10,
-            scale: 1.0,
-            depths,
-        }
-    }
-
-    /// The floor point under texel column `i` (at the texel centre plus `du`) of row 4.
-    fn floor_at(m: &ShadowMap, i: f64, du: f64) -> Vec3 {
-        // Texel centre i is at -(i + 0.5 - 5) along y, row 4's centre -(4.5 - 5) along z.
-        m.origin + m.y.scale(-(i + 0.5 + du - 5.0)) + m.z.scale(0.5) + m.x.scale(1000.0 - 1e-3)
-    }
-
-    #[test]
-    fn the_map_tells_lit_and_shadowed_points_and_leaves_edges_to_rays() {
-        let m = map();
-        let up = Vec3::new(0.0, 0.0, 1.0);
-        // Under the block: in shadow; beyond it: lit; between texels 4 and 5: a ray decides.
-        assert_eq!(m.reaches(floor_at(&m, 1.0, 0.2), up), Some(false));
-        assert_eq!(m.reaches(floor_at(&m, 7.0, 0.2), up), Some(true));
-        assert_eq!(m.reaches(floor_at(&m, 4.0, 0.2), up), None);
-        // Outside the map, or the light grazing the surface: a ray decides.
-        assert_eq!(m.reaches(floor_at(&m, 9.6, 0.0), up), None);
-        assert_eq!(
-            m.reaches(
-                floor_at(&m, 7.0, 0.2),
-                Vec3::new(1.0, 0.0, 0.01).normalized()
-            ),
-            None
-        );
-        // A ramp (z = 0.4 y) is compared with its own plane: lit, not shadowed by itself,
-        // though its texels downhill are nearer to the light than the point.
-        let n = Vec3::new(0.0, -0.4, 1.0).normalized();
-        let mut ramp = map();
-        for (k, d) in ramp.depths.iter_mut().enumerate() {
-            let y = -((k % 10) as f64 + 0.5 - 5.0);
-            *d = (1000.0 - 0.4 * y) as f32;
-        }
-        // Between texels 6 (uphill) and 7.
-        let p = Vec3::new(0.5, -2.0, -0.8) + n.scale(1e-3);
-        assert_eq!(ramp.reaches(p, n), Some(true));
-        // Compared with a level plane instead, its uphill texels would shadow it.
-        assert_eq!(ramp.reaches(p, up), None);
     }
 }
