@@ -120,9 +120,7 @@ impl DepthCameraSensor {
                 .zip(dirs.chunks(chunk))
                 .collect();
             passes.run(chunks, |((out, hits), dirs)| {
-                for ((out, hit), d) in out.iter_mut().zip(hits).zip(dirs) {
-                    *out = depth(hit, *d, near, far, |z| z);
-                }
+                depths_into(hits, dirs, (near, far), out)
             });
         }
         Ok(&self.depths)
@@ -144,6 +142,33 @@ fn depth(hit: &RayHit, d: Vec3, near: f64, far: f64, noise: impl FnOnce(f64) -> 
     z as f32
 }
 
+/// The depths without noise of `hits` along their unit sensor-frame directions `dirs` into
+/// `out`, for the clip range `(near, far)` (see [`depth`]).
+fn depths_into(hits: &[RayHit], dirs: &[Vec3], (near, far): (f64, f64), out: &mut [f32]) {
+    for (o, (hit, d)) in out.iter_mut().zip(hits.iter().zip(dirs)) {
+        *o = depth(hit, *d, near, far, |z| z);
+    }
+}
+
+/// The packed colour (see [`packed_rgb`]) of the surface pixel `k` of `hits` sees, from
+/// `surfaces` (`unknown` set for a surface not looked up yet): neighbouring pixels mostly
+/// hit the same entity, whose colour is kept. Called for pixels in order, one per chunk.
+fn colours<'a>(
+    hits: &'a [RayHit],
+    surfaces: &'a SurfaceCache,
+    unknown: &'a AtomicBool,
+) -> impl FnMut(usize) -> f32 + 'a {
+    let mut last = (EntityId::NONE, 0.0f32);
+    move |k| {
+        let e = hits[k].entity;
+        if e != last.0 {
+            let c = surfaces.looked_up(e, unknown);
+            last = (e, packed_rgb([c[0], c[1], c[2]]));
+        }
+        last.1
+    }
+}
+
 impl DepthCameraSensor {
     /// The depth image and the coloured point cloud of the frame cast (its depths measured
     /// before when `measured`, else as they are packed), and whether a pixel hit a surface
@@ -155,31 +180,16 @@ impl DepthCameraSensor {
     ) -> (Image, sim_plugin_api::PointCloudPacked, bool) {
         let grid = &self.core.grid;
         let (hits, dirs) = (grid.hits(), grid.directions());
-        let (near, far) = grid.clip();
+        let clip = grid.clip();
         let surfaces = &self.surfaces;
         let unknown = AtomicBool::new(false);
-        // Neighbouring pixels mostly hit the same entity: each chunk packs its colour once.
-        let rgb = || {
-            let mut last = (EntityId::NONE, 0.0f32);
-            let unknown = &unknown;
-            move |k: usize| {
-                let e = hits[k].entity;
-                if e != last.0 {
-                    let c = surfaces.looked_up(e, unknown);
-                    last = (e, packed_rgb([c[0], c[1], c[2]]));
-                }
-                last.1
-            }
-        };
+        let rgb = || colours(hits, surfaces, &unknown);
         let depths = &self.depths;
         let measure = |first: usize, out: &mut [f32]| {
             if measured {
                 out.copy_from_slice(&depths[first..first + out.len()]);
-                return;
-            }
-            let at = hits[first..].iter().zip(&dirs[first..]);
-            for (o, (hit, d)) in out.iter_mut().zip(at) {
-                *o = depth(hit, *d, near, far, |z| z);
+            } else {
+                depths_into(&hits[first..], &dirs[first..], clip, out);
             }
         };
         let size = (self.core.model.width, self.core.model.height);
@@ -188,9 +198,7 @@ impl DepthCameraSensor {
             measured_image_and_cloud(passes, dirs, count, measure, rgb, size, &self.fields);
         (image, cloud, unknown.into_inner())
     }
-}
 
-impl DepthCameraSensor {
     /// The frame cast and, chunk by chunk as each is cast (its hits still in the cache),
     /// its depths measured and packed: [`DepthCameraSensor::pack`] without noise, in the
     /// cast's own pass.
@@ -199,30 +207,17 @@ impl DepthCameraSensor {
         passes: &Passes<'_, '_>,
     ) -> Result<(Image, sim_plugin_api::PointCloudPacked, bool), PluginError> {
         let grid = &self.core.grid;
-        let (near, far) = grid.clip();
+        let clip = grid.clip();
         let count = grid.directions().len();
         let mut made = ImageAndCloud::new(count, count, grid.chunk_len_in(passes));
         let surfaces = &self.surfaces;
         let unknown = AtomicBool::new(false);
         self.core
             .cast_in_then(passes, made.parts(), |_, _, hits, dirs, part| {
-                let mut last = (EntityId::NONE, 0.0f32);
                 part.pack(
                     dirs,
-                    |k, out| {
-                        let at = hits[k..].iter().zip(&dirs[k..]);
-                        for (o, (hit, d)) in out.iter_mut().zip(at) {
-                            *o = depth(hit, *d, near, far, |z| z);
-                        }
-                    },
-                    |k| {
-                        let e = hits[k].entity;
-                        if e != last.0 {
-                            let c = surfaces.looked_up(e, &unknown);
-                            last = (e, packed_rgb([c[0], c[1], c[2]]));
-                        }
-                        last.1
-                    },
+                    |k, out| depths_into(&hits[k..], &dirs[k..], clip, out),
+                    colours(hits, surfaces, &unknown),
                 );
             })?;
         let size = (self.core.model.width, self.core.model.height);
