@@ -215,9 +215,10 @@ impl RayGrid {
     }
 
     /// [`RayGrid::cast_in`], and on each chunk's thread, as soon as the chunk is cast, `then`
-    /// with the chunk's first pixel, its rays (from the sensor origin), hits, sensor-frame directions and the chunk's one of `items` (in order: the
-    /// `k`-th chunk of [`RayGrid::chunk_len_in`] pixels takes the `k`-th item; chunks past the
-    /// items are only cast). A frame's later passes done here find its hits in the cache.
+    /// with the chunk's first pixel, its rays (from the sensor origin), hits and sensor-frame
+    /// directions, and the chunk's one of `items` (in order: the `k`-th chunk of
+    /// [`RayGrid::chunk_len_in`] pixels takes the `k`-th item; chunks past the items are
+    /// only cast). A frame's later passes done here find its hits in the cache.
     pub fn cast_in_then<T: Send>(
         &mut self,
         passes: &Passes<'_, '_>,

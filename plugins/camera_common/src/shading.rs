@@ -200,9 +200,9 @@ impl Shader {
     }
 
     /// The boxes of the points a frame of `chunks` chunks of pixels sees, for the shadow maps
-    /// of this frame in `world`, to be found chunk by chunk ([`BoundsSlot::add`](crate::shadow_map::BoundsSlot::add)) as the
-    /// frame is cast and handed to [`Shader::shade_bounded`]. Call after
-    /// [`Shader::prepare`].
+    /// of this frame in `world`, to be found chunk by chunk
+    /// ([`BoundsSlot::add`](crate::shadow_map::BoundsSlot::add)) as the frame is cast and
+    /// handed to [`Shader::shade_bounded`]. Call after [`Shader::prepare`].
     pub fn frame_bounds(&self, world: &WorldRef<'_>, chunks: usize) -> FrameBounds {
         let axes: Vec<[Vec3; 3]> = self
             .mapped_lights(world)

@@ -18,7 +18,8 @@ const MAP_MIN_COS: f64 = 0.05;
 const MAP_MARGIN: f64 = 5e-4;
 
 /// The shadow map of one directional light for one frame: the depths, along the light, of
-/// the surfaces nearest to it over the box of the frame's points (see [`Shader::shade`](crate::Shader::shade)).
+/// the surfaces nearest to it over the box of the frame's points (see
+/// [`Shader::shade`](crate::Shader::shade)).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ShadowMap {
     /// The light (index in the frame's lights).

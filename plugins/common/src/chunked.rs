@@ -17,11 +17,12 @@ pub struct ChunkedVec<T> {
     vec: Vec<T>,
     len: usize,
     part_len: usize,
-    /// Whether each part has been set by [`Part::fill`].
+    /// Whether each part has been set ([`Part::fill`], [`Part::write`]).
     filled: Vec<AtomicBool>,
 }
 
-/// One part of a [`ChunkedVec`], to be set by [`Part::fill`] and then written.
+/// One part of a [`ChunkedVec`], to be set by [`Part::fill`] and then written, or made by
+/// [`Part::write`].
 #[derive(Debug)]
 pub struct Part<'a, T> {
     slots: &'a mut [MaybeUninit<T>],
@@ -52,7 +53,7 @@ impl<T: Copy> ChunkedVec<T> {
             .collect()
     }
 
-    /// The buffer, with every element of a part no [`Part::fill`] set given `value`.
+    /// The buffer, with every element of a part no chunk set given `value`.
     pub fn into_vec(mut self, value: T) -> Vec<T> {
         let slots = &mut self.vec.spare_capacity_mut()[..self.len];
         for (slots, filled) in slots.chunks_mut(self.part_len).zip(&self.filled) {
@@ -64,7 +65,7 @@ impl<T: Copy> ChunkedVec<T> {
         }
         // SAFETY: the capacity is at least `len` (`Vec::with_capacity(len)`), and each of the
         // `len` elements is initialised: the parts are disjoint and cover `0..len`; a part
-        // marked filled had every element written by `Part::fill` before it was marked
+        // marked filled had every element written by `Part::write` before it was marked
         // (Release, read with Acquire above; the chunks have also returned, since `self`
         // is no longer borrowed), and every other part was written just above. Nothing
         // else writes the spare capacity.
@@ -91,9 +92,9 @@ impl<'a, T: Copy> Part<'a, T> {
         self.filled.store(true, Ordering::Release);
         let slots: *mut [MaybeUninit<T>] = self.slots;
         // SAFETY: every element of `slots` was initialised by the loop above (a panic in `f`
-        // leaves before the part is marked or handed out), and
-        // `MaybeUninit<T>` has the size, alignment and layout of `T`; the slice is borrowed
-        // for `'a` as `slots` was, and `self` (its only other path) is consumed.
+        // leaves before the part is marked or handed out), and `MaybeUninit<T>` has the
+        // size, alignment and layout of `T`; the slice is borrowed for `'a` as `slots` was,
+        // and `self` (its only other path) is consumed.
         #[allow(unsafe_code)]
         unsafe {
             &mut *(slots as *mut [T])
