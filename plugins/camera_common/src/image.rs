@@ -84,13 +84,18 @@ pub fn encode_image(
     }
 }
 
-/// [`to_u8`] of a channel, written so that the compiler vectorises it: the product of a
-/// single-precision value in [0, 1] and 255 is exact in double precision and never within
-/// 2^-40 of a half-way value without being one, so adding 0.5 and truncating rounds it as
-/// [`to_u8`] does; NaN gives 0 as there (the cast of NaN).
+/// [`to_u8`] of a channel, written so that the compiler vectorises it, without a conversion
+/// to an integer: the product of a single-precision value in [0, 1] and 255 is exact in
+/// double precision, and adding 1.5 · 2^52 rounds it to the nearest integer (ties to even)
+/// in the low bits of the sum. Its only half-way value is 127.5 (the channel 0.5: 255 · c is
+/// an integer and a half only where 255 divides the odd numerator of c over 510), whose
+/// even neighbour, 128, is also [`to_u8`]'s. NaN gives 0 as there (`max` drops it).
 #[inline]
+// `clamp` would keep NaN, which `max` turns into 0.
+#[allow(clippy::manual_clamp)]
 fn channel_to_u8(c: f32) -> u8 {
-    (f64::from(c).clamp(0.0, 1.0) * 255.0 + 0.5) as i32 as u8
+    const ROUND: f64 = 6_755_399_441_055_744.0;
+    (f64::from(c).max(0.0).min(1.0) * 255.0 + ROUND).to_bits() as u8
 }
 
 /// [`encode_into`] without noise, the same bytes: RGB in one pass over the channels, which

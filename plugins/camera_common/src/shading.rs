@@ -423,6 +423,10 @@ impl Frame<'_> {
         let shadows = self.scene.shadows;
         let mut max_limit: f64 = 0.0;
         let mut last = (EntityId::NONE, [0.0f32; 4]);
+        // Each light's shadow map, found once for the chunk.
+        let map_of: Vec<Option<&ShadowMap>> = (0..self.lights.len())
+            .map(|li| self.maps.iter().find(|m| m.light == li))
+            .collect();
         for (k, ((ray, hit), px)) in rays.iter().zip(hits).zip(out.iter_mut()).enumerate() {
             if !hit.distance.is_finite() {
                 *px = [bg[0], bg[1], bg[2]];
@@ -450,11 +454,7 @@ impl Frame<'_> {
                 if shadows && l.cast_shadows {
                     let lift = 1e-3 + 2e-4 * hit.distance;
                     let from = p + n.scale(lift);
-                    let known = self
-                        .maps
-                        .iter()
-                        .find(|m| m.light == li)
-                        .and_then(|m| m.reaches(from, n));
+                    let known = map_of[li].and_then(|m| m.reaches(from, n));
                     match known {
                         Some(true) => {
                             // Added after the rest, as a shadow ray's light is.

@@ -48,26 +48,39 @@ impl ShadowMap {
         if nx > -MAP_MIN_COS {
             return None;
         }
+        // A side is at most `MAP_SIDE` texels: it converts through `u32` (cheaper than from
+        // `usize`) to the same value.
+        let (w, h) = (f64::from(self.width as u32), f64::from(self.height as u32));
         let r = p - self.origin;
-        let u = -r.dot(self.y) * self.scale + self.width as f64 / 2.0 - 0.5;
-        let v = -r.dot(self.z) * self.scale + self.height as f64 / 2.0 - 0.5;
+        let u = -r.dot(self.y) * self.scale + w / 2.0 - 0.5;
+        let v = -r.dot(self.z) * self.scale + h / 2.0 - 0.5;
         let depth = r.dot(self.x);
-        if u.is_nan() || v.is_nan() || u < 0.0 || v < 0.0 {
+        // Inside the map with a texel on each side (false for NaN, and for a map without
+        // texels): the texels' indices are the floors of u and v.
+        if !(u >= 0.0 && v >= 0.0 && u < w - 1.0 && v < h - 1.0) {
             return None;
         }
-        // Truncation is the floor of these non-negative coordinates.
-        let (i0, j0) = (u as usize, v as usize);
-        if i0 + 1 >= self.width || j0 + 1 >= self.height {
-            return None;
-        }
+        let (ti, tj) = (u as i32, v as i32);
+        let (fi, fj) = (f64::from(ti), f64::from(tj));
+        let (i0, j0) = (ti as usize, tj as usize);
         // The depth of p's tangent plane moves by these per texel along u and v.
         let k = 1.0 / (self.scale * nx);
         let (du, dv) = (n.dot(self.y) * k, n.dot(self.z) * k);
+        // The four texels: two of row j0 and two of the row below, from column i0.
+        let at = j0 * self.width + i0;
+        let (above, below) = (
+            &self.depths[at..at + 2],
+            &self.depths[at + self.width..at + self.width + 2],
+        );
         let mut occluded = 0;
-        for (di, dj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-            let t = f64::from(self.depths[(j0 + dj) * self.width + i0 + di]);
-            let own = depth + du * ((i0 + di) as f64 - u) + dv * ((j0 + dj) as f64 - v);
-            if t < own - MAP_MARGIN {
+        for (t, di, dj) in [
+            (above[0], 0.0, 0.0),
+            (above[1], 1.0, 0.0),
+            (below[0], 0.0, 1.0),
+            (below[1], 1.0, 1.0),
+        ] {
+            let own = depth + du * (fi + di - u) + dv * (fj + dj - v);
+            if f64::from(t) < own - MAP_MARGIN {
                 occluded += 1;
             }
         }
