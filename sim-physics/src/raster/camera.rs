@@ -155,7 +155,7 @@ impl Camera {
         if self.ortho {
             return -key;
         }
-        let (u, v) = (i as f64 + 0.5, j as f64 + 0.5);
+        let (u, v) = (centre(i), centre(j));
         let (x, y) = (xn.at(u, v), yn.at(u, v));
         (1.0 + x * x + y * y).sqrt() / key
     }
@@ -176,7 +176,7 @@ impl Camera {
     /// from the point of the origin's plane the pixel covers.
     #[inline]
     pub(super) fn ray(&self, i: usize, j: usize) -> Px {
-        let (u, v) = (i as f64 + 0.5, j as f64 + 0.5);
+        let (u, v) = (centre(i), centre(j));
         let yn = (v - self.cy) / self.fy;
         let xn = (u - self.cx - self.skew * yn) / self.fx;
         if self.ortho {
@@ -275,6 +275,14 @@ impl Camera {
         let rows = lo_row.start.max(band.start)..lo_row.end;
         (!cols.is_empty() && !rows.is_empty()).then_some((cols, rows))
     }
+}
+
+/// The image coordinate of the centre of pixel column or row `i`, `i + ½`. Pixel indices
+/// come from `u32` image sizes: converted through `u32` (one instruction; `usize`'s
+/// conversion takes several), to the same value.
+#[inline]
+pub(super) fn centre(i: usize) -> f64 {
+    f64::from(i as u32) + 0.5
 }
 
 /// The pixels whose centres may lie in `[a, b]`, within `0..n`, one more on each side.

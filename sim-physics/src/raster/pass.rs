@@ -2,7 +2,7 @@
 //! image, made once per frame and kept for its bands ([`Frames`]), and scan converted per band
 //! into the nearest face at each pixel.
 
-use super::camera::{Affine, Camera, pixel_range};
+use super::camera::{Affine, Camera, centre, pixel_range};
 use rapier3d::prelude::ColliderHandle;
 use sim_plugin_api::{EntityId, PinholeView, Vec3};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -126,7 +126,7 @@ pub(super) fn plane_depths(
     let start = cam.key(cam.near);
     let w = cam.width;
     for r in 0..cam.rows {
-        let v = (cam.first_row + r) as f64 + 0.5;
+        let v = centre(cam.first_row + r);
         let keys = &mut depths.key[r * w..(r + 1) * w];
         let faces = &mut depths.face[r * w..(r + 1) * w];
         let mut put = |i: usize, k: f64, face: u32| {
@@ -141,14 +141,14 @@ pub(super) fn plane_depths(
         };
         if !bounded(&side) || !key.as_ref().is_none_or(bounded) {
             for i in 0..w {
-                let u = i as f64 + 0.5;
+                let u = centre(i);
                 if let Some((k, face)) = plane_pixel(cam, side, key, start, f, u, v) {
                     put(i, k, face);
                 }
             }
             continue;
         }
-        let at = |a: &Affine, i: usize| a.at(i as f64 + 0.5, v);
+        let at = |a: &Affine, i: usize| a.at(centre(i), v);
         // Where the rays start behind the plane: a prefix (side rising) or a suffix.
         let inside = span(w, side.0[0] < 0.0, |i| at(&side, i) < 0.0);
         let outside = if inside.start == 0 {
@@ -299,10 +299,10 @@ fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Dept
     let e1 = Edge::new(t[2], t[0], inside);
     let e2 = Edge::new(t[0], t[1], inside);
     for j in rows {
-        let v = j as f64 + 0.5;
+        let v = centre(j);
         let row = (j - cam.first_row) * cam.width;
         for i in cols.clone() {
-            let u = i as f64 + 0.5;
+            let u = centre(i);
             if !(e0.covers(u, v) && e1.covers(u, v) && e2.covers(u, v)) {
                 continue;
             }
