@@ -40,7 +40,7 @@
 //! scene extension the scene defaults apply and there are no lights (ambient only).
 
 use crate::shadow_map::{
-    FrameBounds, MAP_SIDE, MAP_TEXELS_PER_PIXEL, MapFrame, ShadowMap, seen_bounds,
+    FrameBounds, MAP_SIDE, MAP_TEXELS_PER_PIXEL, MapFrame, ShadowMap, Slope, seen_bounds,
 };
 use sim_plugin_api::{
     EntityId, Light, LightKind, OrthoView, Pose, Ray, RayCastOptions, RayHit, RayTarget, SceneInfo,
@@ -392,6 +392,16 @@ impl Shader {
     }
 }
 
+/// What a directional light gives the surfaces of one normal (a bit pattern): the light
+/// arriving ([`incoming`], which for such a light does not depend on the point) and its
+/// shadow map's slope.
+#[derive(Clone, Copy, Default)]
+struct Facing {
+    normal: Option<[u64; 3]>,
+    arriving: Option<([f32; 3], Vec3, f64)>,
+    slope: Option<Slope>,
+}
+
 /// What shading reads of a frame, shared by its chunks.
 struct Frame<'a> {
     scene: &'a SceneInfo,
@@ -427,6 +437,9 @@ impl Frame<'_> {
         let map_of: Vec<Option<&ShadowMap>> = (0..self.lights.len())
             .map(|li| self.maps.iter().find(|m| m.light == li))
             .collect();
+        // What a directional light gives a surface depends on its normal alone: kept per
+        // light while the pixels' normals stay the same (a flat surface's pixels).
+        let mut facing: Vec<Facing> = vec![Facing::default(); self.lights.len()];
         for (k, ((ray, hit), px)) in rays.iter().zip(hits).zip(out.iter_mut()).enumerate() {
             if !hit.distance.is_finite() {
                 *px = [bg[0], bg[1], bg[2]];
@@ -447,14 +460,29 @@ impl Frame<'_> {
             let p = ray.origin + ray.direction.scale(hit.distance);
             let mut light = [amb[0], amb[1], amb[2]];
             let mut mapped = [0.0f32; 3];
-            for (li, l) in self.lights.iter().enumerate() {
-                let Some((contribution, dir, dist)) = incoming(l, p, n) else {
+            let normal = [n.x.to_bits(), n.y.to_bits(), n.z.to_bits()];
+            for ((l, map), f) in self.lights.iter().zip(&map_of).zip(&mut facing) {
+                let (arriving, slope) = if l.kind == LightKind::DIRECTIONAL {
+                    if f.normal != Some(normal) {
+                        *f = Facing {
+                            normal: Some(normal),
+                            arriving: incoming(l, p, n),
+                            slope: map.and_then(|m| m.slope(n)),
+                        };
+                    }
+                    (f.arriving, f.slope)
+                } else {
+                    (incoming(l, p, n), None)
+                };
+                let Some((contribution, dir, dist)) = arriving else {
                     continue;
                 };
                 if shadows && l.cast_shadows {
                     let lift = 1e-3 + 2e-4 * hit.distance;
                     let from = p + n.scale(lift);
-                    let known = map_of[li].and_then(|m| m.reaches(from, n));
+                    let known = map
+                        .zip(slope)
+                        .and_then(|(m, slope)| m.reaches_along(from, slope));
                     match known {
                         Some(true) => {
                             // Added after the rest, as a shadow ray's light is.

@@ -42,12 +42,31 @@ impl ShadowMap {
     /// nearer to the light than the plane of `p`'s surface there, `Some(false)` when all
     /// four have, `None` (a shadow ray decides) otherwise, outside the map or at grazing
     /// light.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn reaches(&self, p: Vec3, n: Vec3) -> Option<bool> {
+        self.reaches_along(p, self.slope(n)?)
+    }
+
+    /// What [`ShadowMap::reaches`] needs of a normal `n` (the same for every point of a
+    /// flat surface): how the depth of its tangent plane moves per texel along u and v, or
+    /// `None` at grazing light.
+    #[inline]
+    pub(crate) fn slope(&self, n: Vec3) -> Option<Slope> {
         let nx = n.dot(self.x);
         if nx > -MAP_MIN_COS {
             return None;
         }
+        let k = 1.0 / (self.scale * nx);
+        Some(Slope {
+            du: n.dot(self.y) * k,
+            dv: n.dot(self.z) * k,
+        })
+    }
+
+    /// [`ShadowMap::reaches`] for the point `p` of a surface of [`ShadowMap::slope`] `slope`.
+    #[inline]
+    pub(crate) fn reaches_along(&self, p: Vec3, slope: Slope) -> Option<bool> {
+        let Slope { du, dv } = slope;
         // A side is at most `MAP_SIDE` texels: it converts through `u32` (cheaper than from
         // `usize`) to the same value.
         let (w, h) = (f64::from(self.width as u32), f64::from(self.height as u32));
@@ -63,9 +82,6 @@ impl ShadowMap {
         let (ti, tj) = (u as i32, v as i32);
         let (fi, fj) = (f64::from(ti), f64::from(tj));
         let (i0, j0) = (ti as usize, tj as usize);
-        // The depth of p's tangent plane moves by these per texel along u and v.
-        let k = 1.0 / (self.scale * nx);
-        let (du, dv) = (n.dot(self.y) * k, n.dot(self.z) * k);
         // The four texels: two of row j0 and two of the row below, from column i0.
         let at = j0 * self.width + i0;
         let (above, below) = (
@@ -90,6 +106,14 @@ impl ShadowMap {
             _ => None,
         }
     }
+}
+
+/// How the depth of a surface's tangent plane moves per texel of a shadow map, along u and
+/// v (see [`ShadowMap::slope`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Slope {
+    du: f64,
+    dv: f64,
 }
 
 /// The frame of a directional light's shadow map: its rotation and, as the engine will turn
