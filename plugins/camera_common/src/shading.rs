@@ -258,12 +258,14 @@ impl Shader {
                 depth: hi.x - lo.x + SHADOW_DISTANCE + 2.0,
             };
             let mut map = kept.pop().unwrap_or_default();
-            map.depths.clear();
+            // The last frame's buffer, each band set to "no surface" on its own thread
+            // before it is rasterised.
             map.depths.resize(width * height, f32::INFINITY);
             let bands = passes.threads() * 4;
             let rows = height.div_ceil(bands).max(1);
             let chunks: Vec<_> = map.depths.chunks_mut(rows * width).enumerate().collect();
             passes.run(chunks, |(band, depths)| {
+                depths.fill(f32::INFINITY);
                 raster.depths(
                     &view,
                     (band * rows) as u32,
