@@ -233,16 +233,24 @@ fn merge_boxes((lo, hi): (Vec3, Vec3), (a, b): (Vec3, Vec3)) -> (Vec3, Vec3) {
 fn sampled_bounds(rays: &[Ray], hits: &[RayHit], axes: [Vec3; 3]) -> (Vec3, Vec3) {
     let [x, y, z] = axes;
     let inf = f64::INFINITY;
-    let mut bounds = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
+    let (mut lo, mut hi) = ([inf; 3], [-inf; 3]);
     for (ray, hit) in rays.iter().zip(hits).step_by(BOUND_STRIDE) {
         if !hit.distance.is_finite() {
             continue;
         }
         let p = ray.origin + ray.direction.scale(hit.distance);
-        let c = Vec3::new(p.dot(x), p.dot(y), p.dot(z));
-        bounds = merge_boxes(bounds, (c, c));
+        // Comparisons rather than `min` and `max`, which also sort out NaN: a NaN
+        // coordinate fails both, and is dropped as `min` and `max` drop it.
+        for (k, c) in [p.dot(x), p.dot(y), p.dot(z)].into_iter().enumerate() {
+            if c < lo[k] {
+                lo[k] = c;
+            }
+            if c > hi[k] {
+                hi[k] = c;
+            }
+        }
     }
-    bounds
+    (Vec3::new(lo[0], lo[1], lo[2]), Vec3::new(hi[0], hi[1], hi[2]))
 }
 
 /// The box, along `axes`, of the points every [`BOUND_STRIDE`]-th pixel of a frame sees
