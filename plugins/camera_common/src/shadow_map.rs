@@ -250,7 +250,10 @@ fn sampled_bounds(rays: &[Ray], hits: &[RayHit], axes: [Vec3; 3]) -> (Vec3, Vec3
             }
         }
     }
-    (Vec3::new(lo[0], lo[1], lo[2]), Vec3::new(hi[0], hi[1], hi[2]))
+    (
+        Vec3::new(lo[0], lo[1], lo[2]),
+        Vec3::new(hi[0], hi[1], hi[2]),
+    )
 }
 
 /// The box, along `axes`, of the points every [`BOUND_STRIDE`]-th pixel of a frame sees
