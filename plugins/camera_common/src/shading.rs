@@ -23,7 +23,7 @@
 //! [`raster`](sim_plugin_api::raster) extension) the shadows of directional lights are
 //! looked up first in a map rendered per frame and light: the depths along the light of the
 //! surfaces nearest to it, over the box of the frame's points as the light sees them, about
-//! one texel per two pixels. A point is lit when none of the four texels around it holds a
+//! one texel per pixel. A point is lit when none of the four texels around it holds a
 //! surface nearer to the light (by more than 0.5 mm) than the plane of the point's own
 //! surface there, in shadow when all four do; otherwise (a shadow's edge, a contact, light
 //! at less than 3° to the surface, a point outside the map) its shadow ray decides. Only an
