@@ -204,21 +204,22 @@ impl RayGrid {
     /// is rasterised, else [`Passes::chunk_len`].
     pub fn chunk_len_in(&self, passes: &Passes<'_, '_>) -> usize {
         match (self.rasterises_in(passes.world()), self.pinhole) {
-            (true, Some((width, height, _))) => self.band_rows(passes, height) * width as usize,
+            (true, Some((width, height, _))) => {
+                Self::band_rows(passes, width, height) * width as usize
+            }
             _ => passes.chunk_len(self.dirs.len()),
         }
     }
 
-    /// Rows per band of a rasterised frame `height` rows high.
-    fn band_rows(&self, passes: &Passes<'_, '_>, height: u32) -> usize {
+    /// Rows per band of a rasterised frame of `width` x `height` pixels.
+    fn band_rows(passes: &Passes<'_, '_>, width: u32, height: u32) -> usize {
         let bands = match passes.threads() {
             1 => 1,
             t => t * BANDS_PER_THREAD,
         };
-        let width = self.pinhole.map_or(1, |p| p.0 as usize).max(1);
         (height as usize)
             .div_ceil(bands)
-            .min(BAND_PIXELS / width)
+            .min(BAND_PIXELS / (width as usize).max(1))
             .max(1)
     }
 
@@ -327,7 +328,7 @@ impl RayGrid {
         let rotation = Rotation::new(pose.orientation);
         let o = pose.position;
         let w = width as usize;
-        let rows = self.band_rows(passes, height);
+        let rows = Self::band_rows(passes, width, height);
         let chunks: Vec<_> = self
             .rays
             .chunks_mut(rows * w)

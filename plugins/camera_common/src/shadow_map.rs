@@ -172,10 +172,8 @@ pub struct BoundsSlot<'a> {
 impl FrameBounds {
     /// Empty boxes for `chunks` chunks, along each of `axes` (one set a light).
     pub(crate) fn new(axes: Vec<[Vec3; 3]>, chunks: usize) -> Self {
-        let inf = f64::INFINITY;
-        let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
         FrameBounds {
-            boxes: vec![vec![empty; axes.len()]; chunks],
+            boxes: vec![vec![EMPTY_BOX; axes.len()]; chunks],
             axes,
         }
     }
@@ -196,9 +194,7 @@ impl FrameBounds {
 
     /// The box of light `i` over every chunk.
     pub(crate) fn merged(&self, i: usize) -> (Vec3, Vec3) {
-        let inf = f64::INFINITY;
-        let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
-        self.boxes.iter().map(|b| b[i]).fold(empty, merge_boxes)
+        self.boxes.iter().map(|b| b[i]).fold(EMPTY_BOX, merge_boxes)
     }
 }
 
@@ -221,6 +217,13 @@ impl BoundsSlot<'_> {
     }
 }
 
+/// The box of no point (low, high corners): low above high on every axis, so that merging
+/// any box into it gives that box.
+const EMPTY_BOX: (Vec3, Vec3) = (
+    Vec3::new(f64::INFINITY, f64::INFINITY, f64::INFINITY),
+    Vec3::new(f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY),
+);
+
 /// The smallest box holding two boxes (low, high corners).
 fn merge_boxes((lo, hi): (Vec3, Vec3), (a, b): (Vec3, Vec3)) -> (Vec3, Vec3) {
     (
@@ -233,8 +236,7 @@ fn merge_boxes((lo, hi): (Vec3, Vec3), (a, b): (Vec3, Vec3)) -> (Vec3, Vec3) {
 /// sees, from the first (low above high when none is seen).
 fn sampled_bounds(rays: &[Ray], hits: &[RayHit], axes: [Vec3; 3]) -> (Vec3, Vec3) {
     let [x, y, z] = axes;
-    let inf = f64::INFINITY;
-    let (mut lo, mut hi) = ([inf; 3], [-inf; 3]);
+    let (mut lo, mut hi) = (EMPTY_BOX.0.to_array(), EMPTY_BOX.1.to_array());
     for (ray, hit) in rays.iter().zip(hits).step_by(BOUND_STRIDE) {
         if !hit.distance.is_finite() {
             continue;
@@ -267,11 +269,9 @@ pub(crate) fn seen_bounds(
     hits: &[RayHit],
     axes: [Vec3; 3],
 ) -> (Vec3, Vec3) {
-    let inf = f64::INFINITY;
-    let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
     // Chunks of whole strides, so that the pixels sampled are those of one pass.
     let chunk = (passes.chunk_len(rays.len()).div_ceil(BOUND_STRIDE) * BOUND_STRIDE).max(1);
-    let mut boxes = vec![empty; rays.len().div_ceil(chunk)];
+    let mut boxes = vec![EMPTY_BOX; rays.len().div_ceil(chunk)];
     let chunks: Vec<_> = rays
         .chunks(chunk)
         .zip(hits.chunks(chunk))
@@ -280,7 +280,7 @@ pub(crate) fn seen_bounds(
     passes.run(chunks, |((rays, hits), bounds)| {
         *bounds = sampled_bounds(rays, hits, axes);
     });
-    boxes.into_iter().fold(empty, merge_boxes)
+    boxes.into_iter().fold(EMPTY_BOX, merge_boxes)
 }
 
 /// The rotation whose matrix has columns `x`, `y`, `z` (a right-handed orthonormal frame).
@@ -364,12 +364,7 @@ mod tests {
             .collect();
         for chunk in [1, 2, 3, 4, 7, 64, 1000, 1024] {
             let chunks = rays.len().div_ceil(chunk);
-            let inf = f64::INFINITY;
-            let empty = (Vec3::new(inf, inf, inf), Vec3::new(-inf, -inf, -inf));
-            let mut bounds = FrameBounds {
-                boxes: vec![vec![empty; axes.len()]; chunks],
-                axes: axes.clone(),
-            };
+            let mut bounds = FrameBounds::new(axes.clone(), chunks);
             let slots = bounds.slots();
             for ((k, slot), (r, h)) in slots
                 .into_iter()
