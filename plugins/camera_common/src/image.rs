@@ -70,8 +70,13 @@ pub fn encode_image(
         let chunk = passes.chunk_len(colors.len());
         let mut data = ChunkedVec::new(len, chunk * step);
         let chunks: Vec<_> = colors.chunks(chunk).zip(data.parts()).collect();
-        passes.run(chunks, |(colors, data)| {
-            encode_plain(colors, format, data.fill(0));
+        passes.run(chunks, |(colors, data)| match format {
+            // RGB8 bytes are written as they are made, none set before.
+            ImageFormat::Rgb8 => {
+                let channels = colors.as_flattened();
+                data.write(|k| channel_to_u8(channels[k]));
+            }
+            _ => encode_plain(colors, format, data.fill(0)),
         });
         data.into_vec(0)
     };
