@@ -22,7 +22,8 @@
 //! With worker threads (`--threads` > 1) the due sensors are updated in parallel on the
 //! workers; a single due sensor is updated on the simulation thread itself, which casts its
 //! ray batches together with the workers (it starts at once, the idle workers join as they
-//! wake), and so never waits for a sleeping worker to begin.
+//! wake), and so never waits for a sleeping worker to begin; a heavy one has the workers woken
+//! before its update and kept awake through its passes (`awake`).
 //!
 //! Every update is timed against the [`Guards`] budget, and a message over their size limit
 //! is refused (see [`crate::guard`]).
@@ -36,6 +37,7 @@
 //! before creating it (topics, frame id, seed, entities) is planned in [`SensorSite::plan`].
 //! Every sensor's `<topic>/set_rate` service is answered by [`SensorManager::set_rate`].
 
+mod awake;
 mod plan;
 mod rate;
 mod report;
@@ -52,6 +54,7 @@ pub use world::SensorWorld;
 
 use crate::guard::{Guards, HookClock, SizeGate};
 use crate::outputs::DeclaredOutput;
+use awake::Awake;
 use rayon::prelude::*;
 use sim_plugin_api::{
     EntityId, Message, Payload, PluginError, RECLAIMABLE_SEQ, SensorBox, SensorMetrics, SharedStr,
@@ -363,13 +366,13 @@ impl SensorManager {
                     // One sensor: updated on this thread, which starts at once, its ray
                     // batches shared with the workers as they wake.
                     if let Some(s) = self.slots.iter_mut().find(|s| s.due) {
-                        if s.cold.last_took >= WAKE_POOL_AFTER {
-                            // A heavy sensor (a ray sensor) splits its work across the pool:
-                            // wake a worker now, so that it is awake when the work is split
-                            // (an idle worker of a virtual machine may take a millisecond to
-                            // wake, as long as a whole scan).
-                            pool.spawn(|| {});
-                        }
+                        // A heavy sensor (a ray sensor) splits its work across the pool in
+                        // several passes: its workers are woken now and kept awake until
+                        // the update ends, so that each pass finds them running (an idle
+                        // worker of a virtual machine may take a millisecond to wake, as
+                        // long as a whole scan).
+                        let _awake =
+                            (s.cold.last_took >= WAKE_POOL_AFTER).then(|| Awake::keep(pool));
                         let ctx = context(s, now, step);
                         let r = run(
                             s.plugin.as_mut(),
@@ -504,7 +507,7 @@ fn run(
 }
 
 /// A sensor updated alone whose last update took at least this long has the pool woken
-/// before its update.
+/// before its update and kept awake through it ([`Awake`]).
 const WAKE_POOL_AFTER: Duration = Duration::from_micros(100);
 
 /// Books an update: disables a failed plugin, or advances the schedule and publishes the
