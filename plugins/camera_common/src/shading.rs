@@ -404,6 +404,19 @@ struct Facing {
     slope: Option<Slope>,
 }
 
+/// Whether shading runs the baseline build even where the CPU has AVX2 (for the test that
+/// compares the two).
+#[cfg(test)]
+pub(crate) static BASELINE: AtomicBool = AtomicBool::new(false);
+
+#[inline]
+fn baseline() -> bool {
+    #[cfg(test)]
+    return BASELINE.load(Ordering::Relaxed);
+    #[cfg(not(test))]
+    false
+}
+
 /// What shading reads of a frame, shared by its chunks.
 struct Frame<'a> {
     scene: &'a SceneInfo,
@@ -419,8 +432,42 @@ struct Frame<'a> {
 
 impl Frame<'_> {
     /// Shades one chunk of pixels into `out` (as long as `rays`), casting its shadow rays
-    /// in one batch with the buffers of `batch`.
+    /// in one batch with the buffers of `batch`; compiled for AVX2 as well, and run so where
+    /// the CPU has it.
     fn shade(
+        &self,
+        world: &WorldRef<'_>,
+        rays: &[Ray],
+        hits: &[RayHit],
+        out: &mut [[f32; 3]],
+        batch: &mut ShadowBatch,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && !baseline() {
+            // SAFETY: the CPU running this has AVX2 (detected just above), the one feature
+            // `shade_avx2` enables beyond the build's.
+            #[allow(unsafe_code)]
+            return unsafe { self.shade_avx2(world, rays, hits, out, batch) };
+        }
+        self.shade_in(world, rays, hits, out, batch)
+    }
+
+    /// [`Frame::shade`] compiled for AVX2: the same operations, so the same colours.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn shade_avx2(
+        &self,
+        world: &WorldRef<'_>,
+        rays: &[Ray],
+        hits: &[RayHit],
+        out: &mut [[f32; 3]],
+        batch: &mut ShadowBatch,
+    ) {
+        self.shade_in(world, rays, hits, out, batch)
+    }
+
+    #[inline(always)]
+    fn shade_in(
         &self,
         world: &WorldRef<'_>,
         rays: &[Ray],

@@ -539,6 +539,92 @@ mod shading {
     }
 
     #[test]
+    fn the_avx2_build_shades_as_the_baseline() {
+        use std::sync::atomic::Ordering;
+        const BOX: EntityId = EntityId(11);
+        // Runs of pixels on the ground and a box's faces (normals up, along x, slanted, some
+        // facing away from the rays), misses, at many distances, under every kind of light,
+        // shadow rays blocked above the ground's left half.
+        let normals = [
+            Vec3::new(0.0, 0.0, 1.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.6, 0.0, 0.8),
+            Vec3::new(0.0, -0.8, 0.6),
+        ];
+        let (mut rays, mut hits) = (Vec::new(), Vec::new());
+        for run in 0..700usize {
+            let hit = match run % 5 {
+                0 => RayHit::MISS,
+                k => RayHit {
+                    distance: 0.5 + run as f64 * 0.01,
+                    normal: normals[k % 4],
+                    entity: if k < 3 { GROUND } else { BOX },
+                    model: EntityId(8),
+                },
+            };
+            for i in 0..1 + (run * 7) % 9 {
+                let a = rays.len() as f64 * 0.01;
+                rays.push(Ray {
+                    origin: Vec3::new(a.sin(), a.cos(), 2.0),
+                    direction: Vec3::new(0.1 * a.cos(), 0.2, -1.0).normalized(),
+                });
+                hits.push(RayHit {
+                    distance: hit.distance + i as f64 * 1e-3,
+                    ..hit
+                });
+            }
+        }
+        let mut w = world(vec![
+            Light {
+                cast_shadows: true,
+                ..Light::sun(Vec3::new(0.3, 0.1, -1.0))
+            },
+            Light {
+                cast_shadows: true,
+                ..lamp(LightKind::POINT, Vec3::new(0.0, 0.5, 1.5))
+            },
+            lamp(LightKind::SPOT, Vec3::new(0.2, 0.0, 2.0)),
+        ]);
+        w.set_surface(
+            BOX,
+            SurfaceInfo {
+                diffuse: [0.9, 0.3, 0.2, 1.0],
+                laser_retro: 0.0,
+            },
+        );
+        w.set_ray_caster(|ray, _| {
+            if ray.origin.x < 0.0 {
+                RayHit {
+                    distance: 0.3,
+                    ..RayHit::MISS
+                }
+            } else {
+                RayHit::MISS
+            }
+        });
+        let frame = |baseline: bool| {
+            crate::shading::BASELINE.store(baseline, Ordering::Relaxed);
+            let mut out = Vec::new();
+            w.with(|w| {
+                let mut s = Shader::default();
+                s.prepare(&w);
+                s.shade(&Passes::new(&w), &rays, &hits, &mut out);
+            });
+            crate::shading::BASELINE.store(false, Ordering::Relaxed);
+            out
+        };
+        let (built, baseline) = (frame(false), frame(true));
+        assert_eq!(built.len(), rays.len());
+        for (k, (a, b)) in built.iter().zip(&baseline).enumerate() {
+            assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "pixel {k}");
+        }
+        let mut colours: Vec<[u32; 3]> = built.iter().map(|c| c.map(f32::to_bits)).collect();
+        colours.sort_unstable();
+        colours.dedup();
+        assert!(colours.len() > 1000, "{}", colours.len());
+    }
+
+    #[test]
     fn point_and_spot_lights_attenuate() {
         let w = world(vec![lamp(LightKind::POINT, Vec3::new(0.0, 0.0, 2.0))]);
         // 1 / (constant 1 + linear 1 x 2 m) = 1/3, straight above.
