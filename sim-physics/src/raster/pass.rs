@@ -91,8 +91,8 @@ pub(super) struct Depths {
 }
 
 /// The nearest face of `pass` at each pixel of the band of `cam`: compiled for AVX2 as well,
-/// and run so where the CPU has it (the same operations, so the same keys and faces; the
-/// scan's loops go about 5 % faster).
+/// and run so where the CPU has it (the same operations, so the same keys and faces; a W2
+/// depth frame about 5 % faster).
 pub(super) fn band_depths(cam: &Camera, pass: &Projected) -> Depths {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
