@@ -68,7 +68,7 @@ impl ShadowMap {
     }
 
     /// [`ShadowMap::reaches`] for the point `p` of a surface of [`ShadowMap::slope`] `slope`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn reaches_along(&self, p: Vec3, slope: Slope) -> Option<bool> {
         let Slope { du, dv } = slope;
         // A side is at most `MAP_SIDE` texels: it converts through `u32` (cheaper than from
