@@ -388,7 +388,15 @@ impl Shader {
             .zip(self.batches.iter_mut())
             .collect();
         passes.run(chunks, |(((rays, hits), out), batch)| {
-            frame.shade(world, rays, hits, out, batch);
+            frame.shade(
+                world,
+                Chunk {
+                    rays,
+                    hits,
+                    out,
+                    batch,
+                },
+            );
         });
         unknown.into_inner()
     }
@@ -402,6 +410,15 @@ struct Facing {
     normal: Option<[u64; 3]>,
     arriving: Option<([f32; 3], Vec3, f64)>,
     slope: Option<Slope>,
+}
+
+/// One chunk of a frame's pixels: their rays and hits, their colours to write, and the
+/// chunk's buffers of shadow rays.
+struct Chunk<'c> {
+    rays: &'c [Ray],
+    hits: &'c [RayHit],
+    out: &'c mut [[f32; 3]],
+    batch: &'c mut ShadowBatch,
 }
 
 /// Whether shading runs the baseline build even where the CPU has AVX2 (for the test that
@@ -431,50 +448,35 @@ struct Frame<'a> {
 }
 
 impl Frame<'_> {
-    /// Shades one chunk of pixels into `out` (as long as `rays`), casting its shadow rays
-    /// in one batch with the buffers of `batch`; compiled for AVX2 as well, and run so where
-    /// the CPU has it.
-    fn shade(
-        &self,
-        world: &WorldRef<'_>,
-        rays: &[Ray],
-        hits: &[RayHit],
-        out: &mut [[f32; 3]],
-        batch: &mut ShadowBatch,
-    ) {
+    /// Shades one chunk of pixels into its `out` (as long as its `rays`), casting its shadow
+    /// rays in one batch with the buffers of its `batch`; compiled for AVX2 as well, and run
+    /// so where the CPU has it.
+    fn shade(&self, world: &WorldRef<'_>, chunk: Chunk<'_>) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && !baseline() {
             // SAFETY: the CPU running this has AVX2 (detected just above), the one feature
             // `shade_avx2` enables beyond the build's.
             #[allow(unsafe_code)]
-            return unsafe { self.shade_avx2(world, rays, hits, out, batch) };
+            return unsafe { self.shade_avx2(world, chunk) };
         }
-        self.shade_in(world, rays, hits, out, batch)
+        self.shade_in(world, chunk)
     }
 
     /// [`Frame::shade`] compiled for AVX2: the same operations, so the same colours.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn shade_avx2(
-        &self,
-        world: &WorldRef<'_>,
-        rays: &[Ray],
-        hits: &[RayHit],
-        out: &mut [[f32; 3]],
-        batch: &mut ShadowBatch,
-    ) {
-        self.shade_in(world, rays, hits, out, batch)
+    fn shade_avx2(&self, world: &WorldRef<'_>, chunk: Chunk<'_>) {
+        self.shade_in(world, chunk)
     }
 
     #[inline(always)]
-    fn shade_in(
-        &self,
-        world: &WorldRef<'_>,
-        rays: &[Ray],
-        hits: &[RayHit],
-        out: &mut [[f32; 3]],
-        batch: &mut ShadowBatch,
-    ) {
+    fn shade_in(&self, world: &WorldRef<'_>, chunk: Chunk<'_>) {
+        let Chunk {
+            rays,
+            hits,
+            out,
+            batch,
+        } = chunk;
         batch.pending.clear();
         batch.rays.clear();
         let bg = self.scene.background;
