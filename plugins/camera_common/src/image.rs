@@ -70,14 +70,7 @@ pub fn encode_image(
         let chunk = passes.chunk_len(colors.len());
         let mut data = ChunkedVec::new(len, chunk * step);
         let chunks: Vec<_> = colors.chunks(chunk).zip(data.parts()).collect();
-        passes.run(chunks, |(colors, data)| match format {
-            // RGB8 bytes are written as they are made, none set before.
-            ImageFormat::Rgb8 => {
-                let channels = colors.as_flattened();
-                data.write(|k| channel_to_u8(channels[k]));
-            }
-            _ => encode_plain(colors, format, data.fill(0)),
-        });
+        passes.run(chunks, |(colors, data)| encode_plain(colors, format, data));
         data.into_vec(0)
     };
     Image {
@@ -103,16 +96,16 @@ fn channel_to_u8(c: f32) -> u8 {
     (f64::from(c).max(0.0).min(1.0) * 255.0 + ROUND).to_bits() as u8
 }
 
-/// [`encode_into`] without noise, the same bytes: RGB in one pass over the channels, which
-/// the compiler turns into vector instructions.
-fn encode_plain(colors: &[[f32; 3]], format: ImageFormat, out: &mut [u8]) {
+/// [`encode_into`] without noise, the same bytes, into `part`: RGB written as it is made
+/// (nothing set before), in one pass over the channels, which the compiler turns into vector
+/// instructions; the other formats into the part set to zero first.
+fn encode_plain(colors: &[[f32; 3]], format: ImageFormat, part: Part<'_, u8>) {
     match format {
         ImageFormat::Rgb8 => {
-            for (c, b) in colors.as_flattened().iter().zip(out) {
-                *b = channel_to_u8(*c);
-            }
+            let channels = colors.as_flattened();
+            part.write(|k| channel_to_u8(channels[k]));
         }
-        _ => encode_into(colors, format, |x| x, out),
+        _ => encode_into(colors, format, |x| x, part.fill(0)),
     }
 }
 
@@ -595,6 +588,7 @@ pub fn write_png(path: &Path, image: &Image) -> Result<(), String> {
 #[cfg(test)]
 mod quantise_tests {
     use super::{ImageFormat, channel_to_u8, encode_into, encode_plain, to_u8};
+    use simcore_plugin_common::ChunkedVec;
 
     #[test]
     fn a_channel_is_quantised_as_the_general_encoder_does() {
@@ -641,8 +635,13 @@ mod quantise_tests {
             ImageFormat::L16,
         ] {
             let len = colors.len() * format.bytes_per_pixel() as usize;
-            let (mut plain, mut general) = (vec![1u8; len], vec![2u8; len]);
-            encode_plain(&colors, format, &mut plain);
+            // The plain encoder writes a buffer's part, as `encode_image` hands it one.
+            let mut plain = ChunkedVec::new(len, len);
+            for part in plain.parts() {
+                encode_plain(&colors, format, part);
+            }
+            let plain = plain.into_vec(1);
+            let mut general = vec![2u8; len];
             encode_into(&colors, format, |x| x, &mut general);
             assert_eq!(plain, general, "{format:?}");
         }
