@@ -2,7 +2,7 @@
 //! `ray_packet`), and the upkeep of the broad phase that lets rays see bodies before their first step.
 
 use super::convert::*;
-use super::ray_packet::{PACKET, Packet};
+use super::ray_packet::{Hit, PACKET, Packet};
 use super::workers::{self, Workers};
 use super::{GROUP_COLLISION, GROUP_QUERY, GROUP_VISUAL, Physics};
 use rapier3d::prelude::*;
@@ -63,23 +63,14 @@ impl Physics {
         }
     }
 
-    /// Casts `rays` into `hits`; against visuals, only those whose visibility flags share a
-    /// bit with `mask` are seen ([`ALL_VISIBLE`]: every one).
-    pub(super) fn cast(
-        &self,
-        rays: &[ApiRay],
-        options: &RayCastOptions,
-        mask: u32,
-        hits: &mut [RayHit],
-        workers: &Workers<'_>,
-    ) -> u32 {
+    /// What a cast with `options` and `mask` sees and how far (see [`CastSetup`]).
+    pub(super) fn cast_setup(&self, options: &RayCastOptions, mask: u32) -> CastSetup<'_> {
         let visual = options.target.geometry() == RayTarget::VISUAL;
         let target = if visual {
             GROUP_VISUAL
         } else {
             GROUP_COLLISION
         };
-        let groups = InteractionGroups::new(GROUP_QUERY, target, InteractionTestMode::And);
         let mut exclude = options.exclude_model;
         let entities = &self.entities;
         // A model without geometry of the target kind (a camera on a bare link) excludes
@@ -95,68 +86,75 @@ impl Physics {
         {
             exclude = EntityId::NONE;
         }
-        // Collisions carry no visibility flags: a mask selects among visuals only.
-        let masked = visual && mask != ALL_VISIBLE;
-        let seen = move |_h: ColliderHandle, c: &Collider| {
-            (exclude.is_none() || !entities.is_within(unpack_model(c.user_data), exclude))
-                && (!masked || entities.visibility_flags(EntityId(c.user_data as u64)) & mask != 0)
+        CastSetup {
+            groups: InteractionGroups::new(GROUP_QUERY, target, InteractionTestMode::And),
+            exclude,
+            // Collisions carry no visibility flags: a mask selects among visuals only.
+            masked: visual && mask != ALL_VISIBLE,
+            mask,
+            entities,
+            max: options.max_distance.min(f32::MAX as f64) as f32,
+            normals: options.target.wants_normals(),
+            trees: self.rays.trees(&self.pw.colliders, &self.pw.bodies, target),
+        }
+    }
+
+    /// The hit of `ray` a cast found (`found`), with its normal when `normals` (computed
+    /// here from that one shape when the cast did not give it).
+    pub(super) fn ray_hit(&self, found: Option<Hit>, ray: &Ray, normals: bool) -> RayHit {
+        let Some((ch, toi, known)) = found else {
+            return RayHit::MISS;
         };
-        let max = options.max_distance.min(f32::MAX as f64) as f32;
-        let normals = options.target.wants_normals();
-        let trees = self.rays.trees(&self.pw.colliders, &self.pw.bodies, target);
+        let c = self.pw.colliders.get(ch);
+        let ud = c.map(|c| c.user_data).unwrap_or(0);
+        let normal = match (normals, known, c) {
+            (false, ..) => Vec3::ZERO,
+            (true, Some(n), _) => vec_from_rapier(n),
+            (true, None, Some(c)) => c
+                .shape()
+                .cast_ray_and_get_normal(c.position(), ray, toi * 1.0001 + 1e-5, true)
+                .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal)),
+            (true, None, None) => Vec3::ZERO,
+        };
+        RayHit {
+            distance: toi as f64,
+            normal,
+            entity: EntityId(ud as u64),
+            model: unpack_model(ud),
+        }
+    }
+
+    /// Casts `rays` into `hits`; against visuals, only those whose visibility flags share a
+    /// bit with `mask` are seen ([`ALL_VISIBLE`]: every one).
+    pub(super) fn cast(
+        &self,
+        rays: &[ApiRay],
+        options: &RayCastOptions,
+        mask: u32,
+        hits: &mut [RayHit],
+        workers: &Workers<'_>,
+    ) -> u32 {
+        let setup = self.cast_setup(options, mask);
+        let seen = |_h: ColliderHandle, c: &Collider| setup.sees(c);
+        let (max, normals, trees) = (setup.max, setup.normals, setup.trees);
         // Each thread keeps one packet's buffers for all the chunks it casts.
         let cast_chunk = chunk_caster(|packet, rays, hits| {
-            let mut filter = QueryFilter::default().groups(groups);
-            if !exclude.is_none() || masked {
-                filter = filter.predicate(&seen);
-            }
             let qp = self.pw.broad_phase.as_query_pipeline(
                 self.pw.narrow_phase.query_dispatcher(),
                 &self.pw.bodies,
                 &self.pw.colliders,
-                filter,
+                setup.filter(&seen),
             );
             let mut n = 0;
             for (rays, hits) in rays.chunks(PACKET).zip(hits.chunks_mut(PACKET)) {
                 packet.rays.clear();
-                packet.rays.extend(rays.iter().map(|r| {
-                    Ray::new(
-                        vec_to_rapier(r.origin),
-                        vec_to_rapier(r.direction.normalized()),
-                    )
-                }));
+                packet.rays.extend(rays.iter().map(ray_to_rapier));
                 packet.cast(&qp, trees, max, normals);
                 for ((ray, found), h) in packet.rays.iter().zip(&packet.found).zip(hits) {
                     // The nearest hit first (the search without normals is much cheaper),
                     // then, when asked for, the normal from that one shape.
-                    *h = match *found {
-                        Some((ch, toi, known)) => {
-                            n += 1;
-                            let c = self.pw.colliders.get(ch);
-                            let ud = c.map(|c| c.user_data).unwrap_or(0);
-                            let normal = match (normals, known, c) {
-                                (false, ..) => Vec3::ZERO,
-                                (true, Some(n), _) => vec_from_rapier(n),
-                                (true, None, Some(c)) => c
-                                    .shape()
-                                    .cast_ray_and_get_normal(
-                                        c.position(),
-                                        ray,
-                                        toi * 1.0001 + 1e-5,
-                                        true,
-                                    )
-                                    .map_or(Vec3::ZERO, |i| vec_from_rapier(i.normal)),
-                                (true, None, None) => Vec3::ZERO,
-                            };
-                            RayHit {
-                                distance: toi as f64,
-                                normal,
-                                entity: EntityId(ud as u64),
-                                model: unpack_model(ud),
-                            }
-                        }
-                        None => RayHit::MISS,
-                    };
+                    n += u32::from(found.is_some());
+                    *h = self.ray_hit(*found, ray, normals);
                 }
             }
             n
@@ -183,6 +181,57 @@ impl Physics {
             }
         });
         found.into_inner()
+    }
+}
+
+/// A ray of the plugin API as the packets cast it: its direction normalised in double
+/// precision, then both in single.
+#[inline]
+pub(super) fn ray_to_rapier(r: &ApiRay) -> Ray {
+    Ray::new(
+        vec_to_rapier(r.origin),
+        vec_to_rapier(r.direction.normalized()),
+    )
+}
+
+/// What a cast sees (the target kind's interaction groups, the model it excludes, the
+/// visibility mask over visuals), how far (`max`, single precision), whether its hits carry
+/// normals, and the ray trees of its target kind.
+pub(super) struct CastSetup<'a> {
+    groups: InteractionGroups,
+    exclude: EntityId,
+    masked: bool,
+    mask: u32,
+    entities: &'a super::entities::Entities,
+    pub max: Real,
+    pub normals: bool,
+    pub trees: [&'a super::ray_index::RayTree; 2],
+}
+
+impl CastSetup<'_> {
+    /// Whether the cast sees collider `c` (of its target kind): not of the excluded model,
+    /// and, under a mask, a visual whose flags share a bit with it.
+    pub fn sees(&self, c: &Collider) -> bool {
+        (self.exclude.is_none()
+            || !self
+                .entities
+                .is_within(unpack_model(c.user_data), self.exclude))
+            && (!self.masked
+                || self.entities.visibility_flags(EntityId(c.user_data as u64)) & self.mask != 0)
+    }
+
+    /// The query filter of the cast: its groups, with `seen` (calling [`CastSetup::sees`])
+    /// as the predicate when some collider of the kind may be left out.
+    pub fn filter<'f>(
+        &self,
+        seen: &'f impl Fn(ColliderHandle, &Collider) -> bool,
+    ) -> QueryFilter<'f> {
+        let filter = QueryFilter::default().groups(self.groups);
+        if !self.exclude.is_none() || self.masked {
+            filter.predicate(seen)
+        } else {
+            filter
+        }
     }
 }
 

@@ -262,7 +262,10 @@ impl<'c> Packet<'c> {
             }
         }
         let mut open = n;
-        let (mut lo, mut hi) = (0.0, FIRST_BAND.min(max));
+        // The bands count from the apex, which rays starting on its lines may start far
+        // from: the last band reaches as far as the farthest ray does.
+        let end = max + self.offsets.iter().fold(0.0, |a: Real, &s| a.max(s));
+        let (mut lo, mut hi) = (0.0, FIRST_BAND.min(end));
         loop {
             self.candidates.clear();
             let hi2 = hi * hi;
@@ -326,7 +329,7 @@ impl<'c> Packet<'c> {
                 if lo == 0.0 {
                     for (handle, shape) in &self.unbounded {
                         if let Some((t, normal)) = shape.cast(ray, *best, normals)
-                            && nearer(t, *handle, *best, hit)
+                            && nearer(t, *handle, *best, hit.map(|h| h.0))
                         {
                             *best = t;
                             *hit = Some((*handle, t, normal));
@@ -344,7 +347,7 @@ impl<'c> Packet<'c> {
                         continue;
                     }
                     if let Some((t, normal)) = c.shape.cast(ray, bound, normals)
-                        && nearer(t, c.handle, *best, hit)
+                        && nearer(t, c.handle, *best, hit.map(|h| h.0))
                     {
                         *best = t;
                         *hit = Some((c.handle, t, normal));
@@ -358,10 +361,10 @@ impl<'c> Packet<'c> {
                     *best = Real::NEG_INFINITY; // done (its hit is kept)
                 }
             }
-            if open == 0 || hi >= max {
+            if open == 0 || hi >= end {
                 break;
             }
-            (lo, hi) = (hi, (hi * BAND_GROWTH).min(max));
+            (lo, hi) = (hi, (hi * BAND_GROWTH).min(end));
         }
         self.found.extend(self.best.iter().map(|(_, hit)| *hit));
     }
@@ -387,7 +390,7 @@ pub(super) fn cast_one(
                 continue;
             }
             if let Some((t, normal)) = PreparedShape::new(c, None).cast(ray, best, normals)
-                && nearer(t, handle, best, &hit)
+                && nearer(t, handle, best, hit.map(|h: Hit| h.0))
             {
                 best = t;
                 hit = Some((handle, t, normal));
@@ -407,7 +410,7 @@ pub(super) fn cast_one(
             }
             let (t, _) = PreparedShape::new(c, None).cast(ray, max, false)?;
             let (best, hit) = state.get();
-            if nearer(t, handle, best, &hit) {
+            if nearer(t, handle, best, hit.map(|h| h.0)) {
                 state.set((t, Some((handle, t, None))));
             }
             Some(t)
@@ -421,11 +424,14 @@ pub(super) fn cast_one(
 /// and of the collider created first, so that ties between touching faces go the same way
 /// whatever order the colliders were met in.
 #[inline]
-fn nearer(t: Real, handle: ColliderHandle, best: Real, hit: &Option<Hit>) -> bool {
-    match hit {
+pub(super) fn nearer(
+    t: Real,
+    handle: ColliderHandle,
+    best: Real,
+    held: Option<ColliderHandle>,
+) -> bool {
+    match held {
         None => t <= best,
-        Some((h, ..)) => {
-            t < best || (t == best && handle.into_raw_parts().0 < h.into_raw_parts().0)
-        }
+        Some(h) => t < best || (t == best && handle.into_raw_parts().0 < h.into_raw_parts().0),
     }
 }

@@ -11,12 +11,12 @@ use sim_plugin_api::{
     ALL_VISIBLE, Aabb, EntityId, EntityInfo, EntityKind, Extension, JointState, KinematicState,
     LinkEntry, LogLevel, MECHANICS_EXTENSION, MODEL_LINKS_EXTENSION, MODEL_PLUGINS_EXTENSION,
     Mechanics_TO, MechanicsRef, ModelInfo, ModelLinks, ModelLinks_TO, ModelLinksRef, NO_LABEL,
-    RASTER_EXTENSION, Raster_TO, RasterRef, Ray as ApiRay, RayCastOptions, RayHit, SCENE_EXTENSION,
-    SENSOR_THREADS_EXTENSION, SceneInfo, SceneRef, SceneView, SceneView_TO, SensorThreads_TO,
-    SensorThreadsRef, SharedStr, SimTime, SphericalCoordinates, SurfaceInfo,
-    VISIBILITY_RAYS_EXTENSION, VISUAL_BOXES_EXTENSION, VISUAL_TEMPERATURES_EXTENSION, Vec3,
-    VisibilityRays, VisibilityRays_TO, VisibilityRaysRef, VisualBox, VisualBoxes, VisualBoxes_TO,
-    VisualBoxesRef, VisualTemperatures_TO, VisualTemperaturesRef, WorldView,
+    RASTER_EXTENSION, Raster_TO, RasterRef, Ray as ApiRay, RayCastOptions, RayHit, SCAN_EXTENSION,
+    SCENE_EXTENSION, SENSOR_THREADS_EXTENSION, Scan_TO, ScanRef, SceneInfo, SceneRef, SceneView,
+    SceneView_TO, SensorThreads_TO, SensorThreadsRef, SharedStr, SimTime, SphericalCoordinates,
+    SurfaceInfo, VISIBILITY_RAYS_EXTENSION, VISUAL_BOXES_EXTENSION, VISUAL_TEMPERATURES_EXTENSION,
+    Vec3, VisibilityRays, VisibilityRays_TO, VisibilityRaysRef, VisualBox, VisualBoxes,
+    VisualBoxes_TO, VisualBoxesRef, VisualTemperatures_TO, VisualTemperaturesRef, WorldView,
     abi_stable::{
         RRef,
         sabi_trait::TD_Opaque,
@@ -67,6 +67,7 @@ impl Physics {
                 TD_Opaque,
             )),
             raster: std::mem::ManuallyDrop::new(Raster_TO::from_ptr(RRef::new(self), TD_Opaque)),
+            scan: std::mem::ManuallyDrop::new(Scan_TO::from_ptr(RRef::new(self), TD_Opaque)),
             extra: [None; 2],
         }
     }
@@ -260,6 +261,8 @@ pub struct PhysicsView<'a> {
     temperatures: std::mem::ManuallyDrop<VisualTemperaturesRef<'a>>,
     /// The `simcore.raster.v1` extension object, borrowing the physics as `scene` does.
     raster: std::mem::ManuallyDrop<RasterRef<'a>>,
+    /// The `simcore.scan.v1` extension object, borrowing the physics as `scene` does.
+    scan: std::mem::ManuallyDrop<ScanRef<'a>>,
     /// Up to two more extensions, of the caller's (see [`PhysicsView::with_extension`]).
     extra: [Option<(&'a str, Extension<'a>)>; 2],
 }
@@ -575,6 +578,7 @@ impl WorldView for PhysicsView<'_> {
             VISUAL_TEMPERATURES_EXTENSION => ROption::RSome(Extension::new(&*self.temperatures)),
             SENSOR_THREADS_EXTENSION => ROption::RSome(Extension::new(&*self.threads)),
             RASTER_EXTENSION => ROption::RSome(Extension::new(&*self.raster)),
+            SCAN_EXTENSION => ROption::RSome(Extension::new(&*self.scan)),
             _ => ROption::RNone,
         }
     }

@@ -143,6 +143,7 @@
 //! | [`MODEL_LINKS_EXTENSION`] (`simcore.model_links.v1`) | [`WorldView::extension`], helper [`WorldRef::links_of`] | [`model_links`]: the links of a model, own name and id, e.g. to push one with `apply_wrench` |
 //! | [`VISUAL_BOXES_EXTENSION`] (`simcore.visual_boxes.v1`) | [`WorldView::extension`], helper [`WorldRef::visual_boxes`] | [`visual_boxes`]: every visual's local bounding box, model, label and world pose, e.g. for full and 3D bounding boxes |
 //! | [`RASTER_EXTENSION`] (`simcore.raster.v1`) | [`WorldView::extension`], helper [`WorldRef::raster`] | [`raster`]: a pinhole camera's per-pixel hits rasterised (as one ray per pixel from the near plane gives them), and the depths along parallel rays of a shadow map |
+//! | [`SCAN_EXTENSION`] (`simcore.scan.v1`) | [`WorldView::extension`], helper [`WorldRef::scan`] | [`scan`]: a lidar's rays on a grid of angles cast as a whole, bit for bit the hits of casting them one by one |
 //! | [`INPUT_TYPES_EXTENSION`] (`simcore.input_types.v1`) | [`WorldView::extension`] of the world a system factory's `create` gets, helper [`input_types()`] | [`input_types`](mod@input_types): a system names the payload kind it reads on each subscription, so the engine announces the input with its ROS type (offered at creation because inputs are announced before the first step) |
 //! | [`OUTPUT_TYPES_EXTENSION`] (`simcore.output_types.v1`) | [`WorldView::extension`] of the world a sensor's or system factory's `create` gets, helpers [`output_types()`] and [`declare_outputs`] | [`output_types`](mod@output_types): a plugin names each topic it publishes on and the payload kind there, so that a run lists its outputs, typed, before anything was published |
 //!
@@ -221,6 +222,8 @@ pub mod raster;
 #[allow(unsafe_code)]
 pub mod runtime_joints;
 #[allow(unsafe_code)]
+pub mod scan;
+#[allow(unsafe_code)]
 pub mod scene;
 pub mod sdf;
 #[allow(unsafe_code)]
@@ -297,6 +300,9 @@ pub use runtime_joints::RuntimeJoints_TO;
 pub use runtime_joints::{
     RUNTIME_JOINTS_EXTENSION, RuntimeJoints, RuntimeJointsRef, runtime_joints,
 };
+#[doc(hidden)]
+pub use scan::Scan_TO;
+pub use scan::{SCAN_EXTENSION, Scan, ScanAngles, ScanRef, ScanView};
 #[doc(hidden)]
 pub use scene::SceneView_TO;
 pub use scene::{Light, LightKind, NO_LABEL, SCENE_EXTENSION, SceneInfo, SceneRef, SceneView};

@@ -19,7 +19,7 @@
 
 use crate::config::LidarConfig;
 use sim_plugin_api::{
-    ALL_VISIBLE,
+    ALL_VISIBLE, ScanAngles, ScanView,
     abi_stable::std_types::{RBox, RVec},
     msgs::{PointCloudPacked, PointField, PointFieldType},
     prelude::*,
@@ -100,6 +100,25 @@ pub fn ray_directions(config: &LidarConfig) -> Vec<Vec3> {
         }
     }
     dirs
+}
+
+/// The scan of a sensor of `config` at world pose `pose`, cast with `options` and `mask`:
+/// its rays are those [`LidarSensor::scan`] casts without the scan extension (the rotated
+/// [`ray_directions`], from the minimum range).
+pub fn scan_view(config: &LidarConfig, pose: Pose, options: RayCastOptions, mask: u32) -> ScanView {
+    let axis = |a: &crate::ScanAxis| ScanAngles {
+        min: a.min_angle,
+        step: a.step(),
+        samples: a.samples,
+    };
+    ScanView {
+        pose,
+        horizontal: axis(&config.horizontal),
+        vertical: axis(&config.vertical),
+        start: config.range_min,
+        options,
+        mask,
+    }
 }
 
 /// The point cloud's bytes ([`POINT_STEP`] per point, see [`point_fields`]) of the rays of
@@ -331,7 +350,15 @@ impl LidarSensor {
         let mask = self.visibility.resolve(world);
         let noisy = self.noise.is_active();
         let passes = Passes::new(world);
-        let chunk = passes.chunk_len(n);
+        // Through the scan extension where the engine offers it: the same hits, cast
+        // shape by shape over bands of whole rows.
+        let scanner = world.scan();
+        let view = scan_view(c, pose, options, mask);
+        let row_len = h.samples.max(1) as usize;
+        let chunk = match scanner {
+            Some(_) => (passes.chunk_len(n) / row_len).max(1) * row_len,
+            None => passes.chunk_len(n),
+        };
         let step = POINT_STEP as usize;
         // Each chunk makes its part of the outputs ray by ray (nothing set first).
         let mut ranges = ChunkedVec::new(n, chunk);
@@ -355,14 +382,18 @@ impl LidarSensor {
             |(k, (((((rays, hits), ranges), intensities), data), flags))| {
                 let first = k * chunk;
                 let dirs = &directions[first..first + rays.len()];
-                for (ray, d) in rays.iter_mut().zip(dirs) {
-                    let direction = rotation.apply(*d);
-                    *ray = Ray {
-                        origin: origin + direction.scale(start),
-                        direction,
-                    };
+                if let Some(scanner) = scanner {
+                    scanner.scan(&view, (first / row_len) as u32, hits.into());
+                } else {
+                    for (ray, d) in rays.iter_mut().zip(dirs) {
+                        let direction = rotation.apply(*d);
+                        *ray = Ray {
+                            origin: origin + direction.scale(start),
+                            direction,
+                        };
+                    }
+                    world.cast_rays_seen_by(rays, &options, mask, hits);
                 }
-                world.cast_rays_seen_by(rays, &options, mask, hits);
                 // Distances count from the sensor origin.
                 let mut finite = true;
                 let ranges = ranges.write(|i| {
@@ -380,9 +411,15 @@ impl LidarSensor {
                 flags.0 = seen.known;
                 if !noisy {
                     flags.1 = finite;
-                    let row = h.samples.max(1) as usize;
+                    // The ring counted along, rather than divided out per point.
+                    let (mut ring, mut col) = (first / row_len, first % row_len);
                     data.write(|i| {
-                        point_bytes((first + i) / row, ranges[i], intensities[i], dirs[i])
+                        let p = point_bytes(ring, ranges[i], intensities[i], dirs[i]);
+                        col += 1;
+                        if col == row_len {
+                            (ring, col) = (ring + 1, 0);
+                        }
+                        p
                     });
                 }
             },

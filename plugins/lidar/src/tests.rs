@@ -362,6 +362,41 @@ fn angles_and_directions() {
 }
 
 #[test]
+fn the_scan_views_rays_are_the_rays_the_sensor_casts() {
+    let mut c = LidarConfig::planar(7, -2.9, 3.1, 0.15, 30.0);
+    c.vertical = ScanAxis {
+        samples: 5,
+        min_angle: -0.4,
+        max_angle: 0.3,
+    };
+    let dirs = lidar::ray_directions(&c);
+    let options = sim_plugin_api::RayCastOptions {
+        max_distance: 29.85,
+        target: RayTarget::COLLISION,
+        exclude_model: EntityId::NONE,
+    };
+    for pose in [
+        Pose::IDENTITY,
+        Pose::new(Vec3::new(1.5, -2.0, 0.7), Quat::from_rpy(0.3, -0.2, 2.1)),
+    ] {
+        let view = lidar::scan_view(&c, pose, options, 5);
+        let m = pose.orientation.to_matrix();
+        let turn = simcore_plugin_common::Rotation::new(pose.orientation);
+        for (k, d) in dirs.iter().enumerate() {
+            let (row, col) = ((k / 7) as u32, (k % 7) as u32);
+            let ray = view.ray(&m, view.local_direction(row, col));
+            // As the sensor builds its rays without the extension, bit for bit.
+            let direction = turn.apply(*d);
+            let expected = sim_plugin_api::Ray {
+                origin: pose.position + direction.scale(c.range_min),
+                direction,
+            };
+            assert_eq!(ray, expected, "ray {k}");
+        }
+    }
+}
+
+#[test]
 fn rep117_and_quantisation() {
     use lidar::{finish_range, raw_range};
     assert_eq!(raw_range(f64::INFINITY, 0.5), f64::INFINITY);

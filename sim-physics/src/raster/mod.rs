@@ -138,7 +138,7 @@ impl Physics {
         Some(
             self.rays
                 .frames()
-                .get(view, ortho, || self.depth_pass(&whole, view)),
+                .get(&(*view, ortho), || self.depth_pass(&whole, view)),
         )
     }
 

@@ -5,54 +5,13 @@
 use super::camera::{Affine, Camera, centre, pixel_range};
 use rapier3d::prelude::ColliderHandle;
 use sim_plugin_api::{EntityId, PinholeView, Vec3};
-use std::sync::{Arc, Mutex, OnceLock};
-
-/// The most views whose depth pass is kept at once (the cameras and shadow maps of a step).
-const MAX_FRAMES: usize = 8;
 
 /// The depth passes made since the world last changed, by view (and whether its rays are
-/// parallel): kept in the ray index, which forgets them with its trees.
-#[derive(Default)]
-pub(crate) struct Frames(Mutex<Vec<Frame>>);
-
-/// A view, whether its rays are parallel, and its depth pass (made once).
-type Frame = (PinholeView, bool, Arc<OnceLock<Projected>>);
+/// parallel).
+pub(crate) type Frames = crate::kept::Kept<(PinholeView, bool), Projected>;
 
 /// A triangle in image coordinates, its face's depth key and its face.
 pub(super) type Projection = ([(f64, f64); 3], Affine, u32);
-
-impl Frames {
-    /// Forgets every pass: the world moved or changed.
-    pub(crate) fn clear(&mut self) {
-        self.0.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
-    }
-
-    /// The pass of `view` (made by `make` unless it is kept), one of at most [`MAX_FRAMES`].
-    pub(super) fn get(
-        &self,
-        view: &PinholeView,
-        ortho: bool,
-        make: impl FnOnce() -> Projected,
-    ) -> Arc<OnceLock<Projected>> {
-        let cell = {
-            let mut frames = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            match frames.iter().find(|(v, o, _)| v == view && *o == ortho) {
-                Some((_, _, c)) => c.clone(),
-                None => {
-                    if frames.len() >= MAX_FRAMES {
-                        frames.remove(0);
-                    }
-                    let c = Arc::new(OnceLock::new());
-                    frames.push((*view, ortho, c.clone()));
-                    c
-                }
-            }
-        };
-        // The other bands of the frame wait here while the first makes it.
-        cell.get_or_init(make);
-        cell
-    }
-}
 
 /// What the depth pass of a view draws, in the whole image: the bands of a frame each
 /// take their rows of it.

@@ -11,6 +11,7 @@ mod planes;
 mod raster;
 mod rays;
 mod reduced;
+mod scan;
 mod shapes;
 mod stacking;
 mod state;

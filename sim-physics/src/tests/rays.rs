@@ -686,3 +686,35 @@ fn packets_among_touching_boxes_match_single_rays() {
         assert!(seen.contains(name), "{name} is hit: {seen:?}");
     }
 }
+
+#[test]
+fn a_packet_starting_far_from_its_apex_sees_as_far_as_its_rays_reach() {
+    // Rays of one lidar row starting 6 m out, reaching 5 m: a box 9.5 m from the lidar is
+    // within every ray's reach, beyond the reach counted from the lidar.
+    let p = Physics::build(&world(
+        r#"<model name="far"><static>true</static><pose>9.5 0 0.5 0 0 0</pose><link name="l">
+        <collision name="c"><geometry><box><size>1 4 1</size></box></geometry></collision></link></model>"#,
+    ))
+    .unwrap();
+    let rays: Vec<ApiRay> = (0..32)
+        .map(|k| {
+            let a = (f64::from(k) - 15.5) * 0.005;
+            let d = Vec3::new(a.cos(), a.sin(), 0.0);
+            ApiRay {
+                origin: Vec3::new(0.0, 0.0, 0.5) + d.scale(6.0),
+                direction: d,
+            }
+        })
+        .collect();
+    let opts = RayCastOptions {
+        max_distance: 5.0,
+        target: RayTarget::COLLISION,
+        exclude_model: EntityId::NONE,
+    };
+    let mut hits = vec![RayHit::MISS; rays.len()];
+    let view = p.view("test");
+    assert_eq!(cast_into(&view, &rays, &opts, &mut hits), 32);
+    for h in &hits {
+        assert!((h.distance - 3.0).abs() < 0.05, "{h:?}");
+    }
+}
