@@ -136,6 +136,23 @@ impl Physics {
             return 0;
         };
         let (max, normals) = (setup.max, setup.normals);
+        // Each thread keeps one row's buffers for every band it scans.
+        ROW.with_borrow_mut(|row| self.scan_band(view, prints, band, hits, (max, normals), row))
+    }
+
+    /// The rows `band` of `view` into `hits`, with the shapes of `prints`: see
+    /// [`Physics::scan_rows`].
+    fn scan_band(
+        &self,
+        view: &ScanView,
+        prints: &Footprints,
+        band: std::ops::Range<u32>,
+        hits: &mut [RayHit],
+        (max, normals): (Real, bool),
+        row: &mut Row,
+    ) -> u32 {
+        let cols = view.horizontal.samples as usize;
+        let mut seen = 0;
         // Every shape the band may see, prepared once: the unbounded ones first.
         let colliders = &self.pw.colliders;
         let unbounded: Vec<_> = prints
@@ -155,8 +172,7 @@ impl Physics {
             }
         }
         let start = view.start as Real;
-        let mut row = Row::default();
-        let mut seen = 0;
+
         for (r, hits) in band.clone().zip(hits.chunks_exact_mut(cols)) {
             row.rays(prints, view, r as usize);
             row.begin(max, normals);
@@ -339,6 +355,11 @@ fn row_rays_in(out: &mut Vec<Ray>, angles: &Angles, ((sv, cv), m, p, start): Row
             ));
         }
     }
+}
+
+thread_local! {
+    /// The row buffers of this thread's scans.
+    static ROW: std::cell::RefCell<Row> = std::cell::RefCell::default();
 }
 
 /// No shape hit (in [`Row::shape`]).

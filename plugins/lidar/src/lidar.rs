@@ -35,6 +35,9 @@ pub const RANGE_STREAM: u64 = 0;
 /// packed without padding.
 pub const POINT_STEP: u32 = 18;
 
+/// About how many rays a band of the scan extension holds (whole rows).
+const SCAN_BAND: usize = 2048;
+
 /// The relative topic of the point cloud.
 pub const POINTS_TOPIC: &str = "points";
 
@@ -356,7 +359,9 @@ impl LidarSensor {
         let view = scan_view(c, pose, options, mask);
         let row_len = h.samples.max(1) as usize;
         let chunk = match scanner {
-            Some(_) => (passes.chunk_len(n) / row_len).max(1) * row_len,
+            // Bands of about `CHUNK_LEN` rays on one thread too: a band's hits are read
+            // back while they are still in the cache.
+            Some(_) => (passes.chunk_len(n).min(SCAN_BAND) / row_len).max(1) * row_len,
             None => passes.chunk_len(n),
         };
         let step = POINT_STEP as usize;
