@@ -154,12 +154,24 @@ pub(super) fn paired_passes<T>(
     sim: &mut Simulation,
     paired: &Paired,
 ) {
+    paired_prepared(b, bare, sim, |_| (), paired);
+}
+
+/// [`paired_passes`], with `prepare` called on `sim` before each of its passes, untimed.
+pub(super) fn paired_prepared<T>(
+    b: &mut criterion::Bencher<'_>,
+    bare: &mut impl FnMut() -> T,
+    sim: &mut Simulation,
+    mut prepare: impl FnMut(&Simulation),
+    paired: &Paired,
+) {
     b.iter_custom(|iters| {
         let (mut t_bare, mut t_sim) = (Duration::ZERO, Duration::ZERO);
         for _ in 0..iters {
             let t = Instant::now();
             black_box(bare());
             t_bare += t.elapsed();
+            prepare(sim);
             let t = Instant::now();
             let failed = sim.update_sensors().len();
             t_sim += t.elapsed();

@@ -17,7 +17,7 @@
 //! `QueryPipeline::cast_ray` per ray, one thread. Skipped with a notice when the workloads
 //! are not there.
 
-use super::{Paired, one_sensor_sim, paired_passes, per_op};
+use super::{Paired, one_sensor_sim, paired_passes, paired_prepared, per_op};
 use criterion::Criterion;
 use rapier3d::prelude::*;
 use sim_benches::Row;
@@ -158,6 +158,9 @@ fn sim(dir: &std::path::Path, file: &str, threads: usize) -> Simulation {
 }
 
 static W1: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
+/// W1 with the scan's rays and footprints made afresh before each scan (as a lidar that
+/// moved since its last scan, after a step), one and two threads.
+static W1_FRESH: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
 static W2_DEPTH: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
 static W2_RGB: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
 /// W2 depth by rays (the baseline) and rasterised, one and two threads.
@@ -283,6 +286,15 @@ pub fn workloads(c: &mut Criterion) {
         g.bench_function(format!("w1_lidar_raw_and_simcore_{threads}_thread"), |b| {
             paired_passes(b, &mut || raw_lidar(&raw, &lidar), &mut s, &W1[k])
         });
+        g.bench_function(format!("w1_lidar_raw_and_moved_{threads}_thread"), |b| {
+            paired_prepared(
+                b,
+                &mut || raw_lidar(&raw, &lidar),
+                &mut s,
+                |s| s.physics().forget_scans(),
+                &W1_FRESH[k],
+            )
+        });
     }
     for (k, threads) in [1, 2].into_iter().enumerate() {
         let mut s = sim(&dir, "w2_depth.sdf", threads);
@@ -339,12 +351,15 @@ const RAY_GOALS: [f64; 2] = [4.0, 7.0];
 /// The workloads' rows of the results table.
 pub fn rows(rows: &mut Vec<Row>) {
     for (k, t) in [1, 2].into_iter().enumerate() {
-        if let Some((raw, scan)) = per_op(&W1[k]) {
+        for (paired, how) in [(&W1[k], ""), (&W1_FRESH[k], ", moved before each scan")] {
+            let Some((raw, scan)) = per_op(paired) else {
+                continue;
+            };
             let ratio = raw / scan;
             let goal = RAY_GOALS[k];
             rows.push(Row {
                 name: format!(
-                    "W1 lidar 1800 x 16, shared workload, plane ground, {}",
+                    "W1 lidar 1800 x 16, shared workload, plane ground{how}, {}",
                     threads(t)
                 ),
                 ns: scan,
@@ -467,8 +482,9 @@ fn raster_rows(rows: &mut Vec<Row>) {
     }
 }
 
-/// Runs `n` sensor passes of one workload (`w1`, `w2_depth` or `w2_rgb`, a thread count
-/// after a colon: `w1:2`) and the raw loop once, without timing: for profilers
+/// Runs `n` sensor passes of one workload (`w1`, `w1_moved` (its scans made afresh each
+/// time), `w2_depth` or `w2_rgb`, a thread count after a colon: `w1:2`) and the raw loop
+/// once, without timing: for profilers
 /// (`valgrind --tool=callgrind`), which count the instructions of each.
 pub fn profile(which: &str, n: usize) {
     let Some(dir) = dir() else {
@@ -478,7 +494,7 @@ pub fn profile(which: &str, n: usize) {
     let (name, threads) = which.split_once(':').unwrap_or((which, "1"));
     let threads = threads.parse().unwrap_or(1);
     let file = match name {
-        "w1" => "w1_lidar.sdf",
+        "w1" | "w1_moved" => "w1_lidar.sdf",
         "w2_depth" => "w2_depth.sdf",
         "w2_rgb" => "w2_rgb640.sdf",
         "raw_w1" | "raw_w2" => {
@@ -499,6 +515,9 @@ pub fn profile(which: &str, n: usize) {
     };
     let mut s = sim(&dir, file, threads);
     for _ in 0..n {
+        if name == "w1_moved" {
+            s.physics().forget_scans();
+        }
         assert!(s.update_sensors().is_empty());
     }
 }

@@ -22,6 +22,11 @@ impl<K: PartialEq + Copy, V> Kept<K, V> {
         self.0.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
+    /// Forgets every value, through a shared borrow.
+    pub(crate) fn forget(&self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
     /// The value of `key` (made by `make` unless it is kept), one of at most [`MAX_KEPT`]:
     /// the first caller makes it while later ones for the same view wait for it.
     pub(crate) fn get(&self, key: &K, make: impl FnOnce() -> V) -> Arc<OnceLock<V>> {

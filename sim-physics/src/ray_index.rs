@@ -10,7 +10,7 @@
 //! every ray tests directly.
 
 use super::raster::pass::Frames;
-use super::scan::{Grids, Scans};
+use super::scan::{Grids, ScanRays, Scans};
 use super::{GROUP_COLLISION, GROUP_VISUAL};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::partitioning::{Bvh, BvhBuildStrategy};
@@ -104,6 +104,8 @@ pub(super) struct RayIndex {
     scans: Scans,
     /// The scans' grids.
     grids: Grids,
+    /// The scans' rays.
+    scan_rays: ScanRays,
 }
 
 /// The index of a kind of geometry in [`RayIndex`]'s arrays.
@@ -168,6 +170,11 @@ impl RayIndex {
     /// The sines and cosines of the scans' grids, kept through steps.
     pub fn grids(&self) -> &Grids {
         &self.grids
+    }
+
+    /// The rays of the scans, kept through steps.
+    pub fn scan_rays(&self) -> &ScanRays {
+        &self.scan_rays
     }
 
     /// Forgets the trees of moving colliders after a step (those holding none are kept),

@@ -64,6 +64,15 @@ pub(crate) struct Angles {
     cos_h: Vec<f64>,
 }
 
+/// The rays of the scans, by pose, grid and minimum range: a lidar that has not moved casts
+/// the rays it cast before, a step or a change of the world between.
+pub(crate) type ScanRays = crate::kept::Kept<(Pose, ScanAngles, ScanAngles, u64), ViewRays>;
+
+/// The rays of one view, row by row, each made by the first band to need it.
+pub(crate) struct ViewRays {
+    rows: Vec<OnceLock<Vec<Ray>>>,
+}
+
 /// What the bands of one scan share: the grid's angles, its rotation, and the shapes seen
 /// with their footprints.
 pub(crate) struct Footprints {
@@ -140,6 +149,13 @@ impl Physics {
         ROW.with_borrow_mut(|row| self.scan_band(view, prints, band, hits, (max, normals), row))
     }
 
+    /// Forgets the scans' footprints and rays, as a step and a move of every lidar do: the
+    /// next scans make them afresh (for measuring what a scan costs a lidar that moves).
+    pub fn forget_scans(&self) {
+        self.rays.scans().forget();
+        self.rays.scan_rays().forget();
+    }
+
     /// The rows `band` of `view` into `hits`, with the shapes of `prints`: see
     /// [`Physics::scan_rows`].
     fn scan_band(
@@ -172,14 +188,28 @@ impl Physics {
             }
         }
         let start = view.start as Real;
-
+        // The rays, kept while the view's pose and grid stay the same.
+        let key = (
+            view.pose,
+            view.vertical,
+            view.horizontal,
+            view.start.to_bits(),
+        );
+        let rays = self.rays.scan_rays().get(&key, || ViewRays {
+            rows: (0..view.vertical.samples)
+                .map(|_| OnceLock::new())
+                .collect(),
+        });
+        let Some(rays) = rays.get() else {
+            return 0;
+        };
         for (r, hits) in band.clone().zip(hits.chunks_exact_mut(cols)) {
-            row.rays(prints, view, r as usize);
-            row.begin(max, normals);
+            let rays = rays.rows[r as usize].get_or_init(|| row_rays(prints, view, r as usize));
+            row.begin(rays.len(), max, normals);
             // The unbounded shapes, on every ray; then the footprints of this row, nearest
             // first.
             for (k, (handle, _, shape)) in unbounded.iter().enumerate() {
-                row.test(shape, *handle, k as u32, 0..cols, None);
+                row.test(rays, shape, *handle, k as u32, 0..cols, None);
             }
             for &s in &prints.by_row[r as usize] {
                 let (f, Some((handle, _, shape))) =
@@ -190,6 +220,7 @@ impl Physics {
                 let id = (unbounded.len() + s as usize) as u32;
                 for &(a, b) in &f.cols[..f.spans] {
                     row.test(
+                        rays,
                         shape,
                         *handle,
                         id,
@@ -214,11 +245,7 @@ impl Physics {
                     },
                 };
                 *h = if normals {
-                    self.ray_hit(
-                        Some((handle, row.best[k], row.normals[k])),
-                        &row.rays[k],
-                        true,
-                    )
+                    self.ray_hit(Some((handle, row.best[k], row.normals[k])), &rays[k], true)
                 } else {
                     RayHit {
                         distance: f64::from(row.best[k]),
@@ -312,6 +339,35 @@ impl Physics {
 /// the sensor origin and how far along each direction its ray starts.
 type RowOf<'m> = ((f64, f64), &'m [[f64; 3]; 3], Vec3, f64);
 
+/// The rays of row `r` of `view`, exactly as [`ScanView::ray`] of
+/// [`ScanView::local_direction`] and the ray cast's conversion (`ray_to_rapier`) make them
+/// (the same operations on the same values), compiled for AVX2 as well and run so where the
+/// CPU has it.
+fn row_rays(prints: &Footprints, view: &ScanView, r: usize) -> Vec<Ray> {
+    let mut rays = Vec::with_capacity(view.horizontal.samples as usize);
+    let Some(angles) = prints.angles.get() else {
+        return rays;
+    };
+    let row = (
+        angles.rows[r],
+        &prints.matrix,
+        view.pose.position,
+        view.start,
+    );
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU running this has AVX2 (detected just above), the one feature
+        // `row_rays_avx2` enables beyond the build's.
+        #[allow(unsafe_code)]
+        unsafe {
+            row_rays_avx2(&mut rays, angles, row)
+        };
+        return rays;
+    }
+    row_rays_in(&mut rays, angles, row);
+    rays
+}
+
 /// [`row_rays_in`] compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -368,7 +424,6 @@ const NO_SHAPE: u32 = u32::MAX;
 /// One row of a band while it is cast: its rays and, per ray, the nearest hit so far.
 #[derive(Default)]
 struct Row {
-    rays: Vec<Ray>,
     /// The distance within which a nearer hit is still sought (the best hit's once found).
     best: Vec<Real>,
     /// The shape of the best hit (the band's unbounded shapes, then its footprints), or
@@ -381,34 +436,8 @@ struct Row {
 }
 
 impl Row {
-    /// Builds the rays of row `r` of `view`, exactly as [`ScanView::ray`] of
-    /// [`ScanView::local_direction`] and the ray cast's conversion (`ray_to_rapier`) make
-    /// them (the same operations on the same values), compiled for AVX2 as well and run so
-    /// where the CPU has it.
-    fn rays(&mut self, prints: &Footprints, view: &ScanView, r: usize) {
-        self.rays.clear();
-        let Some(angles) = prints.angles.get() else {
-            return;
-        };
-        let row = (
-            angles.rows[r],
-            &prints.matrix,
-            view.pose.position,
-            view.start,
-        );
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU running this has AVX2 (detected just above), the one feature
-            // `row_rays_avx2` enables beyond the build's.
-            #[allow(unsafe_code)]
-            return unsafe { row_rays_avx2(&mut self.rays, angles, row) };
-        }
-        row_rays_in(&mut self.rays, angles, row);
-    }
-
     /// Starts the row's search: nothing hit within `max`.
-    fn begin(&mut self, max: Real, normals: bool) {
-        let n = self.rays.len();
+    fn begin(&mut self, n: usize, max: Real, normals: bool) {
         self.best.clear();
         self.best.resize(n, max);
         self.shape.clear();
@@ -429,6 +458,7 @@ impl Row {
     #[inline]
     fn test(
         &mut self,
+        rays: &[Ray],
         shape: &PreparedShape<'_>,
         handle: ColliderHandle,
         id: u32,
@@ -441,7 +471,7 @@ impl Row {
             if skip.is_some_and(|(nearest, start)| nearest > (start + best) * 1.000_01 + 1e-5) {
                 continue;
             }
-            if let Some((t, normal)) = shape.cast(&self.rays[k], best, self.with_normals)
+            if let Some((t, normal)) = shape.cast(&rays[k], best, self.with_normals)
                 && nearer(t, handle, best, self.handles[k])
             {
                 self.best[k] = t;
