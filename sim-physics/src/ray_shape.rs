@@ -79,6 +79,15 @@ impl<'c> PreparedShape<'c> {
         }
     }
 
+    /// For a half-space not turned (its rotation the identity) and prepared for rays of any
+    /// origin: its normal and position, the values [`PreparedShape::cast`] casts with.
+    pub fn unturned_half_space(&self) -> Option<(Vector, Vector)> {
+        match (self.form, self.origin) {
+            (Form::HalfSpace(h), None) if self.identity => Some((h.normal, self.translation)),
+            _ => None,
+        }
+    }
+
     /// `v` by the inverse rotation, as parry's `rotation.inverse() * v`. By the identity,
     /// that rotation gives every non-zero component back exactly (its other terms are
     /// zeros): such vectors are returned as they are; a zero component, whose sign the

@@ -70,7 +70,15 @@ pub(crate) type ScanRays = crate::kept::Kept<(Pose, ScanAngles, ScanAngles, u64)
 
 /// The rays of one view, row by row, each made by the first band to need it.
 pub(crate) struct ViewRays {
-    rows: Vec<OnceLock<Vec<Ray>>>,
+    rows: Vec<OnceLock<RowRays>>,
+}
+
+/// The rays of a row, and their origins and directions component by component (x, y, z of
+/// the origins, then of the directions).
+#[derive(Default)]
+struct RowRays {
+    rays: Vec<Ray>,
+    soa: [Vec<f32>; 6],
 }
 
 /// What the bands of one scan share: the grid's angles, its rotation, and the shapes seen
@@ -204,12 +212,15 @@ impl Physics {
             return 0;
         };
         for (r, hits) in band.clone().zip(hits.chunks_exact_mut(cols)) {
-            let rays = rays.rows[r as usize].get_or_init(|| row_rays(prints, view, r as usize));
+            let RowRays { rays, soa } =
+                rays.rows[r as usize].get_or_init(|| row_rays(prints, view, r as usize));
             row.begin(rays.len(), max, normals);
             // The unbounded shapes, on every ray; then the footprints of this row, nearest
             // first.
             for (k, (handle, _, shape)) in unbounded.iter().enumerate() {
-                row.test(rays, shape, *handle, k as u32, 0..cols, None);
+                if k > 0 || !row.first_plane(rays, soa, shape, *handle) {
+                    row.test(rays, shape, *handle, k as u32, 0..cols, None);
+                }
             }
             for &s in &prints.by_row[r as usize] {
                 let (f, Some((handle, _, shape))) =
@@ -343,8 +354,12 @@ type RowOf<'m> = ((f64, f64), &'m [[f64; 3]; 3], Vec3, f64);
 /// [`ScanView::local_direction`] and the ray cast's conversion (`ray_to_rapier`) make them
 /// (the same operations on the same values), compiled for AVX2 as well and run so where the
 /// CPU has it.
-fn row_rays(prints: &Footprints, view: &ScanView, r: usize) -> Vec<Ray> {
-    let mut rays = Vec::with_capacity(view.horizontal.samples as usize);
+fn row_rays(prints: &Footprints, view: &ScanView, r: usize) -> RowRays {
+    let n = view.horizontal.samples as usize;
+    let mut rays = RowRays {
+        rays: Vec::with_capacity(n),
+        soa: std::array::from_fn(|_| Vec::with_capacity(n)),
+    };
     let Some(angles) = prints.angles.get() else {
         return rays;
     };
@@ -371,14 +386,14 @@ fn row_rays(prints: &Footprints, view: &ScanView, r: usize) -> Vec<Ray> {
 /// [`row_rays_in`] compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn row_rays_avx2(out: &mut Vec<Ray>, angles: &Angles, row: RowOf<'_>) {
+fn row_rays_avx2(out: &mut RowRays, angles: &Angles, row: RowOf<'_>) {
     row_rays_in(out, angles, row);
 }
 
 /// The rays of a row into `out` (see [`Row::rays`]): eight columns at a time, each step a
 /// loop over the eight that compiles to vector instructions.
 #[inline(always)]
-fn row_rays_in(out: &mut Vec<Ray>, angles: &Angles, ((sv, cv), m, p, start): RowOf<'_>) {
+fn row_rays_in(out: &mut RowRays, angles: &Angles, ((sv, cv), m, p, start): RowOf<'_>) {
     const L: usize = 8;
     let [a, b, c] = *m;
     for (sin, cos) in angles.sin_h.chunks(L).zip(angles.cos_h.chunks(L)) {
@@ -405,11 +420,79 @@ fn row_rays_in(out: &mut Vec<Ray>, angles: &Angles, ((sv, cv), m, p, start): Row
             d[2][k] = (if unit { dz * s } else { dz }) as f32;
         }
         for k in 0..n {
-            out.push(Ray::new(
+            out.rays.push(Ray::new(
                 Vector::new(o[0][k], o[1][k], o[2][k]),
                 Vector::new(d[0][k], d[1][k], d[2][k]),
             ));
         }
+        for (v, c) in out.soa.iter_mut().zip(o.iter().chain(&d)) {
+            v.extend_from_slice(&c[..n]);
+        }
+    }
+}
+
+/// [`plane_in`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn plane_avx2(
+    soa: &[Vec<f32>; 6],
+    plane: (Vector, Vector),
+    handle: ColliderHandle,
+    row: &mut Row,
+    zero: &mut Vec<usize>,
+) {
+    plane_in(soa, plane, handle, row, zero);
+}
+
+/// The cast of a row's rays (`soa`, nothing hit yet) at a half-space not turned (`plane`:
+/// its normal and position), as [`PreparedShape::cast`] makes it, into `row` as shape 0;
+/// the rays with a zero component into `zero`, uncast.
+#[inline(always)]
+fn plane_in(
+    soa: &[Vec<f32>; 6],
+    (n, at): (Vector, Vector),
+    handle: ColliderHandle,
+    row: &mut Row,
+    zero: &mut Vec<usize>,
+) {
+    const L: usize = 8;
+    let [ox, oy, oz, dx, dy, dz] = soa;
+    let len = row.best.len();
+    let mut first = 0;
+    while first < len {
+        let m = (len - first).min(L);
+        let lane = |v: &[f32]| {
+            let mut a = [1f32; L];
+            a[..m].copy_from_slice(&v[first..first + m]);
+            a
+        };
+        let (ox, oy, oz) = (lane(ox), lane(oy), lane(oz));
+        let (dx, dy, dz, best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
+        let mut t = [0f32; L];
+        let mut hit = [false; L];
+        let mut plain = [false; L];
+        for k in 0..L {
+            // The origin in the shape's frame, then parry's solid half-space cast.
+            let (lx, ly, lz) = (ox[k] - at.x, oy[k] - at.y, oz[k] - at.z);
+            plain[k] =
+                lx != 0.0 && ly != 0.0 && lz != 0.0 && dx[k] != 0.0 && dy[k] != 0.0 && dz[k] != 0.0;
+            let side = (n.x * -lx) + (n.y * -ly) + (n.z * -lz);
+            let along = (n.x * dx[k]) + (n.y * dy[k]) + (n.z * dz[k]);
+            let inside = side > 0.0;
+            t[k] = if inside { 0.0 } else { side / along };
+            hit[k] = inside || (t[k] >= 0.0 && t[k] <= best[k]);
+        }
+        for k in 0..m {
+            let i = first + k;
+            if !plain[k] {
+                zero.push(i);
+            } else if hit[k] {
+                row.best[i] = t[k];
+                row.shape[i] = 0;
+                row.handles[i] = Some(handle);
+            }
+        }
+        first += m;
     }
 }
 
@@ -433,6 +516,8 @@ struct Row {
     /// The normal of the best hit where the cast gives it, when normals are asked for.
     normals: Vec<Option<Vector>>,
     with_normals: bool,
+    /// The rays [`Row::first_plane`] leaves to [`Row::test`].
+    zero: Vec<usize>,
 }
 
 impl Row {
@@ -449,6 +534,46 @@ impl Row {
             self.normals.clear();
             self.normals.resize(n, None);
         }
+    }
+
+    /// The first shape of a row (numbered 0) when it is a half-space not turned and the
+    /// hits need no normals: the casts [`Row::test`] makes (the same operations on the same
+    /// values), eight rays at a time from their components (`soa`), compiled for AVX2 as
+    /// well and run so where the CPU has it; a ray with a zero component (whose turn by the
+    /// identity parry computes) goes to [`Row::test`]. Returns whether it was such a shape.
+    fn first_plane(
+        &mut self,
+        rays: &[Ray],
+        soa: &[Vec<f32>; 6],
+        shape: &PreparedShape<'_>,
+        handle: ColliderHandle,
+    ) -> bool {
+        let Some(plane) = shape.unturned_half_space() else {
+            return false;
+        };
+        if self.with_normals || soa[0].len() != self.best.len() {
+            return false;
+        }
+        let mut zero = std::mem::take(&mut self.zero);
+        zero.clear();
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU running this has AVX2 (detected just above), the one feature
+            // `plane_avx2` enables beyond the build's.
+            #[allow(unsafe_code)]
+            unsafe {
+                plane_avx2(soa, plane, handle, self, &mut zero)
+            };
+        } else {
+            plane_in(soa, plane, handle, self, &mut zero);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        plane_in(soa, plane, handle, self, &mut zero);
+        for &k in &zero {
+            self.test(rays, shape, handle, 0, k..k + 1, None);
+        }
+        self.zero = zero;
+        true
     }
 
     /// Casts the rays of `cols` at `shape` (`handle`, numbered `id`), keeping each ray's
