@@ -205,7 +205,7 @@ fn reach(bounds: Option<&Aabb>, ray: &Ray, inv: Vector) -> Real {
 
 /// The square of the distance from `p` to the box (0 inside).
 #[inline]
-fn gap_to_aabb(p: Vector, aabb: &Aabb) -> Real {
+pub(super) fn gap_to_aabb(p: Vector, aabb: &Aabb) -> Real {
     (aabb.mins - p)
         .max(p - aabb.maxs)
         .max(Vector::ZERO)

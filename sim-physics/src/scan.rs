@@ -26,7 +26,7 @@
 use super::Physics;
 use super::convert::pose_from_rapier;
 use super::query::{CastSetup, unpack_model};
-use super::ray_packet::nearer;
+use super::ray_packet::{gap_to_aabb, nearer};
 use super::ray_shape::PreparedShape;
 use super::workers::NO_POOL;
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
@@ -628,15 +628,6 @@ fn regular(view: &ScanView) -> bool {
                 p.orientation.z,
             ])
             .all(|x| x.is_finite())
-}
-
-/// The square of the distance from `p` to the box (0 inside).
-#[inline]
-fn gap_to_aabb(p: Vector, aabb: &Aabb) -> Real {
-    (aabb.mins - p)
-        .max(p - aabb.maxs)
-        .max(Vector::ZERO)
-        .length_squared()
 }
 
 /// The eight corners of a world box.

@@ -50,6 +50,17 @@ impl Vec3 {
         let l = self.length();
         if l > 0.0 { self.scale(1.0 / l) } else { self }
     }
+    /// This vector multiplied by the row-major matrix `m` (a rotation of
+    /// [`Quat::to_matrix`]): row by row, `m[i][0] x + m[i][1] y + m[i][2] z`.
+    #[inline]
+    pub fn by_matrix(self, m: &[[f64; 3]; 3]) -> Vec3 {
+        let [a, b, c] = m;
+        Vec3::new(
+            a[0] * self.x + a[1] * self.y + a[2] * self.z,
+            b[0] * self.x + b[1] * self.y + b[2] * self.z,
+            c[0] * self.x + c[1] * self.y + c[2] * self.z,
+        )
+    }
     /// Components as an array.
     pub fn to_array(self) -> [f64; 3] {
         [self.x, self.y, self.z]

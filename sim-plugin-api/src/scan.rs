@@ -107,12 +107,7 @@ impl ScanView {
     /// position plus `start` times that direction.
     #[inline]
     pub fn ray(&self, matrix: &[[f64; 3]; 3], local: Vec3) -> Ray {
-        let [a, b, c] = matrix;
-        let direction = Vec3::new(
-            a[0] * local.x + a[1] * local.y + a[2] * local.z,
-            b[0] * local.x + b[1] * local.y + b[2] * local.z,
-            c[0] * local.x + c[1] * local.y + c[2] * local.z,
-        );
+        let direction = local.by_matrix(matrix);
         Ray {
             origin: self.pose.position + direction.scale(self.start),
             direction,

@@ -17,12 +17,7 @@ impl Rotation {
     /// `v` rotated.
     #[inline]
     pub fn apply(&self, v: Vec3) -> Vec3 {
-        let [a, b, c] = self.0;
-        Vec3::new(
-            a[0] * v.x + a[1] * v.y + a[2] * v.z,
-            b[0] * v.x + b[1] * v.y + b[2] * v.z,
-            c[0] * v.x + c[1] * v.y + c[2] * v.z,
-        )
+        v.by_matrix(&self.0)
     }
 }
 

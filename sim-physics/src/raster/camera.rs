@@ -163,12 +163,7 @@ impl Camera {
     /// `v` (sensor frame) in the world frame.
     #[inline]
     pub(super) fn turn(&self, v: Vec3) -> Vec3 {
-        let [a, b, c] = self.rot;
-        Vec3::new(
-            a[0] * v.x + a[1] * v.y + a[2] * v.z,
-            b[0] * v.x + b[1] * v.y + b[2] * v.z,
-            c[0] * v.x + c[1] * v.y + c[2] * v.z,
-        )
+        v.by_matrix(&self.rot)
     }
 
     /// The ray through pixel centre `(i + ½, j + ½)`: from the origin along the unit

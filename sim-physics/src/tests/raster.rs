@@ -22,12 +22,7 @@ fn cast_pixels(p: &Physics, view: &PinholeView) -> Vec<RayHit> {
     let rays: Vec<ApiRay> = dirs
         .iter()
         .map(|d| {
-            let [a, b, c] = rot;
-            let dw = Vec3::new(
-                a[0] * d.x + a[1] * d.y + a[2] * d.z,
-                b[0] * d.x + b[1] * d.y + b[2] * d.z,
-                c[0] * d.x + c[1] * d.y + c[2] * d.z,
-            );
+            let dw = d.by_matrix(&rot);
             ApiRay {
                 origin: view.pose.position + dw.scale(view.near / d.x),
                 direction: dw,

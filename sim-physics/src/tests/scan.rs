@@ -128,80 +128,52 @@ fn views(target: RayTarget) -> Vec<(ScanView, &'static str)> {
     let inside = Pose::new(Vec3::new(0.0, 0.0, 1.0), Quat::from_rpy(0.0, 0.0, 0.4));
     let pi = std::f64::consts::PI;
     let v = |s| scan_view(s, angles(-pi, pi, 720), angles(-0.26, 0.26, 8), 0.1, target);
-    vec![
-        (v(level), "level"),
-        (v(tilted), "tilted"),
+    // (pose, horizontal and vertical angles: first, last, count; minimum range; case)
+    let grids = [
         (
-            scan_view(
-                level,
-                angles(-1.0, 2.2, 301),
-                angles(-0.4, 0.1, 5),
-                0.0,
-                target,
-            ),
+            level,
+            (-1.0, 2.2, 301),
+            (-0.4, 0.1, 5),
+            0.0,
             "partial, from the origin",
         ),
         (
-            scan_view(
-                tilted,
-                angles(-7.0, 7.5, 999),
-                angles(-0.3, 0.3, 4),
-                0.1,
-                target,
-            ),
+            tilted,
+            (-7.0, 7.5, 999),
+            (-0.3, 0.3, 4),
+            0.1,
             "wrapping around twice",
         ),
+        (level, (0.3, 0.3, 1), (-1.5, 1.5, 31), 0.1, "one column"),
         (
-            scan_view(
-                level,
-                angles(0.3, 0.3, 1),
-                angles(-1.5, 1.5, 31),
-                0.1,
-                target,
-            ),
-            "one column",
-        ),
-        (
-            scan_view(
-                tilted,
-                angles(-pi, pi, 360),
-                angles(-pi / 2.0, pi / 2.0, 13),
-                0.1,
-                target,
-            ),
+            tilted,
+            (-pi, pi, 360),
+            (-pi / 2.0, pi / 2.0, 13),
+            0.1,
             "rows up to the vertical",
         ),
+        (inside, (-pi, pi, 360), (-0.5, 0.5, 6), 0.05, "inside a box"),
         (
-            scan_view(
-                inside,
-                angles(-pi, pi, 360),
-                angles(-0.5, 0.5, 6),
-                0.05,
-                target,
-            ),
-            "inside a box",
-        ),
-        (
-            scan_view(
-                tilted,
-                angles(-pi, pi, 500),
-                angles(-0.2, 0.2, 3),
-                6.0,
-                target,
-            ),
+            tilted,
+            (-pi, pi, 500),
+            (-0.2, 0.2, 3),
+            6.0,
             "a long minimum range",
         ),
         (
-            scan_view(
-                level,
-                angles(-pi, pi, 90),
-                angles(-2.0, 0.5, 9),
-                0.1,
-                target,
-            ),
+            level,
+            (-pi, pi, 90),
+            (-2.0, 0.5, 9),
+            0.1,
             "beyond the vertical (cast ray by ray)",
         ),
-    ]
+    ];
+    let mut views = vec![(v(level), "level"), (v(tilted), "tilted")];
+    for (pose, (h0, h1, hn), (v0, v1, vn), start, case) in grids {
+        let grid = (angles(h0, h1, hn), angles(v0, v1, vn));
+        views.push((scan_view(pose, grid.0, grid.1, start, target), case));
+    }
+    views
 }
 
 /// The scan and the cast, compared pixel by pixel.
