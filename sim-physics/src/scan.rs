@@ -46,6 +46,11 @@ const ANGLE_MARGIN: f64 = 1e-5;
 /// How much larger than its shape's box the box a footprint is made from is, m.
 const BOX_MARGIN: f64 = 1e-3;
 
+/// The most rays of a grid whose footprints, angles and rays are kept (16 M, ten times a
+/// 128-ring lidar's 2048 columns): a larger grid is cast ray by ray, band by band, so that
+/// what is kept stays bounded whatever a plugin asks for.
+const MAX_GRID_RAYS: u64 = 1 << 24;
+
 /// Column spans a footprint holds at most (a grid that wraps around more than once may
 /// need more: such a footprint takes every column).
 const MAX_SPANS: usize = 3;
@@ -610,15 +615,21 @@ impl Row {
     }
 }
 
-/// Whether `view`'s grid is one of directions by azimuth and elevation, every value finite.
+/// Whether `view`'s grid is one of directions by azimuth and elevation, every value finite,
+/// of at most [`MAX_GRID_RAYS`] rays starting at or beyond the origin.
 fn regular(view: &ScanView) -> bool {
     let (h, v) = (&view.horizontal, &view.vertical);
+    if u64::from(h.samples) * u64::from(v.samples) > MAX_GRID_RAYS {
+        return false;
+    }
     let last = |a: &ScanAngles| a.angle(a.samples.saturating_sub(1));
     let p = view.pose;
     [h.min, h.step, last(h), v.min, v.step, view.start]
         .iter()
         .all(|x| x.is_finite())
         && [v.min, last(v)].iter().all(|a| a.abs() <= FRAC_PI_2)
+        // Rays that start behind the origin may meet what lies behind it.
+        && view.start >= 0.0
         && [p.position.x, p.position.y, p.position.z]
             .iter()
             .chain(&[

@@ -8,19 +8,7 @@ use sim_plugin_api::{ALL_VISIBLE, Quat, ScanAngles, ScanView, VisibilityRays};
 
 /// The hits of `view`'s rays cast one by one, as a lidar without the extension casts them.
 fn cast_grid(p: &Physics, view: &ScanView) -> Vec<RayHit> {
-    let m = view.pose.orientation.to_matrix();
-    let rays: Vec<ApiRay> = (0..view.vertical.samples)
-        .flat_map(|r| (0..view.horizontal.samples).map(move |c| (r, c)))
-        .map(|(r, c)| view.ray(&m, view.local_direction(r, c)))
-        .collect();
-    let mut hits = vec![RayHit::MISS; rays.len()];
-    p.cast_rays_masked(
-        RSlice::from_slice(&rays),
-        &view.options,
-        view.mask,
-        RSliceMut::from_mut_slice(&mut hits),
-    );
-    hits
+    cast_rows(p, view, 0, view.vertical.samples)
 }
 
 /// The hits of `view` scanned in bands of `band` rows.
@@ -167,6 +155,13 @@ fn views(target: RayTarget) -> Vec<(ScanView, &'static str)> {
             0.1,
             "beyond the vertical (cast ray by ray)",
         ),
+        (
+            level,
+            (-pi, pi, 200),
+            (-0.3, 0.3, 5),
+            -6.0,
+            "starting behind the origin (cast ray by ray)",
+        ),
     ];
     let mut views = vec![(v(level), "level"), (v(tilted), "tilted")];
     for (pose, (h0, h1, hn), (v0, v1, vn), start, case) in grids {
@@ -268,11 +263,39 @@ fn views_a_plugin_gets_wrong_are_answered_without_a_panic() {
     let mut huge = good;
     huge.vertical.samples = u32::MAX;
     huge.horizontal.samples = 4;
-    for v in [nan, pose, empty, huge] {
+    // Within the vertical, but more rays than are kept: cast band by band.
+    let mut dense = huge;
+    dense.vertical.step = 1e-12;
+    for v in [nan, pose, empty, huge, dense] {
         let mut hits = vec![RayHit::MISS; 64];
         let n = p.scan_rows(&v, 0, &mut hits) as usize;
         assert!(n <= hits.len());
         p.scan_rows(&v, u32::MAX, &mut hits);
         p.scan_rows(&v, 3, &mut hits[..3]);
     }
+    let mut hits = vec![RayHit::MISS; 64];
+    assert_eq!(
+        p.scan_rows(&dense, 7, &mut hits),
+        cast_rows(&p, &dense, 7, 16)
+            .iter()
+            .filter(|h| h.distance.is_finite())
+            .count() as u32
+    );
+}
+
+/// The hits of `rows` rows of `view` from `first`, cast one by one.
+fn cast_rows(p: &Physics, view: &ScanView, first: u32, rows: u32) -> Vec<RayHit> {
+    let m = view.pose.orientation.to_matrix();
+    let rays: Vec<ApiRay> = (first..first + rows)
+        .flat_map(|r| (0..view.horizontal.samples).map(move |c| (r, c)))
+        .map(|(r, c)| view.ray(&m, view.local_direction(r, c)))
+        .collect();
+    let mut hits = vec![RayHit::MISS; rays.len()];
+    p.cast_rays_masked(
+        RSlice::from_slice(&rays),
+        &view.options,
+        view.mask,
+        RSliceMut::from_mut_slice(&mut hits),
+    );
+    hits
 }
