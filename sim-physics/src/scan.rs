@@ -78,12 +78,28 @@ pub(crate) struct ViewRays {
     rows: Vec<OnceLock<RowRays>>,
 }
 
-/// The rays of a row, and their origins and directions component by component (x, y, z of
-/// the origins, then of the directions).
+/// The rays of a row: their origins and directions component by component (x, y, z of the
+/// origins, then of the directions).
 #[derive(Default)]
 struct RowRays {
-    rays: Vec<Ray>,
     soa: [Vec<f32>; 6],
+}
+
+impl RowRays {
+    /// How many rays.
+    fn len(&self) -> usize {
+        self.soa[0].len()
+    }
+
+    /// Ray `k`.
+    #[inline(always)]
+    fn ray(&self, k: usize) -> Ray {
+        let [ox, oy, oz, dx, dy, dz] = &self.soa;
+        Ray::new(
+            Vector::new(ox[k], oy[k], oz[k]),
+            Vector::new(dx[k], dy[k], dz[k]),
+        )
+    }
 }
 
 /// What the bands of one scan share: the grid's angles, its rotation, and the shapes seen
@@ -217,13 +233,12 @@ impl Physics {
             return 0;
         };
         for (r, hits) in band.clone().zip(hits.chunks_exact_mut(cols)) {
-            let RowRays { rays, soa } =
-                rays.rows[r as usize].get_or_init(|| row_rays(prints, view, r as usize));
+            let rays = rays.rows[r as usize].get_or_init(|| row_rays(prints, view, r as usize));
             row.begin(rays.len(), max, normals);
             // The unbounded shapes, on every ray; then the footprints of this row, nearest
             // first.
             for (k, (handle, _, shape)) in unbounded.iter().enumerate() {
-                if k > 0 || !row.first_plane(rays, soa, shape, *handle) {
+                if k > 0 || !row.first_plane(rays, shape, *handle) {
                     row.test(rays, shape, *handle, k as u32, 0..cols, None);
                 }
             }
@@ -261,7 +276,11 @@ impl Physics {
                     },
                 };
                 *h = if normals {
-                    self.ray_hit(Some((handle, row.best[k], row.normals[k])), &rays[k], true)
+                    self.ray_hit(
+                        Some((handle, row.best[k], row.normals[k])),
+                        &rays.ray(k),
+                        true,
+                    )
                 } else {
                     RayHit {
                         distance: f64::from(row.best[k]),
@@ -362,7 +381,6 @@ type RowOf<'m> = ((f64, f64), &'m [[f64; 3]; 3], Vec3, f64);
 fn row_rays(prints: &Footprints, view: &ScanView, r: usize) -> RowRays {
     let n = view.horizontal.samples as usize;
     let mut rays = RowRays {
-        rays: Vec::with_capacity(n),
         soa: std::array::from_fn(|_| Vec::with_capacity(n)),
     };
     let Some(angles) = prints.angles.get() else {
@@ -423,12 +441,6 @@ fn row_rays_in(out: &mut RowRays, angles: &Angles, ((sv, cv), m, p, start): RowO
             d[0][k] = (if unit { dx * s } else { dx }) as f32;
             d[1][k] = (if unit { dy * s } else { dy }) as f32;
             d[2][k] = (if unit { dz * s } else { dz }) as f32;
-        }
-        for k in 0..n {
-            out.rays.push(Ray::new(
-                Vector::new(o[0][k], o[1][k], o[2][k]),
-                Vector::new(d[0][k], d[1][k], d[2][k]),
-            ));
         }
         for (v, c) in out.soa.iter_mut().zip(o.iter().chain(&d)) {
             v.extend_from_slice(&c[..n]);
@@ -548,14 +560,14 @@ impl Row {
     /// identity parry computes) goes to [`Row::test`]. Returns whether it was such a shape.
     fn first_plane(
         &mut self,
-        rays: &[Ray],
-        soa: &[Vec<f32>; 6],
+        rays: &RowRays,
         shape: &PreparedShape<'_>,
         handle: ColliderHandle,
     ) -> bool {
         let Some(plane) = shape.unturned_half_space() else {
             return false;
         };
+        let soa = &rays.soa;
         if self.with_normals || soa[0].len() != self.best.len() {
             return false;
         }
@@ -588,7 +600,7 @@ impl Row {
     #[inline]
     fn test(
         &mut self,
-        rays: &[Ray],
+        rays: &RowRays,
         shape: &PreparedShape<'_>,
         handle: ColliderHandle,
         id: u32,
@@ -601,7 +613,7 @@ impl Row {
             if skip.is_some_and(|(nearest, start)| nearest > (start + best) * 1.000_01 + 1e-5) {
                 continue;
             }
-            if let Some((t, normal)) = shape.cast(&rays[k], best, self.with_normals)
+            if let Some((t, normal)) = shape.cast(&rays.ray(k), best, self.with_normals)
                 && nearer(t, handle, best, self.handles[k])
             {
                 self.best[k] = t;
