@@ -381,7 +381,7 @@ type RowOf<'m> = ((f64, f64), &'m [[f64; 3]; 3], Vec3, f64);
 fn row_rays(prints: &Footprints, view: &ScanView, r: usize) -> RowRays {
     let n = view.horizontal.samples as usize;
     let mut rays = RowRays {
-        soa: std::array::from_fn(|_| Vec::with_capacity(n)),
+        soa: std::array::from_fn(|_| vec![0.0; n]),
     };
     let Some(angles) = prints.angles.get() else {
         return rays;
@@ -419,7 +419,8 @@ fn row_rays_avx2(out: &mut RowRays, angles: &Angles, row: RowOf<'_>) {
 fn row_rays_in(out: &mut RowRays, angles: &Angles, ((sv, cv), m, p, start): RowOf<'_>) {
     const L: usize = 8;
     let [a, b, c] = *m;
-    for (sin, cos) in angles.sin_h.chunks(L).zip(angles.cos_h.chunks(L)) {
+    let cols = angles.sin_h.chunks(L).zip(angles.cos_h.chunks(L));
+    for (first, (sin, cos)) in cols.enumerate().map(|(k, c)| (k * L, c)) {
         let n = sin.len();
         let (mut sh, mut ch) = ([0.0; L], [0.0; L]);
         sh[..n].copy_from_slice(sin);
@@ -443,7 +444,7 @@ fn row_rays_in(out: &mut RowRays, angles: &Angles, ((sv, cv), m, p, start): RowO
             d[2][k] = (if unit { dz * s } else { dz }) as f32;
         }
         for (v, c) in out.soa.iter_mut().zip(o.iter().chain(&d)) {
-            v.extend_from_slice(&c[..n]);
+            v[first..first + n].copy_from_slice(&c[..n]);
         }
     }
 }
