@@ -85,6 +85,7 @@ impl Physics {
             shapes: shapes::ShapeCache::new(world.limits.clone()),
             model_plugins: ModelPlugins::new(),
             rays: Default::default(),
+            scans: Default::default(),
             wrenched: Vec::new(),
             revision: 0,
         };

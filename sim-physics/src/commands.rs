@@ -242,6 +242,7 @@ impl Physics {
         self.links.fresh = false;
         self.revision += 1;
         self.rays.invalidate();
+        self.scans.world_changed();
         let e = self.entities.get(id).ok_or_else(|| unknown(id))?;
         if e.kind != EntityKind::MODEL {
             return Err(CommandError::NotRemovable {

@@ -100,6 +100,8 @@ pub struct Physics {
     model_plugins: ModelPlugins,
     /// The trees ray packets are cast through (see `ray_index`).
     rays: ray_index::RayIndex,
+    /// What the lidars' scans keep between bands and scans.
+    scans: scan::ScanKept,
     /// The bodies given a wrench for the coming step (cleared after it).
     wrenched: Vec<RigidBodyHandle>,
     /// Counts the models added and removed at run time (see [`Physics::revision`]).

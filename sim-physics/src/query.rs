@@ -22,6 +22,7 @@ impl Physics {
     /// the island manager does not know yet).
     pub(super) fn sync_for_queries(&mut self, bodies: &[RigidBodyHandle]) {
         self.rays.invalidate();
+        self.scans.world_changed();
         for &bh in bodies {
             let Some(b) = self.pw.bodies.get(bh) else {
                 continue;
@@ -55,6 +56,7 @@ impl Physics {
     /// next physics step's own bookkeeping.
     pub(super) fn refresh_queries(&mut self) {
         self.rays.invalidate();
+        self.scans.world_changed();
         self.pw.detect_collisions(&self.hooks, &());
         let handles: Vec<RigidBodyHandle> = self.pw.bodies.iter().map(|(h, _)| h).collect();
         for h in handles {

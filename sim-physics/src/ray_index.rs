@@ -10,7 +10,6 @@
 //! every ray tests directly.
 
 use super::raster::pass::Frames;
-use super::scan::{Grids, ScanRays, Scans};
 use super::{GROUP_COLLISION, GROUP_VISUAL};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::partitioning::{Bvh, BvhBuildStrategy};
@@ -100,12 +99,6 @@ pub(super) struct RayIndex {
     excluded: [std::sync::Mutex<Vec<(sim_plugin_api::EntityId, bool)>>; 2],
     /// The rasteriser's depth passes of this world state.
     frames: Frames,
-    /// The scans' footprints of this world state.
-    scans: Scans,
-    /// The scans' grids.
-    grids: Grids,
-    /// The scans' rays.
-    scan_rays: ScanRays,
 }
 
 /// The index of a kind of geometry in [`RayIndex`]'s arrays.
@@ -162,26 +155,10 @@ impl RayIndex {
         &self.frames
     }
 
-    /// The scans' footprints, kept as long as the depth passes.
-    pub fn scans(&self) -> &Scans {
-        &self.scans
-    }
-
-    /// The sines and cosines of the scans' grids, kept through steps.
-    pub fn grids(&self) -> &Grids {
-        &self.grids
-    }
-
-    /// The rays of the scans, kept through steps.
-    pub fn scan_rays(&self) -> &ScanRays {
-        &self.scan_rays
-    }
-
     /// Forgets the trees of moving colliders after a step (those holding none are kept),
     /// and the rasteriser's depth passes.
     pub fn stepped(&mut self) {
         self.frames.clear();
-        self.scans.clear();
         for t in &mut self.moving {
             if t.get().is_none_or(|t| !t.is_empty()) {
                 t.take();

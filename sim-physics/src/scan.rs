@@ -55,12 +55,29 @@ const MAX_GRID_RAYS: u64 = 1 << 24;
 /// need more: such a footprint takes every column).
 const MAX_SPANS: usize = 3;
 
+/// What the scans keep: the footprints of each view since the world last changed (a step,
+/// shapes moved or changed), and, through such changes, the grids' angles and the rays of
+/// each pose and grid.
+#[derive(Default)]
+pub(crate) struct ScanKept {
+    footprints: Scans,
+    grids: Grids,
+    rays: ScanRays,
+}
+
+impl ScanKept {
+    /// Forgets the footprints: the world stepped, or shapes moved or changed.
+    pub(crate) fn world_changed(&mut self) {
+        self.footprints.clear();
+    }
+}
+
 /// The scans' footprints made since the world last changed, by view.
-pub(crate) type Scans = crate::kept::Kept<ScanView, Footprints>;
+type Scans = crate::kept::Kept<ScanView, Footprints>;
 
 /// The sines and cosines of the grids' angles, by grid: kept while the world changes (a
 /// lidar's grid does not).
-pub(crate) type Grids = crate::kept::Kept<(ScanAngles, ScanAngles), Angles>;
+type Grids = crate::kept::Kept<(ScanAngles, ScanAngles), Angles>;
 
 /// Per row, the sine and cosine of its vertical angle; per column, of its horizontal.
 pub(crate) struct Angles {
@@ -71,7 +88,7 @@ pub(crate) struct Angles {
 
 /// The rays of the scans, by pose, grid and minimum range: a lidar that has not moved casts
 /// the rays it cast before, a step or a change of the world between.
-pub(crate) type ScanRays = crate::kept::Kept<(Pose, ScanAngles, ScanAngles, u64), ViewRays>;
+type ScanRays = crate::kept::Kept<(Pose, ScanAngles, ScanAngles, u64), ViewRays>;
 
 /// The rays of one view, row by row, each made by the first band to need it.
 pub(crate) struct ViewRays {
@@ -167,8 +184,8 @@ impl Physics {
             return self.cast(&rays, &view.options, view.mask, hits, &NO_POOL);
         }
         let kept = self
-            .rays
-            .scans()
+            .scans
+            .footprints
             .get(view, || self.footprints(view, &setup));
         let Some(prints) = kept.get() else {
             return 0;
@@ -181,8 +198,8 @@ impl Physics {
     /// Forgets the scans' footprints and rays, as a step and a move of every lidar do: the
     /// next scans make them afresh (for measuring what a scan costs a lidar that moves).
     pub fn forget_scans(&self) {
-        self.rays.scans().forget();
-        self.rays.scan_rays().forget();
+        self.scans.footprints.forget();
+        self.scans.rays.forget();
     }
 
     /// The rows `band` of `view` into `hits`, with the shapes of `prints`: see
@@ -224,7 +241,7 @@ impl Physics {
             view.horizontal,
             view.start.to_bits(),
         );
-        let rays = self.rays.scan_rays().get(&key, || ViewRays {
+        let rays = self.scans.rays.get(&key, || ViewRays {
             rows: (0..view.vertical.samples)
                 .map(|_| OnceLock::new())
                 .collect(),
@@ -298,17 +315,14 @@ impl Physics {
     /// cast `setup` sees.
     fn footprints(&self, view: &ScanView, setup: &CastSetup<'_>) -> Footprints {
         let sin_cos = |a: &ScanAngles| (0..a.samples).map(|i| a.angle(i).sin_cos()).collect();
-        let angles = self
-            .rays
-            .grids()
-            .get(&(view.vertical, view.horizontal), || {
-                let cols: Vec<(f64, f64)> = sin_cos(&view.horizontal);
-                Angles {
-                    rows: sin_cos(&view.vertical),
-                    sin_h: cols.iter().map(|a| a.0).collect(),
-                    cos_h: cols.iter().map(|a| a.1).collect(),
-                }
-            });
+        let angles = self.scans.grids.get(&(view.vertical, view.horizontal), || {
+            let cols: Vec<(f64, f64)> = sin_cos(&view.horizontal);
+            Angles {
+                rows: sin_cos(&view.vertical),
+                sin_h: cols.iter().map(|a| a.0).collect(),
+                cos_h: cols.iter().map(|a| a.1).collect(),
+            }
+        });
         let steepest = (0..view.vertical.samples)
             .map(|i| view.vertical.angle(i).abs())
             .fold(0.0, f64::max);

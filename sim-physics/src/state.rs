@@ -125,6 +125,7 @@ impl Physics {
         self.hooks.dt = self.pw.integration_parameters.dt;
         self.pw.step_with_events(&self.hooks, &());
         self.rays.stepped();
+        self.scans.world_changed();
         for m in &mut self.links.records {
             let Some(body) = self.pw.bodies.get(m.body) else {
                 continue; // removed
