@@ -1,0 +1,290 @@
+//! A row of a scan's band while it is cast: its rays, made as the view defines them, and
+//! each ray's nearest hit as shapes are cast at it.
+
+use super::super::ray_packet::nearer;
+use super::super::ray_shape::PreparedShape;
+use super::{Angles, Footprints};
+use rapier3d::prelude::*;
+use sim_plugin_api::{ScanView, Vec3};
+
+/// The rays of a row: their origins and directions component by component (x, y, z of the
+/// origins, then of the directions).
+#[derive(Default)]
+pub(super) struct RowRays {
+    pub(super) soa: [Vec<f32>; 6],
+}
+
+impl RowRays {
+    /// How many rays.
+    pub(super) fn len(&self) -> usize {
+        self.soa[0].len()
+    }
+
+    /// Ray `k`.
+    #[inline(always)]
+    pub(super) fn ray(&self, k: usize) -> Ray {
+        let [ox, oy, oz, dx, dy, dz] = &self.soa;
+        Ray::new(
+            Vector::new(ox[k], oy[k], oz[k]),
+            Vector::new(dx[k], dy[k], dz[k]),
+        )
+    }
+}
+
+/// A row of rays: the sine and cosine of its vertical angle, the view's rotation matrix,
+/// the sensor origin and how far along each direction its ray starts.
+type RowOf<'m> = ((f64, f64), &'m [[f64; 3]; 3], Vec3, f64);
+
+/// The rays of row `r` of `view`, exactly as [`ScanView::ray`] of
+/// [`ScanView::local_direction`] and the ray cast's conversion (`ray_to_rapier`) make them
+/// (the same operations on the same values), compiled for AVX2 as well and run so where the
+/// CPU has it.
+pub(super) fn row_rays(prints: &Footprints, view: &ScanView, r: usize) -> RowRays {
+    let n = view.horizontal.samples as usize;
+    let mut rays = RowRays {
+        soa: std::array::from_fn(|_| vec![0.0; n]),
+    };
+    let Some(angles) = prints.angles.get() else {
+        return rays;
+    };
+    let row = (
+        angles.rows[r],
+        &prints.matrix,
+        view.pose.position,
+        view.start,
+    );
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU running this has AVX2 (detected just above), the one feature
+        // `row_rays_avx2` enables beyond the build's.
+        #[allow(unsafe_code)]
+        unsafe {
+            row_rays_avx2(&mut rays, angles, row)
+        };
+        return rays;
+    }
+    row_rays_in(&mut rays, angles, row);
+    rays
+}
+
+/// [`row_rays_in`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn row_rays_avx2(out: &mut RowRays, angles: &Angles, row: RowOf<'_>) {
+    row_rays_in(out, angles, row);
+}
+
+/// The rays of a row into `out` (see [`Row::rays`]): eight columns at a time, each step a
+/// loop over the eight that compiles to vector instructions.
+#[inline(always)]
+fn row_rays_in(out: &mut RowRays, angles: &Angles, ((sv, cv), m, p, start): RowOf<'_>) {
+    const L: usize = 8;
+    let [a, b, c] = *m;
+    let cols = angles.sin_h.chunks(L).zip(angles.cos_h.chunks(L));
+    for (first, (sin, cos)) in cols.enumerate().map(|(k, c)| (k * L, c)) {
+        let n = sin.len();
+        let (mut sh, mut ch) = ([0.0; L], [0.0; L]);
+        sh[..n].copy_from_slice(sin);
+        ch[..n].copy_from_slice(cos);
+        let mut o = [[0f32; L]; 3];
+        let mut d = [[0f32; L]; 3];
+        for k in 0..L {
+            let (x, y, z) = (cv * ch[k], cv * sh[k], sv);
+            let dx = a[0] * x + a[1] * y + a[2] * z;
+            let dy = b[0] * x + b[1] * y + b[2] * z;
+            let dz = c[0] * x + c[1] * y + c[2] * z;
+            o[0][k] = (p.x + dx * start) as f32;
+            o[1][k] = (p.y + dy * start) as f32;
+            o[2][k] = (p.z + dz * start) as f32;
+            // `Vec3::normalized`: a zero vector stays as it is.
+            let l = (dx * dx + dy * dy + dz * dz).sqrt();
+            let s = 1.0 / l;
+            let unit = l > 0.0;
+            d[0][k] = (if unit { dx * s } else { dx }) as f32;
+            d[1][k] = (if unit { dy * s } else { dy }) as f32;
+            d[2][k] = (if unit { dz * s } else { dz }) as f32;
+        }
+        for (v, c) in out.soa.iter_mut().zip(o.iter().chain(&d)) {
+            v[first..first + n].copy_from_slice(&c[..n]);
+        }
+    }
+}
+
+/// [`plane_in`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn plane_avx2(
+    soa: &[Vec<f32>; 6],
+    plane: (Vector, Vector),
+    handle: ColliderHandle,
+    row: &mut Row,
+    zero: &mut Vec<usize>,
+) {
+    plane_in(soa, plane, handle, row, zero);
+}
+
+/// The cast of a row's rays (`soa`, nothing hit yet) at a half-space not turned (`plane`:
+/// its normal and position), as [`PreparedShape::cast`] makes it, into `row` as shape 0;
+/// the rays with a zero component into `zero`, uncast.
+#[inline(always)]
+fn plane_in(
+    soa: &[Vec<f32>; 6],
+    (n, at): (Vector, Vector),
+    handle: ColliderHandle,
+    row: &mut Row,
+    zero: &mut Vec<usize>,
+) {
+    const L: usize = 8;
+    let [ox, oy, oz, dx, dy, dz] = soa;
+    let len = row.best.len();
+    let mut first = 0;
+    while first < len {
+        let m = (len - first).min(L);
+        let lane = |v: &[f32]| {
+            let mut a = [1f32; L];
+            a[..m].copy_from_slice(&v[first..first + m]);
+            a
+        };
+        let (ox, oy, oz) = (lane(ox), lane(oy), lane(oz));
+        let (dx, dy, dz, best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
+        let mut t = [0f32; L];
+        let mut hit = [false; L];
+        let mut plain = [false; L];
+        for k in 0..L {
+            // The origin in the shape's frame, then parry's solid half-space cast.
+            let (lx, ly, lz) = (ox[k] - at.x, oy[k] - at.y, oz[k] - at.z);
+            plain[k] =
+                lx != 0.0 && ly != 0.0 && lz != 0.0 && dx[k] != 0.0 && dy[k] != 0.0 && dz[k] != 0.0;
+            let side = (n.x * -lx) + (n.y * -ly) + (n.z * -lz);
+            let along = (n.x * dx[k]) + (n.y * dy[k]) + (n.z * dz[k]);
+            let inside = side > 0.0;
+            t[k] = if inside { 0.0 } else { side / along };
+            hit[k] = inside || (t[k] >= 0.0 && t[k] <= best[k]);
+        }
+        for k in 0..m {
+            let i = first + k;
+            if !plain[k] {
+                zero.push(i);
+            } else if hit[k] {
+                row.best[i] = t[k];
+                row.shape[i] = 0;
+                row.handles[i] = Some(handle);
+            }
+        }
+        first += m;
+    }
+}
+
+thread_local! {
+    /// The row buffers of this thread's scans.
+    pub(super) static ROW: std::cell::RefCell<Row> = std::cell::RefCell::default();
+}
+
+/// No shape hit (in [`Row::shape`]).
+pub(super) const NO_SHAPE: u32 = u32::MAX;
+
+/// One row of a band while it is cast: its rays and, per ray, the nearest hit so far.
+#[derive(Default)]
+pub(super) struct Row {
+    /// The distance within which a nearer hit is still sought (the best hit's once found).
+    pub(super) best: Vec<Real>,
+    /// The shape of the best hit (the band's unbounded shapes, then its footprints), or
+    /// [`NO_SHAPE`].
+    pub(super) shape: Vec<u32>,
+    pub(super) handles: Vec<Option<ColliderHandle>>,
+    /// The normal of the best hit where the cast gives it, when normals are asked for.
+    pub(super) normals: Vec<Option<Vector>>,
+    pub(super) with_normals: bool,
+    /// The rays [`Row::first_plane`] leaves to [`Row::test`].
+    pub(super) zero: Vec<usize>,
+}
+
+impl Row {
+    /// Starts the row's search: nothing hit within `max`.
+    pub(super) fn begin(&mut self, n: usize, max: Real, normals: bool) {
+        self.best.clear();
+        self.best.resize(n, max);
+        self.shape.clear();
+        self.shape.resize(n, NO_SHAPE);
+        self.handles.clear();
+        self.handles.resize(n, None);
+        self.with_normals = normals;
+        if normals {
+            self.normals.clear();
+            self.normals.resize(n, None);
+        }
+    }
+
+    /// The first shape of a row (numbered 0) when it is a half-space not turned and the
+    /// hits need no normals: the casts [`Row::test`] makes (the same operations on the same
+    /// values), eight rays at a time from their components (`soa`), compiled for AVX2 as
+    /// well and run so where the CPU has it; a ray with a zero component (whose turn by the
+    /// identity parry computes) goes to [`Row::test`]. Returns whether it was such a shape.
+    pub(super) fn first_plane(
+        &mut self,
+        rays: &RowRays,
+        shape: &PreparedShape<'_>,
+        handle: ColliderHandle,
+    ) -> bool {
+        let Some(plane) = shape.unturned_half_space() else {
+            return false;
+        };
+        let soa = &rays.soa;
+        if self.with_normals || soa[0].len() != self.best.len() {
+            return false;
+        }
+        let mut zero = std::mem::take(&mut self.zero);
+        zero.clear();
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU running this has AVX2 (detected just above), the one feature
+            // `plane_avx2` enables beyond the build's.
+            #[allow(unsafe_code)]
+            unsafe {
+                plane_avx2(soa, plane, handle, self, &mut zero)
+            };
+        } else {
+            plane_in(soa, plane, handle, self, &mut zero);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        plane_in(soa, plane, handle, self, &mut zero);
+        for &k in &zero {
+            self.test(rays, shape, handle, 0, k..k + 1, None);
+        }
+        self.zero = zero;
+        true
+    }
+
+    /// Casts the rays of `cols` at `shape` (`handle`, numbered `id`), keeping each ray's
+    /// nearest hit by the ray cast's rule for ties; with `skip` (how near to the sensor the
+    /// shape can be hit, and how far from it the rays start) a ray whose best hit is
+    /// nearer than that is not cast.
+    #[inline]
+    pub(super) fn test(
+        &mut self,
+        rays: &RowRays,
+        shape: &PreparedShape<'_>,
+        handle: ColliderHandle,
+        id: u32,
+        cols: std::ops::Range<usize>,
+        skip: Option<(Real, Real)>,
+    ) {
+        for k in cols {
+            let best = self.best[k];
+            // Rounding of the distances: never above a true hit's.
+            if skip.is_some_and(|(nearest, start)| nearest > (start + best) * 1.000_01 + 1e-5) {
+                continue;
+            }
+            if let Some((t, normal)) = shape.cast(&rays.ray(k), best, self.with_normals)
+                && nearer(t, handle, best, self.handles[k])
+            {
+                self.best[k] = t;
+                self.shape[k] = id;
+                self.handles[k] = Some(handle);
+                if self.with_normals {
+                    self.normals[k] = normal;
+                }
+            }
+        }
+    }
+}
