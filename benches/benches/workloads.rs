@@ -163,6 +163,10 @@ static W1: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)
 static W1_FRESH: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
 static W2_DEPTH: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
 static W2_RGB: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
+/// W2 depth and RGB with the frame's depth pass made afresh before each frame (as a camera
+/// that moved since its last frame, after a step), one and two threads.
+static W2_DEPTH_FRESH: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
+static W2_RGB_FRESH: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
 /// W2 depth by rays (the baseline) and rasterised, one and two threads.
 static W2_DEPTH_RAYS: [Paired; 2] = [const { Mutex::new((Duration::ZERO, Duration::ZERO, 0)) }; 2];
 /// W2 RGB by rays (the baseline) and rasterised, one and two threads.
@@ -291,7 +295,7 @@ pub fn workloads(c: &mut Criterion) {
                 b,
                 &mut || raw_lidar(&raw, &lidar),
                 &mut s,
-                |s| s.physics().forget_scans(),
+                |s| s.physics().forget_views(),
                 &W1_FRESH[k],
             )
         });
@@ -304,6 +308,15 @@ pub fn workloads(c: &mut Criterion) {
                 &mut || raw_depth(&raw, &pixels, &cos, &mut depth),
                 &mut s,
                 &W2_DEPTH[k],
+            )
+        });
+        g.bench_function(format!("w2_depth_raw_and_moved_{threads}_thread"), |b| {
+            paired_prepared(
+                b,
+                &mut || raw_depth(&raw, &pixels, &cos, &mut depth),
+                &mut s,
+                |s| s.physics().forget_views(),
+                &W2_DEPTH_FRESH[k],
             )
         });
     }
@@ -331,6 +344,18 @@ pub fn workloads(c: &mut Criterion) {
                     &mut || raw_depth(&raw, &pixels, &cos, &mut depth),
                     &mut s,
                     &W2_RGB[k],
+                )
+            },
+        );
+        g.bench_function(
+            format!("w2_rgb640_raw_depth_and_moved_{threads}_thread"),
+            |b| {
+                paired_prepared(
+                    b,
+                    &mut || raw_depth(&raw, &pixels, &cos, &mut depth),
+                    &mut s,
+                    |s| s.physics().forget_views(),
+                    &W2_RGB_FRESH[k],
                 )
             },
         );
@@ -376,12 +401,18 @@ pub fn rows(rows: &mut Vec<Row>) {
         }
     }
     for (k, t) in [1, 2].into_iter().enumerate() {
-        if let Some((raw, frame)) = per_op(&W2_DEPTH[k]) {
+        for (paired, how) in [
+            (&W2_DEPTH[k], ""),
+            (&W2_DEPTH_FRESH[k], ", moved before each frame"),
+        ] {
+            let Some((raw, frame)) = per_op(paired) else {
+                continue;
+            };
             let ratio = raw / frame;
             let goal = RAY_GOALS[k];
             rows.push(Row {
                 name: format!(
-                    "W2 depth 320 x 240, shared workload, plane ground, {}",
+                    "W2 depth 320 x 240, shared workload, plane ground{how}, {}",
                     threads(t)
                 ),
                 ns: frame,
@@ -418,11 +449,17 @@ pub fn rows(rows: &mut Vec<Row>) {
     }
     raster_rows(rows);
     for (k, t) in [1, 2].into_iter().enumerate() {
-        if let Some((raw, frame)) = per_op(&W2_RGB[k]) {
+        for (paired, how) in [
+            (&W2_RGB[k], ""),
+            (&W2_RGB_FRESH[k], ", moved before each frame"),
+        ] {
+            let Some((raw, frame)) = per_op(paired) else {
+                continue;
+            };
             let rate = 1e9 / frame;
             rows.push(Row {
                 name: format!(
-                    "W2 RGB 640 x 480, shading and shadows, shared workload, plane ground, {}",
+                    "W2 RGB 640 x 480, shading and shadows, shared workload, plane ground{how}, {}",
                     threads(t)
                 ),
                 ns: frame,
@@ -482,9 +519,9 @@ fn raster_rows(rows: &mut Vec<Row>) {
     }
 }
 
-/// Runs `n` sensor passes of one workload (`w1`, `w1_moved` (its scans made afresh each
-/// time), `w2_depth` or `w2_rgb`, a thread count after a colon: `w1:2`) and the raw loop
-/// once, without timing: for profilers
+/// Runs `n` sensor passes of one workload (`w1`, `w2_depth` or `w2_rgb`, with `_moved` what
+/// the views keep made afresh each time, a thread count after a colon: `w1:2`) and the raw
+/// loop once, without timing: for profilers
 /// (`valgrind --tool=callgrind`), which count the instructions of each.
 pub fn profile(which: &str, n: usize) {
     let Some(dir) = dir() else {
@@ -495,8 +532,8 @@ pub fn profile(which: &str, n: usize) {
     let threads = threads.parse().unwrap_or(1);
     let file = match name {
         "w1" | "w1_moved" => "w1_lidar.sdf",
-        "w2_depth" => "w2_depth.sdf",
-        "w2_rgb" => "w2_rgb640.sdf",
+        "w2_depth" | "w2_depth_moved" => "w2_depth.sdf",
+        "w2_rgb" | "w2_rgb_moved" => "w2_rgb640.sdf",
         "raw_w1" | "raw_w2" => {
             let raw = raw_scene();
             let (pixels, cos) = camera_rays();
@@ -515,8 +552,8 @@ pub fn profile(which: &str, n: usize) {
     };
     let mut s = sim(&dir, file, threads);
     for _ in 0..n {
-        if name == "w1_moved" {
-            s.physics().forget_scans();
+        if name.ends_with("_moved") {
+            s.physics().forget_views();
         }
         assert!(s.update_sensors().is_empty());
     }

@@ -126,11 +126,14 @@ impl Physics {
         ROW.with_borrow_mut(|row| self.scan_band(view, prints, band, hits, (max, normals), row))
     }
 
-    /// Forgets the scans' footprints and rays, as a step and a move of every lidar do: the
-    /// next scans make them afresh (for measuring what a scan costs a lidar that moves).
-    pub fn forget_scans(&self) {
+    /// Forgets what the sensors' views keep from one update to the next (the scans'
+    /// footprints and rays, the rasteriser's depth passes), as a step and a move of every
+    /// sensor do: the next updates make them afresh (for measuring what an update costs a
+    /// sensor that moves).
+    pub fn forget_views(&self) {
         self.scans.footprints.forget();
         self.scans.rays.forget();
+        self.rays.frames().forget();
     }
 
     /// The rows `band` of `view` into `hits`, with the shapes of `prints`: see
