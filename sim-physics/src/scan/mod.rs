@@ -41,10 +41,11 @@ mod row;
 use footprint::Footprints;
 use row::{NO_SHAPE, ROW, Row, RowRays, row_rays};
 
-/// The most rays of a grid whose footprints, angles and rays are kept (16 M, ten times a
-/// 128-ring lidar's 2048 columns): a larger grid is cast ray by ray, band by band, so that
-/// what is kept stays bounded whatever a plugin asks for.
-const MAX_GRID_RAYS: u64 = 1 << 24;
+/// The most rays of a grid whose footprints, angles and rays are kept (about a million, four
+/// times a 128-ring lidar's 2,048 columns; its rays take 24 MB, and at most eight views are
+/// kept): a larger grid is cast ray by ray, band by band, so that what is kept stays bounded
+/// whatever a plugin asks for.
+const MAX_GRID_RAYS: u64 = 1 << 20;
 
 /// What the scans keep: the footprints of each view since the world last changed (a step,
 /// shapes moved or changed), and, through such changes, the grids' angles and the rays of
