@@ -1,6 +1,6 @@
-//! Work made once per view and world state, and shared by the bands of that view: the
-//! rasteriser's depth passes and the scans' footprints, kept in the ray index, which forgets
-//! them with its trees.
+//! Work made once per view, and shared by the bands of that view: the rasteriser's depth
+//! passes (kept in the ray index, which forgets them with its trees), the scans' footprints,
+//! grids and rays (beside it, see `scan`).
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -18,11 +18,6 @@ impl<K, V> Default for Kept<K, V> {
 
 impl<K: PartialEq + Copy, V> Kept<K, V> {
     /// Forgets every value: the world moved or changed.
-    pub(crate) fn clear(&mut self) {
-        self.0.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
-    }
-
-    /// Forgets every value, through a shared borrow.
     pub(crate) fn forget(&self) {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }

@@ -158,7 +158,7 @@ impl RayIndex {
     /// Forgets the trees of moving colliders after a step (those holding none are kept),
     /// and the rasteriser's depth passes.
     pub fn stepped(&mut self) {
-        self.frames.clear();
+        self.frames.forget();
         for t in &mut self.moving {
             if t.get().is_none_or(|t| !t.is_empty()) {
                 t.take();

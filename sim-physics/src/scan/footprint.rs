@@ -9,7 +9,7 @@ use super::Angles;
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::partitioning::{BvhNode, BvhNodeIndex, TraversalAction};
 use rapier3d::prelude::*;
-use sim_plugin_api::{Pose, ScanAngles, ScanView, Vec3};
+use sim_plugin_api::{ScanAngles, ScanView, Vec3};
 use std::f64::consts::{PI, TAU};
 use std::sync::{Arc, OnceLock};
 
@@ -52,12 +52,13 @@ pub(super) struct Footprint {
 
 /// The grid of a view, for footprints.
 struct Grid<'v> {
-    pub(super) view: &'v ScanView,
-    /// The sensor origin and the view's rotation matrix.
-    pub(super) origin: Vec3,
-    pub(super) matrix: [[f64; 3]; 3],
+    view: &'v ScanView,
+    /// The sensor origin, and the transpose of the view's rotation matrix (from the world
+    /// into the sensor frame).
+    origin: Vec3,
+    to_sensor: [[f64; 3]; 3],
     /// The cosine of the steepest row: how much an angle across a column can shrink.
-    pub(super) min_cos: f64,
+    min_cos: f64,
 }
 
 impl Physics {
@@ -76,10 +77,11 @@ impl Physics {
         let steepest = (0..view.vertical.samples)
             .map(|i| view.vertical.angle(i).abs())
             .fold(0.0, f64::max);
+        let matrix = view.pose.orientation.to_matrix();
         let grid = Grid {
             view,
             origin: view.pose.position,
-            matrix: view.pose.orientation.to_matrix(),
+            to_sensor: std::array::from_fn(|i| std::array::from_fn(|j| matrix[j][i])),
             min_cos: steepest.cos(),
         };
         let seen = |_: ColliderHandle, c: &Collider| setup.sees(c);
@@ -89,7 +91,7 @@ impl Physics {
         let origin = super::super::convert::vec_to_rapier(grid.origin);
         let mut prints = Footprints {
             angles,
-            matrix: grid.matrix,
+            matrix,
             unbounded: Vec::new(),
             shapes: Vec::new(),
             by_row: vec![Vec::new(); view.vertical.samples as usize],
@@ -173,21 +175,14 @@ fn gap_1d(lo: f64, hi: f64) -> f64 {
 
 impl Grid<'_> {
     /// `p` (world) in the sensor frame, relative to its origin.
-    pub(super) fn local(&self, p: Vec3) -> Vec3 {
-        let d = p - self.origin;
-        let m = &self.matrix;
-        // The transpose of the rotation.
-        Vec3::new(
-            m[0][0] * d.x + m[1][0] * d.y + m[2][0] * d.z,
-            m[0][1] * d.x + m[1][1] * d.y + m[2][1] * d.z,
-            m[0][2] * d.x + m[1][2] * d.y + m[2][2] * d.z,
-        )
+    fn local(&self, p: Vec3) -> Vec3 {
+        (p - self.origin).by_matrix(&self.to_sensor)
     }
 
     /// The rows whose elevations may meet the box of world `corners` (first, last), and the
     /// corners in the sensor frame with the box's nearest distance from the vertical axis;
     /// none when no row does.
-    pub(super) fn rows_of(&self, corners: &[Vec3; 8]) -> Option<((u32, u32), [Vec3; 8], f64)> {
+    fn rows_of(&self, corners: &[Vec3; 8]) -> Option<((u32, u32), [Vec3; 8], f64)> {
         let local = corners.map(|p| self.local(p));
         let (mut lo, mut hi) = (local[0], local[0]);
         let mut far = 0.0f64;
@@ -215,7 +210,7 @@ impl Grid<'_> {
 
     /// The footprint of collider `c` (`handle`, its box in the ray tree `leaf_box`), if some
     /// ray of the grid may meet it.
-    pub(super) fn footprint(
+    fn footprint(
         &self,
         c: &Collider,
         handle: ColliderHandle,
@@ -224,7 +219,7 @@ impl Grid<'_> {
         let pose = pose_from_rapier(c.position());
         let shape = super::super::leading::Leading::unwrap(c.shape());
         let local = shape.compute_local_aabb().loosened(BOX_MARGIN as Real);
-        let corners = world_corners(&local).map(|p| pose_at(&pose, p));
+        let corners = world_corners(&local).map(|p| pose.transform_point(p));
         let (rows, local, near) = self.rows_of(&corners)?;
         let h = &self.view.horizontal;
         let all = (0, h.samples.checked_sub(1)?);
@@ -259,11 +254,6 @@ impl Grid<'_> {
             spans,
         })
     }
-}
-
-/// `p` (in the frame of `pose`) in the world.
-fn pose_at(pose: &Pose, p: Vec3) -> Vec3 {
-    pose.position + pose.orientation.rotate(p)
 }
 
 /// `a` wrapped into `(-π, π]`.

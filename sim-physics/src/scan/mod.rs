@@ -60,7 +60,7 @@ pub(crate) struct ScanKept {
 impl ScanKept {
     /// Forgets the footprints: the world stepped, or shapes moved or changed.
     pub(crate) fn world_changed(&mut self) {
-        self.footprints.clear();
+        self.footprints.forget();
     }
 }
 
@@ -106,7 +106,6 @@ impl Physics {
         }
         let hits = &mut hits[..rows * cols];
         let band = first_row..first_row + rows as u32;
-        let setup = self.cast_setup(&view.options, view.mask);
         if !regular(view) {
             let m = view.pose.orientation.to_matrix();
             let rays: Vec<ApiRay> = band
@@ -115,6 +114,7 @@ impl Physics {
                 .collect();
             return self.cast(&rays, &view.options, view.mask, hits, &NO_POOL);
         }
+        let setup = self.cast_setup(&view.options, view.mask);
         let kept = self
             .scans
             .footprints
@@ -150,23 +150,27 @@ impl Physics {
     ) -> u32 {
         let cols = view.horizontal.samples as usize;
         let mut seen = 0;
-        // Every shape the band may see, prepared once: the unbounded ones first.
+        // Every shape the band may see, numbered: the unbounded ones first, then the
+        // footprints' (prepared where the band holds them).
         let colliders = &self.pw.colliders;
         let unbounded: Vec<_> = prints
             .unbounded
             .iter()
             .filter_map(|&h| Some((h, colliders.get(h)?)))
-            .map(|(h, c)| (h, c.user_data, PreparedShape::new(c, None)))
             .collect();
-        let mut shapes: Vec<Option<(ColliderHandle, u128, PreparedShape<'_>)>> =
-            vec![None; prints.shapes.len()];
-        for (slot, f) in shapes.iter_mut().zip(&prints.shapes) {
-            if f.rows.0 < band.end
-                && f.rows.1 >= band.start
-                && let Some(c) = colliders.get(f.handle)
-            {
-                *slot = Some((f.handle, c.user_data, PreparedShape::new(c, None)));
-            }
+        row.numbered.clear();
+        row.numbered
+            .extend(unbounded.iter().map(|(h, c)| (*h, c.user_data)));
+        let unbounded: Vec<_> = unbounded
+            .into_iter()
+            .map(|(_, c)| PreparedShape::new(c, None))
+            .collect();
+        let mut shapes: Vec<Option<PreparedShape<'_>>> = Vec::with_capacity(prints.shapes.len());
+        for f in &prints.shapes {
+            let c = colliders.get(f.handle);
+            row.numbered.push((f.handle, c.map_or(0, |c| c.user_data)));
+            let held = f.rows.0 < band.end && f.rows.1 >= band.start;
+            shapes.push(c.filter(|_| held).map(|c| PreparedShape::new(c, None)));
         }
         let start = view.start as Real;
         // The rays, kept while the view's pose and grid stay the same.
@@ -189,15 +193,13 @@ impl Physics {
             row.begin(rays.len(), max, normals);
             // The unbounded shapes, on every ray; then the footprints of this row, nearest
             // first.
-            for (k, (handle, _, shape)) in unbounded.iter().enumerate() {
-                if k > 0 || !row.first_plane(rays, shape, *handle) {
-                    row.test(rays, shape, *handle, k as u32, 0..cols, None);
+            for (k, shape) in unbounded.iter().enumerate() {
+                if k > 0 || !row.first_plane(rays, shape) {
+                    row.test(rays, shape, k as u32, 0..cols, None);
                 }
             }
             for &s in &prints.by_row[r as usize] {
-                let (f, Some((handle, _, shape))) =
-                    (&prints.shapes[s as usize], &shapes[s as usize])
-                else {
+                let (f, Some(shape)) = (&prints.shapes[s as usize], &shapes[s as usize]) else {
                     continue;
                 };
                 let id = (unbounded.len() + s as usize) as u32;
@@ -205,7 +207,6 @@ impl Physics {
                     row.test(
                         rays,
                         shape,
-                        *handle,
                         id,
                         a as usize..b as usize + 1,
                         Some((f.nearest, start)),
@@ -220,13 +221,7 @@ impl Physics {
                     continue;
                 }
                 seen += 1;
-                let (handle, ud) = match unbounded.get(id as usize) {
-                    Some(&(h, ud, _)) => (h, ud),
-                    None => match shapes[id as usize - unbounded.len()] {
-                        Some((h, ud, _)) => (h, ud),
-                        None => continue,
-                    },
-                };
+                let (handle, ud) = row.numbered[id as usize];
                 *h = if normals {
                     self.ray_hit(
                         Some((handle, row.best[k], row.normals[k])),

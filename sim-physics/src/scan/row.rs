@@ -113,27 +113,15 @@ fn row_rays_in(out: &mut RowRays, angles: &Angles, ((sv, cv), m, p, start): RowO
 /// [`plane_in`] compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn plane_avx2(
-    soa: &[Vec<f32>; 6],
-    plane: (Vector, Vector),
-    handle: ColliderHandle,
-    row: &mut Row,
-    zero: &mut Vec<usize>,
-) {
-    plane_in(soa, plane, handle, row, zero);
+fn plane_avx2(soa: &[Vec<f32>; 6], plane: (Vector, Vector), row: &mut Row, zero: &mut Vec<usize>) {
+    plane_in(soa, plane, row, zero);
 }
 
 /// The cast of a row's rays (`soa`, nothing hit yet) at a half-space not turned (`plane`:
 /// its normal and position), as [`PreparedShape::cast`] makes it, into `row` as shape 0;
 /// the rays with a zero component into `zero`, uncast.
 #[inline(always)]
-fn plane_in(
-    soa: &[Vec<f32>; 6],
-    (n, at): (Vector, Vector),
-    handle: ColliderHandle,
-    row: &mut Row,
-    zero: &mut Vec<usize>,
-) {
+fn plane_in(soa: &[Vec<f32>; 6], (n, at): (Vector, Vector), row: &mut Row, zero: &mut Vec<usize>) {
     const L: usize = 8;
     let [ox, oy, oz, dx, dy, dz] = soa;
     let len = row.best.len();
@@ -168,7 +156,6 @@ fn plane_in(
             } else if hit[k] {
                 row.best[i] = t[k];
                 row.shape[i] = 0;
-                row.handles[i] = Some(handle);
             }
         }
         first += m;
@@ -191,7 +178,8 @@ pub(super) struct Row {
     /// The shape of the best hit (the band's unbounded shapes, then its footprints), or
     /// [`NO_SHAPE`].
     pub(super) shape: Vec<u32>,
-    pub(super) handles: Vec<Option<ColliderHandle>>,
+    /// The band's shapes by number: collider and user data.
+    pub(super) numbered: Vec<(ColliderHandle, u128)>,
     /// The normal of the best hit where the cast gives it, when normals are asked for.
     pub(super) normals: Vec<Option<Vector>>,
     pub(super) with_normals: bool,
@@ -206,8 +194,6 @@ impl Row {
         self.best.resize(n, max);
         self.shape.clear();
         self.shape.resize(n, NO_SHAPE);
-        self.handles.clear();
-        self.handles.resize(n, None);
         self.with_normals = normals;
         if normals {
             self.normals.clear();
@@ -220,12 +206,7 @@ impl Row {
     /// values), eight rays at a time from their components (`soa`), compiled for AVX2 as
     /// well and run so where the CPU has it; a ray with a zero component (whose turn by the
     /// identity parry computes) goes to [`Row::test`]. Returns whether it was such a shape.
-    pub(super) fn first_plane(
-        &mut self,
-        rays: &RowRays,
-        shape: &PreparedShape<'_>,
-        handle: ColliderHandle,
-    ) -> bool {
+    pub(super) fn first_plane(&mut self, rays: &RowRays, shape: &PreparedShape<'_>) -> bool {
         let Some(plane) = shape.unturned_half_space() else {
             return false;
         };
@@ -241,21 +222,28 @@ impl Row {
             // `plane_avx2` enables beyond the build's.
             #[allow(unsafe_code)]
             unsafe {
-                plane_avx2(soa, plane, handle, self, &mut zero)
+                plane_avx2(soa, plane, self, &mut zero)
             };
         } else {
-            plane_in(soa, plane, handle, self, &mut zero);
+            plane_in(soa, plane, self, &mut zero);
         }
         #[cfg(not(target_arch = "x86_64"))]
-        plane_in(soa, plane, handle, self, &mut zero);
+        plane_in(soa, plane, self, &mut zero);
         for &k in &zero {
-            self.test(rays, shape, handle, 0, k..k + 1, None);
+            self.test(rays, shape, 0, k..k + 1, None);
         }
         self.zero = zero;
         true
     }
 
-    /// Casts the rays of `cols` at `shape` (`handle`, numbered `id`), keeping each ray's
+    /// The collider of ray `k`'s best hit so far.
+    #[inline]
+    fn held(&self, k: usize) -> Option<ColliderHandle> {
+        let id = self.shape[k];
+        (id != NO_SHAPE).then(|| self.numbered[id as usize].0)
+    }
+
+    /// Casts the rays of `cols` at `shape` (numbered `id`), keeping each ray's
     /// nearest hit by the ray cast's rule for ties; with `skip` (how near to the sensor the
     /// shape can be hit, and how far from it the rays start) a ray whose best hit is
     /// nearer than that is not cast.
@@ -264,11 +252,11 @@ impl Row {
         &mut self,
         rays: &RowRays,
         shape: &PreparedShape<'_>,
-        handle: ColliderHandle,
         id: u32,
         cols: std::ops::Range<usize>,
         skip: Option<(Real, Real)>,
     ) {
+        let handle = self.numbered[id as usize].0;
         for k in cols {
             let best = self.best[k];
             // Rounding of the distances: never above a true hit's.
@@ -276,11 +264,10 @@ impl Row {
                 continue;
             }
             if let Some((t, normal)) = shape.cast(&rays.ray(k), best, self.with_normals)
-                && nearer(t, handle, best, self.handles[k])
+                && nearer(t, handle, best, self.held(k))
             {
                 self.best[k] = t;
                 self.shape[k] = id;
-                self.handles[k] = Some(handle);
                 if self.with_normals {
                     self.normals[k] = normal;
                 }
