@@ -10,7 +10,8 @@ use crate::common;
 
 use common::images::{image, info, render_with, rgb};
 use common::*;
-use sim_core::runner::Simulation;
+use sim_core::runner::{EntityUpdate, Simulation};
+use sim_core::transport::Subscription;
 use sim_plugin_api::{CameraInfo, Image, Payload, PixelFormat, PointCloudPacked, Pose, Quat, Vec3};
 use std::path::Path;
 
@@ -1372,6 +1373,79 @@ fn rasterised_frames_equal_the_ray_cast_frames() {
         assert!(differ <= 19200 / 500, "{differ} pixels differ");
         assert!(mean < 0.05, "mean error {mean} levels");
     }
+}
+
+/// The next `n` frames on `topic` of a simulation subscribed by `sub`, a step each.
+fn next_frames(sim: &mut Simulation, sub: &Subscription, n: usize) -> Vec<Image> {
+    (0..n)
+        .map(|_| {
+            sim.step();
+            image(&collect(sub)[0].2)
+        })
+        .collect()
+}
+
+#[test]
+fn frames_shaded_as_they_are_cast_equal_those_shaded_after() {
+    // A frame's first frame with a sun's shadow map is cast, then shaded; the next are
+    // shaded band by band as they are cast, their maps over the last frame's points.
+    let body = image_body(1.2, 160, 120, "<clip><near>0.1</near><far>30</far></clip>");
+    let sdf = every_shape_world(&sensor("cam", "camera", &body), "");
+    let moved = Pose::from_xyz_rpy(-0.5, 0.6, 1.8, 0.0, 0.35, -0.1);
+    let dir = stage(LIBS);
+    let topic = topic("cam", "image");
+    for threads in [1, 2] {
+        let mut sim = sim_from(&sdf, dir.path(), 0, threads);
+        let sub = sim.bus_mut().subscribe(&topic, 10);
+        let f = next_frames(&mut sim, &sub, 3);
+        assert!(f[1].data == f[0].data && f[2].data == f[0].data);
+        // The camera moved: its first frame after has the maps of the frame before (points
+        // outside them have their shadow rays), its second those of its own points, as a
+        // camera that was always there.
+        let update = EntityUpdate {
+            pose: Some(moved),
+            ..Default::default()
+        };
+        sim.set_entity_state("rig", &update).unwrap();
+        let after = next_frames(&mut sim, &sub, 2);
+        let there = sdf.replace(
+            "<pose>0 0 2 0 0.3 0.05</pose>",
+            "<pose>-0.5 0.6 1.8 0 0.35 -0.1</pose>",
+        );
+        assert_ne!(there, sdf);
+        let mut fresh = sim_from(&there, dir.path(), 0, threads);
+        let fresh_sub = fresh.bus_mut().subscribe(&topic, 10);
+        let first = &next_frames(&mut fresh, &fresh_sub, 1)[0];
+        assert!(first.data != f[0].data, "the camera did not move");
+        let (differ, mean) = image_difference(&after[0], first);
+        assert!(
+            differ <= 19200 / 500 && mean < 0.05,
+            "{differ} differ, {mean}"
+        );
+        assert!(after[1].data == first.data, "{threads} thread(s)");
+    }
+    // Without a sun's shadows every frame is shaded as it is cast, the first too, whose
+    // surfaces are looked up after it: the same frame as the next.
+    let sdf = scene_world(
+        "<ambient>0.2 0.2 0.2 1</ambient><background>0 0 0 1</background>",
+        r#"<light name="bulb" type="point"><cast_shadows>true</cast_shadows><pose>3 -2 3 0 0 0</pose>
+             <diffuse>0.9 0.8 0.7 1</diffuse><attenuation><range>20</range><constant>0.5</constant>
+             </attenuation></light>"#,
+        &[
+            rig("0 0 2 0 0.3 0", &sensor("cam", "camera", &body)),
+            boxm("block", "4 0.8 0.5 0 0 0.3", "1 1 1", "0.2 0.4 0.6"),
+            boxm("floor", "5 0 -0.05 0 0 0", "20 20 0.1", "0.5 0.5 0.5"),
+        ]
+        .concat(),
+    );
+    let mut sim = sim_from(&sdf, dir.path(), 0, 2);
+    let sub = sim.bus_mut().subscribe(&topic, 10);
+    let f = next_frames(&mut sim, &sub, 2);
+    let mut colours: Vec<&[u8]> = f[0].data.chunks_exact(3).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(colours.len() > 20, "{} colours", colours.len());
+    assert!(f[1].data == f[0].data);
 }
 
 #[test]

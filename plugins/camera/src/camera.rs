@@ -10,6 +10,8 @@
 //! 3. shading (see `simcore_plugin_camera_common::shading`): background colour for misses,
 //!    else the diffuse colour lit by ambient light and the world's lights, with shadows
 //!    (those of directional lights looked up first in shadow maps where step 2 rasterises);
+//!    each chunk of pixels is shaded as soon as it is cast, but for a frame whose shadow
+//!    maps need its own points (the first), shaded after;
 //! 4. encoding to the configured format with Gaussian noise per pixel and channel;
 //! 5. an `Image` on the sensor topic, a `CameraInfo` on `camera_info` beside it, and, with
 //!    `<save>`, a PNG file.
@@ -70,16 +72,45 @@ impl CameraSensor {
         self.shader.prepare(world);
         // The shadow maps' bounds are found chunk by chunk as the frame is cast.
         let grid = &self.core.grid;
-        let chunks = grid.directions().len().div_ceil(grid.chunk_len_in(&passes));
-        let mut bounds = self.shader.frame_bounds(world, chunks);
-        let pose =
-            self.core
-                .cast_in_then(&passes, bounds.slots(), |first, rays, hits, _, slot| {
-                    slot.add(first, rays, hits)
-                })?;
-        let grid = &self.core.grid;
-        self.shader
-            .shade_bounded(&passes, grid.rays(), grid.hits(), &mut self.colors, &bounds);
+        let (n, chunk) = (grid.directions().len(), grid.chunk_len_in(&passes));
+        let mut bounds = self.shader.frame_bounds(world, n.div_ceil(chunk));
+        let pose = if let Some(shading) = self.shader.as_cast(&passes, n, n.div_ceil(chunk)) {
+            // Each chunk shaded as soon as it is cast, its maps over the last frame's points.
+            self.colors.resize(n, [0.0; 3]);
+            let items = bounds
+                .slots()
+                .into_iter()
+                .zip(self.colors.chunks_mut(chunk));
+            let pose = self.core.cast_in_then(
+                &passes,
+                items.enumerate(),
+                |first, rays, hits, _, (k, (slot, out))| {
+                    slot.add(first, rays, hits);
+                    shading.shade(world, k, rays, hits, out);
+                },
+            )?;
+            let unknown = shading.unknown();
+            let grid = &self.core.grid;
+            self.shader.finish_as_cast(
+                &passes,
+                grid.rays(),
+                grid.hits(),
+                &mut self.colors,
+                &bounds,
+                unknown,
+            );
+            pose
+        } else {
+            let pose =
+                self.core
+                    .cast_in_then(&passes, bounds.slots(), |first, rays, hits, _, slot| {
+                        slot.add(first, rays, hits)
+                    })?;
+            let grid = &self.core.grid;
+            self.shader
+                .shade_bounded(&passes, grid.rays(), grid.hits(), &mut self.colors, &bounds);
+            pose
+        };
         let c = &self.core.config;
         let (w, h) = (c.width, c.height);
         let image = encode_image(&passes, &self.colors, w, h, c.format, &mut self.noise);

@@ -42,7 +42,7 @@ pub use labels::LabelCache;
 pub use model::{CameraModel, Distortion, Intrinsics, Projection};
 pub use plugin::CameraPlugin;
 pub use rays::{ORIGIN_NEAR, RayGrid, RayStart};
-pub use shading::{Shader, SurfaceCache};
+pub use shading::{AsCast, Shader, SurfaceCache};
 /// Pixels per chunk of a frame's passes on several sensor threads.
 pub use simcore_plugin_common::CHUNK_LEN as CHUNK_PIXELS;
 pub use simcore_plugin_common::Passes;

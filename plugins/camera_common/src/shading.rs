@@ -22,7 +22,8 @@
 //! With shadow maps ([`Shader::set_shadow_maps`], on an engine with the
 //! [`raster`](sim_plugin_api::raster) extension) the shadows of directional lights are
 //! looked up first in a map rendered per frame and light: the depths along the light of the
-//! surfaces nearest to it, over the box of the frame's points as the light sees them, about
+//! surfaces nearest to it, over the box of the frame's points as the light sees them (of the
+//! last frame's points for a frame shaded as it is cast, [`Shader::as_cast`]), about
 //! one texel per pixel. A point is lit when none of the four texels around it holds a
 //! surface nearer to the light (by more than 0.5 mm) than the plane of the point's own
 //! surface there, in shadow when all four do; otherwise (a shadow's edge, a contact, light
@@ -33,7 +34,8 @@
 //! thread, see [`simcore_plugin_common::passes`]): the scene, the lights and the diffuse colours of the
 //! entities hit are read once per frame before ([`Shader::prepare`]) and only read inside
 //! the chunks; each chunk shades its pixels, casts its own shadow rays and adds the light
-//! of those that reach it.
+//! of those that reach it. A camera may shade each chunk as soon as it is cast instead
+//! ([`Shader::as_cast`]), while its rays and hits are still in the cache.
 //!
 //! Colours are linear, clamped to [0, 1] when encoded (no gamma, no specular term, alpha
 //! ignored). Pixels without a hit get the scene's background colour. Without the engine's
@@ -49,6 +51,7 @@ use sim_plugin_api::{
 };
 use simcore_plugin_common::EntitySurfaces;
 use simcore_plugin_common::Passes;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How far a shadow ray towards a directional light looks for an occluder, m.
@@ -112,6 +115,26 @@ struct ShadowBatch {
     hits: Vec<RayHit>,
 }
 
+/// The shadow-test buffers of a frame's chunks, one a chunk, each locked by the chunk that
+/// uses it (a clone starts without buffers).
+#[derive(Debug, Default)]
+struct Batches(Vec<Mutex<ShadowBatch>>);
+
+impl Clone for Batches {
+    fn clone(&self) -> Self {
+        Batches::default()
+    }
+}
+
+impl Batches {
+    /// At least `n` batches.
+    fn at_least(&mut self, n: usize) {
+        if self.0.len() < n {
+            self.0.resize_with(n, Mutex::default);
+        }
+    }
+}
+
 /// Shades the hits of a frame into linear RGB colours. Keeps its buffers between frames.
 #[derive(Clone, Debug, Default)]
 pub struct Shader {
@@ -119,11 +142,14 @@ pub struct Shader {
     lights: RVec<Light>,
     surfaces: SurfaceCache,
     /// One batch of shadow tests per chunk of pixels.
-    batches: Vec<ShadowBatch>,
+    batches: Batches,
     /// Whether directional lights' shadows are first looked up in shadow maps.
     shadow_maps: bool,
     /// The shadow maps of the last frame (their buffers kept).
     maps: Vec<ShadowMap>,
+    /// The boxes of the last frame's points along each mapped light (the light's index),
+    /// over which the next frame shaded as it is cast renders its maps.
+    last_boxes: Vec<(usize, (Vec3, Vec3))>,
 }
 
 /// The light from `light` reaching point `p` with normal `n` (before shadows), and the unit
@@ -222,26 +248,47 @@ impl Shader {
         hits: &[RayHit],
         bounds: Option<&FrameBounds>,
     ) {
+        let mapped = self.mapped_lights(passes.world());
+        let boxes: Vec<_> = mapped
+            .iter()
+            .enumerate()
+            .map(|(i, (li, frame))| {
+                let b = match bounds {
+                    Some(b) if b.lights() > i => b.merged(i),
+                    _ => seen_bounds(passes, rays, hits, frame.axes),
+                };
+                (*li, b)
+            })
+            .collect();
+        self.render_maps_over(passes, rays.len(), mapped, &boxes);
+        self.last_boxes = boxes;
+    }
+
+    /// Renders the shadow map of each of the `mapped` lights over its box in `boxes` (the
+    /// same order), for a frame of `pixels` pixels.
+    fn render_maps_over(
+        &mut self,
+        passes: &Passes<'_, '_>,
+        pixels: usize,
+        mapped: Vec<(usize, MapFrame)>,
+        boxes: &[(usize, (Vec3, Vec3))],
+    ) {
         let world = passes.world();
         let mut kept = std::mem::take(&mut self.maps);
-        let mapped = self.mapped_lights(world);
         let Some(raster) = world.raster().filter(|_| !mapped.is_empty()) else {
             kept.clear();
             self.maps = kept;
             return;
         };
         let mut maps = Vec::new();
-        for (i, (li, frame)) in mapped.into_iter().enumerate() {
+        for ((li, frame), (_, (lo, hi))) in mapped.into_iter().zip(boxes) {
             let (q, [x, y, z]) = (frame.rotation, frame.axes);
-            let (lo, hi) = match bounds {
-                Some(b) if b.lights() > i => b.merged(i),
-                _ => seen_bounds(passes, rays, hits, [x, y, z]),
-            };
+            let (lo, hi) = (*lo, *hi);
             if lo.x > hi.x {
                 continue;
             }
             let (ea, eb) = ((hi.y - lo.y).max(1e-3), (hi.z - lo.z).max(1e-3));
-            let texels = (rays.len() as f64 * MAP_TEXELS_PER_PIXEL).max(4096.0);
+            let texels = (pixels as f64 * MAP_TEXELS_PER_PIXEL).max(4096.0);
             let side = (MAP_SIDE - 2) as f64;
             let scale = (texels / (ea * eb)).sqrt().min(side / ea).min(side / eb);
             let (width, height) = (
@@ -343,9 +390,7 @@ impl Shader {
         out.resize(n, [0.0; 3]);
         let chunk = passes.chunk_len(n);
         let count = n.div_ceil(chunk);
-        if self.batches.len() < count {
-            self.batches.resize_with(count, ShadowBatch::default);
-        }
+        self.batches.at_least(count);
         let (rays, hits) = (&rays[..n], &hits[..n]);
         self.render_maps(passes, rays, hits, bounds);
         if self.shade_chunks(passes, rays, hits, out, chunk) {
@@ -353,6 +398,82 @@ impl Shader {
             // are looked up in one call and the frame shaded again.
             self.surfaces.fill(hits, passes.world());
             self.shade_chunks(passes, rays, hits, out, chunk);
+        }
+    }
+
+    /// What shading reads of this frame in `world`, with `unknown` to set where a pixel
+    /// meets a surface not looked up yet.
+    fn frame<'a>(&'a self, world: &WorldRef<'_>, unknown: &'a AtomicBool) -> Frame<'a> {
+        Frame {
+            scene: &self.scene,
+            lights: &self.lights,
+            maps: &self.maps,
+            surfaces: &self.surfaces,
+            unknown,
+            shadow: RayCastOptions {
+                max_distance: 0.0,
+                target: RayTarget::VISUAL,
+                exclude_model: EntityId::NONE,
+            }
+            .without_normals_in(world),
+        }
+    }
+
+    /// Prepares a frame of `pixels` pixels in `chunks` chunks to be shaded chunk by chunk as
+    /// it is cast ([`AsCast::shade`]: each chunk's rays and hits are shaded while they are
+    /// still in the cache) and renders its shadow maps over the boxes of the last frame's
+    /// points as the lights see them (a point outside them has its shadow ray cast). Call
+    /// after [`Shader::prepare`] and end the frame with [`Shader::finish_as_cast`]. None for
+    /// a frame whose maps need its own points first (the first with shadow maps, or the
+    /// mapped lights changed): cast it and shade it with [`Shader::shade_bounded`].
+    pub fn as_cast(
+        &mut self,
+        passes: &Passes<'_, '_>,
+        pixels: usize,
+        chunks: usize,
+    ) -> Option<AsCast<'_>> {
+        let mapped = self.mapped_lights(passes.world());
+        if mapped
+            .iter()
+            .map(|(li, _)| *li)
+            .ne(self.last_boxes.iter().map(|(li, _)| *li))
+        {
+            return None;
+        }
+        let boxes = std::mem::take(&mut self.last_boxes);
+        self.render_maps_over(passes, pixels, mapped, &boxes);
+        self.last_boxes = boxes;
+        self.batches.at_least(chunks);
+        Some(AsCast {
+            shader: self,
+            unknown: AtomicBool::new(false),
+        })
+    }
+
+    /// Ends a frame shaded as it was cast (see [`Shader::as_cast`]), whose `rays` and
+    /// `hits` were shaded into `out` and whose points' boxes are `bounds`: where a pixel met a
+    /// surface not looked up yet (`unknown`, from [`AsCast::unknown`]), the frame's surfaces
+    /// are looked up and it is shaded again. The boxes are kept for the next frame's maps.
+    pub fn finish_as_cast(
+        &mut self,
+        passes: &Passes<'_, '_>,
+        rays: &[Ray],
+        hits: &[RayHit],
+        out: &mut [[f32; 3]],
+        bounds: &FrameBounds,
+        unknown: bool,
+    ) {
+        if unknown {
+            let n = rays.len().min(hits.len()).min(out.len());
+            let chunk = passes.chunk_len(n);
+            self.batches.at_least(n.div_ceil(chunk));
+            self.surfaces.fill(&hits[..n], passes.world());
+            self.shade_chunks(passes, &rays[..n], &hits[..n], &mut out[..n], chunk);
+        }
+        for (i, (_, b)) in self.last_boxes.iter_mut().enumerate() {
+            if bounds.lights() > i {
+                *b = bounds.merged(i);
+            }
         }
     }
 
@@ -368,24 +489,18 @@ impl Shader {
     ) -> bool {
         let world = passes.world();
         let unknown = AtomicBool::new(false);
-        let frame = Frame {
-            scene: &self.scene,
-            lights: &self.lights,
-            maps: &self.maps,
-            surfaces: &self.surfaces,
-            unknown: &unknown,
-            shadow: RayCastOptions {
-                max_distance: 0.0,
-                target: RayTarget::VISUAL,
-                exclude_model: EntityId::NONE,
-            }
-            .without_normals_in(world),
-        };
+        let mut batches = std::mem::take(&mut self.batches);
+        let frame = self.frame(world, &unknown);
         let chunks: Vec<_> = rays
             .chunks(chunk)
             .zip(hits.chunks(chunk))
             .zip(out.chunks_mut(chunk))
-            .zip(self.batches.iter_mut())
+            .zip(
+                batches
+                    .0
+                    .iter_mut()
+                    .map(|b| b.get_mut().unwrap_or_else(|e| e.into_inner())),
+            )
             .collect();
         passes.run(chunks, |(((rays, hits), out), batch)| {
             frame.shade(
@@ -398,7 +513,53 @@ impl Shader {
                 },
             );
         });
+        self.batches = batches;
         unknown.into_inner()
+    }
+}
+
+/// A frame shaded chunk by chunk as it is cast (see [`Shader::as_cast`]).
+pub struct AsCast<'s> {
+    shader: &'s Shader,
+    unknown: AtomicBool,
+}
+
+impl AsCast<'_> {
+    /// Shades the frame's `k`-th chunk of pixels, its `rays` and `hits`, into `out` (as
+    /// long), casting the chunk's shadow rays in one batch: the colours
+    /// [`Shader::shade`] gives them.
+    pub fn shade(
+        &self,
+        world: &WorldRef<'_>,
+        k: usize,
+        rays: &[Ray],
+        hits: &[RayHit],
+        out: &mut [[f32; 3]],
+    ) {
+        // A chunk past those prepared (a caller's mistake) has a batch of its own.
+        let mut own = ShadowBatch::default();
+        let mut kept =
+            (self.shader.batches.0.get(k)).map(|b| b.lock().unwrap_or_else(|e| e.into_inner()));
+        let batch = match kept.as_deref_mut() {
+            Some(b) => b,
+            None => &mut own,
+        };
+        let n = rays.len().min(hits.len()).min(out.len());
+        self.shader.frame(world, &self.unknown).shade(
+            world,
+            Chunk {
+                rays: &rays[..n],
+                hits: &hits[..n],
+                out: &mut out[..n],
+                batch,
+            },
+        );
+    }
+
+    /// Whether a pixel met a surface not looked up yet (shaded black; see
+    /// [`Shader::finish_as_cast`]).
+    pub fn unknown(self) -> bool {
+        self.unknown.into_inner()
     }
 }
 
