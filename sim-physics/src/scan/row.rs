@@ -80,12 +80,10 @@ fn row_rays_avx2(out: &mut RowRays, angles: &Angles, row: RowOf<'_>) {
 fn row_rays_in(out: &mut RowRays, angles: &Angles, ((sv, cv), m, p, start): RowOf<'_>) {
     const L: usize = 8;
     let [a, b, c] = *m;
-    let cols = angles.sin_h.chunks(L).zip(angles.cos_h.chunks(L));
-    for (first, (sin, cos)) in cols.enumerate().map(|(k, c)| (k * L, c)) {
-        let n = sin.len();
-        let (mut sh, mut ch) = ([0.0; L], [0.0; L]);
-        sh[..n].copy_from_slice(sin);
-        ch[..n].copy_from_slice(cos);
+    let len = angles.sin_h.len().min(angles.cos_h.len());
+    for first in (0..len).step_by(L) {
+        let sh: [f64; L] = lanes(&angles.sin_h[..len], first, 0.0);
+        let ch: [f64; L] = lanes(&angles.cos_h[..len], first, 0.0);
         let mut o = [[0f32; L]; 3];
         let mut d = [[0f32; L]; 3];
         for k in 0..L {
@@ -105,7 +103,7 @@ fn row_rays_in(out: &mut RowRays, angles: &Angles, ((sv, cv), m, p, start): RowO
             d[2][k] = (if unit { dz * s } else { dz }) as f32;
         }
         for (v, c) in out.soa.iter_mut().zip(o.iter().chain(&d)) {
-            v[first..first + n].copy_from_slice(&c[..n]);
+            store(v, first, c);
         }
     }
 }
@@ -128,11 +126,7 @@ fn plane_in(soa: &[Vec<f32>; 6], (n, at): (Vector, Vector), row: &mut Row, zero:
     let mut first = 0;
     while first < len {
         let m = (len - first).min(L);
-        let lane = |v: &[f32]| {
-            let mut a = [1f32; L];
-            a[..m].copy_from_slice(&v[first..first + m]);
-            a
-        };
+        let lane = |v: &[f32]| lanes::<f32, L>(&v[..len], first, 1.0);
         let (ox, oy, oz) = (lane(ox), lane(oy), lane(oz));
         let (dx, dy, dz, best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
         let mut t = [0f32; L];
@@ -159,6 +153,35 @@ fn plane_in(soa: &[Vec<f32>; 6], (n, at): (Vector, Vector), row: &mut Row, zero:
             }
         }
         first += m;
+    }
+}
+
+/// The `L` values of `v` from `first` (a whole group by a copy of fixed size, the last,
+/// shorter one padded with `pad`).
+#[inline(always)]
+fn lanes<T: Copy, const L: usize>(v: &[T], first: usize, pad: T) -> [T; L] {
+    let rest = v.get(first..).unwrap_or_default();
+    match rest.get(..L).map(<[T; L]>::try_from) {
+        Some(Ok(group)) => group,
+        _ => {
+            let mut a = [pad; L];
+            a[..rest.len()].copy_from_slice(rest);
+            a
+        }
+    }
+}
+
+/// Writes the lanes of `a` into `v` from `first`, as many as `v` holds (a whole group by
+/// a copy of fixed size).
+#[inline(always)]
+fn store<T: Copy, const L: usize>(v: &mut [T], first: usize, a: &[T; L]) {
+    let rest = v.get_mut(first..).unwrap_or_default();
+    match rest.get_mut(..L) {
+        Some(group) => group.copy_from_slice(a),
+        None => {
+            let n = rest.len();
+            rest.copy_from_slice(&a[..n]);
+        }
     }
 }
 
