@@ -74,37 +74,59 @@ fn row_rays_avx2(out: &mut RowRays, angles: &Angles, row: RowOf<'_>) {
     row_rays_in(out, angles, row);
 }
 
+/// Rays and casts go this many columns at a time.
+const L: usize = 8;
+
 /// The rays of a row into `out` (see [`Row::rays`]): eight columns at a time, each step a
 /// loop over the eight that compiles to vector instructions.
 #[inline(always)]
-fn row_rays_in(out: &mut RowRays, angles: &Angles, ((sv, cv), m, p, start): RowOf<'_>) {
-    const L: usize = 8;
+fn row_rays_in(out: &mut RowRays, angles: &Angles, row: RowOf<'_>) {
+    let len = (angles.sin_h.len().min(angles.cos_h.len())).min(out.len());
+    // Whole groups, then the last, shorter one: each group's copies have a fixed size
+    // where it is whole (no call to copy them).
+    let whole = len - len % L;
+    for first in (0..whole).step_by(L) {
+        row_rays_group(out, angles, row, first, L);
+    }
+    if whole < len {
+        row_rays_group(out, angles, row, whole, len - whole);
+    }
+}
+
+/// The rays of the `n` (at most [`L`]) columns of a row from `first` (see
+/// [`row_rays_in`]).
+#[inline(always)]
+fn row_rays_group(
+    out: &mut RowRays,
+    angles: &Angles,
+    ((sv, cv), m, p, start): RowOf<'_>,
+    first: usize,
+    n: usize,
+) {
     let [a, b, c] = *m;
-    let len = angles.sin_h.len().min(angles.cos_h.len());
-    for first in (0..len).step_by(L) {
-        let sh: [f64; L] = lanes(&angles.sin_h[..len], first, 0.0);
-        let ch: [f64; L] = lanes(&angles.cos_h[..len], first, 0.0);
-        let mut o = [[0f32; L]; 3];
-        let mut d = [[0f32; L]; 3];
-        for k in 0..L {
-            let (x, y, z) = (cv * ch[k], cv * sh[k], sv);
-            let dx = a[0] * x + a[1] * y + a[2] * z;
-            let dy = b[0] * x + b[1] * y + b[2] * z;
-            let dz = c[0] * x + c[1] * y + c[2] * z;
-            o[0][k] = (p.x + dx * start) as f32;
-            o[1][k] = (p.y + dy * start) as f32;
-            o[2][k] = (p.z + dz * start) as f32;
-            // `Vec3::normalized`: a zero vector stays as it is.
-            let l = (dx * dx + dy * dy + dz * dz).sqrt();
-            let s = 1.0 / l;
-            let unit = l > 0.0;
-            d[0][k] = (if unit { dx * s } else { dx }) as f32;
-            d[1][k] = (if unit { dy * s } else { dy }) as f32;
-            d[2][k] = (if unit { dz * s } else { dz }) as f32;
-        }
-        for (v, c) in out.soa.iter_mut().zip(o.iter().chain(&d)) {
-            store(v, first, c);
-        }
+    let (mut sh, mut ch) = ([0.0; L], [0.0; L]);
+    sh[..n].copy_from_slice(&angles.sin_h[first..first + n]);
+    ch[..n].copy_from_slice(&angles.cos_h[first..first + n]);
+    let mut o = [[0f32; L]; 3];
+    let mut d = [[0f32; L]; 3];
+    for k in 0..L {
+        let (x, y, z) = (cv * ch[k], cv * sh[k], sv);
+        let dx = a[0] * x + a[1] * y + a[2] * z;
+        let dy = b[0] * x + b[1] * y + b[2] * z;
+        let dz = c[0] * x + c[1] * y + c[2] * z;
+        o[0][k] = (p.x + dx * start) as f32;
+        o[1][k] = (p.y + dy * start) as f32;
+        o[2][k] = (p.z + dz * start) as f32;
+        // `Vec3::normalized`: a zero vector stays as it is.
+        let l = (dx * dx + dy * dy + dz * dz).sqrt();
+        let s = 1.0 / l;
+        let unit = l > 0.0;
+        d[0][k] = (if unit { dx * s } else { dx }) as f32;
+        d[1][k] = (if unit { dy * s } else { dy }) as f32;
+        d[2][k] = (if unit { dz * s } else { dz }) as f32;
+    }
+    for (v, c) in out.soa.iter_mut().zip(o.iter().chain(&d)) {
+        v[first..first + n].copy_from_slice(&c[..n]);
     }
 }
 
@@ -119,70 +141,81 @@ fn plane_avx2(soa: &[Vec<f32>; 6], plane: (Vector, Vector), row: &mut Row, zero:
 /// its normal and position), as [`PreparedShape::cast`] makes it, into `row` as shape 0;
 /// the rays with a zero component into `zero`, uncast.
 #[inline(always)]
-fn plane_in(soa: &[Vec<f32>; 6], (n, at): (Vector, Vector), row: &mut Row, zero: &mut Vec<usize>) {
-    const L: usize = 8;
+fn plane_in(soa: &[Vec<f32>; 6], plane: (Vector, Vector), row: &mut Row, zero: &mut Vec<usize>) {
+    let len = soa.iter().map(Vec::len).fold(row.best.len(), usize::min);
+    // Whole groups, then the last, shorter one (see `row_rays_in`).
+    let whole = len - len % L;
+    for first in (0..whole).step_by(L) {
+        plane_group(soa, plane, row, zero, first, L);
+    }
+    if whole < len {
+        plane_group(soa, plane, row, zero, whole, len - whole);
+    }
+}
+
+/// [`plane_in`] for the `m` (at most [`L`]) rays from `first`.
+#[inline(always)]
+fn plane_group(
+    soa: &[Vec<f32>; 6],
+    (n, at): (Vector, Vector),
+    row: &mut Row,
+    zero: &mut Vec<usize>,
+    first: usize,
+    m: usize,
+) {
     let [ox, oy, oz, dx, dy, dz] = soa;
-    let len = row.best.len();
-    let mut first = 0;
-    while first < len {
-        let m = (len - first).min(L);
-        let lane = |v: &[f32]| lanes::<f32, L>(&v[..len], first, 1.0);
-        let (ox, oy, oz) = (lane(ox), lane(oy), lane(oz));
-        let (dx, dy, dz, best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
-        let mut t = [0f32; L];
-        let mut hit = [false; L];
-        let mut plain = [false; L];
+    let lane = |v: &[f32]| {
+        let mut a = [1f32; L];
+        a[..m].copy_from_slice(&v[first..first + m]);
+        a
+    };
+    let (ox, oy, oz) = (lane(ox), lane(oy), lane(oz));
+    let (dx, dy, dz, mut best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
+    let mut t = [0f32; L];
+    let mut hit = [false; L];
+    let mut plain = [false; L];
+    for k in 0..L {
+        // The origin in the shape's frame, then parry's solid half-space cast.
+        let (lx, ly, lz) = (ox[k] - at.x, oy[k] - at.y, oz[k] - at.z);
+        plain[k] =
+            lx != 0.0 && ly != 0.0 && lz != 0.0 && dx[k] != 0.0 && dy[k] != 0.0 && dz[k] != 0.0;
+        let side = (n.x * -lx) + (n.y * -ly) + (n.z * -lz);
+        let along = (n.x * dx[k]) + (n.y * dy[k]) + (n.z * dz[k]);
+        let inside = side > 0.0;
+        // Divided in every lane and chosen after by its bits (0.0 has none set): the same
+        // value, without a masked store.
+        let q = side / along;
+        t[k] = f32::from_bits(q.to_bits() & u32::from(!inside).wrapping_neg());
+        hit[k] = inside || (t[k] >= 0.0 && t[k] <= best[k]);
+    }
+    if m == L && plain == [true; L] {
+        // A whole group of plain rays: its hits chosen lane by lane, written at once.
+        let mut shape = [NO_SHAPE; L];
+        shape.copy_from_slice(&row.shape[first..first + L]);
         for k in 0..L {
-            // The origin in the shape's frame, then parry's solid half-space cast.
-            let (lx, ly, lz) = (ox[k] - at.x, oy[k] - at.y, oz[k] - at.z);
-            plain[k] =
-                lx != 0.0 && ly != 0.0 && lz != 0.0 && dx[k] != 0.0 && dy[k] != 0.0 && dz[k] != 0.0;
-            let side = (n.x * -lx) + (n.y * -ly) + (n.z * -lz);
-            let along = (n.x * dx[k]) + (n.y * dy[k]) + (n.z * dz[k]);
-            let inside = side > 0.0;
-            t[k] = if inside { 0.0 } else { side / along };
-            hit[k] = inside || (t[k] >= 0.0 && t[k] <= best[k]);
+            best[k] = f32::from_bits(select(hit[k], t[k].to_bits(), best[k].to_bits()));
+            shape[k] = select(hit[k], 0, shape[k]);
         }
-        for k in 0..m {
-            let i = first + k;
-            if !plain[k] {
-                zero.push(i);
-            } else if hit[k] {
-                row.best[i] = t[k];
-                row.shape[i] = 0;
-            }
-        }
-        first += m;
+        row.best[first..first + L].copy_from_slice(&best);
+        row.shape[first..first + L].copy_from_slice(&shape);
+        return;
     }
-}
-
-/// The `L` values of `v` from `first` (a whole group by a copy of fixed size, the last,
-/// shorter one padded with `pad`).
-#[inline(always)]
-fn lanes<T: Copy, const L: usize>(v: &[T], first: usize, pad: T) -> [T; L] {
-    let rest = v.get(first..).unwrap_or_default();
-    match rest.get(..L).map(<[T; L]>::try_from) {
-        Some(Ok(group)) => group,
-        _ => {
-            let mut a = [pad; L];
-            a[..rest.len()].copy_from_slice(rest);
-            a
+    for k in 0..m {
+        let i = first + k;
+        if !plain[k] {
+            zero.push(i);
+        } else if hit[k] {
+            row.best[i] = t[k];
+            row.shape[i] = 0;
         }
     }
 }
 
-/// Writes the lanes of `a` into `v` from `first`, as many as `v` holds (a whole group by
-/// a copy of fixed size).
+/// `a` where `pick`, else `b`, by their bits (no branch, no masked store).
 #[inline(always)]
-fn store<T: Copy, const L: usize>(v: &mut [T], first: usize, a: &[T; L]) {
-    let rest = v.get_mut(first..).unwrap_or_default();
-    match rest.get_mut(..L) {
-        Some(group) => group.copy_from_slice(a),
-        None => {
-            let n = rest.len();
-            rest.copy_from_slice(&a[..n]);
-        }
-    }
+fn select(pick: bool, a: u32, b: u32) -> u32 {
+    let mask = u32::from(pick).wrapping_neg();
+    (a & mask) | (b & !mask)
 }
 
 thread_local! {
