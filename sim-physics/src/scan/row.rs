@@ -182,10 +182,9 @@ fn plane_group(
         let side = (n.x * -lx) + (n.y * -ly) + (n.z * -lz);
         let along = (n.x * dx[k]) + (n.y * dy[k]) + (n.z * dz[k]);
         let inside = side > 0.0;
-        // Divided in every lane and chosen after by its bits (0.0 has none set): the same
-        // value, without a masked store.
+        // Divided in every lane and chosen after (0.0 is all bits clear).
         let q = side / along;
-        t[k] = f32::from_bits(q.to_bits() & u32::from(!inside).wrapping_neg());
+        t[k] = f32::from_bits(select(inside, 0, q.to_bits()));
         hit[k] = inside || (t[k] >= 0.0 && t[k] <= best[k]);
     }
     if m == L && plain == [true; L] {
@@ -211,7 +210,9 @@ fn plane_group(
     }
 }
 
-/// `a` where `pick`, else `b`, by their bits (no branch, no masked store).
+/// `a` where `pick`, else `b`, by their bits: in the loops that become vector instructions,
+/// a blend and a plain store where `if pick { x = a }` becomes a masked store (slow on some
+/// CPUs, and slow to read back). The same values either way.
 #[inline(always)]
 fn select(pick: bool, a: u32, b: u32) -> u32 {
     let mask = u32::from(pick).wrapping_neg();
