@@ -73,8 +73,9 @@ impl CameraSensor {
         // The shadow maps' bounds are found chunk by chunk as the frame is cast.
         let grid = &self.core.grid;
         let (n, chunk) = (grid.directions().len(), grid.chunk_len_in(&passes));
-        let mut bounds = self.shader.frame_bounds(world, n.div_ceil(chunk));
-        let pose = if let Some(shading) = self.shader.as_cast(&passes, n, n.div_ceil(chunk)) {
+        let chunks = n.div_ceil(chunk);
+        let mut bounds = self.shader.frame_bounds(world, chunks);
+        let pose = if let Some(shading) = self.shader.as_cast(&passes, n, chunks) {
             // Each chunk shaded as soon as it is cast, its maps over the last frame's points.
             self.colors.resize(n, [0.0; 3]);
             let items = bounds

@@ -359,7 +359,7 @@ impl LidarSensor {
         let view = scan_view(c, pose, options, mask);
         let row_len = h.samples.max(1) as usize;
         let chunk = match scanner {
-            // Bands of about `CHUNK_LEN` rays on one thread too: a band's hits are read
+            // Bands of about `SCAN_BAND` rays on one thread too: a band's hits are read
             // back while they are still in the cache.
             Some(_) => (passes.chunk_len(n).min(SCAN_BAND) / row_len).max(1) * row_len,
             None => passes.chunk_len(n),

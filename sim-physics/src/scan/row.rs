@@ -143,7 +143,9 @@ fn plane_avx2(soa: &[Vec<f32>; 6], plane: (Vector, Vector), row: &mut Row, zero:
 #[inline(always)]
 fn plane_in(soa: &[Vec<f32>; 6], plane: (Vector, Vector), row: &mut Row, zero: &mut Vec<usize>) {
     let len = soa.iter().map(Vec::len).fold(row.best.len(), usize::min);
-    // Whole groups, then the last, shorter one (see `row_rays_in`).
+    // Whole groups, then the last, shorter one (see `row_rays_in`). Written out here too:
+    // through a shared helper taking the group as a closure, the closure was left out of
+    // line, compiled without AVX2 and its copies calls again.
     let whole = len - len % L;
     for first in (0..whole).step_by(L) {
         plane_group(soa, plane, row, zero, first, L);
