@@ -260,7 +260,7 @@ fn resolve(
     hits: &mut [RayHit],
 ) -> usize {
     let (xn, yn) = cam.normalised();
-    let far = cam.key(cam.far);
+    let (far, near) = (cam.key(cam.far), cam.key(cam.near));
     let mut seen = 0;
     let w = cam.width;
     let rows = hits
@@ -268,21 +268,28 @@ fn resolve(
         .zip(depths.face.chunks_exact(w).zip(depths.key.chunks_exact(w)));
     for (r, (hits, (faces_at, keys))) in rows.enumerate() {
         let j = cam.first_row + r;
+        // Neighbouring pixels mostly show the same face: its hit but for the distance is
+        // made once for each run of them.
+        let mut last = (NO_FACE, RayHit::MISS, false);
         for (i, (h, (&f, &key))) in hits.iter_mut().zip(faces_at.iter().zip(keys)).enumerate() {
             if f == NO_FACE || key < far {
                 *h = RayHit::MISS;
                 continue;
             }
-            let face = faces[f as usize];
-            let key = if face.inside { cam.key(cam.near) } else { key };
+            if f != last.0 {
+                let face = &faces[f as usize];
+                let hit = RayHit {
+                    distance: 0.0,
+                    normal: if normals { face.normal } else { Vec3::ZERO },
+                    entity: face.entity,
+                    model: face.model,
+                };
+                last = (f, hit, face.inside);
+            }
+            let key = if last.2 { near } else { key };
             let distance = cam.distance(&xn, &yn, i, j, key);
             seen += usize::from(distance.is_finite());
-            *h = RayHit {
-                distance,
-                normal: if normals { face.normal } else { Vec3::ZERO },
-                entity: face.entity,
-                model: face.model,
-            };
+            *h = RayHit { distance, ..last.1 };
         }
     }
     seen
