@@ -193,9 +193,18 @@ fn plane_pixel(
 /// The columns `0..w` where `holds`, which turns at most once along the row: from false to
 /// true when `rising`, else from true to false.
 fn span(w: usize, rising: bool, holds: impl Fn(usize) -> bool) -> std::ops::Range<usize> {
+    span_in(0..w, rising, holds)
+}
+
+/// [`span`] within the columns `cols`.
+fn span_in(
+    cols: std::ops::Range<usize>,
+    rising: bool,
+    holds: impl Fn(usize) -> bool,
+) -> std::ops::Range<usize> {
     // The first column where `turned` holds, of a predicate false then true.
     let first = |turned: &dyn Fn(usize) -> bool| {
-        let (mut lo, mut hi) = (0, w);
+        let (mut lo, mut hi) = (cols.start, cols.end);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if turned(mid) {
@@ -207,9 +216,9 @@ fn span(w: usize, rising: bool, holds: impl Fn(usize) -> bool) -> std::ops::Rang
         lo
     };
     if rising {
-        first(&holds)..w
+        first(&holds)..cols.end
     } else {
-        0..first(&|i| !holds(i))
+        cols.start..first(&|i| !holds(i))
     }
 }
 
@@ -278,6 +287,12 @@ pub(super) fn triangle(cam: &Camera, v: [Vec3; 3], key: Affine, f: u32, out: &mu
 /// its ends in one order whichever triangle asks ([`Edge`]), so a pixel centre on the shared
 /// edge gives both triangles exactly zero and is covered, never dropped by both through
 /// rounding.
+///
+/// Along a row each edge's function is monotonic in the column (a difference, a product and
+/// a difference, each monotonic in floating point too), so the centres an edge covers are a
+/// prefix or a suffix of the row's: a row's covered centres are found by binary search, with
+/// the same tests at the same pixels ([`Edge::span`]), and only they are tested for depth. A
+/// triangle whose coordinates could overflow is tested pixel by pixel.
 #[inline(always)]
 fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Depths) {
     let [(u0, v0), (u1, v1), (u2, v2)] = t;
@@ -297,12 +312,20 @@ fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Dept
     let e0 = Edge::new(t[1], t[2], inside);
     let e1 = Edge::new(t[2], t[0], inside);
     let e2 = Edge::new(t[0], t[1], inside);
+    let by_spans = [e0, e1, e2].iter().all(Edge::bounded);
     for j in rows {
         let v = centre(j);
         let row = (j - cam.first_row) * cam.width;
-        for i in cols.clone() {
+        let covered = if by_spans {
+            [e0, e1, e2]
+                .iter()
+                .fold(cols.clone(), |c, e| intersect(c.clone(), e.span(c, v)))
+        } else {
+            cols.clone()
+        };
+        for i in covered {
             let u = centre(i);
-            if !(e0.covers(u, v) && e1.covers(u, v) && e2.covers(u, v)) {
+            if !by_spans && !(e0.covers(u, v) && e1.covers(u, v) && e2.covers(u, v)) {
                 continue;
             }
             let z = key.at(u, v);
@@ -345,6 +368,30 @@ impl Edge {
     fn covers(&self, u: f64, v: f64) -> bool {
         let e = (self.b.0 - self.a.0) * (v - self.a.1) - (self.b.1 - self.a.1) * (u - self.a.0);
         if self.positive { e >= 0.0 } else { e <= 0.0 }
+    }
+
+    /// Whether the edge's ends are small enough that its function is finite at every pixel
+    /// centre (false for NaN), as [`Edge::span`] needs.
+    fn bounded(&self) -> bool {
+        [self.a.0, self.a.1, self.b.0, self.b.1]
+            .iter()
+            .all(|c| c.abs() < 1e100)
+    }
+
+    /// The columns of `cols` whose centres on the row at `v` the edge covers
+    /// ([`Edge::covers`]) of a [`Edge::bounded`] edge: its function falls along the row
+    /// where `b` is below `a` in v (then `e >= 0` holds on a prefix and `e <= 0` on a
+    /// suffix), rises where above, and is constant where level.
+    fn span(&self, cols: std::ops::Range<usize>, v: f64) -> std::ops::Range<usize> {
+        let holds = |i: usize| self.covers(centre(i), v);
+        let d = self.b.1 - self.a.1;
+        if d == 0.0 {
+            return match cols.clone().next() {
+                Some(i) if !holds(i) => i..i,
+                _ => cols,
+            };
+        }
+        span_in(cols, (d > 0.0) != self.positive, holds)
     }
 }
 
@@ -472,6 +519,111 @@ mod tests {
             }
         }
         assert!(rows_seen > 4000, "{rows_seen}");
+    }
+
+    /// Scan conversion by each row's span of covered centres gives every pixel the key and
+    /// face that testing each pixel of the triangle's box gives it: random triangles, some
+    /// thin, some level or upright, some sharing edges, some far outside the image, against
+    /// depths already there.
+    #[test]
+    fn a_triangle_by_row_spans_is_the_triangle_pixel_by_pixel() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut covered = 0;
+        for case in 0..400 {
+            let cam = random_band(&mut rng, case);
+            let (w, h) = (cam.width as f64, (cam.first_row + cam.rows) as f64);
+            let n = cam.rows * cam.width;
+            let before: Vec<f64> = (0..n)
+                .map(|_| match (rng.next() * 2.0) as u32 {
+                    0 => f64::NEG_INFINITY,
+                    _ => rng.range(0.0, 5.0),
+                })
+                .collect();
+            let mut fast = Depths {
+                key: before.clone(),
+                face: vec![NO_FACE; n],
+            };
+            let mut slow = Depths {
+                key: before,
+                face: vec![NO_FACE; n],
+            };
+            let spread = [1.2, 0.01, 1e3, 1e120][(case % 4) as usize];
+            for f in 0..10u32 {
+                let mut corner = || {
+                    (
+                        rng.range(-spread, 1.0 + spread) * w,
+                        rng.range(-spread, 1.0 + spread) * h,
+                    )
+                };
+                let (a, mut b, c, d) = (corner(), corner(), corner(), corner());
+                match f % 5 {
+                    0 => b.1 = a.1,                                  // a level edge
+                    1 => b.0 = a.0,                                  // an upright one
+                    2 => b = (a.0.round() + 0.5, a.1.round() + 0.5), // ends on centres
+                    _ => {}
+                }
+                let key = Affine([
+                    rng.range(-0.1, 0.1),
+                    rng.range(-0.1, 0.1),
+                    rng.range(0.0, 5.0),
+                ]);
+                for t in [[a, b, c], [a, c, d]] {
+                    scan(&cam, t, key, f, &mut fast);
+                    scan_pixel_by_pixel(&cam, t, key, f, &mut slow);
+                }
+            }
+            for (k, ((a, b), (fa, fb))) in (fast.key.iter().zip(&slow.key))
+                .zip(fast.face.iter().zip(&slow.face))
+                .enumerate()
+            {
+                assert_eq!(
+                    (a.to_bits(), fa),
+                    (b.to_bits(), fb),
+                    "case {case}, pixel {k}"
+                );
+                covered += usize::from(*fb != NO_FACE);
+            }
+        }
+        assert!(covered > 100_000, "{covered}");
+    }
+
+    /// [`scan`] as it was written first: each centre of the triangle's box tested against
+    /// the three edges.
+    fn scan_pixel_by_pixel(
+        cam: &Camera,
+        t: [(f64, f64); 3],
+        key: Affine,
+        f: u32,
+        depths: &mut Depths,
+    ) {
+        let [(u0, v0), (u1, v1), (u2, v2)] = t;
+        let area = (u1 - u0) * (v2 - v0) - (v1 - v0) * (u2 - u0);
+        if area.is_nan() || area.abs() <= 1e-12 {
+            return;
+        }
+        let cols = pixel_range(u0.min(u1).min(u2), u0.max(u1).max(u2), cam.width);
+        let rows = pixel_range(
+            v0.min(v1).min(v2),
+            v0.max(v1).max(v2),
+            cam.first_row + cam.rows,
+        );
+        let e = [
+            Edge::new(t[1], t[2], area > 0.0),
+            Edge::new(t[2], t[0], area > 0.0),
+            Edge::new(t[0], t[1], area > 0.0),
+        ];
+        for j in rows.start.max(cam.first_row)..rows.end {
+            let v = centre(j);
+            for i in cols.clone() {
+                let u = centre(i);
+                let k = (j - cam.first_row) * cam.width + i;
+                let z = key.at(u, v);
+                if e.iter().all(|e| e.covers(u, v)) && z > depths.key[k] {
+                    depths.key[k] = z;
+                    depths.face[k] = f;
+                }
+            }
+        }
     }
 
     /// The depth pass compiled for AVX2 (where the CPU has it) gives every pixel the key and
