@@ -325,7 +325,8 @@ fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Dept
         };
         for i in covered {
             let u = centre(i);
-            if !by_spans && !(e0.covers(u, v) && e1.covers(u, v) && e2.covers(u, v)) {
+            // Within a span every centre is covered; else each is tested.
+            if !(by_spans || e0.covers(u, v) && e1.covers(u, v) && e2.covers(u, v)) {
                 continue;
             }
             let z = key.at(u, v);
