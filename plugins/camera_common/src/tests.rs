@@ -738,6 +738,58 @@ fn the_depth_image_beside_the_cloud_is_the_depth_image() {
 }
 
 #[test]
+fn a_cloud_packed_with_avx2_is_the_cloud_of_the_baseline_build() {
+    use crate::image::ImageAndCloud;
+    // Directions of every kind (ahead, sideways, behind, none) and depths of every kind
+    // (finite, near and far, infinite, NaN), in chunks of 1,000 pixels with a shorter last.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let n = 4321;
+    let dirs: Vec<Vec3> = (0..n)
+        .map(|k| match k % 9 {
+            0 => Vec3::ZERO,
+            1 => Vec3::new(-0.5, next() - 0.5, 0.5),
+            _ => Vec3::new(next() + 0.05, next() - 0.5, next() - 0.5).normalized(),
+        })
+        .collect();
+    let depths: Vec<f32> = (0..n)
+        .map(|k| match k % 13 {
+            0 => f32::INFINITY,
+            1 => f32::NEG_INFINITY,
+            2 => f32::NAN,
+            _ => (next() * 50.0) as f32,
+        })
+        .collect();
+    let pack = |avx2: bool| {
+        let mut made = ImageAndCloud::new(n, n, 1000);
+        for part in made.parts() {
+            let first = part.first;
+            let depth = |k: usize, out: &mut [f32]| {
+                out.copy_from_slice(&depths[first + k..first + k + out.len()]);
+            };
+            let rgb = |k: usize| (first + k) as f32;
+            let dirs = &dirs[first..(first + 1000).min(n)];
+            if avx2 {
+                part.pack(dirs, depth, rgb);
+            } else {
+                part.pack_in(dirs, depth, rgb);
+            }
+        }
+        made.finish((n as u32, 1), &point_fields())
+    };
+    let ((image, cloud), (base_image, base_cloud)) = (pack(true), pack(false));
+    assert_eq!(image.data, base_image.data);
+    assert_eq!(cloud.data, base_cloud.data);
+    assert_eq!(cloud.is_dense, base_cloud.is_dense);
+    assert!(image.data.iter().any(|&b| b != 0));
+}
+
+#[test]
 fn passes_on_sensor_threads_run_every_chunk_once() {
     use std::sync::Mutex;
     let mut w = StaticWorld::default();
