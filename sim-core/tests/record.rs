@@ -932,12 +932,16 @@ fn foxglove_clients_share_one_memory_bound_and_the_first_to_subscribe_keep_their
     );
     let clients: Value = serde_json::from_slice(&out.stdout).expect("the clients print JSON");
     let [first, second, third] = [&clients[0], &clients[1], &clients[2]];
-    // The first to subscribe is served and told nothing.
-    assert!(first["before"].as_u64().unwrap() > 0, "{first}");
+    // The first to subscribe is served (hundreds of images) and told nothing.
+    assert!(first["before"].as_u64().unwrap() > 20, "{first}");
     assert_eq!(first["statuses"], serde_json::json!([]), "{first}");
-    // The others are refused the images, told why, and the run says so (rate-limited).
+    // The others are refused the images, told why, and the run says so (rate-limited). The
+    // `foxglove` crate routes a channel to a client before telling simcore of the
+    // subscription, so an image published in that moment may still reach a refused client:
+    // a message or two, where the first, served, gets hundreds.
     for c in [second, third] {
-        assert_eq!(c["before"], 0, "refused while the first is there: {c}");
+        let early = c["before"].as_u64().unwrap();
+        assert!(early <= 2, "refused while the first is there: {c}");
         let statuses = c["statuses"].as_array().unwrap();
         assert_eq!(statuses.len(), 1, "{c}");
         let m = statuses[0]["message"].as_str().unwrap();

@@ -7,6 +7,10 @@
 //! in the order they first subscribed, stays within the budget; past it, a client's largest
 //! channels are not sent to it (it is told by a status message, the run warns), and they are
 //! served again when room frees (another client unsubscribes or leaves).
+//!
+//! The `foxglove` crate routes a channel to a client as it subscribes, then tells the
+//! listener: a message logged in between reaches a client that is refused just after (a
+//! message or two at most; the queue's bound holds from the refusal on).
 
 use foxglove::websocket::{ChannelView, Client, ServerListener, Status};
 use foxglove::{ChannelId, Context};
