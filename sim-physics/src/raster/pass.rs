@@ -309,24 +309,24 @@ fn scan(cam: &Camera, t: [(f64, f64); 3], key: Affine, f: u32, depths: &mut Dept
     let rows = pixel_range(vmin, vmax, band_end);
     let rows = rows.start.max(cam.first_row)..rows.end;
     let inside = area > 0.0;
-    let e0 = Edge::new(t[1], t[2], inside);
-    let e1 = Edge::new(t[2], t[0], inside);
-    let e2 = Edge::new(t[0], t[1], inside);
-    let by_spans = [e0, e1, e2].iter().all(Edge::bounded);
+    let edges = [
+        Edge::new(t[1], t[2], inside),
+        Edge::new(t[2], t[0], inside),
+        Edge::new(t[0], t[1], inside),
+    ];
+    let by_spans = edges.iter().all(Edge::bounded);
     for j in rows {
         let v = centre(j);
         let row = (j - cam.first_row) * cam.width;
         let covered = if by_spans {
-            [e0, e1, e2]
-                .iter()
-                .fold(cols.clone(), |c, e| intersect(c.clone(), e.span(c, v)))
+            (edges.iter()).fold(cols.clone(), |c, e| intersect(c.clone(), e.span(c, v)))
         } else {
             cols.clone()
         };
         for i in covered {
             let u = centre(i);
             // Within a span every centre is covered; else each is tested.
-            if !(by_spans || e0.covers(u, v) && e1.covers(u, v) && e2.covers(u, v)) {
+            if !(by_spans || edges.iter().all(|e| e.covers(u, v))) {
                 continue;
             }
             let z = key.at(u, v);
