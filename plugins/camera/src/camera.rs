@@ -86,8 +86,7 @@ impl CameraSensor {
                 &passes,
                 items.enumerate(),
                 |first, rays, hits, _, (k, (slot, out))| {
-                    slot.add(first, rays, hits);
-                    shading.shade(world, k, rays, hits, out);
+                    shading.shade(world, k, first, rays, hits, out, slot);
                 },
             )?;
             let unknown = shading.unknown();

@@ -35,14 +35,19 @@
 //! entities hit are read once per frame before ([`Shader::prepare`]) and only read inside
 //! the chunks; each chunk shades its pixels, casts its own shadow rays and adds the light
 //! of those that reach it. A camera may shade each chunk as soon as it is cast instead
-//! ([`Shader::as_cast`]), while its rays and hits are still in the cache.
+//! ([`Shader::as_cast`]), while its rays and hits are still in the cache, and bound its
+//! points for the next frame's shadow maps in the same pass. Within a chunk, the
+//! neighbouring pixels that see one face from one side (up to 64) are shaded together,
+//! light by light, their shadow-map lookups four at a time: each pixel's colour is the
+//! one it gets shaded alone.
 //!
 //! Colours are linear, clamped to [0, 1] when encoded (no gamma, no specular term, alpha
 //! ignored). Pixels without a hit get the scene's background colour. Without the engine's
 //! scene extension the scene defaults apply and there are no lights (ambient only).
 
 use crate::shadow_map::{
-    FrameBounds, MAP_SIDE, MAP_TEXELS_PER_PIXEL, MapFrame, ShadowMap, Slope, seen_bounds,
+    BoundsSlot, FrameBounds, MAP_SIDE, MAP_TEXELS_PER_PIXEL, MapFrame, ShadowMap, Slope,
+    seen_bounds,
 };
 use sim_plugin_api::{
     EntityId, Light, LightKind, OrthoView, Pose, Ray, RayCastOptions, RayHit, RayTarget, SceneInfo,
@@ -152,10 +157,14 @@ pub struct Shader {
     last_boxes: Vec<(usize, (Vec3, Vec3))>,
 }
 
+/// The light arriving at a point (before shadows), and the unit vector and distance towards
+/// the light.
+type Arriving = ([f32; 3], Vec3, f64);
+
 /// The light from `light` reaching point `p` with normal `n` (before shadows), and the unit
 /// vector and distance towards the light.
 #[inline]
-fn incoming(light: &Light, p: Vec3, n: Vec3) -> Option<([f32; 3], Vec3, f64)> {
+fn incoming(light: &Light, p: Vec3, n: Vec3) -> Option<Arriving> {
     let (l, dist, atten) = if light.kind == LightKind::DIRECTIONAL {
         (-light.direction, SHADOW_DISTANCE, 1.0)
     } else {
@@ -510,6 +519,7 @@ impl Shader {
                     hits,
                     out,
                     batch,
+                    bounds: None,
                 },
             );
         });
@@ -525,16 +535,20 @@ pub struct AsCast<'s> {
 }
 
 impl AsCast<'_> {
-    /// Shades the frame's `k`-th chunk of pixels, its `rays` and `hits`, into `out` (as
-    /// long), casting the chunk's shadow rays in one batch: the colours
-    /// [`Shader::shade`] gives them.
+    /// Shades the frame's `k`-th chunk of pixels, whose first is the frame's `first`, its
+    /// `rays` and `hits`, into `out` (as long), casting the chunk's shadow rays in one
+    /// batch: the colours [`Shader::shade`] gives them. Bounds the chunk's points into its
+    /// slot of the frame's bounds as it goes, as [`BoundsSlot::add`] does.
+    #[allow(clippy::too_many_arguments)]
     pub fn shade(
         &self,
         world: &WorldRef<'_>,
         k: usize,
+        first: usize,
         rays: &[Ray],
         hits: &[RayHit],
         out: &mut [[f32; 3]],
+        bounds: BoundsSlot<'_>,
     ) {
         // A chunk past those prepared (a caller's mistake) has a batch of its own.
         let mut own = ShadowBatch::default();
@@ -552,6 +566,7 @@ impl AsCast<'_> {
                 hits: &hits[..n],
                 out: &mut out[..n],
                 batch,
+                bounds: Some((first, bounds)),
             },
         );
     }
@@ -569,8 +584,25 @@ impl AsCast<'_> {
 #[derive(Clone, Copy, Default)]
 struct Facing {
     normal: Option<[u64; 3]>,
-    arriving: Option<([f32; 3], Vec3, f64)>,
+    arriving: Option<Arriving>,
     slope: Option<Slope>,
+}
+
+/// Pixels shaded together at most: a run of pixels that see one face.
+const RUN: usize = 64;
+
+/// A run's pixels whose shadow-map lookups are made together.
+const LANES: usize = 4;
+
+/// A run of a chunk's pixels that see one face from one side: the first's index in the
+/// chunk, their rays and hits, the face's diffuse colour and its normal turned to face the
+/// rays.
+struct Run<'r> {
+    first: usize,
+    rays: &'r [Ray],
+    hits: &'r [RayHit],
+    colour: [f32; 4],
+    normal: Vec3,
 }
 
 /// One chunk of a frame's pixels: their rays and hits, their colours to write, and the
@@ -580,6 +612,9 @@ struct Chunk<'c> {
     hits: &'c [RayHit],
     out: &'c mut [[f32; 3]],
     batch: &'c mut ShadowBatch,
+    /// Where the chunk's points are bounded as it is shaded: its first pixel's index in
+    /// the frame and its slot of the frame's bounds.
+    bounds: Option<(usize, BoundsSlot<'c>)>,
 }
 
 /// Whether shading runs the baseline build even where the CPU has AVX2 (for the test that
@@ -637,12 +672,13 @@ impl Frame<'_> {
             hits,
             out,
             batch,
+            mut bounds,
         } = chunk;
         batch.pending.clear();
         batch.rays.clear();
+        let n = rays.len().min(hits.len()).min(out.len());
+        let (rays, hits, out) = (&rays[..n], &hits[..n], &mut out[..n]);
         let bg = self.scene.background;
-        let amb = self.scene.ambient;
-        let shadows = self.scene.shadows;
         let mut max_limit: f64 = 0.0;
         let mut last = (EntityId::NONE, [0.0f32; 4]);
         // Each light's shadow map, found once for the chunk.
@@ -650,11 +686,21 @@ impl Frame<'_> {
             .map(|li| self.maps.iter().find(|m| m.light == li))
             .collect();
         // What a directional light gives a surface depends on its normal alone: kept per
-        // light while the pixels' normals stay the same (a flat surface's pixels).
+        // light while the runs' normals stay the same (a flat surface's pixels).
         let mut facing: Vec<Facing> = vec![Facing::default(); self.lights.len()];
-        for (k, ((ray, hit), px)) in rays.iter().zip(hits).zip(out.iter_mut()).enumerate() {
+        // The light a run's pixels get through the shadow maps.
+        let mut mapped = [[0.0f32; 3]; RUN];
+        let mut k = 0;
+        while k < n {
+            let hit = &hits[k];
             if !hit.distance.is_finite() {
-                *px = [bg[0], bg[1], bg[2]];
+                // Misses come in runs too (the sky).
+                out[k] = [bg[0], bg[1], bg[2]];
+                k += 1;
+                while k < n && !hits[k].distance.is_finite() {
+                    out[k] = [bg[0], bg[1], bg[2]];
+                    k += 1;
+                }
                 continue;
             }
             // Neighbouring pixels mostly hit the same entity.
@@ -664,74 +710,33 @@ impl Frame<'_> {
                     self.surfaces.looked_up(hit.entity, self.unknown),
                 );
             }
-            let c = last.1;
-            let mut n = hit.normal;
-            if n.dot(ray.direction) > 0.0 {
-                n = -n;
+            // The run: the pixels from this one on that see the same face (entity and
+            // normal) from the same side, shaded together.
+            let away = |k: usize| hits[k].normal.dot(rays[k].direction) > 0.0;
+            let side = away(k);
+            let mut end = k + 1;
+            while end < n && end - k < RUN && same_face(hit, &hits[end]) && away(end) == side {
+                end += 1;
             }
-            let p = ray.origin + ray.direction.scale(hit.distance);
-            let mut light = [amb[0], amb[1], amb[2]];
-            let mut mapped = [0.0f32; 3];
-            let normal = [n.x.to_bits(), n.y.to_bits(), n.z.to_bits()];
-            for ((l, map), f) in self.lights.iter().zip(&map_of).zip(&mut facing) {
-                let (arriving, slope) = if l.kind == LightKind::DIRECTIONAL {
-                    if f.normal != Some(normal) {
-                        *f = Facing {
-                            normal: Some(normal),
-                            arriving: incoming(l, p, n),
-                            slope: map.and_then(|m| m.slope(n)),
-                        };
-                    }
-                    (f.arriving, f.slope)
-                } else {
-                    (incoming(l, p, n), None)
-                };
-                let Some((contribution, dir, dist)) = arriving else {
-                    continue;
-                };
-                if shadows && l.cast_shadows {
-                    let lift = 1e-3 + 2e-4 * hit.distance;
-                    let from = p + n.scale(lift);
-                    let known = map
-                        .zip(slope)
-                        .and_then(|(m, slope)| m.reaches_along(from, slope));
-                    match known {
-                        Some(true) => {
-                            // Added after the rest, as a shadow ray's light is.
-                            for (a, (b, c)) in mapped.iter_mut().zip(contribution.iter().zip(c)) {
-                                *a += b * c;
-                            }
-                            continue;
-                        }
-                        Some(false) => continue,
-                        None => {}
-                    }
-                    batch.rays.push(Ray {
-                        origin: from,
-                        direction: dir,
-                    });
-                    batch.pending.push(Pending {
-                        pixel: k as u32,
-                        contribution: [
-                            contribution[0] * c[0],
-                            contribution[1] * c[1],
-                            contribution[2] * c[2],
-                        ],
-                        limit: dist,
-                    });
-                    max_limit = max_limit.max(dist);
-                } else {
-                    for (a, b) in light.iter_mut().zip(contribution) {
-                        *a += b;
-                    }
-                }
+            let run = Run {
+                first: k,
+                rays: &rays[k..end],
+                hits: &hits[k..end],
+                colour: last.1,
+                normal: if side { -hit.normal } else { hit.normal },
+            };
+            if let Some((first, slot)) = &mut bounds {
+                slot.add_hits(*first + k, &rays[k..end], &hits[k..end]);
             }
-            *px = [light[0] * c[0], light[1] * c[1], light[2] * c[2]];
-            if mapped != [0.0; 3] {
-                for (a, b) in px.iter_mut().zip(mapped) {
-                    *a += b;
-                }
-            }
+            let limit = self.shade_run(
+                run,
+                (&map_of, &mut facing),
+                batch,
+                &mut out[k..end],
+                &mut mapped,
+            );
+            max_limit = max_limit.max(limit);
+            k = end;
         }
         if batch.rays.is_empty() {
             return;
@@ -752,4 +757,152 @@ impl Frame<'_> {
             }
         }
     }
+
+    /// Shades a run of pixels that see one face (`run`) into `out`, light by light, each
+    /// pixel's light added in the lights' order (`out` holds the light until the run's
+    /// colour multiplies it, `mapped` the light through shadow maps); pushes the shadow
+    /// rays it needs onto `batch` and returns the farthest light they look for (0 for
+    /// none). `lights` are each light's shadow map and what it gives the last normal.
+    #[inline(always)]
+    fn shade_run(
+        &self,
+        run: Run<'_>,
+        (map_of, facing): (&[Option<&ShadowMap>], &mut [Facing]),
+        batch: &mut ShadowBatch,
+        out: &mut [[f32; 3]],
+        mapped: &mut [[f32; 3]; RUN],
+    ) -> f64 {
+        let Run {
+            first,
+            rays,
+            hits,
+            colour: c,
+            normal: n,
+        } = run;
+        let m = rays.len().min(hits.len()).min(out.len()).min(RUN);
+        let amb = self.scene.ambient;
+        let shadows = self.scene.shadows;
+        let (light, mapped) = (&mut out[..m], &mut mapped[..m]);
+        light.fill([amb[0], amb[1], amb[2]]);
+        mapped.fill([0.0; 3]);
+        let mut max_limit: f64 = 0.0;
+        let normal = [n.x.to_bits(), n.y.to_bits(), n.z.to_bits()];
+        let point = |i: usize| rays[i].origin + rays[i].direction.scale(hits[i].distance);
+        // Where a shadow ray starts: off the surface, so that it does not shadow itself.
+        let lifted = |i: usize, p: Vec3| p + n.scale(1e-3 + 2e-4 * hits[i].distance);
+        let mut shadow_ray = |i: usize, from: Vec3, (contribution, dir, dist): Arriving| {
+            batch.rays.push(Ray {
+                origin: from,
+                direction: dir,
+            });
+            batch.pending.push(Pending {
+                pixel: (first + i) as u32,
+                contribution: [
+                    contribution[0] * c[0],
+                    contribution[1] * c[1],
+                    contribution[2] * c[2],
+                ],
+                limit: dist,
+            });
+            max_limit = max_limit.max(dist);
+        };
+        for ((l, map), f) in self.lights.iter().zip(map_of).zip(facing.iter_mut()) {
+            let casts = shadows && l.cast_shadows;
+            if l.kind != LightKind::DIRECTIONAL {
+                for (i, total) in light.iter_mut().enumerate() {
+                    let p = point(i);
+                    let Some(arriving) = incoming(l, p, n) else {
+                        continue;
+                    };
+                    if casts {
+                        shadow_ray(i, lifted(i, p), arriving);
+                    } else {
+                        for (a, b) in total.iter_mut().zip(arriving.0) {
+                            *a += b;
+                        }
+                    }
+                }
+                continue;
+            }
+            if f.normal != Some(normal) {
+                *f = Facing {
+                    normal: Some(normal),
+                    arriving: incoming(l, point(0), n),
+                    slope: map.and_then(|m| m.slope(n)),
+                };
+            }
+            let Some(arriving) = f.arriving else {
+                continue;
+            };
+            let contribution = arriving.0;
+            if !casts {
+                for total in light.iter_mut() {
+                    for (a, b) in total.iter_mut().zip(contribution) {
+                        *a += b;
+                    }
+                }
+                continue;
+            }
+            let Some((map, slope)) = map.zip(f.slope) else {
+                for i in 0..m {
+                    shadow_ray(i, lifted(i, point(i)), arriving);
+                }
+                continue;
+            };
+            // The shadow map, looked up for `LANES` pixels at a time; a ray where it cannot
+            // tell. The light of a lit pixel is added after the rest, as a shadow ray's is.
+            let lit = [
+                contribution[0] * c[0],
+                contribution[1] * c[1],
+                contribution[2] * c[2],
+            ];
+            for lane0 in (0..m).step_by(LANES) {
+                let lanes = (m - lane0).min(LANES);
+                // The lanes' shadow rays' starts (as `lifted` makes them), by coordinate; a
+                // run's last lanes repeat its last pixel.
+                let mut from = [[0.0; LANES]; 3];
+                #[allow(clippy::needless_range_loop)] // a lane of three arrays
+                for j in 0..LANES {
+                    let i = lane0 + j.min(lanes - 1);
+                    let (o, d, t) = (rays[i].origin, rays[i].direction, hits[i].distance);
+                    let lift = 1e-3 + 2e-4 * t;
+                    from[0][j] = (o.x + d.x * t) + n.x * lift;
+                    from[1][j] = (o.y + d.y * t) + n.y * lift;
+                    from[2][j] = (o.z + d.z * t) + n.z * lift;
+                }
+                let reached = map.reaches_lanes(&from, slope);
+                for (j, reached) in reached.into_iter().take(lanes).enumerate() {
+                    let from = Vec3::new(from[0][j], from[1][j], from[2][j]);
+                    match reached {
+                        Some(true) => {
+                            for (a, b) in mapped[lane0 + j].iter_mut().zip(lit) {
+                                *a += b;
+                            }
+                        }
+                        Some(false) => {}
+                        None => shadow_ray(lane0 + j, from, arriving),
+                    }
+                }
+            }
+        }
+        for (px, extra) in light.iter_mut().zip(mapped.iter()) {
+            *px = [px[0] * c[0], px[1] * c[1], px[2] * c[2]];
+            if *extra != [0.0; 3] {
+                for (a, b) in px.iter_mut().zip(extra) {
+                    *a += b;
+                }
+            }
+        }
+        max_limit
+    }
+}
+
+/// Whether two hits are on the same face: the same entity and normal (both hits).
+#[inline(always)]
+fn same_face(a: &RayHit, b: &RayHit) -> bool {
+    b.distance.is_finite()
+        && a.entity == b.entity
+        && a.normal.x.to_bits() == b.normal.x.to_bits()
+        && a.normal.y.to_bits() == b.normal.y.to_bits()
+        && a.normal.z.to_bits() == b.normal.z.to_bits()
 }

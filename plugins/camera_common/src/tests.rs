@@ -538,13 +538,11 @@ mod shading {
         assert!(frame(3) == one, "the same frame on three threads");
     }
 
-    #[test]
-    fn the_avx2_build_shades_as_the_baseline() {
-        use std::sync::atomic::Ordering;
+    /// A world with every kind of light and a frame's rays and hits: runs of pixels on the
+    /// ground and a box's faces (normals up, along x, slanted, some facing away from the
+    /// rays), misses, at many distances, shadow rays blocked above the ground's left half.
+    fn mixed_frame() -> (StaticWorld, Vec<Ray>, Vec<RayHit>) {
         const BOX: EntityId = EntityId(11);
-        // Runs of pixels on the ground and a box's faces (normals up, along x, slanted, some
-        // facing away from the rays), misses, at many distances, under every kind of light,
-        // shadow rays blocked above the ground's left half.
         let normals = [
             Vec3::new(0.0, 0.0, 1.0),
             Vec3::new(1.0, 0.0, 0.0),
@@ -574,6 +572,19 @@ mod shading {
                 });
             }
         }
+        // A face seen from both sides by one run of pixels, its rays turning across it.
+        for i in 0..20 {
+            rays.push(Ray {
+                origin: Vec3::new(0.5, 0.0, 2.0),
+                direction: Vec3::new((f64::from(i) - 9.5) * 0.05, 0.2, -1.0).normalized(),
+            });
+            hits.push(RayHit {
+                distance: 1.5,
+                normal: normals[1],
+                entity: BOX,
+                model: EntityId(8),
+            });
+        }
         let mut w = world(vec![
             Light {
                 cast_shadows: true,
@@ -602,6 +613,40 @@ mod shading {
                 RayHit::MISS
             }
         });
+        (w, rays, hits)
+    }
+
+    #[test]
+    fn a_pixel_shaded_in_its_run_is_the_pixel_shaded_alone() {
+        let (w, rays, hits) = mixed_frame();
+        let shade = |rays: &[Ray], hits: &[RayHit]| {
+            let mut out = Vec::new();
+            w.with(|w| {
+                let mut s = Shader::default();
+                s.prepare(&w);
+                s.shade(&Passes::new(&w), rays, hits, &mut out);
+            });
+            out
+        };
+        let frame = shade(&rays, &hits);
+        assert_eq!(frame.len(), rays.len());
+        let mut shadowed = 0;
+        for k in 0..rays.len() {
+            let alone = shade(&rays[k..k + 1], &hits[k..k + 1]);
+            assert_eq!(
+                frame[k].map(f32::to_bits),
+                alone[0].map(f32::to_bits),
+                "pixel {k}"
+            );
+            shadowed += usize::from(hits[k].distance.is_finite() && rays[k].origin.x < 0.0);
+        }
+        assert!(shadowed > 100, "{shadowed}");
+    }
+
+    #[test]
+    fn the_avx2_build_shades_as_the_baseline() {
+        use std::sync::atomic::Ordering;
+        let (w, rays, hits) = mixed_frame();
         let frame = |baseline: bool| {
             crate::shading::BASELINE.store(baseline, Ordering::Relaxed);
             let mut out = Vec::new();
