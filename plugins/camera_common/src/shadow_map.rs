@@ -244,8 +244,10 @@ impl BoundsSlot<'_> {
         let skip = (BOUND_STRIDE - first % BOUND_STRIDE) % BOUND_STRIDE;
         for (axes, (lo, hi)) in self.axes.iter().zip(self.boxes.iter_mut()) {
             let (mut l, mut h) = (lo.to_array(), hi.to_array());
-            for (ray, hit) in rays.iter().zip(hits).skip(skip).step_by(BOUND_STRIDE) {
+            let mut k = skip;
+            while let (Some(ray), Some(hit)) = (rays.get(k), hits.get(k)) {
                 bound(&mut l, &mut h, ray, hit, *axes);
+                k += BOUND_STRIDE;
             }
             (*lo, *hi) = (Vec3::new(l[0], l[1], l[2]), Vec3::new(h[0], h[1], h[2]));
         }
