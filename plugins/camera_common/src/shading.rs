@@ -591,7 +591,8 @@ struct Facing {
 /// Pixels shaded together at most: a run of pixels that see one face.
 const RUN: usize = 64;
 
-/// A run's pixels whose shadow-map lookups are made together.
+/// A run's pixels whose shadow-map lookups are made together
+/// ([`ShadowMap::reaches_four`]).
 const LANES: usize = 4;
 
 /// A run of a chunk's pixels that see one face from one side: the first's index in the
@@ -655,18 +656,21 @@ impl Frame<'_> {
             #[allow(unsafe_code)]
             return unsafe { self.shade_avx2(world, chunk) };
         }
-        self.shade_in(world, chunk)
+        self.shade_in::<false>(world, chunk)
     }
 
-    /// [`Frame::shade`] compiled for AVX2: the same operations, so the same colours.
+    /// [`Frame::shade`] compiled for AVX2, its shadow maps looked up in AVX2 vectors: the
+    /// same operations, so the same colours.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn shade_avx2(&self, world: &WorldRef<'_>, chunk: Chunk<'_>) {
-        self.shade_in(world, chunk)
+        self.shade_in::<true>(world, chunk)
     }
 
+    /// [`Frame::shade`], with the shadow maps looked up in AVX2 vectors where `AVX2` (see
+    /// [`ShadowMap::reaches_four`]).
     #[inline(always)]
-    fn shade_in(&self, world: &WorldRef<'_>, chunk: Chunk<'_>) {
+    fn shade_in<const AVX2: bool>(&self, world: &WorldRef<'_>, chunk: Chunk<'_>) {
         let Chunk {
             rays,
             hits,
@@ -728,7 +732,7 @@ impl Frame<'_> {
             if let Some((first, slot)) = &mut bounds {
                 slot.add_hits(*first + k, &rays[k..end], &hits[k..end]);
             }
-            let limit = self.shade_run(
+            let limit = self.shade_run::<AVX2>(
                 run,
                 (&map_of, &mut facing),
                 batch,
@@ -764,7 +768,7 @@ impl Frame<'_> {
     /// rays it needs onto `batch` and returns the farthest light they look for (0 for
     /// none). `lights` are each light's shadow map and what it gives the last normal.
     #[inline(always)]
-    fn shade_run(
+    fn shade_run<const AVX2: bool>(
         &self,
         run: Run<'_>,
         (map_of, facing): (&[Option<&ShadowMap>], &mut [Facing]),
@@ -858,21 +862,16 @@ impl Frame<'_> {
             ];
             for lane0 in (0..m).step_by(LANES) {
                 let lanes = (m - lane0).min(LANES);
-                // The lanes' shadow rays' starts (as `lifted` makes them), by coordinate; a
-                // run's last lanes repeat its last pixel.
-                let mut from = [[0.0; LANES]; 3];
-                #[allow(clippy::needless_range_loop)] // a lane of three arrays
-                for j in 0..LANES {
-                    let i = lane0 + j.min(lanes - 1);
-                    let (o, d, t) = (rays[i].origin, rays[i].direction, hits[i].distance);
-                    let lift = 1e-3 + 2e-4 * t;
-                    from[0][j] = (o.x + d.x * t) + n.x * lift;
-                    from[1][j] = (o.y + d.y * t) + n.y * lift;
-                    from[2][j] = (o.z + d.z * t) + n.z * lift;
-                }
-                let reached = map.reaches_lanes(&from, slope);
-                for (j, reached) in reached.into_iter().take(lanes).enumerate() {
-                    let from = Vec3::new(from[0][j], from[1][j], from[2][j]);
+                // A run's last lanes repeat its last pixel.
+                let i = [0, 1, 2, 3].map(|j| lane0 + j.min(lanes - 1));
+                let reached = map.reaches_four(
+                    i.map(|i| &rays[i]),
+                    i.map(|i| hits[i].distance),
+                    n,
+                    slope,
+                    AVX2,
+                );
+                for (j, (reached, i)) in reached.into_iter().zip(i).take(lanes).enumerate() {
                     match reached {
                         Some(true) => {
                             for (a, b) in mapped[lane0 + j].iter_mut().zip(lit) {
@@ -880,7 +879,7 @@ impl Frame<'_> {
                             }
                         }
                         Some(false) => {}
-                        None => shadow_ray(lane0 + j, from, arriving),
+                        None => shadow_ray(i, lifted(i, point(i)), arriving),
                     }
                 }
             }
