@@ -656,12 +656,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn points_looked_up_in_lanes_are_looked_up_one_by_one() {
-        // A map over rough ground (depths 999 to 1001 m) and points on tilted surfaces
-        // near it: inside, outside, on texel edges, NaN.
+    /// [`map`] over rough ground (depths 999 to 1001 m), and the random numbers in [0, 1)
+    /// of `seed` that made it, for more.
+    fn rough(seed: u64) -> (ShadowMap, impl FnMut() -> f64) {
         let mut m = map();
-        let mut seed = 7u64;
+        let mut seed = seed;
         let mut random = move || {
             seed = seed
                 .wrapping_mul(6364136223846793005)
@@ -671,6 +670,23 @@ mod tests {
         for d in &mut m.depths {
             *d = 999.0 + 2.0 * random() as f32;
         }
+        (m, random)
+    }
+
+    /// Counts a look-up's result in `seen`: lit, shadowed, left to a ray.
+    fn tally(seen: &mut [usize; 3], reached: Option<bool>) {
+        seen[match reached {
+            Some(true) => 0,
+            Some(false) => 1,
+            None => 2,
+        }] += 1;
+    }
+
+    #[test]
+    fn points_looked_up_in_lanes_are_looked_up_one_by_one() {
+        // A map over rough ground (depths 999 to 1001 m) and points on tilted surfaces
+        // near it: inside, outside, on texel edges, NaN.
+        let (m, mut random) = rough(7);
         let mut seen = [0usize; 3];
         for round in 0..2000 {
             let n = Vec3::new(random() - 0.5, random() - 0.5, 1.0).normalized();
@@ -694,11 +710,7 @@ mod tests {
             for (p, got) in points.iter().zip(lanes) {
                 let want = reference(&m, *p, slope);
                 assert_eq!(got, want, "{p:?} {n:?}");
-                seen[match want {
-                    Some(true) => 0,
-                    Some(false) => 1,
-                    None => 2,
-                }] += 1;
+                tally(&mut seen, want);
             }
         }
         assert!(seen.iter().all(|&k| k > 100), "{seen:?}");
@@ -709,17 +721,7 @@ mod tests {
         // Rays from above a rough map at many angles and distances, a few NaN, the
         // surface's normal tilted at random: the AVX2 look-up against the baseline's, and
         // the baseline's against the reference at the lifted points.
-        let mut m = map();
-        let mut seed = 11u64;
-        let mut random = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for d in &mut m.depths {
-            *d = 999.0 + 2.0 * random() as f32;
-        }
+        let (m, mut random) = rough(11);
         let mut seen = [0usize; 3];
         for round in 0..3000 {
             let n = Vec3::new(random() - 0.5, random() - 0.5, 1.0).normalized();
@@ -745,11 +747,7 @@ mod tests {
                 let p = ray.origin + ray.direction.scale(t);
                 let want = reference(&m, p + n.scale(1e-3 + 2e-4 * t), slope);
                 assert_eq!(got, want);
-                seen[match want {
-                    Some(true) => 0,
-                    Some(false) => 1,
-                    None => 2,
-                }] += 1;
+                tally(&mut seen, want);
             }
         }
         assert!(seen.iter().all(|&k| k > 100), "{seen:?}");
