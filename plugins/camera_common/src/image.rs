@@ -67,7 +67,10 @@ pub fn encode_image(
         encode_into(colors, format, |x| noise.apply(x, 0.0), &mut data);
         data
     } else {
-        let chunk = passes.chunk_len(colors.len());
+        // A few chunks a thread: each is quick, and more would cost more to hand out.
+        let chunk = passes
+            .chunk_len(colors.len())
+            .max(colors.len().div_ceil(passes.threads() * 4));
         let mut data = ChunkedVec::new(len, chunk * step);
         let chunks: Vec<_> = colors.chunks(chunk).zip(data.parts()).collect();
         passes.run(chunks, |(colors, data)| encode_plain(colors, format, data));
