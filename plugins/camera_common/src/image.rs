@@ -67,10 +67,7 @@ pub fn encode_image(
         encode_into(colors, format, |x| noise.apply(x, 0.0), &mut data);
         data
     } else {
-        // A few chunks a thread: each is quick, and more would cost more to hand out.
-        let chunk = passes
-            .chunk_len(colors.len())
-            .max(colors.len().div_ceil(passes.threads() * 4));
+        let chunk = passes.even_chunk_len(colors.len());
         let mut data = ChunkedVec::new(len, chunk * step);
         let chunks: Vec<_> = colors.chunks(chunk).zip(data.parts()).collect();
         passes.run(chunks, |(colors, data)| encode_plain(colors, format, data));
@@ -153,7 +150,7 @@ fn encode_into(
 /// A float32 depth image (`R_FLOAT32`, little-endian) from depths in metres, written in the
 /// chunks of `passes`.
 pub fn depth_image(passes: &Passes<'_, '_>, depths: &[f32], width: u32, height: u32) -> Image {
-    let chunk = passes.chunk_len(depths.len());
+    let chunk = passes.even_chunk_len(depths.len());
     let mut data = ChunkedVec::new(depths.len() * 4, chunk * 4);
     let chunks: Vec<_> = depths.chunks(chunk).zip(data.parts()).collect();
     passes.run(chunks, |(depths, data)| pack_depths(depths, data.fill(0)));
@@ -244,7 +241,7 @@ pub fn measured_image_and_cloud<R: FnMut(usize) -> f32>(
     fields: &RVec<PointField>,
 ) -> (Image, PointCloudPacked) {
     let n = dirs.len().min(count);
-    let chunk = passes.chunk_len(n);
+    let chunk = passes.even_chunk_len(n);
     let mut made = ImageAndCloud::new(count, n, chunk);
     let chunks: Vec<_> = dirs[..n].chunks(chunk).zip(made.parts()).collect();
     passes.run(chunks, |(dirs, part)| {

@@ -112,7 +112,7 @@ impl DepthCameraSensor {
                 *out = depth(hit, *d, near, far, |z| noise.apply(z, 0.0));
             }
         } else {
-            let chunk = passes.chunk_len(hits.len());
+            let chunk = passes.even_chunk_len(hits.len());
             let chunks: Vec<_> = self
                 .depths
                 .chunks_mut(chunk)
