@@ -69,9 +69,8 @@ impl ShadowMap {
 
     /// [`ShadowMap::reaches`] for the shadow rays' starts of four pixels of one face (unit
     /// normal `n`, turned to face the rays; [`ShadowMap::slope`] `slope`): the points its
-    /// `rays` see at distances `t`, lifted off the surface by `1 mm + 0.02 %` of `t`, as
-    /// shading lifts them. With `avx2` (where the CPU has it) in AVX2 vectors, the same
-    /// operations in each lane: the same results.
+    /// `rays` see at distances `t`, [`lifted`] off the surface. With `avx2` (where the CPU
+    /// has it) in AVX2 vectors, the same operations in each lane: the same results.
     #[inline(always)]
     pub(crate) fn reaches_four(
         &self,
@@ -91,10 +90,8 @@ impl ShadowMap {
         let _ = avx2;
         let mut from = [[0.0; 4]; 3];
         for (k, (ray, t)) in rays.iter().zip(t).enumerate() {
-            let (o, d, lift) = (ray.origin, ray.direction, 1e-3 + 2e-4 * t);
-            from[0][k] = (o.x + d.x * t) + n.x * lift;
-            from[1][k] = (o.y + d.y * t) + n.y * lift;
-            from[2][k] = (o.z + d.z * t) + n.z * lift;
+            let p = lifted(ray.origin + ray.direction.scale(t), n, t);
+            [from[0][k], from[1][k], from[2][k]] = p.to_array();
         }
         self.reaches_lanes(&from, slope)
     }
@@ -186,18 +183,7 @@ impl ShadowMap {
             };
             j as usize * self.width + i as usize
         };
-        let mut texels = [[f64::INFINITY; 4]; 4];
-        for (k, at) in [index(0), index(1), index(2), index(3)]
-            .into_iter()
-            .enumerate()
-        {
-            if let Some(q) = self.depths.get(at..at + self.width + 2) {
-                texels[0][k] = f64::from(q[0]);
-                texels[1][k] = f64::from(q[1]);
-                texels[2][k] = f64::from(q[self.width]);
-                texels[3][k] = f64::from(q[self.width + 1]);
-            }
-        }
+        let texels = self.texels([index(0), index(1), index(2), index(3)]);
         let Slope { du, dv } = slope;
         let mut occluded = _mm256_setzero_si256();
         for (c, (di, dj)) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
@@ -222,13 +208,26 @@ impl ShadowMap {
         ];
         let mut reached = [None; 4];
         for (k, (reached, count)) in reached.iter_mut().zip(count).enumerate() {
-            *reached = match (inside >> k & 1 == 1, count) {
-                (true, 0) => Some(true),
-                (true, 4) => Some(false),
-                _ => None,
-            };
+            *reached = verdict(inside >> k & 1 == 1, count);
         }
         reached
+    }
+
+    /// The four texels around each of `N` points, the first of each at `at` (two of its row
+    /// and two of the row below, by corner: `[0]` the first's, `[1]` the one after it, `[2]`
+    /// and `[3]` below them); +inf where they would lie outside the map.
+    #[inline(always)]
+    fn texels<const N: usize>(&self, at: [usize; N]) -> [[f64; N]; 4] {
+        let mut texels = [[f64::INFINITY; N]; 4];
+        for (k, at) in at.into_iter().enumerate() {
+            if let Some(q) = self.depths.get(at..at + self.width + 2) {
+                texels[0][k] = f64::from(q[0]);
+                texels[1][k] = f64::from(q[1]);
+                texels[2][k] = f64::from(q[self.width]);
+                texels[3][k] = f64::from(q[self.width + 1]);
+            }
+        }
+        texels
     }
 
     /// [`ShadowMap::reaches`] for `N` points of one surface of [`ShadowMap::slope`]
@@ -264,16 +263,7 @@ impl ShadowMap {
             (fi[k], fj[k]) = (f64::from(ti), f64::from(tj));
             at[k] = tj as usize * self.width + ti as usize;
         }
-        // The four texels of each point: two of its row and two of the row below.
-        let mut texels = [[f64::INFINITY; N]; 4];
-        for k in 0..N {
-            if let Some(q) = self.depths.get(at[k]..at[k] + self.width + 2) {
-                texels[0][k] = f64::from(q[0]);
-                texels[1][k] = f64::from(q[1]);
-                texels[2][k] = f64::from(q[self.width]);
-                texels[3][k] = f64::from(q[self.width + 1]);
-            }
-        }
+        let texels = self.texels(at);
         let mut occluded = [0u8; N];
         for (c, (di, dj)) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
             .into_iter()
@@ -286,13 +276,29 @@ impl ShadowMap {
         }
         let mut reached = [None; N];
         for k in 0..N {
-            reached[k] = match (inside[k], occluded[k]) {
-                (true, 0) => Some(true),
-                (true, 4) => Some(false),
-                _ => None,
-            };
+            reached[k] = verdict(inside[k], occluded[k].into());
         }
         reached
+    }
+}
+
+/// Where a shadow ray starts: the point `p` seen at distance `t` along its ray, lifted off
+/// its surface (unit normal `n`, facing the ray) by 1 mm + 0.02 % of `t`, so that curved
+/// surfaces, whose hits rapier computes in single precision, do not shadow themselves.
+#[inline(always)]
+pub(crate) fn lifted(p: Vec3, n: Vec3, t: f64) -> Vec3 {
+    p + n.scale(1e-3 + 2e-4 * t)
+}
+
+/// What a point's look-up says, from whether it lies inside the map and how many of its
+/// four texels hold a surface nearer to the light: lit (none), in shadow (all four), or
+/// `None` (a shadow ray decides).
+#[inline(always)]
+fn verdict(inside: bool, occluded: i64) -> Option<bool> {
+    match (inside, occluded) {
+        (true, 0) => Some(true),
+        (true, 4) => Some(false),
+        _ => None,
     }
 }
 
@@ -386,23 +392,13 @@ impl BoundsSlot<'_> {
     /// Bounds the points of the chunk whose first pixel is `first` (its `rays` and `hits`):
     /// those of the frame's every third pixel (`BOUND_STRIDE`), as
     /// [`Shader::shade`](crate::Shader::shade) samples.
-    pub fn add(self, first: usize, rays: &[Ray], hits: &[RayHit]) {
-        let skip = (BOUND_STRIDE - first % BOUND_STRIDE) % BOUND_STRIDE;
-        for (axes, b) in self.axes.iter().zip(self.boxes.iter_mut()) {
-            *b = merge_boxes(
-                *b,
-                sampled_bounds(
-                    &rays[skip.min(rays.len())..],
-                    &hits[skip.min(hits.len())..],
-                    *axes,
-                ),
-            );
-        }
+    pub fn add(mut self, first: usize, rays: &[Ray], hits: &[RayHit]) {
+        self.add_hits(first, rays, hits);
     }
 
-    /// Bounds, as [`BoundsSlot::add`] does, the points of the frame's pixels from `first`
-    /// on (their `rays` and `hits`): called on the pieces of a chunk in their order, the
-    /// same boxes as [`BoundsSlot::add`] on the chunk.
+    /// [`BoundsSlot::add`] for a piece of a chunk, the frame's pixels from `first` on (their
+    /// `rays` and `hits`): called on the pieces of a chunk in their order, the same boxes as
+    /// on the whole chunk.
     #[inline(always)]
     pub(crate) fn add_hits(&mut self, first: usize, rays: &[Ray], hits: &[RayHit]) {
         let skip = (BOUND_STRIDE - first % BOUND_STRIDE) % BOUND_STRIDE;

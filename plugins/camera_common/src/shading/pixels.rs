@@ -4,7 +4,7 @@
 //! tell, the chunk's shadow rays in one batch.
 
 use super::{SHADOW_DISTANCE, SurfaceCache};
-use crate::shadow_map::{BoundsSlot, ShadowMap, Slope};
+use crate::shadow_map::{BoundsSlot, ShadowMap, Slope, lifted};
 use sim_plugin_api::{
     EntityId, Light, LightKind, Ray, RayCastOptions, RayHit, SceneInfo, Vec3, WorldRef,
 };
@@ -255,7 +255,8 @@ impl Frame<'_> {
     /// pixel's light added in the lights' order (`out` holds the light until the run's
     /// colour multiplies it, `mapped` the light through shadow maps); pushes the shadow
     /// rays it needs onto `batch` and returns the farthest light they look for (0 for
-    /// none). `lights` are each light's shadow map and what it gives the last normal.
+    /// none). `map_of` holds each light's shadow map, `facing` what each gives the last
+    /// normal.
     #[inline(always)]
     fn shade_run<const AVX2: bool>(
         &self,
@@ -281,8 +282,7 @@ impl Frame<'_> {
         let mut max_limit: f64 = 0.0;
         let normal = [n.x.to_bits(), n.y.to_bits(), n.z.to_bits()];
         let point = |i: usize| rays[i].origin + rays[i].direction.scale(hits[i].distance);
-        // Where a shadow ray starts: off the surface, so that it does not shadow itself.
-        let lifted = |i: usize, p: Vec3| p + n.scale(1e-3 + 2e-4 * hits[i].distance);
+        let start = |i: usize, p: Vec3| lifted(p, n, hits[i].distance);
         let mut shadow_ray = |i: usize, from: Vec3, (contribution, dir, dist): Arriving| {
             batch.rays.push(Ray {
                 origin: from,
@@ -290,11 +290,7 @@ impl Frame<'_> {
             });
             batch.pending.push(Pending {
                 pixel: (first + i) as u32,
-                contribution: [
-                    contribution[0] * c[0],
-                    contribution[1] * c[1],
-                    contribution[2] * c[2],
-                ],
+                contribution: tinted(contribution, c),
                 limit: dist,
             });
             max_limit = max_limit.max(dist);
@@ -308,7 +304,7 @@ impl Frame<'_> {
                         continue;
                     };
                     if casts {
-                        shadow_ray(i, lifted(i, p), arriving);
+                        shadow_ray(i, start(i, p), arriving);
                     } else {
                         for (a, b) in total.iter_mut().zip(arriving.0) {
                             *a += b;
@@ -338,17 +334,13 @@ impl Frame<'_> {
             }
             let Some((map, slope)) = map.zip(f.slope) else {
                 for i in 0..m {
-                    shadow_ray(i, lifted(i, point(i)), arriving);
+                    shadow_ray(i, start(i, point(i)), arriving);
                 }
                 continue;
             };
             // The shadow map, looked up for `LANES` pixels at a time; a ray where it cannot
             // tell. The light of a lit pixel is added after the rest, as a shadow ray's is.
-            let lit = [
-                contribution[0] * c[0],
-                contribution[1] * c[1],
-                contribution[2] * c[2],
-            ];
+            let lit = tinted(contribution, c);
             for lane0 in (0..m).step_by(LANES) {
                 let lanes = (m - lane0).min(LANES);
                 // A run's last lanes repeat its last pixel.
@@ -368,13 +360,13 @@ impl Frame<'_> {
                             }
                         }
                         Some(false) => {}
-                        None => shadow_ray(i, lifted(i, point(i)), arriving),
+                        None => shadow_ray(i, start(i, point(i)), arriving),
                     }
                 }
             }
         }
         for (px, extra) in light.iter_mut().zip(mapped.iter()) {
-            *px = [px[0] * c[0], px[1] * c[1], px[2] * c[2]];
+            *px = tinted(*px, c);
             if *extra != [0.0; 3] {
                 for (a, b) in px.iter_mut().zip(extra) {
                     *a += b;
@@ -383,6 +375,12 @@ impl Frame<'_> {
         }
         max_limit
     }
+}
+
+/// `light` on a surface of diffuse colour `c`.
+#[inline(always)]
+fn tinted(light: [f32; 3], c: [f32; 4]) -> [f32; 3] {
+    [light[0] * c[0], light[1] * c[1], light[2] * c[2]]
 }
 
 /// Whether two hits are on the same face: the same entity and normal (both hits).
