@@ -4,8 +4,9 @@
 //! ranges, shading, encoding, depths, point clouds) runs through [`Passes::run`] on
 //! consecutive runs of [`Passes::chunk_len`] rays: one chunk holding the whole scan, run
 //! directly on the calling thread, when the engine runs sensors on one thread; else chunks of
-//! [`CHUNK_LEN`] that [`WorldRef::for_each_chunk`] shares among the calling thread and the
-//! idle sensor workers. Each ray's output depends on that ray's inputs alone, so a scan is the
+//! [`CHUNK_LEN`] (or, for passes whose rays each cost about the same, about four a thread:
+//! [`Passes::even_chunk_len`]) that [`WorldRef::for_each_chunk`] shares among the calling
+//! thread and the idle sensor workers. Each ray's output depends on that ray's inputs alone, so a scan is the
 //! same at every thread count.
 
 use sim_plugin_api::WorldRef;
