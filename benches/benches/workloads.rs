@@ -25,7 +25,7 @@ use sim_core::runner::Simulation;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The workloads' folder, if it is beside the repository.
 pub fn dir() -> Option<PathBuf> {
@@ -523,6 +523,7 @@ fn raster_rows(rows: &mut Vec<Row>) {
 /// the views keep made afresh each time, a thread count after a colon: `w1:2`) and the raw
 /// loop once, without timing: for profilers
 /// (`valgrind --tool=callgrind`), which count the instructions of each.
+/// `SIMCORE_PROFILE_GAP_US` keeps this thread busy that long before each pass.
 pub fn profile(which: &str, n: usize) {
     let Some(dir) = dir() else {
         eprintln!("no shared workloads beside the repository");
@@ -551,7 +552,19 @@ pub fn profile(which: &str, n: usize) {
         other => panic!("unknown workload {other}"),
     };
     let mut s = sim(&dir, file, threads);
+    // The calling thread kept busy between passes, as the timed bench's raw loop keeps it:
+    // the sensor threads go idle meanwhile.
+    let gap = Duration::from_micros(
+        std::env::var("SIMCORE_PROFILE_GAP_US")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0),
+    );
     for _ in 0..n {
+        let busy = Instant::now();
+        while busy.elapsed() < gap {
+            std::hint::spin_loop();
+        }
         if name.ends_with("_moved") {
             s.physics().forget_views();
         }

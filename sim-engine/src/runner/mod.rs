@@ -48,7 +48,7 @@ pub use services::DEFAULT_SERVICE_TIMEOUT;
 pub use spawn::{MAX_SPAWN_BYTES, SpawnError};
 
 use crate::plugins::Registry;
-use crate::sensors::{ParameterError, SensorFailure, SensorManager, SensorReport};
+use crate::sensors::{ParameterError, SensorFailure, SensorManager, SensorPool, SensorReport};
 use crate::systems::{QueuedCommand, Spawner, SystemFailure, SystemManager, SystemReport};
 use sim_physics::{BuildError, CommandError, Physics, PhysicsCommand};
 use sim_plugin_api::{EntityFactory, EntityId, SimTime};
@@ -111,7 +111,7 @@ pub struct Simulation {
     sensors: SensorManager,
     systems: SystemManager,
     registry: Registry,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<SensorPool>,
     failures: Vec<RuntimeFailure>,
     warnings: Vec<String>,
     skipped: Vec<PluginProblem>,
@@ -176,10 +176,7 @@ impl Simulation {
         let first_spawned = physics.next_entity_id();
         let pool = if options.threads > 1 {
             Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(options.threads)
-                    .thread_name(|i| format!("simcore-worker-{i}"))
-                    .build()
+                SensorPool::new(options.threads)
                     .map_err(|e| LoadError::Threads(options.threads, e.to_string()))?,
             )
         } else {

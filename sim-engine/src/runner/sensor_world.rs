@@ -14,10 +14,10 @@ impl SensorWorld for Physics {
     fn with_view<R>(
         &self,
         sensor: &SharedStr,
-        pool: Option<&rayon::ThreadPool>,
+        helpers: Option<&rayon::ThreadPool>,
         f: impl FnOnce(WorldRef<'_>) -> R,
     ) -> R {
-        let workers = sim_physics::Workers::new(pool);
+        let workers = sim_physics::Workers::new(helpers);
         let view = self.view_on(sensor, &workers);
         f(WorldView_TO::from_ptr(&view, TD_Opaque))
     }

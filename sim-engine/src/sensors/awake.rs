@@ -1,9 +1,9 @@
-//! A pool's workers kept awake through a sensor's update.
+//! The helper threads kept awake through a sensor's update.
 //!
 //! A sensor updated alone runs on the simulation thread and shares its passes (a camera's
-//! raster, shading and encoding; a lidar's rays) with the pool's workers chunk by chunk
-//! (`sim_physics`' sensor threads). Between passes a worker with nothing to do goes to sleep,
-//! and an idle worker of a virtual machine may take a millisecond to wake: long enough for
+//! raster, shading and encoding; a lidar's rays) with the helpers chunk by chunk
+//! (`sim_physics`' sensor threads). Between passes a helper with nothing to do goes to sleep,
+//! and an idle thread of a virtual machine may take a millisecond to wake: long enough for
 //! the simulation thread to do a pass alone. [`Awake`] keeps them running instead, for the
 //! update's length or until no work has come for [`IDLE`].
 
@@ -11,24 +11,24 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// How long a worker kept awake waits for work before it sleeps as usual (a sensor that
+/// How long a helper kept awake waits for work before it sleeps as usual (a sensor that
 /// shares nothing, or not yet).
 pub(super) const IDLE: Duration = Duration::from_millis(2);
 
-/// The workers of a pool kept awake while a sensor is updated alone on the simulation
-/// thread: as many as share its chunks with it (all but one: the simulation thread is the
-/// other), each in a task that takes the pool's work as it comes (the chunks of each pass)
-/// and between passes spins rather than sleeps, until this is dropped (at the end of the
-/// update, a panic included) or no work came for [`IDLE`].
+/// The helpers kept awake while a sensor is updated alone on the simulation thread: each
+/// thread of the helpers' pool in a task that takes the pool's work as it comes (the chunks
+/// of each pass) and between passes spins rather than sleeps, until this is dropped (at the
+/// end of the update, a panic included) or no work came for [`IDLE`]. Every helper being
+/// busy in its task, rayon wakes none for a pass's work.
 pub(super) struct Awake(Arc<AtomicBool>);
 
 impl Awake {
-    /// Wakes the workers of `pool` and keeps them awake.
-    pub(super) fn keep(pool: &rayon::ThreadPool) -> Self {
+    /// Wakes the threads of `helpers` and keeps them awake.
+    pub(super) fn keep(helpers: &rayon::ThreadPool) -> Self {
         let done = Arc::new(AtomicBool::new(false));
-        for _ in 1..pool.current_num_threads() {
+        for _ in 0..helpers.current_num_threads() {
             let done = done.clone();
-            pool.spawn(move || {
+            helpers.spawn(move || {
                 let mut idle_since = Instant::now();
                 while !done.load(Ordering::Acquire) {
                     if rayon::yield_now() == Some(rayon::Yield::Executed) {
@@ -76,11 +76,11 @@ mod tests {
     }
 
     #[test]
-    fn awake_workers_take_each_pass_and_are_let_go_at_the_end() {
-        let pool = pool(3);
+    fn awake_helpers_take_each_pass_and_are_let_go_at_the_end() {
+        let pool = pool(2);
         let awake = Awake::keep(&pool);
         let flag = awake.0.clone();
-        assert_eq!(Arc::strong_count(&flag), 4, "two workers kept awake");
+        assert_eq!(Arc::strong_count(&flag), 4, "two helpers kept awake");
         // Passes shared from this thread, as a sensor's: every chunk of each is run.
         for pass in 0..200 {
             let done = AtomicUsize::new(0);
@@ -95,21 +95,21 @@ mod tests {
             assert_eq!(done.into_inner(), 3, "pass {pass}");
         }
         drop(awake);
-        assert!(holders_fall_to(&flag, 1), "the workers were let go");
+        assert!(holders_fall_to(&flag, 1), "the helpers were let go");
     }
 
     #[test]
-    fn workers_given_nothing_to_do_sleep_again() {
-        let pool = pool(2);
+    fn helpers_given_nothing_to_do_sleep_again() {
+        let pool = pool(1);
         let awake = Awake::keep(&pool);
         let flag = awake.0.clone();
-        // Not dropped: the worker stops waiting after IDLE without work.
+        // Not dropped: the helper stops waiting after IDLE without work.
         assert!(holders_fall_to(&flag, 2));
         drop(awake);
     }
 
     #[test]
-    fn a_panicking_update_lets_the_workers_go() {
+    fn a_panicking_update_lets_the_helpers_go() {
         let pool = pool(2);
         let mut flag = None;
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

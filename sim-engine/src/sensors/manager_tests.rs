@@ -17,7 +17,7 @@ impl SensorWorld for StaticWorld {
     fn with_view<R>(
         &self,
         _sensor: &SharedStr,
-        _pool: Option<&rayon::ThreadPool>,
+        _helpers: Option<&rayon::ThreadPool>,
         f: impl FnOnce(WorldRef<'_>) -> R,
     ) -> R {
         self.with(f)
@@ -432,10 +432,7 @@ fn metrics_report_the_nominal_and_sim_rates() {
 
 #[test]
 fn a_worker_pool_gives_the_same_updates() {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
+    let pool = SensorPool::new(2).unwrap();
     let mut rig = Rig::new();
     let a = rig.add(setup("a", 10.0));
     let b = rig.add(setup("bb", 30.0));

@@ -39,6 +39,7 @@
 
 mod awake;
 mod plan;
+mod pool;
 mod rate;
 mod report;
 mod served;
@@ -47,6 +48,7 @@ mod world;
 
 pub use plan::{InvalidTopic, SensorSetup, SensorSite, derive_seed, model_sensors};
 pub(crate) use plan::{scoped, source_location};
+pub use pool::SensorPool;
 pub use rate::{RateError, SET_RATE, set_rate_service};
 pub use report::SensorReport;
 pub use timing::{MAX_RATE_HZ, MIN_RATE_HZ, Schedule};
@@ -346,13 +348,13 @@ impl SensorManager {
         now: SimTime,
         world: &impl SensorWorld,
         bus: &mut Bus,
-        pool: Option<&rayon::ThreadPool>,
+        pool: Option<&SensorPool>,
     ) -> Vec<SensorFailure> {
         let step = world.step_size();
         let wall = Instant::now();
         let guards = self.guards;
         let mut failures = Vec::new();
-        match pool.filter(|p| p.current_num_threads() > 1) {
+        match pool {
             Some(pool) => {
                 // Decide, update in parallel, then publish in sensor order.
                 let mut due = 0;
@@ -364,29 +366,30 @@ impl SensorManager {
                 }
                 if due == 1 {
                     // One sensor: updated on this thread, which starts at once, its ray
-                    // batches shared with the workers as they wake.
+                    // batches shared with the helpers as they wake.
                     if let Some(s) = self.slots.iter_mut().find(|s| s.due) {
-                        // A heavy sensor (a ray sensor) splits its work across the pool in
-                        // several passes: its workers are woken now and kept awake until
-                        // the update ends, so that each pass finds them running (an idle
-                        // worker of a virtual machine may take a millisecond to wake, as
-                        // long as a whole scan).
+                        // A heavy sensor (a ray sensor) splits its work with the helpers in
+                        // several passes: they are woken now and kept awake until the
+                        // update ends, so that each pass finds them running (an idle thread
+                        // of a virtual machine may take a millisecond to wake, as long as a
+                        // whole scan).
+                        let helpers = pool.helpers();
                         let _awake =
-                            (s.cold.last_took >= WAKE_POOL_AFTER).then(|| Awake::keep(pool));
+                            (s.cold.last_took >= WAKE_POOL_AFTER).then(|| Awake::keep(helpers));
                         let ctx = context(s, now, step);
                         let r = run(
                             s.plugin.as_mut(),
                             &ctx,
                             &s.name,
                             world,
-                            Some(pool),
+                            Some(helpers),
                             &mut s.out,
                         );
                         finish(s, r, (now, wall), &guards, bus, &mut failures);
                     }
                     return failures;
                 }
-                pool.install(|| {
+                pool.workers().install(|| {
                     self.slots.par_iter_mut().filter(|s| s.due).for_each(|s| {
                         let ctx = context(s, now, step);
                         let r = run(s.plugin.as_mut(), &ctx, &s.name, world, None, &mut s.out);
@@ -487,20 +490,20 @@ fn context(s: &Slot, now: SimTime, step: SimTime) -> UpdateContext {
 }
 
 /// Runs the plugin of a due sensor against the read-only world, its outputs into `out`
-/// (after the messages handed back to it); `pool` as in [`SensorWorld::with_view`].
+/// (after the messages handed back to it); `helpers` as in [`SensorWorld::with_view`].
 fn run(
     plugin: Option<&mut SensorBox>,
     ctx: &UpdateContext,
     name: &SharedStr,
     world: &impl SensorWorld,
-    pool: Option<&rayon::ThreadPool>,
+    helpers: Option<&rayon::ThreadPool>,
     out: &mut RVec<Message>,
 ) -> (Result<(), PluginError>, Duration) {
     let Some(plugin) = plugin else {
         return (Ok(()), Duration::ZERO);
     };
     let started = Instant::now();
-    let r = world.with_view(name, pool, |view| {
+    let r = world.with_view(name, helpers, |view| {
         plugin.update(ctx, view, out).into_result()
     });
     (r, started.elapsed())

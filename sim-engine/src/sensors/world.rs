@@ -9,13 +9,13 @@ pub trait SensorWorld: Sync {
     fn step_size(&self) -> SimTime;
 
     /// Runs `f` with the read-only view the plugin of `sensor` (its scoped name, which its
-    /// log records carry) gets. With `pool`, the caller runs on the simulation thread while
-    /// the pool's workers are idle: a large ray batch is cast by this thread and the workers
-    /// together.
+    /// log records carry) gets. With `helpers`, the caller runs on the simulation thread
+    /// while the helpers' threads are idle: a large ray batch is cast by this thread and the
+    /// helpers together.
     fn with_view<R>(
         &self,
         sensor: &SharedStr,
-        pool: Option<&rayon::ThreadPool>,
+        helpers: Option<&rayon::ThreadPool>,
         f: impl FnOnce(WorldRef<'_>) -> R,
     ) -> R;
 }
