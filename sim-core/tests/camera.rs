@@ -1250,6 +1250,42 @@ fn frames_are_the_same_bytes_on_one_and_two_threads() {
     let two_points = cloud(&two[2]);
     assert!(two_points.data == points.data, "point cloud differs");
     assert_eq!(two_points.is_dense, points.is_dense);
+    // Later frames too: on several threads their bands are handed out in the order of the
+    // last frame's costs, not top to bottom.
+    let dir = stage(LIBS);
+    for threads in [1, 2] {
+        let mut sim = sim_from(&sdf, dir.path(), 0, threads);
+        let subs: Vec<_> = topics
+            .iter()
+            .map(|t| sim.bus_mut().subscribe(t, 10))
+            .collect();
+        for _ in 0..3 {
+            sim.step();
+        }
+        assert!(sim.failures().is_empty(), "{:?}", sim.failures());
+        let frames: Vec<_> = subs.iter().map(collect).collect();
+        for (k, f) in frames.iter().enumerate() {
+            assert_eq!(f.len(), 3, "three frames on {}", topics[k]);
+        }
+        let [colour, depth, points_of] = &frames[..] else {
+            unreachable!("three topics")
+        };
+        for (f, ((c, d), p)) in colour.iter().zip(depth).zip(points_of).enumerate() {
+            let (c, d, p) = (image(&c.2), image(&d.2), cloud(&p.2));
+            assert!(
+                c.data == img.data,
+                "frame {f}, {threads} thread(s): colour image differs"
+            );
+            assert!(
+                d.data == depths.data,
+                "frame {f}, {threads} thread(s): depths differ"
+            );
+            assert!(
+                p.data == points.data,
+                "frame {f}, {threads} thread(s): cloud differs"
+            );
+        }
+    }
 }
 
 /// Pixels of two RGB8 images that differ in any channel, and the mean absolute difference

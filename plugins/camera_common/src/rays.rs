@@ -20,6 +20,7 @@ use sim_plugin_api::{
 };
 use simcore_plugin_common::Passes;
 use simcore_plugin_common::{MaskedCast, Rotation};
+use std::time::Instant;
 
 /// Where the rays of a [`RayGrid`] start.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -55,6 +56,9 @@ pub struct RayGrid {
     /// The pose the rays were last turned to by the rasterising path (they stay valid while
     /// the camera does not move).
     rays_pose: Option<Pose>,
+    /// How long each band of the last rasterised frame took on several threads, its `then`
+    /// included (ns): the next frame hands its bands out dearest first.
+    band_costs: Vec<u64>,
 }
 
 /// How far in front of the sensor's origin the rasteriser starts the rays of a grid whose
@@ -101,6 +105,7 @@ impl RayGrid {
             raster: false,
             pinhole: None,
             rays_pose: None,
+            band_costs: Vec::new(),
         };
         g.set_model(model);
         g
@@ -329,18 +334,29 @@ impl RayGrid {
         let o = pose.position;
         let w = width as usize;
         let rows = Self::band_rows(passes, width, height);
-        let chunks: Vec<_> = self
+        let bands = self.dirs.len().div_ceil(rows * w);
+        self.band_costs.resize(bands, 0);
+        let mut chunks: Vec<_> = self
             .rays
             .chunks_mut(rows * w)
             .zip(self.hits.chunks_mut(rows * w))
             .zip(self.dirs.chunks(rows * w))
+            .zip(self.band_costs.iter_mut())
             .enumerate()
-            .map(|(band, c)| (band, c, item()))
+            .map(|(band, (c, cost))| (band, c, cost, item()))
             .collect();
+        // The threads take the bands in turn, the dearest of the last frame first, so that
+        // the last taken are cheap and the threads end together (each band is cast, and
+        // its `then` called, the same in any order).
+        let timed = passes.threads() > 1;
+        if timed {
+            chunks.sort_by_key(|(_, _, cost, _)| std::cmp::Reverse(**cost));
+        }
         // The rays of a camera that has not moved are those of its last frame.
         let turn = self.rays_pose != Some(pose);
         self.rays_pose = Some(pose);
-        passes.run(chunks, |(band, ((rays, hits), dirs), item)| {
+        passes.run(chunks, |(band, ((rays, hits), dirs), cost, item)| {
+            let started = timed.then(Instant::now);
             let (rotation, o) = (rotation, o);
             if let Some(raster) = world.raster() {
                 raster.rasterize(&view, (band * rows) as u32, RSliceMut::from_mut_slice(hits));
@@ -355,6 +371,9 @@ impl RayGrid {
             }
             if let Some(item) = item {
                 then(band * rows * w, rays, hits, dirs, item);
+            }
+            if let Some(t) = started {
+                *cost = t.elapsed().as_nanos() as u64;
             }
         });
     }
