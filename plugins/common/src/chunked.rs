@@ -89,12 +89,40 @@ impl<'a, T: Copy> Part<'a, T> {
         for (k, s) in self.slots.iter_mut().enumerate() {
             s.write(f(k));
         }
+        self.written()
+    }
+
+    /// This part and `other` (of the same length) with their `k`-th elements set to the two
+    /// of `f(k)`, in order: two outputs made together from the same inputs, read once.
+    pub fn write_with<U: Copy>(
+        self,
+        other: Part<'a, U>,
+        mut f: impl FnMut(usize) -> (T, U),
+    ) -> (&'a mut [T], &'a mut [U]) {
+        assert_eq!(self.len(), other.len(), "parts of the same length");
+        for (k, (s, o)) in self
+            .slots
+            .iter_mut()
+            .zip(other.slots.iter_mut())
+            .enumerate()
+        {
+            let (a, b) = f(k);
+            s.write(a);
+            o.write(b);
+        }
+        (self.written(), other.written())
+    }
+
+    /// The part's elements, every one of which the caller has just written: marks the part
+    /// filled and hands it out.
+    fn written(self) -> &'a mut [T] {
         self.filled.store(true, Ordering::Release);
         let slots: *mut [MaybeUninit<T>] = self.slots;
-        // SAFETY: every element of `slots` was initialised by the loop above (a panic in `f`
-        // leaves before the part is marked or handed out), and `MaybeUninit<T>` has the
-        // size, alignment and layout of `T`; the slice is borrowed for `'a` as `slots` was,
-        // and `self` (its only other path) is consumed.
+        // SAFETY: the callers (`write`, `write_with`) initialise every element of `slots`
+        // before calling this (a panic in their `f` leaves before the part is marked or
+        // handed out), and `MaybeUninit<T>` has the size, alignment and layout of `T`; the
+        // slice is borrowed for `'a` as `slots` was, and `self` (its only other path) is
+        // consumed.
         #[allow(unsafe_code)]
         unsafe {
             &mut *(slots as *mut [T])
@@ -149,6 +177,40 @@ mod tests {
                 .map(|i| if (i / step) % 2 == 0 { i as u32 } else { 9 })
                 .collect();
             assert_eq!(v, expected, "len {len}, parts of {part}");
+        }
+    }
+
+    #[test]
+    fn parts_written_together_make_both_buffers() {
+        for (len, part) in [(0, 4), (1, 4), (10, 4), (12, 3)] {
+            let (mut a, mut b) = (
+                ChunkedVec::<u32>::new(len, part),
+                ChunkedVec::<f64>::new(len, part),
+            );
+            let mut start = 0;
+            // Every part but the second written: that one takes the value.
+            for (k, (pa, pb)) in a.parts().into_iter().zip(b.parts()).enumerate() {
+                let n = pa.len();
+                if k != 1 {
+                    let (x, y) = pa.write_with(pb, |i| ((start + i) as u32, -((start + i) as f64)));
+                    assert_eq!((x.len(), y.len()), (n, n));
+                }
+                start += n;
+            }
+            let in_second = |i: usize| i / part == 1;
+            let (a, b) = (a.into_vec(9), b.into_vec(0.5));
+            for i in 0..len {
+                let (ea, eb) = if in_second(i) {
+                    (9, 0.5)
+                } else {
+                    (i as u32, -(i as f64))
+                };
+                assert_eq!(
+                    (a[i], b[i]),
+                    (ea, eb),
+                    "element {i} of {len}, parts of {part}"
+                );
+            }
         }
     }
 

@@ -399,20 +399,21 @@ impl LidarSensor {
                     }
                     world.cast_rays_seen_by(rays, &options, mask, hits);
                 }
-                // Distances count from the sensor origin.
+                // Distances count from the sensor origin; each hit read once for its range
+                // and its intensity.
                 let mut finite = true;
-                let ranges = ranges.write(|i| {
-                    let r = raw_range(hits[i].distance + start, min);
+                let mut seen = Intensities::new(retro);
+                let (ranges, intensities) = ranges.write_with(intensities, |i| {
+                    let hit = &hits[i];
+                    let r = raw_range(hit.distance + start, min);
                     let r = if noisy {
                         r
                     } else {
                         finish_range(r, min, max, resolution)
                     };
                     finite &= r.is_finite();
-                    r
+                    (r, seen.of(hit))
                 });
-                let mut seen = Intensities::new(retro);
-                let intensities = intensities.write(|i| seen.of(&hits[i]));
                 flags.0 = seen.known;
                 if !noisy {
                     flags.1 = finite;
