@@ -115,11 +115,13 @@ impl Physics {
         let out = &mut out[..cam.rows * cam.width];
         let depths = band_depths(&cam, pass);
         let far = cam.key(cam.far);
+        // The rays start on the near plane, `near` 0: a pixel that sees the inside of a
+        // half-space has the key of depth 0 (`plane_depths`), and its depth is 0 as any
+        // other face's, `-key`, without looking its face up (a loop the compiler vectorises).
+        debug_assert_eq!(cam.key(cam.near).to_bits(), (-0.0f64).to_bits());
         for (o, (&f, &key)) in out.iter_mut().zip(depths.face.iter().zip(&depths.key)) {
             *o = if f == NO_FACE || key < far {
                 f32::INFINITY
-            } else if pass.faces[f as usize].inside {
-                0.0
             } else {
                 -key as f32
             };

@@ -226,15 +226,36 @@ fn depths_along_parallel_rays_are_those_of_the_rays() {
         scale: 6.0,
         depth: 60.0,
     };
-    let (y, z) = (
-        q.rotate(Vec3::new(0.0, 1.0, 0.0)),
-        q.rotate(Vec3::new(0.0, 0.0, 1.0)),
-    );
+    let (entities, zeros) = parallel_depths_against_rays(&p, &view);
+    assert!(entities >= 8, "{entities} entities");
+    assert_eq!(zeros, 0);
+    // A level sun whose map's plane crosses the ground: the rays of its lower rows start
+    // inside the ground's half-space, and meet it where they start (depth 0).
+    let level = OrthoView {
+        pose: Pose::new(Vec3::new(-20.0, 0.0, 0.3), Quat::IDENTITY),
+        ..view
+    };
+    let (_, zeros) = parallel_depths_against_rays(&p, &level);
+    assert!(zeros > 90 * 20, "{zeros} pixels inside the ground");
+}
+
+/// Compares the depths of `view` rasterised in bands with those of its parallel rays cast one
+/// by one (parry's solid casts: 0 where a ray starts inside a shape). Returns how many
+/// entities the rays hit and how many pixels have depth 0.
+fn parallel_depths_against_rays(p: &Physics, view: &sim_plugin_api::OrthoView) -> (usize, usize) {
+    let (w, h) = (view.width as usize, view.height as usize);
+    let q = view.pose.orientation;
+    let [x, y, z] = [
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::new(0.0, 1.0, 0.0),
+        Vec3::new(0.0, 0.0, 1.0),
+    ]
+    .map(|a| q.rotate(a));
     let mut rays = Vec::new();
-    for j in 0..70 {
-        for i in 0..90 {
-            let u = (i as f64 + 0.5 - 45.0) / 6.0;
-            let v = (j as f64 + 0.5 - 35.0) / 6.0;
+    for j in 0..h {
+        for i in 0..w {
+            let u = (i as f64 + 0.5 - w as f64 / 2.0) / view.scale;
+            let v = (j as f64 + 0.5 - h as f64 / 2.0) / view.scale;
             rays.push(ApiRay {
                 origin: view.pose.position - y.scale(u) - z.scale(v),
                 direction: x,
@@ -242,24 +263,23 @@ fn depths_along_parallel_rays_are_those_of_the_rays() {
         }
     }
     let opts = RayCastOptions {
-        max_distance: 60.0,
+        max_distance: view.depth,
         target: RayTarget::VISUAL,
         exclude_model: EntityId::NONE,
     };
     let mut hits = vec![RayHit::MISS; rays.len()];
     cast_into(&p.view("t"), &rays, &opts, &mut hits);
     let mut depths = vec![0f32; rays.len()];
-    for (k, band) in depths.chunks_mut(90 * 16).enumerate() {
-        p.depth_rows(&view, (k * 16) as u32, band);
+    for (k, band) in depths.chunks_mut(w * 16).enumerate() {
+        p.depth_rows(view, (k * 16) as u32, band);
     }
     let entities: std::collections::BTreeSet<_> = hits.iter().map(|h| h.entity).collect();
-    assert!(entities.len() >= 8, "{entities:?}");
     let mut differ = 0;
     for (h, d) in hits.iter().zip(&depths) {
         let d = f64::from(*d);
-        if h.distance.is_finite() != d.is_finite() {
+        if h.distance.is_finite() != d.is_finite() || (h.distance == 0.0) != (d == 0.0) {
             differ += 1;
-        } else if h.distance.is_finite() {
+        } else if h.distance.is_finite() && h.distance > 0.0 {
             let e = (h.distance - d).abs() / h.distance;
             if e > 1e-5 {
                 differ += 1;
@@ -267,6 +287,8 @@ fn depths_along_parallel_rays_are_those_of_the_rays() {
         }
     }
     assert!(differ <= rays.len() / 1000, "{differ} depths differ");
+    let zeros = depths.iter().filter(|d| **d == 0.0).count();
+    (entities.len(), zeros)
 }
 
 #[test]
