@@ -119,12 +119,17 @@ impl Physics {
         // half-space has the key of depth 0 (`plane_depths`), and its depth is 0 as any
         // other face's, `-key`, without looking its face up (a loop the compiler vectorises).
         debug_assert_eq!(cam.key(cam.near).to_bits(), (-0.0f64).to_bits());
+        let mut seen = 0u32;
         for (o, (&f, &key)) in out.iter_mut().zip(depths.face.iter().zip(&depths.key)) {
             *o = if f == NO_FACE || key < far {
                 f32::INFINITY
             } else {
                 -key as f32
             };
+            seen += u32::from(o.is_finite());
+        }
+        if pass.others.is_empty() {
+            return seen;
         }
         for c in pass.others.iter().filter_map(|&h| self.pw.colliders.get(h)) {
             exact_depths(&cam, c, out);
