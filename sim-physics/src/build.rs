@@ -86,6 +86,7 @@ impl Physics {
             model_plugins: ModelPlugins::new(),
             rays: Default::default(),
             scans: Default::default(),
+            lenses: Default::default(),
             wrenched: Vec::new(),
             revision: 0,
         };

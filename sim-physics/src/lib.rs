@@ -102,6 +102,8 @@ pub struct Physics {
     rays: ray_index::RayIndex,
     /// What the lidars' scans keep between bands and scans.
     scans: scan::ScanKept,
+    /// The lengths of the rasterised cameras' rays, by image.
+    lenses: raster::Lenses,
     /// The bodies given a wrench for the coming step (cleared after it).
     wrenched: Vec<RigidBodyHandle>,
     /// Counts the models added and removed at run time (see [`Physics::revision`]).

@@ -155,9 +155,17 @@ impl Camera {
         if self.ortho {
             return -key;
         }
+        Self::length(xn, yn, i, j) / key
+    }
+
+    /// The length of perspective pixel `(i, j)`'s ray per unit of depth (`xn`, `yn` from
+    /// [`Camera::normalised`]): its distance to the point of depth key `key` is this over
+    /// `key`.
+    #[inline]
+    pub(super) fn length(xn: &Affine, yn: &Affine, i: usize, j: usize) -> f64 {
         let (u, v) = (centre(i), centre(j));
         let (x, y) = (xn.at(u, v), yn.at(u, v));
-        (1.0 + x * x + y * y).sqrt() / key
+        (1.0 + x * x + y * y).sqrt()
     }
 
     /// `v` (sensor frame) in the world frame.

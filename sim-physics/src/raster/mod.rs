@@ -45,6 +45,32 @@ pub(super) mod pass;
 use camera::Camera;
 use pass::{Depths, Face, NO_FACE, Projected, band_depths, planar_face, triangle};
 
+/// The most pixels of an image whose rays' lengths are kept ([`Physics::lengths`]: 16 MB,
+/// a 1920 x 1080 image's; at most eight images are kept): a larger image's are computed
+/// pixel by pixel.
+const MAX_LENGTHS: usize = 1 << 21;
+
+/// The rays' lengths per unit of depth of each image, by its size and intrinsics: kept while
+/// the world changes (a camera's lens does not).
+pub(crate) type Lenses = crate::kept::Kept<Lens, Vec<f64>>;
+
+/// What the lengths of an image's rays depend on: its size and intrinsics (their bits).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Lens([u64; 6]);
+
+impl Lens {
+    fn of(view: &PinholeView) -> Self {
+        Lens([
+            u64::from(view.width) << 32 | u64::from(view.height),
+            view.fx.to_bits(),
+            view.fy.to_bits(),
+            view.cx.to_bits(),
+            view.cy.to_bits(),
+            view.skew.to_bits(),
+        ])
+    }
+}
+
 /// Primary visibility of a pinhole camera (see the module docs).
 impl Raster for Physics {
     fn rasterize(
@@ -74,8 +100,13 @@ impl Physics {
         };
         let hits = &mut hits[..cam.rows * cam.width];
         let depths = band_depths(&cam, pass);
+        let lengths = self.lengths(view);
+        let lengths = lengths
+            .as_ref()
+            .and_then(|l| l.get())
+            .map(|l| &l[cam.first_row * cam.width..][..hits.len()]);
         // Every pixel written once (a miss or a hit), and the hits counted on the way.
-        let mut seen = resolve(&cam, &pass.faces, &depths, view.normals, hits);
+        let mut seen = resolve(&cam, &pass.faces, &depths, view.normals, lengths, hits);
         for c in pass.others.iter().filter_map(|&h| self.pw.colliders.get(h)) {
             seen += exact(&cam, c, view.normals, hits);
         }
@@ -135,6 +166,23 @@ impl Physics {
             exact_depths(&cam, c, out);
         }
         out.iter().filter(|d| d.is_finite()).count() as u32
+    }
+
+    /// The length of each pixel's ray per unit of depth in `view`'s image, row by row
+    /// ([`Camera::length`]), made by the first band that needs it and kept, while the world
+    /// changes, for the views of the same size and intrinsics (`None` for an image without
+    /// pixels or of more than [`MAX_LENGTHS`]).
+    fn lengths(&self, view: &PinholeView) -> Option<Arc<OnceLock<Vec<f64>>>> {
+        let (w, h) = (view.width as usize, view.height as usize);
+        let pixels = w.checked_mul(h).filter(|p| *p <= MAX_LENGTHS)?;
+        let whole = Camera::band(view, 0, pixels, false)?;
+        Some(self.lenses.get(&Lens::of(view), || {
+            let (xn, yn) = whole.normalised();
+            (0..h)
+                .flat_map(|j| (0..w).map(move |i| (i, j)))
+                .map(|(i, j)| Camera::length(&xn, &yn, i, j))
+                .collect()
+        }))
     }
 
     /// The depth pass of `view` over the whole image, made by the first band that needs it
@@ -258,12 +306,14 @@ impl Physics {
 }
 
 /// Writes every pixel of the band: the hit of the face the depth pass found (within the far
-/// clip), with its normal when `normals`, or a miss. Returns the number of hits.
+/// clip), with its normal when `normals`, or a miss. Returns the number of hits. `lengths`:
+/// the band's pixels' [`Camera::length`]s, where they are kept.
 fn resolve(
     cam: &Camera,
     faces: &[Face],
     depths: &Depths,
     normals: bool,
+    lengths: Option<&[f64]>,
     hits: &mut [RayHit],
 ) -> usize {
     let (xn, yn) = cam.normalised();
@@ -294,7 +344,10 @@ fn resolve(
                 last = (f, hit, face.inside);
             }
             let key = if last.2 { near } else { key };
-            let distance = cam.distance(&xn, &yn, i, j, key);
+            let distance = match lengths {
+                Some(l) => l[r * w + i] / key,
+                None => cam.distance(&xn, &yn, i, j, key),
+            };
             seen += usize::from(distance.is_finite());
             *h = RayHit { distance, ..last.1 };
         }

@@ -213,6 +213,40 @@ fn the_visibility_mask_and_the_far_clip_are_those_of_the_rays() {
 }
 
 #[test]
+fn a_lens_changed_between_frames_gets_its_own_rays() {
+    // The rays' lengths are kept by image size and intrinsics: a camera that zooms, or one
+    // whose principal point or skew moves, is rasterised as a fresh world rasterises it.
+    let pose = Pose::new(Vec3::new(0.0, 0.2, 1.2), Quat::from_rpy(0.05, 0.12, 0.03));
+    let wide = view(pose, 80, 60, 1.2);
+    let lenses = [
+        wide,
+        view(pose, 80, 60, 0.7),
+        PinholeView {
+            fx: wide.fx * 1.3,
+            ..wide
+        },
+        PinholeView { cx: 30.0, ..wide },
+        PinholeView { cy: 20.0, ..wide },
+        PinholeView { skew: 4.0, ..wide },
+        view(pose, 60, 80, 1.2),
+        wide,
+    ];
+    let kept = Physics::build(&world(SHAPES)).unwrap();
+    for (k, v) in lenses.iter().enumerate() {
+        let fresh = Physics::build(&world(SHAPES)).unwrap();
+        let (a, b) = (raster_pixels(&kept, v, 13), raster_pixels(&fresh, v, 60));
+        assert!(a.iter().any(|h| h.distance.is_finite()), "lens {k}");
+        for (i, (a, b)) in a.iter().zip(&b).enumerate() {
+            assert_eq!(
+                (a.distance.to_bits(), a.entity),
+                (b.distance.to_bits(), b.entity),
+                "lens {k}, pixel {i}"
+            );
+        }
+    }
+}
+
+#[test]
 fn depths_along_parallel_rays_are_those_of_the_rays() {
     use sim_plugin_api::OrthoView;
     let p = Physics::build(&world(SHAPES)).unwrap();
