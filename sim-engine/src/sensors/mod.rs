@@ -21,9 +21,10 @@
 //!
 //! With worker threads (`--threads` > 1) the due sensors are updated in parallel on the
 //! workers; a single due sensor is updated on the simulation thread itself, which casts its
-//! ray batches together with the workers (it starts at once, the idle workers join as they
-//! wake), and so never waits for a sleeping worker to begin; a heavy one has the workers woken
-//! before its update and kept awake through its passes (`awake`).
+//! ray batches together with the helpers, one thread fewer ([`SensorPool`]; it starts at
+//! once, the idle helpers join as they wake), and so never waits for a sleeping thread to
+//! begin; a heavy one has the helpers woken before its update and kept awake through its
+//! passes (`awake`).
 //!
 //! Every update is timed against the [`Guards`] budget, and a message over their size limit
 //! is refused (see [`crate::guard`]).
@@ -509,7 +510,7 @@ fn run(
     (r, started.elapsed())
 }
 
-/// A sensor updated alone whose last update took at least this long has the pool woken
+/// A sensor updated alone whose last update took at least this long has the helpers woken
 /// before its update and kept awake through it ([`Awake`]).
 const WAKE_POOL_AFTER: Duration = Duration::from_micros(100);
 

@@ -100,7 +100,7 @@ impl Physics {
         };
         let hits = &mut hits[..cam.rows * cam.width];
         let depths = band_depths(&cam, pass);
-        let lengths = self.lengths(view);
+        let lengths = self.lengths(view, &cam);
         let lengths = lengths
             .as_ref()
             .and_then(|l| l.get())
@@ -169,15 +169,15 @@ impl Physics {
     }
 
     /// The length of each pixel's ray per unit of depth in `view`'s image, row by row
-    /// ([`Camera::length`]), made by the first band that needs it and kept, while the world
-    /// changes, for the views of the same size and intrinsics (`None` for an image without
-    /// pixels or of more than [`MAX_LENGTHS`]).
-    fn lengths(&self, view: &PinholeView) -> Option<Arc<OnceLock<Vec<f64>>>> {
+    /// ([`Camera::length`]; `cam`, any band of it), made by the first band that needs it and
+    /// kept, while the world changes, for the views of the same size and intrinsics (`None`
+    /// for an image of more than [`MAX_LENGTHS`] pixels).
+    fn lengths(&self, view: &PinholeView, cam: &Camera) -> Option<Arc<OnceLock<Vec<f64>>>> {
         let (w, h) = (view.width as usize, view.height as usize);
-        let pixels = w.checked_mul(h).filter(|p| *p <= MAX_LENGTHS)?;
-        let whole = Camera::band(view, 0, pixels, false)?;
+        w.checked_mul(h).filter(|p| *p <= MAX_LENGTHS)?;
         Some(self.lenses.get(&Lens::of(view), || {
-            let (xn, yn) = whole.normalised();
+            // The intrinsics alone: the same for every band.
+            let (xn, yn) = cam.normalised();
             (0..h)
                 .flat_map(|j| (0..w).map(move |i| (i, j)))
                 .map(|(i, j)| Camera::length(&xn, &yn, i, j))
