@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::images::{image, info, render_with, rgb};
+use common::images::{image, info, render_with, rgb, steps};
 use common::*;
 use sim_core::runner::{EntityUpdate, Simulation};
 use sim_core::transport::Subscription;
@@ -1255,23 +1255,12 @@ fn frames_are_the_same_bytes_on_one_and_two_threads() {
     let dir = stage(LIBS);
     for threads in [1, 2] {
         let mut sim = sim_from(&sdf, dir.path(), 0, threads);
-        let subs: Vec<_> = topics
-            .iter()
-            .map(|t| sim.bus_mut().subscribe(t, 10))
-            .collect();
-        for _ in 0..3 {
-            sim.step();
-        }
-        assert!(sim.failures().is_empty(), "{:?}", sim.failures());
-        let frames: Vec<_> = subs.iter().map(collect).collect();
-        for (k, f) in frames.iter().enumerate() {
-            assert_eq!(f.len(), 3, "three frames on {}", topics[k]);
-        }
+        let frames = steps(&mut sim, &topics, 3);
         let [colour, depth, points_of] = &frames[..] else {
             unreachable!("three topics")
         };
         for (f, ((c, d), p)) in colour.iter().zip(depth).zip(points_of).enumerate() {
-            let (c, d, p) = (image(&c.2), image(&d.2), cloud(&p.2));
+            let (c, d, p) = (image(c), image(d), cloud(p));
             assert!(
                 c.data == img.data,
                 "frame {f}, {threads} thread(s): colour image differs"

@@ -21,17 +21,29 @@ pub fn render_with(
 
 /// Steps `sim` once (no sensor may fail) and returns the one message on each of `topics`.
 pub fn first_step(sim: &mut Simulation, topics: &[String]) -> Vec<Payload> {
+    steps(sim, topics, 1)
+        .into_iter()
+        .map(|mut m| m.remove(0))
+        .collect()
+}
+
+/// Steps `sim` `n` times (no sensor may fail) and returns, for each of `topics`, the `n`
+/// messages on it in order.
+pub fn steps(sim: &mut Simulation, topics: &[String], n: usize) -> Vec<Vec<Payload>> {
     let subs: Vec<_> = topics
         .iter()
-        .map(|t| sim.bus_mut().subscribe(t, 10))
+        .map(|t| sim.bus_mut().subscribe(t, n.max(10)))
         .collect();
-    sim.step();
+    for _ in 0..n {
+        sim.step();
+    }
     assert!(sim.failures().is_empty(), "{:?}", sim.failures());
     subs.iter()
-        .map(|s| {
-            let mut m = collect(s);
-            assert_eq!(m.len(), 1, "one message on each topic");
-            m.remove(0).2
+        .zip(topics)
+        .map(|(s, t)| {
+            let m = collect(s);
+            assert_eq!(m.len(), n, "{n} message(s) on {t}");
+            m.into_iter().map(|(_, _, p)| p).collect()
         })
         .collect()
 }
