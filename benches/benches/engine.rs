@@ -74,6 +74,7 @@ use sim_plugin_api::{
         std_types::{RBox, RStr, RVec},
     },
 };
+use simcore_plugin_common::SdfSensor;
 use simcore_plugin_imu::ImuSensor;
 use simcore_plugin_logical_camera::LogicalCameraSensor;
 use simcore_plugin_navsat::NavSatSensor;

@@ -8,6 +8,8 @@
 use crate::atmosphere;
 use crate::config::AirPressureConfig;
 use sim_plugin_api::prelude::*;
+use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::SdfSensor;
 use simcore_plugin_common::{NoiseChannel, SensorMount, gaussian_variance};
 
 /// Noise stream number (with the sensor's seed) of the pressure.
@@ -22,12 +24,14 @@ pub struct AirPressureSensor {
     variance: f64,
 }
 
-impl AirPressureSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(world, &[("", "FluidPressure")]);
-        let air_pressure = AirPressureConfig::read(&config.parse_sdf()?.root())?;
+impl SdfSensor for AirPressureSensor {
+    /// Reads `<air_pressure>`.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        _world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let air_pressure = AirPressureConfig::read(sdf)?;
         Ok(AirPressureSensor::new(
             &air_pressure,
             SensorMount::of(config),
@@ -35,6 +39,12 @@ impl AirPressureSensor {
         ))
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(String::new(), "FluidPressure")]
+    }
+}
+
+impl AirPressureSensor {
     /// Builds the sensor from a parsed configuration: `mount` is where it sits and `seed` the
     /// seed of its noise stream.
     pub fn new(air_pressure: &AirPressureConfig, mount: SensorMount, seed: u64) -> Self {

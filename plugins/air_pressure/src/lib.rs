@@ -19,6 +19,8 @@ mod tests;
 pub use air_pressure::AirPressureSensor;
 pub use config::AirPressureConfig;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "air_pressure" {
         serves: ["air_pressure" => "air_pressure"],

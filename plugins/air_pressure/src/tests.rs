@@ -5,6 +5,7 @@ use sim_plugin_api::{
     EntityId, KinematicState, Message, Payload, Pose, Quat, Vec3,
     testing::{StaticWorld, run_update, sensor_config, try_update},
 };
+use simcore_plugin_common::SdfSensor;
 use simcore_plugin_common::testing::{assert_config_error, assert_runtime_error};
 
 const LINK: EntityId = EntityId(2);

@@ -12,6 +12,8 @@ use crate::atmosphere;
 use crate::message::air_speed_message;
 use sim_plugin_api::noise::{NoiseKind, NoiseParams};
 use sim_plugin_api::prelude::*;
+use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::SdfSensor;
 use simcore_plugin_common::{NoiseChannel, SensorMount};
 
 /// Noise stream number (with the sensor's seed) of the pressure.
@@ -38,15 +40,14 @@ pub struct AirSpeedReading {
     pub temperature: f64,
 }
 
-impl AirSpeedSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports): reads
-    /// `<air_speed><pressure><noise>` (hPa); a bad value is a configuration error naming the
-    /// sensor, the element, the text and where it is.
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(world, &[("", "Custom")]);
-        let doc = config.parse_sdf()?;
-        let noise = doc.root().noise("air_speed/pressure")?;
+impl SdfSensor for AirSpeedSensor {
+    /// Reads `<air_speed><pressure><noise>` (hPa).
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        _world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let noise = sdf.noise("air_speed/pressure")?;
         Ok(AirSpeedSensor::new(
             noise,
             SensorMount::of(config),
@@ -55,6 +56,12 @@ impl AirSpeedSensor {
         ))
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(String::new(), "Custom")]
+    }
+}
+
+impl AirSpeedSensor {
     /// Builds the sensor: `noise` is the pressure noise (hPa), `mount` where it sits, `frame`
     /// the frame id of its messages and `seed` the seed of its noise.
     pub fn new(noise: NoiseParams, mount: SensorMount, frame: &str, seed: u64) -> Self {

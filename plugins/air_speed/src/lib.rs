@@ -19,6 +19,8 @@ mod tests;
 pub use air_speed::{AirSpeedReading, AirSpeedSensor};
 pub use message::AIR_SPEED_SCHEMA;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "air_speed" {
         serves: ["air_speed" => "air_speed"],

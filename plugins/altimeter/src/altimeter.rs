@@ -9,7 +9,9 @@
 //! - `vertical_velocity` = `v_z` (world frame), plus `<vertical_velocity>` noise.
 
 use crate::config::AltimeterConfig;
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{abi_stable::std_types::RBox, msgs::Altimeter, prelude::*};
+use simcore_plugin_common::SdfSensor;
 use simcore_plugin_common::{NoiseChannel, SensorMount, sensor_frame};
 
 /// Noise stream number (with the sensor's seed) of the vertical position.
@@ -27,13 +29,14 @@ pub struct AltimeterSensor {
     velocity_noise: NoiseChannel,
 }
 
-impl AltimeterSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports) and takes
-    /// its reference height from the world.
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(world, &[("", "Altimeter")]);
-        let altimeter = AltimeterConfig::read(&config.parse_sdf()?.root())?;
+impl SdfSensor for AltimeterSensor {
+    /// Reads `<altimeter>` and takes the sensor's reference height from the world.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let altimeter = AltimeterConfig::read(sdf)?;
         let mut sensor = AltimeterSensor::new(&altimeter, SensorMount::of(config), config.seed);
         sensor.reference = world.kinematics_of(config.link).map(|link| {
             sensor_frame(&link, sensor.mount.pose_in_link)
@@ -44,6 +47,12 @@ impl AltimeterSensor {
         Ok(sensor)
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(String::new(), "Altimeter")]
+    }
+}
+
+impl AltimeterSensor {
     /// Builds the sensor from a parsed configuration: `mount` is where it sits and `seed` the
     /// seed of its noise streams. The reference height is taken at the first measurement.
     pub fn new(altimeter: &AltimeterConfig, mount: SensorMount, seed: u64) -> Self {

@@ -16,6 +16,8 @@ mod tests;
 pub use altimeter::AltimeterSensor;
 pub use config::AltimeterConfig;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "altimeter" {
         serves: ["altimeter" => "altimeter"],

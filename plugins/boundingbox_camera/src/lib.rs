@@ -23,6 +23,8 @@ pub use boxes::{BoxType, VisibleBox};
 pub use full::{Box2d, Box3d};
 pub use sensor::{BoundingBoxCameraSensor, Boxes};
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "boundingbox_camera" {
         serves: ["boundingbox_camera" => "boundingbox", "boundingbox" => "boundingbox"],

@@ -22,12 +22,13 @@ use crate::boxes::{BoxType, draw_boxes, draw_segments, visible_boxes};
 use crate::full::{Box2d, Box3d, boxes_3d, full_boxes, projected_edges};
 use crate::message::{boxes_3d_message, boxes_message};
 use crate::save::{SampleSaver, boxes_3d_csv, boxes_csv};
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{abi_stable::std_types::RBox, prelude::*};
 use simcore_plugin_camera_common::{
     CameraCore, CameraPlugin, ImageFormat, LabelCache, Passes, RayStart, Shader, camera_sensor,
     image::{encode_image, save_failed},
 };
-use simcore_plugin_common::NoiseChannel;
+use simcore_plugin_common::{NoiseChannel, SdfSensor};
 use std::collections::BTreeSet;
 
 /// The label gz-rendering's bounding box camera keeps for background: visuals labelled 255
@@ -61,18 +62,18 @@ pub struct BoundingBoxCameraSensor {
     saver: Option<SampleSaver>,
 }
 
-impl BoundingBoxCameraSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports): reads
-    /// `<camera>` as every camera does, and `<camera><box_type>` (see [`BoxType`]);
-    /// an unknown box type, and `full_2d` or `3d` with an engine lacking
-    /// `simcore.visual_boxes.v1`, are configuration errors naming the sensor and the element.
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let doc = config.parse_sdf()?;
-        let root = doc.root();
-        let box_type = root.get_or("camera/box_type", BoxType::Visible2d)?;
+impl SdfSensor for BoundingBoxCameraSensor {
+    /// Reads `<camera>` and its `<box_type>`: full and 3D boxes need the engine's visual boxes
+    /// extension, and without it are a configuration error naming the element.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let box_type = sdf.get_or("camera/box_type", BoxType::Visible2d)?;
         if box_type != BoxType::Visible2d
             && world.visual_boxes_ext().is_none()
-            && let Some(e) = root.find("camera/box_type")
+            && let Some(e) = sdf.find("camera/box_type")
         {
             return Err(e
                 .error(
@@ -85,7 +86,7 @@ impl BoundingBoxCameraSensor {
                 )
                 .into());
         }
-        let mut core = CameraCore::new(config, &root, RayStart::NearPlane)?;
+        let mut core = CameraCore::new(config, sdf, RayStart::NearPlane)?;
         // The drawn image is shaded, which needs the normals; primary visibility is
         // rasterised where the engine can.
         core.grid.set_normals(true);
@@ -94,7 +95,7 @@ impl BoundingBoxCameraSensor {
             Some(s) => Some(SampleSaver::new(&s.path, &core.mount.scoped_name)?),
             None => None,
         };
-        let sensor = BoundingBoxCameraSensor {
+        Ok(BoundingBoxCameraSensor {
             saver,
             box_type,
             frame: config.frame_id.to_string(),
@@ -105,19 +106,19 @@ impl BoundingBoxCameraSensor {
             labels: LabelCache::default(),
             seq: 0,
             core,
-        };
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(
-            world,
-            &[
-                ("", "Custom"),
-                (sensor.image_topic.as_str(), "Image"),
-                (sensor.info_topic.as_str(), "CameraInfo"),
-            ],
-        );
-        Ok(sensor)
+        })
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![
+            (String::new(), "Custom"),
+            (self.image_topic.to_string(), "Image"),
+            (self.info_topic.to_string(), "CameraInfo"),
+        ]
+    }
+}
+
+impl BoundingBoxCameraSensor {
     /// The box type in use.
     pub fn box_type(&self) -> BoxType {
         self.box_type
@@ -242,6 +243,7 @@ mod tests {
         RayHit, Vec3,
         testing::{StaticWorld, sensor_config},
     };
+    use simcore_plugin_common::testing::sensor_error;
 
     #[test]
     fn box_types_are_refused_with_their_place() {
@@ -249,11 +251,13 @@ mod tests {
             let sdf = format!(
                 "<sensor name=\"s\" type=\"boundingbox_camera\">\n  <camera>\n    <box_type>{box_type}</box_type>\n  </camera>\n</sensor>"
             );
-            let config = sensor_config("m::l::s", "boundingbox_camera", EntityId(2), &sdf)
-                .with_source("world.sdf", 50);
-            StaticWorld::default()
-                .with(|v| BoundingBoxCameraSensor::create(&config, &v).map(|_| ()))
-                .unwrap_err()
+            sensor_error::<BoundingBoxCameraSensor>(
+                "m::l::s",
+                "boundingbox_camera",
+                EntityId(2),
+                &sdf,
+                50,
+            )
         };
         let e = create("cube");
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);

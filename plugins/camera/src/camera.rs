@@ -21,11 +21,12 @@
 //! is the same at every thread count.
 
 use sim_plugin_api::prelude::*;
+use sim_plugin_api::sdf::Element;
 use simcore_plugin_camera_common::{
     COLOR_STREAM, CameraConfig, CameraCore, CameraPlugin, Passes, RayStart, Shader, camera_sensor,
     image::{ImageOutputs, encode_image, pixel_noise},
 };
-use simcore_plugin_common::NoiseChannel;
+use simcore_plugin_common::{NoiseChannel, SdfSensor};
 
 /// A camera sensor (SDF `<sensor type="camera">`).
 #[derive(Clone, Debug)]
@@ -37,17 +38,23 @@ pub struct CameraSensor {
     noise: NoiseChannel,
 }
 
-impl CameraSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let doc = config.parse_sdf()?;
-        let camera = CameraConfig::read(&doc.root())?;
-        let sensor = CameraSensor::new(camera, config)?;
-        // The outputs, listed by the engine before the first update.
-        sensor.outputs.declare(world);
-        Ok(sensor)
+impl SdfSensor for CameraSensor {
+    /// Reads `<camera>`.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        _world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let camera = CameraConfig::read(sdf)?;
+        CameraSensor::new(camera, config)
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        self.outputs.outputs()
+    }
+}
+
+impl CameraSensor {
     /// Builds the sensor from a parsed configuration (see [`CameraCore::from_config`]).
     pub fn new(camera: CameraConfig, config: &SensorConfig<'_>) -> Result<Self, PluginError> {
         let mut core = CameraCore::from_config(camera, config, RayStart::NearPlane);

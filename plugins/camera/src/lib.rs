@@ -18,6 +18,8 @@ mod tests;
 
 pub use camera::CameraSensor;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "camera" {
         serves: ["camera" => "image"],

@@ -6,6 +6,7 @@ use sim_plugin_api::{
     EntityId, Light, Payload, RayHit, SceneInfo, SurfaceInfo, Vec3,
     testing::{StaticWorld, run_update, sensor_config},
 };
+use simcore_plugin_common::SdfSensor;
 
 const GROUND: EntityId = EntityId(5);
 

@@ -6,7 +6,7 @@ pub use crate::config::sibling_topic;
 use crate::config::{CameraConfig, ImageFormat};
 use sim_plugin_api::{
     CameraInfo, Image, Outputs, Payload, PixelFormat, PluginError, PointCloudPacked, PointField,
-    PointFieldType, SharedStr, Vec3, WorldRef,
+    PointFieldType, SharedStr, Vec3,
     abi_stable::std_types::{RBox, RVec},
     noise::{NoiseKind, NoiseParams},
 };
@@ -468,13 +468,14 @@ impl ImageOutputs {
         self.info_topic.as_str()
     }
 
-    /// Lists the outputs with the engine (before the first update): an `Image` on the sensor's
-    /// topic and a `CameraInfo` on [`ImageOutputs::info_topic`].
-    pub fn declare(&self, world: &WorldRef<'_>) {
-        sim_plugin_api::declare_outputs(
-            world,
-            &[("", "Image"), (self.info_topic.as_str(), "CameraInfo")],
-        );
+    /// The outputs, for the engine to list before the first update
+    /// ([`SdfSensor::outputs`](simcore_plugin_common::SdfSensor::outputs)): an `Image` on the
+    /// sensor's topic and a `CameraInfo` on [`ImageOutputs::info_topic`].
+    pub fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![
+            (String::new(), "Image"),
+            (self.info_topic.to_string(), "CameraInfo"),
+        ]
     }
 
     /// Publishes a frame: `image` on the sensor's topic and `info` on the `camera_info` topic,

@@ -997,7 +997,13 @@ fn image_outputs_publish_the_image_and_camera_info_and_save_frames() {
         .image_outputs()
         .unwrap();
     assert_eq!(outputs.info_topic(), "/x/camera_info");
-    StaticWorld::default().with(|v| outputs.declare(&v));
+    assert_eq!(
+        outputs.outputs(),
+        [
+            (String::new(), "Image"),
+            ("/x/camera_info".to_string(), "CameraInfo")
+        ]
+    );
     let (r, messages) = published(|out| outputs.publish(out, image.clone(), info.clone(), NAME));
     r.unwrap();
     let topics: Vec<&str> = messages.iter().map(|m| m.topic.as_str()).collect();

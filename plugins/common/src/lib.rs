@@ -7,6 +7,8 @@
 //!   which they read their elements with, as third-party plugins do): a system's element
 //!   parsed with messages naming the system ([`plugin_document`]), a sensor's
 //!   `<visibility_mask>` ([`visibility_mask`]);
+//! - [`sensor`]: the shape of a sensor plugin's factory ([`SdfSensor`]: the `<sensor>` element
+//!   parsed once, the sensor built from it, its outputs declared) and its messages' frame id;
 //! - [`noise`]: a [`NoiseChannel`], one seeded noise stream per measured component, for the
 //!   [`NoiseParams`](sim_plugin_api::noise::NoiseParams) the API reads;
 //! - [`bounded`]: the numbers a command may carry ([`pose_problem`], [`twist_problem`],
@@ -55,6 +57,7 @@ pub mod pid;
 pub mod rolling;
 pub mod rotation;
 pub mod sdf;
+pub mod sensor;
 pub mod surfaces;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -77,6 +80,7 @@ pub use pid::Pid;
 pub use rolling::RollingMean;
 pub use rotation::Rotation;
 pub use sdf::{plugin_document, visibility_mask};
+pub use sensor::{SdfSensor, frame_id};
 pub use surfaces::EntitySurfaces;
 pub use throttle::{Throttle, period_ns};
 pub use topic::topic_part;

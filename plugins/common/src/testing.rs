@@ -1,9 +1,10 @@
 //! What the plugins' tests share (feature `testing`, for dev-dependencies): assertions on the
-//! errors every sensor reports the same way, and the world a system is created in
-//! ([`SystemSetup`]).
+//! errors every sensor reports the same way, the error of creating a sensor
+//! ([`sensor_error`]), and the world a system is created in ([`SystemSetup`]).
 
 use crate::idle::{GzSystem, OrIdle, create};
-use sim_plugin_api::testing::{StaticWorld, system_config};
+use crate::sensor::SdfSensor;
+use sim_plugin_api::testing::{StaticWorld, sensor_config, system_config};
 use sim_plugin_api::{EntityId, EntityKind, ErrorCode, PluginError, SystemConfig};
 
 /// Asserts that `e` is the configuration error of the sensor `name` about the element at
@@ -25,6 +26,24 @@ pub fn assert_config_error(e: &PluginError, name: &str, path: &str, found: &str)
 pub fn assert_runtime_error(e: &PluginError, name: &str) {
     assert_eq!(e.code, ErrorCode::RUNTIME);
     assert!(e.message.starts_with(name), "{e}");
+}
+
+/// The error of creating the sensor `S` (`scoped_name`, of SDF type `kind`, on `link`) from
+/// its `<sensor>` element `sdf`, written at line `line` of `world.sdf`, in an empty world, as
+/// the engine creates it ([`SdfSensor::create`]); panics when it is created.
+#[track_caller]
+pub fn sensor_error<S: SdfSensor>(
+    scoped_name: &str,
+    kind: &str,
+    link: EntityId,
+    sdf: &str,
+    line: u32,
+) -> PluginError {
+    let config = sensor_config(scoped_name, kind, link, sdf).with_source("world.sdf", line);
+    match StaticWorld::default().with(|world| S::create(&config, &world)) {
+        Ok(_) => panic!("{scoped_name}: created from {sdf:?}, an error was expected"),
+        Err(e) => e,
+    }
 }
 
 /// A world to create a system in, for tests: a [`StaticWorld`] where entity 1 is the model

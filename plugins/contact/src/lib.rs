@@ -14,6 +14,8 @@ pub mod sensor;
 pub use config::ContactConfig;
 pub use sensor::ContactSensor;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "contact" {
         serves: ["contact" => "contact"],

@@ -9,11 +9,13 @@
 //! at the sensor's rate rather than silence.
 
 use crate::config::{ContactConfig, collision_elements};
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
     ContactPoint,
     abi_stable::std_types::{RBox, RSlice, RVec},
     prelude::*,
 };
+use simcore_plugin_common::SdfSensor;
 
 /// A contact sensor (SDF `<sensor type="contact">` in a link).
 #[derive(Clone, Debug)]
@@ -23,14 +25,16 @@ pub struct ContactSensor {
     buffer: RVec<ContactPoint>,
 }
 
-impl ContactSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(world, &[("", "Contacts")]);
+impl SdfSensor for ContactSensor {
+    /// Reads `<contact>` and resolves each `<collision>` it names to a collision of the
+    /// sensor's link; an unknown name is a configuration error naming it and the link.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
         let scoped_name = config.scoped_name.as_str();
-        let doc = config.parse_sdf()?;
-        let contact = ContactConfig::read(&doc.root())?;
+        let contact = ContactConfig::read(sdf)?;
         let link = world
             .entity_info(config.link)
             .into_option()
@@ -59,9 +63,9 @@ impl ContactSensor {
                 .into_option()
                 .is_some_and(|e| e.kind == EntityKind::COLLISION);
             if !is_collision {
-                let element = collision_elements(&doc.root())
+                let element = collision_elements(sdf)
                     .find(|c| c.text() == name)
-                    .unwrap_or(doc.root());
+                    .unwrap_or(*sdf);
                 let expected = format!("the name of a collision of link `{link}`");
                 return Err(element.error(expected, name.as_str()).into());
             }
@@ -70,6 +74,12 @@ impl ContactSensor {
         Ok(ContactSensor::new(collisions))
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(String::new(), "Contacts")]
+    }
+}
+
+impl ContactSensor {
     /// A sensor reporting the contacts of `collisions` (collision entities).
     pub fn new(collisions: Vec<EntityId>) -> Self {
         ContactSensor {

@@ -26,6 +26,7 @@
 //! The depth range is `<camera><clip>`: gz-sensors' `DepthCameraSensor` does not read
 //! `<depth_camera><clip>` (only the RGB-D camera does).
 
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
     abi_stable::std_types::{RBox, RVec},
     msgs::PointField,
@@ -35,7 +36,7 @@ use simcore_plugin_camera_common::{
     CameraCore, CameraPlugin, DEPTH_STREAM, Passes, RayStart, SurfaceCache, camera_sensor,
     image::{ImageAndCloud, measured_image_and_cloud, packed_rgb, pixel_noise, point_fields},
 };
-use simcore_plugin_common::NoiseChannel;
+use simcore_plugin_common::{NoiseChannel, SdfSensor};
 use std::sync::atomic::AtomicBool;
 
 /// The relative topic of the point cloud.
@@ -53,11 +54,14 @@ pub struct DepthCameraSensor {
     fields: RVec<PointField>,
 }
 
-impl DepthCameraSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let doc = config.parse_sdf()?;
-        let mut core = CameraCore::new(config, &doc.root(), RayStart::Origin)?;
+impl SdfSensor for DepthCameraSensor {
+    /// Reads `<camera>` (a `<save>` is logged as ignored).
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let mut core = CameraCore::new(config, sdf, RayStart::Origin)?;
         // Primary visibility is rasterised where the engine can.
         core.grid.set_raster(true);
         if core.config.save.is_some() {
@@ -69,7 +73,7 @@ impl DepthCameraSensor {
                 ),
             );
         }
-        let sensor = DepthCameraSensor {
+        Ok(DepthCameraSensor {
             info_topic: SharedStr::new(&core.camera_info_topic()),
             points_topic: SharedStr::new(POINTS_TOPIC),
             noise: pixel_noise(&core.config.noise, config.seed, DEPTH_STREAM),
@@ -77,19 +81,19 @@ impl DepthCameraSensor {
             surfaces: SurfaceCache::default(),
             fields: point_fields(),
             core,
-        };
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(
-            world,
-            &[
-                ("", "Image"),
-                (sensor.info_topic.as_str(), "CameraInfo"),
-                (sensor.points_topic.as_str(), "PointCloudPacked"),
-            ],
-        );
-        Ok(sensor)
+        })
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![
+            (String::new(), "Image"),
+            (self.info_topic.to_string(), "CameraInfo"),
+            (self.points_topic.to_string(), "PointCloudPacked"),
+        ]
+    }
+}
+
+impl DepthCameraSensor {
     /// Measures one frame: the depths (row-major, metres) of the camera's current view.
     /// Without noise they are computed in chunks on the engine's sensor threads; noise, whose
     /// state runs through the pixels in order, keeps them on this thread.
@@ -269,16 +273,12 @@ camera_sensor!(DepthCameraSensor, core);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, sensor_config};
+    use simcore_plugin_common::testing::sensor_error;
 
     #[test]
     fn a_bad_value_is_refused_with_its_place() {
         let sdf = "<sensor name=\"d\" type=\"depth_camera\">\n  <camera>\n    <image><height>x</height></image>\n  </camera>\n</sensor>";
-        let config =
-            sensor_config("m::l::d", "depth_camera", EntityId(2), sdf).with_source("world.sdf", 20);
-        let e = StaticWorld::default()
-            .with(|v| DepthCameraSensor::create(&config, &v).map(|_| ()))
-            .unwrap_err();
+        let e = sensor_error::<DepthCameraSensor>("m::l::d", "depth_camera", EntityId(2), sdf, 20);
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert_eq!(
             e.message.as_str(),

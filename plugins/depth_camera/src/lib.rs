@@ -14,6 +14,8 @@ pub mod depth;
 
 pub use depth::DepthCameraSensor;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "depth_camera" {
         serves: ["depth_camera" => "depth_image", "depth" => "depth_image"],

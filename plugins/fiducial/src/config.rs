@@ -132,16 +132,13 @@ mod tests {
     #[test]
     fn errors_name_the_place_in_the_world_file() {
         let text = "<sensor name=\"f\" type=\"fiducial\">\n  <fiducial>\n    <vertical_fov>4</vertical_fov>\n  </fiducial>\n</sensor>";
-        let config = sim_plugin_api::testing::sensor_config(
+        let e = simcore_plugin_common::testing::sensor_error::<crate::FiducialFinder>(
             "m::l::f",
             "fiducial",
             sim_plugin_api::EntityId(3),
             text,
-        )
-        .with_source("world.sdf", 5);
-        let e = sim_plugin_api::testing::StaticWorld::default()
-            .with(|w| crate::FiducialFinder::create(&config, &w).map(|_| ()))
-            .unwrap_err();
+            5,
+        );
         assert_eq!(
             e.message.as_str(),
             "m::l::f: <fiducial><vertical_fov> must be in (0, pi] (radians), found \"4\" at world.sdf:7"

@@ -13,6 +13,7 @@
 
 use crate::config::FiducialConfig;
 use crate::marker::marker_id;
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
     ModelInfo, SurfaceInfo,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
@@ -21,6 +22,7 @@ use sim_plugin_api::{
     prelude::*,
     sdf::{Origin, SdfDocument},
 };
+use simcore_plugin_common::SdfSensor;
 use simcore_plugin_common::SensorMount;
 
 /// How many unknown ids in a row end the scan past the last model.
@@ -63,13 +65,14 @@ pub struct FiducialFinder {
     models_buf: RVec<ModelInfo>,
 }
 
-impl FiducialFinder {
-    /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(world, &[("", "Fiducials")]);
-        let doc = config.parse_sdf()?;
-        let parsed = FiducialConfig::read(&doc.root())?;
+impl SdfSensor for FiducialFinder {
+    /// Reads `<fiducial>` (the markers it looks for).
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        _world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let parsed = FiducialConfig::read(sdf)?;
         Ok(FiducialFinder::new(
             parsed,
             SensorMount::of(config),
@@ -77,6 +80,12 @@ impl FiducialFinder {
         ))
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(String::new(), "Fiducials")]
+    }
+}
+
+impl FiducialFinder {
     /// Builds the sensor: at `mount` on a link of `model` (never reported).
     pub fn new(config: FiducialConfig, mount: SensorMount, model: EntityId) -> Self {
         FiducialFinder {

@@ -19,6 +19,8 @@ pub use config::FiducialConfig;
 pub use finder::FiducialFinder;
 pub use marker::FiducialMarker;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "fiducial" {
         serves: ["fiducial" => "fiducial"],

@@ -15,6 +15,8 @@ pub mod sensor;
 pub use config::{ForceTorqueConfig, Frame, MeasureDirection};
 pub use sensor::ForceTorqueSensor;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "force_torque" {
         serves: ["force_torque" => "forcetorque"],

@@ -17,12 +17,13 @@
 //! joint's parent link under the engine's name `model::joint::__parent__`.
 
 use crate::config::{ForceTorqueConfig, Frame, MeasureDirection};
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
     Wrench,
     abi_stable::std_types::{RBox, RSlice, RSliceMut},
     prelude::*,
 };
-use simcore_plugin_common::{NoiseChannel, axis_channels};
+use simcore_plugin_common::{NoiseChannel, SdfSensor, axis_channels};
 
 /// Noise stream numbers (with the sensor's seed) of the force x, y, z.
 pub const FORCE_STREAMS: [u64; 3] = [0, 1, 2];
@@ -58,16 +59,17 @@ pub struct ForceTorqueSensor {
     torque_noise: [NoiseChannel; 3],
 }
 
-impl ForceTorqueSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports). It measures
-    /// when it is inside a simulated `<joint>` (its entity's parent is a joint); elsewhere it
-    /// is created with a warning and never publishes, as in gz-sim.
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(world, &[("", "Wrench")]);
+impl SdfSensor for ForceTorqueSensor {
+    /// Reads `<force_torque>`. The sensor measures when it is inside a simulated `<joint>` (its
+    /// entity's parent is a joint); elsewhere it is created with a warning and never publishes,
+    /// as in gz-sim.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
         let scoped_name = config.scoped_name.as_str();
-        let doc = config.parse_sdf()?;
-        let ft = ForceTorqueConfig::read(&doc.root())?;
+        let ft = ForceTorqueConfig::read(sdf)?;
         let joint = world
             .entity_info(config.sensor)
             .into_option()
@@ -93,7 +95,7 @@ impl ForceTorqueSensor {
         let parent_link =
             world.entity_by_name(format!("{}::__parent__", joint.scoped_name).as_str().into());
         if ft.frame == Frame::Parent && parent_link == EntityId::NONE {
-            let frame = doc.root().find("force_torque/frame").unwrap_or(doc.root());
+            let frame = sdf.find("force_torque/frame").unwrap_or(*sdf);
             let expected = format!(
                 "child or sensor, as the parent link of joint `{}` is not known",
                 joint.scoped_name
@@ -109,6 +111,12 @@ impl ForceTorqueSensor {
         ))
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(String::new(), "Wrench")]
+    }
+}
+
+impl ForceTorqueSensor {
     /// Builds the sensor from a parsed configuration: `joint`, `child_link` and `parent_link`
     /// are the entities it reads, `pose_in_child` its pose in the child link's frame, `seed`
     /// the seed of its noise streams.

@@ -14,11 +14,13 @@
 //! Then each of the six vector components gets its own noise stream.
 
 use crate::config::{ImuConfig, OrientationReference};
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
     abi_stable::std_types::RBox,
     noise::{GaussianNoise, NoiseKind, NoiseParams, stream_seed},
     prelude::*,
 };
+use simcore_plugin_common::SdfSensor;
 use simcore_plugin_common::SensorMount;
 
 /// Noise stream numbers (passed to [`stream_seed`] with the sensor's seed) of the angular
@@ -51,13 +53,15 @@ pub struct ImuSensor {
     at_link_origin: bool,
 }
 
-impl ImuSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports). Logs the
-    /// SDF settings that are accepted but not honoured, once.
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(world, &[("", "IMU")]);
-        let imu = ImuConfig::read(&config.parse_sdf()?.root())?;
+impl SdfSensor for ImuSensor {
+    /// Reads `<imu>`, logs the SDF settings that are accepted but not honoured (once) and, in
+    /// the default orientation mode, takes the reference from the link's pose now.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let imu = ImuConfig::read(sdf)?;
         for warning in &imu.warnings {
             world.log_message(LogLevel::WARN, warning);
         }
@@ -69,6 +73,12 @@ impl ImuSensor {
         Ok(sensor)
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(String::new(), "IMU")]
+    }
+}
+
+impl ImuSensor {
     /// Builds the sensor from an already parsed configuration. `mount` is where the sensor
     /// sits, `seed` the seed of its noise streams and `entity_name` the name reported in each
     /// message (the sensor's scoped name, as in Gazebo). In the default orientation mode the

@@ -20,6 +20,8 @@ pub use config::{ImuConfig, OrientationReference};
 pub use frames::Localization;
 pub use imu::ImuSensor;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "imu" {
         serves: ["imu" => "imu"],

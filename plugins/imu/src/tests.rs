@@ -7,6 +7,7 @@ use sim_plugin_api::{
     abi_stable::std_types::RVec,
     testing::{StaticWorld, run_update, sensor_config, update_context},
 };
+use simcore_plugin_common::SdfSensor;
 use std::f64::consts::{FRAC_PI_2, PI};
 
 const LINK: EntityId = EntityId(7);

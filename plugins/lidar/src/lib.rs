@@ -19,6 +19,8 @@ mod tests;
 pub use config::{LidarConfig, ScanAxis};
 pub use lidar::{LidarSensor, POINT_STEP, point_fields};
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "lidar" {
         serves: ["lidar" => "lidar", "gpu_lidar" => "scan", "ray" => "lidar", "gpu_ray" => "scan"],

@@ -18,6 +18,7 @@
 //! 5. a [`LaserScan`] on the sensor topic and a [`PointCloudPacked`] on `points` below it.
 
 use crate::config::LidarConfig;
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
     ALL_VISIBLE, ScanAngles, ScanView,
     abi_stable::std_types::{RBox, RVec},
@@ -27,6 +28,7 @@ use sim_plugin_api::{
 use simcore_plugin_common::{
     ChunkedVec, EntitySurfaces, MaskedCast, NoiseChannel, Passes, Rotation, SensorMount,
 };
+use simcore_plugin_common::{SdfSensor, frame_id};
 
 /// Noise stream number (with the sensor's seed) of the ranges.
 pub const RANGE_STREAM: u64 = 0;
@@ -234,18 +236,16 @@ pub struct LidarSensor {
     fields: RVec<PointField>,
 }
 
-impl LidarSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(
-            world,
-            &[("", "LaserScan"), (POINTS_TOPIC, "PointCloudPacked")],
-        );
+impl SdfSensor for LidarSensor {
+    /// Reads `<lidar>` (or `<ray>`) and logs what it accepts without honouring.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
         let scoped_name = config.scoped_name.as_str();
-        let doc = config.parse_sdf()?;
-        let lidar = LidarConfig::read(&doc.root())?;
-        if let Some(res) = crate::config::ignored_vertical_resolution(&doc.root()) {
+        let lidar = LidarConfig::read(sdf)?;
+        if let Some(res) = crate::config::ignored_vertical_resolution(sdf) {
             world.log_message(
                 LogLevel::WARN,
                 &format!(
@@ -266,19 +266,24 @@ impl LidarSensor {
                 ),
             );
         }
-        let frame_id = match config.frame_id.as_str() {
-            "" => scoped_name,
-            f => f,
-        };
         Ok(LidarSensor::new(
             lidar,
             SensorMount::of(config),
             config.model,
             config.seed,
-            frame_id,
+            frame_id(config),
         ))
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![
+            (String::new(), "LaserScan"),
+            (POINTS_TOPIC.to_string(), "PointCloudPacked"),
+        ]
+    }
+}
+
+impl LidarSensor {
     /// Builds the sensor from a parsed configuration: at `mount`, on a link of `model` (whose
     /// geometry the rays ignore), with noise seeded from `seed`, stamping `frame_id`.
     pub fn new(

@@ -9,6 +9,8 @@ use sim_plugin_api::{
     sdf::{Origin, SdfDocument},
     testing::{StaticWorld, run_update, sensor_config},
 };
+use simcore_plugin_common::SdfSensor;
+use simcore_plugin_common::testing::sensor_error;
 use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
 const NAME: &str = "robot::base::lidar";
@@ -293,10 +295,7 @@ fn errors_name_sensor_element_and_text() {
     assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
     // With the place of the element in the world file.
     let text = "<sensor name=\"lidar\" type=\"lidar\">\n  <lidar>\n    <scan><horizontal><samples>4</samples></horizontal></scan>\n    <range>\n      <max>-2</max>\n    </range>\n  </lidar>\n</sensor>";
-    let config = sensor_config(NAME, "lidar", LINK, text).with_source("world.sdf", 60);
-    let e = StaticWorld::default()
-        .with(|w| LidarSensor::create(&config, &w).map(|_| ()))
-        .unwrap_err();
+    let e = sensor_error::<LidarSensor>(NAME, "lidar", LINK, text, 60);
     assert_eq!(
         e.message.as_str(),
         format!(
@@ -304,16 +303,8 @@ fn errors_name_sensor_element_and_text() {
              world.sdf:64"
         )
     );
-    let config = sensor_config(
-        NAME,
-        "lidar",
-        LINK,
-        "<sensor>\n  <lidar>\n  </lidar>\n</sensor>",
-    )
-    .with_source("world.sdf", 60);
-    let e = StaticWorld::default()
-        .with(|w| LidarSensor::create(&config, &w).map(|_| ()))
-        .unwrap_err();
+    let text = "<sensor>\n  <lidar>\n  </lidar>\n</sensor>";
+    let e = sensor_error::<LidarSensor>(NAME, "lidar", LINK, text, 60);
     assert_eq!(
         e.message.as_str(),
         format!("{NAME}: <lidar><scan><horizontal> is required (with <samples>) at world.sdf:61")

@@ -15,12 +15,14 @@
 
 use crate::config::{LogicalCameraConfig, Parameter};
 use crate::frustum::{Frustum, PosedFrustum};
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
     ModelInfo,
     abi_stable::std_types::{RBox, RSlice, RSliceMut, RVec},
     msgs::{LogicalCameraFrustum, LogicalCameraImage, NamedPose},
     prelude::*,
 };
+use simcore_plugin_common::SdfSensor;
 use simcore_plugin_common::SensorMount;
 use std::collections::HashMap;
 
@@ -44,19 +46,14 @@ pub struct LogicalCameraSensor {
     names: HashMap<EntityId, SharedStr>,
 }
 
-impl LogicalCameraSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(
-            world,
-            &[
-                ("", "LogicalCameraImage"),
-                (FRUSTUM_TOPIC, "LogicalCameraSensor"),
-            ],
-        );
-        let doc = config.parse_sdf()?;
-        let camera = LogicalCameraConfig::read(&doc.root())?;
+impl SdfSensor for LogicalCameraSensor {
+    /// Reads `<logical_camera>`.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        _world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let camera = LogicalCameraConfig::read(sdf)?;
         Ok(LogicalCameraSensor::new(
             &camera,
             SensorMount::of(config),
@@ -64,6 +61,15 @@ impl LogicalCameraSensor {
         ))
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![
+            (String::new(), "LogicalCameraImage"),
+            (FRUSTUM_TOPIC.to_string(), "LogicalCameraSensor"),
+        ]
+    }
+}
+
+impl LogicalCameraSensor {
     /// Builds the sensor from a validated configuration: `mount` is where it sits on its link,
     /// `model` the model it belongs to (never reported).
     pub fn new(config: &LogicalCameraConfig, mount: SensorMount, model: EntityId) -> Self {

@@ -21,6 +21,8 @@ pub use camera::LogicalCameraSensor;
 pub use config::LogicalCameraConfig;
 pub use frustum::{Frustum, PosedFrustum};
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "logical_camera" {
         serves: ["logical_camera" => "logical_camera"],

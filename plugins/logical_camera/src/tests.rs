@@ -7,6 +7,7 @@ use sim_plugin_api::{
     abi_stable::std_types::RVec,
     testing::{StaticWorld, run_update, sensor_config, try_update},
 };
+use simcore_plugin_common::SdfSensor;
 use std::f64::consts::PI;
 
 const NAME: &str = "post::link::cam";

@@ -16,6 +16,8 @@ mod tests;
 pub use config::MagnetometerConfig;
 pub use magnetometer::MagnetometerSensor;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "magnetometer" {
         serves: ["magnetometer" => "magnetometer"],

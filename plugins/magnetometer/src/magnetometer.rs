@@ -6,6 +6,8 @@
 
 use crate::config::MagnetometerConfig;
 use sim_plugin_api::prelude::*;
+use sim_plugin_api::sdf::Element;
+use simcore_plugin_common::SdfSensor;
 use simcore_plugin_common::{NoiseChannel, SensorMount, axis_channels};
 
 /// Noise stream numbers (with the sensor's seed) of the x, y and z components.
@@ -18,12 +20,14 @@ pub struct MagnetometerSensor {
     noise: [NoiseChannel; 3],
 }
 
-impl MagnetometerSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(world, &[("", "Magnetometer")]);
-        let magnetometer = MagnetometerConfig::read(&config.parse_sdf()?.root())?;
+impl SdfSensor for MagnetometerSensor {
+    /// Reads `<magnetometer>`.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        _world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let magnetometer = MagnetometerConfig::read(sdf)?;
         Ok(MagnetometerSensor::new(
             &magnetometer,
             SensorMount::of(config),
@@ -31,6 +35,12 @@ impl MagnetometerSensor {
         ))
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(String::new(), "Magnetometer")]
+    }
+}
+
+impl MagnetometerSensor {
     /// Builds the sensor from a parsed configuration: `mount` is where it sits and `seed` the
     /// seed of its noise streams.
     pub fn new(magnetometer: &MagnetometerConfig, mount: SensorMount, seed: u64) -> Self {

@@ -19,6 +19,8 @@ pub use config::NavSatConfig;
 pub use geodesy::{Ellipsoid, Geodetic, LocalFrame};
 pub use navsat::NavSatSensor;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "navsat" {
         serves: ["navsat" => "navsat", "gps" => "navsat"],

@@ -16,8 +16,10 @@
 
 use crate::config::NavSatConfig;
 use crate::geodesy::LocalFrame;
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{SphericalCoordinates, abi_stable::std_types::RBox, prelude::*};
 use simcore_plugin_common::{NoiseChannel, SensorMount};
+use simcore_plugin_common::{SdfSensor, frame_id};
 use std::sync::{Arc, Mutex};
 
 /// Noise stream numbers (with the sensor's seed) of the east position, north position and
@@ -39,24 +41,32 @@ pub struct NavSatSensor {
     warned: bool,
 }
 
-impl NavSatSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports). When the
-    /// world has no spherical coordinates, logs that once, here.
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The outputs, listed by the engine before the first update.
-        sim_plugin_api::declare_outputs(world, &[("", "NavSat")]);
-        let navsat = NavSatConfig::read(&config.parse_sdf()?.root())?;
-        let frame_id = match config.frame_id.as_str() {
-            "" => config.scoped_name.as_str(),
-            f => f,
-        };
-        let mut sensor = NavSatSensor::new(&navsat, SensorMount::of(config), config.seed, frame_id);
+impl SdfSensor for NavSatSensor {
+    /// Reads `<navsat>`; when the world has no spherical coordinates, logs that once, here.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let navsat = NavSatConfig::read(sdf)?;
+        let mut sensor = NavSatSensor::new(
+            &navsat,
+            SensorMount::of(config),
+            config.seed,
+            frame_id(config),
+        );
         if world.spherical_coordinates().is_none() {
             sensor.warn_missing(world);
         }
         Ok(sensor)
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        vec![(String::new(), "NavSat")]
+    }
+}
+
+impl NavSatSensor {
     /// Builds the sensor from a parsed configuration: `mount` is where it sits, `seed` the seed
     /// of its noise streams, `frame_id` the `frame_id` of its messages.
     pub fn new(navsat: &NavSatConfig, mount: SensorMount, seed: u64, frame_id: &str) -> Self {

@@ -14,6 +14,7 @@ use sim_plugin_api::{
     Vec3,
     testing::{StaticWorld, run_update, sensor_config, try_update},
 };
+use simcore_plugin_common::SdfSensor;
 use simcore_plugin_common::testing::{assert_config_error, assert_runtime_error};
 
 const LINK: EntityId = EntityId(3);

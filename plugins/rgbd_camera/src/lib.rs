@@ -12,6 +12,8 @@ pub mod rgbd;
 
 pub use rgbd::RgbdCameraSensor;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "rgbd_camera" {
         serves: ["rgbd_camera" => "", "rgbd" => ""],

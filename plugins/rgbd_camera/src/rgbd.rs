@@ -24,6 +24,7 @@
 //!
 //! With `<save>` the colour frames are written as PNG files.
 
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
     abi_stable::std_types::{RBox, RVec},
     msgs::PointField,
@@ -36,7 +37,7 @@ use simcore_plugin_camera_common::{
         save_failed,
     },
 };
-use simcore_plugin_common::NoiseChannel;
+use simcore_plugin_common::{NoiseChannel, SdfSensor};
 
 /// The relative topics of the outputs.
 pub const TOPICS: [&str; 4] = ["image", "depth_image", "points", "camera_info"];
@@ -57,19 +58,21 @@ pub struct RgbdCameraSensor {
     fields: RVec<PointField>,
 }
 
-impl RgbdCameraSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        // The render range is <clip>: the depth range can only narrow it.
-        let doc = config.parse_sdf()?;
-        let mut core = CameraCore::new(config, &doc.root(), RayStart::Origin)?;
+impl SdfSensor for RgbdCameraSensor {
+    /// Reads `<camera>`; the render range is `<clip>`, which the depth range can only narrow.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        _world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let mut core = CameraCore::new(config, sdf, RayStart::Origin)?;
         // Shading needs the normals; primary visibility is rasterised where the engine can.
         core.grid.set_normals(true);
         core.grid.set_raster(true);
         let saver = FrameSaver::of(&core.config, &core.mount.scoped_name)?;
         let mut topics = TOPICS.map(SharedStr::new);
         topics[3] = SharedStr::new(&core.camera_info_topic_below());
-        let sensor = RgbdCameraSensor {
+        Ok(RgbdCameraSensor {
             topics,
             noise: pixel_noise(&core.config.noise, config.seed, COLOR_STREAM),
             draws: Vec::new(),
@@ -80,21 +83,21 @@ impl RgbdCameraSensor {
             saver,
             fields: point_fields(),
             core,
-        };
-        // The outputs, listed by the engine before the first update.
-        let t = &sensor.topics;
-        sim_plugin_api::declare_outputs(
-            world,
-            &[
-                (t[0].as_str(), "Image"),
-                (t[1].as_str(), "Image"),
-                (t[2].as_str(), "PointCloudPacked"),
-                (t[3].as_str(), "CameraInfo"),
-            ],
-        );
-        Ok(sensor)
+        })
+    }
+
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        let [image, depth, points, info] = self.topics.each_ref().map(|t| t.to_string());
+        vec![
+            (image, "Image"),
+            (depth, "Image"),
+            (points, "PointCloudPacked"),
+            (info, "CameraInfo"),
+        ]
     }
 }
+
+impl RgbdCameraSensor {}
 
 impl CameraPlugin for RgbdCameraSensor {
     fn publish_frame(
@@ -189,16 +192,12 @@ camera_sensor!(RgbdCameraSensor, core);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_plugin_api::testing::{StaticWorld, sensor_config};
+    use simcore_plugin_common::testing::sensor_error;
 
     #[test]
     fn a_bad_value_is_refused_with_its_place() {
         let sdf = "<sensor name=\"d\" type=\"rgbd_camera\">\n  <camera>\n    <image><height>x</height></image>\n  </camera>\n</sensor>";
-        let config =
-            sensor_config("m::l::d", "rgbd_camera", EntityId(2), sdf).with_source("world.sdf", 20);
-        let e = StaticWorld::default()
-            .with(|v| RgbdCameraSensor::create(&config, &v).map(|_| ()))
-            .unwrap_err();
+        let e = sensor_error::<RgbdCameraSensor>("m::l::d", "rgbd_camera", EntityId(2), sdf, 20);
         assert_eq!(e.code, ErrorCode::INVALID_CONFIG);
         assert_eq!(
             e.message.as_str(),

@@ -13,6 +13,8 @@ pub mod segmentation;
 
 pub use segmentation::{SegmentationCameraSensor, label_color, name_label};
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "segmentation_camera" {
         serves: ["segmentation_camera" => "segmentation", "segmentation" => "segmentation"],

@@ -26,6 +26,7 @@
 //! With `<save enabled="true"><path>` both maps are also written as PNG files,
 //! `<model>_<link>_<sensor>_colored_<n>.png` and `..._labels_<n>.png`.
 
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
     abi_stable::std_types::{RBox, RVec},
     msgs::CustomMessage,
@@ -35,6 +36,7 @@ use simcore_plugin_camera_common::{
     CameraCore, CameraPlugin, LabelCache, RayStart, camera_sensor,
     image::{FrameSaver, save_failed},
 };
+use simcore_plugin_common::SdfSensor;
 use std::collections::{BTreeMap, HashMap};
 
 /// The relative topics of the outputs.
@@ -87,11 +89,14 @@ pub struct SegmentationCameraSensor {
     savers: Option<(FrameSaver, FrameSaver)>,
 }
 
-impl SegmentationCameraSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports).
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let doc = config.parse_sdf()?;
-        let mut core = CameraCore::new(config, &doc.root(), RayStart::NearPlane)?;
+impl SdfSensor for SegmentationCameraSensor {
+    /// Reads `<camera>` and its `<segmentation_type>`.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        _world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let mut core = CameraCore::new(config, sdf, RayStart::NearPlane)?;
         // Primary visibility is rasterised where the engine can.
         core.grid.set_raster(true);
         let mut topics = TOPICS.map(SharedStr::new);
@@ -103,7 +108,7 @@ impl SegmentationCameraSensor {
             )),
             None => None,
         };
-        let sensor = SegmentationCameraSensor {
+        Ok(SegmentationCameraSensor {
             savers,
             instance: core.config.segmentation_type != "semantic",
             topics,
@@ -111,21 +116,21 @@ impl SegmentationCameraSensor {
             model_names: HashMap::new(),
             labels: LabelCache::default(),
             core,
-        };
-        // The outputs, listed by the engine before the first update.
-        let t = &sensor.topics;
-        sim_plugin_api::declare_outputs(
-            world,
-            &[
-                (t[0].as_str(), "Image"),
-                (t[1].as_str(), "Image"),
-                (t[2].as_str(), "Custom"),
-                (t[3].as_str(), "CameraInfo"),
-            ],
-        );
-        Ok(sensor)
+        })
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        let [colored, labels, objects, info] = self.topics.each_ref().map(|t| t.to_string());
+        vec![
+            (colored, "Image"),
+            (labels, "Image"),
+            (objects, "Custom"),
+            (info, "CameraInfo"),
+        ]
+    }
+}
+
+impl SegmentationCameraSensor {
     /// Looks up labels (and model names) of entities hit for the first time.
     fn learn(&mut self, world: &WorldRef<'_>) {
         for (id, model, l) in self.labels.learn(world, self.core.grid.hits()) {
@@ -261,6 +266,7 @@ mod tests {
         RayHit, Vec3,
         testing::{StaticWorld, sensor_config},
     };
+    use simcore_plugin_common::testing::sensor_error;
 
     #[test]
     fn name_labels_and_colours_are_stable() {
@@ -277,14 +283,16 @@ mod tests {
     #[test]
     fn a_bad_segmentation_type_is_refused_with_its_place() {
         let sdf = "<sensor name=\"s\" type=\"segmentation\">\n  <camera>\n    <segmentation_type>parts</segmentation_type>\n  </camera>\n</sensor>";
-        let config =
-            sensor_config("m::l::s", "segmentation", EntityId(2), sdf).with_source("w.sdf", 3);
-        let e = StaticWorld::default()
-            .with(|v| SegmentationCameraSensor::create(&config, &v).map(|_| ()))
-            .unwrap_err();
+        let e = sensor_error::<SegmentationCameraSensor>(
+            "m::l::s",
+            "segmentation",
+            EntityId(2),
+            sdf,
+            3,
+        );
         assert_eq!(
             e.message.as_str(),
-            "m::l::s: <camera><segmentation_type> must be semantic, instance or panoptic, found \"parts\" at w.sdf:5"
+            "m::l::s: <camera><segmentation_type> must be semantic, instance or panoptic, found \"parts\" at world.sdf:5"
         );
     }
 

@@ -27,6 +27,8 @@ pub use params::ThermalParams;
 pub use sensor_system::ThermalSensorSystem;
 pub use thermal::ThermalCameraSensor;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "thermal_camera" {
         serves: ["thermal_camera" => "image", "thermal" => "image"],
@@ -36,6 +38,6 @@ sim_plugin_api::export_plugin! {
     system "thermal_sensor" {
         serves: ["gz::sim::systems::ThermalSensor", "ignition::gazebo::systems::ThermalSensor"],
         description: "ThermalSensor: checks a thermal camera's <min_temp>, <max_temp> and <resolution> (the camera reads them)",
-        create: ThermalSensorSystem::create,
+        create: simcore_plugin_common::gz::create::<ThermalSensorSystem>,
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::params::ThermalParams;
 use sim_plugin_api::prelude::*;
+use simcore_plugin_common::gz::GzSystem;
 use simcore_plugin_common::plugin_document;
 
 /// The ThermalSensor system (no run-time behaviour; see the module documentation).
@@ -14,11 +15,11 @@ pub struct ThermalSensorSystem {
     pub params: ThermalParams,
 }
 
-impl ThermalSensorSystem {
+impl GzSystem for ThermalSensorSystem {
     /// Checks the element: `<min_temp>`, `<max_temp>` and `<resolution>`, when given, must be
     /// numbers (the values Gazebo ignores are the camera's to warn about); messages name the
     /// sensor and the system (`model::link::sensor: ThermalSensor`).
-    pub fn create(config: &SystemConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
+    fn build(config: &SystemConfig<'_>, _world: &WorldRef<'_>) -> Result<Self, PluginError> {
         let who = format!("{}: ThermalSensor", config.entity_name);
         let doc = plugin_document(config, &who)?;
         let mut params = ThermalParams::new(false);

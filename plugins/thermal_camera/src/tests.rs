@@ -9,6 +9,8 @@ use sim_plugin_api::{
     testing::{StaticWorld, sensor_config},
 };
 use simcore_plugin_camera_common::ImageFormat;
+use simcore_plugin_common::SdfSensor;
+use simcore_plugin_common::testing::SystemSetup;
 
 const NAME: &str = "m::l::t";
 
@@ -111,16 +113,9 @@ fn errors_name_the_place_in_the_world_file() {
     );
     // The system inside the sensor names the sensor and itself.
     let plugin = thermal_sensor("\n  <resolution>fine</resolution>\n");
-    let system = sim_plugin_api::testing::system_config(
-        "gz::sim::systems::ThermalSensor",
-        EntityId(5),
-        NAME,
-        &plugin,
-    )
-    .with_source("world.sdf", 31);
-    let e = StaticWorld::default()
-        .with(|v| crate::ThermalSensorSystem::create(&system, &v).map(|_| ()))
-        .unwrap_err();
+    let e = SystemSetup::on_model("gz::sim::systems::ThermalSensor", NAME)
+        .at_line(31)
+        .create_error::<crate::ThermalSensorSystem>(&plugin);
     assert_eq!(
         e.message.as_str(),
         format!(

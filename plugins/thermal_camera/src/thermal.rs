@@ -14,6 +14,7 @@
 //! `<model>_<link>_<sensor>_<n>.png`.
 
 use crate::params::ThermalParams;
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{
     DEFAULT_AMBIENT_TEMPERATURE, VISUAL_TEMPERATURES_EXTENSION, abi_stable::std_types::RVec,
     prelude::*,
@@ -21,6 +22,7 @@ use sim_plugin_api::{
 use simcore_plugin_camera_common::{
     CameraCore, CameraPlugin, RayStart, camera_sensor, image::ImageOutputs,
 };
+use simcore_plugin_common::SdfSensor;
 use std::collections::HashMap;
 
 /// A thermal camera (SDF `<sensor type="thermal_camera">` or `thermal`).
@@ -35,13 +37,16 @@ pub struct ThermalCameraSensor {
     known: HashMap<EntityId, Option<f64>>,
 }
 
-impl ThermalCameraSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports); warnings
-    /// about ignored values go to the world's log.
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let doc = config.parse_sdf()?;
-        let core = CameraCore::new(config, &doc.root(), RayStart::NearPlane)?;
-        let mut params = ThermalParams::read(&doc.root(), core.config.format)?;
+impl SdfSensor for ThermalCameraSensor {
+    /// Reads `<camera>` and the thermal settings, and takes the ambient temperature from the
+    /// engine (logging, once, what is accepted but not honoured).
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let core = CameraCore::new(config, sdf, RayStart::NearPlane)?;
+        let mut params = ThermalParams::read(sdf, core.config.format)?;
         let ambient = match world.visual_temperatures() {
             Some(t) => t.ambient(),
             None => {
@@ -55,18 +60,21 @@ impl ThermalCameraSensor {
         for w in params.warnings.drain(..) {
             world.log_message(LogLevel::WARN, &w);
         }
-        let sensor = ThermalCameraSensor {
+        Ok(ThermalCameraSensor {
             outputs: core.image_outputs()?,
             params,
             ambient,
             known: HashMap::new(),
             core,
-        };
-        // The outputs, listed by the engine before the first update.
-        sensor.outputs.declare(world);
-        Ok(sensor)
+        })
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        self.outputs.outputs()
+    }
+}
+
+impl ThermalCameraSensor {
     /// The parameters counts are made with.
     pub fn params(&self) -> &ThermalParams {
         &self.params

@@ -22,6 +22,8 @@ mod tests;
 pub use lens::{AngleFunction, Lens};
 pub use sensor::WideAngleCameraSensor;
 
+use simcore_plugin_common::SdfSensor;
+
 sim_plugin_api::export_plugin! {
     sensor "wide_angle_camera" {
         serves: ["wideanglecamera" => "image", "wide_angle_camera" => "image"],

@@ -15,12 +15,13 @@
 //!    with `<save>`, a PNG file.
 
 use crate::lens::Lens;
+use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{CameraInfo, Ray, RayCastOptions, RayHit, RayTarget, Vec3, prelude::*};
 use simcore_plugin_camera_common::{
     COLOR_STREAM, CameraConfig, Passes, Shader,
     image::{ImageOutputs, encode_image, pixel_noise},
 };
-use simcore_plugin_common::{MaskedCast, NoiseChannel, SensorMount};
+use simcore_plugin_common::{MaskedCast, NoiseChannel, SdfSensor, SensorMount};
 
 /// One pixel the lens maps: its index, direction in the sensor frame and clip range along
 /// its ray.
@@ -52,20 +53,24 @@ pub struct WideAngleCameraSensor {
     info: CameraInfo,
 }
 
-impl WideAngleCameraSensor {
-    /// Creates the sensor from its configuration (the factory the plugin exports): reads
-    /// `<camera>` (as the pinhole camera does, with a field of view up to 2π) and its
-    /// `<lens>`; a bad value is a configuration error naming the sensor and the element.
-    pub fn create(config: &SensorConfig<'_>, world: &WorldRef<'_>) -> Result<Self, PluginError> {
-        let doc = config.parse_sdf()?;
-        let camera = CameraConfig::read(&doc.root())?;
-        let lens = Lens::read(&doc.root())?;
-        let sensor = WideAngleCameraSensor::new(camera, lens, config)?;
-        // The outputs, listed by the engine before the first update.
-        sensor.outputs.declare(world);
-        Ok(sensor)
+impl SdfSensor for WideAngleCameraSensor {
+    /// Reads `<camera>` and its `<lens>`.
+    fn build(
+        config: &SensorConfig<'_>,
+        sdf: &Element<'_, '_>,
+        _world: &WorldRef<'_>,
+    ) -> Result<Self, PluginError> {
+        let camera = CameraConfig::read(sdf)?;
+        let lens = Lens::read(sdf)?;
+        WideAngleCameraSensor::new(camera, lens, config)
     }
 
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        self.outputs.outputs()
+    }
+}
+
+impl WideAngleCameraSensor {
     /// Builds the sensor from a parsed `<camera>` and `<lens>`; an error when the lens
     /// cannot map the field of view.
     pub fn new(

@@ -6,6 +6,7 @@ use sim_plugin_api::{
     testing::{StaticWorld, sensor_config},
 };
 use simcore_plugin_camera_common::{CameraModel, Distortion, Intrinsics};
+use simcore_plugin_common::SdfSensor;
 use std::f64::consts::PI;
 
 const NAMED: [&str; 5] = [
