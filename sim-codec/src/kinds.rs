@@ -1,6 +1,7 @@
 //! The payload kinds, as [`Payload::type_name`](sim_plugin_api::Payload::type_name) spells
-//! them, with the ROS 2 types [`encode`](crate::encode) writes each as: what a listing of a
-//! run's topics shows before anything was published.
+//! them, with the ROS 2 types [`encode`](crate::encode) writes each as (what a listing of a
+//! run's topics shows before anything was published) and the one [`decode`](crate::decode)
+//! reads it from (what an input of that kind is offered as).
 
 use crate::RosType;
 use crate::catalog as t;
@@ -13,10 +14,22 @@ pub struct Kind {
     /// The ROS 2 types [`encode`](crate::encode) writes it as: one for most kinds; a
     /// `LaserScan` of one row is a `LaserScan`, of several a `PointCloud2`; none for `Custom`.
     pub ros: &'static [&'static RosType],
+    /// The ROS 2 type [`decode`](crate::decode) reads it from: the first of `ros` but for
+    /// `Pose`, read from a `PoseStamped` (which a client sends; a `TransformStamped` is what
+    /// the engine writes); none for `Custom`.
+    pub read_from: Option<&'static RosType>,
 }
 
 const fn kind(name: &'static str, ros: &'static [&'static RosType]) -> Kind {
-    Kind { name, ros }
+    let read_from = match ros.first() {
+        Some(t) => Some(*t),
+        None => None,
+    };
+    Kind {
+        name,
+        ros,
+        read_from,
+    }
 }
 
 /// Every payload kind, in [`Payload`](sim_plugin_api::Payload)'s order.
@@ -28,7 +41,11 @@ pub const KINDS: &[Kind] = &[
     kind("StringMsg", &[&t::STRING]),
     kind("Vector3d", &[&t::VECTOR3_STAMPED]),
     kind("Twist", &[&t::TWIST]),
-    kind("Pose", &[&t::TRANSFORM_STAMPED]),
+    Kind {
+        name: "Pose",
+        ros: &[&t::TRANSFORM_STAMPED],
+        read_from: Some(&t::POSE_STAMPED),
+    },
     kind("Pose_V", &[&t::TF_MESSAGE]),
     kind("IMU", &[&t::IMU]),
     kind("LaserScan", &[&t::LASER_SCAN, &t::POINT_CLOUD2]),
@@ -60,6 +77,46 @@ pub fn kind_named(name: &str) -> Option<&'static Kind> {
 mod tests {
     use super::*;
     use crate::golden_tests::{Check, cases};
+
+    /// A golden message decoded from a kind's `read_from` type is of that kind, and each
+    /// kind's type is one the decoder knows (a type it does not know is refused as unknown,
+    /// whatever the bytes).
+    #[test]
+    fn each_kind_is_read_from_a_type_decode_reads_as_that_kind() {
+        let mut checked = 0;
+        for c in cases() {
+            if !matches!(c.check, Check::Both | Check::Decode) {
+                continue;
+            }
+            let Some(k) = KINDS
+                .iter()
+                .find(|k| k.read_from.is_some_and(|t| t.name == c.ty))
+            else {
+                continue;
+            };
+            let name = c
+                .message
+                .payload
+                .as_enum()
+                .map_or("Unknown", |p| p.type_name());
+            assert_eq!(name, k.name, "{}", c.name);
+            checked += 1;
+        }
+        assert!(checked >= 20, "{checked} golden cases decode a kind's type");
+        for k in KINDS {
+            let Some(from) = k.read_from else {
+                assert_eq!(k.name, "Custom", "only Custom has no ROS form");
+                continue;
+            };
+            let r = crate::decode(from.name, &[0, 1, 0, 0]);
+            assert!(
+                !matches!(r, Err(crate::DecodeError::UnknownType(_))),
+                "{}: {r:?}",
+                k.name
+            );
+            assert!(t::ALL.contains(&from), "{}", from.name);
+        }
+    }
 
     /// Every golden message is encoded as one of the ROS types its kind lists.
     #[test]

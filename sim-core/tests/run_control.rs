@@ -5,8 +5,8 @@ use crate::common;
 
 use common::*;
 use sim_core::runner::{
-    ControlError, EntityError, EntityUpdate, Moment, ResetDone, ResetScope, RunLimit, RunState,
-    SpawnError, StatePart,
+    ControlError, EntityError, EntityUpdate, Moment, Region, ResetDone, ResetScope, RunLimit,
+    RunState, SpawnError, StatePart,
 };
 use sim_plugin_api::{EntityFactory, Pose, Vec3};
 use std::sync::atomic::AtomicBool;
@@ -37,6 +37,28 @@ fn a_world_without_a_factory_spawns_sets_and_deletes_by_name() {
         1,
     );
     assert_eq!(sim.models(), ["ground", "a", "post"]);
+
+    // Models by name and by region (their collision boxes: the post's spans x 2.95..3.05,
+    // z 0..1; the box `a`'s x -0.1..0.1 around z 1).
+    let not_ground = |n: &str| n != "ground";
+    let sphere = |x: f64, radius: f64| Region::Sphere {
+        centre: Vec3::new(x, 0.0, 0.5),
+        radius,
+    };
+    assert_eq!(sim.models_where(not_ground, None), ["a", "post"]);
+    assert_eq!(
+        sim.models_where(not_ground, Some(&sphere(3.2, 0.16))),
+        ["post"]
+    );
+    assert!(
+        sim.models_where(not_ground, Some(&sphere(3.2, 0.14)))
+            .is_empty()
+    );
+    let corners = Region::Box(Vec3::new(3.5, 1.0, 2.0), Vec3::new(-0.05, -1.0, 0.95));
+    assert_eq!(sim.models_where(not_ground, Some(&corners)), ["a", "post"]);
+    let between = Region::Box(Vec3::new(0.2, -1.0, 0.0), Vec3::new(2.9, 1.0, 2.0));
+    assert!(sim.models_where(not_ground, Some(&between)).is_empty());
+    assert_eq!(sim.models_where(|n| n.starts_with('p'), None), ["post"]);
 
     // Spawn: the engine creates the model, no plugin involved; a clash is typed.
     assert_eq!(

@@ -33,37 +33,38 @@ fn bounded_vec(fields: [&'static str; 3], v: Vec3, max: f64) -> Result<(), Comma
     bounded(fields[2], v.z, max)
 }
 
+/// Checks a pose the world is asked to put something at (a moved entity, a spawned model):
+/// every number finite, the position within [`MAX_COMMAND_POSITION`] of the origin on each
+/// axis, the rotation's parts within [`MAX_COMMAND_MAGNITUDE`] and not all zero. The error
+/// names the first field that is not.
+pub fn check_pose(pose: Pose) -> Result<(), CommandError> {
+    bounded_vec(
+        ["position.x", "position.y", "position.z"],
+        pose.position,
+        MAX_COMMAND_POSITION,
+    )?;
+    let q = pose.orientation;
+    for (field, v) in [
+        ("orientation.x", q.x),
+        ("orientation.y", q.y),
+        ("orientation.z", q.z),
+        ("orientation.w", q.w),
+    ] {
+        bounded(field, v, MAX_COMMAND_MAGNITUDE)?;
+    }
+    if (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt() < 1e-9 {
+        return Err(CommandError::ZeroRotation);
+    }
+    Ok(())
+}
+
 impl PhysicsCommand {
     /// Checks every number of the command: finite, a position within
     /// [`MAX_COMMAND_POSITION`], anything else within [`MAX_COMMAND_MAGNITUDE`], a rotation
     /// that is not zero. The error names the first field that is not.
     pub fn check(&self) -> Result<(), CommandError> {
         match *self {
-            PhysicsCommand::SetPose(_, pose) => {
-                let p = pose.position;
-                bounded_vec(
-                    ["position.x", "position.y", "position.z"],
-                    p,
-                    MAX_COMMAND_POSITION,
-                )?;
-                let q = pose.orientation;
-                for (field, v) in [
-                    ("orientation.x", q.x),
-                    ("orientation.y", q.y),
-                    ("orientation.z", q.z),
-                    ("orientation.w", q.w),
-                ] {
-                    bounded(field, v, MAX_COMMAND_MAGNITUDE)?;
-                }
-                if (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt() < 1e-9 {
-                    return Err(CommandError::OutOfRange {
-                        field: "orientation",
-                        value: 0.0,
-                        max: MAX_COMMAND_MAGNITUDE,
-                    });
-                }
-                Ok(())
-            }
+            PhysicsCommand::SetPose(_, pose) => check_pose(pose),
             PhysicsCommand::SetVelocity(_, lin, ang) => {
                 bounded_vec(
                     ["linear.x", "linear.y", "linear.z"],
@@ -514,6 +515,9 @@ pub enum CommandError {
         /// The largest magnitude allowed.
         max: f64,
     },
+    /// The command's rotation quaternion is zero: it turns to no orientation.
+    #[error("the command's `orientation` is a zero quaternion; it must have a length")]
+    ZeroRotation,
     /// The rapier joint behind the axis is gone.
     #[error("joint gone")]
     JointGone,

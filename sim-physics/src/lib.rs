@@ -52,7 +52,7 @@ mod wrapped;
 pub use build::BuildError;
 pub use commands::{
     CommandError, MAX_COMMAND_MAGNITUDE, MAX_COMMAND_POSITION, PhysicsCommand, Retained,
-    check_joint_command,
+    check_joint_command, check_pose,
 };
 use entities::Entities;
 pub use listing::{FrameEntry, VisualEntry};

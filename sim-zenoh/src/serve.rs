@@ -5,8 +5,8 @@
 
 use super::control::{Reply, Spawn, StateParts, result};
 use super::entity::{EntityFilters, EntityState, bounds};
-use sim_engine::runner::{EntityError, EntityUpdate, Simulation, StatePart};
-use sim_plugin_api::{EntityFactory, EntityKind, Vec3};
+use sim_engine::runner::{EntityError, EntityUpdate, Region, Simulation, StatePart};
+use sim_plugin_api::EntityFactory;
 
 /// The largest compiled GetEntities filter (bytes of the regex engine's program).
 const MAX_FILTER_PROGRAM: usize = 1 << 20;
@@ -113,50 +113,10 @@ pub(super) fn entities(sim: &Simulation, f: &EntityFilters, now: u8) -> Reply {
             }
         }
     };
-    let physics = sim.physics();
     let mut r = Reply::ok(now);
-    r.entities = physics
-        .frames()
-        .filter(|e| e.kind == EntityKind::MODEL)
-        .filter(|e| re.as_ref().is_none_or(|re| re.is_match(e.scoped_name)))
-        .filter(|e| {
-            region.as_ref().is_none_or(|region| {
-                let (lo, hi) = physics
-                    .model_bounds(e.id)
-                    .unwrap_or((e.pose.position, e.pose.position));
-                region.overlaps(lo, hi)
-            })
-        })
-        .map(|e| e.scoped_name.to_string())
-        .collect();
+    let named = |name: &str| re.as_ref().is_none_or(|re| re.is_match(name));
+    r.entities = sim.models_where(named, region.as_ref());
     r
-}
-
-/// A GetEntities overlap region.
-enum Region {
-    Sphere(Vec3, f64),
-    Box(Vec3, Vec3),
-}
-
-impl Region {
-    /// Whether the box `lo..hi` overlaps the region.
-    fn overlaps(&self, lo: Vec3, hi: Vec3) -> bool {
-        match *self {
-            Region::Sphere(c, r) => {
-                let d = |c: f64, lo: f64, hi: f64| c - c.clamp(lo, hi);
-                let (x, y, z) = (d(c.x, lo.x, hi.x), d(c.y, lo.y, hi.y), d(c.z, lo.z, hi.z));
-                x * x + y * y + z * z <= r * r
-            }
-            Region::Box(a, b) => {
-                a.x <= hi.x
-                    && lo.x <= b.x
-                    && a.y <= hi.y
-                    && lo.y <= b.y
-                    && a.z <= hi.z
-                    && lo.z <= b.z
-            }
-        }
-    }
 }
 
 /// The overlap region of `filters.bounds`, or the result code and message refusing it.
@@ -171,25 +131,14 @@ fn region(f: &EntityFilters) -> Result<Option<Region>, (u8, String)> {
     match f.bounds_type {
         bounds::EMPTY if p.is_empty() => Ok(None),
         bounds::EMPTY => bad("TYPE_EMPTY takes no points"),
-        bounds::SPHERE if p.len() == 2 && p[1].x >= 0.0 => Ok(Some(Region::Sphere(p[0], p[1].x))),
+        bounds::SPHERE if p.len() == 2 && p[1].x >= 0.0 => Ok(Some(Region::Sphere {
+            centre: p[0],
+            radius: p[1].x,
+        })),
         bounds::SPHERE => {
             bad("TYPE_SPHERE takes its centre and a point whose x is the radius (not negative)")
         }
-        bounds::BOX if p.len() == 2 => {
-            let (a, b) = (p[0], p[1]);
-            Ok(Some(Region::Box(
-                Vec3 {
-                    x: a.x.min(b.x),
-                    y: a.y.min(b.y),
-                    z: a.z.min(b.z),
-                },
-                Vec3 {
-                    x: a.x.max(b.x),
-                    y: a.y.max(b.y),
-                    z: a.z.max(b.z),
-                },
-            )))
-        }
+        bounds::BOX if p.len() == 2 => Ok(Some(Region::Box(p[0], p[1]))),
         bounds::BOX => bad("TYPE_BOX takes two corners"),
         bounds::CONVEX_HULL => Err((
             result::FEATURE_UNSUPPORTED,
@@ -230,9 +179,6 @@ pub(super) fn set_entity_state(
     parts: StateParts,
     now: u8,
 ) -> Reply {
-    if sim.model_named(name).is_none() {
-        return refused(now, &EntityError::NotFound(name.to_string()));
-    }
     if !(s.frame.is_empty() || s.frame == "world") {
         return Reply::error(
             now,

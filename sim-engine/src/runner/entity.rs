@@ -1,6 +1,6 @@
 //! Models by name, for callers outside the step loop (the Zenoh services, in-process
-//! callers): their ground truth, setting it through the truth path, creating them from SDF
-//! (no factory plugin needed) and deleting them. Each check is made here, once; the errors
+//! callers): those named or in a region, their ground truth, setting it through the truth
+//! path, creating them from SDF (no factory plugin needed) and deleting them. Each check is made here, once; the errors
 //! are typed so that a front end maps them to its own codes.
 
 use super::Simulation;
@@ -60,6 +60,39 @@ impl StatePart {
     }
 }
 
+/// A region of the world that models are looked for in ([`Simulation::models_where`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Region {
+    /// The ball of `radius` (m) around `centre`.
+    Sphere {
+        /// Its centre, world frame.
+        centre: Vec3,
+        /// Its radius.
+        radius: f64,
+    },
+    /// The axis-aligned box between two corners, in either order.
+    Box(Vec3, Vec3),
+}
+
+impl Region {
+    /// Whether the axis-aligned box `lo..hi` (world frame) overlaps the region.
+    pub fn overlaps(&self, lo: Vec3, hi: Vec3) -> bool {
+        match *self {
+            Region::Sphere { centre: c, radius } => {
+                let d = |c: f64, lo: f64, hi: f64| c - c.clamp(lo, hi);
+                let (x, y, z) = (d(c.x, lo.x, hi.x), d(c.y, lo.y, hi.y), d(c.z, lo.z, hi.z));
+                x * x + y * y + z * z <= radius * radius
+            }
+            Region::Box(a, b) => {
+                let within = |a: f64, b: f64, lo: f64, hi: f64| a.min(b) <= hi && lo <= a.max(b);
+                within(a.x, b.x, lo.x, hi.x)
+                    && within(a.y, b.y, lo.y, hi.y)
+                    && within(a.z, b.z, lo.z, hi.z)
+            }
+        }
+    }
+}
+
 /// Why an entity request was refused: nothing was changed.
 #[derive(Debug, thiserror::Error)]
 pub enum EntityError {
@@ -93,9 +126,28 @@ impl Simulation {
 
     /// The scoped names of every model, nested ones included, in the engine's order.
     pub fn models(&self) -> Vec<String> {
-        self.physics
+        self.models_where(|_| true, None)
+    }
+
+    /// The scoped names of the models (nested ones included, in the engine's order) whose
+    /// name `name` accepts and, with a `region`, whose collision box overlaps it (a model
+    /// without collisions is its origin).
+    pub fn models_where(
+        &self,
+        name: impl Fn(&str) -> bool,
+        region: Option<&Region>,
+    ) -> Vec<String> {
+        let physics = &self.physics;
+        let inside = |id, at: Vec3| {
+            region.is_none_or(|region| {
+                let (lo, hi) = physics.model_bounds(id).unwrap_or((at, at));
+                region.overlaps(lo, hi)
+            })
+        };
+        physics
             .frames()
-            .filter(|f| f.kind == EntityKind::MODEL)
+            .filter(|f| f.kind == EntityKind::MODEL && name(f.scoped_name))
+            .filter(|f| inside(f.id, f.pose.position))
             .map(|f| f.scoped_name.to_string())
             .collect()
     }

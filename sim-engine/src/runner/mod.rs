@@ -39,7 +39,7 @@ pub use crate::guard::Guards;
 pub use crate::plugins::PluginProblem;
 pub use crate::systems::ServiceError;
 pub use control::{ControlError, ResetDone, ResetScope, RunControl, RunState, RunWaker};
-pub use entity::{EntityError, EntityState, EntityUpdate, StatePart};
+pub use entity::{EntityError, EntityState, EntityUpdate, Region, StatePart};
 pub use frames::{MovedFrames, sensor_frames};
 pub use pacing::{MAX_STEP_WAIT, Pacer, RunLimit, step_period};
 pub use plan::{Plan, Planned, PluginPolicy};

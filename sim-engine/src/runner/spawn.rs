@@ -79,18 +79,10 @@ pub enum SpawnError {
     /// The name is taken and renaming is not allowed.
     #[error("a model named `{0}` already exists; choose another name or allow renaming")]
     NameTaken(String),
-    /// The request's pose has a NaN or an infinity.
-    #[error("the request's pose is not finite")]
-    PoseNotFinite,
-    /// The requested position lies farther from the origin than the engine simulates.
-    #[error(
-        "the requested position is {0:e} m from the origin on an axis; at most {max:e} m is simulated",
-        max = sim_physics::MAX_COMMAND_POSITION
-    )]
-    PoseTooFar(f64),
-    /// The request's rotation cannot be normalised.
-    #[error("the request's pose has a zero rotation quaternion")]
-    ZeroRotation,
+    /// The request's pose, or the world pose it gives the model, is not one the engine
+    /// simulates (checked as a moved entity's is, [`sim_physics::check_pose`]).
+    #[error("the request's pose is refused: {0}")]
+    Pose(sim_physics::CommandError),
     /// `relative_to` names no entity.
     #[error("relative_to names no entity: `{0}`")]
     UnknownFrame(String),
@@ -298,20 +290,7 @@ fn requested_pose(
     frame_of: impl Fn(&str) -> Option<Pose>,
 ) -> Result<Option<Pose>, SpawnError> {
     let pose = request.pose;
-    let finite = [
-        pose.position.x,
-        pose.position.y,
-        pose.position.z,
-        pose.orientation.x,
-        pose.orientation.y,
-        pose.orientation.z,
-        pose.orientation.w,
-    ]
-    .iter()
-    .all(|v| v.is_finite());
-    if !finite {
-        return Err(SpawnError::PoseNotFinite);
-    }
+    sim_physics::check_pose(pose).map_err(SpawnError::Pose)?;
     if pose == Pose::IDENTITY && request.relative_to.is_empty() {
         return Ok(None);
     }
@@ -319,19 +298,8 @@ fn requested_pose(
         "" | "world" => Pose::IDENTITY,
         name => frame_of(name).ok_or_else(|| SpawnError::UnknownFrame(name.to_string()))?,
     };
-    let mut local = pose;
-    let q = local.orientation;
-    let norm = (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
-    if norm < 1e-9 {
-        return Err(SpawnError::ZeroRotation);
-    }
-    local.orientation = q.normalized();
-    let world = frame.compose(local);
-    let p = world.position;
-    let far = p.x.abs().max(p.y.abs()).max(p.z.abs());
-    if !far.is_finite() || far > sim_physics::MAX_COMMAND_POSITION {
-        return Err(SpawnError::PoseTooFar(far));
-    }
+    let world = frame.compose(Pose::new(pose.position, pose.orientation.normalized()));
+    sim_physics::check_pose(world).map_err(SpawnError::Pose)?;
     Ok(Some(world))
 }
 

@@ -154,7 +154,8 @@ fn bad_poses_and_frames_are_refused() {
     };
     assert_eq!(
         e(|r| r.pose.position.x = f64::NAN),
-        "the request's pose is not finite"
+        "the request's pose is refused: the command's `position.x` is NaN; it must be a finite \
+         number of magnitude at most 1e6"
     );
     assert_eq!(
         e(|r| r.pose.orientation = Quat {
@@ -163,7 +164,27 @@ fn bad_poses_and_frames_are_refused() {
             z: 0.0,
             w: 0.0
         }),
-        "the request's pose has a zero rotation quaternion"
+        "the request's pose is refused: the command's `orientation` is a zero quaternion; it \
+         must have a length"
+    );
+    // The pose is checked where it puts the model too: 999,999.5 m along x is within reach
+    // in the world's frame, and too far in that of `crate`, 1 m along.
+    let at = |relative_to: &'static str| {
+        let r = request(|r| {
+            r.name = "y".into();
+            r.relative_to = relative_to.into();
+            r.pose.position.x = 999_999.5;
+        });
+        prepare(&r, &[]).map(|_| ()).map_err(|e| e.to_string())
+    };
+    assert_eq!(at("world"), Ok(()));
+    assert_eq!(
+        at("crate"),
+        Err(
+            "the request's pose is refused: the command's `position.x` is 1.0000005e6; it must \
+             be a finite number of magnitude at most 1e6"
+                .to_string()
+        )
     );
     assert_eq!(
         e(|r| r.relative_to = "nowhere".into()),

@@ -9,7 +9,7 @@
 //! returned.
 
 use super::commands::resolve_topic;
-use super::inputs::{InputType, KINDS, kind_type};
+use super::inputs::{InputType, declarable, kind_type};
 pub use crate::outputs::MAX_DECLARED_TOPIC_BYTES;
 use crate::outputs::{answer, declared_topic, keep, shown};
 use sim_plugin_api::{
@@ -55,7 +55,7 @@ impl InputDeclarations {
     fn check(&self, topic: &str, kind: &str) -> Result<(), String> {
         let resolved = declared_topic(topic, |t| resolve_topic(&self.namespace, t))?;
         let Some(ty) = kind_type(kind) else {
-            let kinds: Vec<&str> = KINDS.iter().map(|k| k.message).collect();
+            let kinds: Vec<&str> = declarable().map(|k| k.message).collect();
             return Err(format!(
                 "`{resolved}`: simcore reads no payload kind `{}` from outside (the kinds: {})",
                 shown(kind),

@@ -1,13 +1,15 @@
 //! The message type each system reads on each of its subscriptions. The plugin interface
 //! names a subscription's topic, not its type, so the engine knows it from what a system
 //! declared through the `simcore.input_types.v1` extension while it was created
-//! ([`InputDeclarations`](super::InputDeclarations), the kinds of [`KINDS`]); the systems
-//! simcore ships declare theirs as any plugin does, so the engine holds no table of them. `simcore run` refuses a `--pub` of another type to such an input, and the
-//! Zenoh transport gives the input's subscription an `MS` token of its ROS type. Any other
-//! input (or one whose type its SDF chooses, as TriggeredPublisher's) reads whatever arrives.
+//! ([`InputDeclarations`](super::InputDeclarations), the kinds of [`declarable`], each read
+//! from the ROS type [`sim_codec::kinds`] names); the systems simcore ships declare theirs as
+//! any plugin does, so the engine holds no table of them. `simcore run` refuses a `--pub` of
+//! another type to such an input, and the Zenoh transport gives the input's subscription an
+//! `MS` token of its ROS type. Any other input (or one whose type its SDF chooses, as
+//! TriggeredPublisher's) reads whatever arrives.
 
 use super::{SystemManager, SystemSetup};
-use sim_codec::{RosType, catalog};
+use sim_codec::RosType;
 
 /// The type a system reads on one of its inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,48 +21,24 @@ pub struct InputType {
     pub ros: &'static RosType,
 }
 
-const fn typed(message: &'static str, ros: &'static RosType) -> InputType {
-    InputType { message, ros }
+/// The input type of payload kind `kind`: the ROS 2 type the engine decodes it from
+/// ([`sim_codec::kinds`]' `read_from`), if a system may declare it (every kind with a ROS
+/// form).
+pub fn kind_type(kind: &str) -> Option<InputType> {
+    let k = sim_codec::kinds::kind_named(kind)?;
+    Some(InputType {
+        message: k.name,
+        ros: k.read_from?,
+    })
 }
 
-/// The payload kinds a system may declare for an input: each [`Payload::type_name`]
-/// (sim_plugin_api) that the engine decodes from a ROS 2 type ([`sim_codec::decode`]), with
-/// that type.
+/// The payload kinds a system may declare for an input, in [`Payload`]'s order.
 ///
-/// [`Payload::type_name`]: sim_plugin_api::Payload::type_name
-pub const KINDS: &[InputType] = &[
-    typed("Empty", &catalog::EMPTY),
-    typed("Boolean", &catalog::BOOL),
-    typed("Double", &catalog::FLOAT64),
-    typed("Int64", &catalog::INT64),
-    typed("StringMsg", &catalog::STRING),
-    typed("Vector3d", &catalog::VECTOR3_STAMPED),
-    typed("Twist", &catalog::TWIST),
-    typed("Pose", &catalog::POSE_STAMPED),
-    typed("Pose_V", &catalog::TF_MESSAGE),
-    typed("Wrench", &catalog::WRENCH_STAMPED),
-    typed("IMU", &catalog::IMU),
-    typed("LaserScan", &catalog::LASER_SCAN),
-    typed("PointCloudPacked", &catalog::POINT_CLOUD2),
-    typed("Image", &catalog::IMAGE),
-    typed("CameraInfo", &catalog::CAMERA_INFO),
-    typed("NavSat", &catalog::NAV_SAT_FIX),
-    typed("Magnetometer", &catalog::MAGNETIC_FIELD),
-    typed("FluidPressure", &catalog::FLUID_PRESSURE),
-    typed("BatteryState", &catalog::BATTERY_STATE),
-    typed("Odometry", &catalog::ODOMETRY),
-    typed("Altimeter", &catalog::ALTIMETER),
-    typed("LogicalCameraImage", &catalog::LOGICAL_CAMERA_IMAGE),
-    typed("LogicalCameraSensor", &catalog::LOGICAL_CAMERA_FRUSTUM),
-    typed("Fiducials", &catalog::FIDUCIAL_ARRAY),
-    typed("Contacts", &catalog::CONTACTS),
-    typed("PerformanceSensorMetrics", &catalog::SENSOR_METRICS),
-    typed("EntityFactory", &catalog::ENTITY_FACTORY),
-];
-
-/// The input type of payload kind `kind` ([`KINDS`]), if a system may declare it.
-pub fn kind_type(kind: &str) -> Option<InputType> {
-    KINDS.iter().find(|t| t.message == kind).copied()
+/// [`Payload`]: sim_plugin_api::Payload
+pub fn declarable() -> impl Iterator<Item = InputType> {
+    sim_codec::kinds::KINDS
+        .iter()
+        .filter_map(|k| kind_type(k.name))
 }
 
 impl SystemManager {
@@ -82,13 +60,15 @@ impl SystemManager {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_codec::catalog;
 
-    /// Every kind a system may declare is one the inbound decoder reads (a ROS type it does
-    /// not know is refused as unknown, whatever the bytes), and its ROS type is in the
-    /// catalogue.
+    /// A system may declare every kind with a ROS form, read from the type the inbound
+    /// decoder reads it from (a ROS type it does not know is refused as unknown, whatever
+    /// the bytes), which is in the catalogue.
     #[test]
     fn every_declarable_kind_is_decoded_from_its_ros_type() {
-        for k in KINDS {
+        assert_eq!(declarable().count(), sim_codec::kinds::KINDS.len() - 1);
+        for k in declarable() {
             let r = sim_codec::decode(k.ros.name, &[0, 1, 0, 0]);
             assert!(
                 !matches!(r, Err(sim_codec::DecodeError::UnknownType(_))),
@@ -96,8 +76,14 @@ mod tests {
                 k.message
             );
             assert!(catalog::ALL.contains(&k.ros), "{}", k.ros.name);
-            assert_eq!(kind_type(k.message), Some(*k));
+            assert_eq!(kind_type(k.message), Some(k));
         }
+        let pose = kind_type("Pose").unwrap();
+        assert_eq!(
+            pose.ros,
+            &catalog::POSE_STAMPED,
+            "a pose is sent as a PoseStamped"
+        );
         let empty = sim_codec::decode(catalog::EMPTY.name, &[0, 1, 0, 0, 0]).unwrap();
         assert_eq!(empty.type_name(), "Empty");
         assert_eq!(kind_type("Quaternion"), None);

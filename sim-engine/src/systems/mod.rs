@@ -19,7 +19,7 @@ mod setup;
 
 pub use commands::{CommandQueue, PrepareModel, QueuedCommand, Spawner, resolve_topic};
 pub use declared::{DeclaredInput, InputDeclarations, MAX_DECLARED_TOPIC_BYTES};
-pub use inputs::{InputType, KINDS, kind_type};
+pub use inputs::{InputType, declarable, kind_type};
 pub use report::SystemReport;
 pub use runtime_joints::JointRequests;
 pub use setup::SystemSetup;
