@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -731,6 +731,96 @@ fn foxglove_serves_the_channels_live_to_a_websocket_client() {
         1 + sdf.matches("<visual ").count(),
         "the whole scene"
     );
+}
+
+/// A Foxglove client drives a paused run through the run-control services (the engine's run
+/// control, as the Zenoh services are): state, steps answered once taken, a refused request
+/// naming its field, play and pause, a reset, and quitting ends the run.
+#[test]
+fn a_foxglove_client_pauses_steps_plays_resets_and_ends_the_run() {
+    let Some(python) = python() else { return };
+    let dir = stage(PIONEER_LIBS);
+    let mut child = start(&[
+        "run",
+        "worlds/pioneer.sdf",
+        "--no-transport",
+        "--paused",
+        "--plugin-path",
+        dir.path().to_str().unwrap(),
+        "--foxglove",
+        "127.0.0.1:0",
+    ]);
+    let (url, rx, reader) = served_at(&mut child);
+    let script = workspace().join("sim-core/tests/python/foxglove_control.py");
+    let client = Command::new(&python)
+        .arg(&script)
+        .arg(url.as_str())
+        .output()
+        .expect("python runs");
+    let status = child.wait().expect("simcore ends");
+    reader.join().unwrap();
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert!(
+        client.status.success(),
+        "client failed:\n{}",
+        stderr(&client)
+    );
+    assert!(status.success(), "{rest:?}");
+    assert!(
+        rest.iter().any(|l| l.contains("(interrupted)")),
+        "quitting ends the run, which says so: {rest:?}"
+    );
+    let r: Value = serde_json::from_slice(&client.stdout).expect("the client prints JSON");
+    assert!(
+        r["capabilities"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("services")),
+        "{r}"
+    );
+    assert_eq!(
+        r["services"],
+        json!([
+            "/get_simulation_state",
+            "/reset_simulation",
+            "/set_simulation_state",
+            "/step_simulation"
+        ])
+    );
+    assert_eq!(r["request_schemas"]["/step_simulation"], "jsonschema");
+    let replies = r["replies"].as_array().unwrap();
+    let ok = |i: usize| &replies[i]["ok"];
+    let iteration = |i: usize| ok(i)["iteration"].as_u64().unwrap();
+    // Paused from the start.
+    assert_eq!(ok(0)["state"], "paused", "{r}");
+    assert_eq!(iteration(0), 0);
+    // 25 steps, answered once taken.
+    assert_eq!(ok(1)["state"], "paused");
+    assert_eq!(iteration(1), 25);
+    assert!(
+        (ok(1)["sim_time"].as_f64().unwrap() - 0.025).abs() < 1e-9,
+        "{r}"
+    );
+    // A bad request is refused, naming its field; nothing is taken.
+    assert_eq!(
+        replies[2]["error"],
+        "`steps` must be a whole number, 0 or more, found -1"
+    );
+    // Playing: steps are refused (the engine's check), and the run goes on by itself.
+    assert_eq!(ok(3)["state"], "playing");
+    assert_eq!(
+        replies[4]["error"],
+        "the simulation is not paused (pause it first)"
+    );
+    assert_eq!(ok(5)["state"], "paused");
+    let paused_at = iteration(5);
+    assert!(paused_at > 25, "it played: {r}");
+    assert_eq!(iteration(6), paused_at, "paused, it stays: {r}");
+    // A reset takes the world back to the start, still paused.
+    assert_eq!(ok(7)["state"], "paused");
+    assert_eq!(iteration(7), 0);
+    assert_eq!(ok(7)["sim_time"], 0.0);
+    assert_eq!(ok(8)["state"], "quitting");
 }
 
 /// The address a `simcore run --foxglove` serves on (the first line of its stderr that names

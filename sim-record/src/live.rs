@@ -1,6 +1,7 @@
 //! `--foxglove`: the same channels served live over the Foxglove WebSocket protocol (the
 //! `foxglove` crate's server, subprotocol `foxglove.sdk.v1`), with the sim time broadcast so
-//! that the app follows it.
+//! that the app follows it, and the run control offered to its clients as services
+//! ([`control`]).
 //!
 //! A client costs only its own messages: each has a bounded queue that drops its oldest
 //! messages when the client reads too slowly ([`CLIENT_BACKLOG`]), what all the queues can
@@ -9,10 +10,12 @@
 //! that stopped reading can neither slow the run, nor hold its end, nor take its memory.
 
 mod admission;
+pub mod control;
 
 use super::encoded::{Encoded, Form};
 use admission::Admission;
 use foxglove::websocket::Capability;
+use foxglove::websocket::service::Service;
 use foxglove::{
     ChannelBuilder, Context, RawChannel, Schema, WebSocketServer, WebSocketServerHandle,
 };
@@ -49,8 +52,13 @@ pub(super) struct LiveSink {
 
 impl LiveSink {
     /// Starts a server on `addr` (port 0: any free port) whose clients' queues hold at most
-    /// `memory` bytes together (0: [`DEFAULT_LIVE_MEMORY`]).
-    pub fn start(addr: SocketAddr, memory: u64) -> Result<LiveSink, String> {
+    /// `memory` bytes together (0: [`DEFAULT_LIVE_MEMORY`]), offering `services` (the run
+    /// control, [`control`]; none: a view only).
+    pub fn start(
+        addr: SocketAddr,
+        memory: u64,
+        services: Vec<Service>,
+    ) -> Result<LiveSink, String> {
         let context = Context::new();
         let memory = if memory == 0 {
             DEFAULT_LIVE_MEMORY
@@ -69,6 +77,7 @@ impl LiveSink {
             .message_backlog_size(CLIENT_BACKLOG)
             .listener(admission.clone())
             .context(&context)
+            .services(services)
             .start_blocking()
             .map_err(|e| e.to_string())?;
         Ok(LiveSink {

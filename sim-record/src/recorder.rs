@@ -2,6 +2,7 @@
 
 use super::file::FileSink;
 use super::live::LiveSink;
+use super::live::control::LiveControl;
 use super::scene::visual_marker;
 use super::writer::{self, Counters, Item};
 use crossbeam_channel::{Sender, TrySendError, bounded};
@@ -46,6 +47,9 @@ pub struct RecordOptions {
     /// Key-value pairs of the file's `simcore` metadata record (world, seed, version,
     /// plugins).
     pub metadata: BTreeMap<String, String>,
+    /// Whether the live clients may control the run (pause, play, step, reset: the services of
+    /// [`control`](crate::live::control)); otherwise they only view it.
+    pub live_control: bool,
     /// The ROS 2 name each topic is written under: the run's remaps, else the rule of
     /// [`sim_codec::names`], as the Zenoh transport names them (so `ros2 bag play` publishes
     /// what a live client saw). A topic remapped to `/tf` replaces the engine's `/tf`.
@@ -103,6 +107,7 @@ impl RecordOptions {
             path,
             live,
             live_memory: 0,
+            live_control: false,
             topics,
             queue: 0,
             metadata,
@@ -191,6 +196,8 @@ pub struct Recorder {
     revision: Option<u64>,
     next_clock: SimTime,
     next_live_scene: SimTime,
+    /// The run control the live clients call, when they may.
+    control: Option<LiveControl>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -223,9 +230,16 @@ impl Recorder {
                 })?),
                 None => None,
             };
+        let (control, services) = match (options.live, options.live_control) {
+            (Some(_), true) => {
+                let (control, services) = LiveControl::new(sim.waker());
+                (Some(control), services)
+            }
+            _ => (None, Vec::new()),
+        };
         let live = match options.live {
             Some(addr) => Some(
-                LiveSink::start(addr, options.live_memory)
+                LiveSink::start(addr, options.live_memory, services)
                     .map_err(|reason| RecordError::Live { addr, reason })?,
             ),
             None => None,
@@ -268,9 +282,19 @@ impl Recorder {
             revision: None,
             next_clock: SimTime::ZERO,
             next_live_scene: LIVE_SCENE_PERIOD,
+            control,
         };
         r.after_step(sim);
         Ok(r)
+    }
+
+    /// Answers the live clients' run-control calls (see [`crate::live::control`]): to be called
+    /// on the run's thread after each step and whenever the run is woken while it waits paused
+    /// (the calls wake it, [`Simulation::waker`]). Nothing without `live_control`.
+    pub fn serve(&mut self, sim: &mut Simulation) {
+        if let Some(c) = &mut self.control {
+            c.serve(sim);
+        }
     }
 
     /// Queues what the last step produced (see [`Recorder`]); never waits. The frames of the

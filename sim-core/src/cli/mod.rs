@@ -378,6 +378,11 @@ pub struct RunArgs {
     /// it, a client's largest channels are not sent to it until others unsubscribe.
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 40))]
     pub foxglove_memory: Option<u64>,
+    /// Serve the Foxglove clients the view only: without it they may also pause, play, step
+    /// and reset the run (services `/get_simulation_state`, `/set_simulation_state`,
+    /// `/step_simulation`, `/reset_simulation`).
+    #[arg(long, requires = "foxglove")]
+    pub foxglove_view_only: bool,
     /// Print the world's topics and services after loading it, then exit.
     #[arg(long)]
     pub list: bool,

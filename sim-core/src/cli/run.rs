@@ -83,7 +83,8 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
     check_publications(&sim, &injections, args.pub_any_topic)?;
     // Before `--echo` subscribes: the transport takes the topics the world itself listens
     // to for its inputs.
-    let mut transport = super::transport::start(&args.transport, &names, &mut sim)?;
+    let live_control = args.foxglove.is_some() && !args.foxglove_view_only;
+    let mut transport = super::transport::start(&args.transport, &names, &mut sim, live_control)?;
     let subs = subscribe_echo(&mut sim, &args.echo, transport_served.as_ref())?;
     let call_timeout = seconds("--call-timeout", args.call_timeout)?;
     let limit = match (args.steps, args.duration) {
@@ -110,6 +111,9 @@ pub fn run(args: RunArgs) -> Result<Outcome, Failure> {
         let stepped = moment == Moment::Stepped;
         if stepped {
             monitor.after_step(sim);
+        }
+        if let Some(r) = &mut monitor.recorder {
+            r.serve(sim);
         }
         super::transport::after_step(&mut transport, sim, stepped);
     });
@@ -186,6 +190,7 @@ fn start_recording(
     let options = RecordOptions {
         names,
         live_memory: args.foxglove_memory.map_or(0, |m| m << 20),
+        live_control: !args.foxglove_view_only,
         ..RecordOptions::for_run(sim, &s.world, seed, path, args.foxglove, topics)
     };
     let r = Recorder::start(sim, options).map_err(|e| Failure::Error(e.to_string()))?;

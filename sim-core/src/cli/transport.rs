@@ -29,7 +29,8 @@ pub struct TransportArgs {
     #[arg(long, value_name = "HZ", default_value_t = 100.0)]
     pub clock_rate: f64,
     /// Start paused: the world steps only when a client calls StepSimulation or sets the
-    /// state to playing (simulation_interfaces services).
+    /// state to playing (simulation_interfaces services, over Zenoh or to the Foxglove
+    /// server).
     #[arg(long)]
     pub paused: bool,
 }
@@ -93,14 +94,11 @@ pub fn start(
     args: &TransportArgs,
     names: &RosNames,
     sim: &mut Simulation,
+    live_control: bool,
 ) -> Result<Transport, Failure> {
     use sim_core::zenoh::{Bridge, ZenohOptions};
     if args.no_transport {
-        if args.paused {
-            return Err(Failure::Error(
-                "--paused needs the transport (only a client can resume or step the run)".into(),
-            ));
-        }
+        start_paused(args, sim, live_control)?;
         return Ok(None);
     }
     if !(args.clock_rate.is_finite() && args.clock_rate >= 0.0) {
@@ -119,12 +117,30 @@ pub fn start(
         ..ZenohOptions::default()
     };
     let bridge = Bridge::start(&options, sim).map_err(|e| Failure::Error(e.to_string()))?;
-    if args.paused {
-        sim.control_mut()
-            .pause()
-            .map_err(|e| Failure::Error(e.to_string()))?;
-    }
+    start_paused(args, sim, true)?;
     Ok(Some(bridge))
+}
+
+/// Pauses the run before its first step with `--paused`, when a client can resume or step
+/// it (`controlled`: the transport's, or the Foxglove server's).
+fn start_paused(
+    args: &TransportArgs,
+    sim: &mut Simulation,
+    controlled: bool,
+) -> Result<(), Failure> {
+    if !args.paused {
+        return Ok(());
+    }
+    if !controlled {
+        return Err(Failure::Error(
+            "--paused needs the transport or --foxglove (only a client can resume or step the \
+             run)"
+                .into(),
+        ));
+    }
+    sim.control_mut()
+        .pause()
+        .map_err(|e| Failure::Error(e.to_string()))
 }
 
 /// Without Zenoh in this build, asking for it is an error.
@@ -132,17 +148,18 @@ pub fn start(
 pub fn start(
     args: &TransportArgs,
     _names: &RosNames,
-    _sim: &mut Simulation,
+    sim: &mut Simulation,
+    live_control: bool,
 ) -> Result<Transport, Failure> {
     if !args.zenoh_connect.is_empty()
         || !args.zenoh_listen.is_empty()
         || args.zenoh_config.is_some()
-        || args.paused
     {
         return Err(Failure::Error(
             "this simcore was built without the `zenoh` feature".into(),
         ));
     }
+    start_paused(args, sim, live_control)?;
     Ok(None)
 }
 
