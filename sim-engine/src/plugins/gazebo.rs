@@ -134,10 +134,18 @@ fn from_file(filename: &str) -> Option<GzSystem> {
     Some(GzSystem { name, deprecated })
 }
 
-/// What a built-in system's `<plugin>` element asks for that simcore does not do: one line
-/// each (the Physics system's engine and solver, the Sensors system's render engine).
+/// What a built-in system's `<plugin>` element asks for (its children) that simcore does not
+/// do: one line each (the Physics system's engine and solver, the Sensors system's render engine).
 pub fn not_applicable(system: &str, sdf: &str) -> Vec<String> {
-    let has = |tag: &str| sdf.contains(&format!("<{tag}>")) || sdf.contains(&format!("<{tag} "));
+    let doc = roxmltree::Document::parse(sdf).ok();
+    let children: Vec<&str> = doc.as_ref().map_or_else(Vec::new, |d| {
+        d.root_element()
+            .children()
+            .filter(|c| c.is_element())
+            .map(|c| c.tag_name().name())
+            .collect()
+    });
+    let has = |tag: &str| children.contains(&tag);
     let mut v = Vec::new();
     let mut say = |tag: &str, why: &str| {
         if has(tag) {
@@ -318,6 +326,18 @@ mod tests {
         );
         assert!(n[0].contains("render_engine"));
         assert!(not_applicable("Imu", "<plugin><engine/></plugin>").is_empty());
+        // The element's own children: written empty, or in any form; not deeper, nor in text.
+        assert_eq!(
+            not_applicable("Physics", "<plugin><dart/></plugin>").len(),
+            1
+        );
+        assert!(
+            not_applicable(
+                "Physics",
+                "<plugin><x><engine/></x><!-- <solver> --><y>&lt;dart&gt;</y></plugin>"
+            )
+            .is_empty()
+        );
         assert!(
             not_applicable(
                 "Sensors",
