@@ -652,15 +652,7 @@ fn what_the_writer_cannot_take_is_dropped_and_counted_never_waited_for() {
 fn foxglove_serves_the_channels_live_to_a_websocket_client() {
     let Some(python) = python() else { return };
     let dir = stage(PIONEER_LIBS);
-    let mut child = start(&[
-        "run",
-        "worlds/pioneer.sdf",
-        "--plugin-path",
-        dir.path().to_str().unwrap(),
-        "--foxglove",
-        "127.0.0.1:0",
-    ]);
-    let (url, rx, reader) = served_at(&mut child);
+    let (mut child, url, rx, reader) = live("worlds/pioneer.sdf", dir.path(), &[]);
     assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
     let script = workspace().join("sim-core/tests/python/foxglove_client.py");
     let client = Command::new(&python)
@@ -740,17 +732,8 @@ fn foxglove_serves_the_channels_live_to_a_websocket_client() {
 fn a_foxglove_client_pauses_steps_plays_resets_and_ends_the_run() {
     let Some(python) = python() else { return };
     let dir = stage(PIONEER_LIBS);
-    let mut child = start(&[
-        "run",
-        "worlds/pioneer.sdf",
-        "--no-transport",
-        "--paused",
-        "--plugin-path",
-        dir.path().to_str().unwrap(),
-        "--foxglove",
-        "127.0.0.1:0",
-    ]);
-    let (url, rx, reader) = served_at(&mut child);
+    let args = ["--no-transport", "--paused"];
+    let (mut child, url, rx, reader) = live("worlds/pioneer.sdf", dir.path(), &args);
     let script = workspace().join("sim-core/tests/python/foxglove_control.py");
     let client = Command::new(&python)
         .arg(&script)
@@ -823,6 +806,33 @@ fn a_foxglove_client_pauses_steps_plays_resets_and_ends_the_run() {
     assert_eq!(ok(8)["state"], "quitting");
 }
 
+/// `simcore run WORLD --plugin-path DIR --foxglove 127.0.0.1:0 ARGS...` started, with the
+/// address it serves on and its other stderr lines ([`served_at`]).
+fn live(
+    world: &str,
+    dir: &Path,
+    args: &[&str],
+) -> (
+    std::process::Child,
+    String,
+    std::sync::mpsc::Receiver<String>,
+    std::thread::JoinHandle<()>,
+) {
+    let dir = dir.to_str().unwrap();
+    let mut all = vec![
+        "run",
+        world,
+        "--plugin-path",
+        dir,
+        "--foxglove",
+        "127.0.0.1:0",
+    ];
+    all.extend_from_slice(args);
+    let mut child = start(&all);
+    let (url, rx, reader) = served_at(&mut child);
+    (child, url, rx, reader)
+}
+
 /// The address a `simcore run --foxglove` serves on (the first line of its stderr that names
 /// it), and its other stderr lines as [`stderr_lines`] reads them.
 fn served_at(
@@ -871,23 +881,17 @@ fn foxglove_clients_that_stop_reading_cost_only_their_own_messages() {
     let Some(python) = python() else { return };
     let dir = stage(PIONEER_LIBS);
     let file = dir.path().join("stuck.mcap");
-    let mut child = start(&[
-        "run",
-        "worlds/pioneer.sdf",
+    let args = [
         "--rtf",
         "0",
-        "--plugin-path",
-        dir.path().to_str().unwrap(),
-        "--foxglove",
-        "127.0.0.1:0",
         // Small enough that the clients' largest channels are refused, and sent again to
         // the second when the first leaves (as the run ends).
         "--foxglove-memory",
         "1",
         "--record",
         file.to_str().unwrap(),
-    ]);
-    let (url, rx, reader) = served_at(&mut child);
+    ];
+    let (mut child, url, rx, reader) = live("worlds/pioneer.sdf", dir.path(), &args);
     // Clients that stop reading: two subscribed to every channel, one that never sends its
     // handshake, one that sends half of it. Each says when it is in place.
     let script = workspace().join("sim-core/tests/python/foxglove_stuck_client.py");
@@ -991,19 +995,8 @@ fn foxglove_clients_share_one_memory_bound_and_the_first_to_subscribe_keep_their
 "#,
     )
     .unwrap();
-    let mut child = start(&[
-        "run",
-        world.to_str().unwrap(),
-        "--rtf",
-        "0",
-        "--plugin-path",
-        dir.path().to_str().unwrap(),
-        "--foxglove",
-        "127.0.0.1:0",
-        "--foxglove-memory",
-        "100",
-    ]);
-    let (url, rx, reader) = served_at(&mut child);
+    let args = ["--rtf", "0", "--foxglove-memory", "100"];
+    let (mut child, url, rx, reader) = live(world.to_str().unwrap(), dir.path(), &args);
     let script = workspace().join("sim-core/tests/python/foxglove_clients_budget.py");
     let out = Command::new(&python)
         .arg(&script)
