@@ -6,7 +6,7 @@
 
 use super::picture::Picture;
 use super::view::View;
-use crate::runner::Simulation;
+use crate::runner::{Direction, Simulation};
 use crate::sensors::SensorSetup;
 use crate::transport::Subscription;
 use sim_plugin_api::{LaserScan, Payload, Pose, Vec3};
@@ -27,9 +27,6 @@ const MAX_LINES: usize = 720;
 /// Segments are cut this far in front of the viewpoint, m.
 const NEAR: f64 = 0.05;
 
-/// The sensor types whose scans are drawn as rays.
-const LIDAR_TYPES: &[&str] = &["ray", "gpu_ray", "lidar", "gpu_lidar"];
-
 /// The latest scan of each lidar of a simulation, kept while it steps.
 #[derive(Debug)]
 pub struct LidarTap {
@@ -37,12 +34,23 @@ pub struct LidarTap {
 }
 
 impl LidarTap {
-    /// Listens to every lidar of `sim` (before it steps), keeping each one's latest scan.
+    /// Listens to every lidar of `sim` (before it steps), keeping each one's latest scan: the
+    /// sensors that declared a `LaserScan` on their topic, whatever their type, and those that
+    /// declared nothing there (a plugin built before declarations), whose messages are
+    /// looked at for scans.
     pub fn new(sim: &mut Simulation) -> LidarTap {
+        let served = sim.served();
+        let kind_of = |topic: &str| {
+            served
+                .topics
+                .iter()
+                .find(|t| t.topic == topic && t.direction == Direction::Out)
+                .map(|t| t.kind)
+        };
         let topics: Vec<String> = sim
             .sensors()
             .setups()
-            .filter(|s| LIDAR_TYPES.contains(&s.sensor_type.as_str()))
+            .filter(|s| matches!(kind_of(&s.topic), Some(Some("LaserScan") | None)))
             .map(|s| s.topic.clone())
             .collect();
         let subs = topics
