@@ -1,15 +1,11 @@
-//! One CDR encoder per simcore payload type, each to the ROS 2 type of [`encode`]'s table.
-
-mod geometry;
-mod sensor;
-mod simcore;
+//! Payloads to CDR: [`encode`] (each kind's encoder is its entry's in
+//! [`KINDS`](crate::kinds::KINDS)), and the writers of the ROS 2 types the encoders share.
 
 use super::catalog as t;
+use super::kinds::kind_named;
 use super::{CdrWriter, RosType};
-use sim_plugin_api::{Header, Message, Payload, Pose, Quat, SimTime, Vec3};
+use sim_plugin_api::{Header, Message, Pose, Quat, SimTime, Vec3};
 use std::collections::HashMap;
-
-pub(crate) use sensor::ENCODINGS;
 
 /// What a payload does not carry but some ROS types want (see [`encode_with`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -90,63 +86,19 @@ pub fn encode_with(
     out: &mut Vec<u8>,
 ) -> Option<&'static RosType> {
     let payload = message.payload.as_enum().ok()?;
-    let h = &message.header;
-    let write = |out: &mut Vec<u8>, f: &dyn Fn(&mut CdrWriter<'_>) -> &'static RosType| {
-        Some(f(&mut CdrWriter::new(out)))
-    };
-    match payload {
-        Payload::Empty => write(out, &|w| {
-            w.u8(0);
-            &t::EMPTY
-        }),
-        Payload::Boolean(b) => write(out, &|w| {
-            w.bool(*b);
-            &t::BOOL
-        }),
-        Payload::Double(x) => write(out, &|w| {
-            w.f64(*x);
-            &t::FLOAT64
-        }),
-        Payload::Int64(x) => write(out, &|w| {
-            w.i64(*x);
-            &t::INT64
-        }),
-        Payload::Text(s) => write(out, &|w| {
-            w.string(s);
-            &t::STRING
-        }),
-        Payload::Vector3(v) => write(out, &|w| geometry::vector3_stamped(h, v, w)),
-        Payload::Twist(m) => write(out, &|w| geometry::twist(m, w)),
-        Payload::Pose(p) => write(out, &|w| geometry::transform_stamped(h, p, w)),
-        Payload::PoseList(v) => write(out, &|w| geometry::tf_message(h, v, w)),
-        Payload::Wrench(m) => write(out, &|w| geometry::wrench_stamped(h, m, w)),
-        Payload::Odometry(m) => write(out, &|w| geometry::odometry(h, m, options, w)),
-        Payload::Imu(m) => write(out, &|w| sensor::imu(h, m, w)),
-        Payload::LaserScan(m) if m.vertical_count <= 1 => {
-            write(out, &|w| sensor::laser_scan(h, m, options, w))
-        }
-        Payload::LaserScan(m) => write(out, &|w| sensor::scan_points(h, m, w)),
-        Payload::PointCloud(m) => write(out, &|w| sensor::point_cloud(h, m, w)),
-        Payload::Image(m) => {
-            let encoding = sensor::encoding(m.pixel_format)?;
-            write(out, &|w| sensor::image(h, m, encoding, w))
-        }
-        Payload::CameraInfo(m) => write(out, &|w| sensor::camera_info(h, m, w)),
-        Payload::NavSat(m) => write(out, &|w| sensor::nav_sat_fix(h, m, w)),
-        Payload::Magnetometer(v) => write(out, &|w| sensor::magnetic_field(h, v, w)),
-        Payload::FluidPressure { pressure, variance } => {
-            write(out, &|w| sensor::fluid_pressure(h, *pressure, *variance, w))
-        }
-        Payload::BatteryState(m) => write(out, &|w| sensor::battery_state(h, m, w)),
-        Payload::Altimeter(m) => write(out, &|w| simcore::altimeter(h, m, w)),
-        Payload::LogicalCameraImage(m) => write(out, &|w| simcore::logical_camera_image(h, m, w)),
-        Payload::LogicalCameraFrustum(m) => write(out, &|w| simcore::frustum(h, m, w)),
-        Payload::Fiducials(v) => write(out, &|w| simcore::fiducials(h, v, w)),
-        Payload::Contacts(v) => write(out, &|w| simcore::contacts(h, v, w)),
-        Payload::SensorMetrics(m) => write(out, &|w| simcore::sensor_metrics(h, m, w)),
-        Payload::EntityFactory(m) => write(out, &|w| simcore::entity_factory(m, w)),
-        _ => None,
-    }
+    let kind = kind_named(payload.type_name())?;
+    (kind.encode)(payload, &message.header, options, out)
+}
+
+/// Starts a message at the end of `out`, writes its body with `body`, and returns its type
+/// `ty` (what an encoder returns).
+pub(crate) fn cdr(
+    out: &mut Vec<u8>,
+    ty: &'static RosType,
+    body: impl FnOnce(&mut CdrWriter<'_>),
+) -> Option<&'static RosType> {
+    body(&mut CdrWriter::new(out));
+    Some(ty)
 }
 
 /// Encodes a `rosgraph_msgs/msg/Clock` of sim time `now` at the end of `out`.

@@ -20,16 +20,16 @@
 //! `Pose_V`, `EntityFactory` and `Custom` (with `schema`, and `data` any JSON, sent with
 //! encoding `json`).
 
+use crate::kinds::kind_named;
 use serde_json::{Map, Value, json};
 use sim_plugin_api::{
-    CustomMessage, EntityFactory, Message, NamedPose, Payload, PixelFormat, PointFieldType, Pose,
-    Quat, Twist, Vec3,
-    abi_stable::std_types::{RBox, RVec},
+    CustomMessage, Message, Payload, PixelFormat, PointFieldType, Pose, Quat, Vec3,
+    abi_stable::std_types::RBox,
 };
 
 /// The gz-msgs name of a pixel format (`Image.pixel_format_type`), `"UNKNOWN"` for a number
 /// without one.
-fn pixel_format_name(f: PixelFormat) -> &'static str {
+pub(crate) fn pixel_format_name(f: PixelFormat) -> &'static str {
     match f {
         PixelFormat::L_INT8 => "L_INT8",
         PixelFormat::L_INT16 => "L_INT16",
@@ -45,7 +45,7 @@ fn pixel_format_name(f: PixelFormat) -> &'static str {
 
 /// The gz-msgs name of a point field's data type (`PointCloudPacked.Field.DataType`),
 /// `"UNKNOWN"` for a number without one.
-fn datatype_name(t: PointFieldType) -> &'static str {
+pub(crate) fn datatype_name(t: PointFieldType) -> &'static str {
     match t {
         PointFieldType::INT8 => "INT8",
         PointFieldType::UINT8 => "UINT8",
@@ -72,7 +72,8 @@ pub fn num(x: f64) -> Value {
     }
 }
 
-fn nums(xs: &[f64]) -> Value {
+/// Numbers as an array of [`num`]s.
+pub(crate) fn nums(xs: &[f64]) -> Value {
     Value::Array(xs.iter().map(|x| num(*x)).collect())
 }
 
@@ -89,10 +90,6 @@ pub fn quat(q: Quat) -> Value {
 /// A pose as `{position, orientation}`.
 pub fn pose(p: Pose) -> Value {
     json!({"position": vec3(p.position), "orientation": quat(p.orientation)})
-}
-
-fn twist(t: Twist) -> Value {
-    json!({"linear": vec3(t.linear), "angular": vec3(t.angular)})
 }
 
 /// The most items of an array `--echo` prints.
@@ -185,111 +182,11 @@ pub fn message_json(topic: &str, m: &Message) -> Value {
     Value::Object(o)
 }
 
+/// The fields of payload `p`, by its kind's JSON writer.
 fn payload_json(p: &Payload) -> Value {
-    match p {
-        Payload::Empty => json!({}),
-        Payload::Boolean(b) => json!({"data": b}),
-        Payload::Double(d) => json!({"data": num(*d)}),
-        Payload::Int64(i) => json!({"data": i}),
-        Payload::Text(s) => json!({"data": s.as_str()}),
-        Payload::Vector3(v) => vec3(*v),
-        Payload::Twist(t) => twist(*t),
-        Payload::Pose(p) => json!({"name": p.name.as_str(), "pose": pose(p.pose)}),
-        Payload::PoseList(v) => {
-            json!({"pose": v.iter().map(|p| json!({"name": p.name.as_str(), "pose": pose(p.pose)})).collect::<Vec<_>>()})
-        }
-        Payload::Imu(i) => {
-            let mut o = json!({
-                "entity_name": i.entity_name.as_str(),
-                "angular_velocity": vec3(i.angular_velocity),
-                "angular_velocity_covariance": nums(&i.angular_velocity_covariance),
-                "linear_acceleration": vec3(i.linear_acceleration),
-                "linear_acceleration_covariance": nums(&i.linear_acceleration_covariance),
-            });
-            if i.has_orientation {
-                o["orientation"] = quat(i.orientation);
-                o["orientation_covariance"] = nums(&i.orientation_covariance);
-            }
-            o
-        }
-        Payload::LaserScan(s) => json!({
-            "frame": s.frame.as_str(), "world_pose": pose(s.world_pose),
-            "angle_min": num(s.angle_min), "angle_max": num(s.angle_max), "angle_step": num(s.angle_step),
-            "range_min": num(s.range_min), "range_max": num(s.range_max), "count": s.count,
-            "vertical_angle_min": num(s.vertical_angle_min), "vertical_angle_max": num(s.vertical_angle_max),
-            "vertical_angle_step": num(s.vertical_angle_step), "vertical_count": s.vertical_count,
-            "ranges": nums(&s.ranges), "intensities": nums(&s.intensities),
-        }),
-        Payload::PointCloud(c) => json!({
-            "width": c.width, "height": c.height,
-            "fields": c.fields.iter().map(|f| json!({"name": f.name.as_str(), "offset": f.offset, "datatype": f.datatype.0, "datatype_name": datatype_name(f.datatype), "count": f.count})).collect::<Vec<_>>(),
-            "is_bigendian": c.is_bigendian, "point_step": c.point_step, "row_step": c.row_step,
-            "data_bytes": c.data.len(), "is_dense": c.is_dense,
-        }),
-        Payload::Image(i) => json!({
-            "width": i.width, "height": i.height, "step": i.step,
-            "pixel_format_type": i.pixel_format.0, "pixel_format_name": pixel_format_name(i.pixel_format),
-            "data_bytes": i.data.len(),
-        }),
-        Payload::CameraInfo(c) => json!({
-            "width": c.width, "height": c.height, "distortion_model": c.distortion_model.as_str(),
-            "distortion": nums(&c.distortion), "intrinsics": nums(&c.intrinsics),
-            "rectification": nums(&c.rectification), "projection": nums(&c.projection),
-        }),
-        Payload::NavSat(n) => json!({
-            "latitude_deg": num(n.latitude_deg), "longitude_deg": num(n.longitude_deg), "altitude": num(n.altitude),
-            "velocity_east": num(n.velocity_east), "velocity_north": num(n.velocity_north), "velocity_up": num(n.velocity_up),
-            "frame_id": n.frame_id.as_str(),
-        }),
-        Payload::LogicalCameraImage(l) => json!({
-            "pose": pose(l.pose),
-            "model": l.models.iter().map(|m| json!({"name": m.name.as_str(), "pose": pose(m.pose)})).collect::<Vec<_>>(),
-        }),
-        Payload::LogicalCameraFrustum(f) => json!({
-            "near_clip": num(f.near_clip), "far_clip": num(f.far_clip),
-            "horizontal_fov": num(f.horizontal_fov), "aspect_ratio": num(f.aspect_ratio),
-        }),
-        Payload::Altimeter(a) => json!({
-            "vertical_position": num(a.vertical_position), "vertical_velocity": num(a.vertical_velocity),
-            "vertical_reference": num(a.vertical_reference),
-        }),
-        Payload::Magnetometer(f) => json!({"field_tesla": vec3(*f)}),
-        Payload::FluidPressure { pressure, variance } => {
-            json!({"pressure": num(*pressure), "variance": num(*variance)})
-        }
-        Payload::Odometry(o) => json!({"pose": pose(o.pose), "twist": twist(o.twist)}),
-        Payload::BatteryState(b) => json!({
-            "voltage": num(b.voltage), "current": num(b.current), "charge": num(b.charge),
-            "capacity": num(b.capacity), "percentage": num(b.percentage), "power_supply_status": b.power_supply_status,
-        }),
-        Payload::EntityFactory(e) => json!({
-            "sdf": e.sdf.as_str(), "sdf_filename": e.sdf_filename.as_str(), "name": e.name.as_str(),
-            "pose": pose(e.pose), "relative_to": e.relative_to.as_str(), "allow_renaming": e.allow_renaming,
-        }),
-        Payload::SensorMetrics(m) => json!({
-            "name": m.name.as_str(), "real_update_rate": num(m.real_update_rate),
-            "sim_update_rate": num(m.sim_update_rate), "nominal_update_rate": num(m.nominal_update_rate),
-        }),
-        Payload::Custom(c) => {
-            let data = if c.encoding.as_str() == "json" {
-                serde_json::from_slice(&c.data).unwrap_or_else(|_| json!(hex(&c.data)))
-            } else {
-                json!(hex(&c.data))
-            };
-            json!({"schema": c.schema.as_str(), "encoding": c.encoding.as_str(), "data": data})
-        }
-        Payload::Wrench(w) => json!({"force": vec3(w.force), "torque": vec3(w.torque)}),
-        Payload::Contacts(c) => json!({"contact": c.iter().map(|c| json!({
-            "collision1": c.collision1.0, "collision2": c.collision2.0,
-            "position": vec3(c.position), "normal": vec3(c.normal),
-            "depth": num(c.depth), "force": vec3(c.force),
-        })).collect::<Vec<_>>()}),
-        Payload::Fiducials(f) => json!({"fiducial": f.iter().map(|f| json!({
-            "id": f.id, "name": f.name.as_str(), "range": num(f.range),
-            "bearing": num(f.bearing), "elevation": num(f.elevation), "pose": pose(f.pose),
-        })).collect::<Vec<_>>()}),
-        _ => json!({"note": "a message type this engine version cannot print"}),
-    }
+    kind_named(p.type_name())
+        .and_then(|k| (k.json)(p))
+        .unwrap_or_else(|| json!({"note": "a message type this engine version cannot print"}))
 }
 
 /// Why a JSON value is not a message.
@@ -323,30 +220,9 @@ pub enum PayloadError {
     },
 }
 
-/// The fields each type written from JSON has, besides `type`.
-fn fields_of(ty: &str) -> &'static [&'static str] {
-    match ty {
-        "Boolean" | "Double" | "Int64" | "StringMsg" => &["data"],
-        "Vector3d" => &["x", "y", "z"],
-        "Twist" => &["linear", "angular"],
-        "Pose" => &["name", "pose"],
-        "Pose_V" => &["pose"],
-        "EntityFactory" => &[
-            "sdf",
-            "sdf_filename",
-            "name",
-            "pose",
-            "relative_to",
-            "allow_renaming",
-        ],
-        "Custom" => &["schema", "data"],
-        _ => &[],
-    }
-}
-
 /// Refuses a key of `o` that is neither in `known` nor in `also` (`path`: where `o` is, empty
 /// at the top; `within`: how the error names it).
-fn only(
+pub(crate) fn only(
     o: &Map<String, Value>,
     known: &[&str],
     also: &[&str],
@@ -393,90 +269,15 @@ pub fn payload_from_json(v: &Value) -> Result<Payload, PayloadError> {
         .get("type")
         .and_then(Value::as_str)
         .ok_or(PayloadError::NoType)?;
-    if !matches!(
-        ty,
-        "Empty"
-            | "Boolean"
-            | "Double"
-            | "Int64"
-            | "StringMsg"
-            | "Vector3d"
-            | "Twist"
-            | "Pose"
-            | "Pose_V"
-            | "EntityFactory"
-            | "Custom"
-    ) {
-        return Err(PayloadError::UnknownType(ty.to_string()));
-    }
-    only(o, fields_of(ty), &["type"], "", &format!("a {ty} message"))?;
-    let p = match ty {
-        "Empty" => Payload::Empty,
-        "Boolean" => Payload::Boolean(
-            field(o, "data")
-                .map(|d| d.as_bool().ok_or("`data` must be true or false"))
-                .transpose()?
-                .unwrap_or(false),
-        ),
-        "Double" => Payload::Double(number(o, "data")?),
-        "Int64" => Payload::Int64(match field(o, "data") {
-            Some(d) => d.as_i64().ok_or("`data` must be an integer")?,
-            None => 0,
-        }),
-        "StringMsg" => Payload::Text(text(o, "data")?.into()),
-        "Vector3d" => Payload::Vector3(vec3_from(v, "")?),
-        "Twist" => Payload::Twist(Twist {
-            linear: sub_vec(o, "linear")?,
-            angular: sub_vec(o, "angular")?,
-        }),
-        "Pose" => Payload::Pose(RBox::new(NamedPose {
-            name: text(o, "name")?.into(),
-            pose: pose_from(o.get("pose"), "pose")?,
-        })),
-        "Pose_V" => {
-            let list = match o.get("pose") {
-                Some(Value::Array(a)) => a,
-                None => &Vec::new(),
-                Some(_) => return Err("`pose` must be a list of {name, pose}".into()),
-            };
-            let mut poses = RVec::new();
-            for (i, p) in list.iter().enumerate() {
-                let po = p
-                    .as_object()
-                    .ok_or(format!("`pose[{i}]` must be an object"))?;
-                let at = format!("pose[{i}]");
-                only(po, &["name", "pose"], &[], &at, &format!("`{at}`"))?;
-                poses.push(NamedPose {
-                    name: text(po, "name")?.into(),
-                    pose: pose_from(po.get("pose"), &format!("pose[{i}].pose"))?,
-                });
-            }
-            Payload::PoseList(RBox::new(poses))
-        }
-        "EntityFactory" => Payload::EntityFactory(RBox::new(EntityFactory {
-            sdf: text(o, "sdf")?.into(),
-            sdf_filename: text(o, "sdf_filename")?.into(),
-            name: text(o, "name")?.into(),
-            pose: pose_from(o.get("pose"), "pose")?,
-            relative_to: text(o, "relative_to")?.into(),
-            allow_renaming: field(o, "allow_renaming")
-                .map(|d| d.as_bool().ok_or("`allow_renaming` must be true or false"))
-                .transpose()?
-                .unwrap_or(false),
-        })),
-        "Custom" => Payload::Custom(RBox::new(CustomMessage {
-            schema: text(o, "schema")?.into(),
-            encoding: "json".into(),
-            data: serde_json::to_vec(o.get("data").unwrap_or(&Value::Null))
-                .unwrap_or_default()
-                .into(),
-        })),
-        other => return Err(PayloadError::UnknownType(other.to_string())),
-    };
-    Ok(p)
+    let reader = kind_named(ty)
+        .and_then(|k| k.from_json)
+        .ok_or_else(|| PayloadError::UnknownType(ty.to_string()))?;
+    only(o, reader.fields, &["type"], "", &format!("a {ty} message"))?;
+    (reader.read)(o)
 }
 
-fn field<'a>(o: &'a Map<String, Value>, k: &str) -> Option<&'a Value> {
+/// The field `k` of `o`, if it is there and not null.
+pub(crate) fn field<'a>(o: &'a Map<String, Value>, k: &str) -> Option<&'a Value> {
     o.get(k).filter(|v| !v.is_null())
 }
 
@@ -500,11 +301,13 @@ pub fn number_value(v: Option<&Value>, name: &str) -> Result<f64, String> {
     }
 }
 
-fn number(o: &Map<String, Value>, k: &str) -> Result<f64, String> {
+/// The number `k` of `o`, as [`number_value`].
+pub(crate) fn number(o: &Map<String, Value>, k: &str) -> Result<f64, String> {
     number_value(o.get(k), k)
 }
 
-fn text<'a>(o: &'a Map<String, Value>, k: &str) -> Result<&'a str, String> {
+/// The string `k` of `o` (missing or null: empty).
+pub(crate) fn text<'a>(o: &'a Map<String, Value>, k: &str) -> Result<&'a str, String> {
     match field(o, k) {
         None => Ok(""),
         Some(Value::String(s)) => Ok(s),
@@ -535,7 +338,8 @@ pub fn vec3_from(v: &Value, prefix: &str) -> Result<Vec3, PayloadError> {
     ))
 }
 
-fn sub_vec(o: &Map<String, Value>, k: &str) -> Result<Vec3, PayloadError> {
+/// The vector `k` of `o` (missing or null: zero), as [`vec3_from`].
+pub(crate) fn sub_vec(o: &Map<String, Value>, k: &str) -> Result<Vec3, PayloadError> {
     match field(o, k) {
         None => Ok(Vec3::ZERO),
         Some(v @ Value::Object(_)) => vec3_from(v, k),
@@ -586,10 +390,6 @@ pub fn pose_from(v: Option<&Value>, name: &str) -> Result<Pose, PayloadError> {
         }
     };
     Ok(Pose::new(position, orientation))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -1,71 +1,106 @@
-//! The payload kinds, as [`Payload::type_name`](sim_plugin_api::Payload::type_name) spells
-//! them, with the ROS 2 types [`encode`](crate::encode) writes each as (what a listing of a
-//! run's topics shows before anything was published) and the one [`decode`](crate::decode)
-//! reads it from (what an input of that kind is offered as).
+//! The payload kinds, as [`Payload::type_name`] spells them, with the ROS 2 types
+//! [`encode`](fn@crate::encode) writes each as (what a listing of a run's topics shows before
+//! anything was published) and the one [`decode`](fn@crate::decode) reads it from (what an
+//! input of that kind is offered as).
+//!
+//! A kind is one entry of [`KINDS`], which also holds its codec: the ROS 2 types it is read
+//! from with their readers, its CDR encoder, its JSON writer and, for the kinds a message can
+//! be written as in JSON, its JSON reader. [`encode`](fn@crate::encode),
+//! [`decode`](fn@crate::decode) and [`json`](crate::json) look the kind up here.
 
-use crate::RosType;
-use crate::catalog as t;
+use crate::json::PayloadError;
+use crate::msgs::{geometry, image, scan, sensor, simcore, std_msgs};
+use crate::{CdrReader, DecodeError, EncodeOptions, RosType};
+use serde_json::{Map, Value};
+use sim_plugin_api::{Header, Payload};
 
-/// A payload kind and the ROS 2 types its messages leave the engine as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Writes a payload of its kind as CDR at the end of the buffer (the header and options are
+/// the message's) and returns the ROS 2 type written; `None`, writing nothing, for a payload
+/// of another kind or one without a ROS 2 form.
+pub(crate) type Encoder =
+    fn(&Payload, &Header, &EncodeOptions<'_>, &mut Vec<u8>) -> Option<&'static RosType>;
+
+/// Reads the body of a CDR message into the message's header (empty for a type without one)
+/// and payload.
+pub(crate) type ReadFn = fn(&mut CdrReader<'_>) -> Result<(Header, Payload), DecodeError>;
+
+/// A ROS 2 type a kind is read from, and its reader.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reader {
+    pub(crate) ty: &'static RosType,
+    pub(crate) read: ReadFn,
+}
+
+/// How a kind is read from JSON: the fields its object may have besides `type`, and the
+/// reader of the object (its fields already checked against them).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JsonReader {
+    pub(crate) fields: &'static [&'static str],
+    pub(crate) read: fn(&Map<String, Value>) -> Result<Payload, PayloadError>,
+}
+
+/// A payload kind and the ROS 2 types its messages leave the engine as. Kinds are equal when
+/// their names are.
+#[derive(Clone, Copy, Debug)]
 pub struct Kind {
-    /// [`Payload::type_name`](sim_plugin_api::Payload::type_name): `"Odometry"`, `"Pose_V"`...
+    /// [`Payload::type_name`]: `"Odometry"`, `"Pose_V"`...
     pub name: &'static str,
-    /// The ROS 2 types [`encode`](crate::encode) writes it as: one for most kinds; a
+    /// The ROS 2 types [`encode`](fn@crate::encode) writes it as: one for most kinds; a
     /// `LaserScan` of one row is a `LaserScan`, of several a `PointCloud2`; none for `Custom`.
     pub ros: &'static [&'static RosType],
-    /// The ROS 2 type [`decode`](crate::decode) reads it from: the first of `ros` but for
+    /// The ROS 2 type [`decode`](fn@crate::decode) reads it from: the first of `ros` but for
     /// `Pose`, read from a `PoseStamped` (which a client sends; a `TransformStamped` is what
     /// the engine writes); none for `Custom`.
     pub read_from: Option<&'static RosType>,
+    /// Every ROS 2 type it is read from, `read_from` first, with its reader.
+    pub(crate) reads: &'static [Reader],
+    /// Its CDR encoder.
+    pub(crate) encode: Encoder,
+    /// Its JSON form, the fields beside `topic`, `type` and `header`: an object, or another
+    /// value put under `data`; `None` for a payload of another kind.
+    pub(crate) json: fn(&Payload) -> Option<Value>,
+    /// Its JSON reader, for the kinds a message can be written as in JSON.
+    pub(crate) from_json: Option<JsonReader>,
 }
 
-const fn kind(name: &'static str, ros: &'static [&'static RosType]) -> Kind {
-    let read_from = match ros.first() {
-        Some(t) => Some(*t),
-        None => None,
-    };
-    Kind {
-        name,
-        ros,
-        read_from,
+impl PartialEq for Kind {
+    fn eq(&self, other: &Kind) -> bool {
+        self.name == other.name
     }
 }
 
-/// Every payload kind, in [`Payload`](sim_plugin_api::Payload)'s order.
+impl Eq for Kind {}
+
+/// Every payload kind, in [`Payload`]'s order.
 pub const KINDS: &[Kind] = &[
-    kind("Empty", &[&t::EMPTY]),
-    kind("Boolean", &[&t::BOOL]),
-    kind("Double", &[&t::FLOAT64]),
-    kind("Int64", &[&t::INT64]),
-    kind("StringMsg", &[&t::STRING]),
-    kind("Vector3d", &[&t::VECTOR3_STAMPED]),
-    kind("Twist", &[&t::TWIST]),
-    Kind {
-        name: "Pose",
-        ros: &[&t::TRANSFORM_STAMPED],
-        read_from: Some(&t::POSE_STAMPED),
-    },
-    kind("Pose_V", &[&t::TF_MESSAGE]),
-    kind("IMU", &[&t::IMU]),
-    kind("LaserScan", &[&t::LASER_SCAN, &t::POINT_CLOUD2]),
-    kind("PointCloudPacked", &[&t::POINT_CLOUD2]),
-    kind("Image", &[&t::IMAGE]),
-    kind("CameraInfo", &[&t::CAMERA_INFO]),
-    kind("NavSat", &[&t::NAV_SAT_FIX]),
-    kind("LogicalCameraImage", &[&t::LOGICAL_CAMERA_IMAGE]),
-    kind("LogicalCameraSensor", &[&t::LOGICAL_CAMERA_FRUSTUM]),
-    kind("Altimeter", &[&t::ALTIMETER]),
-    kind("Magnetometer", &[&t::MAGNETIC_FIELD]),
-    kind("FluidPressure", &[&t::FLUID_PRESSURE]),
-    kind("Odometry", &[&t::ODOMETRY]),
-    kind("BatteryState", &[&t::BATTERY_STATE]),
-    kind("EntityFactory", &[&t::ENTITY_FACTORY]),
-    kind("PerformanceSensorMetrics", &[&t::SENSOR_METRICS]),
-    kind("Custom", &[]),
-    kind("Wrench", &[&t::WRENCH_STAMPED]),
-    kind("Contacts", &[&t::CONTACTS]),
-    kind("Fiducials", &[&t::FIDUCIAL_ARRAY]),
+    std_msgs::EMPTY,
+    std_msgs::BOOLEAN,
+    std_msgs::DOUBLE,
+    std_msgs::INT64,
+    std_msgs::STRING,
+    geometry::VECTOR3D,
+    geometry::TWIST,
+    geometry::POSE,
+    geometry::POSE_V,
+    sensor::IMU,
+    scan::LASER_SCAN,
+    scan::POINT_CLOUD_PACKED,
+    image::IMAGE,
+    image::CAMERA_INFO,
+    sensor::NAV_SAT,
+    simcore::LOGICAL_CAMERA_IMAGE,
+    simcore::LOGICAL_CAMERA_SENSOR,
+    simcore::ALTIMETER,
+    sensor::MAGNETOMETER,
+    sensor::FLUID_PRESSURE,
+    geometry::ODOMETRY,
+    sensor::BATTERY_STATE,
+    simcore::ENTITY_FACTORY,
+    simcore::PERFORMANCE_SENSOR_METRICS,
+    simcore::CUSTOM,
+    geometry::WRENCH,
+    simcore::CONTACTS,
+    simcore::FIDUCIALS,
 ];
 
 /// The kind named `name` ([`KINDS`]), if there is one.
@@ -73,9 +108,19 @@ pub fn kind_named(name: &str) -> Option<&'static Kind> {
     KINDS.iter().find(|k| k.name == name)
 }
 
+/// The reader of the ROS 2 type `package/msg/name`, whichever kind reads it.
+pub(crate) fn reader(package: &str, name: &str) -> Option<ReadFn> {
+    KINDS
+        .iter()
+        .flat_map(|k| k.reads)
+        .find(|r| r.ty.package() == package && r.ty.short_name() == name)
+        .map(|r| r.read)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog as t;
     use crate::golden_tests::{Check, cases};
 
     /// A golden message decoded from a kind's `read_from` type is of that kind, and each
@@ -143,5 +188,61 @@ mod tests {
         assert_eq!(kind_named("Nope"), None);
         let names: std::collections::BTreeSet<_> = KINDS.iter().map(|k| k.name).collect();
         assert_eq!(names.len(), KINDS.len(), "no kind twice");
+    }
+
+    /// Each entry reads its `read_from` type first; no ROS type is read by two kinds; and the
+    /// JSON error and module docs name the kinds with a JSON reader, in the table's order.
+    #[test]
+    fn entries_agree_with_their_public_fields_and_the_docs() {
+        let mut read = std::collections::BTreeMap::new();
+        for k in KINDS {
+            assert_eq!(k.read_from, k.reads.first().map(|r| r.ty), "{}", k.name);
+            for r in k.reads {
+                assert!(t::ALL.contains(&r.ty), "{}", r.ty.name);
+                if let Some(other) = read.insert(r.ty.name, k.name) {
+                    panic!("{} is read by {other} and {}", r.ty.name, k.name);
+                }
+                assert!(reader(r.ty.package(), r.ty.short_name()).is_some());
+            }
+        }
+        let writable: Vec<_> = KINDS
+            .iter()
+            .filter(|k| k.from_json.is_some())
+            .map(|k| k.name)
+            .collect();
+        let (last, rest) = writable.split_last().unwrap();
+        let listed = format!("{} or {last}", rest.join(", "));
+        let err = PayloadError::UnknownType("LaserScan".into()).to_string();
+        assert!(err.ends_with(&format!("use {listed}")), "{err} vs {listed}");
+        let docs: String = include_str!("json.rs")
+            .lines()
+            .take_while(|l| l.starts_with("//!"))
+            .map(|l| l.trim_start_matches("//!"))
+            .collect();
+        let ticked = |names: &[&str]| names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>();
+        let listed = format!("{} and `{last}`", ticked(rest).join(", "));
+        assert!(docs.contains(&listed), "json.rs docs should list {listed}");
+    }
+
+    /// An entry's encoder and JSON writer take only payloads of its own kind.
+    #[test]
+    fn each_entry_encodes_and_prints_only_its_own_kind() {
+        for c in cases() {
+            let Ok(payload) = c.message.payload.as_enum() else {
+                continue;
+            };
+            for k in KINDS.iter().filter(|k| k.name != payload.type_name()) {
+                let mut out = Vec::new();
+                let h = &c.message.header;
+                assert_eq!(
+                    (k.encode)(payload, h, &c.options, &mut out),
+                    None,
+                    "{}",
+                    k.name
+                );
+                assert!(out.is_empty(), "{}", k.name);
+                assert_eq!((k.json)(payload), None, "{} printed {}", k.name, c.name);
+            }
+        }
     }
 }

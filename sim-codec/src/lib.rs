@@ -14,8 +14,9 @@
 //! writes) back into payloads, checking every length; [`names`] gives each simcore topic a
 //! valid ROS 2 name; [`qos`] the quality of service offered on each; [`encode_tf`] and
 //! [`encode_markers`] write the frames and scene markers a recorder builds from the engine's
-//! state; [`kinds`] lists the payload kinds with the ROS 2 types each leaves as. The
-//! user-facing summary is `docs/ros.md`.
+//! state; [`kinds`] lists the payload kinds with the ROS 2 types each leaves as, one entry
+//! per kind that also holds its encoder, its readers and its JSON forms. The user-facing
+//! summary is `docs/ros.md`.
 
 pub mod catalog;
 pub mod cdr;
@@ -24,6 +25,7 @@ pub(crate) mod encode;
 pub mod json;
 pub mod kinds;
 mod markers;
+mod msgs;
 pub mod names;
 pub mod qos;
 mod tf;
