@@ -47,8 +47,8 @@ pub struct RecordOptions {
     /// Key-value pairs of the file's `simcore` metadata record (world, seed, version,
     /// plugins).
     pub metadata: BTreeMap<String, String>,
-    /// Whether the live clients may control the run (pause, play, step, reset: the services of
-    /// [`control`](crate::live::control)); otherwise they only view it.
+    /// Whether the live clients may control the run (pause, play, step, reset: the services
+    /// `docs/recording.md` lists); otherwise they only view it.
     pub live_control: bool,
     /// The ROS 2 name each topic is written under: the run's remaps, else the rule of
     /// [`sim_codec::names`], as the Zenoh transport names them (so `ros2 bag play` publishes
@@ -288,9 +288,10 @@ impl Recorder {
         Ok(r)
     }
 
-    /// Answers the live clients' run-control calls (see [`crate::live::control`]): to be called
-    /// on the run's thread after each step and whenever the run is woken while it waits paused
-    /// (the calls wake it, [`Simulation::waker`]). Nothing without `live_control`.
+    /// Answers the live clients' run-control calls (see [`RecordOptions::live_control`]): to
+    /// be called on the run's thread after each step and whenever the run is woken while it
+    /// waits paused (the calls wake it, [`Simulation::waker`]). Nothing without
+    /// `live_control`.
     pub fn serve(&mut self, sim: &mut Simulation) {
         if let Some(c) = &mut self.control {
             c.serve(sim);
