@@ -1,11 +1,10 @@
 //! CDR to payload: what ROS 2 clients send in, and every type [`encode`](fn@crate::encode)
 //! writes (the table is [`decode`]'s; each type's reader is its kind's entry in
-//! [`KINDS`](crate::kinds::KINDS)), and the readers of the ROS 2 types the kinds' readers
-//! share.
+//! [`KINDS`](crate::kinds::KINDS)).
 
-use super::cdr::{CdrReader, DecodeError};
-use super::kinds;
-use sim_plugin_api::{Header, Message, Payload, Payload_NE, Pose, Quat, SimTime, Vec3};
+use crate::cdr::{CdrReader, DecodeError};
+use crate::kinds;
+use sim_plugin_api::{Header, Message, Payload, Payload_NE};
 
 /// Decodes the CDR bytes (encapsulation header included) of a message of ROS 2 type
 /// `type_name` into a payload.
@@ -58,22 +57,6 @@ fn decode_parts(type_name: &str, bytes: &[u8]) -> Result<(Header, Payload), Deco
     Ok(parts)
 }
 
-/// The reading of a type without a `header`: `payload`, with an empty header.
-pub(crate) fn bare(payload: Payload) -> Result<(Header, Payload), DecodeError> {
-    Ok((Header::default(), payload))
-}
-
-/// Reads a type that starts with a `std_msgs/Header`: the header, then the fields after it
-/// with `fields`.
-pub(crate) fn stamped(
-    r: &mut CdrReader<'_>,
-    fields: impl FnOnce(&mut CdrReader<'_>, &Header) -> Result<Payload, DecodeError>,
-) -> Result<(Header, Payload), DecodeError> {
-    let h = header(r)?;
-    let p = fields(r, &h)?;
-    Ok((h, p))
-}
-
 /// `(package, Type)` of `pkg/msg/Type`, `pkg/Type` or `pkg::msg::dds_::Type_`.
 fn short_name(name: &str) -> Option<(&str, &str)> {
     if let Some((pkg, rest)) = name.split_once("::msg::dds_::") {
@@ -86,56 +69,4 @@ fn short_name(name: &str) -> Option<(&str, &str)> {
         }
         _ => None,
     }
-}
-
-fn time(r: &mut CdrReader<'_>) -> Result<SimTime, DecodeError> {
-    let sec: i32 = r.read("header.stamp.sec")?;
-    let nsec: u32 = r.read("header.stamp.nanosec")?;
-    Ok(SimTime::from_nanos(
-        i64::from(sec) * 1_000_000_000 + i64::from(nsec),
-    ))
-}
-
-/// `std_msgs/Header`.
-pub(crate) fn header(r: &mut CdrReader<'_>) -> Result<Header, DecodeError> {
-    Ok(Header {
-        stamp: time(r)?,
-        frame_id: r.string("header.frame_id")?.into(),
-        seq: 0,
-    })
-}
-
-/// `geometry_msgs/Vector3` (and `Point`), its components named `field` in errors.
-pub(crate) fn vector3(r: &mut CdrReader<'_>, field: &'static str) -> Result<Vec3, DecodeError> {
-    Ok(Vec3::new(r.f64(field)?, r.f64(field)?, r.f64(field)?))
-}
-
-/// `geometry_msgs/Quaternion`, its components named `field` in errors.
-pub(crate) fn quaternion(r: &mut CdrReader<'_>, field: &'static str) -> Result<Quat, DecodeError> {
-    Ok(Quat::new(
-        r.f64(field)?,
-        r.f64(field)?,
-        r.f64(field)?,
-        r.f64(field)?,
-    ))
-}
-
-/// A rotation: finite non-zero norm, normalised unless already of unit norm.
-pub(crate) fn rotation(q: Quat, field: &str) -> Result<Quat, DecodeError> {
-    let n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
-    if !n2.is_normal() {
-        return Err(DecodeError::Invalid(format!("`{field}` is not a rotation")));
-    }
-    Ok(if (n2 - 1.0).abs() > 1e-9 {
-        q.normalized()
-    } else {
-        q
-    })
-}
-
-/// `geometry_msgs/Pose`, its orientation a rotation.
-pub(crate) fn pose(r: &mut CdrReader<'_>) -> Result<Pose, DecodeError> {
-    let position = vector3(r, "pose.position")?;
-    let orientation = rotation(quaternion(r, "pose.orientation")?, "pose.orientation")?;
-    Ok(Pose::new(position, orientation))
 }

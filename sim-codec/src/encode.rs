@@ -1,51 +1,12 @@
-//! Payloads to CDR: [`encode`] (each kind's encoder is its entry's in
-//! [`KINDS`](crate::kinds::KINDS)), and the writers of the ROS 2 types the encoders share.
+//! Payloads to CDR: [`encode`], each kind's encoder being its entry's in
+//! [`KINDS`](crate::kinds::KINDS).
 
-use super::catalog as t;
-use super::kinds::kind_named;
-use super::{CdrWriter, RosType};
-use sim_plugin_api::{Header, Message, Pose, Quat, SimTime, Vec3};
-use std::collections::HashMap;
-
-/// What a payload does not carry but some ROS types want (see [`encode_with`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct EncodeOptions<'a> {
-    /// `child_frame_id` of `nav_msgs/Odometry`: the body frame its twist is in (the diff
-    /// drive's `<child_frame_id>`); empty by default.
-    pub child_frame_id: &'a str,
-    /// `scan_time` of `sensor_msgs/LaserScan`, s: the sensor's update period; 0 (unknown)
-    /// by default.
-    pub scan_time: f32,
-}
-
-/// What the encoders need to know of each topic beyond its messages: the update period of
-/// the sensor publishing on it (a LaserScan's `scan_time`). The live transport and the
-/// recorder build it once from the simulation, so both write the same bytes.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct TopicOptions {
-    periods: HashMap<String, f32>,
-}
-
-impl TopicOptions {
-    /// Options knowing the update period in seconds of the sensor publishing on each topic
-    /// (as the engine lists them: bus topic, period).
-    pub fn with_periods(periods: impl IntoIterator<Item = (String, f64)>) -> TopicOptions {
-        TopicOptions {
-            periods: periods
-                .into_iter()
-                .map(|(topic, period)| (topic, period as f32))
-                .collect(),
-        }
-    }
-
-    /// The options to encode the messages of bus topic `topic` with.
-    pub fn of(&self, topic: &str) -> EncodeOptions<'static> {
-        EncodeOptions {
-            scan_time: self.periods.get(topic).copied().unwrap_or(0.0),
-            ..EncodeOptions::default()
-        }
-    }
-}
+use crate::catalog as t;
+use crate::kinds::kind_named;
+use crate::options::EncodeOptions;
+use crate::write::time;
+use crate::{CdrWriter, RosType};
+use sim_plugin_api::{Message, SimTime};
 
 /// Encodes `message` as CDR (encapsulation header included) at the end of `out`, and returns
 /// its ROS 2 type; `None` (and nothing written) for a payload with no ROS 2 form.
@@ -90,53 +51,8 @@ pub fn encode_with(
     (kind.encode)(payload, &message.header, options, out)
 }
 
-/// Starts a message at the end of `out`, writes its body with `body`, and returns its type
-/// `ty` (what an encoder returns).
-pub(crate) fn cdr(
-    out: &mut Vec<u8>,
-    ty: &'static RosType,
-    body: impl FnOnce(&mut CdrWriter<'_>),
-) -> Option<&'static RosType> {
-    body(&mut CdrWriter::new(out));
-    Some(ty)
-}
-
 /// Encodes a `rosgraph_msgs/msg/Clock` of sim time `now` at the end of `out`.
 pub fn encode_clock(now: SimTime, out: &mut Vec<u8>) -> &'static RosType {
     time(&mut CdrWriter::new(out), now);
     &t::CLOCK
-}
-
-/// `builtin_interfaces/Time`.
-pub(crate) fn time(w: &mut CdrWriter<'_>, at: SimTime) {
-    let (sec, nsec) = at.to_sec_nsec();
-    w.i32(i32::try_from(sec).unwrap_or(if sec < 0 { i32::MIN } else { i32::MAX }));
-    w.u32(nsec as u32);
-}
-
-/// `std_msgs/Header`.
-pub(crate) fn header(w: &mut CdrWriter<'_>, h: &Header) {
-    time(w, h.stamp);
-    w.string(h.frame_id.as_str());
-}
-
-/// `geometry_msgs/Vector3` (and `Point`).
-pub(crate) fn vector3(w: &mut CdrWriter<'_>, v: &Vec3) {
-    w.f64(v.x);
-    w.f64(v.y);
-    w.f64(v.z);
-}
-
-/// `geometry_msgs/Quaternion`.
-pub(crate) fn quaternion(w: &mut CdrWriter<'_>, q: &Quat) {
-    w.f64(q.x);
-    w.f64(q.y);
-    w.f64(q.z);
-    w.f64(q.w);
-}
-
-/// `geometry_msgs/Pose` (and `Transform`: a translation and a rotation).
-pub(crate) fn pose(w: &mut CdrWriter<'_>, p: &Pose) {
-    vector3(w, &p.position);
-    quaternion(w, &p.orientation);
 }

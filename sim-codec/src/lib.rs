@@ -21,19 +21,23 @@
 pub mod catalog;
 pub mod cdr;
 mod decode;
-pub(crate) mod encode;
+mod encode;
 pub mod json;
 pub mod kinds;
 mod markers;
 mod msgs;
 pub mod names;
+mod options;
 pub mod qos;
+mod read;
 mod tf;
+mod write;
 
 pub use cdr::{CdrReader, CdrWriter, DecodeError};
 pub use decode::{decode, decode_message};
-pub use encode::{EncodeOptions, TopicOptions, encode, encode_clock, encode_with};
+pub use encode::{encode, encode_clock, encode_with};
 pub use markers::{Marker, MarkerAction, MarkerShape, encode_markers};
+pub use options::{EncodeOptions, TopicOptions};
 pub use tf::{FrameTransform, Moved, WORLD_FRAME, encode_tf};
 
 /// A ROS 2 message type: what a recorder names as its schema and a transport puts into its

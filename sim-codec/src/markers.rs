@@ -1,7 +1,7 @@
 //! `visualization_msgs/msg/MarkerArray`: shapes for a viewer's 3D scene.
 
 use super::catalog as t;
-use super::encode::{quaternion, time, vector3};
+use super::write::{quaternion, time, vector3};
 use super::{CdrWriter, RosType};
 use sim_plugin_api::{Pose, SimTime, Vec3};
 

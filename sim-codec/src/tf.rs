@@ -1,7 +1,7 @@
 //! `tf2_msgs/msg/TFMessage`: frame transforms, as `/tf` and `/tf_static` carry them.
 
 use super::catalog as t;
-use super::encode::{quaternion, time, vector3};
+use super::write::{quaternion, time, vector3};
 use super::{CdrWriter, RosType};
 use sim_plugin_api::{Pose, SimTime};
 use std::sync::Arc;

@@ -2,10 +2,10 @@
 //! `Wrench` and `Odometry`.
 
 use crate::catalog as t;
-use crate::decode::{self as de, bare, stamped};
-use crate::encode::{self as en, cdr};
-use crate::json::{self, PayloadError, number, only, pose_from, sub_vec, text};
-use crate::kinds::{JsonReader, Kind, Reader};
+use crate::json::values::{self as json, PayloadError, number, only, pose_from, sub_vec, text};
+use crate::kinds::entry::{JsonReader, Kind, Reader};
+use crate::read::{self as de, bare, stamped};
+use crate::write::{self as en, cdr};
 use crate::{CdrReader, CdrWriter, DecodeError};
 use serde_json::{Map, Value, json};
 use sim_plugin_api::abi_stable::std_types::{RBox, RVec};

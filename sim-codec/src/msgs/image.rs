@@ -1,10 +1,10 @@
 //! Cameras: `Image` (`sensor_msgs/Image`) and `CameraInfo` (`sensor_msgs/CameraInfo`).
 
 use crate::catalog as t;
-use crate::decode::stamped;
-use crate::encode::{cdr, header};
-use crate::json::{nums, pixel_format_name};
-use crate::kinds::{Kind, Reader};
+use crate::json::values::{nums, pixel_format_name};
+use crate::kinds::entry::{Kind, Reader};
+use crate::read::stamped;
+use crate::write::{cdr, header};
 use crate::{CdrReader, DecodeError};
 use serde_json::json;
 use sim_plugin_api::abi_stable::std_types::RBox;

@@ -2,10 +2,11 @@
 //! rows) and `PointCloudPacked` (`sensor_msgs/PointCloud2`).
 
 use crate::catalog as t;
-use crate::decode::stamped;
-use crate::encode::{EncodeOptions, cdr, header};
-use crate::json::{self, datatype_name, num, nums};
-use crate::kinds::{Kind, Reader};
+use crate::json::values::{self as json, datatype_name, num, nums};
+use crate::kinds::entry::{Kind, Reader};
+use crate::options::EncodeOptions;
+use crate::read::stamped;
+use crate::write::{cdr, header};
 use crate::{CdrReader, CdrWriter, DecodeError};
 use serde_json::json;
 use sim_plugin_api::abi_stable::std_types::{RBox, RVec};

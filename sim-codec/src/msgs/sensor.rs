@@ -2,10 +2,10 @@
 //! `BatteryState`.
 
 use crate::catalog as t;
-use crate::decode::{self as de, stamped};
-use crate::encode::{self as en, cdr};
-use crate::json::{self, num, nums};
-use crate::kinds::{Kind, Reader};
+use crate::json::values::{self as json, num, nums};
+use crate::kinds::entry::{Kind, Reader};
+use crate::read::{self as de, stamped};
+use crate::write::{self as en, cdr};
 use crate::{CdrReader, DecodeError};
 use serde_json::json;
 use sim_plugin_api::abi_stable::std_types::RBox;

@@ -3,10 +3,10 @@
 //! `EntityFactory`, each the type of the same name; and `Custom`, which has no ROS form.
 
 use crate::catalog as t;
-use crate::decode::{self as de, bare, stamped};
-use crate::encode::{self as en, cdr};
-use crate::json::{self, field, num, pose_from, text};
-use crate::kinds::{JsonReader, Kind, Reader};
+use crate::json::values::{self as json, field, num, pose_from, text};
+use crate::kinds::entry::{JsonReader, Kind, Reader};
+use crate::read::{self as de, bare, stamped};
+use crate::write::{self as en, cdr};
 use crate::{CdrReader, DecodeError};
 use serde_json::{Value, json};
 use sim_plugin_api::abi_stable::std_types::{RBox, RVec};

@@ -2,10 +2,10 @@
 //! (but `Empty`), written and read from JSON.
 
 use crate::catalog as t;
-use crate::decode::bare;
-use crate::encode::cdr;
-use crate::json::{field, num, number, text};
-use crate::kinds::{JsonReader, Kind, Reader};
+use crate::json::values::{field, num, number, text};
+use crate::kinds::entry::{JsonReader, Kind, Reader};
+use crate::read::bare;
+use crate::write::cdr;
 use serde_json::json;
 use sim_plugin_api::Payload;
 
