@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-/// What a payload does not carry but some ROS types want (see [`encode_with`]).
+/// What a payload does not carry but some ROS types want (see
+/// [`encode_with`](crate::encode_with)).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EncodeOptions<'a> {
     /// `child_frame_id` of `nav_msgs/Odometry`: the body frame its twist is in (the diff
