@@ -107,11 +107,7 @@ fn encode_writes_the_golden_bytes() {
 
 /// The kind of a case's payload.
 fn kind_of(c: &Case) -> &'static kinds::Kind {
-    let name = c
-        .message
-        .payload
-        .as_enum()
-        .map_or("Unknown", |p| p.type_name());
+    let name = c.kind_name();
     kinds::kind_named(name).unwrap_or_else(|| panic!("{} {}: no kind {name}", c.ty, c.name))
 }
 

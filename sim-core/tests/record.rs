@@ -652,7 +652,7 @@ fn what_the_writer_cannot_take_is_dropped_and_counted_never_waited_for() {
 fn foxglove_serves_the_channels_live_to_a_websocket_client() {
     let Some(python) = python() else { return };
     let dir = stage(PIONEER_LIBS);
-    let (mut child, url, rx, reader) = live("worlds/pioneer.sdf", dir.path(), &[]);
+    let (child, url, rx, reader) = live("worlds/pioneer.sdf", dir.path(), &[]);
     assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
     let script = workspace().join("sim-core/tests/python/foxglove_client.py");
     let client = Command::new(&python)
@@ -667,19 +667,7 @@ fn foxglove_serves_the_channels_live_to_a_websocket_client() {
         .output()
         .expect("python runs");
     interrupt(&child);
-    let status = child.wait().expect("simcore ends");
-    reader.join().unwrap();
-    let rest: Vec<String> = rx.try_iter().collect();
-    assert!(
-        client.status.success(),
-        "client failed:\n{}",
-        stderr(&client)
-    );
-    assert!(status.success(), "{rest:?}");
-    assert!(
-        rest.iter().any(|l| l.contains("(interrupted)")),
-        "the run's summary follows: {rest:?}"
-    );
+    let rest = ended(child, reader, rx, &client);
     assert!(
         !rest.iter().any(|l| l.contains("recorded ")),
         "no file without --record"
@@ -733,26 +721,15 @@ fn a_foxglove_client_pauses_steps_plays_resets_and_ends_the_run() {
     let Some(python) = python() else { return };
     let dir = stage(PIONEER_LIBS);
     let args = ["--no-transport", "--paused"];
-    let (mut child, url, rx, reader) = live("worlds/pioneer.sdf", dir.path(), &args);
+    let (child, url, rx, reader) = live("worlds/pioneer.sdf", dir.path(), &args);
     let script = workspace().join("sim-core/tests/python/foxglove_control.py");
     let client = Command::new(&python)
         .arg(&script)
         .arg(url.as_str())
         .output()
         .expect("python runs");
-    let status = child.wait().expect("simcore ends");
-    reader.join().unwrap();
-    let rest: Vec<String> = rx.try_iter().collect();
-    assert!(
-        client.status.success(),
-        "client failed:\n{}",
-        stderr(&client)
-    );
-    assert!(status.success(), "{rest:?}");
-    assert!(
-        rest.iter().any(|l| l.contains("(interrupted)")),
-        "quitting ends the run, which says so: {rest:?}"
-    );
+    // Quitting ends the run, whose summary says so.
+    ended(child, reader, rx, &client);
     let r: Value = serde_json::from_slice(&client.stdout).expect("the client prints JSON");
     assert!(
         r["capabilities"]
@@ -804,6 +781,30 @@ fn a_foxglove_client_pauses_steps_plays_resets_and_ends_the_run() {
     assert_eq!(iteration(7), 0);
     assert_eq!(ok(7)["sim_time"], 0.0);
     assert_eq!(ok(8)["state"], "quitting");
+}
+
+/// Waits for the run `child` to end after its client did, both with success, the run's
+/// summary saying it was interrupted; returns the run's stderr lines after the address.
+fn ended(
+    mut child: std::process::Child,
+    reader: std::thread::JoinHandle<()>,
+    rx: std::sync::mpsc::Receiver<String>,
+    client: &std::process::Output,
+) -> Vec<String> {
+    let status = child.wait().expect("simcore ends");
+    reader.join().unwrap();
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert!(
+        client.status.success(),
+        "client failed:\n{}",
+        stderr(client)
+    );
+    assert!(status.success(), "{rest:?}");
+    assert!(
+        rest.iter().any(|l| l.contains("(interrupted)")),
+        "the run's summary follows: {rest:?}"
+    );
+    rest
 }
 
 /// `simcore run WORLD --plugin-path DIR --foxglove 127.0.0.1:0 ARGS...` started, with the

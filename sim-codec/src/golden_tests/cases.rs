@@ -31,6 +31,16 @@ pub(crate) struct Case {
     pub check: Check,
 }
 
+impl Case {
+    /// The name of its payload's kind (`Unknown` for a payload this build does not know).
+    pub fn kind_name(&self) -> &'static str {
+        self.message
+            .payload
+            .as_enum()
+            .map_or("Unknown", |p| p.type_name())
+    }
+}
+
 fn m(stamp: i64, frame: &str, payload: Payload) -> Message {
     let mut m = Message::new("", payload);
     m.header.stamp = SimTime::from_nanos(stamp);

@@ -84,11 +84,7 @@ mod tests {
             else {
                 continue;
             };
-            let name = c
-                .message
-                .payload
-                .as_enum()
-                .map_or("Unknown", |p| p.type_name());
+            let name = c.kind_name();
             assert_eq!(name, k.name, "{}", c.name);
             checked += 1;
         }
@@ -116,11 +112,7 @@ mod tests {
             if !matches!(c.check, Check::Both | Check::Encode) {
                 continue;
             }
-            let name = c
-                .message
-                .payload
-                .as_enum()
-                .map_or("Unknown", |p| p.type_name());
+            let name = c.kind_name();
             let k = kind_named(name).unwrap_or_else(|| panic!("no kind {name}"));
             let mut out = Vec::new();
             if let Some(ty) = crate::encode_with(&c.message, &c.options, &mut out) {
