@@ -715,7 +715,8 @@ fn foxglove_serves_the_channels_live_to_a_websocket_client() {
 
 /// A Foxglove client drives a paused run through the run-control services (the engine's run
 /// control, as the Zenoh services are): state, steps answered once taken, a refused request
-/// naming its field, play and pause, a reset, and quitting ends the run.
+/// naming its field, play and pause, a reset, and quitting ends the run, even while it takes
+/// more steps than anyone would wait for.
 #[test]
 fn a_foxglove_client_pauses_steps_plays_resets_and_ends_the_run() {
     let Some(python) = python() else { return };
@@ -780,7 +781,10 @@ fn a_foxglove_client_pauses_steps_plays_resets_and_ends_the_run() {
     assert_eq!(ok(7)["state"], "paused");
     assert_eq!(iteration(7), 0);
     assert_eq!(ok(7)["sim_time"], 0.0);
+    // Quitting ends steps being taken; their call is refused.
     assert_eq!(ok(8)["state"], "quitting");
+    assert!(iteration(8) > 0, "the long grant was being taken: {r}");
+    assert_eq!(replies[9]["error"], "the simulation is quitting");
 }
 
 /// Waits for the run `child` to end after its client did, both with success, the run's

@@ -243,6 +243,29 @@ fn a_paused_run_steps_as_its_control_grants() {
     ));
 }
 
+/// A grant of more steps than anyone waits for does not hold the run: quitting ends it while
+/// the steps are being taken (what a front end's quit does after a client's huge step call).
+#[test]
+fn quitting_ends_a_run_taking_a_huge_grant() {
+    let dir = stage(&[]);
+    let mut sim = sim_from(&world(&box_model("a", 1.0, "")), dir.path(), 0, 1);
+    sim.control_mut().pause().unwrap();
+    let stop = AtomicBool::new(false);
+    let summary = sim.run_with(RunLimit::Forever, 0.0, &stop, |sim, moment| match moment {
+        Moment::Waiting => assert!(!sim.control_mut().step(u64::MAX).unwrap()),
+        Moment::Stepped if sim.physics().iteration() == 50 => {
+            let c = sim.control_mut();
+            assert!(matches!(c.pause(), Err(ControlError::Busy)));
+            c.quit().unwrap();
+        }
+        Moment::Stepped => {}
+    });
+    assert_eq!(summary.steps, 50);
+    assert!(summary.interrupted);
+    assert_eq!(sim.control().state(), RunState::Quitting);
+    assert_eq!(sim.control().steps_left(), 0);
+}
+
 /// STOPPED resets the world and pauses it; a run stepped after it is no longer stopped.
 #[test]
 fn stopped_is_reset_and_paused() {

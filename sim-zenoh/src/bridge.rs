@@ -192,6 +192,18 @@ impl Bridge {
         while let Ok(r) = self.requests.try_recv() {
             self.serve(r, sim);
         }
+        // A run that quits before a StepSimulation's steps are all taken refuses the call.
+        if sim.control().quitting()
+            && let Some(id) = self.step_call.take()
+        {
+            let e = ControlError::Quitting;
+            let reply = Reply::error(
+                state_code(RunState::Quitting),
+                control_code(&e),
+                e.to_string(),
+            );
+            let _ = self.events.send(Event::Reply(id, Box::new(reply)));
+        }
         if self.last_scan.elapsed() >= RESCAN {
             self.scan(sim);
         }

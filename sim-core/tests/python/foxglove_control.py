@@ -20,6 +20,7 @@ class Client:
         self.services = {}
         self.capabilities = []
         self.next_call = 1
+        self.replies = {}
 
     async def handshake(self):
         while "/step_simulation" not in self.services:
@@ -32,7 +33,8 @@ class Client:
                     for s in msg["services"]:
                         self.services[s["name"]] = s
 
-    async def call(self, name, request):
+    async def send(self, name, request):
+        """Sends a call without waiting for its reply; returns its call id."""
         service = self.services[name]["id"]
         call = self.next_call
         self.next_call += 1
@@ -40,17 +42,23 @@ class Client:
         encoding = b"json"
         frame = struct.pack("<BIII", 0x02, service, call, len(encoding)) + encoding + payload
         await self.ws.send(frame)
-        while True:
+        return call
+
+    async def reply(self, call):
+        """The reply to `call`, keeping the others that arrive first."""
+        while call not in self.replies:
             frame = await asyncio.wait_for(self.ws.recv(), timeout=60)
             if isinstance(frame, str):
                 msg = json.loads(frame)
-                if msg["op"] == "serviceCallFailure" and msg["callId"] == call:
-                    return {"error": msg["message"]}
-                continue
-            if frame[0] == 0x03:  # service call response
+                if msg["op"] == "serviceCallFailure":
+                    self.replies[msg["callId"]] = {"error": msg["message"]}
+            elif frame[0] == 0x03:  # service call response
                 _, got, n = struct.unpack_from("<III", frame, 1)
-                if got == call:
-                    return {"ok": json.loads(frame[13 + n:])}
+                self.replies[got] = {"ok": json.loads(frame[13 + n:])}
+        return self.replies.pop(call)
+
+    async def call(self, name, request):
+        return await self.reply(await self.send(name, request))
 
 
 async def main(url):
@@ -77,7 +85,12 @@ async def main(url):
         await asyncio.sleep(0.2)
         await call("/get_simulation_state", {})
         await call("/reset_simulation", {"scope": "all"})
+        # More steps than anyone waits for: quitting still ends the run, and the step call
+        # is refused.
+        steps = await c.send("/step_simulation", {"steps": 10**15})
+        await asyncio.sleep(0.2)
         await call("/set_simulation_state", {"state": "quitting"})
+        out["replies"].append(await c.reply(steps))
     print(json.dumps(out))
 
 

@@ -152,7 +152,9 @@ impl RunControl {
         self.go(RunState::Paused)
     }
 
-    /// Ends the run before its next step.
+    /// Ends the run before its next step, steps granted and not taken yet included (so that
+    /// a grant of more steps than anyone wants to wait for never holds a run that cannot be
+    /// ended).
     pub fn quit(&mut self) -> Result<(), ControlError> {
         self.go(RunState::Quitting)
     }
@@ -160,7 +162,11 @@ impl RunControl {
     /// Goes to `to`; [`RunState::Stopped`] resets the whole world first, so it is taken by
     /// [`Simulation::set_run_state`] alone.
     fn go(&mut self, to: RunState) -> Result<(), ControlError> {
-        let now = self.idle()?;
+        let now = match to {
+            RunState::Quitting if self.quitting => return Err(ControlError::Quitting),
+            RunState::Quitting => self.state(),
+            _ => self.idle()?,
+        };
         if now == to {
             return Err(ControlError::AlreadyInState(now));
         }
@@ -168,7 +174,10 @@ impl RunControl {
             RunState::Playing => (self.paused, self.stopped) = (false, false),
             RunState::Paused => (self.paused, self.stopped) = (true, false),
             RunState::Stopped => (self.paused, self.stopped) = (true, true),
-            RunState::Quitting => (self.paused, self.stopped, self.quitting) = (false, false, true),
+            RunState::Quitting => {
+                (self.paused, self.stopped, self.quitting) = (false, false, true);
+                self.budget = 0;
+            }
         }
         Ok(())
     }
@@ -293,5 +302,19 @@ mod tests {
         c.quit().unwrap();
         assert!(!c.may_step() && c.state() == RunState::Quitting);
         assert!(matches!(c.play(), Err(ControlError::Quitting)));
+        assert!(matches!(c.quit(), Err(ControlError::Quitting)));
+    }
+
+    #[test]
+    fn quitting_ends_steps_being_taken() {
+        let mut c = RunControl::new();
+        c.pause().unwrap();
+        assert!(!c.step(u64::MAX).unwrap());
+        c.took_step();
+        assert!(matches!(c.pause(), Err(ControlError::Busy)));
+        c.quit().unwrap();
+        assert_eq!(c.state(), RunState::Quitting);
+        assert_eq!(c.steps_left(), 0);
+        assert!(!c.may_step());
     }
 }

@@ -230,16 +230,25 @@ impl LiveControl {
     /// Answers what the clients asked (on the run's thread: after each step and while the
     /// run waits paused): the step call whose steps are all taken, then each queued call.
     pub fn serve(&mut self, sim: &mut Simulation) {
-        let control = sim.control();
-        if control.quitting() || control.steps_left() == 0 {
-            match self.stepping.take() {
-                Some(r) if control.quitting() => r.respond_err(ControlError::Quitting.to_string()),
-                Some(r) => r.respond_ok(state(sim, None).to_string()),
-                None => {}
-            }
-        }
+        self.answer_stepping(sim);
         while let Ok(call) = self.calls.try_recv() {
             self.answer(sim, call);
+        }
+        // A quit just answered ends the steps being taken.
+        self.answer_stepping(sim);
+    }
+
+    /// Answers the step call whose steps are all taken, or refuses it when the run quits
+    /// before they are.
+    fn answer_stepping(&mut self, sim: &Simulation) {
+        let control = sim.control();
+        if !(control.quitting() || control.steps_left() == 0) {
+            return;
+        }
+        match self.stepping.take() {
+            Some(r) if control.quitting() => r.respond_err(ControlError::Quitting.to_string()),
+            Some(r) => r.respond_ok(state(sim, None).to_string()),
+            None => {}
         }
     }
 
