@@ -24,6 +24,48 @@ fn v3(v: [f64; 3]) -> Vec3 {
     Vec3::new(v[0], v[1], v[2])
 }
 
+/// The region `models()` looks in: within `radius` of the point `near`, or `between` two
+/// corners (in either order); none without them. A ValueError names what is wrong.
+pub fn region(
+    near: Option<[f64; 3]>,
+    radius: Option<f64>,
+    between: Option<([f64; 3], [f64; 3])>,
+) -> PyResult<Option<runner::Region>> {
+    use pyo3::exceptions::PyValueError;
+    let finite = |v: &[f64; 3]| v.iter().all(|x| x.is_finite());
+    match (near, radius, between) {
+        (None, None, None) => Ok(None),
+        (Some(c), Some(r), None) => {
+            if !finite(&c) {
+                return Err(PyValueError::new_err("near must be three finite numbers"));
+            }
+            if !(r.is_finite() && r >= 0.0) {
+                return Err(PyValueError::new_err(format!(
+                    "radius must be a finite number, 0 or more, got {r}"
+                )));
+            }
+            Ok(Some(runner::Region::Sphere {
+                centre: v3(c),
+                radius: r,
+            }))
+        }
+        (None, None, Some((a, b))) => {
+            if !(finite(&a) && finite(&b)) {
+                return Err(PyValueError::new_err(
+                    "between must be two corners of three finite numbers each",
+                ));
+            }
+            Ok(Some(runner::Region::Box(v3(a), v3(b))))
+        }
+        (_, _, Some(_)) => Err(PyValueError::new_err(
+            "give near and radius, or between, not both",
+        )),
+        _ => Err(PyValueError::new_err(
+            "near and radius go together: models(near=(x, y, z), radius=r)",
+        )),
+    }
+}
+
 /// The exception of an entity request the engine refused (by the error's variant).
 fn error(sim: &Simulation, e: runner::EntityError) -> PyErr {
     match e {

@@ -605,9 +605,19 @@ impl PySimulation {
         self.with(|e| crate::entity::delete(&mut e.sim, model))
     }
 
-    /// The scoped names of the world's models (nested ones as `outer::inner`).
-    fn models(&self) -> PyResult<Vec<String>> {
-        self.with(|e| Ok(e.sim.models()))
+    /// The scoped names of the world's models (nested ones as `outer::inner`); with `near`
+    /// and `radius`, those whose collision box reaches within `radius` of the point `near`;
+    /// with `between`, those whose collision box overlaps the box between two corners (a
+    /// model without collisions is its origin).
+    #[pyo3(signature = (*, near=None, radius=None, between=None))]
+    fn models(
+        &self,
+        near: Option<[f64; 3]>,
+        radius: Option<f64>,
+        between: Option<([f64; 3], [f64; 3])>,
+    ) -> PyResult<Vec<String>> {
+        let region = crate::entity::region(near, radius, between)?;
+        self.with(|e| Ok(e.sim.models_where(|_| true, region.as_ref())))
     }
 }
 

@@ -197,6 +197,21 @@ def test_entity_state_spawn_and_delete(world, plugins):
         assert sim.spawn(ball, pose=(3, 0, 1)) == "ball"
         assert sim.spawn(ball, name="ball2", pose=(4, 0, 1)) == "ball2"
         assert sim.models() == ["ground", "box", "ball", "ball2"]
+        # By region (collision boxes): the ball at x = 3 (radius 0.1), not the one at x = 4
+        # nor the box at (1, 2, 3).
+        near = sim.models(near=(3.3, 0, 1), radius=0.25)
+        assert "ball" in near and "ball2" not in near and "box" not in near
+        assert "ball" not in sim.models(near=(3.3, 0, 1), radius=0.15)
+        between = sim.models(between=((3.5, 1, 2), (2.5, -1, 0.5)))
+        assert "ball" in between and "ball2" not in between and "box" not in between
+        with pytest.raises(ValueError, match="go together"):
+            sim.models(near=(0, 0, 0))
+        with pytest.raises(ValueError, match="not both"):
+            sim.models(near=(0, 0, 0), radius=1, between=((0, 0, 0), (1, 1, 1)))
+        with pytest.raises(ValueError, match="radius"):
+            sim.models(near=(0, 0, 0), radius=-1)
+        with pytest.raises(ValueError, match="finite"):
+            sim.models(between=((float("nan"), 0, 0), (1, 1, 1)))
         sim.step(10)
         assert sim.get_state("ball")["pose"][0] == pytest.approx(3)
         with pytest.raises(simcore.SpawnError, match="already exists"):

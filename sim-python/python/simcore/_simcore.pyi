@@ -277,8 +277,19 @@ class Simulation:
         """Removes a model with its sensors and plugins.
 
         Raises EntityNotFound."""
-    def models(self) -> list[str]:
-        """The scoped names of every model, nested ones included."""
+    def models(
+        self,
+        *,
+        near: tuple[float, float, float] | None = None,
+        radius: float | None = None,
+        between: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None,
+    ) -> list[str]:
+        """The scoped names of every model, nested ones included; with ``near`` and ``radius``,
+        those whose collision box reaches within ``radius`` of the point ``near``; with
+        ``between``, those whose collision box overlaps the box between two corners (a model
+        without collisions is its origin).
+
+        Raises ValueError for a region that is not one."""
 
 def step_all(sims: Sequence[Simulation], steps: int = 1, threads: int = 1) -> None:
     """Steps every simulation ``steps`` times on up to ``threads`` threads (the GIL released).
