@@ -572,6 +572,31 @@ fn a_paused_world_steps_exactly_as_asked() {
     assert!(err.contains("(interrupted)"), "{err}");
 }
 
+/// A StepSimulation of more steps than anyone waits for does not hold the run: another
+/// client's SetSimulationState(QUITTING) ends it while they are taken, and the step call is
+/// refused (INCORRECT_STATE).
+#[test]
+fn quitting_ends_a_run_taking_a_huge_step_call() {
+    let Some(python) = python() else { return };
+    let dir = stage(IMU_DROP_PLUGINS);
+    let endpoint = loopback();
+    let run = Run::start(
+        "worlds/imu_drop.sdf",
+        dir.path(),
+        &["--zenoh-listen", &endpoint, "--paused"],
+    );
+    let a = ros_client(&python, &endpoint, &["quit_stepping", "-", "-"]);
+    let (_, err) = run.wait();
+    assert_eq!(a["state"]["state"]["state"], 2, "paused: {a}");
+    assert_eq!(a["quit"]["result"]["result"], 1, "quit: {a}");
+    assert_eq!(a["huge_step"]["result"]["result"], 3, "refused: {a}");
+    assert_eq!(
+        a["huge_step"]["result"]["error_message"],
+        "the simulation is quitting"
+    );
+    assert!(err.contains("(interrupted)"), "{err}");
+}
+
 /// Lockstep at the default `/clock` rate (100 Hz, steps of 1 ms): the last step of every
 /// StepSimulation publishes `/clock` at the time the world reached, before the reply, even
 /// when that time is not one of the rate's; a node on sim time never sees a stale clock.

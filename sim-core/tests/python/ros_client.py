@@ -29,6 +29,9 @@ attachments, and decodes messages.
                                                  Imu TOPIC, call StepSimulation(N) twice and
                                                  count what came before each reply, then the
                                                  state services, then quit the run
+    ros_client.py ENDPOINT quit_stepping - -     with the world paused: StepSimulation of 10^15
+                                                 steps from one client, SetSimulationState
+                                                 QUITTING from another while they are taken
     ros_client.py ENDPOINT tf_stepped N -       with the world paused: listen to /tf, call
                                                  StepSimulation(N) twice and give the
                                                  transforms of the messages sent before each
@@ -378,6 +381,27 @@ def lockstep(endpoint, imu_topic, n):
     out["quit"] = services.call("SetSimulationState", state=services.state(3))
     for sub in subs:
         sub.undeclare()
+    s.close()
+    print(json.dumps(out))
+
+
+def quit_stepping(endpoint):
+    """With the world paused, one client asks for more steps than anyone waits for; another
+    quits the run while they are taken. Both replies are printed."""
+    s = session(endpoint)
+    graph = Graph(s)
+    services = Services(s, graph)
+    other = Services(s, graph)
+    other.gid = bytes(range(120, 136))
+    out = {"state": services.call("GetSimulationState")}
+    huge = {}
+    t = threading.Thread(
+        target=lambda: huge.update(reply=other.call("StepSimulation", steps=10**15)))
+    t.start()
+    time.sleep(0.5)
+    out["quit"] = services.call("SetSimulationState", state=services.state(3))
+    t.join(timeout=60)
+    out["huge_step"] = huge.get("reply")
     s.close()
     print(json.dumps(out))
 
@@ -840,6 +864,8 @@ def main():
         malformed(endpoint, sys.argv[3], int(sys.argv[4]))
     elif mode == "router":
         router(endpoint)
+    elif mode == "quit_stepping":
+        quit_stepping(endpoint)
     elif mode == "drive":
         drive(endpoint, float(sys.argv[3]), float(sys.argv[4]))
     else:
