@@ -572,12 +572,9 @@ fn a_paused_world_steps_exactly_as_asked() {
     assert!(err.contains("(interrupted)"), "{err}");
 }
 
-/// A StepSimulation of more steps than anyone waits for does not hold the run: another
-/// client's SetSimulationState(QUITTING) ends it while they are taken, and the step call is
-/// refused (INCORRECT_STATE).
-#[test]
-fn quitting_ends_a_run_taking_a_huge_step_call() {
-    let Some(python) = python() else { return };
+/// `worlds/imu_drop.sdf` run paused on a loopback Zenoh endpoint, driven by `ros_client.py`
+/// with `args` until it ends: the client's JSON and the run's stderr.
+fn paused_imu_drop(python: &Path, args: &[&str]) -> (Value, String) {
     let dir = stage(IMU_DROP_PLUGINS);
     let endpoint = loopback();
     let run = Run::start(
@@ -585,8 +582,18 @@ fn quitting_ends_a_run_taking_a_huge_step_call() {
         dir.path(),
         &["--zenoh-listen", &endpoint, "--paused"],
     );
-    let a = ros_client(&python, &endpoint, &["quit_stepping", "-", "-"]);
+    let a = ros_client(python, &endpoint, args);
     let (_, err) = run.wait();
+    (a, err)
+}
+
+/// A StepSimulation of more steps than anyone waits for does not hold the run: another
+/// client's SetSimulationState(QUITTING) ends it while they are taken, and the step call is
+/// refused (INCORRECT_STATE).
+#[test]
+fn quitting_ends_a_run_taking_a_huge_step_call() {
+    let Some(python) = python() else { return };
+    let (a, err) = paused_imu_drop(&python, &["quit_stepping", "-", "-"]);
     assert_eq!(a["state"]["state"]["state"], 2, "paused: {a}");
     assert_eq!(a["quit"]["result"]["result"], 1, "quit: {a}");
     assert_eq!(a["huge_step"]["result"]["result"], 3, "refused: {a}");
@@ -603,15 +610,7 @@ fn quitting_ends_a_run_taking_a_huge_step_call() {
 #[test]
 fn stepping_leaves_clock_at_the_world_time() {
     let Some(python) = python() else { return };
-    let dir = stage(IMU_DROP_PLUGINS);
-    let endpoint = loopback();
-    let run = Run::start(
-        "worlds/imu_drop.sdf",
-        dir.path(),
-        &["--zenoh-listen", &endpoint, "--paused"],
-    );
-    let a = ros_client(&python, &endpoint, &["lockstep", IMU, "7"]);
-    let (_, err) = run.wait();
+    let (a, err) = paused_imu_drop(&python, &["lockstep", IMU, "7"]);
     let steps = a["steps"].as_array().unwrap();
     for (call, reached_ms) in [(0, 7), (1, 14)] {
         let clock: Vec<i64> = steps[call]["clock"]
