@@ -12,7 +12,7 @@ use crate::config::AltimeterConfig;
 use sim_plugin_api::sdf::Element;
 use sim_plugin_api::{abi_stable::std_types::RBox, msgs::Altimeter, prelude::*};
 use simcore_plugin_common::SdfSensor;
-use simcore_plugin_common::{NoiseChannel, SensorMount, sensor_frame};
+use simcore_plugin_common::{NoiseChannel, SensorMount};
 
 /// Noise stream number (with the sensor's seed) of the vertical position.
 pub const VERTICAL_POSITION_STREAM: u64 = 0;
@@ -38,12 +38,8 @@ impl SdfSensor for AltimeterSensor {
     ) -> Result<Self, PluginError> {
         let altimeter = AltimeterConfig::read(sdf)?;
         let mut sensor = AltimeterSensor::new(&altimeter, SensorMount::of(config), config.seed);
-        sensor.reference = world.kinematics_of(config.link).map(|link| {
-            sensor_frame(&link, sensor.mount.pose_in_link)
-                .pose
-                .position
-                .z
-        });
+        // None while its link is not in the world (the first update takes it then).
+        sensor.reference = sensor.mount.pose(world).ok().map(|p| p.position.z);
         Ok(sensor)
     }
 
