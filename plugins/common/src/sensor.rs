@@ -18,7 +18,8 @@ pub trait SdfSensor: Sized {
     ) -> Result<Self, PluginError>;
 
     /// The topics the built sensor publishes on, each relative to its own topic (`""` is the
-    /// topic itself) with its payload kind ([`Payload::type_name`](sim_plugin_api::Payload::type_name)).
+    /// topic itself) with its payload kind
+    /// ([`Payload::type_name`](sim_plugin_api::Payload::type_name)).
     fn outputs(&self) -> Vec<(String, &'static str)>;
 
     /// The factory: the sensor built from its parsed `<sensor>` element, with its

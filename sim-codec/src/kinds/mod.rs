@@ -1,7 +1,7 @@
-//! The payload kinds, as [`Payload::type_name`](sim_plugin_api::Payload::type_name) spells them, with the ROS 2 types
-//! [`encode`](fn@crate::encode) writes each as (what a listing of a run's topics shows before
-//! anything was published) and the one [`decode`](fn@crate::decode) reads it from (what an
-//! input of that kind is offered as).
+//! The payload kinds, as [`Payload::type_name`](sim_plugin_api::Payload::type_name) spells
+//! them, with the ROS 2 types [`encode`](fn@crate::encode) writes each as (what a listing of
+//! a run's topics shows before anything was published) and the one
+//! [`decode`](fn@crate::decode) reads it from (what an input of that kind is offered as).
 //!
 //! A kind is one entry of [`KINDS`], which also holds its codec: the ROS 2 types it is read
 //! from with their readers, its CDR encoder, its JSON writer and, for the kinds a message can

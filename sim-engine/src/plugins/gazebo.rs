@@ -135,7 +135,8 @@ fn from_file(filename: &str) -> Option<GzSystem> {
 }
 
 /// What a built-in system's `<plugin>` element asks for (its children) that simcore does not
-/// do: one line each (the Physics system's engine and solver, the Sensors system's render engine).
+/// do: one line each (the Physics system's engine and solver, the Sensors system's render
+/// engine).
 pub fn not_applicable(system: &str, sdf: &str) -> Vec<String> {
     let doc = roxmltree::Document::parse(sdf).ok();
     let children: Vec<&str> = doc.as_ref().map_or_else(Vec::new, |d| {

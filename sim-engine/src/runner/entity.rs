@@ -1,7 +1,7 @@
 //! Models by name, for callers outside the step loop (the Zenoh services, in-process
 //! callers): those named or in a region, their ground truth, setting it through the truth
-//! path, creating them from SDF (no factory plugin needed) and deleting them. Each check is made here, once; the errors
-//! are typed so that a front end maps them to its own codes.
+//! path, creating them from SDF (no factory plugin needed) and deleting them. Each check is
+//! made here, once; the errors are typed so that a front end maps them to its own codes.
 
 use super::Simulation;
 use super::spawn::SpawnError;
