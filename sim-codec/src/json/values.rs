@@ -3,7 +3,7 @@
 //! a JSON message is refused with ([`PayloadError`]).
 
 use serde_json::{Map, Value, json};
-use sim_plugin_api::{PixelFormat, PointFieldType, Pose, Quat, Vec3};
+use sim_plugin_api::{NamedPose, PixelFormat, PointFieldType, Pose, Quat, Vec3};
 
 /// The gz-msgs name of a pixel format (`Image.pixel_format_type`), `"UNKNOWN"` for a number
 /// without one.
@@ -69,6 +69,12 @@ pub fn quat(q: Quat) -> Value {
 pub fn pose(p: Pose) -> Value {
     json!({"position": vec3(p.position), "orientation": quat(p.orientation)})
 }
+
+/// A named pose: `{"name", "pose"}`.
+pub(crate) fn named_pose(p: &NamedPose) -> Value {
+    json!({"name": p.name.as_str(), "pose": pose(p.pose)})
+}
+
 /// Why a JSON value is not a message.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PayloadError {

@@ -109,7 +109,7 @@ pub(crate) const POSE: Kind = Kind {
         _ => None,
     },
     json: |p| match p {
-        Payload::Pose(p) => Some(named_pose_json(p)),
+        Payload::Pose(p) => Some(json::named_pose(p)),
         _ => None,
     },
     from_json: Some(JsonReader {
@@ -139,7 +139,7 @@ pub(crate) const POSE_V: Kind = Kind {
     },
     json: |p| match p {
         Payload::PoseList(v) => {
-            Some(json!({"pose": v.iter().map(named_pose_json).collect::<Vec<_>>()}))
+            Some(json!({"pose": v.iter().map(json::named_pose).collect::<Vec<_>>()}))
         }
         _ => None,
     },
@@ -285,10 +285,6 @@ fn read_tf_message(r: &mut CdrReader<'_>) -> Result<(Header, Payload), DecodeErr
         poses.push(p);
     }
     Ok((h, Payload::PoseList(RBox::new(poses))))
-}
-
-fn named_pose_json(p: &NamedPose) -> Value {
-    json!({"name": p.name.as_str(), "pose": json::pose(p.pose)})
 }
 
 /// A `{name, pose}` object; `at` names its pose in errors.

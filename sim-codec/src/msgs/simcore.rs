@@ -88,7 +88,7 @@ pub(crate) const LOGICAL_CAMERA_IMAGE: Kind = Kind {
     json: |p| match p {
         Payload::LogicalCameraImage(l) => Some(json!({
             "pose": json::pose(l.pose),
-            "model": l.models.iter().map(|m| json!({"name": m.name.as_str(), "pose": json::pose(m.pose)})).collect::<Vec<_>>(),
+            "model": l.models.iter().map(json::named_pose).collect::<Vec<_>>(),
         })),
         _ => None,
     },
