@@ -88,6 +88,21 @@ impl<'c> PreparedShape<'c> {
         }
     }
 
+    /// For a cuboid prepared for rays of any origin: its half extents, the inverse of its
+    /// rotation, whether that is the identity, and its translation, the values
+    /// [`PreparedShape::cast`] casts with.
+    pub fn cuboid(&self) -> Option<(Vector, Rotation, bool, Vector)> {
+        match (self.form, self.origin) {
+            (Form::Cuboid(c), None) => Some((
+                c.half_extents,
+                self.inverse,
+                self.identity,
+                self.translation,
+            )),
+            _ => None,
+        }
+    }
+
     /// `v` by the inverse rotation, as parry's `rotation.inverse() * v`. By the identity,
     /// that rotation gives every non-zero component back exactly (its other terms are
     /// zeros): such vectors are returned as they are; a zero component, whose sign the

@@ -35,6 +35,7 @@ use sim_plugin_api::{
 use std::f64::consts::FRAC_PI_2;
 use std::sync::OnceLock;
 
+mod cuboid;
 mod footprint;
 mod row;
 
@@ -204,38 +205,39 @@ impl Physics {
                 };
                 let id = (unbounded.len() + s as usize) as u32;
                 for &(a, b) in &f.cols[..f.spans] {
-                    row.test(
-                        rays,
-                        shape,
-                        id,
-                        a as usize..b as usize + 1,
-                        Some((f.nearest, start)),
-                    );
+                    let (cols, skip) = (a as usize..b as usize + 1, (f.nearest, start));
+                    if !row.cuboid(rays, shape, id, cols.clone(), skip) {
+                        row.test(rays, shape, id, cols, Some(skip));
+                    }
                 }
             }
             // The hits, as the ray cast writes them.
-            for (k, h) in hits.iter_mut().enumerate() {
-                let id = row.shape[k];
-                if id == NO_SHAPE {
-                    *h = RayHit::MISS;
-                    continue;
+            let shot = hits.iter_mut().zip(&row.shape).zip(&row.best);
+            if normals {
+                for (k, ((h, &id), &best)) in shot.enumerate() {
+                    if id == NO_SHAPE {
+                        *h = RayHit::MISS;
+                        continue;
+                    }
+                    seen += 1;
+                    let found = Some((row.numbered[id as usize].0, best, row.normals[k]));
+                    *h = self.ray_hit(found, &rays.ray(k), true);
                 }
-                seen += 1;
-                let (handle, ud) = row.numbered[id as usize];
-                *h = if normals {
-                    self.ray_hit(
-                        Some((handle, row.best[k], row.normals[k])),
-                        &rays.ray(k),
-                        true,
-                    )
-                } else {
-                    RayHit {
-                        distance: f64::from(row.best[k]),
+            } else {
+                for ((h, &id), &best) in shot {
+                    if id == NO_SHAPE {
+                        *h = RayHit::MISS;
+                        continue;
+                    }
+                    seen += 1;
+                    let ud = row.numbered[id as usize].1;
+                    *h = RayHit {
+                        distance: f64::from(best),
                         normal: Vec3::ZERO,
                         entity: EntityId(ud as u64),
                         model: unpack_model(ud),
-                    }
-                };
+                    };
+                }
             }
         }
         seen

@@ -75,7 +75,7 @@ fn row_rays_avx2(out: &mut RowRays, angles: &Angles, row: RowOf<'_>) {
 }
 
 /// Rays and casts go this many columns at a time.
-const L: usize = 8;
+pub(super) const L: usize = 8;
 
 /// The rays of a row into `out` (see [`Row::rays`]): eight columns at a time, each step a
 /// loop over the eight that compiles to vector instructions.
@@ -216,7 +216,7 @@ fn plane_group(
 /// a blend and a plain store where `if pick { x = a }` becomes a masked store (slow on some
 /// CPUs, and slow to read back). The same values either way.
 #[inline(always)]
-fn select(pick: bool, a: u32, b: u32) -> u32 {
+pub(super) fn select(pick: bool, a: u32, b: u32) -> u32 {
     let mask = u32::from(pick).wrapping_neg();
     (a & mask) | (b & !mask)
 }
@@ -230,7 +230,7 @@ thread_local! {
 pub(super) const NO_SHAPE: u32 = u32::MAX;
 
 /// One row of a band while it is cast: its rays and, per ray, the nearest hit so far.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Row {
     /// The distance within which a nearer hit is still sought (the best hit's once found).
     pub(super) best: Vec<Real>,
