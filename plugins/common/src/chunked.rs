@@ -113,16 +113,44 @@ impl<'a, T: Copy> Part<'a, T> {
         (self.written(), other.written())
     }
 
+    /// This part and `b` and `c` (of the same length) with their `k`-th elements set to the
+    /// three of the `k`-th item of `items`, in order: three outputs made in one pass. Panics
+    /// (leaving the parts unset) when `items` ends before the parts do.
+    #[inline]
+    pub fn write_three<U: Copy, V: Copy>(
+        self,
+        b: Part<'a, U>,
+        c: Part<'a, V>,
+        items: impl IntoIterator<Item = (T, U, V)>,
+    ) -> (&'a mut [T], &'a mut [U], &'a mut [V]) {
+        let n = self.len();
+        assert!(b.len() == n && c.len() == n, "parts of the same length");
+        let mut written = 0;
+        let slots = self
+            .slots
+            .iter_mut()
+            .zip(b.slots.iter_mut())
+            .zip(c.slots.iter_mut());
+        for (((x, y), z), (u, v, w)) in slots.zip(items) {
+            x.write(u);
+            y.write(v);
+            z.write(w);
+            written += 1;
+        }
+        assert_eq!(written, n, "an item for every element");
+        (self.written(), b.written(), c.written())
+    }
+
     /// The part's elements, every one of which the caller has just written: marks the part
     /// filled and hands it out.
     fn written(self) -> &'a mut [T] {
         self.filled.store(true, Ordering::Release);
         let slots: *mut [MaybeUninit<T>] = self.slots;
-        // SAFETY: the callers (`write`, `write_with`) initialise every element of `slots`
-        // before calling this (a panic in their `f` leaves before the part is marked or
-        // handed out), and `MaybeUninit<T>` has the size, alignment and layout of `T`; the
-        // slice is borrowed for `'a` as `slots` was, and `self` (its only other path) is
-        // consumed.
+        // SAFETY: the callers (`write`, `write_with`, `write_three`) initialise every element
+        // of `slots` before calling this (a panic in their `f`, or `write_three` given too
+        // few items, leaves before the part is marked or handed out), and `MaybeUninit<T>`
+        // has the size, alignment and layout of `T`; the slice is borrowed for `'a` as
+        // `slots` was, and `self` (its only other path) is consumed.
         #[allow(unsafe_code)]
         unsafe {
             &mut *(slots as *mut [T])
@@ -210,6 +238,42 @@ mod tests {
                     (ea, eb),
                     "element {i} of {len}, parts of {part}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn parts_written_three_together_make_three_buffers() {
+        for (len, part) in [(0, 4), (1, 4), (10, 4), (12, 3)] {
+            let mut a = ChunkedVec::<u32>::new(len, part);
+            let mut b = ChunkedVec::<f64>::new(len, part);
+            let mut c = ChunkedVec::<[u8; 3]>::new(len, part);
+            let mut start = 0;
+            // Every part but the second written; the second's items run out one short,
+            // which panics and leaves all three parts to take the value.
+            let parts = a.parts().into_iter().zip(b.parts()).zip(c.parts());
+            for (k, ((pa, pb), pc)) in parts.enumerate() {
+                let n = pa.len();
+                let items = (start..start + n).map(|i| (i as u32, -(i as f64), [i as u8; 3]));
+                if k == 1 {
+                    let short = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        pa.write_three(pb, pc, items.take(n - 1));
+                    }));
+                    assert!(short.is_err(), "too few items panic");
+                } else {
+                    let (x, y, z) = pa.write_three(pb, pc, items);
+                    assert_eq!((x.len(), y.len(), z.len()), (n, n, n));
+                }
+                start += n;
+            }
+            let (a, b, c) = (a.into_vec(9), b.into_vec(0.5), c.into_vec([7; 3]));
+            for i in 0..len {
+                let expected = if i / part == 1 {
+                    (9, 0.5, [7; 3])
+                } else {
+                    (i as u32, -(i as f64), [i as u8; 3])
+                };
+                assert_eq!((a[i], b[i], c[i]), expected, "element {i} of {len}");
             }
         }
     }

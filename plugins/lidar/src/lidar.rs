@@ -156,6 +156,21 @@ pub fn pack_points_into(
     }
 }
 
+/// The ring of each ray from index `first` on, in rows of `row_len` rays: counted along
+/// rather than divided out per ray.
+fn rings(first: usize, row_len: usize) -> impl Iterator<Item = usize> {
+    let row_len = row_len.max(1);
+    let (mut ring, mut col) = (first / row_len, first % row_len);
+    std::iter::repeat_with(move || {
+        let r = ring;
+        col += 1;
+        if col == row_len {
+            (ring, col) = (ring + 1, 0);
+        }
+        r
+    })
+}
+
 /// The bytes of one point of the cloud ([`POINT_STEP`]): the ray of unit sensor-frame
 /// direction `d` in ring `ring`, at range `r` with intensity `i`.
 #[inline]
@@ -404,35 +419,32 @@ impl LidarSensor {
                     }
                     world.cast_rays_seen_by(rays, &options, mask, hits);
                 }
-                // Distances count from the sensor origin; each hit read once for its range
-                // and its intensity.
-                let mut finite = true;
+                // Distances count from the sensor origin; each hit read once for its range,
+                // its intensity and, without noise, its point. The bounds copied here stay
+                // in registers through the loop (read through the captures, they would be
+                // loaded again for every ray).
+                let (start, min, max, resolution) = (start, min, max, resolution);
                 let mut seen = Intensities::new(retro);
-                let (ranges, intensities) = ranges.write_with(intensities, |i| {
-                    let hit = &hits[i];
-                    let r = raw_range(hit.distance + start, min);
-                    let r = if noisy {
-                        r
-                    } else {
-                        finish_range(r, min, max, resolution)
-                    };
-                    finite &= r.is_finite();
-                    (r, seen.of(hit))
-                });
-                flags.0 = seen.known;
-                if !noisy {
-                    flags.1 = finite;
-                    // The ring counted along, rather than divided out per point.
-                    let (mut ring, mut col) = (first / row_len, first % row_len);
-                    data.write(|i| {
-                        let p = point_bytes(ring, ranges[i], intensities[i], dirs[i]);
-                        col += 1;
-                        if col == row_len {
-                            (ring, col) = (ring + 1, 0);
-                        }
-                        p
+                if noisy {
+                    ranges.write_with(intensities, |i| {
+                        let hit = &hits[i];
+                        (raw_range(hit.distance + start, min), seen.of(hit))
                     });
+                } else {
+                    let outputs =
+                        hits.iter()
+                            .zip(dirs)
+                            .zip(rings(first, row_len))
+                            .map(|((hit, d), ring)| {
+                                let r = raw_range(hit.distance + start, min);
+                                let r = finish_range(r, min, max, resolution);
+                                let i = seen.of(hit);
+                                (r, i, point_bytes(ring, r, i, *d))
+                            });
+                    let (ranges, _, _) = ranges.write_three(intensities, data, outputs);
+                    flags.1 = ranges.iter().fold(true, |all, r| all & r.is_finite());
                 }
+                flags.0 = seen.known;
             },
         );
         // With noise the points are made below, after the ranges' noise.
