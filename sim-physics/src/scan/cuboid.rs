@@ -11,7 +11,7 @@
 //! best hit already held (the rule for ties looks at the colliders).
 
 use super::super::ray_shape::PreparedShape;
-use super::row::{L, NO_SHAPE, Row, RowRays, select};
+use super::row::{L, NO_SHAPE, Row, RowRays, group_verdicts, select};
 use rapier3d::prelude::*;
 
 /// A cuboid as the lanes cast at it: its half extents, the inverse of its rotation (x, y, z
@@ -198,7 +198,7 @@ fn cuboid_group(group: &Group<'_>, row: &mut Row, left: &mut Vec<usize>, first: 
         a
     };
     let (ox, oy, oz) = (lane(ox), lane(oy), lane(oz));
-    let (dx, dy, dz, mut best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
+    let (dx, dy, dz, best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
     let mut shape = [NO_SHAPE; L];
     shape[..m].copy_from_slice(&row.shape[first..first + m]);
     let ([ax, ay, az], [hx, hy, hz]) = (c.at, c.half);
@@ -226,25 +226,7 @@ fn cuboid_group(group: &Group<'_>, row: &mut Row, left: &mut Vec<usize>, first: 
         let plain = (ex != 0.0) & (ey != 0.0) & (ez != 0.0);
         own[k] = skipped | (plain & !(cast & (tmin == best[k]) & !free));
     }
-    if m == L && own == [true; L] {
-        // A whole group decided here: its hits chosen lane by lane, written at once.
-        for k in 0..L {
-            best[k] = Real::from_bits(select(hit[k], t[k].to_bits(), best[k].to_bits()));
-            shape[k] = select(hit[k], id, shape[k]);
-        }
-        row.best[first..first + L].copy_from_slice(&best);
-        row.shape[first..first + L].copy_from_slice(&shape);
-        return;
-    }
-    for k in 0..m {
-        let i = first + k;
-        if !own[k] {
-            left.push(i);
-        } else if hit[k] {
-            row.best[i] = t[k];
-            row.shape[i] = id;
-        }
-    }
+    group_verdicts(row, left, (first, m), id, best, (&own, &hit, &t));
 }
 
 #[cfg(test)]

@@ -172,7 +172,7 @@ fn plane_group(
         a
     };
     let (ox, oy, oz) = (lane(ox), lane(oy), lane(oz));
-    let (dx, dy, dz, mut best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
+    let (dx, dy, dz, best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
     let mut t = [0f32; L];
     let mut hit = [false; L];
     let mut plain = [false; L];
@@ -189,13 +189,28 @@ fn plane_group(
         t[k] = f32::from_bits(select(inside, 0, q.to_bits()));
         hit[k] = inside || (t[k] >= 0.0 && t[k] <= best[k]);
     }
-    if m == L && plain == [true; L] {
-        // A whole group of plain rays: its hits chosen lane by lane, written at once.
+    group_verdicts(row, zero, (first, m), 0, best, (&plain, &hit, &t));
+}
+
+/// The verdicts of a group of `m` (at most [`L`]) rays from `first` cast at shape `id`, whose
+/// best distances were `best`: each ray it `decided` takes its distance `t` and the shape
+/// where it `hit`; the others go to `left`, to be cast one by one. A whole group decided
+/// here is written at once, its values chosen lane by lane (selects, no masked stores).
+#[inline(always)]
+pub(super) fn group_verdicts(
+    row: &mut Row,
+    left: &mut Vec<usize>,
+    (first, m): (usize, usize),
+    id: u32,
+    mut best: [Real; L],
+    (decided, hit, t): (&[bool; L], &[bool; L], &[Real; L]),
+) {
+    if m == L && *decided == [true; L] {
         let mut shape = [NO_SHAPE; L];
         shape.copy_from_slice(&row.shape[first..first + L]);
         for k in 0..L {
-            best[k] = f32::from_bits(select(hit[k], t[k].to_bits(), best[k].to_bits()));
-            shape[k] = select(hit[k], 0, shape[k]);
+            best[k] = Real::from_bits(select(hit[k], t[k].to_bits(), best[k].to_bits()));
+            shape[k] = select(hit[k], id, shape[k]);
         }
         row.best[first..first + L].copy_from_slice(&best);
         row.shape[first..first + L].copy_from_slice(&shape);
@@ -203,11 +218,11 @@ fn plane_group(
     }
     for k in 0..m {
         let i = first + k;
-        if !plain[k] {
-            zero.push(i);
+        if !decided[k] {
+            left.push(i);
         } else if hit[k] {
             row.best[i] = t[k];
-            row.shape[i] = 0;
+            row.shape[i] = id;
         }
     }
 }
