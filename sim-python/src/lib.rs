@@ -21,6 +21,14 @@ pub mod message;
 pub mod sim;
 
 use pyo3::prelude::*;
+
+/// The engine's allocations come from mimalloc, as in the `simcore` binary: with the system
+/// allocator, the small blocks rapier gives each body (its list of colliders) land wherever
+/// the build's freed memory left a block of their size, scattered over the heap, and a large
+/// world's step misses the cache and the TLB on every body (docs/benchmarks.md, *The physics
+/// step*). Python's own objects keep Python's allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use pyo3::types::PyDict;
 use sim::{PySimulation, Source};
 
