@@ -11,7 +11,7 @@
 //! best hit already held (the rule for ties looks at the colliders).
 
 use super::super::ray_shape::PreparedShape;
-use super::row::{L, NO_SHAPE, Row, RowRays, group_verdicts, select};
+use super::row::{L, NO_SHAPE, Row, RowRays, group_verdicts, lanes, select, unreachable};
 use rapier3d::prelude::*;
 
 /// A cuboid as the lanes cast at it: its half extents, the inverse of its rotation (x, y, z
@@ -101,12 +101,12 @@ impl Row {
         cols: std::ops::Range<usize>,
         skip: (Real, Real),
     ) -> bool {
-        let Some(lanes) = Lanes::of(shape) else {
-            return false;
-        };
         if self.with_normals {
             return false;
         }
+        let Some(lanes) = Lanes::of(shape) else {
+            return false;
+        };
         let end = cols.end.min(rays.len()).min(self.best.len());
         if cols.start >= end {
             return true;
@@ -192,11 +192,7 @@ fn cuboid_group(group: &Group<'_>, row: &mut Row, left: &mut Vec<usize>, first: 
     } = *group;
     let c = *c;
     let [ox, oy, oz, dx, dy, dz] = &rays.soa;
-    let lane = |v: &[Real]| {
-        let mut a = [1.0; L];
-        a[..m].copy_from_slice(&v[first..first + m]);
-        a
-    };
+    let lane = |v: &[Real]| lanes(v, first, m);
     let (ox, oy, oz) = (lane(ox), lane(oy), lane(oz));
     let (dx, dy, dz, best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
     let mut shape = [NO_SHAPE; L];
@@ -208,7 +204,7 @@ fn cuboid_group(group: &Group<'_>, row: &mut Row, left: &mut Vec<usize>, first: 
     for k in 0..L {
         // `Row::test`'s skip, then the ray in the shape's frame (the origin as parry's
         // `Pose::inverse_transform_point`).
-        let skipped = nearest > (start + best[k]) * 1.000_01 + 1e-5;
+        let skipped = unreachable(nearest, start, best[k]);
         let (lx, ly, lz) = c.unrotate(ox[k] - ax, oy[k] - ay, oz[k] - az);
         let (ex, ey, ez) = c.unrotate(dx[k], dy[k], dz[k]);
         // parry's `Aabb::cast_local_ray` (solid) within the best hit so far, every slab

@@ -166,11 +166,7 @@ fn plane_group(
     m: usize,
 ) {
     let [ox, oy, oz, dx, dy, dz] = soa;
-    let lane = |v: &[f32]| {
-        let mut a = [1f32; L];
-        a[..m].copy_from_slice(&v[first..first + m]);
-        a
-    };
+    let lane = |v: &[f32]| lanes(v, first, m);
     let (ox, oy, oz) = (lane(ox), lane(oy), lane(oz));
     let (dx, dy, dz, best) = (lane(dx), lane(dy), lane(dz), lane(&row.best));
     let mut t = [0f32; L];
@@ -225,6 +221,23 @@ pub(super) fn group_verdicts(
             row.shape[i] = id;
         }
     }
+}
+
+/// The `m` (at most [`L`]) values of `v` from `first` as a group's lanes, the lanes past
+/// them 1.
+#[inline(always)]
+pub(super) fn lanes(v: &[Real], first: usize, m: usize) -> [Real; L] {
+    let mut a = [1.0; L];
+    a[..m].copy_from_slice(&v[first..first + m]);
+    a
+}
+
+/// Whether a shape that can be hit no nearer than `nearest` to the sensor is beyond a ray
+/// starting `start` from it whose best hit is `best` along it: the skip of [`Row::test`],
+/// with room for the rounding of the distances (never above a true hit's).
+#[inline(always)]
+pub(super) fn unreachable(nearest: Real, start: Real, best: Real) -> bool {
+    nearest > (start + best) * 1.000_01 + 1e-5
 }
 
 /// `a` where `pick`, else `b`, by their bits: in the loops that become vector instructions,
@@ -333,8 +346,7 @@ impl Row {
         let handle = self.numbered[id as usize].0;
         for k in cols {
             let best = self.best[k];
-            // Rounding of the distances: never above a true hit's.
-            if skip.is_some_and(|(nearest, start)| nearest > (start + best) * 1.000_01 + 1e-5) {
+            if skip.is_some_and(|(nearest, start)| unreachable(nearest, start, best)) {
                 continue;
             }
             if let Some((t, normal)) = shape.cast(&rays.ray(k), best, self.with_normals)
