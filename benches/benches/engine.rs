@@ -44,6 +44,11 @@
 //! benchmark (same phase of the scene, same machine load), and their ratio is reported. The
 //! table is written to `target/bench-results.md` and `.json`.
 
+/// With the `mimalloc` feature, the bench allocates as users' processes do.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod external;
 mod logical;
 mod rays;

@@ -339,7 +339,8 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
 }
 
 /// Runs `n` passes of one W3 variant (`raw`, `plane`, `box` or `visuals`, or `raw_stiff`: raw rapier
-/// with simcore's contact stiffness; then optionally a box count:
+/// with simcore's contact stiffness, `raw_sdf`: with SDF's friction of 1 too; then optionally a
+/// box count:
 /// `plane:16000`, and a thread count: `plane:1000:2`) without timing: for profilers
 /// (`valgrind --tool=callgrind`), which count the instructions of each. `SIMCORE_PROFILE_STEPS`
 /// sets the steps of a pass (default 1,000; 0 builds the worlds only); with
@@ -361,7 +362,7 @@ pub(super) fn profile_w3(which: &str, n: usize) {
         .and_then(|s| s.parse().ok())
         .unwrap_or(W3_STEPS);
     let ground = match variant {
-        "raw" | "raw_stiff" => None,
+        "raw" | "raw_stiff" | "raw_sdf" => None,
         "plane" => Some(Ground::Plane),
         "box" => Some(Ground::Box),
         "visuals" => Some(Ground::Visuals),
@@ -371,12 +372,18 @@ pub(super) fn profile_w3(which: &str, n: usize) {
         None => {
             for _ in 0..n {
                 let mut w = raw_w3(side);
-                if variant == "raw_stiff" {
-                    // simcore's contact stiffness at a 1 ms step (docs/physics.md).
+                if variant != "raw" {
+                    // simcore's contact stiffness at a 1 ms step (docs/physics.md),
                     w.integration_parameters.contact_softness.natural_frequency = 250.0;
                     w.integration_parameters
                         .static_contact_softness
                         .natural_frequency = 500.0;
+                }
+                if variant == "raw_sdf" {
+                    // and SDF's friction.
+                    for (_, c) in w.colliders.iter_mut() {
+                        c.set_friction(1.0);
+                    }
                 }
                 #[cfg(feature = "parallel")]
                 w.configure_thread_pool(threads).expect("a thread pool");

@@ -81,6 +81,7 @@ impl Physics {
             environment: Environment::of(world),
             joints: Default::default(),
             leads: Default::default(),
+            planes: Default::default(),
             hooks: Default::default(),
             shapes: shapes::ShapeCache::new(world.limits.clone()),
             model_plugins: ModelPlugins::new(),
@@ -463,6 +464,9 @@ impl Physics {
         if shape.contact.is_some() {
             self.hooks
                 .register(handle, surface, self_collide, offset.orientation);
+        }
+        if kind == EntityKind::COLLISION {
+            self.reach_with(link, handle);
         }
         self.order_first(handle);
         let mut data = data;

@@ -190,6 +190,7 @@ impl Physics {
     /// once; it moves from the next step.
     pub fn spawn_model(&mut self, model: &Model) -> Result<EntityId, BuildError> {
         self.links.fresh = false;
+        self.planes.placed = true;
         self.revision += 1;
         self.joints.reduced = super::joints::reducible(model);
         let added = self
@@ -317,6 +318,7 @@ impl Physics {
         self.links.fresh = false;
         match *command {
             PhysicsCommand::SetPose(id, pose) => {
+                self.planes.placed = true;
                 let targets = self.rigid_targets(id)?;
                 let current = self.pose_of(id).ok_or_else(|| unknown(id))?;
                 let delta = pose.compose(current.inverse());

@@ -92,6 +92,8 @@ pub struct Physics {
     /// The colliders first in each of their contact pairs: ordered planes and leading fixed
     /// shapes (see `leading`).
     leads: leading::Leads,
+    /// The planes and how far their boxes reach (see `plane`).
+    planes: plane::Planes,
     /// The contact hooks of the colliders whose surfaces need them (see `contacts`).
     hooks: contacts::ContactHooks,
     /// Mesh and height-map files read, and the shapes built from them.

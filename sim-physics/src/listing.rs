@@ -102,7 +102,8 @@ impl Physics {
     }
 
     /// The world-frame axis-aligned box around the collisions of a model and the models
-    /// nested in it, as `(min, max)` corners; `None` for a model without collisions.
+    /// nested in it, as `(min, max)` corners (a plane's solid side is unbounded along the
+    /// plane); `None` for a model without collisions.
     pub fn model_bounds(&self, id: EntityId) -> Option<(Vec3, Vec3)> {
         let mut out: Option<(Vec3, Vec3)> = None;
         for (_, e) in self.entities.iter() {
@@ -115,11 +116,8 @@ impl Physics {
             let Some(c) = self.pw.colliders.get(collider) else {
                 continue;
             };
-            let aabb = c.compute_aabb();
-            let (lo, hi) = (
-                super::convert::vec_from_rapier(aabb.mins),
-                super::convert::vec_from_rapier(aabb.maxs),
-            );
+            let aabb = super::view::collider_aabb(c);
+            let (lo, hi) = (aabb.min, aabb.max);
             out = Some(match out {
                 None => (lo, hi),
                 Some((a, b)) => (

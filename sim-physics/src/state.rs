@@ -22,6 +22,9 @@ pub(super) struct LinkMotion {
     /// and before it.
     pub previous_velocity: Vector,
     pub previous_angular_velocity: Vector,
+    /// How far the link's collisions (planes aside) reach from its origin, m: the radius of
+    /// a ball about the origin that holds them (negative infinity without collisions).
+    pub reach: Real,
 }
 
 impl LinkMotion {
@@ -34,7 +37,15 @@ impl LinkMotion {
             angular_velocity: Vector::ZERO,
             previous_velocity: Vector::ZERO,
             previous_angular_velocity: Vector::ZERO,
+            reach: Real::NEG_INFINITY,
         }
+    }
+
+    /// How far the link's collisions reach from the world's origin along some axis, with
+    /// the link's origin at `origin` (negative infinity without collisions).
+    #[inline]
+    pub fn reach_from(&self, origin: Vector) -> Real {
+        origin.abs().max_element() + self.reach
     }
 
     /// The linear and angular accelerations of the last step, by finite difference over
@@ -123,9 +134,12 @@ impl Physics {
         self.update_drive_targets();
         self.hooks.gravity = self.pw.gravity;
         self.hooks.dt = self.pw.integration_parameters.dt;
+        self.fit_planes_to_placed();
         self.pw.step_with_events(&self.hooks, &());
         self.rays.stepped();
         self.scans.world_changed();
+        // How far the collisions reach from the origin, for the planes' reach (`plane`).
+        let mut extent: Real = 0.0;
         for m in &mut self.links.records {
             let Some(body) = self.pw.bodies.get(m.body) else {
                 continue; // removed
@@ -135,6 +149,10 @@ impl Physics {
             m.velocity = body.velocity_at_point(body.translation());
             m.angular_velocity = body.angvel();
             m.pose = *body.position();
+            extent = extent.max(m.reach_from(m.pose.translation));
+        }
+        if !self.planes.handles.is_empty() {
+            self.fit_planes(extent);
         }
         self.update_joint_turns();
         self.solve_couplings();

@@ -2,7 +2,7 @@
 //! are the half-space's, wherever the bodies are; the broad phase pairs the plane only with
 //! what comes near it; an ordered plane's contacts are reused as rapier reuses others'.
 
-use super::super::plane::{PLANE_REACH, Plane};
+use super::super::plane::{MIN_REACH, Plane};
 use super::*;
 
 /// A 1 kg unit box model `name` at `(x, y, z)`.
@@ -149,11 +149,12 @@ fn a_level_plane_is_paired_only_with_what_comes_near_it() {
     let paired = |p: &Physics, c| p.pw.narrow_phase.contact_pair(ground, c).is_some();
     assert!(paired(&p, low), "the box 2 cm above the ground");
     assert!(!paired(&p, high), "the box 2.5 m above it");
-    // The plane's box: the solid side, reaching PLANE_REACH along the plane.
+    // The plane's box: the solid side, reaching the world's reach (the least, 1 km: the
+    // boxes are within metres of the origin) along the plane.
     let aabb = p.pw.colliders[ground].compute_aabb();
     assert_eq!(aabb.maxs.z, 0.0);
-    assert_eq!(aabb.mins.z, -PLANE_REACH);
-    assert_eq!((aabb.mins.x, aabb.maxs.x), (-PLANE_REACH, PLANE_REACH));
+    assert_eq!(aabb.mins.z, -MIN_REACH);
+    assert_eq!((aabb.mins.x, aabb.maxs.x), (-MIN_REACH, MIN_REACH));
     // Falling, the high box meets it.
     for _ in 0..1500 {
         p.step();
@@ -171,7 +172,8 @@ fn a_tilted_planes_box_holds_the_solid_side() {
     let aabb = plane.aabb_at(&pose);
     // Within the reach, z reaches (0.8 + 0.6 R) / 0.8 at x = -R, and x reaches
     // (0.8 + 0.8 R) / 0.6 > R.
-    let r = PLANE_REACH;
+    let r = plane.reach;
+    assert_eq!(r, MIN_REACH);
     assert!(aabb.maxs.z >= (0.8 + 0.6 * r) / 0.8);
     assert_eq!((aabb.mins.x, aabb.maxs.x), (-r, r));
     assert_eq!((aabb.mins.z, aabb.mins.y, aabb.maxs.y), (-r, -r, r));
@@ -314,4 +316,82 @@ fn a_box_falling_fast_never_passes_the_plane() {
     // The centre of a unit box on a face is 0.5 m up, on an edge 0.71 m.
     assert!(lowest > 0.45, "it sank to {lowest} m");
     assert!(at(&p, "b").position.z < 0.75);
+}
+
+#[test]
+fn a_planes_reach_grows_with_a_body_sliding_away_from_the_origin() {
+    // A box on a frictionless ground, pushed along x by a sideways gravity of 500 m/s²:
+    // 4,000 m away after 4 s, far beyond the least reach (1 km), and still on the plane.
+    let world = sim_sdf::parse_str(
+        &format!(
+            r#"<sdf version="1.9"><world name="w"><gravity>500 0 -9.81</gravity>
+            <model name="ground"><static>true</static><link name="l">
+            <collision name="c"><surface><friction><ode><mu>0</mu><mu2>0</mu2></ode></friction></surface>
+            <geometry><plane><normal>0 0 1</normal></plane></geometry></collision></link></model>
+            {}</world></sdf>"#,
+            unit_box("b", 0.0, 0.0, 0.5)
+        ),
+        None,
+    )
+    .expect("valid world");
+    let mut p = Physics::build(&world).unwrap();
+    let ground = collider(&p, "ground::l::c");
+    assert_eq!(plane_of(&p, ground).reach, MIN_REACH);
+    let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
+    for _ in 0..4000 {
+        p.step();
+        let z = at(&p, "b").position.z;
+        (low, high) = (low.min(z), high.max(z));
+    }
+    let x = at(&p, "b").position.x;
+    assert!(x > 3900.0, "it slid to x = {x} m");
+    assert!(
+        low > 0.49 && high < 0.51,
+        "it rode between {low} and {high} m"
+    );
+    // The reach grew in powers of two, to at least twice the box's distance.
+    let reach = plane_of(&p, ground).reach;
+    assert!(
+        reach >= 2.0 * x as f32 && reach <= 8.0 * x as f32,
+        "reach {reach} m"
+    );
+    assert_eq!(reach.log2().fract(), 0.0);
+    let aabb = p.pw.colliders[ground].compute_aabb();
+    assert_eq!(
+        (aabb.mins.x, aabb.maxs.x, aabb.maxs.z),
+        (-reach, reach, 0.0)
+    );
+}
+
+#[test]
+fn a_body_placed_into_a_plane_far_away_is_pushed_out_at_the_next_step() {
+    // Placed 20 cm into the ground far beyond the reach, by a teleport or a spawn, a box is
+    // paired with the plane in the very next step, which pushes it up.
+    for how in ["teleport", "spawn"] {
+        let mut p = on_ground(&unit_box("b", 0.0, 0.0, 0.5), false);
+        for _ in 0..10 {
+            p.step();
+        }
+        let (x, y, z) = (-3.0e5, 2.0e5, 0.3);
+        let id = if how == "teleport" {
+            let id = p.entity_id("b").unwrap();
+            p.apply(&PhysicsCommand::SetPose(
+                id,
+                Pose::from_xyz_rpy(x, y, z, 0.0, 0.0, 0.0),
+            ))
+            .unwrap();
+            id
+        } else {
+            let model = sim_sdf::parse_model_str(&unit_box("far", x, y, z), None).unwrap();
+            p.spawn_model(&model).unwrap()
+        };
+        p.step();
+        let k = p.kinematics_of(id).unwrap();
+        assert!(
+            k.linear_velocity.z > 0.1,
+            "{how}: after one step the box moves at {:?} m/s",
+            k.linear_velocity
+        );
+        assert!(plane_of(&p, collider(&p, "ground::l::c")).reach >= 4.0 * 3.0e5);
+    }
 }
