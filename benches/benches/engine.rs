@@ -44,7 +44,8 @@
 //! benchmark (same phase of the scene, same machine load), and their ratio is reported. The
 //! table is written to `target/bench-results.md` and `.json`.
 
-/// With the `mimalloc` feature, the bench allocates as users' processes do.
+/// The bench allocates as users' processes do (the `simcore` binary, the Python package):
+/// with mimalloc, unless built without the default `mimalloc` feature.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -229,7 +229,7 @@ fn measure(side: usize, ground: Ground, threads: usize, raw_threads: usize, pair
 const GROWTH_SIDES: [usize; 3] = [10, 20, 40];
 
 /// Pairs of passes per scene size (a pass of 16,000 boxes takes seconds).
-const PAIRS: [usize; 3] = [12, 4, 2];
+const PAIRS: [usize; 3] = [12, 8, 3];
 
 fn boxes(side: usize) -> String {
     let n = side * side * 10;
@@ -279,10 +279,16 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
     }
     if let Some(first) = plane_1k.filter(|_| selected("engine_step/w3_growth")) {
         let (raw1, sim1) = first.medians();
+        let ratio1 = first.ratio();
         for (k, side) in GROWTH_SIDES.into_iter().enumerate().skip(1) {
             let p = measure(side, Ground::Plane, 1, 1, PAIRS[k]);
             let (raw, sim) = p.medians();
             let (g_raw, g_sim) = (raw / raw1, sim / sim1);
+            // simcore's growth is no worse than raw rapier's when its speed, as a ratio of raw
+            // rapier's, is no lower here than at 1,000 boxes: judged by the medians of the
+            // pairs' ratios, as the 1,000-box rows are (a pair's two passes share the
+            // machine's load; the medians of the passes' times do not cancel it).
+            let ratio = p.ratio();
             rows.push(Row {
                 name: format!(
                     "W3 step cost growth, 1,000 -> {} boxes, plane ground, 1 thread",
@@ -292,12 +298,12 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
                 baseline: format!("raw rapier, same scene ({} boxes, cuboid ground)", boxes(side)),
                 baseline_ns: per_step(raw),
                 goal: "growth <= raw rapier's".into(),
-                met: g_sim <= g_raw,
+                met: ratio >= ratio1,
                 note: format!(
-                    "{g_sim:.2}x the time at 1,000 boxes (raw rapier {g_raw:.2}x); {:.0} steps/s (raw {:.0}), {:.2}x",
+                    "{g_sim:.2}x the time at 1,000 boxes (raw rapier {g_raw:.2}x, medians of the passes); {:.0} steps/s (raw {:.0}), {ratio:.2}x raw rapier (median of {} pairs) against {ratio1:.2}x at 1,000 boxes",
                     rate(sim),
                     rate(raw),
-                    p.ratio()
+                    p.0.len()
                 ),
             });
         }
