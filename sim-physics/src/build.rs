@@ -422,6 +422,21 @@ impl Physics {
         }
     }
 
+    /// Counts the collision collider `h` of `link` in how far the link's collisions reach
+    /// from its origin (the planes' reach, see `plane`).
+    fn reach_with(&mut self, link: EntityId, h: ColliderHandle) {
+        let Some(c) = self.pw.colliders.get(h) else {
+            return;
+        };
+        let local = c.position_wrt_parent().copied().unwrap_or_default();
+        let ball = c.shape().compute_bounding_sphere(&local);
+        let reach = ball.center().length() + ball.radius();
+        if let Some(EntityData::Link { slot, .. }) = self.entities.get(link).map(|e| &e.data) {
+            let m = &mut self.links.records[*slot];
+            m.reach = m.reach.max(reach);
+        }
+    }
+
     /// Adds one collision or visual: its collider on the link's body (no mass: the link's
     /// `<inertial>` is its mass) and its entity.
     fn add_shape(
@@ -465,7 +480,7 @@ impl Physics {
             self.hooks
                 .register(handle, surface, self_collide, offset.orientation);
         }
-        if kind == EntityKind::COLLISION {
+        if kind == EntityKind::COLLISION && !self.planes.add(&mut self.pw.colliders, handle) {
             self.reach_with(link, handle);
         }
         self.order_first(handle);

@@ -45,11 +45,7 @@
 use rapier3d::parry::bounding_volume::{Aabb, BoundingSphere};
 use rapier3d::parry::mass_properties::MassProperties;
 use rapier3d::parry::shape::{FeatureId, HalfSpace, Shape, ShapeType, SubShapeId, TypedShape};
-use rapier3d::prelude::{ColliderHandle, Pose, Real, SharedShape, Vector};
-
-use super::Physics;
-use super::entities::EntityData;
-use sim_plugin_api::EntityId;
+use rapier3d::prelude::{ColliderHandle, ColliderSet, Pose, Real, SharedShape, Vector};
 
 /// The farthest a plane reaches from the world origin along each axis, m. Beyond it a plane
 /// touches nothing (a single-precision position there is 2^26 m, some 67,000 km, from
@@ -238,71 +234,46 @@ impl Planes {
         let grown = (4.0 * extent).clamp(MIN_REACH, PLANE_REACH);
         grown.log2().ceil().exp2().min(PLANE_REACH).max(reach)
     }
-}
 
-impl Physics {
-    /// Gives the plane collider `h` the world's reach.
-    fn fit_plane(&mut self, h: ColliderHandle) {
-        let reach = self.planes.reach;
-        let Some(c) = self.pw.colliders.get_mut(h) else {
+    /// Registers the collider `h` and gives it the reach when it is a plane; false when it
+    /// is not one.
+    pub fn add(&mut self, colliders: &mut ColliderSet, h: ColliderHandle) -> bool {
+        let plane = colliders
+            .get(h)
+            .is_some_and(|c| c.shape().as_shape::<Plane>().is_some());
+        if plane {
+            self.handles.push(h);
+            self.fit_one(colliders, h);
+        }
+        plane
+    }
+
+    /// Grows the reach to hold collisions that reach `extent` from the origin, and every
+    /// plane's box with it.
+    pub fn fit(&mut self, colliders: &mut ColliderSet, extent: Real) {
+        let reach = Planes::needed(self.reach, extent);
+        if reach == self.reach {
+            return;
+        }
+        self.reach = reach;
+        self.handles.retain(|&h| colliders.contains(h));
+        for &h in &self.handles {
+            self.fit_one(colliders, h);
+        }
+    }
+
+    /// Gives the plane collider `h` the reach.
+    fn fit_one(&self, colliders: &mut ColliderSet, h: ColliderHandle) {
+        let Some(c) = colliders.get_mut(h) else {
             return;
         };
         if let Some(plane) = c.shape().as_shape::<Plane>().copied()
-            && plane.reach != reach
+            && plane.reach != self.reach
         {
-            c.set_shape(SharedShape::new(Plane { reach, ..plane }));
-        }
-    }
-
-    /// How far, along some axis, the collisions of the links reach from the world's origin
-    /// (the links' records hold how far each link's collisions reach from its origin).
-    fn collisions_extent(&self) -> Real {
-        self.links
-            .records
-            .iter()
-            .filter_map(|m| Some(m.reach_from(self.pw.bodies.get(m.body)?.translation())))
-            .fold(0.0, Real::max)
-    }
-
-    /// Grows the planes' reach to hold collisions that reach `extent` from the origin.
-    pub(super) fn fit_planes(&mut self, extent: Real) {
-        let reach = Planes::needed(self.planes.reach, extent);
-        if reach == self.planes.reach {
-            return;
-        }
-        self.planes.reach = reach;
-        let colliders = &self.pw.colliders;
-        self.planes.handles.retain(|&h| colliders.contains(h));
-        for k in 0..self.planes.handles.len() {
-            self.fit_plane(self.planes.handles[k]);
-        }
-    }
-
-    /// Checks the planes' reach before a step when bodies were added or placed since the last.
-    pub(super) fn fit_planes_to_placed(&mut self) {
-        if std::mem::take(&mut self.planes.placed) && !self.planes.handles.is_empty() {
-            let extent = self.collisions_extent();
-            self.fit_planes(extent);
-        }
-    }
-
-    /// Counts the collision collider `h` of `link` in how far the link's collisions reach,
-    /// or registers it when it is a plane.
-    pub(super) fn reach_with(&mut self, link: EntityId, h: ColliderHandle) {
-        let Some(c) = self.pw.colliders.get(h) else {
-            return;
-        };
-        if c.shape().as_shape::<Plane>().is_some() {
-            self.planes.handles.push(h);
-            self.fit_plane(h);
-            return;
-        }
-        let local = c.position_wrt_parent().copied().unwrap_or_default();
-        let ball = c.shape().compute_bounding_sphere(&local);
-        let reach = ball.center().length() + ball.radius();
-        if let Some(EntityData::Link { slot, .. }) = self.entities.get(link).map(|e| &e.data) {
-            let m = &mut self.links.records[*slot];
-            m.reach = m.reach.max(reach);
+            c.set_shape(SharedShape::new(Plane {
+                reach: self.reach,
+                ..plane
+            }));
         }
     }
 }

@@ -134,7 +134,11 @@ impl Physics {
         self.update_drive_targets();
         self.hooks.gravity = self.pw.gravity;
         self.hooks.dt = self.pw.integration_parameters.dt;
-        self.fit_planes_to_placed();
+        // The planes' reach, after a spawn or a teleport (`plane`).
+        if std::mem::take(&mut self.planes.placed) && !self.planes.handles.is_empty() {
+            let extent = self.collisions_extent();
+            self.planes.fit(&mut self.pw.colliders, extent);
+        }
         self.pw.step_with_events(&self.hooks, &());
         self.rays.stepped();
         self.scans.world_changed();
@@ -152,7 +156,7 @@ impl Physics {
             extent = extent.max(m.reach_from(m.pose.translation));
         }
         if !self.planes.handles.is_empty() {
-            self.fit_planes(extent);
+            self.planes.fit(&mut self.pw.colliders, extent);
         }
         self.update_joint_turns();
         self.solve_couplings();
@@ -166,6 +170,15 @@ impl Physics {
         }
         self.clock.time = SimTime::from_nanos(self.clock.time.nanos + self.clock.step.nanos);
         self.clock.iteration += 1;
+    }
+
+    /// How far, along some axis, the collisions of the links reach from the world's origin.
+    fn collisions_extent(&self) -> Real {
+        self.links
+            .records
+            .iter()
+            .filter_map(|m| Some(m.reach_from(self.pw.bodies.get(m.body)?.translation())))
+            .fold(0.0, Real::max)
     }
 
     /// The world pose of a link's body (as [`Physics::kinematics_of`] gives it).
