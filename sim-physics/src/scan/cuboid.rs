@@ -111,31 +111,25 @@ impl Row {
         if cols.start >= end {
             return true;
         }
-        let mut left = std::mem::take(&mut self.zero);
-        left.clear();
         let group = Group {
             rays,
             lanes: &lanes,
             id,
             skip,
         };
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU running this has AVX2 (detected just above), the one feature
-            // `cuboid_avx2` enables beyond the build's.
-            #[allow(unsafe_code)]
-            unsafe {
-                cuboid_avx2(&group, cols.start..end, self, &mut left)
-            };
-        } else {
-            cuboid_in(&group, cols.start..end, self, &mut left);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        cuboid_in(&group, cols.start..end, self, &mut left);
-        for &k in &left {
-            self.test(rays, shape, id, k..k + 1, Some(skip));
-        }
-        self.zero = left;
+        self.in_lanes(rays, shape, id, Some(skip), |row, left| {
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU running this has AVX2 (detected just above), the one
+                // feature `cuboid_avx2` enables beyond the build's.
+                #[allow(unsafe_code)]
+                unsafe {
+                    cuboid_avx2(&group, cols.start..end, row, left)
+                };
+                return;
+            }
+            cuboid_in(&group, cols.start..end, row, left);
+        });
         true
     }
 }
@@ -356,25 +350,21 @@ mod tests {
                     };
                     let mut builds: Vec<(&str, Row)> = Vec::new();
                     let mut base = before.clone();
-                    let mut rest = Vec::new();
-                    cuboid_in(&group, cols.clone(), &mut base, &mut rest);
-                    left += rest.len();
-                    for &k in &rest {
-                        base.test(&rays, &shape, 1, k..k + 1, Some(skip));
-                    }
+                    base.in_lanes(&rays, &shape, 1, Some(skip), |row, rest| {
+                        cuboid_in(&group, cols.clone(), row, rest);
+                        left += rest.len();
+                    });
                     builds.push(("baseline", base));
                     #[cfg(target_arch = "x86_64")]
                     if std::arch::is_x86_feature_detected!("avx2") {
                         let mut avx2 = before.clone();
-                        rest.clear();
-                        // SAFETY: the CPU running this has AVX2 (detected just above).
-                        #[allow(unsafe_code)]
-                        unsafe {
-                            cuboid_avx2(&group, cols.clone(), &mut avx2, &mut rest)
-                        };
-                        for &k in &rest {
-                            avx2.test(&rays, &shape, 1, k..k + 1, Some(skip));
-                        }
+                        avx2.in_lanes(&rays, &shape, 1, Some(skip), |row, rest| {
+                            // SAFETY: the CPU running this has AVX2 (detected just above).
+                            #[allow(unsafe_code)]
+                            unsafe {
+                                cuboid_avx2(&group, cols.clone(), row, rest)
+                            };
+                        });
                         builds.push(("AVX2", avx2));
                     }
                     let mut through = before.clone();

@@ -270,8 +270,9 @@ pub(super) struct Row {
     /// The normal of the best hit where the cast gives it, when normals are asked for.
     pub(super) normals: Vec<Option<Vector>>,
     pub(super) with_normals: bool,
-    /// The rays [`Row::first_plane`] leaves to [`Row::test`].
-    pub(super) zero: Vec<usize>,
+    /// The rays a cast in lanes ([`Row::in_lanes`]) leaves to [`Row::test`] (kept for its
+    /// allocation).
+    pub(super) left: Vec<usize>,
 }
 
 impl Row {
@@ -301,26 +302,40 @@ impl Row {
         if self.with_normals || soa[0].len() != self.best.len() {
             return false;
         }
-        let mut zero = std::mem::take(&mut self.zero);
-        zero.clear();
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU running this has AVX2 (detected just above), the one feature
-            // `plane_avx2` enables beyond the build's.
-            #[allow(unsafe_code)]
-            unsafe {
-                plane_avx2(soa, plane, self, &mut zero)
-            };
-        } else {
-            plane_in(soa, plane, self, &mut zero);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        plane_in(soa, plane, self, &mut zero);
-        for &k in &zero {
-            self.test(rays, shape, 0, k..k + 1, None);
-        }
-        self.zero = zero;
+        self.in_lanes(rays, shape, 0, None, |row, left| {
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU running this has AVX2 (detected just above), the one
+                // feature `plane_avx2` enables beyond the build's.
+                #[allow(unsafe_code)]
+                unsafe {
+                    plane_avx2(soa, plane, row, left)
+                };
+                return;
+            }
+            plane_in(soa, plane, row, left);
+        });
         true
+    }
+
+    /// A cast of shape `id` in groups of lanes (`lanes`, which pushes the rays it leaves
+    /// undecided), then those rays cast one by one by [`Row::test`] with `skip`.
+    #[inline(always)]
+    pub(super) fn in_lanes(
+        &mut self,
+        rays: &RowRays,
+        shape: &PreparedShape<'_>,
+        id: u32,
+        skip: Option<(Real, Real)>,
+        lanes: impl FnOnce(&mut Row, &mut Vec<usize>),
+    ) {
+        let mut left = std::mem::take(&mut self.left);
+        left.clear();
+        lanes(self, &mut left);
+        for &k in &left {
+            self.test(rays, shape, id, k..k + 1, skip);
+        }
+        self.left = left;
     }
 
     /// The collider of ray `k`'s best hit so far.
