@@ -56,6 +56,53 @@ pub(crate) struct ShapeCache {
 pub(super) struct Store {
     pub(super) files: HashMap<PathBuf, Arc<Vec<FileMesh>>>,
     pub(super) shapes: HashMap<ShapeKey, SharedShape>,
+    /// Primitive shapes by kind and dimensions (see [`Primitive`]).
+    pub(super) primitives: HashMap<Primitive, SharedShape>,
+}
+
+/// Identity of a primitive shape: its kind and its dimensions' bit patterns, as rapier is
+/// given them. The colliders of equal primitives share one [`SharedShape`], so that a world
+/// of many equal boxes reads one shape where the narrow phase would read one per collider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Primitive {
+    kind: PrimitiveKind,
+    dimensions: [u32; 3],
+}
+
+/// The kinds of [`Primitive`], each with the dimensions rapier builds it from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum PrimitiveKind {
+    /// Half extents.
+    Cuboid,
+    /// Radius.
+    Ball,
+    /// Half height and radius, along Y.
+    Cylinder,
+    /// Half height and radius, along Y.
+    Cone,
+    /// Half height and radius, along Z.
+    Capsule,
+}
+
+impl Primitive {
+    fn new(kind: PrimitiveKind, dimensions: [f32; 3]) -> Primitive {
+        Primitive {
+            kind,
+            dimensions: dimensions.map(f32::to_bits),
+        }
+    }
+
+    /// The shape.
+    fn build(self) -> SharedShape {
+        let [a, b, c] = self.dimensions.map(f32::from_bits);
+        match self.kind {
+            PrimitiveKind::Cuboid => SharedShape::cuboid(a, b, c),
+            PrimitiveKind::Ball => SharedShape::ball(a),
+            PrimitiveKind::Cylinder => SharedShape::cylinder(a, b),
+            PrimitiveKind::Cone => SharedShape::cone(a, b),
+            PrimitiveKind::Capsule => SharedShape::capsule_z(a, b),
+        }
+    }
 }
 
 impl std::fmt::Debug for ShapeCache {
@@ -113,24 +160,38 @@ impl ShapeCache {
         let along_z = Pose::new(Vec3::ZERO, y_to_z());
         let built = match g {
             Geometry::Box { size } => (
-                SharedShape::cuboid(
-                    size.x as f32 / 2.0,
-                    size.y as f32 / 2.0,
-                    size.z as f32 / 2.0,
-                ),
+                self.primitive(Primitive::new(
+                    PrimitiveKind::Cuboid,
+                    [size.x, size.y, size.z].map(|s| s as f32 / 2.0),
+                )),
                 Pose::IDENTITY,
             ),
-            Geometry::Sphere { radius } => (SharedShape::ball(*radius as f32), Pose::IDENTITY),
+            Geometry::Sphere { radius } => (
+                self.primitive(Primitive::new(
+                    PrimitiveKind::Ball,
+                    [*radius as f32, 0.0, 0.0],
+                )),
+                Pose::IDENTITY,
+            ),
             Geometry::Cylinder { radius, length } => (
-                SharedShape::cylinder(*length as f32 / 2.0, *radius as f32),
+                self.primitive(Primitive::new(
+                    PrimitiveKind::Cylinder,
+                    [*length as f32 / 2.0, *radius as f32, 0.0],
+                )),
                 along_z,
             ),
             Geometry::Cone { radius, length } => (
-                SharedShape::cone(*length as f32 / 2.0, *radius as f32),
+                self.primitive(Primitive::new(
+                    PrimitiveKind::Cone,
+                    [*length as f32 / 2.0, *radius as f32, 0.0],
+                )),
                 along_z,
             ),
             Geometry::Capsule { radius, length } => (
-                SharedShape::capsule_z(*length as f32 / 2.0, *radius as f32),
+                self.primitive(Primitive::new(
+                    PrimitiveKind::Capsule,
+                    [*length as f32 / 2.0, *radius as f32, 0.0],
+                )),
                 Pose::IDENTITY,
             ),
             Geometry::Ellipsoid { radii } => (ellipsoid(*radii).map_err(err)?, Pose::IDENTITY),
@@ -166,6 +227,15 @@ impl ShapeCache {
             }
         }
         Ok(Some(built))
+    }
+
+    /// The shape of a primitive, built once per world.
+    fn primitive(&mut self, p: Primitive) -> SharedShape {
+        self.store()
+            .primitives
+            .entry(p)
+            .or_insert_with(|| p.build())
+            .clone()
     }
 
     /// The meshes of the file at `path`, read once.

@@ -346,6 +346,74 @@ fn one_mesh_used_by_many_models_is_read_and_built_once() {
     assert!(near(d[0], 9.0), "{d:?}");
 }
 
+/// Colliders of equal primitives (a world of many equal boxes) share one shape, which the
+/// narrow phase then reads from one place; bodies of other sizes and kinds keep their own,
+/// and each body still rests on its own size.
+#[test]
+fn equal_primitives_share_one_shape_and_each_rests_on_its_own_size() {
+    let geometries = [
+        "<box><size>1 1 1</size></box>",
+        "<box><size>0.5 0.5 0.5</size></box>",
+        "<sphere><radius>0.25</radius></sphere>",
+        "<cylinder><radius>0.25</radius><length>1</length></cylinder>",
+    ];
+    let models: String = (0..12)
+        .map(|i| {
+            let g = geometries[i % 4];
+            format!(
+                r#"<model name="m{i}"><pose>{} 0 2 0 0 0</pose><link name="l"><inertial><mass>1</mass><inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial>
+                    <collision name="c"><geometry>{g}</geometry></collision>
+                    <visual name="v"><geometry>{g}</geometry></visual></link></model>"#,
+                i as f64 * 3.0
+            )
+        })
+        .collect();
+    let text = format!(
+        r#"<sdf version="1.9"><world name="w"><model name="ground"><static>true</static><link name="l"><collision name="c"><geometry><plane><normal>0 0 1</normal></plane></geometry></collision></link></model>{models}</world></sdf>"#
+    );
+    let mut p = Physics::build(&sim_sdf::parse_str(&text, None).unwrap()).unwrap();
+    let shape_of = |p: &Physics, i: usize| {
+        let id = p.entity_id(&format!("m{i}::l::c")).unwrap();
+        let crate::entities::EntityData::Collision { collider, .. } =
+            p.entities.get(id).unwrap().data
+        else {
+            panic!("m{i}::l::c is a collision")
+        };
+        p.pw.colliders[collider].shared_shape().clone()
+    };
+    for i in 0..12 {
+        for j in 0..12 {
+            let same = std::sync::Arc::ptr_eq(&shape_of(&p, i).0, &shape_of(&p, j).0);
+            assert_eq!(same, i % 4 == j % 4, "m{i} and m{j}");
+        }
+    }
+    // A model spawned later with a box of the first size takes the same shape.
+    let spawned = sim_sdf::parse_model_str(
+        &format!(
+            r#"<model name="m12"><pose>36 0 2 0 0 0</pose><link name="l"><collision name="c"><geometry>{}</geometry></collision></link></model>"#,
+            geometries[0]
+        ),
+        None,
+    )
+    .unwrap();
+    p.spawn_model(&spawned).unwrap();
+    assert!(std::sync::Arc::ptr_eq(
+        &shape_of(&p, 12).0,
+        &shape_of(&p, 0).0
+    ));
+    for _ in 0..4000 {
+        p.step();
+    }
+    // Resting heights: half of each size (the cylinder stands on its end, after rocking on
+    // its rim for about 3 s).
+    let rest = [0.5, 0.25, 0.25, 0.5];
+    for i in 0..13 {
+        let id = p.entity_id(&format!("m{i}::l")).unwrap();
+        let z = p.kinematics_of(id).unwrap().pose.position.z;
+        assert!((z - rest[i % 4]).abs() < 0.01, "m{i} rests at z = {z}");
+    }
+}
+
 #[test]
 fn dynamic_meshes_collide_as_convex_parts_and_rest_on_the_ground() {
     let dir = tempfile::tempdir().unwrap();
