@@ -8,13 +8,22 @@ use rapier3d::prelude::*;
 use sim_plugin_api::{EntityId, KinematicState, Pose, SimTime, Vec3};
 
 /// Motion bookkeeping of one link, for finite-difference accelerations: rapier's own
-/// single-precision values, copied once per step and turned into the engine's double
+/// single-precision velocities, copied once per step and turned into the engine's double
 /// precision when read (a step pays for a copy per link, a read for what it reads).
+///
+/// One cache line a link: the step's pass over every link reads and writes that line, and
+/// reads the body's velocities (and its position, for the planes' reach), nothing more; the
+/// pose is read from the body when asked.
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 pub(super) struct LinkMotion {
     pub body: RigidBodyHandle,
-    /// The pose of the link's body after the last step (valid while `LinkRecords::fresh`).
-    pub pose: rapier3d::math::Pose,
+    /// How far the link's collisions (planes aside) reach from its origin, m: the radius of
+    /// a ball about the origin that holds them (negative infinity without collisions).
+    pub reach: Real,
+    /// Whether the body's centre of mass is the link's origin, so that the origin moves
+    /// with rapier's linear velocity (the common case: an `<inertial>` without a pose).
+    pub centred: bool,
     /// The velocity of the link's origin and its angular velocity, world frame, after the
     /// last step,
     pub velocity: Vector,
@@ -22,23 +31,33 @@ pub(super) struct LinkMotion {
     /// and before it.
     pub previous_velocity: Vector,
     pub previous_angular_velocity: Vector,
-    /// How far the link's collisions (planes aside) reach from its origin, m: the radius of
-    /// a ball about the origin that holds them (negative infinity without collisions).
-    pub reach: Real,
 }
 
 impl LinkMotion {
     /// The record of a link added with `body`, at rest.
-    pub fn new(body: RigidBodyHandle) -> Self {
+    pub fn new(body: RigidBodyHandle, centred: bool) -> Self {
         LinkMotion {
             body,
-            pose: rapier3d::math::Pose::IDENTITY,
+            reach: Real::NEG_INFINITY,
+            centred,
             velocity: Vector::ZERO,
             angular_velocity: Vector::ZERO,
             previous_velocity: Vector::ZERO,
             previous_angular_velocity: Vector::ZERO,
-            reach: Real::NEG_INFINITY,
         }
+    }
+
+    /// Takes the velocities of `body` after a step, keeping those before it.
+    #[inline]
+    fn record(&mut self, body: &RigidBody) {
+        self.previous_velocity = self.velocity;
+        self.previous_angular_velocity = self.angular_velocity;
+        self.velocity = if self.centred {
+            body.linvel()
+        } else {
+            body.velocity_at_point(body.translation())
+        };
+        self.angular_velocity = body.angvel();
     }
 
     /// How far the link's collisions reach from the world's origin along some axis, with
@@ -69,9 +88,9 @@ pub(super) struct LinkRecords {
     pub records: Vec<LinkMotion>,
     /// Slots of `records` whose links were removed, for the next links added.
     pub free: Vec<usize>,
-    /// Whether each link's pose and velocities in `records` are those of its body: true from
-    /// the end of a step until anything moves, adds or removes a body. Sensors then read one
-    /// compact record per link instead of the body's scattered fields.
+    /// Whether each link's velocities in `records` are those of its body: true from the end
+    /// of a step until anything moves, adds or removes a body. Sensors then read the record
+    /// instead of the body's scattered velocities and centre of mass.
     pub fresh: bool,
     /// The initial world pose of each link (in f64, for building joints between links of
     /// different models).
@@ -142,20 +161,24 @@ impl Physics {
         self.pw.step_with_events(&self.hooks, &());
         self.rays.stepped();
         self.scans.world_changed();
-        // How far the collisions reach from the origin, for the planes' reach (`plane`).
-        let mut extent: Real = 0.0;
-        for m in &mut self.links.records {
-            let Some(body) = self.pw.bodies.get(m.body) else {
-                continue; // removed
-            };
-            m.previous_velocity = m.velocity;
-            m.previous_angular_velocity = m.angular_velocity;
-            m.velocity = body.velocity_at_point(body.translation());
-            m.angular_velocity = body.angvel();
-            m.pose = *body.position();
-            extent = extent.max(m.reach_from(m.pose.translation));
-        }
-        if !self.planes.handles.is_empty() {
+        // Last link first: rapier's last passes went through the bodies first to last, so the
+        // last bodies are those still in the cache (and the first are then for the next step).
+        let records = self.links.records.iter_mut().rev();
+        if self.planes.handles.is_empty() {
+            for m in records {
+                if let Some(body) = self.pw.bodies.get(m.body) {
+                    m.record(body);
+                }
+            }
+        } else {
+            // How far the collisions reach from the origin, for the planes' reach (`plane`).
+            let mut extent: Real = 0.0;
+            for m in records {
+                if let Some(body) = self.pw.bodies.get(m.body) {
+                    m.record(body);
+                    extent = extent.max(m.reach_from(body.translation()));
+                }
+            }
             self.planes.fit(&mut self.pw.colliders, extent);
         }
         self.update_joint_turns();
@@ -184,12 +207,9 @@ impl Physics {
     /// The world pose of a link's body (as [`Physics::kinematics_of`] gives it).
     #[inline]
     fn link_pose(&self, link: EntityId) -> Option<Pose> {
-        let EntityData::Link { body, slot } = self.entities.get(link)?.data else {
+        let EntityData::Link { body, .. } = self.entities.get(link)?.data else {
             return None;
         };
-        if self.links.fresh {
-            return Some(pose_from_rapier(&self.links.records[slot].pose));
-        }
         self.pw
             .bodies
             .get(body)
@@ -246,23 +266,22 @@ impl Physics {
         slot: usize,
         out: &mut KinematicState,
     ) -> bool {
+        let Some(b) = self.pw.bodies.get(body) else {
+            return false;
+        };
         let m = &self.links.records[slot];
         let (a, alpha) = m.accelerations(self.clock.step.as_secs_f64());
         out.linear_acceleration = a;
         out.angular_acceleration = alpha;
-        if self.links.fresh {
-            out.pose = pose_from_rapier(&m.pose);
-            out.linear_velocity = vec_from_rapier(m.velocity);
-            out.angular_velocity = vec_from_rapier(m.angular_velocity);
-            return true;
-        }
-        let Some(b) = self.pw.bodies.get(body) else {
-            return false;
-        };
-        let (v, w) = origin_velocity(b);
         out.pose = pose_from_rapier(b.position());
-        out.linear_velocity = v;
-        out.angular_velocity = w;
+        (out.linear_velocity, out.angular_velocity) = if self.links.fresh {
+            (
+                vec_from_rapier(m.velocity),
+                vec_from_rapier(m.angular_velocity),
+            )
+        } else {
+            origin_velocity(b)
+        };
         true
     }
 

@@ -82,3 +82,48 @@ fn link_states_after_a_step_are_their_bodies_and_a_teleport_shows_at_once() {
     p.step();
     assert_eq!(read(&p).pose, live(&p).0);
 }
+
+/// A link whose centre of mass is off its origin: the record keeps the velocity of the
+/// origin (not of the centre of mass), and its finite-difference acceleration is that of
+/// the origin, which turns about the centre of mass (free fall plus the centripetal part).
+#[test]
+fn a_link_spinning_about_a_centre_of_mass_off_its_origin_records_its_origins_motion() {
+    let text = r#"<model name="arm"><pose>0 0 50 0 0 0</pose><link name="l">
+        <inertial><pose>0.5 0 0 0 0 0</pose><mass>1</mass><inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial>
+        <collision name="c"><geometry><sphere><radius>0.1</radius></sphere></geometry></collision>
+        </link></model>"#;
+    let mut p = Physics::build(&world(text)).unwrap();
+    let link = p.entity_id("arm::l").unwrap();
+    // Spinning at 2 rad/s about z through the centre of mass: the origin, 0.5 m from it,
+    // moves at 1 m/s along -y.
+    p.apply(&PhysicsCommand::SetVelocity(
+        link,
+        Vec3::new(0.0, -1.0, 0.0),
+        Vec3::new(0.0, 0.0, 2.0),
+    ))
+    .unwrap();
+    let EntityData::Link { body, .. } = p.entities.get(link).unwrap().data else {
+        panic!("not a link");
+    };
+    for _ in 0..100 {
+        p.step();
+    }
+    assert!(p.links.fresh);
+    let k = p.kinematics_of(link).unwrap();
+    let live = origin_velocity(p.pw.bodies.get(body).unwrap());
+    assert_eq!((k.linear_velocity, k.angular_velocity), live);
+    // The origin circles the centre of mass at 1 m/s (horizontally) while both fall.
+    let horizontal = (k.linear_velocity.x.powi(2) + k.linear_velocity.y.powi(2)).sqrt();
+    assert!((horizontal - 1.0).abs() < 1e-3, "{:?}", k.linear_velocity);
+    // Its acceleration: gravity, and 2^2 x 0.5 = 2 m/s^2 towards the centre of mass.
+    let a = k.linear_acceleration;
+    let centre = p
+        .kinematics_of(link)
+        .unwrap()
+        .pose
+        .orientation
+        .rotate(Vec3::new(0.5, 0.0, 0.0));
+    let towards = (a.x * centre.x + a.y * centre.y) / 0.5;
+    assert!((towards - 2.0).abs() < 0.02, "{a:?} towards {centre:?}");
+    assert!((a.z + 9.8).abs() < 1e-2, "{a:?}");
+}
