@@ -5,8 +5,9 @@
 //!
 //! A client costs only its own messages: each has a bounded queue that drops its oldest
 //! messages when the client reads too slowly ([`CLIENT_BACKLOG`]), what all the queues can
-//! hold is bounded in bytes ([`admission`]), and stopping waits at most [`STOP_DEADLINE`] for
-//! the clients to take their close frame before their connections are dropped, so a client
+//! hold is bounded in bytes ([`admission`]), and stopping leaves the queues [`STOP_GRACE`] to be
+//! sent (a quit's answer among them), then waits at most [`STOP_DEADLINE`] for the clients to
+//! take their close frame before their connections are dropped, so a client
 //! that stopped reading can neither slow the run, nor hold its end, nor take its memory.
 
 mod admission;
@@ -39,6 +40,11 @@ const TIME_PERIOD: Duration = Duration::from_millis(10);
 /// How long stopping waits for the clients' connections to close: a client that stopped
 /// reading never takes its close frame, and its connection is then dropped.
 const STOP_DEADLINE: Duration = Duration::from_secs(2);
+
+/// How long a stop leaves connected clients' queues to be sent before closing them: the
+/// server drops what is still queued when it stops (the answer to a quit among it), and it
+/// has no signal for a queue sent.
+const STOP_GRACE: Duration = Duration::from_millis(250);
 
 /// The running server and its channels.
 pub(super) struct LiveSink {
@@ -134,9 +140,13 @@ impl LiveSink {
         }
     }
 
-    /// Stops the server, closing every connection: the clients that have not closed theirs
-    /// within [`STOP_DEADLINE`] (a client that stopped reading) are dropped.
+    /// Stops the server, closing every connection after [`STOP_GRACE`] for what their queues
+    /// hold: the clients that have not closed theirs within [`STOP_DEADLINE`] (a client that
+    /// stopped reading) are dropped.
     pub fn stop(self) {
+        if self.server.client_count() > 0 {
+            std::thread::sleep(STOP_GRACE);
+        }
         let handle = self.server.stop();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
