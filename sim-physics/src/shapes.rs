@@ -231,11 +231,11 @@ impl ShapeCache {
 
     /// The shape of a primitive, built once per world.
     fn primitive(&mut self, p: Primitive) -> SharedShape {
-        self.store()
-            .primitives
-            .entry(p)
-            .or_insert_with(|| p.build())
-            .clone()
+        if let Some(s) = self.store().primitives.get(&p) {
+            return s.clone();
+        }
+        let built = p.build();
+        self.store().primitives.entry(p).or_insert(built).clone()
     }
 
     /// The meshes of the file at `path`, read once.

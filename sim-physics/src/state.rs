@@ -165,6 +165,7 @@ impl Physics {
         // last bodies are those still in the cache (and the first are then for the next step).
         let records = self.links.records.iter_mut().rev();
         if self.planes.handles.is_empty() {
+            // Without planes, no body's position is read.
             for m in records {
                 if let Some(body) = self.pw.bodies.get(m.body) {
                     m.record(body);
