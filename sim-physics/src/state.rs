@@ -47,6 +47,17 @@ impl LinkMotion {
         }
     }
 
+    /// The record's body, found by its index alone: a record names a live body or none (the
+    /// link's removal clears it as it removes the body, `commands.rs`), so the generation,
+    /// which lies on a cache line of the body's slot that nothing else here reads, need not
+    /// be checked. One line fewer a link for the step's pass over every link.
+    #[inline]
+    fn live_body<'a>(&self, bodies: &'a RigidBodySet) -> Option<&'a RigidBody> {
+        let (body, handle) = bodies.get_unknown_gen(self.body.into_raw_parts().0)?;
+        debug_assert_eq!(handle, self.body, "a link's record outlived its body");
+        Some(body)
+    }
+
     /// Takes the velocities of `body` after a step, keeping those before it.
     #[inline]
     fn record(&mut self, body: &RigidBody) {
@@ -164,10 +175,11 @@ impl Physics {
         // Last link first: rapier's last passes went through the bodies first to last, so the
         // last bodies are those still in the cache (and the first are then for the next step).
         let records = self.links.records.iter_mut().rev();
+        let bodies = &self.pw.bodies;
         if self.planes.handles.is_empty() {
             // Without planes, no body's position is read.
             for m in records {
-                if let Some(body) = self.pw.bodies.get(m.body) {
+                if let Some(body) = m.live_body(bodies) {
                     m.record(body);
                 }
             }
@@ -175,7 +187,7 @@ impl Physics {
             // How far the collisions reach from the origin, for the planes' reach (`plane`).
             let mut extent: Real = 0.0;
             for m in records {
-                if let Some(body) = self.pw.bodies.get(m.body) {
+                if let Some(body) = m.live_body(bodies) {
                     m.record(body);
                     extent = extent.max(m.reach_from(body.translation()));
                 }
