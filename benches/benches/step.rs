@@ -117,6 +117,24 @@ pub(super) fn raw_w3(side: usize) -> PhysicsWorld {
     w
 }
 
+/// The W3 scene of [`raw_w3`] (the peers' cuboid ground) with the physics of simcore's SDF
+/// world: SDF's gravity (9.8 m/s²) and surfaces (friction 1), simcore's contact stiffness at a
+/// 1 ms step (`docs/physics.md`, *Contacts*). Raw rapier running the scene simcore runs, so
+/// that a row can tell what simcore itself costs from what the SDF world's physics costs
+/// beside the peers' settings.
+pub(super) fn raw_w3_sdf(side: usize) -> PhysicsWorld {
+    let mut w = raw_w3(side);
+    w.gravity = Vector::new(0.0, 0.0, -9.8);
+    w.integration_parameters.contact_softness.natural_frequency = 250.0;
+    w.integration_parameters
+        .static_contact_softness
+        .natural_frequency = 500.0;
+    for (_, c) in w.colliders.iter_mut() {
+        c.set_friction(1.0);
+    }
+    w
+}
+
 /// A fresh simcore simulation of `world` on `threads` threads, with the release plugins (so
 /// that the default systems are those `simcore run` loads).
 fn w3_sim(world: &sim_core::world::World, threads: usize) -> Simulation {
@@ -125,9 +143,9 @@ fn w3_sim(world: &sim_core::world::World, threads: usize) -> Simulation {
         .unwrap_or_else(|e| panic!("{e} (run `cargo xtask bench`)"))
 }
 
-/// One pass of raw rapier: a fresh world (untimed), [`W3_STEPS`] steps (timed).
-fn raw_pass(side: usize, threads: usize) -> Duration {
-    let mut w = raw_w3(side);
+/// One pass of raw rapier: a fresh world of `build` (untimed), [`W3_STEPS`] steps (timed).
+fn raw_pass(build: fn(usize) -> PhysicsWorld, side: usize, threads: usize) -> Duration {
+    let mut w = build(side);
     #[cfg(feature = "parallel")]
     w.configure_thread_pool(threads).expect("a thread pool");
     let _ = threads;
@@ -154,9 +172,10 @@ fn sim_pass(world: &sim_core::world::World, threads: usize) -> (Duration, Durati
 }
 
 /// What alternating pairs of passes measured: per pair (raw rapier, simcore, simcore's
-/// systems' hooks).
+/// systems' hooks), and with each pair a pass of raw rapier on the SDF world's physics
+/// ([`raw_w3_sdf`]) where it was asked for.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Pairs(Vec<(Duration, Duration, Duration)>);
+pub(super) struct Pairs(Vec<(Duration, Duration, Duration)>, Vec<Duration>);
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -194,6 +213,20 @@ impl Pairs {
         median(self.ratios())
     }
 
+    /// The median of the ratios of raw rapier on the SDF world's physics to simcore, pass by
+    /// pass (simcore's speed beside raw rapier running the same physics), if it was measured.
+    fn same_physics_ratio(&self) -> Option<f64> {
+        (!self.1.is_empty()).then(|| {
+            median(
+                self.1
+                    .iter()
+                    .zip(&self.0)
+                    .map(|(same, p)| same.as_secs_f64() / p.1.as_secs_f64())
+                    .collect(),
+            )
+        })
+    }
+
     /// The spread of the pairs' ratios: the middle half of them, as `a to b` (the lowest
     /// and highest with fewer than four pairs).
     fn spread(&self) -> String {
@@ -216,30 +249,52 @@ impl Pairs {
 }
 
 /// `pairs` pairs of passes of the `side` scene, alternating: raw rapier on `raw_threads`,
-/// simcore on `ground` with `threads`.
-fn measure(side: usize, ground: Ground, threads: usize, raw_threads: usize, pairs: usize) -> Pairs {
+/// simcore on `ground` with `threads`; with `same_physics`, each pair with a pass of raw
+/// rapier on the SDF world's physics ([`raw_w3_sdf`]) too.
+fn measure(
+    side: usize,
+    ground: Ground,
+    threads: usize,
+    raw_threads: usize,
+    pairs: usize,
+    same_physics: bool,
+) -> Pairs {
     let text = w3_world(side, ground);
     let world = sim_core::sdf::parse_str(&text, None).expect("W3 world");
     // One untimed pass each: the allocator and the caches as in the timed ones.
-    raw_pass(side, raw_threads);
+    raw_pass(raw_w3, side, raw_threads);
     sim_pass(&world, threads);
     let mut out = Pairs::default();
     for k in 0..pairs {
-        // Each goes first in every other pair, so that neither always follows the other.
+        // Each goes first in every other pair, so that neither always follows the other; the
+        // same physics' pass goes between them.
+        let mut same = None;
+        let mut same_pass = || {
+            if same_physics {
+                same = Some(raw_pass(raw_w3_sdf, side, raw_threads));
+            }
+        };
         let (raw, (sim, hooks)) = if k % 2 == 0 {
-            let raw = raw_pass(side, raw_threads);
+            let raw = raw_pass(raw_w3, side, raw_threads);
+            same_pass();
             (raw, sim_pass(&world, threads))
         } else {
             let sim = sim_pass(&world, threads);
-            (raw_pass(side, raw_threads), sim)
+            same_pass();
+            (raw_pass(raw_w3, side, raw_threads), sim)
         };
         eprintln!(
-            "w3 {} boxes, {ground:?} ground, {threads} thread(s): raw rapier {:.3} s, simcore {:.3} s",
+            "w3 {} boxes, {ground:?} ground, {threads} thread(s): raw rapier {:.3} s, simcore {:.3} s{}",
             side * side * 10,
             raw.as_secs_f64(),
-            sim.as_secs_f64()
+            sim.as_secs_f64(),
+            same.map_or(String::new(), |t| format!(
+                ", raw rapier on the SDF world's physics {:.3} s",
+                t.as_secs_f64()
+            ))
         );
         out.0.push((raw, sim, hooks));
+        out.1.extend(same);
     }
     out
 }
@@ -259,6 +314,14 @@ fn boxes(side: usize) -> String {
     }
 }
 
+/// What a row's note says of raw rapier on the SDF world's physics ([`raw_w3_sdf`]).
+fn same_physics(p: &Pairs) -> String {
+    p.same_physics_ratio().map_or_else(
+        || "raw rapier on the SDF world's physics not measured".into(),
+        |r| format!("{r:.2}x raw rapier on the SDF world's physics"),
+    )
+}
+
 /// Runs the selected W3 step benchmarks and adds their rows.
 pub(super) fn rows(rows: &mut Vec<Row>) {
     let baseline =
@@ -274,7 +337,7 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
         if !wanted {
             continue;
         }
-        let p = measure(10, ground, 1, 1, PAIRS[0]);
+        let p = measure(10, ground, 1, 1, PAIRS[0], true);
         let (raw, sim) = p.medians();
         let ratio = p.ratio();
         rows.push(Row {
@@ -285,11 +348,12 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
             goal: ">= 1.0x raw rapier's steps/s".into(),
             met: ratio >= 1.0,
             note: format!(
-                "{:.0} steps/s (raw {:.0}), {ratio:.2}x (median of {} pairs, the middle half {}); systems' hooks {:.1} % of the wall time",
+                "{:.0} steps/s (raw {:.0}), {ratio:.2}x (median of {} pairs, the middle half {}); {}; systems' hooks {:.1} % of the wall time",
                 rate(sim),
                 rate(raw),
                 p.0.len(),
                 p.spread(),
+                same_physics(&p),
                 p.systems_share() * 100.0
             ),
         });
@@ -301,7 +365,7 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
         let (raw1, sim1) = first.medians();
         let ratio1 = first.ratio();
         for (k, side) in GROWTH_SIDES.into_iter().enumerate().skip(1) {
-            let p = measure(side, Ground::Plane, 1, 1, PAIRS[k]);
+            let p = measure(side, Ground::Plane, 1, 1, PAIRS[k], true);
             let (raw, sim) = p.medians();
             let (g_raw, g_sim) = (raw / raw1, sim / sim1);
             // simcore's growth is no worse than raw rapier's when its speed, as a ratio of raw
@@ -320,12 +384,14 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
                 goal: "growth <= raw rapier's".into(),
                 met: ratio >= ratio1,
                 note: format!(
-                    "{g_sim:.2}x the time at 1,000 boxes (raw rapier {g_raw:.2}x, medians of the passes); {:.0} steps/s (raw {:.0}), {ratio:.2}x raw rapier (median of {} pairs, {} {}) against {ratio1:.2}x at 1,000 boxes",
+                    "{g_sim:.2}x the time at 1,000 boxes (raw rapier {g_raw:.2}x, medians of the passes); {:.0} steps/s (raw {:.0}), {ratio:.2}x raw rapier (median of {} pairs, {} {}) against {ratio1:.2}x at 1,000 boxes; {} (at 1,000 boxes {})",
                     rate(sim),
                     rate(raw),
                     p.0.len(),
                     if p.0.len() < 4 { "from" } else { "the middle half" },
-                    p.spread()
+                    p.spread(),
+                    same_physics(&p),
+                    same_physics(&first),
                 ),
             });
         }
@@ -341,8 +407,8 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
         }
         // rapier's parallel build: raw rapier on a pool of one thread and of two; simcore's
         // physics step on rayon's global pool (every core), beside raw rapier on two.
-        let one = measure(10, ground, 2, 1, PAIRS[0]);
-        let two = measure(10, ground, 2, 2, PAIRS[0]);
+        let one = measure(10, ground, 2, 1, PAIRS[0], false);
+        let two = measure(10, ground, 2, 2, PAIRS[0], false);
         let (raw1, sim_a) = one.medians();
         let (raw2, sim_b) = two.medians();
         let sim2 = (sim_a + sim_b) / 2.0;
@@ -366,10 +432,9 @@ pub(super) fn rows(rows: &mut Vec<Row>) {
     }
 }
 
-/// Runs `n` passes of one W3 variant (`raw`, `plane`, `box` or `visuals`, or `raw_stiff`: raw rapier
-/// with simcore's contact stiffness, `raw_sdf`: with SDF's friction of 1 too; then optionally a
-/// box count:
-/// `plane:16000`, and a thread count: `plane:1000:2`) without timing: for profilers
+/// Runs `n` passes of one W3 variant (`raw`, `plane`, `box` or `visuals`, or `raw_stiff`: raw
+/// rapier with simcore's contact stiffness, `raw_sdf`: on the SDF world's physics,
+/// [`raw_w3_sdf`]; then optionally a box count: `plane:16000`, and a thread count: `plane:1000:2`) without timing: for profilers
 /// (`valgrind --tool=callgrind`), which count the instructions of each. `SIMCORE_PROFILE_STEPS`
 /// sets the steps of a pass (default 1,000; 0 builds the worlds only); with
 /// `SIMCORE_W3_CHECKSUM` set, each pass prints the sum of the boxes' positions at its end.
@@ -399,19 +464,17 @@ pub(super) fn profile_w3(which: &str, n: usize) {
     match ground {
         None => {
             for _ in 0..n {
-                let mut w = raw_w3(side);
-                if variant != "raw" {
-                    // simcore's contact stiffness at a 1 ms step (docs/physics.md),
+                let mut w = if variant == "raw_sdf" {
+                    raw_w3_sdf(side)
+                } else {
+                    raw_w3(side)
+                };
+                if variant == "raw_stiff" {
+                    // simcore's contact stiffness at a 1 ms step (docs/physics.md).
                     w.integration_parameters.contact_softness.natural_frequency = 250.0;
                     w.integration_parameters
                         .static_contact_softness
                         .natural_frequency = 500.0;
-                }
-                if variant == "raw_sdf" {
-                    // and SDF's friction.
-                    for (_, c) in w.colliders.iter_mut() {
-                        c.set_friction(1.0);
-                    }
                 }
                 #[cfg(feature = "parallel")]
                 w.configure_thread_pool(threads).expect("a thread pool");

@@ -299,7 +299,11 @@ impl Physics {
             .user_data(id_guess.0 as u128)
             .build();
         let handle = self.pw.bodies.insert(body);
-        let motion = LinkMotion::new(handle, mprops.local_com == Vector::ZERO);
+        let motion = LinkMotion::new(
+            handle,
+            mprops.local_com == Vector::ZERO,
+            is_static && !driven,
+        );
         let slot = match self.links.free.pop() {
             Some(slot) => {
                 self.links.records[slot] = motion;

@@ -31,9 +31,10 @@
 //!
 //! The reach ([`Planes`]) is the half-width of a cube centred on the world's origin, a power
 //! of two from [`MIN_REACH`] (1 km) up to [`PLANE_REACH`], and at least twice as far as any
-//! collision of the world reaches: a collider that touches a plane then touches its box. It
-//! is checked after every step (as the links' motion records are taken, from each link's
-//! position and how far its collisions reach from it) and before a step that follows a
+//! collision of a body that moves reaches: a collider that touches a plane then touches its
+//! box (rapier pairs no two fixed bodies, so a static model's collisions need not be in it).
+//! It is checked after every step (as the links' motion records are taken, from each moving
+//! link's position and how far its collisions reach from it) and before a step that follows a
 //! spawn or a command that places a body; when a collision comes beyond half the reach, the
 //! reach grows to a power of two four times as far, and every plane's box with it. A box
 //! as large as the float range instead (rapier's half-space's, or a fixed reach of 10^15 m)

@@ -13,7 +13,8 @@ use sim_plugin_api::{EntityId, KinematicState, Pose, SimTime, Vec3};
 ///
 /// One cache line a link: the step's pass over every link reads and writes that line, and
 /// reads the body's velocities (and its position, for the planes' reach), nothing more; the
-/// pose is read from the body when asked.
+/// pose is read from the body when asked. The pass reads no fixed body (a static model's
+/// link): its velocities are zero, as its record's are from the start.
 #[derive(Clone, Debug)]
 #[repr(align(64))]
 pub(super) struct LinkMotion {
@@ -24,6 +25,10 @@ pub(super) struct LinkMotion {
     /// Whether the body's centre of mass is the link's origin, so that the origin moves
     /// with rapier's linear velocity (the common case: an `<inertial>` without a pose).
     pub centred: bool,
+    /// Whether the body is fixed (a static model's link that no joint drives): its
+    /// velocities are zero for good (a teleport places it without motion, and its type
+    /// never changes), and rapier pairs it with no other fixed body, a plane's included.
+    pub fixed: bool,
     /// The velocity of the link's origin and its angular velocity, world frame, after the
     /// last step,
     pub velocity: Vector,
@@ -35,11 +40,12 @@ pub(super) struct LinkMotion {
 
 impl LinkMotion {
     /// The record of a link added with `body`, at rest.
-    pub fn new(body: RigidBodyHandle, centred: bool) -> Self {
+    pub fn new(body: RigidBodyHandle, centred: bool, fixed: bool) -> Self {
         LinkMotion {
             body,
             reach: Real::NEG_INFINITY,
             centred,
+            fixed,
             velocity: Vector::ZERO,
             angular_velocity: Vector::ZERO,
             previous_velocity: Vector::ZERO,
@@ -47,12 +53,16 @@ impl LinkMotion {
         }
     }
 
-    /// The record's body, found by its index alone: a record names a live body or none (the
-    /// link's removal clears it as it removes the body, `commands.rs`), so the generation,
-    /// which lies on a cache line of the body's slot that nothing else here reads, need not
-    /// be checked. One line fewer a link for the step's pass over every link.
+    /// The record's body if it moves, found by its index alone: a record names a live body
+    /// or none (the link's removal clears it as it removes the body, `commands.rs`), so the
+    /// generation, which lies on a cache line of the body's slot that nothing else here
+    /// reads, need not be checked. One line fewer a link for the step's pass over every
+    /// link; a fixed body is not read at all.
     #[inline]
-    fn live_body<'a>(&self, bodies: &'a RigidBodySet) -> Option<&'a RigidBody> {
+    fn moving_body<'a>(&self, bodies: &'a RigidBodySet) -> Option<&'a RigidBody> {
+        if self.fixed {
+            return None;
+        }
         let (body, handle) = bodies.get_unknown_gen(self.body.into_raw_parts().0)?;
         debug_assert_eq!(handle, self.body, "a link's record outlived its body");
         Some(body)
@@ -179,7 +189,7 @@ impl Physics {
         if self.planes.handles.is_empty() {
             // Without planes, no body's position is read.
             for m in records {
-                if let Some(body) = m.live_body(bodies) {
+                if let Some(body) = m.moving_body(bodies) {
                     m.record(body);
                 }
             }
@@ -187,7 +197,7 @@ impl Physics {
             // How far the collisions reach from the origin, for the planes' reach (`plane`).
             let mut extent: Real = 0.0;
             for m in records {
-                if let Some(body) = m.live_body(bodies) {
+                if let Some(body) = m.moving_body(bodies) {
                     m.record(body);
                     extent = extent.max(m.reach_from(body.translation()));
                 }
@@ -208,12 +218,13 @@ impl Physics {
         self.clock.iteration += 1;
     }
 
-    /// How far, along some axis, the collisions of the links reach from the world's origin.
+    /// How far, along some axis, the collisions of the links that move reach from the
+    /// world's origin (a fixed body touches no plane).
     fn collisions_extent(&self) -> Real {
         self.links
             .records
             .iter()
-            .filter_map(|m| Some(m.reach_from(self.pw.bodies.get(m.body)?.translation())))
+            .filter_map(|m| Some(m.reach_from(m.moving_body(&self.pw.bodies)?.translation())))
             .fold(0.0, Real::max)
     }
 

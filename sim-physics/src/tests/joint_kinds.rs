@@ -311,6 +311,19 @@ fn a_static_model_stays_put_but_its_joints_still_move() {
     );
     let t = z(&p, tip);
     assert!((t.x - 1.5 * 0.5f64.cos()).abs() < 0.05, "{t:?}");
+    // The arm's motion is recorded as any moving link's (its body is not a fixed one); the
+    // base's, a fixed body's, is none.
+    let k = p.kinematics_of(arm).unwrap();
+    assert!((k.angular_velocity.z - 1.0).abs() < 0.05, "{k:?}");
+    let base = p.kinematics_of(p.entity_id("m::base").unwrap()).unwrap();
+    assert_eq!(
+        (
+            base.linear_velocity,
+            base.angular_velocity,
+            base.angular_acceleration
+        ),
+        (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO)
+    );
     assert_eq!(z(&p, post), Vec3::new(0.0, 0.0, 1.0), "fixed to the base");
     assert_eq!(z(&p, p.entity_id("m::base").unwrap()), Vec3::ZERO);
 }

@@ -395,3 +395,38 @@ fn a_body_placed_into_a_plane_far_away_is_pushed_out_at_the_next_step() {
         assert!(plane_of(&p, collider(&p, "ground::l::c")).reach >= 4.0 * 3.0e5);
     }
 }
+
+#[test]
+fn a_static_model_far_away_leaves_the_reach_and_a_box_beside_it_still_rests() {
+    // A static box 100 km out touches no plane (rapier pairs no two fixed bodies), so the
+    // planes' boxes stay at the least reach; a box dropped beside it grows the reach and
+    // rests on the plane.
+    let far = 1.0e5;
+    let static_box = format!(
+        r#"<model name="landmark"><static>true</static><pose>{far} 0 0.5 0 0 0</pose><link name="l">
+        <collision name="c"><geometry><box><size>1 1 1</size></box></geometry></collision>
+        </link></model>"#
+    );
+    let mut p = on_ground(&static_box, false);
+    let ground = collider(&p, "ground::l::c");
+    for _ in 0..10 {
+        p.step();
+    }
+    assert_eq!(plane_of(&p, ground).reach, MIN_REACH);
+    let landmark = p
+        .kinematics_of(p.entity_id("landmark::l").unwrap())
+        .unwrap();
+    assert_eq!(landmark.pose.position, Vec3::new(far, 0.0, 0.5));
+    assert_eq!(
+        (landmark.linear_velocity, landmark.linear_acceleration),
+        (Vec3::ZERO, Vec3::ZERO)
+    );
+    let model = sim_sdf::parse_model_str(&unit_box("b", far + 3.0, 0.0, 1.0), None).unwrap();
+    let b = p.spawn_model(&model).unwrap();
+    for _ in 0..1500 {
+        p.step();
+    }
+    assert!(plane_of(&p, ground).reach >= 2.0 * far as f32);
+    let z = p.kinematics_of(b).unwrap().pose.position.z;
+    assert!((z - 0.5).abs() < 1e-3, "the box rests at z = {z}");
+}
