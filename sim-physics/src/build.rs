@@ -304,16 +304,7 @@ impl Physics {
             mprops.local_com == Vector::ZERO,
             is_static && !driven,
         );
-        let slot = match self.links.free.pop() {
-            Some(slot) => {
-                self.links.records[slot] = motion;
-                slot
-            }
-            None => {
-                self.links.records.push(motion);
-                self.links.records.len() - 1
-            }
-        };
+        let slot = self.links.add(motion);
         let id = self.entities.add(Entity {
             kind: EntityKind::LINK,
             parent: model,

@@ -284,8 +284,7 @@ impl Physics {
         for d in &doomed {
             match self.entities.get(*d).map(|e| &e.data) {
                 Some(EntityData::Link { slot, .. }) => {
-                    self.links.records[*slot].body = RigidBodyHandle::invalid();
-                    self.links.free.push(*slot);
+                    self.links.remove(*slot);
                 }
                 Some(EntityData::Joint { slot, .. }) => {
                     let slot = *slot;

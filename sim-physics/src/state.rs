@@ -108,7 +108,13 @@ pub(super) struct LinkRecords {
     /// One record a link.
     pub records: Vec<LinkMotion>,
     /// Slots of `records` whose links were removed, for the next links added.
-    pub free: Vec<usize>,
+    free: Vec<usize>,
+    /// The runs of slots of the links whose bodies move, in order: the step's pass goes
+    /// through these alone (a world's static links are often most of its links), a run at a
+    /// time.
+    moving: Vec<std::ops::Range<usize>>,
+    /// Whether links were added or removed since `moving` was listed.
+    stale: bool,
     /// Whether each link's velocities in `records` are those of its body: true from the end
     /// of a step until anything moves, adds or removes a body. Sensors then read the record
     /// instead of the body's scattered velocities and centre of mass.
@@ -116,6 +122,48 @@ pub(super) struct LinkRecords {
     /// The initial world pose of each link (in f64, for building joints between links of
     /// different models).
     pub initial: std::collections::HashMap<EntityId, Pose>,
+}
+
+impl LinkRecords {
+    /// Keeps `motion`, the record of a link just added, in a free slot or a new one; gives
+    /// the slot.
+    pub fn add(&mut self, motion: LinkMotion) -> usize {
+        self.stale = true;
+        match self.free.pop() {
+            Some(slot) => {
+                self.records[slot] = motion;
+                slot
+            }
+            None => {
+                self.records.push(motion);
+                self.records.len() - 1
+            }
+        }
+    }
+
+    /// Clears the record in `slot`, whose link was removed with its body, and frees the slot.
+    pub fn remove(&mut self, slot: usize) {
+        self.stale = true;
+        self.records[slot].body = RigidBodyHandle::invalid();
+        self.free.push(slot);
+    }
+
+    /// Lists the runs of slots of the links that move again if links were added or removed.
+    fn relist(&mut self) {
+        if !std::mem::take(&mut self.stale) {
+            return;
+        }
+        self.moving.clear();
+        let mut run: Option<std::ops::Range<usize>> = None;
+        for (slot, m) in self.records.iter().enumerate() {
+            if m.fixed || m.body == RigidBodyHandle::invalid() {
+                self.moving.extend(run.take());
+            } else {
+                run.get_or_insert(slot..slot).end = slot + 1;
+            }
+        }
+        self.moving.extend(run);
+    }
 }
 
 /// The world's clock: its time, its fixed step and the steps taken.
@@ -182,24 +230,32 @@ impl Physics {
         self.pw.step_with_events(&self.hooks, &());
         self.rays.stepped();
         self.scans.world_changed();
-        // Last link first: rapier's last passes went through the bodies first to last, so the
-        // last bodies are those still in the cache (and the first are then for the next step).
-        let records = self.links.records.iter_mut().rev();
+        // The links that move, last first: rapier's last passes went through the bodies first
+        // to last, so the last bodies are those still in the cache (and the first are then
+        // for the next step).
+        self.links.relist();
+        let LinkRecords {
+            records, moving, ..
+        } = &mut self.links;
         let bodies = &self.pw.bodies;
         if self.planes.handles.is_empty() {
             // Without planes, no body's position is read.
-            for m in records {
-                if let Some(body) = m.moving_body(bodies) {
-                    m.record(body);
+            for run in moving.iter().rev() {
+                for m in records[run.clone()].iter_mut().rev() {
+                    if let Some(body) = m.moving_body(bodies) {
+                        m.record(body);
+                    }
                 }
             }
         } else {
             // How far the collisions reach from the origin, for the planes' reach (`plane`).
             let mut extent: Real = 0.0;
-            for m in records {
-                if let Some(body) = m.moving_body(bodies) {
-                    m.record(body);
-                    extent = extent.max(m.reach_from(body.translation()));
+            for run in moving.iter().rev() {
+                for m in records[run.clone()].iter_mut().rev() {
+                    if let Some(body) = m.moving_body(bodies) {
+                        m.record(body);
+                        extent = extent.max(m.reach_from(body.translation()));
+                    }
                 }
             }
             self.planes.fit(&mut self.pw.colliders, extent);

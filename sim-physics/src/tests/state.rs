@@ -127,3 +127,56 @@ fn a_link_spinning_about_a_centre_of_mass_off_its_origin_records_its_origins_mot
     assert!((towards - 2.0).abs() < 0.02, "{a:?} towards {centre:?}");
     assert!((a.z + 9.8).abs() < 1e-2, "{a:?}");
 }
+
+#[test]
+fn links_spawned_and_spawned_into_removed_links_slots_record_their_motion() {
+    // Boxes spawned into a running world are recorded from the next step, a static model's
+    // link is at rest, and a box spawned after one was removed takes the removed link's slot
+    // and is recorded as its own body.
+    let mut p = Physics::build(&world(BOX)).unwrap();
+    for _ in 0..10 {
+        p.step();
+    }
+    let ball = |name: &str, x: f64| {
+        sim_sdf::parse_model_str(
+            &format!(
+                r#"<model name="{name}"><pose>{x} 0 20 0 0 0</pose><link name="l">
+                <inertial><mass>1</mass></inertial>
+                <collision name="c"><geometry><sphere><radius>0.1</radius></sphere></geometry></collision>
+                </link></model>"#
+            ),
+            None,
+        )
+        .unwrap()
+    };
+    let post = r#"<model name="post"><static>true</static><pose>-5 0 1 0 0 0</pose><link name="l">
+        <collision name="c"><geometry><box><size>0.2 0.2 2</size></box></geometry></collision>
+        </link></model>"#;
+    let post = p
+        .spawn_model(&sim_sdf::parse_model_str(post, None).unwrap())
+        .unwrap();
+    let first = p.spawn_model(&ball("first", 5.0)).unwrap();
+    let falling = |p: &Physics, id| {
+        let k = p.kinematics_of(id).unwrap();
+        assert!(
+            (k.linear_velocity.z + 0.98).abs() < 1e-3
+                && (k.linear_acceleration.z + 9.8).abs() < 1e-3,
+            "{k:?}"
+        );
+    };
+    for _ in 0..100 {
+        p.step();
+    }
+    falling(&p, first);
+    let k = p.kinematics_of(post).unwrap();
+    assert_eq!(
+        (k.linear_velocity, k.linear_acceleration, k.pose.position),
+        (Vec3::ZERO, Vec3::ZERO, Vec3::new(-5.0, 0.0, 1.0))
+    );
+    p.remove_model(first).unwrap();
+    let second = p.spawn_model(&ball("second", 8.0)).unwrap();
+    for _ in 0..100 {
+        p.step();
+    }
+    falling(&p, second);
+}
