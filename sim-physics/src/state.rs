@@ -148,6 +148,27 @@ impl LinkRecords {
         self.free.push(slot);
     }
 
+    /// Records the velocities of every link that moves after a step, handing each record
+    /// and its body to `each` as well. Last link first: rapier's last passes went through
+    /// the bodies first to last, so the last bodies are those still in the cache (and the
+    /// first are then for the next step).
+    #[inline]
+    fn record_moving(
+        &mut self,
+        bodies: &RigidBodySet,
+        mut each: impl FnMut(&LinkMotion, &RigidBody),
+    ) {
+        self.relist();
+        for run in self.moving.iter().rev() {
+            for m in self.records[run.clone()].iter_mut().rev() {
+                if let Some(body) = m.moving_body(bodies) {
+                    m.record(body);
+                    each(m, body);
+                }
+            }
+        }
+    }
+
     /// Lists the runs of slots of the links that move again if links were added or removed.
     fn relist(&mut self) {
         if !std::mem::take(&mut self.stale) {
@@ -230,34 +251,15 @@ impl Physics {
         self.pw.step_with_events(&self.hooks, &());
         self.rays.stepped();
         self.scans.world_changed();
-        // The links that move, last first: rapier's last passes went through the bodies first
-        // to last, so the last bodies are those still in the cache (and the first are then
-        // for the next step).
-        self.links.relist();
-        let LinkRecords {
-            records, moving, ..
-        } = &mut self.links;
-        let bodies = &self.pw.bodies;
         if self.planes.handles.is_empty() {
             // Without planes, no body's position is read.
-            for run in moving.iter().rev() {
-                for m in records[run.clone()].iter_mut().rev() {
-                    if let Some(body) = m.moving_body(bodies) {
-                        m.record(body);
-                    }
-                }
-            }
+            self.links.record_moving(&self.pw.bodies, |_, _| {});
         } else {
             // How far the collisions reach from the origin, for the planes' reach (`plane`).
             let mut extent: Real = 0.0;
-            for run in moving.iter().rev() {
-                for m in records[run.clone()].iter_mut().rev() {
-                    if let Some(body) = m.moving_body(bodies) {
-                        m.record(body);
-                        extent = extent.max(m.reach_from(body.translation()));
-                    }
-                }
-            }
+            self.links.record_moving(&self.pw.bodies, |m, body| {
+                extent = extent.max(m.reach_from(body.translation()));
+            });
             self.planes.fit(&mut self.pw.colliders, extent);
         }
         self.update_joint_turns();
