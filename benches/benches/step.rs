@@ -125,10 +125,7 @@ pub(super) fn raw_w3(side: usize) -> PhysicsWorld {
 pub(super) fn raw_w3_sdf(side: usize) -> PhysicsWorld {
     let mut w = raw_w3(side);
     w.gravity = Vector::new(0.0, 0.0, -9.8);
-    w.integration_parameters.contact_softness.natural_frequency = 250.0;
-    w.integration_parameters
-        .static_contact_softness
-        .natural_frequency = 500.0;
+    simcore_contacts(&mut w.integration_parameters);
     for (_, c) in w.colliders.iter_mut() {
         c.set_friction(1.0);
     }
@@ -470,11 +467,7 @@ pub(super) fn profile_w3(which: &str, n: usize) {
                     raw_w3(side)
                 };
                 if variant == "raw_stiff" {
-                    // simcore's contact stiffness at a 1 ms step (docs/physics.md).
-                    w.integration_parameters.contact_softness.natural_frequency = 250.0;
-                    w.integration_parameters
-                        .static_contact_softness
-                        .natural_frequency = 500.0;
+                    simcore_contacts(&mut w.integration_parameters);
                 }
                 #[cfg(feature = "parallel")]
                 w.configure_thread_pool(threads).expect("a thread pool");
@@ -515,6 +508,13 @@ pub(super) fn profile_w3(which: &str, n: usize) {
     }
 }
 
+/// simcore's contact stiffness at a 1 ms step (`docs/physics.md`, *Contacts*): 250 Hz, and
+/// 500 Hz against fixed bodies.
+fn simcore_contacts(ip: &mut IntegrationParameters) {
+    ip.contact_softness.natural_frequency = 250.0;
+    ip.static_contact_softness.natural_frequency = 500.0;
+}
+
 /// A bare rapier world configured as simcore configures one at a 1 ms step, with a
 /// half-space ground of friction 1 (SDF's default): the robots benchmark's.
 pub(super) fn raw_ground() -> PhysicsWorld {
@@ -525,11 +525,7 @@ pub(super) fn raw_ground() -> PhysicsWorld {
     w.integration_parameters.dt = 0.001;
     w.integration_parameters.length_unit = 1.0;
     w.integration_parameters.normalized_max_linear_velocity = Real::MAX;
-    // simcore's contact stiffness at a 1 ms step (docs/physics.md, *Contacts*).
-    w.integration_parameters.contact_softness.natural_frequency = 250.0;
-    w.integration_parameters
-        .static_contact_softness
-        .natural_frequency = 500.0;
+    simcore_contacts(&mut w.integration_parameters);
     let ground = w.insert_body(RigidBodyBuilder::fixed());
     w.insert_collider(
         ColliderBuilder::new(SharedShape::halfspace(Vector::Z))
